@@ -1,0 +1,88 @@
+package io.almanac;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * How long a running instance's lease lasts before it counts as {@link InstanceStatus#TIMED_OUT}
+ * (R23). Once the task has at least {@code minSamples} recorded durations, the lease is {@code
+ * factor} times their P99, kept between {@code floor} and {@code ceiling}. Until then the duration
+ * is unknown and the lease is the generous {@code ceiling}, so that a slow first run is not killed.
+ * A job can heartbeat to extend its lease.
+ *
+ * @param floor the shortest lease, positive
+ * @param ceiling the longest lease, and the lease while samples are too few; at least {@code floor}
+ * @param factor the multiple of the P99 duration, at least 1.0
+ * @param minSamples how many durations are needed before the P99 is trusted, at least 1
+ */
+public record LeasePolicy(Duration floor, Duration ceiling, double factor, int minSamples) {
+
+  /** The default floor: 1 minute. */
+  public static final Duration DEFAULT_FLOOR = Duration.ofMinutes(1);
+
+  /** The default ceiling: 2 hours. */
+  public static final Duration DEFAULT_CEILING = Duration.ofHours(2);
+
+  /** The default factor: 1.5 x P99. */
+  public static final double DEFAULT_FACTOR = 1.5;
+
+  /** The default number of samples before the P99 is used: 20. */
+  public static final int DEFAULT_MIN_SAMPLES = 20;
+
+  /** Floor 1 minute, ceiling 2 hours, 1.5 x P99 once there are 20 samples. */
+  public static final LeasePolicy DEFAULT =
+      new LeasePolicy(DEFAULT_FLOOR, DEFAULT_CEILING, DEFAULT_FACTOR, DEFAULT_MIN_SAMPLES);
+
+  /**
+   * Validates the settings.
+   *
+   * @param floor the shortest lease, positive
+   * @param ceiling the longest lease, at least {@code floor}
+   * @param factor the multiple of the P99 duration, at least 1.0
+   * @param minSamples how many durations are needed before the P99 is trusted, at least 1
+   * @throws InvalidSpecException naming {@code lease.floor}, {@code lease.ceiling}, {@code
+   *     lease.factor} or {@code lease.minSamples}
+   */
+  public LeasePolicy {
+    if (floor == null || floor.isNegative() || floor.isZero()) {
+      throw new InvalidSpecException("lease.floor", floor, "must be positive");
+    }
+    if (ceiling == null) {
+      throw new InvalidSpecException("lease.ceiling", null, "must be set");
+    }
+    if (floor.compareTo(ceiling) > 0) {
+      throw new InvalidSpecException(
+          "lease.floor", floor, "must not exceed lease.ceiling " + ceiling);
+    }
+    if (!(factor >= 1.0) || Double.isInfinite(factor)) {
+      throw new InvalidSpecException("lease.factor", factor, "must be a finite number >= 1.0");
+    }
+    if (minSamples < 1) {
+      throw new InvalidSpecException("lease.minSamples", minSamples, "must be >= 1");
+    }
+  }
+
+  /**
+   * The lease for the next attempt: {@code ceiling} while {@code sampleCount < minSamples} or no
+   * P99 is known; otherwise {@code factor * p99} (to the millisecond), clamped to {@code [floor,
+   * ceiling]}.
+   *
+   * @param p99 the P99 of the task's recorded durations, if any
+   * @param sampleCount how many durations the P99 was computed from
+   * @return the lease length
+   */
+  public Duration leaseFor(Optional<Duration> p99, int sampleCount) {
+    if (sampleCount < minSamples || p99.isEmpty()) {
+      return ceiling;
+    }
+    Duration base = p99.get();
+    if (base.compareTo(ceiling) >= 0) {
+      return ceiling; // factor >= 1, and this keeps the arithmetic below within range
+    }
+    Duration scaled = Duration.ofMillis(Math.round(base.toMillis() * factor));
+    if (scaled.compareTo(floor) < 0) {
+      return floor;
+    }
+    return scaled.compareTo(ceiling) > 0 ? ceiling : scaled;
+  }
+}

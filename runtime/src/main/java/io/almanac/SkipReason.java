@@ -1,0 +1,17 @@
+package io.almanac;
+
+/** Why a window that was due did not run (R7). Persisted by name: never rename a constant. */
+public enum SkipReason {
+  /** The window already has an instance (R5); a run-now or backfill found it done. */
+  WINDOW_EXISTS,
+  /** The task's previous instance was still running or waiting to retry (R6, overlap SKIP). */
+  PREVIOUS_RUNNING,
+  /** Overlap BUFFER_ONE already holds one waiting window. */
+  BUFFER_FULL,
+  /** The task was paused (R31). */
+  PAUSED,
+  /** A dependency had not succeeded for the window (R9). */
+  DEPENDENCY_NOT_MET,
+  /** The task's condition did not hold (R9). */
+  CONDITION_NOT_MET
+}

@@ -1,0 +1,289 @@
+package io.almanac;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import io.almanac.internal.TaskSchedule;
+import java.time.ZoneId;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * What a task is: its id, its time trigger (a Quartz cron with seconds in an explicit zone, R2), how
+ * its firings map to business windows (R4), and its policies. Immutable; built with {@link
+ * #builder(String)}, validated by {@link Builder#build()} (R33: every refusal names the field and
+ * the value). Persisted in the task's journal: components are never renamed without a migration.
+ *
+ * @param id the task's unique id: 1-100 characters of letters, digits, {@code . _ -}
+ * @param cron the cron expression, Quartz syntax with seconds, without the zone
+ * @param zone the task's zone id, e.g. {@code Asia/Shanghai} (UTC inside, R26)
+ * @param window the name of the window spec ({@link WindowSpec#byName(String)}), e.g. {@code daily}
+ * @param dst the daylight-saving policy (R3)
+ * @param overlap what happens when a window fires while the previous instance is active (R6)
+ * @param backfill whether and how failed or missed windows run again (R12, R13)
+ * @param retry the retry cap (R15)
+ * @param catchUp the catch-up horizon for windows missed during downtime or a pause (R14)
+ * @param lease how long an attempt may run without a heartbeat (R23)
+ * @param job the name of the job the executor runs for this task (a registered name or class name);
+ *     may be null for tasks whose job is bound in code
+ * @param description free text for operators; may be null
+ */
+public record TaskSpec(
+    String id,
+    String cron,
+    String zone,
+    String window,
+    DstPolicy dst,
+    OverlapPolicy overlap,
+    BackfillPolicy backfill,
+    RetryPolicy retry,
+    CatchUpPolicy catchUp,
+    LeasePolicy lease,
+    String job,
+    String description) {
+
+  /** Longest task id accepted. */
+  public static final int MAX_ID_LENGTH = 100;
+
+  /** Longest description accepted. */
+  public static final int MAX_DESCRIPTION_LENGTH = 1_000;
+
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]+");
+
+  /** Canonical constructor: fills unset policies with their defaults; it does not validate. */
+  public TaskSpec {
+    window = window == null ? WindowSpec.DAILY.name() : window;
+    dst = dst == null ? DstPolicy.DEFAULT : dst;
+    overlap = overlap == null ? OverlapPolicy.DEFAULT : overlap;
+    backfill = backfill == null ? BackfillPolicy.DEFAULT : backfill;
+    retry = retry == null ? RetryPolicy.DEFAULT : retry;
+    catchUp = catchUp == null ? CatchUpPolicy.DEFAULT : catchUp;
+    lease = lease == null ? LeasePolicy.DEFAULT : lease;
+  }
+
+  /**
+   * @param id the task's id
+   * @return a builder with every policy at its default and a daily window
+   */
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  /**
+   * Checks every field and returns this spec.
+   *
+   * @return this spec, valid
+   * @throws InvalidSpecException naming the task, the field and the value of the first problem
+   */
+  public TaskSpec validate() {
+    String where = id == null || id.isBlank() ? "?" : id;
+    try {
+      validateId(id);
+      schedule();
+      if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
+        throw new InvalidSpecException(
+            "description",
+            description.substring(0, 40) + "...",
+            "is " + description.length() + " characters; at most " + MAX_DESCRIPTION_LENGTH);
+      }
+      return this;
+    } catch (InvalidSpecException e) {
+      throw new InvalidSpecException(where, e);
+    }
+  }
+
+  /**
+   * The task's schedule: its cron in its zone, with its DST policy and window spec. The parsed cron
+   * is cached per process, so this is cheap.
+   *
+   * @return the schedule
+   * @throws InvalidSpecException if the cron, the zone or the window name is invalid
+   */
+  @JsonIgnore
+  public TaskSchedule schedule() {
+    return new TaskSchedule(CronSchedule.parse(cron, zone), dst, WindowSpec.byName(window));
+  }
+
+  /**
+   * @return the zone as a {@link ZoneId}
+   * @throws InvalidSpecException if the zone is unknown
+   */
+  @JsonIgnore
+  public ZoneId zoneId() {
+    return CronSchedule.parse(cron, zone).zone();
+  }
+
+  static void validateId(String id) {
+    if (id == null || id.isBlank()) {
+      throw new InvalidSpecException("id", id, "a task id must not be empty");
+    }
+    if (id.length() > MAX_ID_LENGTH) {
+      throw new InvalidSpecException("id", id, "is " + id.length() + " characters; at most " + MAX_ID_LENGTH);
+    }
+    if (!ID.matcher(id).matches()) {
+      throw new InvalidSpecException("id", id, "only letters, digits, '.', '_' and '-' are allowed");
+    }
+  }
+
+  /** Fluent builder for {@link TaskSpec}; {@link #build()} validates. */
+  public static final class Builder {
+    private final String id;
+    private String cron;
+    private String zone;
+    private String window = WindowSpec.DAILY.name();
+    private DstPolicy dst = DstPolicy.DEFAULT;
+    private OverlapPolicy overlap = OverlapPolicy.DEFAULT;
+    private BackfillPolicy backfill = BackfillPolicy.DEFAULT;
+    private RetryPolicy retry = RetryPolicy.DEFAULT;
+    private CatchUpPolicy catchUp = CatchUpPolicy.DEFAULT;
+    private LeasePolicy lease = LeasePolicy.DEFAULT;
+    private String job;
+    private String description;
+
+    private Builder(String id) {
+      this.id = id;
+    }
+
+    /**
+     * @param cronWithZone a cron with its zone as the last token, e.g. {@code 0 0 8 * * ? Asia/Shanghai}
+     * @return this builder
+     * @throws InvalidSpecException if the cron or the zone is invalid
+     */
+    public Builder cron(String cronWithZone) {
+      try {
+        CronSchedule parsed = CronSchedule.parse(cronWithZone);
+        this.cron = parsed.expression();
+        this.zone = parsed.zone().getId();
+        return this;
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(id == null ? "?" : id, e);
+      }
+    }
+
+    /**
+     * @param expression a Quartz cron with seconds, e.g. {@code 0 0 8 * * ?}
+     * @param zoneId its zone, e.g. {@code Asia/Shanghai}
+     * @return this builder
+     */
+    public Builder cron(String expression, String zoneId) {
+      this.cron = expression;
+      this.zone = zoneId;
+      return this;
+    }
+
+    /**
+     * @param spec how firings map to windows (daily, hourly, per firing, or a registered one)
+     * @return this builder
+     */
+    public Builder window(WindowSpec spec) {
+      this.window = Objects.requireNonNull(spec, "window").name();
+      return this;
+    }
+
+    /**
+     * @param name the name of a window spec
+     * @return this builder
+     */
+    public Builder window(String name) {
+      this.window = name;
+      return this;
+    }
+
+    /**
+     * @param policy the daylight-saving policy
+     * @return this builder
+     */
+    public Builder dst(DstPolicy policy) {
+      this.dst = policy;
+      return this;
+    }
+
+    /**
+     * @param policy the overlap policy
+     * @return this builder
+     */
+    public Builder overlap(OverlapPolicy policy) {
+      this.overlap = policy;
+      return this;
+    }
+
+    /**
+     * @param policy the backfill policy
+     * @return this builder
+     */
+    public Builder backfill(BackfillPolicy policy) {
+      this.backfill = policy;
+      return this;
+    }
+
+    /**
+     * @param policy the retry cap
+     * @return this builder
+     */
+    public Builder retry(RetryPolicy policy) {
+      this.retry = policy;
+      return this;
+    }
+
+    /**
+     * @param maxRetries the retry cap (R15)
+     * @return this builder
+     * @throws InvalidSpecException if negative
+     */
+    public Builder maxRetries(int maxRetries) {
+      try {
+        this.retry = new RetryPolicy(maxRetries);
+        return this;
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(id == null ? "?" : id, e);
+      }
+    }
+
+    /**
+     * @param policy the catch-up horizon
+     * @return this builder
+     */
+    public Builder catchUp(CatchUpPolicy policy) {
+      this.catchUp = policy;
+      return this;
+    }
+
+    /**
+     * @param policy the lease policy
+     * @return this builder
+     */
+    public Builder lease(LeasePolicy policy) {
+      this.lease = policy;
+      return this;
+    }
+
+    /**
+     * @param jobName the job the executor runs for this task
+     * @return this builder
+     */
+    public Builder job(String jobName) {
+      this.job = jobName;
+      return this;
+    }
+
+    /**
+     * @param text free text for operators
+     * @return this builder
+     */
+    public Builder description(String text) {
+      this.description = text;
+      return this;
+    }
+
+    /**
+     * @return the validated spec
+     * @throws InvalidSpecException naming the task, the field and the value of the first problem
+     */
+    public TaskSpec build() {
+      if (cron == null) {
+        throw new InvalidSpecException(id == null || id.isBlank() ? "?" : id,
+            new InvalidSpecException("cron", null, "a cron expression is required"));
+      }
+      return new TaskSpec(id, cron, zone, window, dst, overlap, backfill, retry, catchUp, lease, job, description)
+          .validate();
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.almanac;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A task as an operator sees it.
+ *
+ * @param spec the task's current spec
+ * @param paused whether the task is paused (R31)
+ * @param hotWindows how many windows the task keeps in its hot state
+ * @param archivedWindows how many windows left the hot state (they stay in the journal, R30)
+ * @param interventionQueue how many windows are FINAL_FAILED, waiting for an operator (R15)
+ * @param durationSamples how many attempt durations the P99 is computed from
+ * @param p99 the P99 of observed attempt durations, or null before the first sample
+ * @param lease the lease an attempt would get now (R23)
+ * @param minInterval the shortest interval between the cron's next firings
+ * @param intervalShorterThanP99 true when the cron fires more often than a run lasts at P99 (R8)
+ * @param nextDue the next firing after now, or null if the cron never fires again
+ */
+public record TaskView(
+    TaskSpec spec,
+    boolean paused,
+    int hotWindows,
+    long archivedWindows,
+    int interventionQueue,
+    int durationSamples,
+    Duration p99,
+    Duration lease,
+    Duration minInterval,
+    boolean intervalShorterThanP99,
+    Instant nextDue) {}

@@ -1,0 +1,47 @@
+package io.almanac;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * One window of a task as an operator sees it (R29's instance row). Times are UTC instants (R26);
+ * render them in the task's zone only for display.
+ *
+ * @param taskId the task
+ * @param window the window's key, e.g. {@code 2026-11-29}
+ * @param start the window's start
+ * @param end the window's end
+ * @param dueAt when the window fired (or was due)
+ * @param status the instance's status (R20)
+ * @param runKind why the current or last attempt runs (R18)
+ * @param attempt the number of the current or last attempt (0 before the first), the fencing token
+ * @param retries how many retries have been scheduled so far
+ * @param maxRetries the task's retry cap (R15)
+ * @param leaseUntil when the running attempt's lease expires, or null
+ * @param retryDueAt when the next retry is due, or null
+ * @param summary the bounded summary of the success, or null
+ * @param artifactUri where the success's full output is, or null
+ * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+ * @param effects the window's effect ledger (R19): effect key to recorded value
+ * @param createdAt when the instance was created
+ * @param updatedAt when it last changed
+ */
+public record WindowView(
+    String taskId,
+    WindowKey window,
+    Instant start,
+    Instant end,
+    Instant dueAt,
+    InstanceStatus status,
+    RunKind runKind,
+    int attempt,
+    int retries,
+    int maxRetries,
+    Instant leaseUntil,
+    Instant retryDueAt,
+    String summary,
+    String artifactUri,
+    String reason,
+    Map<String, String> effects,
+    Instant createdAt,
+    Instant updatedAt) {}

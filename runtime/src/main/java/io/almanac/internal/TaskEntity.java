@@ -1,0 +1,1093 @@
+package io.almanac.internal;
+
+import io.almanac.BackfillPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.InvalidSpecException;
+import io.almanac.JobResult;
+import io.almanac.MissReason;
+import io.almanac.OverlapPolicy;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.TaskView;
+import io.almanac.Window;
+import io.almanac.WindowKey;
+import io.almanac.WindowView;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
+import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
+import org.slf4j.Logger;
+
+/**
+ * One task: its spec and the state machine of its windows (R20). The single writer of its windows,
+ * so PENDING to RUNNING is a compare-and-set by construction (R5, R21). Every decision, including
+ * not running a window, is an event persisted before it takes effect (R7). Persistence id
+ * {@code task|<id>}. INTERNAL API: users go through the public facade.
+ */
+public final class TaskEntity
+    extends EventSourcedBehaviorWithEnforcedReplies<TaskEntity.Command, TaskEntity.Event, TaskEntity.State> {
+
+  /** The sharding type key of task entities. */
+  public static final EntityTypeKey<Command> TYPE_KEY = EntityTypeKey.create(Command.class, "almanac-task");
+
+  // ---------------------------------------------------------------------------------------------
+  // Commands
+
+  /** What a task entity is told or asked. */
+  public interface Command extends AlmanacSerializable {}
+
+  /** Define or update the task's spec. */
+  public record Define(TaskSpec spec, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** A window is due (from the trigger; a hint: duplicates are acknowledged and ignored, R5). */
+  public record Fire(
+      WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, ActorRef<StatusReply<FireOutcome>> replyTo)
+      implements Command {}
+
+  /** How the trigger came to fire a window. Persisted by name. */
+  public enum FireKind {
+    /** Due now, fired on time. */
+    ON_TIME,
+    /** Due while the trigger was down or behind: handed to the backfill policy (R12, R14). */
+    CATCH_UP
+  }
+
+  /** The executor asks to start the next attempt of a PENDING window (R21). */
+  public record StartAttempt(WindowKey window, ActorRef<StatusReply<AttemptGrant>> replyTo) implements Command {}
+
+  /** The running attempt is alive: extend its lease (R23). */
+  public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements Command {}
+
+  /** The attempt ended with this result. */
+  public record FinishAttempt(
+      WindowKey window, int attempt, JobResult result, Duration duration, ActorRef<StatusReply<Done>> replyTo)
+      implements Command {}
+
+  /** The attempt's lease is due to expire (from the trigger); times it out if it has (R23). */
+  public record ExpireLease(WindowKey window, int attempt, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** A waiting retry is due (from the trigger): RETRY_WAIT to PENDING. */
+  public record ReleaseRetry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Record an effect in the window's ledger unless it is there already (R19). */
+  public record RecordEffect(WindowKey window, int attempt, String key, String value, ActorRef<StatusReply<EffectReply>> replyTo)
+      implements Command {}
+
+  /** Stop firing windows until resumed (R31); fires meanwhile are recorded as skipped. */
+  public record Pause(ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Fire windows again (R31). */
+  public record Resume(ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Run the window that contains now, as a manual run (R31). */
+  public record RunNow(ActorRef<StatusReply<FireOutcome>> replyTo) implements Command {}
+
+  /** Schedule every window due in (from, to] as a backfill (R31). */
+  public record Backfill(Instant from, Instant to, ActorRef<StatusReply<BackfillReport>> replyTo) implements Command {}
+
+  /** Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31). */
+  public record Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Mark a FINAL_FAILED window resolved by an operator (R15). */
+  public record Resolve(WindowKey window, String note, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Cancel a pending, running or retry-waiting window (R31). */
+  public record Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Ask for the task's view. */
+  public record GetTask(ActorRef<StatusReply<TaskInfo>> replyTo) implements Command {}
+
+  /** Ask for the hot windows, oldest first. */
+  public record GetWindows(ActorRef<StatusReply<WindowList>> replyTo) implements Command {}
+
+  /** Ask for one window. */
+  public record GetWindow(WindowKey window, ActorRef<StatusReply<WindowList>> replyTo) implements Command {}
+
+  /** Ask for the FINAL_FAILED windows waiting for an operator (R15, R31). */
+  public record GetInterventionQueue(ActorRef<StatusReply<WindowList>> replyTo) implements Command {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Replies
+
+  /** What the entity decided about a fire. */
+  public record FireOutcome(String window, Decision decision, String reason) implements AlmanacSerializable {}
+
+  /** The decision about a fire. */
+  public enum Decision {
+    /** A new instance was created (or a done one reopened), PENDING. */
+    SCHEDULED,
+    /** The window already had an instance; nothing changed (R5). */
+    DUPLICATE,
+    /** Recorded as SKIPPED with its reason (R7). */
+    SKIPPED,
+    /** Recorded as MISSED with its reason (R12, R14). */
+    MISSED
+  }
+
+  /** Permission to run one attempt: the attempt number is its fencing token. */
+  public record AttemptGrant(
+      String taskId,
+      String window,
+      int attempt,
+      RunKind kind,
+      Instant leaseUntil,
+      Instant windowStart,
+      Instant windowEnd,
+      Map<String, String> effects)
+      implements AlmanacSerializable {}
+
+  /** The lease after a heartbeat. */
+  public record LeaseGranted(Instant leaseUntil) implements AlmanacSerializable {}
+
+  /** Whether the effect was recorded now, and the value the ledger holds for its key. */
+  public record EffectReply(boolean recordedNow, String value) implements AlmanacSerializable {}
+
+  /** The outcome of every window a backfill covered. */
+  public record BackfillReport(List<FireOutcome> outcomes) implements AlmanacSerializable {}
+
+  /** A task's view. */
+  public record TaskInfo(TaskView view) implements AlmanacSerializable {}
+
+  /** Windows' views. */
+  public record WindowList(List<WindowView> windows) implements AlmanacSerializable {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Events (past tense; data only; never renamed without a migration)
+
+  /** Something that happened to the task; the journal is the truth. */
+  public interface Event extends AlmanacSerializable {
+    /** @return when it happened (from the entity's clock) */
+    Instant at();
+  }
+
+  /** An event about one window. */
+  public interface WindowEvent extends Event {
+    /** @return the window key */
+    String window();
+  }
+
+  /** The task's spec was defined or changed. */
+  public record SpecDefined(TaskSpec spec, Instant at) implements Event {}
+
+  /** The task was paused. */
+  public record TaskPaused(Instant at) implements Event {}
+
+  /** The task was resumed. */
+  public record TaskResumed(Instant at) implements Event {}
+
+  /** The window's instance was created, or reopened, as PENDING. */
+  public record InstanceScheduled(String window, Instant start, Instant end, Instant dueAt, RunKind kind, Instant at)
+      implements WindowEvent {}
+
+  /** A due window did not run (R7). When the window already exists its status is unchanged. */
+  public record FireSkipped(
+      String window, Instant start, Instant end, Instant dueAt, SkipReason reason, String detail, Instant at)
+      implements WindowEvent {}
+
+  /** A past window is not caught up (R12, R14). */
+  public record WindowMissed(
+      String window, Instant start, Instant end, Instant dueAt, MissReason reason, String detail, Instant at)
+      implements WindowEvent {}
+
+  /** PENDING to RUNNING: attempt {@code attempt} holds the lease until {@code leaseUntil}. */
+  public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, Instant at)
+      implements WindowEvent {}
+
+  /** A heartbeat extended the running attempt's lease. */
+  public record LeaseExtended(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {}
+
+  /** The attempt succeeded (R22). */
+  public record AttemptSucceeded(
+      String window, int attempt, Duration duration, String summary, String artifactUri, Instant at)
+      implements WindowEvent {}
+
+  /** The attempt failed (R22). */
+  public record AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at)
+      implements WindowEvent {}
+
+  /** The attempt's lease expired (R23). */
+  public record AttemptTimedOut(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {}
+
+  /** A result arrived from an attempt that no longer holds the window; kept for audit only. */
+  public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at)
+      implements WindowEvent {}
+
+  /** A retry was scheduled (R13, R15). */
+  public record RetryScheduled(String window, int retryNumber, Instant dueAt, Instant at) implements WindowEvent {}
+
+  /** The window failed for good and waits in the intervention queue (R15). */
+  public record InstanceFinalFailed(String window, String reason, Instant at) implements WindowEvent {}
+
+  /** An operator resolved a FINAL_FAILED window. */
+  public record InstanceResolved(String window, String note, Instant at) implements WindowEvent {}
+
+  /** The window's instance was cancelled. */
+  public record InstanceCancelled(String window, int attempt, String reason, Instant at) implements WindowEvent {}
+
+  /** An effect was recorded in the window's ledger (R19). */
+  public record EffectRecorded(String window, int attempt, String key, String value, Instant at)
+      implements WindowEvent {}
+
+  // ---------------------------------------------------------------------------------------------
+  // State
+
+  /**
+   * The task's state: immutable; the event handler builds the next one.
+   *
+   * @param spec the task's spec, null until defined
+   * @param paused whether the task is paused
+   * @param windows the hot windows by key
+   * @param archivedThrough the latest start of a window that left the hot state, or null
+   * @param archivedCount how many windows left the hot state
+   * @param samples recent attempt durations
+   */
+  public record State(
+      TaskSpec spec,
+      boolean paused,
+      Map<String, WindowState> windows,
+      Instant archivedThrough,
+      long archivedCount,
+      DurationSamples samples)
+      implements AlmanacSerializable {
+
+    /** Canonical constructor: the window map is never null and never shared mutable. */
+    public State {
+      windows = windows == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(windows));
+    }
+
+    static State empty(int sampleCapacity) {
+      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity));
+    }
+
+    boolean defined() {
+      return spec != null;
+    }
+
+    Optional<WindowState> window(String key) {
+      return Optional.ofNullable(windows.get(key));
+    }
+
+    boolean archived(Instant start) {
+      return archivedThrough != null && !start.isAfter(archivedThrough);
+    }
+
+    /** Windows that make a new on-time fire an overlap (R6): running, or waiting to run or retry. */
+    List<WindowState> activeForOverlap() {
+      List<WindowState> out = new ArrayList<>();
+      for (WindowState w : windows.values()) {
+        boolean waitingFresh =
+            w.status() == InstanceStatus.PENDING && (w.runKind() == RunKind.FIRST || w.runKind() == RunKind.RETRY);
+        if (waitingFresh || (w.status().isActive() && w.status() != InstanceStatus.PENDING)) {
+          out.add(w);
+        }
+      }
+      return out;
+    }
+
+    Optional<WindowState> running(String except) {
+      for (WindowState w : windows.values()) {
+        if (w.status() == InstanceStatus.RUNNING && !w.key().equals(except)) {
+          return Optional.of(w);
+        }
+      }
+      return Optional.empty();
+    }
+
+    State withSpec(TaskSpec s) {
+      return new State(s, paused, windows, archivedThrough, archivedCount, samples);
+    }
+
+    State withPaused(boolean p) {
+      return new State(spec, p, windows, archivedThrough, archivedCount, samples);
+    }
+
+    State withSample(Duration d) {
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d));
+    }
+
+    State withWindow(WindowState w, int hotWindows) {
+      Map<String, WindowState> next = new LinkedHashMap<>(windows);
+      next.put(w.key(), w);
+      if (next.size() <= hotWindows) {
+        return new State(spec, paused, next, archivedThrough, archivedCount, samples);
+      }
+      // Old windows that are done leave the hot state (R30); they stay in the journal for audit.
+      List<WindowState> done = new ArrayList<>();
+      for (WindowState x : next.values()) {
+        if (x.status().isTerminal()) {
+          done.add(x);
+        }
+      }
+      done.sort(Comparator.comparing(WindowState::start));
+      Instant through = archivedThrough;
+      long count = archivedCount;
+      for (WindowState x : done) {
+        if (next.size() <= hotWindows) {
+          break;
+        }
+        next.remove(x.key());
+        count++;
+        through = through == null || x.start().isAfter(through) ? x.start() : through;
+      }
+      return new State(spec, paused, next, through, count, samples);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private final String taskId;
+  private final Clock clock;
+  private final TaskSettings settings;
+  private final Logger log;
+  private TaskSpec scheduleOf;
+  private TaskSchedule schedule;
+  private Duration minInterval;
+  private boolean intervalWarned;
+
+  /**
+   * @param taskId the task's id (the sharding entity id)
+   * @param clock where time comes from (principle 3)
+   * @param settings the entities' settings
+   * @return the entity's behavior
+   */
+  public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings) {
+    return Behaviors.setup(ctx -> new TaskEntity(taskId, clock, settings, ctx));
+  }
+
+  /**
+   * @param taskId a task id
+   * @return its persistence id, {@code task|<id>}
+   */
+  public static PersistenceId persistenceId(String taskId) {
+    return PersistenceId.of("task", taskId, "|");
+  }
+
+  private TaskEntity(String taskId, Clock clock, TaskSettings settings, ActorContext<Command> ctx) {
+    super(
+        persistenceId(taskId),
+        SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 0.2));
+    this.taskId = Objects.requireNonNull(taskId, "taskId");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.log = ctx.getLog();
+  }
+
+  @Override
+  public State emptyState() {
+    return State.empty(settings.durationSamples());
+  }
+
+  @Override
+  public RetentionCriteria retentionCriteria() {
+    return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
+  }
+
+  @Override
+  public SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder()
+        .onSignal(RecoveryCompleted.instance(), state ->
+            log.debug("task '{}' recovered: {} hot windows, {} archived", taskId, state.windows().size(), state.archivedCount()))
+        .build();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Command handlers
+
+  @Override
+  public CommandHandlerWithReply<Command, Event, State> commandHandler() {
+    return newCommandHandlerWithReplyBuilder()
+        .forAnyState()
+        .onCommand(Define.class, this::onDefine)
+        .onCommand(Fire.class, this::onFire)
+        .onCommand(StartAttempt.class, this::onStartAttempt)
+        .onCommand(Heartbeat.class, this::onHeartbeat)
+        .onCommand(FinishAttempt.class, this::onFinishAttempt)
+        .onCommand(ExpireLease.class, this::onExpireLease)
+        .onCommand(ReleaseRetry.class, this::onReleaseRetry)
+        .onCommand(RecordEffect.class, this::onRecordEffect)
+        .onCommand(Pause.class, this::onPause)
+        .onCommand(Resume.class, this::onResume)
+        .onCommand(RunNow.class, this::onRunNow)
+        .onCommand(Backfill.class, this::onBackfill)
+        .onCommand(Retry.class, this::onRetry)
+        .onCommand(Resolve.class, this::onResolve)
+        .onCommand(Cancel.class, this::onCancel)
+        .onCommand(GetTask.class, this::onGetTask)
+        .onCommand(GetWindows.class, this::onGetWindows)
+        .onCommand(GetWindow.class, this::onGetWindow)
+        .onCommand(GetInterventionQueue.class, this::onGetInterventionQueue)
+        .build();
+  }
+
+  private ReplyEffect<Event, State> onDefine(State state, Define cmd) {
+    TaskSpec spec = cmd.spec();
+    if (spec == null) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("spec must not be null"));
+    }
+    try {
+      spec.validate();
+    } catch (InvalidSpecException e) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(e.getMessage()));
+    }
+    if (!taskId.equals(spec.id())) {
+      return Effect().reply(cmd.replyTo(),
+          StatusReply.error("id '" + spec.id() + "' is invalid: this entity is task '" + taskId + "'"));
+    }
+    if (spec.equals(state.spec())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    return Effect().persist(new SpecDefined(spec, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    String key = cmd.window().value();
+    Optional<WindowState> existing = state.window(key);
+    if (existing.isPresent() || state.archived(cmd.start())) {
+      // A repeated fire is a hint the entity has already acted on (R5): no event, just the ack.
+      String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
+      return Effect().reply(cmd.replyTo(), StatusReply.success(new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status)));
+    }
+    TaskSpec spec = state.spec();
+    Instant now = now();
+    boolean late = cmd.kind() == FireKind.CATCH_UP || now.isAfter(cmd.dueAt().plus(settings.recentFireGrace()));
+    if (state.paused()) {
+      return skip(cmd, SkipReason.PAUSED, "task is paused");
+    }
+    if (late) {
+      if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
+        return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
+            + spec.catchUp().horizon());
+      }
+      if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
+        return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
+            ? "task is not backfillable" : "outside the backfill span " + spec.backfill().span());
+      }
+      return schedule(cmd, RunKind.BACKFILL, List.of());
+    }
+    List<WindowState> active = state.activeForOverlap();
+    if (active.isEmpty()) {
+      return schedule(cmd, RunKind.FIRST, List.of());
+    }
+    OverlapPolicy overlap = spec.overlap();
+    String previous = active.get(0).key() + " is " + active.get(0).status();
+    switch (overlap) {
+      case SKIP:
+        return skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + previous);
+      case BUFFER_ONE:
+        for (WindowState w : active) {
+          if (w.status() == InstanceStatus.PENDING && w.attempt() == 0) {
+            return skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting");
+          }
+        }
+        return schedule(cmd, RunKind.FIRST, List.of());
+      case ALLOW:
+        return schedule(cmd, RunKind.FIRST, List.of());
+      case CANCEL_PREVIOUS:
+      default:
+        List<Event> cancels = new ArrayList<>();
+        for (WindowState w : active) {
+          cancels.add(new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now));
+        }
+        return schedule(cmd, RunKind.FIRST, cancels);
+    }
+  }
+
+  private ReplyEffect<Event, State> schedule(Fire cmd, RunKind kind, List<Event> before) {
+    List<Event> events = new ArrayList<>(before);
+    events.add(new InstanceScheduled(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), kind, now()));
+    return Effect().persist(events)
+        .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.SCHEDULED, kind.name())));
+  }
+
+  private ReplyEffect<Event, State> skip(Fire cmd, SkipReason reason, String detail) {
+    return Effect()
+        .persist(new FireSkipped(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
+        .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.SKIPPED, reason + ": " + detail)));
+  }
+
+  private ReplyEffect<Event, State> miss(Fire cmd, MissReason reason, String detail) {
+    return Effect()
+        .persist(new WindowMissed(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
+        .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.MISSED, reason + ": " + detail)));
+  }
+
+  private ReplyEffect<Event, State> onStartAttempt(State state, StartAttempt cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    Optional<WindowState> found = state.window(cmd.window().value());
+    if (found.isEmpty()) {
+      return unknownWindow(cmd.replyTo(), cmd.window());
+    }
+    WindowState w = found.get();
+    if (w.status() != InstanceStatus.PENDING) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(
+          "window '" + w.key() + "' is " + w.status() + ", not PENDING: attempt " + w.attempt() + " already started"));
+    }
+    if (state.spec().overlap() != OverlapPolicy.ALLOW) {
+      Optional<WindowState> other = state.running(w.key());
+      if (other.isPresent()) {
+        return Effect().reply(cmd.replyTo(), StatusReply.error("window '" + other.get().key()
+            + "' is still RUNNING and the overlap policy is " + state.spec().overlap()));
+      }
+    }
+    Transition.check(w.status(), InstanceStatus.RUNNING, w.key());
+    Instant now = now();
+    int attempt = w.attempt() + 1;
+    Instant leaseUntil = now.plus(currentLease(state));
+    return Effect()
+        .persist(new AttemptStarted(w.key(), attempt, w.runKind(), leaseUntil, now))
+        .thenReply(cmd.replyTo(), s -> StatusReply.success(new AttemptGrant(taskId, w.key(), attempt, w.runKind(),
+            leaseUntil, w.start(), w.end(), s.windows().get(w.key()).effects())));
+  }
+
+  private ReplyEffect<Event, State> onHeartbeat(State state, Heartbeat cmd) {
+    Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
+    if (found.isEmpty()) {
+      return notRunning(state, cmd.replyTo(), cmd.window(), cmd.attempt());
+    }
+    WindowState w = found.get();
+    Instant now = now();
+    if (now.isAfter(w.leaseUntil())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(
+          "lease of window '" + w.key() + "' attempt " + w.attempt() + " expired at " + w.leaseUntil()));
+    }
+    Instant leaseUntil = now.plus(currentLease(state));
+    if (!leaseUntil.isAfter(w.leaseUntil())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.success(new LeaseGranted(w.leaseUntil())));
+    }
+    return Effect()
+        .persist(new LeaseExtended(w.key(), w.attempt(), leaseUntil, now))
+        .thenReply(cmd.replyTo(), s -> StatusReply.success(new LeaseGranted(leaseUntil)));
+  }
+
+  private ReplyEffect<Event, State> onFinishAttempt(State state, FinishAttempt cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    Optional<String> tooBig = oversized(cmd.result());
+    if (tooBig.isPresent()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(tooBig.get()));
+    }
+    if (cmd.duration() == null || cmd.duration().isNegative()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("duration '" + cmd.duration() + "' is invalid: must be >= 0"));
+    }
+    Optional<WindowState> found = state.window(cmd.window().value());
+    if (found.isEmpty()) {
+      return unknownWindow(cmd.replyTo(), cmd.window());
+    }
+    WindowState w = found.get();
+    Instant now = now();
+    JobResult r = cmd.result();
+    if (cmd.attempt() == w.resultAttempt()) {
+      // The same result delivered again (the executor retries until acknowledged): already recorded.
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
+      return Effect()
+          .persist(late(w, cmd, "window is " + w.status() + " at attempt " + w.attempt(), now))
+          .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    }
+    if (now.isAfter(w.leaseUntil())) {
+      // The attempt number is a fencing token: past its lease the attempt cannot succeed the window.
+      List<Event> events = new ArrayList<>();
+      events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), now));
+      events.addAll(afterFailure(state, w, "lease expired at " + w.leaseUntil(), now));
+      events.add(late(w, cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
+      return Effect().persist(events).thenRun(this::checkInterval).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    }
+    List<Event> events = new ArrayList<>();
+    if (r.succeeded()) {
+      events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now));
+    } else {
+      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now));
+      events.addAll(afterFailure(state, w, r.reason(), now));
+    }
+    return Effect().persist(events).thenRun(this::checkInterval).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private LateResultRecorded late(WindowState w, FinishAttempt cmd, String detail, Instant now) {
+    JobResult r = cmd.result();
+    String what = r.succeeded() ? "summary: " + r.summary() : "reason: " + r.reason();
+    return new LateResultRecorded(w.key(), cmd.attempt(), r.outcome(), detail + "; " + what, now);
+  }
+
+  private ReplyEffect<Event, State> onExpireLease(State state, ExpireLease cmd) {
+    Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
+    if (found.isEmpty()) {
+      // Already finished, timed out or superseded: nothing to expire.
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    WindowState w = found.get();
+    Instant now = now();
+    if (now.isBefore(w.leaseUntil())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    List<Event> events = new ArrayList<>();
+    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), now));
+    events.addAll(afterFailure(state, w, "lease expired at " + w.leaseUntil(), now));
+    return Effect().persist(events).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  /** What follows a failed or timed-out attempt: a retry by the backfill policy, or FINAL_FAILED. */
+  private List<Event> afterFailure(State state, WindowState w, String lastReason, Instant now) {
+    TaskSpec spec = state.spec();
+    BackfillPolicy backfill = spec.backfill();
+    int cap = spec.retry().maxRetries();
+    if (!backfill.allowsBackfill()) {
+      return List.of(new InstanceFinalFailed(w.key(), "not retried: the task is not backfillable (R12); last: " + lastReason, now));
+    }
+    if (w.retries() >= cap) {
+      return List.of(new InstanceFinalFailed(w.key(), "retry cap " + cap + " reached; last: " + lastReason, now));
+    }
+    int retryNumber = w.retries() + 1;
+    long seed = (taskId + "|" + w.key()).hashCode();
+    Optional<Instant> due = backfill.retryDueAt(retryNumber, now, w.start(), seed);
+    if (due.isEmpty()) {
+      return List.of(new InstanceFinalFailed(w.key(), "outside the backfill span " + backfill.span() + "; last: " + lastReason, now));
+    }
+    if (due.get().isAfter(now)) {
+      return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now));
+    }
+    return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now),
+        new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
+  }
+
+  private ReplyEffect<Event, State> onReleaseRetry(State state, ReleaseRetry cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    Optional<WindowState> found = state.window(cmd.window().value());
+    if (found.isEmpty()) {
+      return unknownWindow(cmd.replyTo(), cmd.window());
+    }
+    WindowState w = found.get();
+    if (w.status() != InstanceStatus.RETRY_WAIT) {
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    Instant now = now();
+    if (now.isBefore(w.retryDueAt())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(
+          "retry of window '" + w.key() + "' is not due until " + w.retryDueAt()));
+    }
+    return Effect()
+        .persist(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now))
+        .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private ReplyEffect<Event, State> onRecordEffect(State state, RecordEffect cmd) {
+    Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
+    if (found.isEmpty()) {
+      return notRunning(state, cmd.replyTo(), cmd.window(), cmd.attempt());
+    }
+    WindowState w = found.get();
+    String existing = w.effects().get(cmd.key());
+    if (existing != null) {
+      return Effect().reply(cmd.replyTo(), StatusReply.success(new EffectReply(false, existing)));
+    }
+    String value = cmd.value() == null ? "" : cmd.value();
+    String error = null;
+    if (cmd.key() == null || cmd.key().isBlank()) {
+      error = "effect key '" + cmd.key() + "' is invalid: must not be empty";
+    } else if (cmd.key().length() > settings.maxEffectKeyLength()) {
+      error = "effect key '" + abbreviate(cmd.key()) + "' is invalid: " + cmd.key().length()
+          + " characters, at most " + settings.maxEffectKeyLength();
+    } else if (value.length() > settings.maxEffectValueLength()) {
+      error = "effect value '" + abbreviate(value) + "' is invalid: " + value.length()
+          + " characters, at most " + settings.maxEffectValueLength();
+    } else if (w.effects().size() >= settings.maxEffectsPerWindow()) {
+      error = "effect key '" + cmd.key() + "' is refused: window '" + w.key() + "' already holds "
+          + w.effects().size() + " effects (almanac.task.max-effects-per-window)";
+    }
+    if (error != null) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(error));
+    }
+    return Effect()
+        .persist(new EffectRecorded(w.key(), w.attempt(), cmd.key(), value, now()))
+        .thenReply(cmd.replyTo(), s -> StatusReply.success(new EffectReply(true, value)));
+  }
+
+  private ReplyEffect<Event, State> onPause(State state, Pause cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    if (state.paused()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    return Effect().persist(new TaskPaused(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private ReplyEffect<Event, State> onResume(State state, Resume cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    if (!state.paused()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+    }
+    return Effect().persist(new TaskResumed(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private ReplyEffect<Event, State> onRunNow(State state, RunNow cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    Instant now = now();
+    TaskSchedule schedule = schedule(state);
+    LocalDateTime local = LocalDateTime.ofInstant(now, schedule.cron().zone());
+    Window window = schedule.windows().windowOf(local, now, schedule.cron().zone());
+    List<Event> events = new ArrayList<>();
+    FireOutcome outcome = operatorRun(state, window, now, RunKind.MANUAL, now, events);
+    if (events.isEmpty()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.success(outcome));
+    }
+    return Effect().persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(outcome));
+  }
+
+  private ReplyEffect<Event, State> onBackfill(State state, Backfill cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    if (cmd.from() == null || cmd.to() == null || !cmd.from().isBefore(cmd.to())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(
+          "from '" + cmd.from() + "' is invalid: must be before to '" + cmd.to() + "'"));
+    }
+    int max = settings.maxBackfillWindows();
+    List<DueWindow> due = schedule(state).dueBetween(cmd.from(), cmd.to(), max + 1);
+    if (due.size() > max) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("to '" + cmd.to() + "' is invalid: the range from "
+          + cmd.from() + " covers more than " + max + " windows (almanac.task.max-backfill-windows); ask in parts"));
+    }
+    Instant now = now();
+    List<Event> events = new ArrayList<>();
+    List<FireOutcome> outcomes = new ArrayList<>();
+    for (DueWindow d : due) {
+      outcomes.add(operatorRun(state, d.window(), d.dueAt(), RunKind.BACKFILL, now, events));
+    }
+    BackfillReport report = new BackfillReport(List.copyOf(outcomes));
+    if (events.isEmpty()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.success(report));
+    }
+    return Effect().persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(report));
+  }
+
+  /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31). */
+  private FireOutcome operatorRun(State state, Window window, Instant dueAt, RunKind kind, Instant now, List<Event> events) {
+    String key = window.key().value();
+    Optional<WindowState> existing = state.window(key);
+    if (existing.isEmpty() && state.archived(window.start())) {
+      return new FireOutcome(key, Decision.DUPLICATE, "window is archived (older than the hot state)");
+    }
+    if (existing.isEmpty()) {
+      events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
+      return new FireOutcome(key, Decision.SCHEDULED, kind.name());
+    }
+    WindowState w = existing.get();
+    if (Transition.isAllowed(w.status(), InstanceStatus.PENDING) && w.status() != InstanceStatus.RETRY_WAIT) {
+      events.add(new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now));
+      return new FireOutcome(key, Decision.SCHEDULED, kind + " (was " + w.status() + ")");
+    }
+    String detail = "window is " + w.status();
+    events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), SkipReason.WINDOW_EXISTS, detail, now));
+    return new FireOutcome(key, Decision.SKIPPED, SkipReason.WINDOW_EXISTS + ": " + detail);
+  }
+
+  private ReplyEffect<Event, State> onRetry(State state, Retry cmd) {
+    return operatorTransition(state, cmd.window(), cmd.replyTo(), InstanceStatus.PENDING,
+        w -> new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.MANUAL, now()), null);
+  }
+
+  private ReplyEffect<Event, State> onResolve(State state, Resolve cmd) {
+    String note = cmd.note() == null ? "resolved by an operator" : cmd.note();
+    return operatorTransition(state, cmd.window(), cmd.replyTo(), InstanceStatus.RESOLVED,
+        w -> new InstanceResolved(w.key(), note, now()), note);
+  }
+
+  private ReplyEffect<Event, State> onCancel(State state, Cancel cmd) {
+    String reason = cmd.reason() == null ? "cancelled by an operator" : cmd.reason();
+    return operatorTransition(state, cmd.window(), cmd.replyTo(), InstanceStatus.CANCELLED,
+        w -> new InstanceCancelled(w.key(), w.attempt(), reason, now()), reason);
+  }
+
+  private ReplyEffect<Event, State> operatorTransition(
+      State state, WindowKey window, ActorRef<StatusReply<Done>> replyTo, InstanceStatus to,
+      java.util.function.Function<WindowState, Event> event, String text) {
+    if (!state.defined()) {
+      return unknownTask(replyTo);
+    }
+    Optional<WindowState> found = state.window(window.value());
+    if (found.isEmpty()) {
+      return unknownWindow(replyTo, window);
+    }
+    if (text != null && text.length() > settings.maxReasonLength()) {
+      return Effect().reply(replyTo, StatusReply.error("reason '" + abbreviate(text) + "' is invalid: "
+          + text.length() + " characters, at most " + settings.maxReasonLength()));
+    }
+    WindowState w = found.get();
+    if (!Transition.isAllowed(w.status(), to)) {
+      return Effect().reply(replyTo, StatusReply.error(new io.almanac.IllegalTransitionException(w.status(), to, w.key()).getMessage()));
+    }
+    return Effect().persist(event.apply(w)).thenReply(replyTo, s -> StatusReply.ack());
+  }
+
+  private ReplyEffect<Event, State> onGetTask(State state, GetTask cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    TaskSchedule schedule = schedule(state);
+    Instant now = now();
+    Optional<Duration> p99 = state.samples().p99();
+    Duration interval = minInterval(state);
+    int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
+    TaskView view = new TaskView(state.spec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
+        state.samples().count(), p99.orElse(null), currentLease(state), interval,
+        p99.isPresent() && p99.get().compareTo(interval) > 0,
+        schedule.nextAfter(now).map(DueWindow::dueAt).orElse(null));
+    return Effect().reply(cmd.replyTo(), StatusReply.success(new TaskInfo(view)));
+  }
+
+  private ReplyEffect<Event, State> onGetWindows(State state, GetWindows cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> true)));
+  }
+
+  private ReplyEffect<Event, State> onGetWindow(State state, GetWindow cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> w.key().equals(cmd.window().value()))));
+  }
+
+  private ReplyEffect<Event, State> onGetInterventionQueue(State state, GetInterventionQueue cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> w.status() == InstanceStatus.FINAL_FAILED)));
+  }
+
+  private WindowList views(State state, java.util.function.Predicate<WindowState> which) {
+    int cap = state.spec().retry().maxRetries();
+    List<WindowView> out = new ArrayList<>();
+    state.windows().values().stream()
+        .filter(which)
+        .sorted(Comparator.comparing(WindowState::start).thenComparing(WindowState::key))
+        .forEach(w -> out.add(w.view(taskId, cap)));
+    return new WindowList(List.copyOf(out));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Helpers
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  private Duration currentLease(State state) {
+    return state.spec().lease().leaseFor(state.samples().p99(), state.samples().count());
+  }
+
+  private TaskSchedule schedule(State state) {
+    if (schedule == null || scheduleOf != state.spec()) {
+      schedule = state.spec().schedule();
+      scheduleOf = state.spec();
+      minInterval = null;
+      intervalWarned = false;
+    }
+    return schedule;
+  }
+
+  private Duration minInterval(State state) {
+    TaskSchedule s = schedule(state);
+    if (minInterval == null) {
+      minInterval = s.minInterval(now());
+    }
+    return minInterval;
+  }
+
+  /** R8: warn once per spec when the cron fires more often than a run lasts at P99. */
+  private void checkInterval(State state) {
+    Optional<Duration> p99 = state.samples().p99();
+    if (p99.isEmpty() || state.samples().count() < state.spec().lease().minSamples()) {
+      return;
+    }
+    Duration interval = minInterval(state);
+    if (!intervalWarned && p99.get().compareTo(interval) > 0) {
+      intervalWarned = true;
+      log.warn("task '{}': cron '{}' fires every {} but its P99 duration is {} (R8); with overlap {} windows will be {}",
+          taskId, state.spec().cron(), interval, p99.get(), state.spec().overlap(),
+          state.spec().overlap() == OverlapPolicy.SKIP ? "skipped" : "affected");
+    }
+  }
+
+  private Optional<String> oversized(JobResult r) {
+    if (r == null) {
+      return Optional.of("result 'null' is invalid: an attempt must report a result");
+    }
+    if (r.summary().length() > settings.maxSummaryLength()) {
+      return Optional.of("summary '" + abbreviate(r.summary()) + "' is invalid: " + r.summary().length()
+          + " characters, at most " + settings.maxSummaryLength() + " (almanac.task.max-summary-length); keep the full output"
+          + " elsewhere and pass its artifactUri");
+    }
+    if (r.reason() != null && r.reason().length() > settings.maxReasonLength()) {
+      return Optional.of("reason '" + abbreviate(r.reason()) + "' is invalid: " + r.reason().length()
+          + " characters, at most " + settings.maxReasonLength() + " (almanac.task.max-reason-length)");
+    }
+    if (r.artifactUri() != null && r.artifactUri().length() > settings.maxArtifactUriLength()) {
+      return Optional.of("artifactUri '" + abbreviate(r.artifactUri()) + "' is invalid: " + r.artifactUri().length()
+          + " characters, at most " + settings.maxArtifactUriLength() + " (almanac.task.max-artifact-uri-length)");
+    }
+    return Optional.empty();
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 40 ? s : s.substring(0, 40) + "...";
+  }
+
+  private Optional<WindowState> runningAttempt(State state, WindowKey window, int attempt) {
+    return state.window(window.value())
+        .filter(w -> w.status() == InstanceStatus.RUNNING && w.attempt() == attempt);
+  }
+
+  private <T> ReplyEffect<Event, State> notRunning(State state, ActorRef<StatusReply<T>> replyTo, WindowKey window, int attempt) {
+    if (!state.defined()) {
+      return unknownTask(replyTo);
+    }
+    String now = state.window(window.value()).map(w -> w.status() + " at attempt " + w.attempt()).orElse("unknown");
+    return Effect().reply(replyTo, StatusReply.error(
+        "attempt " + attempt + " of window '" + window.value() + "' does not hold the window (window is " + now + ")"));
+  }
+
+  private <T> ReplyEffect<Event, State> unknownTask(ActorRef<StatusReply<T>> replyTo) {
+    return Effect().reply(replyTo, StatusReply.error("task '" + taskId + "' is unknown: define it first"));
+  }
+
+  private <T> ReplyEffect<Event, State> unknownWindow(ActorRef<StatusReply<T>> replyTo, WindowKey window) {
+    return Effect().reply(replyTo, StatusReply.error(
+        "window '" + window.value() + "' is unknown for task '" + taskId + "'"));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Event handler: builds the next state; never validates (replay must always succeed).
+
+  @Override
+  public EventHandler<State, Event> eventHandler() {
+    int hot = settings.hotWindows();
+    return newEventHandlerBuilder()
+        .forAnyState()
+        .onEvent(SpecDefined.class, (s, e) -> s.withSpec(e.spec()))
+        .onEvent(TaskPaused.class, (s, e) -> s.withPaused(true))
+        .onEvent(TaskResumed.class, (s, e) -> s.withPaused(false))
+        .onEvent(InstanceScheduled.class, (s, e) -> s.withWindow(s.window(e.window())
+            .map(w -> {
+              WindowState.Copy c = w.copy();
+              c.status = InstanceStatus.PENDING;
+              c.runKind = e.kind();
+              c.leaseUntil = null;
+              c.retryDueAt = null;
+              if (e.kind() != RunKind.RETRY) {
+                c.retries = 0;
+              }
+              return c.at(e.at());
+            })
+            .orElseGet(() -> WindowState.created(e.window(), e.start(), e.end(), e.dueAt(), InstanceStatus.PENDING, e.kind(), null, e.at())), hot))
+        .onEvent(FireSkipped.class, (s, e) -> s.window(e.window()).isPresent() ? s
+            : s.withWindow(WindowState.created(e.window(), e.start(), e.end(), e.dueAt(), InstanceStatus.SKIPPED, RunKind.FIRST,
+                e.reason() + ": " + e.detail(), e.at()), hot))
+        .onEvent(WindowMissed.class, (s, e) -> s.window(e.window()).isPresent() ? s
+            : s.withWindow(WindowState.created(e.window(), e.start(), e.end(), e.dueAt(), InstanceStatus.MISSED, RunKind.BACKFILL,
+                e.reason() + ": " + e.detail(), e.at()), hot))
+        .onEvent(AttemptStarted.class, (s, e) -> update(s, e, hot, c -> {
+          c.status = InstanceStatus.RUNNING;
+          c.attempt = e.attempt();
+          c.runKind = e.kind();
+          c.leaseUntil = e.leaseUntil();
+          c.retryDueAt = null;
+        }))
+        .onEvent(LeaseExtended.class, (s, e) -> update(s, e, hot, c -> c.leaseUntil = e.leaseUntil()))
+        .onEvent(AttemptSucceeded.class, (s, e) -> update(s.withSample(e.duration()), e, hot, c -> {
+          c.status = InstanceStatus.SUCCEEDED;
+          c.resultAttempt = e.attempt();
+          c.summary = e.summary();
+          c.artifactUri = e.artifactUri();
+          c.reason = null;
+          c.leaseUntil = null;
+        }))
+        .onEvent(AttemptFailed.class, (s, e) -> update(s.withSample(e.duration()), e, hot, c -> {
+          c.status = InstanceStatus.FAILED;
+          c.resultAttempt = e.attempt();
+          c.reason = e.reason();
+          c.leaseUntil = null;
+        }))
+        .onEvent(AttemptTimedOut.class, (s, e) -> update(s, e, hot, c -> {
+          c.status = InstanceStatus.TIMED_OUT;
+          c.reason = "lease expired at " + e.leaseUntil();
+          c.leaseUntil = null;
+        }))
+        .onEvent(LateResultRecorded.class, (s, e) -> update(s, e, hot, c -> c.resultAttempt = Math.max(c.resultAttempt, e.attempt())))
+        .onEvent(RetryScheduled.class, (s, e) -> update(s, e, hot, c -> {
+          c.status = InstanceStatus.RETRY_WAIT;
+          c.retries = e.retryNumber();
+          c.retryDueAt = e.dueAt();
+        }))
+        .onEvent(InstanceFinalFailed.class, (s, e) -> update(s, e, hot, c -> {
+          c.status = InstanceStatus.FINAL_FAILED;
+          c.reason = e.reason();
+          c.leaseUntil = null;
+          c.retryDueAt = null;
+        }))
+        .onEvent(InstanceResolved.class, (s, e) -> update(s, e, hot, c -> {
+          c.status = InstanceStatus.RESOLVED;
+          c.reason = e.note();
+        }))
+        .onEvent(InstanceCancelled.class, (s, e) -> update(s, e, hot, c -> {
+          c.status = InstanceStatus.CANCELLED;
+          c.reason = e.reason();
+          c.leaseUntil = null;
+          c.retryDueAt = null;
+        }))
+        .onEvent(EffectRecorded.class, (s, e) -> update(s, e, hot, c -> {
+          Map<String, String> next = new LinkedHashMap<>(c.effects);
+          next.putIfAbsent(e.key(), e.value());
+          c.effects = next;
+        }))
+        .build();
+  }
+
+  private static State update(State s, WindowEvent e, int hot, java.util.function.Consumer<WindowState.Copy> change) {
+    WindowState w = s.windows().get(e.window());
+    if (w == null) {
+      return s; // the window left the hot state; the journal keeps the event for audit
+    }
+    WindowState.Copy c = w.copy();
+    change.accept(c);
+    return s.withWindow(c.at(e.at()), hot);
+  }
+}

@@ -1,0 +1,215 @@
+package io.almanac.internal;
+
+import io.almanac.CronSchedule;
+import io.almanac.DstPolicy;
+import io.almanac.Firing;
+import io.almanac.Window;
+import io.almanac.WindowSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A task's time trigger: its cron schedule, its daylight-saving policy and its window spec, which
+ * together say when the task is due and for which business window (R1-R4). Immutable and
+ * thread-safe.
+ *
+ * <p>Under {@link DstPolicy.Overlap#BOTH} a nominal time in a fall-back overlap fires twice; the
+ * second firing is dropped when its window key equals the first one's (so with daily or hourly
+ * windows the repeated hour fires once, and only per-firing windows see two firings).
+ */
+public final class TaskSchedule {
+
+  private static final int MIN_INTERVAL_SAMPLE = 20;
+  private static final Duration NEVER_AGAIN = Duration.ofDays(36_500);
+
+  private final CronSchedule cron;
+  private final DstPolicy dst;
+  private final WindowSpec windows;
+  private final ZoneRules rules;
+
+  /**
+   * Combines a task's schedule parts.
+   *
+   * @param cron the cron schedule with its zone
+   * @param dst the daylight-saving policy
+   * @param windows how firings map to business windows
+   * @throws NullPointerException if a part is null
+   */
+  public TaskSchedule(CronSchedule cron, DstPolicy dst, WindowSpec windows) {
+    this.cron = Objects.requireNonNull(cron, "cron");
+    this.dst = Objects.requireNonNull(dst, "dst");
+    this.windows = Objects.requireNonNull(windows, "windows");
+    this.rules = cron.zone().getRules();
+  }
+
+  /**
+   * The cron schedule.
+   *
+   * @return the cron schedule with its zone
+   */
+  public CronSchedule cron() {
+    return cron;
+  }
+
+  /**
+   * The daylight-saving policy.
+   *
+   * @return the policy
+   */
+  public DstPolicy dst() {
+    return dst;
+  }
+
+  /**
+   * The window spec.
+   *
+   * @return how firings map to windows
+   */
+  public WindowSpec windows() {
+    return windows;
+  }
+
+  /**
+   * The zone of the task (the cron's zone), in which windows are computed (R26).
+   *
+   * @return the zone
+   */
+  public ZoneId zone() {
+    return cron.zone();
+  }
+
+  /**
+   * The next due window strictly after {@code t}.
+   *
+   * @param t the instant to search after (exclusive)
+   * @return the next firing with its window; empty if the schedule never fires again
+   */
+  public Optional<DueWindow> nextAfter(Instant t) {
+    Objects.requireNonNull(t, "t");
+    ZoneId zone = cron.zone();
+    Instant cursor = t;
+    while (true) {
+      Optional<Firing> next = cron.nextAfter(cursor, dst);
+      if (next.isEmpty()) {
+        return Optional.empty();
+      }
+      Firing firing = next.get();
+      Window window = windows.windowOf(firing.nominal(), firing.at(), zone);
+      if (dst.overlap() == DstPolicy.Overlap.BOTH) {
+        ZoneOffsetTransition overlap = rules.getTransition(firing.nominal());
+        if (overlap != null && overlap.isOverlap()) {
+          Instant firstPass = firing.nominal().toInstant(overlap.getOffsetBefore());
+          if (!firing.at().equals(firstPass)
+              && windows.windowOf(firing.nominal(), firstPass, zone).key().equals(window.key())) {
+            cursor = afterDropped(firing, overlap);
+            continue;
+          }
+        }
+      }
+      return Optional.of(new DueWindow(window, firing));
+    }
+  }
+
+  /**
+   * Where to continue after dropping a second-pass firing. The built-in daily and hourly specs key
+   * windows by the nominal time alone, so every second-pass firing of that overlap would be dropped
+   * too: skip to the overlap's end instead of looking at them one by one (an every-second cron
+   * would otherwise take 3,600 steps).
+   */
+  private Instant afterDropped(Firing dropped, ZoneOffsetTransition overlap) {
+    if (windows == WindowSpec.DAILY || windows == WindowSpec.HOURLY) {
+      Instant secondPassEnd = overlap.getInstant().plus(overlap.getDuration().abs()).minusNanos(1);
+      if (secondPassEnd.isAfter(dropped.at())) {
+        return secondPassEnd;
+      }
+    }
+    return dropped.at();
+  }
+
+  /**
+   * The due windows in {@code (fromExclusive, toInclusive]}, in order.
+   *
+   * @param fromExclusive the start (exclusive)
+   * @param toInclusive the end (inclusive)
+   * @param max the most windows to return
+   * @return up to {@code max} due windows, strictly increasing in time
+   * @throws IllegalArgumentException if {@code max} is negative
+   */
+  public List<DueWindow> dueBetween(Instant fromExclusive, Instant toInclusive, int max) {
+    Objects.requireNonNull(toInclusive, "toInclusive");
+    if (max < 0) {
+      throw new IllegalArgumentException("max must not be negative: " + max);
+    }
+    List<DueWindow> due = new ArrayList<>();
+    Instant cursor = fromExclusive;
+    while (due.size() < max) {
+      Optional<DueWindow> next = nextAfter(cursor);
+      if (next.isEmpty() || next.get().dueAt().isAfter(toInclusive)) {
+        break;
+      }
+      due.add(next.get());
+      cursor = next.get().dueAt();
+    }
+    return due;
+  }
+
+  /**
+   * The shortest time between consecutive due windows among the next 20 or so after {@code from},
+   * to compare with the task's P99 duration (R8).
+   *
+   * @param from where to start looking
+   * @return the shortest interval, always positive; 36,500 days if fewer than two firings remain
+   */
+  public Duration minInterval(Instant from) {
+    List<DueWindow> due = dueBetween(from, Instant.MAX, MIN_INTERVAL_SAMPLE + 1);
+    Duration shortest = NEVER_AGAIN;
+    for (int i = 1; i < due.size(); i++) {
+      Duration gap = Duration.between(due.get(i - 1).dueAt(), due.get(i).dueAt());
+      if (gap.compareTo(shortest) < 0) {
+        shortest = gap;
+      }
+    }
+    return shortest;
+  }
+
+  /**
+   * Two task schedules are equal when their cron, policy and window spec are.
+   *
+   * @param other the object to compare with
+   * @return whether {@code other} is the same schedule
+   */
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof TaskSchedule that
+        && cron.equals(that.cron)
+        && dst.equals(that.dst)
+        && windows.equals(that.windows);
+  }
+
+  /**
+   * A hash consistent with {@link #equals(Object)}.
+   *
+   * @return the hash
+   */
+  @Override
+  public int hashCode() {
+    return Objects.hash(cron, dst, windows);
+  }
+
+  /**
+   * A readable form.
+   *
+   * @return e.g. {@code TaskSchedule[0 0 8 * * ? Asia/Shanghai, DstPolicy[gap=SHIFT, ...], daily]}
+   */
+  @Override
+  public String toString() {
+    return "TaskSchedule[" + cron + ", " + dst + ", " + windows.name() + "]";
+  }
+}

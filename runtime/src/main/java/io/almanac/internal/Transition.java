@@ -1,0 +1,145 @@
+package io.almanac.internal;
+
+import static io.almanac.InstanceStatus.CANCELLED;
+import static io.almanac.InstanceStatus.FAILED;
+import static io.almanac.InstanceStatus.FINAL_FAILED;
+import static io.almanac.InstanceStatus.MISSED;
+import static io.almanac.InstanceStatus.PENDING;
+import static io.almanac.InstanceStatus.RESOLVED;
+import static io.almanac.InstanceStatus.RETRY_WAIT;
+import static io.almanac.InstanceStatus.RUNNING;
+import static io.almanac.InstanceStatus.SKIPPED;
+import static io.almanac.InstanceStatus.SUCCEEDED;
+import static io.almanac.InstanceStatus.TIMED_OUT;
+
+import io.almanac.IllegalTransitionException;
+import io.almanac.InstanceStatus;
+import java.util.Optional;
+
+/**
+ * The one table of allowed instance transitions (R20). A {@code from} of null means the window has
+ * no instance yet ("NEW"). {@link InstanceStatus#SUCCEEDED} and {@link InstanceStatus#RESOLVED}
+ * have no way out: no window succeeds twice. Every status change in the runtime goes through {@link
+ * #check}.
+ */
+public enum Transition {
+  /** A trigger or backfill creates the window's instance. */
+  NEW_TO_PENDING(null, PENDING),
+  /** The window fired but is not run (overlap, paused, ...), recorded with its reason. */
+  NEW_TO_SKIPPED(null, SKIPPED),
+  /** The window was due but is not caught up (outside the horizon, backfill not allowed). */
+  NEW_TO_MISSED(null, MISSED),
+  /** An executor takes the instance (compare-and-set, R21). */
+  PENDING_TO_RUNNING(PENDING, RUNNING),
+  /** Cancelled before it started. */
+  PENDING_TO_CANCELLED(PENDING, CANCELLED),
+  /** The attempt succeeded. */
+  RUNNING_TO_SUCCEEDED(RUNNING, SUCCEEDED),
+  /** The attempt failed. */
+  RUNNING_TO_FAILED(RUNNING, FAILED),
+  /** The lease expired (R23). */
+  RUNNING_TO_TIMED_OUT(RUNNING, TIMED_OUT),
+  /** Cancelled while it ran. */
+  RUNNING_TO_CANCELLED(RUNNING, CANCELLED),
+  /** The retry policy allows another attempt. */
+  FAILED_TO_RETRY_WAIT(FAILED, RETRY_WAIT),
+  /** Past the retry cap, or no backfill (R15). */
+  FAILED_TO_FINAL_FAILED(FAILED, FINAL_FAILED),
+  /** The retry policy allows another attempt after a time-out. */
+  TIMED_OUT_TO_RETRY_WAIT(TIMED_OUT, RETRY_WAIT),
+  /** Past the retry cap after a time-out, or no backfill. */
+  TIMED_OUT_TO_FINAL_FAILED(TIMED_OUT, FINAL_FAILED),
+  /** The back-off delay passed. */
+  RETRY_WAIT_TO_PENDING(RETRY_WAIT, PENDING),
+  /** Cancelled while waiting to retry. */
+  RETRY_WAIT_TO_CANCELLED(RETRY_WAIT, CANCELLED),
+  /** An operator retries a final failure (R31). */
+  FINAL_FAILED_TO_PENDING(FINAL_FAILED, PENDING),
+  /** An operator marks a final failure resolved (R31). */
+  FINAL_FAILED_TO_RESOLVED(FINAL_FAILED, RESOLVED),
+  /** An operator runs a skipped window now, or backfills it. */
+  SKIPPED_TO_PENDING(SKIPPED, PENDING),
+  /** A backfill runs a missed window. */
+  MISSED_TO_PENDING(MISSED, PENDING),
+  /** An operator retries a cancelled window. */
+  CANCELLED_TO_PENDING(CANCELLED, PENDING);
+
+  // Row 0 is "no instance yet"; row i + 1 is InstanceStatus ordinal i.
+  private static final Transition[][] TABLE =
+      new Transition[InstanceStatus.values().length + 1][InstanceStatus.values().length];
+
+  static {
+    for (Transition t : values()) {
+      TABLE[row(t.from)][t.to.ordinal()] = t;
+    }
+  }
+
+  private final InstanceStatus from;
+  private final InstanceStatus to;
+
+  Transition(InstanceStatus from, InstanceStatus to) {
+    this.from = from;
+    this.to = to;
+  }
+
+  /**
+   * @return the status before, or null for "no instance yet"
+   */
+  public InstanceStatus from() {
+    return from;
+  }
+
+  /**
+   * @return the status after
+   */
+  public InstanceStatus to() {
+    return to;
+  }
+
+  /**
+   * The transition from {@code from} to {@code to}, if the table has it.
+   *
+   * @param from the current status, or null when the window has no instance yet
+   * @param to the status asked for
+   * @return the transition, or empty if it is not allowed
+   */
+  public static Optional<Transition> find(InstanceStatus from, InstanceStatus to) {
+    return Optional.ofNullable(lookup(from, to));
+  }
+
+  /**
+   * Whether the table allows {@code from -> to}.
+   *
+   * @param from the current status, or null when the window has no instance yet
+   * @param to the status asked for
+   * @return true if allowed
+   */
+  public static boolean isAllowed(InstanceStatus from, InstanceStatus to) {
+    return lookup(from, to) != null;
+  }
+
+  /**
+   * The transition from {@code from} to {@code to}, or a refusal.
+   *
+   * @param from the current status, or null when the window has no instance yet
+   * @param to the status asked for
+   * @param window the window key, for the message
+   * @return the transition
+   * @throws IllegalTransitionException if the table does not allow it
+   */
+  public static Transition check(InstanceStatus from, InstanceStatus to, String window) {
+    Transition t = lookup(from, to);
+    if (t == null) {
+      throw new IllegalTransitionException(from, to, window);
+    }
+    return t;
+  }
+
+  private static Transition lookup(InstanceStatus from, InstanceStatus to) {
+    return to == null ? null : TABLE[row(from)][to.ordinal()];
+  }
+
+  private static int row(InstanceStatus from) {
+    return from == null ? 0 : from.ordinal() + 1;
+  }
+}

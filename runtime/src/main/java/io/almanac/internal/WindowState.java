@@ -1,0 +1,113 @@
+package io.almanac.internal;
+
+import io.almanac.InstanceStatus;
+import io.almanac.RunKind;
+import io.almanac.WindowKey;
+import io.almanac.WindowView;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The hot state of one window of a task: its instance's status and attempt, lease, retry due time,
+ * result and effect ledger. Immutable; changed only by the entity's event handler. Part of the
+ * snapshot: never rename a component without a migration. INTERNAL API.
+ *
+ * @param key the window key
+ * @param start the window's start
+ * @param end the window's end
+ * @param dueAt when the window fired or was due
+ * @param status the instance's status
+ * @param runKind why the current or last attempt runs
+ * @param attempt the current or last attempt number (0 before the first); the fencing token
+ * @param retries retries scheduled since the window was (re)opened
+ * @param resultAttempt the last attempt whose job result was recorded (dedupes repeated results)
+ * @param leaseUntil lease expiry of the running attempt, or null
+ * @param retryDueAt when the waiting retry is due, or null
+ * @param summary the success summary, or null
+ * @param artifactUri the success artifact, or null
+ * @param reason the last failure / skip / miss / cancel / resolve reason, or null
+ * @param effects the window's effect ledger (R19)
+ * @param createdAt when the instance was created
+ * @param updatedAt when it last changed
+ */
+public record WindowState(
+    String key,
+    Instant start,
+    Instant end,
+    Instant dueAt,
+    InstanceStatus status,
+    RunKind runKind,
+    int attempt,
+    int retries,
+    int resultAttempt,
+    Instant leaseUntil,
+    Instant retryDueAt,
+    String summary,
+    String artifactUri,
+    String reason,
+    Map<String, String> effects,
+    Instant createdAt,
+    Instant updatedAt) {
+
+  /** Canonical constructor: the ledger is never null and never shared mutable. */
+  public WindowState {
+    effects = effects == null || effects.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(effects));
+  }
+
+  static WindowState created(
+      String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind, String reason, Instant at) {
+    return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, reason, Map.of(), at, at);
+  }
+
+  Copy copy() {
+    return new Copy(this);
+  }
+
+  /**
+   * @param taskId the task's id
+   * @param maxRetries the task's retry cap
+   * @return the public view of this window
+   */
+  public WindowView view(String taskId, int maxRetries) {
+    return new WindowView(taskId, WindowKey.of(key), start, end, dueAt, status, runKind, attempt, retries, maxRetries,
+        leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt);
+  }
+
+  /** A mutable copy used only inside the event handler to build the next immutable state. */
+  static final class Copy {
+    InstanceStatus status;
+    RunKind runKind;
+    int attempt;
+    int retries;
+    int resultAttempt;
+    Instant leaseUntil;
+    Instant retryDueAt;
+    String summary;
+    String artifactUri;
+    String reason;
+    Map<String, String> effects;
+    private final WindowState from;
+
+    private Copy(WindowState w) {
+      from = w;
+      status = w.status;
+      runKind = w.runKind;
+      attempt = w.attempt;
+      retries = w.retries;
+      resultAttempt = w.resultAttempt;
+      leaseUntil = w.leaseUntil;
+      retryDueAt = w.retryDueAt;
+      summary = w.summary;
+      artifactUri = w.artifactUri;
+      reason = w.reason;
+      effects = w.effects;
+    }
+
+    WindowState at(Instant updatedAt) {
+      return new WindowState(from.key, from.start, from.end, from.dueAt, status, runKind, attempt, retries, resultAttempt,
+          leaseUntil, retryDueAt, summary, artifactUri, reason, effects, from.createdAt, updatedAt);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package io.almanac;
+
+import static java.time.Duration.ofHours;
+import static java.time.Duration.ofMinutes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.fasterxml.jackson.module.paramnames.ParameterNamesModule;
+import io.almanac.internal.DurationSamples;
+import io.almanac.internal.Transition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The persisted policies survive Jackson as Pekko's serializer configures it, and plain Jackson.
+ */
+class JsonRoundTripTest {
+
+  static Stream<Arguments> mappers() {
+    // Pekko's jackson serializer writes Durations as ISO text (WRITE_DURATIONS_AS_TIMESTAMPS off);
+    // plain Jackson writes them as numbers. Both must round-trip.
+    ObjectMapper pekkoLike =
+        JsonMapper.builder()
+            .addModule(new ParameterNamesModule())
+            .addModule(new Jdk8Module())
+            .addModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+            .build();
+    ObjectMapper plain = new ObjectMapper().findAndRegisterModules();
+    return Stream.of(Arguments.of("pekko-like", pekkoLike), Arguments.of("plain", plain));
+  }
+
+  static Stream<Arguments> values() {
+    List<Object> values = new ArrayList<>();
+    values.add(BackfillPolicy.none());
+    values.add(BackfillPolicy.immediate());
+    values.add(BackfillPolicy.delayed(ofMinutes(5), ofMinutes(15), ofMinutes(30)));
+    values.add(BackfillPolicy.exponential(ofMinutes(5), 2.0, ofHours(1), 0.25));
+    values.add(BackfillPolicy.exponential(Duration.ofMillis(1500), 1.5, Duration.ofSeconds(90), 0));
+    values.add(BackfillPolicy.windowed(ofHours(24)));
+    values.add(RetryPolicy.DEFAULT);
+    values.add(new RetryPolicy(0));
+    values.add(CatchUpPolicy.DEFAULT);
+    values.add(new CatchUpPolicy(Duration.ZERO));
+    values.add(LeasePolicy.DEFAULT);
+    values.add(new LeasePolicy(Duration.ofSeconds(30), ofHours(6), 2.25, 5));
+    values.add(DurationSamples.empty());
+    values.add(DurationSamples.of(3, List.of(120_000L, 5L, 7_200_000L)));
+    values.addAll(List.of(OverlapPolicy.values()));
+    values.addAll(List.of(InstanceStatus.values()));
+    values.addAll(List.of(BackfillPolicy.Mode.values()));
+    values.addAll(List.of(Transition.values()));
+    return mappers()
+        .flatMap(m -> values.stream().map(v -> Arguments.of(m.get()[0], m.get()[1], v)));
+  }
+
+  @ParameterizedTest(name = "R20 {0}: {2}")
+  @MethodSource("values")
+  @DisplayName("persisted policies and statuses round-trip through Jackson")
+  void roundTrips(String mapperName, ObjectMapper mapper, Object value) throws Exception {
+    String json = mapper.writeValueAsString(value);
+    Object back = mapper.readValue(json, value.getClass());
+    assertEquals(value, back, json);
+    if (value.getClass().isEnum()
+        || value.getClass().getEnclosingClass() != null
+            && value.getClass().getEnclosingClass().isEnum()) {
+      assertEquals('"' + ((Enum<?>) value).name() + '"', json);
+    }
+  }
+
+  static Stream<Arguments> records() {
+    return mappers()
+        .flatMap(
+            m ->
+                Stream.of(
+                        BackfillPolicy.DEFAULT,
+                        RetryPolicy.DEFAULT,
+                        CatchUpPolicy.DEFAULT,
+                        LeasePolicy.DEFAULT,
+                        DurationSamples.empty())
+                    .map(v -> Arguments.of(m.get()[0], m.get()[1], v)));
+  }
+
+  @ParameterizedTest(name = "{0}: {2}")
+  @MethodSource("records")
+  @DisplayName("records serialize exactly their components, no derived properties")
+  void onlyComponentsAreProperties(String mapperName, ObjectMapper mapper, Record value)
+      throws Exception {
+    JsonNode node = mapper.valueToTree(value);
+    Set<String> names = new TreeSet<>();
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      names.add(it.next());
+    }
+    Set<String> components = new TreeSet<>();
+    for (var c : value.getClass().getRecordComponents()) {
+      components.add(c.getName());
+    }
+    assertEquals(components, names);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mappers")
+  @DisplayName("R33 a stored policy with a bad value is refused when read, naming the field")
+  void badStoredValueIsRefused(String mapperName, ObjectMapper mapper) {
+    Exception e =
+        assertThrows(
+            Exception.class, () -> mapper.readValue("{\"maxRetries\":-2}", RetryPolicy.class));
+    Throwable cause = e;
+    while (cause != null && !(cause instanceof InvalidSpecException)) {
+      cause = cause.getCause();
+    }
+    assertTrue(cause instanceof InvalidSpecException, String.valueOf(e));
+    assertEquals("maxRetries", ((InvalidSpecException) cause).field());
+  }
+}

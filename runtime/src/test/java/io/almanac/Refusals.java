@@ -1,0 +1,26 @@
+package io.almanac;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.function.Executable;
+
+/** Asserts R33 refusals: the exception names the field and the value. */
+public final class Refusals {
+  private Refusals() {}
+
+  /**
+   * @param field the field the refusal must name
+   * @param value the value, as text, the message must contain
+   * @param code the code that must refuse
+   * @return the refusal, for further checks
+   */
+  public static InvalidSpecException assertRefused(String field, String value, Executable code) {
+    InvalidSpecException e = assertThrows(InvalidSpecException.class, code);
+    assertEquals(field, e.field(), e.getMessage());
+    assertTrue(e.getMessage().startsWith(field + " '"), e.getMessage());
+    assertTrue(e.getMessage().contains("'" + value + "'"), e.getMessage());
+    return e;
+  }
+}

@@ -1,0 +1,130 @@
+package io.almanac.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
+import io.almanac.DstPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.LeasePolicy;
+import io.almanac.MissReason;
+import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.WindowSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.SerializerWithStringManifest;
+import org.apache.pekko.serialization.jackson.JacksonJsonSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Every event and snapshot type round-trips through the serializer Pekko binds for it (Jackson
+ * JSON). The list of fixtures is checked against the event types the entity declares, so a new
+ * event cannot be added without a serialization test.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class EventSerializationTest {
+
+  private final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.load());
+  private final Serialization serialization = SerializationExtension.get(testKit.system().classicSystem());
+
+  private static final Instant AT = Instant.parse("2026-11-29T00:00:00Z");
+  private static final String W = "2026-11-29";
+
+  static TaskSpec fullSpec() {
+    return new TaskSpec("daily-digest", "0 0 8 * * ?", "Asia/Shanghai", WindowSpec.HOURLY.name(),
+        new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.BOTH), OverlapPolicy.BUFFER_ONE,
+        BackfillPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1), new RetryPolicy(5),
+        new CatchUpPolicy(Duration.ofHours(6)), new LeasePolicy(Duration.ofMinutes(2), Duration.ofHours(1), 1.5, 10),
+        "news-digest", "the field report's 08:00 digest");
+  }
+
+  static List<TaskEntity.Event> fixtures() {
+    Instant start = AT.minus(Duration.ofHours(8));
+    Instant end = start.plus(Duration.ofDays(1));
+    return List.of(
+        new TaskEntity.SpecDefined(fullSpec(), AT),
+        new TaskEntity.TaskPaused(AT),
+        new TaskEntity.TaskResumed(AT),
+        new TaskEntity.InstanceScheduled(W, start, end, AT, RunKind.BACKFILL, AT),
+        new TaskEntity.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
+        new TaskEntity.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
+        new TaskEntity.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), AT),
+        new TaskEntity.LeaseExtended(W, 2, AT.plusSeconds(180), AT),
+        new TaskEntity.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items", "s3://b/k", AT),
+        new TaskEntity.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT),
+        new TaskEntity.AttemptTimedOut(W, 2, AT.plusSeconds(90), AT),
+        new TaskEntity.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED, "after the lease", AT),
+        new TaskEntity.RetryScheduled(W, 1, AT.plusSeconds(300), AT),
+        new TaskEntity.InstanceFinalFailed(W, "retry cap 3 reached", AT),
+        new TaskEntity.InstanceResolved(W, "sent by hand", AT),
+        new TaskEntity.InstanceCancelled(W, 1, "operator", AT),
+        new TaskEntity.EffectRecorded(W, 1, "push:wechat", "msg-1", AT));
+  }
+
+  static TaskEntity.State snapshot() {
+    WindowState w = new WindowState(W, AT.minus(Duration.ofHours(8)), AT.plus(Duration.ofHours(16)), AT,
+        InstanceStatus.RETRY_WAIT, RunKind.RETRY, 2, 1, 2, null, AT.plusSeconds(300), null, null, "tool timeout",
+        Map.of("push:wechat", "msg-1"), AT, AT.plusSeconds(5));
+    return new TaskEntity.State(fullSpec(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
+        DurationSamples.of(100, List.of(1000L, 2000L, 3000L)));
+  }
+
+  @AfterAll
+  void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  private Object roundTrip(Object value) {
+    Serializer serializer = serialization.findSerializerFor(value);
+    assertTrue(serializer instanceof JacksonJsonSerializer, value.getClass() + " must be bound to Jackson JSON, is " + serializer);
+    byte[] bytes = serializer.toBinary(value);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+    return serialization.deserialize(bytes, serializer.identifier(), manifest).get();
+  }
+
+  @Test
+  @DisplayName("every event type declared by TaskEntity has a fixture here")
+  void everyEventTypeHasAFixture() {
+    Set<Class<?>> declared = Arrays.stream(TaskEntity.class.getDeclaredClasses())
+        .filter(c -> TaskEntity.Event.class.isAssignableFrom(c) && !c.isInterface())
+        .collect(Collectors.toSet());
+    Set<Class<?>> covered = fixtures().stream().map(Object::getClass).collect(Collectors.toSet());
+    assertEquals(declared, covered);
+  }
+
+  @Test
+  @DisplayName("every event round-trips unchanged through Jackson JSON")
+  void eventsRoundTrip() {
+    for (TaskEntity.Event e : fixtures()) {
+      assertEquals(e, roundTrip(e), e.getClass().getSimpleName());
+    }
+  }
+
+  @Test
+  @DisplayName("the snapshot (state with spec, windows, ledger, samples) round-trips unchanged")
+  void snapshotRoundTrips() {
+    TaskEntity.State s = snapshot();
+    assertEquals(s, roundTrip(s));
+    TaskEntity.State empty = TaskEntity.State.empty(100);
+    assertEquals(empty, roundTrip(empty));
+  }
+}

@@ -1,0 +1,593 @@
+package io.almanac.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.LeasePolicy;
+import io.almanac.MissReason;
+import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
+import io.almanac.RunKind;
+import io.almanac.SettableClock;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.TaskView;
+import io.almanac.WindowKey;
+import io.almanac.WindowSpec;
+import io.almanac.WindowView;
+import io.almanac.internal.TaskEntity.AttemptGrant;
+import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.internal.TaskEntity.Event;
+import io.almanac.internal.TaskEntity.FireKind;
+import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskEntity.State;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit.CommandResultWithReply;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The task entity's window state machine, driven through the EventSourcedBehaviorTestKit (which
+ * also checks that every command, event and state serializes). Time comes from a SettableClock.
+ */
+@ExtendWith(TestKitJUnit5Extension.class)
+@ExtendWith(LogCapturingExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TaskEntityTest {
+
+  static final Config CONFIG = EventSourcedBehaviorTestKit.config()
+      .withFallback(ConfigFactory.parseString("almanac.task.hot-windows = 20"))
+      .withFallback(ConfigFactory.load());
+
+  @JUnit5TestKit
+  public ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(CONFIG).build();
+
+  private static final AtomicInteger IDS = new AtomicInteger();
+  private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z"); // 08:00 Asia/Shanghai
+
+  private final SettableClock clock = new SettableClock(T0);
+
+  private String newId() {
+    return "task-" + IDS.incrementAndGet();
+  }
+
+  private TaskSpec.Builder daily(String id) {
+    return TaskSpec.builder(id).cron("0 0 8 * * ? Asia/Shanghai");
+  }
+
+  private EventSourcedBehaviorTestKit<Command, Event, State> kit(TaskSpec spec) {
+    clock.set(T0);
+    EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
+        testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG)));
+    CommandResultWithReply<Command, Event, State, StatusReply<Done>> r = kit.runCommand(ref -> new TaskEntity.Define(spec, ref));
+    assertTrue(r.reply().isSuccess(), () -> "define failed: " + r.reply());
+    return kit;
+  }
+
+  /** The daily window of a date in Asia/Shanghai, due at 08:00 local = 00:00 UTC. */
+  private static TaskEntity.Fire fireDaily(String date, FireKind kind, org.apache.pekko.actor.typed.ActorRef<StatusReply<FireOutcome>> ref) {
+    Instant start = Instant.parse(date + "T00:00:00Z").minus(Duration.ofHours(8));
+    return new TaskEntity.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)), start.plus(Duration.ofHours(8)), kind, ref);
+  }
+
+  private static FireOutcome fire(EventSourcedBehaviorTestKit<Command, Event, State> kit, String date) {
+    return fire(kit, date, FireKind.ON_TIME);
+  }
+
+  private static FireOutcome fire(EventSourcedBehaviorTestKit<Command, Event, State> kit, String date, FireKind kind) {
+    CommandResultWithReply<Command, Event, State, StatusReply<FireOutcome>> r = kit.runCommand(ref -> fireDaily(date, kind, ref));
+    assertTrue(r.reply().isSuccess(), () -> "fire failed: " + r.reply());
+    return r.reply().getValue();
+  }
+
+  private static AttemptGrant start(EventSourcedBehaviorTestKit<Command, Event, State> kit, String window) {
+    StatusReply<AttemptGrant> reply = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of(window), ref)).reply();
+    assertTrue(reply.isSuccess(), () -> "start failed: " + reply);
+    return reply.getValue();
+  }
+
+  private static CommandResultWithReply<Command, Event, State, StatusReply<Done>> finish(
+      EventSourcedBehaviorTestKit<Command, Event, State> kit, String window, int attempt, JobResult result, Duration took) {
+    return kit.runCommand(ref -> new TaskEntity.FinishAttempt(WindowKey.of(window), attempt, result, took, ref));
+  }
+
+  private static WindowState window(EventSourcedBehaviorTestKit<Command, Event, State> kit, String key) {
+    WindowState w = kit.getState().windows().get(key);
+    assertNotNull(w, "window " + key + " not in state");
+    return w;
+  }
+
+  /** The one event of the given type among a command's events. */
+  private static <E extends Event> E ev(EventSourcedBehaviorTestKit.CommandResult<Command, Event, State> r, Class<E> type) {
+    List<E> found = r.events().stream().filter(type::isInstance).map(type::cast).toList();
+    assertEquals(1, found.size(), () -> "expected one " + type.getSimpleName() + " in " + r.events());
+    return found.get(0);
+  }
+
+  @Test
+  @DisplayName("R1/R5: a fired window becomes one PENDING instance; a repeated fire is acknowledged and changes nothing")
+  void firesOnceAndIgnoresDuplicates() {
+    var kit = kit(daily(newId()).build());
+    CommandResultWithReply<Command, Event, State, StatusReply<FireOutcome>> first = kit.runCommand(ref -> fireDaily("2026-11-29", FireKind.ON_TIME, ref));
+    assertEquals(Decision.SCHEDULED, first.reply().getValue().decision());
+    TaskEntity.InstanceScheduled e = ev(first, TaskEntity.InstanceScheduled.class);
+    assertEquals("2026-11-29", e.window());
+    assertEquals(RunKind.FIRST, e.kind());
+    assertEquals(Instant.parse("2026-11-29T00:00:00Z"), e.dueAt());
+
+    var again = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-29", FireKind.ON_TIME, ref));
+    assertEquals(Decision.DUPLICATE, again.reply().getValue().decision());
+    assertTrue(again.hasNoEvents());
+    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
+  }
+
+  @Test
+  @DisplayName("R5: 1,000 fires for one window, shuffled among fires of other windows, make exactly one instance")
+  void thousandDuplicateFiresMakeOneInstance() {
+    var kit = kit(daily(newId()).overlap(OverlapPolicy.ALLOW).build());
+    List<String> fires = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      fires.add("2026-11-29");
+    }
+    for (int d = 1; d <= 9; d++) {
+      for (int i = 0; i < 20; i++) {
+        fires.add("2026-11-2" + (d - 1 < 9 ? String.valueOf(d - 1) : "9")); // 2026-11-20 .. 2026-11-28
+      }
+    }
+    Collections.shuffle(fires, new Random(42));
+    clock.set(Instant.parse("2026-11-19T00:00:00Z")); // every fire is on time or early
+    int scheduled = 0;
+    int duplicates = 0;
+    for (String date : fires) {
+      FireOutcome o = fire(kit, date);
+      if (o.decision() == Decision.SCHEDULED) {
+        scheduled++;
+      } else {
+        assertEquals(Decision.DUPLICATE, o.decision());
+        duplicates++;
+      }
+    }
+    assertEquals(10, scheduled, "one instance per distinct window");
+    assertEquals(fires.size() - 10, duplicates);
+    assertEquals(10, kit.getState().windows().size());
+    long eventsForTarget = kit.persistenceTestKit()
+        .persistedInStorage(TaskEntity.persistenceId(kit.getState().spec().id()).id()).stream()
+        .filter(e -> e instanceof TaskEntity.WindowEvent we && we.window().equals("2026-11-29"))
+        .count();
+    assertEquals(1, eventsForTarget, "exactly one journal event for the window fired 1,000 times");
+  }
+
+  @Test
+  @DisplayName("R21: PENDING -> RUNNING is a compare-and-set: a second start of the same attempt is refused")
+  void secondStartIsRefused() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    AttemptGrant grant = start(kit, "2026-11-29");
+    assertEquals(1, grant.attempt());
+    assertEquals(RunKind.FIRST, grant.kind());
+    assertEquals(LeasePolicy.DEFAULT.ceiling(), Duration.between(T0, grant.leaseUntil()), "ceiling until enough samples (R23)");
+    var second = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), ref));
+    assertTrue(second.reply().isError());
+    assertTrue(second.reply().getError().getMessage().contains("RUNNING, not PENDING"), second.reply().getError().getMessage());
+    assertTrue(second.hasNoEvents());
+  }
+
+  @Test
+  @DisplayName("R20/R22: a success records summary, artifact, duration; the window never succeeds twice")
+  void successIsRecordedOnce() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    clock.advance(Duration.ofMinutes(3));
+    var done = finish(kit, "2026-11-29", 1, JobResult.success("12 items digested", "s3://bucket/digest/2026-11-29.md"), Duration.ofMinutes(3));
+    assertTrue(done.reply().isSuccess());
+    TaskEntity.AttemptSucceeded ok = ev(done, TaskEntity.AttemptSucceeded.class);
+    assertEquals(Duration.ofMinutes(3), ok.duration());
+    WindowState w = window(kit, "2026-11-29");
+    assertEquals(InstanceStatus.SUCCEEDED, w.status());
+    assertEquals("12 items digested", w.summary());
+    assertEquals("s3://bucket/digest/2026-11-29.md", w.artifactUri());
+    assertEquals(1, kit.getState().samples().count());
+
+    // the executor repeats its report until acknowledged: no second event
+    assertTrue(finish(kit, "2026-11-29", 1, JobResult.success("12 items digested"), Duration.ofMinutes(3)).hasNoEvents());
+    // a later fire, a run-now or a backfill of the window cannot run it again
+    assertEquals(Decision.DUPLICATE, fire(kit, "2026-11-29").decision());
+    var backfill = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+        Instant.parse("2026-11-28T12:00:00Z"), Instant.parse("2026-11-29T12:00:00Z"), ref));
+    FireOutcome o = backfill.reply().getValue().outcomes().get(0);
+    assertEquals(Decision.SKIPPED, o.decision());
+    assertEquals(SkipReason.WINDOW_EXISTS, ev(backfill, TaskEntity.FireSkipped.class).reason(), "R7: recorded with its reason");
+    var startAgain = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), ref));
+    assertTrue(startAgain.reply().isError());
+    assertEquals(InstanceStatus.SUCCEEDED, window(kit, "2026-11-29").status());
+  }
+
+  @Test
+  @DisplayName("R6/R7: overlap SKIP records the new window as skipped while the previous one runs")
+  void skipsWindowWhilePreviousRuns() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
+    assertEquals(Decision.SKIPPED, r.reply().getValue().decision());
+    TaskEntity.FireSkipped e = ev(r, TaskEntity.FireSkipped.class);
+    assertEquals(SkipReason.PREVIOUS_RUNNING, e.reason());
+    assertTrue(e.detail().contains("2026-11-29"), e.detail());
+    assertEquals(InstanceStatus.SKIPPED, window(kit, "2026-11-30").status());
+  }
+
+  @Test
+  @DisplayName("R6: overlap BUFFER_ONE keeps one waiting window, which starts after the running one ends")
+  void buffersOneWindow() {
+    var kit = kit(daily(newId()).overlap(OverlapPolicy.BUFFER_ONE).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    assertEquals(Decision.SCHEDULED, fire(kit, "2026-11-30").decision());
+    clock.set(Instant.parse("2026-12-01T00:00:00Z"));
+    FireOutcome third = fire(kit, "2026-12-01");
+    assertEquals(Decision.SKIPPED, third.decision());
+    assertTrue(third.reason().startsWith("BUFFER_FULL"), third.reason());
+    var refused = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-30"), ref));
+    assertTrue(refused.reply().isError(), "the buffered window waits for the running one");
+    finish(kit, "2026-11-29", 1, JobResult.success("ok"), Duration.ofHours(49));
+    assertEquals(1, start(kit, "2026-11-30").attempt());
+  }
+
+  @Test
+  @DisplayName("R6: overlap ALLOW runs windows concurrently")
+  void allowsConcurrentWindows() {
+    var kit = kit(daily(newId()).overlap(OverlapPolicy.ALLOW).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    assertEquals(Decision.SCHEDULED, fire(kit, "2026-11-30").decision());
+    start(kit, "2026-11-30");
+    assertEquals(InstanceStatus.RUNNING, window(kit, "2026-11-29").status());
+    assertEquals(InstanceStatus.RUNNING, window(kit, "2026-11-30").status());
+  }
+
+  @Test
+  @DisplayName("R6: overlap CANCEL_PREVIOUS cancels the running window and schedules the new one")
+  void cancelsPrevious() {
+    var kit = kit(daily(newId()).overlap(OverlapPolicy.CANCEL_PREVIOUS).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
+    assertEquals(2, r.events().size());
+    assertInstanceOf(TaskEntity.InstanceCancelled.class, r.events().get(0));
+    assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
+    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-30").status());
+    // the cancelled attempt's late result is recorded for audit but cannot succeed the window
+    var late = finish(kit, "2026-11-29", 1, JobResult.success("late"), Duration.ofHours(25));
+    assertInstanceOf(TaskEntity.LateResultRecorded.class, late.event());
+    assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
+  }
+
+  @Test
+  @DisplayName("R7/R31: a paused task records fires as skipped; resumed, it runs them again")
+  void pauseAndResume() {
+    var kit = kit(daily(newId()).build());
+    assertInstanceOf(TaskEntity.TaskPaused.class, kit.runCommand(TaskEntity.Pause::new).event());
+    assertTrue(kit.runCommand(TaskEntity.Pause::new).hasNoEvents(), "pausing twice changes nothing");
+    FireOutcome o = fire(kit, "2026-11-29");
+    assertEquals(Decision.SKIPPED, o.decision());
+    assertEquals(InstanceStatus.SKIPPED, window(kit, "2026-11-29").status());
+    assertTrue(window(kit, "2026-11-29").reason().startsWith("PAUSED"));
+    kit.runCommand(TaskEntity.Resume::new);
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    assertEquals(Decision.SCHEDULED, fire(kit, "2026-11-30").decision());
+  }
+
+  @Test
+  @DisplayName("R12/R14: catch-up is missed for a non-backfillable task or outside the horizon, run otherwise")
+  void catchUpFollowsBackfillAndHorizon() {
+    var plain = kit(daily(newId()).build());
+    clock.set(Instant.parse("2026-11-29T03:00:00Z")); // 3 h after the window was due
+    FireOutcome o = fire(plain, "2026-11-29", FireKind.CATCH_UP);
+    assertEquals(Decision.MISSED, o.decision());
+    assertEquals(InstanceStatus.MISSED, window(plain, "2026-11-29").status());
+    assertTrue(window(plain, "2026-11-29").reason().startsWith(MissReason.BACKFILL_NOT_ALLOWED.name()));
+
+    var backfillable = kit(daily(newId()).backfill(BackfillPolicy.immediate()).catchUp(new CatchUpPolicy(Duration.ofHours(24))).build());
+    clock.set(Instant.parse("2026-11-29T03:00:00Z"));
+    FireOutcome caught = fire(backfillable, "2026-11-29", FireKind.CATCH_UP);
+    assertEquals(Decision.SCHEDULED, caught.decision());
+    assertEquals(RunKind.BACKFILL, window(backfillable, "2026-11-29").runKind());
+    clock.set(Instant.parse("2026-12-02T00:00:00Z"));
+    FireOutcome old = fire(backfillable, "2026-11-30", FireKind.CATCH_UP);
+    assertEquals(Decision.MISSED, old.decision());
+    assertTrue(old.reason().startsWith(MissReason.OUTSIDE_HORIZON.name()), old.reason());
+    // an on-time fire that arrives later than the grace counts as catch-up as well
+    clock.set(Instant.parse("2026-12-05T00:00:00Z"));
+    assertEquals(Decision.MISSED, fire(plain, "2026-12-02").decision());
+  }
+
+  @Test
+  @DisplayName("R12/R15/R31: a non-backfillable failure is FINAL_FAILED in the queue; an operator retries or resolves it")
+  void failureWithoutBackfillGoesToInterventionQueue() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    var r = finish(kit, "2026-11-29", 1, JobResult.failure("model returned malformed JSON"), Duration.ofSeconds(40));
+    assertEquals(2, r.events().size());
+    assertInstanceOf(TaskEntity.AttemptFailed.class, r.events().get(0));
+    TaskEntity.InstanceFinalFailed ff = (TaskEntity.InstanceFinalFailed) r.events().get(1);
+    assertTrue(ff.reason().contains("not backfillable"), ff.reason());
+    List<WindowView> queue = kit.<StatusReply<TaskEntity.WindowList>>runCommand(TaskEntity.GetInterventionQueue::new).reply().getValue().windows();
+    assertEquals(1, queue.size());
+    assertEquals(InstanceStatus.FINAL_FAILED, queue.get(0).status());
+
+    assertTrue(kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Retry(WindowKey.of("2026-11-29"), ref)).reply().isSuccess());
+    assertEquals(RunKind.MANUAL, window(kit, "2026-11-29").runKind());
+    AttemptGrant second = start(kit, "2026-11-29");
+    assertEquals(2, second.attempt(), "the attempt number keeps counting: it is the fencing token");
+    finish(kit, "2026-11-29", 2, JobResult.failure("still broken"), Duration.ofSeconds(40));
+    var resolved = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Resolve(WindowKey.of("2026-11-29"), "digest sent by hand", ref));
+    assertTrue(resolved.reply().isSuccess());
+    assertEquals(InstanceStatus.RESOLVED, window(kit, "2026-11-29").status());
+    var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Resolve(WindowKey.of("2026-11-29"), "again", ref));
+    assertTrue(again.reply().getError().getMessage().contains("RESOLVED -> RESOLVED"), again.reply().getError().getMessage());
+  }
+
+  @Test
+  @DisplayName("R13/R15: delayed back-off 5, 15, 30 min; after the cap of 3 retries the window is FINAL_FAILED")
+  void retriesWithBackoffUntilCap() {
+    var kit = kit(daily(newId())
+        .backfill(BackfillPolicy.delayed(Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(30)))
+        .build());
+    fire(kit, "2026-11-29");
+    Duration[] delays = {Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(30)};
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      AttemptGrant g = start(kit, "2026-11-29");
+      assertEquals(attempt, g.attempt());
+      assertEquals(attempt == 1 ? RunKind.FIRST : RunKind.RETRY, g.kind(), "R18: the job knows it is a retry");
+      var failed = finish(kit, "2026-11-29", attempt, JobResult.failure("tool timeout"), Duration.ofSeconds(10));
+      TaskEntity.RetryScheduled rs = ev(failed, TaskEntity.RetryScheduled.class);
+      assertEquals(attempt, rs.retryNumber());
+      assertEquals(clock.instant().plus(delays[attempt - 1]), rs.dueAt());
+      assertEquals(InstanceStatus.RETRY_WAIT, window(kit, "2026-11-29").status());
+      var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
+      assertTrue(early.reply().isError(), "not due yet");
+      clock.set(rs.dueAt());
+      var released = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
+      assertEquals(RunKind.RETRY, ev(released, TaskEntity.InstanceScheduled.class).kind());
+    }
+    start(kit, "2026-11-29");
+    var last = finish(kit, "2026-11-29", 4, JobResult.failure("tool timeout"), Duration.ofSeconds(10));
+    TaskEntity.InstanceFinalFailed ff = ev(last, TaskEntity.InstanceFinalFailed.class);
+    assertTrue(ff.reason().contains("retry cap " + RetryPolicy.DEFAULT_MAX_RETRIES), ff.reason());
+    assertEquals(3, window(kit, "2026-11-29").retries());
+  }
+
+  @Test
+  @DisplayName("R23: a lease expiry times the attempt out; its late result is recorded but cannot succeed the window")
+  void leaseExpiryFencesTheAttempt() {
+    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    fire(kit, "2026-11-29");
+    AttemptGrant g = start(kit, "2026-11-29");
+    clock.set(g.leaseUntil().minusSeconds(1));
+    var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
+    assertTrue(early.hasNoEvents(), "lease not expired yet");
+    clock.set(g.leaseUntil().plusSeconds(1));
+    var expired = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
+    assertInstanceOf(TaskEntity.AttemptTimedOut.class, expired.events().get(0));
+    // immediate back-off: the retry is PENDING at once
+    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
+    var late = finish(kit, "2026-11-29", 1, JobResult.success("finished after all"), Duration.ofHours(3));
+    assertInstanceOf(TaskEntity.LateResultRecorded.class, late.event());
+    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
+    AttemptGrant second = start(kit, "2026-11-29");
+    assertEquals(2, second.attempt());
+    finish(kit, "2026-11-29", 2, JobResult.success("done"), Duration.ofMinutes(2));
+    assertEquals(InstanceStatus.SUCCEEDED, window(kit, "2026-11-29").status());
+    assertEquals("done", window(kit, "2026-11-29").summary());
+  }
+
+  @Test
+  @DisplayName("R23: a result reported after the lease expired, before the expiry was processed, is a timeout")
+  void resultPastLeaseIsNotASuccess() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    AttemptGrant g = start(kit, "2026-11-29");
+    clock.set(g.leaseUntil().plusSeconds(5));
+    var r = finish(kit, "2026-11-29", 1, JobResult.success("too late"), Duration.ofHours(2));
+    assertInstanceOf(TaskEntity.AttemptTimedOut.class, r.events().get(0));
+    assertInstanceOf(TaskEntity.LateResultRecorded.class, r.events().get(r.events().size() - 1));
+    assertEquals(InstanceStatus.FINAL_FAILED, window(kit, "2026-11-29").status());
+  }
+
+  @Test
+  @DisplayName("R23: heartbeats extend the lease of the running attempt only")
+  void heartbeatExtendsLease() {
+    var kit = kit(daily(newId()).lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(10), 1.5, 20)).build());
+    fire(kit, "2026-11-29");
+    AttemptGrant g = start(kit, "2026-11-29");
+    assertEquals(T0.plus(Duration.ofMinutes(10)), g.leaseUntil());
+    clock.advance(Duration.ofMinutes(8));
+    var hb = kit.<StatusReply<TaskEntity.LeaseGranted>>runCommand(ref -> new TaskEntity.Heartbeat(WindowKey.of("2026-11-29"), 1, ref));
+    assertEquals(T0.plus(Duration.ofMinutes(18)), hb.reply().getValue().leaseUntil());
+    assertInstanceOf(TaskEntity.LeaseExtended.class, hb.event());
+    var stale = kit.<StatusReply<TaskEntity.LeaseGranted>>runCommand(ref -> new TaskEntity.Heartbeat(WindowKey.of("2026-11-29"), 7, ref));
+    assertTrue(stale.reply().isError());
+    assertTrue(stale.hasNoEvents());
+  }
+
+  @Test
+  @DisplayName("R8/R23: the lease follows 1.5 x P99 of observed durations; a cron faster than the P99 is flagged")
+  void leaseFollowsP99AndIntervalWarning() {
+    var kit = kit(TaskSpec.builder(newId()).cron("*/10 * * * * ? UTC").window(WindowSpec.PER_FIRING).overlap(OverlapPolicy.ALLOW)
+        .lease(new LeasePolicy(Duration.ofSeconds(5), Duration.ofMinutes(30), 1.5, 5)).build());
+    for (int i = 0; i < 5; i++) {
+      Instant due = T0.plusSeconds(10L * i);
+      clock.set(due);
+      String key = due.toString();
+      var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> new TaskEntity.Fire(WindowKey.of(key), due, due, due, FireKind.ON_TIME, ref));
+      assertEquals(Decision.SCHEDULED, r.reply().getValue().decision());
+      AttemptGrant g = start(kit, key);
+      finish(kit, key, g.attempt(), JobResult.success("ok"), Duration.ofSeconds(20 + i));
+    }
+    TaskView view = kit.<StatusReply<TaskEntity.TaskInfo>>runCommand(TaskEntity.GetTask::new).reply().getValue().view();
+    assertEquals(Duration.ofSeconds(24), view.p99());
+    assertEquals(Duration.ofSeconds(36), view.lease(), "1.5 x P99");
+    assertEquals(Duration.ofSeconds(10), view.minInterval());
+    assertTrue(view.intervalShorterThanP99(), "R8: a 10 s cron with a 24 s P99 is flagged");
+    Instant due = T0.plusSeconds(60);
+    clock.set(due);
+    kit.<StatusReply<FireOutcome>>runCommand(ref -> new TaskEntity.Fire(WindowKey.of(due.toString()), due, due, due, FireKind.ON_TIME, ref));
+    assertEquals(due.plusSeconds(36), start(kit, due.toString()).leaseUntil());
+  }
+
+  @Test
+  @DisplayName("R22/R33: an oversized summary or reason is refused naming the field; nothing is persisted")
+  void oversizedResultIsRefused() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    var big = finish(kit, "2026-11-29", 1, JobResult.success("x".repeat(4001)), Duration.ofSeconds(1));
+    assertTrue(big.reply().isError());
+    String msg = big.reply().getError().getMessage();
+    assertTrue(msg.startsWith("summary '") && msg.contains("4001 characters, at most 4000"), msg);
+    assertTrue(big.hasNoEvents());
+    var reason = finish(kit, "2026-11-29", 1, JobResult.failure("y".repeat(2001)), Duration.ofSeconds(1));
+    assertTrue(reason.reply().getError().getMessage().startsWith("reason '"));
+    assertTrue(reason.hasNoEvents());
+    assertEquals(InstanceStatus.RUNNING, window(kit, "2026-11-29").status());
+  }
+
+  @Test
+  @DisplayName("R19: the effect ledger records an effect once; a later attempt sees it; a stale attempt cannot write")
+  void effectLedger() {
+    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    var first = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "push:wechat", "msg-123", ref));
+    assertTrue(first.reply().getValue().recordedNow());
+    var second = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "push:wechat", "msg-456", ref));
+    assertFalse(second.reply().getValue().recordedNow());
+    assertEquals("msg-123", second.reply().getValue().value());
+    assertTrue(second.hasNoEvents());
+    finish(kit, "2026-11-29", 1, JobResult.failure("crashed after sending"), Duration.ofSeconds(5));
+    AttemptGrant retry = start(kit, "2026-11-29");
+    assertEquals("msg-123", retry.effects().get("push:wechat"), "the retry sees the message was sent");
+    var stale = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "other", "v", ref));
+    assertTrue(stale.reply().isError());
+  }
+
+  @Test
+  @DisplayName("R24: the state after a restart (journal replay) equals the state before")
+  void recoversStateByReplay() {
+    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
+    finish(kit, "2026-11-29", 1, JobResult.failure("boom"), Duration.ofSeconds(5));
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    fire(kit, "2026-11-30");
+    kit.runCommand(TaskEntity.Pause::new);
+    State before = kit.getState();
+    State after = kit.restart().state();
+    assertEquals(before, after);
+    assertEquals(Decision.DUPLICATE, fire(kit, "2026-11-30").decision(), "no window runs twice after a restart");
+  }
+
+  @Test
+  @DisplayName("R30: hot state stays bounded; archived windows are still recognised as existing")
+  void hotStateIsBounded() {
+    var kit = kit(daily(newId()).build());
+    Instant day = Instant.parse("2026-01-01T00:00:00Z");
+    for (int i = 0; i < 50; i++) {
+      String date = day.plus(Duration.ofDays(i)).toString().substring(0, 10);
+      clock.set(day.plus(Duration.ofDays(i)));
+      fire(kit, date);
+      start(kit, date);
+      finish(kit, date, 1, JobResult.success("ok"), Duration.ofSeconds(1));
+    }
+    State s = kit.getState();
+    assertTrue(s.windows().size() <= 20, "hot windows: " + s.windows().size());
+    assertEquals(50 - s.windows().size(), s.archivedCount());
+    assertEquals(Decision.DUPLICATE, fire(kit, "2026-01-03").decision());
+    assertEquals(s, kit.restart().state());
+  }
+
+  @Test
+  @DisplayName("R31: backfill a range of windows and run now")
+  void backfillAndRunNow() {
+    var kit = kit(daily(newId()).build());
+    clock.set(Instant.parse("2026-11-29T06:00:00Z"));
+    var r = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+        Instant.parse("2026-11-25T12:00:00Z"), Instant.parse("2026-11-28T12:00:00Z"), ref));
+    List<FireOutcome> outcomes = r.reply().getValue().outcomes();
+    assertEquals(List.of("2026-11-26", "2026-11-27", "2026-11-28"), outcomes.stream().map(FireOutcome::window).toList());
+    assertTrue(outcomes.stream().allMatch(o -> o.decision() == Decision.SCHEDULED));
+    assertEquals(RunKind.BACKFILL, window(kit, "2026-11-27").runKind());
+    var tooMany = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+        Instant.parse("2020-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:00:00Z"), ref));
+    assertTrue(tooMany.reply().getError().getMessage().contains("max-backfill-windows"));
+    assertTrue(tooMany.hasNoEvents());
+
+    var now = kit.<StatusReply<FireOutcome>>runCommand(TaskEntity.RunNow::new);
+    assertEquals("2026-11-29", now.reply().getValue().window(), "the window containing now, in the task's zone");
+    assertEquals(RunKind.MANUAL, window(kit, "2026-11-29").runKind());
+  }
+
+  @Test
+  @DisplayName("R31: cancel a running window; its attempt can no longer record effects or succeed")
+  void cancelRunning() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    var c = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Cancel(WindowKey.of("2026-11-29"), "operator: bad input data", ref));
+    assertTrue(c.reply().isSuccess());
+    assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
+    assertEquals("operator: bad input data", window(kit, "2026-11-29").reason());
+    var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Cancel(WindowKey.of("2026-11-29"), null, ref));
+    assertTrue(again.reply().isError());
+    assertTrue(again.reply().getError().getMessage().contains("CANCELLED -> CANCELLED"));
+  }
+
+  @Test
+  @DisplayName("R33: commands for an undefined task or an unknown window are refused by name; nothing persisted")
+  void unknownTaskAndWindow() {
+    String id = newId();
+    EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
+        testKit.system(), TaskEntity.create(id, clock, TaskSettings.from(CONFIG)));
+    var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-29", FireKind.ON_TIME, ref));
+    assertEquals("task '" + id + "' is unknown: define it first", r.reply().getError().getMessage());
+    assertTrue(r.hasNoEvents());
+    var defined = kit(daily(newId()).build());
+    var w = defined.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2031-01-01"), ref));
+    assertTrue(w.reply().getError().getMessage().contains("window '2031-01-01' is unknown"));
+    assertNull(defined.getState().windows().get("2031-01-01"));
+  }
+}
