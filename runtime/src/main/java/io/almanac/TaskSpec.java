@@ -1,7 +1,6 @@
 package io.almanac;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import io.almanac.internal.TaskSchedule;
 import java.time.ZoneId;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -77,7 +76,8 @@ public record TaskSpec(
     String where = id == null || id.isBlank() ? "?" : id;
     try {
       validateId(id);
-      schedule();
+      CronSchedule.parse(cron, zone);
+      WindowSpec.byName(window);
       if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
         throw new InvalidSpecException(
             "description",
@@ -88,18 +88,6 @@ public record TaskSpec(
     } catch (InvalidSpecException e) {
       throw new InvalidSpecException(where, e);
     }
-  }
-
-  /**
-   * The task's schedule: its cron in its zone, with its DST policy and window spec. The parsed cron
-   * is cached per process, so this is cheap.
-   *
-   * @return the schedule
-   * @throws InvalidSpecException if the cron, the zone or the window name is invalid
-   */
-  @JsonIgnore
-  public TaskSchedule schedule() {
-    return new TaskSchedule(CronSchedule.parse(cron, zone), dst, WindowSpec.byName(window));
   }
 
   /**

@@ -18,7 +18,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import io.almanac.Alert;
+import io.almanac.IllegalTransitionException;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +40,7 @@ import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
 import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
@@ -76,8 +82,36 @@ public final class TaskEntity
     CATCH_UP
   }
 
-  /** The executor asks to start the next attempt of a PENDING window (R21). */
-  public record StartAttempt(WindowKey window, ActorRef<StatusReply<AttemptGrant>> replyTo) implements Command {}
+  /**
+   * The executor asks to start the next attempt of a PENDING window (R21).
+   *
+   * @param window the window
+   * @param executorId the executor's identity (node address and incarnation): an attempt whose
+   *     executor is gone is timed out without waiting for its lease
+   * @param executor where to send a cancellation, or null
+   * @param replyTo the grant or the refusal
+   */
+  public record StartAttempt(
+      WindowKey window, String executorId, ActorRef<Executor.Command> executor, ActorRef<StatusReply<AttemptGrant>> replyTo)
+      implements Command {
+    /**
+     * @param window the window
+     * @param replyTo the grant or the refusal
+     */
+    public StartAttempt(WindowKey window, ActorRef<StatusReply<AttemptGrant>> replyTo) {
+      this(window, null, null, replyTo);
+    }
+  }
+
+  /**
+   * Something may be due (from the trigger at a retry's due time or a lease's expiry, and after a
+   * restart): time out expired or orphaned attempts, release due retries, re-dispatch PENDING
+   * windows, and report the next wake-up.
+   */
+  public record Wake(ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** After recovery: time out attempts whose executor is gone (sent to itself). */
+  private record CheckExecutors() implements Command {}
 
   /** The running attempt is alive: extend its lease (R23). */
   public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements Command {}
@@ -93,9 +127,18 @@ public final class TaskEntity
   /** A waiting retry is due (from the trigger): RETRY_WAIT to PENDING. */
   public record ReleaseRetry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
-  /** Record an effect in the window's ledger unless it is there already (R19). */
-  public record RecordEffect(WindowKey window, int attempt, String key, String value, ActorRef<StatusReply<EffectReply>> replyTo)
-      implements Command {}
+  /**
+   * Record an effect in the window's ledger unless it is there already (R19). With {@code intent}
+   * the effect is about to run (value ignored); without, it ran and produced {@code value}.
+   */
+  public record RecordEffect(
+      WindowKey window, int attempt, String key, String value, boolean intent, ActorRef<StatusReply<EffectReply>> replyTo)
+      implements Command {
+    /** Records a completed effect. */
+    public RecordEffect(WindowKey window, int attempt, String key, String value, ActorRef<StatusReply<EffectReply>> replyTo) {
+      this(window, attempt, key, value, false, replyTo);
+    }
+  }
 
   /** Stop firing windows until resumed (R31); fires meanwhile are recorded as skipped. */
   public record Pause(ActorRef<StatusReply<Done>> replyTo) implements Command {}
@@ -145,7 +188,9 @@ public final class TaskEntity
     /** Recorded as SKIPPED with its reason (R7). */
     SKIPPED,
     /** Recorded as MISSED with its reason (R12, R14). */
-    MISSED
+    MISSED,
+    /** The window is older than the hot state (R30); nothing changed. Its history is in the journal. */
+    ARCHIVED
   }
 
   /** Permission to run one attempt: the attempt number is its fencing token. */
@@ -157,14 +202,18 @@ public final class TaskEntity
       Instant leaseUntil,
       Instant windowStart,
       Instant windowEnd,
-      Map<String, String> effects)
+      Map<String, String> effects,
+      List<String> pendingEffects)
       implements AlmanacSerializable {}
 
   /** The lease after a heartbeat. */
   public record LeaseGranted(Instant leaseUntil) implements AlmanacSerializable {}
 
-  /** Whether the effect was recorded now, and the value the ledger holds for its key. */
-  public record EffectReply(boolean recordedNow, String value) implements AlmanacSerializable {}
+  /**
+   * Whether the effect (or its intent) was recorded now, the value the ledger holds for its key
+   * (null while only an intent is recorded), and whether an intent without an end is recorded.
+   */
+  public record EffectReply(boolean recordedNow, String value, boolean pending) implements AlmanacSerializable {}
 
   /** The outcome of every window a backfill covered. */
   public record BackfillReport(List<FireOutcome> outcomes) implements AlmanacSerializable {}
@@ -213,8 +262,11 @@ public final class TaskEntity
       String window, Instant start, Instant end, Instant dueAt, MissReason reason, String detail, Instant at)
       implements WindowEvent {}
 
-  /** PENDING to RUNNING: attempt {@code attempt} holds the lease until {@code leaseUntil}. */
-  public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, Instant at)
+  /**
+   * PENDING to RUNNING: attempt {@code attempt}, run by {@code executor}, holds the lease until
+   * {@code leaseUntil}.
+   */
+  public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at)
       implements WindowEvent {}
 
   /** A heartbeat extended the running attempt's lease. */
@@ -230,7 +282,8 @@ public final class TaskEntity
       implements WindowEvent {}
 
   /** The attempt's lease expired (R23). */
-  public record AttemptTimedOut(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {}
+  public record AttemptTimedOut(String window, int attempt, Instant leaseUntil, Duration duration, Instant at)
+      implements WindowEvent {}
 
   /** A result arrived from an attempt that no longer holds the window; kept for audit only. */
   public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at)
@@ -247,6 +300,9 @@ public final class TaskEntity
 
   /** The window's instance was cancelled. */
   public record InstanceCancelled(String window, int attempt, String reason, Instant at) implements WindowEvent {}
+
+  /** An effect is about to run: if no {@link EffectRecorded} follows, its outcome is unknown (R19). */
+  public record EffectIntended(String window, int attempt, String key, Instant at) implements WindowEvent {}
 
   /** An effect was recorded in the window's ledger (R19). */
   public record EffectRecorded(String window, int attempt, String key, String value, Instant at)
@@ -295,13 +351,16 @@ public final class TaskEntity
       return archivedThrough != null && !start.isAfter(archivedThrough);
     }
 
-    /** Windows that make a new on-time fire an overlap (R6): running, or waiting to run or retry. */
+    /**
+     * The task's fresh instances a new on-time fire overlaps with (R6): first runs and their retries
+     * that are running or waiting to run or retry. Backfills and manual runs are backlog: they do not
+     * make fresh windows skip, and CANCEL_PREVIOUS does not cancel them (R11).
+     */
     List<WindowState> activeForOverlap() {
       List<WindowState> out = new ArrayList<>();
       for (WindowState w : windows.values()) {
-        boolean waitingFresh =
-            w.status() == InstanceStatus.PENDING && (w.runKind() == RunKind.FIRST || w.runKind() == RunKind.RETRY);
-        if (waitingFresh || (w.status().isActive() && w.status() != InstanceStatus.PENDING)) {
+        boolean fresh = w.runKind() == RunKind.FIRST || w.runKind() == RunKind.RETRY;
+        if (fresh && w.status().isActive()) {
           out.add(w);
         }
       }
@@ -315,6 +374,15 @@ public final class TaskEntity
         }
       }
       return Optional.empty();
+    }
+
+    boolean hasActive() {
+      for (WindowState w : windows.values()) {
+        if (w.status().isActive()) {
+          return true;
+        }
+      }
+      return false;
     }
 
     State withSpec(TaskSpec s) {
@@ -342,7 +410,11 @@ public final class TaskEntity
           done.add(x);
         }
       }
-      done.sort(Comparator.comparing(WindowState::start));
+      // Windows that ran leave first; skipped, missed and cancelled ones (which an operator may still
+      // backfill) only when nothing else can go. Oldest first within each group.
+      done.sort(Comparator.comparing((WindowState x) -> x.status() == InstanceStatus.SUCCEEDED
+              || x.status() == InstanceStatus.RESOLVED ? 0 : 1)
+          .thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));
       Instant through = archivedThrough;
       long count = archivedCount;
       for (WindowState x : done) {
@@ -351,7 +423,7 @@ public final class TaskEntity
         }
         next.remove(x.key());
         count++;
-        through = through == null || x.start().isAfter(through) ? x.start() : through;
+        through = x.start() == null || (through != null && !x.start().isAfter(through)) ? through : x.start();
       }
       return new State(spec, paused, next, through, count, samples);
     }
@@ -359,23 +431,43 @@ public final class TaskEntity
 
   // ---------------------------------------------------------------------------------------------
 
+
   private final String taskId;
   private final Clock clock;
   private final TaskSettings settings;
+  private final TaskEnv env;
+  private final ActorContext<Command> ctx;
   private final Logger log;
   private TaskSpec scheduleOf;
   private TaskSchedule schedule;
   private Duration minInterval;
   private boolean intervalWarned;
+  // In memory only (principle 1: nothing here is truth; it is rebuilt from the state on demand).
+  private final Map<String, ActorRef<Executor.Command>> runners = new HashMap<>();
+  private final Set<String> dispatched = new HashSet<>();
+  private TriggerActor.TaskWakes lastReported;
 
   /**
+   * A task entity with no trigger, executor or alert sink, for unit tests of its state machine.
+   *
    * @param taskId the task's id (the sharding entity id)
    * @param clock where time comes from (principle 3)
    * @param settings the entities' settings
    * @return the entity's behavior
    */
   public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings) {
-    return Behaviors.setup(ctx -> new TaskEntity(taskId, clock, settings, ctx));
+    return create(taskId, clock, settings, TaskEnv.NONE);
+  }
+
+  /**
+   * @param taskId the task's id (the sharding entity id)
+   * @param clock where time comes from (principle 3)
+   * @param settings the entities' settings
+   * @param env the trigger, executor, alert sink and executor liveness check
+   * @return the entity's behavior
+   */
+  public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings, TaskEnv env) {
+    return Behaviors.setup(ctx -> new TaskEntity(taskId, clock, settings, env, ctx));
   }
 
   /**
@@ -386,13 +478,15 @@ public final class TaskEntity
     return PersistenceId.of("task", taskId, "|");
   }
 
-  private TaskEntity(String taskId, Clock clock, TaskSettings settings, ActorContext<Command> ctx) {
+  private TaskEntity(String taskId, Clock clock, TaskSettings settings, TaskEnv env, ActorContext<Command> ctx) {
     super(
         persistenceId(taskId),
         SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 0.2));
     this.taskId = Objects.requireNonNull(taskId, "taskId");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.settings = Objects.requireNonNull(settings, "settings");
+    this.env = Objects.requireNonNull(env, "env");
+    this.ctx = ctx;
     this.log = ctx.getLog();
   }
 
@@ -409,8 +503,14 @@ public final class TaskEntity
   @Override
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder()
-        .onSignal(RecoveryCompleted.instance(), state ->
-            log.debug("task '{}' recovered: {} hot windows, {} archived", taskId, state.windows().size(), state.archivedCount()))
+        .onSignal(RecoveryCompleted.instance(), state -> {
+          log.debug("task '{}' recovered: {} hot windows, {} archived", taskId, state.windows().size(), state.archivedCount());
+          if (env.executor() != null && state.defined()) {
+            // Timers and in-flight work do not survive a restart: time out attempts whose executor is
+            // gone, release due retries, re-dispatch PENDING windows, report the next wake-up.
+            ctx.getSelf().tell(new CheckExecutors());
+          }
+        })
         .build();
   }
 
@@ -428,6 +528,8 @@ public final class TaskEntity
         .onCommand(FinishAttempt.class, this::onFinishAttempt)
         .onCommand(ExpireLease.class, this::onExpireLease)
         .onCommand(ReleaseRetry.class, this::onReleaseRetry)
+        .onCommand(Wake.class, this::onWake)
+        .onCommand(CheckExecutors.class, this::onCheckExecutors)
         .onCommand(RecordEffect.class, this::onRecordEffect)
         .onCommand(Pause.class, this::onPause)
         .onCommand(Resume.class, this::onResume)
@@ -443,10 +545,19 @@ public final class TaskEntity
         .build();
   }
 
+  /** Persists the events, then runs the side effects that follow from them (never before). */
+  private EffectBuilder<Event, State> persist(List<Event> events) {
+    return Effect().persist(events).thenRun(s -> afterPersist(s, events));
+  }
+
+  private EffectBuilder<Event, State> persist(Event event) {
+    return persist(List.of(event));
+  }
+
   private ReplyEffect<Event, State> onDefine(State state, Define cmd) {
     TaskSpec spec = cmd.spec();
     if (spec == null) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("spec must not be null"));
+      return Effect().reply(cmd.replyTo(), StatusReply.error("spec 'null' is invalid: a task needs a spec"));
     }
     try {
       spec.validate();
@@ -460,12 +571,17 @@ public final class TaskEntity
     if (spec.equals(state.spec())) {
       return Effect().reply(cmd.replyTo(), StatusReply.ack());
     }
-    return Effect().persist(new SpecDefined(spec, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return persist(new SpecDefined(spec, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
   private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
     if (!state.defined()) {
       return unknownTask(cmd.replyTo());
+    }
+    if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
+        || cmd.end().isBefore(cmd.start())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("fire '" + cmd.window() + "' is invalid: window, start <= end,"
+          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")"));
     }
     String key = cmd.window().value();
     Optional<WindowState> existing = state.window(key);
@@ -474,20 +590,25 @@ public final class TaskEntity
       String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
       return Effect().reply(cmd.replyTo(), StatusReply.success(new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status)));
     }
-    TaskSpec spec = state.spec();
     Instant now = now();
-    boolean late = cmd.kind() == FireKind.CATCH_UP || now.isAfter(cmd.dueAt().plus(settings.recentFireGrace()));
+    if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
+      // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
+      return Effect().reply(cmd.replyTo(), StatusReply.error("dueAt '" + cmd.dueAt() + "' is invalid: window '" + key
+          + "' is not due yet (now " + now + ")"));
+    }
+    TaskSpec spec = state.spec();
     if (state.paused()) {
       return skip(cmd, SkipReason.PAUSED, "task is paused");
     }
-    if (late) {
-      if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
-        return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
-            + spec.catchUp().horizon());
-      }
+    if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
+      return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
+          + spec.catchUp().horizon());
+    }
+    if (cmd.kind() == FireKind.CATCH_UP) {
       if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
         return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
-            ? "task is not backfillable" : "outside the backfill span " + spec.backfill().span());
+            ? "due " + cmd.dueAt() + " while the trigger was down; the task is not backfillable"
+            : "due " + cmd.dueAt() + ", outside the backfill span " + spec.backfill().span());
       }
       return schedule(cmd, RunKind.BACKFILL, List.of());
     }
@@ -495,14 +616,13 @@ public final class TaskEntity
     if (active.isEmpty()) {
       return schedule(cmd, RunKind.FIRST, List.of());
     }
-    OverlapPolicy overlap = spec.overlap();
     String previous = active.get(0).key() + " is " + active.get(0).status();
-    switch (overlap) {
+    switch (spec.overlap()) {
       case SKIP:
         return skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + previous);
       case BUFFER_ONE:
         for (WindowState w : active) {
-          if (w.status() == InstanceStatus.PENDING && w.attempt() == 0) {
+          if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
             return skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting");
           }
         }
@@ -513,6 +633,7 @@ public final class TaskEntity
       default:
         List<Event> cancels = new ArrayList<>();
         for (WindowState w : active) {
+          Transition.check(w.status(), InstanceStatus.CANCELLED, w.key());
           cancels.add(new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now));
         }
         return schedule(cmd, RunKind.FIRST, cancels);
@@ -522,19 +643,17 @@ public final class TaskEntity
   private ReplyEffect<Event, State> schedule(Fire cmd, RunKind kind, List<Event> before) {
     List<Event> events = new ArrayList<>(before);
     events.add(new InstanceScheduled(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), kind, now()));
-    return Effect().persist(events)
+    return persist(events)
         .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.SCHEDULED, kind.name())));
   }
 
   private ReplyEffect<Event, State> skip(Fire cmd, SkipReason reason, String detail) {
-    return Effect()
-        .persist(new FireSkipped(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
+    return persist(new FireSkipped(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
         .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.SKIPPED, reason + ": " + detail)));
   }
 
   private ReplyEffect<Event, State> miss(Fire cmd, MissReason reason, String detail) {
-    return Effect()
-        .persist(new WindowMissed(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
+    return persist(new WindowMissed(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
         .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.MISSED, reason + ": " + detail)));
   }
 
@@ -562,10 +681,15 @@ public final class TaskEntity
     Instant now = now();
     int attempt = w.attempt() + 1;
     Instant leaseUntil = now.plus(currentLease(state));
-    return Effect()
-        .persist(new AttemptStarted(w.key(), attempt, w.runKind(), leaseUntil, now))
-        .thenReply(cmd.replyTo(), s -> StatusReply.success(new AttemptGrant(taskId, w.key(), attempt, w.runKind(),
-            leaseUntil, w.start(), w.end(), s.windows().get(w.key()).effects())));
+    if (cmd.executor() != null) {
+      runners.put(w.key(), cmd.executor());
+    }
+    return persist(new AttemptStarted(w.key(), attempt, w.runKind(), leaseUntil, cmd.executorId(), now))
+        .thenReply(cmd.replyTo(), s -> {
+          WindowState started = s.windows().get(w.key());
+          return StatusReply.success(new AttemptGrant(taskId, w.key(), attempt, w.runKind(), leaseUntil, w.start(), w.end(),
+              started.effects(), started.pendingEffects()));
+        });
   }
 
   private ReplyEffect<Event, State> onHeartbeat(State state, Heartbeat cmd) {
@@ -583,8 +707,7 @@ public final class TaskEntity
     if (!leaseUntil.isAfter(w.leaseUntil())) {
       return Effect().reply(cmd.replyTo(), StatusReply.success(new LeaseGranted(w.leaseUntil())));
     }
-    return Effect()
-        .persist(new LeaseExtended(w.key(), w.attempt(), leaseUntil, now))
+    return persist(new LeaseExtended(w.key(), w.attempt(), leaseUntil, now))
         .thenReply(cmd.replyTo(), s -> StatusReply.success(new LeaseGranted(leaseUntil)));
   }
 
@@ -604,6 +727,10 @@ public final class TaskEntity
       return unknownWindow(cmd.replyTo(), cmd.window());
     }
     WindowState w = found.get();
+    if (cmd.attempt() < 1 || cmd.attempt() > w.attempt()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("attempt '" + cmd.attempt() + "' is invalid: window '"
+          + w.key() + "' has started " + w.attempt() + " attempts"));
+    }
     Instant now = now();
     JobResult r = cmd.result();
     if (cmd.attempt() == w.resultAttempt()) {
@@ -611,26 +738,24 @@ public final class TaskEntity
       return Effect().reply(cmd.replyTo(), StatusReply.ack());
     }
     if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
-      return Effect()
-          .persist(late(w, cmd, "window is " + w.status() + " at attempt " + w.attempt(), now))
+      return persist(late(w, cmd, "window is " + w.status() + " at attempt " + w.attempt(), now))
           .thenReply(cmd.replyTo(), s -> StatusReply.ack());
     }
+    List<Event> events = new ArrayList<>();
     if (now.isAfter(w.leaseUntil())) {
       // The attempt number is a fencing token: past its lease the attempt cannot succeed the window.
-      List<Event> events = new ArrayList<>();
-      events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), now));
+      events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), cmd.duration(), now));
       events.addAll(afterFailure(state, w, "lease expired at " + w.leaseUntil(), now));
       events.add(late(w, cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
-      return Effect().persist(events).thenRun(this::checkInterval).thenReply(cmd.replyTo(), s -> StatusReply.ack());
-    }
-    List<Event> events = new ArrayList<>();
-    if (r.succeeded()) {
+    } else if (r.succeeded()) {
+      Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
       events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now));
     } else {
+      Transition.check(w.status(), InstanceStatus.FAILED, w.key());
       events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now));
       events.addAll(afterFailure(state, w, r.reason(), now));
     }
-    return Effect().persist(events).thenRun(this::checkInterval).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return persist(events).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
   private LateResultRecorded late(WindowState w, FinishAttempt cmd, String detail, Instant now) {
@@ -648,12 +773,24 @@ public final class TaskEntity
     WindowState w = found.get();
     Instant now = now();
     if (now.isBefore(w.leaseUntil())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.ack());
+      return Effect().reply(cmd.replyTo(), StatusReply.error("lease of window '" + w.key() + "' attempt " + w.attempt()
+          + " runs until " + w.leaseUntil()));
     }
+    return persist(timeOut(state, w, "lease expired at " + w.leaseUntil(), now)).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private List<Event> timeOut(State state, WindowState w, String reason, Instant now) {
+    Transition.check(w.status(), InstanceStatus.TIMED_OUT, w.key());
     List<Event> events = new ArrayList<>();
-    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), now));
-    events.addAll(afterFailure(state, w, "lease expired at " + w.leaseUntil(), now));
-    return Effect().persist(events).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    // The time the attempt held the window counts as a (lower bound) duration sample (R23).
+    Duration held = w.updatedAt() == null ? Duration.ZERO : Duration.between(startedAt(w), now);
+    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), held.isNegative() ? Duration.ZERO : held, now));
+    events.addAll(afterFailure(state, w, reason, now));
+    return events;
+  }
+
+  private static Instant startedAt(WindowState w) {
+    return w.startedAt() != null ? w.startedAt() : w.updatedAt();
   }
 
   /** What follows a failed or timed-out attempt: a retry by the backfill policy, or FINAL_FAILED. */
@@ -697,12 +834,51 @@ public final class TaskEntity
       return Effect().reply(cmd.replyTo(), StatusReply.error(
           "retry of window '" + w.key() + "' is not due until " + w.retryDueAt()));
     }
-    return Effect()
-        .persist(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now))
+    return persist(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now))
         .thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
+  private ReplyEffect<Event, State> onWake(State state, Wake cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    dispatched.clear(); // whatever was handed to an executor before is handed again (it deduplicates)
+    return persist(due(state)).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private ReplyEffect<Event, State> onCheckExecutors(State state, CheckExecutors cmd) {
+    if (!state.defined()) {
+      return Effect().noReply();
+    }
+    return persist(due(state)).thenNoReply();
+  }
+
+  /**
+   * What is due now: expired leases and attempts whose executor is gone time out (R23, R24); due
+   * retries become PENDING.
+   */
+  private List<Event> due(State state) {
+    Instant now = now();
+    List<Event> events = new ArrayList<>();
+    for (WindowState w : state.windows().values()) {
+      if (w.status() == InstanceStatus.RUNNING) {
+        if (!now.isBefore(w.leaseUntil())) {
+          events.addAll(timeOut(state, w, "lease expired at " + w.leaseUntil(), now));
+        } else if (w.executor() != null && !env.executorAlive().test(w.executor())) {
+          events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
+        }
+      } else if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {
+        Transition.check(w.status(), InstanceStatus.PENDING, w.key());
+        events.add(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
+      }
+    }
+    return events;
+  }
+
   private ReplyEffect<Event, State> onRecordEffect(State state, RecordEffect cmd) {
+    if (cmd.key() == null || cmd.key().isBlank()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("effect key '" + cmd.key() + "' is invalid: must not be empty"));
+    }
     Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
     if (found.isEmpty()) {
       return notRunning(state, cmd.replyTo(), cmd.window(), cmd.attempt());
@@ -710,28 +886,33 @@ public final class TaskEntity
     WindowState w = found.get();
     String existing = w.effects().get(cmd.key());
     if (existing != null) {
-      return Effect().reply(cmd.replyTo(), StatusReply.success(new EffectReply(false, existing)));
+      return Effect().reply(cmd.replyTo(), StatusReply.success(new EffectReply(false, existing, false)));
+    }
+    boolean pending = w.pendingEffects().contains(cmd.key());
+    if (cmd.intent() && pending) {
+      return Effect().reply(cmd.replyTo(), StatusReply.success(new EffectReply(false, null, true)));
     }
     String value = cmd.value() == null ? "" : cmd.value();
     String error = null;
-    if (cmd.key() == null || cmd.key().isBlank()) {
-      error = "effect key '" + cmd.key() + "' is invalid: must not be empty";
-    } else if (cmd.key().length() > settings.maxEffectKeyLength()) {
+    if (cmd.key().length() > settings.maxEffectKeyLength()) {
       error = "effect key '" + abbreviate(cmd.key()) + "' is invalid: " + cmd.key().length()
           + " characters, at most " + settings.maxEffectKeyLength();
     } else if (value.length() > settings.maxEffectValueLength()) {
       error = "effect value '" + abbreviate(value) + "' is invalid: " + value.length()
           + " characters, at most " + settings.maxEffectValueLength();
-    } else if (w.effects().size() >= settings.maxEffectsPerWindow()) {
+    } else if (!pending && w.effects().size() + w.pendingEffects().size() >= settings.maxEffectsPerWindow()) {
       error = "effect key '" + cmd.key() + "' is refused: window '" + w.key() + "' already holds "
           + w.effects().size() + " effects (almanac.task.max-effects-per-window)";
     }
     if (error != null) {
       return Effect().reply(cmd.replyTo(), StatusReply.error(error));
     }
-    return Effect()
-        .persist(new EffectRecorded(w.key(), w.attempt(), cmd.key(), value, now()))
-        .thenReply(cmd.replyTo(), s -> StatusReply.success(new EffectReply(true, value)));
+    if (cmd.intent()) {
+      return persist(new EffectIntended(w.key(), w.attempt(), cmd.key(), now()))
+          .thenReply(cmd.replyTo(), s -> StatusReply.success(new EffectReply(true, null, true)));
+    }
+    return persist(new EffectRecorded(w.key(), w.attempt(), cmd.key(), value, now()))
+        .thenReply(cmd.replyTo(), s -> StatusReply.success(new EffectReply(true, value, false)));
   }
 
   private ReplyEffect<Event, State> onPause(State state, Pause cmd) {
@@ -741,7 +922,7 @@ public final class TaskEntity
     if (state.paused()) {
       return Effect().reply(cmd.replyTo(), StatusReply.ack());
     }
-    return Effect().persist(new TaskPaused(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return persist(new TaskPaused(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
   private ReplyEffect<Event, State> onResume(State state, Resume cmd) {
@@ -751,7 +932,7 @@ public final class TaskEntity
     if (!state.paused()) {
       return Effect().reply(cmd.replyTo(), StatusReply.ack());
     }
-    return Effect().persist(new TaskResumed(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return persist(new TaskResumed(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
   private ReplyEffect<Event, State> onRunNow(State state, RunNow cmd) {
@@ -767,7 +948,7 @@ public final class TaskEntity
     if (events.isEmpty()) {
       return Effect().reply(cmd.replyTo(), StatusReply.success(outcome));
     }
-    return Effect().persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(outcome));
+    return persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(outcome));
   }
 
   private ReplyEffect<Event, State> onBackfill(State state, Backfill cmd) {
@@ -778,23 +959,39 @@ public final class TaskEntity
       return Effect().reply(cmd.replyTo(), StatusReply.error(
           "from '" + cmd.from() + "' is invalid: must be before to '" + cmd.to() + "'"));
     }
+    Instant now = now();
+    if (cmd.to().isAfter(now)) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(
+          "to '" + cmd.to() + "' is invalid: a backfill covers past windows only (now " + now + ")"));
+    }
     int max = settings.maxBackfillWindows();
-    List<DueWindow> due = schedule(state).dueBetween(cmd.from(), cmd.to(), max + 1);
-    if (due.size() > max) {
+    // One entry per window: several firings may share a window (an hourly cron with daily windows).
+    Map<String, DueWindow> windows = new LinkedHashMap<>();
+    Instant cursor = cmd.from();
+    while (windows.size() <= max) {
+      List<DueWindow> due = schedule(state).dueBetween(cursor, cmd.to(), max + 1);
+      for (DueWindow d : due) {
+        windows.putIfAbsent(d.key().value(), d);
+      }
+      if (due.size() <= max) {
+        break;
+      }
+      cursor = due.get(due.size() - 1).dueAt();
+    }
+    if (windows.size() > max) {
       return Effect().reply(cmd.replyTo(), StatusReply.error("to '" + cmd.to() + "' is invalid: the range from "
           + cmd.from() + " covers more than " + max + " windows (almanac.task.max-backfill-windows); ask in parts"));
     }
-    Instant now = now();
     List<Event> events = new ArrayList<>();
     List<FireOutcome> outcomes = new ArrayList<>();
-    for (DueWindow d : due) {
+    for (DueWindow d : windows.values()) {
       outcomes.add(operatorRun(state, d.window(), d.dueAt(), RunKind.BACKFILL, now, events));
     }
     BackfillReport report = new BackfillReport(List.copyOf(outcomes));
     if (events.isEmpty()) {
       return Effect().reply(cmd.replyTo(), StatusReply.success(report));
     }
-    return Effect().persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(report));
+    return persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(report));
   }
 
   /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31). */
@@ -802,14 +999,15 @@ public final class TaskEntity
     String key = window.key().value();
     Optional<WindowState> existing = state.window(key);
     if (existing.isEmpty() && state.archived(window.start())) {
-      return new FireOutcome(key, Decision.DUPLICATE, "window is archived (older than the hot state)");
+      return new FireOutcome(key, Decision.ARCHIVED, "window is older than the hot state; see the journal (R30)");
     }
     if (existing.isEmpty()) {
       events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
       return new FireOutcome(key, Decision.SCHEDULED, kind.name());
     }
     WindowState w = existing.get();
-    if (Transition.isAllowed(w.status(), InstanceStatus.PENDING) && w.status() != InstanceStatus.RETRY_WAIT) {
+    if (REOPENABLE.contains(w.status())) {
+      Transition.check(w.status(), InstanceStatus.PENDING, w.key());
       events.add(new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now));
       return new FireOutcome(key, Decision.SCHEDULED, kind + " (was " + w.status() + ")");
     }
@@ -818,9 +1016,25 @@ public final class TaskEntity
     return new FireOutcome(key, Decision.SKIPPED, SkipReason.WINDOW_EXISTS + ": " + detail);
   }
 
+  /** Statuses an operator may run again (R15, R31); RETRY_WAIT is not one: the retry cap holds. */
+  private static final Set<InstanceStatus> REOPENABLE = java.util.EnumSet.of(
+      InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED, InstanceStatus.MISSED);
+
   private ReplyEffect<Event, State> onRetry(State state, Retry cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    Optional<WindowState> found = state.window(cmd.window().value());
+    if (found.isEmpty()) {
+      return unknownWindow(cmd.replyTo(), cmd.window());
+    }
+    WindowState w = found.get();
+    if (!REOPENABLE.contains(w.status())) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("window '" + w.key() + "' is " + w.status()
+          + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator"));
+    }
     return operatorTransition(state, cmd.window(), cmd.replyTo(), InstanceStatus.PENDING,
-        w -> new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.MANUAL, now()), null);
+        x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now()), null);
   }
 
   private ReplyEffect<Event, State> onResolve(State state, Resolve cmd) {
@@ -851,9 +1065,9 @@ public final class TaskEntity
     }
     WindowState w = found.get();
     if (!Transition.isAllowed(w.status(), to)) {
-      return Effect().reply(replyTo, StatusReply.error(new io.almanac.IllegalTransitionException(w.status(), to, w.key()).getMessage()));
+      return Effect().reply(replyTo, StatusReply.error(new IllegalTransitionException(w.status(), to, w.key()).getMessage()));
     }
-    return Effect().persist(event.apply(w)).thenReply(replyTo, s -> StatusReply.ack());
+    return persist(event.apply(w)).thenReply(replyTo, s -> StatusReply.ack());
   }
 
   private ReplyEffect<Event, State> onGetTask(State state, GetTask cmd) {
@@ -866,8 +1080,7 @@ public final class TaskEntity
     Duration interval = minInterval(state);
     int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
     TaskView view = new TaskView(state.spec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
-        state.samples().count(), p99.orElse(null), currentLease(state), interval,
-        p99.isPresent() && p99.get().compareTo(interval) > 0,
+        state.samples().count(), p99.orElse(null), currentLease(state), interval, intervalWarning(state),
         schedule.nextAfter(now).map(DueWindow::dueAt).orElse(null));
     return Effect().reply(cmd.replyTo(), StatusReply.success(new TaskInfo(view)));
   }
@@ -883,6 +1096,9 @@ public final class TaskEntity
     if (!state.defined()) {
       return unknownTask(cmd.replyTo());
     }
+    if (state.window(cmd.window().value()).isEmpty()) {
+      return unknownWindow(cmd.replyTo(), cmd.window());
+    }
     return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> w.key().equals(cmd.window().value()))));
   }
 
@@ -894,13 +1110,124 @@ public final class TaskEntity
   }
 
   private WindowList views(State state, java.util.function.Predicate<WindowState> which) {
-    int cap = state.spec().retry().maxRetries();
+    // The cap that applies: a task that is not backfillable never retries (R12).
+    int cap = state.spec().backfill().allowsBackfill() ? state.spec().retry().maxRetries() : 0;
     List<WindowView> out = new ArrayList<>();
     state.windows().values().stream()
         .filter(which)
         .sorted(Comparator.comparing(WindowState::start).thenComparing(WindowState::key))
         .forEach(w -> out.add(w.view(taskId, cap)));
     return new WindowList(List.copyOf(out));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Side effects after a persist: only ever from persisted state (principle 1).
+
+  private void afterPersist(State state, List<Event> events) {
+    for (Event e : events) {
+      if (e instanceof InstanceFinalFailed ff) {
+        alert(Alert.Kind.FINAL_FAILED, ff.window(), "window '" + ff.window() + "' of task '" + taskId
+            + "' failed for good and waits in the intervention queue: " + ff.reason(), ff.at());
+      } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS) {
+        int streak = skipStreak(state);
+        if (env.repeatedSkipAlert() > 0 && streak == env.repeatedSkipAlert()) {
+          alert(Alert.Kind.REPEATED_SKIPS, fs.window(), "task '" + taskId + "' skipped " + streak
+              + " windows in a row, the last '" + fs.window() + "': " + fs.reason() + " (" + fs.detail() + ")", fs.at());
+        }
+      } else if (e instanceof AttemptTimedOut t) {
+        cancelRunner(t.window(), t.attempt(), "lease expired at " + t.leaseUntil());
+      } else if (e instanceof InstanceCancelled c) {
+        cancelRunner(c.window(), c.attempt(), c.reason());
+      } else if (e instanceof AttemptSucceeded || e instanceof AttemptFailed) {
+        runners.remove(((WindowEvent) e).window());
+        checkInterval(state);
+      }
+    }
+    dispatchPending(state);
+    reportWakes(state);
+  }
+
+  private void alert(Alert.Kind kind, String window, String message, Instant at) {
+    if (kind == Alert.Kind.FINAL_FAILED) {
+      log.error(message);
+    } else {
+      log.warn(message);
+    }
+    try {
+      env.alerts().alert(new Alert(kind, taskId, window, message, at));
+    } catch (RuntimeException ex) {
+      log.error("alert sink failed on {}: {}", kind, ex.toString());
+    }
+  }
+
+  /** How many of the latest windows (by start) were skipped in a row, for the overlap reasons. */
+  private static int skipStreak(State state) {
+    List<WindowState> byStart = new ArrayList<>(state.windows().values());
+    byStart.sort(Comparator.comparing(WindowState::start).reversed());
+    int streak = 0;
+    for (WindowState w : byStart) {
+      if (w.status() != InstanceStatus.SKIPPED || w.reason() == null
+          || !(w.reason().startsWith(SkipReason.PREVIOUS_RUNNING.name()) || w.reason().startsWith(SkipReason.BUFFER_FULL.name()))) {
+        break;
+      }
+      streak++;
+    }
+    return streak;
+  }
+
+  private void cancelRunner(String window, int attempt, String reason) {
+    ActorRef<Executor.Command> runner = runners.remove(window);
+    if (runner != null) {
+      runner.tell(new Executor.CancelAttempt(taskId, window, attempt, reason));
+    }
+  }
+
+  /** Hands PENDING windows that may start now to the node's executor (it deduplicates). */
+  private void dispatchPending(State state) {
+    if (env.executor() == null || !state.defined()) {
+      return;
+    }
+    boolean allow = state.spec().overlap() == OverlapPolicy.ALLOW;
+    boolean someRunning = state.running("").isPresent();
+    for (WindowState w : state.windows().values()) {
+      if (w.status() != InstanceStatus.PENDING) {
+        continue;
+      }
+      if (!allow && someRunning) {
+        return; // it is dispatched when the running attempt ends
+      }
+      String token = w.key() + "#" + w.attempt();
+      if (dispatched.add(token)) {
+        env.executor().tell(new Executor.Run(taskId, w.key(), state.spec().job(), w.runKind(), state.spec().zone()));
+      }
+      if (!allow) {
+        return; // one at a time
+      }
+    }
+  }
+
+  /** Tells the trigger when this task next needs a wake-up (a lease's end, a retry's due time). */
+  private void reportWakes(State state) {
+    if (env.trigger() == null) {
+      return;
+    }
+    Instant next = null;
+    for (WindowState w : state.windows().values()) {
+      Instant at = switch (w.status()) {
+        case RUNNING -> w.leaseUntil();
+        case RETRY_WAIT -> w.retryDueAt();
+        case PENDING -> w.updatedAt().plus(settings.redispatchAfter());
+        default -> null;
+      };
+      if (at != null && (next == null || at.isBefore(next))) {
+        next = at;
+      }
+    }
+    TriggerActor.TaskWakes wakes = new TriggerActor.TaskWakes(taskId, next, state.hasActive());
+    if (!wakes.equals(lastReported)) {
+      lastReported = wakes;
+      env.trigger().tell(wakes);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -916,7 +1243,7 @@ public final class TaskEntity
 
   private TaskSchedule schedule(State state) {
     if (schedule == null || scheduleOf != state.spec()) {
-      schedule = state.spec().schedule();
+      schedule = Schedules.of(state.spec());
       scheduleOf = state.spec();
       minInterval = null;
       intervalWarned = false;
@@ -932,17 +1259,18 @@ public final class TaskEntity
     return minInterval;
   }
 
+  private boolean intervalWarning(State state) {
+    Optional<Duration> p99 = state.samples().p99();
+    return p99.isPresent() && state.samples().count() >= state.spec().lease().minSamples()
+        && p99.get().compareTo(minInterval(state)) > 0;
+  }
+
   /** R8: warn once per spec when the cron fires more often than a run lasts at P99. */
   private void checkInterval(State state) {
-    Optional<Duration> p99 = state.samples().p99();
-    if (p99.isEmpty() || state.samples().count() < state.spec().lease().minSamples()) {
-      return;
-    }
-    Duration interval = minInterval(state);
-    if (!intervalWarned && p99.get().compareTo(interval) > 0) {
+    if (!intervalWarned && intervalWarning(state)) {
       intervalWarned = true;
       log.warn("task '{}': cron '{}' fires every {} but its P99 duration is {} (R8); with overlap {} windows will be {}",
-          taskId, state.spec().cron(), interval, p99.get(), state.spec().overlap(),
+          taskId, state.spec().cron(), minInterval(state), state.samples().p99().get(), state.spec().overlap(),
           state.spec().overlap() == OverlapPolicy.SKIP ? "skipped" : "affected");
     }
   }
@@ -1011,6 +1339,7 @@ public final class TaskEntity
               c.status = InstanceStatus.PENDING;
               c.runKind = e.kind();
               c.leaseUntil = null;
+              c.executor = null;
               c.retryDueAt = null;
               if (e.kind() != RunKind.RETRY) {
                 c.retries = 0;
@@ -1029,6 +1358,8 @@ public final class TaskEntity
           c.attempt = e.attempt();
           c.runKind = e.kind();
           c.leaseUntil = e.leaseUntil();
+          c.executor = e.executor();
+          c.startedAt = e.at();
           c.retryDueAt = null;
         }))
         .onEvent(LeaseExtended.class, (s, e) -> update(s, e, hot, c -> c.leaseUntil = e.leaseUntil()))
@@ -1046,7 +1377,7 @@ public final class TaskEntity
           c.reason = e.reason();
           c.leaseUntil = null;
         }))
-        .onEvent(AttemptTimedOut.class, (s, e) -> update(s, e, hot, c -> {
+        .onEvent(AttemptTimedOut.class, (s, e) -> update(e.duration() == null ? s : s.withSample(e.duration()), e, hot, c -> {
           c.status = InstanceStatus.TIMED_OUT;
           c.reason = "lease expired at " + e.leaseUntil();
           c.leaseUntil = null;
@@ -1073,10 +1404,22 @@ public final class TaskEntity
           c.leaseUntil = null;
           c.retryDueAt = null;
         }))
+        .onEvent(EffectIntended.class, (s, e) -> update(s, e, hot, c -> {
+          if (!c.pendingEffects.contains(e.key()) && !c.effects.containsKey(e.key())) {
+            List<String> next = new ArrayList<>(c.pendingEffects);
+            next.add(e.key());
+            c.pendingEffects = next;
+          }
+        }))
         .onEvent(EffectRecorded.class, (s, e) -> update(s, e, hot, c -> {
           Map<String, String> next = new LinkedHashMap<>(c.effects);
           next.putIfAbsent(e.key(), e.value());
           c.effects = next;
+          if (c.pendingEffects.contains(e.key())) {
+            List<String> pending = new ArrayList<>(c.pendingEffects);
+            pending.remove(e.key());
+            c.pendingEffects = pending;
+          }
         }))
         .build();
   }

@@ -1,7 +1,6 @@
 package io.almanac.internal;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
 import io.almanac.InvalidSpecException;
 import java.time.Duration;
 
@@ -20,7 +19,9 @@ import java.time.Duration;
  * @param maxEffectValueLength longest effect value
  * @param maxBackfillWindows most windows one backfill request may schedule
  * @param snapshotEvery events between snapshots
- * @param recentFireGrace how late a fire may arrive and still count as on time, not as catch-up
+ * @param recentFireGrace how late a window may be fired by the trigger and still count as on time
+ * @param maxClockSkew how far in the future a fire's due time may be before it is refused
+ * @param redispatchAfter how long a PENDING window waits before it is handed to an executor again
  */
 public record TaskSettings(
     int hotWindows,
@@ -33,7 +34,9 @@ public record TaskSettings(
     int maxEffectValueLength,
     int maxBackfillWindows,
     int snapshotEvery,
-    Duration recentFireGrace) {
+    Duration recentFireGrace,
+    Duration maxClockSkew,
+    Duration redispatchAfter) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -52,6 +55,10 @@ public record TaskSettings(
     if (recentFireGrace == null || recentFireGrace.isNegative()) {
       throw new InvalidSpecException(PREFIX + "recent-fire-grace", recentFireGrace, "must be >= 0");
     }
+    if (maxClockSkew == null || maxClockSkew.isNegative()) {
+      throw new InvalidSpecException(PREFIX + "max-clock-skew", maxClockSkew, "must be >= 0");
+    }
+    Settings.positive(PREFIX + "redispatch-after", redispatchAfter);
   }
 
   /**
@@ -60,44 +67,32 @@ public record TaskSettings(
    * @throws InvalidSpecException naming the key of a wrong value
    */
   public static TaskSettings from(Config config) {
-    Config c = config.getConfig("almanac.task");
+    Config c = config;
     return new TaskSettings(
-        intOf(c, "hot-windows"),
-        intOf(c, "duration-samples"),
-        intOf(c, "max-summary-length"),
-        intOf(c, "max-reason-length"),
-        intOf(c, "max-artifact-uri-length"),
-        intOf(c, "max-effects-per-window"),
-        intOf(c, "max-effect-key-length"),
-        intOf(c, "max-effect-value-length"),
-        intOf(c, "max-backfill-windows"),
-        intOf(c, "snapshot-every"),
-        durationOf(c, "recent-fire-grace"));
+        intOf(c, PREFIX + "hot-windows"),
+        intOf(c, PREFIX + "duration-samples"),
+        intOf(c, PREFIX + "max-summary-length"),
+        intOf(c, PREFIX + "max-reason-length"),
+        intOf(c, PREFIX + "max-artifact-uri-length"),
+        intOf(c, PREFIX + "max-effects-per-window"),
+        intOf(c, PREFIX + "max-effect-key-length"),
+        intOf(c, PREFIX + "max-effect-value-length"),
+        intOf(c, PREFIX + "max-backfill-windows"),
+        intOf(c, PREFIX + "snapshot-every"),
+        durationOf(c, PREFIX + "recent-fire-grace"),
+        durationOf(c, PREFIX + "max-clock-skew"),
+        durationOf(c, PREFIX + "redispatch-after"));
   }
 
   private static int intOf(Config c, String key) {
-    try {
-      return c.getInt(key);
-    } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(PREFIX + key, null, "is missing");
-    } catch (ConfigException.WrongType e) {
-      throw new InvalidSpecException(PREFIX + key, c.getValue(key).unwrapped(), "must be an integer");
-    }
+    return Settings.intOf(c, key);
   }
 
   private static Duration durationOf(Config c, String key) {
-    try {
-      return c.getDuration(key);
-    } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(PREFIX + key, null, "is missing");
-    } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-      throw new InvalidSpecException(PREFIX + key, c.getValue(key).unwrapped(), "must be a duration such as 30s");
-    }
+    return Settings.durationOf(c, key);
   }
 
   private static void atLeast(String key, int value, int min) {
-    if (value < min) {
-      throw new InvalidSpecException(PREFIX + key, value, "must be >= " + min);
-    }
+    Settings.atLeast(PREFIX + key, value, min);
   }
 }

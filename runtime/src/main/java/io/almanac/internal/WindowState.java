@@ -7,6 +7,7 @@ import io.almanac.WindowView;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,12 +24,15 @@ import java.util.Map;
  * @param attempt the current or last attempt number (0 before the first); the fencing token
  * @param retries retries scheduled since the window was (re)opened
  * @param resultAttempt the last attempt whose job result was recorded (dedupes repeated results)
+ * @param startedAt when the current or last attempt started, or null
  * @param leaseUntil lease expiry of the running attempt, or null
+ * @param executor the identity of the executor running the attempt, or null
  * @param retryDueAt when the waiting retry is due, or null
  * @param summary the success summary, or null
  * @param artifactUri the success artifact, or null
  * @param reason the last failure / skip / miss / cancel / resolve reason, or null
  * @param effects the window's effect ledger (R19)
+ * @param pendingEffects effects whose intent was recorded but not their end (outcome unknown)
  * @param createdAt when the instance was created
  * @param updatedAt when it last changed
  */
@@ -42,23 +46,27 @@ public record WindowState(
     int attempt,
     int retries,
     int resultAttempt,
+    Instant startedAt,
     Instant leaseUntil,
+    String executor,
     Instant retryDueAt,
     String summary,
     String artifactUri,
     String reason,
     Map<String, String> effects,
+    List<String> pendingEffects,
     Instant createdAt,
     Instant updatedAt) {
 
   /** Canonical constructor: the ledger is never null and never shared mutable. */
   public WindowState {
     effects = effects == null || effects.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(effects));
+    pendingEffects = pendingEffects == null ? List.of() : List.copyOf(pendingEffects);
   }
 
   static WindowState created(
       String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind, String reason, Instant at) {
-    return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, reason, Map.of(), at, at);
+    return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(), List.of(), at, at);
   }
 
   Copy copy() {
@@ -82,12 +90,15 @@ public record WindowState(
     int attempt;
     int retries;
     int resultAttempt;
+    Instant startedAt;
     Instant leaseUntil;
+    String executor;
     Instant retryDueAt;
     String summary;
     String artifactUri;
     String reason;
     Map<String, String> effects;
+    List<String> pendingEffects;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -97,17 +108,20 @@ public record WindowState(
       attempt = w.attempt;
       retries = w.retries;
       resultAttempt = w.resultAttempt;
+      startedAt = w.startedAt;
       leaseUntil = w.leaseUntil;
+      executor = w.executor;
       retryDueAt = w.retryDueAt;
       summary = w.summary;
       artifactUri = w.artifactUri;
       reason = w.reason;
       effects = w.effects;
+      pendingEffects = w.pendingEffects;
     }
 
     WindowState at(Instant updatedAt) {
       return new WindowState(from.key, from.start, from.end, from.dueAt, status, runKind, attempt, retries, resultAttempt,
-          leaseUntil, retryDueAt, summary, artifactUri, reason, effects, from.createdAt, updatedAt);
+          startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt);
     }
   }
 }

@@ -67,23 +67,25 @@ class EventSerializationTest {
         new TaskEntity.InstanceScheduled(W, start, end, AT, RunKind.BACKFILL, AT),
         new TaskEntity.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
         new TaskEntity.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
-        new TaskEntity.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), AT),
+        new TaskEntity.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), "pekko://almanac@127.0.0.1:25520#42", AT),
         new TaskEntity.LeaseExtended(W, 2, AT.plusSeconds(180), AT),
         new TaskEntity.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items", "s3://b/k", AT),
         new TaskEntity.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT),
-        new TaskEntity.AttemptTimedOut(W, 2, AT.plusSeconds(90), AT),
+        new TaskEntity.AttemptTimedOut(W, 2, AT.plusSeconds(90), Duration.ofSeconds(90), AT),
         new TaskEntity.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED, "after the lease", AT),
         new TaskEntity.RetryScheduled(W, 1, AT.plusSeconds(300), AT),
         new TaskEntity.InstanceFinalFailed(W, "retry cap 3 reached", AT),
         new TaskEntity.InstanceResolved(W, "sent by hand", AT),
         new TaskEntity.InstanceCancelled(W, 1, "operator", AT),
+        new TaskEntity.EffectIntended(W, 1, "push:wechat", AT),
         new TaskEntity.EffectRecorded(W, 1, "push:wechat", "msg-1", AT));
   }
 
   static TaskEntity.State snapshot() {
     WindowState w = new WindowState(W, AT.minus(Duration.ofHours(8)), AT.plus(Duration.ofHours(16)), AT,
-        InstanceStatus.RETRY_WAIT, RunKind.RETRY, 2, 1, 2, null, AT.plusSeconds(300), null, null, "tool timeout",
-        Map.of("push:wechat", "msg-1"), AT, AT.plusSeconds(5));
+        InstanceStatus.RETRY_WAIT, RunKind.RETRY, 2, 1, 2, AT.minusSeconds(60), null, "pekko://almanac@127.0.0.1:25520#42",
+        AT.plusSeconds(300), null, null, "tool timeout", Map.of("push:wechat", "msg-1"), List.of("push:email"), AT,
+        AT.plusSeconds(5));
     return new TaskEntity.State(fullSpec(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
         DurationSamples.of(100, List.of(1000L, 2000L, 3000L)));
   }

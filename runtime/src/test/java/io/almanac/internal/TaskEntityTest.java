@@ -151,7 +151,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R5: 1,000 fires for one window, shuffled among fires of other windows, make exactly one instance")
   void thousandDuplicateFiresMakeOneInstance() {
-    var kit = kit(daily(newId()).overlap(OverlapPolicy.ALLOW).build());
+    var kit = kit(daily(newId()).overlap(OverlapPolicy.ALLOW).catchUp(new CatchUpPolicy(Duration.ofDays(30))).build());
     List<String> fires = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
       fires.add("2026-11-29");
@@ -162,7 +162,7 @@ class TaskEntityTest {
       }
     }
     Collections.shuffle(fires, new Random(42));
-    clock.set(Instant.parse("2026-11-19T00:00:00Z")); // every fire is on time or early
+    clock.set(Instant.parse("2026-11-29T00:00:30Z")); // every window is due, all within the horizon
     int scheduled = 0;
     int duplicates = 0;
     for (String date : fires) {
@@ -221,7 +221,7 @@ class TaskEntityTest {
     // a later fire, a run-now or a backfill of the window cannot run it again
     assertEquals(Decision.DUPLICATE, fire(kit, "2026-11-29").decision());
     var backfill = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
-        Instant.parse("2026-11-28T12:00:00Z"), Instant.parse("2026-11-29T12:00:00Z"), ref));
+        Instant.parse("2026-11-28T12:00:00Z"), Instant.parse("2026-11-29T00:03:00Z"), ref));
     FireOutcome o = backfill.reply().getValue().outcomes().get(0);
     assertEquals(Decision.SKIPPED, o.decision());
     assertEquals(SkipReason.WINDOW_EXISTS, ev(backfill, TaskEntity.FireSkipped.class).reason(), "R7: recorded with its reason");
@@ -328,7 +328,7 @@ class TaskEntityTest {
     FireOutcome old = fire(backfillable, "2026-11-30", FireKind.CATCH_UP);
     assertEquals(Decision.MISSED, old.decision());
     assertTrue(old.reason().startsWith(MissReason.OUTSIDE_HORIZON.name()), old.reason());
-    // an on-time fire that arrives later than the grace counts as catch-up as well
+    // an on-time fire that arrives after the horizon is missed as well (R14)
     clock.set(Instant.parse("2026-12-05T00:00:00Z"));
     assertEquals(Decision.MISSED, fire(plain, "2026-12-02").decision());
   }
@@ -574,6 +574,11 @@ class TaskEntityTest {
     var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Cancel(WindowKey.of("2026-11-29"), null, ref));
     assertTrue(again.reply().isError());
     assertTrue(again.reply().getError().getMessage().contains("CANCELLED -> CANCELLED"));
+    var effect = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
+    assertTrue(effect.reply().isError(), "the cancelled attempt no longer holds the window");
+    var result = finish(kit, "2026-11-29", 1, JobResult.success("done anyway"), Duration.ofSeconds(5));
+    assertInstanceOf(TaskEntity.LateResultRecorded.class, result.event());
+    assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
   }
 
   @Test
@@ -589,5 +594,98 @@ class TaskEntityTest {
     var w = defined.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2031-01-01"), ref));
     assertTrue(w.reply().getError().getMessage().contains("window '2031-01-01' is unknown"));
     assertNull(defined.getState().windows().get("2031-01-01"));
+  }
+
+  @Test
+  @DisplayName("R1: a fire for a window not yet due is refused; nothing runs early")
+  void futureFireIsRefused() {
+    var kit = kit(daily(newId()).build());
+    var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
+    assertTrue(r.reply().getError().getMessage().contains("is not due yet"), r.reply().getError().getMessage());
+    assertTrue(r.hasNoEvents());
+  }
+
+  @Test
+  @DisplayName("R11: triggering and backfill meet only at the window key: a backfilled window is not fired again")
+  void backfillAndTriggerShareOnlyTheWindowKey() {
+    var kit = kit(daily(newId()).build());
+    clock.set(Instant.parse("2026-11-29T00:00:10Z"));
+    var bf = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+        Instant.parse("2026-11-28T12:00:00Z"), Instant.parse("2026-11-29T00:00:05Z"), ref));
+    assertEquals(Decision.SCHEDULED, bf.reply().getValue().outcomes().get(0).decision());
+    assertEquals(Decision.DUPLICATE, fire(kit, "2026-11-29").decision(), "the trigger's fire finds the window");
+    assertEquals(RunKind.BACKFILL, window(kit, "2026-11-29").runKind());
+  }
+
+  @Test
+  @DisplayName("R31: a backfill makes one instance per window even when several firings share it")
+  void backfillDeduplicatesWindows() {
+    var kit = kit(TaskSpec.builder(newId()).cron("0 0 * * * ? Asia/Shanghai").window(WindowSpec.DAILY).build());
+    clock.set(Instant.parse("2026-11-29T06:00:00Z"));
+    var r = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+        Instant.parse("2026-11-26T16:00:00Z"), Instant.parse("2026-11-28T15:59:59Z"), ref));
+    assertEquals(List.of("2026-11-27", "2026-11-28"), r.reply().getValue().outcomes().stream().map(FireOutcome::window).toList());
+    assertEquals(2, r.events().size());
+  }
+
+  @Test
+  @DisplayName("R15: an operator cannot reset the retry cap by retrying a window that is waiting to retry")
+  void retryOfRetryWaitIsRefused() {
+    var kit = kit(daily(newId()).backfill(BackfillPolicy.delayed(Duration.ofMinutes(5))).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    finish(kit, "2026-11-29", 1, JobResult.failure("x"), Duration.ofSeconds(1));
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Retry(WindowKey.of("2026-11-29"), ref));
+    assertTrue(r.reply().getError().getMessage().contains("RETRY_WAIT"), r.reply().getError().getMessage());
+    assertTrue(r.hasNoEvents());
+  }
+
+  @Test
+  @DisplayName("R21/R33: results, effects and queries for attempts or windows that do not exist are refused")
+  void refusesImpossibleAttempts() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    var future = finish(kit, "2026-11-29", 5, JobResult.success("x"), Duration.ofSeconds(1));
+    assertTrue(future.reply().getError().getMessage().startsWith("attempt '5' is invalid"), future.reply().getError().getMessage());
+    assertTrue(future.hasNoEvents());
+    var nullKey = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, null, "v", ref));
+    assertTrue(nullKey.reply().getError().getMessage().startsWith("effect key 'null' is invalid"));
+    var one = kit.<StatusReply<TaskEntity.WindowList>>runCommand(ref -> new TaskEntity.GetWindow(WindowKey.of("2026-11-29"), ref));
+    assertEquals(InstanceStatus.RUNNING, one.reply().getValue().windows().get(0).status());
+    var none = kit.<StatusReply<TaskEntity.WindowList>>runCommand(ref -> new TaskEntity.GetWindow(WindowKey.of("2026-01-01"), ref));
+    assertTrue(none.reply().getError().getMessage().contains("is unknown"));
+    var all = kit.<StatusReply<TaskEntity.WindowList>>runCommand(TaskEntity.GetWindows::new);
+    assertEquals(1, all.reply().getValue().windows().size());
+    assertEquals(0, all.reply().getValue().windows().get(0).maxRetries(), "a task that is not backfillable never retries");
+  }
+
+  @Test
+  @DisplayName("R23: a timed-out attempt counts as a duration sample, so the lease can grow")
+  void timeoutsCountAsSamples() {
+    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    fire(kit, "2026-11-29");
+    AttemptGrant g = start(kit, "2026-11-29");
+    clock.set(g.leaseUntil());
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
+    assertEquals(1, kit.getState().samples().count());
+    assertEquals(LeasePolicy.DEFAULT.ceiling(), kit.getState().samples().p99().get());
+  }
+
+  @Test
+  @DisplayName("R19: an effect whose end was not recorded is pending: a later attempt sees its outcome is unknown")
+  void effectIntentWithoutEndIsPending() {
+    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    var intent = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "push", null, true, ref));
+    assertTrue(intent.reply().getValue().pending());
+    finish(kit, "2026-11-29", 1, JobResult.failure("crashed mid-push"), Duration.ofSeconds(1));
+    AttemptGrant retry = start(kit, "2026-11-29");
+    assertEquals(List.of("push"), retry.pendingEffects());
+    assertNull(retry.effects().get("push"));
+    var done = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 2, "push", "msg-9", ref));
+    assertEquals("msg-9", done.reply().getValue().value());
+    assertEquals(List.of(), window(kit, "2026-11-29").pendingEffects());
   }
 }

@@ -1,0 +1,27 @@
+package io.almanac;
+
+import java.time.Instant;
+
+/**
+ * Something an operator must hear about (R32).
+ *
+ * @param kind what happened
+ * @param taskId the task, or null for node-wide alerts
+ * @param window the window, or null
+ * @param message a sentence for a person
+ * @param at when it happened (UTC)
+ */
+public record Alert(Kind kind, String taskId, String window, String message, Instant at) {
+
+  /** The kinds of alert. */
+  public enum Kind {
+    /** A window failed for good and waits in the intervention queue (R15). */
+    FINAL_FAILED,
+    /** A task's windows were skipped several times in a row (its runs outlast its interval). */
+    REPEATED_SKIPS,
+    /** The trigger's heartbeat stopped: nothing is being fired, retried or timed out (R25). */
+    TRIGGER_STALLED,
+    /** The trigger's heartbeat is back after a stall. */
+    TRIGGER_RECOVERED
+  }
+}

@@ -1,0 +1,436 @@
+package io.almanac;
+
+import com.typesafe.config.Config;
+import io.almanac.internal.ConfigTasks;
+import io.almanac.internal.Executor;
+import io.almanac.internal.ExecutorSettings;
+import io.almanac.internal.JobRegistry;
+import io.almanac.internal.TaskEntity;
+import io.almanac.internal.TaskEnv;
+import io.almanac.internal.TaskSettings;
+import io.almanac.internal.TriggerActor;
+import io.almanac.internal.TriggerSettings;
+import io.almanac.internal.Watchdog;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.apache.pekko.pattern.StatusReply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Almanac's entry point: start it on an ActorSystem, register tasks and their jobs, and operate
+ * them. Embedded, the node is a one-node Pekko cluster that joins itself; the same code runs as a
+ * multi-node cluster with configuration only (R10).
+ *
+ * <pre>{@code
+ * Almanac almanac = Almanac.builder(system).job("digest", new DigestJob()).start();
+ * almanac.register(TaskSpec.builder("daily-digest").cron("0 0 8 * * ? Asia/Shanghai").job("digest").build());
+ * }</pre>
+ *
+ * Every operation returns a {@link CompletionStage}; a refused operation (bad input, an unknown
+ * task or window, an illegal transition) fails it with an {@link AlmanacException} whose message
+ * names the field and the value (R33).
+ */
+public final class Almanac {
+  private static final Logger LOG = LoggerFactory.getLogger(Almanac.class);
+
+  private final ActorSystem<?> system;
+  private final Clock clock;
+  private final JobRegistry jobs;
+  private final ClusterSharding sharding;
+  private final ActorRef<TriggerActor.Command> trigger;
+  private final Duration askTimeout;
+
+  private Almanac(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
+      ActorRef<TriggerActor.Command> trigger, Duration askTimeout) {
+    this.system = system;
+    this.clock = clock;
+    this.jobs = jobs;
+    this.sharding = sharding;
+    this.trigger = trigger;
+    this.askTimeout = askTimeout;
+  }
+
+  /**
+   * Starts Almanac with the system clock and the logging alert sink, registering the tasks declared
+   * in {@code almanac.tasks}.
+   *
+   * @param system the actor system (its provider must be {@code cluster}; see almanac-embedded.conf)
+   * @return the running Almanac
+   * @throws InvalidSpecException if a setting or a declared task is invalid
+   */
+  public static Almanac start(ActorSystem<?> system) {
+    return builder(system).start();
+  }
+
+  /**
+   * @param system the actor system
+   * @return a builder to set the clock, the alert sink and the jobs before starting
+   */
+  public static Builder builder(ActorSystem<?> system) {
+    return new Builder(system);
+  }
+
+  /** Sets up and starts Almanac on an actor system. */
+  public static final class Builder {
+    private final ActorSystem<?> system;
+    private Clock clock = Clock.systemUTC();
+    private AlertSink alerts = AlertSinks.logging();
+    private final JobRegistry jobs = new JobRegistry();
+
+    private Builder(ActorSystem<?> system) {
+      this.system = Objects.requireNonNull(system, "system");
+    }
+
+    /**
+     * @param clock where all of Almanac's time comes from (tests pass a {@link SettableClock})
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * @param sink where final failures, repeated skips and a stalled trigger are reported (R32)
+     * @return this builder
+     */
+    public Builder alertSink(AlertSink sink) {
+      this.alerts = Objects.requireNonNull(sink, "alertSink");
+      return this;
+    }
+
+    /**
+     * Registers a job under a name that task specs refer to ({@link TaskSpec#job()}). Jobs are code:
+     * register them on every node, before tasks that use them fire.
+     *
+     * @param name the job's name
+     * @param job the job
+     * @return this builder
+     */
+    public Builder job(String name, AgentJob job) {
+      jobs.register(name, job);
+      return this;
+    }
+
+    /**
+     * Starts the node: joins the cluster (itself, when embedded), starts the task shards, the
+     * trigger singleton, this node's executor and watchdog, and registers the tasks declared in
+     * {@code almanac.tasks}.
+     *
+     * @return the running Almanac
+     * @throws InvalidSpecException if a setting or a declared task is invalid
+     */
+    public Almanac start() {
+      Config config = system.settings().config();
+      TaskSettings taskSettings = TaskSettings.from(config);
+      TriggerSettings triggerSettings = TriggerSettings.from(config);
+      ExecutorSettings executorSettings = ExecutorSettings.from(config);
+      int repeatedSkipAlert = config.getInt("almanac.task.repeated-skip-alert");
+      List<TaskSpec> declared = ConfigTasks.parse(config);
+      for (TaskSpec spec : declared) {
+        if (!jobs.has(spec.job())) {
+          jobs.registerClass(spec.job());
+        }
+      }
+
+      Cluster cluster = Cluster.get(system);
+      if (config.getBoolean("almanac.node.join-self") && config.getStringList("pekko.cluster.seed-nodes").isEmpty()) {
+        cluster.manager().tell(Join.create(cluster.selfMember().address()));
+      }
+      ClusterSharding sharding = ClusterSharding.get(system);
+      Function<String, RecipientRef<TaskEntity.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
+      ActorRef<TriggerActor.Command> trigger = ClusterSingleton.get(system).init(
+          SingletonActor.of(TriggerActor.create(clock, triggerSettings, taskSettings, tasks), "almanac-trigger"));
+      String executorId = cluster.selfMember().uniqueAddress().toString();
+      ActorRef<Executor.Command> executor = system.systemActorOf(
+          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId), "almanac-executor", Props.empty());
+      TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id), repeatedSkipAlert);
+      sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env)));
+      system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
+          config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());
+
+      Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout());
+      LOG.info("Almanac started on {} ({} tasks declared in almanac.tasks)", executorId, declared.size());
+      if (!declared.isEmpty()) {
+        almanac.registerAll(declared).whenComplete((done, error) -> {
+          if (error != null) {
+            LOG.error("registering the tasks declared in almanac.tasks failed: {}", error.getMessage());
+          } else {
+            LOG.info("registered {} tasks from almanac.tasks", declared.size());
+          }
+        });
+      }
+      return almanac;
+    }
+  }
+
+  /** An executor is alive if it is this incarnation of this node, or a member of the cluster that is up. */
+  private static boolean alive(Cluster cluster, String selfId, String executorId) {
+    if (executorId.equals(selfId)) {
+      return true;
+    }
+    for (org.apache.pekko.cluster.Member m : cluster.state().getMembers()) {
+      if (m.uniqueAddress().toString().equals(executorId)) {
+        return m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp() || m.status() == MemberStatus.joining();
+      }
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Registration
+
+  /**
+   * Registers a job under a name task specs refer to.
+   *
+   * @param name the job's name
+   * @param job the job
+   * @return this Almanac
+   */
+  public Almanac registerJob(String name, AgentJob job) {
+    jobs.register(name, job);
+    return this;
+  }
+
+  /**
+   * Defines or updates a task and starts firing its windows. Safe to call at every start.
+   *
+   * @param spec the task
+   * @return completes when the task is stored and the trigger knows it
+   * @throws InvalidSpecException at once if the spec is invalid or names a job not registered here
+   */
+  public CompletionStage<Done> register(TaskSpec spec) {
+    return registerAll(List.of(spec));
+  }
+
+  /**
+   * Defines or updates a task bound to a job, registering the job under the spec's job name (or
+   * the task id when the spec names none).
+   *
+   * @param spec the task
+   * @param job its job
+   * @return completes when the task is stored and the trigger knows it
+   */
+  public CompletionStage<Done> register(TaskSpec spec, AgentJob job) {
+    jobs.register(spec.job() != null ? spec.job() : spec.id(), job);
+    return register(spec);
+  }
+
+  /**
+   * Defines or updates many tasks; the trigger records them in batches.
+   *
+   * @param specs the tasks
+   * @return completes when all are stored and the trigger knows them
+   */
+  public CompletionStage<Done> registerAll(Collection<TaskSpec> specs) {
+    List<TaskSpec> valid = new ArrayList<>();
+    for (TaskSpec spec : specs) {
+      spec.validate();
+      if (jobs.find(spec.job(), spec.id()) == null) {
+        throw new InvalidSpecException(spec.id(), new InvalidSpecException("job", spec.job(),
+            "no job is registered under this name (or the task id) on this node: register it first"));
+      }
+      valid.add(spec);
+    }
+    List<CompletableFuture<Done>> defined = new ArrayList<>();
+    for (TaskSpec spec : valid) {
+      defined.add(this.<Done>ask(spec.id(), r -> new TaskEntity.Define(spec, r)).toCompletableFuture());
+    }
+    return CompletableFuture.allOf(defined.toArray(new CompletableFuture[0])).thenCompose(v -> {
+      List<CompletableFuture<Done>> batches = new ArrayList<>();
+      for (int i = 0; i < valid.size(); i += 1000) {
+        List<TaskSpec> batch = List.copyOf(valid.subList(i, Math.min(valid.size(), i + 1000)));
+        batches.add(unwrap(AskPattern.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
+            r -> new TriggerActor.Register(batch, r), askTimeout.multipliedBy(3), system.scheduler())).toCompletableFuture());
+      }
+      return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Operations (R31)
+
+  /**
+   * Pauses a task: windows that fall due are recorded as skipped (PAUSED) until it is resumed.
+   *
+   * @param taskId the task
+   * @return completes when the pause is recorded
+   */
+  public CompletionStage<Done> pause(String taskId) {
+    return ask(taskId, TaskEntity.Pause::new);
+  }
+
+  /**
+   * @param taskId the task
+   * @return completes when the resume is recorded
+   */
+  public CompletionStage<Done> resume(String taskId) {
+    return ask(taskId, TaskEntity.Resume::new);
+  }
+
+  /**
+   * Runs the window that contains now, as a manual run, unless it already ran.
+   *
+   * @param taskId the task
+   * @return what the task decided
+   */
+  public CompletionStage<FireDecision> runNow(String taskId) {
+    return markActive(taskId).thenCompose(d -> this.<TaskEntity.FireOutcome>ask(taskId, TaskEntity.RunNow::new))
+        .thenApply(Almanac::decision);
+  }
+
+  /**
+   * Schedules every window due in (from, to] as a backfill; windows that already ran are recorded
+   * as skipped (WINDOW_EXISTS). Backfills start at the configured backlog rate (R17).
+   *
+   * @param taskId the task
+   * @param from the start of the range (exclusive)
+   * @param to the end of the range (inclusive), not in the future
+   * @return what the task decided for each window
+   */
+  public CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to) {
+    return markActive(taskId)
+        .thenCompose(d -> this.<TaskEntity.BackfillReport>ask(taskId, r -> new TaskEntity.Backfill(from, to, r)))
+        .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
+  }
+
+  /**
+   * Runs a FINAL_FAILED, cancelled, skipped or missed window again (R15).
+   *
+   * @param taskId the task
+   * @param window the window
+   * @return completes when the window is PENDING again
+   */
+  public CompletionStage<Done> retry(String taskId, WindowKey window) {
+    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskEntity.Retry(window, r)));
+  }
+
+  /**
+   * Marks a FINAL_FAILED window resolved: it leaves the intervention queue (R15).
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param note what the operator did
+   * @return completes when recorded
+   */
+  public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
+    return ask(taskId, r -> new TaskEntity.Resolve(window, note, r));
+  }
+
+  /**
+   * Cancels a pending, running or retry-waiting window; a running job is cancelled.
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param reason why
+   * @return completes when recorded
+   */
+  public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
+    return ask(taskId, r -> new TaskEntity.Cancel(window, reason, r));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Views
+
+  /**
+   * @param taskId the task
+   * @return the task's view: spec, paused, P99, lease, next due
+   */
+  public CompletionStage<TaskView> task(String taskId) {
+    return this.<TaskEntity.TaskInfo>ask(taskId, TaskEntity.GetTask::new).thenApply(TaskEntity.TaskInfo::view);
+  }
+
+  /**
+   * @param taskId the task
+   * @return its hot windows, oldest first (R29)
+   */
+  public CompletionStage<List<WindowView>> windows(String taskId) {
+    return this.<TaskEntity.WindowList>ask(taskId, TaskEntity.GetWindows::new).thenApply(TaskEntity.WindowList::windows);
+  }
+
+  /**
+   * @param taskId the task
+   * @return its FINAL_FAILED windows, waiting for an operator
+   */
+  public CompletionStage<List<WindowView>> interventionQueue(String taskId) {
+    return this.<TaskEntity.WindowList>ask(taskId, TaskEntity.GetInterventionQueue::new)
+        .thenApply(TaskEntity.WindowList::windows);
+  }
+
+  /** @return the ids of the registered tasks, sorted */
+  public CompletionStage<List<String>> taskIds() {
+    return AskPattern.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new,
+        askTimeout, system.scheduler()).thenApply(TriggerActor.TriggerStatus::taskIds);
+  }
+
+  /** @return the FINAL_FAILED windows of every task (R31) */
+  public CompletionStage<List<WindowView>> interventionQueue() {
+    return taskIds().thenCompose(ids -> {
+      List<CompletableFuture<List<WindowView>>> all = new ArrayList<>();
+      for (String id : ids) {
+        all.add(interventionQueue(id).toCompletableFuture());
+      }
+      return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
+          .thenApply(v -> all.stream().flatMap(f -> f.join().stream()).toList());
+    });
+  }
+
+  /** @return the clock Almanac reads time from */
+  public Clock clock() {
+    return clock;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private CompletionStage<Done> markActive(String taskId) {
+    return unwrap(AskPattern.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
+        r -> new TriggerActor.MarkActive(taskId, r), askTimeout, system.scheduler()));
+  }
+
+  private <T> CompletionStage<T> ask(String taskId, Function<ActorRef<StatusReply<T>>, TaskEntity.Command> message) {
+    if (taskId == null || taskId.isBlank()) {
+      return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
+    }
+    return unwrap(AskPattern.ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, taskId), message::apply, askTimeout,
+        system.scheduler()));
+  }
+
+  private static <T> CompletionStage<T> unwrap(CompletionStage<StatusReply<T>> reply) {
+    return reply.handle((r, error) -> {
+      if (error != null) {
+        throw new CompletionException(new AlmanacException("no answer within the ask timeout: " + error.getMessage(), error));
+      }
+      if (r.isError()) {
+        throw new CompletionException(new AlmanacException(r.getError().getMessage()));
+      }
+      return r.getValue();
+    });
+  }
+
+  private static FireDecision decision(TaskEntity.FireOutcome o) {
+    return new FireDecision(WindowKey.of(o.window()), o.decision().name(), o.reason());
+  }
+}

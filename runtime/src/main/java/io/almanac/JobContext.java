@@ -1,0 +1,56 @@
+package io.almanac;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.concurrent.CompletionStage;
+
+/** What a running attempt knows and can do (R18, R19, R27). */
+public interface JobContext {
+
+  /** @return the task's id */
+  String taskId();
+
+  /** @return the window this attempt runs for */
+  WindowKey window();
+
+  /** @return the window's start (UTC) */
+  Instant windowStart();
+
+  /** @return the window's end (UTC) */
+  Instant windowEnd();
+
+  /** @return the task's zone, for display and for local-time logic inside the job */
+  ZoneId zone();
+
+  /** @return the attempt number, starting at 1; it is the attempt's fencing token */
+  int attempt();
+
+  /** @return whether this is a first run, a retry, a backfill or a manual run (R18) */
+  RunKind runKind();
+
+  /**
+   * @return a key unique to (task, window), the same for every attempt of the window: pass it to
+   *     downstream systems that deduplicate, e.g. as an idempotency header
+   */
+  String idempotencyKey();
+
+  /** @return when the current lease expires; past it the attempt is TIMED_OUT and cancelled (R23) */
+  Instant deadline();
+
+  /**
+   * Tells Almanac the attempt is alive and extends its lease.
+   *
+   * @return the new deadline; fails if the attempt no longer holds the window (its result will not
+   *     count), in which case the job should stop
+   */
+  CompletionStage<Instant> heartbeat();
+
+  /** @return true once the attempt has been cancelled (lease expired, operator cancel, superseded) */
+  boolean isCancelled();
+
+  /** @return a stage that completes when the attempt is cancelled */
+  CompletionStage<Void> cancellation();
+
+  /** @return the window's effect ledger (R19) */
+  EffectLedger ledger();
+}

@@ -1,0 +1,480 @@
+package io.almanac.internal;
+
+import io.almanac.AgentJob;
+import io.almanac.JobResult;
+import io.almanac.RunKind;
+import io.almanac.WindowKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.pattern.StatusReply;
+
+/**
+ * Runs agent jobs for the PENDING windows its node's task entities hand it. One per node.
+ *
+ * <ul>
+ *   <li>Jobs run on their own dispatcher ({@code almanac.executor.job-dispatcher}), never on an
+ *       actor thread.
+ *   <li>A global and a per-task concurrency limit; fresh windows (first and manual runs) go before
+ *       backlog (retries and backfills), and backlog starts are rate-limited by token buckets,
+ *       overall and per task (R17).
+ *   <li>Each attempt is started by a compare-and-set in its entity (R21) and holds a lease that the
+ *       job extends with heartbeats; past it the job is cancelled (its future cancelled, a blocking
+ *       job interrupted) and the entity told, which records TIMED_OUT and applies the retry policy
+ *       (R23).
+ *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
+ * </ul>
+ *
+ * INTERNAL API.
+ */
+public final class Executor extends AbstractBehavior<Executor.Command> {
+
+  /** What the executor is told. */
+  public interface Command {}
+
+  /** A window is PENDING: run its next attempt when there is room (from a task entity). */
+  public record Run(String taskId, String window, String job, RunKind kind, String zone)
+      implements Command, AlmanacSerializable {}
+
+  /** Cancel this attempt if it runs here (from a task entity: timed out, cancelled, superseded). */
+  public record CancelAttempt(String taskId, String window, int attempt, String reason)
+      implements Command, AlmanacSerializable {}
+
+  /** Ask for the executor's counters. */
+  public record GetStats(ActorRef<Stats> replyTo) implements Command {}
+
+  /** The executor's counters. */
+  public record Stats(int running, int queuedFresh, int queuedBacklog, long started, long finished, long cancelled)
+      implements AlmanacSerializable {}
+
+  private record Granted(Item item, TaskEntity.AttemptGrant grant) implements Command {}
+
+  private record NotGranted(Item item, String reason) implements Command {}
+
+  private record JobDone(String key, int attempt, JobResult result, Duration took) implements Command {}
+
+  private record ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error)
+      implements Command {}
+
+  private record Extended(String key, int attempt, Instant deadline) implements Command {}
+
+  private static final String REFUSED = "result refused: ";
+
+  private enum Check implements Command {
+    INSTANCE
+  }
+
+  private record Item(String taskId, String window, String job, RunKind kind, String zone) {
+    String key() {
+      return taskId + "|" + window;
+    }
+
+    boolean fresh() {
+      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
+    }
+  }
+
+  /** One attempt running here. Mutable; touched by the actor and, for the thread, by the job. */
+  static final class Running {
+    final Item item;
+    final int attempt;
+    final Instant startedAt;
+    final CompletableFuture<Void> cancelled = new CompletableFuture<>();
+    volatile Instant deadline;
+    private Thread thread;
+    private CompletableFuture<JobResult> stage;
+
+    Running(Item item, int attempt, Instant startedAt, Instant deadline) {
+      this.item = item;
+      this.attempt = attempt;
+      this.startedAt = startedAt;
+      this.deadline = deadline;
+    }
+
+    synchronized void enter() {
+      thread = Thread.currentThread();
+    }
+
+    synchronized void leave(CompletionStage<JobResult> s) {
+      thread = null;
+      stage = s == null ? null : s.toCompletableFuture();
+    }
+
+    /** Cancels the job: flag, stage and, while it is inside run(), its thread. */
+    synchronized boolean cancel() {
+      if (!cancelled.complete(null)) {
+        return false;
+      }
+      if (thread != null) {
+        thread.interrupt();
+      }
+      if (stage != null) {
+        stage.cancel(true);
+      }
+      return true;
+    }
+  }
+
+  private final ActorContext<Command> ctx;
+  private final Clock clock;
+  private final ExecutorSettings settings;
+  private final TaskSettings taskSettings;
+  private final JobRegistry jobs;
+  private final Function<String, RecipientRef<TaskEntity.Command>> tasks;
+  private final String executorId;
+  private final java.util.concurrent.Executor jobPool;
+  private final ArrayDeque<Item> fresh = new ArrayDeque<>();
+  private final ArrayDeque<Item> backlog = new ArrayDeque<>();
+  private final Map<String, Item> queued = new HashMap<>();
+  private final Map<String, Running> running = new HashMap<>();
+  private final Map<String, Integer> startingOrRunningPerTask = new HashMap<>();
+  private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
+  private final TokenBucket globalBucket;
+  private int starting;
+  private long started;
+  private long finished;
+  private long cancelledCount;
+
+  /**
+   * @param clock where time comes from
+   * @param settings the executor's settings
+   * @param taskSettings bounds of results (a job's oversized exception message is shortened)
+   * @param jobs the jobs this node can run
+   * @param tasks how to reach a task entity by id
+   * @param executorId this executor's identity (node address and incarnation)
+   * @return the executor's behavior
+   */
+  public static Behavior<Command> create(
+      Clock clock,
+      ExecutorSettings settings,
+      TaskSettings taskSettings,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskEntity.Command>> tasks,
+      String executorId) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId)));
+  }
+
+  private Executor(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      Clock clock,
+      ExecutorSettings settings,
+      TaskSettings taskSettings,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskEntity.Command>> tasks,
+      String executorId) {
+    super(ctx);
+    this.ctx = ctx;
+    this.clock = clock;
+    this.settings = settings;
+    this.taskSettings = taskSettings;
+    this.jobs = jobs;
+    this.tasks = tasks;
+    this.executorId = executorId;
+    this.jobPool = ctx.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(settings.jobDispatcher()));
+    this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
+    timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
+    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), backlog {} starts/s (burst {}), {} per task",
+        executorId, settings.maxConcurrent(), settings.maxConcurrentPerTask(), settings.backlogRate(),
+        settings.backlogBurst(), settings.backlogRatePerTask());
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Run.class, this::onRun)
+        .onMessage(CancelAttempt.class, this::onCancel)
+        .onMessage(Granted.class, this::onGranted)
+        .onMessage(NotGranted.class, this::onNotGranted)
+        .onMessage(JobDone.class, this::onJobDone)
+        .onMessage(ReportDone.class, this::onReportDone)
+        .onMessage(Extended.class, this::onExtended)
+        .onMessage(GetStats.class, this::onGetStats)
+        .onMessageEquals(Check.INSTANCE, this::onCheck)
+        .build();
+  }
+
+  private Behavior<Command> onRun(Run run) {
+    Item item = new Item(run.taskId(), run.window(), run.job(), run.kind(), run.zone());
+    String key = item.key();
+    if (queued.containsKey(key) || running.containsKey(key)) {
+      return this; // dispatched again (a wake-up, a recovery): it is already here
+    }
+    queued.put(key, item);
+    (item.fresh() ? fresh : backlog).addLast(item);
+    drain();
+    return this;
+  }
+
+  private void drain() {
+    while (running.size() + starting < settings.maxConcurrent()) {
+      Item next = take(fresh, false);
+      if (next == null) {
+        next = take(backlog, true);
+      }
+      if (next == null) {
+        return;
+      }
+      start(next);
+    }
+  }
+
+  /** The first item of the queue whose task has room (and, for backlog, a token). */
+  private Item take(ArrayDeque<Item> queue, boolean limited) {
+    Instant now = clock.instant();
+    Iterator<Item> it = queue.iterator();
+    while (it.hasNext()) {
+      Item item = it.next();
+      if (startingOrRunningPerTask.getOrDefault(item.taskId(), 0) >= settings.maxConcurrentPerTask()) {
+        continue;
+      }
+      if (limited) {
+        if (!globalBucket.available(now)) {
+          return null; // nothing in the backlog can start before the next refill
+        }
+        TokenBucket task = taskBuckets.computeIfAbsent(item.taskId(),
+            id -> new TokenBucket(settings.backlogRatePerTask(), settings.backlogBurstPerTask(), now));
+        if (!task.available(now)) {
+          continue;
+        }
+        task.take(now);
+        globalBucket.take(now);
+      }
+      it.remove();
+      queued.remove(item.key());
+      return item;
+    }
+    return null;
+  }
+
+  private void start(Item item) {
+    starting++;
+    startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
+    WindowKey window = WindowKey.of(item.window());
+    CompletionStage<StatusReply<TaskEntity.AttemptGrant>> ask = AskPattern.ask(tasks.apply(item.taskId()),
+        replyTo -> new TaskEntity.StartAttempt(window, executorId, ctx.getSelf(), replyTo),
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    ctx.pipeToSelf(ask, (reply, error) -> {
+      if (error != null) {
+        return new NotGranted(item, "no answer: " + error.getMessage());
+      }
+      return reply.isSuccess() ? new Granted(item, reply.getValue()) : new NotGranted(item, reply.getError().getMessage());
+    });
+  }
+
+  private Behavior<Command> onNotGranted(NotGranted m) {
+    starting--;
+    release(m.item().taskId());
+    ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.item().window(), m.item().taskId(), m.reason());
+    drain();
+    return this;
+  }
+
+  private void release(String taskId) {
+    startingOrRunningPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
+  }
+
+  private Behavior<Command> onGranted(Granted m) {
+    starting--;
+    Item item = m.item();
+    TaskEntity.AttemptGrant grant = m.grant();
+    Running r = new Running(item, grant.attempt(), clock.instant(), grant.leaseUntil());
+    running.put(item.key(), r);
+    started++;
+    AgentJob job = jobs.find(item.job(), item.taskId());
+    ctx.getLog().info("task '{}' window '{}' attempt {} ({}) started, lease until {}",
+        item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
+    JobContextImpl jobContext = new JobContextImpl(this, r, grant, item.zone());
+    ActorRef<Command> self = ctx.getSelf();
+    String key = item.key();
+    int attempt = grant.attempt();
+    Instant startedAt = r.startedAt;
+    jobPool.execute(() -> {
+      CompletionStage<JobResult> stage;
+      r.enter();
+      try {
+        stage = job == null
+            ? CompletableFuture.completedFuture(JobResult.failure(
+                "no job named '" + item.job() + "' is registered on this node for task '" + item.taskId() + "'"))
+            : job.run(jobContext);
+        if (stage == null) {
+          stage = CompletableFuture.completedFuture(JobResult.failure("the job returned null instead of a CompletionStage"));
+        }
+      } catch (Throwable t) {
+        stage = CompletableFuture.failedFuture(t);
+      } finally {
+        r.leave(null);
+        Thread.interrupted(); // never hand an interrupted thread back to the pool
+      }
+      r.leave(stage);
+      if (r.cancelled.isDone()) {
+        stage.toCompletableFuture().cancel(true);
+      }
+      stage.whenComplete((result, error) ->
+          self.tell(new JobDone(key, attempt, outcome(result, error, r), Duration.between(startedAt, clock.instant()))));
+    });
+    return this;
+  }
+
+  private JobResult outcome(JobResult result, Throwable error, Running r) {
+    if (error == null && result != null) {
+      return result;
+    }
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    String reason;
+    if (r.cancelled.isDone()) {
+      reason = "cancelled";
+    } else if (cause == null) {
+      reason = "the job completed without a result";
+    } else {
+      reason = cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    }
+    int max = taskSettings.maxReasonLength();
+    if (reason.length() > max) {
+      // An exception message is not the job's chosen result: shorten it visibly rather than lose the failure.
+      String marker = " ...[shortened from " + reason.length() + " characters]";
+      reason = reason.substring(0, Math.max(0, max - marker.length())) + marker;
+    }
+    return JobResult.failure(reason);
+  }
+
+  private Behavior<Command> onJobDone(JobDone m) {
+    Running r = running.remove(m.key());
+    if (r != null) {
+      release(r.item.taskId());
+      finished++;
+      ctx.getLog().info("task '{}' window '{}' attempt {} {} in {} ms{}", r.item.taskId(), r.item.window(), m.attempt(),
+          m.result().succeeded() ? "succeeded" : "failed", m.took().toMillis(),
+          m.result().succeeded() ? "" : ": " + m.result().reason());
+    }
+    report(m.key(), m.attempt(), m.result(), m.took(), 1);
+    drain();
+    return this;
+  }
+
+  private void report(String key, int attempt, JobResult result, Duration took, int tries) {
+    int bar = key.indexOf('|');
+    String taskId = key.substring(0, bar);
+    WindowKey window = WindowKey.of(key.substring(bar + 1));
+    CompletionStage<StatusReply<org.apache.pekko.Done>> ask = AskPattern.ask(tasks.apply(taskId),
+        replyTo -> new TaskEntity.FinishAttempt(window, attempt, result, took, replyTo),
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    ctx.pipeToSelf(ask, (reply, error) -> {
+      if (error != null) {
+        return new ReportDone(key, attempt, result, took, tries, error);
+      }
+      return new ReportDone(key, attempt, result, took, tries,
+          reply.isSuccess() ? null : new IllegalArgumentException(reply.getError().getMessage()));
+    });
+  }
+
+  private Behavior<Command> onReportDone(ReportDone m) {
+    if (m.error() == null) {
+      return this;
+    }
+    boolean refused = m.error() instanceof IllegalArgumentException;
+    if (refused && (m.result().succeeded() || !m.result().reason().startsWith(REFUSED))) {
+      // The entity refused the result (e.g. an oversized summary): record the refusal as the failure,
+      // so the window is not left RUNNING until its lease expires.
+      ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.error().getMessage());
+      String reason = REFUSED + m.error().getMessage();
+      reason = reason.length() > taskSettings.maxReasonLength() ? reason.substring(0, taskSettings.maxReasonLength()) : reason;
+      report(m.key(), m.attempt(), JobResult.failure(reason), m.took(), m.tries() + 1);
+    } else if (!refused && m.tries() < settings.reportRetries()) {
+      ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying", m.key(), m.attempt(),
+          m.tries(), m.error().getMessage());
+      report(m.key(), m.attempt(), m.result(), m.took(), m.tries() + 1);
+    } else {
+      ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "
+          + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.error().getMessage());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCancel(CancelAttempt m) {
+    Running r = running.get(m.taskId() + "|" + m.window());
+    if (r != null && r.attempt == m.attempt() && r.cancel()) {
+      cancelledCount++;
+      ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onExtended(Extended m) {
+    Running r = running.get(m.key());
+    if (r != null && r.attempt == m.attempt() && m.deadline().isAfter(r.deadline)) {
+      r.deadline = m.deadline();
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCheck() {
+    Instant now = clock.instant();
+    for (Running r : running.values()) {
+      if (now.isAfter(r.deadline) && r.cancel()) {
+        cancelledCount++;
+        ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
+            r.item.window(), r.attempt, r.deadline);
+        WindowKey window = WindowKey.of(r.item.window());
+        AskPattern.<TaskEntity.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(r.item.taskId()),
+            replyTo -> new TaskEntity.ExpireLease(window, r.attempt, replyTo), settings.askTimeout(),
+            ctx.getSystem().scheduler());
+      }
+    }
+    drain();
+    return this;
+  }
+
+  private Behavior<Command> onGetStats(GetStats m) {
+    m.replyTo().tell(new Stats(running.size(), fresh.size(), backlog.size(), started, finished, cancelledCount));
+    return this;
+  }
+
+  // ---- used by JobContextImpl (from job threads) ----
+
+  CompletionStage<Instant> heartbeat(Running r) {
+    WindowKey window = WindowKey.of(r.item.window());
+    CompletionStage<StatusReply<TaskEntity.LeaseGranted>> ask = AskPattern.ask(tasks.apply(r.item.taskId()),
+        replyTo -> new TaskEntity.Heartbeat(window, r.attempt, replyTo), settings.askTimeout(), ctx.getSystem().scheduler());
+    return ask.thenApply(reply -> {
+      if (reply.isError()) {
+        throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
+      }
+      Instant deadline = reply.getValue().leaseUntil();
+      ctx.getSelf().tell(new Extended(r.item.key(), r.attempt, deadline));
+      return deadline;
+    });
+  }
+
+  CompletionStage<TaskEntity.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
+    WindowKey window = WindowKey.of(r.item.window());
+    CompletionStage<StatusReply<TaskEntity.EffectReply>> ask = AskPattern.ask(tasks.apply(r.item.taskId()),
+        replyTo -> new TaskEntity.RecordEffect(window, r.attempt, key, value, intent, replyTo),
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    return ask.thenApply(reply -> {
+      if (reply.isError()) {
+        throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
+      }
+      return reply.getValue();
+    });
+  }
+}

@@ -1,0 +1,69 @@
+package io.almanac.internal;
+
+import com.typesafe.config.Config;
+import io.almanac.InvalidSpecException;
+import java.time.Duration;
+
+/**
+ * Settings of the executor, from {@code almanac.executor} (reference.conf documents each key).
+ * INTERNAL API.
+ *
+ * @param maxConcurrent jobs running at once on this node
+ * @param maxConcurrentPerTask jobs of one task running at once on this node
+ * @param backlogRate retries and backfills started per second on this node, all tasks together
+ * @param backlogBurst backlog starts allowed at once after a quiet period
+ * @param backlogRatePerTask retries and backfills of one task started per second
+ * @param backlogBurstPerTask backlog starts of one task allowed at once
+ * @param checkInterval how often leases are checked and the backlog is drained
+ * @param askTimeout how long to wait for a task entity's answer
+ * @param reportRetries how often to try to report a result before leaving it to the lease
+ * @param jobDispatcher the config path of the dispatcher jobs run on
+ */
+public record ExecutorSettings(
+    int maxConcurrent,
+    int maxConcurrentPerTask,
+    double backlogRate,
+    int backlogBurst,
+    double backlogRatePerTask,
+    int backlogBurstPerTask,
+    Duration checkInterval,
+    Duration askTimeout,
+    int reportRetries,
+    String jobDispatcher) {
+
+  private static final String P = "almanac.executor.";
+
+  /** Canonical constructor: validates. */
+  public ExecutorSettings {
+    Settings.atLeast(P + "max-concurrent", maxConcurrent, 1);
+    Settings.atLeast(P + "max-concurrent-per-task", maxConcurrentPerTask, 1);
+    Settings.positive(P + "backlog-rate", backlogRate);
+    Settings.atLeast(P + "backlog-burst", backlogBurst, 1);
+    Settings.positive(P + "backlog-rate-per-task", backlogRatePerTask);
+    Settings.atLeast(P + "backlog-burst-per-task", backlogBurstPerTask, 1);
+    Settings.positive(P + "check-interval", checkInterval);
+    Settings.positive(P + "ask-timeout", askTimeout);
+    Settings.atLeast(P + "report-retries", reportRetries, 1);
+    if (jobDispatcher == null || jobDispatcher.isBlank()) {
+      throw new InvalidSpecException(P + "job-dispatcher", jobDispatcher, "must name a dispatcher");
+    }
+  }
+
+  /**
+   * @param config the whole configuration
+   * @return the validated settings
+   */
+  public static ExecutorSettings from(Config config) {
+    return new ExecutorSettings(
+        Settings.intOf(config, P + "max-concurrent"),
+        Settings.intOf(config, P + "max-concurrent-per-task"),
+        Settings.doubleOf(config, P + "backlog-rate"),
+        Settings.intOf(config, P + "backlog-burst"),
+        Settings.doubleOf(config, P + "backlog-rate-per-task"),
+        Settings.intOf(config, P + "backlog-burst-per-task"),
+        Settings.durationOf(config, P + "check-interval"),
+        Settings.durationOf(config, P + "ask-timeout"),
+        Settings.intOf(config, P + "report-retries"),
+        "almanac.executor.job-dispatcher");
+  }
+}

@@ -1,0 +1,22 @@
+package io.almanac.internal;
+
+import io.almanac.CronSchedule;
+import io.almanac.TaskSpec;
+import io.almanac.WindowSpec;
+
+/** Builds a task's schedule from its spec. INTERNAL API. */
+public final class Schedules {
+  private Schedules() {}
+
+  /**
+   * The task's schedule: its cron in its zone, with its DST policy and window spec. The parsed cron
+   * is cached per process, so this is cheap.
+   *
+   * @param spec the task's spec
+   * @return its schedule
+   * @throws io.almanac.InvalidSpecException if the cron, the zone or the window name is invalid
+   */
+  public static TaskSchedule of(TaskSpec spec) {
+    return new TaskSchedule(CronSchedule.parse(spec.cron(), spec.zone()), spec.dst(), WindowSpec.byName(spec.window()));
+  }
+}

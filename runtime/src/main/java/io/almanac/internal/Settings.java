@@ -1,0 +1,69 @@
+package io.almanac.internal;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import io.almanac.InvalidSpecException;
+import java.time.Duration;
+
+/** Reading and checking config values with errors that name the key (R33, R34). INTERNAL API. */
+final class Settings {
+  private Settings() {}
+
+  static int intOf(Config c, String key) {
+    try {
+      return c.getInt(key);
+    } catch (ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing");
+    } catch (ConfigException.WrongType e) {
+      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be an integer");
+    }
+  }
+
+  static double doubleOf(Config c, String key) {
+    try {
+      return c.getDouble(key);
+    } catch (ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing");
+    } catch (ConfigException.WrongType e) {
+      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a number");
+    }
+  }
+
+  static boolean booleanOf(Config c, String key) {
+    try {
+      return c.getBoolean(key);
+    } catch (ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing");
+    } catch (ConfigException.WrongType e) {
+      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be on or off");
+    }
+  }
+
+  static Duration durationOf(Config c, String key) {
+    try {
+      return c.getDuration(key);
+    } catch (ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing");
+    } catch (ConfigException.BadValue | ConfigException.WrongType e) {
+      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a duration such as 30s");
+    }
+  }
+
+  static void atLeast(String key, int value, int min) {
+    if (value < min) {
+      throw new InvalidSpecException(key, value, "must be >= " + min);
+    }
+  }
+
+  static void positive(String key, double value) {
+    if (!(value > 0) || Double.isInfinite(value)) {
+      throw new InvalidSpecException(key, value, "must be a positive number");
+    }
+  }
+
+  static void positive(String key, Duration value) {
+    if (value == null || value.isZero() || value.isNegative()) {
+      throw new InvalidSpecException(key, value, "must be a positive duration");
+    }
+  }
+}

@@ -1,0 +1,599 @@
+package io.almanac.internal;
+
+import io.almanac.TaskSpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
+import org.apache.pekko.persistence.typed.javadsl.Effect;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
+import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
+
+/**
+ * The trigger (a cluster singleton): wakes tasks when something is due. It does not own truth: a
+ * fire is a hint and the task entity decides from its own state (R5, principle 2).
+ *
+ * <ul>
+ *   <li>Keeps the next due instant of every task (its next cron firing, and the wake-up its entity
+ *       reported: a retry's due time, a lease's expiry) in a priority queue and arms one timer for
+ *       the earliest: the work per tick is proportional to what is due, not to the number of tasks.
+ *   <li>Delivers each fire at least once (ask, retried until acknowledged).
+ *   <li>Persists a watermark: every fire due at or before it was acknowledged. After downtime or a
+ *       failover it fires the windows due since the watermark as catch-up; each task's backfill
+ *       policy and horizon decide whether they run or are recorded as missed (R12, R14).
+ *   <li>Persists which tasks may have active windows, and wakes them after a restart, so a retry or
+ *       a lease expiry is never forgotten (principle 5).
+ *   <li>Logs a heartbeat line once a minute (R25).
+ * </ul>
+ *
+ * Triggering and backfill stay separate paths (R11): this actor only says "window W of task T is
+ * due"; catch-up runs are rate-limited where they execute (the executor, R17). INTERNAL API.
+ */
+public final class TriggerActor
+    extends EventSourcedBehavior<TriggerActor.Command, TriggerActor.Event, TriggerActor.State> {
+
+  /** The trigger's persistence id: there is one per cluster. */
+  public static final PersistenceId PERSISTENCE_ID = PersistenceId.ofUniqueId("almanac-trigger");
+
+  // ---------------------------------------------------------------------------------------------
+  // Protocol
+
+  /** What the trigger is told. */
+  public interface Command extends AlmanacSerializable {}
+
+  /** Start (or keep) firing these tasks' windows. */
+  public record Register(List<TaskSpec> specs, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** A task's next wake-up and whether it has active windows (from its entity, after each change). */
+  public record TaskWakes(String taskId, Instant nextWake, boolean active) implements Command {}
+
+  /** An operator is about to act on a task: remember it may have active windows (persisted first). */
+  public record MarkActive(String taskId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /** Ask for the trigger's liveness and counters (R25). */
+  public record GetStatus(ActorRef<TriggerStatus> replyTo) implements Command {}
+
+  /**
+   * The trigger's liveness and counters.
+   *
+   * @param tasks registered tasks
+   * @param queued entries in the due queue
+   * @param inFlight fires not yet acknowledged
+   * @param watermark every fire due at or before it was acknowledged
+   * @param lastTick when the trigger last looked at its queue
+   * @param nextTask the task due next, or null
+   * @param nextAt when it is due, or null
+   * @param firesSent fires sent since start (retries included)
+   * @param taskIds the registered task ids, sorted
+   */
+  public record TriggerStatus(
+      int tasks, int queued, int inFlight, Instant watermark, Instant lastTick, String nextTask, Instant nextAt,
+      long firesSent, List<String> taskIds)
+      implements AlmanacSerializable {}
+
+  private enum Tick implements Command {
+    INSTANCE
+  }
+
+  private enum HeartbeatLog implements Command {
+    INSTANCE
+  }
+
+  private record FireDone(FireKey key, TaskEntity.FireOutcome outcome, Throwable error) implements Command {}
+
+  private record WakeDone(String taskId, Throwable error) implements Command {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Events and state
+
+  /** What the trigger persisted. */
+  public interface Event extends AlmanacSerializable {}
+
+  /** Tasks were registered or their specs changed. */
+  public record TasksRegistered(List<TaskSpec> specs, Instant at) implements Event {}
+
+  /** The watermark moved, and tasks became active or idle. */
+  public record Progressed(Instant watermark, List<String> active, List<String> idle, Instant at) implements Event {}
+
+  /**
+   * The trigger's durable state.
+   *
+   * @param tasks the registered tasks by id
+   * @param watermark every fire due at or before it was acknowledged (null before the first tick)
+   * @param active tasks that may have active windows: woken after a restart
+   */
+  public record State(Map<String, TaskSpec> tasks, Instant watermark, Set<String> active) implements AlmanacSerializable {
+    /** Canonical constructor: never null, never shared mutable. */
+    public State {
+      tasks = tasks == null ? Map.of() : Collections.unmodifiableMap(tasks);
+      active = active == null ? Set.of() : Collections.unmodifiableSet(active);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // In-memory machinery (rebuilt on recovery from the state and the clock)
+
+  private enum Kind {
+    CRON,
+    WAKE,
+    REFIRE
+  }
+
+  private record Due(Instant at, long seq, String taskId, int version, Kind kind, DueWindow window, TaskEntity.FireKind fireKind) {}
+
+  private record FireKey(String taskId, String window, Instant dueAt, TaskEntity.FireKind kind, DueWindow due) {}
+
+  private static final class Slot {
+    TaskSpec spec;
+    TaskSchedule schedule;
+    int version;
+    Instant wakeAt;
+  }
+
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final Clock clock;
+  private final TriggerSettings settings;
+  private final Duration recentFireGrace;
+  private final Function<String, RecipientRef<TaskEntity.Command>> tasks;
+  private final PriorityQueue<Due> queue = new PriorityQueue<>((a, b) -> {
+    int c = a.at().compareTo(b.at());
+    return c != 0 ? c : Long.compare(a.seq(), b.seq());
+  });
+  private final Map<String, Slot> slots = new HashMap<>();
+  private final Map<String, FireKey> inFlight = new HashMap<>();
+  private final TreeMap<Instant, Integer> inFlightDue = new TreeMap<>();
+  private final Set<String> becameActive = new HashSet<>();
+  private final Set<String> becameIdle = new HashSet<>();
+  private long seq;
+  private long firesSent;
+  private Instant lastTick;
+  private Instant lastPersist = Instant.EPOCH;
+  private Instant watermark;
+  private boolean recovered;
+
+  /**
+   * @param clock where time comes from
+   * @param settings the trigger's settings
+   * @param taskSettings the tasks' settings (the on-time grace)
+   * @param tasks how to reach a task entity by id
+   * @return the trigger's behavior
+   */
+  public static Behavior<Command> create(
+      Clock clock, TriggerSettings settings, TaskSettings taskSettings, Function<String, RecipientRef<TaskEntity.Command>> tasks) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+        new TriggerActor(ctx, timers, clock, settings, taskSettings.recentFireGrace(), tasks)));
+  }
+
+  private TriggerActor(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      Clock clock,
+      TriggerSettings settings,
+      Duration recentFireGrace,
+      Function<String, RecipientRef<TaskEntity.Command>> tasks) {
+    super(PERSISTENCE_ID, SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 0.2));
+    this.ctx = ctx;
+    this.timers = timers;
+    this.clock = Objects.requireNonNull(clock);
+    this.settings = settings;
+    this.recentFireGrace = recentFireGrace;
+    this.tasks = tasks;
+  }
+
+  @Override
+  public State emptyState() {
+    return new State(Map.of(), null, Set.of());
+  }
+
+  @Override
+  public RetentionCriteria retentionCriteria() {
+    return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
+  }
+
+  @Override
+  public SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::onRecovered).build();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Recovery: rebuild the queue, catch up what was due while down, wake tasks that were active.
+
+  private void onRecovered(State state) {
+    Instant now = clock.instant();
+    watermark = state.watermark();
+    Instant from = watermark == null ? now : watermark;
+    int catchUp = 0;
+    int onTime = 0;
+    int beyondCap = 0;
+    for (TaskSpec spec : state.tasks().values()) {
+      Slot slot = slotFor(spec);
+      List<DueWindow> due = slot.schedule.dueBetween(from, now, settings.maxCatchUpPerTask() + 1);
+      if (due.size() > settings.maxCatchUpPerTask()) {
+        // Only the most recent windows are handed over; the older ones stay unfired and the audit
+        // reports them (R28). Raise almanac.trigger.max-catch-up-per-task to hand over more.
+        beyondCap++;
+        List<DueWindow> all = slot.schedule.dueBetween(from, now, Integer.MAX_VALUE);
+        due = all.subList(all.size() - settings.maxCatchUpPerTask(), all.size());
+      }
+      for (DueWindow d : due) {
+        boolean fresh = !d.dueAt().isBefore(now.minus(recentFireGrace));
+        push(new Due(now, seq++, spec.id(), slot.version, Kind.REFIRE, d,
+            fresh ? TaskEntity.FireKind.ON_TIME : TaskEntity.FireKind.CATCH_UP));
+        if (fresh) {
+          onTime++;
+        } else {
+          catchUp++;
+        }
+      }
+      scheduleNext(slot, now);
+    }
+    for (String id : state.active()) {
+      if (slots.containsKey(id)) {
+        setWake(slots.get(id), now);
+      }
+    }
+    recovered = true;
+    lastTick = now;
+    ctx.getLog().info("trigger started: {} tasks, watermark {}, {} windows due while down handed over as catch-up, "
+            + "{} on time, {} tasks with active windows woken{}", state.tasks().size(), watermark, catchUp, onTime,
+        state.active().size(), beyondCap == 0 ? "" : ", " + beyondCap + " tasks had more than "
+            + settings.maxCatchUpPerTask() + " windows due (only the latest handed over)");
+    timers.startTimerWithFixedDelay(HeartbeatLog.INSTANCE, settings.heartbeatInterval());
+    ctx.getSelf().tell(Tick.INSTANCE);
+  }
+
+  private Slot slotFor(TaskSpec spec) {
+    Slot slot = slots.computeIfAbsent(spec.id(), id -> new Slot());
+    if (!spec.equals(slot.spec)) {
+      slot.spec = spec;
+      slot.schedule = Schedules.of(spec);
+      slot.version++;
+    }
+    return slot;
+  }
+
+  private void scheduleNext(Slot slot, Instant after) {
+    slot.schedule.nextAfter(after).ifPresent(d ->
+        push(new Due(d.dueAt(), seq++, slot.spec.id(), slot.version, Kind.CRON, d, TaskEntity.FireKind.ON_TIME)));
+  }
+
+  private void setWake(Slot slot, Instant at) {
+    if (slot.wakeAt == null || at.isBefore(slot.wakeAt) || !at.equals(slot.wakeAt)) {
+      slot.wakeAt = at;
+      push(new Due(at, seq++, slot.spec.id(), slot.version, Kind.WAKE, null, null));
+    }
+  }
+
+  private void push(Due due) {
+    queue.add(due);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Commands
+
+  @Override
+  public CommandHandler<Command, Event, State> commandHandler() {
+    return newCommandHandlerBuilder()
+        .forAnyState()
+        .onCommand(Register.class, this::onRegister)
+        .onCommand(TaskWakes.class, this::onTaskWakes)
+        .onCommand(MarkActive.class, this::onMarkActive)
+        .onCommand(GetStatus.class, this::onGetStatus)
+        .onCommand(FireDone.class, this::onFireDone)
+        .onCommand(WakeDone.class, this::onWakeDone)
+        .onCommand(Tick.class, (s, c) -> onTick(s))
+        .onCommand(HeartbeatLog.class, (s, c) -> onHeartbeatLog(s))
+        .build();
+  }
+
+  private Effect<Event, State> onRegister(State state, Register cmd) {
+    List<TaskSpec> changed = new ArrayList<>();
+    for (TaskSpec spec : cmd.specs()) {
+      if (!spec.equals(state.tasks().get(spec.id()))) {
+        changed.add(spec);
+      }
+    }
+    if (changed.isEmpty()) {
+      cmd.replyTo().tell(StatusReply.ack());
+      return Effect().none();
+    }
+    Instant now = clock.instant();
+    return Effect().persist(new TasksRegistered(List.copyOf(changed), now)).thenRun(s -> {
+      for (TaskSpec spec : changed) {
+        Slot slot = slotFor(spec);
+        scheduleNext(slot, now);
+      }
+      cmd.replyTo().tell(StatusReply.ack());
+      armTimer(now);
+    });
+  }
+
+  private Effect<Event, State> onTaskWakes(State state, TaskWakes cmd) {
+    Slot slot = slots.get(cmd.taskId());
+    if (slot == null) {
+      return Effect().none();
+    }
+    if (cmd.nextWake() == null) {
+      slot.wakeAt = null;
+    } else {
+      setWake(slot, cmd.nextWake());
+      armTimer(clock.instant());
+    }
+    boolean known = state.active().contains(cmd.taskId());
+    if (cmd.active()) {
+      becameIdle.remove(cmd.taskId());
+      if (!known) {
+        becameActive.add(cmd.taskId());
+      }
+    } else {
+      becameActive.remove(cmd.taskId());
+      if (known) {
+        becameIdle.add(cmd.taskId());
+      }
+    }
+    return Effect().none();
+  }
+
+  private Effect<Event, State> onMarkActive(State state, MarkActive cmd) {
+    if (state.active().contains(cmd.taskId())) {
+      cmd.replyTo().tell(StatusReply.ack());
+      return Effect().none();
+    }
+    becameIdle.remove(cmd.taskId());
+    becameActive.remove(cmd.taskId());
+    return Effect()
+        .persist(new Progressed(state.watermark(), List.of(cmd.taskId()), List.of(), clock.instant()))
+        .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private Effect<Event, State> onGetStatus(State state, GetStatus cmd) {
+    Due head = peekLive();
+    List<String> ids = new ArrayList<>(state.tasks().keySet());
+    Collections.sort(ids);
+    cmd.replyTo().tell(new TriggerStatus(state.tasks().size(), queue.size(), inFlight.size(), watermark, lastTick,
+        head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, List.copyOf(ids)));
+    return Effect().none();
+  }
+
+  private Effect<Event, State> onTick(State state) {
+    if (!recovered) {
+      return Effect().none();
+    }
+    Instant now = clock.instant();
+    lastTick = now;
+    while (!queue.isEmpty() && !queue.peek().at().isAfter(now) && inFlight.size() < settings.maxInFlight()) {
+      Due due = queue.poll();
+      Slot slot = slots.get(due.taskId());
+      if (slot == null) {
+        continue;
+      }
+      switch (due.kind()) {
+        case CRON:
+          if (due.version() != slot.version) {
+            break; // the spec changed; its new schedule has its own entry
+          }
+          fire(due.taskId(), due.window(), TaskEntity.FireKind.ON_TIME);
+          scheduleNext(slot, due.window().dueAt());
+          break;
+        case REFIRE:
+          fire(due.taskId(), due.window(), due.fireKind());
+          break;
+        case WAKE:
+        default:
+          if (due.at().equals(slot.wakeAt)) {
+            slot.wakeAt = null;
+            wake(due.taskId());
+          }
+          break;
+      }
+    }
+    armTimer(now);
+    return progress(state, now);
+  }
+
+  /** Persists the watermark and activity changes, at most once per persist-interval. */
+  private Effect<Event, State> progress(State state, Instant now) {
+    Instant candidate = now;
+    if (!inFlightDue.isEmpty()) {
+      candidate = min(candidate, inFlightDue.firstKey().minusNanos(1));
+    }
+    Due head = peekLive();
+    if (head != null && !head.at().isAfter(now)) {
+      candidate = min(candidate, head.at().minusNanos(1));
+    }
+    if (watermark == null || candidate.isAfter(watermark)) {
+      watermark = candidate;
+    }
+    boolean moved = state.watermark() == null || watermark.isAfter(state.watermark());
+    boolean activity = !becameActive.isEmpty() || !becameIdle.isEmpty();
+    if ((!moved && !activity) || Duration.between(lastPersist, now).compareTo(settings.persistInterval()) < 0) {
+      return Effect().none();
+    }
+    lastPersist = now;
+    List<String> active = List.copyOf(becameActive);
+    List<String> idle = List.copyOf(becameIdle);
+    becameActive.clear();
+    becameIdle.clear();
+    return Effect().persist(new Progressed(watermark, active, idle, now));
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
+  }
+
+  private Due peekLive() {
+    while (!queue.isEmpty()) {
+      Due head = queue.peek();
+      Slot slot = slots.get(head.taskId());
+      boolean stale = slot == null
+          || (head.kind() == Kind.CRON && head.version() != slot.version)
+          || (head.kind() == Kind.WAKE && !head.at().equals(slot.wakeAt));
+      if (!stale) {
+        return head;
+      }
+      queue.poll();
+    }
+    return null;
+  }
+
+  private void armTimer(Instant now) {
+    Due head = peekLive();
+    Duration delay = settings.maxTickInterval();
+    if (head != null) {
+      Duration untilHead = Duration.between(now, head.at());
+      if (untilHead.isNegative()) {
+        untilHead = Duration.ZERO;
+      }
+      if (untilHead.compareTo(delay) < 0) {
+        delay = untilHead;
+      }
+    }
+    if (inFlight.size() >= settings.maxInFlight()) {
+      delay = settings.retryDelay();
+    }
+    timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, delay);
+  }
+
+  private void fire(String taskId, DueWindow due, TaskEntity.FireKind kind) {
+    FireKey key = new FireKey(taskId, due.key().value(), due.dueAt(), kind, due);
+    String id = taskId + "|" + due.key().value();
+    if (inFlight.containsKey(id)) {
+      return;
+    }
+    inFlight.put(id, key);
+    inFlightDue.merge(due.dueAt(), 1, Integer::sum);
+    send(key);
+  }
+
+  private void send(FireKey key) {
+    firesSent++;
+    DueWindow d = key.due();
+    CompletionStage<StatusReply<TaskEntity.FireOutcome>> ask = AskPattern.ask(tasks.apply(key.taskId()),
+        replyTo -> new TaskEntity.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(), replyTo),
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    ctx.pipeToSelf(ask, (reply, error) -> {
+      if (error != null) {
+        return new FireDone(key, null, error);
+      }
+      return reply.isSuccess() ? new FireDone(key, reply.getValue(), null)
+          : new FireDone(key, null, new IllegalStateException(reply.getError().getMessage()));
+    });
+  }
+
+  private Effect<Event, State> onFireDone(State state, FireDone m) {
+    FireKey key = m.key();
+    String id = key.taskId() + "|" + key.window();
+    if (m.error() != null) {
+      if (m.error() instanceof IllegalStateException && m.error().getMessage().contains("is unknown")) {
+        ctx.getLog().warn("fire of window '{}' refused by task '{}': {}", key.window(), key.taskId(), m.error().getMessage());
+      } else {
+        // At least once: try again; the entity deduplicates by window (R5).
+        ctx.getLog().debug("fire of window '{}' of task '{}' not acknowledged ({}); retrying", key.window(), key.taskId(),
+            m.error().toString());
+        ctx.scheduleOnce(settings.retryDelay(), ctx.getSelf(), new FireDone(key, null, null));
+        return Effect().none();
+      }
+    } else if (m.outcome() == null) {
+      send(key); // the retry scheduled above
+      return Effect().none();
+    }
+    if (inFlight.remove(id) != null) {
+      inFlightDue.computeIfPresent(key.dueAt(), (k, v) -> v <= 1 ? null : v - 1);
+    }
+    if (m.outcome() != null) {
+      ctx.getLog().debug("task '{}' window '{}': {} ({})", key.taskId(), key.window(), m.outcome().decision(),
+          m.outcome().reason());
+    }
+    return Effect().none();
+  }
+
+  private void wake(String taskId) {
+    CompletionStage<StatusReply<Done>> ask = AskPattern.ask(tasks.apply(taskId), TaskEntity.Wake::new,
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    ctx.pipeToSelf(ask, (reply, error) -> new WakeDone(taskId, error != null ? error
+        : reply.isError() ? new IllegalStateException(reply.getError().getMessage()) : null));
+  }
+
+  private Effect<Event, State> onWakeDone(State state, WakeDone m) {
+    if (m.error() != null && slots.containsKey(m.taskId())) {
+      ctx.getLog().debug("wake of task '{}' not acknowledged ({}); retrying", m.taskId(), m.error().toString());
+      Slot slot = slots.get(m.taskId());
+      Instant retry = clock.instant().plus(settings.retryDelay());
+      if (slot.wakeAt == null || retry.isBefore(slot.wakeAt)) {
+        setWake(slot, retry);
+      }
+    }
+    return Effect().none();
+  }
+
+  private Effect<Event, State> onHeartbeatLog(State state) {
+    Due head = peekLive();
+    String next = "nothing";
+    if (head != null) {
+      Slot slot = slots.get(head.taskId());
+      ZonedDateTime local = head.at().atZone(slot.schedule.zone());
+      next = "'" + head.taskId() + "' " + (head.kind() == Kind.WAKE ? "wake-up" : "window " + head.window().key())
+          + " at " + head.at() + " (" + local.toLocalDateTime() + " " + slot.schedule.zone() + ")";
+    }
+    ctx.getLog().info("trigger heartbeat: {} tasks, {} queued, {} fires in flight, {} tasks active, watermark {}, next: {}",
+        state.tasks().size(), queue.size(), inFlight.size(), state.active().size(), watermark, next);
+    return Effect().none();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  @Override
+  public EventHandler<State, Event> eventHandler() {
+    return newEventHandlerBuilder()
+        .forAnyState()
+        .onEvent(TasksRegistered.class, (s, e) -> {
+          Map<String, TaskSpec> next = new LinkedHashMap<>(s.tasks());
+          for (TaskSpec spec : e.specs()) {
+            next.put(spec.id(), spec);
+          }
+          return new State(next, s.watermark(), s.active());
+        })
+        .onEvent(Progressed.class, (s, e) -> {
+          Set<String> active = s.active();
+          if (!e.active().isEmpty() || !e.idle().isEmpty()) {
+            Set<String> next = new HashSet<>(active);
+            next.addAll(e.active());
+            e.idle().forEach(next::remove);
+            active = next;
+          }
+          Instant w = s.watermark() == null || (e.watermark() != null && e.watermark().isAfter(s.watermark()))
+              ? e.watermark() : s.watermark();
+          return new State(s.tasks(), w, active);
+        })
+        .build();
+  }
+}

@@ -1,0 +1,58 @@
+package io.almanac.internal;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+
+/**
+ * Settings of the trigger, from {@code almanac.trigger} (reference.conf documents each key).
+ * INTERNAL API.
+ *
+ * @param maxTickInterval the longest the trigger sleeps between looks at its queue
+ * @param persistInterval the shortest time between two watermark writes
+ * @param maxInFlight fires sent and not yet acknowledged, at most
+ * @param askTimeout how long to wait for a task entity's acknowledgement
+ * @param retryDelay how long to wait before re-sending an unacknowledged fire or wake-up
+ * @param maxCatchUpPerTask most windows per task handed over as catch-up after downtime
+ * @param heartbeatInterval how often the trigger logs its heartbeat line (R25)
+ * @param snapshotEvery events between two snapshots of the trigger's state
+ */
+public record TriggerSettings(
+    Duration maxTickInterval,
+    Duration persistInterval,
+    int maxInFlight,
+    Duration askTimeout,
+    Duration retryDelay,
+    int maxCatchUpPerTask,
+    Duration heartbeatInterval,
+    int snapshotEvery) {
+
+  private static final String P = "almanac.trigger.";
+
+  /** Canonical constructor: validates. */
+  public TriggerSettings {
+    Settings.positive(P + "max-tick-interval", maxTickInterval);
+    Settings.positive(P + "persist-interval", persistInterval);
+    Settings.atLeast(P + "max-in-flight", maxInFlight, 1);
+    Settings.positive(P + "ask-timeout", askTimeout);
+    Settings.positive(P + "retry-delay", retryDelay);
+    Settings.atLeast(P + "max-catch-up-per-task", maxCatchUpPerTask, 1);
+    Settings.positive(P + "heartbeat-interval", heartbeatInterval);
+    Settings.atLeast(P + "snapshot-every", snapshotEvery, 1);
+  }
+
+  /**
+   * @param config the whole configuration
+   * @return the validated settings
+   */
+  public static TriggerSettings from(Config config) {
+    return new TriggerSettings(
+        Settings.durationOf(config, P + "max-tick-interval"),
+        Settings.durationOf(config, P + "persist-interval"),
+        Settings.intOf(config, P + "max-in-flight"),
+        Settings.durationOf(config, P + "ask-timeout"),
+        Settings.durationOf(config, P + "retry-delay"),
+        Settings.intOf(config, P + "max-catch-up-per-task"),
+        Settings.durationOf(config, P + "heartbeat-interval"),
+        Settings.intOf(config, P + "snapshot-every"));
+  }
+}
