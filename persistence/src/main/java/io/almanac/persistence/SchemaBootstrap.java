@@ -1,0 +1,360 @@
+package io.almanac.persistence;
+
+import com.typesafe.config.Config;
+import io.almanac.AlmanacException;
+import io.almanac.InvalidSpecException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.persistence.jdbc.db.SlickDatabase;
+import org.apache.pekko.persistence.jdbc.db.SlickExtension;
+import org.apache.pekko.persistence.jdbc.db.SlickExtensionImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import slick.jdbc.H2Profile;
+import slick.jdbc.JdbcProfile;
+import slick.jdbc.PostgresProfile;
+
+/**
+ * Creates the journal and snapshot tables of pekko-persistence-jdbc when they are missing, in the
+ * database the {@code jdbc-journal} and {@code jdbc-snapshot-store} plugins are configured with
+ * (for example by {@code almanac-h2.conf}). Safe to call at every start, also from several nodes
+ * on one PostgreSQL at once: every statement is {@code IF NOT EXISTS}, and on PostgreSQL they run
+ * in one transaction under an advisory lock. Afterwards it checks that the configured tables exist
+ * and fails naming any that does not. With {@code almanac.persistence.schema.auto-create = off} it
+ * only checks. Logs once what it did.
+ *
+ * <p>Unlike pekko-persistence-jdbc's test helper {@code SchemaUtils.createIfNotExists}, a failing
+ * statement fails the bootstrap instead of being logged at DEBUG and ignored.
+ */
+public final class SchemaBootstrap {
+
+  private static final Logger log = LoggerFactory.getLogger(SchemaBootstrap.class);
+
+  /** PostgreSQL advisory lock key held while creating the schema: "almanac" in ASCII. */
+  static final long POSTGRES_LOCK_KEY = 0x616c6d616e6163L;
+
+  private SchemaBootstrap() {}
+
+  /** The SQL dialects the bootstrap has a script for. */
+  enum Dialect {
+    H2("H2", "h2-create-schema.sql"),
+    POSTGRES("PostgreSQL", "postgres-create-schema.sql");
+
+    final String label;
+    final String script;
+
+    Dialect(String label, String script) {
+      this.label = label;
+      this.script = script;
+    }
+
+    static Dialect of(JdbcProfile profile, String key) {
+      if (profile instanceof H2Profile) {
+        return H2;
+      }
+      if (profile instanceof PostgresProfile) {
+        return POSTGRES;
+      }
+      throw new InvalidSpecException(key, profile, "Almanac's schema bootstrap supports H2 and PostgreSQL only; "
+          + "create the tables yourself and set almanac.persistence.schema.auto-create = off");
+    }
+
+    /** @return the statements of this dialect's script, in order */
+    List<String> statements() {
+      String resource = "schema/" + script;
+      try (InputStream in = SchemaBootstrap.class.getResourceAsStream(resource)) {
+        if (in == null) {
+          throw new IllegalStateException("missing resource io/almanac/persistence/" + resource);
+        }
+        return split(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot read io/almanac/persistence/" + resource, e);
+      }
+    }
+  }
+
+  /** A table a plugin is configured with; an empty schema means the connection's default schema. */
+  record Table(String configKey, String schema, String name) {
+    Table inSchemaOf(Connection c) throws SQLException {
+      return schema.isEmpty() ? new Table(configKey, c.getSchema(), name) : this;
+    }
+
+    String qualified() {
+      return schema == null || schema.isEmpty() ? name : schema + "." + name;
+    }
+  }
+
+  /**
+   * Serialises H2 bootstraps: H2's IF NOT EXISTS is not atomic (two concurrent CREATE INDEX IF NOT
+   * EXISTS fail with "object already exists"), and an embedded H2 file is open in one JVM only.
+   */
+  private static final Object H2_LOCK = new Object();
+
+  /**
+   * Ensures the tables exist, on Pekko's blocking dispatcher.
+   *
+   * @param system the actor system whose configuration names the database
+   * @return completes when the tables exist; fails with an {@link InvalidSpecException} for a wrong
+   *     setting, or an {@link AlmanacException} naming what could not be created or is missing
+   */
+  public static CompletionStage<Done> ensureSchema(ActorSystem<?> system) {
+    Objects.requireNonNull(system, "system");
+    final PersistenceSettings settings;
+    try {
+      settings = PersistenceSettings.from(system.settings().config());
+    } catch (InvalidSpecException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Executor blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
+    return CompletableFuture.supplyAsync(() -> run(system, settings), blocking);
+  }
+
+  /**
+   * Ensures the tables exist and waits for it: for mains, before they start the scheduler.
+   *
+   * @param system the actor system whose configuration names the database
+   * @param timeout how long to wait
+   * @throws InvalidSpecException for a wrong setting, naming its key
+   * @throws AlmanacException when the tables could not be created or checked within the timeout
+   */
+  public static void ensureSchemaBlocking(ActorSystem<?> system, Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new InvalidSpecException("timeout", timeout, "must be > 0");
+    }
+    try {
+      ensureSchema(system).toCompletableFuture().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AlmanacException("interrupted while waiting for the schema bootstrap", e);
+    } catch (TimeoutException e) {
+      throw new AlmanacException("schema bootstrap did not finish within " + timeout, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() instanceof CompletionException && e.getCause().getCause() != null
+          ? e.getCause().getCause() : e.getCause();
+      if (cause instanceof AlmanacException ae) {
+        throw ae;
+      }
+      throw new AlmanacException("schema bootstrap failed: " + cause, cause);
+    }
+  }
+
+  private static Done run(ActorSystem<?> system, PersistenceSettings settings) {
+    Config config = system.settings().config();
+    SlickExtensionImpl slick = (SlickExtensionImpl) SlickExtension.get(system);
+    // With use-shared-db (as in almanac-h2.conf) both plugins return the same database and pool.
+    SlickDatabase journalDb = slick.database(config.getConfig("jdbc-journal"));
+    SlickDatabase snapshotDb = slick.database(config.getConfig("jdbc-snapshot-store"));
+    List<Table> journalTables = List.of(
+        table(config, "jdbc-journal", "event_journal"),
+        table(config, "jdbc-journal", "event_tag"));
+    List<Table> snapshotTables = List.of(table(config, "jdbc-snapshot-store", "snapshot"));
+    try {
+      if (journalDb == snapshotDb) {
+        List<Table> all = new ArrayList<>(journalTables);
+        all.addAll(snapshotTables);
+        ensure(journalDb, profileKey(config, "jdbc-journal"), all, settings);
+      } else {
+        ensure(journalDb, profileKey(config, "jdbc-journal"), journalTables, settings);
+        ensure(snapshotDb, profileKey(config, "jdbc-snapshot-store"), snapshotTables, settings);
+      }
+    } finally {
+      // A plugin without use-shared-db gets a pool of its own per lookup: this one was only ours.
+      closeIfOwned(journalDb);
+      if (snapshotDb != journalDb) {
+        closeIfOwned(snapshotDb);
+      }
+    }
+    return Done.getInstance();
+  }
+
+  /** The key that names a plugin's Slick profile: its own, or its shared database's. */
+  private static String profileKey(Config config, String pluginKey) {
+    String shared = config.hasPath(pluginKey + ".use-shared-db") ? config.getString(pluginKey + ".use-shared-db") : "";
+    return shared.isEmpty() ? pluginKey + ".slick.profile" : "pekko-persistence-jdbc.shared-databases." + shared + ".profile";
+  }
+
+  private static Table table(Config config, String pluginKey, String table) {
+    String path = pluginKey + ".tables." + table;
+    return new Table(path + ".tableName", config.getString(path + ".schemaName"), config.getString(path + ".tableName"));
+  }
+
+  private static void closeIfOwned(SlickDatabase db) {
+    if (db.allowShutdown()) {
+      db.database().close();
+    }
+  }
+
+  private static void ensure(SlickDatabase db, String profileKey, List<Table> configured, PersistenceSettings settings) {
+    Dialect dialect = Dialect.of(db.profile(), profileKey);
+    if (dialect == Dialect.H2) {
+      synchronized (H2_LOCK) {
+        ensure(db, dialect, configured, settings);
+      }
+    } else {
+      ensure(db, dialect, configured, settings);
+    }
+  }
+
+  private static void ensure(SlickDatabase db, Dialect dialect, List<Table> configured, PersistenceSettings settings) {
+    String url = "?";
+    try (Connection c = db.database().source().createConnection()) {
+      url = c.getMetaData().getURL();
+      if (dialect == Dialect.H2) {
+        warnIfNotDurable(c, url);
+      }
+      List<Table> tables = new ArrayList<>();
+      for (Table t : configured) {
+        tables.add(t.inSchemaOf(c));
+      }
+      Map<Table, Boolean> before = existing(c, tables);
+      List<String> missing = names(before, false);
+      if (!missing.isEmpty() && settings.autoCreateSchema()) {
+        apply(c, dialect);
+      }
+      Map<Table, Boolean> after = existing(c, tables);
+      if (after.containsValue(false)) {
+        StringBuilder which = new StringBuilder();
+        for (Map.Entry<Table, Boolean> e : after.entrySet()) {
+          if (!e.getValue()) {
+            which.append(which.length() == 0 ? "" : ", ").append(e.getKey().qualified()).append(" (").append(e.getKey().configKey()).append(')');
+          }
+        }
+        throw new AlmanacException(settings.autoCreateSchema()
+            ? "schema bootstrap of " + url + ": missing " + which + " after creating the default tables; it creates "
+                + "the default table names only: create renamed tables yourself and set almanac.persistence.schema.auto-create = off"
+            : "schema of " + url + ": missing " + which + "; almanac.persistence.schema.auto-create is off: create them "
+                + "with pekko-persistence-jdbc's " + dialect.label + " script, or turn auto-create on");
+      }
+      if (missing.isEmpty()) {
+        log.info("Almanac schema: tables {} present in {} ({}); nothing to create", names(after, true), url, dialect.label);
+      } else {
+        List<String> present = names(before, true);
+        log.info("Almanac schema: created tables {} in {} ({}){}",
+            missing, url, dialect.label, present.isEmpty() ? "" : "; " + present + " already present");
+      }
+    } catch (SQLException e) {
+      throw new AlmanacException("schema bootstrap of " + url + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static void apply(Connection c, Dialect dialect) throws SQLException {
+    boolean transactional = dialect == Dialect.POSTGRES;
+    boolean autoCommit = c.getAutoCommit();
+    c.setAutoCommit(!transactional);
+    try (Statement s = c.createStatement()) {
+      if (transactional) {
+        // Serialises nodes that start together; the lock ends with the transaction.
+        s.execute("SELECT pg_advisory_xact_lock(" + POSTGRES_LOCK_KEY + ")");
+      }
+      for (String sql : dialect.statements()) {
+        try {
+          s.execute(sql);
+        } catch (SQLException e) {
+          throw new SQLException(e.getMessage() + " in: " + firstLine(sql), e.getSQLState(), e);
+        }
+      }
+      if (transactional) {
+        c.commit();
+      }
+    } catch (SQLException e) {
+      if (transactional) {
+        c.rollback();
+      }
+      throw e;
+    } finally {
+      c.setAutoCommit(autoCommit);
+    }
+  }
+
+  /** Warns when a hand-written H2 URL drops the durability settings of almanac-h2.conf. */
+  private static void warnIfNotDurable(Connection c, String url) throws SQLException {
+    if (url == null || url.startsWith("jdbc:h2:mem:")) {
+      return;
+    }
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+      String writeDelay = rs.next() ? rs.getString(1) : "?";
+      if (!"0".equals(writeDelay)) {
+        log.warn("H2 database {} has WRITE_DELAY={} ms: commits acknowledged in that time are lost on a crash and their "
+            + "windows run again; add ;WRITE_DELAY=0 to the URL (almanac-h2.conf does)", url, writeDelay);
+      }
+    }
+    if (url.startsWith("jdbc:h2:") && !url.startsWith("jdbc:h2:async:")) {
+      log.warn("H2 database {} does not use the async: file system: an interrupted thread that is writing closes the "
+          + "whole database; use jdbc:h2:async:<path> (almanac-h2.conf does)", url);
+    }
+  }
+
+  private static Map<Table, Boolean> existing(Connection c, List<Table> tables) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    String escape = md.getSearchStringEscape();
+    Map<Table, Boolean> out = new LinkedHashMap<>();
+    for (Table t : tables) {
+      try (ResultSet rs = md.getTables(null, pattern(t.schema(), escape), pattern(t.name(), escape), null)) {
+        out.put(t, rs.next());
+      }
+    }
+    return out;
+  }
+
+  private static String pattern(String name, String escape) {
+    if (name == null || escape == null || escape.isEmpty()) {
+      return name;
+    }
+    return name.replace(escape, escape + escape).replace("_", escape + "_").replace("%", escape + "%");
+  }
+
+  private static List<String> names(Map<Table, Boolean> tables, boolean present) {
+    List<String> out = new ArrayList<>();
+    tables.forEach((t, exists) -> {
+      if (exists == present) {
+        out.add(t.qualified());
+      }
+    });
+    return out;
+  }
+
+  /** Splits a script into statements: "--" comment lines dropped, split at ";". */
+  static List<String> split(String script) {
+    StringBuilder code = new StringBuilder();
+    for (String line : script.split("\n")) {
+      if (!line.strip().startsWith("--")) {
+        code.append(line).append('\n');
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (String part : code.toString().split(";")) {
+      if (!part.isBlank()) {
+        out.add(part.strip());
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private static String firstLine(String sql) {
+    int nl = sql.indexOf('\n');
+    return nl < 0 ? sql : sql.substring(0, nl) + " ...";
+  }
+}

@@ -1,0 +1,215 @@
+package io.almanac.persistence;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.LeasePolicy;
+import io.almanac.OverlapPolicy;
+import io.almanac.SettableClock;
+import io.almanac.TaskSpec;
+import io.almanac.TaskView;
+import io.almanac.WindowKey;
+import io.almanac.WindowView;
+import io.almanac.internal.TaskEntity;
+import io.almanac.internal.TaskEntity.AttemptGrant;
+import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.internal.TaskEntity.FireKind;
+import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskSettings;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The real thing: a task entity on an H2 file journal, an ActorSystem that terminates, and a new
+ * ActorSystem on the same file that recovers exactly the same windows and runs none of them twice.
+ */
+@ExtendWith(LogCapturingExtension.class)
+class H2RecoveryTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(20);
+  private static final String TASK = "digest";
+  private static final String PERSISTENCE_ID = TaskEntity.persistenceId(TASK).id();
+
+  @TempDir Path dir;
+
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-11-24T00:00:00Z"));
+
+  /** Daily at 08:00 Asia/Shanghai; windows may overlap; leases long enough to outlive the test's days. */
+  private final TaskSpec spec = TaskSpec.builder(TASK)
+      .cron("0 0 8 * * ? Asia/Shanghai")
+      .overlap(OverlapPolicy.ALLOW)
+      .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofDays(3), 1.5, 20))
+      .build();
+
+  @ParameterizedTest(name = "snapshot-every = {0}")
+  @ValueSource(ints = {3, 1000}) // recovery from a snapshot plus events, and from events alone
+  void windowsSurviveANewActorSystemOnTheSameFile(int snapshotEvery) throws Exception {
+    Config config = H2TestConfig.at(dir.resolve("almanac"), "almanac.task.snapshot-every = " + snapshotEvery);
+
+    // --- first life: drive five windows into five states
+    List<WindowView> before;
+    TaskView taskBefore;
+    ActorTestKit first = ActorTestKit.create("recovery-first", config);
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
+      ActorRef<Command> task = first.spawn(TaskEntity.create(TASK, clock, TaskSettings.from(config)), "task");
+      done(first, task, r -> new TaskEntity.Define(spec, r));
+
+      dueAt("2026-11-25");
+      assertEquals(Decision.SCHEDULED, fire(first, task, "2026-11-25").decision());
+      AttemptGrant g25 = ok(first, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-25"), r));
+      clock.advance(Duration.ofMinutes(4));
+      done(first, task, r -> new TaskEntity.FinishAttempt(WindowKey.of("2026-11-25"), g25.attempt(),
+          JobResult.success("12 items digested", "s3://digests/2026-11-25.md"), Duration.ofMinutes(4), r));
+
+      dueAt("2026-11-26");
+      fire(first, task, "2026-11-26");
+      AttemptGrant g26 = ok(first, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-26"), r));
+      done(first, task, r -> new TaskEntity.FinishAttempt(WindowKey.of("2026-11-26"), g26.attempt(),
+          JobResult.failure("model returned malformed JSON"), Duration.ofSeconds(40), r));
+
+      dueAt("2026-11-27");
+      done(first, task, TaskEntity.Pause::new);
+      assertEquals(Decision.SKIPPED, fire(first, task, "2026-11-27").decision());
+      done(first, task, TaskEntity.Resume::new);
+
+      dueAt("2026-11-28");
+      fire(first, task, "2026-11-28");
+      AttemptGrant g28 = ok(first, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-28"), r));
+      H2RecoveryTest.<TaskEntity.EffectReply>ok(first, task, r -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-28"), g28.attempt(), "email", "msg-1", r));
+
+      dueAt("2026-11-29");
+      assertEquals(Decision.SCHEDULED, fire(first, task, "2026-11-29").decision());
+
+      before = ok(first, task, TaskEntity.GetWindows::new).windows();
+      taskBefore = ok(first, task, TaskEntity.GetTask::new).view();
+    } finally {
+      first.shutdownTestKit();
+    }
+    assertEquals(List.of(InstanceStatus.SUCCEEDED, InstanceStatus.FINAL_FAILED, InstanceStatus.SKIPPED,
+        InstanceStatus.RUNNING, InstanceStatus.PENDING), before.stream().map(WindowView::status).toList());
+    assertEquals(Map.of("email", "msg-1"), before.get(3).effects());
+
+    // --- between the lives: the pool is closed, so the next open reads the file, not H2's cache
+    long eventsBetween;
+    try (Connection c = H2TestConfig.connect(config); Statement s = c.createStatement()) {
+      assertEquals(1, count(s, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"), "only this connection: the database was closed");
+      eventsBetween = count(s, "SELECT COUNT(*) FROM PUBLIC.\"event_journal\"");
+      long snapshots = count(s, "SELECT COUNT(*) FROM PUBLIC.\"snapshot\"");
+      assertTrue(snapshotEvery < eventsBetween ? snapshots > 0 : snapshots == 0, "snapshots: " + snapshots);
+    }
+
+    // --- second life: a new ActorSystem on the same file
+    ActorTestKit second = ActorTestKit.create("recovery-second", config);
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(second.system(), TIMEOUT);
+      ActorRef<Command> task = second.spawn(TaskEntity.create(TASK, clock, TaskSettings.from(config)), "task");
+      assertEquals(before, ok(second, task, TaskEntity.GetWindows::new).windows());
+      assertEquals(taskBefore, ok(second, task, TaskEntity.GetTask::new).view());
+
+      // no window runs twice: every fire is a duplicate, and a done window cannot start again
+      for (String date : List.of("2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29")) {
+        FireOutcome again = fire(second, task, date);
+        assertEquals(Decision.DUPLICATE, again.decision(), date + ": " + again);
+      }
+      StatusReply<AttemptGrant> restart = ask(second, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-25"), r));
+      assertTrue(restart.isError(), "a succeeded window does not start again");
+      StatusReply<AttemptGrant> rerun = ask(second, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-28"), r));
+      assertTrue(rerun.isError(), "the running window's attempt still holds it");
+
+      // the attempt that was running before the restart still holds its lease and can finish
+      done(second, task, r -> new TaskEntity.FinishAttempt(WindowKey.of("2026-11-28"), 1,
+          JobResult.success("sent"), Duration.ofHours(1), r));
+      assertEquals(InstanceStatus.SUCCEEDED, ok(second, task, TaskEntity.GetWindows::new).windows().get(3).status());
+    } finally {
+      second.shutdownTestKit();
+    }
+
+    // --- the journal, the truth: one instance and one attempt for the succeeded window; only the finish was added
+    try (Connection c = H2TestConfig.connect(config); Statement s = c.createStatement()) {
+      assertEquals(eventsBetween + 1, count(s, "SELECT COUNT(*) FROM PUBLIC.\"event_journal\""));
+      List<String> events25 = events(c, "2026-11-25");
+      assertEquals(List.of("InstanceScheduled", "AttemptStarted", "AttemptSucceeded"), events25);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** Sets the clock to the window's due time: 08:00 in Shanghai is midnight UTC. */
+  private void dueAt(String date) {
+    clock.set(Instant.parse(date + "T00:00:00Z"));
+  }
+
+  private static FireOutcome fire(ActorTestKit kit, ActorRef<Command> task, String date) {
+    Instant start = Instant.parse(date + "T00:00:00Z").minus(Duration.ofHours(8));
+    return ok(kit, task, r -> new TaskEntity.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)),
+        start.plus(Duration.ofHours(8)), FireKind.ON_TIME, r));
+  }
+
+  private static <T> StatusReply<T> ask(ActorTestKit kit, ActorRef<Command> task, Function<ActorRef<StatusReply<T>>, Command> command) {
+    TestProbe<StatusReply<T>> probe = kit.createTestProbe();
+    task.tell(command.apply(probe.getRef()));
+    return probe.receiveMessage(TIMEOUT);
+  }
+
+  private static <T> T ok(ActorTestKit kit, ActorRef<Command> task, Function<ActorRef<StatusReply<T>>, Command> command) {
+    StatusReply<T> reply = ask(kit, task, command);
+    assertTrue(reply.isSuccess(), () -> "refused: " + reply.getError().getMessage());
+    return reply.getValue();
+  }
+
+  private static void done(ActorTestKit kit, ActorRef<Command> task, Function<ActorRef<StatusReply<Done>>, Command> command) {
+    ok(kit, task, command);
+  }
+
+  private static long count(Statement s, String sql) throws SQLException {
+    try (ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** The simple type names of the task's journal events about one window, in order. */
+  private static List<String> events(Connection c, String window) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement p = c.prepareStatement("SELECT \"event_ser_manifest\", \"event_payload\" FROM PUBLIC.\"event_journal\" "
+        + "WHERE \"persistence_id\" = ? ORDER BY \"sequence_number\"")) {
+      p.setString(1, PERSISTENCE_ID);
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          String json = new String(rs.getBytes(2), StandardCharsets.UTF_8);
+          if (json.contains("\"window\":\"" + window + "\"")) {
+            String manifest = rs.getString(1);
+            out.add(manifest.substring(manifest.lastIndexOf('$') + 1));
+          }
+        }
+      }
+    }
+    return out;
+  }
+}

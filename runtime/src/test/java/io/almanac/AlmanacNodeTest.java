@@ -1,0 +1,391 @@
+package io.almanac;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.almanac.internal.TaskEntity;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.ShardRegion;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
+import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The embedded node end to end: a one-node cluster with the trigger singleton, sharded task
+ * entities and the executor, on the in-memory journal. Time comes from a SettableClock; the trigger
+ * and executor look at it every 20 ms, so a test moves the clock and awaits the outcome.
+ */
+@ExtendWith(LogCapturingExtension.class)
+class AlmanacNodeTest {
+
+  static Config config(String extra) {
+    return ConfigFactory.parseString(extra + "\n"
+            + "pekko.actor.provider = cluster\n"
+            + "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }\n"
+            + "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on\n"
+            + "pekko.cluster.downing-provider-class = \"org.apache.pekko.cluster.sbr.SplitBrainResolverProvider\"\n"
+            + "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }\n"
+            + "almanac.executor { check-interval = 20ms }\n"
+            + "almanac.alerts { watchdog-interval = 100ms }\n")
+        .withFallback(PersistenceTestKitPlugin.getInstance().config())
+        .withFallback(PersistenceTestKitSnapshotPlugin.config())
+        .withFallback(ConfigFactory.load());
+  }
+
+  private ActorTestKit testKit;
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+  private final List<Alert> alerts = new CopyOnWriteArrayList<>();
+
+  private Almanac start(String extraConfig, Map<String, AgentJob> jobs) {
+    testKit = ActorTestKit.create("node-test", config(extraConfig));
+    Almanac.Builder b = Almanac.builder(testKit.system()).clock(clock).alertSink(alerts::add);
+    jobs.forEach(b::job);
+    return b.start();
+  }
+
+  @AfterEach
+  void stop() {
+    if (testKit != null) {
+      testKit.shutdownTestKit();
+    }
+  }
+
+  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+    return stage.toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
+  }
+
+  private void eventually(Runnable assertion) {
+    TestProbe<Object> probe = testKit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(20), Duration.ofMillis(20), () -> {
+      assertion.run();
+      return null;
+    });
+  }
+
+  private WindowView window(Almanac almanac, String task, String key) {
+    return await(almanac.windows(task)).stream().filter(w -> w.window().value().equals(key)).findFirst()
+        .orElseThrow(() -> new AssertionError("no window " + key + " in " + await(almanac.windows(task))));
+  }
+
+  /** A job that records each attempt and does what the test says. */
+  static final class ScriptedJob implements AgentJob {
+    final List<JobContext> runs = new CopyOnWriteArrayList<>();
+    final List<Instant> startedAt = new CopyOnWriteArrayList<>();
+    volatile Function<JobContext, java.util.concurrent.CompletionStage<JobResult>> behaviour =
+        ctx -> CompletableFuture.completedFuture(JobResult.success("ok " + ctx.window()));
+    private final SettableClock clock;
+
+    ScriptedJob(SettableClock clock) {
+      this.clock = clock;
+    }
+
+    @Override
+    public java.util.concurrent.CompletionStage<JobResult> run(JobContext context) {
+      runs.add(context);
+      startedAt.add(clock.instant());
+      return behaviour.apply(context);
+    }
+  }
+
+  @Test
+  @DisplayName("R1/R2/R4: a daily 08:00 Asia/Shanghai task fires at 00:00 UTC for successive windows, each once")
+  void dailyTaskFiresAtMidnightUtc() {
+    ScriptedJob job = new ScriptedJob(clock);
+    Almanac almanac = start("", Map.of("digest", job));
+    await(almanac.register(TaskSpec.builder("daily-digest").cron("0 0 8 * * ? Asia/Shanghai").job("digest").build()));
+    for (String day : List.of("2026-11-29", "2026-11-30", "2026-12-01")) {
+      Instant due = Instant.parse(day + "T00:00:00Z");
+      clock.set(due.minusSeconds(30));
+      int before = job.runs.size();
+      clock.set(due);
+      eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "daily-digest", day).status()));
+      assertEquals(before + 1, job.runs.size());
+      JobContext ctx = job.runs.get(job.runs.size() - 1);
+      assertEquals(day, ctx.window().value());
+      assertEquals(RunKind.FIRST, ctx.runKind());
+      assertEquals("daily-digest/" + day, ctx.idempotencyKey());
+      assertEquals(due, job.startedAt.get(job.startedAt.size() - 1), "fired at 00:00 UTC, not relative to anything");
+      assertEquals(due, window(almanac, "daily-digest", day).dueAt());
+      clock.set(due.plus(Duration.ofHours(12)));
+    }
+    assertEquals(3, job.runs.size());
+    TaskView view = await(almanac.task("daily-digest"));
+    assertEquals(Instant.parse("2026-12-02T00:00:00Z"), view.nextDue());
+  }
+
+  @Test
+  @DisplayName("R5: 10,000 duplicate fires for one window from several senders at once make one instance")
+  void tenThousandConcurrentDuplicateFires() throws Exception {
+    ScriptedJob job = new ScriptedJob(clock);
+    Almanac almanac = start("", Map.of("j", job));
+    // The task's own cron fires at minute 30, so the trigger stays out of this window.
+    await(almanac.register(TaskSpec.builder("dup").cron("0 30 * * * ? UTC").job("j").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    ClusterSharding sharding = ClusterSharding.get(testKit.system());
+    Instant start = Instant.parse("2026-11-28T16:00:00Z");
+    WindowKey key = WindowKey.of("2026-11-29");
+    Function<Integer, CompletableFuture<StatusReply<TaskEntity.FireOutcome>>> fire = i -> AskPattern
+        .<TaskEntity.Command, StatusReply<TaskEntity.FireOutcome>>ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, "dup"),
+            r -> new TaskEntity.Fire(key, start, start.plus(Duration.ofDays(1)), Instant.parse("2026-11-29T00:00:00Z"),
+                TaskEntity.FireKind.ON_TIME, r),
+            Duration.ofSeconds(3), testKit.system().scheduler())
+        .toCompletableFuture();
+    // Several senders at once, each delivering at least once: a fire that is not acknowledged (the
+    // entity's stash overflows while it starts) is sent again, as the trigger does.
+    int senders = 8;
+    List<TaskEntity.FireOutcome> outcomes = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> threads = new ArrayList<>();
+    AtomicInteger resent = new AtomicInteger();
+    for (int s = 0; s < senders; s++) {
+      Thread t = new Thread(() -> {
+        try {
+          go.await();
+          List<CompletableFuture<StatusReply<TaskEntity.FireOutcome>>> pending = new ArrayList<>();
+          for (int i = 0; i < 10_000 / senders; i++) {
+            pending.add(fire.apply(i));
+          }
+          for (int round = 0; round < 10 && !pending.isEmpty(); round++) {
+            List<CompletableFuture<StatusReply<TaskEntity.FireOutcome>>> again = new ArrayList<>();
+            for (CompletableFuture<StatusReply<TaskEntity.FireOutcome>> f : pending) {
+              try {
+                outcomes.add(f.get(10, TimeUnit.SECONDS).getValue());
+              } catch (Exception e) {
+                resent.incrementAndGet();
+                again.add(fire.apply(0));
+              }
+            }
+            pending = again;
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      t.start();
+      threads.add(t);
+    }
+    go.countDown();
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertEquals(10_000, outcomes.size(), "every fire acknowledged (" + resent.get() + " sent again)");
+    Map<TaskEntity.Decision, AtomicInteger> counts = new ConcurrentHashMap<>();
+    for (TaskEntity.FireOutcome o : outcomes) {
+      counts.computeIfAbsent(o.decision(), d -> new AtomicInteger()).incrementAndGet();
+    }
+    assertEquals(1, counts.get(TaskEntity.Decision.SCHEDULED).get(), "one instance: " + counts);
+    assertEquals(9_999, counts.get(TaskEntity.Decision.DUPLICATE).get(), "the rest acknowledged as duplicates: " + counts);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "dup", "2026-11-29").status()));
+    assertEquals(1, job.runs.size(), "the window ran once");
+    assertEquals(1, await(almanac.windows("dup")).size());
+  }
+
+  @Test
+  @DisplayName("R6/R7: a job longer than its interval: the next window is SKIPPED with its reason; with BUFFER_ONE it runs after")
+  void longJobSkipsOrBuffersNextWindow() {
+    ScriptedJob slow = new ScriptedJob(clock);
+    CompletableFuture<JobResult> release = new CompletableFuture<>();
+    slow.behaviour = ctx -> ctx.window().value().endsWith("00:00Z") ? release : CompletableFuture.completedFuture(JobResult.success("quick"));
+    ScriptedJob buffered = new ScriptedJob(clock);
+    CompletableFuture<JobResult> releaseBuffered = new CompletableFuture<>();
+    buffered.behaviour = ctx -> ctx.window().value().endsWith("00:00Z") ? releaseBuffered : CompletableFuture.completedFuture(JobResult.success("quick"));
+    Almanac almanac = start("", Map.of("slow", slow, "buffered", buffered));
+    await(almanac.register(TaskSpec.builder("skipper").cron("0 */10 * * * ? UTC").window(WindowSpec.PER_FIRING).job("slow").build()));
+    await(almanac.register(TaskSpec.builder("bufferer").cron("0 */10 * * * ? UTC").window(WindowSpec.PER_FIRING)
+        .overlap(OverlapPolicy.BUFFER_ONE).job("buffered").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(1, slow.runs.size()));
+    eventually(() -> assertEquals(1, buffered.runs.size()));
+    clock.set(Instant.parse("2026-11-29T00:10:00Z"));
+    eventually(() -> {
+      WindowView next = window(almanac, "skipper", "2026-11-29T00:10:00Z");
+      assertEquals(InstanceStatus.SKIPPED, next.status());
+      assertTrue(next.reason().startsWith("PREVIOUS_RUNNING"), next.reason());
+      assertTrue(next.reason().contains("2026-11-29T00:00:00Z"), next.reason());
+    });
+    eventually(() -> assertEquals(InstanceStatus.PENDING, window(almanac, "bufferer", "2026-11-29T00:10:00Z").status()));
+    assertEquals(1, buffered.runs.size(), "the buffered window waits");
+    release.complete(JobResult.success("slow done"));
+    releaseBuffered.complete(JobResult.success("slow done"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "bufferer", "2026-11-29T00:10:00Z").status()));
+    assertEquals(2, buffered.runs.size());
+    assertEquals(1, slow.runs.size(), "the skipped window never ran");
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "skipper", "2026-11-29T00:00:00Z").status()));
+  }
+
+  @Test
+  @DisplayName("R23: a hanging job is TIMED_OUT at lease expiry, interrupted, retried; its late result cannot succeed the window")
+  void hangingJobTimesOutAndIsRetried() {
+    ScriptedJob job = new ScriptedJob(clock);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    job.behaviour = ctx -> {
+      if (calls.incrementAndGet() == 1) {
+        try {
+          new CountDownLatch(1).await(); // blocks its thread until interrupted
+        } catch (InterruptedException e) {
+          interrupted.countDown();
+          return CompletableFuture.completedFuture(JobResult.success("late success after interrupt"));
+        }
+      }
+      return CompletableFuture.completedFuture(JobResult.success("second attempt"));
+    };
+    Almanac almanac = start("", Map.of("hang", job));
+    await(almanac.register(TaskSpec.builder("hanging").cron("0 0 8 * * ? Asia/Shanghai").job("hang")
+        .backfill(BackfillPolicy.immediate())
+        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(5), 1.5, 20)).build()));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.RUNNING, window(almanac, "hanging", "2026-11-29").status()));
+    WindowView running = window(almanac, "hanging", "2026-11-29");
+    assertEquals(Instant.parse("2026-11-29T00:05:00Z"), running.leaseUntil());
+    clock.set(Instant.parse("2026-11-29T00:05:01Z"));
+    eventually(() -> assertEquals(0, interrupted.getCount(), "the blocked job thread was interrupted"));
+    eventually(() -> {
+      WindowView w = window(almanac, "hanging", "2026-11-29");
+      assertEquals(InstanceStatus.SUCCEEDED, w.status());
+      assertEquals(2, w.attempt());
+      assertEquals("second attempt", w.summary(), "the late result of attempt 1 did not succeed the window");
+      assertEquals(1, w.retries());
+    });
+    assertEquals(RunKind.RETRY, job.runs.get(1).runKind());
+  }
+
+  @Test
+  @DisplayName("R15/R32/R31: one alert per FINAL_FAILED window; operator retry runs it again; resolve empties the queue")
+  void finalFailureAlertRetryAndResolve() {
+    ScriptedJob job = new ScriptedJob(clock);
+    job.behaviour = ctx -> CompletableFuture.completedFuture(JobResult.failure("model returned malformed JSON"));
+    Almanac almanac = start("almanac.executor.backlog-burst-per-task = 10", Map.of("bad", job));
+    await(almanac.register(TaskSpec.builder("failing").cron("0 0 8 * * ? Asia/Shanghai").job("bad")
+        .backfill(BackfillPolicy.immediate()).maxRetries(2).build()));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.FINAL_FAILED, window(almanac, "failing", "2026-11-29").status()));
+    assertEquals(3, job.runs.size(), "first run and 2 retries");
+    eventually(() -> assertEquals(1, alerts.stream().filter(a -> a.kind() == Alert.Kind.FINAL_FAILED).count()));
+    Alert alert = alerts.stream().filter(a -> a.kind() == Alert.Kind.FINAL_FAILED).findFirst().get();
+    assertEquals("failing", alert.taskId());
+    assertEquals("2026-11-29", alert.window());
+    assertEquals(1, await(almanac.interventionQueue()).size());
+
+    job.behaviour = ctx -> CompletableFuture.completedFuture(JobResult.failure("still malformed"));
+    await(almanac.retry("failing", WindowKey.of("2026-11-29")));
+    eventually(() -> assertEquals(6, job.runs.size()));
+    assertEquals(RunKind.MANUAL, job.runs.get(3).runKind());
+    eventually(() -> assertEquals(2, alerts.stream().filter(a -> a.kind() == Alert.Kind.FINAL_FAILED).count()));
+    eventually(() -> assertEquals(InstanceStatus.FINAL_FAILED, window(almanac, "failing", "2026-11-29").status()));
+    await(almanac.resolve("failing", WindowKey.of("2026-11-29"), "sent by hand"));
+    assertTrue(await(almanac.interventionQueue()).isEmpty());
+    assertEquals(InstanceStatus.RESOLVED, window(almanac, "failing", "2026-11-29").status());
+    assertEquals(2, alerts.stream().filter(a -> a.kind() == Alert.Kind.FINAL_FAILED).count(), "exactly one per failure");
+  }
+
+  @Test
+  @DisplayName("R17: 500 backfill windows start no faster than the configured rate")
+  void backfillIsRateLimited() {
+    ScriptedJob backfilled = new ScriptedJob(clock);
+    Almanac almanac = start("almanac.executor { backlog-rate = 10, backlog-burst = 20, backlog-rate-per-task = 10, "
+        + "backlog-burst-per-task = 20, max-concurrent = 32 }", Map.of("bf", backfilled));
+    Instant t0 = Instant.parse("2026-11-29T00:00:00Z");
+    clock.set(t0);
+    await(almanac.register(TaskSpec.builder("history").cron("0 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bf").build()));
+    List<FireDecision> decisions = await(almanac.backfill("history", Instant.parse("2026-11-28T15:39:59Z"),
+        Instant.parse("2026-11-28T23:59:59Z")));
+    assertEquals(500, decisions.size());
+    assertTrue(decisions.stream().allMatch(FireDecision::scheduled));
+    eventually(() -> assertEquals(20, backfilled.runs.size(), "the burst"));
+    // Each second of (injected) time releases exactly rate = 10 more; never more.
+    for (int s = 1; s <= 48; s++) {
+      clock.set(t0.plusSeconds(s));
+      int expected = 20 + 10 * s;
+      eventually(() -> assertEquals(expected, backfilled.runs.size()));
+    }
+    assertTrue(backfilled.runs.stream().allMatch(c -> c.runKind() == RunKind.BACKFILL));
+    eventually(() -> assertEquals(500, await(almanac.windows("history")).stream()
+        .filter(w -> w.status() == InstanceStatus.SUCCEEDED).count()));
+  }
+
+  @Test
+  @DisplayName("R17: a fresh window starts before the waiting backlog")
+  void freshWindowsGoBeforeBacklog() {
+    ScriptedJob backfilled = new ScriptedJob(clock);
+    List<CompletableFuture<JobResult>> holds = new CopyOnWriteArrayList<>();
+    backfilled.behaviour = ctx -> {
+      CompletableFuture<JobResult> hold = new CompletableFuture<>();
+      holds.add(hold);
+      return hold;
+    };
+    ScriptedJob fresh = new ScriptedJob(clock);
+    Almanac almanac = start("almanac.executor { max-concurrent = 2, backlog-rate = 1000, backlog-burst = 1000, "
+        + "backlog-rate-per-task = 1000, backlog-burst-per-task = 1000 }", Map.of("bf", backfilled, "fresh", fresh));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    await(almanac.register(TaskSpec.builder("history").cron("0 * * * * ? UTC").window(WindowSpec.PER_FIRING)
+        .overlap(OverlapPolicy.ALLOW).job("bf").build()));
+    await(almanac.register(TaskSpec.builder("live").cron("30 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("fresh").build()));
+    await(almanac.backfill("history", Instant.parse("2026-11-28T23:49:59Z"), Instant.parse("2026-11-28T23:59:59Z")));
+    eventually(() -> assertEquals(2, backfilled.runs.size(), "both slots taken by backlog"));
+    clock.set(Instant.parse("2026-11-29T00:00:30Z"));
+    eventually(() -> assertEquals(InstanceStatus.PENDING, window(almanac, "live", "2026-11-29T00:00:30Z").status()));
+    holds.get(0).complete(JobResult.success("one backlog window done"));
+    eventually(() -> assertEquals(1, fresh.runs.size(), "the freed slot went to the fresh window"));
+    assertEquals(2, backfilled.runs.size(), "no further backlog started before it");
+    holds.forEach(h -> h.complete(JobResult.success("done")));
+  }
+
+  @Test
+  @DisplayName("R23/principle 5: a passivated task is woken for its retry at the due time")
+  void passivatedTaskIsWokenForRetry() {
+    ScriptedJob job = new ScriptedJob(clock);
+    AtomicInteger calls = new AtomicInteger();
+    job.behaviour = ctx -> CompletableFuture.completedFuture(calls.incrementAndGet() == 1
+        ? JobResult.failure("tool timeout") : JobResult.success("recovered"));
+    Almanac almanac = start("pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout = 300ms",
+        Map.of("flaky", job));
+    await(almanac.register(TaskSpec.builder("flaky").cron("0 0 8 * * ? Asia/Shanghai").job("flaky")
+        .backfill(BackfillPolicy.delayed(Duration.ofMinutes(5))).build()));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.RETRY_WAIT, window(almanac, "flaky", "2026-11-29").status()));
+    // wait until sharding has passivated the idle entity
+    eventually(() -> assertFalse(liveEntities().contains("flaky"), "entity passivated"));
+    clock.set(Instant.parse("2026-11-29T00:05:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "flaky", "2026-11-29").status()));
+    assertEquals(2, job.runs.size());
+    assertEquals(RunKind.RETRY, job.runs.get(1).runKind());
+    assertEquals(Instant.parse("2026-11-29T00:05:00Z"), job.startedAt.get(1));
+  }
+
+  private java.util.Set<String> liveEntities() {
+    TestProbe<ShardRegion.CurrentShardRegionState> probe = testKit.createTestProbe();
+    ClusterSharding.get(testKit.system()).shardState().tell(new GetShardRegionState(TaskEntity.TYPE_KEY, probe.getRef()));
+    ShardRegion.CurrentShardRegionState state = probe.receiveMessage(Duration.ofSeconds(5));
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (ShardRegion.ShardState shard : state.getShards()) {
+      ids.addAll(shard.getEntityIds());
+    }
+    return ids;
+  }
+}
