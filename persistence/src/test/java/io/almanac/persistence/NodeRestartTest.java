@@ -1,0 +1,189 @@
+package io.almanac.persistence;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import io.almanac.AgentJob;
+import io.almanac.Almanac;
+import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.JobContext;
+import io.almanac.JobResult;
+import io.almanac.LeasePolicy;
+import io.almanac.RunKind;
+import io.almanac.SettableClock;
+import io.almanac.TaskSpec;
+import io.almanac.WindowView;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Whole nodes stopped and started again on the same H2 file: the journal brings back every
+ * window, the trigger's watermark brings back what was due while the node was down. Time comes
+ * from a SettableClock shared by the two incarnations.
+ */
+@ExtendWith(LogCapturingExtension.class)
+class NodeRestartTest {
+
+  @TempDir Path dir;
+
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+  private ActorTestKit node;
+
+  /** Records every attempt across node incarnations. */
+  static final class RecordingJob implements AgentJob {
+    final List<String> runs = new CopyOnWriteArrayList<>();
+    final List<Instant> at = new CopyOnWriteArrayList<>();
+    final List<RunKind> kinds = new CopyOnWriteArrayList<>();
+    volatile Function<JobContext, CompletionStage<JobResult>> behaviour =
+        ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    private final SettableClock clock;
+
+    RecordingJob(SettableClock clock) {
+      this.clock = clock;
+    }
+
+    @Override
+    public CompletionStage<JobResult> run(JobContext ctx) {
+      runs.add(ctx.window().value());
+      at.add(clock.instant());
+      kinds.add(ctx.runKind());
+      return behaviour.apply(ctx);
+    }
+  }
+
+  private Almanac startNode(Map<String, AgentJob> jobs) {
+    Config config = H2TestConfig.at(dir.resolve("almanac"), String.join("\n",
+        "include \"almanac-embedded.conf\"",
+        "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
+        "almanac.executor { check-interval = 20ms }"));
+    node = ActorTestKit.create("restart-test", config);
+    SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
+    Almanac.Builder b = Almanac.builder(node.system()).clock(clock);
+    jobs.forEach(b::job);
+    return b.start();
+  }
+
+  private void stopNode() {
+    node.shutdownTestKit();
+    node = null;
+  }
+
+  @AfterEach
+  void cleanup() {
+    if (node != null) {
+      stopNode();
+    }
+  }
+
+  private static <T> T await(CompletionStage<T> s) {
+    return s.toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+  }
+
+  private void eventually(Runnable assertion) {
+    TestProbe<Object> probe = node.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(25), () -> {
+      assertion.run();
+      return null;
+    });
+  }
+
+  private static Map<String, WindowView> byKey(List<WindowView> windows) {
+    return windows.stream().collect(Collectors.toMap(w -> w.window().value(), w -> w));
+  }
+
+  @Test
+  @DisplayName("R1/R24: a restart mid-day neither re-fires the day's window nor shifts the next one")
+  void restartMidDayNeitherRefiresNorShifts() {
+    RecordingJob job = new RecordingJob(clock);
+    TaskSpec digest = TaskSpec.builder("daily-digest").cron("0 0 8 * * ? Asia/Shanghai").job("digest").build();
+    Almanac a = startNode(Map.of("digest", job));
+    await(a.register(digest));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, byKey(await(a.windows("daily-digest"))).get("2026-11-29").status()));
+    clock.set(Instant.parse("2026-11-29T04:00:00Z"));
+    List<WindowView> before = await(a.windows("daily-digest"));
+    stopNode();
+
+    clock.set(Instant.parse("2026-11-29T12:00:00Z")); // mid-day in Shanghai (20:00)
+    Almanac b = startNode(Map.of("digest", job));
+    await(b.register(digest)); // what a service does at every start: a no-op for an unchanged spec
+    assertEquals(before, await(b.windows("daily-digest")), "every window's state recovered from the journal");
+    assertEquals(Instant.parse("2026-11-30T00:00:00Z"), await(b.task("daily-digest")).nextDue(), "not shifted");
+    clock.set(Instant.parse("2026-11-29T23:59:59Z"));
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, byKey(await(b.windows("daily-digest"))).get("2026-11-30").status()));
+    assertEquals(List.of("2026-11-29", "2026-11-30"), job.runs, "no window ran twice");
+    assertEquals(List.of(Instant.parse("2026-11-29T00:00:00Z"), Instant.parse("2026-11-30T00:00:00Z")), job.at);
+  }
+
+  @Test
+  @DisplayName("R12/R14: stopped for 3 days with a 24 h horizon: the window inside it runs, the older ones are MISSED with reason")
+  void downForThreeDays() {
+    RecordingJob job = new RecordingJob(clock);
+    TaskSpec spec = TaskSpec.builder("catch-up").cron("0 0 8 * * ? Asia/Shanghai").job("j")
+        .backfill(BackfillPolicy.immediate()).catchUp(new CatchUpPolicy(Duration.ofHours(24))).build();
+    Almanac a = startNode(Map.of("j", job));
+    await(a.register(spec));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, byKey(await(a.windows("catch-up"))).get("2026-11-29").status()));
+    stopNode();
+
+    clock.set(Instant.parse("2026-12-02T06:00:00Z")); // windows 11-30, 12-01, 12-02 fell due while down
+    Almanac b = startNode(Map.of("j", job));
+    eventually(() -> {
+      Map<String, WindowView> w = byKey(await(b.windows("catch-up")));
+      assertEquals(InstanceStatus.MISSED, w.get("2026-11-30").status());
+      assertTrue(w.get("2026-11-30").reason().startsWith("OUTSIDE_HORIZON"), w.get("2026-11-30").reason());
+      assertEquals(InstanceStatus.MISSED, w.get("2026-12-01").status());
+      assertEquals(InstanceStatus.SUCCEEDED, w.get("2026-12-02").status());
+      assertEquals(RunKind.BACKFILL, w.get("2026-12-02").runKind());
+    });
+    assertEquals(List.of("2026-11-29", "2026-12-02"), job.runs);
+    assertEquals(List.of(RunKind.FIRST, RunKind.BACKFILL), job.kinds);
+  }
+
+  @Test
+  @DisplayName("R24/principle 5: an attempt running when its node stopped is timed out on restart and retried, not left RUNNING")
+  void runningAttemptOfADeadNodeIsRetried() {
+    RecordingJob job = new RecordingJob(clock);
+    CompletableFuture<JobResult> never = new CompletableFuture<>();
+    job.behaviour = ctx -> ctx.attempt() == 1 ? never : CompletableFuture.completedFuture(JobResult.success("second node"));
+    TaskSpec spec = TaskSpec.builder("orphan").cron("0 0 8 * * ? Asia/Shanghai").job("j").backfill(BackfillPolicy.immediate())
+        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(2), 1.5, 20)).build();
+    Almanac a = startNode(Map.of("j", job));
+    await(a.register(spec));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.RUNNING, byKey(await(a.windows("orphan"))).get("2026-11-29").status()));
+    stopNode();
+
+    clock.set(Instant.parse("2026-11-29T00:01:00Z")); // long before the 2 h lease ends
+    Almanac b = startNode(Map.of("j", job));
+    eventually(() -> {
+      WindowView w = byKey(await(b.windows("orphan"))).get("2026-11-29");
+      assertEquals(InstanceStatus.SUCCEEDED, w.status());
+      assertEquals(2, w.attempt());
+      assertEquals("second node", w.summary());
+    });
+    assertEquals(List.of(RunKind.FIRST, RunKind.RETRY), job.kinds);
+  }
+}
