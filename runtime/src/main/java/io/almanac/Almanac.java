@@ -148,7 +148,6 @@ public final class Almanac {
       TaskSettings taskSettings = TaskSettings.from(config);
       TriggerSettings triggerSettings = TriggerSettings.from(config);
       ExecutorSettings executorSettings = ExecutorSettings.from(config);
-      int repeatedSkipAlert = config.getInt("almanac.task.repeated-skip-alert");
       List<TaskSpec> declared = ConfigTasks.parse(config);
       for (TaskSpec spec : declared) {
         if (!jobs.has(spec.job())) {
@@ -167,7 +166,8 @@ public final class Almanac {
       String executorId = cluster.selfMember().uniqueAddress().toString();
       ActorRef<Executor.Command> executor = system.systemActorOf(
           Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId), "almanac-executor", Props.empty());
-      TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id), repeatedSkipAlert);
+      TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
+          taskSettings.repeatedSkipAlert());
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env)));
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());

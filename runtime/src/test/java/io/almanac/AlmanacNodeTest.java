@@ -239,6 +239,28 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("R8/R32: windows skipped three times in a row raise one REPEATED_SKIPS alert")
+  void repeatedSkipsRaiseOneAlert() {
+    ScriptedJob slow = new ScriptedJob(clock);
+    CompletableFuture<JobResult> release = new CompletableFuture<>();
+    slow.behaviour = ctx -> release;
+    Almanac almanac = start("", Map.of("slow", slow));
+    await(almanac.register(TaskSpec.builder("stuck").cron("0 */10 * * * ? UTC").window(WindowSpec.PER_FIRING).job("slow").build()));
+    Instant t = Instant.parse("2026-11-29T00:00:00Z");
+    clock.set(t);
+    eventually(() -> assertEquals(1, slow.runs.size()));
+    for (int i = 1; i <= 4; i++) {
+      Instant due = t.plus(Duration.ofMinutes(10L * i));
+      clock.set(due);
+      eventually(() -> assertEquals(InstanceStatus.SKIPPED, window(almanac, "stuck", due.toString()).status()));
+    }
+    List<Alert> skips = alerts.stream().filter(a -> a.kind() == Alert.Kind.REPEATED_SKIPS).toList();
+    assertEquals(1, skips.size(), "one alert for the streak, at the third skip: " + skips);
+    assertEquals("2026-11-29T00:30:00Z", skips.get(0).window());
+    release.complete(JobResult.success("done"));
+  }
+
+  @Test
   @DisplayName("R23: a hanging job is TIMED_OUT at lease expiry, interrupted, retried; its late result cannot succeed the window")
   void hangingJobTimesOutAndIsRetried() {
     ScriptedJob job = new ScriptedJob(clock);

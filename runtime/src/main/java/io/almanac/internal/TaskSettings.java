@@ -22,6 +22,7 @@ import java.time.Duration;
  * @param recentFireGrace how late a window may be fired by the trigger and still count as on time
  * @param maxClockSkew how far in the future a fire's due time may be before it is refused
  * @param redispatchAfter how long a PENDING window waits before it is handed to an executor again
+ * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
  */
 public record TaskSettings(
     int hotWindows,
@@ -36,7 +37,8 @@ public record TaskSettings(
     int snapshotEvery,
     Duration recentFireGrace,
     Duration maxClockSkew,
-    Duration redispatchAfter) {
+    Duration redispatchAfter,
+    int repeatedSkipAlert) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -59,6 +61,7 @@ public record TaskSettings(
       throw new InvalidSpecException(PREFIX + "max-clock-skew", maxClockSkew, "must be >= 0");
     }
     Settings.positive(PREFIX + "redispatch-after", redispatchAfter);
+    atLeast("repeated-skip-alert", repeatedSkipAlert, 0);
   }
 
   /**
@@ -81,7 +84,8 @@ public record TaskSettings(
         intOf(c, PREFIX + "snapshot-every"),
         durationOf(c, PREFIX + "recent-fire-grace"),
         durationOf(c, PREFIX + "max-clock-skew"),
-        durationOf(c, PREFIX + "redispatch-after"));
+        durationOf(c, PREFIX + "redispatch-after"),
+        intOf(c, PREFIX + "repeated-skip-alert"));
   }
 
   private static int intOf(Config c, String key) {
