@@ -1,7 +1,7 @@
 package io.almanac.persistence;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
+import io.almanac.internal.Settings;
 import io.almanac.InvalidSpecException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -83,37 +83,7 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2) {
   public static PersistenceSettings from(Config config) {
     Objects.requireNonNull(config, "config");
     return new PersistenceSettings(
-        booleanOf(config, NAMESPACE + ".schema.auto-create"),
-        new H2(stringOf(config, NAMESPACE + ".h2.path"), intOf(config, NAMESPACE + ".h2.pool-size")));
-  }
-
-  private static boolean booleanOf(Config c, String key) {
-    try {
-      return c.getBoolean(key);
-    } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
-    } catch (ConfigException.WrongType e) {
-      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be on or off");
-    }
-  }
-
-  private static int intOf(Config c, String key) {
-    try {
-      return c.getInt(key);
-    } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
-    } catch (ConfigException.WrongType e) {
-      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be an integer");
-    }
-  }
-
-  private static String stringOf(Config c, String key) {
-    try {
-      return c.getString(key);
-    } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
-    } catch (ConfigException.WrongType e) {
-      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a string");
-    }
+        Settings.booleanOf(config, NAMESPACE + ".schema.auto-create"),
+        new H2(Settings.stringOf(config, NAMESPACE + ".h2.path"), Settings.intOf(config, NAMESPACE + ".h2.pool-size")));
   }
 }

@@ -6,10 +6,10 @@ import io.almanac.InvalidSpecException;
 import java.time.Duration;
 
 /** Reading and checking config values with errors that name the key (R33, R34). INTERNAL API. */
-final class Settings {
+public final class Settings {
   private Settings() {}
 
-  static int intOf(Config c, String key) {
+  public static int intOf(Config c, String key) {
     try {
       return c.getInt(key);
     } catch (ConfigException.Missing e) {
@@ -19,7 +19,7 @@ final class Settings {
     }
   }
 
-  static double doubleOf(Config c, String key) {
+  public static double doubleOf(Config c, String key) {
     try {
       return c.getDouble(key);
     } catch (ConfigException.Missing e) {
@@ -29,7 +29,22 @@ final class Settings {
     }
   }
 
-  static boolean booleanOf(Config c, String key) {
+  /**
+   * @param c the configuration
+   * @param key the full key
+   * @return the string value
+   */
+  public static String stringOf(Config c, String key) {
+    try {
+      return c.getString(key);
+    } catch (ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing");
+    } catch (ConfigException.WrongType e) {
+      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a string");
+    }
+  }
+
+  public static boolean booleanOf(Config c, String key) {
     try {
       return c.getBoolean(key);
     } catch (ConfigException.Missing e) {
@@ -39,7 +54,7 @@ final class Settings {
     }
   }
 
-  static Duration durationOf(Config c, String key) {
+  public static Duration durationOf(Config c, String key) {
     try {
       return c.getDuration(key);
     } catch (ConfigException.Missing e) {
@@ -49,19 +64,19 @@ final class Settings {
     }
   }
 
-  static void atLeast(String key, int value, int min) {
+  public static void atLeast(String key, int value, int min) {
     if (value < min) {
       throw new InvalidSpecException(key, value, "must be >= " + min);
     }
   }
 
-  static void positive(String key, double value) {
+  public static void positive(String key, double value) {
     if (!(value > 0) || Double.isInfinite(value)) {
       throw new InvalidSpecException(key, value, "must be a positive number");
     }
   }
 
-  static void positive(String key, Duration value) {
+  public static void positive(String key, Duration value) {
     if (value == null || value.isZero() || value.isNegative()) {
       throw new InvalidSpecException(key, value, "must be a positive duration");
     }
