@@ -90,6 +90,26 @@ class EventSerializationTest {
         DurationSamples.of(100, List.of(1000L, 2000L, 3000L)));
   }
 
+  /** The trigger's events and snapshot. */
+  static List<Object> triggerFixtures() {
+    return List.of(
+        new TriggerActor.TasksRegistered(List.of(fullSpec()), AT),
+        new TriggerActor.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
+        new TriggerActor.State(Map.of("daily-digest", fullSpec()), AT, java.util.Set.of("daily-digest")));
+  }
+
+  @Test
+  @DisplayName("the trigger's events and snapshot round-trip unchanged")
+  void triggerTypesRoundTrip() {
+    for (Object value : triggerFixtures()) {
+      assertEquals(value, roundTrip(value), value.getClass().getSimpleName());
+    }
+    Set<Class<?>> declared = Arrays.stream(TriggerActor.class.getDeclaredClasses())
+        .filter(c -> (TriggerActor.Event.class.isAssignableFrom(c) || c == TriggerActor.State.class) && !c.isInterface())
+        .collect(Collectors.toSet());
+    assertEquals(declared, triggerFixtures().stream().map(Object::getClass).collect(Collectors.toSet()));
+  }
+
   @AfterAll
   void shutdown() {
     testKit.shutdownTestKit();
@@ -101,6 +121,40 @@ class EventSerializationTest {
     byte[] bytes = serializer.toBinary(value);
     String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
     return serialization.deserialize(bytes, serializer.identifier(), manifest).get();
+  }
+
+  /**
+   * The committed fixtures: the JSON each event and snapshot type was written as. Reading them with
+   * today's code must give today's fixture objects, so a renamed type, field or enum constant fails
+   * here before it breaks a user's journal. After an intended, migrated change, regenerate them with
+   * {@code mvn -pl runtime test -Dtest=EventSerializationTest -Dalmanac.writeFixtures=true}.
+   */
+  @Test
+  @DisplayName("committed JSON fixtures of every event and of the snapshot still read as the same values")
+  void committedFixturesStillRead() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    boolean write = Boolean.getBoolean("almanac.writeFixtures");
+    List<Object> all = new java.util.ArrayList<>(fixtures());
+    all.add(snapshot());
+    all.addAll(triggerFixtures());
+    for (Object value : all) {
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      java.nio.file.Path file = dir.resolve(
+          value.getClass().getEnclosingClass().getSimpleName() + "." + value.getClass().getSimpleName() + ".json");
+      if (write) {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
+            java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        continue;
+      }
+      assertTrue(java.nio.file.Files.exists(file), "missing fixture " + file + ": regenerate with -Dalmanac.writeFixtures=true");
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(manifest, lines.get(0), "the manifest (class name) of " + file + " changed: a rename needs a migration");
+      Object read = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get();
+      assertEquals(value, read, file + " no longer reads as the same value: a changed field needs a migration");
+    }
   }
 
   @Test
