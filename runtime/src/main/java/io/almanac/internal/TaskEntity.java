@@ -505,6 +505,10 @@ public final class TaskEntity
     return newSignalHandlerBuilder()
         .onSignal(RecoveryCompleted.instance(), state -> {
           log.debug("task '{}' recovered: {} hot windows, {} archived", taskId, state.windows().size(), state.archivedCount());
+          // A restart after a failed persist reuses this instance: what was handed out before is
+          // handed out again (the executor ignores a window it already holds).
+          dispatched.clear();
+          lastReported = null;
           if (env.executor() != null && state.defined()) {
             // Timers and in-flight work do not survive a restart: time out attempts whose executor is
             // gone, release due retries, re-dispatch PENDING windows, report the next wake-up.
