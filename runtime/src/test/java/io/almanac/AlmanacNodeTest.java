@@ -362,6 +362,8 @@ class AlmanacNodeTest {
       return hold;
     };
     ScriptedJob fresh = new ScriptedJob(clock);
+    CompletableFuture<JobResult> freshHold = new CompletableFuture<>();
+    fresh.behaviour = ctx -> freshHold; // keeps its slot, so the count below cannot race
     Almanac almanac = start("almanac.executor { max-concurrent = 2, backlog-rate = 1000, backlog-burst = 1000, "
         + "backlog-rate-per-task = 1000, backlog-burst-per-task = 1000 }", Map.of("bf", backfilled, "fresh", fresh));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
@@ -376,6 +378,7 @@ class AlmanacNodeTest {
     eventually(() -> assertEquals(1, fresh.runs.size(), "the freed slot went to the fresh window"));
     assertEquals(2, backfilled.runs.size(), "no further backlog started before it");
     holds.forEach(h -> h.complete(JobResult.success("done")));
+    freshHold.complete(JobResult.success("done"));
   }
 
   @Test

@@ -397,13 +397,28 @@ public final class TaskEntity
       return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d));
     }
 
-    State withWindow(WindowState w, int hotWindows) {
+    /**
+     * The state with this window put in; then windows that are done leave the hot state (R30) when
+     * there are more than {@code hot.windows()} or they ended more than {@code hot.maxAge()} before
+     * this event. They stay in the journal for audit. Only event data is used (replay is
+     * deterministic).
+     */
+    State withWindow(WindowState w, HotState hot) {
       Map<String, WindowState> next = new LinkedHashMap<>(windows);
       next.put(w.key(), w);
-      if (next.size() <= hotWindows) {
+      Instant cutoff = w.updatedAt() == null ? null : w.updatedAt().minus(hot.maxAge());
+      boolean tooOld = false;
+      if (cutoff != null) {
+        for (WindowState x : next.values()) {
+          if (x.status().isTerminal() && x.end() != null && x.end().isBefore(cutoff)) {
+            tooOld = true;
+            break;
+          }
+        }
+      }
+      if (next.size() <= hot.windows() && !tooOld) {
         return new State(spec, paused, next, archivedThrough, archivedCount, samples);
       }
-      // Old windows that are done leave the hot state (R30); they stay in the journal for audit.
       List<WindowState> done = new ArrayList<>();
       for (WindowState x : next.values()) {
         if (x.status().isTerminal()) {
@@ -418,8 +433,9 @@ public final class TaskEntity
       Instant through = archivedThrough;
       long count = archivedCount;
       for (WindowState x : done) {
-        if (next.size() <= hotWindows) {
-          break;
+        boolean old = cutoff != null && x.end() != null && x.end().isBefore(cutoff);
+        if (next.size() <= hot.windows() && !old) {
+          continue;
         }
         next.remove(x.key());
         count++;
@@ -428,6 +444,9 @@ public final class TaskEntity
       return new State(spec, paused, next, through, count, samples);
     }
   }
+
+  /** How much the hot state keeps: at most {@code windows}, none done for longer than {@code maxAge}. */
+  record HotState(int windows, Duration maxAge) {}
 
   // ---------------------------------------------------------------------------------------------
 
@@ -497,7 +516,10 @@ public final class TaskEntity
 
   @Override
   public RetentionCriteria retentionCriteria() {
-    return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
+    org.apache.pekko.persistence.typed.javadsl.SnapshotCountRetentionCriteria criteria =
+        RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
+    // Off by default: the retained journal is what keeps archived windows auditable (R28, R30).
+    return settings.deleteEventsBelowSnapshot() ? criteria.withDeleteEventsOnSnapshot() : criteria;
   }
 
   @Override
@@ -1331,7 +1353,7 @@ public final class TaskEntity
 
   @Override
   public EventHandler<State, Event> eventHandler() {
-    int hot = settings.hotWindows();
+    HotState hot = new HotState(settings.hotWindows(), settings.retention());
     return newEventHandlerBuilder()
         .forAnyState()
         .onEvent(SpecDefined.class, (s, e) -> s.withSpec(e.spec()))
@@ -1428,7 +1450,7 @@ public final class TaskEntity
         .build();
   }
 
-  private static State update(State s, WindowEvent e, int hot, java.util.function.Consumer<WindowState.Copy> change) {
+  private static State update(State s, WindowEvent e, HotState hot, java.util.function.Consumer<WindowState.Copy> change) {
     WindowState w = s.windows().get(e.window());
     if (w == null) {
       return s; // the window left the hot state; the journal keeps the event for audit

@@ -23,6 +23,8 @@ import java.time.Duration;
  * @param maxClockSkew how far in the future a fire's due time may be before it is refused
  * @param redispatchAfter how long a PENDING window waits before it is handed to an executor again
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
+ * @param retention how long a window that is done stays in the hot state (R30)
+ * @param deleteEventsBelowSnapshot whether events below a snapshot are deleted from the journal
  */
 public record TaskSettings(
     int hotWindows,
@@ -38,7 +40,9 @@ public record TaskSettings(
     Duration recentFireGrace,
     Duration maxClockSkew,
     Duration redispatchAfter,
-    int repeatedSkipAlert) {
+    int repeatedSkipAlert,
+    Duration retention,
+    boolean deleteEventsBelowSnapshot) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -62,6 +66,7 @@ public record TaskSettings(
     }
     Settings.positive(PREFIX + "redispatch-after", redispatchAfter);
     atLeast("repeated-skip-alert", repeatedSkipAlert, 0);
+    Settings.positive(PREFIX + "retention", retention);
   }
 
   /**
@@ -85,7 +90,9 @@ public record TaskSettings(
         durationOf(c, PREFIX + "recent-fire-grace"),
         durationOf(c, PREFIX + "max-clock-skew"),
         durationOf(c, PREFIX + "redispatch-after"),
-        intOf(c, PREFIX + "repeated-skip-alert"));
+        intOf(c, PREFIX + "repeated-skip-alert"),
+        durationOf(c, PREFIX + "retention"),
+        Settings.booleanOf(c, PREFIX + "delete-events-below-snapshot"));
   }
 
   private static int intOf(Config c, String key) {

@@ -688,4 +688,31 @@ class TaskEntityTest {
     assertEquals("msg-9", done.reply().getValue().value());
     assertEquals(List.of(), window(kit, "2026-11-29").pendingEffects());
   }
+
+  @Test
+  @DisplayName("R30: windows done for longer than the retention (30 days) leave the hot state; recovery gives the same state")
+  void retentionByAge() {
+    TaskSettings settings = TaskSettings.from(ConfigFactory.parseString("almanac.task.hot-windows = 500").withFallback(CONFIG));
+    TaskSpec spec = daily(newId()).build();
+    clock.set(T0);
+    EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
+        testKit.system(), TaskEntity.create(spec.id(), clock, settings));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Define(spec, ref));
+    Instant day = Instant.parse("2026-01-01T00:00:00Z");
+    for (int i = 0; i < 60; i++) {
+      String date = day.plus(Duration.ofDays(i)).toString().substring(0, 10);
+      clock.set(day.plus(Duration.ofDays(i)));
+      fire(kit, date);
+      start(kit, date);
+      finish(kit, date, 1, JobResult.success("ok"), Duration.ofSeconds(1));
+    }
+    State s = kit.getState();
+    // The last event is at 2026-03-01T00:00Z: windows that ended (16:00Z, midnight in Shanghai) more
+    // than 30 days before, i.e. before 2026-01-30T00:00Z, are gone: 01-01 .. 01-29.
+    assertEquals(31, s.windows().size(), "hot windows: " + s.windows().keySet());
+    assertEquals(29, s.archivedCount());
+    assertTrue(s.windows().containsKey("2026-01-30") && !s.windows().containsKey("2026-01-29"), s.windows().keySet().toString());
+    assertEquals(Decision.DUPLICATE, fire(kit, "2026-01-10").decision(), "an archived window is not run again");
+    assertEquals(s, kit.restart().state(), "the same state from snapshot + events");
+  }
 }
