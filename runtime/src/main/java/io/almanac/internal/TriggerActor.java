@@ -216,7 +216,9 @@ public final class TriggerActor
 
   @Override
   public RetentionCriteria retentionCriteria() {
-    return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
+    // The trigger writes its watermark about once a second: keep two snapshots and delete the events
+    // below them, so its journal stays small. Recovery starts at the latest snapshot, never at a gap.
+    return RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2).withDeleteEventsOnSnapshot();
   }
 
   @Override
