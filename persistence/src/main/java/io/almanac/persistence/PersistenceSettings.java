@@ -6,6 +6,9 @@ import io.almanac.InvalidSpecException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * Settings of Almanac's persistence wiring, from {@code almanac.persistence} (see the module's
@@ -14,18 +17,20 @@ import java.util.Objects;
  *
  * @param autoCreateSchema whether {@link SchemaBootstrap} creates missing tables, or only checks
  * @param h2 the embedded H2 database's settings
+ * @param postgres the PostgreSQL database's settings
  */
-public record PersistenceSettings(boolean autoCreateSchema, H2 h2) {
+public record PersistenceSettings(boolean autoCreateSchema, H2 h2, Postgres postgres) {
 
   /** The configuration namespace of these settings. */
   public static final String NAMESPACE = "almanac.persistence";
 
-  /** Largest accepted {@code almanac.persistence.h2.pool-size}. */
+  /** Largest accepted {@code almanac.persistence.h2.pool-size} and {@code almanac.persistence.postgres.pool-size}. */
   public static final int MAX_POOL_SIZE = 64;
 
   /** Canonical constructor. */
   public PersistenceSettings {
     Objects.requireNonNull(h2, "h2");
+    Objects.requireNonNull(postgres, "postgres");
   }
 
   /**
@@ -76,14 +81,103 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2) {
   }
 
   /**
+   * The production database, {@code almanac.persistence.postgres}, used by {@code almanac-postgres.conf}.
+   *
+   * @param url the pgJDBC URL, {@code jdbc:postgresql://host:port/database[?parameters]}
+   * @param user the database user
+   * @param password the user's password; may be empty (trust, peer or certificate authentication).
+   *     Left out of {@link #toString()}
+   * @param poolSize connections (and Slick threads) in the pool shared by journal, snapshots and
+   *     read journal, per node
+   * @param schema the schema for Almanac's tables, or empty for the connection's default
+   *     search_path (normally {@code public})
+   */
+  public record Postgres(String url, String user, String password, int poolSize, Optional<String> schema) {
+
+    /** An unquoted PostgreSQL identifier in lower case, so it means the same quoted or not. */
+    private static final Pattern SCHEMA_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    /** Canonical constructor: validates every setting. */
+    public Postgres {
+      Objects.requireNonNull(schema, "schema");
+      String urlKey = NAMESPACE + ".postgres.url";
+      if (url == null || url.isBlank()) {
+        throw new InvalidSpecException(urlKey, url, "must not be empty");
+      }
+      if (!url.equals(url.strip())) {
+        throw new InvalidSpecException(urlKey, url, "must not start or end with white space");
+      }
+      if (!url.startsWith("jdbc:postgresql:")) {
+        throw new InvalidSpecException(urlKey, url, "must be a PostgreSQL JDBC URL: jdbc:postgresql://host:port/database");
+      }
+      Properties parsed = org.postgresql.Driver.parseURL(url, null);
+      if (parsed == null) {
+        throw new InvalidSpecException(urlKey, url, "pgJDBC cannot parse it; expected jdbc:postgresql://host:port/database[?parameters]");
+      }
+      if (user == null || user.isBlank()) {
+        throw new InvalidSpecException(NAMESPACE + ".postgres.user", user, "must not be empty");
+      }
+      if (!user.equals(user.strip())) {
+        throw new InvalidSpecException(NAMESPACE + ".postgres.user", user, "must not start or end with white space");
+      }
+      Objects.requireNonNull(password, "password");
+      if (poolSize < 1 || poolSize > MAX_POOL_SIZE) {
+        throw new InvalidSpecException(NAMESPACE + ".postgres.pool-size", poolSize, "must be between 1 and " + MAX_POOL_SIZE);
+      }
+      if (schema.isPresent()) {
+        String name = schema.get();
+        String key = NAMESPACE + ".postgres.schema";
+        if (!SCHEMA_NAME.matcher(name).matches()) {
+          throw new InvalidSpecException(key, name, "must be an unquoted lower-case identifier: a-z, 0-9 and _, "
+              + "not starting with a digit, at most 63 characters (leave the key out for the default search_path)");
+        }
+        if (name.startsWith("pg_")) {
+          throw new InvalidSpecException(key, name, "names starting with pg_ are reserved for PostgreSQL's system schemas");
+        }
+        String inUrl = parsed.getProperty("currentSchema");
+        if (inUrl != null && !inUrl.equals(name)) {
+          throw new InvalidSpecException(urlKey, url, "sets currentSchema=" + inUrl + " but " + key + " is '" + name
+              + "': the connections would use the url's schema and the bootstrap would create the key's; set the schema in one place");
+        }
+      }
+    }
+
+    /** Leaves the password out. */
+    @Override
+    public String toString() {
+      return "Postgres[url=" + url + ", user=" + user + ", password=" + (password.isEmpty() ? "" : "***")
+          + ", poolSize=" + poolSize + ", schema=" + schema.orElse("") + "]";
+    }
+  }
+
+  /**
    * @param config the whole configuration (reads {@code almanac.persistence})
    * @return the validated settings
    * @throws InvalidSpecException naming the full key of a missing or wrong value
    */
   public static PersistenceSettings from(Config config) {
     Objects.requireNonNull(config, "config");
+    String pg = NAMESPACE + ".postgres.";
     return new PersistenceSettings(
         Settings.booleanOf(config, NAMESPACE + ".schema.auto-create"),
-        new H2(Settings.stringOf(config, NAMESPACE + ".h2.path"), Settings.intOf(config, NAMESPACE + ".h2.pool-size")));
+        new H2(Settings.stringOf(config, NAMESPACE + ".h2.path"), Settings.intOf(config, NAMESPACE + ".h2.pool-size")),
+        new Postgres(
+            Settings.stringOf(config, pg + "url"),
+            Settings.stringOf(config, pg + "user"),
+            password(config, pg + "password"),
+            Settings.intOf(config, pg + "pool-size"),
+            // Optional: almanac-postgres.conf reads it with ${?...}, so a missing key means "not set".
+            config.hasPath(pg + "schema") ? Optional.of(Settings.stringOf(config, pg + "schema")) : Optional.empty()));
+  }
+
+  /** Like Settings.stringOf, without echoing a wrongly typed password into the message. */
+  private static String password(Config config, String key) {
+    try {
+      return config.getString(key);
+    } catch (com.typesafe.config.ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing");
+    } catch (com.typesafe.config.ConfigException.WrongType e) {
+      throw new InvalidSpecException(key, "(hidden)", "must be a string");
+    }
   }
 }

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -38,11 +39,14 @@ import slick.jdbc.PostgresProfile;
 /**
  * Creates the journal and snapshot tables of pekko-persistence-jdbc when they are missing, in the
  * database the {@code jdbc-journal} and {@code jdbc-snapshot-store} plugins are configured with
- * (for example by {@code almanac-h2.conf}). Safe to call at every start, also from several nodes
- * on one PostgreSQL at once: every statement is {@code IF NOT EXISTS}, and on PostgreSQL they run
- * in one transaction under an advisory lock. Afterwards it checks that the configured tables exist
- * and fails naming any that does not. With {@code almanac.persistence.schema.auto-create = off} it
- * only checks. Logs once what it did.
+ * (for example by {@code almanac-h2.conf} or {@code almanac-postgres.conf}). Safe to call at every
+ * start, also from several nodes on one PostgreSQL at once: every statement is {@code IF NOT
+ * EXISTS}, and on PostgreSQL the checks and statements run in one transaction under an advisory
+ * lock. On PostgreSQL the tables go to the connection's current schema; when
+ * {@code almanac.persistence.postgres.schema} is set, that schema is created first if it is
+ * missing, and the bootstrap fails if the connections do not use it. Afterwards it checks that the
+ * configured tables exist and fails naming any that does not. With
+ * {@code almanac.persistence.schema.auto-create = off} it only checks. Logs once what it did.
  *
  * <p>Unlike pekko-persistence-jdbc's test helper {@code SchemaUtils.createIfNotExists}, a failing
  * statement fails the bootstrap instead of being logged at DEBUG and ignored.
@@ -220,54 +224,139 @@ public final class SchemaBootstrap {
   private static void ensure(SlickDatabase db, Dialect dialect, List<Table> configured, PersistenceSettings settings) {
     String url = "?";
     try (Connection c = db.database().source().createConnection()) {
-      url = c.getMetaData().getURL();
+      url = redact(c.getMetaData().getURL());
       if (dialect == Dialect.H2) {
         warnIfNotDurable(c, url);
-      }
-      List<Table> tables = new ArrayList<>();
-      for (Table t : configured) {
-        tables.add(t.inSchemaOf(c));
-      }
-      Map<Table, Boolean> before = existing(c, tables);
-      List<String> missing = names(before, false);
-      if (!missing.isEmpty() && settings.autoCreateSchema()) {
-        apply(c, dialect);
-      }
-      Map<Table, Boolean> after = existing(c, tables);
-      if (after.containsValue(false)) {
-        StringBuilder which = new StringBuilder();
-        for (Map.Entry<Table, Boolean> e : after.entrySet()) {
-          if (!e.getValue()) {
-            which.append(which.length() == 0 ? "" : ", ").append(e.getKey().qualified()).append(" (").append(e.getKey().configKey()).append(')');
-          }
-        }
-        throw new AlmanacException(settings.autoCreateSchema()
-            ? "schema bootstrap of " + url + ": missing " + which + " after creating the default tables; it creates "
-                + "the default table names only: create renamed tables yourself and set almanac.persistence.schema.auto-create = off"
-            : "schema of " + url + ": missing " + which + "; almanac.persistence.schema.auto-create is off: create them "
-                + "with pekko-persistence-jdbc's " + dialect.label + " script, or turn auto-create on");
-      }
-      if (missing.isEmpty()) {
-        log.info("Almanac schema: tables {} present in {} ({}); nothing to create", names(after, true), url, dialect.label);
+        ensureTables(c, dialect, configured, settings, url, "");
       } else {
-        List<String> present = names(before, true);
-        log.info("Almanac schema: created tables {} in {} ({}){}",
-            missing, url, dialect.label, present.isEmpty() ? "" : "; " + present + " already present");
+        ensurePostgres(c, configured, settings, url);
       }
     } catch (SQLException e) {
       throw new AlmanacException("schema bootstrap of " + url + " failed: " + e.getMessage(), e);
     }
   }
 
-  private static void apply(Connection c, Dialect dialect) throws SQLException {
-    boolean transactional = dialect == Dialect.POSTGRES;
+  /**
+   * PostgreSQL: everything in one transaction under an advisory lock, so that of nodes starting
+   * together one creates and the others, once it has committed, find the tables. The lock is taken
+   * before the first check, so a node that waited sees what the first one created.
+   */
+  private static void ensurePostgres(Connection c, List<Table> configured, PersistenceSettings settings, String url)
+      throws SQLException {
     boolean autoCommit = c.getAutoCommit();
-    c.setAutoCommit(!transactional);
-    try (Statement s = c.createStatement()) {
-      if (transactional) {
-        // Serialises nodes that start together; the lock ends with the transaction.
-        s.execute("SELECT pg_advisory_xact_lock(" + POSTGRES_LOCK_KEY + ")");
+    c.setAutoCommit(false);
+    try {
+      String created = "";
+      if (settings.autoCreateSchema()) {
+        try (Statement s = c.createStatement()) {
+          // Ends with the transaction; one key for every schema, the wait is short.
+          s.execute("SELECT pg_advisory_xact_lock(" + POSTGRES_LOCK_KEY + ")");
+        }
+        if (settings.postgres().schema().isPresent()) {
+          created = ensurePostgresSchema(c, settings.postgres().schema().get()) ? settings.postgres().schema().get() : "";
+        }
       }
+      String current = c.getSchema();
+      String wanted = settings.postgres().schema().orElse(null);
+      if (current == null) {
+        throw new AlmanacException("schema bootstrap of " + url + ": the connection has no current schema (search_path '"
+            + searchPath(c) + "' names none that exists" + (wanted == null ? "" : "; almanac.persistence.postgres.schema is '"
+            + wanted + "'") + "): create the schema" + (settings.autoCreateSchema() ? " or set almanac.persistence.postgres.schema"
+            : " or turn almanac.persistence.schema.auto-create on"));
+      }
+      if (wanted != null && !wanted.equals(current)) {
+        throw new AlmanacException("schema bootstrap of " + url + ": almanac.persistence.postgres.schema is '" + wanted
+            + "' but the connection's current schema is '" + current + "' (search_path '" + searchPath(c)
+            + "'): include \"almanac-postgres.conf\", which passes the key to pgJDBC as currentSchema, or set currentSchema yourself");
+      }
+      ensureTables(c, Dialect.POSTGRES, configured, settings, url, created);
+      c.commit();
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.rollback();
+      } catch (SQLException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    } finally {
+      c.setAutoCommit(autoCommit);
+    }
+  }
+
+  /**
+   * Creates the schema when it is missing. Checks first: PostgreSQL checks the CREATE privilege on
+   * the database before IF NOT EXISTS, so an existing schema must not be created again.
+   *
+   * @return whether it was created
+   */
+  private static boolean ensurePostgresSchema(Connection c, String schema) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?")) {
+      p.setString(1, schema);
+      try (ResultSet rs = p.executeQuery()) {
+        if (rs.next()) {
+          return false;
+        }
+      }
+    }
+    try (Statement s = c.createStatement()) {
+      // The name is a validated lower-case identifier (PersistenceSettings.Postgres).
+      s.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+    } catch (SQLException e) {
+      throw new SQLException(e.getMessage() + " in: CREATE SCHEMA IF NOT EXISTS " + schema
+          + " (almanac.persistence.postgres.schema)", e.getSQLState(), e);
+    }
+    return true;
+  }
+
+  private static String searchPath(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW search_path")) {
+      return rs.next() ? rs.getString(1) : "?";
+    }
+  }
+
+  private static void ensureTables(Connection c, Dialect dialect, List<Table> configured, PersistenceSettings settings,
+      String url, String createdSchema) throws SQLException {
+    List<Table> tables = new ArrayList<>();
+    for (Table t : configured) {
+      tables.add(t.inSchemaOf(c));
+    }
+    Map<Table, Boolean> before = existing(c, tables);
+    List<String> missing = names(before, false);
+    if (!missing.isEmpty() && settings.autoCreateSchema()) {
+      apply(c, dialect);
+    }
+    Map<Table, Boolean> after = existing(c, tables);
+    if (after.containsValue(false)) {
+      StringBuilder which = new StringBuilder();
+      for (Map.Entry<Table, Boolean> e : after.entrySet()) {
+        if (!e.getValue()) {
+          which.append(which.length() == 0 ? "" : ", ").append(e.getKey().qualified()).append(" (").append(e.getKey().configKey()).append(')');
+        }
+      }
+      throw new AlmanacException(settings.autoCreateSchema()
+          ? "schema bootstrap of " + url + ": missing " + which + " after creating the default tables; it creates "
+              + "the default table names only: create renamed tables yourself and set almanac.persistence.schema.auto-create = off"
+          : "schema of " + url + ": missing " + which + "; almanac.persistence.schema.auto-create is off: create them "
+              + "with pekko-persistence-jdbc's " + dialect.label + " script, or turn auto-create on");
+    }
+    String schemaNote = createdSchema.isEmpty() ? "" : "; created schema " + createdSchema;
+    if (missing.isEmpty()) {
+      log.info("Almanac schema: tables {} present in {} ({}); nothing to create{}", names(after, true), url, dialect.label, schemaNote);
+    } else {
+      List<String> present = names(before, true);
+      log.info("Almanac schema: created tables {} in {} ({}){}{}",
+          missing, url, dialect.label, present.isEmpty() ? "" : "; " + present + " already present", schemaNote);
+    }
+  }
+
+  /** Runs the dialect's script on c; on PostgreSQL inside the caller's transaction. */
+  private static void apply(Connection c, Dialect dialect) throws SQLException {
+    boolean h2 = dialect == Dialect.H2;
+    boolean autoCommit = c.getAutoCommit();
+    if (h2) {
+      c.setAutoCommit(true);
+    }
+    try (Statement s = c.createStatement()) {
       for (String sql : dialect.statements()) {
         try {
           s.execute(sql);
@@ -275,17 +364,16 @@ public final class SchemaBootstrap {
           throw new SQLException(e.getMessage() + " in: " + firstLine(sql), e.getSQLState(), e);
         }
       }
-      if (transactional) {
-        c.commit();
-      }
-    } catch (SQLException e) {
-      if (transactional) {
-        c.rollback();
-      }
-      throw e;
     } finally {
-      c.setAutoCommit(autoCommit);
+      if (h2) {
+        c.setAutoCommit(autoCommit);
+      }
     }
+  }
+
+  /** A URL fit for a log line and an error message: a password parameter's value is hidden. */
+  static String redact(String url) {
+    return url == null ? null : url.replaceAll("(?i)(password=)[^&;]*", "$1***");
   }
 
   /** Warns when a hand-written H2 URL drops the durability settings of almanac-h2.conf. */

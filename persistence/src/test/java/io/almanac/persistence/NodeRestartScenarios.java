@@ -16,7 +16,6 @@ import io.almanac.RunKind;
 import io.almanac.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.WindowView;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,17 +33,25 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Whole nodes stopped and started again on the same H2 file: the journal brings back every
+ * Whole nodes stopped and started again on the same journal: the journal brings back every
  * window, the trigger's watermark brings back what was due while the node was down. Time comes
- * from a SettableClock shared by the two incarnations.
+ * from a SettableClock shared by the two incarnations. The scenarios run on each database through
+ * a subclass that only says where the journal is: {@link NodeRestartTest} (H2) and
+ * {@link PostgresNodeRestartTest}.
  */
 @ExtendWith(LogCapturingExtension.class)
-class NodeRestartTest {
+abstract class NodeRestartScenarios {
 
-  @TempDir Path dir;
+  /**
+   * The node's configuration: this test's journal, the same for both incarnations of a test and
+   * fresh for each test, with the given lines added.
+   *
+   * @param extra HOCON lines the scenarios need
+   * @return the resolved configuration
+   */
+  protected abstract Config nodeConfig(String extra);
 
   private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
   private ActorTestKit node;
@@ -72,7 +79,7 @@ class NodeRestartTest {
   }
 
   private Almanac startNode(Map<String, AgentJob> jobs) {
-    Config config = H2TestConfig.at(dir.resolve("almanac"), String.join("\n",
+    Config config = nodeConfig(String.join("\n",
         "include \"almanac-embedded.conf\"",
         "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
         "almanac.executor { check-interval = 20ms }"));

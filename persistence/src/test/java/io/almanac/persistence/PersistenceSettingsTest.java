@@ -12,6 +12,7 @@ import io.almanac.InvalidSpecException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -41,6 +42,70 @@ class PersistenceSettingsTest {
     assertTrue(s.autoCreateSchema());
     assertEquals("./data/almanac", s.h2().path());
     assertEquals(4, s.h2().poolSize());
+    assertEquals("jdbc:postgresql://127.0.0.1:5432/almanac", s.postgres().url());
+    assertEquals("almanac", s.postgres().user());
+    assertEquals("", s.postgres().password());
+    assertEquals(10, s.postgres().poolSize());
+    assertEquals(Optional.empty(), s.postgres().schema());
+  }
+
+  private static final String PG = "almanac.persistence.postgres.";
+
+  @Test
+  void acceptsPostgresValues() {
+    PersistenceSettings.Postgres pg = with(PG + "url = \"jdbc:postgresql://db.example.com:6432/prod?sslmode=verify-full\"\n"
+        + PG + "user = scheduler\n" + PG + "password = \"s3cret\"\n" + PG + "pool-size = 64\n" + PG + "schema = almanac_2\n").postgres();
+    assertEquals("jdbc:postgresql://db.example.com:6432/prod?sslmode=verify-full", pg.url());
+    assertEquals("scheduler", pg.user());
+    assertEquals("s3cret", pg.password());
+    assertEquals(64, pg.poolSize());
+    assertEquals(Optional.of("almanac_2"), pg.schema());
+    assertFalse(pg.toString().contains("s3cret"), pg.toString());
+    assertEquals(Optional.of("a"), with(PG + "schema = a\n" + PG + "url = \"jdbc:postgresql://h/d?currentSchema=a\"").postgres().schema());
+  }
+
+  @Test
+  void refusesPostgresUrlThatIsNotPostgres() {
+    refused(PG + "url = \"jdbc:h2:./db\"", PG + "url");
+    refused(PG + "url = \"\"", PG + "url");
+    refused(PG + "url = \" jdbc:postgresql://h/d\"", PG + "url");
+    InvalidSpecException e = refused(PG + "url = \"jdbc:postgresql://host:notaport/db\"", PG + "url");
+    assertTrue(e.getMessage().contains("pgJDBC cannot parse it"), e.getMessage());
+  }
+
+  @Test
+  void refusesEmptyPostgresUser() {
+    refused(PG + "user = \"\"", PG + "user");
+  }
+
+  @Test
+  void refusesPostgresPoolSizeOutOfRange() {
+    InvalidSpecException e = refused(PG + "pool-size = 0", PG + "pool-size");
+    assertEquals("almanac.persistence.postgres.pool-size '0' is invalid: must be between 1 and 64", e.getMessage());
+    refused(PG + "pool-size = 65", PG + "pool-size");
+    refused(PG + "pool-size = ten", PG + "pool-size");
+  }
+
+  @Test
+  void refusesPostgresSchemaThatIsNotAPlainLowerCaseName() {
+    for (String bad : new String[] {"\"\"", "Almanac", "\"my schema\"", "\"a;DROP TABLE x\"", "1st", "\"a-b\"",
+        "a234567890123456789012345678901234567890123456789012345678901234"}) {
+      refused(PG + "schema = " + bad, PG + "schema");
+    }
+    InvalidSpecException e = refused(PG + "schema = pg_almanac", PG + "schema");
+    assertTrue(e.getMessage().contains("reserved"), e.getMessage());
+  }
+
+  @Test
+  void refusesSchemaThatDiffersFromTheUrlsCurrentSchema() {
+    InvalidSpecException e = refused(PG + "schema = a\n" + PG + "url = \"jdbc:postgresql://h/d?currentSchema=b\"", PG + "url");
+    assertTrue(e.getMessage().contains("currentSchema=b") && e.getMessage().contains("set the schema in one place"), e.getMessage());
+  }
+
+  @Test
+  void wronglyTypedPasswordIsNotEchoed() {
+    InvalidSpecException e = refused(PG + "password = [\"s3cret\"]", PG + "password");
+    assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
   }
 
   @Test

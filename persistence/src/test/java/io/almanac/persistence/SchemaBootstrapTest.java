@@ -1,6 +1,7 @@
 package io.almanac.persistence;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -132,11 +133,17 @@ class SchemaBootstrapTest {
     }
   }
 
-  /** Our scripts add IF NOT EXISTS and leave out durable state; otherwise they are the plugin's. */
+  /**
+   * Our scripts add IF NOT EXISTS and leave out durable state, and the PostgreSQL one the plugin's
+   * "public." (its tables go to the connection's current schema); otherwise they are the plugin's.
+   */
   @Test
   void scriptsMatchThePluginsScripts() throws IOException {
     assertMatchesPlugin(SchemaBootstrap.Dialect.H2, "schema/h2/h2-create-schema.sql");
     assertMatchesPlugin(SchemaBootstrap.Dialect.POSTGRES, "schema/postgres/postgres-create-schema.sql");
+    for (String statement : SchemaBootstrap.Dialect.POSTGRES.statements()) {
+      assertFalse(statement.contains("public."), () -> "a fixed schema would ignore almanac.persistence.postgres.schema: " + statement);
+    }
   }
 
   private static void assertMatchesPlugin(SchemaBootstrap.Dialect dialect, String pluginResource) throws IOException {
@@ -154,6 +161,6 @@ class SchemaBootstrapTest {
   }
 
   private static String normalise(String sql) {
-    return sql.replace("IF NOT EXISTS", "").replace("CONCURRENTLY", "").replaceAll("\\s+", " ").trim();
+    return sql.replace("IF NOT EXISTS", "").replace("CONCURRENTLY", "").replace("public.", "").replaceAll("\\s+", " ").trim();
   }
 }

@@ -1,8 +1,11 @@
 -- The journal and snapshot tables of pekko-persistence-jdbc 1.1.1 for PostgreSQL: the plugin's
 -- schema/postgres/postgres-create-schema.sql without durable state, every statement IF NOT
--- EXISTS. SchemaBootstrap runs it in one transaction under an advisory lock, so nodes starting
--- together do not race (concurrent CREATE TABLE IF NOT EXISTS can fail on PostgreSQL's catalog).
-CREATE TABLE IF NOT EXISTS public.event_journal(
+-- EXISTS, and without the plugin's "" so the tables go to the connection's current schema
+-- (almanac.persistence.postgres.schema, or the user's search_path), where the plugin, whose
+-- table names are unqualified by default, looks for them. SchemaBootstrap runs it in one
+-- transaction under an advisory lock, so nodes starting together do not race (concurrent CREATE
+-- TABLE IF NOT EXISTS can fail on PostgreSQL's catalog with a duplicate key).
+CREATE TABLE IF NOT EXISTS event_journal(
   ordering BIGSERIAL,
   persistence_id VARCHAR(255) NOT NULL,
   sequence_number BIGINT NOT NULL,
@@ -23,9 +26,9 @@ CREATE TABLE IF NOT EXISTS public.event_journal(
   PRIMARY KEY(persistence_id, sequence_number)
 );
 
-CREATE UNIQUE INDEX IF NOT EXISTS event_journal_ordering_idx ON public.event_journal(ordering);
+CREATE UNIQUE INDEX IF NOT EXISTS event_journal_ordering_idx ON event_journal(ordering);
 
-CREATE TABLE IF NOT EXISTS public.event_tag(
+CREATE TABLE IF NOT EXISTS event_tag(
     event_id BIGINT,
     tag VARCHAR(256),
     PRIMARY KEY(event_id, tag),
@@ -35,7 +38,7 @@ CREATE TABLE IF NOT EXISTS public.event_tag(
       ON DELETE CASCADE
 );
 
-CREATE TABLE IF NOT EXISTS public.snapshot (
+CREATE TABLE IF NOT EXISTS snapshot (
   persistence_id VARCHAR(255) NOT NULL,
   sequence_number BIGINT NOT NULL,
   created BIGINT NOT NULL,
