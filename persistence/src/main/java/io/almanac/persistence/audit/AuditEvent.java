@@ -1,0 +1,136 @@
+package io.almanac.persistence.audit;
+
+import io.almanac.TaskSpec;
+import io.almanac.internal.TaskEntity;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Objects;
+
+/**
+ * One event of a task's journal as the audit sees it: what happened (the event's type), to which
+ * window and attempt, when, and why.
+ *
+ * @param taskId the task's id (the persistence id is {@code task|<taskId>})
+ * @param sequenceNr the event's sequence number in the task's journal (1, 2, ...)
+ * @param type the event's type: the simple name of its class, e.g. {@code AttemptSucceeded}
+ * @param window the key of the window it is about, or null for task-level events (spec, pause)
+ * @param attempt the attempt it is about, or 0 when it is not about one attempt
+ * @param at when it happened (UTC; the entity's clock); for an event type this version does not
+ *     know, the time the journal wrote it
+ * @param zone the task's zone as of this event (from the latest {@code SpecDefined} at or before
+ *     it; UTC before the first), for display in local time
+ * @param detail the reason or detail, human-readable; never null (may be empty)
+ * @param event the raw event object as the journal returned it
+ */
+public record AuditEvent(
+    String taskId, long sequenceNr, String type, String window, int attempt, Instant at, ZoneId zone, String detail,
+    Object event) {
+
+  /** Refuses a missing task id, type, zone or detail. */
+  public AuditEvent {
+    Objects.requireNonNull(taskId, "taskId");
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(zone, "zone");
+    Objects.requireNonNull(detail, "detail");
+  }
+
+  /**
+   * Describes a raw journal event. Events of types this version does not know are kept with their
+   * class name and {@code toString()} as detail, so a newer journal never breaks the audit.
+   *
+   * @param taskId the task's id
+   * @param sequenceNr the event's sequence number
+   * @param event the raw event
+   * @param zone the task's zone in effect before this event (a {@code SpecDefined} brings its own)
+   * @return the audit's view of the event
+   */
+  public static AuditEvent of(String taskId, long sequenceNr, Object event, ZoneId zone) {
+    Objects.requireNonNull(event, "event");
+    ZoneId z = zone == null ? ZoneOffset.UTC : zone;
+    String type = event.getClass().getSimpleName();
+    Instant at = event instanceof TaskEntity.Event e ? e.at() : null;
+    String window = event instanceof TaskEntity.WindowEvent w ? w.window() : null;
+    int attempt = 0;
+    String detail;
+    if (event instanceof TaskEntity.SpecDefined e) {
+      z = zoneOf(e.spec(), z);
+      detail = describe(e.spec());
+    } else if (event instanceof TaskEntity.TaskPaused) {
+      detail = "task paused";
+    } else if (event instanceof TaskEntity.TaskResumed) {
+      detail = "task resumed";
+    } else if (event instanceof TaskEntity.InstanceScheduled e) {
+      detail = e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")";
+    } else if (event instanceof TaskEntity.FireSkipped e) {
+      detail = e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")";
+    } else if (event instanceof TaskEntity.WindowMissed e) {
+      detail = e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")";
+    } else if (event instanceof TaskEntity.AttemptStarted e) {
+      attempt = e.attempt();
+      detail = e.kind() + ", lease until " + e.leaseUntil() + (e.executor() == null ? "" : ", executor " + e.executor());
+    } else if (event instanceof TaskEntity.LeaseExtended e) {
+      attempt = e.attempt();
+      detail = "lease until " + e.leaseUntil();
+    } else if (event instanceof TaskEntity.AttemptSucceeded e) {
+      attempt = e.attempt();
+      detail = "took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")");
+    } else if (event instanceof TaskEntity.AttemptFailed e) {
+      attempt = e.attempt();
+      detail = "took " + e.duration() + ": " + e.reason();
+    } else if (event instanceof TaskEntity.AttemptTimedOut e) {
+      attempt = e.attempt();
+      detail = "lease expired at " + e.leaseUntil() + (e.duration() == null ? "" : ", held " + e.duration());
+    } else if (event instanceof TaskEntity.LateResultRecorded e) {
+      attempt = e.attempt();
+      detail = e.outcome() + " arrived late (not counted): " + e.detail();
+    } else if (event instanceof TaskEntity.RetryScheduled e) {
+      detail = "retry " + e.retryNumber() + " due " + e.dueAt();
+    } else if (event instanceof TaskEntity.InstanceFinalFailed e) {
+      detail = e.reason();
+    } else if (event instanceof TaskEntity.InstanceResolved e) {
+      detail = e.note();
+    } else if (event instanceof TaskEntity.InstanceCancelled e) {
+      attempt = e.attempt();
+      detail = e.reason();
+    } else if (event instanceof TaskEntity.EffectIntended e) {
+      attempt = e.attempt();
+      detail = "effect '" + e.key() + "' about to run";
+    } else if (event instanceof TaskEntity.EffectRecorded e) {
+      attempt = e.attempt();
+      detail = "effect '" + e.key() + "' = " + e.value();
+    } else {
+      detail = String.valueOf(event);
+    }
+    return new AuditEvent(taskId, sequenceNr, type, window, attempt, at, z, detail == null ? "" : detail, event);
+  }
+
+  AuditEvent withAt(Instant time) {
+    return new AuditEvent(taskId, sequenceNr, type, window, attempt, time, zone, detail, event);
+  }
+
+  /**
+   * Whether the event is about the given window.
+   *
+   * @param key a window key
+   * @return true if {@link #window()} equals it
+   */
+  public boolean isAbout(String key) {
+    return key != null && key.equals(window);
+  }
+
+  private static ZoneId zoneOf(TaskSpec spec, ZoneId fallback) {
+    try {
+      return ZoneId.of(spec.zone());
+    } catch (RuntimeException e) {
+      return fallback; // a spec in the journal was valid when written; a zone this JVM lacks is shown in UTC
+    }
+  }
+
+  private static String describe(TaskSpec s) {
+    return "cron '" + s.cron() + "' in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
+        + ", backfill " + s.backfill().mode() + ", max retries " + s.retry().maxRetries()
+        + ", dst gap " + s.dst().gap() + " overlap " + s.dst().overlap()
+        + (s.job() == null ? "" : ", job " + s.job());
+  }
+}

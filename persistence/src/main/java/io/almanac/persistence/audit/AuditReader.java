@@ -1,0 +1,415 @@
+package io.almanac.persistence.audit;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.almanac.internal.TaskEntity;
+import io.almanac.internal.TriggerActor;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.persistence.jdbc.query.javadsl.JdbcReadJournal;
+import org.apache.pekko.persistence.query.EventEnvelope;
+import org.apache.pekko.persistence.query.PersistenceQuery;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads task journals for the audit through Pekko Persistence Query: the JDBC read journal
+ * ({@code jdbc-read-journal}), so the same code reads H2 and PostgreSQL. It needs no running node:
+ * {@link #builder(Config)} starts a plain local ActorSystem (no cluster, no sharding, no task
+ * entity) on the journal configuration, e.g. {@code include "almanac-h2.conf"}. An H2 file can be
+ * open in one JVM only: stop the node first (PostgreSQL can be read while nodes run).
+ *
+ * <pre>{@code
+ * try (AuditReader reader = AuditReader.builder(config).progressEvery(50_000).start()) {
+ *   for (String id : reader.taskIds()) {
+ *     TaskHistory history = reader.read(id);
+ *     ...
+ *   }
+ * }
+ * }</pre>
+ *
+ * Every {@link Builder#progressEvery(long)} events (all tasks together) it reports a
+ * {@link ReadProgress} to its listener (by default a log line at INFO). Not thread-safe: read one
+ * task at a time.
+ *
+ * <p><b>Gaps.</b> A task's events are read in pages of sequence numbers, {@code [1, P]},
+ * {@code [P+1, 2P]}, ... up to the task's highest sequence number, each page one
+ * {@code currentEventsByPersistenceId} query, with {@code P} the read journal's
+ * {@code max-buffer-size}. Reading page by page instead of one open-ended query crosses gaps left by
+ * deleted events (retention deletes events below a snapshot): pekko-persistence-jdbc 1.1.1 ends an
+ * open-ended query at the first gap wider than {@code max-buffer-size}, which would hide the rest of
+ * the journal. A journal whose first events were deleted starts at a later sequence number; the
+ * {@link Verifier} notes it.
+ */
+public final class AuditReader implements AutoCloseable {
+
+  /** Persistence ids of tasks start with this ({@code task|<id>}). */
+  public static final String TASK_PREFIX = "task|";
+
+  /** Default: a progress report every 50,000 events. */
+  public static final long DEFAULT_PROGRESS_EVERY = 50_000;
+
+  /** Default: the longest one query (one task's events, the list of tasks) may take. */
+  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofMinutes(30);
+
+  /** Default: sequence numbers per query when the reader starts its own ActorSystem. */
+  public static final int DEFAULT_PAGE_SIZE = 5_000;
+
+  private static final Logger LOG = LoggerFactory.getLogger(AuditReader.class);
+
+  private final ActorSystem<?> system;
+  private final boolean ownsSystem;
+  private final JdbcReadJournal journal;
+  private final long progressEvery;
+  private final Consumer<ReadProgress> listener;
+  private final Duration readTimeout;
+  private final int page;
+  private final AtomicLong read = new AtomicLong();
+  private volatile long startNanos;
+  private Optional<Instant> triggerEnd;
+
+  private AuditReader(ActorSystem<?> system, boolean ownsSystem, JdbcReadJournal journal, long progressEvery,
+      Consumer<ReadProgress> listener, Duration readTimeout, int page) {
+    this.system = system;
+    this.ownsSystem = ownsSystem;
+    this.journal = journal;
+    this.progressEvery = progressEvery;
+    this.listener = listener;
+    this.readTimeout = readTimeout;
+    this.page = page;
+  }
+
+  /**
+   * A reader that starts its own local ActorSystem on {@code config} and terminates it on
+   * {@link #close()}. The configuration's {@code pekko.actor.provider} is overridden with
+   * {@code local}, so a node's configuration (with {@code almanac-embedded.conf}) can be passed as
+   * it is.
+   *
+   * @param config the journal configuration, e.g. {@code include "almanac-h2.conf"}
+   * @return a builder
+   */
+  public static Builder builder(Config config) {
+    return new Builder(Objects.requireNonNull(config, "config"), null);
+  }
+
+  /**
+   * A reader on an ActorSystem the caller owns (and terminates).
+   *
+   * @param system an ActorSystem whose configuration has the JDBC read journal
+   * @return a builder
+   */
+  public static Builder builder(ActorSystem<?> system) {
+    return new Builder(null, Objects.requireNonNull(system, "system"));
+  }
+
+  /** Sets up an {@link AuditReader}. */
+  public static final class Builder {
+    private final Config config;
+    private final ActorSystem<?> system;
+    private long progressEvery = DEFAULT_PROGRESS_EVERY;
+    private Consumer<ReadProgress> listener = p -> LOG.info("audit: {}", p);
+    private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+    private int pageSize = DEFAULT_PAGE_SIZE;
+
+    private Builder(Config config, ActorSystem<?> system) {
+      this.config = config;
+      this.system = system;
+    }
+
+    /**
+     * @param events how many events between two progress reports; at least 1 (default 50,000)
+     * @return this builder
+     * @throws IllegalArgumentException if {@code events} is below 1
+     */
+    public Builder progressEvery(long events) {
+      if (events < 1) {
+        throw new IllegalArgumentException("progressEvery '" + events + "' is invalid: must be at least 1");
+      }
+      this.progressEvery = events;
+      return this;
+    }
+
+    /**
+     * @param listener receives a progress report every {@link #progressEvery(long)} events, on a
+     *     stream thread (default: a log line at INFO)
+     * @return this builder
+     */
+    public Builder onProgress(Consumer<ReadProgress> listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * @param timeout the longest one query may take (default 30 minutes)
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder readTimeout(Duration timeout) {
+      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("readTimeout '" + timeout + "' is invalid: must be positive");
+      }
+      this.readTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Sequence numbers per query, for a reader that starts its own ActorSystem (it sets the read
+     * journal's {@code max-buffer-size} to it). A reader on a caller's system uses that system's
+     * {@code jdbc-read-journal.max-buffer-size}.
+     *
+     * @param events sequence numbers per query; at least 1 (default 5,000)
+     * @return this builder
+     * @throws IllegalArgumentException if {@code events} is below 1
+     */
+    public Builder pageSize(int events) {
+      if (events < 1) {
+        throw new IllegalArgumentException("pageSize '" + events + "' is invalid: must be at least 1");
+      }
+      this.pageSize = events;
+      return this;
+    }
+
+    /**
+     * Starts the reader: its ActorSystem (unless one was given) and the read journal, which opens
+     * the connection pool.
+     *
+     * @return the reader; close it when done
+     * @throws JournalReadException if the read journal cannot be started (bad configuration,
+     *     unreachable database)
+     */
+    public AuditReader start() {
+      ActorSystem<?> sys = system;
+      boolean owns = false;
+      try {
+        if (sys == null) {
+          Config local = ConfigFactory.parseString(String.join("\n",
+              "pekko.actor.provider = local",
+              "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off",
+              // Larger pages than the plugin's 500: a long journal is read in fewer queries.
+              "jdbc-read-journal.max-buffer-size = " + pageSize,
+              "pekko.log-dead-letters = off"));
+          sys = ActorSystem.create(Behaviors.empty(), "almanac-audit", ConfigFactory.load(local.withFallback(config)));
+          owns = true;
+        }
+        JdbcReadJournal journal = PersistenceQuery.get(sys).getReadJournalFor(JdbcReadJournal.class, JdbcReadJournal.Identifier());
+        int page = sys.settings().config().getInt(JdbcReadJournal.Identifier() + ".max-buffer-size");
+        return new AuditReader(sys, owns, journal, progressEvery, listener, readTimeout, Math.max(1, page));
+      } catch (RuntimeException e) {
+        if (owns) {
+          terminate(sys);
+        }
+        throw new JournalReadException("the read journal '" + JdbcReadJournal.Identifier() + "' could not be started: "
+            + rootMessage(e), e);
+      }
+    }
+  }
+
+  /**
+   * The ids of every task with events in the journal, sorted ({@code currentPersistenceIds}
+   * filtered by {@value #TASK_PREFIX}).
+   *
+   * @return the task ids
+   * @throws JournalReadException if the journal cannot be read
+   */
+  public List<String> taskIds() {
+    List<String> ids = new ArrayList<>(await("the persistence ids", journal.currentPersistenceIds()
+        .filter(id -> id.startsWith(TASK_PREFIX))
+        .map(id -> id.substring(TASK_PREFIX.length()))
+        .runWith(Sink.seq(), system)));
+    ids.sort(null);
+    return ids;
+  }
+
+  /**
+   * The events of one task as a stream: {@code currentEventsByPersistenceId} of
+   * {@code task|<taskId>}, page by page up to its current highest sequence number (see the class
+   * doc: gaps), so it completes at the current end of the journal. Counted for progress; each
+   * event carries the task's zone as of that event.
+   *
+   * @param taskId the task's id
+   * @return the events in journal order; empty for an unknown task
+   */
+  public Source<AuditEvent, NotUsed> events(String taskId) {
+    Objects.requireNonNull(taskId, "taskId");
+    String pid = TaskEntity.persistenceId(taskId).id();
+    return Source.lazyCompletionStageSource(() -> journal.currentLastSequenceNumberByPersistenceId(pid)
+            .thenApply(highest -> pages(pid, highest.orElse(0L))))
+        .mapMaterializedValue(m -> NotUsed.getInstance())
+        .statefulMap(
+            () -> (ZoneId) ZoneOffset.UTC,
+            (ZoneId zone, EventEnvelope env) -> {
+              AuditEvent e = toAudit(taskId, env, zone);
+              return Pair.create(e.zone(), e);
+            },
+            zone -> Optional.<AuditEvent>empty())
+        .map(this::counted);
+  }
+
+  /** Every event up to {@code highest}, one query per page of sequence numbers (see the class doc: gaps). */
+  private Source<EventEnvelope, NotUsed> pages(String pid, long highest) {
+    long size = page;
+    return Source.unfold(1L, from -> from > highest ? Optional.empty()
+            : Optional.of(Pair.create(from + size, Pair.create(from, Math.min(highest, from + size - 1)))))
+        .flatMapConcat(range -> journal.currentEventsByPersistenceId(pid, range.first(), range.second()));
+  }
+
+  /**
+   * Reads one task's events into memory.
+   *
+   * @param taskId the task's id
+   * @return its history; {@link TaskHistory#isEmpty()} for an unknown task
+   * @throws JournalReadException if the journal cannot be read
+   */
+  public TaskHistory read(String taskId) {
+    List<AuditEvent> events = await("persistence id " + TaskEntity.persistenceId(taskId).id(),
+        events(taskId).runWith(Sink.seq(), system));
+    Instant own = TaskHistory.lastAt(events);
+    Instant until = latest(own, events.isEmpty() ? null : triggerLastEventAt().orElse(null));
+    return new TaskHistory(taskId, events, until);
+  }
+
+  /**
+   * When the trigger wrote its last event (its watermark progress, written while a node runs, or
+   * a registration). Read once and cached.
+   *
+   * @return the time of the trigger's last event; empty if the trigger has no events or its last
+   *     event cannot be read (logged)
+   */
+  public Optional<Instant> triggerLastEventAt() {
+    if (triggerEnd == null) {
+      String pid = TriggerActor.PERSISTENCE_ID.id();
+      Instant at = null;
+      try {
+        Optional<Long> last = await("the last sequence number of " + pid, journal.currentLastSequenceNumberByPersistenceId(pid));
+        if (last.isPresent()) {
+          List<EventEnvelope> tail = await("persistence id " + pid,
+              journal.currentEventsByPersistenceId(pid, last.get(), last.get()).runWith(Sink.seq(), system));
+          for (EventEnvelope env : tail) {
+            at = latest(at, triggerEventAt(env));
+          }
+        }
+      } catch (JournalReadException e) {
+        // Only a bound for the checks: without it each task's journal ends at its own last event.
+        LOG.warn("audit: the trigger's last event could not be read; each task's journal ends at its own last event: {}",
+            e.getMessage());
+      }
+      triggerEnd = Optional.ofNullable(at);
+    }
+    return triggerEnd;
+  }
+
+  /**
+   * Events read so far by this reader, all tasks together.
+   *
+   * @return the count
+   */
+  public long eventsRead() {
+    return read.get();
+  }
+
+  /**
+   * The progress so far (what the listener last got, brought up to date).
+   *
+   * @return events read and time since the first one
+   */
+  public ReadProgress progress() {
+    long start = startNanos;
+    return new ReadProgress(read.get(), start == 0 ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  /** Terminates the reader's own ActorSystem (not one passed to {@link #builder(ActorSystem)}). */
+  @Override
+  public void close() {
+    if (ownsSystem) {
+      terminate(system);
+    }
+  }
+
+  private AuditEvent counted(AuditEvent e) {
+    if (startNanos == 0) {
+      startNanos = System.nanoTime();
+    }
+    long n = read.incrementAndGet();
+    if (n % progressEvery == 0) {
+      try {
+        listener.accept(progress());
+      } catch (RuntimeException ex) {
+        LOG.warn("audit progress listener failed: {}", ex.toString());
+      }
+    }
+    return e;
+  }
+
+  private static AuditEvent toAudit(String taskId, EventEnvelope env, ZoneId zone) {
+    AuditEvent e = AuditEvent.of(taskId, env.sequenceNr(), env.event(), zone);
+    return e.at() == null ? e.withAt(Instant.ofEpochMilli(env.timestamp())) : e;
+  }
+
+  private static Instant triggerEventAt(EventEnvelope env) {
+    Object e = env.event();
+    if (e instanceof TriggerActor.Progressed p) {
+      return p.at();
+    }
+    if (e instanceof TriggerActor.TasksRegistered r) {
+      return r.at();
+    }
+    return null;
+  }
+
+  private static Instant latest(Instant a, Instant b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.isAfter(b) ? a : b;
+  }
+
+  private <T> T await(String what, CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(readTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new JournalReadException("the journal could not be read (" + what + "): " + rootMessage(e), e.getCause());
+    } catch (TimeoutException e) {
+      throw new JournalReadException("the journal could not be read (" + what + "): no answer within " + readTimeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new JournalReadException("the journal could not be read (" + what + "): interrupted", e);
+    }
+  }
+
+  static String rootMessage(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.toString() : root.getMessage();
+  }
+
+  private static void terminate(ActorSystem<?> system) {
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("the audit's ActorSystem did not terminate within 30 s: {}", e.toString());
+    }
+  }
+}

@@ -1,0 +1,533 @@
+package io.almanac.persistence.audit;
+
+import io.almanac.InstanceStatus;
+import io.almanac.OverlapPolicy;
+import io.almanac.TaskSpec;
+import io.almanac.internal.DueWindow;
+import io.almanac.internal.Schedules;
+import io.almanac.internal.TaskEntity;
+import io.almanac.internal.TaskSchedule;
+import io.almanac.persistence.audit.VerificationReport.EventRef;
+import io.almanac.persistence.audit.VerificationReport.Invariant;
+import io.almanac.persistence.audit.VerificationReport.Open;
+import io.almanac.persistence.audit.VerificationReport.Violation;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Checks Almanac's invariants over task journals (R28), one {@link TaskHistory} at a time, and
+ * accumulates a {@link VerificationReport}:
+ *
+ * <ul>
+ *   <li><b>I1</b> no window succeeds twice: at most one {@code AttemptSucceeded} per window (a
+ *       {@code LateResultRecorded} is not a success).
+ *   <li><b>I2</b> every window due in the range is accounted for by an {@code InstanceScheduled},
+ *       a {@code FireSkipped} or a {@code WindowMissed} (the last two carry their reason; a paused
+ *       task's windows are {@code FireSkipped PAUSED}). Due windows are computed from the task's
+ *       spec (cron, zone, DST policy, window spec) as of each {@code SpecDefined}: spec i covers the
+ *       due times strictly after its event and before the next spec's; windows due before the first
+ *       {@code SpecDefined} are not expected. A due window without any of the three is <i>lost</i>.
+ *       A window that ran must reach an outcome; one still PENDING, RUNNING or RETRY_WAIT at the end
+ *       of the journal is reported as <i>open</i>, not as a violation; one left FAILED or TIMED_OUT
+ *       (no retry and no final failure recorded) is a violation.
+ *   <li><b>I3</b> every {@code AttemptStarted} (its lease extended by {@code LeaseExtended}) has a
+ *       later {@code AttemptSucceeded}, {@code AttemptFailed}, {@code AttemptTimedOut} or
+ *       {@code InstanceCancelled}, unless the journal ends before the lease (plus the grace) does.
+ *       The longest time an attempt stayed RUNNING past its lease is a statistic. A window whose
+ *       attempt is such a violation is not listed as open.
+ *   <li><b>I4</b> no two attempts of a task overlap unless the overlap policy in effect when the
+ *       later one started is ALLOW. An attempt runs from its {@code AttemptStarted} to its outcome
+ *       event; the order is the journal's (sequence numbers: the order the entity decided in), so
+ *       an attempt started after its predecessor was cancelled at the same instant
+ *       (CANCEL_PREVIOUS) does not overlap it, and equal timestamps never fake an overlap.
+ * </ul>
+ *
+ * <p><b>The grace.</b> The journal's end for a task is the later of its last event and the
+ * trigger's last event ({@link TaskHistory#observedUntil()}). Windows due in the last
+ * {@link #grace(Duration) grace} (default {@value #DEFAULT_GRACE_MINUTES} minutes) before that end
+ * are not checked, and leases that ended in it are not judged, because the trigger may not have
+ * fired them (nor the entity timed them out) yet when the journal was read. So I2 checks due times
+ * up to {@code min(to, end - grace)}.
+ *
+ * <p><b>The range.</b> {@code [from, to]} (both inclusive, either open) selects windows by their
+ * due time (a window's first event when the journal has no due time for it) and attempts by their
+ * start. Not thread-safe.
+ */
+public final class Verifier {
+
+  /** The default grace, in minutes. */
+  public static final int DEFAULT_GRACE_MINUTES = 2;
+
+  /** Default: windows due, and leases ending, in the last 2 minutes of the journal are not judged. */
+  public static final Duration DEFAULT_GRACE = Duration.ofMinutes(DEFAULT_GRACE_MINUTES);
+
+  private static final int CHUNK = 10_000;
+
+  private Instant from;
+  private Instant to;
+  private String window;
+  private Duration grace = DEFAULT_GRACE;
+
+  private final List<Violation> violations = new ArrayList<>();
+  private final List<Open> open = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+  private final Map<String, Long> byStatus = new TreeMap<>();
+  private int tasks;
+  private long eventsRead;
+  private long windowsSeen;
+  private long windowsChecked;
+  private long windowsLost;
+  private long doubleSuccesses;
+  private long attempts;
+  private long successes;
+  private long retries;
+  private long lateResults;
+  private Duration longestPastLease = Duration.ZERO;
+  private String longestPastLeaseOf;
+  private Instant checkedUntil;
+
+  private Verifier() {}
+
+  /**
+   * A verifier over the whole journal with the default grace.
+   *
+   * @return a new verifier
+   */
+  public static Verifier create() {
+    return new Verifier();
+  }
+
+  /**
+   * Checks one task's history with the default settings.
+   *
+   * @param history the task's history
+   * @return the report
+   */
+  public static VerificationReport verify(TaskHistory history) {
+    return create().check(history).report();
+  }
+
+  /**
+   * @param from the start of the range, inclusive, or null for the beginning
+   * @param to the end of the range, inclusive, or null for the end of the journal
+   * @return this verifier
+   * @throws IllegalArgumentException if {@code from} is after {@code to}
+   */
+  public Verifier range(Instant from, Instant to) {
+    if (from != null && to != null && from.isAfter(to)) {
+      throw new IllegalArgumentException("from '" + from + "' is invalid: it is after to '" + to + "'");
+    }
+    this.from = from;
+    this.to = to;
+    return this;
+  }
+
+  /**
+   * @param key check only this window (null: every window)
+   * @return this verifier
+   */
+  public Verifier window(String key) {
+    this.window = key;
+    return this;
+  }
+
+  /**
+   * @param grace how long before the journal's end due windows and leases are not judged; >= 0
+   * @return this verifier
+   * @throws IllegalArgumentException if negative
+   */
+  public Verifier grace(Duration grace) {
+    if (grace == null || grace.isNegative()) {
+      throw new IllegalArgumentException("grace '" + grace + "' is invalid: must be zero or positive");
+    }
+    this.grace = grace;
+    return this;
+  }
+
+  /**
+   * Checks one task and adds what it found to the report.
+   *
+   * @param history the task's events and the journal's end
+   * @return this verifier
+   */
+  public Verifier check(TaskHistory history) {
+    new TaskCheck(history).run();
+    return this;
+  }
+
+  /**
+   * The report of everything checked so far.
+   *
+   * @return the report
+   */
+  public VerificationReport report() {
+    return new VerificationReport(from, to, grace, violations, open, notes,
+        new VerificationReport.Stats(tasks, eventsRead, windowsSeen, byStatus, windowsChecked, windowsLost,
+            doubleSuccesses, attempts, successes, retries, lateResults, longestPastLease, longestPastLeaseOf,
+            checkedUntil));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private record Segment(TaskSpec spec, Instant at) {}
+
+  private static final class Win {
+    final String key;
+    final Instant firstAt;
+    final List<EventRef> events = new ArrayList<>();
+    final List<EventRef> successes = new ArrayList<>();
+    final List<Attempt> attempts = new ArrayList<>();
+    Instant dueAt;
+    EventRef accountedBy;
+    InstanceStatus status;
+    int retries;
+    int late;
+
+    Win(String key, Instant firstAt) {
+      this.key = key;
+      this.firstAt = firstAt;
+    }
+
+    Attempt openAttempt() {
+      for (int i = attempts.size() - 1; i >= 0; i--) {
+        if (attempts.get(i).end == null) {
+          return attempts.get(i);
+        }
+      }
+      return null;
+    }
+  }
+
+  private static final class Attempt {
+    final String window;
+    final int number;
+    final EventRef started;
+    final OverlapPolicy policy;
+    final List<EventRef> extensions = new ArrayList<>();
+    Instant leaseUntil;
+    EventRef end;
+    boolean overlapReported;
+
+    Attempt(String window, int number, EventRef started, Instant leaseUntil, OverlapPolicy policy) {
+      this.window = window;
+      this.number = number;
+      this.started = started;
+      this.leaseUntil = leaseUntil;
+      this.policy = policy;
+    }
+
+    String describe() {
+      return "attempt " + number + " of window '" + window + "' (started " + started.at() + ")";
+    }
+  }
+
+  private final class TaskCheck {
+    private final TaskHistory history;
+    private final String task;
+    private final Instant end;
+    private final Map<String, Win> windows = new LinkedHashMap<>();
+    private final List<Segment> specs = new ArrayList<>();
+    private final List<Attempt> all = new ArrayList<>();
+
+    TaskCheck(TaskHistory history) {
+      this.history = Objects.requireNonNull(history, "history");
+      this.task = history.taskId();
+      this.end = history.observedUntil();
+    }
+
+    void run() {
+      tasks++;
+      replay();
+      checkWindows();
+      checkDue();
+      checkLeases();
+      checkOverlaps();
+    }
+
+    private void replay() {
+      TaskSpec current = null;
+      long expected = 1;
+      for (AuditEvent ae : history.events()) {
+        eventsRead++;
+        if (ae.sequenceNr() > expected) {
+          notes.add("task '" + task + "': events #" + expected + (ae.sequenceNr() - 1 > expected ? "-#" + (ae.sequenceNr() - 1) : "")
+              + " are not in the journal (deleted, e.g. by retention); what they recorded is not checked");
+        }
+        expected = ae.sequenceNr() + 1;
+        Object ev = ae.event();
+        if (ev instanceof TaskEntity.SpecDefined s) {
+          specs.add(new Segment(s.spec(), ae.at()));
+          current = s.spec();
+          continue;
+        }
+        if (ae.window() == null) {
+          continue;
+        }
+        Win w = windows.computeIfAbsent(ae.window(), k -> new Win(k, ae.at()));
+        EventRef ref = new EventRef(ae.sequenceNr(), ae.type(), ae.at());
+        w.events.add(ref);
+        if (ev instanceof TaskEntity.InstanceScheduled e) {
+          accounted(w, ref, e.dueAt());
+          w.status = InstanceStatus.PENDING;
+        } else if (ev instanceof TaskEntity.FireSkipped e) {
+          accounted(w, ref, e.dueAt());
+          w.status = w.status == null ? InstanceStatus.SKIPPED : w.status; // an existing window is unchanged
+        } else if (ev instanceof TaskEntity.WindowMissed e) {
+          accounted(w, ref, e.dueAt());
+          w.status = w.status == null ? InstanceStatus.MISSED : w.status;
+        } else if (ev instanceof TaskEntity.AttemptStarted e) {
+          OverlapPolicy policy = current == null ? OverlapPolicy.DEFAULT : current.overlap();
+          Attempt a = new Attempt(w.key, e.attempt(), ref, e.leaseUntil(), policy);
+          w.attempts.add(a);
+          all.add(a);
+          w.status = InstanceStatus.RUNNING;
+        } else if (ev instanceof TaskEntity.LeaseExtended e) {
+          Attempt a = attempt(w, e.attempt());
+          if (a != null) {
+            a.extensions.add(ref);
+            if (e.leaseUntil() != null && (a.leaseUntil == null || e.leaseUntil().isAfter(a.leaseUntil))) {
+              a.leaseUntil = e.leaseUntil();
+            }
+          }
+        } else if (ev instanceof TaskEntity.AttemptSucceeded e) {
+          w.successes.add(ref);
+          ended(w, attempt(w, e.attempt()), ref);
+          w.status = InstanceStatus.SUCCEEDED;
+        } else if (ev instanceof TaskEntity.AttemptFailed e) {
+          ended(w, attempt(w, e.attempt()), ref);
+          w.status = InstanceStatus.FAILED;
+        } else if (ev instanceof TaskEntity.AttemptTimedOut e) {
+          ended(w, attempt(w, e.attempt()), ref);
+          w.status = InstanceStatus.TIMED_OUT;
+        } else if (ev instanceof TaskEntity.LateResultRecorded) {
+          w.late++;
+        } else if (ev instanceof TaskEntity.RetryScheduled) {
+          w.retries++;
+          w.status = InstanceStatus.RETRY_WAIT;
+        } else if (ev instanceof TaskEntity.InstanceFinalFailed) {
+          w.status = InstanceStatus.FINAL_FAILED;
+        } else if (ev instanceof TaskEntity.InstanceResolved) {
+          w.status = InstanceStatus.RESOLVED;
+        } else if (ev instanceof TaskEntity.InstanceCancelled) {
+          ended(w, w.openAttempt(), ref); // only one attempt of a window runs at a time
+          w.status = InstanceStatus.CANCELLED;
+        }
+      }
+    }
+
+    private void accounted(Win w, EventRef ref, Instant dueAt) {
+      if (w.accountedBy == null) {
+        w.accountedBy = ref;
+      }
+      if (w.dueAt == null) {
+        w.dueAt = dueAt;
+      }
+    }
+
+    private Attempt attempt(Win w, int number) {
+      for (int i = w.attempts.size() - 1; i >= 0; i--) {
+        Attempt a = w.attempts.get(i);
+        if (a.number == number && a.end == null) {
+          return a;
+        }
+      }
+      return null;
+    }
+
+    private void ended(Win w, Attempt a, EventRef ref) {
+      if (a != null && a.end == null) {
+        a.end = ref;
+      }
+    }
+
+    private boolean selected(String key) {
+      return window == null || window.equals(key);
+    }
+
+    private boolean inRange(Instant t) {
+      return t != null && (from == null || !t.isBefore(from)) && (to == null || !t.isAfter(to));
+    }
+
+    private boolean inRange(Win w) {
+      return selected(w.key) && inRange(w.dueAt != null ? w.dueAt : w.firstAt);
+    }
+
+    /** I1, the status of every window, open windows, and windows that ran without an outcome (I2). */
+    private void checkWindows() {
+      for (Win w : windows.values()) {
+        if (!inRange(w)) {
+          continue;
+        }
+        windowsSeen++;
+        successes += w.successes.size();
+        retries += w.retries;
+        lateResults += w.late;
+        String status = w.status == null ? "UNKNOWN" : w.status.name();
+        byStatus.merge(status, 1L, Long::sum);
+        if (w.successes.size() > 1) {
+          doubleSuccesses++;
+          violations.add(new Violation(task, w.key, Invariant.I1, "succeeded " + w.successes.size()
+              + " times", w.successes));
+        }
+        Attempt a = w.openAttempt();
+        if (w.status == InstanceStatus.RUNNING && a != null && expired(a)) {
+          continue; // not open: an I3 violation (checkLeases)
+        }
+        if (w.status == InstanceStatus.PENDING || w.status == InstanceStatus.RUNNING || w.status == InstanceStatus.RETRY_WAIT) {
+          String detail = a == null || w.status != InstanceStatus.RUNNING ? "since " + last(w).at()
+              : "attempt " + a.number + " started " + a.started.at() + ", lease until " + a.leaseUntil;
+          open.add(new Open(task, w.key, status, detail));
+        } else if (w.status == InstanceStatus.FAILED || w.status == InstanceStatus.TIMED_OUT) {
+          violations.add(new Violation(task, w.key, Invariant.I2, "ran and has no outcome: it is " + status
+              + " at the end of the journal, with no retry and no final failure recorded", List.of(last(w))));
+        }
+      }
+    }
+
+    private EventRef last(Win w) {
+      return w.events.get(w.events.size() - 1);
+    }
+
+    /** I2: every window due in the range has a scheduling, skip or miss event. */
+    private void checkDue() {
+      if (end == null) {
+        return;
+      }
+      if (specs.isEmpty()) {
+        notes.add("task '" + task + "': I2 not checked: no SpecDefined in the journal, so its schedule is unknown");
+        return;
+      }
+      Instant until = end.minus(grace);
+      if (to != null && to.isBefore(until)) {
+        until = to;
+      }
+      Set<String> found = new HashSet<>();
+      Set<String> lost = new HashSet<>();
+      Instant latestDue = null;
+      for (int i = 0; i < specs.size(); i++) {
+        Segment seg = specs.get(i);
+        Instant lo = seg.at();
+        if (from != null && from.minusNanos(1).isAfter(lo)) {
+          lo = from.minusNanos(1);
+        }
+        Instant hi = until;
+        if (i + 1 < specs.size() && specs.get(i + 1).at().minusNanos(1).isBefore(hi)) {
+          hi = specs.get(i + 1).at().minusNanos(1);
+        }
+        if (!lo.isBefore(hi)) {
+          continue;
+        }
+        TaskSchedule schedule;
+        try {
+          schedule = Schedules.of(seg.spec());
+        } catch (RuntimeException e) {
+          notes.add("task '" + task + "': I2 not checked for due times in (" + lo + ", " + hi + "]: " + e.getMessage());
+          continue;
+        }
+        Instant cursor = lo;
+        while (true) {
+          List<DueWindow> due = schedule.dueBetween(cursor, hi, CHUNK);
+          for (DueWindow d : due) {
+            String key = d.key().value();
+            latestDue = d.dueAt();
+            if (!selected(key) || found.contains(key) || lost.contains(key)) {
+              continue;
+            }
+            Win w = windows.get(key);
+            if (w != null && w.accountedBy != null) {
+              found.add(key);
+              continue;
+            }
+            lost.add(key);
+            String local = Timeline.local(d.dueAt(), schedule.zone());
+            violations.add(new Violation(task, key, Invariant.I2, "lost window: due " + d.dueAt() + " (" + local + " "
+                + schedule.zone() + "), no InstanceScheduled, FireSkipped or WindowMissed"
+                + (w == null ? " and no event at all" : ", only other events"), w == null ? List.of() : w.events));
+          }
+          if (due.size() < CHUNK) {
+            break;
+          }
+          cursor = due.get(due.size() - 1).dueAt();
+        }
+      }
+      windowsChecked += found.size() + lost.size();
+      windowsLost += lost.size();
+      if (latestDue != null && (checkedUntil == null || until.isAfter(checkedUntil))) {
+        checkedUntil = until;
+      }
+    }
+
+    /** I3: every attempt ends, or the journal ends before its lease (plus the grace) does. */
+    private void checkLeases() {
+      for (Attempt a : all) {
+        if (!selected(a.window) || !inRange(a.started.at())) {
+          continue;
+        }
+        attempts++;
+        if (a.leaseUntil == null) {
+          continue;
+        }
+        if (a.end != null) {
+          pastLease(a, Duration.between(a.leaseUntil, a.end.at()));
+        } else if (expired(a)) {
+          pastLease(a, Duration.between(a.leaseUntil, end));
+          List<EventRef> refs = new ArrayList<>();
+          refs.add(a.started);
+          refs.addAll(a.extensions);
+          violations.add(new Violation(task, a.window, Invariant.I3, "attempt " + a.number + " started "
+              + a.started.at() + " is still RUNNING: its lease ended " + a.leaseUntil
+              + ", no AttemptSucceeded, AttemptFailed, AttemptTimedOut or InstanceCancelled follows, and the journal goes on"
+              + " until " + end, refs));
+        }
+      }
+    }
+
+    /** Whether an attempt without an outcome is past its lease while the journal goes on beyond the grace. */
+    private boolean expired(Attempt a) {
+      return a.end == null && a.leaseUntil != null && end != null && a.leaseUntil.isBefore(end.minus(grace));
+    }
+
+    private void pastLease(Attempt a, Duration past) {
+      if (past.compareTo(longestPastLease) > 0) {
+        longestPastLease = past;
+        longestPastLeaseOf = task + "/" + a.window + "#" + a.number;
+      }
+    }
+
+    /** I4: attempts overlap when one starts before the other's outcome is recorded. */
+    private void checkOverlaps() {
+      List<Attempt> active = new ArrayList<>();
+      for (Attempt b : all) {
+        long startSeq = b.started.sequenceNr();
+        active.removeIf(a -> a.end != null && a.end.sequenceNr() < startSeq);
+        boolean report = b.policy != OverlapPolicy.ALLOW && selected(b.window) && inRange(b.started.at());
+        for (Attempt a : active) {
+          if (!report) {
+            continue;
+          }
+          List<EventRef> refs = new ArrayList<>();
+          refs.add(a.started);
+          refs.add(b.started);
+          if (a.end != null) {
+            refs.add(a.end);
+          }
+          violations.add(new Violation(task, b.window, Invariant.I4, b.describe() + " overlaps " + a.describe()
+              + ", which " + (a.end == null ? "has no outcome" : "ended " + a.end.at() + " (" + a.end.type() + ")")
+              + "; the overlap policy is " + b.policy, refs));
+          a.overlapReported = true;
+        }
+        // An attempt without an outcome is an I3 violation already: report its overlap once, not with every later attempt.
+        active.removeIf(a -> a.end == null && a.overlapReported);
+        active.add(b);
+      }
+    }
+  }
+}

@@ -1,0 +1,215 @@
+package io.almanac.persistence.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
+import io.almanac.AgentJob;
+import io.almanac.Almanac;
+import io.almanac.BackfillPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.SettableClock;
+import io.almanac.TaskSpec;
+import io.almanac.WindowView;
+import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.audit.AuditTesting.Result;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A journal written by a real node on an H2 file (time from a SettableClock): five daily windows
+ * of 08:00 Asia/Shanghai, one succeeding at once, one after a retry, one failing for good, one
+ * skipped while the task is paused, one succeeding after the resume. The node is stopped, then the
+ * audit reads the file with no node running: the invariants hold, the timeline shows every event
+ * in UTC and Shanghai time, the counts are right, and the JSON and CSV outputs parse.
+ */
+@ExtendWith(LogCapturingExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AuditNodeRunTest {
+
+  @TempDir static Path dir;
+
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+  private ActorTestKit node;
+  private Config journal;
+
+  private static <T> T await(CompletionStage<T> s) {
+    return s.toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+  }
+
+  private void eventuallyStatus(Almanac almanac, String window, InstanceStatus status) {
+    TestProbe<Object> probe = node.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(25), () -> {
+      Map<String, WindowView> byKey = await(almanac.windows("digest")).stream()
+          .collect(Collectors.toMap(w -> w.window().value(), w -> w));
+      assertEquals(status, byKey.containsKey(window) ? byKey.get(window).status() : null, window);
+      return null;
+    });
+  }
+
+  @BeforeAll
+  void runANode() throws Exception {
+    Path db = dir.resolve("almanac");
+    Config config = AuditTesting.config(db, String.join("\n",
+        "include \"almanac-embedded.conf\"",
+        "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
+        "almanac.executor { check-interval = 20ms }"));
+    node = ActorTestKit.create("audit-node", config);
+    SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
+    AgentJob job = ctx -> {
+      String w = ctx.window().value();
+      boolean fail = w.equals("2026-12-01") || (w.equals("2026-11-30") && ctx.attempt() == 1);
+      return CompletableFuture.completedFuture(fail ? JobResult.failure("upstream 503") : JobResult.success("digest " + w));
+    };
+    Almanac almanac = Almanac.builder(node.system()).clock(clock).job("j", job).start();
+    await(almanac.register(TaskSpec.builder("digest").cron("0 0 8 * * ? Asia/Shanghai").job("j")
+        .backfill(BackfillPolicy.immediate()).maxRetries(1).build()));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventuallyStatus(almanac, "2026-11-29", InstanceStatus.SUCCEEDED);
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    eventuallyStatus(almanac, "2026-11-30", InstanceStatus.SUCCEEDED);
+    clock.set(Instant.parse("2026-12-01T00:00:00Z"));
+    eventuallyStatus(almanac, "2026-12-01", InstanceStatus.FINAL_FAILED);
+    await(almanac.pause("digest"));
+    clock.set(Instant.parse("2026-12-02T00:00:00Z"));
+    eventuallyStatus(almanac, "2026-12-02", InstanceStatus.SKIPPED);
+    await(almanac.resume("digest"));
+    clock.set(Instant.parse("2026-12-03T00:00:00Z"));
+    eventuallyStatus(almanac, "2026-12-03", InstanceStatus.SUCCEEDED);
+    clock.set(Instant.parse("2026-12-03T00:05:00Z"));
+    Thread.sleep(300); // the trigger writes its progress at 00:05: the journal goes on past the grace
+    node.shutdownTestKit();
+    node = null;
+    journal = AuditTesting.config(db);
+  }
+
+  @AfterAll
+  void stopNode() {
+    if (node != null) {
+      node.shutdownTestKit();
+    }
+  }
+
+  @Test
+  void verifiesTheNodesJournal() {
+    Result r = AuditTesting.audit(journal, AuditRequest.builder().task("digest").from("2026-11-29").to("2026-12-04")
+        .verify(true).build());
+    assertEquals(Audit.OK, r.exit(), r.toString());
+    String out = r.out();
+    assertTrue(out.contains("OK: I1-I4 hold"), r.toString());
+    assertTrue(out.contains("windows seen                      5 (FINAL_FAILED 1, SKIPPED 1, SUCCEEDED 3)"), r.toString());
+    assertTrue(out.contains("I2 windows checked                5 due until 2026-12-03T00:03:00Z, 0 lost"), r.toString());
+    assertTrue(out.contains("attempts                          6: 3 succeeded, 2 retries, 0 late results"), r.toString());
+    assertTrue(out.contains("I1 double successes               0"), r.toString());
+    assertTrue(out.contains("open at the end                   none"), r.toString());
+    // the table: every event with its time in UTC and in Shanghai
+    assertTrue(out.contains("task 'digest' (zone Asia/Shanghai): "), r.toString());
+    assertTrue(out.matches("(?s).*2026-12-02T00:00:00Z  2026-12-02T08:00:00\\+08:00  FireSkipped +2026-12-02 +PAUSED: task is paused.*"),
+        r.toString());
+    assertTrue(out.contains("InstanceFinalFailed"), r.toString());
+    assertTrue(r.err().contains("events of 1 task (5 windows)"), r.toString());
+  }
+
+  @Test
+  void timelineOfOneWindowAsJsonLines() throws Exception {
+    Result r = AuditTesting.audit(journal, AuditRequest.builder().task("digest").window("2026-11-30").format("json").build());
+    assertEquals(Audit.OK, r.exit(), r.toString());
+    ObjectMapper json = new ObjectMapper();
+    List<String> types = new ArrayList<>();
+    List<Integer> attempts = new ArrayList<>();
+    for (String line : r.out().split("\n")) {
+      JsonNode n = json.readTree(line);
+      assertEquals("event", n.get("record").asText());
+      assertEquals("digest", n.get("task").asText());
+      assertEquals("2026-11-30", n.get("window").asText());
+      assertEquals("Asia/Shanghai", n.get("zone").asText());
+      assertEquals("2026-11-30T00:00:00Z", n.get("at").asText());
+      assertEquals("2026-11-30T08:00:00+08:00", n.get("local").asText());
+      types.add(n.get("event").asText());
+      attempts.add(n.get("attempt").asInt());
+    }
+    assertEquals(List.of("InstanceScheduled", "AttemptStarted", "AttemptFailed", "RetryScheduled", "InstanceScheduled",
+        "AttemptStarted", "AttemptSucceeded"), types, r.out());
+    assertEquals(List.of(0, 1, 1, 0, 0, 2, 2), attempts, r.out());
+    assertTrue(r.out().contains("\"detail\":\"took PT0S: upstream 503\""), r.out());
+  }
+
+  @Test
+  void timelineAsCsv() {
+    Result r = AuditTesting.audit(journal, AuditRequest.builder().task("digest").format("csv").build());
+    assertEquals(Audit.OK, r.exit(), r.toString());
+    assertTrue(r.out().endsWith("\r\n"), "RFC 4180 lines end with CRLF");
+    List<List<String>> rows = Csv.parse(r.out());
+    assertEquals(Timeline.CSV_HEADER, String.join(",", rows.get(0)));
+    List<List<String>> events = rows.subList(1, rows.size());
+    assertTrue(events.size() >= 20, r.out());
+    for (List<String> row : events) {
+      assertEquals(9, row.size(), row.toString());
+      assertEquals("digest", row.get(0));
+    }
+    List<String> spec = events.get(0);
+    assertEquals("SpecDefined", spec.get(2));
+    assertEquals("2026-11-28T23:59:00Z", spec.get(5));
+    assertEquals("2026-11-29T07:59:00+08:00", spec.get(6));
+    assertTrue(spec.get(8).startsWith("cron '0 0 8 * * ?' in Asia/Shanghai, window daily"), spec.get(8));
+    assertTrue(events.stream().anyMatch(row -> row.get(2).equals("FireSkipped") && row.get(8).startsWith("PAUSED: task is paused")));
+    assertEquals(r.out().chars().filter(c -> c == '\n').count(), rows.size(), "no field spans lines");
+  }
+
+  /** A minimal RFC 4180 reader for the test. */
+  static final class Csv {
+    static List<List<String>> parse(String text) {
+      List<List<String>> rows = new ArrayList<>();
+      List<String> row = new ArrayList<>();
+      StringBuilder field = new StringBuilder();
+      boolean quoted = false;
+      for (int i = 0; i < text.length(); i++) {
+        char c = text.charAt(i);
+        if (quoted) {
+          if (c == '"' && i + 1 < text.length() && text.charAt(i + 1) == '"') {
+            field.append('"');
+            i++;
+          } else if (c == '"') {
+            quoted = false;
+          } else {
+            field.append(c);
+          }
+        } else if (c == '"') {
+          quoted = true;
+        } else if (c == ',') {
+          row.add(field.toString());
+          field.setLength(0);
+        } else if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') {
+          row.add(field.toString());
+          field.setLength(0);
+          rows.add(row);
+          row = new ArrayList<>();
+          i++;
+        } else {
+          field.append(c);
+        }
+      }
+      return rows;
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package io.almanac.persistence.audit;
+
+import static io.almanac.persistence.audit.DailyEvents.daily;
+import static io.almanac.persistence.audit.DailyEvents.journal;
+import static io.almanac.persistence.audit.DailyEvents.ran;
+import static io.almanac.persistence.audit.DailyEvents.spec;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import io.almanac.OverlapPolicy;
+import io.almanac.internal.TaskEntity;
+import io.almanac.persistence.audit.AuditTesting.Result;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The same audit on PostgreSQL (127.0.0.1:5432, database {@code test}, user {@code postgres}, or
+ * ALMANAC_TEST_PG_URL / _USER / _PASSWORD), in a fresh schema dropped afterwards: only the journal
+ * configuration differs from H2, the reader goes through the same JDBC read journal. Fails, does
+ * not skip, when the server is not reachable (.ci/run starts it).
+ */
+@ExtendWith(LogCapturingExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AuditPostgresTest {
+
+  private static final String URL = env("ALMANAC_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+  private static final String USER = env("ALMANAC_TEST_PG_USER", "postgres");
+  private static final String PASSWORD = env("ALMANAC_TEST_PG_PASSWORD", "");
+
+  private final String schema = "almanac_audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+  private Config config;
+
+  private static String env(String name, String otherwise) {
+    String v = System.getenv(name);
+    return v == null || v.isBlank() ? otherwise : v;
+  }
+
+  private static Connection admin() throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    p.setProperty("password", PASSWORD);
+    p.setProperty("connectTimeout", "5");
+    return DriverManager.getConnection(URL, p);
+  }
+
+  @BeforeAll
+  void createSchemaAndJournals() throws Exception {
+    String script;
+    try (InputStream in = getClass().getResourceAsStream("/io/almanac/persistence/schema/postgres-create-schema.sql")) {
+      script = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("public.", schema + ".");
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    try (Connection c = admin(); Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+      s.execute("SET search_path TO " + schema);
+      for (String statement : script.replaceAll("(?m)^--.*$", "").split(";")) {
+        if (!statement.isBlank()) {
+          s.execute(statement);
+        }
+      }
+    } catch (SQLException e) {
+      fail("PostgreSQL is not reachable at " + URL + " as " + USER + " (" + e.getMessage() + "): start it with"
+          + " `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` (.ci/run starts it)", e);
+    }
+    String url = URL + (URL.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    config = ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
+        "pekko.persistence.journal.plugin = \"jdbc-journal\"",
+        "pekko.persistence.snapshot-store.plugin = \"jdbc-snapshot-store\"",
+        "pekko-persistence-jdbc.shared-databases.slick {",
+        "  profile = \"slick.jdbc.PostgresProfile$\"",
+        "  db {",
+        "    driver = \"org.postgresql.Driver\"",
+        "    url = " + ConfigUtil.quoteString(url),
+        "    user = " + ConfigUtil.quoteString(USER),
+        "    password = " + ConfigUtil.quoteString(PASSWORD),
+        "    numThreads = 2, maxConnections = 2, minConnections = 2, connectionTimeout = 5s",
+        "  }",
+        "}",
+        "jdbc-journal.use-shared-db = \"slick\"",
+        "jdbc-snapshot-store.use-shared-db = \"slick\"",
+        "jdbc-read-journal.use-shared-db = \"slick\"")));
+    Instant defined = Instant.parse("2026-11-28T12:00:00Z");
+    Map<String, List<TaskEntity.Event>> journals = new LinkedHashMap<>();
+    journals.put("fine", journal(List.of(spec(daily("fine", OverlapPolicy.SKIP), defined)), ran("2026-11-29"),
+        ran("2026-11-30"), ran("2026-12-01")));
+    journals.put("lost", journal(List.of(spec(daily("lost", OverlapPolicy.SKIP), defined)), ran("2026-11-29"),
+        ran("2026-12-01")));
+    AuditTesting.write(config, false, journals, 100);
+  }
+
+  @AfterAll
+  void dropSchema() throws SQLException {
+    try (Connection c = admin(); Statement s = c.createStatement()) {
+      s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+  }
+
+  @Test
+  void verifiesACorrectJournal() {
+    Result r = AuditTesting.audit(config, AuditRequest.builder().task("fine").verify(true).build());
+    assertEquals(Audit.OK, r.exit(), r.toString());
+    assertTrue(r.out().contains("task 'fine' (zone Asia/Shanghai): 10 events"), r.toString());
+    assertTrue(r.err().contains("audit: read 10 events of 1 task (3 windows)"), r.toString());
+  }
+
+  @Test
+  void findsALostWindowAmongAllTasks() {
+    Result r = AuditTesting.audit(config, AuditRequest.builder().verify(true).timeline(false).build());
+    assertEquals(Audit.VIOLATION, r.exit(), r.toString());
+    assertTrue(r.out().contains("I2 task 'lost' window '2026-11-30': lost window"), r.toString());
+    assertTrue(r.err().contains("audit: read 17 events of 2 tasks (5 windows)"), r.toString());
+  }
+}

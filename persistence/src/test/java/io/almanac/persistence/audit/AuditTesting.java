@@ -1,0 +1,84 @@
+package io.almanac.persistence.audit;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import io.almanac.internal.TaskEntity;
+import io.almanac.persistence.SchemaBootstrap;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/** Test support: journal configuration on an H2 file, a journal writer, and running the audit. */
+final class AuditTesting {
+
+  private AuditTesting() {}
+
+  /** Configuration as a user writes it: {@code include "almanac-h2.conf"} plus the file's path. */
+  static Config config(Path db, String extra) {
+    return ConfigFactory.load(ConfigFactory.parseString(
+        "include \"almanac-h2.conf\"\n"
+            + "almanac.persistence.h2.path = " + ConfigUtil.quoteString(db.toString()) + "\n"
+            + extra));
+  }
+
+  static Config config(Path db) {
+    return config(db, "");
+  }
+
+  /**
+   * Writes each task's events through {@link JournalWriter} on a local ActorSystem (no cluster),
+   * {@code batch} events per atomic write, and stops the system so the H2 file is free again.
+   */
+  static void write(Path db, Map<String, List<TaskEntity.Event>> journals, int batch) {
+    write(config(db, "pekko.actor.provider = local"), true, journals, batch);
+  }
+
+  /** As {@link #write(Path, Map, int)} on any journal configuration; bootstrap creates the tables first. */
+  static void write(Config config, boolean bootstrap, Map<String, List<TaskEntity.Event>> journals, int batch) {
+    ActorTestKit kit = ActorTestKit.create("journal-writer",
+        ConfigFactory.parseString("pekko.actor.provider = local").withFallback(config));
+    try {
+      if (bootstrap) {
+        SchemaBootstrap.ensureSchemaBlocking(kit.system(), Duration.ofSeconds(30));
+      }
+      TestProbe<Done> probe = kit.createTestProbe();
+      journals.forEach((taskId, events) -> {
+        ActorRef<JournalWriter.Write> writer = kit.spawn(JournalWriter.create(taskId));
+        for (int i = 0; i < events.size(); i += batch) {
+          writer.tell(new JournalWriter.Write(List.copyOf(events.subList(i, Math.min(events.size(), i + batch))), probe.getRef()));
+          probe.expectMessage(Duration.ofSeconds(30), Done.getInstance());
+        }
+      });
+    } finally {
+      kit.shutdownTestKit();
+    }
+  }
+
+  /** What one run of the audit printed and returned. */
+  record Result(int exit, String out, String err) {
+    @Override
+    public String toString() {
+      return "exit " + exit + "\n--- out\n" + out + "--- err\n" + err;
+    }
+  }
+
+  static Result audit(Config config, AuditRequest request) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      exit = Audit.run(config, request, o, e);
+    }
+    return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,268 @@
+package io.almanac.persistence.audit;
+
+import static io.almanac.persistence.audit.DailyEvents.daily;
+import static io.almanac.persistence.audit.DailyEvents.due;
+import static io.almanac.persistence.audit.DailyEvents.failed;
+import static io.almanac.persistence.audit.DailyEvents.history;
+import static io.almanac.persistence.audit.DailyEvents.journal;
+import static io.almanac.persistence.audit.DailyEvents.late;
+import static io.almanac.persistence.audit.DailyEvents.missed;
+import static io.almanac.persistence.audit.DailyEvents.ran;
+import static io.almanac.persistence.audit.DailyEvents.scheduled;
+import static io.almanac.persistence.audit.DailyEvents.skipped;
+import static io.almanac.persistence.audit.DailyEvents.spec;
+import static io.almanac.persistence.audit.DailyEvents.started;
+import static io.almanac.persistence.audit.DailyEvents.succeeded;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.MissReason;
+import io.almanac.OverlapPolicy;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.internal.TaskEntity;
+import io.almanac.persistence.audit.VerificationReport.Invariant;
+import io.almanac.persistence.audit.VerificationReport.Violation;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The invariants I1-I4 on hand-written journals: one test per rule and per exception to it. */
+class VerifierTest {
+
+  private static final Instant DEFINED = Instant.parse("2026-11-28T12:00:00Z");
+  private static final TaskSpec SKIP = daily("t", OverlapPolicy.SKIP);
+
+  private static List<TaskEntity.Event> defined(TaskSpec spec) {
+    return List.of(spec(spec, DEFINED));
+  }
+
+  private static VerificationReport verify(List<TaskEntity.Event> events) {
+    return Verifier.verify(history("t", events));
+  }
+
+  private static Violation only(VerificationReport r, Invariant invariant) {
+    assertEquals(1, r.violations().size(), r.toText());
+    Violation v = r.violations().get(0);
+    assertEquals(invariant, v.invariant(), r.toText());
+    return v;
+  }
+
+  private static List<Long> seqs(Violation v) {
+    return v.events().stream().map(VerificationReport.EventRef::sequenceNr).toList();
+  }
+
+  @Test
+  void acceptsAJournalWhereEveryWindowRanOnce() {
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"), ran("2026-11-30"), ran("2026-12-01")));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(3, r.stats().windowsSeen());
+    assertEquals(Map.of("SUCCEEDED", 3L), r.stats().windowsByStatus());
+    assertEquals(3, r.stats().successes());
+    assertEquals(3, r.stats().attempts());
+    // the journal ends at 12-01 00:00:01 UTC: the 12-01 window is due within the 2 minute grace, not checked
+    assertEquals(2, r.stats().windowsChecked());
+    assertEquals(Duration.ZERO, r.stats().longestRunningPastLease());
+  }
+
+  @Test
+  void i1FindsAWindowThatSucceededTwice() {
+    Instant due = due("2026-11-29");
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
+        List.of(started("2026-11-29", 2, due.plusSeconds(5), Duration.ofHours(1)), succeeded("2026-11-29", 2, due.plusSeconds(6)))));
+    Violation v = only(r, Invariant.I1);
+    assertEquals("2026-11-29", v.window());
+    assertEquals(List.of(4L, 6L), seqs(v));
+    assertEquals(1, r.stats().doubleSuccesses());
+  }
+
+  @Test
+  void i1DoesNotCountALateResultAsASuccess() {
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"), List.of(late("2026-11-29", 1, due("2026-11-29").plusSeconds(9)))));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(1, r.stats().lateResults());
+  }
+
+  @Test
+  void i2FindsALostWindow() {
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"), ran("2026-12-01")));
+    Violation v = only(r, Invariant.I2);
+    assertEquals("2026-11-30", v.window());
+    assertTrue(v.message().contains("lost window: due 2026-11-30T00:00:00Z (2026-11-30T08:00:00+08:00 Asia/Shanghai)"), v.message());
+    assertEquals(1, r.stats().windowsLost());
+  }
+
+  @Test
+  void i2AcceptsSkippedAndMissedWindowsWithTheirReason() {
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
+        List.of(new TaskEntity.TaskPaused(due("2026-11-29").plusSeconds(60)), skipped("2026-11-30", SkipReason.PAUSED, "task is paused"),
+            new TaskEntity.TaskResumed(due("2026-11-30").plusSeconds(60)),
+            missed("2026-12-01", MissReason.OUTSIDE_HORIZON, "older than the horizon", due("2026-12-02"))),
+        ran("2026-12-02")));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(Map.of("SUCCEEDED", 2L, "SKIPPED", 1L, "MISSED", 1L), r.stats().windowsByStatus());
+  }
+
+  @Test
+  void i2DoesNotExpectWindowsDueBeforeTheFirstSpec() {
+    VerificationReport r = verify(journal(List.of(spec(SKIP, due("2026-11-30").minusSeconds(1))), ran("2026-11-30"), ran("2026-12-01")));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(1, r.stats().windowsChecked());
+  }
+
+  @Test
+  void i2DoesNotJudgeWindowsDueWithinTheGraceOfTheJournalsEnd() {
+    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"),
+        List.of(new TaskEntity.TaskPaused(due("2026-11-30").plusSeconds(60))));
+    assertTrue(verify(events).ok());
+    VerificationReport noGrace = Verifier.create().grace(Duration.ZERO).check(history("t", events)).report();
+    assertEquals("2026-11-30", only(noGrace, Invariant.I2).window());
+  }
+
+  @Test
+  void i2FollowsTheSpecInEffect() {
+    // From 11-30 12:00 the task fires at 09:00 UTC instead of 08:00 Shanghai (00:00 UTC)
+    TaskSpec later = TaskSpec.builder("t").cron("0 0 9 * * ? UTC").job("j").build();
+    Instant changed = Instant.parse("2026-11-30T12:00:00Z");
+    Instant dueUtc = Instant.parse("2026-12-01T09:00:00Z");
+    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-11-30"), List.of(spec(later, changed),
+        new TaskEntity.InstanceScheduled("2026-12-01", Instant.parse("2026-12-01T00:00:00Z"), Instant.parse("2026-12-02T00:00:00Z"),
+            dueUtc, RunKind.FIRST, dueUtc),
+        started("2026-12-01", 1, dueUtc, Duration.ofHours(1)), succeeded("2026-12-01", 1, dueUtc.plusSeconds(1)),
+        new TaskEntity.TaskPaused(Instant.parse("2026-12-03T00:00:00Z"))));
+    VerificationReport r = verify(events);
+    Violation v = only(r, Invariant.I2);
+    assertEquals("2026-12-02", v.window(), "12-01 ran at 09:00 UTC under the new spec; 12-02 is lost");
+    assertTrue(v.message().contains("due 2026-12-02T09:00:00Z"), v.message());
+  }
+
+  @Test
+  void i2ReportsActiveWindowsAsOpenNotAsViolations() {
+    Instant due = due("2026-11-30");
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
+        List.of(scheduled("2026-11-30", RunKind.FIRST, due), started("2026-11-30", 1, due, Duration.ofHours(2)))));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(1, r.open().size());
+    assertEquals("RUNNING", r.open().get(0).status());
+    assertEquals(Map.of("SUCCEEDED", 1L, "RUNNING", 1L), r.stats().windowsByStatus());
+  }
+
+  @Test
+  void i2FindsAWindowLeftFailedWithoutRetryOrFinalFailure() {
+    Instant due = due("2026-11-29");
+    VerificationReport r = verify(journal(defined(SKIP),
+        List.of(scheduled("2026-11-29", RunKind.FIRST, due), started("2026-11-29", 1, due, Duration.ofHours(1)),
+            failed("2026-11-29", 1, due.plusSeconds(1))), ran("2026-11-30")));
+    Violation v = only(r, Invariant.I2);
+    assertTrue(v.message().contains("no outcome"), v.message());
+    assertEquals(List.of(4L), seqs(v));
+  }
+
+  @Test
+  void i3FindsAnAttemptRunningPastItsLeaseWhileTheJournalGoesOn() {
+    Instant due = due("2026-11-29");
+    VerificationReport r = verify(journal(defined(SKIP),
+        List.of(scheduled("2026-11-29", RunKind.FIRST, due), started("2026-11-29", 1, due, Duration.ofMinutes(10)),
+            new TaskEntity.LeaseExtended("2026-11-29", 1, due.plus(Duration.ofMinutes(20)), due.plus(Duration.ofMinutes(5))),
+            skipped("2026-11-30", SkipReason.PREVIOUS_RUNNING, "window 2026-11-29 is RUNNING"))));
+    Violation v = only(r, Invariant.I3);
+    assertEquals("2026-11-29", v.window());
+    assertEquals(List.of(3L, 4L), seqs(v), "the start and its lease extension");
+    assertTrue(v.message().contains("its lease ended 2026-11-29T00:20:00Z"), v.message());
+    assertEquals(Duration.between(due.plus(Duration.ofMinutes(20)), due("2026-11-30")), r.stats().longestRunningPastLease());
+    assertEquals(List.of(), r.open(), "a violation, not an open window");
+  }
+
+  @Test
+  void i3LeavesALeaseThatOutlivesTheJournalOpen() {
+    Instant due = due("2026-11-29");
+    VerificationReport r = verify(journal(defined(SKIP),
+        List.of(scheduled("2026-11-29", RunKind.FIRST, due), started("2026-11-29", 1, due, Duration.ofMinutes(10)),
+            new TaskEntity.EffectRecorded("2026-11-29", 1, "mail", "sent", due.plus(Duration.ofMinutes(9))))));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(1, r.open().size());
+  }
+
+  @Test
+  void i3MeasuresTheLongestTimeRunningPastALease() {
+    Instant due = due("2026-11-29");
+    VerificationReport r = verify(journal(defined(SKIP),
+        List.of(scheduled("2026-11-29", RunKind.FIRST, due), started("2026-11-29", 1, due, Duration.ofMinutes(10)),
+            new TaskEntity.AttemptTimedOut("2026-11-29", 1, due.plus(Duration.ofMinutes(10)), Duration.ofMinutes(15),
+                due.plus(Duration.ofMinutes(15))),
+            new TaskEntity.InstanceFinalFailed("2026-11-29", "retry cap 0 reached", due.plus(Duration.ofMinutes(15))))));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(Duration.ofMinutes(5), r.stats().longestRunningPastLease());
+    assertEquals("t/2026-11-29#1", r.stats().longestRunningPastLeaseOf());
+  }
+
+  private static List<TaskEntity.Event> overlapping(TaskSpec spec) {
+    Instant d29 = due("2026-11-29");
+    Instant d30 = due("2026-11-30");
+    return journal(List.of(spec(spec, DEFINED)), List.of(
+        scheduled("2026-11-29", RunKind.FIRST, d29), started("2026-11-29", 1, d29, Duration.ofDays(3)),
+        scheduled("2026-11-30", RunKind.FIRST, d30), started("2026-11-30", 1, d30, Duration.ofDays(3)),
+        succeeded("2026-11-29", 1, d30.plusSeconds(3600)), succeeded("2026-11-30", 1, d30.plusSeconds(7200))));
+  }
+
+  @Test
+  void i4FindsOverlappingAttemptsUnderSkip() {
+    Violation v = only(verify(overlapping(SKIP)), Invariant.I4);
+    assertEquals("2026-11-30", v.window());
+    assertEquals(List.of(3L, 5L, 6L), seqs(v));
+    assertTrue(v.message().contains("the overlap policy is SKIP"), v.message());
+  }
+
+  @Test
+  void i4AllowsOverlappingAttemptsUnderAllow() {
+    VerificationReport r = verify(overlapping(daily("t", OverlapPolicy.ALLOW)));
+    assertTrue(r.ok(), r.toText());
+  }
+
+  @Test
+  void i4AcceptsAnAttemptStartedAtTheInstantItsPredecessorWasCancelled() {
+    Instant d29 = due("2026-11-29");
+    Instant d30 = due("2026-11-30");
+    VerificationReport r = verify(journal(List.of(spec(daily("t", OverlapPolicy.CANCEL_PREVIOUS), DEFINED)), List.of(
+        scheduled("2026-11-29", RunKind.FIRST, d29), started("2026-11-29", 1, d29, Duration.ofDays(3)),
+        new TaskEntity.InstanceCancelled("2026-11-29", 1, "superseded by window 2026-11-30", d30),
+        scheduled("2026-11-30", RunKind.FIRST, d30), started("2026-11-30", 1, d30, Duration.ofHours(1)),
+        succeeded("2026-11-30", 1, d30.plusSeconds(1)))));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(Map.of("CANCELLED", 1L, "SUCCEEDED", 1L), r.stats().windowsByStatus());
+  }
+
+  @Test
+  void theRangeSelectsWindowsByDueTime() {
+    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-12-01"), ran("2026-12-02"));
+    VerificationReport inside = Verifier.create().range(Instant.parse("2026-12-01T00:00:00Z"), null).check(history("t", events)).report();
+    assertTrue(inside.ok(), inside.toText());
+    assertEquals(2, inside.stats().windowsSeen());
+    VerificationReport all = Verifier.create().range(null, Instant.parse("2026-12-01T00:00:00Z")).check(history("t", events)).report();
+    assertEquals("2026-11-30", only(all, Invariant.I2).window());
+  }
+
+  @Test
+  void theWindowFilterChecksOneWindow() {
+    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-12-01"), ran("2026-12-02"));
+    VerificationReport other = Verifier.create().window("2026-12-01").check(history("t", events)).report();
+    assertTrue(other.ok(), other.toText());
+    assertEquals(1, other.stats().windowsSeen());
+    VerificationReport lost = Verifier.create().window("2026-11-30").check(history("t", events)).report();
+    assertEquals("2026-11-30", only(lost, Invariant.I2).window());
+  }
+
+  @Test
+  void aWindowSpecThisJvmDoesNotKnowIsANoteNotAViolation() {
+    TaskSpec custom = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", "fiscal-week", null, null, null, null, null, null, "j", null);
+    VerificationReport r = verify(journal(List.of(spec(custom, DEFINED)), ran("2026-11-29"), ran("2026-11-30")));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(1, r.notes().size(), r.toText());
+    assertTrue(r.notes().get(0).contains("fiscal-week"), r.notes().get(0));
+    assertNull(r.stats().checkedUntil());
+  }
+}
