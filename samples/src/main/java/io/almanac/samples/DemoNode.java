@@ -1,0 +1,217 @@
+package io.almanac.samples;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.almanac.AgentJob;
+import io.almanac.AlertSinks;
+import io.almanac.Almanac;
+import io.almanac.TaskSpec;
+import io.almanac.persistence.SchemaBootstrap;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The demo node, Almanac's main job: an embedded one-node cluster on an H2 file under
+ * {@code ./data}, running the field report's daily news digest (declared in {@code
+ * application.conf}) and four second-level demo tasks (registered here from Java, see {@link
+ * DemoTasks}), and printing a live table every few seconds.
+ *
+ * <p>Run it from the repository root (it reads {@code ./application.conf} there):
+ *
+ * <pre>
+ * mvn -B -q -pl samples -am package -DskipTests &amp;&amp; java -jar samples/target/almanac-demo.jar
+ * </pre>
+ *
+ * With {@code --digest-now} it also runs today's digest window at once (an operator's "run now";
+ * the 08:00 fire of that day then finds the window done).
+ *
+ * <p>Configuration: {@code -Dconfig.file=...} if given; else {@code ./application.conf} if it exists;
+ * else the copy of the top-level application.conf packed into the jar. Stop it with Ctrl-C (a
+ * coordinated shutdown) or kill it; started again on the same {@code ./data}, it runs no window
+ * twice and reports what happened to the windows that fell due while it was down.
+ */
+public final class DemoNode {
+  private static final Logger LOG = LoggerFactory.getLogger(DemoNode.class);
+
+  private DemoNode() {}
+
+  /** A configuration and where it came from. */
+  record Loaded(Config config, String source) {}
+
+  /**
+   * Starts the demo node and blocks until it is stopped.
+   *
+   * @param args {@code --digest-now} to run today's digest window at once
+   */
+  public static void main(String[] args) {
+    Loaded loaded = loadConfig();
+    Config config = loaded.config();
+    Path db = Path.of(config.getString("almanac.persistence.h2.path") + ".mv.db").toAbsolutePath().normalize();
+    Path dataDir = Path.of(config.getString("almanac-demo.data-dir"));
+    Duration tableInterval = config.getDuration("almanac-demo.table-interval");
+    boolean fresh = !Files.exists(db);
+    banner(loaded.source(), db, dataDir, fresh);
+
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "almanac", config);
+    ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "demo-live-table");
+      t.setDaemon(true);
+      return t;
+    });
+    // Ctrl-C or SIGTERM: Pekko's JVM shutdown hook runs the coordinated shutdown (leave the
+    // one-node cluster, stop the shards and the trigger, close the journal's pool).
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-demo-stop", () -> {
+      printer.shutdownNow();
+      LOG.info("stopping: coordinated shutdown; the journal in {} keeps every window's state", db);
+      return CompletableFuture.completedFuture(Done.getInstance());
+    });
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
+    } catch (RuntimeException e) {
+      LOG.error("cannot open the journal at {}: {}{}", db, e.getMessage(),
+          String.valueOf(e.getMessage()).contains("already in use") || String.valueOf(e).contains("locked")
+              ? " (is another demo node running on the same ./data? one JVM at a time can open it)" : "");
+      system.terminate();
+      System.exit(1);
+    }
+
+    Clock clock = Clock.systemUTC();
+    Instant startedAt = clock.instant();
+    Almanac.Builder builder = Almanac.builder(system).clock(clock).alertSink(AlertSinks.logging());
+    Map<String, AgentJob> jobs = DemoTasks.jobs(dataDir, clock, DemoTasks.Timing.DEMO);
+    jobs.forEach(builder::job);
+    Almanac almanac = builder.start();
+
+    List<TaskSpec> demo = DemoTasks.secondLevelTasks();
+    try {
+      almanac.registerAll(demo).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      LOG.info("registered {} demo tasks from Java: {}", demo.size(), demo.stream().map(TaskSpec::id).toList());
+    } catch (Exception e) {
+      LOG.error("registering the demo tasks failed: {}", e.getMessage());
+      system.terminate();
+      System.exit(1);
+    }
+
+    if (List.of(args).contains("--digest-now")) {
+      // An operator's "run now" (R31): today's digest window runs at once as a MANUAL run. The 08:00
+      // fire of the same day then finds the window done and does not push a second digest.
+      almanac.runNow(DemoTasks.DAILY_DIGEST).whenComplete((d, e) -> {
+        if (e != null) {
+          LOG.warn("--digest-now: {}", e.getMessage());
+        } else {
+          LOG.info("--digest-now: daily-digest window {}: {} ({})", d.window(), d.decision(), d.reason());
+        }
+      });
+    }
+
+    LiveTable table = new LiveTable(almanac, startedAt, Duration.ofSeconds(10));
+    CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+    try {
+      printer.scheduleWithFixedDelay(() -> {
+        if (shutdown.getShutdownReason().isPresent()) {
+          return;
+        }
+        try {
+          LOG.info(table.render(Duration.ofSeconds(5)));
+        } catch (RuntimeException e) {
+          LOG.warn("live table not available right now: {}", e.getMessage());
+        }
+      }, tableInterval.toMillis(), tableInterval.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException stoppingAlready) {
+      // Ctrl-C during the start: the shutdown task stopped the printer first.
+    }
+    system.getWhenTerminated().toCompletableFuture().join();
+  }
+
+  /**
+   * The configuration: {@code -Dconfig.file} / {@code config.resource} / {@code config.url} if set,
+   * else {@code ./application.conf}, else the application.conf packed in the jar; always over
+   * every library's reference.conf, resolved.
+   *
+   * @return the configuration and a description of its source
+   */
+  static Loaded loadConfig() {
+    String named = System.getProperty("config.file");
+    if (named != null) {
+      return fromFile(new File(named), "-Dconfig.file=" + named);
+    }
+    for (String key : List.of("config.resource", "config.url")) {
+      if (System.getProperty(key) != null) {
+        return checked(new Loaded(ConfigFactory.load(), "-D" + key + "=" + System.getProperty(key)));
+      }
+    }
+    File local = new File("application.conf");
+    if (local.isFile()) {
+      return fromFile(local, null);
+    }
+    return checked(new Loaded(ConfigFactory.load(), "the application.conf packed in the jar (no ./application.conf here)"));
+  }
+
+  /**
+   * Parses a file by its absolute path: Typesafe Config resolves {@code include "x.conf"} against
+   * the including file's folder and then the classpath, but a relative path without a folder (as
+   * {@code application.conf}) has no folder, and its includes are then silently dropped.
+   */
+  private static Loaded fromFile(File file, String how) {
+    File absolute = file.getAbsoluteFile();
+    if (!absolute.isFile()) {
+      throw new IllegalArgumentException("configuration file " + absolute + " does not exist");
+    }
+    String where = absolute.toPath().normalize().toString();
+    return checked(new Loaded(ConfigFactory.load(ConfigFactory.parseFile(absolute)), how == null ? where : how + " (" + where + ")"));
+  }
+
+  /** Fails early, and clearly, if the includes the demo relies on are missing. */
+  private static Loaded checked(Loaded loaded) {
+    Config c = loaded.config();
+    if (!"cluster".equals(c.getString("pekko.actor.provider"))
+        || !c.hasPath("pekko-persistence-jdbc.shared-databases.slick.db.url")
+        || !c.hasPath("almanac-demo.data-dir")) {
+      throw new IllegalArgumentException("configuration from " + loaded.source() + " lacks include \"almanac-embedded.conf\", "
+          + "include \"almanac-h2.conf\" or the almanac-demo block: start from the repository's application.conf");
+    }
+    return loaded;
+  }
+
+  private static void banner(String source, Path db, Path dataDir, boolean fresh) {
+    Path data = dataDir.toAbsolutePath().normalize();
+    LOG.info("""
+
+        ==========================================================================================
+         Almanac demo node: a durable scheduler for agent jobs (embedded one-node Pekko cluster)
+        ------------------------------------------------------------------------------------------
+         configuration : {}
+         journal (H2)  : {} ({})
+         outbox        : {} (one line per pushed message)
+         digests       : {}
+         tasks         : daily-digest   08:00 Asia/Shanghai = 00:00 UTC (application.conf)
+                         heartbeat-ok   every 10 s   -> succeeds
+                         slow-report    every 5 s    -> 12 s job: next windows SKIPPED (PREVIOUS_RUNNING)
+                         flaky-sync     every 20 s   -> attempt 1 fails, retry 2 s later succeeds
+                         always-broken  every 30 s   -> fails twice: FINAL_FAILED, alert, intervention queue
+         look at       : the live table every few seconds (status, attempt, next fire local + UTC),
+                         ALERT lines, and after a restart the report of windows missed while down
+         stop          : Ctrl-C (coordinated shutdown), or kill it; start again: no window runs twice
+         start afresh  : stop it and delete {}
+        ==========================================================================================""",
+        source, db, fresh ? "new: first start" : "existing: state recovered from the journal",
+        data.resolve(Outbox.FILE_NAME), data.resolve("digests"), data);
+  }
+}

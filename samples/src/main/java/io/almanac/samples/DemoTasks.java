@@ -1,0 +1,191 @@
+package io.almanac.samples;
+
+import io.almanac.AgentJob;
+import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
+import io.almanac.JobContext;
+import io.almanac.JobResult;
+import io.almanac.LeasePolicy;
+import io.almanac.OverlapPolicy;
+import io.almanac.TaskSpec;
+import io.almanac.WindowSpec;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The demo's second-level tasks and their jobs, registered from Java (the daily digest is declared
+ * in {@code application.conf}). Within a minute of a start they show each thing Almanac does with
+ * a window:
+ *
+ * <table>
+ *   <caption>The demo tasks</caption>
+ *   <tr><th>task</th><th>cron</th><th>what it shows</th></tr>
+ *   <tr><td>heartbeat-ok</td><td>every 10 s</td><td>a quick success (and one outbox line per window)</td></tr>
+ *   <tr><td>slow-report</td><td>every 5 s</td><td>a 12 s job: the windows that fire meanwhile are SKIPPED
+ *       (PREVIOUS_RUNNING)</td></tr>
+ *   <tr><td>flaky-sync</td><td>every 20 s</td><td>the first attempt pushes, then fails; the retry 2 s later
+ *       succeeds without pushing again (the effect ledger)</td></tr>
+ *   <tr><td>always-broken</td><td>every 30 s</td><td>fails, is retried once, then FINAL_FAILED: intervention
+ *       queue and alert</td></tr>
+ * </table>
+ *
+ * Each firing is its own window ({@link WindowSpec#PER_FIRING}, keyed by the firing instant). The
+ * zones differ only to show local and UTC times side by side.
+ */
+public final class DemoTasks {
+
+  /** The field report's daily digest, declared in application.conf. */
+  public static final String DAILY_DIGEST = "daily-digest";
+  /** A quick job that succeeds. */
+  public static final String HEARTBEAT_OK = "heartbeat-ok";
+  /** A job longer than its interval. */
+  public static final String SLOW_REPORT = "slow-report";
+  /** A job whose first attempt of each window fails. */
+  public static final String FLAKY_SYNC = "flaky-sync";
+  /** A job that always fails. */
+  public static final String ALWAYS_BROKEN = "always-broken";
+
+  /** The ledger key of the demo jobs' outbox pushes. */
+  public static final String PUSH_KEY = "push:outbox";
+
+  /**
+   * Leases for the demo jobs: at least 30 s, at most 2 min (the ceiling until 20 durations are
+   * known), so that nothing here times out unless it hangs or its node died.
+   */
+  public static final LeasePolicy DEMO_LEASE = new LeasePolicy(Duration.ofSeconds(30), Duration.ofMinutes(2), 1.5, 20);
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  /**
+   * How long the jobs take.
+   *
+   * @param quick heartbeat-ok's and always-broken's work
+   * @param model the digest's stand-in model
+   * @param slow slow-report's work, measured on Almanac's clock (a test moves it by hand)
+   */
+  public record Timing(Duration quick, Duration model, Duration slow) {
+    /** The demo's: 0.3 s, 1.5 s, 12 s. */
+    public static final Timing DEMO = new Timing(Duration.ofMillis(300), Duration.ofMillis(1500), Duration.ofSeconds(12));
+  }
+
+  private DemoTasks() {}
+
+  /** @return the second-level demo tasks, in display order */
+  public static List<TaskSpec> secondLevelTasks() {
+    return List.of(
+        TaskSpec.builder(HEARTBEAT_OK)
+            .cron("*/10 * * * * ? Europe/Berlin")
+            .window(WindowSpec.PER_FIRING)
+            .lease(DEMO_LEASE)
+            .job(HEARTBEAT_OK)
+            .description("quick job, every 10 s: succeeds and pushes one outbox line per window")
+            .build(),
+        TaskSpec.builder(SLOW_REPORT)
+            .cron("*/5 * * * * ? America/New_York")
+            .window(WindowSpec.PER_FIRING)
+            .overlap(OverlapPolicy.SKIP)
+            .lease(DEMO_LEASE)
+            .job(SLOW_REPORT)
+            .description("12 s job fired every 5 s: windows firing while it runs are SKIPPED (PREVIOUS_RUNNING)")
+            .build(),
+        TaskSpec.builder(FLAKY_SYNC)
+            .cron("5/20 * * * * ? Asia/Shanghai")
+            .window(WindowSpec.PER_FIRING)
+            .backfill(BackfillPolicy.delayed(Duration.ofSeconds(2)))
+            .maxRetries(3)
+            .catchUp(new CatchUpPolicy(Duration.ofMinutes(2)))
+            .lease(DEMO_LEASE)
+            .job(FLAKY_SYNC)
+            .description("every 20 s: attempt 1 pushes then fails, the retry 2 s later succeeds without a second push")
+            .build(),
+        TaskSpec.builder(ALWAYS_BROKEN)
+            .cron("15/30 * * * * ? UTC")
+            .window(WindowSpec.PER_FIRING)
+            .backfill(BackfillPolicy.delayed(Duration.ofSeconds(1), Duration.ofSeconds(2)))
+            .maxRetries(1)
+            .catchUp(new CatchUpPolicy(Duration.ofMinutes(2)))
+            .lease(DEMO_LEASE)
+            .job(ALWAYS_BROKEN)
+            .description("every 30 s: always fails; retried once, then FINAL_FAILED in the intervention queue")
+            .build());
+  }
+
+  /**
+   * The jobs of the demo, by the names the tasks use, the digest included.
+   *
+   * @param dataDir where the outbox and the digests are written
+   * @param clock Almanac's clock (slow-report measures its 12 s on it)
+   * @param timing how long the jobs take
+   * @return job name to job
+   */
+  public static Map<String, AgentJob> jobs(Path dataDir, Clock clock, Timing timing) {
+    Outbox outbox = Outbox.in(dataDir, clock);
+    Map<String, AgentJob> jobs = new LinkedHashMap<>();
+    jobs.put(NewsDigestJob.class.getName(), new NewsDigestJob(dataDir, timing.model()));
+    jobs.put(HEARTBEAT_OK, ctx -> heartbeatOk(ctx, outbox, timing));
+    jobs.put(SLOW_REPORT, ctx -> slowReport(ctx, clock, timing));
+    jobs.put(FLAKY_SYNC, ctx -> flakySync(ctx, outbox));
+    jobs.put(ALWAYS_BROKEN, ctx -> alwaysBroken(ctx, timing));
+    return jobs;
+  }
+
+  private static CompletionStage<JobResult> heartbeatOk(JobContext ctx, Outbox outbox, Timing timing) throws Exception {
+    work(ctx, timing.quick());
+    String id = outbox.pushOnce(ctx, PUSH_KEY, "ping from " + ctx.taskId(), WAIT);
+    return done(JobResult.success("pong, pushed " + id));
+  }
+
+  private static CompletionStage<JobResult> slowReport(JobContext ctx, Clock clock, Timing timing) throws Exception {
+    Instant start = clock.instant();
+    Instant end = start.plus(timing.slow());
+    Instant nextBeat = start.plus(Duration.ofSeconds(4));
+    while (clock.instant().isBefore(end)) {
+      if (ctx.isCancelled()) {
+        throw new CancellationException("cancelled");
+      }
+      if (!clock.instant().isBefore(nextBeat)) {
+        ctx.heartbeat();
+        nextBeat = nextBeat.plus(Duration.ofSeconds(4));
+      }
+      Thread.sleep(50);
+    }
+    return done(JobResult.success("report built in " + Duration.between(start, clock.instant()).toSeconds() + " s"));
+  }
+
+  private static CompletionStage<JobResult> flakySync(JobContext ctx, Outbox outbox) throws Exception {
+    boolean pushedBefore = ctx.ledger().recorded(PUSH_KEY).isPresent();
+    String id = outbox.pushOnce(ctx, PUSH_KEY, "sync batch of " + ctx.window(), WAIT);
+    if (ctx.attempt() == 1) {
+      return done(JobResult.failure("pushed " + id + ", then upstream answered 503 (simulated: attempt 1 always fails)"));
+    }
+    return done(JobResult.success("synced on attempt " + ctx.attempt() + " (" + ctx.runKind() + "); "
+        + (pushedBefore ? id + " reused from the ledger, not pushed again" : "pushed " + id)));
+  }
+
+  private static CompletionStage<JobResult> alwaysBroken(JobContext ctx, Timing timing) throws Exception {
+    work(ctx, timing.quick());
+    return done(JobResult.failure("upstream schema changed: field 'price' is missing (simulated, always fails)"));
+  }
+
+  /** Works for a while in small steps, stopping when the attempt is cancelled. */
+  private static void work(JobContext ctx, Duration time) throws InterruptedException {
+    for (long waited = 0; waited < time.toMillis(); waited += 50) {
+      if (ctx.isCancelled()) {
+        throw new CancellationException("cancelled");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static CompletionStage<JobResult> done(JobResult result) {
+    return CompletableFuture.completedFuture(result);
+  }
+}
