@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -172,6 +173,19 @@ public final class Almanac {
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());
 
+      // On shutdown: the trigger (if it runs here) stops firing, then the executor stops starting
+      // attempts and waits for running ones to report, all before the task shards stop.
+      CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+      String self = cluster.selfMember().address().toString();
+      shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () ->
+          AskPattern.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, r),
+              Duration.ofSeconds(2), system.scheduler()).exceptionally(e -> Done.getInstance()));
+      shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "almanac-drain-executor", () ->
+          AskPattern.<Executor.Command, Done>ask(executor, Executor.Drain::new, executorSettings.drainTimeout(),
+              system.scheduler()).exceptionally(e -> {
+                LOG.warn("attempts still running after {}: they are timed out at the next start", executorSettings.drainTimeout());
+                return Done.getInstance();
+              }));
       Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout());
       LOG.info("Almanac started on {} ({} tasks declared in almanac.tasks)", executorId, declared.size());
       if (!declared.isEmpty()) {

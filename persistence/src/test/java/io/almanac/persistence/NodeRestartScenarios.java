@@ -193,4 +193,31 @@ abstract class NodeRestartScenarios {
     });
     assertEquals(List.of(RunKind.FIRST, RunKind.RETRY), job.kinds);
   }
+
+  @Test
+  @DisplayName("R24: a node stopped while a job runs waits for its result before the shards stop; nothing is lost or re-run")
+  void stoppingNodeDrainsRunningAttempts() {
+    RecordingJob job = new RecordingJob(clock);
+    job.behaviour = ctx -> {
+      try {
+        new java.util.concurrent.CountDownLatch(1).await(1, TimeUnit.SECONDS); // a job that takes a second
+      } catch (InterruptedException e) {
+        return CompletableFuture.completedFuture(JobResult.failure("interrupted"));
+      }
+      return CompletableFuture.completedFuture(JobResult.success("finished during shutdown"));
+    };
+    TaskSpec spec = TaskSpec.builder("draining").cron("0 0 8 * * ? Asia/Shanghai").job("j").build();
+    Almanac a = startNode(Map.of("j", job));
+    await(a.register(spec));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.RUNNING, byKey(await(a.windows("draining"))).get("2026-11-29").status()));
+    stopNode(); // coordinated shutdown: the trigger stops firing, the executor drains
+
+    Almanac b = startNode(Map.of("j", job));
+    WindowView w = byKey(await(b.windows("draining"))).get("2026-11-29");
+    assertEquals(InstanceStatus.SUCCEEDED, w.status(), "the result was recorded before the node stopped");
+    assertEquals("finished during shutdown", w.summary());
+    assertEquals(1, w.attempt());
+    assertEquals(List.of("2026-11-29"), job.runs);
+  }
 }

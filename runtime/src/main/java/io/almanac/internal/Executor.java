@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -58,6 +59,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   public record CancelAttempt(String taskId, String window, int attempt, String reason)
       implements Command, AlmanacSerializable {}
 
+  /**
+   * Stop starting work and answer once every running attempt has ended and its result was
+   * acknowledged, so a node that shuts down hands over no half-reported result (coordinated
+   * shutdown calls this before the task shards stop). Attempts still running when the caller gives
+   * up are left to their lease: after a restart the entity times them out at once.
+   */
+  public record Drain(ActorRef<Done> replyTo) implements Command {}
+
   /** Ask for the executor's counters. */
   public record GetStats(ActorRef<Stats> replyTo) implements Command {}
 
@@ -75,6 +84,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       implements Command {}
 
   private record Extended(String key, int attempt, Instant deadline) implements Command {}
+
+  private record RetryReport(String key, int attempt, JobResult result, Duration took, int tries) implements Command {}
 
   private static final String REFUSED = "result refused: ";
 
@@ -149,6 +160,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
   private final TokenBucket globalBucket;
   private int starting;
+  private int reporting;
+  private boolean draining;
+  private final java.util.List<ActorRef<Done>> drainWaiters = new java.util.ArrayList<>();
   private long started;
   private long finished;
   private long cancelledCount;
@@ -209,11 +223,19 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         .onMessage(ReportDone.class, this::onReportDone)
         .onMessage(Extended.class, this::onExtended)
         .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(Drain.class, this::onDrain)
+        .onMessage(RetryReport.class, m -> {
+          report(m.key(), m.attempt(), m.result(), m.took(), m.tries());
+          return this;
+        })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
         .build();
   }
 
   private Behavior<Command> onRun(Run run) {
+    if (draining) {
+      return this; // the window stays PENDING in its entity; it is handed out again after the restart
+    }
     Item item = new Item(run.taskId(), run.window(), run.job(), run.kind(), run.zone());
     String key = item.key();
     if (queued.containsKey(key) || running.containsKey(key)) {
@@ -226,7 +248,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void drain() {
-    while (running.size() + starting < settings.maxConcurrent()) {
+    while (!draining && running.size() + starting < settings.maxConcurrent()) {
       Item next = take(fresh, false);
       if (next == null) {
         next = take(backlog, true);
@@ -284,6 +306,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private Behavior<Command> onNotGranted(NotGranted m) {
     starting--;
     release(m.item().taskId());
+    checkDrained();
     ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.item().window(), m.item().taskId(), m.reason());
     drain();
     return this;
@@ -372,6 +395,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void report(String key, int attempt, JobResult result, Duration took, int tries) {
+    if (tries == 1) {
+      reporting++;
+    }
     int bar = key.indexOf('|');
     String taskId = key.substring(0, bar);
     WindowKey window = WindowKey.of(key.substring(bar + 1));
@@ -389,6 +415,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onReportDone(ReportDone m) {
     if (m.error() == null) {
+      reportEnded();
       return this;
     }
     boolean refused = m.error() instanceof IllegalArgumentException;
@@ -400,10 +427,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       reason = reason.length() > taskSettings.maxReasonLength() ? reason.substring(0, taskSettings.maxReasonLength()) : reason;
       report(m.key(), m.attempt(), JobResult.failure(reason), m.took(), m.tries() + 1);
     } else if (!refused && m.tries() < settings.reportRetries()) {
-      ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying", m.key(), m.attempt(),
-          m.tries(), m.error().getMessage());
-      report(m.key(), m.attempt(), m.result(), m.took(), m.tries() + 1);
+      Duration delay = settings.reportRetryDelay().multipliedBy(Math.min(m.tries(), 10));
+      ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
+          m.tries(), m.error().getMessage(), delay);
+      ctx.scheduleOnce(delay, ctx.getSelf(), new RetryReport(m.key(), m.attempt(), m.result(), m.took(), m.tries() + 1));
     } else {
+      reportEnded();
       ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "
           + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.error().getMessage());
     }
@@ -442,6 +471,29 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
     drain();
     return this;
+  }
+
+  private void reportEnded() {
+    reporting = Math.max(0, reporting - 1);
+    checkDrained();
+  }
+
+  private Behavior<Command> onDrain(Drain m) {
+    if (!draining) {
+      ctx.getLog().info("executor draining: no new attempts; waiting for {} running and {} results being reported",
+          running.size(), reporting);
+    }
+    draining = true;
+    drainWaiters.add(m.replyTo());
+    checkDrained();
+    return this;
+  }
+
+  private void checkDrained() {
+    if (draining && running.isEmpty() && starting == 0 && reporting == 0 && !drainWaiters.isEmpty()) {
+      drainWaiters.forEach(w -> w.tell(Done.getInstance()));
+      drainWaiters.clear();
+    }
   }
 
   private Behavior<Command> onGetStats(GetStats m) {

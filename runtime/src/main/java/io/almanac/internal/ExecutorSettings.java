@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param checkInterval how often leases are checked and the backlog is drained
  * @param askTimeout how long to wait for a task entity's answer
  * @param reportRetries how often to try to report a result before leaving it to the lease
+ * @param reportRetryDelay the pause before the first re-try of a report (growing linearly)
+ * @param drainTimeout how long a stopping node waits for running attempts to end and report
  * @param jobDispatcher the config path of the dispatcher jobs run on
  */
 public record ExecutorSettings(
@@ -29,6 +31,8 @@ public record ExecutorSettings(
     Duration checkInterval,
     Duration askTimeout,
     int reportRetries,
+    Duration reportRetryDelay,
+    Duration drainTimeout,
     String jobDispatcher) {
 
   private static final String P = "almanac.executor.";
@@ -44,6 +48,8 @@ public record ExecutorSettings(
     Settings.positive(P + "check-interval", checkInterval);
     Settings.positive(P + "ask-timeout", askTimeout);
     Settings.atLeast(P + "report-retries", reportRetries, 1);
+    Settings.positive(P + "report-retry-delay", reportRetryDelay);
+    Settings.positive(P + "drain-timeout", drainTimeout);
     if (jobDispatcher == null || jobDispatcher.isBlank()) {
       throw new InvalidSpecException(P + "job-dispatcher", jobDispatcher, "must name a dispatcher");
     }
@@ -64,6 +70,8 @@ public record ExecutorSettings(
         Settings.durationOf(config, P + "check-interval"),
         Settings.durationOf(config, P + "ask-timeout"),
         Settings.intOf(config, P + "report-retries"),
+        Settings.durationOf(config, P + "report-retry-delay"),
+        Settings.durationOf(config, P + "drain-timeout"),
         "almanac.executor.job-dispatcher");
   }
 }

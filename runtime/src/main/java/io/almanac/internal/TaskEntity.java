@@ -808,9 +808,15 @@ public final class TaskEntity
   private List<Event> timeOut(State state, WindowState w, String reason, Instant now) {
     Transition.check(w.status(), InstanceStatus.TIMED_OUT, w.key());
     List<Event> events = new ArrayList<>();
-    // The time the attempt held the window counts as a (lower bound) duration sample (R23).
-    Duration held = w.updatedAt() == null ? Duration.ZERO : Duration.between(startedAt(w), now);
-    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), held.isNegative() ? Duration.ZERO : held, now));
+    // An attempt that ran its whole lease counts with the lease as a (lower bound) duration sample,
+    // so a job longer than its lease makes the next lease longer (R23). An attempt whose executor
+    // died says nothing about the job's duration (the node may have been down for hours): no sample.
+    Duration held = null;
+    if (!now.isBefore(w.leaseUntil()) && startedAt(w) != null) {
+      held = Duration.between(startedAt(w), w.leaseUntil());
+      held = held.isNegative() ? Duration.ZERO : held;
+    }
+    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), held, now));
     events.addAll(afterFailure(state, w, reason, now));
     return events;
   }
@@ -891,6 +897,7 @@ public final class TaskEntity
         if (!now.isBefore(w.leaseUntil())) {
           events.addAll(timeOut(state, w, "lease expired at " + w.leaseUntil(), now));
         } else if (w.executor() != null && !env.executorAlive().test(w.executor())) {
+          // checked only after the lease test: a lease that ended counts as a lease expiry
           events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
         }
       } else if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {

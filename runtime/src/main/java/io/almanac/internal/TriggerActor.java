@@ -78,6 +78,12 @@ public final class TriggerActor
   /** An operator is about to act on a task: remember it may have active windows (persisted first). */
   public record MarkActive(String taskId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
+  /**
+   * The node at {@code node} is shutting down: if the trigger runs there, it stops sending fires and
+   * wake-ups (its successor on another node, or after the restart, resumes from the watermark).
+   */
+  public record Quiesce(String node, ActorRef<Done> replyTo) implements Command {}
+
   /** Ask for the trigger's liveness and counters (R25). */
   public record GetStatus(ActorRef<TriggerStatus> replyTo) implements Command {}
 
@@ -179,6 +185,7 @@ public final class TriggerActor
   private Instant lastPersist = Instant.EPOCH;
   private Instant watermark;
   private boolean recovered;
+  private boolean quiesced;
 
   /**
    * @param clock where time comes from
@@ -310,6 +317,14 @@ public final class TriggerActor
         .onCommand(TaskWakes.class, this::onTaskWakes)
         .onCommand(MarkActive.class, this::onMarkActive)
         .onCommand(GetStatus.class, this::onGetStatus)
+        .onCommand(Quiesce.class, (s, c) -> {
+          if (c.node().equals(org.apache.pekko.cluster.typed.Cluster.get(ctx.getSystem()).selfMember().address().toString())) {
+            quiesced = true;
+            ctx.getLog().info("trigger quiesced: its node is shutting down; watermark {}", watermark);
+          }
+          c.replyTo().tell(Done.getInstance());
+          return Effect().none();
+        })
         .onCommand(FireDone.class, this::onFireDone)
         .onCommand(WakeDone.class, this::onWakeDone)
         .onCommand(Tick.class, (s, c) -> onTick(s))
@@ -387,7 +402,7 @@ public final class TriggerActor
   }
 
   private Effect<Event, State> onTick(State state) {
-    if (!recovered) {
+    if (!recovered || quiesced) {
       return Effect().none();
     }
     Instant now = clock.instant();
