@@ -58,9 +58,13 @@ public final class DemoNode {
   /**
    * Starts the demo node and blocks until it is stopped.
    *
-   * @param args {@code --digest-now} to run today's digest window at once
+   * @param args {@code --digest-now} to run today's digest window at once; {@code audit ...} runs
+   *     the audit command instead ({@link AuditCli})
    */
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("audit")) {
+      System.exit(AuditCli.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+    }
     Loaded loaded = loadConfig();
     Config config = loaded.config();
     Path db = Path.of(config.getString("almanac.persistence.h2.path") + ".mv.db").toAbsolutePath().normalize();
