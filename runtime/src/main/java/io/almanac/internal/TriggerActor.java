@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.PriorityQueue;
+import java.util.TreeSet;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
@@ -153,15 +153,16 @@ public final class TriggerActor
     REFIRE
   }
 
-  private record Due(Instant at, long seq, String taskId, int version, Kind kind, DueWindow window, TaskEntity.FireKind fireKind) {}
+  private record Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskEntity.FireKind fireKind) {}
 
   private record FireKey(String taskId, String window, Instant dueAt, TaskEntity.FireKind kind, DueWindow due) {}
 
+  /** A task's entries in the queue: at most one cron firing and one wake-up, replaced in place. */
   private static final class Slot {
     TaskSpec spec;
     TaskSchedule schedule;
-    int version;
-    Instant wakeAt;
+    Due cron;
+    Due wake;
   }
 
   private final ActorContext<Command> ctx;
@@ -170,7 +171,9 @@ public final class TriggerActor
   private final TriggerSettings settings;
   private final Duration recentFireGrace;
   private final Function<String, RecipientRef<TaskEntity.Command>> tasks;
-  private final PriorityQueue<Due> queue = new PriorityQueue<>((a, b) -> {
+  // Ordered by due instant; an entry that is replaced is removed (O(log n)), so the queue holds at
+  // most two entries per task plus the catch-up fires being handed over.
+  private final TreeSet<Due> queue = new TreeSet<>((a, b) -> {
     int c = a.at().compareTo(b.at());
     return c != 0 ? c : Long.compare(a.seq(), b.seq());
   });
@@ -255,7 +258,7 @@ public final class TriggerActor
       }
       for (DueWindow d : due) {
         boolean fresh = !d.dueAt().isBefore(now.minus(recentFireGrace));
-        push(new Due(now, seq++, spec.id(), slot.version, Kind.REFIRE, d,
+        push(new Due(now, seq++, spec.id(), Kind.REFIRE, d,
             fresh ? TaskEntity.FireKind.ON_TIME : TaskEntity.FireKind.CATCH_UP));
         if (fresh) {
           onTime++;
@@ -285,20 +288,31 @@ public final class TriggerActor
     if (!spec.equals(slot.spec)) {
       slot.spec = spec;
       slot.schedule = Schedules.of(spec);
-      slot.version++;
     }
     return slot;
   }
 
   private void scheduleNext(Slot slot, Instant after) {
-    slot.schedule.nextAfter(after).ifPresent(d ->
-        push(new Due(d.dueAt(), seq++, slot.spec.id(), slot.version, Kind.CRON, d, TaskEntity.FireKind.ON_TIME)));
+    if (slot.cron != null) {
+      queue.remove(slot.cron);
+      slot.cron = null;
+    }
+    slot.schedule.nextAfter(after).ifPresent(d -> {
+      slot.cron = new Due(d.dueAt(), seq++, slot.spec.id(), Kind.CRON, d, TaskEntity.FireKind.ON_TIME);
+      push(slot.cron);
+    });
   }
 
   private void setWake(Slot slot, Instant at) {
-    if (slot.wakeAt == null || at.isBefore(slot.wakeAt) || !at.equals(slot.wakeAt)) {
-      slot.wakeAt = at;
-      push(new Due(at, seq++, slot.spec.id(), slot.version, Kind.WAKE, null, null));
+    if (slot.wake != null) {
+      if (slot.wake.at().equals(at)) {
+        return;
+      }
+      queue.remove(slot.wake);
+    }
+    slot.wake = at == null ? null : new Due(at, seq++, slot.spec.id(), Kind.WAKE, null, null);
+    if (slot.wake != null) {
+      push(slot.wake);
     }
   }
 
@@ -360,7 +374,7 @@ public final class TriggerActor
       return Effect().none();
     }
     if (cmd.nextWake() == null) {
-      slot.wakeAt = null;
+      setWake(slot, null);
     } else {
       setWake(slot, cmd.nextWake());
       armTimer(clock.instant());
@@ -407,17 +421,15 @@ public final class TriggerActor
     }
     Instant now = clock.instant();
     lastTick = now;
-    while (!queue.isEmpty() && !queue.peek().at().isAfter(now) && inFlight.size() < settings.maxInFlight()) {
-      Due due = queue.poll();
+    while (!queue.isEmpty() && !queue.first().at().isAfter(now) && inFlight.size() < settings.maxInFlight()) {
+      Due due = queue.pollFirst();
       Slot slot = slots.get(due.taskId());
       if (slot == null) {
         continue;
       }
       switch (due.kind()) {
         case CRON:
-          if (due.version() != slot.version) {
-            break; // the spec changed; its new schedule has its own entry
-          }
+          slot.cron = null;
           fire(due.taskId(), due.window(), TaskEntity.FireKind.ON_TIME);
           scheduleNext(slot, due.window().dueAt());
           break;
@@ -426,10 +438,8 @@ public final class TriggerActor
           break;
         case WAKE:
         default:
-          if (due.at().equals(slot.wakeAt)) {
-            slot.wakeAt = null;
-            wake(due.taskId());
-          }
+          slot.wake = null;
+          wake(due.taskId());
           break;
       }
     }
@@ -468,18 +478,7 @@ public final class TriggerActor
   }
 
   private Due peekLive() {
-    while (!queue.isEmpty()) {
-      Due head = queue.peek();
-      Slot slot = slots.get(head.taskId());
-      boolean stale = slot == null
-          || (head.kind() == Kind.CRON && head.version() != slot.version)
-          || (head.kind() == Kind.WAKE && !head.at().equals(slot.wakeAt));
-      if (!stale) {
-        return head;
-      }
-      queue.poll();
-    }
-    return null;
+    return queue.isEmpty() ? null : queue.first();
   }
 
   private void armTimer(Instant now) {
@@ -565,7 +564,7 @@ public final class TriggerActor
       ctx.getLog().debug("wake of task '{}' not acknowledged ({}); retrying", m.taskId(), m.error().toString());
       Slot slot = slots.get(m.taskId());
       Instant retry = clock.instant().plus(settings.retryDelay());
-      if (slot.wakeAt == null || retry.isBefore(slot.wakeAt)) {
+      if (slot.wake == null || retry.isBefore(slot.wake.at())) {
         setWake(slot, retry);
       }
     }
