@@ -220,4 +220,28 @@ abstract class NodeRestartScenarios {
     assertEquals(1, w.attempt());
     assertEquals(List.of("2026-11-29"), job.runs);
   }
+
+  @Test
+  @DisplayName("R7/R12: after a short stop only the latest due window runs on time; the earlier ones are MISSED with their reason")
+  void shortStopFiresOnlyTheLatestWindowOnTime() {
+    RecordingJob job = new RecordingJob(clock);
+    TaskSpec spec = TaskSpec.builder("minutely").cron("0 * * * * ? UTC").window(io.almanac.WindowSpec.PER_FIRING).job("j").build();
+    Almanac a = startNode(Map.of("j", job));
+    await(a.register(spec));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED,
+        byKey(await(a.windows("minutely"))).get("2026-11-29T00:00:00Z").status()));
+    stopNode();
+
+    clock.set(Instant.parse("2026-11-29T00:03:10Z")); // 00:01 and 00:02 were missed; 00:03 is 10 s old
+    Almanac b = startNode(Map.of("j", job));
+    eventually(() -> {
+      Map<String, WindowView> w = byKey(await(b.windows("minutely")));
+      assertEquals(InstanceStatus.MISSED, w.get("2026-11-29T00:01:00Z").status());
+      assertTrue(w.get("2026-11-29T00:01:00Z").reason().startsWith("BACKFILL_NOT_ALLOWED"), w.get("2026-11-29T00:01:00Z").reason());
+      assertEquals(InstanceStatus.MISSED, w.get("2026-11-29T00:02:00Z").status());
+      assertEquals(InstanceStatus.SUCCEEDED, w.get("2026-11-29T00:03:00Z").status());
+    });
+    assertEquals(List.of("2026-11-29T00:00:00Z", "2026-11-29T00:03:00Z"), job.runs);
+  }
 }

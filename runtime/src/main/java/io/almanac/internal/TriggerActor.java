@@ -256,8 +256,11 @@ public final class TriggerActor
         List<DueWindow> all = slot.schedule.dueBetween(from, now, Integer.MAX_VALUE);
         due = all.subList(all.size() - settings.maxCatchUpPerTask(), all.size());
       }
-      for (DueWindow d : due) {
-        boolean fresh = !d.dueAt().isBefore(now.minus(recentFireGrace));
+      for (int i = 0; i < due.size(); i++) {
+        DueWindow d = due.get(i);
+        // Only the latest window due while the trigger was down is fired as on time (if it is recent);
+        // the older ones were missed and go to the task's backfill policy (R12, R14).
+        boolean fresh = i == due.size() - 1 && !d.dueAt().isBefore(now.minus(recentFireGrace));
         push(new Due(now, seq++, spec.id(), Kind.REFIRE, d,
             fresh ? TaskEntity.FireKind.ON_TIME : TaskEntity.FireKind.CATCH_UP));
         if (fresh) {
