@@ -1,0 +1,271 @@
+package io.almanac.bench;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import io.almanac.Almanac;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.TaskSpec;
+import io.almanac.WindowSpec;
+import io.almanac.WindowView;
+import io.almanac.persistence.SchemaBootstrap;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * Almanac as a user embeds it: almanac-embedded.conf + almanac-h2.conf, every runtime default
+ * kept except the worker count (8 jobs at once on a job dispatcher of 8 threads) and the pool (10).
+ */
+final class AlmanacSut implements Sut {
+  private static final String SLICK_DB = "pekko-persistence-jdbc.shared-databases.slick.db";
+
+  private ActorSystem<Void> system;
+  private Almanac almanac;
+  private String url;
+  private Connection probeConn;
+
+  @Override
+  public String name() {
+    return "almanac";
+  }
+
+  @Override
+  public boolean durable() {
+    return true;
+  }
+
+  @Override
+  public Map<String, Object> settings() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("store", "pekko-persistence-jdbc journal on the H2 file (almanac-h2.conf, WRITE_DELAY=0, async:)");
+    m.put("executor.max-concurrent", Db.WORKERS);
+    m.put("job-dispatcher.fixed-pool-size", Db.WORKERS);
+    m.put("h2.pool-size", Db.POOL);
+    m.put("trigger", "defaults (max-tick-interval 1s, max-in-flight 2000, persist-interval 1s)");
+    m.put("task", "defaults (snapshot-every 100, overlap SKIP, backfill NONE, recent-fire-grace 60s)");
+    String overrides = System.getProperty("almanac.bench.overrides", "");
+    if (!overrides.isBlank()) {
+      m.put("PROFILING_OVERRIDES", overrides);
+    }
+    return m;
+  }
+
+  static Config config(Db db) {
+    return ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
+        "include \"almanac-embedded.conf\"",
+        "include \"almanac-h2.conf\"",
+        "almanac.persistence.h2.path = " + ConfigUtil.quoteString(db.h2Path()),
+        "almanac.persistence.h2.pool-size = " + Db.POOL,
+        "almanac.executor.max-concurrent = " + Db.WORKERS,
+        "almanac.executor.job-dispatcher.thread-pool-executor.fixed-pool-size = " + Db.WORKERS,
+        "pekko.loglevel = WARNING",
+        "pekko.log-dead-letters = off",
+        "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off",
+        // profiling only (never in the comparison): extra HOCON from -Dalmanac.bench.overrides
+        System.getProperty("almanac.bench.overrides", ""))));
+  }
+
+  @Override
+  public void start(Db db, Plan plan, boolean fresh, Recorder rec) throws Exception {
+    Config config = config(db);
+    url = config.getString(SLICK_DB + ".url");
+    system = ActorSystem.create(Behaviors.empty(), "almanac-bench", config);
+    SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
+    almanac = Almanac.builder(system)
+        .job("bench", ctx -> {
+          rec.record(ctx.taskId(), ctx.windowStart().toEpochMilli());
+          return CompletableFuture.completedFuture(JobResult.success(""));
+        })
+        .start();
+    probeConn = Db.connect(url);
+    if (plan != null) {
+      register(specs(plan));
+    }
+  }
+
+  private void register(List<TaskSpec> specs) throws Exception {
+    long t0 = System.nanoTime();
+    for (int i = 0; i < specs.size(); i += 1000) {
+      List<TaskSpec> chunk = specs.subList(i, Math.min(specs.size(), i + 1000));
+      almanac.registerAll(chunk).toCompletableFuture().get(300, TimeUnit.SECONDS);
+      if (specs.size() >= 5000 && (i / 1000) % 10 == 9) {
+        Bench.progress("  almanac: registered %d of %d tasks (%.1f s)", i + chunk.size(), specs.size(),
+            (System.nanoTime() - t0) / 1e9);
+      }
+    }
+  }
+
+  static String cronAt(Instant at) {
+    ZonedDateTime z = at.atZone(ZoneOffset.UTC);
+    return String.format("%d %d %d %d %d ? %d UTC", z.getSecond(), z.getMinute(), z.getHour(), z.getDayOfMonth(),
+        z.getMonthValue(), z.getYear());
+  }
+
+  private static List<TaskSpec> specs(Plan plan) {
+    List<TaskSpec> out = new ArrayList<>(plan.n());
+    for (int i = 0; i < plan.n(); i++) {
+      if (plan instanceof Plan.Once o) {
+        out.add(TaskSpec.builder(Plan.id("b", i)).cron(cronAt(o.due())).window(WindowSpec.PER_FIRING).job("bench").build());
+      } else if (plan instanceof Plan.EverySecond) {
+        out.add(TaskSpec.builder(Plan.id("s", i)).cron("* * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bench").build());
+      } else if (plan instanceof Plan.Daily d) {
+        ZonedDateTime z = d.firstAt().plusMillis(i * d.spacingMs()).atZone(ZoneOffset.UTC);
+        out.add(TaskSpec.builder(Plan.id("d", i))
+            .cron(String.format("%d %d %d * * ? UTC", z.getSecond(), z.getMinute(), z.getHour()))
+            .window(WindowSpec.DAILY).job("bench").build());
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void probe(Instant due) throws Exception {
+    // Every second, not a one-shot cron at 'due': a task registered after its only firing never
+    // fires (Almanac does not catch up windows due before a task existed), and the registration
+    // round trip after a restart may well take longer than the ~1 s until 'due'. So the probe's
+    // first fire is the first whole second after the trigger knows it.
+    register(List.of(TaskSpec.builder("probe").cron("* * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bench").build()));
+  }
+
+  @Override
+  public long settled(Plan.Once plan) throws Exception {
+    return Db.count(probeConn, "SELECT COUNT(*) FROM \"event_journal\" WHERE \"event_ser_manifest\" LIKE '%AttemptSucceeded'"
+        + " AND \"persistence_id\" LIKE 'task|b%'");
+  }
+
+  @Override
+  public Map<String, Object> rows() throws Exception {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("event_journal", Db.count(probeConn, "SELECT COUNT(*) FROM \"event_journal\""));
+    m.put("snapshot", Db.count(probeConn, "SELECT COUNT(*) FROM \"snapshot\""));
+    m.put("event_tag", Db.count(probeConn, "SELECT COUNT(*) FROM \"event_tag\""));
+    Map<String, Object> byType = new TreeMap<>();
+    try (var s = probeConn.createStatement();
+        var rs = s.executeQuery("SELECT \"event_ser_manifest\", COUNT(*) FROM \"event_journal\" GROUP BY \"event_ser_manifest\"")) {
+      while (rs.next()) {
+        String t = rs.getString(1);
+        byType.put(t.substring(t.lastIndexOf('$') + 1), rs.getLong(2));
+      }
+    }
+    m.put("events_by_type", byType);
+    return m;
+  }
+
+  /**
+   * Where the time of a fire goes, from the journal: each event's "at" (the entity's clock when it
+   * decided, i.e. just before persist; the row's write_timestamp if absent), so
+   * due -> InstanceScheduled is the trigger and its Fire ask; InstanceScheduled -> AttemptStarted is
+   * the first journal write, the reply, Executor.Run, the executor's queue and its StartAttempt ask;
+   * AttemptStarted -> job start is the second journal write, the grant's reply and the hand-off to
+   * the job dispatcher; job start -> AttemptSucceeded is JobDone, the result's ask, to the third persist.
+   */
+  @Override
+  public Map<String, Object> profile(List<Recorder.Start> starts, String prefix) throws Exception {
+    Map<String, long[]> ts = new java.util.HashMap<>(); // task@window -> scheduled, started, succeeded (ms)
+    Map<String, Long> due = new java.util.HashMap<>();
+    try (var ps = probeConn.prepareStatement("SELECT \"persistence_id\", \"event_ser_manifest\", \"write_timestamp\","
+        + " \"event_payload\" FROM \"event_journal\" WHERE \"persistence_id\" LIKE ? AND (\"event_ser_manifest\" LIKE"
+        + " '%InstanceScheduled' OR \"event_ser_manifest\" LIKE '%AttemptStarted' OR \"event_ser_manifest\" LIKE '%AttemptSucceeded')")) {
+      ps.setString(1, "task|" + prefix + "%");
+      try (var rs = ps.executeQuery()) {
+        java.util.regex.Pattern win = java.util.regex.Pattern.compile("\"window\":\"([^\"]+)\"");
+        java.util.regex.Pattern atField = java.util.regex.Pattern.compile("\"at\":\"([^\"]+)\"");
+        while (rs.next()) {
+          String task = rs.getString(1).substring(5);
+          String type = rs.getString(2);
+          long at = rs.getLong(3);
+          String json = new String(rs.getBytes(4), java.nio.charset.StandardCharsets.UTF_8);
+          var mm = win.matcher(json);
+          if (!mm.find()) {
+            continue;
+          }
+          var am = atField.matcher(json);
+          if (am.find()) {
+            at = Instant.parse(am.group(1)).toEpochMilli();
+          }
+          String key = task + "@" + mm.group(1);
+          long[] a = ts.computeIfAbsent(key, k -> new long[] {-1, -1, -1});
+          int i = type.endsWith("InstanceScheduled") ? 0 : type.endsWith("AttemptStarted") ? 1 : 2;
+          a[i] = at;
+          if (i == 0) {
+            due.put(key, Instant.parse(mm.group(1)).toEpochMilli());
+          }
+        }
+      }
+    }
+    List<Double> toScheduled = new ArrayList<>();
+    List<Double> toStarted = new ArrayList<>();
+    List<Double> toJob = new ArrayList<>();
+    List<Double> toSucceeded = new ArrayList<>();
+    for (Recorder.Start s : starts) {
+      String key = s.task() + "@" + Instant.ofEpochMilli(s.ownDueMs());
+      long[] a = ts.get(key);
+      Long d = due.get(key);
+      if (a == null || d == null || a[0] < 0 || a[1] < 0) {
+        continue;
+      }
+      double job = s.startMicros() / 1000.0;
+      toScheduled.add((double) (a[0] - d));
+      toStarted.add((double) (a[1] - a[0]));
+      toJob.add(job - a[1]);
+      if (a[2] >= 0) {
+        toSucceeded.add(a[2] - job);
+      }
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("due_to_InstanceScheduled", Stats.lag(toScheduled.stream().mapToDouble(Double::doubleValue).toArray()));
+    m.put("InstanceScheduled_to_AttemptStarted", Stats.lag(toStarted.stream().mapToDouble(Double::doubleValue).toArray()));
+    m.put("AttemptStarted_to_job_start", Stats.lag(toJob.stream().mapToDouble(Double::doubleValue).toArray()));
+    m.put("job_start_to_AttemptSucceeded", Stats.lag(toSucceeded.stream().mapToDouble(Double::doubleValue).toArray()));
+    m.put("note", "from each event's at field (the entity's clock when it decided, just before persist); ms");
+    return m;
+  }
+
+  @Override
+  public Map<String, Object> recordedBetween(Plan plan, Instant from, Instant to) throws Exception {
+    Map<String, Long> byStatus = new TreeMap<>();
+    Map<String, Long> reasons = new TreeMap<>();
+    for (int i = 0; i < plan.n(); i++) {
+      List<WindowView> ws = almanac.windows(Plan.id("s", i)).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      for (WindowView w : ws) {
+        if (w.dueAt() != null && !w.dueAt().isBefore(from) && w.dueAt().isBefore(to)) {
+          String k = w.status() + (w.status() == InstanceStatus.SUCCEEDED ? "(" + w.runKind() + ")" : "");
+          byStatus.merge(k, 1L, Long::sum);
+          if (w.reason() != null) {
+            String r = w.reason();
+            int colon = r.indexOf(':');
+            reasons.merge(colon > 0 ? r.substring(0, colon) : r, 1L, Long::sum);
+          }
+        }
+      }
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("windows_by_status", byStatus);
+    m.put("reasons", reasons);
+    return m;
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (probeConn != null) {
+      probeConn.close();
+    }
+    if (system != null) {
+      system.terminate();
+      system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+  }
+}

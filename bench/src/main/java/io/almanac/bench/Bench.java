@@ -1,0 +1,245 @@
+package io.almanac.bench;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Side-by-side benchmarks of Almanac, Quartz and db-scheduler on the same database (issue 5).
+ *
+ * <pre>
+ * java -jar bench/target/almanac-bench.jar --system all --workload all --db h2 [--quick]
+ * </pre>
+ *
+ * Each (system, workload) runs in its own JVM (same -Xmx2g for all) on a fresh H2 file, so one
+ * run's heap, threads and files cannot disturb the next. stdout: one JSON line per run, then the
+ * table; stderr: progress.
+ */
+public final class Bench {
+
+  static final List<String> SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc", "quartz-jdbc-tuned", "dbs", "dbs-tuned");
+  static final List<String> WORKLOADS = List.of("limit", "burst", "steady", "restart", "scale", "audit");
+  /** Restart and scale are run for one configuration of each peer (the tuned ones) and the in-memory reference. */
+  static final List<String> LONG_SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc-tuned", "dbs-tuned");
+
+  private Bench() {}
+
+  static void progress(String fmt, Object... args) {
+    System.err.println("[bench " + Instant.now().toString().substring(11, 19) + "] " + String.format(fmt, args));
+    System.err.flush();
+  }
+
+  static List<String> javaCommand(String xmx) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ArrayList<>(List.of(java, "-Xmx" + xmx, "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path")));
+  }
+
+  private static void usage() {
+    System.err.println(String.join("\n",
+        "usage: java -jar almanac-bench.jar [--system S[,S..]|all] [--workload W[,W..]|all] [--db h2] [--quick]",
+        "  systems:   " + SYSTEMS + " (all)",
+        "  workloads: " + WORKLOADS + " (all); burst = 1,000 and 10,000; steady = 100 and 1,000 tasks/s for 30 s;",
+        "             restart = 100 tasks/s, kill -9 after 10 s, 10 s down, 10 s up; scale = 100,000 daily tasks;",
+        "             restart and scale run for " + LONG_SYSTEMS + " unless --system names others",
+        "  --n N      one burst size instead of 1,000 and 10,000",
+        "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s)",
+        "  --data-dir where the H2 files go (default: a new temporary directory, deleted at the end)",
+        "stdout: one JSON line per run, then the table; stderr: progress"));
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opt = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("--quick") || a.equals("--child")) {
+        opt.put(a.substring(2), "true");
+      } else if (a.equals("--help") || a.equals("-h")) {
+        usage();
+        return;
+      } else if (a.startsWith("--") && i + 1 < args.length) {
+        opt.put(a.substring(2), args[++i]);
+      } else {
+        usage();
+        System.exit(2);
+      }
+    }
+    if (opt.containsKey("child")) {
+      child(opt);
+      return;
+    }
+    if (opt.containsKey("table")) {
+      // re-renders the table from the JSON lines of a results file; a later line for the same
+      // (system, workload) replaces an earlier one
+      Map<String, Map<String, Object>> last = new LinkedHashMap<>();
+      for (String l : Files.readAllLines(Path.of(opt.get("table")))) {
+        if (l.startsWith("{")) {
+          Map<String, Object> r = Json.parse(l);
+          last.put(r.get("system") + "/" + r.get("workload"), r);
+        }
+      }
+      System.out.println(Table.render(new ArrayList<>(last.values())));
+      return;
+    }
+    String dbKind = opt.getOrDefault("db", "h2");
+    if (!dbKind.equals("h2")) {
+      System.err.println("--db " + dbKind + ": only h2 is implemented in this version of the harness");
+      System.exit(2);
+    }
+    boolean quick = opt.containsKey("quick");
+    boolean explicitSystems = opt.containsKey("system") && !opt.get("system").equals("all");
+    List<String> systems = list(opt.getOrDefault("system", "all"), SYSTEMS);
+    List<String> workloads = list(opt.getOrDefault("workload", "all"), WORKLOADS);
+    Path data = opt.containsKey("data-dir") ? Path.of(opt.get("data-dir")) : Files.createTempDirectory("almanac-bench");
+    boolean deleteData = !opt.containsKey("data-dir");
+
+    progress("Almanac benchmark: systems %s, workloads %s, db %s%s; %d cores, java %s", systems, workloads, dbKind,
+        quick ? " (quick)" : "", Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+    List<Map<String, Object>> results = new ArrayList<>();
+    int run = 0;
+    for (String w : workloads) {
+      List<String[]> runs = new ArrayList<>();
+      switch (w) {
+        case "limit" -> runs.add(new String[] {"jdbc", "limit", quick ? "2" : "10"});
+        case "audit" -> runs.add(new String[] {"almanac", "audit", "1000000"});
+        case "burst" -> {
+          for (String n : opt.containsKey("n") ? List.of(opt.get("n")) : quick ? List.of("200") : List.of("1000", "10000")) {
+            for (String s : systems) {
+              runs.add(new String[] {s, "burst", n});
+            }
+          }
+        }
+        case "steady" -> {
+          for (String n : quick ? List.of("20") : List.of("100", "1000")) {
+            for (String s : systems) {
+              runs.add(new String[] {s, "steady", n});
+            }
+          }
+        }
+        case "restart", "scale" -> {
+          for (String s : systems) {
+            if (explicitSystems || LONG_SYSTEMS.contains(s)) {
+              runs.add(new String[] {s, w, w.equals("restart") ? (quick ? "20" : "100") : (quick ? "5000" : "100000")});
+            }
+          }
+        }
+        default -> throw new IllegalArgumentException("unknown workload " + w);
+      }
+      for (String[] r : runs) {
+        run++;
+        Path dir = data.resolve(String.format("%03d-%s-%s-%s", run, r[0], r[1], r[2]));
+        Files.createDirectories(dir);
+        progress("run %d: %s %s %s", run, r[0], r[1], r[2]);
+        Map<String, Object> res = spawnChild(r[0], r[1], r[2], dir, quick);
+        System.out.println(Json.write(res));
+        System.out.flush();
+        results.add(res);
+        if (deleteData) {
+          deleteTree(dir);
+        }
+      }
+    }
+    if (deleteData) {
+      deleteTree(data);
+    }
+    System.out.println();
+    System.out.println(Table.render(results));
+    System.out.flush();
+  }
+
+  private static List<String> list(String v, List<String> all) {
+    if (v.equals("all")) {
+      return all;
+    }
+    List<String> out = Arrays.asList(v.split(","));
+    for (String s : out) {
+      if (!all.contains(s)) {
+        throw new IllegalArgumentException("unknown '" + s + "': one of " + all);
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Object> spawnChild(String system, String workload, String n, Path dir, boolean quick) throws Exception {
+    List<String> cmd = javaCommand("2g");
+    if (System.getProperty("almanac.bench.overrides") != null) {
+      cmd.add(1, "-Dalmanac.bench.overrides=" + System.getProperty("almanac.bench.overrides"));
+    }
+    cmd.addAll(List.of(Bench.class.getName(), "--child", "--system", system, "--workload", workload, "--n", n,
+        "--data-dir", dir.toString()));
+    if (quick) {
+      cmd.add("--quick");
+    }
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    List<String> lines = new ArrayList<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          lines.add(line);
+        }
+      } catch (Exception e) {
+        // ignore
+      }
+    });
+    reader.start();
+    boolean done = p.waitFor(20, TimeUnit.MINUTES);
+    if (!done) {
+      p.destroyForcibly();
+    }
+    reader.join(5000);
+    for (String l : lines) {
+      if (l.startsWith("{")) {
+        return Json.parse(l);
+      }
+    }
+    Map<String, Object> err = Workloads.head(system, workload + "-" + n, null);
+    err.put("error", done ? "the run failed (exit " + p.exitValue() + "); see stderr" : "timed out after 20 minutes");
+    return err;
+  }
+
+  private static void child(Map<String, String> opt) throws Exception {
+    String system = opt.get("system");
+    String workload = opt.get("workload");
+    int n = Integer.parseInt(opt.get("n"));
+    Path dir = Path.of(opt.get("data-dir"));
+    boolean quick = opt.containsKey("quick");
+    Map<String, Object> res;
+    try {
+      res = switch (workload) {
+        case "limit" -> Workloads.limit(dir, n);
+        case "audit" -> Workloads.audit(n);
+        case "burst" -> Workloads.burst(system, n, dir);
+        case "steady" -> Workloads.steady(system, n, quick ? 5 : 30, dir);
+        case "scale" -> Workloads.scale(system, n, quick ? 5 : 20, dir);
+        case "restart" -> quick ? Restart.run(system, n, 3, 3, 8, dir) : Restart.run(system, n, 10, 10, 10, dir);
+        default -> throw new IllegalArgumentException(workload);
+      };
+    } catch (Throwable e) {
+      e.printStackTrace();
+      res = Workloads.head(system, workload + "-" + n, null);
+      res.put("error", e.toString());
+    }
+    System.out.println(Json.write(res));
+    System.out.flush();
+    System.exit(0);
+  }
+
+  private static void deleteTree(Path p) {
+    try (Stream<Path> s = Files.walk(p)) {
+      s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (Exception e) {
+      // best effort
+    }
+  }
+}

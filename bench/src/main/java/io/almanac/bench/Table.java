@@ -1,0 +1,161 @@
+package io.almanac.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The final table: one row per run, then Almanac's ratio to each peer. */
+final class Table {
+  private Table() {}
+
+  @SuppressWarnings("unchecked")
+  static Object get(Map<String, Object> m, String path) {
+    Object o = m;
+    for (String k : path.split("\\.")) {
+      if (!(o instanceof Map)) {
+        return null;
+      }
+      o = ((Map<String, Object>) o).get(k);
+    }
+    return o;
+  }
+
+  static Double num(Map<String, Object> m, String path) {
+    Object o = get(m, path);
+    return o instanceof Number n ? n.doubleValue() : null;
+  }
+
+  static String f(Double d) {
+    if (d == null) {
+      return "-";
+    }
+    double a = Math.abs(d);
+    if (a >= 10000) {
+      return String.format("%.1fk", d / 1000);
+    }
+    if (a >= 100) {
+      return String.format("%.0f", d);
+    }
+    if (a >= 10) {
+      return String.format("%.1f", d);
+    }
+    return String.format("%.2f", d);
+  }
+
+  static String ms(Double d) {
+    if (d == null) {
+      return "-";
+    }
+    return Math.abs(d) >= 1000 ? String.format("%.2f s", d / 1000) : String.format("%.0f ms", d);
+  }
+
+  static String cells(Map<String, Object> r) {
+    String w = String.valueOf(r.get("workload"));
+    if (r.containsKey("error")) {
+      return "ERROR: " + r.get("error");
+    }
+    if (w.startsWith("burst")) {
+      return String.format("completions/s %s (fires/s %s) | lag p50 %s p99 %s max %s | started %s/%s dup %s%s",
+          f(num(r, "completions_per_s")), f(num(r, "fires_per_s")), ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")),
+          ms(num(r, "lag.max_ms")), f(num(r, "started")), f(num(r, "n")), f(num(r, "duplicates")),
+          r.containsKey("journal_rows_per_fire") ? " | journal rows/fire " + f(num(r, "journal_rows_per_fire")) : "");
+    }
+    if (w.startsWith("steady")) {
+      String own = r.containsKey("lag_vs_own_execution_time")
+          ? String.format(" (vs own time p50 %s p99 %s)", ms(num(r, "lag_vs_own_execution_time.p50_ms")),
+              ms(num(r, "lag_vs_own_execution_time.p99_ms")))
+          : "";
+      return String.format("lag p50 %s p99 %s%s | missed %s of %s | dup %s | misfire-handled %s",
+          ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), own, f(num(r, "missed")), f(num(r, "expected")),
+          f(num(r, "duplicates")), f(num(r, "misfire_handled_fires")));
+    }
+    if (w.startsWith("restart")) {
+      return String.format("due while down %s: run late %s (p50 %s), skipped %s, recorded %s | fresh p99 %s, %s/%s fired | dup %s | stuck %s",
+          f(num(r, "due_while_down")), f(num(r, "run_late")), ms(num(r, "run_late_lag.p50_ms")), f(num(r, "skipped")),
+          Json.write(get(r, "recorded")), ms(num(r, "fresh_lag.p99_ms")), f(num(r, "fresh_fired")),
+          f(num(r, "fresh_expected")), f(num(r, "duplicates")), f(num(r, "stuck_tasks")));
+    }
+    if (w.startsWith("scale")) {
+      return String.format("heap %s MB | idle CPU %s%% | start->first fire %s (probe due %s after start) | registration %s",
+          f(num(r, "heap_after_full_gc_mb")), f(num(r, "idle_cpu_percent_of_one_core")), ms(num(r, "time_to_first_fire_ms")),
+          ms(num(r, "probe_due_after_start_ms")), ms(num(r, "registration_ms")));
+    }
+    if (w.equals("limit")) {
+      return String.format("batched (100 rows/commit) %s rows/s | one commit per row %s rows/s",
+          f(num(r, "batched_100_rows_per_s")), f(num(r, "commit_per_row_rows_per_s")));
+    }
+    if (w.equals("audit")) {
+      return Boolean.TRUE.equals(r.get("available")) ? Json.write(r) : "not available: " + r.get("reason");
+    }
+    return Json.write(r);
+  }
+
+  static String render(List<Map<String, Object>> results) {
+    StringBuilder b = new StringBuilder();
+    b.append("| workload | system | result |\n|---|---|---|\n");
+    for (Map<String, Object> r : results) {
+      b.append("| ").append(r.get("workload")).append(" | ").append(r.get("system")).append(" | ").append(cells(r)).append(" |\n");
+    }
+    // ratios
+    Map<String, Map<String, Map<String, Object>>> byWorkload = new LinkedHashMap<>();
+    for (Map<String, Object> r : results) {
+      byWorkload.computeIfAbsent(String.valueOf(r.get("workload")), k -> new LinkedHashMap<>())
+          .put(String.valueOf(r.get("system")), r);
+    }
+    b.append("\nAlmanac's ratio to each peer (throughput: Almanac / peer, higher is better;"
+        + " lag: peer / Almanac, higher is better for Almanac)\n\n");
+    b.append("| workload | peer | ratio |\n|---|---|---|\n");
+    Double limit = null;
+    if (byWorkload.containsKey("limit")) {
+      limit = num(byWorkload.get("limit").get("jdbc"), "batched_100_rows_per_s");
+    }
+    for (var e : byWorkload.entrySet()) {
+      Map<String, Object> a = e.getValue().get("almanac");
+      if (a == null || a.containsKey("error")) {
+        continue;
+      }
+      for (var p : e.getValue().entrySet()) {
+        if (p.getKey().equals("almanac") || p.getValue().containsKey("error")) {
+          continue;
+        }
+        Map<String, Object> q = p.getValue();
+        List<String> parts = new ArrayList<>();
+        String w = e.getKey();
+        if (w.startsWith("burst")) {
+          parts.add("completions/s x" + ratio(num(a, "completions_per_s"), num(q, "completions_per_s")));
+          parts.add("p99 lag x" + ratio(num(q, "lag.p99_ms"), num(a, "lag.p99_ms")));
+        } else if (w.startsWith("steady")) {
+          parts.add("p99 lag x" + ratio(num(q, "lag.p99_ms"), num(a, "lag.p99_ms")));
+          parts.add("missed " + f(num(a, "missed")) + " vs " + f(num(q, "missed")));
+        } else if (w.startsWith("restart")) {
+          parts.add("fresh p99 lag x" + ratio(num(q, "fresh_lag.p99_ms"), num(a, "fresh_lag.p99_ms")));
+          parts.add("dup " + f(num(a, "duplicates")) + " vs " + f(num(q, "duplicates")));
+        } else if (w.startsWith("scale")) {
+          parts.add("heap x" + ratio(num(a, "heap_after_full_gc_mb"), num(q, "heap_after_full_gc_mb")) + " (Almanac/peer)");
+          parts.add("idle CPU " + f(num(a, "idle_cpu_percent_of_one_core")) + "% vs "
+              + f(num(q, "idle_cpu_percent_of_one_core")) + "%");
+        }
+        if (!parts.isEmpty()) {
+          b.append("| ").append(w).append(" | ").append(p.getKey()).append(" | ").append(String.join("; ", parts)).append(" |\n");
+        }
+      }
+      if (limit != null && e.getKey().startsWith("burst")) {
+        Double c = num(a, "completions_per_s");
+        if (c != null) {
+          b.append("| ").append(e.getKey()).append(" | limit (batched JDBC rows/s) | Almanac completions/s = ")
+              .append(String.format("%.1f%%", 100 * c / limit)).append(" of the row ceiling (")
+              .append(String.format("%.1f%%", 100 * c / (limit / 2))).append(" of the 2-rows-per-fire ceiling) |\n");
+        }
+      }
+    }
+    return b.toString();
+  }
+
+  static String ratio(Double x, Double y) {
+    if (x == null || y == null || y == 0) {
+      return "-";
+    }
+    return String.format("%.2f", x / y);
+  }
+}
