@@ -269,6 +269,8 @@ public final class Almanac {
       }
       valid.add(spec);
     }
+    // Windows due from now on are the trigger's, even those due before it hears of the tasks.
+    Instant since = clock.instant();
     List<CompletableFuture<Done>> defined = new ArrayList<>();
     for (TaskSpec spec : valid) {
       defined.add(this.<Done>ask(spec.id(), r -> new TaskEntity.Define(spec, r)).toCompletableFuture());
@@ -278,7 +280,7 @@ public final class Almanac {
       for (int i = 0; i < valid.size(); i += 1000) {
         List<TaskSpec> batch = List.copyOf(valid.subList(i, Math.min(valid.size(), i + 1000)));
         batches.add(unwrap(AskPattern.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
-            r -> new TriggerActor.Register(batch, r), askTimeout.multipliedBy(3), system.scheduler())).toCompletableFuture());
+            r -> new TriggerActor.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())).toCompletableFuture());
       }
       return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
     });

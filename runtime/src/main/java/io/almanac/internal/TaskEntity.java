@@ -1175,6 +1175,12 @@ public final class TaskEntity
         runners.remove(((WindowEvent) e).window());
         checkInterval(state);
       }
+      if (e instanceof AttemptSucceeded || e instanceof AttemptFailed || e instanceof AttemptTimedOut
+          || e instanceof InstanceCancelled) {
+        // An attempt ended: a PENDING window the executor dropped because this one was running is
+        // handed out again now, not at the next wake-up (the executor ignores one it still holds).
+        dispatched.clear();
+      }
     }
     dispatchPending(state);
     reportWakes(state);
@@ -1222,10 +1228,20 @@ public final class TaskEntity
     }
     boolean allow = state.spec().overlap() == OverlapPolicy.ALLOW;
     boolean someRunning = state.running("").isPresent();
+    // Fresh windows (first and manual runs) before retries before backlog (catch-up, backfills), so a
+    // backlog never holds up the window that is due now (R11, R17); oldest first within each.
+    List<WindowState> pending = new ArrayList<>();
     for (WindowState w : state.windows().values()) {
-      if (w.status() != InstanceStatus.PENDING) {
-        continue;
+      if (w.status() == InstanceStatus.PENDING) {
+        pending.add(w);
       }
+    }
+    pending.sort(Comparator.comparingInt((WindowState w) -> switch (w.runKind()) {
+      case FIRST, MANUAL -> 0;
+      case RETRY -> 1;
+      case BACKFILL -> 2;
+    }).thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));
+    for (WindowState w : pending) {
       if (!allow && someRunning) {
         return; // it is dispatched when the running attempt ends
       }

@@ -69,8 +69,12 @@ public final class TriggerActor
   /** What the trigger is told. */
   public interface Command extends AlmanacSerializable {}
 
-  /** Start (or keep) firing these tasks' windows. */
-  public record Register(List<TaskSpec> specs, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  /**
+   * Start (or keep) firing these tasks' windows: every window due after {@code since} (when the
+   * registration began, before the tasks stored their specs; null means now), so a window due while
+   * the registration was on its way is fired, not lost.
+   */
+  public record Register(List<TaskSpec> specs, Instant since, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
   /** A task's next wake-up and whether it has active windows (from its entity, after each change). */
   public record TaskWakes(String taskId, Instant nextWake, boolean active) implements Command {}
@@ -361,10 +365,11 @@ public final class TriggerActor
       return Effect().none();
     }
     Instant now = clock.instant();
+    Instant from = cmd.since() == null || cmd.since().isAfter(now) ? now : cmd.since();
     return Effect().persist(new TasksRegistered(List.copyOf(changed), now)).thenRun(s -> {
       for (TaskSpec spec : changed) {
         Slot slot = slotFor(spec);
-        scheduleNext(slot, now);
+        scheduleNext(slot, from);
       }
       cmd.replyTo().tell(StatusReply.ack());
       armTimer(now);

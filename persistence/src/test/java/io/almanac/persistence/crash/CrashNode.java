@@ -1,0 +1,379 @@
+package io.almanac.persistence.crash;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import io.almanac.Almanac;
+import io.almanac.BackfillPolicy;
+import io.almanac.EffectOutcomeUnknownException;
+import io.almanac.JobContext;
+import io.almanac.JobResult;
+import io.almanac.LeasePolicy;
+import io.almanac.OverlapPolicy;
+import io.almanac.TaskSpec;
+import io.almanac.WindowSpec;
+import io.almanac.persistence.SchemaBootstrap;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node the crash and fault tests start as a child JVM and kill: an embedded Almanac node on the
+ * real clock with {@link #TASKS} tasks that fire every second, one window per firing
+ * ({@link WindowSpec#PER_FIRING}):
+ *
+ * <ul>
+ *   <li>{@code quick-*}: succeed at once (or within 50 ms); 1-4 not backfillable (the default), 5-8
+ *       backfilled at once ({@link BackfillPolicy#immediate()}: retried, and caught up after downtime);
+ *   <li>{@code long-*}: take 1.5-3 s; overlap SKIP, so most of their firings are skipped with a reason;
+ *       not backfillable (an attempt orphaned by a crash is timed out and the window fails for good);
+ *   <li>{@code fail-now-*} / {@code fail-later-*}: the first attempt of every window fails; retried at
+ *       once ({@link BackfillPolicy#immediate()}) or 1 s later ({@link BackfillPolicy#delayed});
+ *   <li>{@code ledger-*}: {@code ctx.ledger().once("send", effect)}, where the effect appends the line
+ *       {@code "task window attempt"} to the effects file and fsyncs it (FileChannel.force) before it
+ *       returns. When an earlier attempt died between the effect and its record
+ *       ({@link EffectOutcomeUnknownException}) the job checks downstream, as the ledger's contract
+ *       asks: it looks for the window's line in the effects file, records {@code downstream:found}
+ *       if it is there and otherwise runs the effect and records {@code downstream:ran}.
+ * </ul>
+ *
+ * Leases are short (floor 5 s, ceiling 10 s), so an orphan of a {@code kill -9} resolves quickly.
+ *
+ * <p>Usage: {@code CrashNode --db h2 --h2-path /abs/path/db --effects /abs/effects.txt}, or {@code --db
+ * h2url --jdbc-url jdbc:h2:tcp://...} (an H2 TCP server), or {@code --db pg --pg-url jdbc:postgresql://...
+ * --pg-user u --pg-password p --pg-schema s}; {@code --hocon "..."} adds node configuration (for
+ * experiments). It logs through the logback file given with
+ * {@code -Dlogback.configurationFile} and prints to stdout, for the parent test:
+ *
+ * <ul>
+ *   <li>{@code READY <epoch ms>} once the schema exists and every task is registered;
+ *   <li>{@code JOB-START <task> <window> <attempt>} when a job starts (after its AttemptStarted is persisted);
+ *   <li>{@code EFFECT <task> <window> <attempt>} when an effect's line is on disk, before the ledger records it;
+ *   <li>{@code STOPPED} after a normal stop, asked for with the line {@code STOP} on stdin (end of stdin
+ *       ends the process too, so a child never outlives its test).
+ * </ul>
+ */
+public final class CrashNode {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CrashNode.class);
+
+  /** Every second, UTC. */
+  static final String EVERY_SECOND = "* * * * * ? UTC";
+
+  /** The effect ledger key the ledger jobs use. */
+  static final String EFFECT_KEY = "send";
+
+  /** Leases short enough that an orphaned attempt resolves within seconds. */
+  static final LeasePolicy LEASE = new LeasePolicy(Duration.ofSeconds(5), Duration.ofSeconds(10), 1.5, 5);
+
+  /** The tasks, by id. */
+  static final List<TaskSpec> TASKS = tasks();
+
+  private CrashNode() {}
+
+  private static List<TaskSpec> tasks() {
+    List<TaskSpec> specs = new ArrayList<>();
+    for (int i = 1; i <= 8; i++) {
+      // half not backfillable (the default, R12), half caught up at once after downtime
+      BackfillPolicy backfill = i <= 4 ? BackfillPolicy.none() : BackfillPolicy.immediate();
+      specs.add(base("quick-" + i, "quick").backfill(backfill).maxRetries(5).build());
+    }
+    for (int i = 1; i <= 3; i++) {
+      specs.add(base("long-" + i, "long").overlap(OverlapPolicy.SKIP).backfill(BackfillPolicy.none()).build());
+    }
+    for (int i = 1; i <= 2; i++) {
+      specs.add(base("fail-now-" + i, "fail-first").backfill(BackfillPolicy.immediate()).maxRetries(5).build());
+      specs.add(base("fail-later-" + i, "fail-first").backfill(BackfillPolicy.delayed(Duration.ofSeconds(1)))
+          .maxRetries(5).build());
+    }
+    for (int i = 1; i <= 4; i++) {
+      specs.add(base("ledger-" + i, "ledger").backfill(BackfillPolicy.immediate()).maxRetries(5).build());
+    }
+    return List.copyOf(specs);
+  }
+
+  private static TaskSpec.Builder base(String id, String job) {
+    return TaskSpec.builder(id).cron(EVERY_SECOND).window(WindowSpec.PER_FIRING).lease(LEASE).job(job);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Configuration, shared with the tests (the audit reads the journal with the same wiring)
+
+  /**
+   * Parses {@code --key value} pairs.
+   *
+   * @param args the arguments
+   * @return the options in order
+   */
+  static Map<String, String> options(String[] args) {
+    Map<String, String> o = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException("expected --key value pairs, got '" + args[i] + "' at " + i);
+      }
+      o.put(args[i].substring(2), args[++i]);
+    }
+    return o;
+  }
+
+  private static String required(Map<String, String> o, String key) {
+    String v = o.get(key);
+    if (v == null) {
+      throw new IllegalArgumentException("--" + key + " is required");
+    }
+    return v;
+  }
+
+  /**
+   * The journal wiring as a user writes it: {@code include "almanac-h2.conf"} or
+   * {@code include "almanac-postgres.conf"} and the location.
+   *
+   * @param o the options ({@code db} and its location keys)
+   * @return HOCON text
+   */
+  static String journalHocon(Map<String, String> o) {
+    String db = required(o, "db");
+    return switch (db) {
+      case "h2" -> "include \"almanac-h2.conf\"\n"
+          + "almanac.persistence.h2.path = " + ConfigUtil.quoteString(required(o, "h2-path")) + "\n";
+      case "h2url" -> "include \"almanac-h2.conf\"\n"
+          // the embedded path is not used: the url below points at an H2 TCP server
+          + "almanac.persistence.h2.path = \"./unused\"\n"
+          + "pekko-persistence-jdbc.shared-databases.slick.db {\n"
+          + "  url = " + ConfigUtil.quoteString(required(o, "jdbc-url")) + "\n"
+          // while the server is away: fail a write after 5 s instead of the plugin's default wait
+          + "  connectionTimeout = 5s\n"
+          + "  validationTimeout = 2s\n"
+          + "}\n";
+      case "pg" -> "include \"almanac-postgres.conf\"\n"
+          + "almanac.persistence.postgres {\n"
+          + "  url = " + ConfigUtil.quoteString(required(o, "pg-url")) + "\n"
+          + "  user = " + ConfigUtil.quoteString(required(o, "pg-user")) + "\n"
+          + "  password = " + ConfigUtil.quoteString(o.getOrDefault("pg-password", "")) + "\n"
+          + "  schema = " + required(o, "pg-schema") + "\n"
+          + "}\n";
+      default -> throw new IllegalArgumentException("--db must be h2, h2url or pg, not '" + db + "'");
+    };
+  }
+
+  /**
+   * The journal configuration alone, resolved (what the audit reads the journal with).
+   *
+   * @param o the options
+   * @return the configuration
+   */
+  static Config journalConfig(Map<String, String> o) {
+    return ConfigFactory.load(ConfigFactory.parseString(journalHocon(o)));
+  }
+
+  /** The node's configuration: the embedded one-node cluster on the journal. */
+  static Config nodeConfig(Map<String, String> o) {
+    return ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
+        "include \"almanac-embedded.conf\"",
+        journalHocon(o),
+        // the lease check runs often, so a lease that passes is noticed within 200 ms
+        "almanac.executor.check-interval = 200ms",
+        "pekko.coordinated-shutdown.exit-jvm = off",
+        "pekko.log-dead-letters = 10",
+        "pekko.log-dead-letters-during-shutdown = off",
+        o.getOrDefault("hocon", ""))));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The node
+
+  /**
+   * Starts the node and serves until {@code STOP} on stdin (or its end), or a kill.
+   *
+   * @param args see the class comment
+   * @throws Exception if it cannot start
+   */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = options(args);
+    Path effects = Path.of(required(o, "effects")).toAbsolutePath();
+    Config config = nodeConfig(o);
+    LOG.info("crash node starting, pid {}, options {}", ProcessHandle.current().pid(), o);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "crash-node", config);
+    ExecutorService io = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "crash-node-io");
+      t.setDaemon(true);
+      return t;
+    });
+    EffectsFile file = new EffectsFile(effects);
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
+      Almanac almanac = Almanac.builder(system).clock(Clock.systemUTC())
+          .job("quick", CrashNode::quick)
+          .job("long", CrashNode::longJob)
+          .job("fail-first", CrashNode::failFirst)
+          .job("ledger", ctx -> ledger(ctx, file, io))
+          .start();
+      almanac.registerAll(TASKS).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.error("crash node could not start", e);
+      System.out.println("FAILED " + e);
+      System.out.flush();
+      Runtime.getRuntime().halt(3);
+    }
+    LOG.info("crash node ready: {} tasks", TASKS.size());
+    out("READY " + System.currentTimeMillis());
+
+    Thread stdin = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          if (line.trim().equals("STOP")) {
+            break;
+          }
+        }
+      } catch (IOException e) {
+        // the parent is gone: stop as well
+      }
+      LOG.info("crash node stopping (normal stop)");
+      system.terminate();
+    }, "crash-node-stdin");
+    stdin.setDaemon(true);
+    stdin.start();
+    system.getWhenTerminated().toCompletableFuture().get();
+    file.close();
+    LOG.info("crash node stopped");
+    out("STOPPED");
+    System.exit(0);
+  }
+
+  private static void out(String line) {
+    synchronized (System.out) {
+      System.out.println(line);
+      System.out.flush();
+    }
+  }
+
+  private static void started(JobContext ctx) {
+    out("JOB-START " + ctx.taskId() + " " + ctx.window().value() + " " + ctx.attempt());
+  }
+
+  private static CompletionStage<JobResult> after(long millis, JobResult result) {
+    return CompletableFuture.supplyAsync(() -> result,
+        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
+  }
+
+  static CompletionStage<JobResult> quick(JobContext ctx) {
+    started(ctx);
+    long ms = ThreadLocalRandom.current().nextLong(0, 50);
+    return ms < 10 ? CompletableFuture.completedFuture(JobResult.success("quick"))
+        : after(ms, JobResult.success("quick in " + ms + " ms"));
+  }
+
+  static CompletionStage<JobResult> longJob(JobContext ctx) {
+    started(ctx);
+    long ms = ThreadLocalRandom.current().nextLong(1500, 3001);
+    return after(ms, JobResult.success("long, " + ms + " ms"));
+  }
+
+  static CompletionStage<JobResult> failFirst(JobContext ctx) {
+    started(ctx);
+    long ms = ThreadLocalRandom.current().nextLong(0, 100);
+    return after(ms, ctx.attempt() == 1 ? JobResult.failure("first attempts fail") : JobResult.success("attempt " + ctx.attempt()));
+  }
+
+  static CompletionStage<JobResult> ledger(JobContext ctx, EffectsFile file, ExecutorService io) {
+    started(ctx);
+    ThreadLocalRandom rnd = ThreadLocalRandom.current();
+    long before = rnd.nextLong(0, 200);
+    long inside = rnd.nextLong(0, 200);
+    long afterwards = rnd.nextLong(0, 200);
+    String line = ctx.taskId() + " " + ctx.window().value() + " " + ctx.attempt();
+    return after(before, null)
+        .thenCompose(x -> ctx.ledger().once(EFFECT_KEY, () -> CompletableFuture.supplyAsync(() -> {
+          file.append(line);
+          out("EFFECT " + line);
+          sleep(inside);
+          return "sent by attempt " + ctx.attempt();
+        }, io)))
+        .exceptionallyCompose(error -> {
+          Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+          if (!(cause instanceof EffectOutcomeUnknownException)) {
+            return CompletableFuture.failedFuture(cause);
+          }
+          // Outcome unknown: check downstream, as the ledger's contract asks, and record what is found.
+          String prefix = ctx.taskId() + " " + ctx.window().value() + " ";
+          return CompletableFuture.supplyAsync(() -> {
+            if (file.contains(prefix)) {
+              return "downstream:found";
+            }
+            file.append(line);
+            out("EFFECT " + line);
+            return "downstream:ran";
+          }, io).thenCompose(value -> ctx.ledger().record(EFFECT_KEY, value));
+        })
+        .thenCompose(value -> after(afterwards, JobResult.success("effect " + value)));
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The downstream system of the ledger jobs: one line per effect, on disk before the effect returns. */
+  static final class EffectsFile {
+    private final Path path;
+    private final FileChannel channel;
+
+    EffectsFile(Path path) throws IOException {
+      this.path = path;
+      Files.createDirectories(path.getParent());
+      this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    }
+
+    synchronized void append(String line) {
+      try {
+        ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+        while (b.hasRemaining()) {
+          channel.write(b);
+        }
+        channel.force(true);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    synchronized boolean contains(String prefix) {
+      try {
+        return Files.readAllLines(path, StandardCharsets.UTF_8).stream().anyMatch(l -> l.startsWith(prefix));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    synchronized void close() throws IOException {
+      channel.close();
+    }
+  }
+}
