@@ -684,14 +684,11 @@ public final class TaskEntity
   }
 
   private ReplyEffect<Event, State> onStartAttempt(State state, StartAttempt cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
+    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
+    if (refused != null) {
+      return refused;
     }
-    Optional<WindowState> found = state.window(cmd.window().value());
-    if (found.isEmpty()) {
-      return unknownWindow(cmd.replyTo(), cmd.window());
-    }
-    WindowState w = found.get();
+    WindowState w = state.windows().get(cmd.window().value());
     if (w.status() != InstanceStatus.PENDING) {
       return Effect().reply(cmd.replyTo(), StatusReply.error(
           "window '" + w.key() + "' is " + w.status() + ", not PENDING: attempt " + w.attempt() + " already started"));
@@ -748,11 +745,11 @@ public final class TaskEntity
     if (cmd.duration() == null || cmd.duration().isNegative()) {
       return Effect().reply(cmd.replyTo(), StatusReply.error("duration '" + cmd.duration() + "' is invalid: must be >= 0"));
     }
-    Optional<WindowState> found = state.window(cmd.window().value());
-    if (found.isEmpty()) {
-      return unknownWindow(cmd.replyTo(), cmd.window());
+    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
+    if (refused != null) {
+      return refused;
     }
-    WindowState w = found.get();
+    WindowState w = state.windows().get(cmd.window().value());
     if (cmd.attempt() < 1 || cmd.attempt() > w.attempt()) {
       return Effect().reply(cmd.replyTo(), StatusReply.error("attempt '" + cmd.attempt() + "' is invalid: window '"
           + w.key() + "' has started " + w.attempt() + " attempts"));
@@ -850,14 +847,11 @@ public final class TaskEntity
   }
 
   private ReplyEffect<Event, State> onReleaseRetry(State state, ReleaseRetry cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
+    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
+    if (refused != null) {
+      return refused;
     }
-    Optional<WindowState> found = state.window(cmd.window().value());
-    if (found.isEmpty()) {
-      return unknownWindow(cmd.replyTo(), cmd.window());
-    }
-    WindowState w = found.get();
+    WindowState w = state.windows().get(cmd.window().value());
     if (w.status() != InstanceStatus.RETRY_WAIT) {
       return Effect().reply(cmd.replyTo(), StatusReply.ack());
     }
@@ -1054,14 +1048,11 @@ public final class TaskEntity
       InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED, InstanceStatus.MISSED);
 
   private ReplyEffect<Event, State> onRetry(State state, Retry cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
+    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
+    if (refused != null) {
+      return refused;
     }
-    Optional<WindowState> found = state.window(cmd.window().value());
-    if (found.isEmpty()) {
-      return unknownWindow(cmd.replyTo(), cmd.window());
-    }
-    WindowState w = found.get();
+    WindowState w = state.windows().get(cmd.window().value());
     if (!REOPENABLE.contains(w.status())) {
       return Effect().reply(cmd.replyTo(), StatusReply.error("window '" + w.key() + "' is " + w.status()
           + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator"));
@@ -1085,18 +1076,15 @@ public final class TaskEntity
   private ReplyEffect<Event, State> operatorTransition(
       State state, WindowKey window, ActorRef<StatusReply<Done>> replyTo, InstanceStatus to,
       java.util.function.Function<WindowState, Event> event, String text) {
-    if (!state.defined()) {
-      return unknownTask(replyTo);
+    ReplyEffect<Event, State> refused = refuseUnknown(state, window, replyTo);
+    if (refused != null) {
+      return refused;
     }
-    Optional<WindowState> found = state.window(window.value());
-    if (found.isEmpty()) {
-      return unknownWindow(replyTo, window);
-    }
+    WindowState w = state.windows().get(window.value());
     if (text != null && text.length() > settings.maxReasonLength()) {
       return Effect().reply(replyTo, StatusReply.error("reason '" + abbreviate(text) + "' is invalid: "
           + text.length() + " characters, at most " + settings.maxReasonLength()));
     }
-    WindowState w = found.get();
     if (!Transition.isAllowed(w.status(), to)) {
       return Effect().reply(replyTo, StatusReply.error(new IllegalTransitionException(w.status(), to, w.key()).getMessage()));
     }
@@ -1360,6 +1348,14 @@ public final class TaskEntity
     String now = state.window(window.value()).map(w -> w.status() + " at attempt " + w.attempt()).orElse("unknown");
     return Effect().reply(replyTo, StatusReply.error(
         "attempt " + attempt + " of window '" + window.value() + "' does not hold the window (window is " + now + ")"));
+  }
+
+  /** The refusal for a command about a window of an undefined task or an unknown window, or null. */
+  private <T> ReplyEffect<Event, State> refuseUnknown(State state, WindowKey window, ActorRef<StatusReply<T>> replyTo) {
+    if (!state.defined()) {
+      return unknownTask(replyTo);
+    }
+    return state.window(window.value()).isEmpty() ? unknownWindow(replyTo, window) : null;
   }
 
   private <T> ReplyEffect<Event, State> unknownTask(ActorRef<StatusReply<T>> replyTo) {
