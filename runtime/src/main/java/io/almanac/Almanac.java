@@ -1,6 +1,7 @@
 package io.almanac;
 
 import com.typesafe.config.Config;
+import io.almanac.internal.Asks;
 import io.almanac.internal.ConfigTasks;
 import io.almanac.internal.Executor;
 import io.almanac.internal.ExecutorSettings;
@@ -28,7 +29,6 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.RecipientRef;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
@@ -178,10 +178,10 @@ public final class Almanac {
       CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
       String self = cluster.selfMember().address().toString();
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () ->
-          AskPattern.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, r),
+          Asks.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, r),
               Duration.ofSeconds(2), system.scheduler()).exceptionally(e -> Done.getInstance()));
       shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "almanac-drain-executor", () ->
-          AskPattern.<Executor.Command, Done>ask(executor, Executor.Drain::new, executorSettings.drainTimeout(),
+          Asks.<Executor.Command, Done>ask(executor, Executor.Drain::new, executorSettings.drainTimeout(),
               system.scheduler()).exceptionally(e -> {
                 LOG.warn("attempts still running after {}: they are timed out at the next start", executorSettings.drainTimeout());
                 return Done.getInstance();
@@ -279,7 +279,7 @@ public final class Almanac {
       List<CompletableFuture<Done>> batches = new ArrayList<>();
       for (int i = 0; i < valid.size(); i += 1000) {
         List<TaskSpec> batch = List.copyOf(valid.subList(i, Math.min(valid.size(), i + 1000)));
-        batches.add(unwrap(AskPattern.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
+        batches.add(unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
             r -> new TriggerActor.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())).toCompletableFuture());
       }
       return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
@@ -398,7 +398,7 @@ public final class Almanac {
 
   /** @return the ids of the registered tasks, sorted */
   public CompletionStage<List<String>> taskIds() {
-    return AskPattern.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new,
+    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new,
         askTimeout, system.scheduler()).thenApply(TriggerActor.TriggerStatus::taskIds);
   }
 
@@ -422,7 +422,7 @@ public final class Almanac {
   // ---------------------------------------------------------------------------------------------
 
   private CompletionStage<Done> markActive(String taskId) {
-    return unwrap(AskPattern.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
+    return unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
         r -> new TriggerActor.MarkActive(taskId, r), askTimeout, system.scheduler()));
   }
 
@@ -430,7 +430,7 @@ public final class Almanac {
     if (taskId == null || taskId.isBlank()) {
       return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
     }
-    return unwrap(AskPattern.ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, taskId), message::apply, askTimeout,
+    return unwrap(Asks.ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, taskId), message::apply, askTimeout,
         system.scheduler()));
   }
 

@@ -42,7 +42,14 @@ public final class Bench {
 
   static List<String> javaCommand(String xmx) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ArrayList<>(List.of(java, "-Xmx" + xmx, "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path")));
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + xmx, "-XX:+UseG1GC"));
+    // Extra options for every system's JVM alike, e.g. a profiler: ALMANAC_BENCH_JVM_OPTS="-XX:StartFlightRecording=..."
+    String extra = System.getenv("ALMANAC_BENCH_JVM_OPTS");
+    if (extra != null && !extra.isBlank()) {
+      cmd.addAll(List.of(extra.trim().split("\\s+")));
+    }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
+    return cmd;
   }
 
   private static void usage() {

@@ -22,7 +22,6 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -292,7 +291,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     starting++;
     startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
     WindowKey window = WindowKey.of(item.window());
-    CompletionStage<StatusReply<TaskEntity.AttemptGrant>> ask = AskPattern.ask(tasks.apply(item.taskId()),
+    CompletionStage<StatusReply<TaskEntity.AttemptGrant>> ask = Asks.ask(tasks.apply(item.taskId()),
         replyTo -> new TaskEntity.StartAttempt(window, executorId, ctx.getSelf(), replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> {
@@ -401,7 +400,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     int bar = key.indexOf('|');
     String taskId = key.substring(0, bar);
     WindowKey window = WindowKey.of(key.substring(bar + 1));
-    CompletionStage<StatusReply<org.apache.pekko.Done>> ask = AskPattern.ask(tasks.apply(taskId),
+    CompletionStage<StatusReply<org.apache.pekko.Done>> ask = Asks.ask(tasks.apply(taskId),
         replyTo -> new TaskEntity.FinishAttempt(window, attempt, result, took, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> {
@@ -464,7 +463,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
             r.item.window(), r.attempt, r.deadline);
         WindowKey window = WindowKey.of(r.item.window());
-        AskPattern.<TaskEntity.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(r.item.taskId()),
+        Asks.<TaskEntity.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(r.item.taskId()),
             replyTo -> new TaskEntity.ExpireLease(window, r.attempt, replyTo), settings.askTimeout(),
             ctx.getSystem().scheduler());
       }
@@ -505,7 +504,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   CompletionStage<Instant> heartbeat(Running r) {
     WindowKey window = WindowKey.of(r.item.window());
-    CompletionStage<StatusReply<TaskEntity.LeaseGranted>> ask = AskPattern.ask(tasks.apply(r.item.taskId()),
+    CompletionStage<StatusReply<TaskEntity.LeaseGranted>> ask = Asks.ask(tasks.apply(r.item.taskId()),
         replyTo -> new TaskEntity.Heartbeat(window, r.attempt, replyTo), settings.askTimeout(), ctx.getSystem().scheduler());
     return ask.thenApply(reply -> {
       if (reply.isError()) {
@@ -519,7 +518,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   CompletionStage<TaskEntity.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
     WindowKey window = WindowKey.of(r.item.window());
-    CompletionStage<StatusReply<TaskEntity.EffectReply>> ask = AskPattern.ask(tasks.apply(r.item.taskId()),
+    CompletionStage<StatusReply<TaskEntity.EffectReply>> ask = Asks.ask(tasks.apply(r.item.taskId()),
         replyTo -> new TaskEntity.RecordEffect(window, r.attempt, key, value, intent, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     return ask.thenApply(reply -> {

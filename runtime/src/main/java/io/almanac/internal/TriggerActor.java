@@ -24,7 +24,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
@@ -521,7 +520,7 @@ public final class TriggerActor
   private void send(FireKey key) {
     firesSent++;
     DueWindow d = key.due();
-    CompletionStage<StatusReply<TaskEntity.FireOutcome>> ask = AskPattern.ask(tasks.apply(key.taskId()),
+    CompletionStage<StatusReply<TaskEntity.FireOutcome>> ask = Asks.ask(tasks.apply(key.taskId()),
         replyTo -> new TaskEntity.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(), replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> {
@@ -561,7 +560,7 @@ public final class TriggerActor
   }
 
   private void wake(String taskId) {
-    CompletionStage<StatusReply<Done>> ask = AskPattern.ask(tasks.apply(taskId), TaskEntity.Wake::new,
+    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId), TaskEntity.Wake::new,
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> new WakeDone(taskId, error != null ? error
         : reply.isError() ? new IllegalStateException(reply.getError().getMessage()) : null));
