@@ -40,6 +40,10 @@ import org.apache.pekko.pattern.StatusReply;
  *       job extends with heartbeats; past it the job is cancelled (its future cancelled, a blocking
  *       job interrupted) and the entity told, which records TIMED_OUT and applies the retry policy
  *       (R23).
+ *   <li>While jobs run short, up to {@code start-ahead} attempts are started before a job slot is
+ *       free, so the slots do not idle during the start's round trip to the entity (a burst of
+ *       short jobs); a started attempt waits for a slot and is dropped to its lease if that ends
+ *       first. With long jobs nothing is started ahead.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
  * </ul>
  *
@@ -74,6 +78,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       implements AlmanacSerializable {}
 
   private record Granted(Item item, TaskEntity.AttemptGrant grant) implements Command {}
+
+  /** An attempt its entity has started, waiting for a job slot (start-ahead). */
+  private record Ready(Item item, TaskEntity.AttemptGrant grant) {}
 
   private record NotGranted(Item item, String reason) implements Command {}
 
@@ -153,6 +160,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final java.util.concurrent.Executor jobPool;
   private final ArrayDeque<Item> fresh = new ArrayDeque<>();
   private final ArrayDeque<Item> backlog = new ArrayDeque<>();
+  private final ArrayDeque<Ready> ready = new ArrayDeque<>();
+  /** Durations of the latest finished jobs (a ring), to tell whether jobs run short (start-ahead). */
+  private final Duration[] recentJobs = new Duration[16];
+  private int recentJobsNext;
   private final Map<String, Item> queued = new HashMap<>();
   private final Map<String, Running> running = new HashMap<>();
   private final Map<String, Integer> startingOrRunningPerTask = new HashMap<>();
@@ -206,8 +217,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     this.jobPool = ctx.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(settings.jobDispatcher()));
     this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
-    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), backlog {} starts/s (burst {}), {} per task",
-        executorId, settings.maxConcurrent(), settings.maxConcurrentPerTask(), settings.backlogRate(),
+    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} started ahead while jobs take < {}, "
+        + "backlog {} starts/s (burst {}), {} per task", executorId, settings.maxConcurrent(),
+        settings.maxConcurrentPerTask(), settings.startAhead(), settings.startAheadMaxJob(), settings.backlogRate(),
         settings.backlogBurst(), settings.backlogRatePerTask());
   }
 
@@ -247,7 +259,16 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void drain() {
-    while (!draining && running.size() + starting < settings.maxConcurrent()) {
+    Instant now = clock.instant();
+    while (running.size() < settings.maxConcurrent() && !ready.isEmpty()) {
+      Ready r = ready.pollFirst();
+      run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
+    }
+    if (draining) {
+      return;
+    }
+    int room = settings.maxConcurrent() + (startAhead(now) ? settings.startAhead() : 0);
+    while (running.size() + ready.size() + starting < room) {
       Item next = take(fresh, false);
       if (next == null) {
         next = take(backlog, true);
@@ -257,6 +278,28 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       }
       start(next);
     }
+  }
+
+  /**
+   * Whether attempts may be started ahead of a free slot: the last jobs to finish (a full ring of
+   * them) and every running one took less than start-ahead-max-job.
+   */
+  private boolean startAhead(Instant now) {
+    if (settings.startAhead() == 0) {
+      return false;
+    }
+    Duration max = settings.startAheadMaxJob();
+    for (Duration d : recentJobs) {
+      if (d == null || d.compareTo(max) >= 0) {
+        return false;
+      }
+    }
+    for (Running r : running.values()) {
+      if (Duration.between(r.startedAt, now).compareTo(max) >= 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The first item of the queue whose task has room (and, for backlog, a token). */
@@ -317,9 +360,21 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onGranted(Granted m) {
     starting--;
-    Item item = m.item();
-    TaskEntity.AttemptGrant grant = m.grant();
-    Running r = new Running(item, grant.attempt(), clock.instant(), grant.leaseUntil());
+    if (running.size() < settings.maxConcurrent()) {
+      run(m.item(), m.grant(), clock.instant());
+    } else {
+      ready.addLast(new Ready(m.item(), m.grant())); // started ahead: runs when a slot is free
+    }
+    return this;
+  }
+
+  /** Runs a started attempt's job, unless its lease ended while it waited for a slot. */
+  private void run(Item item, TaskEntity.AttemptGrant grant, Instant now) {
+    if (!now.isBefore(grant.leaseUntil())) {
+      dropExpired(item, grant.attempt(), grant.leaseUntil());
+      return;
+    }
+    Running r = new Running(item, grant.attempt(), now, grant.leaseUntil());
     running.put(item.key(), r);
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
@@ -354,7 +409,22 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       stage.whenComplete((result, error) ->
           self.tell(new JobDone(key, attempt, outcome(result, error, r), Duration.between(startedAt, clock.instant()))));
     });
-    return this;
+  }
+
+  /** A started attempt whose lease ended before it got a slot: not run; its entity times it out. */
+  private void dropExpired(Item item, int attempt, Instant leaseUntil) {
+    release(item.taskId());
+    ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
+        item.taskId(), item.window(), attempt, leaseUntil);
+    expire(item, attempt);
+    checkDrained();
+  }
+
+  private void expire(Item item, int attempt) {
+    WindowKey window = WindowKey.of(item.window());
+    Asks.<TaskEntity.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(item.taskId()),
+        replyTo -> new TaskEntity.ExpireLease(window, attempt, replyTo), settings.askTimeout(),
+        ctx.getSystem().scheduler());
   }
 
   private JobResult outcome(JobResult result, Throwable error, Running r) {
@@ -384,6 +454,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (r != null) {
       release(r.item.taskId());
       finished++;
+      recentJobs[recentJobsNext] = m.took();
+      recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
       ctx.getLog().info("task '{}' window '{}' attempt {} {} in {} ms{}", r.item.taskId(), r.item.window(), m.attempt(),
           m.result().succeeded() ? "succeeded" : "failed", m.took().toMillis(),
           m.result().succeeded() ? "" : ": " + m.result().reason());
@@ -439,7 +511,17 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onCancel(CancelAttempt m) {
-    Running r = running.get(m.taskId() + "|" + m.window());
+    String key = m.taskId() + "|" + m.window();
+    if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == m.attempt())) {
+      release(m.taskId());
+      cancelledCount++;
+      ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
+          m.attempt(), m.reason());
+      checkDrained();
+      drain();
+      return this;
+    }
+    Running r = running.get(key);
     if (r != null && r.attempt == m.attempt() && r.cancel()) {
       cancelledCount++;
       ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
@@ -457,15 +539,19 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onCheck() {
     Instant now = clock.instant();
+    for (Iterator<Ready> it = ready.iterator(); it.hasNext(); ) {
+      Ready w = it.next();
+      if (!now.isBefore(w.grant().leaseUntil())) {
+        it.remove();
+        dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
+      }
+    }
     for (Running r : running.values()) {
       if (now.isAfter(r.deadline) && r.cancel()) {
         cancelledCount++;
         ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
             r.item.window(), r.attempt, r.deadline);
-        WindowKey window = WindowKey.of(r.item.window());
-        Asks.<TaskEntity.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(r.item.taskId()),
-            replyTo -> new TaskEntity.ExpireLease(window, r.attempt, replyTo), settings.askTimeout(),
-            ctx.getSystem().scheduler());
+        expire(r.item, r.attempt);
       }
     }
     drain();
@@ -479,8 +565,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onDrain(Drain m) {
     if (!draining) {
-      ctx.getLog().info("executor draining: no new attempts; waiting for {} running and {} results being reported",
-          running.size(), reporting);
+      ctx.getLog().info("executor draining: no new attempts; waiting for {} running, {} started and waiting for a slot, "
+          + "and {} results being reported", running.size(), ready.size(), reporting);
     }
     draining = true;
     drainWaiters.add(m.replyTo());
@@ -489,7 +575,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void checkDrained() {
-    if (draining && running.isEmpty() && starting == 0 && reporting == 0 && !drainWaiters.isEmpty()) {
+    if (draining && running.isEmpty() && ready.isEmpty() && starting == 0 && reporting == 0 && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
     }

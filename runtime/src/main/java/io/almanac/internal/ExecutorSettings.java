@@ -10,6 +10,8 @@ import java.time.Duration;
  *
  * @param maxConcurrent jobs running at once on this node
  * @param maxConcurrentPerTask jobs of one task running at once on this node
+ * @param startAhead attempts started ahead of a free job slot while the jobs run short (0: none)
+ * @param startAheadMaxJob how short "short" is: every recent job and every running one took less
  * @param backlogRate retries and backfills started per second on this node, all tasks together
  * @param backlogBurst backlog starts allowed at once after a quiet period
  * @param backlogRatePerTask retries and backfills of one task started per second
@@ -24,6 +26,8 @@ import java.time.Duration;
 public record ExecutorSettings(
     int maxConcurrent,
     int maxConcurrentPerTask,
+    int startAhead,
+    Duration startAheadMaxJob,
     double backlogRate,
     int backlogBurst,
     double backlogRatePerTask,
@@ -41,6 +45,8 @@ public record ExecutorSettings(
   public ExecutorSettings {
     Settings.atLeast(P + "max-concurrent", maxConcurrent, 1);
     Settings.atLeast(P + "max-concurrent-per-task", maxConcurrentPerTask, 1);
+    Settings.atLeast(P + "start-ahead", startAhead, 0);
+    Settings.positive(P + "start-ahead-max-job", startAheadMaxJob);
     Settings.positive(P + "backlog-rate", backlogRate);
     Settings.atLeast(P + "backlog-burst", backlogBurst, 1);
     Settings.positive(P + "backlog-rate-per-task", backlogRatePerTask);
@@ -63,6 +69,8 @@ public record ExecutorSettings(
     return new ExecutorSettings(
         Settings.intOf(config, P + "max-concurrent"),
         Settings.intOf(config, P + "max-concurrent-per-task"),
+        Settings.intOf(config, P + "start-ahead"),
+        Settings.durationOf(config, P + "start-ahead-max-job"),
         Settings.doubleOf(config, P + "backlog-rate"),
         Settings.intOf(config, P + "backlog-burst"),
         Settings.doubleOf(config, P + "backlog-rate-per-task"),
