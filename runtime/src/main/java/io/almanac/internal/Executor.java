@@ -58,6 +58,13 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   public record Run(String taskId, String window, String job, RunKind kind, String zone)
       implements Command, AlmanacSerializable {}
 
+  /**
+   * A window its task entity fired and started at once, with a slot taken from this executor's
+   * {@link StartGate} (from a task entity on this node): run it now or as soon as a slot is free.
+   */
+  public record RunStarted(String taskId, String job, String zone, TaskEntity.AttemptGrant grant)
+      implements Command, AlmanacSerializable {}
+
   /** Cancel this attempt if it runs here (from a task entity: timed out, cancelled, superseded). */
   public record CancelAttempt(String taskId, String window, int attempt, String reason)
       implements Command, AlmanacSerializable {}
@@ -169,6 +176,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final Map<String, Integer> startingOrRunningPerTask = new HashMap<>();
   private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
   private final TokenBucket globalBucket;
+  private final StartGate gate;
   private int starting;
   private int reporting;
   private boolean draining;
@@ -184,6 +192,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * @param jobs the jobs this node can run
    * @param tasks how to reach a task entity by id
    * @param executorId this executor's identity (node address and incarnation)
+   * @param gate where this executor offers job slots to the task entities of its node
    * @return the executor's behavior
    */
   public static Behavior<Command> create(
@@ -192,9 +201,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskEntity.Command>> tasks,
-      String executorId) {
+      String executorId,
+      StartGate gate) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId)));
+        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId, gate)));
   }
 
   private Executor(
@@ -205,8 +215,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskEntity.Command>> tasks,
-      String executorId) {
+      String executorId,
+      StartGate gate) {
     super(ctx);
+    this.gate = gate;
     this.ctx = ctx;
     this.clock = clock;
     this.settings = settings;
@@ -221,12 +233,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         + "backlog {} starts/s (burst {}), {} per task", executorId, settings.maxConcurrent(),
         settings.maxConcurrentPerTask(), settings.startAhead(), settings.startAheadMaxJob(), settings.backlogRate(),
         settings.backlogBurst(), settings.backlogRatePerTask());
+    offerSlots(clock.instant());
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Run.class, this::onRun)
+        .onMessage(RunStarted.class, this::onRunStarted)
         .onMessage(CancelAttempt.class, this::onCancel)
         .onMessage(Granted.class, this::onGranted)
         .onMessage(NotGranted.class, this::onNotGranted)
@@ -258,26 +272,55 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     return this;
   }
 
+  private Behavior<Command> onRunStarted(RunStarted m) {
+    gate.arrived(clock.instant(), settings.askTimeout());
+    TaskEntity.AttemptGrant grant = m.grant();
+    Item item = new Item(m.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
+    startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
+    if (running.size() < settings.maxConcurrent()) {
+      run(item, grant, clock.instant()); // also while draining: the attempt is started in its entity
+    } else {
+      ready.addLast(new Ready(item, grant));
+    }
+    offerSlots(clock.instant());
+    return this;
+  }
+
   private void drain() {
     Instant now = clock.instant();
     while (running.size() < settings.maxConcurrent() && !ready.isEmpty()) {
       Ready r = ready.pollFirst();
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
-    if (draining) {
-      return;
-    }
-    int room = settings.maxConcurrent() + (startAhead(now) ? settings.startAhead() : 0);
-    while (running.size() + ready.size() + starting < room) {
-      Item next = take(fresh, false);
-      if (next == null) {
-        next = take(backlog, true);
+    if (!draining) {
+      int room = room(now);
+      while (running.size() + ready.size() + starting < room) {
+        Item next = take(fresh, false);
+        if (next == null) {
+          next = take(backlog, true);
+        }
+        if (next == null) {
+          break;
+        }
+        start(next);
       }
-      if (next == null) {
-        return;
-      }
-      start(next);
     }
+    offerSlots(now);
+  }
+
+  private int room(Instant now) {
+    return settings.maxConcurrent() + (startAhead(now) ? settings.startAhead() : 0);
+  }
+
+  /**
+   * Offers the task entities of this node what is left of the room once the attempts here, those
+   * being started, the fresh windows queued and the slots already taken are counted: a fired
+   * window then starts with its schedule, in one journal write (see {@link StartGate}).
+   */
+  private void offerSlots(Instant now) {
+    int inTransit = gate.collect(now, settings.askTimeout());
+    int free = draining ? 0 : room(now) - running.size() - ready.size() - starting - fresh.size() - inTransit;
+    gate.offer(free);
   }
 
   /**
@@ -365,6 +408,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     } else {
       ready.addLast(new Ready(m.item(), m.grant())); // started ahead: runs when a slot is free
     }
+    offerSlots(clock.instant());
     return this;
   }
 
@@ -569,6 +613,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
           + "and {} results being reported", running.size(), ready.size(), reporting);
     }
     draining = true;
+    offerSlots(clock.instant()); // no more slots for fired windows either
     drainWaiters.add(m.replyTo());
     checkDrained();
     return this;

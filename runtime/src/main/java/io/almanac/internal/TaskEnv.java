@@ -15,14 +15,18 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param executorAlive whether the executor with this identity still runs (an attempt whose executor
  *     is gone is timed out at once instead of at its lease's end)
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
+ * @param executorId the node's executor's identity, recorded with an attempt started on a fire
+ * @param gate job slots the node's executor offers, to start a window with its schedule
  */
 public record TaskEnv(
     ActorRef<TriggerActor.Command> trigger,
     ActorRef<Executor.Command> executor,
     AlertSink alerts,
     Predicate<String> executorAlive,
-    int repeatedSkipAlert) {
+    int repeatedSkipAlert,
+    String executorId,
+    StartGate gate) {
 
   /** No trigger, no executor, alerts dropped, every executor alive: for unit tests of the entity. */
-  public static final TaskEnv NONE = new TaskEnv(null, null, a -> { }, id -> true, 0);
+  public static final TaskEnv NONE = new TaskEnv(null, null, a -> { }, id -> true, 0, null, StartGate.closed());
 }

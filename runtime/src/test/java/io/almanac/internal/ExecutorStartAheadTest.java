@@ -73,15 +73,50 @@ class ExecutorStartAheadTest {
   }
 
   private record Node(ActorRef<Executor.Command> executor, TestProbe<TaskEntity.Command> tasks, SettableClock clock,
-                      Jobs jobs) {}
+                      Jobs jobs, StartGate gate) {}
 
   private Node node() {
     SettableClock clock = new SettableClock(T0);
     TestProbe<TaskEntity.Command> tasks = testKit.createTestProbe();
     Jobs jobs = new Jobs();
+    StartGate gate = StartGate.closed();
     ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
-        TaskSettings.from(CONFIG), jobs.registry(), id -> tasks.getRef(), "test-executor"));
-    return new Node(executor, tasks, clock, jobs);
+        TaskSettings.from(CONFIG), jobs.registry(), id -> tasks.getRef(), "test-executor", gate));
+    return new Node(executor, tasks, clock, jobs, gate);
+  }
+
+  private static Executor.RunStarted started(String taskId) {
+    return new Executor.RunStarted(taskId, "j", "UTC", new TaskEntity.AttemptGrant(taskId, taskId, 1, RunKind.FIRST,
+        T0.plus(LEASE), T0, T0, Map.of(), List.of()));
+  }
+
+  @Test
+  @DisplayName("R21: an attempt its task started with the fire runs without a start round trip; the gate offers only the free slots")
+  void runsAttemptsStartedWithTheFire() {
+    Node n = node();
+    // max-concurrent 2 and no short jobs seen yet: two slots are offered, not more.
+    n.tasks().awaitAssert(() -> {
+      assertTrue(n.gate().tryTake());
+      return null;
+    });
+    assertTrue(n.gate().tryTake());
+    assertTrue(!n.gate().tryTake(), "only max-concurrent slots are offered");
+    n.executor().tell(started("fired-1"));
+    n.executor().tell(started("fired-2"));
+    n.tasks().awaitAssert(() -> {
+      assertEquals(Set.of("fired-1", "fired-2"), n.jobs().held.keySet());
+      return null;
+    });
+    n.tasks().expectNoMessage(Duration.ofMillis(200)); // no StartAttempt: the attempts were started by their tasks
+    assertTrue(!n.gate().tryTake(), "both slots are busy");
+    // A job ends: its result is reported and its slot is offered again.
+    n.jobs().held.get("fired-1").complete(JobResult.success("ok"));
+    assertTrue(answer(n) instanceof TaskEntity.FinishAttempt);
+    n.tasks().awaitAssert(() -> {
+      assertTrue(n.gate().tryTake());
+      return null;
+    });
+    assertEquals(2, n.jobs().maxRunning.get());
   }
 
   private static void run(Node n, String taskId) {
