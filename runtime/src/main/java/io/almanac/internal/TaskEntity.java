@@ -74,6 +74,33 @@ public final class TaskEntity
       WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, ActorRef<StatusReply<FireOutcome>> replyTo)
       implements Command {}
 
+  /**
+   * The windows of this task due while the trigger was down, older than the latest one: each goes to
+   * the backfill policy (R12, R14), all in one journal write (from the trigger after a restart or
+   * failover; windows already known are acknowledged as duplicates, R5).
+   *
+   * @param windows the windows, each as a catch-up fire would carry it
+   * @param replyTo one outcome per window, in order
+   */
+  public record CatchUp(List<DueFire> windows, ActorRef<StatusReply<CatchUpOutcome>> replyTo) implements Command {}
+
+  /**
+   * A window due while the trigger was down (see {@link CatchUp}).
+   *
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when it was due
+   */
+  public record DueFire(WindowKey window, Instant start, Instant end, Instant dueAt) implements AlmanacSerializable {}
+
+  /**
+   * The outcome of each window of a {@link CatchUp}, in order.
+   *
+   * @param outcomes one per window
+   */
+  public record CatchUpOutcome(List<FireOutcome> outcomes) implements AlmanacSerializable {}
+
   /** How the trigger came to fire a window. Persisted by name. */
   public enum FireKind {
     /** Due now, fired on time. */
@@ -549,6 +576,7 @@ public final class TaskEntity
         .forAnyState()
         .onCommand(Define.class, this::onDefine)
         .onCommand(Fire.class, this::onFire)
+        .onCommand(CatchUp.class, this::onCatchUp)
         .onCommand(StartAttempt.class, this::onStartAttempt)
         .onCommand(Heartbeat.class, this::onHeartbeat)
         .onCommand(FinishAttempt.class, this::onFinishAttempt)
@@ -604,52 +632,27 @@ public final class TaskEntity
     if (!state.defined()) {
       return unknownTask(cmd.replyTo());
     }
-    if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
-        || cmd.end().isBefore(cmd.start())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("fire '" + cmd.window() + "' is invalid: window, start <= end,"
-          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")"));
+    Instant now = now();
+    Decided early = decideBeforeOverlap(state, cmd, now);
+    if (early != null) {
+      return persistDecided(early.events(), early, cmd.replyTo(), early.outcome());
     }
     String key = cmd.window().value();
-    Optional<WindowState> existing = state.window(key);
-    if (existing.isPresent() || state.archived(cmd.start())) {
-      // A repeated fire is a hint the entity has already acted on (R5): no event, just the ack.
-      String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
-      return Effect().reply(cmd.replyTo(), StatusReply.success(new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status)));
-    }
-    Instant now = now();
-    if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
-      // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
-      return Effect().reply(cmd.replyTo(), StatusReply.error("dueAt '" + cmd.dueAt() + "' is invalid: window '" + key
-          + "' is not due yet (now " + now + ")"));
-    }
-    TaskSpec spec = state.spec();
-    if (state.paused()) {
-      return skip(cmd, SkipReason.PAUSED, "task is paused");
-    }
-    if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
-      return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
-          + spec.catchUp().horizon());
-    }
-    if (cmd.kind() == FireKind.CATCH_UP) {
-      if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
-        return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
-            ? "due " + cmd.dueAt() + " while the trigger was down; the task is not backfillable"
-            : "due " + cmd.dueAt() + ", outside the backfill span " + spec.backfill().span());
-      }
-      return schedule(state, cmd, RunKind.BACKFILL, List.of());
-    }
     List<WindowState> active = state.activeForOverlap();
     if (active.isEmpty()) {
       return schedule(state, cmd, RunKind.FIRST, List.of());
     }
     String previous = active.get(0).key() + " is " + active.get(0).status();
-    switch (spec.overlap()) {
-      case SKIP:
-        return skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + previous);
+    switch (state.spec().overlap()) {
+      case SKIP: {
+        Decided d = skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + previous, now);
+        return persistDecided(d.events(), d, cmd.replyTo(), d.outcome());
+      }
       case BUFFER_ONE:
         for (WindowState w : active) {
           if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
-            return skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting");
+            Decided d = skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting", now);
+            return persistDecided(d.events(), d, cmd.replyTo(), d.outcome());
           }
         }
         return schedule(state, cmd, RunKind.FIRST, List.of());
@@ -664,6 +667,99 @@ public final class TaskEntity
         }
         return schedule(state, cmd, RunKind.FIRST, cancels);
     }
+  }
+
+  /**
+   * Windows due while the trigger was down: each decided as a catch-up fire (a duplicate, skipped
+   * while paused, missed, or scheduled as a backfill), all persisted in one write. An invalid window
+   * refuses the whole command and nothing is persisted.
+   */
+  private ReplyEffect<Event, State> onCatchUp(State state, CatchUp cmd) {
+    if (!state.defined()) {
+      return unknownTask(cmd.replyTo());
+    }
+    if (cmd.windows() == null || cmd.windows().isEmpty()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error("windows '" + cmd.windows() + "' is invalid: "
+          + "a catch-up names at least one window"));
+    }
+    Instant now = now();
+    List<Event> events = new ArrayList<>();
+    List<FireOutcome> outcomes = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (DueFire due : cmd.windows()) {
+      Decided d;
+      if (due == null) {
+        d = new Decided(List.of(), null, "window 'null' is invalid: a catch-up names windows");
+      } else if (due.window() != null && !seen.add(due.window().value())) {
+        d = new Decided(List.of(), new FireOutcome(due.window().value(), Decision.DUPLICATE, "twice in one catch-up"), null);
+      } else {
+        d = decideBeforeOverlap(state,
+            new Fire(due.window(), due.start(), due.end(), due.dueAt(), FireKind.CATCH_UP, null), now);
+      }
+      if (d.error() != null) {
+        return Effect().reply(cmd.replyTo(), StatusReply.error(d.error()));
+      }
+      events.addAll(d.events());
+      outcomes.add(d.outcome());
+    }
+    return persistDecided(events, null, cmd.replyTo(), new CatchUpOutcome(List.copyOf(outcomes)));
+  }
+
+  /** Replies the refusal, or persists the events (if any) and then replies the outcome. */
+  private <R> ReplyEffect<Event, State> persistDecided(List<Event> events, Decided decided,
+      ActorRef<StatusReply<R>> replyTo, R outcome) {
+    if (decided != null && decided.error() != null) {
+      return Effect().reply(replyTo, StatusReply.error(decided.error()));
+    }
+    return events.isEmpty() ? Effect().reply(replyTo, StatusReply.success(outcome))
+        : persist(events).thenReply(replyTo, s -> StatusReply.success(outcome));
+  }
+
+  /** A fire's decision: the events to persist and the outcome, or why the fire is refused. */
+  private record Decided(List<Event> events, FireOutcome outcome, String error) {}
+
+  /**
+   * Decides a fire up to its overlap policy: refused when invalid or not yet due, a duplicate when
+   * the window exists (R5), skipped while paused, missed outside the horizon (R14), and a catch-up
+   * fire entirely: missed, or scheduled as a backfill (R12). Null: an on-time fire, for the overlap
+   * policy to decide.
+   */
+  private Decided decideBeforeOverlap(State state, Fire cmd, Instant now) {
+    if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
+        || cmd.end().isBefore(cmd.start())) {
+      return new Decided(List.of(), null, "fire '" + cmd.window() + "' is invalid: window, start <= end,"
+          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")");
+    }
+    String key = cmd.window().value();
+    Optional<WindowState> existing = state.window(key);
+    if (existing.isPresent() || state.archived(cmd.start())) {
+      // A repeated fire is a hint the entity has already acted on (R5): no event, just the ack.
+      String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
+      return new Decided(List.of(), new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status), null);
+    }
+    if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
+      // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
+      return new Decided(List.of(), null, "dueAt '" + cmd.dueAt() + "' is invalid: window '" + key
+          + "' is not due yet (now " + now + ")");
+    }
+    TaskSpec spec = state.spec();
+    if (state.paused()) {
+      return skip(cmd, SkipReason.PAUSED, "task is paused", now);
+    }
+    if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
+      return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
+          + spec.catchUp().horizon(), now);
+    }
+    if (cmd.kind() != FireKind.CATCH_UP) {
+      return null;
+    }
+    if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
+      return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
+          ? "due " + cmd.dueAt() + " while the trigger was down; the task is not backfillable"
+          : "due " + cmd.dueAt() + ", outside the backfill span " + spec.backfill().span(), now);
+    }
+    return new Decided(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),
+        new FireOutcome(key, Decision.SCHEDULED, RunKind.BACKFILL.name()), null);
   }
 
   private ReplyEffect<Event, State> schedule(State state, Fire cmd, RunKind kind, List<Event> before) {
@@ -693,14 +789,16 @@ public final class TaskEntity
         .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(key, Decision.SCHEDULED, kind.name())));
   }
 
-  private ReplyEffect<Event, State> skip(Fire cmd, SkipReason reason, String detail) {
-    return persist(new FireSkipped(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
-        .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.SKIPPED, reason + ": " + detail)));
+  private static Decided skip(Fire cmd, SkipReason reason, String detail, Instant now) {
+    String key = cmd.window().value();
+    return new Decided(List.of(new FireSkipped(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
+        new FireOutcome(key, Decision.SKIPPED, reason + ": " + detail), null);
   }
 
-  private ReplyEffect<Event, State> miss(Fire cmd, MissReason reason, String detail) {
-    return persist(new WindowMissed(cmd.window().value(), cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now()))
-        .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(cmd.window().value(), Decision.MISSED, reason + ": " + detail)));
+  private static Decided miss(Fire cmd, MissReason reason, String detail, Instant now) {
+    String key = cmd.window().value();
+    return new Decided(List.of(new WindowMissed(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
+        new FireOutcome(key, Decision.MISSED, reason + ": " + detail), null);
   }
 
   private ReplyEffect<Event, State> onStartAttempt(State state, StartAttempt cmd) {

@@ -116,7 +116,8 @@ public final class TriggerActor
     INSTANCE
   }
 
-  private record FireDone(FireKey key, TaskEntity.FireOutcome outcome, Throwable error) implements Command {}
+  /** A fire's (or catch-up's) answer: what the task decided, or the error; both null: send again. */
+  private record FireDone(FireKey key, String outcome, Throwable error) implements Command {}
 
   private record WakeDone(String taskId, Throwable error) implements Command {}
 
@@ -156,9 +157,20 @@ public final class TriggerActor
     REFIRE
   }
 
-  private record Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskEntity.FireKind fireKind) {}
+  /** A queue entry; a catch-up after downtime carries all of a task's missed windows in {@code batch}. */
+  private record Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskEntity.FireKind fireKind,
+                     List<DueWindow> batch) {
+    Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskEntity.FireKind fireKind) {
+      this(at, seq, taskId, kind, window, fireKind, null);
+    }
+  }
 
-  private record FireKey(String taskId, String window, Instant dueAt, TaskEntity.FireKind kind, DueWindow due) {}
+  /**
+   * A fire in flight: one window, or a task's catch-up batch (then {@code window} names the batch
+   * and {@code dueAt} is its earliest, which holds the watermark back until it is acknowledged).
+   */
+  private record FireKey(String taskId, String window, Instant dueAt, TaskEntity.FireKind kind, DueWindow due,
+                         List<DueWindow> batch) {}
 
   /** A task's entries in the queue: at most one cron firing and one wake-up, replaced in place. */
   private static final class Slot {
@@ -249,6 +261,10 @@ public final class TriggerActor
     int catchUp = 0;
     int onTime = 0;
     int beyondCap = 0;
+    // Fresh fires go out first, the catch-up after them, one command per task: a task's mailbox then
+    // holds the window due now ahead of its older ones, which it records in one write, so a
+    // recovery's backlog does not delay what is due now (R11, R17).
+    List<Due> catchUps = new ArrayList<>();
     for (TaskSpec spec : state.tasks().values()) {
       Slot slot = slotFor(spec);
       List<DueWindow> due = slot.schedule.dueBetween(from, now, settings.maxCatchUpPerTask() + 1);
@@ -259,20 +275,28 @@ public final class TriggerActor
         List<DueWindow> all = slot.schedule.dueBetween(from, now, Integer.MAX_VALUE);
         due = all.subList(all.size() - settings.maxCatchUpPerTask(), all.size());
       }
+      List<DueWindow> missed = new ArrayList<>();
       for (int i = 0; i < due.size(); i++) {
         DueWindow d = due.get(i);
         // Only the latest window due while the trigger was down is fired as on time (if it is recent);
         // the older ones were missed and go to the task's backfill policy (R12, R14).
         boolean fresh = i == due.size() - 1 && !d.dueAt().isBefore(now.minus(recentFireGrace));
-        push(new Due(now, seq++, spec.id(), Kind.REFIRE, d,
-            fresh ? TaskEntity.FireKind.ON_TIME : TaskEntity.FireKind.CATCH_UP));
         if (fresh) {
+          push(new Due(now, seq++, spec.id(), Kind.REFIRE, d, TaskEntity.FireKind.ON_TIME));
           onTime++;
         } else {
+          missed.add(d);
           catchUp++;
         }
       }
+      if (!missed.isEmpty()) {
+        catchUps.add(new Due(now, 0, spec.id(), Kind.REFIRE, missed.get(0), TaskEntity.FireKind.CATCH_UP,
+            List.copyOf(missed)));
+      }
       scheduleNext(slot, now);
+    }
+    for (Due d : catchUps) {
+      push(new Due(d.at(), seq++, d.taskId(), d.kind(), d.window(), d.fireKind(), d.batch()));
     }
     for (String id : state.active()) {
       if (slots.containsKey(id)) {
@@ -437,11 +461,11 @@ public final class TriggerActor
       switch (due.kind()) {
         case CRON:
           slot.cron = null;
-          fire(due.taskId(), due.window(), TaskEntity.FireKind.ON_TIME);
+          fire(due.taskId(), due.window(), TaskEntity.FireKind.ON_TIME, null);
           scheduleNext(slot, due.window().dueAt());
           break;
         case REFIRE:
-          fire(due.taskId(), due.window(), due.fireKind());
+          fire(due.taskId(), due.window(), due.fireKind(), due.batch());
           break;
         case WAKE:
         default:
@@ -506,9 +530,11 @@ public final class TriggerActor
     timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, delay);
   }
 
-  private void fire(String taskId, DueWindow due, TaskEntity.FireKind kind) {
-    FireKey key = new FireKey(taskId, due.key().value(), due.dueAt(), kind, due);
-    String id = taskId + "|" + due.key().value();
+  private void fire(String taskId, DueWindow due, TaskEntity.FireKind kind, List<DueWindow> batch) {
+    String window = batch == null ? due.key().value()
+        : "catch-up " + batch.get(0).key().value() + " .. " + batch.get(batch.size() - 1).key().value();
+    FireKey key = new FireKey(taskId, window, due.dueAt(), kind, due, batch);
+    String id = taskId + "|" + window;
     if (inFlight.containsKey(id)) {
       return;
     }
@@ -519,17 +545,36 @@ public final class TriggerActor
 
   private void send(FireKey key) {
     firesSent++;
+    if (key.batch() != null) {
+      List<TaskEntity.DueFire> windows = key.batch().stream()
+          .map(d -> new TaskEntity.DueFire(d.key(), d.window().start(), d.window().end(), d.dueAt()))
+          .toList();
+      pipe(key, Asks.<TaskEntity.Command, StatusReply<TaskEntity.CatchUpOutcome>>ask(tasks.apply(key.taskId()),
+          replyTo -> new TaskEntity.CatchUp(windows, replyTo), settings.askTimeout(), ctx.getSystem().scheduler()),
+          TriggerActor::summary);
+      return;
+    }
     DueWindow d = key.due();
-    CompletionStage<StatusReply<TaskEntity.FireOutcome>> ask = Asks.ask(tasks.apply(key.taskId()),
+    pipe(key, Asks.<TaskEntity.Command, StatusReply<TaskEntity.FireOutcome>>ask(tasks.apply(key.taskId()),
         replyTo -> new TaskEntity.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(), replyTo),
-        settings.askTimeout(), ctx.getSystem().scheduler());
+        settings.askTimeout(), ctx.getSystem().scheduler()), o -> o.decision() + " (" + o.reason() + ")");
+  }
+
+  private <R> void pipe(FireKey key, CompletionStage<StatusReply<R>> ask, Function<R, String> describe) {
     ctx.pipeToSelf(ask, (reply, error) -> {
       if (error != null) {
         return new FireDone(key, null, error);
       }
-      return reply.isSuccess() ? new FireDone(key, reply.getValue(), null)
+      return reply.isSuccess() ? new FireDone(key, describe.apply(reply.getValue()), null)
           : new FireDone(key, null, new IllegalStateException(reply.getError().getMessage()));
     });
+  }
+
+  /** A catch-up's outcomes counted by decision, e.g. "{MISSED=14}". */
+  private static String summary(TaskEntity.CatchUpOutcome outcome) {
+    Map<TaskEntity.Decision, Integer> counts = new TreeMap<>();
+    outcome.outcomes().forEach(o -> counts.merge(o.decision(), 1, Integer::sum));
+    return counts.toString();
   }
 
   private Effect<Event, State> onFireDone(State state, FireDone m) {
@@ -553,8 +598,7 @@ public final class TriggerActor
       inFlightDue.computeIfPresent(key.dueAt(), (k, v) -> v <= 1 ? null : v - 1);
     }
     if (m.outcome() != null) {
-      ctx.getLog().debug("task '{}' window '{}': {} ({})", key.taskId(), key.window(), m.outcome().decision(),
-          m.outcome().reason());
+      ctx.getLog().debug("task '{}' window '{}': {}", key.taskId(), key.window(), m.outcome());
     }
     return Effect().none();
   }
