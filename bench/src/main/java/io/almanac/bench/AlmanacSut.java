@@ -11,6 +11,7 @@ import io.almanac.WindowSpec;
 import io.almanac.WindowView;
 import io.almanac.persistence.SchemaBootstrap;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -26,8 +27,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * Almanac as a user embeds it: almanac-embedded.conf + almanac-h2.conf, every runtime default
- * kept except the worker count (8 jobs at once on a job dispatcher of 8 threads) and the pool (10).
+ * Almanac as a user embeds it: almanac-embedded.conf + almanac-h2.conf (or almanac-postgres.conf
+ * with the run's schema), every runtime and persistence default kept except the worker count (8
+ * jobs at once on a job dispatcher of 8 threads) and the pool (10).
  */
 final class AlmanacSut implements Sut {
   private static final String SLICK_DB = "pekko-persistence-jdbc.shared-databases.slick.db";
@@ -50,10 +52,15 @@ final class AlmanacSut implements Sut {
   @Override
   public Map<String, Object> settings() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("store", "pekko-persistence-jdbc journal on the H2 file (almanac-h2.conf, WRITE_DELAY=0, async:)");
+    if (Db.postgres()) {
+      m.put("store", "pekko-persistence-jdbc journal on PostgreSQL (almanac-postgres.conf: reWriteBatchedInserts=true,"
+          + " plugin's default journal parallelism 8, bufferSize 20000), tables created by SchemaBootstrap in the run's schema");
+    } else {
+      m.put("store", "pekko-persistence-jdbc journal on the H2 file (almanac-h2.conf, WRITE_DELAY=0, async:)");
+    }
     m.put("executor.max-concurrent", Db.WORKERS);
     m.put("job-dispatcher.fixed-pool-size", Db.WORKERS);
-    m.put("h2.pool-size", Db.POOL);
+    m.put(Db.postgres() ? "postgres.pool-size" : "h2.pool-size", Db.POOL);
     m.put("trigger", "defaults (max-tick-interval 1s, max-in-flight 2000, persist-interval 1s)");
     m.put("task", "defaults (snapshot-every 100, overlap SKIP, backfill NONE, recent-fire-grace 60s)");
     String overrides = System.getProperty("almanac.bench.overrides", "");
@@ -63,12 +70,26 @@ final class AlmanacSut implements Sut {
     return m;
   }
 
+  static String storeConfig(Db db) {
+    if (Db.postgres()) {
+      return String.join("\n",
+          "include \"almanac-postgres.conf\"",
+          "almanac.persistence.postgres.url = " + ConfigUtil.quoteString(db.url()),
+          "almanac.persistence.postgres.user = " + ConfigUtil.quoteString(db.user()),
+          "almanac.persistence.postgres.password = " + ConfigUtil.quoteString(db.password()),
+          "almanac.persistence.postgres.schema = " + db.schema,
+          "almanac.persistence.postgres.pool-size = " + Db.POOL);
+    }
+    return String.join("\n",
+        "include \"almanac-h2.conf\"",
+        "almanac.persistence.h2.path = " + ConfigUtil.quoteString(db.h2Path()),
+        "almanac.persistence.h2.pool-size = " + Db.POOL);
+  }
+
   static Config config(Db db) {
     return ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
         "include \"almanac-embedded.conf\"",
-        "include \"almanac-h2.conf\"",
-        "almanac.persistence.h2.path = " + ConfigUtil.quoteString(db.h2Path()),
-        "almanac.persistence.h2.pool-size = " + Db.POOL,
+        storeConfig(db),
         "almanac.executor.max-concurrent = " + Db.WORKERS,
         "almanac.executor.job-dispatcher.thread-pool-executor.fixed-pool-size = " + Db.WORKERS,
         "pekko.loglevel = WARNING",
@@ -90,7 +111,7 @@ final class AlmanacSut implements Sut {
           return CompletableFuture.completedFuture(JobResult.success(""));
         })
         .start();
-    probeConn = Db.connect(url);
+    probeConn = Db.postgres() ? db.connect() : DriverManager.getConnection(url, "sa", "");
     if (plan != null) {
       register(specs(plan));
     }

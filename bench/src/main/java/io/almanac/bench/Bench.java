@@ -19,17 +19,17 @@ import java.util.stream.Stream;
  * Side-by-side benchmarks of Almanac, Quartz and db-scheduler on the same database (issue 5).
  *
  * <pre>
- * java -jar bench/target/almanac-bench.jar --system all --workload all --db h2 [--quick]
+ * java -jar bench/target/almanac-bench.jar --system all --workload all --db h2|postgres [--quick]
  * </pre>
  *
- * Each (system, workload) runs in its own JVM (same -Xmx2g for all) on a fresh H2 file, so one
- * run's heap, threads and files cannot disturb the next. stdout: one JSON line per run, then the
- * table; stderr: progress.
+ * Each (system, workload) runs in its own JVM (same -Xmx2g for all) on a fresh H2 file or a fresh
+ * PostgreSQL schema, so one run's heap, threads and tables cannot disturb the next. stdout: one
+ * JSON line per run, then the table; stderr: progress.
  */
 public final class Bench {
 
   static final List<String> SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc", "quartz-jdbc-tuned", "dbs", "dbs-tuned");
-  static final List<String> WORKLOADS = List.of("limit", "burst", "steady", "restart", "scale", "audit");
+  static final List<String> WORKLOADS = List.of("limit", "ceiling", "burst", "steady", "restart", "scale", "audit");
   /** Restart and scale are run for one configuration of each peer (the tuned ones) and the in-memory reference. */
   static final List<String> LONG_SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc-tuned", "dbs-tuned");
 
@@ -43,6 +43,7 @@ public final class Bench {
   static List<String> javaCommand(String xmx) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + xmx, "-XX:+UseG1GC"));
+    cmd.addAll(Db.jvmOptions());
     // Extra options for every system's JVM alike, e.g. a profiler: ALMANAC_BENCH_JVM_OPTS="-XX:StartFlightRecording=..."
     String extra = System.getenv("ALMANAC_BENCH_JVM_OPTS");
     if (extra != null && !extra.isBlank()) {
@@ -54,7 +55,7 @@ public final class Bench {
 
   private static void usage() {
     System.err.println(String.join("\n",
-        "usage: java -jar almanac-bench.jar [--system S[,S..]|all] [--workload W[,W..]|all] [--db h2] [--quick]",
+        "usage: java -jar almanac-bench.jar [--system S[,S..]|all] [--workload W[,W..]|all] [--db h2|postgres] [--quick]",
         "  systems:   " + SYSTEMS + " (all)",
         "  workloads: " + WORKLOADS + " (all); burst = 1,000 and 10,000; steady = 100 and 1,000 tasks/s for 30 s;",
         "             restart = 100 tasks/s, kill -9 after 10 s, 10 s down, 10 s up; scale = 100,000 daily tasks;",
@@ -62,6 +63,10 @@ public final class Bench {
         "  --n N      one burst size instead of 1,000 and 10,000",
         "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s)",
         "  --data-dir where the H2 files go (default: a new temporary directory, deleted at the end)",
+        "  --db       h2 (default): a new H2 file per run (WRITE_DELAY=0); postgres: a new schema per run",
+        "             (almanac_bench_<token>_<run>_<name>, dropped after the run) in one PostgreSQL database",
+        "  --pg-url   the PostgreSQL database (default jdbc:postgresql://127.0.0.1:5432/test, or ALMANAC_BENCH_PG_URL)",
+        "  --pg-user  its user (default postgres, or ALMANAC_BENCH_PG_USER); password: ALMANAC_BENCH_PG_PASSWORD",
         "stdout: one JSON line per run, then the table; stderr: progress"));
   }
 
@@ -98,10 +103,39 @@ public final class Bench {
       System.out.println(Table.render(new ArrayList<>(last.values())));
       return;
     }
-    String dbKind = opt.getOrDefault("db", "h2");
-    if (!dbKind.equals("h2")) {
-      System.err.println("--db " + dbKind + ": only h2 is implemented in this version of the harness");
+    String dbKind = opt.getOrDefault("db", Db.H2);
+    if (dbKind.equals("pg") || dbKind.equals("postgresql")) {
+      dbKind = Db.POSTGRES;
+    }
+    if (!dbKind.equals(Db.H2) && !dbKind.equals(Db.POSTGRES)) {
+      System.err.println("--db " + dbKind + ": one of h2, postgres");
       System.exit(2);
+    }
+    Db.kind = dbKind;
+    if (opt.containsKey("pg-url")) {
+      Db.pgUrl = opt.get("pg-url");
+    }
+    if (opt.containsKey("pg-user")) {
+      Db.pgUser = opt.get("pg-user");
+    }
+    String token = Db.pgPrefix; // almanac_bench_<random>: this run's schemas all start with it
+    if (Db.postgres()) {
+      try {
+        progress("PostgreSQL %s as %s: %s (the bench does not change these settings); schemas %s_*", Db.pgUrl, Db.pgUser,
+            Db.serverSettings(), token);
+      } catch (java.sql.SQLException e) {
+        System.err.println("PostgreSQL is not reachable at " + Db.pgUrl + " as " + Db.pgUser + " (" + e.getMessage()
+            + "). Start it, e.g. `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, or give --pg-url/--pg-user.");
+        System.exit(2);
+      }
+      // Ctrl-C: drop whatever schemas of this run are left
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          Db.dropSchemasStartingWith(token + "_");
+        } catch (Exception e) {
+          // best effort
+        }
+      }, "drop-bench-schemas"));
     }
     boolean quick = opt.containsKey("quick");
     boolean explicitSystems = opt.containsKey("system") && !opt.get("system").equals("all");
@@ -118,6 +152,7 @@ public final class Bench {
       List<String[]> runs = new ArrayList<>();
       switch (w) {
         case "limit" -> runs.add(new String[] {"jdbc", "limit", quick ? "2" : "10"});
+        case "ceiling" -> runs.add(new String[] {"pekko-persistence", "ceiling", quick ? "200" : "1000"});
         case "audit" -> runs.add(new String[] {"almanac", "audit", "1000000"});
         case "burst" -> {
           for (String n : opt.containsKey("n") ? List.of(opt.get("n")) : quick ? List.of("200") : List.of("1000", "10000")) {
@@ -147,7 +182,19 @@ public final class Bench {
         Path dir = data.resolve(String.format("%03d-%s-%s-%s", run, r[0], r[1], r[2]));
         Files.createDirectories(dir);
         progress("run %d: %s %s %s", run, r[0], r[1], r[2]);
-        Map<String, Object> res = spawnChild(r[0], r[1], r[2], dir, quick);
+        String prefix = String.format("%s_%03d", token, run);
+        Map<String, Object> res = spawnChild(r[0], r[1], r[2], dir, quick, prefix);
+        if (Db.postgres()) {
+          // every run drops its own schemas; this catches one that died before it could
+          try {
+            List<String> left = Db.dropSchemasStartingWith(prefix + "_");
+            if (!left.isEmpty()) {
+              progress("  dropped schemas the run left behind: %s", left);
+            }
+          } catch (java.sql.SQLException e) {
+            progress("  could not check for schemas of run %d left behind: %s", run, e.getMessage());
+          }
+        }
         System.out.println(Json.write(res));
         System.out.flush();
         results.add(res);
@@ -177,8 +224,10 @@ public final class Bench {
     return out;
   }
 
-  private static Map<String, Object> spawnChild(String system, String workload, String n, Path dir, boolean quick) throws Exception {
+  private static Map<String, Object> spawnChild(String system, String workload, String n, Path dir, boolean quick,
+      String pgPrefix) throws Exception {
     List<String> cmd = javaCommand("2g");
+    cmd.add(1, "-Dalmanac.bench.pg.prefix=" + pgPrefix);
     if (System.getProperty("almanac.bench.overrides") != null) {
       cmd.add(1, "-Dalmanac.bench.overrides=" + System.getProperty("almanac.bench.overrides"));
     }
@@ -225,6 +274,7 @@ public final class Bench {
     try {
       res = switch (workload) {
         case "limit" -> Workloads.limit(dir, n);
+        case "ceiling" -> PersistCeiling.run(dir, n, 10);
         case "audit" -> Workloads.audit(n);
         case "burst" -> Workloads.burst(system, n, dir);
         case "steady" -> Workloads.steady(system, n, quick ? 5 : 30, dir);

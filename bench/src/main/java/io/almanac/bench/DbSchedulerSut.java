@@ -23,13 +23,39 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * db-scheduler 16.x on the H2 file. It ships no DDL in its jar: the table below is its PostgreSQL
- * script (postgresql_tables.sql) adapted to H2 (text to VARCHAR, bytea to BLOB). On H2 it uses its
- * generic "fetch" polling strategy (lock-and-fetch is for PostgreSQL, MySQL 8 and MSSQL). Default:
- * 10 s polling interval; tuned: 100 ms. 8 threads; HikariCP pool of 10.
+ * db-scheduler 16.x on the run's database. It ships no DDL in its jar: on PostgreSQL the table is
+ * its PostgreSQL script (postgresql_tables.sql, the 16.x form: the later migrations that make
+ * execution_time nullable and add a state column are for newer versions and unused by 16.7.1); on H2
+ * the same script adapted (text to VARCHAR, bytea to BLOB). Default: its default polling, the
+ * generic "fetch" strategy (fetch-and-lock-on-execute, 0.5/3.0 of the threads) every 10 s. Tuned:
+ * 100 ms polling; on PostgreSQL also its lock-and-fetch strategy (one UPDATE ... FOR UPDATE SKIP
+ * LOCKED ... RETURNING statement, 0.5/1.0 of the threads, its DEFAULT_SELECT_FOR_UPDATE), which H2
+ * does not support in db-scheduler. 8 threads; HikariCP pool of 10.
  */
 final class DbSchedulerSut implements Sut {
 
+  /** postgresql_tables.sql of db-scheduler (16.x form), as published. */
+  static final String DDL_POSTGRES = String.join("\n",
+      "create table scheduled_tasks (",
+      "  task_name text not null,",
+      "  task_instance text not null,",
+      "  task_data bytea,",
+      "  execution_time timestamp with time zone not null,",
+      "  picked BOOLEAN not null,",
+      "  picked_by text,",
+      "  last_success timestamp with time zone,",
+      "  last_failure timestamp with time zone,",
+      "  consecutive_failures INT,",
+      "  last_heartbeat timestamp with time zone,",
+      "  version BIGINT not null,",
+      "  priority SMALLINT,",
+      "  PRIMARY KEY (task_name, task_instance)",
+      ");",
+      "CREATE INDEX execution_time_idx ON scheduled_tasks (execution_time);",
+      "CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat);",
+      "CREATE INDEX priority_execution_time_idx on scheduled_tasks (priority desc, execution_time asc);");
+
+  /** The same, adapted to H2. */
   static final String DDL = String.join("\n",
       "create table scheduled_tasks (",
       "  task_name varchar(255) not null,",
@@ -77,11 +103,18 @@ final class DbSchedulerSut implements Sut {
   @Override
   public Map<String, Object> settings() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("store", "scheduled_tasks on the H2 file (WRITE_DELAY=0, async:), its PostgreSQL DDL adapted, 3 indexes");
+    m.put("store", Db.postgres() ? "scheduled_tasks on " + Db.describe() + ", its PostgreSQL DDL as published, 3 indexes"
+        : "scheduled_tasks on the H2 file (WRITE_DELAY=0, async:), its PostgreSQL DDL adapted, 3 indexes");
     m.put("threads", Db.WORKERS);
     m.put("pool", Db.POOL);
     m.put("pollingInterval", tuned ? "100ms" : "10s (default)");
-    m.put("pollingStrategy", "fetch (generic; H2 has no lock-and-fetch support in db-scheduler)");
+    if (!Db.postgres()) {
+      m.put("pollingStrategy", "fetch (generic; H2 has no lock-and-fetch support in db-scheduler)");
+    } else if (tuned) {
+      m.put("pollingStrategy", "lock-and-fetch (pollUsingLockAndFetch(0.5, 1.0): UPDATE ... SELECT ... FOR UPDATE SKIP LOCKED RETURNING)");
+    } else {
+      m.put("pollingStrategy", "fetch (default: fetch-and-lock-on-execute, 0.5/3.0 of the threads)");
+    }
     m.put("steady", "one RecurringTask per task, Schedules.cron(\"* * * * * *\")");
     m.put("daily", "one RecurringTaskWithPersistentSchedule, one instance per task");
     return m;
@@ -91,15 +124,16 @@ final class DbSchedulerSut implements Sut {
   public void start(Db db, Plan plan, boolean fresh, Recorder rec) throws Exception {
     HikariConfig hc = new HikariConfig();
     hc.setJdbcUrl(db.url());
-    hc.setUsername("sa");
-    hc.setPassword("");
+    hc.setUsername(db.user());
+    hc.setPassword(db.password());
     hc.setMaximumPoolSize(Db.POOL);
     hc.setMinimumIdle(Db.POOL);
     ds = new HikariDataSource(hc);
-    probeConn = ds.getConnection();
+    // outside the pool, as for the other systems: all Db.POOL connections stay db-scheduler's
+    probeConn = db.connect();
     probeConn.setAutoCommit(true);
     if (fresh) {
-      Db.run(probeConn, DDL);
+      Db.run(probeConn, Db.postgres() ? DDL_POSTGRES : DDL);
     }
     burst = Tasks.oneTime("burst").execute((inst, ctx) -> rec.record(inst.getId(), ctx.getExecution().executionTime.toEpochMilli()));
     probe = Tasks.oneTime("probe").execute((inst, ctx) -> rec.record("probe", ctx.getExecution().executionTime.toEpochMilli()));
@@ -116,6 +150,9 @@ final class DbSchedulerSut implements Sut {
     }
     var builder = Scheduler.create(ds, known).threads(Db.WORKERS)
         .pollingInterval(tuned ? Duration.ofMillis(100) : Duration.ofSeconds(10));
+    if (tuned && Db.postgres()) {
+      builder.pollUsingLockAndFetch(0.5, 1.0);
+    }
     if (!recurring.isEmpty()) {
       builder.startTasks(recurring);
     }

@@ -26,10 +26,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Restart {
   private Restart() {}
 
-  /** The node: java -cp ... io.almanac.bench.Restart system dbPath tasks fresh */
+  /** The node: java -cp ... io.almanac.bench.Restart system dbLocation tasks fresh (the H2 file or the schema) */
   public static void main(String[] args) throws Exception {
     String system = args[0];
-    Db db = new Db(Path.of(args[1]));
+    Db db = Db.of(args[1]);
     int m = Integer.parseInt(args[2]);
     boolean fresh = Boolean.parseBoolean(args[3]);
     PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
@@ -67,11 +67,11 @@ final class Restart {
 
   private record Node(Process process, List<Recorder.Start> starts, AtomicLong ready, List<String> reports) {}
 
-  private static Node spawn(String system, Path db, int m, boolean fresh) throws Exception {
+  private static Node spawn(String system, Db db, int m, boolean fresh) throws Exception {
     List<String> cmd = new ArrayList<>(Bench.javaCommand("1g"));
     cmd.add("io.almanac.bench.Restart");
     cmd.add(system);
-    cmd.add(db.toString());
+    cmd.add(db.location());
     cmd.add(String.valueOf(m));
     cmd.add(String.valueOf(fresh));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -98,6 +98,7 @@ final class Restart {
     long deadline = System.currentTimeMillis() + 180_000;
     while (n.ready.get() < 0) {
       if (!p.isAlive() || System.currentTimeMillis() > deadline) {
+        p.destroyForcibly();
         throw new IllegalStateException("the " + system + " node did not start");
       }
       Thread.sleep(20);
@@ -108,9 +109,27 @@ final class Restart {
   static Map<String, Object> run(String system, int m, int upS, int downS, int againS, Path dir) throws Exception {
     Sut probe = Sut.create(system);
     Map<String, Object> out = Workloads.head(system, "restart-" + m, probe);
-    Path db = dir.resolve("restart");
+    Db db = Db.at(dir, "restart");
+    db.createEmpty();
+    List<Process> nodes = new ArrayList<>();
+    try {
+      return run(system, m, upS, downS, againS, db, out, nodes);
+    } finally {
+      for (Process p : nodes) {
+        if (p.isAlive()) {
+          p.destroyForcibly();
+          p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      }
+      db.drop();
+    }
+  }
+
+  private static Map<String, Object> run(String system, int m, int upS, int downS, int againS, Db db, Map<String, Object> out,
+      List<Process> nodes) throws Exception {
     long spawn1 = System.currentTimeMillis();
     Node a = spawn(system, db, m, true);
+    nodes.add(a.process);
     Bench.progress("  %s: node 1 ready in %d ms; running %d s, then kill -9", system, a.ready.get() - spawn1, upS);
     Thread.sleep(upS * 1000L);
     long killAt = System.currentTimeMillis();
@@ -120,6 +139,7 @@ final class Restart {
     Thread.sleep(downS * 1000L);
     long spawn2 = System.currentTimeMillis();
     Node b = spawn(system, db, m, false);
+    nodes.add(b.process);
     long ready2 = b.ready.get();
     Bench.progress("  %s: node 2 ready after %d ms; running %d s", system, ready2 - spawn2, againS);
     Thread.sleep(againS * 1000L);

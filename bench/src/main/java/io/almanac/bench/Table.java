@@ -85,6 +85,11 @@ final class Table {
       return String.format("batched (100 rows/commit) %s rows/s | one commit per row %s rows/s",
           f(num(r, "batched_100_rows_per_s")), f(num(r, "commit_per_row_rows_per_s")));
     }
+    if (w.equals("ceiling")) {
+      return String.format("one event per persist: %s persists/s | three events per persist: %s persists/s (%s events/s)",
+          f(num(r, "one_event_per_persist.persists_per_s")), f(num(r, "three_events_per_persist.persists_per_s")),
+          f(num(r, "three_events_per_persist.events_per_s")));
+    }
     if (w.equals("audit")) {
       return Boolean.TRUE.equals(r.get("available")) ? Json.write(r) : "not available: " + r.get("reason");
     }
@@ -109,6 +114,10 @@ final class Table {
     Double limit = null;
     if (byWorkload.containsKey("limit")) {
       limit = num(byWorkload.get("limit").get("jdbc"), "batched_100_rows_per_s");
+    }
+    Double ceiling = null;
+    if (byWorkload.containsKey("ceiling")) {
+      ceiling = num(byWorkload.get("ceiling").get("pekko-persistence"), "one_event_per_persist.persists_per_s");
     }
     for (var e : byWorkload.entrySet()) {
       Map<String, Object> a = e.getValue().get("almanac");
@@ -146,6 +155,16 @@ final class Table {
           b.append("| ").append(e.getKey()).append(" | limit (batched JDBC rows/s) | Almanac completions/s = ")
               .append(String.format("%.1f%%", 100 * c / limit)).append(" of the row ceiling (")
               .append(String.format("%.1f%%", 100 * c / (limit / 2))).append(" of the 2-rows-per-fire ceiling) |\n");
+        }
+      }
+      if (ceiling != null && e.getKey().startsWith("burst")) {
+        Double c = num(a, "completions_per_s");
+        Double writes = num(a, "journal_rows_per_fire");
+        if (c != null) {
+          b.append("| ").append(e.getKey()).append(" | ceiling (persists/s of the persistence stack) | Almanac completions/s = ")
+              .append(String.format("%.1f%%", 100 * c / ceiling)).append(" of one persist per fire, ")
+              .append(String.format("%.1f%%", 100 * c / (ceiling / 3))).append(" of three")
+              .append(writes == null ? "" : String.format(" (%.2f journal rows per fire)", writes)).append(" |\n");
         }
       }
     }
