@@ -5,6 +5,7 @@ import io.almanac.AlertSink;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -41,11 +42,14 @@ public final class Watchdog {
       boolean[] stalled = {false};
       return Behaviors.receive(Command.class)
           .onMessageEquals(Check.INSTANCE, () -> {
-            ctx.ask(TriggerActor.TriggerStatus.class, trigger, stallAfter, TriggerActor.GetStatus::new,
-                (status, error) -> new Status(status, error));
+            ctx.pipeToSelf(Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger,
+                TriggerActor.GetStatus::new, stallAfter, ctx.getSystem().scheduler()), Status::new);
             return Behaviors.same();
           })
           .onMessage(Status.class, m -> {
+            if (m.error() != null && CoordinatedShutdown.get(ctx.getSystem()).getShutdownReason().isPresent()) {
+              return Behaviors.same(); // the node is stopping: its trigger proxy stops with it, nothing stalled
+            }
             Instant now = clock.instant();
             String problem = null;
             if (m.error() != null) {

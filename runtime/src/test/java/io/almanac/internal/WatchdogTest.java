@@ -2,12 +2,14 @@ package io.almanac.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.typesafe.config.ConfigFactory;
 import io.almanac.Alert;
 import io.almanac.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
@@ -45,5 +47,40 @@ class WatchdogTest {
     }
     trigger.expectMessageClass(TriggerActor.GetStatus.class);
     assertEquals(List.of(Alert.Kind.TRIGGER_STALLED, Alert.Kind.TRIGGER_RECOVERED), alerts.stream().map(Alert::kind).toList());
+  }
+
+  /** Spawns a watchdog whose trigger never answers; shuts the node down first if asked; returns its alerts. */
+  private static List<Alert.Kind> unansweredChecks(boolean shuttingDown) {
+    ActorTestKit kit = ActorTestKit.create(ConfigFactory.parseString(String.join("\n",
+        "pekko.coordinated-shutdown.terminate-actor-system = off",
+        "pekko.coordinated-shutdown.run-by-actor-system-terminate = off")).withFallback(ConfigFactory.load()));
+    try {
+      if (shuttingDown) {
+        CoordinatedShutdown.get(kit.system()).run(CoordinatedShutdown.unknownReason());
+      }
+      List<Alert> alerts = new CopyOnWriteArrayList<>();
+      TestProbe<TriggerActor.Command> trigger = kit.createTestProbe();
+      SettableClock clock = new SettableClock(Instant.parse("2026-11-29T00:00:00Z"));
+      kit.spawn(Watchdog.create(trigger.getRef(), alerts::add, clock, Duration.ofMillis(50), Duration.ofMillis(100)));
+      // eight checks, none answered: the first five asks have timed out by the eighth check
+      for (int i = 0; i < 8; i++) {
+        trigger.expectMessageClass(TriggerActor.GetStatus.class);
+      }
+      return alerts.stream().map(Alert::kind).toList();
+    } finally {
+      kit.shutdownTestKit();
+    }
+  }
+
+  @Test
+  @DisplayName("R32: a trigger that does not answer raises TRIGGER_STALLED once")
+  void alertsWhenTheTriggerDoesNotAnswer() {
+    assertEquals(List.of(Alert.Kind.TRIGGER_STALLED), unansweredChecks(false));
+  }
+
+  @Test
+  @DisplayName("R32: no TRIGGER_STALLED while the node shuts down: its trigger proxy stops with it")
+  void quietWhileTheNodeShutsDown() {
+    assertEquals(List.of(), unansweredChecks(true));
   }
 }
