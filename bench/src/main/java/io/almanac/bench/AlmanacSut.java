@@ -154,11 +154,12 @@ final class AlmanacSut implements Sut {
 
   @Override
   public void probe(Instant due) throws Exception {
-    // Every second, not a one-shot cron at 'due': a task registered after its only firing never
-    // fires (Almanac does not catch up windows due before a task existed), and the registration
-    // round trip after a restart may well take longer than the ~1 s until 'due'. So the probe's
-    // first fire is the first whole second after the trigger knows it.
-    register(List.of(TaskSpec.builder("probe").cron("* * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bench").build()));
+    // Once a day at 'due' (UTC), so it fires once and the idle window that follows is idle (a
+    // per-second probe made the idle CPU figure that of one fire a second). A registration that
+    // ends after 'due' still fires it: the trigger fires windows due since the registration began.
+    java.time.ZonedDateTime at = due.atZone(java.time.ZoneOffset.UTC);
+    String cron = at.getSecond() + " " + at.getMinute() + " " + at.getHour() + " * * ? UTC";
+    register(List.of(TaskSpec.builder("probe").cron(cron).window(WindowSpec.PER_FIRING).job("bench").build()));
   }
 
   @Override
