@@ -218,7 +218,6 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       String executorId,
       StartGate gate) {
     super(ctx);
-    this.gate = gate;
     this.ctx = ctx;
     this.clock = clock;
     this.settings = settings;
@@ -228,6 +227,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     this.executorId = executorId;
     this.jobPool = ctx.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(settings.jobDispatcher()));
     this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
+    this.gate = gate;
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
     ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} started ahead while jobs take < {}, "
         + "backlog {} starts/s (burst {}), {} per task", executorId, settings.maxConcurrent(),
@@ -277,13 +277,18 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     TaskEntity.AttemptGrant grant = m.grant();
     Item item = new Item(m.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
     startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
+    runOrWait(item, grant); // also while draining: the attempt is started in its entity
+    return this;
+  }
+
+  /** Runs an attempt its entity has started if a job slot is free; otherwise it waits for one. */
+  private void runOrWait(Item item, TaskEntity.AttemptGrant grant) {
     if (running.size() < settings.maxConcurrent()) {
-      run(item, grant, clock.instant()); // also while draining: the attempt is started in its entity
+      run(item, grant, clock.instant());
     } else {
       ready.addLast(new Ready(item, grant));
     }
     offerSlots(clock.instant());
-    return this;
   }
 
   private void drain() {
@@ -403,12 +408,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onGranted(Granted m) {
     starting--;
-    if (running.size() < settings.maxConcurrent()) {
-      run(m.item(), m.grant(), clock.instant());
-    } else {
-      ready.addLast(new Ready(m.item(), m.grant())); // started ahead: runs when a slot is free
-    }
-    offerSlots(clock.instant());
+    runOrWait(m.item(), m.grant()); // started ahead of a free slot, it waits for one
     return this;
   }
 

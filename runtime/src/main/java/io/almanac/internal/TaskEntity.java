@@ -635,7 +635,8 @@ public final class TaskEntity
     Instant now = now();
     Decided early = decideBeforeOverlap(state, cmd, now);
     if (early != null) {
-      return persistDecided(early.events(), early, cmd.replyTo(), early.outcome());
+      return early.error() != null ? Effect().reply(cmd.replyTo(), StatusReply.error(early.error()))
+          : persistThenReply(early.events(), cmd.replyTo(), early.outcome());
     }
     String key = cmd.window().value();
     List<WindowState> active = state.activeForOverlap();
@@ -646,13 +647,13 @@ public final class TaskEntity
     switch (state.spec().overlap()) {
       case SKIP: {
         Decided d = skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + previous, now);
-        return persistDecided(d.events(), d, cmd.replyTo(), d.outcome());
+        return persistThenReply(d.events(), cmd.replyTo(), d.outcome());
       }
       case BUFFER_ONE:
         for (WindowState w : active) {
           if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
             Decided d = skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting", now);
-            return persistDecided(d.events(), d, cmd.replyTo(), d.outcome());
+            return persistThenReply(d.events(), cmd.replyTo(), d.outcome());
           }
         }
         return schedule(state, cmd, RunKind.FIRST, List.of());
@@ -702,15 +703,11 @@ public final class TaskEntity
       events.addAll(d.events());
       outcomes.add(d.outcome());
     }
-    return persistDecided(events, null, cmd.replyTo(), new CatchUpOutcome(List.copyOf(outcomes)));
+    return persistThenReply(events, cmd.replyTo(), new CatchUpOutcome(List.copyOf(outcomes)));
   }
 
-  /** Replies the refusal, or persists the events (if any) and then replies the outcome. */
-  private <R> ReplyEffect<Event, State> persistDecided(List<Event> events, Decided decided,
-      ActorRef<StatusReply<R>> replyTo, R outcome) {
-    if (decided != null && decided.error() != null) {
-      return Effect().reply(replyTo, StatusReply.error(decided.error()));
-    }
+  /** Persists the events (if any), then replies the outcome. */
+  private <R> ReplyEffect<Event, State> persistThenReply(List<Event> events, ActorRef<StatusReply<R>> replyTo, R outcome) {
     return events.isEmpty() ? Effect().reply(replyTo, StatusReply.success(outcome))
         : persist(events).thenReply(replyTo, s -> StatusReply.success(outcome));
   }

@@ -264,7 +264,7 @@ public final class TriggerActor
     // Fresh fires go out first, the catch-up after them, one command per task: a task's mailbox then
     // holds the window due now ahead of its older ones, which it records in one write, so a
     // recovery's backlog does not delay what is due now (R11, R17).
-    List<Due> catchUps = new ArrayList<>();
+    Map<String, List<DueWindow>> catchUps = new LinkedHashMap<>();
     for (TaskSpec spec : state.tasks().values()) {
       Slot slot = slotFor(spec);
       List<DueWindow> due = slot.schedule.dueBetween(from, now, settings.maxCatchUpPerTask() + 1);
@@ -290,14 +290,12 @@ public final class TriggerActor
         }
       }
       if (!missed.isEmpty()) {
-        catchUps.add(new Due(now, 0, spec.id(), Kind.REFIRE, missed.get(0), TaskEntity.FireKind.CATCH_UP,
-            List.copyOf(missed)));
+        catchUps.put(spec.id(), List.copyOf(missed));
       }
       scheduleNext(slot, now);
     }
-    for (Due d : catchUps) {
-      push(new Due(d.at(), seq++, d.taskId(), d.kind(), d.window(), d.fireKind(), d.batch()));
-    }
+    catchUps.forEach((taskId, missed) ->
+        push(new Due(now, seq++, taskId, Kind.REFIRE, missed.get(0), TaskEntity.FireKind.CATCH_UP, missed)));
     for (String id : state.active()) {
       if (slots.containsKey(id)) {
         setWake(slots.get(id), now);
