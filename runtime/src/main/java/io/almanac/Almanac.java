@@ -443,7 +443,9 @@ public final class Almanac {
         throw new CompletionException(new AlmanacException("no answer within the ask timeout: " + error.getMessage(), error));
       }
       if (r.isError()) {
-        throw new CompletionException(new AlmanacException(r.getError().getMessage()));
+        // typed refusals (RefusedException, InvalidSpecException, IllegalTransitionException) as they are
+        Throwable refusal = r.getError();
+        throw new CompletionException(refusal instanceof AlmanacException a ? a : new AlmanacException(refusal.getMessage()));
       }
       return r.getValue();
     });

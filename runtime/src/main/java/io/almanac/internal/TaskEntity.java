@@ -19,7 +19,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import io.almanac.Alert;
-import io.almanac.IllegalTransitionException;
+import io.almanac.RefusedException;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,6 +40,7 @@ import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReplyBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
@@ -64,7 +65,12 @@ public final class TaskEntity
   // Commands
 
   /** What a task entity is told or asked. */
-  public interface Command extends AlmanacSerializable {}
+  public interface Command extends AlmanacSerializable {
+    /** @return where the reply goes, or null for a command that gets none */
+    default ActorRef<? extends StatusReply<?>> replyTo() {
+      return null;
+    }
+  }
 
   /** Define or update the task's spec. */
   public record Define(TaskSpec spec, ActorRef<StatusReply<Done>> replyTo) implements Command {}
@@ -492,6 +498,12 @@ public final class TaskEntity
   private final Map<String, ActorRef<Executor.Command>> runners = new HashMap<>();
   private final Set<String> dispatched = new HashSet<>();
   private TriggerActor.TaskWakes lastReported;
+  // The pure core: every decision is made there; this class persists and sends.
+  private final HotState hot;
+  private final FireDecider fires;
+  private final AttemptLifecycle attempts;
+  private final EffectRules effects;
+  private final OperatorActions operator;
 
   /**
    * A task entity with no trigger, executor or alert sink, for unit tests of its state machine.
@@ -534,6 +546,11 @@ public final class TaskEntity
     this.env = Objects.requireNonNull(env, "env");
     this.ctx = ctx;
     this.log = ctx.getLog();
+    this.hot = new HotState(settings.hotWindows(), settings.retention());
+    this.fires = new FireDecider(settings);
+    this.attempts = new AttemptLifecycle(taskId, settings);
+    this.effects = new EffectRules(settings);
+    this.operator = new OperatorActions(taskId, settings);
   }
 
   @Override
@@ -568,35 +585,40 @@ public final class TaskEntity
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Command handlers
+  // Command handlers: per state; each asks the pure core, then persists what it decided.
 
   @Override
   public CommandHandlerWithReply<Command, Event, State> commandHandler() {
-    return newCommandHandlerWithReplyBuilder()
-        .forAnyState()
+    CommandHandlerWithReplyBuilder<Command, Event, State> b = newCommandHandlerWithReplyBuilder();
+    b.forState(s -> !s.defined())
+        .onCommand(Define.class, this::onDefine)
+        .onCommand(CheckExecutors.class, (s, c) -> Effect().noReply())
+        .onAnyCommand(this::unknownTask);
+    b.forState(State::defined)
         .onCommand(Define.class, this::onDefine)
         .onCommand(Fire.class, this::onFire)
         .onCommand(CatchUp.class, this::onCatchUp)
         .onCommand(StartAttempt.class, this::onStartAttempt)
-        .onCommand(Heartbeat.class, this::onHeartbeat)
-        .onCommand(FinishAttempt.class, this::onFinishAttempt)
-        .onCommand(ExpireLease.class, this::onExpireLease)
-        .onCommand(ReleaseRetry.class, this::onReleaseRetry)
+        .onCommand(Heartbeat.class, (s, c) -> run(s, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
+        .onCommand(FinishAttempt.class, (s, c) -> run(s, attempts.finish(s, c, now()), c.replyTo()))
+        .onCommand(ExpireLease.class, (s, c) -> run(s, attempts.expireLease(s, c.window(), c.attempt(), now()), c.replyTo()))
+        .onCommand(ReleaseRetry.class, (s, c) -> run(s, attempts.releaseRetry(s, c.window(), now()), c.replyTo()))
         .onCommand(Wake.class, this::onWake)
-        .onCommand(CheckExecutors.class, this::onCheckExecutors)
-        .onCommand(RecordEffect.class, this::onRecordEffect)
-        .onCommand(Pause.class, this::onPause)
-        .onCommand(Resume.class, this::onResume)
-        .onCommand(RunNow.class, this::onRunNow)
-        .onCommand(Backfill.class, this::onBackfill)
-        .onCommand(Retry.class, this::onRetry)
-        .onCommand(Resolve.class, this::onResolve)
-        .onCommand(Cancel.class, this::onCancel)
-        .onCommand(GetTask.class, this::onGetTask)
-        .onCommand(GetWindows.class, this::onGetWindows)
+        .onCommand(CheckExecutors.class, (s, c) -> persist(attempts.due(s, env.executorAlive(), now())).thenNoReply())
+        .onCommand(RecordEffect.class, (s, c) -> run(s, effects.record(s, c, now()), c.replyTo()))
+        .onCommand(Pause.class, (s, c) -> run(s, operator.pause(s, now()), c.replyTo()))
+        .onCommand(Resume.class, (s, c) -> run(s, operator.resume(s, now()), c.replyTo()))
+        .onCommand(RunNow.class, (s, c) -> run(s, operator.runNow(s, schedule(s), now()), c.replyTo()))
+        .onCommand(Backfill.class, (s, c) -> run(s, operator.backfill(s, schedule(s), c.from(), c.to(), now()), c.replyTo()))
+        .onCommand(Retry.class, (s, c) -> run(s, operator.retry(s, c.window(), now()), c.replyTo()))
+        .onCommand(Resolve.class, (s, c) -> run(s, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
+        .onCommand(Cancel.class, (s, c) -> run(s, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
+        .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(view(s)))))
+        .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views(s, w -> true))))
         .onCommand(GetWindow.class, this::onGetWindow)
-        .onCommand(GetInterventionQueue.class, this::onGetInterventionQueue)
-        .build();
+        .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(),
+            StatusReply.success(views(s, w -> w.status() == InstanceStatus.FINAL_FAILED))));
+    return b.build();
   }
 
   /** Persists the events, then runs the side effects that follow from them (never before). */
@@ -604,645 +626,108 @@ public final class TaskEntity
     return Effect().persist(events).thenRun(s -> afterPersist(s, events));
   }
 
-  private EffectBuilder<Event, State> persist(Event event) {
-    return persist(List.of(event));
+  /** Carries out a decision: the refusal, or the events (if any) and then the reply. */
+  private <R> ReplyEffect<Event, State> run(State state, Decided<R> d, ActorRef<StatusReply<R>> replyTo) {
+    if (d.refused()) {
+      return Effect().reply(replyTo, StatusReply.error(d.refusal()));
+    }
+    if (d.events().isEmpty()) {
+      return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state)));
+    }
+    return persist(d.events()).thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s)));
+  }
+
+  private State fold(State state, List<Event> events) {
+    State s = state;
+    for (Event e : events) {
+      s = Evolve.apply(s, e, hot, Evolve.Violations.IGNORE);
+    }
+    return s;
   }
 
   private ReplyEffect<Event, State> onDefine(State state, Define cmd) {
-    TaskSpec spec = cmd.spec();
-    if (spec == null) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("spec 'null' is invalid: a task needs a spec"));
-    }
-    try {
-      spec.validate();
-    } catch (InvalidSpecException e) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(e.getMessage()));
-    }
-    if (!taskId.equals(spec.id())) {
-      return Effect().reply(cmd.replyTo(),
-          StatusReply.error("id '" + spec.id() + "' is invalid: this entity is task '" + taskId + "'"));
-    }
-    if (spec.equals(state.spec())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.ack());
-    }
-    return persist(new SpecDefined(spec, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return run(state, operator.define(state, cmd.spec(), now()), cmd.replyTo());
   }
 
+  /**
+   * A fire: dead attempts are settled first, in the same write, so an attempt whose executor died
+   * with its node never counts as the previous run (R6, R24). A fresh window that may start at once,
+   * with a job slot offered by this node's executor, is started in the same write as its schedule.
+   */
   private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
     Instant now = now();
-    Decided early = decideBeforeOverlap(state, cmd, now);
-    if (early != null) {
-      return early.error() != null ? Effect().reply(cmd.replyTo(), StatusReply.error(early.error()))
-          : persistThenReply(early.events(), cmd.replyTo(), early.outcome());
+    List<Event> settled = attempts.settle(state, env.executorAlive(), now);
+    State s = fold(state, settled);
+    Decided<FireOutcome> d = fires.fire(s, cmd, now).after(settled);
+    if (d.refused() || env.executor() == null) {
+      return run(state, d, cmd.replyTo());
     }
-    String key = cmd.window().value();
-    List<WindowState> active = state.activeForOverlap();
-    if (active.isEmpty()) {
-      return schedule(state, cmd, RunKind.FIRST, List.of());
+    State after = fold(state, d.events());
+    WindowState w = after.windows().get(cmd.window().value());
+    if (!startsAtOnce(after, w, d.events()) || !env.gate().tryTake()) {
+      return run(state, d, cmd.replyTo());
     }
-    String previous = active.get(0).key() + " is " + active.get(0).status();
-    switch (state.spec().overlap()) {
-      case SKIP: {
-        Decided d = skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + previous, now);
-        return persistThenReply(d.events(), cmd.replyTo(), d.outcome());
-      }
-      case BUFFER_ONE:
-        for (WindowState w : active) {
-          if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
-            Decided d = skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting", now);
-            return persistThenReply(d.events(), cmd.replyTo(), d.outcome());
-          }
-        }
-        return schedule(state, cmd, RunKind.FIRST, List.of());
-      case ALLOW:
-        return schedule(state, cmd, RunKind.FIRST, List.of());
-      case CANCEL_PREVIOUS:
-      default:
-        List<Event> cancels = new ArrayList<>();
-        for (WindowState w : active) {
-          Transition.check(w.status(), InstanceStatus.CANCELLED, w.key());
-          cancels.add(new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now));
-        }
-        return schedule(state, cmd, RunKind.FIRST, cancels);
-    }
-  }
-
-  /**
-   * Windows due while the trigger was down: each decided as a catch-up fire (a duplicate, skipped
-   * while paused, missed, or scheduled as a backfill), all persisted in one write. An invalid window
-   * refuses the whole command and nothing is persisted.
-   */
-  private ReplyEffect<Event, State> onCatchUp(State state, CatchUp cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    if (cmd.windows() == null || cmd.windows().isEmpty()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("windows '" + cmd.windows() + "' is invalid: "
-          + "a catch-up names at least one window"));
-    }
-    Instant now = now();
-    List<Event> events = new ArrayList<>();
-    List<FireOutcome> outcomes = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    for (DueFire due : cmd.windows()) {
-      Decided d;
-      if (due == null) {
-        d = new Decided(List.of(), null, "window 'null' is invalid: a catch-up names windows");
-      } else if (due.window() != null && !seen.add(due.window().value())) {
-        d = new Decided(List.of(), new FireOutcome(due.window().value(), Decision.DUPLICATE, "twice in one catch-up"), null);
-      } else {
-        d = decideBeforeOverlap(state,
-            new Fire(due.window(), due.start(), due.end(), due.dueAt(), FireKind.CATCH_UP, null), now);
-      }
-      if (d.error() != null) {
-        return Effect().reply(cmd.replyTo(), StatusReply.error(d.error()));
-      }
-      events.addAll(d.events());
-      outcomes.add(d.outcome());
-    }
-    return persistThenReply(events, cmd.replyTo(), new CatchUpOutcome(List.copyOf(outcomes)));
-  }
-
-  /** Persists the events (if any), then replies the outcome. */
-  private <R> ReplyEffect<Event, State> persistThenReply(List<Event> events, ActorRef<StatusReply<R>> replyTo, R outcome) {
-    return events.isEmpty() ? Effect().reply(replyTo, StatusReply.success(outcome))
-        : persist(events).thenReply(replyTo, s -> StatusReply.success(outcome));
-  }
-
-  /** A fire's decision: the events to persist and the outcome, or why the fire is refused. */
-  private record Decided(List<Event> events, FireOutcome outcome, String error) {}
-
-  /**
-   * Decides a fire up to its overlap policy: refused when invalid or not yet due, a duplicate when
-   * the window exists (R5), skipped while paused, missed outside the horizon (R14), and a catch-up
-   * fire entirely: missed, or scheduled as a backfill (R12). Null: an on-time fire, for the overlap
-   * policy to decide.
-   */
-  private Decided decideBeforeOverlap(State state, Fire cmd, Instant now) {
-    if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
-        || cmd.end().isBefore(cmd.start())) {
-      return new Decided(List.of(), null, "fire '" + cmd.window() + "' is invalid: window, start <= end,"
-          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")");
-    }
-    String key = cmd.window().value();
-    Optional<WindowState> existing = state.window(key);
-    if (existing.isPresent() || state.archived(cmd.start())) {
-      // A repeated fire is a hint the entity has already acted on (R5): no event, just the ack.
-      String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
-      return new Decided(List.of(), new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status), null);
-    }
-    if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
-      // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
-      return new Decided(List.of(), null, "dueAt '" + cmd.dueAt() + "' is invalid: window '" + key
-          + "' is not due yet (now " + now + ")");
-    }
-    TaskSpec spec = state.spec();
-    if (state.paused()) {
-      return skip(cmd, SkipReason.PAUSED, "task is paused", now);
-    }
-    if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
-      return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
-          + spec.catchUp().horizon(), now);
-    }
-    if (cmd.kind() != FireKind.CATCH_UP) {
-      return null;
-    }
-    if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
-      return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
-          ? "due " + cmd.dueAt() + " while the trigger was down; the task is not backfillable"
-          : "due " + cmd.dueAt() + ", outside the backfill span " + spec.backfill().span(), now);
-    }
-    return new Decided(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),
-        new FireOutcome(key, Decision.SCHEDULED, RunKind.BACKFILL.name()), null);
-  }
-
-  private ReplyEffect<Event, State> schedule(State state, Fire cmd, RunKind kind, List<Event> before) {
-    String key = cmd.window().value();
-    Instant now = now();
-    List<Event> events = new ArrayList<>(before);
-    events.add(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), kind, now));
-    // A fresh window that may start at once, with a job slot offered by this node's executor, is
-    // started in the same journal write as its schedule: one round trip instead of two (R21 holds:
-    // the start is persisted before the job runs, once per attempt).
-    boolean startNow = kind == RunKind.FIRST && before.isEmpty() && env.executor() != null
-        && state.running("").isEmpty() && env.gate().tryTake();
-    if (!startNow) {
-      return persist(events)
-          .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(key, Decision.SCHEDULED, kind.name())));
-    }
-    Transition.check(InstanceStatus.PENDING, InstanceStatus.RUNNING, key);
-    Instant leaseUntil = now.plus(currentLease(state));
-    events.add(new AttemptStarted(key, 1, kind, leaseUntil, env.executorId(), now));
-    runners.put(key, env.executor());
+    TaskEntity.AttemptStarted started = attempts.startEvent(after, w, env.executorId(), now);
+    List<Event> events = new ArrayList<>(d.events());
+    events.add(started);
+    runners.put(w.key(), env.executor());
+    FireOutcome outcome = d.reply().apply(after);
     return persist(events)
-        .thenRun(s -> {
-          WindowState started = s.windows().get(key);
-          env.executor().tell(new Executor.RunStarted(taskId, s.spec().job(), s.spec().zone(), new AttemptGrant(taskId, key,
-              started.attempt(), kind, leaseUntil, started.start(), started.end(), started.effects(), started.pendingEffects())));
-        })
-        .thenReply(cmd.replyTo(), s -> StatusReply.success(new FireOutcome(key, Decision.SCHEDULED, kind.name())));
+        .thenRun(x -> env.executor().tell(new Executor.RunStarted(taskId, x.spec().job(), x.spec().zone(),
+            attempts.grant(x, started))))
+        .thenReply(cmd.replyTo(), x -> StatusReply.success(outcome));
   }
 
-  private static Decided skip(Fire cmd, SkipReason reason, String detail, Instant now) {
-    String key = cmd.window().value();
-    return new Decided(List.of(new FireSkipped(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
-        new FireOutcome(key, Decision.SKIPPED, reason + ": " + detail), null);
+  /** A fresh first run, scheduled by this fire alone, with nothing running or queued before it. */
+  private static boolean startsAtOnce(State after, WindowState w, List<Event> events) {
+    if (w == null || w.status() != InstanceStatus.PENDING || w.runKind() != RunKind.FIRST || after.running("").isPresent()) {
+      return false;
+    }
+    for (Event e : events) {
+      if (e instanceof InstanceCancelled) {
+        return false;
+      }
+    }
+    for (WindowState x : after.windows().values()) {
+      if (x != w && x.status() == InstanceStatus.PENDING) {
+        return false; // an older queued window starts first
+      }
+    }
+    return true;
   }
 
-  private static Decided miss(Fire cmd, MissReason reason, String detail, Instant now) {
-    String key = cmd.window().value();
-    return new Decided(List.of(new WindowMissed(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
-        new FireOutcome(key, Decision.MISSED, reason + ": " + detail), null);
+  private ReplyEffect<Event, State> onCatchUp(State state, CatchUp cmd) {
+    Instant now = now();
+    List<Event> settled = attempts.settle(state, env.executorAlive(), now);
+    return run(state, fires.catchUp(fold(state, settled), cmd.windows(), now).after(settled), cmd.replyTo());
   }
 
   private ReplyEffect<Event, State> onStartAttempt(State state, StartAttempt cmd) {
-    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
-    if (refused != null) {
-      return refused;
+    Decided<AttemptGrant> d = attempts.start(state, cmd.window(), cmd.executorId(), now());
+    if (!d.refused() && cmd.executor() != null) {
+      runners.put(cmd.window().value(), cmd.executor());
     }
-    WindowState w = state.windows().get(cmd.window().value());
-    if (w.status() != InstanceStatus.PENDING) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(
-          "window '" + w.key() + "' is " + w.status() + ", not PENDING: attempt " + w.attempt() + " already started"));
-    }
-    if (state.spec().overlap() != OverlapPolicy.ALLOW) {
-      Optional<WindowState> other = state.running(w.key());
-      if (other.isPresent()) {
-        return Effect().reply(cmd.replyTo(), StatusReply.error("window '" + other.get().key()
-            + "' is still RUNNING and the overlap policy is " + state.spec().overlap()));
-      }
-    }
-    Transition.check(w.status(), InstanceStatus.RUNNING, w.key());
-    Instant now = now();
-    int attempt = w.attempt() + 1;
-    Instant leaseUntil = now.plus(currentLease(state));
-    if (cmd.executor() != null) {
-      runners.put(w.key(), cmd.executor());
-    }
-    return persist(new AttemptStarted(w.key(), attempt, w.runKind(), leaseUntil, cmd.executorId(), now))
-        .thenReply(cmd.replyTo(), s -> {
-          WindowState started = s.windows().get(w.key());
-          return StatusReply.success(new AttemptGrant(taskId, w.key(), attempt, w.runKind(), leaseUntil, w.start(), w.end(),
-              started.effects(), started.pendingEffects()));
-        });
-  }
-
-  private ReplyEffect<Event, State> onHeartbeat(State state, Heartbeat cmd) {
-    Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
-    if (found.isEmpty()) {
-      return notRunning(state, cmd.replyTo(), cmd.window(), cmd.attempt());
-    }
-    WindowState w = found.get();
-    Instant now = now();
-    if (now.isAfter(w.leaseUntil())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(
-          "lease of window '" + w.key() + "' attempt " + w.attempt() + " expired at " + w.leaseUntil()));
-    }
-    Instant leaseUntil = now.plus(currentLease(state));
-    if (!leaseUntil.isAfter(w.leaseUntil())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.success(new LeaseGranted(w.leaseUntil())));
-    }
-    return persist(new LeaseExtended(w.key(), w.attempt(), leaseUntil, now))
-        .thenReply(cmd.replyTo(), s -> StatusReply.success(new LeaseGranted(leaseUntil)));
-  }
-
-  private ReplyEffect<Event, State> onFinishAttempt(State state, FinishAttempt cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    Optional<String> tooBig = oversized(cmd.result());
-    if (tooBig.isPresent()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(tooBig.get()));
-    }
-    if (cmd.duration() == null || cmd.duration().isNegative()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("duration '" + cmd.duration() + "' is invalid: must be >= 0"));
-    }
-    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
-    if (refused != null) {
-      return refused;
-    }
-    WindowState w = state.windows().get(cmd.window().value());
-    if (cmd.attempt() < 1 || cmd.attempt() > w.attempt()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("attempt '" + cmd.attempt() + "' is invalid: window '"
-          + w.key() + "' has started " + w.attempt() + " attempts"));
-    }
-    Instant now = now();
-    JobResult r = cmd.result();
-    if (cmd.attempt() == w.resultAttempt()) {
-      // The same result delivered again (the executor retries until acknowledged): already recorded.
-      return Effect().reply(cmd.replyTo(), StatusReply.ack());
-    }
-    if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
-      return persist(late(w, cmd, "window is " + w.status() + " at attempt " + w.attempt(), now))
-          .thenReply(cmd.replyTo(), s -> StatusReply.ack());
-    }
-    List<Event> events = new ArrayList<>();
-    if (now.isAfter(w.leaseUntil())) {
-      // The attempt number is a fencing token: past its lease the attempt cannot succeed the window.
-      events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), cmd.duration(), now));
-      events.addAll(afterFailure(state, w, "lease expired at " + w.leaseUntil(), now));
-      events.add(late(w, cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
-    } else if (r.succeeded()) {
-      Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
-      events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now));
-    } else {
-      Transition.check(w.status(), InstanceStatus.FAILED, w.key());
-      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now));
-      events.addAll(afterFailure(state, w, r.reason(), now));
-    }
-    return persist(events).thenReply(cmd.replyTo(), s -> StatusReply.ack());
-  }
-
-  private LateResultRecorded late(WindowState w, FinishAttempt cmd, String detail, Instant now) {
-    JobResult r = cmd.result();
-    String what = r.succeeded() ? "summary: " + r.summary() : "reason: " + r.reason();
-    return new LateResultRecorded(w.key(), cmd.attempt(), r.outcome(), detail + "; " + what, now);
-  }
-
-  private ReplyEffect<Event, State> onExpireLease(State state, ExpireLease cmd) {
-    Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
-    if (found.isEmpty()) {
-      // Already finished, timed out or superseded: nothing to expire.
-      return Effect().reply(cmd.replyTo(), StatusReply.ack());
-    }
-    WindowState w = found.get();
-    Instant now = now();
-    if (now.isBefore(w.leaseUntil())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("lease of window '" + w.key() + "' attempt " + w.attempt()
-          + " runs until " + w.leaseUntil()));
-    }
-    return persist(timeOut(state, w, "lease expired at " + w.leaseUntil(), now)).thenReply(cmd.replyTo(), s -> StatusReply.ack());
-  }
-
-  private List<Event> timeOut(State state, WindowState w, String reason, Instant now) {
-    Transition.check(w.status(), InstanceStatus.TIMED_OUT, w.key());
-    List<Event> events = new ArrayList<>();
-    // An attempt that ran its whole lease counts with the lease as a (lower bound) duration sample,
-    // so a job longer than its lease makes the next lease longer (R23). An attempt whose executor
-    // died says nothing about the job's duration (the node may have been down for hours): no sample.
-    Duration held = null;
-    if (!now.isBefore(w.leaseUntil()) && startedAt(w) != null) {
-      held = Duration.between(startedAt(w), w.leaseUntil());
-      held = held.isNegative() ? Duration.ZERO : held;
-    }
-    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), held, now));
-    events.addAll(afterFailure(state, w, reason, now));
-    return events;
-  }
-
-  private static Instant startedAt(WindowState w) {
-    return w.startedAt() != null ? w.startedAt() : w.updatedAt();
-  }
-
-  /** What follows a failed or timed-out attempt: a retry by the backfill policy, or FINAL_FAILED. */
-  private List<Event> afterFailure(State state, WindowState w, String lastReason, Instant now) {
-    TaskSpec spec = state.spec();
-    BackfillPolicy backfill = spec.backfill();
-    int cap = spec.retry().maxRetries();
-    if (!backfill.allowsBackfill()) {
-      return List.of(new InstanceFinalFailed(w.key(), "not retried: the task is not backfillable (R12); last: " + lastReason, now));
-    }
-    if (w.retries() >= cap) {
-      return List.of(new InstanceFinalFailed(w.key(), "retry cap " + cap + " reached; last: " + lastReason, now));
-    }
-    int retryNumber = w.retries() + 1;
-    long seed = (taskId + "|" + w.key()).hashCode();
-    Optional<Instant> due = backfill.retryDueAt(retryNumber, now, w.start(), seed);
-    if (due.isEmpty()) {
-      return List.of(new InstanceFinalFailed(w.key(), "outside the backfill span " + backfill.span() + "; last: " + lastReason, now));
-    }
-    if (due.get().isAfter(now)) {
-      return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now));
-    }
-    return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now),
-        new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
-  }
-
-  private ReplyEffect<Event, State> onReleaseRetry(State state, ReleaseRetry cmd) {
-    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
-    if (refused != null) {
-      return refused;
-    }
-    WindowState w = state.windows().get(cmd.window().value());
-    if (w.status() != InstanceStatus.RETRY_WAIT) {
-      return Effect().reply(cmd.replyTo(), StatusReply.ack());
-    }
-    Instant now = now();
-    if (now.isBefore(w.retryDueAt())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(
-          "retry of window '" + w.key() + "' is not due until " + w.retryDueAt()));
-    }
-    return persist(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now))
-        .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return run(state, d, cmd.replyTo());
   }
 
   private ReplyEffect<Event, State> onWake(State state, Wake cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
     dispatched.clear(); // whatever was handed to an executor before is handed again (it deduplicates)
-    return persist(due(state)).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return persist(attempts.due(state, env.executorAlive(), now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
-  private ReplyEffect<Event, State> onCheckExecutors(State state, CheckExecutors cmd) {
-    if (!state.defined()) {
-      return Effect().noReply();
-    }
-    return persist(due(state)).thenNoReply();
-  }
-
-  /**
-   * What is due now: expired leases and attempts whose executor is gone time out (R23, R24); due
-   * retries become PENDING.
-   */
-  private List<Event> due(State state) {
-    Instant now = now();
-    List<Event> events = new ArrayList<>();
-    for (WindowState w : state.windows().values()) {
-      if (w.status() == InstanceStatus.RUNNING) {
-        if (!now.isBefore(w.leaseUntil())) {
-          events.addAll(timeOut(state, w, "lease expired at " + w.leaseUntil(), now));
-        } else if (w.executor() != null && !env.executorAlive().test(w.executor())) {
-          // checked only after the lease test: a lease that ended counts as a lease expiry
-          events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
-        }
-      } else if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {
-        Transition.check(w.status(), InstanceStatus.PENDING, w.key());
-        events.add(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
-      }
-    }
-    return events;
-  }
-
-  private ReplyEffect<Event, State> onRecordEffect(State state, RecordEffect cmd) {
-    if (cmd.key() == null || cmd.key().isBlank()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("effect key '" + cmd.key() + "' is invalid: must not be empty"));
-    }
-    Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
-    if (found.isEmpty()) {
-      return notRunning(state, cmd.replyTo(), cmd.window(), cmd.attempt());
-    }
-    WindowState w = found.get();
-    String existing = w.effects().get(cmd.key());
-    if (existing != null) {
-      return Effect().reply(cmd.replyTo(), StatusReply.success(new EffectReply(false, existing, false)));
-    }
-    boolean pending = w.pendingEffects().contains(cmd.key());
-    if (cmd.intent() && pending) {
-      return Effect().reply(cmd.replyTo(), StatusReply.success(new EffectReply(false, null, true)));
-    }
-    String value = cmd.value() == null ? "" : cmd.value();
-    String error = null;
-    if (cmd.key().length() > settings.maxEffectKeyLength()) {
-      error = "effect key '" + abbreviate(cmd.key()) + "' is invalid: " + cmd.key().length()
-          + " characters, at most " + settings.maxEffectKeyLength();
-    } else if (value.length() > settings.maxEffectValueLength()) {
-      error = "effect value '" + abbreviate(value) + "' is invalid: " + value.length()
-          + " characters, at most " + settings.maxEffectValueLength();
-    } else if (!pending && w.effects().size() + w.pendingEffects().size() >= settings.maxEffectsPerWindow()) {
-      error = "effect key '" + cmd.key() + "' is refused: window '" + w.key() + "' already holds "
-          + w.effects().size() + " effects (almanac.task.max-effects-per-window)";
-    }
-    if (error != null) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(error));
-    }
-    if (cmd.intent()) {
-      return persist(new EffectIntended(w.key(), w.attempt(), cmd.key(), now()))
-          .thenReply(cmd.replyTo(), s -> StatusReply.success(new EffectReply(true, null, true)));
-    }
-    return persist(new EffectRecorded(w.key(), w.attempt(), cmd.key(), value, now()))
-        .thenReply(cmd.replyTo(), s -> StatusReply.success(new EffectReply(true, value, false)));
-  }
-
-  private ReplyEffect<Event, State> onPause(State state, Pause cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    if (state.paused()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.ack());
-    }
-    return persist(new TaskPaused(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
-  }
-
-  private ReplyEffect<Event, State> onResume(State state, Resume cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    if (!state.paused()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.ack());
-    }
-    return persist(new TaskResumed(now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
-  }
-
-  private ReplyEffect<Event, State> onRunNow(State state, RunNow cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    Instant now = now();
-    TaskSchedule schedule = schedule(state);
-    LocalDateTime local = LocalDateTime.ofInstant(now, schedule.cron().zone());
-    Window window = schedule.windows().windowOf(local, now, schedule.cron().zone());
-    List<Event> events = new ArrayList<>();
-    FireOutcome outcome = operatorRun(state, window, now, RunKind.MANUAL, now, events);
-    if (events.isEmpty()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.success(outcome));
-    }
-    return persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(outcome));
-  }
-
-  private ReplyEffect<Event, State> onBackfill(State state, Backfill cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    if (cmd.from() == null || cmd.to() == null || !cmd.from().isBefore(cmd.to())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(
-          "from '" + cmd.from() + "' is invalid: must be before to '" + cmd.to() + "'"));
-    }
-    Instant now = now();
-    if (cmd.to().isAfter(now)) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error(
-          "to '" + cmd.to() + "' is invalid: a backfill covers past windows only (now " + now + ")"));
-    }
-    int max = settings.maxBackfillWindows();
-    // One entry per window: several firings may share a window (an hourly cron with daily windows).
-    Map<String, DueWindow> windows = new LinkedHashMap<>();
-    Instant cursor = cmd.from();
-    while (windows.size() <= max) {
-      List<DueWindow> due = schedule(state).dueBetween(cursor, cmd.to(), max + 1);
-      for (DueWindow d : due) {
-        windows.putIfAbsent(d.key().value(), d);
-      }
-      if (due.size() <= max) {
-        break;
-      }
-      cursor = due.get(due.size() - 1).dueAt();
-    }
-    if (windows.size() > max) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("to '" + cmd.to() + "' is invalid: the range from "
-          + cmd.from() + " covers more than " + max + " windows (almanac.task.max-backfill-windows); ask in parts"));
-    }
-    List<Event> events = new ArrayList<>();
-    List<FireOutcome> outcomes = new ArrayList<>();
-    for (DueWindow d : windows.values()) {
-      outcomes.add(operatorRun(state, d.window(), d.dueAt(), RunKind.BACKFILL, now, events));
-    }
-    BackfillReport report = new BackfillReport(List.copyOf(outcomes));
-    if (events.isEmpty()) {
-      return Effect().reply(cmd.replyTo(), StatusReply.success(report));
-    }
-    return persist(events).thenReply(cmd.replyTo(), s -> StatusReply.success(report));
-  }
-
-  /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31). */
-  private FireOutcome operatorRun(State state, Window window, Instant dueAt, RunKind kind, Instant now, List<Event> events) {
-    String key = window.key().value();
-    Optional<WindowState> existing = state.window(key);
-    if (existing.isEmpty() && state.archived(window.start())) {
-      return new FireOutcome(key, Decision.ARCHIVED, "window is older than the hot state; see the journal (R30)");
-    }
-    if (existing.isEmpty()) {
-      events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
-      return new FireOutcome(key, Decision.SCHEDULED, kind.name());
-    }
-    WindowState w = existing.get();
-    if (REOPENABLE.contains(w.status())) {
-      Transition.check(w.status(), InstanceStatus.PENDING, w.key());
-      events.add(new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now));
-      return new FireOutcome(key, Decision.SCHEDULED, kind + " (was " + w.status() + ")");
-    }
-    String detail = "window is " + w.status();
-    events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), SkipReason.WINDOW_EXISTS, detail, now));
-    return new FireOutcome(key, Decision.SKIPPED, SkipReason.WINDOW_EXISTS + ": " + detail);
-  }
-
-  /** Statuses an operator may run again (R15, R31); RETRY_WAIT is not one: the retry cap holds. */
-  private static final Set<InstanceStatus> REOPENABLE = java.util.EnumSet.of(
-      InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED, InstanceStatus.MISSED);
-
-  private ReplyEffect<Event, State> onRetry(State state, Retry cmd) {
-    ReplyEffect<Event, State> refused = refuseUnknown(state, cmd.window(), cmd.replyTo());
-    if (refused != null) {
-      return refused;
-    }
-    WindowState w = state.windows().get(cmd.window().value());
-    if (!REOPENABLE.contains(w.status())) {
-      return Effect().reply(cmd.replyTo(), StatusReply.error("window '" + w.key() + "' is " + w.status()
-          + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator"));
-    }
-    return operatorTransition(state, cmd.window(), cmd.replyTo(), InstanceStatus.PENDING,
-        x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now()), null);
-  }
-
-  private ReplyEffect<Event, State> onResolve(State state, Resolve cmd) {
-    String note = cmd.note() == null ? "resolved by an operator" : cmd.note();
-    return operatorTransition(state, cmd.window(), cmd.replyTo(), InstanceStatus.RESOLVED,
-        w -> new InstanceResolved(w.key(), note, now()), note);
-  }
-
-  private ReplyEffect<Event, State> onCancel(State state, Cancel cmd) {
-    String reason = cmd.reason() == null ? "cancelled by an operator" : cmd.reason();
-    return operatorTransition(state, cmd.window(), cmd.replyTo(), InstanceStatus.CANCELLED,
-        w -> new InstanceCancelled(w.key(), w.attempt(), reason, now()), reason);
-  }
-
-  private ReplyEffect<Event, State> operatorTransition(
-      State state, WindowKey window, ActorRef<StatusReply<Done>> replyTo, InstanceStatus to,
-      java.util.function.Function<WindowState, Event> event, String text) {
-    ReplyEffect<Event, State> refused = refuseUnknown(state, window, replyTo);
-    if (refused != null) {
-      return refused;
-    }
-    WindowState w = state.windows().get(window.value());
-    if (text != null && text.length() > settings.maxReasonLength()) {
-      return Effect().reply(replyTo, StatusReply.error("reason '" + abbreviate(text) + "' is invalid: "
-          + text.length() + " characters, at most " + settings.maxReasonLength()));
-    }
-    if (!Transition.isAllowed(w.status(), to)) {
-      return Effect().reply(replyTo, StatusReply.error(new IllegalTransitionException(w.status(), to, w.key()).getMessage()));
-    }
-    return persist(event.apply(w)).thenReply(replyTo, s -> StatusReply.ack());
-  }
-
-  private ReplyEffect<Event, State> onGetTask(State state, GetTask cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    TaskSchedule schedule = schedule(state);
-    Instant now = now();
+  private TaskView view(State state) {
     Optional<Duration> p99 = state.samples().p99();
-    Duration interval = minInterval(state);
     int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
-    TaskView view = new TaskView(state.spec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
-        state.samples().count(), p99.orElse(null), currentLease(state), interval, intervalWarning(state),
-        schedule.nextAfter(now).map(DueWindow::dueAt).orElse(null));
-    return Effect().reply(cmd.replyTo(), StatusReply.success(new TaskInfo(view)));
-  }
-
-  private ReplyEffect<Event, State> onGetWindows(State state, GetWindows cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> true)));
+    return new TaskView(state.spec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
+        state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
+        intervalWarning(state), schedule(state).nextAfter(now()).map(DueWindow::dueAt).orElse(null));
   }
 
   private ReplyEffect<Event, State> onGetWindow(State state, GetWindow cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
     if (state.window(cmd.window().value()).isEmpty()) {
-      return unknownWindow(cmd.replyTo(), cmd.window());
+      return run(state, attempts.unknownWindow(cmd.window()), cmd.replyTo());
     }
     return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> w.key().equals(cmd.window().value()))));
-  }
-
-  private ReplyEffect<Event, State> onGetInterventionQueue(State state, GetInterventionQueue cmd) {
-    if (!state.defined()) {
-      return unknownTask(cmd.replyTo());
-    }
-    return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> w.status() == InstanceStatus.FINAL_FAILED)));
   }
 
   private WindowList views(State state, java.util.function.Predicate<WindowState> which) {
@@ -1254,6 +739,16 @@ public final class TaskEntity
         .sorted(Comparator.comparing(WindowState::start).thenComparing(WindowState::key))
         .forEach(w -> out.add(w.view(taskId, cap)));
     return new WindowList(List.copyOf(out));
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private ReplyEffect<Event, State> unknownTask(State state, Command cmd) {
+    ActorRef replyTo = cmd.replyTo();
+    if (replyTo == null) {
+      return Effect().noReply();
+    }
+    return Effect().reply(replyTo, StatusReply.error(
+        new RefusedException(RefusedException.Reason.UNKNOWN_TASK, "task '" + taskId + "' is unknown: define it first")));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1389,10 +884,6 @@ public final class TaskEntity
     return clock.instant();
   }
 
-  private Duration currentLease(State state) {
-    return state.spec().lease().leaseFor(state.samples().p99(), state.samples().count());
-  }
-
   private TaskSchedule schedule(State state) {
     if (schedule == null || scheduleOf != state.spec()) {
       schedule = Schedules.of(state.spec());
@@ -1427,170 +918,17 @@ public final class TaskEntity
     }
   }
 
-  private Optional<String> oversized(JobResult r) {
-    if (r == null) {
-      return Optional.of("result 'null' is invalid: an attempt must report a result");
-    }
-    if (r.summary().length() > settings.maxSummaryLength()) {
-      return Optional.of("summary '" + abbreviate(r.summary()) + "' is invalid: " + r.summary().length()
-          + " characters, at most " + settings.maxSummaryLength() + " (almanac.task.max-summary-length); keep the full output"
-          + " elsewhere and pass its artifactUri");
-    }
-    if (r.reason() != null && r.reason().length() > settings.maxReasonLength()) {
-      return Optional.of("reason '" + abbreviate(r.reason()) + "' is invalid: " + r.reason().length()
-          + " characters, at most " + settings.maxReasonLength() + " (almanac.task.max-reason-length)");
-    }
-    if (r.artifactUri() != null && r.artifactUri().length() > settings.maxArtifactUriLength()) {
-      return Optional.of("artifactUri '" + abbreviate(r.artifactUri()) + "' is invalid: " + r.artifactUri().length()
-          + " characters, at most " + settings.maxArtifactUriLength() + " (almanac.task.max-artifact-uri-length)");
-    }
-    return Optional.empty();
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 40 ? s : s.substring(0, 40) + "...";
-  }
-
-  private Optional<WindowState> runningAttempt(State state, WindowKey window, int attempt) {
-    return state.window(window.value())
-        .filter(w -> w.status() == InstanceStatus.RUNNING && w.attempt() == attempt);
-  }
-
-  private <T> ReplyEffect<Event, State> notRunning(State state, ActorRef<StatusReply<T>> replyTo, WindowKey window, int attempt) {
-    if (!state.defined()) {
-      return unknownTask(replyTo);
-    }
-    String now = state.window(window.value()).map(w -> w.status() + " at attempt " + w.attempt()).orElse("unknown");
-    return Effect().reply(replyTo, StatusReply.error(
-        "attempt " + attempt + " of window '" + window.value() + "' does not hold the window (window is " + now + ")"));
-  }
-
-  /** The refusal for a command about a window of an undefined task or an unknown window, or null. */
-  private <T> ReplyEffect<Event, State> refuseUnknown(State state, WindowKey window, ActorRef<StatusReply<T>> replyTo) {
-    if (!state.defined()) {
-      return unknownTask(replyTo);
-    }
-    return state.window(window.value()).isEmpty() ? unknownWindow(replyTo, window) : null;
-  }
-
-  private <T> ReplyEffect<Event, State> unknownTask(ActorRef<StatusReply<T>> replyTo) {
-    return Effect().reply(replyTo, StatusReply.error("task '" + taskId + "' is unknown: define it first"));
-  }
-
-  private <T> ReplyEffect<Event, State> unknownWindow(ActorRef<StatusReply<T>> replyTo, WindowKey window) {
-    return Effect().reply(replyTo, StatusReply.error(
-        "window '" + window.value() + "' is unknown for task '" + taskId + "'"));
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Event handler: builds the next state; never validates (replay must always succeed).
 
   @Override
   public EventHandler<State, Event> eventHandler() {
     HotState hot = new HotState(settings.hotWindows(), settings.retention());
+    Evolve.Violations violations = (window, from, to, e) -> log.error(
+        "task '{}': journal event {} asks window '{}' to go {} -> {}, which the transition table refuses (R20); "
+            + "the window keeps its status", taskId, e.getClass().getSimpleName(), window, from == null ? "NEW" : from, to);
     return newEventHandlerBuilder()
         .forAnyState()
-        .onEvent(SpecDefined.class, (s, e) -> s.withSpec(e.spec()))
-        .onEvent(TaskPaused.class, (s, e) -> s.withPaused(true))
-        .onEvent(TaskResumed.class, (s, e) -> s.withPaused(false))
-        .onEvent(InstanceScheduled.class, (s, e) -> s.withWindow(s.window(e.window())
-            .map(w -> {
-              WindowState.Copy c = w.copy();
-              c.status = InstanceStatus.PENDING;
-              c.runKind = e.kind();
-              c.leaseUntil = null;
-              c.executor = null;
-              c.retryDueAt = null;
-              if (e.kind() != RunKind.RETRY) {
-                c.retries = 0;
-              }
-              return c.at(e.at());
-            })
-            .orElseGet(() -> WindowState.created(e.window(), e.start(), e.end(), e.dueAt(), InstanceStatus.PENDING, e.kind(), null, e.at())), hot))
-        .onEvent(FireSkipped.class, (s, e) -> s.window(e.window()).isPresent() ? s
-            : s.withWindow(WindowState.created(e.window(), e.start(), e.end(), e.dueAt(), InstanceStatus.SKIPPED, RunKind.FIRST,
-                e.reason() + ": " + e.detail(), e.at()), hot))
-        .onEvent(WindowMissed.class, (s, e) -> s.window(e.window()).isPresent() ? s
-            : s.withWindow(WindowState.created(e.window(), e.start(), e.end(), e.dueAt(), InstanceStatus.MISSED, RunKind.BACKFILL,
-                e.reason() + ": " + e.detail(), e.at()), hot))
-        .onEvent(AttemptStarted.class, (s, e) -> update(s, e, hot, c -> {
-          c.status = InstanceStatus.RUNNING;
-          c.attempt = e.attempt();
-          c.runKind = e.kind();
-          c.leaseUntil = e.leaseUntil();
-          c.executor = e.executor();
-          c.startedAt = e.at();
-          c.retryDueAt = null;
-        }))
-        .onEvent(LeaseExtended.class, (s, e) -> update(s, e, hot, c -> c.leaseUntil = e.leaseUntil()))
-        .onEvent(AttemptSucceeded.class, (s, e) -> update(s.withSample(e.duration()), e, hot, c -> {
-          c.status = InstanceStatus.SUCCEEDED;
-          c.resultAttempt = e.attempt();
-          c.summary = e.summary();
-          c.artifactUri = e.artifactUri();
-          c.reason = null;
-          c.leaseUntil = null;
-        }))
-        .onEvent(AttemptFailed.class, (s, e) -> update(s.withSample(e.duration()), e, hot, c -> {
-          c.status = InstanceStatus.FAILED;
-          c.resultAttempt = e.attempt();
-          c.reason = e.reason();
-          c.leaseUntil = null;
-        }))
-        .onEvent(AttemptTimedOut.class, (s, e) -> update(e.duration() == null ? s : s.withSample(e.duration()), e, hot, c -> {
-          c.status = InstanceStatus.TIMED_OUT;
-          c.reason = "lease expired at " + e.leaseUntil();
-          c.leaseUntil = null;
-        }))
-        .onEvent(LateResultRecorded.class, (s, e) -> update(s, e, hot, c -> c.resultAttempt = Math.max(c.resultAttempt, e.attempt())))
-        .onEvent(RetryScheduled.class, (s, e) -> update(s, e, hot, c -> {
-          c.status = InstanceStatus.RETRY_WAIT;
-          c.retries = e.retryNumber();
-          c.retryDueAt = e.dueAt();
-        }))
-        .onEvent(InstanceFinalFailed.class, (s, e) -> update(s, e, hot, c -> {
-          c.status = InstanceStatus.FINAL_FAILED;
-          c.reason = e.reason();
-          c.leaseUntil = null;
-          c.retryDueAt = null;
-        }))
-        .onEvent(InstanceResolved.class, (s, e) -> update(s, e, hot, c -> {
-          c.status = InstanceStatus.RESOLVED;
-          c.reason = e.note();
-        }))
-        .onEvent(InstanceCancelled.class, (s, e) -> update(s, e, hot, c -> {
-          c.status = InstanceStatus.CANCELLED;
-          c.reason = e.reason();
-          c.leaseUntil = null;
-          c.retryDueAt = null;
-        }))
-        .onEvent(EffectIntended.class, (s, e) -> update(s, e, hot, c -> {
-          if (!c.pendingEffects.contains(e.key()) && !c.effects.containsKey(e.key())) {
-            List<String> next = new ArrayList<>(c.pendingEffects);
-            next.add(e.key());
-            c.pendingEffects = next;
-          }
-        }))
-        .onEvent(EffectRecorded.class, (s, e) -> update(s, e, hot, c -> {
-          Map<String, String> next = new LinkedHashMap<>(c.effects);
-          next.putIfAbsent(e.key(), e.value());
-          c.effects = next;
-          if (c.pendingEffects.contains(e.key())) {
-            List<String> pending = new ArrayList<>(c.pendingEffects);
-            pending.remove(e.key());
-            c.pendingEffects = pending;
-          }
-        }))
-        .build();
-  }
-
-  private static State update(State s, WindowEvent e, HotState hot, java.util.function.Consumer<WindowState.Copy> change) {
-    WindowState w = s.windows().get(e.window());
-    if (w == null) {
-      return s; // the window left the hot state; the journal keeps the event for audit
-    }
-    WindowState.Copy c = w.copy();
-    change.accept(c);
-    return s.withWindow(c.at(e.at()), hot);
+        .onAnyEvent((s, e) -> Evolve.apply(s, e, hot, violations));
   }
 }

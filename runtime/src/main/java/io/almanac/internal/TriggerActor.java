@@ -1,5 +1,6 @@
 package io.almanac.internal;
 
+import io.almanac.RefusedException;
 import io.almanac.TaskSpec;
 import java.time.Clock;
 import java.time.Duration;
@@ -564,7 +565,7 @@ public final class TriggerActor
         return new FireDone(key, null, error);
       }
       return reply.isSuccess() ? new FireDone(key, describe.apply(reply.getValue()), null)
-          : new FireDone(key, null, new IllegalStateException(reply.getError().getMessage()));
+          : new FireDone(key, null, reply.getError());
     });
   }
 
@@ -579,7 +580,7 @@ public final class TriggerActor
     FireKey key = m.key();
     String id = key.taskId() + "|" + key.window();
     if (m.error() != null) {
-      if (m.error() instanceof IllegalStateException && m.error().getMessage().contains("is unknown")) {
+      if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.UNKNOWN_TASK) {
         ctx.getLog().warn("fire of window '{}' refused by task '{}': {}", key.window(), key.taskId(), m.error().getMessage());
       } else {
         // At least once: try again; the entity deduplicates by window (R5).

@@ -78,6 +78,9 @@ class TaskEntityTest {
     return "task-" + IDS.incrementAndGet();
   }
 
+  /** A lease that outlasts two days, so a daily window still holds it when the next two fire. */
+  private static final LeasePolicy RUNS_A_DAY = new LeasePolicy(Duration.ofMinutes(1), Duration.ofDays(3), 1.5, 20);
+
   private TaskSpec.Builder daily(String id) {
     return TaskSpec.builder(id).cron("0 0 8 * * ? Asia/Shanghai");
   }
@@ -233,7 +236,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R6/R7: overlap SKIP records the new window as skipped while the previous one runs")
   void skipsWindowWhilePreviousRuns() {
-    var kit = kit(daily(newId()).build());
+    var kit = kit(daily(newId()).lease(RUNS_A_DAY).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
@@ -246,9 +249,45 @@ class TaskEntityTest {
   }
 
   @Test
+  @DisplayName("R24/R6: a fire after a restart settles the attempt whose executor died with the old JVM before it decides: "
+      + "the fresh window is scheduled, not skipped as PREVIOUS_RUNNING")
+  void fireSettlesDeadExecutorsAttemptFirst() {
+    TaskSpec spec = daily(newId()).lease(RUNS_A_DAY).build();
+    clock.set(T0);
+    TaskEnv env = new TaskEnv(null, null, a -> { }, executor -> !executor.equals("node-a#1"), 0, null, StartGate.closed());
+    EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
+        testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG), env));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Define(spec, ref));
+    fire(kit, "2026-11-29");
+    var started = kit.<StatusReply<AttemptGrant>>runCommand(
+        ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), "node-a#1", null, ref));
+    assertTrue(started.reply().isSuccess());
+    kit.restart(); // the node died with its executor; the attempt is RUNNING in the journal
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
+    assertEquals(Decision.SCHEDULED, r.reply().getValue().decision(), r.reply().getValue().reason());
+    TaskEntity.AttemptTimedOut t = ev(r, TaskEntity.AttemptTimedOut.class);
+    assertEquals("2026-11-29", t.window());
+    assertEquals(InstanceStatus.FINAL_FAILED, window(kit, "2026-11-29").status());
+    assertTrue(window(kit, "2026-11-29").reason().contains("executor node-a#1 is gone"), window(kit, "2026-11-29").reason());
+    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-30").status());
+  }
+
+  @Test
+  @DisplayName("R6: overlap SKIP schedules a fresh window while the previous one is only queued (PENDING, not started)")
+  void skipDoesNotCountQueuedWindowAsRunning() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29"); // queued; its start is slow
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    assertEquals(Decision.SCHEDULED, fire(kit, "2026-11-30").decision());
+    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
+    assertEquals(1, start(kit, "2026-11-29").attempt(), "the older window starts first");
+  }
+
+  @Test
   @DisplayName("R6: overlap BUFFER_ONE keeps one waiting window, which starts after the running one ends")
   void buffersOneWindow() {
-    var kit = kit(daily(newId()).overlap(OverlapPolicy.BUFFER_ONE).build());
+    var kit = kit(daily(newId()).lease(RUNS_A_DAY).overlap(OverlapPolicy.BUFFER_ONE).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
@@ -266,7 +305,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R6: overlap ALLOW runs windows concurrently")
   void allowsConcurrentWindows() {
-    var kit = kit(daily(newId()).overlap(OverlapPolicy.ALLOW).build());
+    var kit = kit(daily(newId()).lease(RUNS_A_DAY).overlap(OverlapPolicy.ALLOW).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
@@ -279,7 +318,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R6: overlap CANCEL_PREVIOUS cancels the running window and schedules the new one")
   void cancelsPrevious() {
-    var kit = kit(daily(newId()).overlap(OverlapPolicy.CANCEL_PREVIOUS).build());
+    var kit = kit(daily(newId()).lease(RUNS_A_DAY).overlap(OverlapPolicy.CANCEL_PREVIOUS).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
@@ -589,10 +628,14 @@ class TaskEntityTest {
         testKit.system(), TaskEntity.create(id, clock, TaskSettings.from(CONFIG)));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-29", FireKind.ON_TIME, ref));
     assertEquals("task '" + id + "' is unknown: define it first", r.reply().getError().getMessage());
+    assertEquals(io.almanac.RefusedException.Reason.UNKNOWN_TASK,
+        assertInstanceOf(io.almanac.RefusedException.class, r.reply().getError()).reason(), "a typed refusal, not a matched string");
     assertTrue(r.hasNoEvents());
     var defined = kit(daily(newId()).build());
     var w = defined.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2031-01-01"), ref));
     assertTrue(w.reply().getError().getMessage().contains("window '2031-01-01' is unknown"));
+    assertEquals(io.almanac.RefusedException.Reason.UNKNOWN_WINDOW,
+        assertInstanceOf(io.almanac.RefusedException.class, w.reply().getError()).reason());
     assertNull(defined.getState().windows().get("2031-01-01"));
   }
 

@@ -1,0 +1,357 @@
+package io.almanac.internal;
+
+import io.almanac.BackfillPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.RefusedException.Reason;
+import io.almanac.RunKind;
+import io.almanac.TaskSpec;
+import io.almanac.WindowKey;
+import io.almanac.internal.TaskEntity.AttemptFailed;
+import io.almanac.internal.TaskEntity.AttemptGrant;
+import io.almanac.internal.TaskEntity.AttemptStarted;
+import io.almanac.internal.TaskEntity.AttemptSucceeded;
+import io.almanac.internal.TaskEntity.AttemptTimedOut;
+import io.almanac.internal.TaskEntity.Event;
+import io.almanac.internal.TaskEntity.FinishAttempt;
+import io.almanac.internal.TaskEntity.InstanceFinalFailed;
+import io.almanac.internal.TaskEntity.InstanceScheduled;
+import io.almanac.internal.TaskEntity.LateResultRecorded;
+import io.almanac.internal.TaskEntity.LeaseExtended;
+import io.almanac.internal.TaskEntity.LeaseGranted;
+import io.almanac.internal.TaskEntity.RetryScheduled;
+import io.almanac.internal.TaskEntity.State;
+import io.almanac.OverlapPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.apache.pekko.Done;
+
+/**
+ * The attempt lifecycle as pure decisions (R21-R24): start a PENDING window, extend a lease, record
+ * a result (fenced by the attempt number), time out an attempt whose lease ended or whose executor
+ * is gone, and plan what follows a failure (a retry by the task's policies, or FINAL_FAILED). No
+ * actor, no clock: {@code now} is an argument. INTERNAL API.
+ */
+final class AttemptLifecycle {
+
+  private final String taskId;
+  private final TaskSettings settings;
+
+  AttemptLifecycle(String taskId, TaskSettings settings) {
+    this.taskId = taskId;
+    this.settings = settings;
+  }
+
+  /** The lease a new or extended attempt gets now (R23). */
+  static Duration currentLease(State state) {
+    return state.spec().lease().leaseFor(state.samples().p99(), state.samples().count());
+  }
+
+  /**
+   * The executor asks to start the next attempt of a PENDING window.
+   *
+   * @param state the task's state
+   * @param window the window
+   * @param executorId the executor's identity, or null
+   * @param now the time
+   * @return the start and the grant, or a refusal
+   */
+  Decided<AttemptGrant> start(State state, WindowKey window, String executorId, Instant now) {
+    WindowState w = state.windows().get(window.value());
+    if (w == null) {
+      return unknownWindow(window);
+    }
+    if (w.status() != InstanceStatus.PENDING) {
+      return Decided.refuse(Reason.CONFLICT,
+          "window '" + w.key() + "' is " + w.status() + ", not PENDING: attempt " + w.attempt() + " already started");
+    }
+    if (state.spec().overlap() != OverlapPolicy.ALLOW) {
+      Optional<WindowState> other = state.running(w.key());
+      if (other.isPresent()) {
+        return Decided.refuse(Reason.CONFLICT, "window '" + other.get().key()
+            + "' is still RUNNING and the overlap policy is " + state.spec().overlap());
+      }
+    }
+    AttemptStarted started = startEvent(state, w, executorId, now);
+    return Decided.persistThen(List.of(started), s -> grant(s, started));
+  }
+
+  /**
+   * The start of the next attempt of a PENDING window (PENDING to RUNNING, R21), for a caller that
+   * has checked it may start.
+   *
+   * @param state the task's state, with the window PENDING
+   * @param w the window
+   * @param executorId the executor's identity, or null
+   * @param now the time
+   * @return the event
+   */
+  AttemptStarted startEvent(State state, WindowState w, String executorId, Instant now) {
+    Transition.check(w.status(), InstanceStatus.RUNNING, w.key());
+    return new AttemptStarted(w.key(), w.attempt() + 1, w.runKind(), now.plus(currentLease(state)), executorId, now);
+  }
+
+  /**
+   * @param s the state after the start
+   * @param started the start
+   * @return the grant the executor runs the attempt under
+   */
+  AttemptGrant grant(State s, AttemptStarted started) {
+    WindowState w = s.windows().get(started.window());
+    return new AttemptGrant(taskId, started.window(), started.attempt(), started.kind(), started.leaseUntil(), w.start(),
+        w.end(), w.effects(), w.pendingEffects());
+  }
+
+  /**
+   * The running attempt is alive: extend its lease.
+   *
+   * @param state the task's state
+   * @param window the window
+   * @param attempt the attempt
+   * @param now the time
+   * @return the extension (if the lease grows) and the lease, or a refusal
+   */
+  Decided<LeaseGranted> heartbeat(State state, WindowKey window, int attempt, Instant now) {
+    Optional<WindowState> found = runningAttempt(state, window, attempt);
+    if (found.isEmpty()) {
+      return notRunning(state, window, attempt);
+    }
+    WindowState w = found.get();
+    if (now.isAfter(w.leaseUntil())) {
+      return Decided.refuse(Reason.STALE_ATTEMPT,
+          "lease of window '" + w.key() + "' attempt " + w.attempt() + " expired at " + w.leaseUntil());
+    }
+    Instant leaseUntil = now.plus(currentLease(state));
+    if (!leaseUntil.isAfter(w.leaseUntil())) {
+      return Decided.reply(new LeaseGranted(w.leaseUntil()));
+    }
+    return Decided.persist(List.of(new LeaseExtended(w.key(), w.attempt(), leaseUntil, now)), new LeaseGranted(leaseUntil));
+  }
+
+  /**
+   * The attempt ended with a result. The attempt number fences: a result from an attempt that no
+   * longer holds the window is recorded as late and changes nothing; past its lease it cannot
+   * succeed the window.
+   *
+   * @param state the task's state
+   * @param cmd the result
+   * @param now the time
+   * @return the events and the acknowledgement, or a refusal
+   */
+  Decided<Done> finish(State state, FinishAttempt cmd, Instant now) {
+    Optional<String> tooBig = oversized(cmd.result());
+    if (tooBig.isPresent()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, tooBig.get());
+    }
+    if (cmd.duration() == null || cmd.duration().isNegative()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "duration '" + cmd.duration() + "' is invalid: must be >= 0");
+    }
+    WindowState w = state.windows().get(cmd.window().value());
+    if (w == null) {
+      return unknownWindow(cmd.window());
+    }
+    if (cmd.attempt() < 1 || cmd.attempt() > w.attempt()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "attempt '" + cmd.attempt() + "' is invalid: window '"
+          + w.key() + "' has started " + w.attempt() + " attempts");
+    }
+    JobResult r = cmd.result();
+    if (cmd.attempt() == w.resultAttempt()) {
+      // The same result delivered again (the executor retries until acknowledged): already recorded.
+      return Decided.reply(Done.getInstance());
+    }
+    if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
+      return Decided.persist(List.of(late(cmd, "window is " + w.status() + " at attempt " + w.attempt(), now)),
+          Done.getInstance());
+    }
+    List<Event> events = new ArrayList<>();
+    if (now.isAfter(w.leaseUntil())) {
+      events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), cmd.duration(), now));
+      events.addAll(afterFailure(state, w, "lease expired at " + w.leaseUntil(), now));
+      events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
+    } else if (r.succeeded()) {
+      Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
+      events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now));
+    } else {
+      Transition.check(w.status(), InstanceStatus.FAILED, w.key());
+      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now));
+      events.addAll(afterFailure(state, w, r.reason(), now));
+    }
+    return Decided.persist(events, Done.getInstance());
+  }
+
+  private static LateResultRecorded late(FinishAttempt cmd, String detail, Instant now) {
+    JobResult r = cmd.result();
+    String what = r.succeeded() ? "summary: " + r.summary() : "reason: " + r.reason();
+    return new LateResultRecorded(cmd.window().value(), cmd.attempt(), r.outcome(), detail + "; " + what, now);
+  }
+
+  /**
+   * The attempt's lease is due to expire: time it out if it has.
+   *
+   * @param state the task's state
+   * @param window the window
+   * @param attempt the attempt
+   * @param now the time
+   * @return the time-out and what follows, nothing when the attempt already ended, or a refusal
+   *     while the lease runs
+   */
+  Decided<Done> expireLease(State state, WindowKey window, int attempt, Instant now) {
+    Optional<WindowState> found = runningAttempt(state, window, attempt);
+    if (found.isEmpty()) {
+      return Decided.reply(Done.getInstance()); // already finished, timed out or superseded
+    }
+    WindowState w = found.get();
+    if (now.isBefore(w.leaseUntil())) {
+      return Decided.refuse(Reason.CONFLICT,
+          "lease of window '" + w.key() + "' attempt " + w.attempt() + " runs until " + w.leaseUntil());
+    }
+    return Decided.persist(timeOut(state, w, "lease expired at " + w.leaseUntil(), now), Done.getInstance());
+  }
+
+  /**
+   * A waiting retry is due: RETRY_WAIT to PENDING.
+   *
+   * @param state the task's state
+   * @param window the window
+   * @param now the time
+   * @return the schedule, nothing when the window no longer waits, or a refusal before its time
+   */
+  Decided<Done> releaseRetry(State state, WindowKey window, Instant now) {
+    WindowState w = state.windows().get(window.value());
+    if (w == null) {
+      return unknownWindow(window);
+    }
+    if (w.status() != InstanceStatus.RETRY_WAIT) {
+      return Decided.reply(Done.getInstance());
+    }
+    if (now.isBefore(w.retryDueAt())) {
+      return Decided.refuse(Reason.CONFLICT, "retry of window '" + w.key() + "' is not due until " + w.retryDueAt());
+    }
+    return Decided.persist(List.of(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now)),
+        Done.getInstance());
+  }
+
+  /**
+   * Attempts that no longer run: a lease that ended, or an executor that is gone (its node
+   * restarted or left). They are timed out and handed to the retry policy. Decided before any fire,
+   * so that a dead attempt never counts as the previous run (R6, R24).
+   *
+   * @param state the task's state
+   * @param executorAlive whether an executor identity still runs
+   * @param now the time
+   * @return the events (possibly none)
+   */
+  List<Event> settle(State state, Predicate<String> executorAlive, Instant now) {
+    List<Event> events = new ArrayList<>();
+    for (WindowState w : state.windows().values()) {
+      if (w.status() != InstanceStatus.RUNNING) {
+        continue;
+      }
+      if (!now.isBefore(w.leaseUntil())) {
+        events.addAll(timeOut(state, w, "lease expired at " + w.leaseUntil(), now));
+      } else if (w.executor() != null && !executorAlive.test(w.executor())) {
+        // checked only after the lease test: a lease that ended counts as a lease expiry
+        events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
+      }
+    }
+    return events;
+  }
+
+  /**
+   * What is due now: dead attempts settle ({@link #settle}), due retries become PENDING.
+   *
+   * @param state the task's state
+   * @param executorAlive whether an executor identity still runs
+   * @param now the time
+   * @return the events (possibly none)
+   */
+  List<Event> due(State state, Predicate<String> executorAlive, Instant now) {
+    List<Event> events = settle(state, executorAlive, now);
+    for (WindowState w : state.windows().values()) {
+      if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {
+        Transition.check(w.status(), InstanceStatus.PENDING, w.key());
+        events.add(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
+      }
+    }
+    return events;
+  }
+
+  private List<Event> timeOut(State state, WindowState w, String reason, Instant now) {
+    Transition.check(w.status(), InstanceStatus.TIMED_OUT, w.key());
+    List<Event> events = new ArrayList<>();
+    // An attempt that ran its whole lease counts with the lease as a (lower bound) duration sample,
+    // so a job longer than its lease makes the next lease longer (R23). An attempt whose executor
+    // died says nothing about the job's duration (the node may have been down for hours): no sample.
+    Duration held = null;
+    Instant startedAt = w.startedAt() != null ? w.startedAt() : w.updatedAt();
+    if (!now.isBefore(w.leaseUntil()) && startedAt != null) {
+      held = Duration.between(startedAt, w.leaseUntil());
+      held = held.isNegative() ? Duration.ZERO : held;
+    }
+    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), held, now));
+    events.addAll(afterFailure(state, w, reason, now));
+    return events;
+  }
+
+  /** What follows a failed or timed-out attempt: a retry by the backfill policy, or FINAL_FAILED. */
+  List<Event> afterFailure(State state, WindowState w, String lastReason, Instant now) {
+    TaskSpec spec = state.spec();
+    BackfillPolicy backfill = spec.backfill();
+    int cap = spec.retry().maxRetries();
+    if (!backfill.allowsBackfill()) {
+      return List.of(new InstanceFinalFailed(w.key(), "not retried: the task is not backfillable (R12); last: " + lastReason, now));
+    }
+    if (w.retries() >= cap) {
+      return List.of(new InstanceFinalFailed(w.key(), "retry cap " + cap + " reached; last: " + lastReason, now));
+    }
+    int retryNumber = w.retries() + 1;
+    long seed = (taskId + "|" + w.key()).hashCode();
+    Optional<Instant> due = backfill.retryDueAt(retryNumber, now, w.start(), seed);
+    if (due.isEmpty()) {
+      return List.of(new InstanceFinalFailed(w.key(), "outside the backfill span " + backfill.span() + "; last: " + lastReason, now));
+    }
+    if (due.get().isAfter(now)) {
+      return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now));
+    }
+    return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now),
+        new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
+  }
+
+  private Optional<String> oversized(JobResult r) {
+    if (r == null) {
+      return Optional.of("result 'null' is invalid: an attempt must report a result");
+    }
+    if (r.summary().length() > settings.maxSummaryLength()) {
+      return Optional.of("summary '" + Texts.abbreviate(r.summary()) + "' is invalid: " + r.summary().length()
+          + " characters, at most " + settings.maxSummaryLength() + " (almanac.task.max-summary-length); keep the full output"
+          + " elsewhere and pass its artifactUri");
+    }
+    if (r.reason() != null && r.reason().length() > settings.maxReasonLength()) {
+      return Optional.of("reason '" + Texts.abbreviate(r.reason()) + "' is invalid: " + r.reason().length()
+          + " characters, at most " + settings.maxReasonLength() + " (almanac.task.max-reason-length)");
+    }
+    if (r.artifactUri() != null && r.artifactUri().length() > settings.maxArtifactUriLength()) {
+      return Optional.of("artifactUri '" + Texts.abbreviate(r.artifactUri()) + "' is invalid: " + r.artifactUri().length()
+          + " characters, at most " + settings.maxArtifactUriLength() + " (almanac.task.max-artifact-uri-length)");
+    }
+    return Optional.empty();
+  }
+
+  static Optional<WindowState> runningAttempt(State state, WindowKey window, int attempt) {
+    return state.window(window.value()).filter(w -> w.status() == InstanceStatus.RUNNING && w.attempt() == attempt);
+  }
+
+  static <T> Decided<T> notRunning(State state, WindowKey window, int attempt) {
+    String now = state.window(window.value()).map(w -> w.status() + " at attempt " + w.attempt()).orElse("unknown");
+    return Decided.refuse(Reason.STALE_ATTEMPT,
+        "attempt " + attempt + " of window '" + window.value() + "' does not hold the window (window is " + now + ")");
+  }
+
+  <T> Decided<T> unknownWindow(WindowKey window) {
+    return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
+  }
+}

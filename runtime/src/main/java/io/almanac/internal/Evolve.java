@@ -1,0 +1,292 @@
+package io.almanac.internal;
+
+import io.almanac.InstanceStatus;
+import io.almanac.RunKind;
+import io.almanac.internal.TaskEntity.AttemptFailed;
+import io.almanac.internal.TaskEntity.AttemptStarted;
+import io.almanac.internal.TaskEntity.AttemptSucceeded;
+import io.almanac.internal.TaskEntity.AttemptTimedOut;
+import io.almanac.internal.TaskEntity.EffectIntended;
+import io.almanac.internal.TaskEntity.EffectRecorded;
+import io.almanac.internal.TaskEntity.Event;
+import io.almanac.internal.TaskEntity.FireSkipped;
+import io.almanac.internal.TaskEntity.HotState;
+import io.almanac.internal.TaskEntity.InstanceCancelled;
+import io.almanac.internal.TaskEntity.InstanceFinalFailed;
+import io.almanac.internal.TaskEntity.InstanceResolved;
+import io.almanac.internal.TaskEntity.InstanceScheduled;
+import io.almanac.internal.TaskEntity.LateResultRecorded;
+import io.almanac.internal.TaskEntity.LeaseExtended;
+import io.almanac.internal.TaskEntity.RetryScheduled;
+import io.almanac.internal.TaskEntity.SpecDefined;
+import io.almanac.internal.TaskEntity.State;
+import io.almanac.internal.TaskEntity.TaskPaused;
+import io.almanac.internal.TaskEntity.TaskResumed;
+import io.almanac.internal.TaskEntity.WindowEvent;
+import io.almanac.internal.TaskEntity.WindowMissed;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The one place a window's status changes: {@code evolve(state, event) -> state}. Every status
+ * change is looked up in the transition table ({@link Transition}); the task entity's event handler
+ * and the audit's replay both fold the journal through this class, so the codebase has one
+ * event-to-status mapping.
+ *
+ * <p>An event whose transition the table does not allow (only a corrupted journal or a second
+ * writer can produce one: decisions check the table before they emit) is reported to the {@link
+ * Violations} sink and leaves the window's status and result as they were; replay never throws.
+ * INTERNAL API.
+ */
+public final class Evolve {
+
+  /** Where a transition the table does not allow is reported during a fold. */
+  @FunctionalInterface
+  public interface Violations {
+    /**
+     * @param window the window key
+     * @param from its status before (null: no instance yet)
+     * @param to the status the event asked for
+     * @param event the event
+     */
+    void violated(String window, InstanceStatus from, InstanceStatus to, Event event);
+
+    /** Ignores violations (for folds whose caller checks them otherwise). */
+    Violations IGNORE = (w, f, t, e) -> { };
+  }
+
+  private Evolve() {}
+
+  /**
+   * The status an event asks its window to take, or empty when the event changes no status
+   * (leases, late results, effects, task-level events, and a skip or miss recorded for a window
+   * that already has an instance).
+   *
+   * @param current the window's status before the event, or null when it has no instance
+   * @param event the event
+   * @return the status after, if the event changes it
+   */
+  public static Optional<InstanceStatus> targetStatus(InstanceStatus current, Event event) {
+    InstanceStatus to;
+    if (event instanceof InstanceScheduled) {
+      to = InstanceStatus.PENDING;
+    } else if (event instanceof FireSkipped) {
+      to = current == null ? InstanceStatus.SKIPPED : null;
+    } else if (event instanceof WindowMissed) {
+      to = current == null ? InstanceStatus.MISSED : null;
+    } else if (event instanceof AttemptStarted) {
+      to = InstanceStatus.RUNNING;
+    } else if (event instanceof AttemptSucceeded) {
+      to = InstanceStatus.SUCCEEDED;
+    } else if (event instanceof AttemptFailed) {
+      to = InstanceStatus.FAILED;
+    } else if (event instanceof AttemptTimedOut) {
+      to = InstanceStatus.TIMED_OUT;
+    } else if (event instanceof RetryScheduled) {
+      to = InstanceStatus.RETRY_WAIT;
+    } else if (event instanceof InstanceFinalFailed) {
+      to = InstanceStatus.FINAL_FAILED;
+    } else if (event instanceof InstanceResolved) {
+      to = InstanceStatus.RESOLVED;
+    } else if (event instanceof InstanceCancelled) {
+      to = InstanceStatus.CANCELLED;
+    } else {
+      to = null;
+    }
+    return Optional.ofNullable(to);
+  }
+
+  /**
+   * The state after one event.
+   *
+   * @param s the state before
+   * @param e the event
+   * @param hot how much the hot state keeps (R30)
+   * @param violations where a transition the table refuses is reported
+   * @return the state after
+   */
+  public static State apply(State s, Event e, HotState hot, Violations violations) {
+    if (e instanceof SpecDefined d) {
+      return s.withSpec(d.spec());
+    }
+    if (e instanceof TaskPaused) {
+      return s.withPaused(true);
+    }
+    if (e instanceof TaskResumed) {
+      return s.withPaused(false);
+    }
+    if (!(e instanceof WindowEvent we)) {
+      return s;
+    }
+    WindowState w = s.windows().get(we.window());
+    InstanceStatus from = w == null ? null : w.status();
+    Optional<InstanceStatus> to = targetStatus(from, e);
+    if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
+      if (w == null && s.archivedThrough() != null) {
+        return s; // the window left the hot state; the journal keeps the event for audit (R30)
+      }
+      violations.violated(we.window(), from, to.get(), e);
+      return s;
+    }
+    if (w == null) {
+      return created(s, e, hot);
+    }
+    return changed(s, w, e, hot);
+  }
+
+  /**
+   * Folds events from an empty state.
+   *
+   * @param events the events in journal order
+   * @param hot how much the hot state keeps
+   * @param violations where refused transitions are reported
+   * @param sampleCapacity the duration samples kept
+   * @return the state after the last event
+   */
+  public static State replay(Iterable<? extends Event> events, HotState hot, Violations violations, int sampleCapacity) {
+    State s = State.empty(sampleCapacity);
+    for (Event e : events) {
+      s = apply(s, e, hot, violations);
+    }
+    return s;
+  }
+
+  /** A window's first event: a schedule, a skip or a miss creates its instance. */
+  private static State created(State s, Event e, HotState hot) {
+    if (e instanceof InstanceScheduled x) {
+      return s.withWindow(
+          WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.PENDING, x.kind(), null, x.at()), hot);
+    }
+    if (e instanceof FireSkipped x) {
+      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.SKIPPED,
+          RunKind.FIRST, x.reason() + ": " + x.detail(), x.at()), hot);
+    }
+    if (e instanceof WindowMissed x) {
+      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.MISSED,
+          RunKind.BACKFILL, x.reason() + ": " + x.detail(), x.at()), hot);
+    }
+    return s; // an event about a window that left the hot state (R30), or never had an instance
+  }
+
+  private static State changed(State s, WindowState w, Event e, HotState hot) {
+    if (e instanceof InstanceScheduled x) {
+      return update(s, w, x, hot, c -> {
+        c.status = InstanceStatus.PENDING;
+        c.runKind = x.kind();
+        c.leaseUntil = null;
+        c.executor = null;
+        c.retryDueAt = null;
+        if (x.kind() != RunKind.RETRY) {
+          c.retries = 0;
+        }
+      });
+    }
+    if (e instanceof FireSkipped || e instanceof WindowMissed) {
+      return s; // recorded for an existing window (an operator's run of a done one): status unchanged
+    }
+    if (e instanceof AttemptStarted x) {
+      return update(s, w, x, hot, c -> {
+        c.status = InstanceStatus.RUNNING;
+        c.attempt = x.attempt();
+        c.runKind = x.kind();
+        c.leaseUntil = x.leaseUntil();
+        c.executor = x.executor();
+        c.startedAt = x.at();
+        c.retryDueAt = null;
+      });
+    }
+    if (e instanceof LeaseExtended x) {
+      return w.status() != InstanceStatus.RUNNING || w.attempt() != x.attempt() ? s
+          : update(s, w, x, hot, c -> c.leaseUntil = x.leaseUntil());
+    }
+    if (e instanceof AttemptSucceeded x) {
+      return update(s.withSample(x.duration()), w, x, hot, c -> {
+        c.status = InstanceStatus.SUCCEEDED;
+        c.resultAttempt = x.attempt();
+        c.summary = x.summary();
+        c.artifactUri = x.artifactUri();
+        c.reason = null;
+        c.leaseUntil = null;
+      });
+    }
+    if (e instanceof AttemptFailed x) {
+      return update(s.withSample(x.duration()), w, x, hot, c -> {
+        c.status = InstanceStatus.FAILED;
+        c.resultAttempt = x.attempt();
+        c.reason = x.reason();
+        c.leaseUntil = null;
+      });
+    }
+    if (e instanceof AttemptTimedOut x) {
+      return update(x.duration() == null ? s : s.withSample(x.duration()), w, x, hot, c -> {
+        c.status = InstanceStatus.TIMED_OUT;
+        c.reason = "lease expired at " + x.leaseUntil();
+        c.leaseUntil = null;
+      });
+    }
+    if (e instanceof LateResultRecorded x) {
+      return update(s, w, x, hot, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
+    }
+    if (e instanceof RetryScheduled x) {
+      return update(s, w, x, hot, c -> {
+        c.status = InstanceStatus.RETRY_WAIT;
+        c.retries = x.retryNumber();
+        c.retryDueAt = x.dueAt();
+      });
+    }
+    if (e instanceof InstanceFinalFailed x) {
+      return update(s, w, x, hot, c -> {
+        c.status = InstanceStatus.FINAL_FAILED;
+        c.reason = x.reason();
+        c.leaseUntil = null;
+        c.retryDueAt = null;
+      });
+    }
+    if (e instanceof InstanceResolved x) {
+      return update(s, w, x, hot, c -> {
+        c.status = InstanceStatus.RESOLVED;
+        c.reason = x.note();
+      });
+    }
+    if (e instanceof InstanceCancelled x) {
+      return update(s, w, x, hot, c -> {
+        c.status = InstanceStatus.CANCELLED;
+        c.reason = x.reason();
+        c.leaseUntil = null;
+        c.retryDueAt = null;
+      });
+    }
+    if (e instanceof EffectIntended x) {
+      return update(s, w, x, hot, c -> {
+        if (!c.pendingEffects.contains(x.key()) && !c.effects.containsKey(x.key())) {
+          List<String> next = new ArrayList<>(c.pendingEffects);
+          next.add(x.key());
+          c.pendingEffects = next;
+        }
+      });
+    }
+    if (e instanceof EffectRecorded x) {
+      return update(s, w, x, hot, c -> {
+        Map<String, String> next = new LinkedHashMap<>(c.effects);
+        next.putIfAbsent(x.key(), x.value());
+        c.effects = next;
+        if (c.pendingEffects.contains(x.key())) {
+          List<String> pending = new ArrayList<>(c.pendingEffects);
+          pending.remove(x.key());
+          c.pendingEffects = pending;
+        }
+      });
+    }
+    return s;
+  }
+
+  private static State update(State s, WindowState w, WindowEvent e, HotState hot, Consumer<WindowState.Copy> change) {
+    WindowState.Copy c = w.copy();
+    change.accept(c);
+    return s.withWindow(c.at(e.at()), hot);
+  }
+}

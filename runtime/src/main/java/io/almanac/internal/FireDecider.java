@@ -1,0 +1,185 @@
+package io.almanac.internal;
+
+import io.almanac.BackfillPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.MissReason;
+import io.almanac.RefusedException.Reason;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.internal.TaskEntity.CatchUpOutcome;
+import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.internal.TaskEntity.DueFire;
+import io.almanac.internal.TaskEntity.Event;
+import io.almanac.internal.TaskEntity.Fire;
+import io.almanac.internal.TaskEntity.FireKind;
+import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskEntity.FireSkipped;
+import io.almanac.internal.TaskEntity.InstanceCancelled;
+import io.almanac.internal.TaskEntity.InstanceScheduled;
+import io.almanac.internal.TaskEntity.State;
+import io.almanac.internal.TaskEntity.WindowMissed;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Fire decisions as pure functions (R5-R7, R12, R14): a fire from the trigger is a duplicate, not
+ * yet due, skipped while paused, missed outside the catch-up horizon, a backfill when it is a
+ * catch-up, or decided by the overlap policy. Catch-ups decide each window alike, in one write.
+ * INTERNAL API.
+ */
+final class FireDecider {
+
+  private final TaskSettings settings;
+
+  FireDecider(TaskSettings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * An on-time or catch-up fire of one window.
+   *
+   * @param state the task's state, with its dead attempts already settled
+   * @param cmd the fire
+   * @param now the time
+   * @return the events and the outcome, or a refusal
+   */
+  Decided<FireOutcome> fire(State state, Fire cmd, Instant now) {
+    Decided<FireOutcome> early = beforeOverlap(state, cmd, now);
+    if (early != null) {
+      return early;
+    }
+    String key = cmd.window().value();
+    List<WindowState> active = state.activeForOverlap();
+    switch (state.spec().overlap()) {
+      case SKIP: {
+        // Only an attempt that runs is "the previous run": a window queued but not started yet is not
+        // (it starts before this one, one at a time), so a slow start costs no window (R6).
+        Optional<WindowState> running = active.stream().filter(w -> w.status() == InstanceStatus.RUNNING).findFirst();
+        return running.isPresent()
+            ? skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + running.get().key() + " is RUNNING", now)
+            : scheduled(cmd, List.of(), now);
+      }
+      case BUFFER_ONE:
+        for (WindowState w : active) {
+          if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
+            return skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting", now);
+          }
+        }
+        return scheduled(cmd, List.of(), now);
+      case ALLOW:
+        return scheduled(cmd, List.of(), now);
+      case CANCEL_PREVIOUS:
+      default:
+        List<Event> cancels = new ArrayList<>();
+        for (WindowState w : active) {
+          Transition.check(w.status(), InstanceStatus.CANCELLED, w.key());
+          cancels.add(new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now));
+        }
+        return scheduled(cmd, cancels, now);
+    }
+  }
+
+  /**
+   * Windows due while the trigger was down: each decided as a catch-up fire (a duplicate, skipped
+   * while paused, missed, or scheduled as a backfill), all in one write. An invalid window refuses
+   * the whole command.
+   *
+   * @param state the task's state, with its dead attempts already settled
+   * @param windows the windows
+   * @param now the time
+   * @return the events and one outcome per window, or a refusal
+   */
+  Decided<CatchUpOutcome> catchUp(State state, List<DueFire> windows, Instant now) {
+    if (windows == null || windows.isEmpty()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "windows '" + windows + "' is invalid: a catch-up names at least one window");
+    }
+    List<Event> events = new ArrayList<>();
+    List<FireOutcome> outcomes = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (DueFire due : windows) {
+      if (due == null) {
+        return Decided.refuse(Reason.INVALID_ARGUMENT, "window 'null' is invalid: a catch-up names windows");
+      }
+      if (due.window() != null && !seen.add(due.window().value())) {
+        outcomes.add(new FireOutcome(due.window().value(), Decision.DUPLICATE, "twice in one catch-up"));
+        continue;
+      }
+      Decided<FireOutcome> d = beforeOverlap(state,
+          new Fire(due.window(), due.start(), due.end(), due.dueAt(), FireKind.CATCH_UP, null), now);
+      if (d.refused()) {
+        return Decided.refuse(d.refusal());
+      }
+      events.addAll(d.events());
+      outcomes.add(d.reply().apply(state));
+    }
+    return Decided.persist(events, new CatchUpOutcome(List.copyOf(outcomes)));
+  }
+
+  /**
+   * Decides a fire up to its overlap policy: refused when invalid or not yet due, a duplicate when
+   * the window exists (R5), skipped while paused, missed outside the horizon (R14), and a catch-up
+   * fire entirely: missed, or scheduled as a backfill (R12). Null: an on-time fire, for the overlap
+   * policy to decide.
+   */
+  private Decided<FireOutcome> beforeOverlap(State state, Fire cmd, Instant now) {
+    if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
+        || cmd.end().isBefore(cmd.start())) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "fire '" + cmd.window() + "' is invalid: window, start <= end,"
+          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")");
+    }
+    String key = cmd.window().value();
+    Optional<WindowState> existing = state.window(key);
+    if (existing.isPresent() || state.archived(cmd.start())) {
+      // A repeated fire is a hint the entity has already acted on (R5): no event, just the ack.
+      String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
+      return Decided.reply(new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status));
+    }
+    if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
+      // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
+      return Decided.refuse(Reason.NOT_DUE, "dueAt '" + cmd.dueAt() + "' is invalid: window '" + key
+          + "' is not due yet (now " + now + ")");
+    }
+    TaskSpec spec = state.spec();
+    if (state.paused()) {
+      return skip(cmd, SkipReason.PAUSED, "task is paused", now);
+    }
+    if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
+      return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
+          + spec.catchUp().horizon(), now);
+    }
+    if (cmd.kind() != FireKind.CATCH_UP) {
+      return null;
+    }
+    if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
+      return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
+          ? "due " + cmd.dueAt() + " while the trigger was down; the task is not backfillable"
+          : "due " + cmd.dueAt() + ", outside the backfill span " + spec.backfill().span(), now);
+    }
+    return Decided.persist(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),
+        new FireOutcome(key, Decision.SCHEDULED, RunKind.BACKFILL.name()));
+  }
+
+  private static Decided<FireOutcome> scheduled(Fire cmd, List<Event> before, Instant now) {
+    String key = cmd.window().value();
+    List<Event> events = new ArrayList<>(before);
+    events.add(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.FIRST, now));
+    return Decided.persist(events, new FireOutcome(key, Decision.SCHEDULED, RunKind.FIRST.name()));
+  }
+
+  private static Decided<FireOutcome> skip(Fire cmd, SkipReason reason, String detail, Instant now) {
+    String key = cmd.window().value();
+    return Decided.persist(List.of(new FireSkipped(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
+        new FireOutcome(key, Decision.SKIPPED, reason + ": " + detail));
+  }
+
+  private static Decided<FireOutcome> miss(Fire cmd, MissReason reason, String detail, Instant now) {
+    String key = cmd.window().value();
+    return Decided.persist(List.of(new WindowMissed(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
+        new FireOutcome(key, Decision.MISSED, reason + ": " + detail));
+  }
+}

@@ -1,0 +1,206 @@
+package io.almanac.internal;
+
+import io.almanac.IllegalTransitionException;
+import io.almanac.InstanceStatus;
+import io.almanac.InvalidSpecException;
+import io.almanac.RefusedException.Reason;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.Window;
+import io.almanac.WindowKey;
+import io.almanac.internal.TaskEntity.BackfillReport;
+import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.internal.TaskEntity.Event;
+import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskEntity.FireSkipped;
+import io.almanac.internal.TaskEntity.InstanceCancelled;
+import io.almanac.internal.TaskEntity.InstanceResolved;
+import io.almanac.internal.TaskEntity.InstanceScheduled;
+import io.almanac.internal.TaskEntity.SpecDefined;
+import io.almanac.internal.TaskEntity.State;
+import io.almanac.internal.TaskEntity.TaskPaused;
+import io.almanac.internal.TaskEntity.TaskResumed;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+
+/**
+ * Operator actions as pure decisions (R15, R31): define, pause, resume, run now, backfill a range,
+ * retry, resolve and cancel a window. Each is checked against the transition table before it is
+ * decided; a refusal stores nothing. INTERNAL API.
+ */
+final class OperatorActions {
+
+  /** Statuses an operator may run again (R15, R31); RETRY_WAIT is not one: the retry cap holds. */
+  static final Set<InstanceStatus> REOPENABLE =
+      EnumSet.of(InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED, InstanceStatus.MISSED);
+
+  private final String taskId;
+  private final TaskSettings settings;
+
+  OperatorActions(String taskId, TaskSettings settings) {
+    this.taskId = taskId;
+    this.settings = settings;
+  }
+
+  /**
+   * Define or change the task's spec.
+   *
+   * @param state the task's state
+   * @param spec the spec
+   * @param now the time
+   * @return the definition (none when unchanged), or a refusal naming the field
+   */
+  Decided<Done> define(State state, TaskSpec spec, Instant now) {
+    if (spec == null) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "spec 'null' is invalid: a task needs a spec");
+    }
+    try {
+      spec.validate();
+    } catch (InvalidSpecException e) {
+      return Decided.refuse(e);
+    }
+    if (!taskId.equals(spec.id())) {
+      return Decided.refuse(new InvalidSpecException("id", spec.id(), "this entity is task '" + taskId + "'"));
+    }
+    if (spec.equals(state.spec())) {
+      return Decided.reply(Done.getInstance());
+    }
+    return Decided.persist(List.of(new SpecDefined(spec, now)), Done.getInstance());
+  }
+
+  Decided<Done> pause(State state, Instant now) {
+    return state.paused() ? Decided.reply(Done.getInstance()) : Decided.persist(List.of(new TaskPaused(now)), Done.getInstance());
+  }
+
+  Decided<Done> resume(State state, Instant now) {
+    return state.paused() ? Decided.persist(List.of(new TaskResumed(now)), Done.getInstance()) : Decided.reply(Done.getInstance());
+  }
+
+  /**
+   * Run the window that contains now, as a manual run.
+   *
+   * @param state the task's state
+   * @param schedule the task's schedule
+   * @param now the time
+   * @return the run (or a skip recorded for a done window) and its outcome
+   */
+  Decided<FireOutcome> runNow(State state, TaskSchedule schedule, Instant now) {
+    LocalDateTime local = LocalDateTime.ofInstant(now, schedule.cron().zone());
+    Window window = schedule.windows().windowOf(local, now, schedule.cron().zone());
+    List<Event> events = new ArrayList<>();
+    FireOutcome outcome = run(state, window, now, RunKind.MANUAL, now, events);
+    return Decided.persist(events, outcome);
+  }
+
+  /**
+   * Schedule every window due in (from, to] as a backfill.
+   *
+   * @param state the task's state
+   * @param schedule the task's schedule
+   * @param from the range's start, exclusive
+   * @param to the range's end, inclusive
+   * @param now the time
+   * @return the runs and one outcome per window, or a refusal
+   */
+  Decided<BackfillReport> backfill(State state, TaskSchedule schedule, Instant from, Instant to, Instant now) {
+    if (from == null || to == null || !from.isBefore(to)) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "from '" + from + "' is invalid: must be before to '" + to + "'");
+    }
+    if (to.isAfter(now)) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT,
+          "to '" + to + "' is invalid: a backfill covers past windows only (now " + now + ")");
+    }
+    int max = settings.maxBackfillWindows();
+    // One entry per window: several firings may share a window (an hourly cron with daily windows).
+    Map<String, DueWindow> windows = new LinkedHashMap<>();
+    Instant cursor = from;
+    while (windows.size() <= max) {
+      List<DueWindow> due = schedule.dueBetween(cursor, to, max + 1);
+      for (DueWindow d : due) {
+        windows.putIfAbsent(d.key().value(), d);
+      }
+      if (due.size() <= max) {
+        break;
+      }
+      cursor = due.get(due.size() - 1).dueAt();
+    }
+    if (windows.size() > max) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "to '" + to + "' is invalid: the range from " + from
+          + " covers more than " + max + " windows (almanac.task.max-backfill-windows); ask in parts");
+    }
+    List<Event> events = new ArrayList<>();
+    List<FireOutcome> outcomes = new ArrayList<>();
+    for (DueWindow d : windows.values()) {
+      outcomes.add(run(state, d.window(), d.dueAt(), RunKind.BACKFILL, now, events));
+    }
+    return Decided.persist(events, new BackfillReport(List.copyOf(outcomes)));
+  }
+
+  /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31). */
+  private static FireOutcome run(State state, Window window, Instant dueAt, RunKind kind, Instant now, List<Event> events) {
+    String key = window.key().value();
+    Optional<WindowState> existing = state.window(key);
+    if (existing.isEmpty() && state.archived(window.start())) {
+      return new FireOutcome(key, Decision.ARCHIVED, "window is older than the hot state; see the journal (R30)");
+    }
+    if (existing.isEmpty()) {
+      events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
+      return new FireOutcome(key, Decision.SCHEDULED, kind.name());
+    }
+    WindowState w = existing.get();
+    if (REOPENABLE.contains(w.status())) {
+      Transition.check(w.status(), InstanceStatus.PENDING, w.key());
+      events.add(new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now));
+      return new FireOutcome(key, Decision.SCHEDULED, kind + " (was " + w.status() + ")");
+    }
+    String detail = "window is " + w.status();
+    events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), SkipReason.WINDOW_EXISTS, detail, now));
+    return new FireOutcome(key, Decision.SKIPPED, SkipReason.WINDOW_EXISTS + ": " + detail);
+  }
+
+  Decided<Done> retry(State state, WindowKey window, Instant now) {
+    WindowState w = state.windows().get(window.value());
+    if (w != null && !REOPENABLE.contains(w.status())) {
+      return Decided.refuse(Reason.CONFLICT, "window '" + w.key() + "' is " + w.status()
+          + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
+    }
+    return transition(state, window, InstanceStatus.PENDING,
+        x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now), null);
+  }
+
+  Decided<Done> resolve(State state, WindowKey window, String note, Instant now) {
+    String text = note == null ? "resolved by an operator" : note;
+    return transition(state, window, InstanceStatus.RESOLVED, w -> new InstanceResolved(w.key(), text, now), text);
+  }
+
+  Decided<Done> cancel(State state, WindowKey window, String reason, Instant now) {
+    String text = reason == null ? "cancelled by an operator" : reason;
+    return transition(state, window, InstanceStatus.CANCELLED, w -> new InstanceCancelled(w.key(), w.attempt(), text, now), text);
+  }
+
+  private Decided<Done> transition(State state, WindowKey window, InstanceStatus to, Function<WindowState, Event> event,
+      String text) {
+    WindowState w = state.windows().get(window.value());
+    if (w == null) {
+      return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
+    }
+    if (text != null && text.length() > settings.maxReasonLength()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "reason '" + Texts.abbreviate(text) + "' is invalid: "
+          + text.length() + " characters, at most " + settings.maxReasonLength());
+    }
+    if (!Transition.isAllowed(w.status(), to)) {
+      return Decided.refuse(new IllegalTransitionException(w.status(), to, w.key()));
+    }
+    return Decided.persist(List.of(event.apply(w)), Done.getInstance());
+  }
+}
