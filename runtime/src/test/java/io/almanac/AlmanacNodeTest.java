@@ -139,6 +139,32 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("R12/R14: a forward clock step of 25 h on a running node is handled as downtime: the latest window runs "
+      + "on time, the older ones go to the horizon and backfill policy, each recorded once, none skipped as PREVIOUS_RUNNING")
+  void forwardClockStepIsHandledAsDowntime() {
+    ScriptedJob job = new ScriptedJob(clock);
+    Almanac almanac = start("", Map.of("j", job));
+    await(almanac.register(TaskSpec.builder("hourly").cron("0 0 * * * ? UTC").window("hourly").job("j").build()));
+    Instant first = Instant.parse("2026-11-29T00:00:00Z");
+    clock.set(first);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "hourly", "2026-11-29-00").status()));
+    Instant latest = first.plus(Duration.ofHours(25));
+    clock.set(latest.plusSeconds(10)); // an NTP step or a resumed VM
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "hourly", "2026-11-30-01").status()));
+    eventually(() -> assertEquals(26, await(almanac.windows("hourly")).size()));
+    List<WindowView> windows = await(almanac.windows("hourly"));
+    for (WindowView w : windows) {
+      if (w.window().value().equals("2026-11-29-00") || w.window().value().equals("2026-11-30-01")) {
+        continue;
+      }
+      assertEquals(InstanceStatus.MISSED, w.status(), () -> w.window() + ": " + w.reason());
+      assertTrue(w.reason().startsWith("BACKFILL_NOT_ALLOWED") || w.reason().startsWith("OUTSIDE_HORIZON"), w.reason());
+    }
+    assertEquals(2, job.runs.size(), "only the window before the step and the latest one ran");
+    assertEquals(RunKind.FIRST, job.runs.get(1).runKind());
+  }
+
+  @Test
   @DisplayName("R5: 10,000 duplicate fires for one window from several senders at once make one instance")
   void tenThousandConcurrentDuplicateFires() throws Exception {
     ScriptedJob job = new ScriptedJob(clock);

@@ -268,30 +268,18 @@ public final class TriggerActor
     Map<String, List<DueWindow>> catchUps = new LinkedHashMap<>();
     for (TaskSpec spec : state.tasks().values()) {
       Slot slot = slotFor(spec);
-      List<DueWindow> due = slot.schedule.dueBetween(from, now, settings.maxCatchUpPerTask() + 1);
-      if (due.size() > settings.maxCatchUpPerTask()) {
-        // Only the most recent windows are handed over; the older ones stay unfired and the audit
-        // reports them (R28). Raise almanac.trigger.max-catch-up-per-task to hand over more.
+      List<DueWindow> due = dueSince(slot, from, now);
+      if (due.size() == settings.maxCatchUpPerTask() && slot.schedule.dueBetween(from, now, due.size() + 1).size() > due.size()) {
         beyondCap++;
-        List<DueWindow> all = slot.schedule.dueBetween(from, now, Integer.MAX_VALUE);
-        due = all.subList(all.size() - settings.maxCatchUpPerTask(), all.size());
       }
-      List<DueWindow> missed = new ArrayList<>();
-      for (int i = 0; i < due.size(); i++) {
-        DueWindow d = due.get(i);
-        // Only the latest window due while the trigger was down is fired as on time (if it is recent);
-        // the older ones were missed and go to the task's backfill policy (R12, R14).
-        boolean fresh = i == due.size() - 1 && !d.dueAt().isBefore(now.minus(recentFireGrace));
-        if (fresh) {
-          push(new Due(now, seq++, spec.id(), Kind.REFIRE, d, TaskEntity.FireKind.ON_TIME));
-          onTime++;
-        } else {
-          missed.add(d);
-          catchUp++;
-        }
+      CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
+      if (plan.onTime() != null) {
+        push(new Due(now, seq++, spec.id(), Kind.REFIRE, plan.onTime(), TaskEntity.FireKind.ON_TIME));
+        onTime++;
       }
-      if (!missed.isEmpty()) {
-        catchUps.put(spec.id(), List.copyOf(missed));
+      catchUp += plan.catchUp().size();
+      if (!plan.catchUp().isEmpty()) {
+        catchUps.put(spec.id(), plan.catchUp());
       }
       scheduleNext(slot, now);
     }
@@ -310,6 +298,48 @@ public final class TriggerActor
             + settings.maxCatchUpPerTask() + " windows due (only the latest handed over)");
     timers.startTimerWithFixedDelay(HeartbeatLog.INSTANCE, settings.heartbeatInterval());
     ctx.getSelf().tell(Tick.INSTANCE);
+  }
+
+  /**
+   * The task's windows due in (from, now], at most the latest max-catch-up-per-task of them: older
+   * ones stay unfired and the audit reports them (R28). Raise almanac.trigger.max-catch-up-per-task
+   * to hand over more.
+   */
+  private List<DueWindow> dueSince(Slot slot, Instant from, Instant now) {
+    int cap = settings.maxCatchUpPerTask();
+    List<DueWindow> due = slot.schedule.dueBetween(from, now, cap + 1);
+    if (due.size() <= cap) {
+      return due;
+    }
+    List<DueWindow> all = slot.schedule.dueBetween(from, now, Integer.MAX_VALUE);
+    return List.copyOf(all.subList(all.size() - cap, all.size()));
+  }
+
+  /**
+   * The trigger is behind a task's schedule by more than the on-time grace: the wall clock stepped
+   * forward (NTP, a VM resumed) or the node was paused. The windows due since are handled as after
+   * downtime, not fired one by one as on time: the latest, if recent, fires on time; the older ones
+   * go to the task's catch-up horizon and backfill policy (R12, R14), each recorded once.
+   */
+  private void behind(Slot slot, DueWindow first, Instant now) {
+    List<DueWindow> due = new ArrayList<>();
+    due.add(first);
+    due.addAll(dueSince(slot, first.dueAt(), now));
+    if (due.size() > settings.maxCatchUpPerTask()) {
+      due = due.subList(due.size() - settings.maxCatchUpPerTask(), due.size());
+    }
+    CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
+    ctx.getLog().warn("trigger is {} behind task '{}' (clock stepped forward or the node was paused): {} windows due "
+            + "since {} handed over as after downtime: {} on time, {} to the catch-up and backfill policy",
+        Duration.between(first.dueAt(), now), slot.spec.id(), due.size(), first.dueAt(), plan.onTime() == null ? 0 : 1,
+        plan.catchUp().size());
+    if (plan.onTime() != null) {
+      fire(slot.spec.id(), plan.onTime(), TaskEntity.FireKind.ON_TIME, null);
+    }
+    if (!plan.catchUp().isEmpty()) {
+      fire(slot.spec.id(), plan.catchUp().get(0), TaskEntity.FireKind.CATCH_UP, plan.catchUp());
+    }
+    scheduleNext(slot, now);
   }
 
   private Slot slotFor(TaskSpec spec) {
@@ -460,8 +490,12 @@ public final class TriggerActor
       switch (due.kind()) {
         case CRON:
           slot.cron = null;
-          fire(due.taskId(), due.window(), TaskEntity.FireKind.ON_TIME, null);
-          scheduleNext(slot, due.window().dueAt());
+          if (Duration.between(due.at(), now).compareTo(recentFireGrace) > 0) {
+            behind(slot, due.window(), now);
+          } else {
+            fire(due.taskId(), due.window(), TaskEntity.FireKind.ON_TIME, null);
+            scheduleNext(slot, due.window().dueAt());
+          }
           break;
         case REFIRE:
           fire(due.taskId(), due.window(), due.fireKind(), due.batch());
