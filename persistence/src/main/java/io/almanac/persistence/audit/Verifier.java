@@ -57,9 +57,9 @@ import java.util.TreeMap;
  * are not checked, and leases that ended in it are not judged, because the trigger may not have
  * fired them (nor the entity timed them out) yet when the journal was read. So I2 checks due times
  * up to {@code min(to, end - grace)}. Why 2 minutes: the trigger fires a due window within its
- * {@code max-tick-interval} (1 s) plus one journal write, and the entity times out an expired
- * lease within the executor's {@code check-interval} (1 s); seconds even under a burst of
- * thousands of windows. Two minutes covers that lag many times over while leaving all but the
+ * {@code max-tick-interval} (1 s) plus one journal write, and the executor has an expired lease
+ * timed out within its {@code check-interval} (1 s); seconds even under a burst of thousands of
+ * windows. Two minutes covers that lag many times over while leaving all but the
  * last two minutes of a journal judged. A longer grace hides more; a shorter one (down to
  * {@code PT0S}) is right for a journal read after its node stopped cleanly.
  *
