@@ -3,6 +3,11 @@ package io.almanac.persistence.audit;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigUtil;
+import com.typesafe.config.ConfigValue;
 import io.almanac.persistence.audit.Timeline.Format;
 import io.almanac.persistence.audit.VerificationReport.EventRef;
 import io.almanac.persistence.audit.VerificationReport.Open;
@@ -33,62 +38,156 @@ import java.util.TreeMap;
  * {@code err} gets the progress lines, the summary ({@code audit: read 22 events of 1 task (5
  * windows) in 0.3 s}) and error messages.
  *
- * <p><b>Exit codes.</b>
+ * <p><b>Configuration.</b> The audit needs only the journal's database: see
+ * {@link #journalConfig(Config)}. A configuration that names just {@code almanac.persistence.h2.path}
+ * or just the {@code almanac.persistence.postgres} settings is enough; a node's whole configuration
+ * (with its tasks, cluster settings and so on) works too, and everything but the journal is ignored.
  *
- * <ul>
- *   <li>{@value #OK}: done; with {@code verify}, I1-I4 hold.
- *   <li>{@value #VIOLATION}: a violation (each printed with its task, window, invariant and events).
- *   <li>{@value #BAD_INPUT}: bad input, with a message naming the field and the value: an unknown
- *       task ({@code task 'x' is unknown: no events under persistence id task|x}), an unknown window,
- *       a date that does not parse, {@code from} after {@code to}, an unknown format, a negative
- *       grace.
- *   <li>{@value #UNREADABLE}: the journal could not be read (database unreachable or, for H2, the
- *       file is open in a running node; tables missing; an event that does not deserialize).
- * </ul>
+ * <p><b>Exit codes.</b> Distinct, so that a script can tell a broken promise from a broken audit:
+ *
+ * <table>
+ *   <caption>Exit codes of the audit</caption>
+ *   <tr><th>code</th><th>constant</th><th>meaning</th></tr>
+ *   <tr><td>0</td><td>{@link #OK}</td><td>done; with {@code verify}, no invariant is violated and I2
+ *       judged at least one due window</td></tr>
+ *   <tr><td>1</td><td>{@link #VIOLATION}</td><td>an invariant is violated (each violation printed
+ *       with its task, window, invariant and events); only ever this meaning</td></tr>
+ *   <tr><td>2</td><td>{@link #BAD_INPUT}</td><td>usage or configuration error, with a message naming
+ *       the field and the value: an unknown task ({@code task 'x' is unknown: no events under
+ *       persistence id task|x}) or window, a date that does not parse, {@code from} after
+ *       {@code to}, an unknown format, a negative grace, an unknown option; a configuration file that
+ *       is missing or does not parse, or that names no journal database</td></tr>
+ *   <tr><td>3</td><td>{@link #UNREADABLE}</td><td>the journal could not be read: database
+ *       unreachable or, for H2, the file is open in a running node; tables missing; an event that
+ *       does not deserialize; a read that timed out</td></tr>
+ *   <tr><td>4</td><td>{@link #NOTHING_CHECKED}</td><td>with {@code verify}: no violation, but
+ *       nothing was shown to hold, because I2 judged no due window (the journal is younger than the
+ *       grace, the range holds no due time, or the schedule could not be computed); the report says
+ *       which and what to do (e.g. a shorter {@code --grace})</td></tr>
+ * </table>
  */
 public final class Audit {
 
-  /** Exit code: done, and with verify the invariants hold. */
+  /** Exit code 0: done, and with verify the invariants hold over at least one judged due window. */
   public static final int OK = 0;
 
-  /** Exit code: an invariant is violated. */
+  /** Exit code 1: an invariant is violated (and nothing else). */
   public static final int VIOLATION = 1;
 
-  /** Exit code: bad input (unknown task or window, bad date, from after to, unknown format). */
+  /**
+   * Exit code 2: usage or configuration error (unknown task or window, bad date, from after to,
+   * unknown format or option, negative grace; a configuration that is missing, does not parse or
+   * names no journal database).
+   */
   public static final int BAD_INPUT = 2;
 
-  /** Exit code: the journal could not be read. */
+  /** Exit code 3: the journal could not be read (database unreachable or locked, tables missing, bad event). */
   public static final int UNREADABLE = 3;
+
+  /** Exit code 4: verify found no violation but judged no due window: nothing was shown to hold. */
+  public static final int NOTHING_CHECKED = 4;
+
+  private static final String SLICK_URL = "pekko-persistence-jdbc.shared-databases.slick.db.url";
+  private static final String READ_JOURNAL_URL = "jdbc-read-journal.slick.db.url";
 
   private Audit() {}
 
   /**
    * Runs the audit on its own local ActorSystem (no cluster, no node) started on {@code config}.
    *
-   * @param config the journal configuration as a node uses it (e.g. {@code include "almanac-h2.conf"})
+   * @param config the configuration naming the journal's database, as {@link #journalConfig(Config)}
+   *     takes it: only the database (e.g. {@code almanac.persistence.h2.path = "/var/lib/almanac/db"}),
+   *     or a node's configuration as it is (e.g. with {@code include "almanac-h2.conf"})
    * @param request what to audit
    * @param out where the timeline and the report go
    * @param err where progress, the summary and errors go
-   * @return the exit code: {@value #OK}, {@value #VIOLATION}, {@value #BAD_INPUT} or {@value #UNREADABLE}
+   * @return the exit code: {@value #OK}, {@value #VIOLATION}, {@value #BAD_INPUT}, {@value #UNREADABLE}
+   *     or {@value #NOTHING_CHECKED}
    */
   public static int run(Config config, AuditRequest request, PrintStream out, PrintStream err) {
     Objects.requireNonNull(config, "config");
     Parsed p;
+    Config journal;
     try {
       p = parse(request);
+      journal = journalConfig(config);
     } catch (IllegalArgumentException e) {
       err.println("audit: " + e.getMessage());
       return BAD_INPUT;
+    } catch (ConfigException e) {
+      err.println("audit: configuration error: " + e.getMessage());
+      return BAD_INPUT;
     }
-    try (AuditReader reader = AuditReader.builder(config)
+    try (AuditReader reader = AuditReader.builder(journal)
         .progressEvery(p.progressEvery)
         .onProgress(progress -> err.println("audit: " + progress))
         .start()) {
       return audit(reader, p, out, err);
     } catch (JournalReadException e) {
+      if (e.getCause() instanceof ConfigException c) {
+        err.println("audit: configuration error: " + c.getMessage());
+        return BAD_INPUT;
+      }
       err.println("audit: " + e.getMessage());
       return UNREADABLE;
     }
+  }
+
+  /**
+   * The configuration the audit reads the journal with, from one that names the database in any of
+   * these ways, checked in this order:
+   *
+   * <ol>
+   *   <li>the JDBC plugin's own settings ({@code pekko-persistence-jdbc.shared-databases.slick.db.url}
+   *       or {@code jdbc-read-journal.slick.db.url}), e.g. through {@code include "almanac-h2.conf"}
+   *       or {@code include "almanac-postgres.conf"} as a node's configuration has them: used as
+   *       they are;
+   *   <li>only {@code almanac.persistence.postgres { url, user, password, schema }}: read with
+   *       {@code almanac-postgres.conf};
+   *   <li>only {@code almanac.persistence.h2.path}: read with {@code almanac-h2.conf}.
+   * </ol>
+   *
+   * Nothing else is needed (no tasks, no cluster settings, no demo settings) and anything else is
+   * ignored. Pass the configuration as parsed (e.g. {@code ConfigFactory.parseFile}), not yet
+   * merged with the libraries' reference.conf, which has defaults for both databases: a loaded
+   * configuration is recognised by its plugin settings only.
+   *
+   * @param config the configuration, parsed or loaded
+   * @return the configuration, resolved over every reference.conf
+   * @throws IllegalArgumentException if it names no journal database, or both H2 and PostgreSQL
+   *     without the plugin's settings
+   * @throws ConfigException if it does not resolve
+   */
+  public static Config journalConfig(Config config) {
+    Objects.requireNonNull(config, "config");
+    ConfigObject root = config.root();
+    if (has(root, SLICK_URL) || has(root, READ_JOURNAL_URL)) {
+      return ConfigFactory.load(config);
+    }
+    boolean postgres = has(root, "almanac.persistence.postgres");
+    boolean h2 = has(root, "almanac.persistence.h2");
+    if (postgres && h2) {
+      throw new IllegalArgumentException("the configuration names both almanac.persistence.h2 and almanac.persistence.postgres:"
+          + " keep the one of the journal to audit, or include \"almanac-h2.conf\" or \"almanac-postgres.conf\"");
+    }
+    if (postgres || h2) {
+      return ConfigFactory.load(config.withFallback(ConfigFactory.parseResources(postgres ? "almanac-postgres.conf" : "almanac-h2.conf")));
+    }
+    throw new IllegalArgumentException("the configuration names no journal database: set almanac.persistence.h2.path"
+        + " (an H2 file) or almanac.persistence.postgres.url (with user and password), or include \"almanac-h2.conf\""
+        + " or \"almanac-postgres.conf\" as the node does");
+  }
+
+  /** Whether a path is present, without resolving anything (the value may hold substitutions). */
+  private static boolean has(ConfigObject root, String path) {
+    ConfigValue v = root;
+    for (String key : ConfigUtil.splitPath(path)) {
+      if (!(v instanceof ConfigObject o) || !o.containsKey(key)) {
+        return false;
+      }
+      v = o.get(key);
+    }
+    return v != null;
   }
 
   /**
@@ -226,7 +325,11 @@ public final class Audit {
       default -> out.print(report.toText());
     }
     out.flush();
-    return report.ok() ? OK : VIOLATION;
+    return switch (report.result()) {
+      case OK -> OK;
+      case FAILED -> VIOLATION;
+      case NOTHING_CHECKED -> NOTHING_CHECKED;
+    };
   }
 
   private static boolean within(Instant t, Instant from, Instant to) {
@@ -269,7 +372,11 @@ public final class Audit {
     VerificationReport.Stats s = report.stats();
     ObjectNode n = Timeline.JSON.createObjectNode();
     n.put("record", "verification");
-    n.put("ok", report.ok());
+    n.put("ok", report.result() == VerificationReport.Result.OK);
+    n.put("result", report.result().name());
+    if (report.result() == VerificationReport.Result.NOTHING_CHECKED) {
+      n.put("why", report.nothingChecked());
+    }
     n.put("violations", report.violations().size());
     n.put("from", report.from() == null ? null : report.from().toString());
     n.put("to", report.to() == null ? null : report.to().toString());
@@ -289,6 +396,15 @@ public final class Audit {
     n.put("lateResults", s.lateResults());
     n.put("longestRunningPastLease", s.longestRunningPastLease().toString());
     n.put("longestRunningPastLeaseOf", s.longestRunningPastLeaseOf());
+    ObjectNode checked = n.putObject("checked");
+    for (VerificationReport.Invariant i : VerificationReport.Invariant.values()) {
+      VerificationReport.Checked c = s.checked(i);
+      ObjectNode o = checked.putObject(i.name());
+      o.put("windows", c.windows());
+      o.put("attempts", c.attempts());
+      o.put("events", c.events());
+    }
+    n.put("journalEnd", s.journalEnd() == null ? null : s.journalEnd().toString());
     n.put("open", report.open().size());
     out.println(n);
   }

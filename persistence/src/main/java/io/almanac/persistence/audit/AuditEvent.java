@@ -2,9 +2,12 @@ package io.almanac.persistence.audit;
 
 import io.almanac.TaskSpec;
 import io.almanac.internal.TaskEntity;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -80,7 +83,7 @@ public record AuditEvent(
       detail = "took " + e.duration() + ": " + e.reason();
     } else if (event instanceof TaskEntity.AttemptTimedOut e) {
       attempt = e.attempt();
-      detail = "lease expired at " + e.leaseUntil() + (e.duration() == null ? "" : ", held " + e.duration());
+      detail = timedOut(e, null);
     } else if (event instanceof TaskEntity.LateResultRecorded e) {
       attempt = e.attempt();
       detail = e.outcome() + " arrived late (not counted): " + e.detail();
@@ -104,6 +107,71 @@ public record AuditEvent(
     }
     return new AuditEvent(taskId, sequenceNr, type, window, attempt, at, z, detail == null ? "" : detail, event);
   }
+
+  /**
+   * What a timeout can honestly be said to be from its event alone, or with the cause the entity
+   * recorded in the event written with it (see {@link #withCauses(List)}).
+   *
+   * <p>{@code AttemptTimedOut} carries the lease's end but no cause. When the lease ended at or
+   * before the timeout was recorded, the lease expired, at that time. When it was recorded before
+   * the lease ended, the lease did not expire: the attempt was timed out for another reason (the
+   * entity does this when the attempt's executor is gone: its node was restarted or left, e.g. the
+   * attempt was found orphaned at recovery), and its lease's end is a time that never came for it.
+   */
+  static String timedOut(TaskEntity.AttemptTimedOut e, String recordedCause) {
+    String held = e.duration() == null ? "" : ", held " + e.duration();
+    if (e.leaseUntil() == null || e.at() == null) {
+      return "timed out" + (e.leaseUntil() == null ? "" : ", lease was until " + e.leaseUntil())
+          + (recordedCause == null ? "" : ": " + recordedCause) + held;
+    }
+    if (!e.leaseUntil().isAfter(e.at())) {
+      Duration late = Duration.between(e.leaseUntil(), e.at());
+      return "lease expired at " + e.leaseUntil() + (late.isZero() ? "" : ", timed out " + late + " later") + held;
+    }
+    return "timed out before its lease ended (lease was until " + e.leaseUntil() + "): "
+        + (recordedCause != null ? recordedCause
+            : "cause not recorded (AttemptTimedOut has no cause; the entity times an attempt out before its lease"
+                + " ends when the attempt's executor is gone: node restarted or left)")
+        + held;
+  }
+
+  /**
+   * The events with each timeout's detail completed by the cause the entity recorded with it:
+   * when a timeout is followed, at the same instant and in the same window, by an
+   * {@code InstanceFinalFailed} whose reason ends with {@code last: <cause>} (the entity writes the
+   * timeout's reason there), that cause is shown with the timeout. Other events are unchanged.
+   *
+   * @param events one task's events in journal order
+   * @return the same events, timeouts described with their recorded cause where there is one
+   */
+  public static List<AuditEvent> withCauses(List<AuditEvent> events) {
+    List<AuditEvent> out = new ArrayList<>(events);
+    for (int i = 0; i < out.size(); i++) {
+      AuditEvent a = out.get(i);
+      if (!(a.event() instanceof TaskEntity.AttemptTimedOut t)) {
+        continue;
+      }
+      for (int j = i + 1; j < out.size(); j++) {
+        AuditEvent b = out.get(j);
+        if (!Objects.equals(b.window(), a.window()) || !(b.event() instanceof TaskEntity.Event be)
+            || !Objects.equals(be.at(), t.at())) {
+          break; // only the events written with the timeout (same window, same instant)
+        }
+        if (be instanceof TaskEntity.InstanceFinalFailed f && f.reason() != null) {
+          int k = f.reason().lastIndexOf(LAST);
+          if (k >= 0) {
+            out.set(i, new AuditEvent(a.taskId, a.sequenceNr, a.type, a.window, a.attempt, a.at, a.zone,
+                timedOut(t, f.reason().substring(k + LAST.length()).trim()), a.event));
+          }
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** How the entity's final-failure reason names the reason of the failure or timeout before it. */
+  private static final String LAST = "last: ";
 
   AuditEvent withAt(Instant time) {
     return new AuditEvent(taskId, sequenceNr, type, window, attempt, time, zone, detail, event);

@@ -242,7 +242,9 @@ public final class AuditReader implements AutoCloseable {
    * The events of one task as a stream: {@code currentEventsByPersistenceId} of
    * {@code task|<taskId>}, page by page up to its current highest sequence number (see the class
    * doc: gaps), so it completes at the current end of the journal. Counted for progress; each
-   * event carries the task's zone as of that event.
+   * event carries the task's zone as of that event. Each event is described alone: a timeout's
+   * recorded cause, written in the event after it, is added by {@link #read(String)} (see
+   * {@link AuditEvent#withCauses(List)}).
    *
    * @param taskId the task's id
    * @return the events in journal order; empty for an unknown task
@@ -272,15 +274,16 @@ public final class AuditReader implements AutoCloseable {
   }
 
   /**
-   * Reads one task's events into memory.
+   * Reads one task's events into memory, each timeout described with the cause recorded with it
+   * ({@link AuditEvent#withCauses(List)}).
    *
    * @param taskId the task's id
    * @return its history; {@link TaskHistory#isEmpty()} for an unknown task
    * @throws JournalReadException if the journal cannot be read
    */
   public TaskHistory read(String taskId) {
-    List<AuditEvent> events = await("persistence id " + TaskEntity.persistenceId(taskId).id(),
-        events(taskId).runWith(Sink.seq(), system));
+    List<AuditEvent> events = AuditEvent.withCauses(await("persistence id " + TaskEntity.persistenceId(taskId).id(),
+        events(taskId).runWith(Sink.seq(), system)));
     Instant own = TaskHistory.lastAt(events);
     Instant until = latest(own, events.isEmpty() ? null : triggerLastEventAt().orElse(null));
     return new TaskHistory(taskId, events, until);

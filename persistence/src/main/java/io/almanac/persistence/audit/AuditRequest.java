@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * What the audit command is asked to do, as the user typed it: {@link Audit#run} validates it and
- * answers bad input with exit code 2 and a message naming the field and the value. Build it with
+ * answers bad input with exit code 2 (usage or configuration error) and a message naming the field
+ * and the value; see {@link Audit} for every exit code. Build it with
  * {@link #builder()}; every field is optional.
  *
  * <pre>{@code
@@ -18,11 +19,13 @@ import java.time.Duration;
  *     in UTC) or an ISO-8601 instant ({@code 2026-11-01T08:00:00Z}, an offset such as
  *     {@code +08:00} is accepted too); null for the beginning of the journal
  * @param to the end of the range, inclusive, in the same forms; null for the end of the journal
- * @param verify whether to check the invariants I1-I4 (exit code 1 on a violation)
+ * @param verify whether to check the invariants I1-I4 (exit code 1 on a violation, 4 when no due
+ *     window was judged)
  * @param format {@code table} (default), {@code json} or {@code csv}, see {@link Timeline}
  * @param timeline whether to print the timeline (default true; false prints only the report)
  * @param grace see {@link Verifier}: windows due (and leases ending) this close to the journal's end
- *     are not judged; default 2 minutes
+ *     are not judged; default 2 minutes ({@link Verifier#DEFAULT_GRACE}); a journal shorter than
+ *     the grace has no window to judge (exit code 4)
  * @param progressEvery a progress line on the error stream every this many events; default 50,000
  */
 public record AuditRequest(

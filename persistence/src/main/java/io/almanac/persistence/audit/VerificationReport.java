@@ -10,8 +10,10 @@ import java.util.stream.Collectors;
 
 /**
  * What {@link Verifier} found: the violations of the invariants I1-I4 (none when {@link #ok()}),
- * the windows still open at the end of the journal, notes about what could not be checked, and
- * statistics.
+ * what each invariant checked, the windows still open at the end of the journal, notes about what
+ * could not be checked, and statistics. Its {@link #result()} is {@link Result#OK} only when there
+ * is no violation <i>and</i> I2 judged at least one due window: a verification that checked
+ * nothing is {@link Result#NOTHING_CHECKED}, never OK.
  *
  * @param from the start of the checked range (inclusive), or null for the beginning
  * @param to the end of the checked range (inclusive), or null for the end of the journal
@@ -42,6 +44,32 @@ public record VerificationReport(
    */
   public boolean ok() {
     return violations.isEmpty();
+  }
+
+  /** The outcome of a verification. */
+  public enum Result {
+    /** No violation, and I2 judged at least one due window. */
+    OK,
+    /** At least one violation. */
+    FAILED,
+    /**
+     * No violation, but I2 judged no due window (none was due in the range before the journal's
+     * end minus the grace, or the schedule could not be computed): nothing was shown to hold.
+     */
+    NOTHING_CHECKED
+  }
+
+  /**
+   * The outcome: {@link Result#FAILED} with a violation, else {@link Result#NOTHING_CHECKED} when
+   * I2 judged no due window, else {@link Result#OK}.
+   *
+   * @return the result
+   */
+  public Result result() {
+    if (!violations.isEmpty()) {
+      return Result.FAILED;
+    }
+    return stats.checked(Invariant.I2).windows() == 0 ? Result.NOTHING_CHECKED : Result.OK;
   }
 
   /** The invariants the verifier checks; the id is the enum constant's name. */
@@ -133,6 +161,23 @@ public record VerificationReport(
   }
 
   /**
+   * What one invariant checked.
+   *
+   * @param windows the windows it judged (I2: due windows looked for)
+   * @param attempts the attempts it judged (I3, I4; 0 for I1 and I2)
+   * @param events the events of those windows (I1, I2) or attempts (I3, I4: starts, lease
+   *     extensions, outcomes) it looked at
+   */
+  public record Checked(long windows, long attempts, long events) {
+    /** Nothing checked. */
+    public static final Checked NONE = new Checked(0, 0, 0);
+
+    Checked plus(long w, long a, long e) {
+      return new Checked(windows + w, attempts + a, events + e);
+    }
+  }
+
+  /**
    * The counts of a verification.
    *
    * @param tasks tasks checked
@@ -153,6 +198,9 @@ public record VerificationReport(
    * @param longestRunningPastLeaseOf which attempt that was ({@code task/window#attempt}), or null
    * @param checkedUntil the latest due time I2 checked (the end of the journal minus the grace, or
    *     {@code to}), over all tasks; null when nothing was due
+   * @param checked what each invariant checked; an invariant missing from the map checked nothing
+   * @param journalEnd the latest end of a task's journal (see {@link TaskHistory#observedUntil()});
+   *     null when no task had events
    */
   public record Stats(
       int tasks,
@@ -168,18 +216,30 @@ public record VerificationReport(
       long lateResults,
       Duration longestRunningPastLease,
       String longestRunningPastLeaseOf,
-      Instant checkedUntil) {
+      Instant checkedUntil,
+      Map<Invariant, Checked> checked,
+      Instant journalEnd) {
 
-    /** Copies the map. */
+    /** Copies the maps. */
     public Stats {
       windowsByStatus = Map.copyOf(windowsByStatus);
+      checked = Map.copyOf(checked);
       Objects.requireNonNull(longestRunningPastLease, "longestRunningPastLease");
+    }
+
+    /**
+     * @param invariant an invariant
+     * @return what it checked ({@link Checked#NONE} if nothing)
+     */
+    public Checked checked(Invariant invariant) {
+      return checked.getOrDefault(invariant, Checked.NONE);
     }
   }
 
   /**
-   * The report as text: statistics, open windows, notes, then the result and every violation, one
-   * a line.
+   * The report as text: statistics, open windows, notes, what each invariant checked, then the
+   * result ({@code OK: ...}, {@code FAILED: ...} with every violation, one a line, or
+   * {@code NOTHING CHECKED: ...} with why and what to do).
    *
    * @return the text, lines ending with a newline
    */
@@ -191,11 +251,6 @@ public record VerificationReport(
         .append(", grace ").append(grace).append('\n');
     line(b, "events read", String.format(Locale.ROOT, "%,d", s.eventsRead()));
     line(b, "windows seen", String.format(Locale.ROOT, "%,d", s.windowsSeen()) + byStatus(s.windowsByStatus()));
-    line(b, "I1 double successes", String.format(Locale.ROOT, "%,d", s.doubleSuccesses()));
-    line(b, "I2 windows checked", String.format(Locale.ROOT, "%,d due until %s, %,d lost", s.windowsChecked(),
-        s.checkedUntil() == null ? "-" : s.checkedUntil(), s.windowsLost()));
-    line(b, "I3 longest RUNNING past a lease", s.longestRunningPastLease()
-        + (s.longestRunningPastLeaseOf() == null ? "" : " (" + s.longestRunningPastLeaseOf() + ")"));
     line(b, "attempts", String.format(Locale.ROOT, "%,d: %,d succeeded, %,d retries, %,d late results",
         s.attempts(), s.successes(), s.retries(), s.lateResults()));
     line(b, "open at the end", open.isEmpty() ? "none" : String.valueOf(open.size()));
@@ -205,15 +260,79 @@ public record VerificationReport(
     for (String n : notes) {
       b.append("  note: ").append(n).append('\n');
     }
-    if (ok()) {
-      b.append("OK: I1-I4 hold\n");
-    } else {
-      b.append("FAILED: ").append(violations.size()).append(violations.size() == 1 ? " violation" : " violations").append('\n');
-      for (Violation v : violations) {
-        b.append("  ").append(v).append('\n');
+    Checked c1 = s.checked(Invariant.I1);
+    Checked c2 = s.checked(Invariant.I2);
+    Checked c3 = s.checked(Invariant.I3);
+    Checked c4 = s.checked(Invariant.I4);
+    line(b, "I1 no window succeeds twice", "checked " + n(c1.windows(), "window") + " (" + n(c1.events(), "event") + "): "
+        + n(s.doubleSuccesses(), "double success"));
+    line(b, "I2 every due window accounted for", "checked " + n(c2.windows(), "due window") + " until "
+        + (s.checkedUntil() == null ? "-" : s.checkedUntil()) + " (" + n(c2.events(), "event") + "): "
+        + String.format(Locale.ROOT, "%,d lost", s.windowsLost()));
+    line(b, "I3 no attempt RUNNING past lease", "checked " + n(c3.attempts(), "attempt") + " of " + n(c3.windows(), "window")
+        + " (" + n(c3.events(), "event") + "): longest RUNNING past a lease " + s.longestRunningPastLease()
+        + (s.longestRunningPastLeaseOf() == null ? "" : " (" + s.longestRunningPastLeaseOf() + ")"));
+    line(b, "I4 no overlap unless allowed", "checked " + n(c4.attempts(), "attempt") + " of " + n(c4.windows(), "window")
+        + " (" + n(c4.events(), "event") + "): " + n(count(Invariant.I4), "overlap"));
+    switch (result()) {
+      case OK -> b.append("OK: I1-I4 hold (checked ").append(n(c2.windows(), "due window")).append(", ")
+          .append(n(c1.windows(), "window")).append(" with events, ").append(n(Math.max(c3.attempts(), c4.attempts()), "attempt"))
+          .append(")\n");
+      case NOTHING_CHECKED -> b.append("NOTHING CHECKED: ").append(nothingChecked()).append('\n');
+      default -> {
+        b.append("FAILED: ").append(violations.size()).append(violations.size() == 1 ? " violation" : " violations").append('\n');
+        for (Violation v : violations) {
+          b.append("  ").append(v).append('\n');
+        }
       }
     }
     return b.toString();
+  }
+
+  /**
+   * Why the verification checked nothing, and what to do; empty unless {@link #result()} is
+   * {@link Result#NOTHING_CHECKED}.
+   *
+   * @return e.g. {@code I2 checked 0 due windows: none was due before ... (the journal's end ...
+   *     minus the grace of PT2M); ...}
+   */
+  public String nothingChecked() {
+    if (result() != Result.NOTHING_CHECKED) {
+      return "";
+    }
+    Stats s = stats;
+    if (s.journalEnd() == null) {
+      return "no events in the journal" + (s.tasks() == 0 ? " (no task)" : "") + ", so no invariant was checked";
+    }
+    Instant bound = s.journalEnd().minus(grace);
+    StringBuilder b = new StringBuilder("I2 checked 0 due windows: none was due");
+    if (to != null && to.isBefore(bound)) {
+      b.append(" in the range up to ").append(to);
+    } else {
+      b.append(" before ").append(bound).append(" (the journal's end ").append(s.journalEnd()).append(" minus the grace of ")
+          .append(grace).append(')');
+    }
+    if (from != null) {
+      b.append(", in the range from ").append(from);
+    }
+    if (!notes.isEmpty()) {
+      b.append(", or the schedule could not be computed (see the notes)");
+    }
+    b.append("; I1, I3 and I4 found no violation in ").append(n(s.checked(Invariant.I1).windows(), "window")).append(" and ")
+        .append(n(Math.max(s.checked(Invariant.I3).attempts(), s.checked(Invariant.I4).attempts()), "attempt"))
+        .append(". Use --grace with a shorter duration (e.g. --grace PT0S: windows due up to the journal's end) to judge"
+            + " recent windows, widen the range, or audit again once the journal is longer than the grace");
+    return b.toString();
+  }
+
+  /** E.g. {@code 1 window}, {@code 2 windows}, {@code 1,000 due windows}, {@code 2 double successes}. */
+  private static String n(long count, String noun) {
+    String plural = noun.endsWith("s") ? noun + "es" : noun + "s";
+    return String.format(Locale.ROOT, "%,d ", count) + (count == 1 ? noun : plural);
+  }
+
+  private long count(Invariant invariant) {
+    return violations.stream().filter(v -> v.invariant() == invariant).count();
   }
 
   private static void line(StringBuilder b, String label, String value) {

@@ -14,6 +14,7 @@ import io.almanac.persistence.audit.VerificationReport.Violation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,7 +56,19 @@ import java.util.TreeMap;
  * {@link #grace(Duration) grace} (default {@value #DEFAULT_GRACE_MINUTES} minutes) before that end
  * are not checked, and leases that ended in it are not judged, because the trigger may not have
  * fired them (nor the entity timed them out) yet when the journal was read. So I2 checks due times
- * up to {@code min(to, end - grace)}.
+ * up to {@code min(to, end - grace)}. Why 2 minutes: the trigger fires a due window within its
+ * {@code max-tick-interval} (1 s) plus one journal write, and the executor has an expired lease
+ * timed out within its {@code check-interval} (1 s); seconds even under a burst of thousands of
+ * windows. Two minutes covers that lag many times over while leaving all but the
+ * last two minutes of a journal judged. A longer grace hides more; a shorter one (down to
+ * {@code PT0S}) is right for a journal read after its node stopped cleanly.
+ *
+ * <p><b>What was checked.</b> The report counts, for each invariant, the windows (and attempts)
+ * it judged and their events ({@link VerificationReport.Checked}): I1 every window with events in
+ * the range; I2 every due window up to the bound above; I3 every attempt that ended or whose lease
+ * (plus the grace) ended; I4 every attempt under an overlap policy other than ALLOW. A
+ * verification whose I2 judged no due window is {@link VerificationReport.Result#NOTHING_CHECKED},
+ * not OK: e.g. a journal younger than the grace.
  *
  * <p><b>The range.</b> {@code [from, to]} (both inclusive, either open) selects windows by their
  * due time (a window's first event when the journal has no due time for it) and attempts by their
@@ -93,6 +106,8 @@ public final class Verifier {
   private Duration longestPastLease = Duration.ZERO;
   private String longestPastLeaseOf;
   private Instant checkedUntil;
+  private Instant journalEnd;
+  private final Map<Invariant, VerificationReport.Checked> checked = new EnumMap<>(Invariant.class);
 
   private Verifier() {}
 
@@ -172,7 +187,12 @@ public final class Verifier {
     return new VerificationReport(from, to, grace, violations, open, notes,
         new VerificationReport.Stats(tasks, eventsRead, windowsSeen, byStatus, windowsChecked, windowsLost,
             doubleSuccesses, attempts, successes, retries, lateResults, longestPastLease, longestPastLeaseOf,
-            checkedUntil));
+            checkedUntil, checked, journalEnd));
+  }
+
+  private void count(Invariant invariant, long windows, long attempts, long events) {
+    checked.merge(invariant, new VerificationReport.Checked(windows, attempts, events),
+        (a, b) -> a.plus(b.windows(), b.attempts(), b.events()));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -245,6 +265,9 @@ public final class Verifier {
 
     void run() {
       tasks++;
+      if (end != null && (journalEnd == null || end.isAfter(journalEnd))) {
+        journalEnd = end;
+      }
       replay();
       checkWindows();
       checkDue();
@@ -367,6 +390,7 @@ public final class Verifier {
           continue;
         }
         windowsSeen++;
+        count(Invariant.I1, 1, 0, w.events.size());
         successes += w.successes.size();
         retries += w.retries;
         lateResults += w.late;
@@ -459,6 +483,15 @@ public final class Verifier {
         }
       }
       windowsChecked += found.size() + lost.size();
+      long events = 0;
+      for (String key : found) {
+        events += windows.get(key).events.size();
+      }
+      for (String key : lost) {
+        Win w = windows.get(key);
+        events += w == null ? 0 : w.events.size();
+      }
+      count(Invariant.I2, found.size() + lost.size(), 0, events);
       windowsLost += lost.size();
       if (latestDue != null && (checkedUntil == null || until.isAfter(checkedUntil))) {
         checkedUntil = until;
@@ -467,6 +500,9 @@ public final class Verifier {
 
     /** I3: every attempt ends, or the journal ends before its lease (plus the grace) does. */
     private void checkLeases() {
+      Set<String> judged = new HashSet<>();
+      long judgedAttempts = 0;
+      long events = 0;
       for (Attempt a : all) {
         if (!selected(a.window) || !inRange(a.started.at())) {
           continue;
@@ -474,6 +510,11 @@ public final class Verifier {
         attempts++;
         if (a.leaseUntil == null) {
           continue;
+        }
+        if (a.end != null || expired(a)) { // an attempt whose lease has not ended (plus the grace) is not judged yet
+          judged.add(a.window);
+          judgedAttempts++;
+          events += 1 + a.extensions.size() + (a.end == null ? 0 : 1);
         }
         if (a.end != null) {
           pastLease(a, Duration.between(a.leaseUntil, a.end.at()));
@@ -488,6 +529,7 @@ public final class Verifier {
               + " until " + end, refs));
         }
       }
+      count(Invariant.I3, judged.size(), judgedAttempts, events);
     }
 
     /** Whether an attempt without an outcome is past its lease while the journal goes on beyond the grace. */
@@ -504,11 +546,19 @@ public final class Verifier {
 
     /** I4: attempts overlap when one starts before the other's outcome is recorded. */
     private void checkOverlaps() {
+      Set<String> compared = new HashSet<>();
+      long comparedAttempts = 0;
+      long events = 0;
       List<Attempt> active = new ArrayList<>();
       for (Attempt b : all) {
         long startSeq = b.started.sequenceNr();
         active.removeIf(a -> a.end != null && a.end.sequenceNr() < startSeq);
         boolean report = b.policy != OverlapPolicy.ALLOW && selected(b.window) && inRange(b.started.at());
+        if (report) {
+          compared.add(b.window);
+          comparedAttempts++;
+          events += 1 + (b.end == null ? 0 : 1);
+        }
         for (Attempt a : active) {
           if (!report) {
             continue;
@@ -528,6 +578,7 @@ public final class Verifier {
         active.removeIf(a -> a.end == null && a.overlapReported);
         active.add(b);
       }
+      count(Invariant.I4, compared.size(), comparedAttempts, events);
     }
   }
 }

@@ -118,9 +118,12 @@ class AuditNodeRunTest {
     String out = r.out();
     assertTrue(out.contains("OK: I1-I4 hold"), r.toString());
     assertTrue(out.contains("windows seen                      5 (FINAL_FAILED 1, SKIPPED 1, SUCCEEDED 3)"), r.toString());
-    assertTrue(out.contains("I2 windows checked                5 due until 2026-12-03T00:03:00Z, 0 lost"), r.toString());
+    assertTrue(out.contains("I2 every due window accounted for checked 5 due windows until 2026-12-03T00:03:00Z (22 events): 0 lost"),
+        r.toString());
     assertTrue(out.contains("attempts                          6: 3 succeeded, 2 retries, 0 late results"), r.toString());
-    assertTrue(out.contains("I1 double successes               0"), r.toString());
+    assertTrue(out.contains("I1 no window succeeds twice       checked 5 windows (22 events): 0 double successes"), r.toString());
+    assertTrue(out.contains("I3 no attempt RUNNING past lease  checked 6 attempts of 4 windows (12 events)"), r.toString());
+    assertTrue(out.contains("I4 no overlap unless allowed      checked 6 attempts of 4 windows (12 events): 0 overlaps"), r.toString());
     assertTrue(out.contains("open at the end                   none"), r.toString());
     // the table: every event with its time in UTC and in Shanghai
     assertTrue(out.contains("task 'digest' (zone Asia/Shanghai): "), r.toString());

@@ -257,6 +257,39 @@ class VerifierTest {
   }
 
   @Test
+  void r28CountsWhatEachInvariantChecked() {
+    Instant due30 = due("2026-11-30");
+    // 11-29 ran; 11-30 is running with a lease that outlives the journal: I3 does not judge it yet.
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
+        List.of(scheduled("2026-11-30", RunKind.FIRST, due30), started("2026-11-30", 1, due30, Duration.ofHours(2)),
+            new TaskEntity.TaskPaused(due30.plus(Duration.ofMinutes(30))))));
+    assertEquals(VerificationReport.Result.OK, r.result(), r.toText());
+    assertEquals(new VerificationReport.Checked(2, 0, 5), r.stats().checked(Invariant.I1));
+    assertEquals(new VerificationReport.Checked(2, 0, 5), r.stats().checked(Invariant.I2));
+    assertEquals(new VerificationReport.Checked(1, 1, 2), r.stats().checked(Invariant.I3));
+    assertEquals(new VerificationReport.Checked(2, 2, 3), r.stats().checked(Invariant.I4));
+    assertTrue(r.toText().contains("OK: I1-I4 hold (checked 2 due windows, 2 windows with events, 2 attempts)"), r.toText());
+  }
+
+  @Test
+  void r28NothingCheckedIsNotOk() {
+    // The journal is one second longer than the window's due time: within the grace, I2 judges nothing.
+    VerificationReport r = verify(journal(List.of(spec(SKIP, due("2026-11-29").minusSeconds(60))), ran("2026-11-29")));
+    assertTrue(r.ok(), "no violation: " + r.toText());
+    assertEquals(VerificationReport.Result.NOTHING_CHECKED, r.result(), r.toText());
+    assertEquals(VerificationReport.Checked.NONE, r.stats().checked(Invariant.I2));
+    assertTrue(r.toText().contains("NOTHING CHECKED: I2 checked 0 due windows"), r.toText());
+    assertTrue(!r.toText().contains("OK:"), r.toText());
+  }
+
+  @Test
+  void r28AnEmptyVerificationIsNothingChecked() {
+    VerificationReport r = Verifier.create().report();
+    assertEquals(VerificationReport.Result.NOTHING_CHECKED, r.result());
+    assertTrue(r.nothingChecked().startsWith("no events in the journal (no task)"), r.nothingChecked());
+  }
+
+  @Test
   void aWindowSpecThisJvmDoesNotKnowIsANoteNotAViolation() {
     TaskSpec custom = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", "fiscal-week", null, null, null, null, null, null, "j", null);
     VerificationReport r = verify(journal(List.of(spec(custom, DEFINED)), ran("2026-11-29"), ran("2026-11-30")));
