@@ -1,6 +1,8 @@
 package io.almanac.persistence.audit;
 
 import io.almanac.InstanceStatus;
+import io.almanac.internal.Evolve;
+import io.almanac.internal.Transition;
 import io.almanac.OverlapPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.internal.DueWindow;
@@ -20,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -28,7 +31,9 @@ import java.util.TreeMap;
  * accumulates a {@link VerificationReport}:
  *
  * <ul>
- *   <li><b>I1</b> no window succeeds twice: at most one {@code AttemptSucceeded} per window (a
+ *   <li><b>I1</b> no window succeeds twice, and no status change is one the runtime's transition
+ *       table refuses (statuses are folded by the runtime's own {@code Evolve} mapping; a success
+ *       turned into a failure is reported here): at most one {@code AttemptSucceeded} per window (a
  *       {@code LateResultRecorded} is not a success).
  *   <li><b>I2</b> every window due in the range is accounted for by an {@code InstanceScheduled},
  *       a {@code FireSkipped} or a {@code WindowMissed} (the last two carry their reason; a paused
@@ -210,6 +215,7 @@ public final class Verifier {
     InstanceStatus status;
     int retries;
     int late;
+    Violation illegal;
 
     Win(String key, Instant firstAt) {
       this.key = key;
@@ -256,6 +262,7 @@ public final class Verifier {
     private final Map<String, Win> windows = new LinkedHashMap<>();
     private final List<Segment> specs = new ArrayList<>();
     private final List<Attempt> all = new ArrayList<>();
+    private boolean gaps;
 
     TaskCheck(TaskHistory history) {
       this.history = Objects.requireNonNull(history, "history");
@@ -281,6 +288,7 @@ public final class Verifier {
       for (AuditEvent ae : history.events()) {
         eventsRead++;
         if (ae.sequenceNr() > expected) {
+          gaps = true;
           notes.add("task '" + task + "': events #" + expected + (ae.sequenceNr() - 1 > expected ? "-#" + (ae.sequenceNr() - 1) : "")
               + " are not in the journal (deleted, e.g. by retention); what they recorded is not checked");
         }
@@ -299,19 +307,15 @@ public final class Verifier {
         w.events.add(ref);
         if (ev instanceof TaskEntity.InstanceScheduled e) {
           accounted(w, ref, e.dueAt());
-          w.status = InstanceStatus.PENDING;
         } else if (ev instanceof TaskEntity.FireSkipped e) {
           accounted(w, ref, e.dueAt());
-          w.status = w.status == null ? InstanceStatus.SKIPPED : w.status; // an existing window is unchanged
         } else if (ev instanceof TaskEntity.WindowMissed e) {
           accounted(w, ref, e.dueAt());
-          w.status = w.status == null ? InstanceStatus.MISSED : w.status;
         } else if (ev instanceof TaskEntity.AttemptStarted e) {
           OverlapPolicy policy = current == null ? OverlapPolicy.DEFAULT : current.overlap();
           Attempt a = new Attempt(w.key, e.attempt(), ref, e.leaseUntil(), policy);
           w.attempts.add(a);
           all.add(a);
-          w.status = InstanceStatus.RUNNING;
         } else if (ev instanceof TaskEntity.LeaseExtended e) {
           Attempt a = attempt(w, e.attempt());
           if (a != null) {
@@ -323,26 +327,43 @@ public final class Verifier {
         } else if (ev instanceof TaskEntity.AttemptSucceeded e) {
           w.successes.add(ref);
           ended(w, attempt(w, e.attempt()), ref);
-          w.status = InstanceStatus.SUCCEEDED;
         } else if (ev instanceof TaskEntity.AttemptFailed e) {
           ended(w, attempt(w, e.attempt()), ref);
-          w.status = InstanceStatus.FAILED;
         } else if (ev instanceof TaskEntity.AttemptTimedOut e) {
           ended(w, attempt(w, e.attempt()), ref);
-          w.status = InstanceStatus.TIMED_OUT;
         } else if (ev instanceof TaskEntity.LateResultRecorded) {
           w.late++;
         } else if (ev instanceof TaskEntity.RetryScheduled) {
           w.retries++;
-          w.status = InstanceStatus.RETRY_WAIT;
-        } else if (ev instanceof TaskEntity.InstanceFinalFailed) {
-          w.status = InstanceStatus.FINAL_FAILED;
-        } else if (ev instanceof TaskEntity.InstanceResolved) {
-          w.status = InstanceStatus.RESOLVED;
         } else if (ev instanceof TaskEntity.InstanceCancelled) {
           ended(w, w.openAttempt(), ref); // only one attempt of a window runs at a time
-          w.status = InstanceStatus.CANCELLED;
         }
+        status(w, (TaskEntity.Event) ev, ref);
+      }
+    }
+
+    /**
+     * The window's status after the event, by the runtime's own evolve mapping (one event-to-status
+     * mapping in the codebase). The first status change the transition table refuses is an I1
+     * violation of its window (reported unless the window succeeded twice, which is reported as
+     * such), except, after events deleted by retention, for a window whose first events are gone.
+     */
+    private void status(Win w, TaskEntity.Event ev, EventRef ref) {
+      Optional<InstanceStatus> to = Evolve.targetStatus(w.status, ev);
+      if (to.isEmpty()) {
+        return;
+      }
+      if (Transition.isAllowed(w.status, to.get())) {
+        w.status = to.get();
+        return;
+      }
+      if (w.illegal == null && !(w.status == null && gaps)) {
+        w.illegal = new Violation(task, w.key, Invariant.I1, "illegal transition " + (w.status == null ? "NEW" : w.status)
+            + " -> " + to.get() + " by " + ref.type() + " #" + ref.sequenceNr() + " at " + ref.at()
+            + " (the transition table refuses it: a second writer or a corrupted journal)", List.of(ref));
+      }
+      if (w.status == null) {
+        w.status = to.get(); // its earlier events are gone: take the journal's word
       }
     }
 
@@ -400,6 +421,8 @@ public final class Verifier {
           doubleSuccesses++;
           violations.add(new Violation(task, w.key, Invariant.I1, "succeeded " + w.successes.size()
               + " times", w.successes));
+        } else if (w.illegal != null) {
+          violations.add(w.illegal);
         }
         Attempt a = w.openAttempt();
         if (w.status == InstanceStatus.RUNNING && a != null && expired(a)) {

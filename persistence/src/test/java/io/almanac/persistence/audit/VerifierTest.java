@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** The invariants I1-I4 on hand-written journals: one test per rule and per exception to it. */
@@ -78,6 +79,18 @@ class VerifierTest {
     assertEquals("2026-11-29", v.window());
     assertEquals(List.of(4L, 6L), seqs(v));
     assertEquals(1, r.stats().doubleSuccesses());
+  }
+
+  @Test
+  @DisplayName("R20/R28: a success turned into FINAL_FAILED (what two writers on one journal produced) is an I1 violation, "
+      + "found by the runtime's own evolve mapping and transition table")
+  void i1FindsAStatusChangeTheTransitionTableRefuses() {
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
+        List.of(new TaskEntity.InstanceFinalFailed("2026-11-29", "executor gone", due("2026-11-29").plusSeconds(30)))));
+    Violation v = only(r, Invariant.I1);
+    assertEquals("2026-11-29", v.window());
+    assertTrue(v.message().contains("illegal transition SUCCEEDED -> FINAL_FAILED"), v.message());
+    assertEquals(Map.of("SUCCEEDED", 1L), r.stats().windowsByStatus(), "the window keeps its status, as the entity does");
   }
 
   @Test
