@@ -22,16 +22,19 @@ import java.util.SplittableRandom;
  * RetryPolicy}'s business; how old a missed window may be is the {@link CatchUpPolicy}'s.
  *
  * @param mode the strategy
- * @param delays for {@link Mode#DELAYED} with an explicit list: positive, strictly increasing
- *     delays from the failure to the retry; the last one repeats. Empty otherwise
- * @param initialDelay for exponential back-off: the delay before the first retry; zero otherwise
- * @param multiplier for exponential back-off: the factor between consecutive delays (at least 1.0);
- *     1.0 otherwise
- * @param maxDelay for exponential back-off: the cap on a delay before jitter; zero otherwise
+ * @param delays for {@link Mode#DELAYED} with an explicit list: 1 to {@value #MAX_DELAYS}
+ *     positive, strictly increasing delays from the failure to the retry, each at most {@link
+ *     #MAX_DELAY}; the last one repeats. Empty otherwise
+ * @param initialDelay for exponential back-off: the delay before the first retry, at most {@link
+ *     #MAX_DELAY}; zero otherwise
+ * @param multiplier for exponential back-off: the factor between consecutive delays (1.0 to
+ *     {@value #MAX_MULTIPLIER}); 1.0 otherwise
+ * @param maxDelay for exponential back-off: the cap on a delay before jitter, at most {@link
+ *     #MAX_DELAY}; zero otherwise
  * @param jitter for exponential back-off: the relative spread in [0, 1] applied to each delay; 0.0
  *     otherwise
  * @param span for {@link Mode#WINDOWED}: how long after the window's start retries and catch-up are
- *     allowed, e.g. 24 hours for the same business day; zero otherwise
+ *     allowed, e.g. 24 hours for the same business day, at most {@link #MAX_SPAN}; zero otherwise
  */
 public record BackfillPolicy(
     Mode mode,
@@ -53,6 +56,22 @@ public record BackfillPolicy(
     /** Retry or catch up at any time while the window's allowed span has not passed. */
     WINDOWED
   }
+
+  /**
+   * The longest delay accepted: each delay of {@link #delayed(Duration...)}, and the initial delay
+   * and the cap of {@link #exponential(Duration, double, Duration, double)}: 366 days. Bounded so
+   * that {@code failedAt + delay} can never overflow.
+   */
+  public static final Duration MAX_DELAY = Duration.ofDays(366);
+
+  /** The most delays {@link #delayed(Duration...)} accepts: 100 (the last one repeats anyway). */
+  public static final int MAX_DELAYS = 100;
+
+  /** The largest factor between consecutive exponential delays: 100.0. */
+  public static final double MAX_MULTIPLIER = 100.0;
+
+  /** The longest span of {@link #windowed(Duration)}: 366 days. */
+  public static final Duration MAX_SPAN = Duration.ofDays(366);
 
   /** No backfill, the default (R12). */
   public static final BackfillPolicy DEFAULT =
@@ -91,13 +110,15 @@ public record BackfillPolicy(
     }
     if (exponential) {
       checkPositive("backfill.initialDelay", initialDelay);
-      if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+      checkAtMost("backfill.initialDelay", initialDelay, MAX_DELAY);
+      if (!(multiplier >= 1.0 && multiplier <= MAX_MULTIPLIER)) {
         throw new InvalidSpecException(
-            "backfill.multiplier", multiplier, "must be a finite number >= 1.0");
+            "backfill.multiplier", multiplier, "must be a number from 1.0 to " + MAX_MULTIPLIER);
       }
       if (maxDelay == null) {
         throw new InvalidSpecException("backfill.maxDelay", null, "must be set");
       }
+      checkAtMost("backfill.maxDelay", maxDelay, MAX_DELAY);
       if (maxDelay.compareTo(initialDelay) < 0) {
         throw new InvalidSpecException(
             "backfill.maxDelay",
@@ -119,6 +140,7 @@ public record BackfillPolicy(
     }
     if (windowed) {
       checkPositive("backfill.span", span);
+      checkAtMost("backfill.span", span, MAX_SPAN);
     } else {
       span = neutral("backfill.span", span, usedBy);
     }
@@ -149,10 +171,12 @@ public record BackfillPolicy(
    * the second, and so on; the last delay repeats for further retries. Example: {@code
    * delayed(ofMinutes(5), ofMinutes(15), ofMinutes(30))}.
    *
-   * @param delays positive and strictly increasing, at least one
+   * @param delays positive, at most {@link #MAX_DELAY} and strictly increasing, from 1 to {@value
+   *     #MAX_DELAYS} of them
    * @return the policy
-   * @throws InvalidSpecException ({@code backfill.delays}) if the list is empty, holds a null, a
-   *     delay that is not positive, or is not strictly increasing
+   * @throws InvalidSpecException ({@code backfill.delays}) if the list is empty or too long, holds a
+   *     null, a delay that is not positive or above {@link #MAX_DELAY}, or is not strictly
+   *     increasing
    */
   public static BackfillPolicy delayed(Duration... delays) {
     if (delays == null || delays.length == 0) {
@@ -167,9 +191,10 @@ public record BackfillPolicy(
    * Retry after an exponential back-off: retry n waits {@code initial * multiplier^(n-1)}, capped
    * at {@code cap}, then spread by a factor drawn from {@code [1 - jitter, 1 + jitter]}.
    *
-   * @param initial the delay before the first retry, positive
-   * @param multiplier the factor between consecutive delays, at least 1.0 (1.0 is a constant delay)
-   * @param cap the largest delay before jitter, at least {@code initial}
+   * @param initial the delay before the first retry, positive, at most {@link #MAX_DELAY}
+   * @param multiplier the factor between consecutive delays, from 1.0 (a constant delay) to {@value
+   *     #MAX_MULTIPLIER}
+   * @param cap the largest delay before jitter, at least {@code initial}, at most {@link #MAX_DELAY}
    * @param jitter the relative spread, between 0.0 (none) and 1.0
    * @return the policy
    * @throws InvalidSpecException naming {@code backfill.initialDelay}, {@code backfill.multiplier},
@@ -185,12 +210,14 @@ public record BackfillPolicy(
    * Retry or catch up at any time while {@code now < window start + span}; e.g. a span of 24 hours
    * allows it during the same business day of a daily task.
    *
-   * @param span positive
+   * @param span positive, at most {@link #MAX_SPAN}
    * @return the policy
-   * @throws InvalidSpecException ({@code backfill.span}) if the span is null, zero or negative
+   * @throws InvalidSpecException ({@code backfill.span}) if the span is null, not positive or above
+   *     {@link #MAX_SPAN}
    */
   public static BackfillPolicy windowed(Duration span) {
     checkPositive("backfill.span", span);
+    checkAtMost("backfill.span", span, MAX_SPAN);
     return new BackfillPolicy(
         Mode.WINDOWED, List.of(), Duration.ZERO, 1.0, Duration.ZERO, 0.0, span);
   }
@@ -266,9 +293,12 @@ public record BackfillPolicy(
     if (!delays.isEmpty()) {
       return delays.get(Math.min(retryNumber - 1, delays.size() - 1));
     }
-    double capMillis = maxDelay.toMillis();
-    double grown = initialDelay.toMillis() * Math.pow(multiplier, retryNumber - 1);
-    double base = Math.min(grown, capMillis);
+    // Both durations are at most MAX_DELAY, so their nanoseconds fit a long. The growth saturates
+    // at the cap: multiplier^(n-1) may be +Infinity for a large n (and 0 * Infinity would be NaN),
+    // so anything that is not a number below the cap is the cap.
+    double capMillis = maxDelay.toNanos() / 1e6;
+    double grown = initialDelay.toNanos() / 1e6 * Math.pow(multiplier, retryNumber - 1.0);
+    double base = grown < capMillis ? grown : capMillis;
     double draw = new SplittableRandom(jitterSeed + retryNumber).nextDouble();
     double factor = 1.0 - jitter + 2.0 * jitter * draw;
     double millis = Math.min(base * factor, capMillis * (1.0 + jitter));
@@ -277,11 +307,19 @@ public record BackfillPolicy(
 
   private static List<Duration> checkDelays(List<Duration> delays) {
     List<Duration> copy = new ArrayList<>(delays); // may hold nulls; List.copyOf would throw
+    if (copy.size() > MAX_DELAYS) {
+      throw new InvalidSpecException(
+          "backfill.delays", copy, "lists " + copy.size() + " delays; at most " + MAX_DELAYS);
+    }
     Duration previous = null;
     for (Duration d : copy) {
       if (d == null || d.isNegative() || d.isZero()) {
         throw new InvalidSpecException(
             "backfill.delays", copy, "every delay must be positive, found " + d);
+      }
+      if (d.compareTo(MAX_DELAY) > 0) {
+        throw new InvalidSpecException(
+            "backfill.delays", copy, "every delay must be at most " + MAX_DELAY + ", found " + d);
       }
       if (previous != null && d.compareTo(previous) <= 0) {
         throw new InvalidSpecException(
@@ -297,6 +335,12 @@ public record BackfillPolicy(
   private static void checkPositive(String field, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {
       throw new InvalidSpecException(field, d, "must be positive");
+    }
+  }
+
+  private static void checkAtMost(String field, Duration d, Duration max) {
+    if (d.compareTo(max) > 0) {
+      throw new InvalidSpecException(field, d, "must be at most " + max);
     }
   }
 

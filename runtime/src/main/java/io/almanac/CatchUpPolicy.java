@@ -9,13 +9,19 @@ import java.time.Instant;
  * recorded as {@link InstanceStatus#MISSED}. Whether younger ones run is up to the task's {@link
  * BackfillPolicy}.
  *
- * @param horizon how far back from now a due window may lie, zero or more; zero means missed
- *     windows are never caught up
+ * @param horizon how far back from now a due window may lie, from zero to {@link #MAX_HORIZON};
+ *     zero means missed windows are never caught up
  */
 public record CatchUpPolicy(Duration horizon) {
 
   /** The default horizon: 24 hours. */
   public static final Duration DEFAULT_HORIZON = Duration.ofHours(24);
+
+  /**
+   * The longest horizon accepted: 366 days. Bounded so that {@code now - horizon} can never
+   * overflow, and a missed year is the most anyone catches up.
+   */
+  public static final Duration MAX_HORIZON = Duration.ofDays(366);
 
   /** A horizon of 24 hours. */
   public static final CatchUpPolicy DEFAULT = new CatchUpPolicy(DEFAULT_HORIZON);
@@ -24,11 +30,15 @@ public record CatchUpPolicy(Duration horizon) {
    * Validates the horizon.
    *
    * @param horizon how far back from now a due window may lie, zero or more
-   * @throws InvalidSpecException ({@code catchUp.horizon}) if null or negative
+   * @throws InvalidSpecException ({@code catchUp.horizon}) if null, negative or above {@link
+   *     #MAX_HORIZON}
    */
   public CatchUpPolicy {
     if (horizon == null || horizon.isNegative()) {
       throw new InvalidSpecException("catchUp.horizon", horizon, "must be zero or more");
+    }
+    if (horizon.compareTo(MAX_HORIZON) > 0) {
+      throw new InvalidSpecException("catchUp.horizon", horizon, "must be at most " + MAX_HORIZON);
     }
   }
 

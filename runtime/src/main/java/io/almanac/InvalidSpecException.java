@@ -12,6 +12,7 @@ public class InvalidSpecException extends AlmanacException {
 
   private final String field;
   private final String value;
+  private final String reason;
 
   /**
    * @param field the name of the setting or field that is wrong, e.g. {@code cron}
@@ -22,6 +23,7 @@ public class InvalidSpecException extends AlmanacException {
     super(field + " '" + value + "' is invalid: " + reason);
     this.field = Objects.requireNonNull(field, "field");
     this.value = value == null ? null : String.valueOf(value);
+    this.reason = reason;
   }
 
   /**
@@ -34,6 +36,7 @@ public class InvalidSpecException extends AlmanacException {
     super("task '" + taskId + "': " + cause.getMessage(), cause);
     this.field = cause.field;
     this.value = cause.value;
+    this.reason = cause.reason;
   }
 
   /** @return the field that was refused */
@@ -44,5 +47,10 @@ public class InvalidSpecException extends AlmanacException {
   /** @return the value that was refused, as text */
   public String value() {
     return value;
+  }
+
+  /** @return why the value was refused, without the field and the value */
+  public String reason() {
+    return reason;
   }
 }

@@ -12,8 +12,10 @@ import java.util.Optional;
  *
  * @param floor the shortest lease, positive
  * @param ceiling the longest lease, and the lease while samples are too few; at least {@code floor}
- * @param factor the multiple of the P99 duration, at least 1.0
- * @param minSamples how many durations are needed before the P99 is trusted, at least 1
+ *     and at most {@link #MAX_CEILING}
+ * @param factor the multiple of the P99 duration, from 1.0 to {@value #MAX_FACTOR}
+ * @param minSamples how many durations are needed before the P99 is trusted, from 1 to {@value
+ *     #MAX_MIN_SAMPLES}
  */
 public record LeasePolicy(Duration floor, Duration ceiling, double factor, int minSamples) {
 
@@ -29,6 +31,21 @@ public record LeasePolicy(Duration floor, Duration ceiling, double factor, int m
   /** The default number of samples before the P99 is used: 20. */
   public static final int DEFAULT_MIN_SAMPLES = 20;
 
+  /**
+   * The longest lease ceiling (and so the longest floor) accepted: 7 days. A job that runs longer
+   * heartbeats to extend its lease. Bounded so that {@code now + lease} can never overflow.
+   */
+  public static final Duration MAX_CEILING = Duration.ofDays(7);
+
+  /** The largest factor accepted: 100.0 x P99. */
+  public static final double MAX_FACTOR = 100.0;
+
+  /**
+   * The most samples that may be required before the P99 is used: 10,000 (the entity keeps {@code
+   * almanac.task.duration-samples} of them, 100 by default; more than it keeps means never).
+   */
+  public static final int MAX_MIN_SAMPLES = 10_000;
+
   /** Floor 1 minute, ceiling 2 hours, 1.5 x P99 once there are 20 samples. */
   public static final LeasePolicy DEFAULT =
       new LeasePolicy(DEFAULT_FLOOR, DEFAULT_CEILING, DEFAULT_FACTOR, DEFAULT_MIN_SAMPLES);
@@ -37,9 +54,10 @@ public record LeasePolicy(Duration floor, Duration ceiling, double factor, int m
    * Validates the settings.
    *
    * @param floor the shortest lease, positive
-   * @param ceiling the longest lease, at least {@code floor}
-   * @param factor the multiple of the P99 duration, at least 1.0
-   * @param minSamples how many durations are needed before the P99 is trusted, at least 1
+   * @param ceiling the longest lease, at least {@code floor}, at most {@link #MAX_CEILING}
+   * @param factor the multiple of the P99 duration, from 1.0 to {@value #MAX_FACTOR}
+   * @param minSamples how many durations are needed before the P99 is trusted, 1 to {@value
+   *     #MAX_MIN_SAMPLES}
    * @throws InvalidSpecException naming {@code lease.floor}, {@code lease.ceiling}, {@code
    *     lease.factor} or {@code lease.minSamples}
    */
@@ -50,15 +68,20 @@ public record LeasePolicy(Duration floor, Duration ceiling, double factor, int m
     if (ceiling == null) {
       throw new InvalidSpecException("lease.ceiling", null, "must be set");
     }
+    if (ceiling.compareTo(MAX_CEILING) > 0) {
+      throw new InvalidSpecException("lease.ceiling", ceiling, "must be at most " + MAX_CEILING);
+    }
     if (floor.compareTo(ceiling) > 0) {
       throw new InvalidSpecException(
           "lease.floor", floor, "must not exceed lease.ceiling " + ceiling);
     }
-    if (!(factor >= 1.0) || Double.isInfinite(factor)) {
-      throw new InvalidSpecException("lease.factor", factor, "must be a finite number >= 1.0");
+    if (!(factor >= 1.0 && factor <= MAX_FACTOR)) {
+      throw new InvalidSpecException(
+          "lease.factor", factor, "must be a number from 1.0 to " + MAX_FACTOR);
     }
-    if (minSamples < 1) {
-      throw new InvalidSpecException("lease.minSamples", minSamples, "must be >= 1");
+    if (minSamples < 1 || minSamples > MAX_MIN_SAMPLES) {
+      throw new InvalidSpecException(
+          "lease.minSamples", minSamples, "must be from 1 to " + MAX_MIN_SAMPLES);
     }
   }
 

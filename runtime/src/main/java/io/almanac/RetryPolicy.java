@@ -50,7 +50,8 @@ public record RetryPolicy(int maxRetries) {
    *
    * @param acceptableRecovery how long after the first failure the last retry may start, positive
    * @param firstDelay the delay before the first retry, positive
-   * @param multiplier the factor between consecutive delays, at least 1.0
+   * @param multiplier the factor between consecutive delays, from 1.0 to {@link
+   *     BackfillPolicy#MAX_MULTIPLIER}
    * @return the retry cap
    * @throws InvalidSpecException naming {@code acceptableRecovery}, {@code firstDelay} or {@code
    *     multiplier}
@@ -58,8 +59,9 @@ public record RetryPolicy(int maxRetries) {
   public static int capFor(Duration acceptableRecovery, Duration firstDelay, double multiplier) {
     checkPositive("acceptableRecovery", acceptableRecovery);
     checkPositive("firstDelay", firstDelay);
-    if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-      throw new InvalidSpecException("multiplier", multiplier, "must be a finite number >= 1.0");
+    if (!(multiplier >= 1.0 && multiplier <= BackfillPolicy.MAX_MULTIPLIER)) {
+      throw new InvalidSpecException(
+          "multiplier", multiplier, "must be a number from 1.0 to " + BackfillPolicy.MAX_MULTIPLIER);
     }
     // Decimal arithmetic, so that back-off ending exactly at the limit counts as fitting
     // (e.g. 0.1 s ten times is exactly one second); doubles could land a hair above it.

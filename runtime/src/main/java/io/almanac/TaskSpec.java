@@ -99,7 +99,14 @@ public record TaskSpec(
     return CronSchedule.parse(cron, zone).zone();
   }
 
-  static void validateId(String id) {
+  /**
+   * Checks a task id: 1 to {@value #MAX_ID_LENGTH} characters of letters, digits, {@code .}, {@code
+   * _} and {@code -}.
+   *
+   * @param id the id
+   * @throws InvalidSpecException ({@code id}) if it is empty, too long or has another character
+   */
+  public static void validateId(String id) {
     if (id == null || id.isBlank()) {
       throw new InvalidSpecException("id", id, "a task id must not be empty");
     }

@@ -2,6 +2,9 @@ package io.almanac.internal;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigUtil;
+import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import io.almanac.BackfillPolicy;
 import io.almanac.CatchUpPolicy;
@@ -9,145 +12,365 @@ import io.almanac.DstPolicy;
 import io.almanac.InvalidSpecException;
 import io.almanac.LeasePolicy;
 import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
- * Reads the tasks declared under {@code almanac.tasks} (R34). Every refusal names the full config
- * key and the value (R33). INTERNAL API.
+ * Reads the tasks declared under {@code almanac.tasks} (R34). INTERNAL API.
+ *
+ * <p>Every refusal is an {@link InvalidSpecException} whose {@linkplain InvalidSpecException#field()
+ * field} is the full config path of the key, e.g. {@code almanac.tasks.daily-digest.lease.factor},
+ * and whose value is the value as written in the configuration (R33); no {@link ConfigException}
+ * escapes. A task id that is not a plain HOCON key appears quoted in the path, as {@link
+ * ConfigUtil#joinPath} writes it ({@code almanac.tasks."a.b".job}); ids are read from the object's
+ * keys, never parsed as paths, so any id is safe to read, and one outside the charset of {@link
+ * TaskSpec#validateId} (letters, digits, {@code . _ -}) is refused.
+ *
+ * <p>Decisions: an unknown key is refused (a misspelt {@code max-retry} would otherwise be silently
+ * ignored), in a task and in its {@code backfill}, {@code lease} and {@code dst} blocks; so is a
+ * {@code backfill} key that the chosen mode does not use (e.g. {@code span} with {@code mode =
+ * immediate}). Integers must be whole numbers ({@code 2.0} is 2, {@code 2.5} is refused); a null
+ * value counts as absent.
  */
 public final class ConfigTasks {
+  private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "job", "window", "overlap", "max-retries", "backfill",
       "catch-up-horizon", "lease", "dst", "description");
+  private static final Set<String> LEASE_KEYS = Set.of("floor", "ceiling", "factor", "min-samples");
+  private static final Set<String> DST_KEYS = Set.of("gap", "overlap");
+  private static final Map<String, Set<String>> BACKFILL_KEYS = Map.of(
+      "none", Set.of("mode"),
+      "immediate", Set.of("mode"),
+      "delayed", Set.of("mode", "delays"),
+      "exponential", Set.of("mode", "initial", "multiplier", "max", "jitter"),
+      "windowed", Set.of("mode", "span"));
+  private static final List<String> MODES = List.of("none", "immediate", "delayed", "exponential", "windowed");
+
+  /** The Java field a policy names, and the config key (relative to the task) it comes from. */
+  private static final Map<String, String> FIELD_TO_KEY = Map.ofEntries(
+      Map.entry("cron", "cron"),
+      Map.entry("zone", "cron"),
+      Map.entry("window", "window"),
+      Map.entry("description", "description"),
+      Map.entry("job", "job"),
+      Map.entry("maxRetries", "max-retries"),
+      Map.entry("catchUp.horizon", "catch-up-horizon"),
+      Map.entry("backfill.mode", "backfill.mode"),
+      Map.entry("backfill.delays", "backfill.delays"),
+      Map.entry("backfill.initialDelay", "backfill.initial"),
+      Map.entry("backfill.multiplier", "backfill.multiplier"),
+      Map.entry("backfill.maxDelay", "backfill.max"),
+      Map.entry("backfill.jitter", "backfill.jitter"),
+      Map.entry("backfill.span", "backfill.span"),
+      Map.entry("lease.floor", "lease.floor"),
+      Map.entry("lease.ceiling", "lease.ceiling"),
+      Map.entry("lease.factor", "lease.factor"),
+      Map.entry("lease.minSamples", "lease.min-samples"),
+      Map.entry("dst.gap", "dst.gap"),
+      Map.entry("dst.overlap", "dst.overlap"));
 
   private ConfigTasks() {}
 
   /**
    * @param config the whole configuration
    * @return the declared tasks, validated, sorted by id
-   * @throws InvalidSpecException naming the key of the first problem
+   * @throws InvalidSpecException naming the full key and the value of the first problem
    */
   public static List<TaskSpec> parse(Config config) {
-    if (!config.hasPath("almanac.tasks")) {
+    if (!config.hasPath(ROOT)) {
       return List.of();
     }
-    Config tasks = config.getConfig("almanac.tasks");
-    Set<String> ids = new TreeSet<>();
-    tasks.root().keySet().forEach(ids::add);
+    ConfigValue root = config.getValue(ROOT);
+    if (root.valueType() != ConfigValueType.OBJECT) {
+      throw new InvalidSpecException(ROOT, text(root), "must be an object with one entry per task, keyed by its id");
+    }
+    ConfigObject tasks = (ConfigObject) root;
     List<TaskSpec> out = new ArrayList<>();
-    for (String id : ids) {
-      String at = "almanac.tasks." + id;
-      if (tasks.root().get(id).valueType() != ConfigValueType.OBJECT) {
-        throw new InvalidSpecException(at, tasks.root().get(id).unwrapped(), "must be an object with cron and job");
+    for (String id : new TreeSet<>(tasks.keySet())) {
+      String at = ConfigUtil.joinPath("almanac", "tasks", id);
+      ConfigValue task = tasks.get(id);
+      try {
+        TaskSpec.validateId(id);
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(at, id, e.reason());
       }
-      out.add(parseOne(id, tasks.getConfig(quote(id)), at));
+      if (task.valueType() != ConfigValueType.OBJECT) {
+        throw new InvalidSpecException(at, text(task), "must be an object with cron and job");
+      }
+      out.add(parseOne(id, new Node((ConfigObject) task, at), tasks));
     }
     return out;
   }
 
-  private static String quote(String id) {
-    return "\"" + id + "\"";
-  }
-
-  private static TaskSpec parseOne(String id, Config c, String at) {
-    for (String key : c.root().keySet()) {
-      if (!KEYS.contains(key)) {
-        throw new InvalidSpecException(at + "." + key, c.root().get(key).unwrapped(), "unknown key; known: " + new TreeSet<>(KEYS));
-      }
-    }
+  private static TaskSpec parseOne(String id, Node t, ConfigObject tasks) {
+    t.refuseUnknown(KEYS, "known: " + new TreeSet<>(KEYS));
     TaskSpec.Builder b = TaskSpec.builder(id);
-    b.cron(string(c, at, "cron"));
-    b.job(string(c, at, "job"));
-    if (c.hasPath("window")) {
-      b.window(string(c, at, "window"));
+    String cron = t.string("cron", true);
+    t.mapped(() -> b.cron(cron));
+    b.job(t.string("job", true));
+    if (t.has("window")) {
+      b.window(t.string("window", false));
     }
-    if (c.hasPath("overlap")) {
-      b.overlap(enumOf(OverlapPolicy.class, string(c, at, "overlap"), at + ".overlap"));
+    if (t.has("overlap")) {
+      b.overlap(t.enumOf("overlap", OverlapPolicy.class));
     }
-    if (c.hasPath("max-retries")) {
-      b.maxRetries(Settings.intOf(c, "max-retries"));
+    if (t.has("max-retries")) {
+      int maxRetries = t.integer("max-retries");
+      t.mapped(() -> b.retry(new RetryPolicy(maxRetries)));
     }
-    if (c.hasPath("catch-up-horizon")) {
-      b.catchUp(new CatchUpPolicy(duration(c, at, "catch-up-horizon")));
+    if (t.has("catch-up-horizon")) {
+      Duration horizon = t.duration("catch-up-horizon");
+      t.mapped(() -> b.catchUp(new CatchUpPolicy(horizon)));
     }
-    if (c.hasPath("backfill")) {
-      b.backfill(backfill(c.getConfig("backfill"), at + ".backfill"));
+    if (t.has("backfill")) {
+      Node bf = t.object("backfill");
+      b.backfill(t.mapped(() -> backfill(bf)));
     }
-    if (c.hasPath("lease")) {
-      Config l = c.getConfig("lease");
+    if (t.has("lease")) {
+      Node l = t.object("lease");
+      l.refuseUnknown(LEASE_KEYS, "known: " + new TreeSet<>(LEASE_KEYS));
       LeasePolicy d = LeasePolicy.DEFAULT;
-      b.lease(new LeasePolicy(
-          l.hasPath("floor") ? duration(l, at + ".lease", "floor") : d.floor(),
-          l.hasPath("ceiling") ? duration(l, at + ".lease", "ceiling") : d.ceiling(),
-          l.hasPath("factor") ? l.getDouble("factor") : d.factor(),
-          l.hasPath("min-samples") ? l.getInt("min-samples") : d.minSamples()));
+      Duration floor = l.has("floor") ? l.duration("floor") : d.floor();
+      Duration ceiling = l.has("ceiling") ? l.duration("ceiling") : d.ceiling();
+      double factor = l.has("factor") ? l.number("factor") : d.factor();
+      int minSamples = l.has("min-samples") ? l.integer("min-samples") : d.minSamples();
+      b.lease(t.mapped(() -> new LeasePolicy(floor, ceiling, factor, minSamples)));
     }
-    if (c.hasPath("dst")) {
-      Config d = c.getConfig("dst");
-      b.dst(new DstPolicy(
-          d.hasPath("gap") ? enumOf(DstPolicy.Gap.class, d.getString("gap"), at + ".dst.gap") : DstPolicy.DEFAULT.gap(),
-          d.hasPath("overlap") ? enumOf(DstPolicy.Overlap.class, d.getString("overlap"), at + ".dst.overlap")
-              : DstPolicy.DEFAULT.overlap()));
+    if (t.has("dst")) {
+      Node d = t.object("dst");
+      d.refuseUnknown(DST_KEYS, "known: " + new TreeSet<>(DST_KEYS));
+      DstPolicy.Gap gap = d.has("gap") ? d.enumOf("gap", DstPolicy.Gap.class) : DstPolicy.DEFAULT.gap();
+      DstPolicy.Overlap overlap = d.has("overlap") ? d.enumOf("overlap", DstPolicy.Overlap.class)
+          : DstPolicy.DEFAULT.overlap();
+      b.dst(t.mapped(() -> new DstPolicy(gap, overlap)));
     }
-    if (c.hasPath("description")) {
-      b.description(string(c, at, "description"));
+    if (t.has("description")) {
+      b.description(t.string("description", false));
     }
-    return b.build();
+    return t.mapped(b::build);
   }
 
-  private static BackfillPolicy backfill(Config c, String at) {
-    String mode = c.hasPath("mode") ? c.getString("mode").toLowerCase(Locale.ROOT) : "none";
-    switch (mode) {
-      case "none":
-        return BackfillPolicy.none();
-      case "immediate":
-        return BackfillPolicy.immediate();
-      case "delayed":
-        return BackfillPolicy.delayed(c.getDurationList("delays").toArray(new Duration[0]));
-      case "exponential":
-        return BackfillPolicy.exponential(duration(c, at, "initial"), c.getDouble("multiplier"), duration(c, at, "max"),
-            c.hasPath("jitter") ? c.getDouble("jitter") : 0.0);
-      case "windowed":
-        return BackfillPolicy.windowed(duration(c, at, "span"));
-      default:
-        throw new InvalidSpecException(at + ".mode", mode, "must be none, immediate, delayed, exponential or windowed");
+  private static BackfillPolicy backfill(Node c) {
+    String mode = c.has("mode") ? c.string("mode", false).trim().toLowerCase(Locale.ROOT) : "none";
+    if (!BACKFILL_KEYS.containsKey(mode)) {
+      throw c.refuse("mode", "must be one of " + MODES);
     }
-  }
-
-  private static String string(Config c, String at, String key) {
-    try {
-      return c.getString(key);
-    } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(at + "." + key, null, "is required");
-    } catch (ConfigException.WrongType e) {
-      throw new InvalidSpecException(at + "." + key, c.getValue(key).unwrapped(), "must be a string");
-    }
-  }
-
-  private static Duration duration(Config c, String at, String key) {
-    try {
-      return c.getDuration(key);
-    } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(at + "." + key, null, "is required");
-    } catch (ConfigException.BadValue | ConfigException.WrongType e) {
-      throw new InvalidSpecException(at + "." + key, c.getValue(key).unwrapped(), "must be a duration such as 15m");
-    }
-  }
-
-  private static <E extends Enum<E>> E enumOf(Class<E> type, String value, String at) {
-    try {
-      return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-    } catch (IllegalArgumentException e) {
-      List<String> names = new ArrayList<>();
-      for (E constant : type.getEnumConstants()) {
-        names.add(constant.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    Set<String> used = BACKFILL_KEYS.get(mode);
+    for (String key : new TreeSet<>(c.obj.keySet())) {
+      if (used.contains(key)) {
+        continue;
       }
-      throw new InvalidSpecException(at, value, "must be one of " + names);
+      boolean known = BACKFILL_KEYS.values().stream().anyMatch(keys -> keys.contains(key));
+      throw c.refuse(key, known ? "not used by backfill mode " + mode + " (it reads " + new TreeSet<>(used) + ")"
+          : "unknown key; known: mode, delays, initial, multiplier, max, jitter, span");
+    }
+    return switch (mode) {
+      case "none" -> BackfillPolicy.none();
+      case "immediate" -> BackfillPolicy.immediate();
+      case "delayed" -> BackfillPolicy.delayed(c.durations("delays").toArray(new Duration[0]));
+      case "exponential" -> {
+        Duration initial = c.duration("initial");
+        double multiplier = c.number("multiplier");
+        Duration max = c.duration("max");
+        double jitter = c.has("jitter") ? c.number("jitter") : 0.0;
+        yield BackfillPolicy.exponential(initial, multiplier, max, jitter);
+      }
+      default -> BackfillPolicy.windowed(c.duration("span"));
+    };
+  }
+
+  /** A value as written: strings bare, anything else as its unwrapped form ({@code [5m, abc]}). */
+  private static String text(ConfigValue v) {
+    if (v == null || v.valueType() == ConfigValueType.NULL) {
+      return null;
+    }
+    return String.valueOf(v.unwrapped());
+  }
+
+  /** One object of the configuration and its full path. */
+  private static final class Node {
+    final ConfigObject obj;
+    final String at;
+
+    Node(ConfigObject obj, String at) {
+      this.obj = obj;
+      this.at = at;
+    }
+
+    String path(String key) {
+      return at + "." + ConfigUtil.joinPath(key);
+    }
+
+    boolean has(String key) {
+      ConfigValue v = obj.get(key);
+      return v != null && v.valueType() != ConfigValueType.NULL;
+    }
+
+    ConfigValue value(String key) {
+      return has(key) ? obj.get(key) : null;
+    }
+
+    InvalidSpecException refuse(String key, String reason) {
+      return new InvalidSpecException(path(key), text(value(key)), reason);
+    }
+
+    void refuseUnknown(Set<String> known, String hint) {
+      for (String key : new TreeSet<>(obj.keySet())) {
+        if (!known.contains(key)) {
+          throw new InvalidSpecException(path(key), text(obj.get(key)), "unknown key; " + hint);
+        }
+      }
+    }
+
+    ConfigValue required(String key) {
+      if (!has(key)) {
+        throw refuse(key, "is required");
+      }
+      return obj.get(key);
+    }
+
+    Node object(String key) {
+      ConfigValue v = required(key);
+      if (v.valueType() != ConfigValueType.OBJECT) {
+        throw refuse(key, "must be an object { ... }");
+      }
+      return new Node((ConfigObject) v, path(key));
+    }
+
+    String string(String key, boolean required) {
+      ConfigValue v = required ? required(key) : value(key);
+      return switch (v.valueType()) {
+        case STRING, NUMBER, BOOLEAN -> text(v);
+        default -> throw refuse(key, "must be a string");
+      };
+    }
+
+    int integer(String key) {
+      ConfigValue v = required(key);
+      String raw = text(v).trim();
+      String why = "must be a whole number (an integer)";
+      if (v.valueType() != ConfigValueType.NUMBER && v.valueType() != ConfigValueType.STRING) {
+        throw refuse(key, why);
+      }
+      try {
+        return Integer.parseInt(raw);
+      } catch (NumberFormatException notAnInt) {
+        try {
+          double d = Double.parseDouble(raw);
+          if (d == Math.rint(d) && d >= Integer.MIN_VALUE && d <= Integer.MAX_VALUE) {
+            return (int) d;
+          }
+        } catch (NumberFormatException notANumber) {
+          // refused below
+        }
+        throw refuse(key, why);
+      }
+    }
+
+    double number(String key) {
+      ConfigValue v = required(key);
+      if (v.valueType() == ConfigValueType.NUMBER) {
+        return ((Number) v.unwrapped()).doubleValue();
+      }
+      if (v.valueType() == ConfigValueType.STRING) {
+        try {
+          return Double.parseDouble(text(v).trim());
+        } catch (NumberFormatException e) {
+          // refused below
+        }
+      }
+      throw refuse(key, "must be a number");
+    }
+
+    Duration duration(String key) {
+      required(key);
+      try {
+        return obj.toConfig().getDuration(ConfigUtil.joinPath(key));
+      } catch (ConfigException e) {
+        throw refuse(key, "must be a duration such as 15m");
+      }
+    }
+
+    List<Duration> durations(String key) {
+      ConfigValue v = required(key);
+      if (v.valueType() != ConfigValueType.LIST) {
+        throw refuse(key, "must be a list of durations such as [5m, 15m, 30m]");
+      }
+      try {
+        return obj.toConfig().getDurationList(ConfigUtil.joinPath(key));
+      } catch (ConfigException e) {
+        throw refuse(key, "must be a list of durations such as [5m, 15m, 30m]");
+      }
+    }
+
+    <E extends Enum<E>> E enumOf(String key, Class<E> type) {
+      String value = string(key, true);
+      try {
+        return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+      } catch (IllegalArgumentException e) {
+        List<String> names = new ArrayList<>();
+        for (E constant : type.getEnumConstants()) {
+          names.add(constant.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        }
+        throw refuse(key, "must be one of " + names);
+      }
+    }
+
+    /**
+     * Runs code that refuses with Java field names (the policies, the builder) and renames its
+     * refusal to the full config key and the value as written.
+     */
+    <T> T mapped(Supplier<T> code) {
+      try {
+        return code.get();
+      } catch (InvalidSpecException e) {
+        throw rename(e);
+      }
+    }
+
+    private InvalidSpecException rename(InvalidSpecException e) {
+      if (e.field().startsWith(ROOT + ".")) {
+        return e; // refused by this class, already named by its key
+      }
+      String key = FIELD_TO_KEY.get(e.field());
+      if (key == null) {
+        return new InvalidSpecException(at, e.value(), e.field() + " " + e.reason());
+      }
+      String reason = e.reason();
+      for (Map.Entry<String, String> f : FIELD_TO_KEY.entrySet()) {
+        if (f.getKey().contains(".")) {
+          reason = reason.replace(f.getKey(), at + "." + f.getValue());
+        }
+      }
+      if (e.field().equals("zone")) {
+        reason = "zone '" + e.value() + "': " + reason; // the zone is the cron's last token
+      }
+      ConfigValue written = valueAt(key);
+      if (written == null || "description".equals(key)) {
+        // A default the task did not set (named as such), or a value too long to repeat in full.
+        String value = written == null ? e.value() + " (default)" : e.value();
+        return new InvalidSpecException(at + "." + key, value, reason);
+      }
+      return new InvalidSpecException(at + "." + key, text(written), reason);
+    }
+
+    private ConfigValue valueAt(String key) {
+      ConfigValue v = obj;
+      for (String part : key.split("\\.")) {
+        if (!(v instanceof ConfigObject o) || o.get(part) == null || o.get(part).valueType() == ConfigValueType.NULL) {
+          return null;
+        }
+        v = o.get(part);
+      }
+      return v;
     }
   }
 }

@@ -46,6 +46,12 @@ public record TaskSettings(
 
   private static final String PREFIX = "almanac.task.";
 
+  /**
+   * The longest duration any {@code almanac.task} setting accepts: 3660 days (about ten years).
+   * Bounded so that adding one to an instant can never overflow.
+   */
+  public static final Duration MAX_DURATION = Duration.ofDays(3660);
+
   /** Canonical constructor: validates every setting. */
   public TaskSettings {
     atLeast("hot-windows", hotWindows, 10);
@@ -61,12 +67,16 @@ public record TaskSettings(
     if (recentFireGrace == null || recentFireGrace.isNegative()) {
       throw new InvalidSpecException(PREFIX + "recent-fire-grace", recentFireGrace, "must be >= 0");
     }
+    atMost("recent-fire-grace", recentFireGrace);
     if (maxClockSkew == null || maxClockSkew.isNegative()) {
       throw new InvalidSpecException(PREFIX + "max-clock-skew", maxClockSkew, "must be >= 0");
     }
+    atMost("max-clock-skew", maxClockSkew);
     Settings.positive(PREFIX + "redispatch-after", redispatchAfter);
+    atMost("redispatch-after", redispatchAfter);
     atLeast("repeated-skip-alert", repeatedSkipAlert, 0);
     Settings.positive(PREFIX + "retention", retention);
+    atMost("retention", retention);
   }
 
   /**
@@ -95,12 +105,37 @@ public record TaskSettings(
         Settings.booleanOf(c, PREFIX + "delete-events-below-snapshot"));
   }
 
+  /** An integer, refusing a fraction such as 2.5 (which {@link Config#getInt} truncates). */
   private static int intOf(Config c, String key) {
-    return Settings.intOf(c, key);
+    int value = Settings.intOf(c, key);
+    Object raw = c.getValue(key).unwrapped();
+    if (raw instanceof Double || raw instanceof String) {
+      double d;
+      try {
+        d = Double.parseDouble(String.valueOf(raw).trim());
+      } catch (NumberFormatException e) {
+        d = Double.NaN;
+      }
+      if (d != value) {
+        throw new InvalidSpecException(key, raw, "must be a whole number (an integer)");
+      }
+    }
+    return value;
   }
 
+  /** A duration, naming the value as written when it is refused. */
   private static Duration durationOf(Config c, String key) {
-    return Settings.durationOf(c, key);
+    Duration d = Settings.durationOf(c, key);
+    if (d.compareTo(MAX_DURATION) > 0) {
+      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be at most " + MAX_DURATION);
+    }
+    return d;
+  }
+
+  private static void atMost(String key, Duration value) {
+    if (value.compareTo(MAX_DURATION) > 0) {
+      throw new InvalidSpecException(PREFIX + key, value, "must be at most " + MAX_DURATION);
+    }
   }
 
   private static void atLeast(String key, int value, int min) {

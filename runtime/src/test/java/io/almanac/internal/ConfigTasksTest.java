@@ -12,10 +12,13 @@ import io.almanac.OverlapPolicy;
 import io.almanac.TaskSpec;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** R34: tasks declared in application.conf; R33: a wrong value names its full key. */
 class ConfigTasksTest {
@@ -54,12 +57,12 @@ class ConfigTasksTest {
 
   @ParameterizedTest(name = "R33: {0} is refused naming {1}")
   @CsvSource(delimiter = '|', value = {
-      "t { cron = \"0 0 25 * * ? UTC\", job = J }                          | cron",
-      "t { cron = \"0 0 8 * * ? Mars/Olympus\", job = J }                  | zone",
+      "t { cron = \"0 0 25 * * ? UTC\", job = J }                          | almanac.tasks.t.cron",
+      "t { cron = \"0 0 8 * * ? Mars/Olympus\", job = J }                  | almanac.tasks.t.cron",
       "t { cron = \"0 0 8 * * ? UTC\" }                                     | almanac.tasks.t.job",
       "t { cron = \"0 0 8 * * ? UTC\", job = J, overlap = sometimes }      | almanac.tasks.t.overlap",
       "t { cron = \"0 0 8 * * ? UTC\", job = J, colour = blue }            | almanac.tasks.t.colour",
-      "t { cron = \"0 0 8 * * ? UTC\", job = J, max-retries = -1 }         | maxRetries",
+      "t { cron = \"0 0 8 * * ? UTC\", job = J, max-retries = -1 }         | almanac.tasks.t.max-retries",
       "t { cron = \"0 0 8 * * ? UTC\", job = J, backfill { mode = later } } | almanac.tasks.t.backfill.mode",
       "t = 5                                                                | almanac.tasks.t"})
   void refusesBadDeclarations(String hocon, String field) {
@@ -67,5 +70,147 @@ class ConfigTasksTest {
         () -> ConfigTasks.parse(ConfigFactory.parseString("almanac.tasks { " + hocon + " }")));
     assertEquals(field, e.field(), e.getMessage());
     assertTrue(e.getMessage().contains(field), e.getMessage());
+  }
+
+  private static final String T = "t { cron = \"0 0 8 * * ? UTC\", job = J, ";
+
+  /** Every key ConfigTasks reads, each way it can be wrong: {config inside almanac.tasks, full key, value}. */
+  static Stream<Arguments> everyKey() {
+    return Stream.of(
+        row("t { job = J }", "almanac.tasks.t.cron", "null"),
+        row("t { cron = [1], job = J }", "almanac.tasks.t.cron", "[1]"),
+        row("t { cron = \"0 0 25 * * ? UTC\", job = J }", "almanac.tasks.t.cron", "0 0 25 * * ? UTC"),
+        row("t { cron = \"0 0 8 * * ?\", job = J }", "almanac.tasks.t.cron", "0 0 8 * * ?"),
+        row("t { cron = \"0 0 8 * * ? Mars/Olympus\", job = J }", "almanac.tasks.t.cron", "0 0 8 * * ? Mars/Olympus"),
+        row("t { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.t.job", "null"),
+        row("t { cron = \"0 0 8 * * ? UTC\", job = [a] }", "almanac.tasks.t.job", "[a]"),
+        row(T + "window = fortnightly }", "almanac.tasks.t.window", "fortnightly"),
+        row(T + "window = [d] }", "almanac.tasks.t.window", "[d]"),
+        row(T + "overlap = sometimes }", "almanac.tasks.t.overlap", "sometimes"),
+        row(T + "overlap = { a = 1 } }", "almanac.tasks.t.overlap", "{a=1}"),
+        row(T + "max-retries = 2.5 }", "almanac.tasks.t.max-retries", "2.5"),
+        row(T + "max-retries = \"2.5\" }", "almanac.tasks.t.max-retries", "2.5"),
+        row(T + "max-retries = -1 }", "almanac.tasks.t.max-retries", "-1"),
+        row(T + "max-retries = 1001 }", "almanac.tasks.t.max-retries", "1001"),
+        row(T + "max-retries = 99999999999 }", "almanac.tasks.t.max-retries", "99999999999"),
+        row(T + "max-retries = abc }", "almanac.tasks.t.max-retries", "abc"),
+        row(T + "max-retries = [1] }", "almanac.tasks.t.max-retries", "[1]"),
+        row(T + "catch-up-horizon = abc }", "almanac.tasks.t.catch-up-horizon", "abc"),
+        row(T + "catch-up-horizon = -1h }", "almanac.tasks.t.catch-up-horizon", "-1h"),
+        row(T + "catch-up-horizon = 367d }", "almanac.tasks.t.catch-up-horizon", "367d"),
+        row(T + "catch-up-horizon = 106751991167300d }", "almanac.tasks.t.catch-up-horizon", "106751991167300d"),
+        row(T + "catch-up-horizon = [1h] }", "almanac.tasks.t.catch-up-horizon", "[1h]"),
+        row(T + "backfill = 5 }", "almanac.tasks.t.backfill", "5"),
+        row(T + "backfill { mode = later } }", "almanac.tasks.t.backfill.mode", "later"),
+        row(T + "backfill { mode = [x] } }", "almanac.tasks.t.backfill.mode", "[x]"),
+        row(T + "backfill { mode = delayed } }", "almanac.tasks.t.backfill.delays", "null"),
+        row(T + "backfill { mode = delayed, delays = abc } }", "almanac.tasks.t.backfill.delays", "abc"),
+        row(T + "backfill { mode = delayed, delays = [5m, abc] } }", "almanac.tasks.t.backfill.delays", "[5m, abc]"),
+        row(T + "backfill { mode = delayed, delays = [] } }", "almanac.tasks.t.backfill.delays", "[]"),
+        row(T + "backfill { mode = delayed, delays = [15m, 5m] } }", "almanac.tasks.t.backfill.delays", "[15m, 5m]"),
+        row(T + "backfill { mode = delayed, delays = [5m, 400d] } }", "almanac.tasks.t.backfill.delays", "[5m, 400d]"),
+        row(T + "backfill { mode = exponential, initial = abc, multiplier = 2, max = 1h } }",
+            "almanac.tasks.t.backfill.initial", "abc"),
+        row(T + "backfill { mode = exponential, initial = 0s, multiplier = 2, max = 1h } }",
+            "almanac.tasks.t.backfill.initial", "0s"),
+        row(T + "backfill { mode = exponential, initial = 400d, multiplier = 2, max = 400d } }",
+            "almanac.tasks.t.backfill.initial", "400d"),
+        row(T + "backfill { mode = exponential, multiplier = 2, max = 1h } }", "almanac.tasks.t.backfill.initial", "null"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = abc, max = 1h } }",
+            "almanac.tasks.t.backfill.multiplier", "abc"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 0.5, max = 1h } }",
+            "almanac.tasks.t.backfill.multiplier", "0.5"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 1e300, max = 1h } }",
+            "almanac.tasks.t.backfill.multiplier", "1.0E300"),
+        row(T + "backfill { mode = exponential, initial = 5m, max = 1h } }", "almanac.tasks.t.backfill.multiplier", "null"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1m } }",
+            "almanac.tasks.t.backfill.max", "1m"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 400d } }",
+            "almanac.tasks.t.backfill.max", "400d"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = [1h] } }",
+            "almanac.tasks.t.backfill.max", "[1h]"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2 } }", "almanac.tasks.t.backfill.max", "null"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1h, jitter = 2 } }",
+            "almanac.tasks.t.backfill.jitter", "2"),
+        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1h, jitter = abc } }",
+            "almanac.tasks.t.backfill.jitter", "abc"),
+        row(T + "backfill { mode = windowed, span = 0s } }", "almanac.tasks.t.backfill.span", "0s"),
+        row(T + "backfill { mode = windowed, span = 400d } }", "almanac.tasks.t.backfill.span", "400d"),
+        row(T + "backfill { mode = windowed, span = abc } }", "almanac.tasks.t.backfill.span", "abc"),
+        row(T + "backfill { mode = windowed } }", "almanac.tasks.t.backfill.span", "null"),
+        row(T + "backfill { mode = immediate, colour = red } }", "almanac.tasks.t.backfill.colour", "red"),
+        row(T + "backfill { mode = immediate, span = 1h } }", "almanac.tasks.t.backfill.span", "1h"),
+        row(T + "backfill { delays = [5m] } }", "almanac.tasks.t.backfill.delays", "[5m]"),
+        row(T + "lease = 5 }", "almanac.tasks.t.lease", "5"),
+        row(T + "lease { floor = abc } }", "almanac.tasks.t.lease.floor", "abc"),
+        row(T + "lease { floor = 0s } }", "almanac.tasks.t.lease.floor", "0s"),
+        row(T + "lease { floor = 3h, ceiling = 2h } }", "almanac.tasks.t.lease.floor", "3h"),
+        row(T + "lease { ceiling = 8d } }", "almanac.tasks.t.lease.ceiling", "8d"),
+        row(T + "lease { ceiling = abc } }", "almanac.tasks.t.lease.ceiling", "abc"),
+        row(T + "lease { factor = abc } }", "almanac.tasks.t.lease.factor", "abc"),
+        row(T + "lease { factor = 0.5 } }", "almanac.tasks.t.lease.factor", "0.5"),
+        row(T + "lease { factor = 1000 } }", "almanac.tasks.t.lease.factor", "1000"),
+        row(T + "lease { factor = [1] } }", "almanac.tasks.t.lease.factor", "[1]"),
+        row(T + "lease { min-samples = 2.5 } }", "almanac.tasks.t.lease.min-samples", "2.5"),
+        row(T + "lease { min-samples = 0 } }", "almanac.tasks.t.lease.min-samples", "0"),
+        row(T + "lease { min-samples = 10001 } }", "almanac.tasks.t.lease.min-samples", "10001"),
+        row(T + "lease { min-samples = abc } }", "almanac.tasks.t.lease.min-samples", "abc"),
+        row(T + "lease { colour = red } }", "almanac.tasks.t.lease.colour", "red"),
+        row(T + "dst = 5 }", "almanac.tasks.t.dst", "5"),
+        row(T + "dst { gap = sometimes } }", "almanac.tasks.t.dst.gap", "sometimes"),
+        row(T + "dst { gap = [1] } }", "almanac.tasks.t.dst.gap", "[1]"),
+        row(T + "dst { overlap = twice } }", "almanac.tasks.t.dst.overlap", "twice"),
+        row(T + "dst { colour = red } }", "almanac.tasks.t.dst.colour", "red"),
+        row(T + "description = [a] }", "almanac.tasks.t.description", "[a]"),
+        row(T + "description = \"" + "x".repeat(1001) + "\" }", "almanac.tasks.t.description", "x".repeat(40) + "..."),
+        row(T + "colour = blue }", "almanac.tasks.t.colour", "blue"),
+        row("t = 5", "almanac.tasks.t", "5"),
+        row("\"a\\\"b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a\\\"b\"", "a\"b"),
+        row("\"a b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a b\"", "a b"),
+        row("\"\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"\"", ""),
+        row("\"a.b\" { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.\"a.b\".job", "null"));
+  }
+
+  private static Arguments row(String tasks, String key, String value) {
+    return Arguments.of(tasks, key, value);
+  }
+
+  @ParameterizedTest(name = "R33: {1} = ''{2}'' is refused naming the full key and the value")
+  @MethodSource("everyKey")
+  void everyKeyRefusedNamingFullPathAndValue(String tasks, String key, String value) {
+    InvalidSpecException e = assertThrows(InvalidSpecException.class,
+        () -> ConfigTasks.parse(ConfigFactory.parseString("almanac.tasks { " + tasks + " }")));
+    assertEquals(key, e.field(), e.getMessage());
+    assertTrue(e.getMessage().startsWith(key + " '" + value + "' is invalid: "), e.getMessage());
+    assertEquals(value, String.valueOf(e.value()), e.getMessage());
+  }
+
+  @Test
+  @DisplayName("R33: almanac.tasks that is not an object is refused naming almanac.tasks")
+  void tasksNotAnObject() {
+    InvalidSpecException e = assertThrows(InvalidSpecException.class,
+        () -> ConfigTasks.parse(ConfigFactory.parseString("almanac.tasks = 5")));
+    assertTrue(e.getMessage().startsWith("almanac.tasks '5' is invalid: "), e.getMessage());
+  }
+
+  @Test
+  @DisplayName("R34: a task id with a dot is read as one id (its path is quoted), and every key is read")
+  void dottedIdAndEveryKey() {
+    List<TaskSpec> specs = ConfigTasks.parse(ConfigFactory.parseString("""
+        almanac.tasks {
+          "reports.daily" {
+            cron = "0 0 8 * * ? UTC", job = J, max-retries = 2.0
+            backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1h, jitter = 0.1 }
+            lease { floor = 30s, ceiling = 6h, factor = 2.25, min-samples = 5 }
+          }
+          w { cron = "0 0 8 * * ? UTC", job = J, backfill { mode = windowed, span = 24h }, catch-up-horizon = 366d }
+        }
+        """));
+    assertEquals("reports.daily", specs.get(0).id());
+    assertEquals(2, specs.get(0).retry().maxRetries());
+    assertEquals(BackfillPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1), specs.get(0).backfill());
+    assertEquals(new io.almanac.LeasePolicy(Duration.ofSeconds(30), Duration.ofHours(6), 2.25, 5), specs.get(0).lease());
+    assertEquals(BackfillPolicy.windowed(Duration.ofHours(24)), specs.get(1).backfill());
+    assertEquals(Duration.ofDays(366), specs.get(1).catchUp().horizon());
   }
 }

@@ -1,10 +1,12 @@
 package io.almanac.samples;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.AgentJob;
 import io.almanac.AlertSinks;
 import io.almanac.Almanac;
+import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
 import io.almanac.persistence.SchemaBootstrap;
 import java.io.File;
@@ -46,9 +48,21 @@ import org.slf4j.LoggerFactory;
  * else the copy of the top-level application.conf packed into the jar. Stop it with Ctrl-C (a
  * coordinated shutdown) or kill it; started again on the same {@code ./data}, it runs no window
  * twice and reports what happened to the windows that fell due while it was down.
+ *
+ * <p>Exit status: 0 after a coordinated shutdown; {@value #EXIT_CONFIG} for a configuration error
+ * (a file that does not exist or does not parse, a bad value such as {@code
+ * almanac.tasks.daily-digest.max-retries = 2.5}), with the error on stderr; 1 if the journal cannot
+ * be opened or the demo tasks cannot be registered, or the node fails to start otherwise. On any
+ * of these the actor system is terminated first, so the JVM never lingers.
  */
 public final class DemoNode {
   private static final Logger LOG = LoggerFactory.getLogger(DemoNode.class);
+
+  /** Exit status of a configuration error (a bad value, a missing or unreadable file). */
+  static final int EXIT_CONFIG = 2;
+
+  /** Exit status of any other failure to start (the journal, registering the demo tasks). */
+  static final int EXIT_FAILURE = 1;
 
   private DemoNode() {}
 
@@ -65,15 +79,73 @@ public final class DemoNode {
     if (args.length > 0 && args[0].equals("audit")) {
       System.exit(AuditCli.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
     }
-    Loaded loaded = loadConfig();
-    Config config = loaded.config();
-    Path db = Path.of(config.getString("almanac.persistence.h2.path") + ".mv.db").toAbsolutePath().normalize();
-    Path dataDir = Path.of(config.getString("almanac-demo.data-dir"));
-    Duration tableInterval = config.getDuration("almanac-demo.table-interval");
-    boolean fresh = !Files.exists(db);
-    banner(loaded.source(), db, dataDir, fresh);
+    int status = run(args);
+    if (status != 0) {
+      System.exit(status);
+    }
+  }
 
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "almanac", config);
+  /**
+   * Runs the demo node until its actor system terminates.
+   *
+   * @param args as for {@link #main}
+   * @return 0 once the node has stopped; {@link #EXIT_CONFIG} or {@link #EXIT_FAILURE} if it could
+   *     not start, after its actor system (if any) has terminated
+   */
+  static int run(String[] args) {
+    Loaded loaded;
+    Path db;
+    Path dataDir;
+    Duration tableInterval;
+    ActorSystem<Void> system;
+    try {
+      loaded = loadConfig();
+      Config config = loaded.config();
+      db = Path.of(config.getString("almanac.persistence.h2.path") + ".mv.db").toAbsolutePath().normalize();
+      dataDir = Path.of(config.getString("almanac-demo.data-dir"));
+      tableInterval = config.getDuration("almanac-demo.table-interval");
+      boolean fresh = !Files.exists(db);
+      banner(loaded.source(), db, dataDir, fresh);
+      system = ActorSystem.create(Behaviors.empty(), "almanac", config);
+    } catch (ConfigException | IllegalArgumentException e) {
+      return configurationError(e);
+    }
+    try {
+      return run(args, system, db, dataDir, tableInterval);
+    } catch (RuntimeException e) {
+      // Anything thrown while starting, once the actor system runs: its threads would keep the JVM
+      // alive after main returned, so stop it before reporting.
+      terminate(system);
+      if (isConfigurationError(e)) {
+        return configurationError(e);
+      }
+      LOG.error("the demo node failed to start: {}", e.toString(), e);
+      return EXIT_FAILURE;
+    }
+  }
+
+  private static boolean isConfigurationError(RuntimeException e) {
+    return e instanceof InvalidSpecException || e instanceof ConfigException;
+  }
+
+  /** Prints a configuration error on stderr (the log may go elsewhere) and gives its status. */
+  private static int configurationError(RuntimeException e) {
+    LOG.error("configuration error: {}", e.getMessage());
+    System.err.println("almanac-demo: configuration error: " + e.getMessage());
+    System.err.flush();
+    return EXIT_CONFIG;
+  }
+
+  private static void terminate(ActorSystem<Void> system) {
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("the actor system did not terminate within 30 s: {}", e.toString());
+    }
+  }
+
+  private static int run(String[] args, ActorSystem<Void> system, Path db, Path dataDir, Duration tableInterval) {
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "demo-live-table");
       t.setDaemon(true);
@@ -89,11 +161,14 @@ public final class DemoNode {
     try {
       SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
     } catch (RuntimeException e) {
+      if (isConfigurationError(e)) {
+        throw e; // a bad almanac.persistence value: reported as a configuration error by the caller
+      }
       LOG.error("cannot open the journal at {}: {}{}", db, e.getMessage(),
           String.valueOf(e.getMessage()).contains("already in use") || String.valueOf(e).contains("locked")
               ? " (is another demo node running on the same ./data? one JVM at a time can open it)" : "");
-      system.terminate();
-      System.exit(1);
+      terminate(system);
+      return EXIT_FAILURE;
     }
 
     Clock clock = Clock.systemUTC();
@@ -109,8 +184,8 @@ public final class DemoNode {
       LOG.info("registered {} demo tasks from Java: {}", demo.size(), demo.stream().map(TaskSpec::id).toList());
     } catch (Exception e) {
       LOG.error("registering the demo tasks failed: {}", e.getMessage());
-      system.terminate();
-      System.exit(1);
+      terminate(system);
+      return EXIT_FAILURE;
     }
 
     if (List.of(args).contains("--digest-now")) {
@@ -142,6 +217,7 @@ public final class DemoNode {
       // Ctrl-C during the start: the shutdown task stopped the printer first.
     }
     system.getWhenTerminated().toCompletableFuture().join();
+    return 0;
   }
 
   /**

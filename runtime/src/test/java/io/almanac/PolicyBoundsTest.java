@@ -1,0 +1,149 @@
+package io.almanac;
+
+import static io.almanac.Refusals.assertRefused;
+import static java.time.Duration.ofDays;
+import static java.time.Duration.ofHours;
+import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every duration and number a policy accepts is bounded when the policy is built, so that nothing
+ * the Java API accepts can overflow later in the task entity (R33), and the arithmetic combining
+ * them saturates instead of overflowing.
+ */
+class PolicyBoundsTest {
+
+  private static final Duration HUGE = Duration.ofSeconds(Long.MAX_VALUE);
+  private static final String HUGE_TEXT = HUGE.toString();
+  private static final Instant WINDOW = Instant.parse("2026-11-29T00:00:00Z");
+  private static final Instant FAILED_AT = Instant.parse("2026-11-29T08:00:00Z");
+
+  @Test
+  @DisplayName("R23/R33: a lease ceiling of Long.MAX_VALUE seconds is refused naming lease.ceiling and the value")
+  void leaseCeilingBounded() {
+    assertRefused("lease.ceiling", HUGE_TEXT, () -> new LeasePolicy(ofMinutes(1), HUGE, 1.5, 20));
+    assertRefused("lease.ceiling", "PT192H", () -> new LeasePolicy(ofMinutes(1), ofDays(8), 1.5, 20));
+    assertEquals(LeasePolicy.MAX_CEILING, new LeasePolicy(ofMinutes(1), LeasePolicy.MAX_CEILING, 1.5, 20).ceiling());
+    assertRefused("lease.floor", HUGE_TEXT, () -> new LeasePolicy(HUGE, ofHours(2), 1.5, 20));
+    assertRefused("lease.ceiling", HUGE_TEXT, () -> new LeasePolicy(HUGE, HUGE, 1.5, 20));
+  }
+
+  @Test
+  @DisplayName("R23/R33: lease factor and min samples are bounded")
+  void leaseNumbersBounded() {
+    assertRefused("lease.factor", "1.0E300", () -> new LeasePolicy(ofMinutes(1), ofHours(2), 1e300, 20));
+    assertRefused("lease.factor", "Infinity",
+        () -> new LeasePolicy(ofMinutes(1), ofHours(2), Double.POSITIVE_INFINITY, 20));
+    assertRefused("lease.factor", "101.0", () -> new LeasePolicy(ofMinutes(1), ofHours(2), 101.0, 20));
+    assertEquals(LeasePolicy.MAX_FACTOR,
+        new LeasePolicy(ofMinutes(1), ofHours(2), LeasePolicy.MAX_FACTOR, 20).factor());
+    assertRefused("lease.minSamples", String.valueOf(Integer.MAX_VALUE),
+        () -> new LeasePolicy(ofMinutes(1), ofHours(2), 1.5, Integer.MAX_VALUE));
+    assertEquals(LeasePolicy.MAX_MIN_SAMPLES,
+        new LeasePolicy(ofMinutes(1), ofHours(2), 1.5, LeasePolicy.MAX_MIN_SAMPLES).minSamples());
+  }
+
+  @Test
+  @DisplayName("R23: the largest lease policy gives a lease without overflow for any P99")
+  void largestLeaseDoesNotOverflow() {
+    LeasePolicy p = new LeasePolicy(LeasePolicy.MAX_CEILING, LeasePolicy.MAX_CEILING, LeasePolicy.MAX_FACTOR, 1);
+    assertEquals(LeasePolicy.MAX_CEILING, p.leaseFor(Optional.of(HUGE), 1));
+    assertEquals(LeasePolicy.MAX_CEILING, p.leaseFor(Optional.of(ofDays(6)), 1));
+    Instant.MAX.minus(ofDays(365 * 1000L)).plus(p.leaseFor(Optional.empty(), 0));
+  }
+
+  @Test
+  @DisplayName("R14/R33: a catch-up horizon of Long.MAX_VALUE seconds is refused naming catchUp.horizon and the value")
+  void horizonBounded() {
+    assertRefused("catchUp.horizon", HUGE_TEXT, () -> new CatchUpPolicy(HUGE));
+    assertRefused("catchUp.horizon", "PT8808H", () -> new CatchUpPolicy(ofDays(367)));
+    CatchUpPolicy max = new CatchUpPolicy(CatchUpPolicy.MAX_HORIZON);
+    assertEquals(ofDays(366), CatchUpPolicy.MAX_HORIZON);
+    assertTrue(max.withinHorizon(FAILED_AT.minus(ofDays(366)), FAILED_AT));
+    assertFalse(max.withinHorizon(FAILED_AT.minus(ofDays(367)), FAILED_AT));
+  }
+
+  @Test
+  @DisplayName("R13/R33: delayed backfill refuses a delay of Long.MAX_VALUE seconds naming backfill.delays")
+  void delayedBounded() {
+    assertRefused("backfill.delays", "[PT5M, " + HUGE_TEXT + "]",
+        () -> BackfillPolicy.delayed(ofMinutes(5), HUGE));
+    assertRefused("backfill.delays", "[PT8808H]", () -> BackfillPolicy.delayed(ofDays(367)));
+    assertEquals(List.of(BackfillPolicy.MAX_DELAY), BackfillPolicy.delayed(BackfillPolicy.MAX_DELAY).delays());
+    List<Duration> many = new ArrayList<>();
+    for (int i = 1; i <= BackfillPolicy.MAX_DELAYS + 1; i++) {
+      many.add(ofSeconds(i));
+    }
+    InvalidSpecException e = assertRefused("backfill.delays", many.toString(),
+        () -> BackfillPolicy.delayed(many.toArray(new Duration[0])));
+    assertTrue(e.getMessage().contains("at most " + BackfillPolicy.MAX_DELAYS), e.getMessage());
+  }
+
+  @Test
+  @DisplayName("R13/R33: windowed backfill refuses a span of Long.MAX_VALUE seconds naming backfill.span")
+  void windowedBounded() {
+    assertRefused("backfill.span", HUGE_TEXT, () -> BackfillPolicy.windowed(HUGE));
+    assertRefused("backfill.span", "PT8808H", () -> BackfillPolicy.windowed(ofDays(367)));
+    BackfillPolicy max = BackfillPolicy.windowed(BackfillPolicy.MAX_SPAN);
+    assertTrue(max.allowsCatchUpAt(WINDOW.plus(ofDays(365)), WINDOW));
+    assertEquals(Optional.empty(), max.retryDueAt(1, WINDOW.plus(ofDays(366)), WINDOW, 1));
+  }
+
+  @Test
+  @DisplayName("R13/R33: exponential backfill bounds the initial delay, the cap and the multiplier")
+  void exponentialBounded() {
+    assertRefused("backfill.initialDelay", HUGE_TEXT, () -> BackfillPolicy.exponential(HUGE, 2.0, HUGE, 0));
+    assertRefused("backfill.maxDelay", HUGE_TEXT, () -> BackfillPolicy.exponential(ofMinutes(5), 2.0, HUGE, 0));
+    assertRefused("backfill.maxDelay", "PT8808H",
+        () -> BackfillPolicy.exponential(ofMinutes(5), 2.0, ofDays(367), 0));
+    assertRefused("backfill.multiplier", "1.0E300",
+        () -> BackfillPolicy.exponential(ofMinutes(5), 1e300, ofHours(1), 0));
+    assertRefused("backfill.multiplier", "100.5",
+        () -> BackfillPolicy.exponential(ofMinutes(5), 100.5, ofHours(1), 0));
+    assertEquals(BackfillPolicy.MAX_MULTIPLIER,
+        BackfillPolicy.exponential(ofMinutes(5), BackfillPolicy.MAX_MULTIPLIER, ofHours(1), 0).multiplier());
+  }
+
+  @Test
+  @DisplayName("R13: the exponential delay saturates at the cap for retry 10,000 and Integer.MAX_VALUE")
+  void exponentialSaturates() {
+    BackfillPolicy p = BackfillPolicy.exponential(ofMinutes(5), 2.0, ofMinutes(30), 0.0);
+    assertEquals(FAILED_AT.plus(ofMinutes(30)), p.retryDueAt(10_000, FAILED_AT, WINDOW, 1).get());
+    assertEquals(FAILED_AT.plus(ofMinutes(30)), p.retryDueAt(Integer.MAX_VALUE, FAILED_AT, WINDOW, Long.MAX_VALUE).get());
+
+    // The largest policy accepted: every delay stays within maxDelay * (1 + jitter).
+    BackfillPolicy max = BackfillPolicy.exponential(
+        BackfillPolicy.MAX_DELAY, BackfillPolicy.MAX_MULTIPLIER, BackfillPolicy.MAX_DELAY, 1.0);
+    for (int n : new int[] {1, 2, 10_000, Integer.MAX_VALUE}) {
+      Duration d = Duration.between(FAILED_AT, max.retryDueAt(n, FAILED_AT, WINDOW, n).get());
+      assertFalse(d.isNegative(), n + ": " + d);
+      assertTrue(d.compareTo(BackfillPolicy.MAX_DELAY.multipliedBy(2)) <= 0, n + ": " + d);
+    }
+
+    // A sub-millisecond initial delay grows to the cap too (it used to give 0 * Infinity = NaN, a
+    // zero delay, once multiplier^n overflowed).
+    BackfillPolicy tiny = BackfillPolicy.exponential(Duration.ofNanos(500_000), 2.0, ofHours(1), 0.0);
+    assertEquals(FAILED_AT.plus(ofHours(1)), tiny.retryDueAt(10_000, FAILED_AT, WINDOW, 1).get());
+    assertEquals(FAILED_AT.plus(ofHours(1)), tiny.retryDueAt(Integer.MAX_VALUE, FAILED_AT, WINDOW, 1).get());
+    assertEquals(FAILED_AT.plus(Duration.ofMillis(1)), tiny.retryDueAt(2, FAILED_AT, WINDOW, 1).get());
+  }
+
+  @Test
+  @DisplayName("R16/R33: the retry cap is bounded for Integer.MAX_VALUE, and capFor bounds its multiplier")
+  void retryBounded() {
+    assertRefused("maxRetries", String.valueOf(Integer.MAX_VALUE), () -> new RetryPolicy(Integer.MAX_VALUE));
+    assertRefused("multiplier", "1.0E300", () -> RetryPolicy.capFor(ofHours(1), ofMinutes(5), 1e300));
+    assertEquals(RetryPolicy.MAX_ALLOWED_RETRIES, RetryPolicy.capFor(HUGE, Duration.ofNanos(1), 1.0));
+  }
+}
