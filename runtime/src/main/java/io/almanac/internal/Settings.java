@@ -11,6 +11,9 @@ public final class Settings {
 
   public static int intOf(Config c, String key) {
     try {
+      if (c.hasPath(key) && c.getValue(key).unwrapped() instanceof Number n && n.doubleValue() != Math.rint(n.doubleValue())) {
+        throw new InvalidSpecException(key, n, "must be a whole number"); // getInt would quietly drop the fraction
+      }
       return c.getInt(key);
     } catch (ConfigException.Missing e) {
       throw new InvalidSpecException(key, null, "is missing");
