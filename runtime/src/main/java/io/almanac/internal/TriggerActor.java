@@ -103,10 +103,12 @@ public final class TriggerActor
    * @param nextAt when it is due, or null
    * @param firesSent fires sent since start (retries included)
    * @param taskIds the registered task ids, sorted
+   * @param ticks how many times this incarnation of the trigger has looked at its queue (its
+   *     progress, judged without the wall clock)
    */
   public record TriggerStatus(
       int tasks, int queued, int inFlight, Instant watermark, Instant lastTick, String nextTask, Instant nextAt,
-      long firesSent, List<String> taskIds)
+      long firesSent, List<String> taskIds, long ticks)
       implements AlmanacSerializable {}
 
   private enum Tick implements Command {
@@ -200,6 +202,7 @@ public final class TriggerActor
   private final Set<String> becameIdle = new HashSet<>();
   private long seq;
   private long firesSent;
+  private long ticks;
   private Instant lastTick;
   private Instant lastPersist = Instant.EPOCH;
   private Instant watermark;
@@ -471,7 +474,7 @@ public final class TriggerActor
     List<String> ids = new ArrayList<>(state.tasks().keySet());
     Collections.sort(ids);
     cmd.replyTo().tell(new TriggerStatus(state.tasks().size(), queue.size(), inFlight.size(), watermark, lastTick,
-        head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, List.copyOf(ids)));
+        head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, List.copyOf(ids), ticks));
     return Effect().none();
   }
 
@@ -481,6 +484,7 @@ public final class TriggerActor
     }
     Instant now = clock.instant();
     lastTick = now;
+    ticks++;
     while (!queue.isEmpty() && !queue.first().at().isAfter(now) && inFlight.size() < settings.maxInFlight()) {
       Due due = queue.pollFirst();
       Slot slot = slots.get(due.taskId());

@@ -5,14 +5,17 @@ import io.almanac.AlertSink;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.LongSupplier;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * Checks on every node that the trigger is alive (R25) and raises TRIGGER_STALLED when it has not
- * looked at its queue for a while or does not answer, and TRIGGER_RECOVERED when it is back (R32).
+ * Checks on every node that the trigger is alive (R25) and raises TRIGGER_STALLED when it has made no
+ * progress (its tick count has not changed, or it does not answer) for a while, measured on a
+ * monotonic clock so that a wall-clock step is no stall, and TRIGGER_RECOVERED when it is back
+ * (R32). See {@link StallDetector}.
  * INTERNAL API.
  */
 public final class Watchdog {
@@ -30,45 +33,72 @@ public final class Watchdog {
   /**
    * @param trigger the trigger (proxy)
    * @param alerts where alerts go
-   * @param clock where time comes from
+   * @param clock where alert times come from (the wall clock; never used to judge a stall)
    * @param interval how often to check
-   * @param stallAfter how old the trigger's last tick may be
+   * @param stallAfter how long the trigger may make no progress
    * @return the watchdog's behavior
    */
   public static Behavior<Command> create(
       ActorRef<TriggerActor.Command> trigger, AlertSink alerts, Clock clock, Duration interval, Duration stallAfter) {
+    return create(trigger, alerts, clock, interval, stallAfter, System::nanoTime);
+  }
+
+  /**
+   * @param trigger the trigger (proxy)
+   * @param alerts where alerts go
+   * @param clock where alert times come from (the wall clock; never used to judge a stall)
+   * @param interval how often to check
+   * @param stallAfter how long the trigger may make no progress
+   * @param nanoTime the monotonic clock a stall is measured on
+   * @return the watchdog's behavior
+   */
+  static Behavior<Command> create(ActorRef<TriggerActor.Command> trigger, AlertSink alerts, Clock clock, Duration interval,
+      Duration stallAfter, LongSupplier nanoTime) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(Check.INSTANCE, interval);
-      boolean[] stalled = {false};
+      StallDetector detector = new StallDetector(stallAfter, nanoTime.getAsLong());
+      String[] lastError = {null};
       return Behaviors.receive(Command.class)
           .onMessageEquals(Check.INSTANCE, () -> {
+            if (!stopping(ctx)) { // when the node stops, its trigger proxy stops with it: nothing stalled
+              report(detector.check(nanoTime.getAsLong()), detector, lastError[0], nanoTime, alerts, clock, ctx);
+            }
+            // one check's ask at a time: it times out before the next check asks again
             ctx.pipeToSelf(Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger,
-                TriggerActor.GetStatus::new, stallAfter, ctx.getSystem().scheduler()), Status::new);
+                TriggerActor.GetStatus::new, interval, ctx.getSystem().scheduler()), Status::new);
             return Behaviors.same();
           })
           .onMessage(Status.class, m -> {
-            if (m.error() != null && CoordinatedShutdown.get(ctx.getSystem()).getShutdownReason().isPresent()) {
-              return Behaviors.same(); // the node is stopping: its trigger proxy stops with it, nothing stalled
+            if (stopping(ctx)) {
+              return Behaviors.same();
             }
-            Instant now = clock.instant();
-            String problem = null;
             if (m.error() != null) {
-              problem = "the trigger did not answer within " + stallAfter + " (" + m.error().getMessage() + ")";
-            } else if (m.status().lastTick() != null && Duration.between(m.status().lastTick(), now).compareTo(stallAfter) > 0) {
-              problem = "the trigger has not looked at its queue since " + m.status().lastTick();
+              lastError[0] = "the trigger did not answer within " + interval + " (" + m.error().getMessage() + ")";
+              return Behaviors.same(); // judged at the next check, on the monotonic clock
             }
-            if (problem != null && !stalled[0]) {
-              stalled[0] = true;
-              send(alerts, ctx, new Alert(Alert.Kind.TRIGGER_STALLED, null, null,
-                  problem + ": no window is fired, retried or timed out", now));
-            } else if (problem == null && stalled[0]) {
-              stalled[0] = false;
-              send(alerts, ctx, new Alert(Alert.Kind.TRIGGER_RECOVERED, null, null, "the trigger is alive again", now));
-            }
+            lastError[0] = null;
+            report(detector.answered(m.status().ticks(), nanoTime.getAsLong()), detector, null, nanoTime, alerts, clock, ctx);
             return Behaviors.same();
           })
           .build();
     }));
+  }
+
+  private static boolean stopping(org.apache.pekko.actor.typed.javadsl.ActorContext<Command> ctx) {
+    return CoordinatedShutdown.get(ctx.getSystem()).getShutdownReason().isPresent();
+  }
+
+  private static void report(StallDetector.Change change, StallDetector detector, String error, LongSupplier nanoTime,
+      AlertSink alerts, Clock clock, org.apache.pekko.actor.typed.javadsl.ActorContext<Command> ctx) {
+    Instant now = clock.instant();
+    if (change == StallDetector.Change.STALLED) {
+      String why = error != null ? error : "it answers but has not looked at its queue";
+      send(alerts, ctx, new Alert(Alert.Kind.TRIGGER_STALLED, null, null, "the trigger has made no progress for "
+          + detector.silentFor(nanoTime.getAsLong()).withNanos(0) + " (" + why + "): no window is fired, retried or timed out",
+          now));
+    } else if (change == StallDetector.Change.RECOVERED) {
+      send(alerts, ctx, new Alert(Alert.Kind.TRIGGER_RECOVERED, null, null, "the trigger is alive again", now));
+    }
   }
 
   private static void send(AlertSink alerts, org.apache.pekko.actor.typed.javadsl.ActorContext<Command> ctx, Alert alert) {

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -27,26 +28,47 @@ class WatchdogTest {
     testKit.shutdownTestKit();
   }
 
-  @Test
-  @DisplayName("R32: TRIGGER_STALLED once when the trigger's last tick is too old, TRIGGER_RECOVERED once when it ticks again")
-  void alertsOnStallAndRecovery() {
-    SettableClock clock = new SettableClock(Instant.parse("2026-11-29T00:00:00Z"));
+  /** Answers each check with the trigger's tick count; the monotonic clock advances 10 s per check. */
+  private List<Alert.Kind> run(SettableClock clock, java.util.function.IntFunction<Long> ticksAt, java.util.function.IntConsumer before,
+      int rounds) {
     List<Alert> alerts = new CopyOnWriteArrayList<>();
+    AtomicLong nanos = new AtomicLong();
     TestProbe<TriggerActor.Command> trigger = testKit.createTestProbe();
-    testKit.spawn(Watchdog.create(trigger.getRef(), alerts::add, clock, Duration.ofMillis(50), Duration.ofSeconds(60)));
-    Instant lastTick = clock.instant();
-    for (int round = 0; round < 6; round++) {
-      if (round == 2) {
-        clock.set(lastTick.plusSeconds(120)); // the trigger has not ticked for 2 minutes
-      }
-      if (round == 4) {
-        lastTick = clock.instant(); // it ticks again
-      }
+    testKit.spawn(Watchdog.create(trigger.getRef(), alerts::add, clock, Duration.ofMillis(50), Duration.ofSeconds(60),
+        nanos::get));
+    for (int round = 0; round < rounds; round++) {
+      before.accept(round);
+      nanos.addAndGet(Duration.ofSeconds(10).toNanos());
       TriggerActor.GetStatus ask = (TriggerActor.GetStatus) trigger.expectMessageClass(TriggerActor.GetStatus.class);
-      ask.replyTo().tell(new TriggerActor.TriggerStatus(1, 1, 0, lastTick, lastTick, "t", lastTick, 1, List.of("t")));
+      Instant t = clock.instant();
+      ask.replyTo().tell(new TriggerActor.TriggerStatus(1, 1, 0, t, t, "t", t, 1, List.of("t"), ticksAt.apply(round)));
     }
     trigger.expectMessageClass(TriggerActor.GetStatus.class);
-    assertEquals(List.of(Alert.Kind.TRIGGER_STALLED, Alert.Kind.TRIGGER_RECOVERED), alerts.stream().map(Alert::kind).toList());
+    trigger.expectMessageClass(TriggerActor.GetStatus.class);
+    return alerts.stream().map(Alert::kind).toList();
+  }
+
+  @Test
+  @DisplayName("R32: TRIGGER_STALLED once when the trigger makes no progress for longer than the limit, TRIGGER_RECOVERED "
+      + "once when it ticks again")
+  void alertsOnStallAndRecovery() {
+    SettableClock clock = new SettableClock(Instant.parse("2026-11-29T00:00:00Z"));
+    // ticks 1..3, then stuck at 3 for 9 checks (90 s > 60 s), then ticking again
+    List<Alert.Kind> kinds = run(clock, round -> (long) (round < 3 ? round + 1 : round < 12 ? 3 : round), round -> { }, 15);
+    assertEquals(List.of(Alert.Kind.TRIGGER_STALLED, Alert.Kind.TRIGGER_RECOVERED), kinds);
+  }
+
+  @Test
+  @DisplayName("R32: a wall-clock step forward by 25 h while the trigger keeps ticking raises no TRIGGER_STALLED")
+  void clockStepIsNoStall() {
+    SettableClock clock = new SettableClock(Instant.parse("2026-11-29T00:00:00Z"));
+    List<Alert.Kind> kinds = run(clock, round -> (long) round + 1,
+        round -> {
+          if (round == 3) {
+            clock.set(clock.instant().plus(Duration.ofHours(25)));
+          }
+        }, 8);
+    assertEquals(List.of(), kinds);
   }
 
   /** Spawns a watchdog whose trigger never answers; shuts the node down first if asked; returns its alerts. */
