@@ -64,15 +64,18 @@ public final class Almanac {
   private final ClusterSharding sharding;
   private final ActorRef<TriggerActor.Command> trigger;
   private final Duration askTimeout;
+  private final Duration registrationTimeout;
+  private final CompletableFuture<Done> ready = new CompletableFuture<>();
 
   private Almanac(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
-      ActorRef<TriggerActor.Command> trigger, Duration askTimeout) {
+      ActorRef<TriggerActor.Command> trigger, Duration askTimeout, Duration registrationTimeout) {
     this.system = system;
     this.clock = clock;
     this.jobs = jobs;
     this.sharding = sharding;
     this.trigger = trigger;
     this.askTimeout = askTimeout;
+    this.registrationTimeout = registrationTimeout;
   }
 
   /**
@@ -189,17 +192,33 @@ public final class Almanac {
                 LOG.warn("attempts still running after {}: they are timed out at the next start", executorSettings.drainTimeout());
                 return Done.getInstance();
               }));
-      Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout());
-      LOG.info("Almanac started on {} ({} tasks declared in almanac.tasks)", executorId, declared.size());
-      if (!declared.isEmpty()) {
-        almanac.registerAll(declared).whenComplete((done, error) -> {
-          if (error != null) {
-            LOG.error("registering the tasks declared in almanac.tasks failed: {}", error.getMessage());
-          } else {
-            LOG.info("registered {} tasks from almanac.tasks", declared.size());
-          }
-        });
+      Duration registrationTimeout = config.getDuration("almanac.node.registration-timeout");
+      if (registrationTimeout.isZero() || registrationTimeout.isNegative()) {
+        throw new InvalidSpecException("almanac.node.registration-timeout", registrationTimeout, "must be > 0");
       }
+      Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout(), registrationTimeout);
+      LOG.info("Almanac started on {} ({} tasks declared in almanac.tasks)", executorId, declared.size());
+      long started = System.nanoTime();
+      CompletionStage<Done> registered = declared.isEmpty() ? CompletableFuture.completedFuture(Done.getInstance())
+          : almanac.registerAll(declared).whenComplete((done, error) -> {
+            if (error == null) {
+              LOG.info("registered {} tasks from almanac.tasks", declared.size());
+            }
+          });
+      // Ready: the declared tasks are stored and the trigger (wherever it runs) answers.
+      registered.thenCompose(d -> almanac.retrying("the trigger's status", () -> Asks.<TriggerActor.Command,
+              TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, executorSettings.askTimeout(),
+              system.scheduler()).thenApply(x -> Done.getInstance())))
+          .whenComplete((done, error) -> {
+            if (error != null) {
+              Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+              LOG.error("Almanac is not ready: {}", cause.getMessage());
+              almanac.ready.completeExceptionally(cause);
+            } else {
+              LOG.info("Almanac is ready ({} ms after start)", (System.nanoTime() - started) / 1_000_000);
+              almanac.ready.complete(Done.getInstance());
+            }
+          });
       return almanac;
     }
   }
@@ -215,6 +234,65 @@ public final class Almanac {
       }
     }
     return false;
+  }
+
+  /**
+   * Completes when this node is ready: the tasks declared in {@code almanac.tasks} are stored and
+   * the trigger answers. Fails (with an {@link AlmanacException}) when that did not happen within
+   * {@code almanac.node.registration-timeout}, or a declared task was refused.
+   *
+   * @return the node's readiness
+   */
+  public CompletionStage<Done> ready() {
+    return ready.copy();
+  }
+
+  /**
+   * Runs an ask again, with back-off, while it finds no answer (a node or database slow to start),
+   * until {@code almanac.node.registration-timeout}; a refusal fails at once.
+   */
+  <T> CompletionStage<T> retrying(String what, java.util.function.Supplier<CompletionStage<T>> attempt) {
+    long deadline = System.nanoTime() + registrationTimeout.toNanos();
+    CompletableFuture<T> result = new CompletableFuture<>();
+    retry(what, attempt, deadline, Duration.ofMillis(200), 1, result);
+    return result;
+  }
+
+  /** Whether a failure is an ask that found no answer in time (rather than a refusal). */
+  private static boolean unanswered(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof java.util.concurrent.TimeoutException || t instanceof org.apache.pekko.pattern.AskTimeoutException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  private <T> void retry(String what, java.util.function.Supplier<CompletionStage<T>> attempt, long deadline,
+      Duration backoff, int tries, CompletableFuture<T> result) {
+    attempt.get().whenComplete((value, error) -> {
+      if (error == null) {
+        result.complete(value);
+        return;
+      }
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      boolean refused = cause instanceof AlmanacException && !unanswered(cause);
+      long left = deadline - System.nanoTime();
+      if (refused || left <= 0) {
+        result.completeExceptionally(refused ? cause : new AlmanacException("no answer for " + what + " within "
+            + "almanac.node.registration-timeout = " + registrationTimeout + " (" + tries + " tries; last: "
+            + cause.getMessage() + ")", cause));
+        return;
+      }
+      LOG.info("no answer yet for {} (try {}: {}); trying again in {} ms", what, tries, cause.getMessage(), backoff.toMillis());
+      Duration wait = Duration.ofNanos(Math.min(backoff.toNanos(), left));
+      system.scheduler().scheduleOnce(wait, () -> retry(what, attempt, deadline,
+          backoff.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : backoff.multipliedBy(2),
+          tries + 1, result), system.executionContext());
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -276,14 +354,17 @@ public final class Almanac {
     Instant since = clock.instant();
     List<CompletableFuture<Done>> defined = new ArrayList<>();
     for (TaskSpec spec : valid) {
-      defined.add(this.<Done>ask(spec.id(), r -> new TaskEntity.Define(spec, r)).toCompletableFuture());
+      defined.add(retrying("task '" + spec.id() + "'",
+          () -> this.<Done>ask(spec.id(), r -> new TaskEntity.Define(spec, r))).toCompletableFuture());
     }
     return CompletableFuture.allOf(defined.toArray(new CompletableFuture[0])).thenCompose(v -> {
       List<CompletableFuture<Done>> batches = new ArrayList<>();
       for (int i = 0; i < valid.size(); i += 1000) {
         List<TaskSpec> batch = List.copyOf(valid.subList(i, Math.min(valid.size(), i + 1000)));
-        batches.add(unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
-            r -> new TriggerActor.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())).toCompletableFuture());
+        batches.add(retrying("the trigger's registration of " + batch.size() + " tasks",
+            () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
+                r -> new TriggerActor.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())))
+            .toCompletableFuture());
       }
       return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
     });
