@@ -172,7 +172,7 @@ public final class TestPostgres {
       rs.next();
       return Optional.empty();
     } catch (SQLException e) {
-      return Optional.of(String.valueOf(e.getMessage()));
+      return Optional.of(String.valueOf(e.getMessage()).replaceAll("\\.+$", ""));
     }
   }
 

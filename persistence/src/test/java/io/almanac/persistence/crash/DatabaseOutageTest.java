@@ -119,7 +119,7 @@ class DatabaseOutageTest {
       String schema = "almanac_outage";
       CrashRun run = CrashRun.create("outage-pg", dir -> Map.of("db", "pg", "pg-url", pg.url(schema, "almanac-outage"),
           "pg-user", pg.user(), "pg-password", pg.password(), "pg-schema", schema));
-      run.log("PostgreSQL of its own on port " + server.port() + ", server log " + server.log());
+      run.log("PostgreSQL of its own (" + server.kind() + ") on port " + server.port() + ", server log " + server.log());
       try {
         outage(run, "PostgreSQL", PG_OUTAGE, "pg_ctl stop -m fast", new Database() {
           @Override

