@@ -219,9 +219,9 @@ class PostgresSchemaBootstrapTest {
     Config config = ConfigFactory.load(ConfigFactory.parseString(
         "include \"almanac-postgres.conf\"\n"
             + "almanac.persistence.postgres {\n"
-            + "  url = " + ConfigUtil.quoteString(PostgresTestDb.URL + "?ApplicationName=" + APP) + "\n"
-            + "  user = " + ConfigUtil.quoteString(PostgresTestDb.USER) + "\n"
-            + "  password = " + ConfigUtil.quoteString(PostgresTestDb.PASSWORD) + "\n"
+            + "  url = " + ConfigUtil.quoteString(PostgresTestDb.url() + "?ApplicationName=" + APP) + "\n"
+            + "  user = " + ConfigUtil.quoteString(PostgresTestDb.user()) + "\n"
+            + "  password = " + ConfigUtil.quoteString(PostgresTestDb.password()) + "\n"
             + "  schema = " + schema + "\n"
             + "}\n"
             + PostgresTestDb.SLICK_DB + ".properties.currentSchema = " + other + "\n"));

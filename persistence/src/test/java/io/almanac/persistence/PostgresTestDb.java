@@ -6,29 +6,23 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
 
 /**
- * The PostgreSQL the tests run against (CI's .ci/run starts it): 127.0.0.1:5432, database
- * {@code test}, user {@code postgres} without password, or ALMANAC_TEST_PG_URL /
- * ALMANAC_TEST_PG_USER / ALMANAC_TEST_PG_PASSWORD. Each test class gets fresh schemas named
- * {@code almanac_test_<random>}, dropped by {@link #dropAll()}, so runs never see each other's
- * data. When the server is not reachable, {@link #require()} fails the test class with a message
- * that says so: these tests never skip.
+ * The PostgreSQL the tests run against: {@link TestPostgres#server()} (the configured server,
+ * 127.0.0.1:5432, database {@code test}, user {@code postgres}, when it answers, else an embedded
+ * PostgreSQL of this JVM; ALMANAC_TEST_PG and ALMANAC_TEST_PG_URL / _USER / _PASSWORD choose). Each
+ * test class gets fresh schemas named {@code almanac_test_<random>}, dropped by {@link #dropAll()},
+ * so runs never see each other's data. When no server can be had, {@link #require()} fails the test
+ * class with a message that says why: these tests never skip.
  */
 final class PostgresTestDb {
-
-  static final String URL = env("ALMANAC_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
-  static final String USER = env("ALMANAC_TEST_PG_USER", "postgres");
-  static final String PASSWORD = env("ALMANAC_TEST_PG_PASSWORD", "");
 
   static final String SLICK_DB = "pekko-persistence-jdbc.shared-databases.slick.db";
 
@@ -36,31 +30,40 @@ final class PostgresTestDb {
 
   private PostgresTestDb() {}
 
-  private static String env(String name, String otherwise) {
-    String v = System.getenv(name);
-    return v == null || v.isBlank() ? otherwise : v;
-  }
-
-  /** @return a handle on the test server; fails (does not skip) when it cannot be reached */
+  /** @return a handle on the test server; fails (does not skip) when it cannot be had */
   static PostgresTestDb require() {
+    TestPostgres.Server server;
+    try {
+      server = TestPostgres.server();
+    } catch (IllegalStateException e) {
+      fail(e.getMessage(), e);
+      return null;
+    }
     try (Connection c = admin(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
       rs.next();
     } catch (SQLException e) {
-      fail("PostgreSQL is not reachable at " + URL + " as " + USER + " (" + e.getMessage() + "). These tests need a "
-          + "running server: start it with `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` "
-          + "(.ci/run starts it), or point ALMANAC_TEST_PG_URL/_USER/_PASSWORD at one.", e);
+      fail("PostgreSQL is not reachable at " + server.url() + " as " + server.user() + " (" + e.getMessage() + "); it was "
+          + "chosen thus: " + server.why(), e);
     }
     return new PostgresTestDb();
   }
 
+  /** The test server's JDBC URL, without parameters. */
+  static String url() {
+    return TestPostgres.server().url();
+  }
+
+  static String user() {
+    return TestPostgres.server().user();
+  }
+
+  static String password() {
+    return TestPostgres.server().password();
+  }
+
   /** A plain connection to the test database, outside any pool, as the test's administrator. */
   static Connection admin() throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", USER);
-    p.setProperty("password", PASSWORD);
-    p.setProperty("ApplicationName", "almanac-test-admin");
-    p.setProperty("connectTimeout", "5");
-    return DriverManager.getConnection(URL, p);
+    return TestPostgres.server().connect("almanac-test-admin");
   }
 
   /** @return a new schema name, not created: the bootstrap creates it; dropped by dropAll */
@@ -72,7 +75,8 @@ final class PostgresTestDb {
 
   /** The test URL with the schema as currentSchema and the given application name. */
   static String url(String schema, String applicationName) {
-    return URL + (URL.contains("?") ? "&" : "?") + "currentSchema=" + schema + "&ApplicationName=" + applicationName;
+    String url = url();
+    return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema + "&ApplicationName=" + applicationName;
   }
 
   /**
@@ -85,8 +89,8 @@ final class PostgresTestDb {
         "include \"almanac-postgres.conf\"\n"
             + "almanac.persistence.postgres {\n"
             + "  url = " + ConfigUtil.quoteString(url(schema, applicationName)) + "\n"
-            + "  user = " + ConfigUtil.quoteString(USER) + "\n"
-            + "  password = " + ConfigUtil.quoteString(PASSWORD) + "\n"
+            + "  user = " + ConfigUtil.quoteString(user()) + "\n"
+            + "  password = " + ConfigUtil.quoteString(password()) + "\n"
             + "  schema = " + schema + "\n"
             + "}\n"
             + extra));

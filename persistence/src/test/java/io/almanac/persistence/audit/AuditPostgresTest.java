@@ -13,19 +13,18 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.OverlapPolicy;
 import io.almanac.internal.TaskEntity;
+import io.almanac.persistence.TestPostgres;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -35,37 +34,31 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The same audit on PostgreSQL (127.0.0.1:5432, database {@code test}, user {@code postgres}, or
- * ALMANAC_TEST_PG_URL / _USER / _PASSWORD), in a fresh schema dropped afterwards: only the journal
+ * The same audit on PostgreSQL ({@link TestPostgres#server()}: the configured server when it
+ * answers, else an embedded one), in a fresh schema dropped afterwards: only the journal
  * configuration differs from H2, the reader goes through the same JDBC read journal. Fails, does
- * not skip, when the server is not reachable (.ci/run starts it).
+ * not skip, when no server can be had.
  */
 @ExtendWith(LogCapturingExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AuditPostgresTest {
 
-  private static final String URL = env("ALMANAC_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
-  private static final String USER = env("ALMANAC_TEST_PG_USER", "postgres");
-  private static final String PASSWORD = env("ALMANAC_TEST_PG_PASSWORD", "");
-
   private final String schema = "almanac_audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
   private Config config;
 
-  private static String env(String name, String otherwise) {
-    String v = System.getenv(name);
-    return v == null || v.isBlank() ? otherwise : v;
-  }
-
   private static Connection admin() throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", USER);
-    p.setProperty("password", PASSWORD);
-    p.setProperty("connectTimeout", "5");
-    return DriverManager.getConnection(URL, p);
+    return TestPostgres.server().connect("almanac-audit-test-admin");
   }
 
   @BeforeAll
   void createSchemaAndJournals() throws Exception {
+    TestPostgres.Server server;
+    try {
+      server = TestPostgres.server();
+    } catch (IllegalStateException e) {
+      fail(e.getMessage(), e);
+      return;
+    }
     String script;
     try (InputStream in = getClass().getResourceAsStream("/io/almanac/persistence/schema/postgres-create-schema.sql")) {
       script = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("public.", schema + ".");
@@ -81,10 +74,10 @@ class AuditPostgresTest {
         }
       }
     } catch (SQLException e) {
-      fail("PostgreSQL is not reachable at " + URL + " as " + USER + " (" + e.getMessage() + "): start it with"
-          + " `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` (.ci/run starts it)", e);
+      fail("PostgreSQL is not reachable at " + server.url() + " as " + server.user() + " (" + e.getMessage() + "); it was"
+          + " chosen thus: " + server.why(), e);
     }
-    String url = URL + (URL.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    String url = server.url() + (server.url().contains("?") ? "&" : "?") + "currentSchema=" + schema;
     config = ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
         "pekko.persistence.journal.plugin = \"jdbc-journal\"",
         "pekko.persistence.snapshot-store.plugin = \"jdbc-snapshot-store\"",
@@ -93,8 +86,8 @@ class AuditPostgresTest {
         "  db {",
         "    driver = \"org.postgresql.Driver\"",
         "    url = " + ConfigUtil.quoteString(url),
-        "    user = " + ConfigUtil.quoteString(USER),
-        "    password = " + ConfigUtil.quoteString(PASSWORD),
+        "    user = " + ConfigUtil.quoteString(server.user()),
+        "    password = " + ConfigUtil.quoteString(server.password()),
         "    numThreads = 2, maxConnections = 2, minConnections = 2, connectionTimeout = 5s",
         "  }",
         "}",
@@ -112,6 +105,9 @@ class AuditPostgresTest {
 
   @AfterAll
   void dropSchema() throws SQLException {
+    if (config == null) {
+      return; // no server: the set-up failed and said why
+    }
     try (Connection c = admin(); Statement s = c.createStatement()) {
       s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }

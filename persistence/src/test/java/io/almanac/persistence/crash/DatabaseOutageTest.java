@@ -39,8 +39,8 @@ import org.junit.jupiter.api.Timeout;
  * <ul>
  *   <li><b>PostgreSQL</b>, stopped for 30 s ({@code almanac.crash.pg-outage-seconds}) with
  *       {@code pg_ctl stop -m fast} and started again. The test runs a PostgreSQL server of its own
- *       ({@link PrivatePostgres}): stopping the shared one on 5432 would break whatever else runs
- *       against it meanwhile.
+ *       ({@link PrivatePostgres}, embedded or from the installed binaries): stopping the shared test
+ *       server would break whatever else runs against it meanwhile.
  *   <li><b>H2 over TCP</b>: the node writes to an H2 TCP server in a child JVM
  *       ({@code jdbc:h2:tcp://127.0.0.1:<port>/async:<file>;WRITE_DELAY=0}); the server is killed
  *       with SIGKILL and started again on the same port and file after
@@ -119,7 +119,7 @@ class DatabaseOutageTest {
       String schema = "almanac_outage";
       CrashRun run = CrashRun.create("outage-pg", dir -> Map.of("db", "pg", "pg-url", pg.url(schema, "almanac-outage"),
           "pg-user", pg.user(), "pg-password", pg.password(), "pg-schema", schema));
-      run.log("PostgreSQL of its own on port " + server.port() + ", server log " + server.log());
+      run.log("PostgreSQL of its own (" + server.kind() + ") on port " + server.port() + ", server log " + server.log());
       try {
         outage(run, "PostgreSQL", PG_OUTAGE, "pg_ctl stop -m fast", new Database() {
           @Override

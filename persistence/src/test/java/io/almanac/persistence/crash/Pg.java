@@ -2,6 +2,7 @@ package io.almanac.persistence.crash;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.almanac.persistence.TestPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -11,9 +12,9 @@ import java.util.Properties;
 import java.util.UUID;
 
 /**
- * A PostgreSQL server the crash tests write to: the shared test server (127.0.0.1:5432, database
- * {@code test}, user {@code postgres}, or ALMANAC_TEST_PG_URL / _USER / _PASSWORD, as the other
- * PostgreSQL tests of this module), or a {@link PrivatePostgres} of the outage test.
+ * A PostgreSQL server the crash tests write to: the shared test server ({@link TestPostgres#server()},
+ * as the other PostgreSQL tests of this module: the configured server when it answers, else an
+ * embedded one; the node JVMs get its URL), or a {@link PrivatePostgres} of the outage test.
  *
  * @param url the JDBC URL of the database, without parameters
  * @param user the user
@@ -21,25 +22,23 @@ import java.util.UUID;
  */
 record Pg(String url, String user, String password) {
 
-  /** The shared test server. */
+  /** The shared test server; fails the test (never skips) when it cannot be had, saying why. */
   static Pg shared() {
-    return new Pg(env("ALMANAC_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"), env("ALMANAC_TEST_PG_USER", "postgres"),
-        env("ALMANAC_TEST_PG_PASSWORD", ""));
+    try {
+      TestPostgres.Server s = TestPostgres.server();
+      return new Pg(s.url(), s.user(), s.password());
+    } catch (IllegalStateException e) {
+      fail(e.getMessage(), e);
+      return null;
+    }
   }
 
-  private static String env(String name, String otherwise) {
-    String v = System.getenv(name);
-    return v == null || v.isBlank() ? otherwise : v;
-  }
-
-  /** Fails the test (never skips) when the server cannot be reached, saying how to start it. */
+  /** Fails the test (never skips) when the server cannot be reached. */
   Pg require() {
     try (Connection c = admin(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
       rs.next();
     } catch (SQLException e) {
-      fail("PostgreSQL is not reachable at " + url + " as " + user + " (" + e.getMessage() + "). Start it with "
-          + "`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` (.ci/run does), or point "
-          + "ALMANAC_TEST_PG_URL/_USER/_PASSWORD at one.", e);
+      fail("PostgreSQL is not reachable at " + url + " as " + user + " (" + e.getMessage() + ")", e);
     }
     return this;
   }

