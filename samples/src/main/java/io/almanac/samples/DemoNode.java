@@ -180,7 +180,9 @@ public final class DemoNode {
 
     List<TaskSpec> demo = DemoTasks.secondLevelTasks();
     try {
-      almanac.registerAll(demo).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      // retries until almanac.node.registration-timeout while a slow start finds no answer
+      almanac.registerAll(demo).toCompletableFuture().join();
+      almanac.ready().toCompletableFuture().join();
       LOG.info("registered {} demo tasks from Java: {}", demo.size(), demo.stream().map(TaskSpec::id).toList());
     } catch (Exception e) {
       LOG.error("registering the demo tasks failed: {}", e.getMessage());

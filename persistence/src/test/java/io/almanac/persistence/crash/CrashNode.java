@@ -232,7 +232,9 @@ public final class CrashNode {
           .job("fail-first", CrashNode::failFirst)
           .job("ledger", ctx -> ledger(ctx, file, io))
           .start();
-      almanac.registerAll(TASKS).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      // both retry until almanac.node.registration-timeout on a slow (loaded) machine, then fail
+      almanac.registerAll(TASKS).toCompletableFuture().join();
+      almanac.ready().toCompletableFuture().join();
     } catch (Exception e) {
       LOG.error("crash node could not start", e);
       System.out.println("FAILED " + e);
