@@ -533,6 +533,6 @@ public final class Almanac {
   }
 
   private static FireDecision decision(TaskEntity.FireOutcome o) {
-    return new FireDecision(WindowKey.of(o.window()), o.decision().name(), o.reason());
+    return new FireDecision(WindowKey.of(o.window()), o.decision(), o.reason());
   }
 }

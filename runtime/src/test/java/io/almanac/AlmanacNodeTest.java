@@ -220,12 +220,12 @@ class AlmanacNodeTest {
       t.join();
     }
     assertEquals(10_000, outcomes.size(), "every fire acknowledged (" + resent.get() + " sent again)");
-    Map<TaskEntity.Decision, AtomicInteger> counts = new ConcurrentHashMap<>();
+    Map<Decision, AtomicInteger> counts = new ConcurrentHashMap<>();
     for (TaskEntity.FireOutcome o : outcomes) {
       counts.computeIfAbsent(o.decision(), d -> new AtomicInteger()).incrementAndGet();
     }
-    assertEquals(1, counts.get(TaskEntity.Decision.SCHEDULED).get(), "one instance: " + counts);
-    assertEquals(9_999, counts.get(TaskEntity.Decision.DUPLICATE).get(), "the rest acknowledged as duplicates: " + counts);
+    assertEquals(1, counts.get(Decision.SCHEDULED).get(), "one instance: " + counts);
+    assertEquals(9_999, counts.get(Decision.DUPLICATE).get(), "the rest acknowledged as duplicates: " + counts);
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "dup", "2026-11-29").status()));
     assertEquals(1, job.runs.size(), "the window ran once");
     assertEquals(1, await(almanac.windows("dup")).size());

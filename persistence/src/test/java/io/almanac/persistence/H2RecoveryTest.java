@@ -16,7 +16,7 @@ import io.almanac.WindowView;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEntity.AttemptGrant;
 import io.almanac.internal.TaskEntity.Command;
-import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.FireKind;
 import io.almanac.internal.TaskEntity.FireOutcome;
 import io.almanac.internal.TaskSettings;

@@ -1,5 +1,6 @@
 package io.almanac.persistence;
 
+import io.almanac.Decision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,7 +102,7 @@ class RetentionTest {
       System.out.printf("R30 recovery of 1,461 events with snapshots every 100: %.1f ms%n", micros / 1000.0);
       assertEquals(before, after, "the same hot windows after recovery");
       assertEquals(taskBefore, ask(second, task, TaskEntity.GetTask::new).view());
-      assertEquals(TaskEntity.Decision.DUPLICATE, ask(second, task, (ActorRef<StatusReply<TaskEntity.FireOutcome>> r) ->
+      assertEquals(Decision.DUPLICATE, ask(second, task, (ActorRef<StatusReply<TaskEntity.FireOutcome>> r) ->
           new TaskEntity.Fire(WindowKey.of("2026-02-01"), Instant.parse("2026-01-31T16:00:00Z"),
               Instant.parse("2026-02-01T16:00:00Z"), Instant.parse("2026-02-01T00:00:00Z"), TaskEntity.FireKind.ON_TIME, r))
           .decision(), "an archived window is not run again");

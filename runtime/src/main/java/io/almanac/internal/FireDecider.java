@@ -8,7 +8,7 @@ import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.internal.TaskEntity.CatchUpOutcome;
-import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.DueFire;
 import io.almanac.internal.TaskEntity.Event;
 import io.almanac.internal.TaskEntity.Fire;

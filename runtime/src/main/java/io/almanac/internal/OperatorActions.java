@@ -10,7 +10,7 @@ import io.almanac.TaskSpec;
 import io.almanac.Window;
 import io.almanac.WindowKey;
 import io.almanac.internal.TaskEntity.BackfillReport;
-import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.Event;
 import io.almanac.internal.TaskEntity.FireOutcome;
 import io.almanac.internal.TaskEntity.FireSkipped;

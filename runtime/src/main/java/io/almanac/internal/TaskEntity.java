@@ -1,6 +1,7 @@
 package io.almanac.internal;
 
 import io.almanac.BackfillPolicy;
+import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
 import io.almanac.JobResult;
@@ -211,20 +212,6 @@ public final class TaskEntity
 
   /** What the entity decided about a fire. */
   public record FireOutcome(String window, Decision decision, String reason) implements AlmanacSerializable {}
-
-  /** The decision about a fire. */
-  public enum Decision {
-    /** A new instance was created (or a done one reopened), PENDING. */
-    SCHEDULED,
-    /** The window already had an instance; nothing changed (R5). */
-    DUPLICATE,
-    /** Recorded as SKIPPED with its reason (R7). */
-    SKIPPED,
-    /** Recorded as MISSED with its reason (R12, R14). */
-    MISSED,
-    /** The window is older than the hot state (R30); nothing changed. Its history is in the journal. */
-    ARCHIVED
-  }
 
   /** Permission to run one attempt: the attempt number is its fencing token. */
   public record AttemptGrant(

@@ -1,5 +1,6 @@
 package io.almanac.internal;
 
+import io.almanac.Decision;
 import io.almanac.RefusedException;
 import io.almanac.TaskSpec;
 import java.time.Clock;
@@ -609,7 +610,7 @@ public final class TriggerActor
 
   /** A catch-up's outcomes counted by decision, e.g. "{MISSED=14}". */
   private static String summary(TaskEntity.CatchUpOutcome outcome) {
-    Map<TaskEntity.Decision, Integer> counts = new TreeMap<>();
+    Map<Decision, Integer> counts = new TreeMap<>();
     outcome.outcomes().forEach(o -> counts.merge(o.decision(), 1, Integer::sum));
     return counts.toString();
   }

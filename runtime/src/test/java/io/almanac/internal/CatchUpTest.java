@@ -15,7 +15,7 @@ import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
 import io.almanac.internal.TaskEntity.CatchUpOutcome;
 import io.almanac.internal.TaskEntity.Command;
-import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.DueFire;
 import io.almanac.internal.TaskEntity.Event;
 import io.almanac.internal.TaskEntity.FireOutcome;

@@ -18,7 +18,7 @@ import io.almanac.WindowKey;
 import io.almanac.internal.TaskEntity.AttemptStarted;
 import io.almanac.internal.TaskEntity.AttemptSucceeded;
 import io.almanac.internal.TaskEntity.AttemptTimedOut;
-import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.Event;
 import io.almanac.internal.TaskEntity.Fire;
 import io.almanac.internal.TaskEntity.FireKind;

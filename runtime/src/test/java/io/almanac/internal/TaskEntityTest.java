@@ -27,7 +27,7 @@ import io.almanac.WindowSpec;
 import io.almanac.WindowView;
 import io.almanac.internal.TaskEntity.AttemptGrant;
 import io.almanac.internal.TaskEntity.Command;
-import io.almanac.internal.TaskEntity.Decision;
+import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.Event;
 import io.almanac.internal.TaskEntity.FireKind;
 import io.almanac.internal.TaskEntity.FireOutcome;
