@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.Year;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.time.zone.ZoneOffsetTransition;
@@ -33,6 +34,29 @@ import java.util.regex.Pattern;
  * day-of-month and day-of-week must be {@code ?}. Five-field (Unix) crons are refused. Quartz years
  * end at 2099, so no schedule fires after 2099.
  *
+ * <p>What is refused ({@link InvalidSpecException} on field {@code cron}, R33), beyond what the
+ * Quartz grammar refuses:
+ *
+ * <ul>
+ *   <li>any character but printable ASCII and ASCII whitespace (which separates fields): the
+ *       refusal names the first one by code point and 1-based position, e.g. {@code U+0663} for an
+ *       Arabic-Indic digit three, {@code U+FF13} for a fullwidth three, {@code U+0000} for a NUL;
+ *   <li>an expression longer than {@value #MAX_CRON_LENGTH} characters;
+ *   <li>{@code d#n} with n outside 1-5 (no month has a 6th Tuesday);
+ *   <li>a cron that <b>never fires</b>: no date from 1970 to 2099 matches it, e.g. {@code 0 0 0 30 2
+ *       ?}, {@code 0 0 0 31 4,6,9,11 ?}, {@code 0 0 0 29 2 ? 2027}. The rule does not depend on the
+ *       clock, so a spec valid when stored stays valid on recovery: a cron whose years are all past
+ *       (a one-shot {@code 0 0 8 1 1 ? 2020}) is accepted and simply has no next firing;
+ *   <li>a cron whose firings cannot be computed: cron-utils parses it but throws while computing
+ *       firings, e.g. {@code 0 0 12 31W * ?} (the weekday nearest the 31st, in a 30-day month or
+ *       February). The check computes firings over a fixed horizon of every month length and a 29
+ *       February, once per expression; any failure it did not catch surfaces at run time as a
+ *       {@link ScheduleComputationException}, never as a raw cron-utils exception.
+ * </ul>
+ *
+ * <p>Refusal messages are bounded: the echoed expression is cut to 100 characters plus {@code …
+ * (N chars)} (see {@link InvalidSpecException}).
+ *
  * <p>How firings are computed: the cron is evaluated on local date-times only (no zone, so no
  * daylight saving), and the zone's real time is walked as a sequence of intervals between offset
  * transitions. Each interval has one offset; the nominal local times that map into it are its own
@@ -47,6 +71,22 @@ public final class CronSchedule {
 
   private static final CronParser PARSER =
       new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.QUARTZ));
+
+  /** Longest cron expression accepted, in characters after whitespace is normalized. */
+  public static final int MAX_CRON_LENGTH = 512;
+
+  /**
+   * Where the construction-time probe starts: a fixed instant, so that whether a cron is valid
+   * never depends on the clock (a stored spec stays valid on recovery).
+   */
+  private static final ZonedDateTime PROBE_ANCHOR =
+      ZonedDateTime.of(2025, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+
+  /** The last year a Quartz cron can name. */
+  private static final int LAST_YEAR = 2099;
+
+  /** The largest n of {@code nW} that every month has; a larger one fails inside cron-utils. */
+  private static final int SAFE_NEAREST_WEEKDAY = 28;
 
   /** Bound of the parse cache; it is emptied when full. */
   static final int CACHE_LIMIT = 10_000;
@@ -65,6 +105,8 @@ public final class CronSchedule {
   private static final Pattern WHITESPACE = Pattern.compile("\\s+");
   private static final Pattern OUT_OF_RANGE =
       Pattern.compile("Value (\\S+) not in range \\[(-?\\d+), (-?\\d+)\\]");
+  private static final Pattern NTH_WEEKDAY = Pattern.compile("([A-Za-z0-9]+)#(\\d+)");
+  private static final Pattern NEAREST_WEEKDAY = Pattern.compile("(\\d{1,2})W");
   private static final Pattern REGION_ID = Pattern.compile("[A-Za-z][A-Za-z0-9_+\\-]*/[A-Za-z].*");
   private static final String[] FIELD_NAMES = {
     "second", "minute", "hour", "day-of-month", "month", "day-of-week", "year"
@@ -134,6 +176,7 @@ public final class CronSchedule {
       throw new InvalidSpecException(
           "cron", cronAndZone, "must not be blank; e.g. " + ZONE_EXAMPLE);
     }
+    checkCharacters(cronAndZone);
     String[] tokens = WHITESPACE.split(cronAndZone.strip());
     String last = tokens[tokens.length - 1];
     String cronPart = String.join(" ", Arrays.copyOf(tokens, tokens.length - 1));
@@ -178,7 +221,43 @@ public final class CronSchedule {
       throw new InvalidSpecException(
           "cron", expression, "must not be blank; e.g. '0 0 8 * * ?' (" + FIELDS_HELP + ")");
     }
-    return String.join(" ", WHITESPACE.split(expression.strip()));
+    checkCharacters(expression);
+    String normalized = String.join(" ", WHITESPACE.split(expression.strip()));
+    if (normalized.length() > MAX_CRON_LENGTH) {
+      throw new InvalidSpecException(
+          "cron",
+          normalized,
+          "is " + normalized.length() + " characters; at most " + MAX_CRON_LENGTH);
+    }
+    return normalized;
+  }
+
+  /**
+   * Refuses any character but printable ASCII and ASCII whitespace (which separates fields), naming
+   * the first offending one by code point and 1-based position, e.g. an Arabic-Indic or fullwidth
+   * digit that {@link Character#isDigit} would accept, a NUL, or a bidi control.
+   */
+  private static void checkCharacters(String input) {
+    int position = 0;
+    for (int i = 0; i < input.length(); ) {
+      int cp = input.codePointAt(i);
+      position++;
+      boolean printable = cp >= 0x20 && cp <= 0x7E;
+      boolean separator = cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == 0x0B;
+      if (!printable && !separator) {
+        String name = Character.getName(cp);
+        throw new InvalidSpecException(
+            "cron",
+            input,
+            String.format("character U+%04X", cp)
+                + (name == null ? "" : " (" + name + ")")
+                + " at position "
+                + position
+                + " is not allowed: a cron is printable ASCII only (digits, letters, spaces and"
+                + " * ? , - / L W #)");
+      }
+      i += Character.charCount(cp);
+    }
   }
 
   /** The cached parse of a normalized expression; parses and caches it on first use. */
@@ -212,15 +291,125 @@ public final class CronSchedule {
               + FIELDS_HELP
               + hint);
     }
+    checkNthWeekday(normalized, tokens[5]);
+    ExecutionTime executionTime;
     try {
-      ExecutionTime executionTime = ExecutionTime.forCron(PARSER.parse(normalized));
+      executionTime = ExecutionTime.forCron(PARSER.parse(normalized));
       PARSES.incrementAndGet();
-      return executionTime;
     } catch (RuntimeException e) {
       InvalidSpecException refused = new InvalidSpecException("cron", normalized, readable(tokens, e));
       refused.initCause(e);
       throw refused;
     }
+    probe(normalized, tokens, executionTime);
+    return executionTime;
+  }
+
+  /** Refuses {@code d#n} with n outside 1-5: no month has a 6th Tuesday, so it would never fire. */
+  private static void checkNthWeekday(String normalized, String dayOfWeek) {
+    for (String part : dayOfWeek.split(",")) {
+      Matcher nth = NTH_WEEKDAY.matcher(part);
+      if (nth.matches()) {
+        String n = nth.group(2);
+        if (n.length() > 1 || n.charAt(0) < '1' || n.charAt(0) > '5') {
+          throw new InvalidSpecException(
+              "cron",
+              normalized,
+              "day-of-week '"
+                  + part
+                  + "' asks for weekday number "
+                  + n
+                  + " of the month, but n in d#n must be 1-5 (a month has at most 5 of any"
+                  + " weekday)");
+        }
+      }
+    }
+  }
+
+  /**
+   * Computes firings over a horizon so that a cron cron-utils parses but cannot serve is refused
+   * here rather than failing at run time. The horizon is fixed, not taken from the clock: it starts
+   * on 1 January of the year of the cron's first firing at or after 2025-01-01 (or, for a cron whose
+   * years are all earlier, of its last firing), and runs 14 months, so months of 28 or 29, 30 and 31
+   * days, plus the next February of a leap year; the search starts afresh at the beginning of each
+   * month after one with a firing, so each month's day candidates are computed. The cost is at most
+   * 16 cron look-ups, paid once per expression (the parse is cached); a cron that never fires costs
+   * two searches of the whole 1970-2099 range instead.
+   *
+   * @throws InvalidSpecException "never fires" if no date in 1970-2099 matches; "firings cannot be
+   *     computed" if cron-utils throws anywhere in the horizon
+   */
+  private static void probe(String normalized, String[] tokens, ExecutionTime executionTime) {
+    ZonedDateTime searchedFrom = PROBE_ANCHOR;
+    try {
+      ZonedDateTime start;
+      Optional<ZonedDateTime> first = executionTime.nextExecution(PROBE_ANCHOR.minusSeconds(1));
+      if (first.isPresent()) {
+        start = first.get();
+      } else {
+        Optional<ZonedDateTime> last = executionTime.lastExecution(PROBE_ANCHOR);
+        if (last.isEmpty()) {
+          throw new InvalidSpecException(
+              "cron",
+              normalized,
+              "never fires: no date from 1970 to 2099 matches it (e.g. 30 February, 31 April, 29"
+                  + " February of a year that is not a leap year, a 6th weekday of a month)");
+        }
+        start = last.get();
+      }
+      // January of the first firing's year to February of the next: every month length, and
+      // then the February of the first leap year from there, so 28 and 29 days both.
+      ZonedDateTime cursor = start.withDayOfYear(1).truncatedTo(ChronoUnit.DAYS);
+      ZonedDateTime end = cursor.plusMonths(14);
+      ZonedDateTime leapFebruary = cursor.withMonth(2);
+      while (!Year.isLeap(leapFebruary.getYear())) {
+        leapFebruary = leapFebruary.plusYears(1);
+      }
+      while (cursor.isBefore(end)) {
+        searchedFrom = cursor;
+        Optional<ZonedDateTime> next = executionTime.nextExecution(cursor.minusSeconds(1));
+        if (next.isEmpty() || !next.get().isBefore(end)) {
+          break;
+        }
+        cursor = next.get().withDayOfMonth(1).truncatedTo(ChronoUnit.DAYS).plusMonths(1);
+      }
+      if (!leapFebruary.isBefore(end) && leapFebruary.getYear() <= LAST_YEAR) {
+        searchedFrom = leapFebruary;
+        executionTime.nextExecution(leapFebruary.minusSeconds(1));
+      }
+    } catch (InvalidSpecException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      InvalidSpecException refused =
+          new InvalidSpecException(
+              "cron",
+              normalized,
+              "its firings cannot be computed: searching from "
+                  + searchedFrom.toLocalDateTime()
+                  + " fails with "
+                  + InvalidSpecException.echo(e.getClass().getSimpleName() + ": " + e.getMessage())
+                  + nearestWeekdayHint(tokens[3]));
+      refused.initCause(e);
+      throw refused;
+    }
+  }
+
+  /** Names a day-of-month {@code nW} that not every month has, the known cause of such failures. */
+  private static String nearestWeekdayHint(String dayOfMonth) {
+    for (String part : dayOfMonth.split(",")) {
+      Matcher nearest = NEAREST_WEEKDAY.matcher(part);
+      if (nearest.matches() && Integer.parseInt(nearest.group(1)) > SAFE_NEAREST_WEEKDAY) {
+        return "; day-of-month '"
+            + part
+            + "' (the weekday nearest day "
+            + nearest.group(1)
+            + ") fails in months shorter than "
+            + nearest.group(1)
+            + " days: use 'LW' for the last weekday of the month, or a day of at most "
+            + SAFE_NEAREST_WEEKDAY;
+      }
+    }
+    return "";
   }
 
   /** Turns a cron-utils message into one naming the field, e.g. "hour 25 is out of range 0-23". */
@@ -270,6 +459,15 @@ public final class CronSchedule {
       }
     }
     return -1;
+  }
+
+  /**
+   * Parses without the firing probe and without the cache, as a spec stored before the probe
+   * existed would have been (for tests of run-time failures).
+   */
+  static CronSchedule parseUnchecked(String expression, ZoneId zone) {
+    String normalized = normalize(expression);
+    return new CronSchedule(normalized, zone, ExecutionTime.forCron(PARSER.parse(normalized)));
   }
 
   /** How many expressions this process has parsed (for tests of the cache). */
@@ -343,11 +541,23 @@ public final class CronSchedule {
    * @param t the instant to search after (exclusive)
    * @param policy what to do with nominal times in a spring-forward gap or fall-back overlap
    * @return the firing, with its nominal local time and real instant; empty if the cron never
-   *     fires again (e.g. {@code 0 0 0 30 2 ?}, or past the cron's last year)
+   *     fires again (past the cron's last year, e.g. {@code 0 0 0 1 1 ? 2020})
+   * @throws ScheduleComputationException if the firing cannot be computed (the cron library
+   *     failed); never a raw exception of the cron library
    */
   public Optional<Firing> nextAfter(Instant t, DstPolicy policy) {
     Objects.requireNonNull(t, "t");
     Objects.requireNonNull(policy, "policy");
+    try {
+      return search(t, policy);
+    } catch (RuntimeException e) {
+      // cron-utils (or date arithmetic at the ends of time) failed: one typed exception, so the
+      // caller can set this task aside without stopping the others.
+      throw new ScheduleComputationException(expression, zone, t, e);
+    }
+  }
+
+  private Optional<Firing> search(Instant t, DstPolicy policy) {
     if (rules.isFixedOffset()) {
       ZoneOffset offset = rules.getOffset(t);
       return cronAfter(LocalDateTime.ofInstant(t, offset))
@@ -470,6 +680,7 @@ public final class CronSchedule {
    * @param max the most firings to return
    * @return up to {@code max} firings, strictly increasing in time
    * @throws IllegalArgumentException if {@code max} is negative
+   * @throws ScheduleComputationException if a firing cannot be computed
    */
   public List<Firing> firingsBetween(
       Instant fromExclusive, Instant toInclusive, DstPolicy policy, int max) {
@@ -498,6 +709,7 @@ public final class CronSchedule {
    * @param policy the daylight-saving policy
    * @param from where to start looking
    * @return the shortest interval, always positive; 36,500 days if fewer than two firings remain
+   * @throws ScheduleComputationException if a firing cannot be computed
    */
   public Duration minInterval(DstPolicy policy, Instant from) {
     return shortestGap(firingsBetween(from, Instant.MAX, policy, MIN_INTERVAL_SAMPLE + 1)

@@ -6,9 +6,20 @@ import java.util.Objects;
  * Bad input refused at the edge (R33): the message names the field, the value and the reason, e.g.
  * {@code cron '0 0 25 * * ?' is invalid: hour 25 is out of range 0-23}. Nothing stored changes when
  * this is thrown.
+ *
+ * <p>Messages are bounded whatever the input: every echoed text (field, value, task id) is cut to
+ * {@value #MAX_ECHO_LENGTH} characters plus {@code … (N chars)}, control and invisible characters in
+ * it are shown as {@code \}{@code uXXXX}, and the whole message is at most {@value
+ * #MAX_MESSAGE_LENGTH} characters.
  */
 public class InvalidSpecException extends AlmanacException {
   private static final long serialVersionUID = 1L;
+
+  /** Most characters of one echoed text (a value, a field name, a task id) in a message. */
+  public static final int MAX_ECHO_LENGTH = 100;
+
+  /** Most characters of a whole message. */
+  public static final int MAX_MESSAGE_LENGTH = 1_000;
 
   private final String field;
   private final String value;
@@ -16,13 +27,13 @@ public class InvalidSpecException extends AlmanacException {
 
   /**
    * @param field the name of the setting or field that is wrong, e.g. {@code cron}
-   * @param value the value given, as text (may be null)
+   * @param value the value given, as text (may be null); kept and shown bounded (see {@link #echo})
    * @param reason why it is refused
    */
   public InvalidSpecException(String field, Object value, String reason) {
-    super(field + " '" + value + "' is invalid: " + reason);
+    super(bound(echo(field) + " '" + echo(value) + "' is invalid: " + reason));
     this.field = Objects.requireNonNull(field, "field");
-    this.value = value == null ? null : String.valueOf(value);
+    this.value = value == null ? null : echo(value);
     this.reason = reason;
   }
 
@@ -33,7 +44,7 @@ public class InvalidSpecException extends AlmanacException {
    * @param cause the refusal
    */
   public InvalidSpecException(String taskId, InvalidSpecException cause) {
-    super("task '" + taskId + "': " + cause.getMessage(), cause);
+    super(bound("task '" + echo(taskId) + "': " + cause.getMessage()), cause);
     this.field = cause.field;
     this.value = cause.value;
     this.reason = cause.reason;
@@ -44,7 +55,10 @@ public class InvalidSpecException extends AlmanacException {
     return field;
   }
 
-  /** @return the value that was refused, as text */
+  /**
+   * @return the value that was refused, as text, bounded as in the message (at most {@value
+   *     #MAX_ECHO_LENGTH} characters of it); null if none was given
+   */
   public String value() {
     return value;
   }
@@ -52,5 +66,66 @@ public class InvalidSpecException extends AlmanacException {
   /** @return why the value was refused, without the field and the value */
   public String reason() {
     return reason;
+  }
+
+  /**
+   * A value as it is echoed in a refusal: its text, with control and invisible characters (C0, DEL,
+   * C1, line separators, bidi and other format characters, lone surrogates, unassigned and private
+   * use) shown as {@code \}{@code uXXXX}, and when longer than {@value #MAX_ECHO_LENGTH} characters
+   * its first {@value #MAX_ECHO_LENGTH} followed by {@code … (N chars)}.
+   *
+   * @param value any value, may be null
+   * @return the bounded, printable text; {@code "null"} for null
+   */
+  public static String echo(Object value) {
+    String text = String.valueOf(value);
+    int length = text.length();
+    int end = Math.min(length, MAX_ECHO_LENGTH);
+    if (end < length && end > 0 && Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--; // do not cut a surrogate pair in two
+    }
+    StringBuilder out = new StringBuilder(end + 24);
+    for (int i = 0; i < end; i++) {
+      char c = text.charAt(i);
+      if (invisible(text, i)) {
+        out.append(String.format("\\u%04X", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    if (end < length) {
+      out.append("\u2026 (").append(length).append(" chars)");
+    }
+    return out.toString();
+  }
+
+  private static boolean invisible(String text, int i) {
+    char c = text.charAt(i);
+    if (Character.isHighSurrogate(c)) {
+      return i + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(i + 1));
+    }
+    if (Character.isLowSurrogate(c)) {
+      return i == 0 || !Character.isHighSurrogate(text.charAt(i - 1));
+    }
+    switch (Character.getType(c)) {
+      case Character.CONTROL:
+      case Character.FORMAT:
+      case Character.LINE_SEPARATOR:
+      case Character.PARAGRAPH_SEPARATOR:
+      case Character.PRIVATE_USE:
+      case Character.UNASSIGNED:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** Cuts a whole message to {@value #MAX_MESSAGE_LENGTH} characters. */
+  private static String bound(String message) {
+    if (message.length() <= MAX_MESSAGE_LENGTH) {
+      return message;
+    }
+    String suffix = "\u2026 (message cut at " + MAX_MESSAGE_LENGTH + " chars)";
+    return message.substring(0, MAX_MESSAGE_LENGTH - suffix.length()) + suffix;
   }
 }

@@ -95,13 +95,14 @@ class CronScheduleTest {
   }
 
   @Test
-  @DisplayName("R1 a cron that never fires (Feb 30) has no next firing")
+  @DisplayName("R1 R33 a cron that never fires (Feb 30) is refused; one whose years are past has no next firing")
   void neverFires() {
-    CronSchedule schedule = CronSchedule.parse("0 0 0 30 2 ? America/New_York");
-    assertEquals(Optional.empty(), schedule.nextAfter(at("2026-01-01T00:00:00Z"), DstPolicy.DEFAULT));
-    assertEquals(Duration.ofDays(36_500), schedule.minInterval(DstPolicy.DEFAULT, at("2026-01-01T00:00:00Z")));
+    InvalidSpecException e =
+        assertThrows(InvalidSpecException.class, () -> CronSchedule.parse("0 0 0 30 2 ? America/New_York"));
+    assertTrue(e.getMessage().contains("never fires"), e.getMessage());
     CronSchedule past = CronSchedule.parse("0 0 0 1 1 ? 2020 Europe/London");
     assertEquals(Optional.empty(), past.nextAfter(at("2026-01-01T00:00:00Z"), DstPolicy.DEFAULT));
+    assertEquals(Duration.ofDays(36_500), past.minInterval(DstPolicy.DEFAULT, at("2026-01-01T00:00:00Z")));
   }
 
   @Test

@@ -14,7 +14,10 @@ public final class Schedules {
    *
    * @param spec the task's spec
    * @return its schedule
-   * @throws io.almanac.InvalidSpecException if the cron, the zone or the window name is invalid
+   * @throws io.almanac.InvalidSpecException if the cron, the zone or the window name is invalid;
+   *     also for a spec stored by an earlier version whose cron the current rules refuse (e.g. one
+   *     that never fires, or whose firings cannot be computed), so a caller rebuilding schedules
+   *     of stored tasks must catch it per task
    */
   public static TaskSchedule of(TaskSpec spec) {
     return new TaskSchedule(CronSchedule.parse(spec.cron(), spec.zone()), spec.dst(), WindowSpec.byName(spec.window()));

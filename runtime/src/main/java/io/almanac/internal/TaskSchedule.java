@@ -90,6 +90,8 @@ public final class TaskSchedule {
    *
    * @param t the instant to search after (exclusive)
    * @return the next firing with its window; empty if the schedule never fires again
+   * @throws io.almanac.ScheduleComputationException if the cron's next firing cannot be computed;
+   *     it concerns this task alone (see {@link CronSchedule#nextAfter})
    */
   public Optional<DueWindow> nextAfter(Instant t) {
     Objects.requireNonNull(t, "t");
@@ -141,6 +143,7 @@ public final class TaskSchedule {
    * @param max the most windows to return
    * @return up to {@code max} due windows, strictly increasing in time
    * @throws IllegalArgumentException if {@code max} is negative
+   * @throws io.almanac.ScheduleComputationException if a firing cannot be computed
    */
   public List<DueWindow> dueBetween(Instant fromExclusive, Instant toInclusive, int max) {
     Objects.requireNonNull(toInclusive, "toInclusive");
@@ -166,6 +169,7 @@ public final class TaskSchedule {
    *
    * @param from where to start looking
    * @return the shortest interval, always positive; 36,500 days if fewer than two firings remain
+   * @throws io.almanac.ScheduleComputationException if a firing cannot be computed
    */
   public Duration minInterval(Instant from) {
     List<DueWindow> due = dueBetween(from, Instant.MAX, MIN_INTERVAL_SAMPLE + 1);

@@ -67,6 +67,12 @@ class BadInputTest {
             (Supplier<Object>) () -> new LeasePolicy(Duration.ofHours(3), Duration.ofHours(2), 1.5, 20)),
         Arguments.of("empty task id", "id", "",
             (Supplier<Object>) () -> TaskSpec.builder("").cron("0 0 8 * * ? UTC").build()),
+        Arguments.of("cron whose firings throw (31W)", "cron", "0 0 12 31W * ?",
+            (Supplier<Object>) () -> TaskSpec.builder("t").cron("0 0 12 31W * ? UTC").build()),
+        Arguments.of("cron that never fires (6th Tuesday)", "cron", "0 0 12 ? * 3#6",
+            (Supplier<Object>) () -> TaskSpec.builder("t").cron("0 0 12 ? * 3#6", "UTC").build()),
+        Arguments.of("Arabic-Indic digit in the cron", "cron", "0 0 \u0661\u0662 * * ?",
+            (Supplier<Object>) () -> TaskSpec.builder("t").cron("0 0 \u0661\u0662 * * ?", "UTC").build()),
         Arguments.of("unknown window spec", "window", "fortnightly",
             (Supplier<Object>) () -> TaskSpec.builder("t").cron("0 0 8 * * ? UTC").window("fortnightly").build()));
   }
@@ -93,6 +99,8 @@ class BadInputTest {
     return Stream.of(
         Arguments.of("malformed cron", new TaskSpec("stored", "not a cron", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
         Arguments.of("hour 25", new TaskSpec("stored", "0 0 25 * * ?", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
+        Arguments.of("cron whose firings throw (31W)", new TaskSpec("stored", "0 0 12 31W * ?", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
+        Arguments.of("cron with a fullwidth digit", new TaskSpec("stored", "0 0 \uFF18 * * ?", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
         Arguments.of("unknown zone", new TaskSpec("stored", good.cron(), "America/New_Yrok", null, null, null, null, null, null, null, null, null), "zone"),
         Arguments.of("unknown window", new TaskSpec("stored", good.cron(), good.zone(), "fortnightly", null, null, null, null, null, null, null, null), "window"),
         Arguments.of("another task's id", new TaskSpec("other", good.cron(), good.zone(), null, null, null, null, null, null, null, null, null), "id"));
