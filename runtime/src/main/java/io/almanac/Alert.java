@@ -22,6 +22,11 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
     /** The trigger's heartbeat stopped: nothing is being fired, retried or timed out (R25). */
     TRIGGER_STALLED,
     /** The trigger's heartbeat is back after a stall. */
-    TRIGGER_RECOVERED
+    TRIGGER_RECOVERED,
+    /**
+     * A task's schedule failed at run time (its cron or window spec threw): the trigger set the task
+     * aside and fires its windows no more until it is registered again; every other task goes on.
+     */
+    TASK_SET_ASIDE
   }
 }

@@ -167,7 +167,7 @@ public final class Almanac {
       ClusterSharding sharding = ClusterSharding.get(system);
       Function<String, RecipientRef<TaskEntity.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
       ActorRef<TriggerActor.Command> trigger = ClusterSingleton.get(system).init(
-          SingletonActor.of(TriggerActor.create(clock, triggerSettings, taskSettings, tasks), "almanac-trigger"));
+          SingletonActor.of(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts), "almanac-trigger"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
       StartGate gate = StartGate.closed();
       ActorRef<Executor.Command> executor = system.systemActorOf(

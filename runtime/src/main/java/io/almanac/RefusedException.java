@@ -22,7 +22,9 @@ public class RefusedException extends AlmanacException {
     /** The attempt no longer holds the window (it finished, timed out or was superseded). */
     STALE_ATTEMPT,
     /** The window's state does not allow it now (another attempt runs, a retry is not due). */
-    CONFLICT
+    CONFLICT,
+    /** The task's schedule failed (its cron or window spec threw): it is set aside until registered again. */
+    SCHEDULE_FAILED
   }
 
   private final Reason reason;

@@ -35,6 +35,22 @@ public class ScheduleComputationException extends AlmanacException {
     this.after = after;
   }
 
+  /**
+   * A window spec (a user's {@link WindowSpec}) failed on a firing.
+   *
+   * @param windowSpec the window spec's name
+   * @param firedAt the firing whose window could not be computed
+   * @param cause what the window spec threw
+   */
+  public ScheduleComputationException(String windowSpec, Instant firedAt, Throwable cause) {
+    super("window spec '" + InvalidSpecException.echo(windowSpec) + "': the window of the firing at " + firedAt
+        + " cannot be computed: " + InvalidSpecException.echo(cause.getClass().getSimpleName() + ": " + cause.getMessage())
+        + "; set this task aside and correct its window spec", cause);
+    this.expression = null;
+    this.zone = null;
+    this.after = firedAt;
+  }
+
   /** @return the cron expression, without the zone */
   public String expression() {
     return expression;

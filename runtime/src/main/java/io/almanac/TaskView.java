@@ -14,7 +14,7 @@ import java.time.Instant;
  * @param durationSamples how many attempt durations the P99 is computed from
  * @param p99 the P99 of observed attempt durations, or null before the first sample
  * @param lease the lease an attempt would get now (R23)
- * @param minInterval the shortest interval between the cron's next firings
+ * @param minInterval the shortest interval between the cron's next firings, or null when the schedule failed
  * @param intervalShorterThanP99 true when the cron fires more often than a run lasts at P99 (R8)
  * @param nextDue the next firing after now, or null if the cron never fires again
  */

@@ -164,6 +164,45 @@ class AlmanacNodeTest {
     assertEquals(RunKind.FIRST, job.runs.get(1).runKind());
   }
 
+  /** A user's window spec that throws for firings from 01:00 on 2026-11-29 UTC (a bug in user code). */
+  static final class BreaksLater implements WindowSpec {
+    @Override
+    public String name() {
+      return "breaks-later";
+    }
+
+    @Override
+    public Window windowOf(java.time.LocalDateTime nominal, Instant firedAt, java.time.ZoneId zone) {
+      if (!firedAt.isBefore(Instant.parse("2026-11-29T01:00:00Z"))) {
+        throw new IllegalStateException("no window for " + firedAt);
+      }
+      return WindowSpec.PER_FIRING.windowOf(nominal, firedAt, zone);
+    }
+  }
+
+  @Test
+  @DisplayName("Principle 8/R33: a task whose schedule throws at run time is set aside with an alert and a journal record; "
+      + "the trigger and every other task go on")
+  void brokenScheduleIsSetAside() {
+    WindowSpec.register(new BreaksLater());
+    ScriptedJob job = new ScriptedJob(clock);
+    Almanac almanac = start("", Map.of("j", job));
+    await(almanac.register(TaskSpec.builder("broken").cron("0 */30 * * * ? UTC").window("breaks-later").job("j").build()));
+    await(almanac.register(TaskSpec.builder("healthy").cron("0 0 * * * ? UTC").window("hourly").job("j").build()));
+    Instant t0 = Instant.parse("2026-11-29T00:00:00Z");
+    clock.set(t0);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "healthy", "2026-11-29-00").status()));
+    clock.set(t0.plus(Duration.ofMinutes(30))); // 'broken' fires; computing its next window (01:00) throws
+    eventually(() -> assertTrue(alerts.stream().anyMatch(a -> a.kind() == Alert.Kind.TASK_SET_ASIDE
+        && "broken".equals(a.taskId()) && a.message().contains("no window for 2026-11-29T01:00:00Z")), alerts::toString));
+    for (int h = 1; h <= 3; h++) {
+      String key = String.format("2026-11-29-%02d", h);
+      clock.set(t0.plus(Duration.ofHours(h)));
+      eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "healthy", key).status()));
+    }
+    assertEquals(1, alerts.stream().filter(a -> a.kind() == Alert.Kind.TASK_SET_ASIDE).count(), "one alert, not one per tick");
+  }
+
   @Test
   @DisplayName("R5: 10,000 duplicate fires for one window from several senders at once make one instance")
   void tenThousandConcurrentDuplicateFires() throws Exception {

@@ -96,7 +96,7 @@ final class OperatorActions {
    */
   Decided<FireOutcome> runNow(State state, TaskSchedule schedule, Instant now) {
     LocalDateTime local = LocalDateTime.ofInstant(now, schedule.cron().zone());
-    Window window = schedule.windows().windowOf(local, now, schedule.cron().zone());
+    Window window = schedule.windowOf(local, now, schedule.cron().zone());
     List<Event> events = new ArrayList<>();
     FireOutcome outcome = run(state, window, now, RunKind.MANUAL, now, events);
     return Decided.persist(events, outcome);

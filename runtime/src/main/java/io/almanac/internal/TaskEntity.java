@@ -21,6 +21,7 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import io.almanac.Alert;
 import io.almanac.RefusedException;
+import io.almanac.ScheduleComputationException;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -595,8 +596,8 @@ public final class TaskEntity
         .onCommand(RecordEffect.class, (s, c) -> run(s, effects.record(s, c, now()), c.replyTo()))
         .onCommand(Pause.class, (s, c) -> run(s, operator.pause(s, now()), c.replyTo()))
         .onCommand(Resume.class, (s, c) -> run(s, operator.resume(s, now()), c.replyTo()))
-        .onCommand(RunNow.class, (s, c) -> run(s, operator.runNow(s, schedule(s), now()), c.replyTo()))
-        .onCommand(Backfill.class, (s, c) -> run(s, operator.backfill(s, schedule(s), c.from(), c.to(), now()), c.replyTo()))
+        .onCommand(RunNow.class, (s, c) -> withSchedule(s, c.replyTo(), x -> operator.runNow(s, x, now())))
+        .onCommand(Backfill.class, (s, c) -> withSchedule(s, c.replyTo(), x -> operator.backfill(s, x, c.from(), c.to(), now())))
         .onCommand(Retry.class, (s, c) -> run(s, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
         .onCommand(Cancel.class, (s, c) -> run(s, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
@@ -707,7 +708,16 @@ public final class TaskEntity
     int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
     return new TaskView(state.spec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
         state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
-        intervalWarning(state), schedule(state).nextAfter(now()).map(DueWindow::dueAt).orElse(null));
+        intervalWarning(state), nextDue(state));
+  }
+
+  /** The next due instant, or null when the schedule never fires again or cannot say. */
+  private Instant nextDue(State state) {
+    try {
+      return schedule(state).nextAfter(now()).map(DueWindow::dueAt).orElse(null);
+    } catch (InvalidSpecException | ScheduleComputationException e) {
+      return null;
+    }
   }
 
   private ReplyEffect<Event, State> onGetWindow(State state, GetWindow cmd) {
@@ -873,7 +883,7 @@ public final class TaskEntity
 
   private TaskSchedule schedule(State state) {
     if (schedule == null || scheduleOf != state.spec()) {
-      schedule = Schedules.of(state.spec());
+      schedule = Schedules.of(state.spec()); // may refuse a spec stored by an older build
       scheduleOf = state.spec();
       minInterval = null;
       intervalWarned = false;
@@ -881,18 +891,38 @@ public final class TaskEntity
     return schedule;
   }
 
+  /**
+   * Runs a decision that needs the task's schedule; a schedule that fails (a cron or window spec
+   * that throws) refuses this command alone and never fails the entity (principle 8).
+   */
+  private <R> ReplyEffect<Event, State> withSchedule(State state, ActorRef<StatusReply<R>> replyTo,
+      java.util.function.Function<TaskSchedule, Decided<R>> decide) {
+    Decided<R> d;
+    try {
+      d = decide.apply(schedule(state));
+    } catch (InvalidSpecException | ScheduleComputationException e) {
+      d = Decided.refuse(RefusedException.Reason.SCHEDULE_FAILED, "task '" + taskId + "': its schedule failed: " + e.getMessage());
+    }
+    return run(state, d, replyTo);
+  }
+
+  /** The shortest interval between firings, or null while the schedule cannot say. */
   private Duration minInterval(State state) {
-    TaskSchedule s = schedule(state);
     if (minInterval == null) {
-      minInterval = s.minInterval(now());
+      try {
+        minInterval = schedule(state).minInterval(now());
+      } catch (InvalidSpecException | ScheduleComputationException e) {
+        return null;
+      }
     }
     return minInterval;
   }
 
   private boolean intervalWarning(State state) {
     Optional<Duration> p99 = state.samples().p99();
-    return p99.isPresent() && state.samples().count() >= state.spec().lease().minSamples()
-        && p99.get().compareTo(minInterval(state)) > 0;
+    Duration interval = minInterval(state);
+    return interval != null && p99.isPresent() && state.samples().count() >= state.spec().lease().minSamples()
+        && p99.get().compareTo(interval) > 0;
   }
 
   /** R8: warn once per spec when the cron fires more often than a run lasts at P99. */

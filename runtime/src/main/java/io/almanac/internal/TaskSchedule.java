@@ -103,19 +103,36 @@ public final class TaskSchedule {
         return Optional.empty();
       }
       Firing firing = next.get();
-      Window window = windows.windowOf(firing.nominal(), firing.at(), zone);
+      Window window = windowOf(firing.nominal(), firing.at(), zone);
       if (dst.overlap() == DstPolicy.Overlap.BOTH) {
         ZoneOffsetTransition overlap = rules.getTransition(firing.nominal());
         if (overlap != null && overlap.isOverlap()) {
           Instant firstPass = firing.nominal().toInstant(overlap.getOffsetBefore());
           if (!firing.at().equals(firstPass)
-              && windows.windowOf(firing.nominal(), firstPass, zone).key().equals(window.key())) {
+              && windowOf(firing.nominal(), firstPass, zone).key().equals(window.key())) {
             cursor = afterDropped(firing, overlap);
             continue;
           }
         }
       }
       return Optional.of(new DueWindow(window, firing));
+    }
+  }
+
+  /**
+   * The window of a firing. A window spec is user code: what it throws concerns this task alone.
+   *
+   * @param nominal the firing's local date-time
+   * @param at the firing's instant
+   * @param zone the cron's zone
+   * @return the window
+   * @throws io.almanac.ScheduleComputationException if the window spec throws
+   */
+  public Window windowOf(java.time.LocalDateTime nominal, Instant at, ZoneId zone) {
+    try {
+      return Objects.requireNonNull(windows.windowOf(nominal, at, zone), "windowOf returned null");
+    } catch (RuntimeException e) {
+      throw new io.almanac.ScheduleComputationException(windows.name(), at, e);
     }
   }
 

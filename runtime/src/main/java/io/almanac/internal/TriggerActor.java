@@ -1,7 +1,11 @@
 package io.almanac.internal;
 
 import io.almanac.Decision;
+import io.almanac.Alert;
+import io.almanac.AlertSink;
+import io.almanac.InvalidSpecException;
 import io.almanac.RefusedException;
+import io.almanac.ScheduleComputationException;
 import io.almanac.TaskSpec;
 import java.time.Clock;
 import java.time.Duration;
@@ -125,6 +129,9 @@ public final class TriggerActor
 
   private record WakeDone(String taskId, Throwable error) implements Command {}
 
+  /** Record that a task was set aside (sent to itself, from wherever its schedule failed). */
+  private record RecordSetAside(String taskId, String reason) implements Command {}
+
   // ---------------------------------------------------------------------------------------------
   // Events and state
 
@@ -133,6 +140,12 @@ public final class TriggerActor
 
   /** Tasks were registered or their specs changed. */
   public record TasksRegistered(List<TaskSpec> specs, Instant at) implements Event {}
+
+  /**
+   * A task's schedule failed (its cron or window spec threw): its windows are fired no more until it
+   * is registered again; every other task goes on (principle 8).
+   */
+  public record TaskSetAside(String taskId, String reason, Instant at) implements Event {}
 
   /** The watermark moved, and tasks became active or idle. */
   public record Progressed(Instant watermark, List<String> active, List<String> idle, Instant at) implements Event {}
@@ -182,6 +195,8 @@ public final class TriggerActor
     TaskSchedule schedule;
     Due cron;
     Due wake;
+    /** Why the task's schedule was set aside (it threw), or null. */
+    String setAside;
   }
 
   private final ActorContext<Command> ctx;
@@ -190,6 +205,7 @@ public final class TriggerActor
   private final TriggerSettings settings;
   private final Duration recentFireGrace;
   private final Function<String, RecipientRef<TaskEntity.Command>> tasks;
+  private final AlertSink alerts;
   // Ordered by due instant; an entry that is replaced is removed (O(log n)), so the queue holds at
   // most two entries per task plus the catch-up fires being handed over.
   private final TreeSet<Due> queue = new TreeSet<>((a, b) -> {
@@ -219,8 +235,21 @@ public final class TriggerActor
    */
   public static Behavior<Command> create(
       Clock clock, TriggerSettings settings, TaskSettings taskSettings, Function<String, RecipientRef<TaskEntity.Command>> tasks) {
+    return create(clock, settings, taskSettings, tasks, a -> { });
+  }
+
+  /**
+   * @param clock where time comes from
+   * @param settings the trigger's settings
+   * @param taskSettings the tasks' settings (the on-time grace)
+   * @param tasks how to reach a task entity by id
+   * @param alerts where a task set aside is reported
+   * @return the trigger's behavior
+   */
+  public static Behavior<Command> create(Clock clock, TriggerSettings settings, TaskSettings taskSettings,
+      Function<String, RecipientRef<TaskEntity.Command>> tasks, AlertSink alerts) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new TriggerActor(ctx, timers, clock, settings, taskSettings.recentFireGrace(), tasks)));
+        new TriggerActor(ctx, timers, clock, settings, taskSettings.recentFireGrace(), tasks, alerts)));
   }
 
   private TriggerActor(
@@ -229,7 +258,8 @@ public final class TriggerActor
       Clock clock,
       TriggerSettings settings,
       Duration recentFireGrace,
-      Function<String, RecipientRef<TaskEntity.Command>> tasks) {
+      Function<String, RecipientRef<TaskEntity.Command>> tasks,
+      AlertSink alerts) {
     super(PERSISTENCE_ID, SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 0.2));
     this.ctx = ctx;
     this.timers = timers;
@@ -237,6 +267,7 @@ public final class TriggerActor
     this.settings = settings;
     this.recentFireGrace = recentFireGrace;
     this.tasks = tasks;
+    this.alerts = Objects.requireNonNull(alerts, "alerts");
   }
 
   @Override
@@ -272,7 +303,16 @@ public final class TriggerActor
     Map<String, List<DueWindow>> catchUps = new LinkedHashMap<>();
     for (TaskSpec spec : state.tasks().values()) {
       Slot slot = slotFor(spec);
-      List<DueWindow> due = dueSince(slot, from, now);
+      if (slot.setAside != null) {
+        continue;
+      }
+      List<DueWindow> due;
+      try {
+        due = dueSince(slot, from, now);
+      } catch (ScheduleComputationException e) {
+        setAside(slot, e);
+        continue;
+      }
       if (due.size() == settings.maxCatchUpPerTask() && slot.schedule.dueBetween(from, now, due.size() + 1).size() > due.size()) {
         beyondCap++;
       }
@@ -328,7 +368,12 @@ public final class TriggerActor
   private void behind(Slot slot, DueWindow first, Instant now) {
     List<DueWindow> due = new ArrayList<>();
     due.add(first);
-    due.addAll(dueSince(slot, first.dueAt(), now));
+    try {
+      due.addAll(dueSince(slot, first.dueAt(), now));
+    } catch (ScheduleComputationException e) {
+      setAside(slot, e);
+      return;
+    }
     if (due.size() > settings.maxCatchUpPerTask()) {
       due = due.subList(due.size() - settings.maxCatchUpPerTask(), due.size());
     }
@@ -350,9 +395,44 @@ public final class TriggerActor
     Slot slot = slots.computeIfAbsent(spec.id(), id -> new Slot());
     if (!spec.equals(slot.spec)) {
       slot.spec = spec;
-      slot.schedule = Schedules.of(spec);
+      slot.setAside = null;
+      try {
+        slot.schedule = Schedules.of(spec);
+      } catch (InvalidSpecException e) {
+        // a spec stored by an older build whose cron today's checks refuse
+        slot.schedule = null;
+        setAside(slot, e);
+      }
     }
     return slot;
+  }
+
+  /**
+   * One task's schedule threw: that task alone stops firing (its queue entries go), with an alert
+   * and a journal record of why; the trigger and every other task go on (principle 8).
+   */
+  private void setAside(Slot slot, RuntimeException e) {
+    if (slot.setAside != null) {
+      return;
+    }
+    slot.setAside = e.getMessage();
+    if (slot.cron != null) {
+      queue.remove(slot.cron);
+      slot.cron = null;
+    }
+    if (slot.wake != null) {
+      queue.remove(slot.wake);
+      slot.wake = null;
+    }
+    String message = "task '" + slot.spec.id() + "' is set aside: its schedule failed (" + e.getMessage()
+        + "); its windows are not fired until it is registered again; other tasks go on";
+    ctx.getLog().error(message);
+    try {
+      alerts.alert(new Alert(Alert.Kind.TASK_SET_ASIDE, slot.spec.id(), null, message, clock.instant()));
+    } catch (RuntimeException ex) {
+      ctx.getLog().error("alert sink failed on {}: {}", Alert.Kind.TASK_SET_ASIDE, ex.toString());
+    }
+    ctx.getSelf().tell(new RecordSetAside(slot.spec.id(), e.getMessage()));
   }
 
   private void scheduleNext(Slot slot, Instant after) {
@@ -360,13 +440,23 @@ public final class TriggerActor
       queue.remove(slot.cron);
       slot.cron = null;
     }
-    slot.schedule.nextAfter(after).ifPresent(d -> {
-      slot.cron = new Due(d.dueAt(), seq++, slot.spec.id(), Kind.CRON, d, TaskEntity.FireKind.ON_TIME);
-      push(slot.cron);
-    });
+    if (slot.setAside != null) {
+      return;
+    }
+    try {
+      slot.schedule.nextAfter(after).ifPresent(d -> {
+        slot.cron = new Due(d.dueAt(), seq++, slot.spec.id(), Kind.CRON, d, TaskEntity.FireKind.ON_TIME);
+        push(slot.cron);
+      });
+    } catch (ScheduleComputationException e) {
+      setAside(slot, e);
+    }
   }
 
   private void setWake(Slot slot, Instant at) {
+    if (slot.setAside != null) {
+      return;
+    }
     if (slot.wake != null) {
       if (slot.wake.at().equals(at)) {
         return;
@@ -404,6 +494,7 @@ public final class TriggerActor
         })
         .onCommand(FireDone.class, this::onFireDone)
         .onCommand(WakeDone.class, this::onWakeDone)
+        .onCommand(RecordSetAside.class, (s, c) -> Effect().persist(new TaskSetAside(c.taskId(), c.reason(), clock.instant())))
         .onCommand(Tick.class, (s, c) -> onTick(s))
         .onCommand(HeartbeatLog.class, (s, c) -> onHeartbeatLog(s))
         .build();
@@ -687,6 +778,7 @@ public final class TriggerActor
           }
           return new State(next, s.watermark(), s.active());
         })
+        .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
         .onEvent(Progressed.class, (s, e) -> {
           Set<String> active = s.active();
           if (!e.active().isEmpty() || !e.idle().isEmpty()) {

@@ -95,6 +95,8 @@ class EventSerializationTest {
     return List.of(
         new TriggerActor.TasksRegistered(List.of(fullSpec()), AT),
         new TriggerActor.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
+        new TriggerActor.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
+            + " cannot be computed: IllegalStateException: boom", AT),
         new TriggerActor.State(Map.of("daily-digest", fullSpec()), AT, java.util.Set.of("daily-digest")));
   }
 

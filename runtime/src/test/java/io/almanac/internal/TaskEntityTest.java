@@ -285,6 +285,33 @@ class TaskEntityTest {
   }
 
   @Test
+  @DisplayName("Principle 8: a task whose window spec throws answers its view (next due unknown), refuses a run now with "
+      + "a typed reason, and stays alive for other commands")
+  void brokenScheduleRefusesOnlyWhatNeedsIt() {
+    io.almanac.WindowSpec.register(new io.almanac.WindowSpec() {
+      @Override
+      public String name() {
+        return "always-breaks";
+      }
+
+      @Override
+      public io.almanac.Window windowOf(java.time.LocalDateTime nominal, Instant firedAt, java.time.ZoneId zone) {
+        throw new IllegalStateException("broken window spec");
+      }
+    });
+    var kit = kit(daily(newId()).window("always-breaks").build());
+    var view = kit.<StatusReply<TaskEntity.TaskInfo>>runCommand(TaskEntity.GetTask::new);
+    assertTrue(view.reply().isSuccess(), () -> view.reply().toString());
+    assertNull(view.reply().getValue().view().nextDue());
+    var run = kit.<StatusReply<FireOutcome>>runCommand(TaskEntity.RunNow::new);
+    io.almanac.RefusedException refused = assertInstanceOf(io.almanac.RefusedException.class, run.reply().getError());
+    assertEquals(io.almanac.RefusedException.Reason.SCHEDULE_FAILED, refused.reason());
+    assertTrue(refused.getMessage().contains("broken window spec"), refused.getMessage());
+    assertTrue(run.hasNoEvents());
+    assertTrue(kit.<StatusReply<Done>>runCommand(TaskEntity.Pause::new).reply().isSuccess(), "the entity goes on");
+  }
+
+  @Test
   @DisplayName("R6: overlap BUFFER_ONE keeps one waiting window, which starts after the running one ends")
   void buffersOneWindow() {
     var kit = kit(daily(newId()).lease(RUNS_A_DAY).overlap(OverlapPolicy.BUFFER_ONE).build());
