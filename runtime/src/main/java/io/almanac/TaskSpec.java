@@ -2,6 +2,8 @@ package io.almanac;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.time.ZoneId;
+import java.util.Optional;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -91,6 +93,36 @@ public record TaskSpec(
   }
 
   /**
+   * The default window is daily: a cron that fires more than once a day would silently run once a
+   * day and record every other firing as a duplicate of its window. With the window left at its
+   * default, such a cron is refused (R4, R33); choose {@code per-firing} (one instance per firing),
+   * {@code hourly}, or {@code daily} explicitly to run once a day on purpose.
+   */
+  private void refuseSeveralFiringsPerDefaultWindow() {
+    CronSchedule schedule = CronSchedule.parse(cron, zone);
+    Instant t = Instant.parse("2027-01-04T00:00:00Z"); // any fixed instant: the check does not depend on today
+    String previous = null;
+    Instant previousAt = null;
+    for (int i = 0; i < 8; i++) {
+      Optional<Firing> next = schedule.nextAfter(t, dst);
+      if (next.isEmpty()) {
+        return;
+      }
+      Firing f = next.get();
+      String key = WindowSpec.DAILY.windowOf(f.nominal(), f.at(), schedule.zone()).key().value();
+      if (key.equals(previous)) {
+        throw new InvalidSpecException(id, new InvalidSpecException("window", "daily (the default)", "cron '"
+            + InvalidSpecException.echo(cron) + "' fires more than once a day (" + previousAt + " and " + f.at()
+            + " are both in window " + key + "), so all but one firing a day would be recorded as duplicates; set "
+            + "window to per-firing (one instance per firing) or hourly, or to daily explicitly to run once a day"));
+      }
+      previous = key;
+      previousAt = f.at();
+      t = f.at();
+    }
+  }
+
+  /**
    * @return the zone as a {@link ZoneId}
    * @throws InvalidSpecException if the zone is unknown
    */
@@ -124,6 +156,7 @@ public record TaskSpec(
     private String cron;
     private String zone;
     private String window = WindowSpec.DAILY.name();
+    private boolean windowChosen;
     private DstPolicy dst = DstPolicy.DEFAULT;
     private OverlapPolicy overlap = OverlapPolicy.DEFAULT;
     private BackfillPolicy backfill = BackfillPolicy.DEFAULT;
@@ -170,6 +203,7 @@ public record TaskSpec(
      */
     public Builder window(WindowSpec spec) {
       this.window = Objects.requireNonNull(spec, "window").name();
+      this.windowChosen = true;
       return this;
     }
 
@@ -179,6 +213,7 @@ public record TaskSpec(
      */
     public Builder window(String name) {
       this.window = name;
+      this.windowChosen = name != null;
       return this;
     }
 
@@ -277,8 +312,12 @@ public record TaskSpec(
         throw new InvalidSpecException(id == null || id.isBlank() ? "?" : id,
             new InvalidSpecException("cron", null, "a cron expression is required"));
       }
-      return new TaskSpec(id, cron, zone, window, dst, overlap, backfill, retry, catchUp, lease, job, description)
+      TaskSpec spec = new TaskSpec(id, cron, zone, window, dst, overlap, backfill, retry, catchUp, lease, job, description)
           .validate();
+      if (!windowChosen) {
+        spec.refuseSeveralFiringsPerDefaultWindow();
+      }
+      return spec;
     }
   }
 }

@@ -209,7 +209,7 @@ class AlmanacNodeTest {
     ScriptedJob job = new ScriptedJob(clock);
     Almanac almanac = start("", Map.of("j", job));
     // The task's own cron fires at minute 30, so the trigger stays out of this window.
-    await(almanac.register(TaskSpec.builder("dup").cron("0 30 * * * ? UTC").job("j").build()));
+    await(almanac.register(TaskSpec.builder("dup").cron("0 30 * * * ? UTC").window("daily").job("j").build()));
     clock.set(Instant.parse("2026-11-29T00:00:01Z"));
     ClusterSharding sharding = ClusterSharding.get(testKit.system());
     Instant start = Instant.parse("2026-11-28T16:00:00Z");

@@ -56,7 +56,7 @@ class CatchUpTest {
 
   private EventSourcedBehaviorTestKit<Command, Event, State> kit(BackfillPolicy backfill) {
     String id = "catch-up-" + IDS.incrementAndGet();
-    TaskSpec spec = TaskSpec.builder(id).cron("0 0 * * * ? UTC").backfill(backfill).job("j").build();
+    TaskSpec spec = TaskSpec.builder(id).cron("0 0 * * * ? UTC").window("daily").backfill(backfill).job("j").build();
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(testKit.system(),
         TaskEntity.create(id, new SettableClock(NOW), TaskSettings.from(CONFIG)));
     assertTrue(kit.<StatusReply<Done>>runCommand(r -> new TaskEntity.Define(spec, r)).reply().isSuccess());

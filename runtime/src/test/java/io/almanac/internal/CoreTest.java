@@ -52,7 +52,7 @@ class CoreTest {
   private final AttemptLifecycle attempts = new AttemptLifecycle("t", SETTINGS);
 
   private static TaskSpec.Builder spec() {
-    return TaskSpec.builder("t").cron("* * * * * ? UTC").lease(HOUR);
+    return TaskSpec.builder("t").cron("* * * * * ? UTC").window("per-firing").lease(HOUR);
   }
 
   private static State fold(State s, List<Event> events) {
