@@ -19,6 +19,13 @@ public interface JobContext {
   /** @return the window's end (UTC) */
   Instant windowEnd();
 
+  /**
+   * @return when the window was scheduled to fire (UTC): the cron's firing for a time trigger, the
+   *     operator's request for a manual run; a retry or a backfill keeps its window's original
+   *     instant, so a job can tell how late it runs
+   */
+  Instant scheduledAt();
+
   /** @return the task's zone, for display and for local-time logic inside the job */
   ZoneId zone();
 

@@ -129,6 +129,7 @@ class AlmanacNodeTest {
       assertEquals(day, ctx.window().value());
       assertEquals(RunKind.FIRST, ctx.runKind());
       assertEquals("daily-digest/" + day, ctx.idempotencyKey());
+      assertEquals(due, ctx.scheduledAt(), "the job sees the instant its window was scheduled to fire");
       assertEquals(due, job.startedAt.get(job.startedAt.size() - 1), "fired at 00:00 UTC, not relative to anything");
       assertEquals(due, window(almanac, "daily-digest", day).dueAt());
       clock.set(due.plus(Duration.ofHours(12)));
@@ -162,6 +163,7 @@ class AlmanacNodeTest {
     }
     assertEquals(2, job.runs.size(), "only the window before the step and the latest one ran");
     assertEquals(RunKind.FIRST, job.runs.get(1).runKind());
+    assertEquals(latest, job.runs.get(1).scheduledAt(), "the job can tell it runs 10 s after its firing");
   }
 
   /** A user's window spec that throws for firings from 01:00 on 2026-11-29 UTC (a bug in user code). */

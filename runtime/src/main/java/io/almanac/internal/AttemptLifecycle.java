@@ -103,7 +103,7 @@ final class AttemptLifecycle {
   AttemptGrant grant(State s, AttemptStarted started) {
     WindowState w = s.windows().get(started.window());
     return new AttemptGrant(taskId, started.window(), started.attempt(), started.kind(), started.leaseUntil(), w.start(),
-        w.end(), w.effects(), w.pendingEffects());
+        w.end(), w.dueAt(), w.effects(), w.pendingEffects());
   }
 
   /**

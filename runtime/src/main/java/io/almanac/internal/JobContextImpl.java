@@ -51,6 +51,11 @@ final class JobContextImpl implements JobContext, EffectLedger {
   }
 
   @Override
+  public Instant scheduledAt() {
+    return grant.dueAt();
+  }
+
+  @Override
   public Instant windowEnd() {
     return grant.windowEnd();
   }

@@ -223,6 +223,7 @@ public final class TaskEntity
       Instant leaseUntil,
       Instant windowStart,
       Instant windowEnd,
+      Instant dueAt,
       Map<String, String> effects,
       List<String> pendingEffects)
       implements AlmanacSerializable {}

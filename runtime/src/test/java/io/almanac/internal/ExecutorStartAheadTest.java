@@ -87,7 +87,7 @@ class ExecutorStartAheadTest {
 
   private static Executor.RunStarted started(String taskId) {
     return new Executor.RunStarted(taskId, "j", "UTC", new TaskEntity.AttemptGrant(taskId, taskId, 1, RunKind.FIRST,
-        T0.plus(LEASE), T0, T0, Map.of(), List.of()));
+        T0.plus(LEASE), T0, T0, T0, Map.of(), List.of()));
   }
 
   @Test
@@ -129,7 +129,7 @@ class ExecutorStartAheadTest {
     TaskEntity.Command m = n.tasks().receiveMessage();
     if (m instanceof TaskEntity.StartAttempt s) {
       s.replyTo().tell(StatusReply.success(new TaskEntity.AttemptGrant(s.window().value(), s.window().value(), 1, RunKind.FIRST,
-          n.clock().instant().plus(LEASE), T0, T0, Map.of(), List.of())));
+          n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of())));
     } else if (m instanceof TaskEntity.FinishAttempt f) {
       f.replyTo().tell(StatusReply.ack());
     } else if (m instanceof TaskEntity.ExpireLease e) {

@@ -123,6 +123,11 @@ class OutboxTest {
     }
 
     @Override
+    public Instant scheduledAt() {
+      return Instant.EPOCH;
+    }
+
+    @Override
     public ZoneId zone() {
       return ZoneOffset.UTC;
     }
