@@ -1,5 +1,6 @@
 package io.almanac;
 
+import io.almanac.internal.TaskProtocol;
 import com.typesafe.config.Config;
 import io.almanac.internal.Asks;
 import io.almanac.internal.ConfigTasks;
@@ -165,7 +166,7 @@ public final class Almanac {
         cluster.manager().tell(Join.create(cluster.selfMember().address()));
       }
       ClusterSharding sharding = ClusterSharding.get(system);
-      Function<String, RecipientRef<TaskEntity.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
       ActorRef<TriggerActor.Command> trigger = ClusterSingleton.get(system).init(
           SingletonActor.of(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts), "almanac-trigger"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
@@ -355,7 +356,7 @@ public final class Almanac {
     List<CompletableFuture<Done>> defined = new ArrayList<>();
     for (TaskSpec spec : valid) {
       defined.add(retrying("task '" + spec.id() + "'",
-          () -> this.<Done>ask(spec.id(), r -> new TaskEntity.Define(spec, r))).toCompletableFuture());
+          () -> this.<Done>ask(spec.id(), r -> new TaskProtocol.Define(spec, r))).toCompletableFuture());
     }
     return CompletableFuture.allOf(defined.toArray(new CompletableFuture[0])).thenCompose(v -> {
       List<CompletableFuture<Done>> batches = new ArrayList<>();
@@ -380,7 +381,7 @@ public final class Almanac {
    * @return completes when the pause is recorded
    */
   public CompletionStage<Done> pause(String taskId) {
-    return ask(taskId, TaskEntity.Pause::new);
+    return ask(taskId, TaskProtocol.Pause::new);
   }
 
   /**
@@ -388,7 +389,7 @@ public final class Almanac {
    * @return completes when the resume is recorded
    */
   public CompletionStage<Done> resume(String taskId) {
-    return ask(taskId, TaskEntity.Resume::new);
+    return ask(taskId, TaskProtocol.Resume::new);
   }
 
   /**
@@ -398,7 +399,7 @@ public final class Almanac {
    * @return what the task decided
    */
   public CompletionStage<FireDecision> runNow(String taskId) {
-    return markActive(taskId).thenCompose(d -> this.<TaskEntity.FireOutcome>ask(taskId, TaskEntity.RunNow::new))
+    return markActive(taskId).thenCompose(d -> this.<TaskProtocol.FireOutcome>ask(taskId, TaskProtocol.RunNow::new))
         .thenApply(Almanac::decision);
   }
 
@@ -413,7 +414,7 @@ public final class Almanac {
    */
   public CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to) {
     return markActive(taskId)
-        .thenCompose(d -> this.<TaskEntity.BackfillReport>ask(taskId, r -> new TaskEntity.Backfill(from, to, r)))
+        .thenCompose(d -> this.<TaskProtocol.BackfillReport>ask(taskId, r -> new TaskProtocol.Backfill(from, to, r)))
         .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
   }
 
@@ -425,7 +426,7 @@ public final class Almanac {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window) {
-    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskEntity.Retry(window, r)));
+    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskProtocol.Retry(window, r)));
   }
 
   /**
@@ -437,7 +438,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
-    return ask(taskId, r -> new TaskEntity.Resolve(window, note, r));
+    return ask(taskId, r -> new TaskProtocol.Resolve(window, note, r));
   }
 
   /**
@@ -449,7 +450,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
-    return ask(taskId, r -> new TaskEntity.Cancel(window, reason, r));
+    return ask(taskId, r -> new TaskProtocol.Cancel(window, reason, r));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -460,7 +461,7 @@ public final class Almanac {
    * @return the task's view: spec, paused, P99, lease, next due
    */
   public CompletionStage<TaskView> task(String taskId) {
-    return this.<TaskEntity.TaskInfo>ask(taskId, TaskEntity.GetTask::new).thenApply(TaskEntity.TaskInfo::view);
+    return this.<TaskProtocol.TaskInfo>ask(taskId, TaskProtocol.GetTask::new).thenApply(TaskProtocol.TaskInfo::view);
   }
 
   /**
@@ -468,7 +469,7 @@ public final class Almanac {
    * @return its hot windows, oldest first (R29)
    */
   public CompletionStage<List<WindowView>> windows(String taskId) {
-    return this.<TaskEntity.WindowList>ask(taskId, TaskEntity.GetWindows::new).thenApply(TaskEntity.WindowList::windows);
+    return this.<TaskProtocol.WindowList>ask(taskId, TaskProtocol.GetWindows::new).thenApply(TaskProtocol.WindowList::windows);
   }
 
   /**
@@ -476,8 +477,8 @@ public final class Almanac {
    * @return its FINAL_FAILED windows, waiting for an operator
    */
   public CompletionStage<List<WindowView>> interventionQueue(String taskId) {
-    return this.<TaskEntity.WindowList>ask(taskId, TaskEntity.GetInterventionQueue::new)
-        .thenApply(TaskEntity.WindowList::windows);
+    return this.<TaskProtocol.WindowList>ask(taskId, TaskProtocol.GetInterventionQueue::new)
+        .thenApply(TaskProtocol.WindowList::windows);
   }
 
   /** @return the ids of the registered tasks, sorted */
@@ -510,7 +511,7 @@ public final class Almanac {
         r -> new TriggerActor.MarkActive(taskId, r), askTimeout, system.scheduler()));
   }
 
-  private <T> CompletionStage<T> ask(String taskId, Function<ActorRef<StatusReply<T>>, TaskEntity.Command> message) {
+  private <T> CompletionStage<T> ask(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
     if (taskId == null || taskId.isBlank()) {
       return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
     }
@@ -532,7 +533,7 @@ public final class Almanac {
     });
   }
 
-  private static FireDecision decision(TaskEntity.FireOutcome o) {
+  private static FireDecision decision(TaskProtocol.FireOutcome o) {
     return new FireDecision(WindowKey.of(o.window()), o.decision(), o.reason());
   }
 }

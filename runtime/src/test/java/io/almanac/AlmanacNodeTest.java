@@ -1,5 +1,6 @@
 package io.almanac;
 
+import io.almanac.internal.TaskProtocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -216,16 +217,16 @@ class AlmanacNodeTest {
     ClusterSharding sharding = ClusterSharding.get(testKit.system());
     Instant start = Instant.parse("2026-11-28T16:00:00Z");
     WindowKey key = WindowKey.of("2026-11-29");
-    Function<Integer, CompletableFuture<StatusReply<TaskEntity.FireOutcome>>> fire = i -> AskPattern
-        .<TaskEntity.Command, StatusReply<TaskEntity.FireOutcome>>ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, "dup"),
-            r -> new TaskEntity.Fire(key, start, start.plus(Duration.ofDays(1)), Instant.parse("2026-11-29T00:00:00Z"),
-                TaskEntity.FireKind.ON_TIME, r),
+    Function<Integer, CompletableFuture<StatusReply<TaskProtocol.FireOutcome>>> fire = i -> AskPattern
+        .<TaskProtocol.Command, StatusReply<TaskProtocol.FireOutcome>>ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, "dup"),
+            r -> new TaskProtocol.Fire(key, start, start.plus(Duration.ofDays(1)), Instant.parse("2026-11-29T00:00:00Z"),
+                TaskProtocol.FireKind.ON_TIME, r),
             Duration.ofSeconds(3), testKit.system().scheduler())
         .toCompletableFuture();
     // Several senders at once, each delivering at least once: a fire that is not acknowledged (the
     // entity's stash overflows while it starts) is sent again, as the trigger does.
     int senders = 8;
-    List<TaskEntity.FireOutcome> outcomes = Collections.synchronizedList(new ArrayList<>());
+    List<TaskProtocol.FireOutcome> outcomes = Collections.synchronizedList(new ArrayList<>());
     CountDownLatch go = new CountDownLatch(1);
     List<Thread> threads = new ArrayList<>();
     AtomicInteger resent = new AtomicInteger();
@@ -233,13 +234,13 @@ class AlmanacNodeTest {
       Thread t = new Thread(() -> {
         try {
           go.await();
-          List<CompletableFuture<StatusReply<TaskEntity.FireOutcome>>> pending = new ArrayList<>();
+          List<CompletableFuture<StatusReply<TaskProtocol.FireOutcome>>> pending = new ArrayList<>();
           for (int i = 0; i < 10_000 / senders; i++) {
             pending.add(fire.apply(i));
           }
           for (int round = 0; round < 10 && !pending.isEmpty(); round++) {
-            List<CompletableFuture<StatusReply<TaskEntity.FireOutcome>>> again = new ArrayList<>();
-            for (CompletableFuture<StatusReply<TaskEntity.FireOutcome>> f : pending) {
+            List<CompletableFuture<StatusReply<TaskProtocol.FireOutcome>>> again = new ArrayList<>();
+            for (CompletableFuture<StatusReply<TaskProtocol.FireOutcome>> f : pending) {
               try {
                 outcomes.add(f.get(10, TimeUnit.SECONDS).getValue());
               } catch (Exception e) {
@@ -262,7 +263,7 @@ class AlmanacNodeTest {
     }
     assertEquals(10_000, outcomes.size(), "every fire acknowledged (" + resent.get() + " sent again)");
     Map<Decision, AtomicInteger> counts = new ConcurrentHashMap<>();
-    for (TaskEntity.FireOutcome o : outcomes) {
+    for (TaskProtocol.FireOutcome o : outcomes) {
       counts.computeIfAbsent(o.decision(), d -> new AtomicInteger()).incrementAndGet();
     }
     assertEquals(1, counts.get(Decision.SCHEDULED).get(), "one instance: " + counts);

@@ -1,5 +1,6 @@
 package io.almanac.persistence;
 
+import io.almanac.internal.TaskProtocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,11 +15,11 @@ import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
 import io.almanac.internal.TaskEntity;
-import io.almanac.internal.TaskEntity.AttemptGrant;
-import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskProtocol.AttemptGrant;
+import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.Decision;
-import io.almanac.internal.TaskEntity.FireKind;
-import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskProtocol.FireKind;
+import io.almanac.internal.TaskProtocol.FireOutcome;
 import io.almanac.internal.TaskSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -78,36 +79,36 @@ class H2RecoveryTest {
     try {
       SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
       ActorRef<Command> task = first.spawn(TaskEntity.create(TASK, clock, TaskSettings.from(config)), "task");
-      done(first, task, r -> new TaskEntity.Define(spec, r));
+      done(first, task, r -> new TaskProtocol.Define(spec, r));
 
       dueAt("2026-11-25");
       assertEquals(Decision.SCHEDULED, fire(first, task, "2026-11-25").decision());
-      AttemptGrant g25 = ok(first, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-25"), r));
+      AttemptGrant g25 = ok(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-25"), r));
       clock.advance(Duration.ofMinutes(4));
-      done(first, task, r -> new TaskEntity.FinishAttempt(WindowKey.of("2026-11-25"), g25.attempt(),
+      done(first, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-25"), g25.attempt(),
           JobResult.success("12 items digested", "s3://digests/2026-11-25.md"), Duration.ofMinutes(4), r));
 
       dueAt("2026-11-26");
       fire(first, task, "2026-11-26");
-      AttemptGrant g26 = ok(first, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-26"), r));
-      done(first, task, r -> new TaskEntity.FinishAttempt(WindowKey.of("2026-11-26"), g26.attempt(),
+      AttemptGrant g26 = ok(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-26"), r));
+      done(first, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-26"), g26.attempt(),
           JobResult.failure("model returned malformed JSON"), Duration.ofSeconds(40), r));
 
       dueAt("2026-11-27");
-      done(first, task, TaskEntity.Pause::new);
+      done(first, task, TaskProtocol.Pause::new);
       assertEquals(Decision.SKIPPED, fire(first, task, "2026-11-27").decision());
-      done(first, task, TaskEntity.Resume::new);
+      done(first, task, TaskProtocol.Resume::new);
 
       dueAt("2026-11-28");
       fire(first, task, "2026-11-28");
-      AttemptGrant g28 = ok(first, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-28"), r));
-      H2RecoveryTest.<TaskEntity.EffectReply>ok(first, task, r -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-28"), g28.attempt(), "email", "msg-1", r));
+      AttemptGrant g28 = ok(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-28"), r));
+      H2RecoveryTest.<TaskProtocol.EffectReply>ok(first, task, r -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-28"), g28.attempt(), "email", "msg-1", r));
 
       dueAt("2026-11-29");
       assertEquals(Decision.SCHEDULED, fire(first, task, "2026-11-29").decision());
 
-      before = ok(first, task, TaskEntity.GetWindows::new).windows();
-      taskBefore = ok(first, task, TaskEntity.GetTask::new).view();
+      before = ok(first, task, TaskProtocol.GetWindows::new).windows();
+      taskBefore = ok(first, task, TaskProtocol.GetTask::new).view();
     } finally {
       first.shutdownTestKit();
     }
@@ -129,23 +130,23 @@ class H2RecoveryTest {
     try {
       SchemaBootstrap.ensureSchemaBlocking(second.system(), TIMEOUT);
       ActorRef<Command> task = second.spawn(TaskEntity.create(TASK, clock, TaskSettings.from(config)), "task");
-      assertEquals(before, ok(second, task, TaskEntity.GetWindows::new).windows());
-      assertEquals(taskBefore, ok(second, task, TaskEntity.GetTask::new).view());
+      assertEquals(before, ok(second, task, TaskProtocol.GetWindows::new).windows());
+      assertEquals(taskBefore, ok(second, task, TaskProtocol.GetTask::new).view());
 
       // no window runs twice: every fire is a duplicate, and a done window cannot start again
       for (String date : List.of("2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29")) {
         FireOutcome again = fire(second, task, date);
         assertEquals(Decision.DUPLICATE, again.decision(), date + ": " + again);
       }
-      StatusReply<AttemptGrant> restart = ask(second, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-25"), r));
+      StatusReply<AttemptGrant> restart = ask(second, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-25"), r));
       assertTrue(restart.isError(), "a succeeded window does not start again");
-      StatusReply<AttemptGrant> rerun = ask(second, task, r -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-28"), r));
+      StatusReply<AttemptGrant> rerun = ask(second, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-28"), r));
       assertTrue(rerun.isError(), "the running window's attempt still holds it");
 
       // the attempt that was running before the restart still holds its lease and can finish
-      done(second, task, r -> new TaskEntity.FinishAttempt(WindowKey.of("2026-11-28"), 1,
+      done(second, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-28"), 1,
           JobResult.success("sent"), Duration.ofHours(1), r));
-      assertEquals(InstanceStatus.SUCCEEDED, ok(second, task, TaskEntity.GetWindows::new).windows().get(3).status());
+      assertEquals(InstanceStatus.SUCCEEDED, ok(second, task, TaskProtocol.GetWindows::new).windows().get(3).status());
     } finally {
       second.shutdownTestKit();
     }
@@ -167,7 +168,7 @@ class H2RecoveryTest {
 
   private static FireOutcome fire(ActorTestKit kit, ActorRef<Command> task, String date) {
     Instant start = Instant.parse(date + "T00:00:00Z").minus(Duration.ofHours(8));
-    return ok(kit, task, r -> new TaskEntity.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)),
+    return ok(kit, task, r -> new TaskProtocol.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)),
         start.plus(Duration.ofHours(8)), FireKind.ON_TIME, r));
   }
 

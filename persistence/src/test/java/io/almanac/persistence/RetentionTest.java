@@ -1,5 +1,6 @@
 package io.almanac.persistence;
 
+import io.almanac.internal.TaskProtocol;
 import io.almanac.Decision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,7 +13,7 @@ import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
 import io.almanac.internal.TaskEntity;
-import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.internal.TaskSettings;
 import io.almanac.persistence.audit.Audit;
 import io.almanac.persistence.audit.AuditRequest;
@@ -70,22 +71,22 @@ class RetentionTest {
     try {
       SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
       ActorRef<Command> task = first.spawn(TaskEntity.create("digest", clock, TaskSettings.from(config)), "task");
-      RetentionTest.<org.apache.pekko.Done>ask(first, task, r -> new TaskEntity.Define(spec, r));
+      RetentionTest.<org.apache.pekko.Done>ask(first, task, r -> new TaskProtocol.Define(spec, r));
       Instant day = Instant.parse("2026-01-01T00:00:00Z");
       for (int i = 0; i < 365; i++) {
         Instant due = day.plus(Duration.ofDays(i));
         clock.set(due);
         String date = due.toString().substring(0, 10);
         Instant start = due.minus(Duration.ofHours(8));
-        ask(first, task, (ActorRef<StatusReply<TaskEntity.FireOutcome>> r) -> new TaskEntity.Fire(WindowKey.of(date), start,
-            start.plus(Duration.ofDays(1)), due, TaskEntity.FireKind.ON_TIME, r));
-        TaskEntity.AttemptGrant g = ask(first, task, r -> new TaskEntity.StartAttempt(WindowKey.of(date), r));
+        ask(first, task, (ActorRef<StatusReply<TaskProtocol.FireOutcome>> r) -> new TaskProtocol.Fire(WindowKey.of(date), start,
+            start.plus(Duration.ofDays(1)), due, TaskProtocol.FireKind.ON_TIME, r));
+        TaskProtocol.AttemptGrant g = ask(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of(date), r));
         clock.set(due.plusSeconds(90));
-        RetentionTest.<org.apache.pekko.Done>ask(first, task, r -> new TaskEntity.FinishAttempt(WindowKey.of(date), g.attempt(),
+        RetentionTest.<org.apache.pekko.Done>ask(first, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of(date), g.attempt(),
             JobResult.success("digest " + date), Duration.ofSeconds(90), r));
       }
-      before = ask(first, task, TaskEntity.GetWindows::new).windows();
-      taskBefore = ask(first, task, TaskEntity.GetTask::new).view();
+      before = ask(first, task, TaskProtocol.GetWindows::new).windows();
+      taskBefore = ask(first, task, TaskProtocol.GetTask::new).view();
     } finally {
       first.shutdownTestKit();
     }
@@ -96,15 +97,15 @@ class RetentionTest {
     try {
       long t0 = System.nanoTime();
       ActorRef<Command> task = second.spawn(TaskEntity.create("digest", clock, TaskSettings.from(config)), "task");
-      List<WindowView> after = ask(second, task, TaskEntity.GetWindows::new).windows();
+      List<WindowView> after = ask(second, task, TaskProtocol.GetWindows::new).windows();
       long micros = (System.nanoTime() - t0) / 1_000;
       LOG.info("R30: recovered a year of daily windows (1,461 events, snapshot every 100) in {} ms", micros / 1000.0);
       System.out.printf("R30 recovery of 1,461 events with snapshots every 100: %.1f ms%n", micros / 1000.0);
       assertEquals(before, after, "the same hot windows after recovery");
-      assertEquals(taskBefore, ask(second, task, TaskEntity.GetTask::new).view());
-      assertEquals(Decision.DUPLICATE, ask(second, task, (ActorRef<StatusReply<TaskEntity.FireOutcome>> r) ->
-          new TaskEntity.Fire(WindowKey.of("2026-02-01"), Instant.parse("2026-01-31T16:00:00Z"),
-              Instant.parse("2026-02-01T16:00:00Z"), Instant.parse("2026-02-01T00:00:00Z"), TaskEntity.FireKind.ON_TIME, r))
+      assertEquals(taskBefore, ask(second, task, TaskProtocol.GetTask::new).view());
+      assertEquals(Decision.DUPLICATE, ask(second, task, (ActorRef<StatusReply<TaskProtocol.FireOutcome>> r) ->
+          new TaskProtocol.Fire(WindowKey.of("2026-02-01"), Instant.parse("2026-01-31T16:00:00Z"),
+              Instant.parse("2026-02-01T16:00:00Z"), Instant.parse("2026-02-01T00:00:00Z"), TaskProtocol.FireKind.ON_TIME, r))
           .decision(), "an archived window is not run again");
     } finally {
       second.shutdownTestKit();

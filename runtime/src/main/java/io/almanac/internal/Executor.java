@@ -62,7 +62,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * A window its task entity fired and started at once, with a slot taken from this executor's
    * {@link StartGate} (from a task entity on this node): run it now or as soon as a slot is free.
    */
-  public record RunStarted(String taskId, String job, String zone, TaskEntity.AttemptGrant grant)
+  public record RunStarted(String taskId, String job, String zone, TaskProtocol.AttemptGrant grant)
       implements Command, AlmanacSerializable {}
 
   /** Cancel this attempt if it runs here (from a task entity: timed out, cancelled, superseded). */
@@ -84,10 +84,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   public record Stats(int running, int queuedFresh, int queuedBacklog, long started, long finished, long cancelled)
       implements AlmanacSerializable {}
 
-  private record Granted(Item item, TaskEntity.AttemptGrant grant) implements Command {}
+  private record Granted(Item item, TaskProtocol.AttemptGrant grant) implements Command {}
 
   /** An attempt its entity has started, waiting for a job slot (start-ahead). */
-  private record Ready(Item item, TaskEntity.AttemptGrant grant) {}
+  private record Ready(Item item, TaskProtocol.AttemptGrant grant) {}
 
   private record NotGranted(Item item, String reason) implements Command {}
 
@@ -162,7 +162,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final ExecutorSettings settings;
   private final TaskSettings taskSettings;
   private final JobRegistry jobs;
-  private final Function<String, RecipientRef<TaskEntity.Command>> tasks;
+  private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
   private final String executorId;
   private final java.util.concurrent.Executor jobPool;
   private final ArrayDeque<Item> fresh = new ArrayDeque<>();
@@ -200,7 +200,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       ExecutorSettings settings,
       TaskSettings taskSettings,
       JobRegistry jobs,
-      Function<String, RecipientRef<TaskEntity.Command>> tasks,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
       String executorId,
       StartGate gate) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
@@ -214,7 +214,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       ExecutorSettings settings,
       TaskSettings taskSettings,
       JobRegistry jobs,
-      Function<String, RecipientRef<TaskEntity.Command>> tasks,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
       String executorId,
       StartGate gate) {
     super(ctx);
@@ -274,7 +274,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onRunStarted(RunStarted m) {
     gate.arrived(clock.instant(), settings.askTimeout());
-    TaskEntity.AttemptGrant grant = m.grant();
+    TaskProtocol.AttemptGrant grant = m.grant();
     Item item = new Item(m.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
     startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
     runOrWait(item, grant); // also while draining: the attempt is started in its entity
@@ -282,7 +282,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   /** Runs an attempt its entity has started if a job slot is free; otherwise it waits for one. */
-  private void runOrWait(Item item, TaskEntity.AttemptGrant grant) {
+  private void runOrWait(Item item, TaskProtocol.AttemptGrant grant) {
     if (running.size() < settings.maxConcurrent()) {
       run(item, grant, clock.instant());
     } else {
@@ -382,8 +382,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     starting++;
     startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
     WindowKey window = WindowKey.of(item.window());
-    CompletionStage<StatusReply<TaskEntity.AttemptGrant>> ask = Asks.ask(tasks.apply(item.taskId()),
-        replyTo -> new TaskEntity.StartAttempt(window, executorId, ctx.getSelf(), replyTo),
+    CompletionStage<StatusReply<TaskProtocol.AttemptGrant>> ask = Asks.ask(tasks.apply(item.taskId()),
+        replyTo -> new TaskProtocol.StartAttempt(window, executorId, ctx.getSelf(), replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> {
       if (error != null) {
@@ -413,7 +413,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   /** Runs a started attempt's job, unless its lease ended while it waited for a slot. */
-  private void run(Item item, TaskEntity.AttemptGrant grant, Instant now) {
+  private void run(Item item, TaskProtocol.AttemptGrant grant, Instant now) {
     if (!now.isBefore(grant.leaseUntil())) {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
@@ -466,8 +466,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private void expire(Item item, int attempt) {
     WindowKey window = WindowKey.of(item.window());
-    Asks.<TaskEntity.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(item.taskId()),
-        replyTo -> new TaskEntity.ExpireLease(window, attempt, replyTo), settings.askTimeout(),
+    Asks.<TaskProtocol.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(item.taskId()),
+        replyTo -> new TaskProtocol.ExpireLease(window, attempt, replyTo), settings.askTimeout(),
         ctx.getSystem().scheduler());
   }
 
@@ -517,7 +517,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     String taskId = key.substring(0, bar);
     WindowKey window = WindowKey.of(key.substring(bar + 1));
     CompletionStage<StatusReply<org.apache.pekko.Done>> ask = Asks.ask(tasks.apply(taskId),
-        replyTo -> new TaskEntity.FinishAttempt(window, attempt, result, took, replyTo),
+        replyTo -> new TaskProtocol.FinishAttempt(window, attempt, result, took, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> {
       if (error != null) {
@@ -635,8 +635,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   CompletionStage<Instant> heartbeat(Running r) {
     WindowKey window = WindowKey.of(r.item.window());
-    CompletionStage<StatusReply<TaskEntity.LeaseGranted>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-        replyTo -> new TaskEntity.Heartbeat(window, r.attempt, replyTo), settings.askTimeout(), ctx.getSystem().scheduler());
+    CompletionStage<StatusReply<TaskProtocol.LeaseGranted>> ask = Asks.ask(tasks.apply(r.item.taskId()),
+        replyTo -> new TaskProtocol.Heartbeat(window, r.attempt, replyTo), settings.askTimeout(), ctx.getSystem().scheduler());
     return ask.thenApply(reply -> {
       if (reply.isError()) {
         throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
@@ -647,10 +647,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     });
   }
 
-  CompletionStage<TaskEntity.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
+  CompletionStage<TaskProtocol.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
     WindowKey window = WindowKey.of(r.item.window());
-    CompletionStage<StatusReply<TaskEntity.EffectReply>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-        replyTo -> new TaskEntity.RecordEffect(window, r.attempt, key, value, intent, replyTo),
+    CompletionStage<StatusReply<TaskProtocol.EffectReply>> ask = Asks.ask(tasks.apply(r.item.taskId()),
+        replyTo -> new TaskProtocol.RecordEffect(window, r.attempt, key, value, intent, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     return ask.thenApply(reply -> {
       if (reply.isError()) {

@@ -20,13 +20,13 @@ import java.util.function.Supplier;
 final class JobContextImpl implements JobContext, EffectLedger {
   private final Executor executor;
   private final Executor.Running running;
-  private final TaskEntity.AttemptGrant grant;
+  private final TaskProtocol.AttemptGrant grant;
   private final ZoneId zone;
   private final Map<String, String> recorded;
   private final Set<String> pendingAtStart;
   private final Set<String> intendedHere = ConcurrentHashMap.newKeySet();
 
-  JobContextImpl(Executor executor, Executor.Running running, TaskEntity.AttemptGrant grant, String zone) {
+  JobContextImpl(Executor executor, Executor.Running running, TaskProtocol.AttemptGrant grant, String zone) {
     this.executor = executor;
     this.running = running;
     this.grant = grant;

@@ -175,9 +175,9 @@ public final class TriggerActor
   }
 
   /** A queue entry; a catch-up after downtime carries all of a task's missed windows in {@code batch}. */
-  private record Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskEntity.FireKind fireKind,
+  private record Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskProtocol.FireKind fireKind,
                      List<DueWindow> batch) {
-    Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskEntity.FireKind fireKind) {
+    Due(Instant at, long seq, String taskId, Kind kind, DueWindow window, TaskProtocol.FireKind fireKind) {
       this(at, seq, taskId, kind, window, fireKind, null);
     }
   }
@@ -186,7 +186,7 @@ public final class TriggerActor
    * A fire in flight: one window, or a task's catch-up batch (then {@code window} names the batch
    * and {@code dueAt} is its earliest, which holds the watermark back until it is acknowledged).
    */
-  private record FireKey(String taskId, String window, Instant dueAt, TaskEntity.FireKind kind, DueWindow due,
+  private record FireKey(String taskId, String window, Instant dueAt, TaskProtocol.FireKind kind, DueWindow due,
                          List<DueWindow> batch) {}
 
   /** A task's entries in the queue: at most one cron firing and one wake-up, replaced in place. */
@@ -204,7 +204,7 @@ public final class TriggerActor
   private final Clock clock;
   private final TriggerSettings settings;
   private final Duration recentFireGrace;
-  private final Function<String, RecipientRef<TaskEntity.Command>> tasks;
+  private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
   private final AlertSink alerts;
   // Ordered by due instant; an entry that is replaced is removed (O(log n)), so the queue holds at
   // most two entries per task plus the catch-up fires being handed over.
@@ -234,7 +234,7 @@ public final class TriggerActor
    * @return the trigger's behavior
    */
   public static Behavior<Command> create(
-      Clock clock, TriggerSettings settings, TaskSettings taskSettings, Function<String, RecipientRef<TaskEntity.Command>> tasks) {
+      Clock clock, TriggerSettings settings, TaskSettings taskSettings, Function<String, RecipientRef<TaskProtocol.Command>> tasks) {
     return create(clock, settings, taskSettings, tasks, a -> { });
   }
 
@@ -247,7 +247,7 @@ public final class TriggerActor
    * @return the trigger's behavior
    */
   public static Behavior<Command> create(Clock clock, TriggerSettings settings, TaskSettings taskSettings,
-      Function<String, RecipientRef<TaskEntity.Command>> tasks, AlertSink alerts) {
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks, AlertSink alerts) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
         new TriggerActor(ctx, timers, clock, settings, taskSettings.recentFireGrace(), tasks, alerts)));
   }
@@ -258,7 +258,7 @@ public final class TriggerActor
       Clock clock,
       TriggerSettings settings,
       Duration recentFireGrace,
-      Function<String, RecipientRef<TaskEntity.Command>> tasks,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
       AlertSink alerts) {
     super(PERSISTENCE_ID, SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 0.2));
     this.ctx = ctx;
@@ -318,7 +318,7 @@ public final class TriggerActor
       }
       CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
       if (plan.onTime() != null) {
-        push(new Due(now, seq++, spec.id(), Kind.REFIRE, plan.onTime(), TaskEntity.FireKind.ON_TIME));
+        push(new Due(now, seq++, spec.id(), Kind.REFIRE, plan.onTime(), TaskProtocol.FireKind.ON_TIME));
         onTime++;
       }
       catchUp += plan.catchUp().size();
@@ -328,7 +328,7 @@ public final class TriggerActor
       scheduleNext(slot, now);
     }
     catchUps.forEach((taskId, missed) ->
-        push(new Due(now, seq++, taskId, Kind.REFIRE, missed.get(0), TaskEntity.FireKind.CATCH_UP, missed)));
+        push(new Due(now, seq++, taskId, Kind.REFIRE, missed.get(0), TaskProtocol.FireKind.CATCH_UP, missed)));
     for (String id : state.active()) {
       if (slots.containsKey(id)) {
         setWake(slots.get(id), now);
@@ -383,10 +383,10 @@ public final class TriggerActor
         Duration.between(first.dueAt(), now), slot.spec.id(), due.size(), first.dueAt(), plan.onTime() == null ? 0 : 1,
         plan.catchUp().size());
     if (plan.onTime() != null) {
-      fire(slot.spec.id(), plan.onTime(), TaskEntity.FireKind.ON_TIME, null);
+      fire(slot.spec.id(), plan.onTime(), TaskProtocol.FireKind.ON_TIME, null);
     }
     if (!plan.catchUp().isEmpty()) {
-      fire(slot.spec.id(), plan.catchUp().get(0), TaskEntity.FireKind.CATCH_UP, plan.catchUp());
+      fire(slot.spec.id(), plan.catchUp().get(0), TaskProtocol.FireKind.CATCH_UP, plan.catchUp());
     }
     scheduleNext(slot, now);
   }
@@ -445,7 +445,7 @@ public final class TriggerActor
     }
     try {
       slot.schedule.nextAfter(after).ifPresent(d -> {
-        slot.cron = new Due(d.dueAt(), seq++, slot.spec.id(), Kind.CRON, d, TaskEntity.FireKind.ON_TIME);
+        slot.cron = new Due(d.dueAt(), seq++, slot.spec.id(), Kind.CRON, d, TaskProtocol.FireKind.ON_TIME);
         push(slot.cron);
       });
     } catch (ScheduleComputationException e) {
@@ -589,7 +589,7 @@ public final class TriggerActor
           if (Duration.between(due.at(), now).compareTo(recentFireGrace) > 0) {
             behind(slot, due.window(), now);
           } else {
-            fire(due.taskId(), due.window(), TaskEntity.FireKind.ON_TIME, null);
+            fire(due.taskId(), due.window(), TaskProtocol.FireKind.ON_TIME, null);
             scheduleNext(slot, due.window().dueAt());
           }
           break;
@@ -659,7 +659,7 @@ public final class TriggerActor
     timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, delay);
   }
 
-  private void fire(String taskId, DueWindow due, TaskEntity.FireKind kind, List<DueWindow> batch) {
+  private void fire(String taskId, DueWindow due, TaskProtocol.FireKind kind, List<DueWindow> batch) {
     String window = batch == null ? due.key().value()
         : "catch-up " + batch.get(0).key().value() + " .. " + batch.get(batch.size() - 1).key().value();
     FireKey key = new FireKey(taskId, window, due.dueAt(), kind, due, batch);
@@ -675,17 +675,17 @@ public final class TriggerActor
   private void send(FireKey key) {
     firesSent++;
     if (key.batch() != null) {
-      List<TaskEntity.DueFire> windows = key.batch().stream()
-          .map(d -> new TaskEntity.DueFire(d.key(), d.window().start(), d.window().end(), d.dueAt()))
+      List<TaskProtocol.DueFire> windows = key.batch().stream()
+          .map(d -> new TaskProtocol.DueFire(d.key(), d.window().start(), d.window().end(), d.dueAt()))
           .toList();
-      pipe(key, Asks.<TaskEntity.Command, StatusReply<TaskEntity.CatchUpOutcome>>ask(tasks.apply(key.taskId()),
-          replyTo -> new TaskEntity.CatchUp(windows, replyTo), settings.askTimeout(), ctx.getSystem().scheduler()),
+      pipe(key, Asks.<TaskProtocol.Command, StatusReply<TaskProtocol.CatchUpOutcome>>ask(tasks.apply(key.taskId()),
+          replyTo -> new TaskProtocol.CatchUp(windows, replyTo), settings.askTimeout(), ctx.getSystem().scheduler()),
           TriggerActor::summary);
       return;
     }
     DueWindow d = key.due();
-    pipe(key, Asks.<TaskEntity.Command, StatusReply<TaskEntity.FireOutcome>>ask(tasks.apply(key.taskId()),
-        replyTo -> new TaskEntity.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(), replyTo),
+    pipe(key, Asks.<TaskProtocol.Command, StatusReply<TaskProtocol.FireOutcome>>ask(tasks.apply(key.taskId()),
+        replyTo -> new TaskProtocol.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(), replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler()), o -> o.decision() + " (" + o.reason() + ")");
   }
 
@@ -700,7 +700,7 @@ public final class TriggerActor
   }
 
   /** A catch-up's outcomes counted by decision, e.g. "{MISSED=14}". */
-  private static String summary(TaskEntity.CatchUpOutcome outcome) {
+  private static String summary(TaskProtocol.CatchUpOutcome outcome) {
     Map<Decision, Integer> counts = new TreeMap<>();
     outcome.outcomes().forEach(o -> counts.merge(o.decision(), 1, Integer::sum));
     return counts.toString();
@@ -733,7 +733,7 @@ public final class TriggerActor
   }
 
   private void wake(String taskId) {
-    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId), TaskEntity.Wake::new,
+    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId), TaskProtocol.Wake::new,
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> new WakeDone(taskId, error != null ? error
         : reply.isError() ? new IllegalStateException(reply.getError().getMessage()) : null));

@@ -12,7 +12,7 @@ import io.almanac.LeasePolicy;
 import io.almanac.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
-import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.internal.TaskEntity.Event;
 import io.almanac.internal.TaskEntity.State;
 import java.time.Duration;
@@ -114,9 +114,9 @@ class BadInputTest {
         testKit.system(), TaskEntity.create("stored", clock, TaskSettings.from(testKit.system().settings().config())));
     kit.clear();
     TaskSpec good = TaskSpec.builder("stored").cron("0 0 8 * * ? Asia/Shanghai").build();
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Define(good, ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(good, ref));
     State before = kit.getState();
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Define(bad, ref));
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(bad, ref));
     assertTrue(r.reply().isError());
     assertTrue(r.reply().getError().getMessage().contains(field + " '"), r.reply().getError().getMessage());
     assertTrue(r.hasNoEvents(), "nothing persisted");
@@ -129,13 +129,13 @@ class BadInputTest {
     SettableClock clock = new SettableClock(Instant.parse("2026-11-29T00:00:00Z"));
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create("summary", clock, TaskSettings.from(testKit.system().settings().config())));
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Define(TaskSpec.builder("summary").cron("0 0 8 * * ? Asia/Shanghai").build(), ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(TaskSpec.builder("summary").cron("0 0 8 * * ? Asia/Shanghai").build(), ref));
     Instant start = Instant.parse("2026-11-28T16:00:00Z");
-    kit.<StatusReply<TaskEntity.FireOutcome>>runCommand(ref -> new TaskEntity.Fire(WindowKey.of("2026-11-29"), start, start.plus(Duration.ofDays(1)),
-        Instant.parse("2026-11-29T00:00:00Z"), TaskEntity.FireKind.ON_TIME, ref));
-    kit.<StatusReply<TaskEntity.AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), ref));
+    kit.<StatusReply<TaskProtocol.FireOutcome>>runCommand(ref -> new TaskProtocol.Fire(WindowKey.of("2026-11-29"), start, start.plus(Duration.ofDays(1)),
+        Instant.parse("2026-11-29T00:00:00Z"), TaskProtocol.FireKind.ON_TIME, ref));
+    kit.<StatusReply<TaskProtocol.AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), ref));
     State before = kit.getState();
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.FinishAttempt(WindowKey.of("2026-11-29"), 1,
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-29"), 1,
         JobResult.success("s".repeat(10_000)), Duration.ofSeconds(1), ref));
     assertTrue(r.reply().getError().getMessage().startsWith("summary 'ssss"), r.reply().getError().getMessage());
     assertTrue(r.reply().getError().getMessage().contains("10000 characters"));

@@ -13,12 +13,12 @@ import io.almanac.SettableClock;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
-import io.almanac.internal.TaskEntity.CatchUpOutcome;
-import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskProtocol.CatchUpOutcome;
+import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.Decision;
-import io.almanac.internal.TaskEntity.DueFire;
+import io.almanac.internal.TaskProtocol.DueFire;
 import io.almanac.internal.TaskEntity.Event;
-import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskProtocol.FireOutcome;
 import io.almanac.internal.TaskEntity.State;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,7 +59,7 @@ class CatchUpTest {
     TaskSpec spec = TaskSpec.builder(id).cron("0 0 * * * ? UTC").window("daily").backfill(backfill).job("j").build();
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(testKit.system(),
         TaskEntity.create(id, new SettableClock(NOW), TaskSettings.from(CONFIG)));
-    assertTrue(kit.<StatusReply<Done>>runCommand(r -> new TaskEntity.Define(spec, r)).reply().isSuccess());
+    assertTrue(kit.<StatusReply<Done>>runCommand(r -> new TaskProtocol.Define(spec, r)).reply().isSuccess());
     return kit;
   }
 
@@ -71,7 +71,7 @@ class CatchUpTest {
 
   private static CommandResultWithReply<Command, Event, State, StatusReply<CatchUpOutcome>> catchUp(
       EventSourcedBehaviorTestKit<Command, Event, State> kit, DueFire... windows) {
-    return kit.runCommand(r -> new TaskEntity.CatchUp(List.of(windows), r));
+    return kit.runCommand(r -> new TaskProtocol.CatchUp(List.of(windows), r));
   }
 
   private static List<Decision> decisions(CommandResultWithReply<Command, Event, State, StatusReply<CatchUpOutcome>> r) {
@@ -122,7 +122,7 @@ class CatchUpTest {
   @DisplayName("R7: a paused task records each caught-up window as SKIPPED (PAUSED)")
   void paused() {
     var kit = kit(BackfillPolicy.immediate());
-    assertTrue(kit.<StatusReply<Done>>runCommand(TaskEntity.Pause::new).reply().isSuccess());
+    assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Pause::new).reply().isSuccess());
     var r = catchUp(kit, hour(9), hour(10));
     assertEquals(List.of(Decision.SKIPPED, Decision.SKIPPED), decisions(r));
     assertEquals(SkipReason.PAUSED, ((TaskEntity.FireSkipped) r.events().get(0)).reason());
@@ -138,7 +138,7 @@ class CatchUpTest {
     assertTrue(r.reply().isError());
     assertTrue(r.reply().getError().getMessage().contains("2026-11-29T18:00:00Z"), r.reply().getError().getMessage());
     assertTrue(r.events().isEmpty());
-    var empty = kit.<StatusReply<CatchUpOutcome>>runCommand(ref -> new TaskEntity.CatchUp(List.of(), ref));
+    var empty = kit.<StatusReply<CatchUpOutcome>>runCommand(ref -> new TaskProtocol.CatchUp(List.of(), ref));
     assertTrue(empty.reply().isError());
     assertTrue(empty.reply().getError().getMessage().startsWith("windows '[]' is invalid"), empty.reply().getError().getMessage());
   }

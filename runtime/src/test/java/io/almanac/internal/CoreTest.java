@@ -20,9 +20,9 @@ import io.almanac.internal.TaskEntity.AttemptSucceeded;
 import io.almanac.internal.TaskEntity.AttemptTimedOut;
 import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.Event;
-import io.almanac.internal.TaskEntity.Fire;
-import io.almanac.internal.TaskEntity.FireKind;
-import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskProtocol.Fire;
+import io.almanac.internal.TaskProtocol.FireKind;
+import io.almanac.internal.TaskProtocol.FireOutcome;
 import io.almanac.internal.TaskEntity.FireSkipped;
 import io.almanac.internal.TaskEntity.HotState;
 import io.almanac.internal.TaskEntity.InstanceFinalFailed;
@@ -80,7 +80,7 @@ class CoreTest {
   }
 
   private State started(State s, int second, String executor) {
-    Decided<TaskEntity.AttemptGrant> d = attempts.start(s, fire(second).window(), executor, T0.plusSeconds(second));
+    Decided<TaskProtocol.AttemptGrant> d = attempts.start(s, fire(second).window(), executor, T0.plusSeconds(second));
     assertTrue(!d.refused(), () -> "start refused: " + d.refusal());
     return fold(s, d.events());
   }
@@ -170,14 +170,14 @@ class CoreTest {
     State s = started(fired(defined(spec().build()), 0), 0, "node-1");
     String key = fire(0).window().value();
     Decided<org.apache.pekko.Done> wrong = attempts.finish(s,
-        new TaskEntity.FinishAttempt(WindowKey.of(key), 2, JobResult.success("x"), Duration.ZERO, null), T0.plusSeconds(1));
+        new TaskProtocol.FinishAttempt(WindowKey.of(key), 2, JobResult.success("x"), Duration.ZERO, null), T0.plusSeconds(1));
     assertEquals(RefusedException.Reason.INVALID_ARGUMENT, ((RefusedException) wrong.refusal()).reason());
     Decided<org.apache.pekko.Done> ok = attempts.finish(s,
-        new TaskEntity.FinishAttempt(WindowKey.of(key), 1, JobResult.success("x"), Duration.ofMillis(5), null), T0.plusSeconds(1));
+        new TaskProtocol.FinishAttempt(WindowKey.of(key), 1, JobResult.success("x"), Duration.ofMillis(5), null), T0.plusSeconds(1));
     State done = fold(s, ok.events());
     assertEquals(InstanceStatus.SUCCEEDED, done.windows().get(key).status());
     Decided<org.apache.pekko.Done> again = attempts.finish(done,
-        new TaskEntity.FinishAttempt(WindowKey.of(key), 1, JobResult.failure("boom"), Duration.ofMillis(5), null),
+        new TaskProtocol.FinishAttempt(WindowKey.of(key), 1, JobResult.failure("boom"), Duration.ofMillis(5), null),
         T0.plusSeconds(2));
     assertTrue(again.events().isEmpty(), "the same attempt's result again is acknowledged without an event");
     assertNull(again.refusal());
@@ -187,7 +187,7 @@ class CoreTest {
   @DisplayName("R33: a command about an unknown window is refused with a typed reason")
   void typedRefusal() {
     State s = defined(spec().build());
-    Decided<TaskEntity.AttemptGrant> d = attempts.start(s, WindowKey.of("nope"), "n", T0);
+    Decided<TaskProtocol.AttemptGrant> d = attempts.start(s, WindowKey.of("nope"), "n", T0);
     RefusedException r = assertInstanceOf(RefusedException.class, d.refusal());
     assertEquals(RefusedException.Reason.UNKNOWN_WINDOW, r.reason());
     assertTrue(r.getMessage().contains("'nope'"), r.getMessage());

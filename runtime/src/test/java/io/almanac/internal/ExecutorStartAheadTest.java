@@ -72,12 +72,12 @@ class ExecutorStartAheadTest {
     }
   }
 
-  private record Node(ActorRef<Executor.Command> executor, TestProbe<TaskEntity.Command> tasks, SettableClock clock,
+  private record Node(ActorRef<Executor.Command> executor, TestProbe<TaskProtocol.Command> tasks, SettableClock clock,
                       Jobs jobs, StartGate gate) {}
 
   private Node node() {
     SettableClock clock = new SettableClock(T0);
-    TestProbe<TaskEntity.Command> tasks = testKit.createTestProbe();
+    TestProbe<TaskProtocol.Command> tasks = testKit.createTestProbe();
     Jobs jobs = new Jobs();
     StartGate gate = StartGate.closed();
     ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
@@ -86,7 +86,7 @@ class ExecutorStartAheadTest {
   }
 
   private static Executor.RunStarted started(String taskId) {
-    return new Executor.RunStarted(taskId, "j", "UTC", new TaskEntity.AttemptGrant(taskId, taskId, 1, RunKind.FIRST,
+    return new Executor.RunStarted(taskId, "j", "UTC", new TaskProtocol.AttemptGrant(taskId, taskId, 1, RunKind.FIRST,
         T0.plus(LEASE), T0, T0, T0, Map.of(), List.of()));
   }
 
@@ -111,7 +111,7 @@ class ExecutorStartAheadTest {
     assertTrue(!n.gate().tryTake(), "both slots are busy");
     // A job ends: its result is reported and its slot is offered again.
     n.jobs().held.get("fired-1").complete(JobResult.success("ok"));
-    assertTrue(answer(n) instanceof TaskEntity.FinishAttempt);
+    assertTrue(answer(n) instanceof TaskProtocol.FinishAttempt);
     n.tasks().awaitAssert(() -> {
       assertTrue(n.gate().tryTake());
       return null;
@@ -125,14 +125,14 @@ class ExecutorStartAheadTest {
   }
 
   /** Answers the next message the executor sends a task: grants a start, acknowledges a result. */
-  private static TaskEntity.Command answer(Node n) {
-    TaskEntity.Command m = n.tasks().receiveMessage();
-    if (m instanceof TaskEntity.StartAttempt s) {
-      s.replyTo().tell(StatusReply.success(new TaskEntity.AttemptGrant(s.window().value(), s.window().value(), 1, RunKind.FIRST,
+  private static TaskProtocol.Command answer(Node n) {
+    TaskProtocol.Command m = n.tasks().receiveMessage();
+    if (m instanceof TaskProtocol.StartAttempt s) {
+      s.replyTo().tell(StatusReply.success(new TaskProtocol.AttemptGrant(s.window().value(), s.window().value(), 1, RunKind.FIRST,
           n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of())));
-    } else if (m instanceof TaskEntity.FinishAttempt f) {
+    } else if (m instanceof TaskProtocol.FinishAttempt f) {
       f.replyTo().tell(StatusReply.ack());
-    } else if (m instanceof TaskEntity.ExpireLease e) {
+    } else if (m instanceof TaskProtocol.ExpireLease e) {
       e.replyTo().tell(StatusReply.ack());
     }
     return m;
@@ -145,7 +145,7 @@ class ExecutorStartAheadTest {
     }
     int finished = 0;
     while (finished < 16) {
-      if (answer(n) instanceof TaskEntity.FinishAttempt) {
+      if (answer(n) instanceof TaskProtocol.FinishAttempt) {
         finished++;
       }
     }
@@ -154,8 +154,8 @@ class ExecutorStartAheadTest {
   private static int startsFor(Node n, int expected) {
     int starts = 0;
     for (int i = 0; i < expected; i++) {
-      TaskEntity.Command m = answer(n);
-      assertTrue(m instanceof TaskEntity.StartAttempt, "expected a start, got " + m);
+      TaskProtocol.Command m = answer(n);
+      assertTrue(m instanceof TaskProtocol.StartAttempt, "expected a start, got " + m);
       starts++;
     }
     return starts;
@@ -181,9 +181,9 @@ class ExecutorStartAheadTest {
     boolean finished = false;
     boolean started = false;
     for (int i = 0; i < 2; i++) {
-      TaskEntity.Command m = answer(n);
-      finished |= m instanceof TaskEntity.FinishAttempt;
-      started |= m instanceof TaskEntity.StartAttempt;
+      TaskProtocol.Command m = answer(n);
+      finished |= m instanceof TaskProtocol.FinishAttempt;
+      started |= m instanceof TaskProtocol.StartAttempt;
     }
     assertTrue(finished && started, "a result and one more start");
     n.tasks().awaitAssert(() -> {
@@ -215,7 +215,7 @@ class ExecutorStartAheadTest {
     n.jobs().held.get("long-1").complete(JobResult.success("ok"));
     int starts = 0;
     for (int i = 0; i < 2; i++) {
-      if (answer(n) instanceof TaskEntity.StartAttempt) {
+      if (answer(n) instanceof TaskProtocol.StartAttempt) {
         starts++;
       }
     }
@@ -239,8 +239,8 @@ class ExecutorStartAheadTest {
     n.clock().set(T0.plus(LEASE).plusSeconds(1)); // every lease has ended
     int expired = 0;
     for (int i = 0; i < 4; i++) {
-      TaskEntity.Command m = answer(n);
-      assertTrue(m instanceof TaskEntity.ExpireLease, "expected a lease expiry, got " + m);
+      TaskProtocol.Command m = answer(n);
+      assertTrue(m instanceof TaskProtocol.ExpireLease, "expected a lease expiry, got " + m);
       expired++;
     }
     assertEquals(4, expired); // two running jobs cancelled, two waiting attempts dropped

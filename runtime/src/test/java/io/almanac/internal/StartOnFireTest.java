@@ -11,11 +11,11 @@ import io.almanac.JobResult;
 import io.almanac.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
-import io.almanac.internal.TaskEntity.AttemptGrant;
-import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskProtocol.AttemptGrant;
+import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.internal.TaskEntity.Event;
-import io.almanac.internal.TaskEntity.FireKind;
-import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskProtocol.FireKind;
+import io.almanac.internal.TaskProtocol.FireOutcome;
 import io.almanac.internal.TaskEntity.State;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,13 +63,13 @@ class StartOnFireTest {
     TaskEnv env = new TaskEnv(null, executor.getRef(), a -> { }, e -> true, 0, "node-1", gate);
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(testKit.system(),
         TaskEntity.create(id, new SettableClock(T0), TaskSettings.from(CONFIG), env));
-    assertTrue(kit.<StatusReply<org.apache.pekko.Done>>runCommand(r -> new TaskEntity.Define(spec, r)).reply().isSuccess());
+    assertTrue(kit.<StatusReply<org.apache.pekko.Done>>runCommand(r -> new TaskProtocol.Define(spec, r)).reply().isSuccess());
     return new Entity(kit, executor, gate);
   }
 
   private static CommandResultWithReply<Command, Event, State, StatusReply<FireOutcome>> fire(Entity e, String date) {
     Instant start = Instant.parse(date + "T00:00:00Z").minus(Duration.ofHours(8));
-    return e.kit().runCommand(r -> new TaskEntity.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)),
+    return e.kit().runCommand(r -> new TaskProtocol.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)),
         start.plus(Duration.ofHours(8)), FireKind.ON_TIME, r));
   }
 
@@ -93,10 +93,10 @@ class StartOnFireTest {
     assertFalse(e.gate().tryTake(), "the one slot was taken");
     // The attempt is started once (R21): a start request for it is refused.
     StatusReply<AttemptGrant> again = e.kit().<StatusReply<AttemptGrant>>runCommand(
-        ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), ref)).reply();
+        ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), ref)).reply();
     assertTrue(again.isError());
     // Its result is recorded as for any attempt.
-    var done = e.kit().<StatusReply<org.apache.pekko.Done>>runCommand(ref -> new TaskEntity.FinishAttempt(
+    var done = e.kit().<StatusReply<org.apache.pekko.Done>>runCommand(ref -> new TaskProtocol.FinishAttempt(
         WindowKey.of("2026-11-29"), 1, JobResult.success("ok"), Duration.ofSeconds(1), ref));
     assertTrue(done.reply().isSuccess());
     assertEquals(InstanceStatus.SUCCEEDED, done.state().windows().get("2026-11-29").status());

@@ -25,12 +25,12 @@ import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowSpec;
 import io.almanac.WindowView;
-import io.almanac.internal.TaskEntity.AttemptGrant;
-import io.almanac.internal.TaskEntity.Command;
+import io.almanac.internal.TaskProtocol.AttemptGrant;
+import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.Decision;
 import io.almanac.internal.TaskEntity.Event;
-import io.almanac.internal.TaskEntity.FireKind;
-import io.almanac.internal.TaskEntity.FireOutcome;
+import io.almanac.internal.TaskProtocol.FireKind;
+import io.almanac.internal.TaskProtocol.FireOutcome;
 import io.almanac.internal.TaskEntity.State;
 import java.time.Duration;
 import java.time.Instant;
@@ -89,15 +89,15 @@ class TaskEntityTest {
     clock.set(T0);
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG)));
-    CommandResultWithReply<Command, Event, State, StatusReply<Done>> r = kit.runCommand(ref -> new TaskEntity.Define(spec, ref));
+    CommandResultWithReply<Command, Event, State, StatusReply<Done>> r = kit.runCommand(ref -> new TaskProtocol.Define(spec, ref));
     assertTrue(r.reply().isSuccess(), () -> "define failed: " + r.reply());
     return kit;
   }
 
   /** The daily window of a date in Asia/Shanghai, due at 08:00 local = 00:00 UTC. */
-  private static TaskEntity.Fire fireDaily(String date, FireKind kind, org.apache.pekko.actor.typed.ActorRef<StatusReply<FireOutcome>> ref) {
+  private static TaskProtocol.Fire fireDaily(String date, FireKind kind, org.apache.pekko.actor.typed.ActorRef<StatusReply<FireOutcome>> ref) {
     Instant start = Instant.parse(date + "T00:00:00Z").minus(Duration.ofHours(8));
-    return new TaskEntity.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)), start.plus(Duration.ofHours(8)), kind, ref);
+    return new TaskProtocol.Fire(WindowKey.of(date), start, start.plus(Duration.ofDays(1)), start.plus(Duration.ofHours(8)), kind, ref);
   }
 
   private static FireOutcome fire(EventSourcedBehaviorTestKit<Command, Event, State> kit, String date) {
@@ -111,14 +111,14 @@ class TaskEntityTest {
   }
 
   private static AttemptGrant start(EventSourcedBehaviorTestKit<Command, Event, State> kit, String window) {
-    StatusReply<AttemptGrant> reply = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of(window), ref)).reply();
+    StatusReply<AttemptGrant> reply = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of(window), ref)).reply();
     assertTrue(reply.isSuccess(), () -> "start failed: " + reply);
     return reply.getValue();
   }
 
   private static CommandResultWithReply<Command, Event, State, StatusReply<Done>> finish(
       EventSourcedBehaviorTestKit<Command, Event, State> kit, String window, int attempt, JobResult result, Duration took) {
-    return kit.runCommand(ref -> new TaskEntity.FinishAttempt(WindowKey.of(window), attempt, result, took, ref));
+    return kit.runCommand(ref -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, ref));
   }
 
   private static WindowState window(EventSourcedBehaviorTestKit<Command, Event, State> kit, String key) {
@@ -196,7 +196,7 @@ class TaskEntityTest {
     assertEquals(1, grant.attempt());
     assertEquals(RunKind.FIRST, grant.kind());
     assertEquals(LeasePolicy.DEFAULT.ceiling(), Duration.between(T0, grant.leaseUntil()), "ceiling until enough samples (R23)");
-    var second = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), ref));
+    var second = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), ref));
     assertTrue(second.reply().isError());
     assertTrue(second.reply().getError().getMessage().contains("RUNNING, not PENDING"), second.reply().getError().getMessage());
     assertTrue(second.hasNoEvents());
@@ -223,12 +223,12 @@ class TaskEntityTest {
     assertTrue(finish(kit, "2026-11-29", 1, JobResult.success("12 items digested"), Duration.ofMinutes(3)).hasNoEvents());
     // a later fire, a run-now or a backfill of the window cannot run it again
     assertEquals(Decision.DUPLICATE, fire(kit, "2026-11-29").decision());
-    var backfill = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+    var backfill = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(
         Instant.parse("2026-11-28T12:00:00Z"), Instant.parse("2026-11-29T00:03:00Z"), ref));
     FireOutcome o = backfill.reply().getValue().outcomes().get(0);
     assertEquals(Decision.SKIPPED, o.decision());
     assertEquals(SkipReason.WINDOW_EXISTS, ev(backfill, TaskEntity.FireSkipped.class).reason(), "R7: recorded with its reason");
-    var startAgain = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), ref));
+    var startAgain = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), ref));
     assertTrue(startAgain.reply().isError());
     assertEquals(InstanceStatus.SUCCEEDED, window(kit, "2026-11-29").status());
   }
@@ -257,10 +257,10 @@ class TaskEntityTest {
     TaskEnv env = new TaskEnv(null, null, a -> { }, executor -> !executor.equals("node-a#1"), 0, null, StartGate.closed());
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG), env));
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Define(spec, ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(spec, ref));
     fire(kit, "2026-11-29");
     var started = kit.<StatusReply<AttemptGrant>>runCommand(
-        ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-29"), "node-a#1", null, ref));
+        ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), "node-a#1", null, ref));
     assertTrue(started.reply().isSuccess());
     kit.restart(); // the node died with its executor; the attempt is RUNNING in the journal
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
@@ -300,15 +300,15 @@ class TaskEntityTest {
       }
     });
     var kit = kit(daily(newId()).window("always-breaks").build());
-    var view = kit.<StatusReply<TaskEntity.TaskInfo>>runCommand(TaskEntity.GetTask::new);
+    var view = kit.<StatusReply<TaskProtocol.TaskInfo>>runCommand(TaskProtocol.GetTask::new);
     assertTrue(view.reply().isSuccess(), () -> view.reply().toString());
     assertNull(view.reply().getValue().view().nextDue());
-    var run = kit.<StatusReply<FireOutcome>>runCommand(TaskEntity.RunNow::new);
+    var run = kit.<StatusReply<FireOutcome>>runCommand(TaskProtocol.RunNow::new);
     io.almanac.RefusedException refused = assertInstanceOf(io.almanac.RefusedException.class, run.reply().getError());
     assertEquals(io.almanac.RefusedException.Reason.SCHEDULE_FAILED, refused.reason());
     assertTrue(refused.getMessage().contains("broken window spec"), refused.getMessage());
     assertTrue(run.hasNoEvents());
-    assertTrue(kit.<StatusReply<Done>>runCommand(TaskEntity.Pause::new).reply().isSuccess(), "the entity goes on");
+    assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Pause::new).reply().isSuccess(), "the entity goes on");
   }
 
   @Test
@@ -323,7 +323,7 @@ class TaskEntityTest {
     FireOutcome third = fire(kit, "2026-12-01");
     assertEquals(Decision.SKIPPED, third.decision());
     assertTrue(third.reason().startsWith("BUFFER_FULL"), third.reason());
-    var refused = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2026-11-30"), ref));
+    var refused = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-30"), ref));
     assertTrue(refused.reply().isError(), "the buffered window waits for the running one");
     finish(kit, "2026-11-29", 1, JobResult.success("ok"), Duration.ofHours(49));
     assertEquals(1, start(kit, "2026-11-30").attempt());
@@ -364,13 +364,13 @@ class TaskEntityTest {
   @DisplayName("R7/R31: a paused task records fires as skipped; resumed, it runs them again")
   void pauseAndResume() {
     var kit = kit(daily(newId()).build());
-    assertInstanceOf(TaskEntity.TaskPaused.class, kit.runCommand(TaskEntity.Pause::new).event());
-    assertTrue(kit.runCommand(TaskEntity.Pause::new).hasNoEvents(), "pausing twice changes nothing");
+    assertInstanceOf(TaskEntity.TaskPaused.class, kit.runCommand(TaskProtocol.Pause::new).event());
+    assertTrue(kit.runCommand(TaskProtocol.Pause::new).hasNoEvents(), "pausing twice changes nothing");
     FireOutcome o = fire(kit, "2026-11-29");
     assertEquals(Decision.SKIPPED, o.decision());
     assertEquals(InstanceStatus.SKIPPED, window(kit, "2026-11-29").status());
     assertTrue(window(kit, "2026-11-29").reason().startsWith("PAUSED"));
-    kit.runCommand(TaskEntity.Resume::new);
+    kit.runCommand(TaskProtocol.Resume::new);
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     assertEquals(Decision.SCHEDULED, fire(kit, "2026-11-30").decision());
   }
@@ -410,19 +410,19 @@ class TaskEntityTest {
     assertInstanceOf(TaskEntity.AttemptFailed.class, r.events().get(0));
     TaskEntity.InstanceFinalFailed ff = (TaskEntity.InstanceFinalFailed) r.events().get(1);
     assertTrue(ff.reason().contains("not backfillable"), ff.reason());
-    List<WindowView> queue = kit.<StatusReply<TaskEntity.WindowList>>runCommand(TaskEntity.GetInterventionQueue::new).reply().getValue().windows();
+    List<WindowView> queue = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetInterventionQueue::new).reply().getValue().windows();
     assertEquals(1, queue.size());
     assertEquals(InstanceStatus.FINAL_FAILED, queue.get(0).status());
 
-    assertTrue(kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Retry(WindowKey.of("2026-11-29"), ref)).reply().isSuccess());
+    assertTrue(kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Retry(WindowKey.of("2026-11-29"), ref)).reply().isSuccess());
     assertEquals(RunKind.MANUAL, window(kit, "2026-11-29").runKind());
     AttemptGrant second = start(kit, "2026-11-29");
     assertEquals(2, second.attempt(), "the attempt number keeps counting: it is the fencing token");
     finish(kit, "2026-11-29", 2, JobResult.failure("still broken"), Duration.ofSeconds(40));
-    var resolved = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Resolve(WindowKey.of("2026-11-29"), "digest sent by hand", ref));
+    var resolved = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Resolve(WindowKey.of("2026-11-29"), "digest sent by hand", ref));
     assertTrue(resolved.reply().isSuccess());
     assertEquals(InstanceStatus.RESOLVED, window(kit, "2026-11-29").status());
-    var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Resolve(WindowKey.of("2026-11-29"), "again", ref));
+    var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Resolve(WindowKey.of("2026-11-29"), "again", ref));
     assertTrue(again.reply().getError().getMessage().contains("RESOLVED -> RESOLVED"), again.reply().getError().getMessage());
   }
 
@@ -443,10 +443,10 @@ class TaskEntityTest {
       assertEquals(attempt, rs.retryNumber());
       assertEquals(clock.instant().plus(delays[attempt - 1]), rs.dueAt());
       assertEquals(InstanceStatus.RETRY_WAIT, window(kit, "2026-11-29").status());
-      var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
+      var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
       assertTrue(early.reply().isError(), "not due yet");
       clock.set(rs.dueAt());
-      var released = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
+      var released = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
       assertEquals(RunKind.RETRY, ev(released, TaskEntity.InstanceScheduled.class).kind());
     }
     start(kit, "2026-11-29");
@@ -463,10 +463,10 @@ class TaskEntityTest {
     fire(kit, "2026-11-29");
     AttemptGrant g = start(kit, "2026-11-29");
     clock.set(g.leaseUntil().minusSeconds(1));
-    var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
+    var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
     assertTrue(early.hasNoEvents(), "lease not expired yet");
     clock.set(g.leaseUntil().plusSeconds(1));
-    var expired = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
+    var expired = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
     assertInstanceOf(TaskEntity.AttemptTimedOut.class, expired.events().get(0));
     // immediate back-off: the retry is PENDING at once
     assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
@@ -501,10 +501,10 @@ class TaskEntityTest {
     AttemptGrant g = start(kit, "2026-11-29");
     assertEquals(T0.plus(Duration.ofMinutes(10)), g.leaseUntil());
     clock.advance(Duration.ofMinutes(8));
-    var hb = kit.<StatusReply<TaskEntity.LeaseGranted>>runCommand(ref -> new TaskEntity.Heartbeat(WindowKey.of("2026-11-29"), 1, ref));
+    var hb = kit.<StatusReply<TaskProtocol.LeaseGranted>>runCommand(ref -> new TaskProtocol.Heartbeat(WindowKey.of("2026-11-29"), 1, ref));
     assertEquals(T0.plus(Duration.ofMinutes(18)), hb.reply().getValue().leaseUntil());
     assertInstanceOf(TaskEntity.LeaseExtended.class, hb.event());
-    var stale = kit.<StatusReply<TaskEntity.LeaseGranted>>runCommand(ref -> new TaskEntity.Heartbeat(WindowKey.of("2026-11-29"), 7, ref));
+    var stale = kit.<StatusReply<TaskProtocol.LeaseGranted>>runCommand(ref -> new TaskProtocol.Heartbeat(WindowKey.of("2026-11-29"), 7, ref));
     assertTrue(stale.reply().isError());
     assertTrue(stale.hasNoEvents());
   }
@@ -518,19 +518,19 @@ class TaskEntityTest {
       Instant due = T0.plusSeconds(10L * i);
       clock.set(due);
       String key = due.toString();
-      var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> new TaskEntity.Fire(WindowKey.of(key), due, due, due, FireKind.ON_TIME, ref));
+      var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> new TaskProtocol.Fire(WindowKey.of(key), due, due, due, FireKind.ON_TIME, ref));
       assertEquals(Decision.SCHEDULED, r.reply().getValue().decision());
       AttemptGrant g = start(kit, key);
       finish(kit, key, g.attempt(), JobResult.success("ok"), Duration.ofSeconds(20 + i));
     }
-    TaskView view = kit.<StatusReply<TaskEntity.TaskInfo>>runCommand(TaskEntity.GetTask::new).reply().getValue().view();
+    TaskView view = kit.<StatusReply<TaskProtocol.TaskInfo>>runCommand(TaskProtocol.GetTask::new).reply().getValue().view();
     assertEquals(Duration.ofSeconds(24), view.p99());
     assertEquals(Duration.ofSeconds(36), view.lease(), "1.5 x P99");
     assertEquals(Duration.ofSeconds(10), view.minInterval());
     assertTrue(view.intervalShorterThanP99(), "R8: a 10 s cron with a 24 s P99 is flagged");
     Instant due = T0.plusSeconds(60);
     clock.set(due);
-    kit.<StatusReply<FireOutcome>>runCommand(ref -> new TaskEntity.Fire(WindowKey.of(due.toString()), due, due, due, FireKind.ON_TIME, ref));
+    kit.<StatusReply<FireOutcome>>runCommand(ref -> new TaskProtocol.Fire(WindowKey.of(due.toString()), due, due, due, FireKind.ON_TIME, ref));
     assertEquals(due.plusSeconds(36), start(kit, due.toString()).leaseUntil());
   }
 
@@ -557,16 +557,16 @@ class TaskEntityTest {
     var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
-    var first = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "push:wechat", "msg-123", ref));
+    var first = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "push:wechat", "msg-123", ref));
     assertTrue(first.reply().getValue().recordedNow());
-    var second = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "push:wechat", "msg-456", ref));
+    var second = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "push:wechat", "msg-456", ref));
     assertFalse(second.reply().getValue().recordedNow());
     assertEquals("msg-123", second.reply().getValue().value());
     assertTrue(second.hasNoEvents());
     finish(kit, "2026-11-29", 1, JobResult.failure("crashed after sending"), Duration.ofSeconds(5));
     AttemptGrant retry = start(kit, "2026-11-29");
     assertEquals("msg-123", retry.effects().get("push:wechat"), "the retry sees the message was sent");
-    var stale = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "other", "v", ref));
+    var stale = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "other", "v", ref));
     assertTrue(stale.reply().isError());
   }
 
@@ -576,11 +576,11 @@ class TaskEntityTest {
     var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
-    kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
+    kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
     finish(kit, "2026-11-29", 1, JobResult.failure("boom"), Duration.ofSeconds(5));
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     fire(kit, "2026-11-30");
-    kit.runCommand(TaskEntity.Pause::new);
+    kit.runCommand(TaskProtocol.Pause::new);
     State before = kit.getState();
     State after = kit.restart().state();
     assertEquals(before, after);
@@ -611,18 +611,18 @@ class TaskEntityTest {
   void backfillAndRunNow() {
     var kit = kit(daily(newId()).build());
     clock.set(Instant.parse("2026-11-29T06:00:00Z"));
-    var r = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+    var r = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(
         Instant.parse("2026-11-25T12:00:00Z"), Instant.parse("2026-11-28T12:00:00Z"), ref));
     List<FireOutcome> outcomes = r.reply().getValue().outcomes();
     assertEquals(List.of("2026-11-26", "2026-11-27", "2026-11-28"), outcomes.stream().map(FireOutcome::window).toList());
     assertTrue(outcomes.stream().allMatch(o -> o.decision() == Decision.SCHEDULED));
     assertEquals(RunKind.BACKFILL, window(kit, "2026-11-27").runKind());
-    var tooMany = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+    var tooMany = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(
         Instant.parse("2020-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:00:00Z"), ref));
     assertTrue(tooMany.reply().getError().getMessage().contains("max-backfill-windows"));
     assertTrue(tooMany.hasNoEvents());
 
-    var now = kit.<StatusReply<FireOutcome>>runCommand(TaskEntity.RunNow::new);
+    var now = kit.<StatusReply<FireOutcome>>runCommand(TaskProtocol.RunNow::new);
     assertEquals("2026-11-29", now.reply().getValue().window(), "the window containing now, in the task's zone");
     assertEquals(RunKind.MANUAL, window(kit, "2026-11-29").runKind());
   }
@@ -633,14 +633,14 @@ class TaskEntityTest {
     var kit = kit(daily(newId()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
-    var c = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Cancel(WindowKey.of("2026-11-29"), "operator: bad input data", ref));
+    var c = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Cancel(WindowKey.of("2026-11-29"), "operator: bad input data", ref));
     assertTrue(c.reply().isSuccess());
     assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
     assertEquals("operator: bad input data", window(kit, "2026-11-29").reason());
-    var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Cancel(WindowKey.of("2026-11-29"), null, ref));
+    var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Cancel(WindowKey.of("2026-11-29"), null, ref));
     assertTrue(again.reply().isError());
     assertTrue(again.reply().getError().getMessage().contains("CANCELLED -> CANCELLED"));
-    var effect = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
+    var effect = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
     assertTrue(effect.reply().isError(), "the cancelled attempt no longer holds the window");
     var result = finish(kit, "2026-11-29", 1, JobResult.success("done anyway"), Duration.ofSeconds(5));
     assertInstanceOf(TaskEntity.LateResultRecorded.class, result.event());
@@ -659,7 +659,7 @@ class TaskEntityTest {
         assertInstanceOf(io.almanac.RefusedException.class, r.reply().getError()).reason(), "a typed refusal, not a matched string");
     assertTrue(r.hasNoEvents());
     var defined = kit(daily(newId()).build());
-    var w = defined.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskEntity.StartAttempt(WindowKey.of("2031-01-01"), ref));
+    var w = defined.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2031-01-01"), ref));
     assertTrue(w.reply().getError().getMessage().contains("window '2031-01-01' is unknown"));
     assertEquals(io.almanac.RefusedException.Reason.UNKNOWN_WINDOW,
         assertInstanceOf(io.almanac.RefusedException.class, w.reply().getError()).reason());
@@ -680,7 +680,7 @@ class TaskEntityTest {
   void backfillAndTriggerShareOnlyTheWindowKey() {
     var kit = kit(daily(newId()).build());
     clock.set(Instant.parse("2026-11-29T00:00:10Z"));
-    var bf = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+    var bf = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(
         Instant.parse("2026-11-28T12:00:00Z"), Instant.parse("2026-11-29T00:00:05Z"), ref));
     assertEquals(Decision.SCHEDULED, bf.reply().getValue().outcomes().get(0).decision());
     assertEquals(Decision.DUPLICATE, fire(kit, "2026-11-29").decision(), "the trigger's fire finds the window");
@@ -692,7 +692,7 @@ class TaskEntityTest {
   void backfillDeduplicatesWindows() {
     var kit = kit(TaskSpec.builder(newId()).cron("0 0 * * * ? Asia/Shanghai").window(WindowSpec.DAILY).build());
     clock.set(Instant.parse("2026-11-29T06:00:00Z"));
-    var r = kit.<StatusReply<TaskEntity.BackfillReport>>runCommand(ref -> new TaskEntity.Backfill(
+    var r = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(
         Instant.parse("2026-11-26T16:00:00Z"), Instant.parse("2026-11-28T15:59:59Z"), ref));
     assertEquals(List.of("2026-11-27", "2026-11-28"), r.reply().getValue().outcomes().stream().map(FireOutcome::window).toList());
     assertEquals(2, r.events().size());
@@ -705,7 +705,7 @@ class TaskEntityTest {
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     finish(kit, "2026-11-29", 1, JobResult.failure("x"), Duration.ofSeconds(1));
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Retry(WindowKey.of("2026-11-29"), ref));
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Retry(WindowKey.of("2026-11-29"), ref));
     assertTrue(r.reply().getError().getMessage().contains("RETRY_WAIT"), r.reply().getError().getMessage());
     assertTrue(r.hasNoEvents());
   }
@@ -719,13 +719,13 @@ class TaskEntityTest {
     var future = finish(kit, "2026-11-29", 5, JobResult.success("x"), Duration.ofSeconds(1));
     assertTrue(future.reply().getError().getMessage().startsWith("attempt '5' is invalid"), future.reply().getError().getMessage());
     assertTrue(future.hasNoEvents());
-    var nullKey = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, null, "v", ref));
+    var nullKey = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, null, "v", ref));
     assertTrue(nullKey.reply().getError().getMessage().startsWith("effect key 'null' is invalid"));
-    var one = kit.<StatusReply<TaskEntity.WindowList>>runCommand(ref -> new TaskEntity.GetWindow(WindowKey.of("2026-11-29"), ref));
+    var one = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(ref -> new TaskProtocol.GetWindow(WindowKey.of("2026-11-29"), ref));
     assertEquals(InstanceStatus.RUNNING, one.reply().getValue().windows().get(0).status());
-    var none = kit.<StatusReply<TaskEntity.WindowList>>runCommand(ref -> new TaskEntity.GetWindow(WindowKey.of("2026-01-01"), ref));
+    var none = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(ref -> new TaskProtocol.GetWindow(WindowKey.of("2026-01-01"), ref));
     assertTrue(none.reply().getError().getMessage().contains("is unknown"));
-    var all = kit.<StatusReply<TaskEntity.WindowList>>runCommand(TaskEntity.GetWindows::new);
+    var all = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetWindows::new);
     assertEquals(1, all.reply().getValue().windows().size());
     assertEquals(0, all.reply().getValue().windows().get(0).maxRetries(), "a task that is not backfillable never retries");
   }
@@ -737,7 +737,7 @@ class TaskEntityTest {
     fire(kit, "2026-11-29");
     AttemptGrant g = start(kit, "2026-11-29");
     clock.set(g.leaseUntil());
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
     assertEquals(1, kit.getState().samples().count());
     assertEquals(LeasePolicy.DEFAULT.ceiling(), kit.getState().samples().p99().get());
   }
@@ -748,13 +748,13 @@ class TaskEntityTest {
     var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
-    var intent = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 1, "push", null, true, ref));
+    var intent = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "push", null, true, ref));
     assertTrue(intent.reply().getValue().pending());
     finish(kit, "2026-11-29", 1, JobResult.failure("crashed mid-push"), Duration.ofSeconds(1));
     AttemptGrant retry = start(kit, "2026-11-29");
     assertEquals(List.of("push"), retry.pendingEffects());
     assertNull(retry.effects().get("push"));
-    var done = kit.<StatusReply<TaskEntity.EffectReply>>runCommand(ref -> new TaskEntity.RecordEffect(WindowKey.of("2026-11-29"), 2, "push", "msg-9", ref));
+    var done = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 2, "push", "msg-9", ref));
     assertEquals("msg-9", done.reply().getValue().value());
     assertEquals(List.of(), window(kit, "2026-11-29").pendingEffects());
   }
@@ -767,7 +767,7 @@ class TaskEntityTest {
     clock.set(T0);
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create(spec.id(), clock, settings));
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskEntity.Define(spec, ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(spec, ref));
     Instant day = Instant.parse("2026-01-01T00:00:00Z");
     for (int i = 0; i < 60; i++) {
       String date = day.plus(Duration.ofDays(i)).toString().substring(0, 10);
