@@ -1,5 +1,7 @@
 package io.almanac;
 
+import io.almanac.journal.TaskJournal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.almanac.internal.TaskEntity;
@@ -94,7 +96,7 @@ class JournalFaultTest {
       runs.incrementAndGet();
       return CompletableFuture.completedFuture(JobResult.success("attempt " + ctx.attempt()));
     });
-    FailOnce policy = new FailOnce(TaskEntity.AttemptStarted.class);
+    FailOnce policy = new FailOnce(TaskJournal.AttemptStarted.class);
     PersistenceTestKit.create(testKit.system()).withPolicy(policy);
     await(almanac.register(TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j").build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
@@ -115,7 +117,7 @@ class JournalFaultTest {
               seen.add(ctx.attempt() + ":" + id);
               return JobResult.success("pushed " + id + " in attempt " + ctx.attempt());
             }));
-    FailOnce policy = new FailOnce(TaskEntity.AttemptSucceeded.class);
+    FailOnce policy = new FailOnce(TaskJournal.AttemptSucceeded.class);
     PersistenceTestKit.create(testKit.system()).withPolicy(policy);
     await(almanac.register(TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j")
         .backfill(BackfillPolicy.immediate())

@@ -1,5 +1,7 @@
 package io.almanac.bench;
 
+import io.almanac.journal.TaskJournal;
+
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.file.Path;
@@ -411,16 +413,16 @@ final class Workloads {
       long seq = 1;
       io.almanac.TaskSpec spec = io.almanac.TaskSpec.builder(id).cron("* * * * * ? UTC")
           .window(io.almanac.WindowSpec.PER_FIRING).job("bench").build();
-      ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new io.almanac.internal.TaskEntity.SpecDefined(spec, base), utc));
+      ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new TaskJournal.SpecDefined(spec, base), utc));
       for (int w = 0; w < windows; w++) {
         Instant due = base.plusSeconds(1 + w);
         String key = due.toString();
         Instant s0 = due.plusMillis(5);
-        ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new io.almanac.internal.TaskEntity.InstanceScheduled(
+        ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new TaskJournal.InstanceScheduled(
             key, due, due, due, io.almanac.RunKind.FIRST, due.plusMillis(2)), utc));
-        ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new io.almanac.internal.TaskEntity.AttemptStarted(
+        ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new TaskJournal.AttemptStarted(
             key, 1, io.almanac.RunKind.FIRST, s0.plusSeconds(3600), "node", s0), utc));
-        ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new io.almanac.internal.TaskEntity.AttemptSucceeded(
+        ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new TaskJournal.AttemptSucceeded(
             key, 1, java.time.Duration.ofMillis(1), "", null, s0.plusMillis(1)), utc));
       }
       total += ev.size();

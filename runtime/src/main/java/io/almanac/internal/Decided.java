@@ -1,9 +1,11 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+
 import io.almanac.AlmanacException;
 import io.almanac.RefusedException;
-import io.almanac.internal.TaskEntity.Event;
-import io.almanac.internal.TaskEntity.State;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.State;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;

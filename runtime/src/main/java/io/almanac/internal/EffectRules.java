@@ -1,11 +1,14 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+
 import io.almanac.RefusedException.Reason;
-import io.almanac.internal.TaskEntity.EffectIntended;
-import io.almanac.internal.TaskEntity.EffectRecorded;
+import io.almanac.journal.TaskJournal.EffectIntended;
+import io.almanac.journal.TaskJournal.EffectRecorded;
 import io.almanac.internal.TaskProtocol.EffectReply;
 import io.almanac.internal.TaskProtocol.RecordEffect;
-import io.almanac.internal.TaskEntity.State;
+import io.almanac.journal.TaskJournal.State;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,9 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.Transition;
+
 import io.almanac.BackfillPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.MissReason;
@@ -10,15 +14,15 @@ import io.almanac.TaskSpec;
 import io.almanac.internal.TaskProtocol.CatchUpOutcome;
 import io.almanac.Decision;
 import io.almanac.internal.TaskProtocol.DueFire;
-import io.almanac.internal.TaskEntity.Event;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.Fire;
 import io.almanac.internal.TaskProtocol.FireKind;
 import io.almanac.internal.TaskProtocol.FireOutcome;
-import io.almanac.internal.TaskEntity.FireSkipped;
-import io.almanac.internal.TaskEntity.InstanceCancelled;
-import io.almanac.internal.TaskEntity.InstanceScheduled;
-import io.almanac.internal.TaskEntity.State;
-import io.almanac.internal.TaskEntity.WindowMissed;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.TaskJournal.WindowMissed;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;

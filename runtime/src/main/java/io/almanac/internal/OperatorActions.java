@@ -1,5 +1,9 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.Transition;
+
 import io.almanac.IllegalTransitionException;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
@@ -11,16 +15,16 @@ import io.almanac.Window;
 import io.almanac.WindowKey;
 import io.almanac.internal.TaskProtocol.BackfillReport;
 import io.almanac.Decision;
-import io.almanac.internal.TaskEntity.Event;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.FireOutcome;
-import io.almanac.internal.TaskEntity.FireSkipped;
-import io.almanac.internal.TaskEntity.InstanceCancelled;
-import io.almanac.internal.TaskEntity.InstanceResolved;
-import io.almanac.internal.TaskEntity.InstanceScheduled;
-import io.almanac.internal.TaskEntity.SpecDefined;
-import io.almanac.internal.TaskEntity.State;
-import io.almanac.internal.TaskEntity.TaskPaused;
-import io.almanac.internal.TaskEntity.TaskResumed;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceResolved;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.SpecDefined;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.TaskJournal.TaskPaused;
+import io.almanac.journal.TaskJournal.TaskResumed;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;

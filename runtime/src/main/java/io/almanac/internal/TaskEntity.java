@@ -1,6 +1,13 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+
 import io.almanac.internal.TaskProtocol.*;
+import io.almanac.journal.Evolve;
+import io.almanac.journal.HotState;
+import io.almanac.journal.TaskJournal.*;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.DurationSamples;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
 import io.almanac.JobResult;
@@ -53,7 +60,7 @@ import org.slf4j.Logger;
  * {@code task|<id>}. INTERNAL API: users go through the public facade.
  */
 public final class TaskEntity
-    extends EventSourcedBehaviorWithEnforcedReplies<TaskProtocol.Command, TaskEntity.Event, TaskEntity.State> {
+    extends EventSourcedBehaviorWithEnforcedReplies<TaskProtocol.Command, Event, State> {
 
   /** The sharding type key of task entities. */
   public static final EntityTypeKey<Command> TYPE_KEY = EntityTypeKey.create(Command.class, "almanac-task");
@@ -64,229 +71,6 @@ public final class TaskEntity
   /** After recovery: time out attempts whose executor is gone (sent to itself). */
   private record CheckExecutors() implements Command {}
 
-  // ---------------------------------------------------------------------------------------------
-  // Events (past tense; data only; never renamed without a migration)
-
-  /** Something that happened to the task; the journal is the truth. */
-  public interface Event extends AlmanacSerializable {
-    /** @return when it happened (from the entity's clock) */
-    Instant at();
-  }
-
-  /** An event about one window. */
-  public interface WindowEvent extends Event {
-    /** @return the window key */
-    String window();
-  }
-
-  /** The task's spec was defined or changed. */
-  public record SpecDefined(TaskSpec spec, Instant at) implements Event {}
-
-  /** The task was paused. */
-  public record TaskPaused(Instant at) implements Event {}
-
-  /** The task was resumed. */
-  public record TaskResumed(Instant at) implements Event {}
-
-  /** The window's instance was created, or reopened, as PENDING. */
-  public record InstanceScheduled(String window, Instant start, Instant end, Instant dueAt, RunKind kind, Instant at)
-      implements WindowEvent {}
-
-  /** A due window did not run (R7). When the window already exists its status is unchanged. */
-  public record FireSkipped(
-      String window, Instant start, Instant end, Instant dueAt, SkipReason reason, String detail, Instant at)
-      implements WindowEvent {}
-
-  /** A past window is not caught up (R12, R14). */
-  public record WindowMissed(
-      String window, Instant start, Instant end, Instant dueAt, MissReason reason, String detail, Instant at)
-      implements WindowEvent {}
-
-  /**
-   * PENDING to RUNNING: attempt {@code attempt}, run by {@code executor}, holds the lease until
-   * {@code leaseUntil}.
-   */
-  public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at)
-      implements WindowEvent {}
-
-  /** A heartbeat extended the running attempt's lease. */
-  public record LeaseExtended(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {}
-
-  /** The attempt succeeded (R22). */
-  public record AttemptSucceeded(
-      String window, int attempt, Duration duration, String summary, String artifactUri, Instant at)
-      implements WindowEvent {}
-
-  /** The attempt failed (R22). */
-  public record AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at)
-      implements WindowEvent {}
-
-  /** The attempt's lease expired (R23). */
-  public record AttemptTimedOut(String window, int attempt, Instant leaseUntil, Duration duration, Instant at)
-      implements WindowEvent {}
-
-  /** A result arrived from an attempt that no longer holds the window; kept for audit only. */
-  public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at)
-      implements WindowEvent {}
-
-  /** A retry was scheduled (R13, R15). */
-  public record RetryScheduled(String window, int retryNumber, Instant dueAt, Instant at) implements WindowEvent {}
-
-  /** The window failed for good and waits in the intervention queue (R15). */
-  public record InstanceFinalFailed(String window, String reason, Instant at) implements WindowEvent {}
-
-  /** An operator resolved a FINAL_FAILED window. */
-  public record InstanceResolved(String window, String note, Instant at) implements WindowEvent {}
-
-  /** The window's instance was cancelled. */
-  public record InstanceCancelled(String window, int attempt, String reason, Instant at) implements WindowEvent {}
-
-  /** An effect is about to run: if no {@link EffectRecorded} follows, its outcome is unknown (R19). */
-  public record EffectIntended(String window, int attempt, String key, Instant at) implements WindowEvent {}
-
-  /** An effect was recorded in the window's ledger (R19). */
-  public record EffectRecorded(String window, int attempt, String key, String value, Instant at)
-      implements WindowEvent {}
-
-  // ---------------------------------------------------------------------------------------------
-  // State
-
-  /**
-   * The task's state: immutable; the event handler builds the next one.
-   *
-   * @param spec the task's spec, null until defined
-   * @param paused whether the task is paused
-   * @param windows the hot windows by key
-   * @param archivedThrough the latest start of a window that left the hot state, or null
-   * @param archivedCount how many windows left the hot state
-   * @param samples recent attempt durations
-   */
-  public record State(
-      TaskSpec spec,
-      boolean paused,
-      Map<String, WindowState> windows,
-      Instant archivedThrough,
-      long archivedCount,
-      DurationSamples samples)
-      implements AlmanacSerializable {
-
-    /** Canonical constructor: the window map is never null and never shared mutable. */
-    public State {
-      windows = windows == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(windows));
-    }
-
-    static State empty(int sampleCapacity) {
-      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity));
-    }
-
-    boolean defined() {
-      return spec != null;
-    }
-
-    Optional<WindowState> window(String key) {
-      return Optional.ofNullable(windows.get(key));
-    }
-
-    boolean archived(Instant start) {
-      return archivedThrough != null && !start.isAfter(archivedThrough);
-    }
-
-    /**
-     * The task's fresh instances a new on-time fire overlaps with (R6): first runs and their retries
-     * that are running or waiting to run or retry. Backfills and manual runs are backlog: they do not
-     * make fresh windows skip, and CANCEL_PREVIOUS does not cancel them (R11).
-     */
-    List<WindowState> activeForOverlap() {
-      List<WindowState> out = new ArrayList<>();
-      for (WindowState w : windows.values()) {
-        boolean fresh = w.runKind() == RunKind.FIRST || w.runKind() == RunKind.RETRY;
-        if (fresh && w.status().isActive()) {
-          out.add(w);
-        }
-      }
-      return out;
-    }
-
-    Optional<WindowState> running(String except) {
-      for (WindowState w : windows.values()) {
-        if (w.status() == InstanceStatus.RUNNING && !w.key().equals(except)) {
-          return Optional.of(w);
-        }
-      }
-      return Optional.empty();
-    }
-
-    boolean hasActive() {
-      for (WindowState w : windows.values()) {
-        if (w.status().isActive()) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    State withSpec(TaskSpec s) {
-      return new State(s, paused, windows, archivedThrough, archivedCount, samples);
-    }
-
-    State withPaused(boolean p) {
-      return new State(spec, p, windows, archivedThrough, archivedCount, samples);
-    }
-
-    State withSample(Duration d) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d));
-    }
-
-    /**
-     * The state with this window put in; then windows that are done leave the hot state (R30) when
-     * there are more than {@code hot.windows()} or they ended more than {@code hot.maxAge()} before
-     * this event. They stay in the journal for audit. Only event data is used (replay is
-     * deterministic).
-     */
-    State withWindow(WindowState w, HotState hot) {
-      Map<String, WindowState> next = new LinkedHashMap<>(windows);
-      next.put(w.key(), w);
-      Instant cutoff = w.updatedAt() == null ? null : w.updatedAt().minus(hot.maxAge());
-      boolean tooOld = false;
-      if (cutoff != null) {
-        for (WindowState x : next.values()) {
-          if (x.status().isTerminal() && x.end() != null && x.end().isBefore(cutoff)) {
-            tooOld = true;
-            break;
-          }
-        }
-      }
-      if (next.size() <= hot.windows() && !tooOld) {
-        return new State(spec, paused, next, archivedThrough, archivedCount, samples);
-      }
-      List<WindowState> done = new ArrayList<>();
-      for (WindowState x : next.values()) {
-        if (x.status().isTerminal()) {
-          done.add(x);
-        }
-      }
-      // Windows that ran leave first; skipped, missed and cancelled ones (which an operator may still
-      // backfill) only when nothing else can go. Oldest first within each group.
-      done.sort(Comparator.comparing((WindowState x) -> x.status() == InstanceStatus.SUCCEEDED
-              || x.status() == InstanceStatus.RESOLVED ? 0 : 1)
-          .thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));
-      Instant through = archivedThrough;
-      long count = archivedCount;
-      for (WindowState x : done) {
-        boolean old = cutoff != null && x.end() != null && x.end().isBefore(cutoff);
-        if (next.size() <= hot.windows() && !old) {
-          continue;
-        }
-        next.remove(x.key());
-        count++;
-        through = x.start() == null || (through != null && !x.start().isAfter(through)) ? through : x.start();
-      }
-      return new State(spec, paused, next, through, count, samples);
-    }
-  }
-
-  /** How much the hot state keeps: at most {@code windows}, none done for longer than {@code maxAge}. */
-  record HotState(int windows, Duration maxAge) {}
 
   // ---------------------------------------------------------------------------------------------
 
@@ -340,7 +124,7 @@ public final class TaskEntity
    * @return its persistence id, {@code task|<id>}
    */
   public static PersistenceId persistenceId(String taskId) {
-    return PersistenceId.of("task", taskId, "|");
+    return PersistenceId.ofUniqueId(TaskJournal.persistenceId(taskId));
   }
 
   private TaskEntity(String taskId, Clock clock, TaskSettings settings, TaskEnv env, ActorContext<Command> ctx) {
@@ -474,7 +258,7 @@ public final class TaskEntity
     if (!startsAtOnce(after, w, d.events()) || !env.gate().tryTake()) {
       return run(state, d, cmd.replyTo());
     }
-    TaskEntity.AttemptStarted started = attempts.startEvent(after, w, env.executorId(), now);
+    TaskJournal.AttemptStarted started = attempts.startEvent(after, w, env.executorId(), now);
     List<Event> events = new ArrayList<>(d.events());
     events.add(started);
     runners.put(w.key(), env.executor());

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+
 import io.almanac.Decision;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
@@ -18,7 +20,7 @@ import org.apache.pekko.pattern.StatusReply;
 /**
  * What a task entity is told and what it answers: the commands of its audiences (the trigger, the
  * node's executor, operators through the facade, queries) and their replies. Not persisted: the
- * journal holds only {@link TaskEntity.Event}s. INTERNAL API.
+ * journal holds only {@link TaskJournal.Event}s. INTERNAL API.
  */
 public final class TaskProtocol {
 

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,8 +15,8 @@ import io.almanac.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
 import io.almanac.internal.TaskProtocol.Command;
-import io.almanac.internal.TaskEntity.Event;
-import io.almanac.internal.TaskEntity.State;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.State;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Supplier;

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,9 +19,9 @@ import io.almanac.internal.TaskProtocol.CatchUpOutcome;
 import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.Decision;
 import io.almanac.internal.TaskProtocol.DueFire;
-import io.almanac.internal.TaskEntity.Event;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.FireOutcome;
-import io.almanac.internal.TaskEntity.State;
+import io.almanac.journal.TaskJournal.State;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -87,7 +89,7 @@ class CatchUpTest {
     assertEquals(List.of(Decision.MISSED, Decision.MISSED, Decision.MISSED), decisions(r));
     assertEquals(3, r.events().size());
     for (Event e : r.events()) {
-      assertEquals(MissReason.BACKFILL_NOT_ALLOWED, ((TaskEntity.WindowMissed) e).reason());
+      assertEquals(MissReason.BACKFILL_NOT_ALLOWED, ((TaskJournal.WindowMissed) e).reason());
     }
     assertEquals(InstanceStatus.MISSED, r.state().windows().get(hour(9).window().value()).status());
   }
@@ -100,8 +102,8 @@ class CatchUpTest {
         Instant.parse("2026-11-27T09:00:00Z"), Instant.parse("2026-11-27T08:00:00Z")); // 52 h ago, horizon 24 h
     var r = catchUp(kit, old, hour(10));
     assertEquals(List.of(Decision.MISSED, Decision.SCHEDULED), decisions(r));
-    assertEquals(MissReason.OUTSIDE_HORIZON, ((TaskEntity.WindowMissed) r.events().get(0)).reason());
-    TaskEntity.InstanceScheduled scheduled = (TaskEntity.InstanceScheduled) r.events().get(1);
+    assertEquals(MissReason.OUTSIDE_HORIZON, ((TaskJournal.WindowMissed) r.events().get(0)).reason());
+    TaskJournal.InstanceScheduled scheduled = (TaskJournal.InstanceScheduled) r.events().get(1);
     assertEquals(RunKind.BACKFILL, scheduled.kind());
   }
 
@@ -125,7 +127,7 @@ class CatchUpTest {
     assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Pause::new).reply().isSuccess());
     var r = catchUp(kit, hour(9), hour(10));
     assertEquals(List.of(Decision.SKIPPED, Decision.SKIPPED), decisions(r));
-    assertEquals(SkipReason.PAUSED, ((TaskEntity.FireSkipped) r.events().get(0)).reason());
+    assertEquals(SkipReason.PAUSED, ((TaskJournal.FireSkipped) r.events().get(0)).reason());
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.DurationSamples;
+
 import static io.almanac.Refusals.assertRefused;
 import static java.time.Duration.ofMillis;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,9 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.DurationSamples;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,36 +61,36 @@ class EventSerializationTest {
         "news-digest", "the field report's 08:00 digest");
   }
 
-  static List<TaskEntity.Event> fixtures() {
+  static List<TaskJournal.Event> fixtures() {
     Instant start = AT.minus(Duration.ofHours(8));
     Instant end = start.plus(Duration.ofDays(1));
     return List.of(
-        new TaskEntity.SpecDefined(fullSpec(), AT),
-        new TaskEntity.TaskPaused(AT),
-        new TaskEntity.TaskResumed(AT),
-        new TaskEntity.InstanceScheduled(W, start, end, AT, RunKind.BACKFILL, AT),
-        new TaskEntity.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
-        new TaskEntity.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
-        new TaskEntity.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), "pekko://almanac@127.0.0.1:25520#42", AT),
-        new TaskEntity.LeaseExtended(W, 2, AT.plusSeconds(180), AT),
-        new TaskEntity.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items", "s3://b/k", AT),
-        new TaskEntity.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT),
-        new TaskEntity.AttemptTimedOut(W, 2, AT.plusSeconds(90), Duration.ofSeconds(90), AT),
-        new TaskEntity.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED, "after the lease", AT),
-        new TaskEntity.RetryScheduled(W, 1, AT.plusSeconds(300), AT),
-        new TaskEntity.InstanceFinalFailed(W, "retry cap 3 reached", AT),
-        new TaskEntity.InstanceResolved(W, "sent by hand", AT),
-        new TaskEntity.InstanceCancelled(W, 1, "operator", AT),
-        new TaskEntity.EffectIntended(W, 1, "push:wechat", AT),
-        new TaskEntity.EffectRecorded(W, 1, "push:wechat", "msg-1", AT));
+        new TaskJournal.SpecDefined(fullSpec(), AT),
+        new TaskJournal.TaskPaused(AT),
+        new TaskJournal.TaskResumed(AT),
+        new TaskJournal.InstanceScheduled(W, start, end, AT, RunKind.BACKFILL, AT),
+        new TaskJournal.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
+        new TaskJournal.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
+        new TaskJournal.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), "pekko://almanac@127.0.0.1:25520#42", AT),
+        new TaskJournal.LeaseExtended(W, 2, AT.plusSeconds(180), AT),
+        new TaskJournal.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items", "s3://b/k", AT),
+        new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT),
+        new TaskJournal.AttemptTimedOut(W, 2, AT.plusSeconds(90), Duration.ofSeconds(90), AT),
+        new TaskJournal.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED, "after the lease", AT),
+        new TaskJournal.RetryScheduled(W, 1, AT.plusSeconds(300), AT),
+        new TaskJournal.InstanceFinalFailed(W, "retry cap 3 reached", AT),
+        new TaskJournal.InstanceResolved(W, "sent by hand", AT),
+        new TaskJournal.InstanceCancelled(W, 1, "operator", AT),
+        new TaskJournal.EffectIntended(W, 1, "push:wechat", AT),
+        new TaskJournal.EffectRecorded(W, 1, "push:wechat", "msg-1", AT));
   }
 
-  static TaskEntity.State snapshot() {
+  static TaskJournal.State snapshot() {
     WindowState w = new WindowState(W, AT.minus(Duration.ofHours(8)), AT.plus(Duration.ofHours(16)), AT,
         InstanceStatus.RETRY_WAIT, RunKind.RETRY, 2, 1, 2, AT.minusSeconds(60), null, "pekko://almanac@127.0.0.1:25520#42",
         AT.plusSeconds(300), null, null, "tool timeout", Map.of("push:wechat", "msg-1"), List.of("push:email"), AT,
         AT.plusSeconds(5));
-    return new TaskEntity.State(fullSpec(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
+    return new TaskJournal.State(fullSpec(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
         DurationSamples.of(100, List.of(1000L, 2000L, 3000L)));
   }
 
@@ -159,11 +163,37 @@ class EventSerializationTest {
     }
   }
 
+  /**
+   * Journals written before the journal's types moved to {@code io.almanac.journal.TaskJournal}
+   * hold the old class names ({@code TaskEntity.*.json} here, committed before the move): they read
+   * as today's values through {@link io.almanac.journal.JournalRenames}.
+   */
   @Test
-  @DisplayName("every event type declared by TaskEntity has a fixture here")
+  @DisplayName("events and snapshots written under the old class names (io.almanac.internal.TaskEntity$...) still read")
+  void journalsWrittenBeforeTheMoveStillRead() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    List<Object> today = new java.util.ArrayList<>(fixtures());
+    today.add(snapshot());
+    int read = 0;
+    for (Object value : today) {
+      java.nio.file.Path file = dir.resolve("TaskEntity." + value.getClass().getSimpleName() + ".json");
+      assertTrue(java.nio.file.Files.exists(file), "missing pre-move fixture " + file);
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertTrue(lines.get(0).startsWith("io.almanac.internal.TaskEntity$"), lines.get(0));
+      Serializer serializer = serialization.findSerializerFor(value);
+      Object old = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get();
+      assertEquals(value, old, file + " must read as today's " + value.getClass().getName());
+      read++;
+    }
+    assertEquals(19, read, "18 event types and the snapshot");
+  }
+
+  @Test
+  @DisplayName("every event type declared by TaskJournal has a fixture here")
   void everyEventTypeHasAFixture() {
-    Set<Class<?>> declared = Arrays.stream(TaskEntity.class.getDeclaredClasses())
-        .filter(c -> TaskEntity.Event.class.isAssignableFrom(c) && !c.isInterface())
+    Set<Class<?>> declared = Arrays.stream(TaskJournal.class.getDeclaredClasses())
+        .filter(c -> TaskJournal.Event.class.isAssignableFrom(c) && !c.isInterface())
         .collect(Collectors.toSet());
     Set<Class<?>> covered = fixtures().stream().map(Object::getClass).collect(Collectors.toSet());
     assertEquals(declared, covered);
@@ -172,7 +202,7 @@ class EventSerializationTest {
   @Test
   @DisplayName("every event round-trips unchanged through Jackson JSON")
   void eventsRoundTrip() {
-    for (TaskEntity.Event e : fixtures()) {
+    for (TaskJournal.Event e : fixtures()) {
       assertEquals(e, roundTrip(e), e.getClass().getSimpleName());
     }
   }
@@ -180,9 +210,9 @@ class EventSerializationTest {
   @Test
   @DisplayName("the snapshot (state with spec, windows, ledger, samples) round-trips unchanged")
   void snapshotRoundTrips() {
-    TaskEntity.State s = snapshot();
+    TaskJournal.State s = snapshot();
     assertEquals(s, roundTrip(s));
-    TaskEntity.State empty = TaskEntity.State.empty(100);
+    TaskJournal.State empty = TaskJournal.State.empty(100);
     assertEquals(empty, roundTrip(empty));
   }
 }

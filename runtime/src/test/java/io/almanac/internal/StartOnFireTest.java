@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,10 +15,10 @@ import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
 import io.almanac.internal.TaskProtocol.AttemptGrant;
 import io.almanac.internal.TaskProtocol.Command;
-import io.almanac.internal.TaskEntity.Event;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.FireKind;
 import io.almanac.internal.TaskProtocol.FireOutcome;
-import io.almanac.internal.TaskEntity.State;
+import io.almanac.journal.TaskJournal.State;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -80,9 +82,9 @@ class StartOnFireTest {
     e.gate().offer(1);
     var r = fire(e, "2026-11-29");
     assertTrue(r.reply().isSuccess());
-    assertEquals(List.of(TaskEntity.InstanceScheduled.class, TaskEntity.AttemptStarted.class),
+    assertEquals(List.of(TaskJournal.InstanceScheduled.class, TaskJournal.AttemptStarted.class),
         r.events().stream().map(Object::getClass).toList(), "one write, both events");
-    TaskEntity.AttemptStarted started = (TaskEntity.AttemptStarted) r.events().get(1);
+    TaskJournal.AttemptStarted started = (TaskJournal.AttemptStarted) r.events().get(1);
     assertEquals(1, started.attempt());
     assertEquals("node-1", started.executor());
     Executor.RunStarted handed = e.executor().expectMessageClass(Executor.RunStarted.class);
@@ -107,7 +109,7 @@ class StartOnFireTest {
   void noSlotNoStart() {
     Entity e = entity();
     var r = fire(e, "2026-11-29");
-    assertEquals(List.of(TaskEntity.InstanceScheduled.class), r.events().stream().map(Object::getClass).toList());
+    assertEquals(List.of(TaskJournal.InstanceScheduled.class), r.events().stream().map(Object::getClass).toList());
     Executor.Run run = e.executor().expectMessageClass(Executor.Run.class);
     assertEquals("2026-11-29", run.window());
     assertEquals(InstanceStatus.PENDING, r.state().windows().get("2026-11-29").status());
@@ -121,7 +123,7 @@ class StartOnFireTest {
     fire(e, "2026-11-28");
     e.executor().expectMessageClass(Executor.RunStarted.class);
     var r = fire(e, "2026-11-29"); // overlap SKIP by default: the previous window is still RUNNING
-    assertEquals(List.of(TaskEntity.FireSkipped.class), r.events().stream().map(Object::getClass).toList());
+    assertEquals(List.of(TaskJournal.FireSkipped.class), r.events().stream().map(Object::getClass).toList());
     assertTrue(e.gate().tryTake(), "the second slot is still offered");
   }
 

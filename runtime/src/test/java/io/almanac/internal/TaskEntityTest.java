@@ -1,5 +1,8 @@
 package io.almanac.internal;
 
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -28,10 +31,10 @@ import io.almanac.WindowView;
 import io.almanac.internal.TaskProtocol.AttemptGrant;
 import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.Decision;
-import io.almanac.internal.TaskEntity.Event;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.FireKind;
 import io.almanac.internal.TaskProtocol.FireOutcome;
-import io.almanac.internal.TaskEntity.State;
+import io.almanac.journal.TaskJournal.State;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -140,7 +143,7 @@ class TaskEntityTest {
     var kit = kit(daily(newId()).build());
     CommandResultWithReply<Command, Event, State, StatusReply<FireOutcome>> first = kit.runCommand(ref -> fireDaily("2026-11-29", FireKind.ON_TIME, ref));
     assertEquals(Decision.SCHEDULED, first.reply().getValue().decision());
-    TaskEntity.InstanceScheduled e = ev(first, TaskEntity.InstanceScheduled.class);
+    TaskJournal.InstanceScheduled e = ev(first, TaskJournal.InstanceScheduled.class);
     assertEquals("2026-11-29", e.window());
     assertEquals(RunKind.FIRST, e.kind());
     assertEquals(Instant.parse("2026-11-29T00:00:00Z"), e.dueAt());
@@ -182,7 +185,7 @@ class TaskEntityTest {
     assertEquals(10, kit.getState().windows().size());
     long eventsForTarget = kit.persistenceTestKit()
         .persistedInStorage(TaskEntity.persistenceId(kit.getState().spec().id()).id()).stream()
-        .filter(e -> e instanceof TaskEntity.WindowEvent we && we.window().equals("2026-11-29"))
+        .filter(e -> e instanceof TaskJournal.WindowEvent we && we.window().equals("2026-11-29"))
         .count();
     assertEquals(1, eventsForTarget, "exactly one journal event for the window fired 1,000 times");
   }
@@ -211,7 +214,7 @@ class TaskEntityTest {
     clock.advance(Duration.ofMinutes(3));
     var done = finish(kit, "2026-11-29", 1, JobResult.success("12 items digested", "s3://bucket/digest/2026-11-29.md"), Duration.ofMinutes(3));
     assertTrue(done.reply().isSuccess());
-    TaskEntity.AttemptSucceeded ok = ev(done, TaskEntity.AttemptSucceeded.class);
+    TaskJournal.AttemptSucceeded ok = ev(done, TaskJournal.AttemptSucceeded.class);
     assertEquals(Duration.ofMinutes(3), ok.duration());
     WindowState w = window(kit, "2026-11-29");
     assertEquals(InstanceStatus.SUCCEEDED, w.status());
@@ -227,7 +230,7 @@ class TaskEntityTest {
         Instant.parse("2026-11-28T12:00:00Z"), Instant.parse("2026-11-29T00:03:00Z"), ref));
     FireOutcome o = backfill.reply().getValue().outcomes().get(0);
     assertEquals(Decision.SKIPPED, o.decision());
-    assertEquals(SkipReason.WINDOW_EXISTS, ev(backfill, TaskEntity.FireSkipped.class).reason(), "R7: recorded with its reason");
+    assertEquals(SkipReason.WINDOW_EXISTS, ev(backfill, TaskJournal.FireSkipped.class).reason(), "R7: recorded with its reason");
     var startAgain = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), ref));
     assertTrue(startAgain.reply().isError());
     assertEquals(InstanceStatus.SUCCEEDED, window(kit, "2026-11-29").status());
@@ -242,7 +245,7 @@ class TaskEntityTest {
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
     assertEquals(Decision.SKIPPED, r.reply().getValue().decision());
-    TaskEntity.FireSkipped e = ev(r, TaskEntity.FireSkipped.class);
+    TaskJournal.FireSkipped e = ev(r, TaskJournal.FireSkipped.class);
     assertEquals(SkipReason.PREVIOUS_RUNNING, e.reason());
     assertTrue(e.detail().contains("2026-11-29"), e.detail());
     assertEquals(InstanceStatus.SKIPPED, window(kit, "2026-11-30").status());
@@ -266,7 +269,7 @@ class TaskEntityTest {
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
     assertEquals(Decision.SCHEDULED, r.reply().getValue().decision(), r.reply().getValue().reason());
-    TaskEntity.AttemptTimedOut t = ev(r, TaskEntity.AttemptTimedOut.class);
+    TaskJournal.AttemptTimedOut t = ev(r, TaskJournal.AttemptTimedOut.class);
     assertEquals("2026-11-29", t.window());
     assertEquals(InstanceStatus.FINAL_FAILED, window(kit, "2026-11-29").status());
     assertTrue(window(kit, "2026-11-29").reason().contains("executor node-a#1 is gone"), window(kit, "2026-11-29").reason());
@@ -351,12 +354,12 @@ class TaskEntityTest {
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
     assertEquals(2, r.events().size());
-    assertInstanceOf(TaskEntity.InstanceCancelled.class, r.events().get(0));
+    assertInstanceOf(TaskJournal.InstanceCancelled.class, r.events().get(0));
     assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
     assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-30").status());
     // the cancelled attempt's late result is recorded for audit but cannot succeed the window
     var late = finish(kit, "2026-11-29", 1, JobResult.success("late"), Duration.ofHours(25));
-    assertInstanceOf(TaskEntity.LateResultRecorded.class, late.event());
+    assertInstanceOf(TaskJournal.LateResultRecorded.class, late.event());
     assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
   }
 
@@ -364,7 +367,7 @@ class TaskEntityTest {
   @DisplayName("R7/R31: a paused task records fires as skipped; resumed, it runs them again")
   void pauseAndResume() {
     var kit = kit(daily(newId()).build());
-    assertInstanceOf(TaskEntity.TaskPaused.class, kit.runCommand(TaskProtocol.Pause::new).event());
+    assertInstanceOf(TaskJournal.TaskPaused.class, kit.runCommand(TaskProtocol.Pause::new).event());
     assertTrue(kit.runCommand(TaskProtocol.Pause::new).hasNoEvents(), "pausing twice changes nothing");
     FireOutcome o = fire(kit, "2026-11-29");
     assertEquals(Decision.SKIPPED, o.decision());
@@ -407,8 +410,8 @@ class TaskEntityTest {
     start(kit, "2026-11-29");
     var r = finish(kit, "2026-11-29", 1, JobResult.failure("model returned malformed JSON"), Duration.ofSeconds(40));
     assertEquals(2, r.events().size());
-    assertInstanceOf(TaskEntity.AttemptFailed.class, r.events().get(0));
-    TaskEntity.InstanceFinalFailed ff = (TaskEntity.InstanceFinalFailed) r.events().get(1);
+    assertInstanceOf(TaskJournal.AttemptFailed.class, r.events().get(0));
+    TaskJournal.InstanceFinalFailed ff = (TaskJournal.InstanceFinalFailed) r.events().get(1);
     assertTrue(ff.reason().contains("not backfillable"), ff.reason());
     List<WindowView> queue = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetInterventionQueue::new).reply().getValue().windows();
     assertEquals(1, queue.size());
@@ -439,7 +442,7 @@ class TaskEntityTest {
       assertEquals(attempt, g.attempt());
       assertEquals(attempt == 1 ? RunKind.FIRST : RunKind.RETRY, g.kind(), "R18: the job knows it is a retry");
       var failed = finish(kit, "2026-11-29", attempt, JobResult.failure("tool timeout"), Duration.ofSeconds(10));
-      TaskEntity.RetryScheduled rs = ev(failed, TaskEntity.RetryScheduled.class);
+      TaskJournal.RetryScheduled rs = ev(failed, TaskJournal.RetryScheduled.class);
       assertEquals(attempt, rs.retryNumber());
       assertEquals(clock.instant().plus(delays[attempt - 1]), rs.dueAt());
       assertEquals(InstanceStatus.RETRY_WAIT, window(kit, "2026-11-29").status());
@@ -447,11 +450,11 @@ class TaskEntityTest {
       assertTrue(early.reply().isError(), "not due yet");
       clock.set(rs.dueAt());
       var released = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
-      assertEquals(RunKind.RETRY, ev(released, TaskEntity.InstanceScheduled.class).kind());
+      assertEquals(RunKind.RETRY, ev(released, TaskJournal.InstanceScheduled.class).kind());
     }
     start(kit, "2026-11-29");
     var last = finish(kit, "2026-11-29", 4, JobResult.failure("tool timeout"), Duration.ofSeconds(10));
-    TaskEntity.InstanceFinalFailed ff = ev(last, TaskEntity.InstanceFinalFailed.class);
+    TaskJournal.InstanceFinalFailed ff = ev(last, TaskJournal.InstanceFinalFailed.class);
     assertTrue(ff.reason().contains("retry cap " + RetryPolicy.DEFAULT_MAX_RETRIES), ff.reason());
     assertEquals(3, window(kit, "2026-11-29").retries());
   }
@@ -467,11 +470,11 @@ class TaskEntityTest {
     assertTrue(early.hasNoEvents(), "lease not expired yet");
     clock.set(g.leaseUntil().plusSeconds(1));
     var expired = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
-    assertInstanceOf(TaskEntity.AttemptTimedOut.class, expired.events().get(0));
+    assertInstanceOf(TaskJournal.AttemptTimedOut.class, expired.events().get(0));
     // immediate back-off: the retry is PENDING at once
     assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
     var late = finish(kit, "2026-11-29", 1, JobResult.success("finished after all"), Duration.ofHours(3));
-    assertInstanceOf(TaskEntity.LateResultRecorded.class, late.event());
+    assertInstanceOf(TaskJournal.LateResultRecorded.class, late.event());
     assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
     AttemptGrant second = start(kit, "2026-11-29");
     assertEquals(2, second.attempt());
@@ -488,8 +491,8 @@ class TaskEntityTest {
     AttemptGrant g = start(kit, "2026-11-29");
     clock.set(g.leaseUntil().plusSeconds(5));
     var r = finish(kit, "2026-11-29", 1, JobResult.success("too late"), Duration.ofHours(2));
-    assertInstanceOf(TaskEntity.AttemptTimedOut.class, r.events().get(0));
-    assertInstanceOf(TaskEntity.LateResultRecorded.class, r.events().get(r.events().size() - 1));
+    assertInstanceOf(TaskJournal.AttemptTimedOut.class, r.events().get(0));
+    assertInstanceOf(TaskJournal.LateResultRecorded.class, r.events().get(r.events().size() - 1));
     assertEquals(InstanceStatus.FINAL_FAILED, window(kit, "2026-11-29").status());
   }
 
@@ -503,7 +506,7 @@ class TaskEntityTest {
     clock.advance(Duration.ofMinutes(8));
     var hb = kit.<StatusReply<TaskProtocol.LeaseGranted>>runCommand(ref -> new TaskProtocol.Heartbeat(WindowKey.of("2026-11-29"), 1, ref));
     assertEquals(T0.plus(Duration.ofMinutes(18)), hb.reply().getValue().leaseUntil());
-    assertInstanceOf(TaskEntity.LeaseExtended.class, hb.event());
+    assertInstanceOf(TaskJournal.LeaseExtended.class, hb.event());
     var stale = kit.<StatusReply<TaskProtocol.LeaseGranted>>runCommand(ref -> new TaskProtocol.Heartbeat(WindowKey.of("2026-11-29"), 7, ref));
     assertTrue(stale.reply().isError());
     assertTrue(stale.hasNoEvents());
@@ -643,7 +646,7 @@ class TaskEntityTest {
     var effect = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
     assertTrue(effect.reply().isError(), "the cancelled attempt no longer holds the window");
     var result = finish(kit, "2026-11-29", 1, JobResult.success("done anyway"), Duration.ofSeconds(5));
-    assertInstanceOf(TaskEntity.LateResultRecorded.class, result.event());
+    assertInstanceOf(TaskJournal.LateResultRecorded.class, result.event());
     assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
   }
 

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.Transition;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

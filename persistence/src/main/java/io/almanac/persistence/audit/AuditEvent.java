@@ -1,7 +1,8 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import io.almanac.TaskSpec;
-import io.almanac.internal.TaskEntity;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -52,54 +53,54 @@ public record AuditEvent(
     Objects.requireNonNull(event, "event");
     ZoneId z = zone == null ? ZoneOffset.UTC : zone;
     String type = event.getClass().getSimpleName();
-    Instant at = event instanceof TaskEntity.Event e ? e.at() : null;
-    String window = event instanceof TaskEntity.WindowEvent w ? w.window() : null;
+    Instant at = event instanceof TaskJournal.Event e ? e.at() : null;
+    String window = event instanceof TaskJournal.WindowEvent w ? w.window() : null;
     int attempt = 0;
     String detail;
-    if (event instanceof TaskEntity.SpecDefined e) {
+    if (event instanceof TaskJournal.SpecDefined e) {
       z = zoneOf(e.spec(), z);
       detail = describe(e.spec());
-    } else if (event instanceof TaskEntity.TaskPaused) {
+    } else if (event instanceof TaskJournal.TaskPaused) {
       detail = "task paused";
-    } else if (event instanceof TaskEntity.TaskResumed) {
+    } else if (event instanceof TaskJournal.TaskResumed) {
       detail = "task resumed";
-    } else if (event instanceof TaskEntity.InstanceScheduled e) {
+    } else if (event instanceof TaskJournal.InstanceScheduled e) {
       detail = e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")";
-    } else if (event instanceof TaskEntity.FireSkipped e) {
+    } else if (event instanceof TaskJournal.FireSkipped e) {
       detail = e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")";
-    } else if (event instanceof TaskEntity.WindowMissed e) {
+    } else if (event instanceof TaskJournal.WindowMissed e) {
       detail = e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")";
-    } else if (event instanceof TaskEntity.AttemptStarted e) {
+    } else if (event instanceof TaskJournal.AttemptStarted e) {
       attempt = e.attempt();
       detail = e.kind() + ", lease until " + e.leaseUntil() + (e.executor() == null ? "" : ", executor " + e.executor());
-    } else if (event instanceof TaskEntity.LeaseExtended e) {
+    } else if (event instanceof TaskJournal.LeaseExtended e) {
       attempt = e.attempt();
       detail = "lease until " + e.leaseUntil();
-    } else if (event instanceof TaskEntity.AttemptSucceeded e) {
+    } else if (event instanceof TaskJournal.AttemptSucceeded e) {
       attempt = e.attempt();
       detail = "took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")");
-    } else if (event instanceof TaskEntity.AttemptFailed e) {
+    } else if (event instanceof TaskJournal.AttemptFailed e) {
       attempt = e.attempt();
       detail = "took " + e.duration() + ": " + e.reason();
-    } else if (event instanceof TaskEntity.AttemptTimedOut e) {
+    } else if (event instanceof TaskJournal.AttemptTimedOut e) {
       attempt = e.attempt();
       detail = timedOut(e, null);
-    } else if (event instanceof TaskEntity.LateResultRecorded e) {
+    } else if (event instanceof TaskJournal.LateResultRecorded e) {
       attempt = e.attempt();
       detail = e.outcome() + " arrived late (not counted): " + e.detail();
-    } else if (event instanceof TaskEntity.RetryScheduled e) {
+    } else if (event instanceof TaskJournal.RetryScheduled e) {
       detail = "retry " + e.retryNumber() + " due " + e.dueAt();
-    } else if (event instanceof TaskEntity.InstanceFinalFailed e) {
+    } else if (event instanceof TaskJournal.InstanceFinalFailed e) {
       detail = e.reason();
-    } else if (event instanceof TaskEntity.InstanceResolved e) {
+    } else if (event instanceof TaskJournal.InstanceResolved e) {
       detail = e.note();
-    } else if (event instanceof TaskEntity.InstanceCancelled e) {
+    } else if (event instanceof TaskJournal.InstanceCancelled e) {
       attempt = e.attempt();
       detail = e.reason();
-    } else if (event instanceof TaskEntity.EffectIntended e) {
+    } else if (event instanceof TaskJournal.EffectIntended e) {
       attempt = e.attempt();
       detail = "effect '" + e.key() + "' about to run";
-    } else if (event instanceof TaskEntity.EffectRecorded e) {
+    } else if (event instanceof TaskJournal.EffectRecorded e) {
       attempt = e.attempt();
       detail = "effect '" + e.key() + "' = " + e.value();
     } else {
@@ -118,7 +119,7 @@ public record AuditEvent(
    * entity does this when the attempt's executor is gone: its node was restarted or left, e.g. the
    * attempt was found orphaned at recovery), and its lease's end is a time that never came for it.
    */
-  static String timedOut(TaskEntity.AttemptTimedOut e, String recordedCause) {
+  static String timedOut(TaskJournal.AttemptTimedOut e, String recordedCause) {
     String held = e.duration() == null ? "" : ", held " + e.duration();
     if (e.leaseUntil() == null || e.at() == null) {
       return "timed out" + (e.leaseUntil() == null ? "" : ", lease was until " + e.leaseUntil())
@@ -148,16 +149,16 @@ public record AuditEvent(
     List<AuditEvent> out = new ArrayList<>(events);
     for (int i = 0; i < out.size(); i++) {
       AuditEvent a = out.get(i);
-      if (!(a.event() instanceof TaskEntity.AttemptTimedOut t)) {
+      if (!(a.event() instanceof TaskJournal.AttemptTimedOut t)) {
         continue;
       }
       for (int j = i + 1; j < out.size(); j++) {
         AuditEvent b = out.get(j);
-        if (!Objects.equals(b.window(), a.window()) || !(b.event() instanceof TaskEntity.Event be)
+        if (!Objects.equals(b.window(), a.window()) || !(b.event() instanceof TaskJournal.Event be)
             || !Objects.equals(be.at(), t.at())) {
           break; // only the events written with the timeout (same window, same instant)
         }
-        if (be instanceof TaskEntity.InstanceFinalFailed f && f.reason() != null) {
+        if (be instanceof TaskJournal.InstanceFinalFailed f && f.reason() != null) {
           int k = f.reason().lastIndexOf(LAST);
           if (k >= 0) {
             out.set(i, new AuditEvent(a.taskId, a.sequenceNr, a.type, a.window, a.attempt, a.at, a.zone,

@@ -1,8 +1,8 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TriggerActor;
 import java.time.Duration;
 import java.time.Instant;
@@ -251,7 +251,7 @@ public final class AuditReader implements AutoCloseable {
    */
   public Source<AuditEvent, NotUsed> events(String taskId) {
     Objects.requireNonNull(taskId, "taskId");
-    String pid = TaskEntity.persistenceId(taskId).id();
+    String pid = TaskJournal.persistenceId(taskId);
     return Source.lazyCompletionStageSource(() -> journal.currentLastSequenceNumberByPersistenceId(pid)
             .thenApply(highest -> pages(pid, highest.orElse(0L))))
         .mapMaterializedValue(m -> NotUsed.getInstance())
@@ -282,7 +282,7 @@ public final class AuditReader implements AutoCloseable {
    * @throws JournalReadException if the journal cannot be read
    */
   public TaskHistory read(String taskId) {
-    List<AuditEvent> events = AuditEvent.withCauses(await("persistence id " + TaskEntity.persistenceId(taskId).id(),
+    List<AuditEvent> events = AuditEvent.withCauses(await("persistence id " + TaskJournal.persistenceId(taskId),
         events(taskId).runWith(Sink.seq(), system)));
     Instant own = TaskHistory.lastAt(events);
     Instant until = latest(own, events.isEmpty() ? null : triggerLastEventAt().orElse(null));

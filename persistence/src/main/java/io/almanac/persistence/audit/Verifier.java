@@ -1,13 +1,14 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import io.almanac.InstanceStatus;
-import io.almanac.internal.Evolve;
-import io.almanac.internal.Transition;
+import io.almanac.journal.Evolve;
+import io.almanac.journal.Transition;
 import io.almanac.OverlapPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.internal.DueWindow;
 import io.almanac.internal.Schedules;
-import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskSchedule;
 import io.almanac.persistence.audit.VerificationReport.EventRef;
 import io.almanac.persistence.audit.VerificationReport.Invariant;
@@ -294,7 +295,7 @@ public final class Verifier {
         }
         expected = ae.sequenceNr() + 1;
         Object ev = ae.event();
-        if (ev instanceof TaskEntity.SpecDefined s) {
+        if (ev instanceof TaskJournal.SpecDefined s) {
           specs.add(new Segment(s.spec(), ae.at()));
           current = s.spec();
           continue;
@@ -305,18 +306,18 @@ public final class Verifier {
         Win w = windows.computeIfAbsent(ae.window(), k -> new Win(k, ae.at()));
         EventRef ref = new EventRef(ae.sequenceNr(), ae.type(), ae.at());
         w.events.add(ref);
-        if (ev instanceof TaskEntity.InstanceScheduled e) {
+        if (ev instanceof TaskJournal.InstanceScheduled e) {
           accounted(w, ref, e.dueAt());
-        } else if (ev instanceof TaskEntity.FireSkipped e) {
+        } else if (ev instanceof TaskJournal.FireSkipped e) {
           accounted(w, ref, e.dueAt());
-        } else if (ev instanceof TaskEntity.WindowMissed e) {
+        } else if (ev instanceof TaskJournal.WindowMissed e) {
           accounted(w, ref, e.dueAt());
-        } else if (ev instanceof TaskEntity.AttemptStarted e) {
+        } else if (ev instanceof TaskJournal.AttemptStarted e) {
           OverlapPolicy policy = current == null ? OverlapPolicy.DEFAULT : current.overlap();
           Attempt a = new Attempt(w.key, e.attempt(), ref, e.leaseUntil(), policy);
           w.attempts.add(a);
           all.add(a);
-        } else if (ev instanceof TaskEntity.LeaseExtended e) {
+        } else if (ev instanceof TaskJournal.LeaseExtended e) {
           Attempt a = attempt(w, e.attempt());
           if (a != null) {
             a.extensions.add(ref);
@@ -324,21 +325,21 @@ public final class Verifier {
               a.leaseUntil = e.leaseUntil();
             }
           }
-        } else if (ev instanceof TaskEntity.AttemptSucceeded e) {
+        } else if (ev instanceof TaskJournal.AttemptSucceeded e) {
           w.successes.add(ref);
           ended(w, attempt(w, e.attempt()), ref);
-        } else if (ev instanceof TaskEntity.AttemptFailed e) {
+        } else if (ev instanceof TaskJournal.AttemptFailed e) {
           ended(w, attempt(w, e.attempt()), ref);
-        } else if (ev instanceof TaskEntity.AttemptTimedOut e) {
+        } else if (ev instanceof TaskJournal.AttemptTimedOut e) {
           ended(w, attempt(w, e.attempt()), ref);
-        } else if (ev instanceof TaskEntity.LateResultRecorded) {
+        } else if (ev instanceof TaskJournal.LateResultRecorded) {
           w.late++;
-        } else if (ev instanceof TaskEntity.RetryScheduled) {
+        } else if (ev instanceof TaskJournal.RetryScheduled) {
           w.retries++;
-        } else if (ev instanceof TaskEntity.InstanceCancelled) {
+        } else if (ev instanceof TaskJournal.InstanceCancelled) {
           ended(w, w.openAttempt(), ref); // only one attempt of a window runs at a time
         }
-        status(w, (TaskEntity.Event) ev, ref);
+        status(w, (TaskJournal.Event) ev, ref);
       }
     }
 
@@ -348,7 +349,7 @@ public final class Verifier {
      * violation of its window (reported unless the window succeeded twice, which is reported as
      * such), except, after events deleted by retention, for a window whose first events are gone.
      */
-    private void status(Win w, TaskEntity.Event ev, EventRef ref) {
+    private void status(Win w, TaskJournal.Event ev, EventRef ref) {
       Optional<InstanceStatus> to = Evolve.targetStatus(w.status, ev);
       if (to.isEmpty()) {
         return;

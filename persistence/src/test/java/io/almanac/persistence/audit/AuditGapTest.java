@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.ran;
 import static io.almanac.persistence.audit.DailyEvents.spec;
@@ -39,7 +41,7 @@ class AuditGapTest {
 
   @Test
   void readsAcrossGapsWiderThanAPage() throws Exception {
-    List<TaskEntity.Event> events = new ArrayList<>();
+    List<TaskJournal.Event> events = new ArrayList<>();
     events.add(spec(daily("gappy", OverlapPolicy.SKIP), Instant.parse("2026-11-28T12:00:00Z")));
     for (int day = 0; day < 20; day++) {
       events.addAll(ran(LocalDate.parse("2026-11-29").plusDays(day).toString()));

@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.journal;
 import static io.almanac.persistence.audit.DailyEvents.ran;
@@ -95,7 +97,7 @@ class AuditPostgresTest {
         "jdbc-snapshot-store.use-shared-db = \"slick\"",
         "jdbc-read-journal.use-shared-db = \"slick\"")));
     Instant defined = Instant.parse("2026-11-28T12:00:00Z");
-    Map<String, List<TaskEntity.Event>> journals = new LinkedHashMap<>();
+    Map<String, List<TaskJournal.Event>> journals = new LinkedHashMap<>();
     journals.put("fine", journal(List.of(spec(daily("fine", OverlapPolicy.SKIP), defined)), ran("2026-11-29"),
         ran("2026-11-30"), ran("2026-12-01")));
     journals.put("lost", journal(List.of(spec(daily("lost", OverlapPolicy.SKIP), defined)), ran("2026-11-29"),

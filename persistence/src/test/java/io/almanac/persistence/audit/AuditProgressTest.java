@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,18 +36,18 @@ class AuditProgressTest {
   void showsProgressAndCountsOnALongJournal() {
     TaskSpec spec = TaskSpec.builder("busy").cron("* * * * * ? UTC").window("per-firing").job("j").build();
     Instant defined = Instant.parse("2026-11-29T00:00:00Z");
-    List<TaskEntity.Event> events = new ArrayList<>();
-    events.add(new TaskEntity.SpecDefined(spec, defined));
+    List<TaskJournal.Event> events = new ArrayList<>();
+    events.add(new TaskJournal.SpecDefined(spec, defined));
     List<DueWindow> due = Schedules.of(spec).dueBetween(defined, Instant.MAX, WINDOWS);
     for (DueWindow d : due) {
       String key = d.key().value();
       Instant at = d.dueAt();
-      events.add(new TaskEntity.InstanceScheduled(key, d.window().start(), d.window().end(), at, RunKind.FIRST, at));
-      events.add(new TaskEntity.AttemptStarted(key, 1, RunKind.FIRST, at.plusSeconds(30), "node-1", at));
-      events.add(new TaskEntity.AttemptSucceeded(key, 1, Duration.ofMillis(100), "ok", null, at.plusMillis(100)));
+      events.add(new TaskJournal.InstanceScheduled(key, d.window().start(), d.window().end(), at, RunKind.FIRST, at));
+      events.add(new TaskJournal.AttemptStarted(key, 1, RunKind.FIRST, at.plusSeconds(30), "node-1", at));
+      events.add(new TaskJournal.AttemptSucceeded(key, 1, Duration.ofMillis(100), "ok", null, at.plusMillis(100)));
     }
     // The journal goes on for the grace after the last window: every window is due early enough to be checked.
-    events.add(new TaskEntity.TaskPaused(due.get(due.size() - 1).dueAt().plus(Verifier.DEFAULT_GRACE)));
+    events.add(new TaskJournal.TaskPaused(due.get(due.size() - 1).dueAt().plus(Verifier.DEFAULT_GRACE)));
     assertEquals(20_000, events.size());
     AuditTesting.write(dir.resolve("journal"), Map.of("busy", events), 1_000);
 

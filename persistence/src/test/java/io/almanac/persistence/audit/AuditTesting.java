@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
@@ -38,12 +40,12 @@ final class AuditTesting {
    * Writes each task's events through {@link JournalWriter} on a local ActorSystem (no cluster),
    * {@code batch} events per atomic write, and stops the system so the H2 file is free again.
    */
-  static void write(Path db, Map<String, List<TaskEntity.Event>> journals, int batch) {
+  static void write(Path db, Map<String, List<TaskJournal.Event>> journals, int batch) {
     write(config(db, "pekko.actor.provider = local"), true, journals, batch);
   }
 
   /** As {@link #write(Path, Map, int)} on any journal configuration; bootstrap creates the tables first. */
-  static void write(Config config, boolean bootstrap, Map<String, List<TaskEntity.Event>> journals, int batch) {
+  static void write(Config config, boolean bootstrap, Map<String, List<TaskJournal.Event>> journals, int batch) {
     ActorTestKit kit = ActorTestKit.create("journal-writer",
         ConfigFactory.parseString("pekko.actor.provider = local").withFallback(config));
     try {

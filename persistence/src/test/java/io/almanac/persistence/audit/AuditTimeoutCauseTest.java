@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.journal;
@@ -49,31 +51,31 @@ class AuditTimeoutCauseTest {
   private static final Instant FOUND = DUE.plus(Duration.ofMinutes(1)); // the node came back and found the attempt orphaned
   private Config config;
 
-  private static List<TaskEntity.Event> start(String id) {
+  private static List<TaskJournal.Event> start(String id) {
     return journal(List.of(spec(daily(id, OverlapPolicy.SKIP), DEFINED)),
         List.of(scheduled("2026-11-29", RunKind.FIRST, DUE), started("2026-11-29", 1, DUE, Duration.ofHours(2))));
   }
 
   @BeforeAll
   void writeJournals() {
-    Map<String, List<TaskEntity.Event>> journals = new LinkedHashMap<>();
+    Map<String, List<TaskJournal.Event>> journals = new LinkedHashMap<>();
     // Orphaned at recovery, no retry left: the entity's reason is in the InstanceFinalFailed written with the timeout.
     journals.put("orphan-final", journal(start("orphan-final"), List.of(
-        new TaskEntity.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
-        new TaskEntity.InstanceFinalFailed("2026-11-29",
+        new TaskJournal.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
+        new TaskJournal.InstanceFinalFailed("2026-11-29",
             "retry cap 0 reached; last: executor node-1 is gone (node restarted or left)", FOUND)),
         ran("2026-11-30")));
     // Orphaned at recovery, retried: the RetryScheduled carries no reason.
     journals.put("orphan-retry", journal(start("orphan-retry"), List.of(
-        new TaskEntity.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
-        new TaskEntity.RetryScheduled("2026-11-29", 1, FOUND.plus(Duration.ofMinutes(5)), FOUND)),
+        new TaskJournal.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
+        new TaskJournal.RetryScheduled("2026-11-29", 1, FOUND.plus(Duration.ofMinutes(5)), FOUND)),
         ran("2026-11-30")));
     // The lease really expired: found 5 minutes after it ended.
     Instant leaseEnd = DUE.plus(Duration.ofMinutes(10));
     journals.put("expired", journal(List.of(spec(daily("expired", OverlapPolicy.SKIP), DEFINED)), List.of(
         scheduled("2026-11-29", RunKind.FIRST, DUE), started("2026-11-29", 1, DUE, Duration.ofMinutes(10)),
-        new TaskEntity.AttemptTimedOut("2026-11-29", 1, leaseEnd, Duration.ofMinutes(10), leaseEnd.plus(Duration.ofMinutes(5))),
-        new TaskEntity.InstanceFinalFailed("2026-11-29", "retry cap 0 reached; last: lease expired at " + leaseEnd,
+        new TaskJournal.AttemptTimedOut("2026-11-29", 1, leaseEnd, Duration.ofMinutes(10), leaseEnd.plus(Duration.ofMinutes(5))),
+        new TaskJournal.InstanceFinalFailed("2026-11-29", "retry cap 0 reached; last: lease expired at " + leaseEnd,
             leaseEnd.plus(Duration.ofMinutes(5)))),
         ran("2026-11-30")));
     AuditTesting.write(dir.resolve("journal"), journals, 100);

@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.journal;
@@ -48,7 +50,7 @@ class AuditVerdictTest {
 
   @BeforeAll
   void writeJournals() {
-    Map<String, List<TaskEntity.Event>> journals = new LinkedHashMap<>();
+    Map<String, List<TaskJournal.Event>> journals = new LinkedHashMap<>();
     journals.put("fine", journal(List.of(spec(daily("fine", OverlapPolicy.SKIP), Instant.parse("2026-11-28T12:00:00Z"))),
         ran("2026-11-29"), ran("2026-11-30"), ran("2026-12-01")));
     // Registered a minute before its first window, which ran: the journal is a minute and a second long.

@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.journal;
@@ -55,11 +57,11 @@ class AuditViolationsTest {
   private static final Instant DEFINED = Instant.parse("2026-11-28T12:00:00Z");
   private Config config;
 
-  private static List<TaskEntity.Event> defined(String id, OverlapPolicy overlap) {
+  private static List<TaskJournal.Event> defined(String id, OverlapPolicy overlap) {
     return List.of(spec(daily(id, overlap), DEFINED));
   }
 
-  private static List<TaskEntity.Event> overlapping(String id, OverlapPolicy overlap) {
+  private static List<TaskJournal.Event> overlapping(String id, OverlapPolicy overlap) {
     Instant d29 = due("2026-11-29");
     Instant d30 = due("2026-11-30");
     return journal(defined(id, overlap), List.of(
@@ -70,7 +72,7 @@ class AuditViolationsTest {
 
   @BeforeAll
   void writeJournals() {
-    Map<String, List<TaskEntity.Event>> journals = new LinkedHashMap<>();
+    Map<String, List<TaskJournal.Event>> journals = new LinkedHashMap<>();
     journals.put("fine", journal(defined("fine", OverlapPolicy.SKIP), ran("2026-11-29"),
         List.of(late("2026-11-29", 1, due("2026-11-29").plusSeconds(30))), ran("2026-11-30"), ran("2026-12-01")));
     Instant d29 = due("2026-11-29");

@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import io.almanac.JobResult;
 import io.almanac.MissReason;
 import io.almanac.OverlapPolicy;
@@ -41,41 +43,41 @@ final class DailyEvents {
     return LocalDate.parse(day).plusDays(1).atStartOfDay(SHANGHAI).toInstant();
   }
 
-  static TaskEntity.SpecDefined spec(TaskSpec spec, Instant at) {
-    return new TaskEntity.SpecDefined(spec, at);
+  static TaskJournal.SpecDefined spec(TaskSpec spec, Instant at) {
+    return new TaskJournal.SpecDefined(spec, at);
   }
 
-  static TaskEntity.InstanceScheduled scheduled(String day, RunKind kind, Instant at) {
-    return new TaskEntity.InstanceScheduled(day, start(day), end(day), due(day), kind, at);
+  static TaskJournal.InstanceScheduled scheduled(String day, RunKind kind, Instant at) {
+    return new TaskJournal.InstanceScheduled(day, start(day), end(day), due(day), kind, at);
   }
 
-  static TaskEntity.FireSkipped skipped(String day, SkipReason reason, String detail) {
-    return new TaskEntity.FireSkipped(day, start(day), end(day), due(day), reason, detail, due(day));
+  static TaskJournal.FireSkipped skipped(String day, SkipReason reason, String detail) {
+    return new TaskJournal.FireSkipped(day, start(day), end(day), due(day), reason, detail, due(day));
   }
 
-  static TaskEntity.WindowMissed missed(String day, MissReason reason, String detail, Instant at) {
-    return new TaskEntity.WindowMissed(day, start(day), end(day), due(day), reason, detail, at);
+  static TaskJournal.WindowMissed missed(String day, MissReason reason, String detail, Instant at) {
+    return new TaskJournal.WindowMissed(day, start(day), end(day), due(day), reason, detail, at);
   }
 
-  static TaskEntity.AttemptStarted started(String day, int attempt, Instant at, Duration lease) {
-    return new TaskEntity.AttemptStarted(day, attempt, RunKind.FIRST, at.plus(lease), "node-1", at);
+  static TaskJournal.AttemptStarted started(String day, int attempt, Instant at, Duration lease) {
+    return new TaskJournal.AttemptStarted(day, attempt, RunKind.FIRST, at.plus(lease), "node-1", at);
   }
 
-  static TaskEntity.AttemptSucceeded succeeded(String day, int attempt, Instant at) {
-    return new TaskEntity.AttemptSucceeded(day, attempt, Duration.ofSeconds(1), "ok", null, at);
+  static TaskJournal.AttemptSucceeded succeeded(String day, int attempt, Instant at) {
+    return new TaskJournal.AttemptSucceeded(day, attempt, Duration.ofSeconds(1), "ok", null, at);
   }
 
-  static TaskEntity.AttemptFailed failed(String day, int attempt, Instant at) {
-    return new TaskEntity.AttemptFailed(day, attempt, Duration.ofSeconds(1), "boom", at);
+  static TaskJournal.AttemptFailed failed(String day, int attempt, Instant at) {
+    return new TaskJournal.AttemptFailed(day, attempt, Duration.ofSeconds(1), "boom", at);
   }
 
-  static TaskEntity.LateResultRecorded late(String day, int attempt, Instant at) {
-    return new TaskEntity.LateResultRecorded(day, attempt, JobResult.Outcome.SUCCEEDED,
+  static TaskJournal.LateResultRecorded late(String day, int attempt, Instant at) {
+    return new TaskJournal.LateResultRecorded(day, attempt, JobResult.Outcome.SUCCEEDED,
         "result arrived after the lease expired; summary: ok", at);
   }
 
   /** A window that is scheduled when due, runs one attempt of a second and succeeds. */
-  static List<TaskEntity.Event> ran(String day) {
+  static List<TaskJournal.Event> ran(String day) {
     Instant due = due(day);
     return List.of(scheduled(day, RunKind.FIRST, due), started(day, 1, due, Duration.ofHours(1)),
         succeeded(day, 1, due.plusSeconds(1)));
@@ -83,20 +85,20 @@ final class DailyEvents {
 
   /** Joins event lists in order. */
   @SafeVarargs
-  static List<TaskEntity.Event> journal(List<? extends TaskEntity.Event>... parts) {
-    List<TaskEntity.Event> all = new ArrayList<>();
-    for (List<? extends TaskEntity.Event> p : parts) {
+  static List<TaskJournal.Event> journal(List<? extends TaskJournal.Event>... parts) {
+    List<TaskJournal.Event> all = new ArrayList<>();
+    for (List<? extends TaskJournal.Event> p : parts) {
       all.addAll(p);
     }
     return all;
   }
 
   /** The audit's view of a journal of these events, sequence numbers from 1, the zone tracked as a reader does. */
-  static TaskHistory history(String taskId, List<? extends TaskEntity.Event> events) {
+  static TaskHistory history(String taskId, List<? extends TaskJournal.Event> events) {
     List<AuditEvent> out = new ArrayList<>();
     ZoneId zone = java.time.ZoneOffset.UTC;
     long seq = 1;
-    for (TaskEntity.Event e : events) {
+    for (TaskJournal.Event e : events) {
       AuditEvent ae = AuditEvent.of(taskId, seq++, e, zone);
       zone = ae.zone();
       out.add(ae);

@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import io.almanac.internal.TaskEntity;
 import java.util.List;
 import org.apache.pekko.Done;
@@ -14,10 +16,10 @@ import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
  * task entity uses, so the read side sees exactly what a task would have written, including
  * journals a correct task never writes (the violations the audit must find).
  */
-final class JournalWriter extends EventSourcedBehavior<JournalWriter.Write, TaskEntity.Event, Integer> {
+final class JournalWriter extends EventSourcedBehavior<JournalWriter.Write, TaskJournal.Event, Integer> {
 
   /** Persist these events atomically (one AtomicWrite), then reply. */
-  record Write(List<TaskEntity.Event> events, ActorRef<Done> replyTo) {}
+  record Write(List<TaskJournal.Event> events, ActorRef<Done> replyTo) {}
 
   static Behavior<Write> create(String taskId) {
     return new JournalWriter(taskId);
@@ -33,7 +35,7 @@ final class JournalWriter extends EventSourcedBehavior<JournalWriter.Write, Task
   }
 
   @Override
-  public CommandHandler<Write, TaskEntity.Event, Integer> commandHandler() {
+  public CommandHandler<Write, TaskJournal.Event, Integer> commandHandler() {
     return newCommandHandlerBuilder()
         .forAnyState()
         .onCommand(Write.class, (s, c) -> Effect().persist(c.events()).thenReply(c.replyTo(), x -> Done.getInstance()))
@@ -41,7 +43,7 @@ final class JournalWriter extends EventSourcedBehavior<JournalWriter.Write, Task
   }
 
   @Override
-  public EventHandler<Integer, TaskEntity.Event> eventHandler() {
+  public EventHandler<Integer, TaskJournal.Event> eventHandler() {
     return newEventHandlerBuilder().forAnyState().onAnyEvent((s, e) -> s + 1);
   }
 }

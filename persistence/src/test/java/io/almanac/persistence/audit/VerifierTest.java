@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.TaskJournal;
+
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.failed;
@@ -38,11 +40,11 @@ class VerifierTest {
   private static final Instant DEFINED = Instant.parse("2026-11-28T12:00:00Z");
   private static final TaskSpec SKIP = daily("t", OverlapPolicy.SKIP);
 
-  private static List<TaskEntity.Event> defined(TaskSpec spec) {
+  private static List<TaskJournal.Event> defined(TaskSpec spec) {
     return List.of(spec(spec, DEFINED));
   }
 
-  private static VerificationReport verify(List<TaskEntity.Event> events) {
+  private static VerificationReport verify(List<TaskJournal.Event> events) {
     return Verifier.verify(history("t", events));
   }
 
@@ -86,7 +88,7 @@ class VerifierTest {
       + "found by the runtime's own evolve mapping and transition table")
   void i1FindsAStatusChangeTheTransitionTableRefuses() {
     VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
-        List.of(new TaskEntity.InstanceFinalFailed("2026-11-29", "executor gone", due("2026-11-29").plusSeconds(30)))));
+        List.of(new TaskJournal.InstanceFinalFailed("2026-11-29", "executor gone", due("2026-11-29").plusSeconds(30)))));
     Violation v = only(r, Invariant.I1);
     assertEquals("2026-11-29", v.window());
     assertTrue(v.message().contains("illegal transition SUCCEEDED -> FINAL_FAILED"), v.message());
@@ -112,8 +114,8 @@ class VerifierTest {
   @Test
   void i2AcceptsSkippedAndMissedWindowsWithTheirReason() {
     VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
-        List.of(new TaskEntity.TaskPaused(due("2026-11-29").plusSeconds(60)), skipped("2026-11-30", SkipReason.PAUSED, "task is paused"),
-            new TaskEntity.TaskResumed(due("2026-11-30").plusSeconds(60)),
+        List.of(new TaskJournal.TaskPaused(due("2026-11-29").plusSeconds(60)), skipped("2026-11-30", SkipReason.PAUSED, "task is paused"),
+            new TaskJournal.TaskResumed(due("2026-11-30").plusSeconds(60)),
             missed("2026-12-01", MissReason.OUTSIDE_HORIZON, "older than the horizon", due("2026-12-02"))),
         ran("2026-12-02")));
     assertTrue(r.ok(), r.toText());
@@ -129,8 +131,8 @@ class VerifierTest {
 
   @Test
   void i2DoesNotJudgeWindowsDueWithinTheGraceOfTheJournalsEnd() {
-    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"),
-        List.of(new TaskEntity.TaskPaused(due("2026-11-30").plusSeconds(60))));
+    List<TaskJournal.Event> events = journal(defined(SKIP), ran("2026-11-29"),
+        List.of(new TaskJournal.TaskPaused(due("2026-11-30").plusSeconds(60))));
     assertTrue(verify(events).ok());
     VerificationReport noGrace = Verifier.create().grace(Duration.ZERO).check(history("t", events)).report();
     assertEquals("2026-11-30", only(noGrace, Invariant.I2).window());
@@ -142,11 +144,11 @@ class VerifierTest {
     TaskSpec later = TaskSpec.builder("t").cron("0 0 9 * * ? UTC").job("j").build();
     Instant changed = Instant.parse("2026-11-30T12:00:00Z");
     Instant dueUtc = Instant.parse("2026-12-01T09:00:00Z");
-    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-11-30"), List.of(spec(later, changed),
-        new TaskEntity.InstanceScheduled("2026-12-01", Instant.parse("2026-12-01T00:00:00Z"), Instant.parse("2026-12-02T00:00:00Z"),
+    List<TaskJournal.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-11-30"), List.of(spec(later, changed),
+        new TaskJournal.InstanceScheduled("2026-12-01", Instant.parse("2026-12-01T00:00:00Z"), Instant.parse("2026-12-02T00:00:00Z"),
             dueUtc, RunKind.FIRST, dueUtc),
         started("2026-12-01", 1, dueUtc, Duration.ofHours(1)), succeeded("2026-12-01", 1, dueUtc.plusSeconds(1)),
-        new TaskEntity.TaskPaused(Instant.parse("2026-12-03T00:00:00Z"))));
+        new TaskJournal.TaskPaused(Instant.parse("2026-12-03T00:00:00Z"))));
     VerificationReport r = verify(events);
     Violation v = only(r, Invariant.I2);
     assertEquals("2026-12-02", v.window(), "12-01 ran at 09:00 UTC under the new spec; 12-02 is lost");
@@ -180,7 +182,7 @@ class VerifierTest {
     Instant due = due("2026-11-29");
     VerificationReport r = verify(journal(defined(SKIP),
         List.of(scheduled("2026-11-29", RunKind.FIRST, due), started("2026-11-29", 1, due, Duration.ofMinutes(10)),
-            new TaskEntity.LeaseExtended("2026-11-29", 1, due.plus(Duration.ofMinutes(20)), due.plus(Duration.ofMinutes(5))),
+            new TaskJournal.LeaseExtended("2026-11-29", 1, due.plus(Duration.ofMinutes(20)), due.plus(Duration.ofMinutes(5))),
             skipped("2026-11-30", SkipReason.PREVIOUS_RUNNING, "window 2026-11-29 is RUNNING"))));
     Violation v = only(r, Invariant.I3);
     assertEquals("2026-11-29", v.window());
@@ -195,7 +197,7 @@ class VerifierTest {
     Instant due = due("2026-11-29");
     VerificationReport r = verify(journal(defined(SKIP),
         List.of(scheduled("2026-11-29", RunKind.FIRST, due), started("2026-11-29", 1, due, Duration.ofMinutes(10)),
-            new TaskEntity.EffectRecorded("2026-11-29", 1, "mail", "sent", due.plus(Duration.ofMinutes(9))))));
+            new TaskJournal.EffectRecorded("2026-11-29", 1, "mail", "sent", due.plus(Duration.ofMinutes(9))))));
     assertTrue(r.ok(), r.toText());
     assertEquals(1, r.open().size());
   }
@@ -205,15 +207,15 @@ class VerifierTest {
     Instant due = due("2026-11-29");
     VerificationReport r = verify(journal(defined(SKIP),
         List.of(scheduled("2026-11-29", RunKind.FIRST, due), started("2026-11-29", 1, due, Duration.ofMinutes(10)),
-            new TaskEntity.AttemptTimedOut("2026-11-29", 1, due.plus(Duration.ofMinutes(10)), Duration.ofMinutes(15),
+            new TaskJournal.AttemptTimedOut("2026-11-29", 1, due.plus(Duration.ofMinutes(10)), Duration.ofMinutes(15),
                 due.plus(Duration.ofMinutes(15))),
-            new TaskEntity.InstanceFinalFailed("2026-11-29", "retry cap 0 reached", due.plus(Duration.ofMinutes(15))))));
+            new TaskJournal.InstanceFinalFailed("2026-11-29", "retry cap 0 reached", due.plus(Duration.ofMinutes(15))))));
     assertTrue(r.ok(), r.toText());
     assertEquals(Duration.ofMinutes(5), r.stats().longestRunningPastLease());
     assertEquals("t/2026-11-29#1", r.stats().longestRunningPastLeaseOf());
   }
 
-  private static List<TaskEntity.Event> overlapping(TaskSpec spec) {
+  private static List<TaskJournal.Event> overlapping(TaskSpec spec) {
     Instant d29 = due("2026-11-29");
     Instant d30 = due("2026-11-30");
     return journal(List.of(spec(spec, DEFINED)), List.of(
@@ -242,7 +244,7 @@ class VerifierTest {
     Instant d30 = due("2026-11-30");
     VerificationReport r = verify(journal(List.of(spec(daily("t", OverlapPolicy.CANCEL_PREVIOUS), DEFINED)), List.of(
         scheduled("2026-11-29", RunKind.FIRST, d29), started("2026-11-29", 1, d29, Duration.ofDays(3)),
-        new TaskEntity.InstanceCancelled("2026-11-29", 1, "superseded by window 2026-11-30", d30),
+        new TaskJournal.InstanceCancelled("2026-11-29", 1, "superseded by window 2026-11-30", d30),
         scheduled("2026-11-30", RunKind.FIRST, d30), started("2026-11-30", 1, d30, Duration.ofHours(1)),
         succeeded("2026-11-30", 1, d30.plusSeconds(1)))));
     assertTrue(r.ok(), r.toText());
@@ -251,7 +253,7 @@ class VerifierTest {
 
   @Test
   void theRangeSelectsWindowsByDueTime() {
-    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-12-01"), ran("2026-12-02"));
+    List<TaskJournal.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-12-01"), ran("2026-12-02"));
     VerificationReport inside = Verifier.create().range(Instant.parse("2026-12-01T00:00:00Z"), null).check(history("t", events)).report();
     assertTrue(inside.ok(), inside.toText());
     assertEquals(2, inside.stats().windowsSeen());
@@ -261,7 +263,7 @@ class VerifierTest {
 
   @Test
   void theWindowFilterChecksOneWindow() {
-    List<TaskEntity.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-12-01"), ran("2026-12-02"));
+    List<TaskJournal.Event> events = journal(defined(SKIP), ran("2026-11-29"), ran("2026-12-01"), ran("2026-12-02"));
     VerificationReport other = Verifier.create().window("2026-12-01").check(history("t", events)).report();
     assertTrue(other.ok(), other.toText());
     assertEquals(1, other.stats().windowsSeen());
@@ -275,7 +277,7 @@ class VerifierTest {
     // 11-29 ran; 11-30 is running with a lease that outlives the journal: I3 does not judge it yet.
     VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
         List.of(scheduled("2026-11-30", RunKind.FIRST, due30), started("2026-11-30", 1, due30, Duration.ofHours(2)),
-            new TaskEntity.TaskPaused(due30.plus(Duration.ofMinutes(30))))));
+            new TaskJournal.TaskPaused(due30.plus(Duration.ofMinutes(30))))));
     assertEquals(VerificationReport.Result.OK, r.result(), r.toText());
     assertEquals(new VerificationReport.Checked(2, 0, 5), r.stats().checked(Invariant.I1));
     assertEquals(new VerificationReport.Checked(2, 0, 5), r.stats().checked(Invariant.I2));

@@ -1,5 +1,7 @@
 package io.almanac.persistence.crash;
 
+import io.almanac.journal.TaskJournal;
+
 import com.typesafe.config.Config;
 import io.almanac.internal.TaskEntity;
 import io.almanac.persistence.audit.Audit;
@@ -111,12 +113,12 @@ record JournalCheck(
         for (AuditEvent e : history.events()) {
           byType.merge(e.type(), 1L, Long::sum);
           Object ev = e.event();
-          if (ev instanceof TaskEntity.InstanceScheduled s) {
+          if (ev instanceof TaskJournal.InstanceScheduled s) {
             due.putIfAbsent(s.window(), s.dueAt());
-          } else if (ev instanceof TaskEntity.AttemptStarted s) {
+          } else if (ev instanceof TaskJournal.AttemptStarted s) {
             starts.add(s.at());
             startsByTask.computeIfAbsent(id, k -> new ArrayList<>()).add(s.at());
-          } else if (ev instanceof TaskEntity.AttemptSucceeded s) {
+          } else if (ev instanceof TaskJournal.AttemptSucceeded s) {
             Instant d = due.get(s.window());
             if (d != null) {
               succeeded.add(d);
@@ -124,7 +126,7 @@ record JournalCheck(
             if (id.startsWith("ledger-")) {
               ledgerSuccesses.add(id + " " + s.window());
             }
-          } else if (ev instanceof TaskEntity.EffectRecorded r && r.value() != null && r.value().startsWith("downstream:")) {
+          } else if (ev instanceof TaskJournal.EffectRecorded r && r.value() != null && r.value().startsWith("downstream:")) {
             downstream++;
           }
         }

@@ -1,4 +1,4 @@
-package io.almanac.internal;
+package io.almanac.journal;
 
 import io.almanac.InvalidSpecException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.almanac.internal;
+package io.almanac.journal;
 
 import io.almanac.InstanceStatus;
 import io.almanac.RunKind;

@@ -1,4 +1,4 @@
-package io.almanac.internal;
+package io.almanac.journal;
 
 import static io.almanac.InstanceStatus.CANCELLED;
 import static io.almanac.InstanceStatus.FAILED;
