@@ -403,14 +403,14 @@ public final class TaskEntity
     byStart.sort(Comparator.comparing(WindowState::start).reversed());
     int streak = 0;
     for (WindowState w : byStart) {
-      if (w.status() != InstanceStatus.SKIPPED || w.reason() == null
-          || !(w.reason().startsWith(SkipReason.PREVIOUS_RUNNING.name()) || w.reason().startsWith(SkipReason.BUFFER_FULL.name()))) {
+      if (w.skipReason() != SkipReason.PREVIOUS_RUNNING && w.skipReason() != SkipReason.BUFFER_FULL) {
         break;
       }
       streak++;
     }
     return streak;
   }
+
 
   private void cancelRunner(String window, int attempt, String reason) {
     ActorRef<Executor.Command> runner = runners.remove(window);

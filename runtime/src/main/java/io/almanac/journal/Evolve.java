@@ -159,15 +159,15 @@ public final class Evolve {
   private static State created(State s, Event e, HotState hot) {
     if (e instanceof InstanceScheduled x) {
       return s.withWindow(
-          WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.PENDING, x.kind(), null, x.at()), hot);
+          WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.PENDING, x.kind(), null, null, x.at()), hot);
     }
     if (e instanceof FireSkipped x) {
       return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.SKIPPED,
-          RunKind.FIRST, x.reason() + ": " + x.detail(), x.at()), hot);
+          RunKind.FIRST, x.reason() + ": " + x.detail(), x.reason(), x.at()), hot);
     }
     if (e instanceof WindowMissed x) {
       return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.MISSED,
-          RunKind.BACKFILL, x.reason() + ": " + x.detail(), x.at()), hot);
+          RunKind.BACKFILL, x.reason() + ": " + x.detail(), null, x.at()), hot);
     }
     return s; // an event about a window that left the hot state (R30), or never had an instance
   }

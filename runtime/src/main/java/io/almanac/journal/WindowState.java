@@ -2,6 +2,7 @@ package io.almanac.journal;
 
 import io.almanac.InstanceStatus;
 import io.almanac.RunKind;
+import io.almanac.SkipReason;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
 import java.time.Instant;
@@ -35,6 +36,8 @@ import java.util.Map;
  * @param pendingEffects effects whose intent was recorded but not their end (outcome unknown)
  * @param createdAt when the instance was created
  * @param updatedAt when it last changed
+ * @param skipReason why the window was skipped, when it is SKIPPED (null otherwise, and in snapshots
+ *     taken before this component existed)
  */
 public record WindowState(
     String key,
@@ -56,7 +59,8 @@ public record WindowState(
     Map<String, String> effects,
     List<String> pendingEffects,
     Instant createdAt,
-    Instant updatedAt) {
+    Instant updatedAt,
+    SkipReason skipReason) {
 
   /** Canonical constructor: the ledger is never null and never shared mutable. */
   public WindowState {
@@ -64,9 +68,10 @@ public record WindowState(
     pendingEffects = pendingEffects == null ? List.of() : List.copyOf(pendingEffects);
   }
 
-  static WindowState created(
-      String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind, String reason, Instant at) {
-    return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(), List.of(), at, at);
+  static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
+      String reason, SkipReason skipReason, Instant at) {
+    return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
+        List.of(), at, at, skipReason);
   }
 
   Copy copy() {
@@ -121,7 +126,8 @@ public record WindowState(
 
     WindowState at(Instant updatedAt) {
       return new WindowState(from.key, from.start, from.end, from.dueAt, status, runKind, attempt, retries, resultAttempt,
-          startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt);
+          startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt,
+          status == InstanceStatus.SKIPPED ? from.skipReason : null);
     }
   }
 }

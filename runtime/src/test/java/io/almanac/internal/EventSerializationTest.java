@@ -89,7 +89,8 @@ class EventSerializationTest {
     WindowState w = new WindowState(W, AT.minus(Duration.ofHours(8)), AT.plus(Duration.ofHours(16)), AT,
         InstanceStatus.RETRY_WAIT, RunKind.RETRY, 2, 1, 2, AT.minusSeconds(60), null, "pekko://almanac@127.0.0.1:25520#42",
         AT.plusSeconds(300), null, null, "tool timeout", Map.of("push:wechat", "msg-1"), List.of("push:email"), AT,
-        AT.plusSeconds(5));
+        AT.plusSeconds(5), null); // skipReason: absent from snapshots written before it existed, read as null
+
     return new TaskJournal.State(fullSpec(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
         DurationSamples.of(100, List.of(1000L, 2000L, 3000L)));
   }
@@ -187,6 +188,16 @@ class EventSerializationTest {
       read++;
     }
     assertEquals(19, read, "18 event types and the snapshot");
+  }
+
+  @Test
+  @DisplayName("a skipped window's typed reason survives a snapshot round trip")
+  void skipReasonRoundTrips() {
+    WindowState skipped = new WindowState(W, AT, AT.plusSeconds(1), AT, InstanceStatus.SKIPPED, RunKind.FIRST, 0, 0, 0, null,
+        null, null, null, null, null, "PREVIOUS_RUNNING: window x is RUNNING", Map.of(), List.of(), AT, AT,
+        SkipReason.PREVIOUS_RUNNING);
+    TaskJournal.State s = new TaskJournal.State(fullSpec(), false, Map.of(W, skipped), null, 0, DurationSamples.empty(10));
+    assertEquals(s, roundTrip(s));
   }
 
   @Test
