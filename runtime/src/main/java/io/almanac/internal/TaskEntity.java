@@ -7,17 +7,11 @@ import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
 import io.almanac.journal.TaskJournal.*;
 import io.almanac.journal.WindowState;
-import io.almanac.journal.DurationSamples;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
-import io.almanac.JobResult;
-import io.almanac.MissReason;
 import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
-import io.almanac.TaskSpec;
-import io.almanac.TaskView;
-import io.almanac.WindowView;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,11 +23,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -81,10 +73,7 @@ public final class TaskEntity
   private final TaskEnv env;
   private final ActorContext<Command> ctx;
   private final Logger log;
-  private TaskSpec scheduleOf;
-  private TaskSchedule schedule;
-  private Duration minInterval;
-  private boolean intervalWarned;
+  private final TaskViews views;
   // In memory only (principle 1: nothing here is truth; it is rebuilt from the state on demand).
   private final Map<String, ActorRef<Executor.Command>> runners = new HashMap<>();
   private final Set<String> dispatched = new HashSet<>();
@@ -142,6 +131,7 @@ public final class TaskEntity
     this.attempts = new AttemptLifecycle(taskId, settings);
     this.effects = new EffectRules(settings);
     this.operator = new OperatorActions(taskId, settings);
+    this.views = new TaskViews(taskId, clock, log);
   }
 
   @Override
@@ -204,11 +194,11 @@ public final class TaskEntity
         .onCommand(Retry.class, (s, c) -> run(s, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
         .onCommand(Cancel.class, (s, c) -> run(s, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
-        .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(view(s)))))
-        .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views(s, w -> true))))
+        .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
+        .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))
         .onCommand(GetWindow.class, this::onGetWindow)
         .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(),
-            StatusReply.success(views(s, w -> w.status() == InstanceStatus.FINAL_FAILED))));
+            StatusReply.success(views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED))));
     return b.build();
   }
 
@@ -306,40 +296,15 @@ public final class TaskEntity
     return persist(attempts.due(state, env.executorAlive(), now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
-  private TaskView view(State state) {
-    Optional<Duration> p99 = state.samples().p99();
-    int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
-    return new TaskView(state.spec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
-        state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
-        intervalWarning(state), nextDue(state));
-  }
 
-  /** The next due instant, or null when the schedule never fires again or cannot say. */
-  private Instant nextDue(State state) {
-    try {
-      return schedule(state).nextAfter(now()).map(DueWindow::dueAt).orElse(null);
-    } catch (InvalidSpecException | ScheduleComputationException e) {
-      return null;
-    }
-  }
 
   private ReplyEffect<Event, State> onGetWindow(State state, GetWindow cmd) {
     if (state.window(cmd.window().value()).isEmpty()) {
       return run(state, attempts.unknownWindow(cmd.window()), cmd.replyTo());
     }
-    return Effect().reply(cmd.replyTo(), StatusReply.success(views(state, w -> w.key().equals(cmd.window().value()))));
+    return Effect().reply(cmd.replyTo(), StatusReply.success(views.windows(state, w -> w.key().equals(cmd.window().value()))));
   }
 
-  private WindowList views(State state, java.util.function.Predicate<WindowState> which) {
-    // The cap that applies: a task that is not backfillable never retries (R12).
-    int cap = state.spec().backfill().allowsBackfill() ? state.spec().retry().maxRetries() : 0;
-    List<WindowView> out = new ArrayList<>();
-    state.windows().values().stream()
-        .filter(which)
-        .sorted(Comparator.comparing(WindowState::start).thenComparing(WindowState::key))
-        .forEach(w -> out.add(w.view(taskId, cap)));
-    return new WindowList(List.copyOf(out));
-  }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private ReplyEffect<Event, State> unknownTask(State state, Command cmd) {
@@ -371,7 +336,7 @@ public final class TaskEntity
         cancelRunner(c.window(), c.attempt(), c.reason());
       } else if (e instanceof AttemptSucceeded || e instanceof AttemptFailed) {
         runners.remove(((WindowEvent) e).window());
-        checkInterval(state);
+        views.checkInterval(state);
       }
       if (e instanceof AttemptSucceeded || e instanceof AttemptFailed || e instanceof AttemptTimedOut
           || e instanceof InstanceCancelled) {
@@ -484,15 +449,6 @@ public final class TaskEntity
     return clock.instant();
   }
 
-  private TaskSchedule schedule(State state) {
-    if (schedule == null || scheduleOf != state.spec()) {
-      schedule = Schedules.of(state.spec()); // may refuse a spec stored by an older build
-      scheduleOf = state.spec();
-      minInterval = null;
-      intervalWarned = false;
-    }
-    return schedule;
-  }
 
   /**
    * Runs a decision that needs the task's schedule; a schedule that fails (a cron or window spec
@@ -502,41 +458,15 @@ public final class TaskEntity
       java.util.function.Function<TaskSchedule, Decided<R>> decide) {
     Decided<R> d;
     try {
-      d = decide.apply(schedule(state));
+      d = decide.apply(views.schedule(state));
     } catch (InvalidSpecException | ScheduleComputationException e) {
       d = Decided.refuse(RefusedException.Reason.SCHEDULE_FAILED, "task '" + taskId + "': its schedule failed: " + e.getMessage());
     }
     return run(state, d, replyTo);
   }
 
-  /** The shortest interval between firings, or null while the schedule cannot say. */
-  private Duration minInterval(State state) {
-    if (minInterval == null) {
-      try {
-        minInterval = schedule(state).minInterval(now());
-      } catch (InvalidSpecException | ScheduleComputationException e) {
-        return null;
-      }
-    }
-    return minInterval;
-  }
 
-  private boolean intervalWarning(State state) {
-    Optional<Duration> p99 = state.samples().p99();
-    Duration interval = minInterval(state);
-    return interval != null && p99.isPresent() && state.samples().count() >= state.spec().lease().minSamples()
-        && p99.get().compareTo(interval) > 0;
-  }
 
-  /** R8: warn once per spec when the cron fires more often than a run lasts at P99. */
-  private void checkInterval(State state) {
-    if (!intervalWarned && intervalWarning(state)) {
-      intervalWarned = true;
-      log.warn("task '{}': cron '{}' fires every {} but its P99 duration is {} (R8); with overlap {} windows will be {}",
-          taskId, state.spec().cron(), minInterval(state), state.samples().p99().get(), state.spec().overlap(),
-          state.spec().overlap() == OverlapPolicy.SKIP ? "skipped" : "affected");
-    }
-  }
 
   // ---------------------------------------------------------------------------------------------
   // Event handler: builds the next state; never validates (replay must always succeed).
