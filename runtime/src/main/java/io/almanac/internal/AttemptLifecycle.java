@@ -100,6 +100,21 @@ final class AttemptLifecycle {
   }
 
   /**
+   * The first attempt of a window this fire has just scheduled (PENDING to RUNNING in the same
+   * write as its schedule).
+   *
+   * @param state the task's state before the schedule
+   * @param window the window's key
+   * @param executorId the executor's identity
+   * @param now the time
+   * @return the event
+   */
+  AttemptStarted firstStart(State state, String window, String executorId, Instant now) {
+    Transition.check(InstanceStatus.PENDING, InstanceStatus.RUNNING, window);
+    return new AttemptStarted(window, 1, RunKind.FIRST, now.plus(currentLease(state)), executorId, now);
+  }
+
+  /**
    * @param s the state after the start
    * @param started the start
    * @return the grant the executor runs the attempt under

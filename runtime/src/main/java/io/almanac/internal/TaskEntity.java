@@ -238,40 +238,34 @@ public final class TaskEntity
   private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
     Instant now = now();
     List<Event> settled = attempts.settle(state, env.executorAlive(), now);
-    State s = fold(state, settled);
-    Decided<FireOutcome> d = fires.fire(s, cmd, now).after(settled);
-    if (d.refused() || env.executor() == null) {
+    State s = settled.isEmpty() ? state : fold(state, settled);
+    Decided<FireOutcome> decided = fires.fire(s, cmd, now);
+    Decided<FireOutcome> d = decided.after(settled);
+    if (d.refused() || env.executor() == null || !startsAtOnce(s, decided.events()) || !env.gate().tryTake()) {
       return run(state, d, cmd.replyTo());
     }
-    State after = fold(state, d.events());
-    WindowState w = after.windows().get(cmd.window().value());
-    if (!startsAtOnce(after, w, d.events()) || !env.gate().tryTake()) {
-      return run(state, d, cmd.replyTo());
-    }
-    TaskJournal.AttemptStarted started = attempts.startEvent(after, w, env.executorId(), now);
+    TaskJournal.AttemptStarted started = attempts.firstStart(s, cmd.window().value(), env.executorId(), now);
     List<Event> events = new ArrayList<>(d.events());
     events.add(started);
-    runners.put(w.key(), env.executor());
-    FireOutcome outcome = d.reply().apply(after);
+    runners.put(started.window(), env.executor());
     return persist(events)
         .thenRun(x -> env.executor().tell(new Executor.RunStarted(taskId, x.spec().job(), x.spec().zone(),
             attempts.grant(x, started))))
-        .thenReply(cmd.replyTo(), x -> StatusReply.success(outcome));
+        .thenReply(cmd.replyTo(), x -> StatusReply.success(d.reply().apply(x)));
   }
 
-  /** A fresh first run, scheduled by this fire alone, with nothing running or queued before it. */
-  private static boolean startsAtOnce(State after, WindowState w, List<Event> events) {
-    if (w == null || w.status() != InstanceStatus.PENDING || w.runKind() != RunKind.FIRST || after.running("").isPresent()) {
+  /**
+   * Whether the fire's decision is a fresh first run alone (no cancellation), with nothing running
+   * and nothing queued before it (an older PENDING window starts first).
+   */
+  private static boolean startsAtOnce(State s, List<Event> decided) {
+    if (decided.size() != 1 || !(decided.get(0) instanceof InstanceScheduled scheduled) || scheduled.kind() != RunKind.FIRST
+        || s.running("").isPresent()) {
       return false;
     }
-    for (Event e : events) {
-      if (e instanceof InstanceCancelled) {
+    for (WindowState x : s.windows().values()) {
+      if (x.status() == InstanceStatus.PENDING) {
         return false;
-      }
-    }
-    for (WindowState x : after.windows().values()) {
-      if (x != w && x.status() == InstanceStatus.PENDING) {
-        return false; // an older queued window starts first
       }
     }
     return true;
