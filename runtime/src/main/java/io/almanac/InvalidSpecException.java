@@ -9,7 +9,7 @@ import java.util.Objects;
  *
  * <p>Messages are bounded whatever the input: every echoed text (field, value, task id) is cut to
  * {@value #MAX_ECHO_LENGTH} characters plus {@code … (N chars)}, control and invisible characters in
- * it are shown as {@code \}{@code uXXXX}, and the whole message is at most {@value
+ * it are shown as a backslash, u and four hex digits, and the whole message is at most {@value
  * #MAX_MESSAGE_LENGTH} characters.
  */
 public class InvalidSpecException extends AlmanacException {
@@ -71,7 +71,7 @@ public class InvalidSpecException extends AlmanacException {
   /**
    * A value as it is echoed in a refusal: its text, with control and invisible characters (C0, DEL,
    * C1, line separators, bidi and other format characters, lone surrogates, unassigned and private
-   * use) shown as {@code \}{@code uXXXX}, and when longer than {@value #MAX_ECHO_LENGTH} characters
+   * use) shown as a backslash, u and four hex digits, and when longer than {@value #MAX_ECHO_LENGTH} characters
    * its first {@value #MAX_ECHO_LENGTH} followed by {@code … (N chars)}.
    *
    * @param value any value, may be null
