@@ -25,7 +25,7 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
     TRIGGER_RECOVERED,
     /**
      * A task's schedule failed at run time (its cron or window spec threw): the trigger set the task
-     * aside and fires its windows no more until it is registered again; every other task goes on.
+     * aside and fires its windows no more until a corrected spec is registered (or the node restarts with the failing code fixed); every other task goes on.
      */
     TASK_SET_ASIDE
   }

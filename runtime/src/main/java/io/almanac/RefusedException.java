@@ -23,7 +23,7 @@ public class RefusedException extends AlmanacException {
     STALE_ATTEMPT,
     /** The window's state does not allow it now (another attempt runs, a retry is not due). */
     CONFLICT,
-    /** The task's schedule failed (its cron or window spec threw): it is set aside until registered again. */
+    /** The task's schedule failed (its cron or window spec threw): it is set aside until its spec is corrected. */
     SCHEDULE_FAILED
   }
 

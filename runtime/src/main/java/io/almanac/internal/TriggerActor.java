@@ -143,7 +143,8 @@ public final class TriggerActor
 
   /**
    * A task's schedule failed (its cron or window spec threw): its windows are fired no more until it
-   * is registered again; every other task goes on (principle 8).
+   * is registered with a changed spec, or the trigger restarts and its schedule computes again;
+   * every other task goes on (principle 8).
    */
   public record TaskSetAside(String taskId, String reason, Instant at) implements Event {}
 
@@ -425,7 +426,7 @@ public final class TriggerActor
       slot.wake = null;
     }
     String message = "task '" + slot.spec.id() + "' is set aside: its schedule failed (" + e.getMessage()
-        + "); its windows are not fired until it is registered again; other tasks go on";
+        + "); its windows are not fired until a corrected spec is registered; other tasks go on";
     ctx.getLog().error(message);
     try {
       alerts.alert(new Alert(Alert.Kind.TASK_SET_ASIDE, slot.spec.id(), null, message, clock.instant()));
