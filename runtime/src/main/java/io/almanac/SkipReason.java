@@ -6,7 +6,10 @@ public enum SkipReason {
   WINDOW_EXISTS,
   /** The task's previous instance was still running or waiting to retry (R6, overlap SKIP). */
   PREVIOUS_RUNNING,
-  /** Overlap BUFFER_ONE already holds one waiting window. */
+  /**
+   * The task already holds as many windows waiting to start as its overlap policy allows (one with
+   * BUFFER_ONE; two not yet started with SKIP).
+   */
   BUFFER_FULL,
   /** The task was paused (R31). */
   PAUSED,

@@ -38,6 +38,9 @@ import java.util.Set;
  */
 final class FireDecider {
 
+  /** How many fresh windows overlap SKIP lets wait for their start before it skips new ones. */
+  static final int SKIP_QUEUE = 2;
+
   private final TaskSettings settings;
 
   FireDecider(TaskSettings settings) {
@@ -62,10 +65,18 @@ final class FireDecider {
     switch (state.spec().overlap()) {
       case SKIP: {
         // Only an attempt that runs is "the previous run": a window queued but not started yet is not
-        // (it starts before this one, one at a time), so a slow start costs no window (R6).
+        // (it starts before this one, one at a time), so a slow start costs no window (R6). The queue
+        // is bounded: with SKIP_QUEUE fresh windows already waiting to start, the task is overloaded
+        // and the new window is skipped rather than piled up.
         Optional<WindowState> running = active.stream().filter(w -> w.status() == InstanceStatus.RUNNING).findFirst();
-        return running.isPresent()
-            ? skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + running.get().key() + " is RUNNING", now)
+        if (running.isPresent()) {
+          return skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + running.get().key() + " is RUNNING", now);
+        }
+        List<String> waiting = active.stream()
+            .filter(w -> w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST).map(WindowState::key).toList();
+        return waiting.size() >= SKIP_QUEUE
+            ? skip(cmd, SkipReason.BUFFER_FULL, "windows " + String.join(", ", waiting) + " are waiting to start "
+                + "(overlap SKIP queues at most " + SKIP_QUEUE + " not yet started)", now)
             : scheduled(cmd, List.of(), now);
       }
       case BUFFER_ONE:

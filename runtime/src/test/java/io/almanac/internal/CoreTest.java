@@ -132,6 +132,17 @@ class CoreTest {
   }
 
   @Test
+  @DisplayName("R6: overlap SKIP queues at most two windows that have not started; an overloaded task skips the next (BUFFER_FULL)")
+  void skipBoundsTheQueue() {
+    State s = fired(fired(defined(spec().build()), 0), 1); // two windows queued, none started
+    Decided<FireOutcome> d = fires.fire(s, fire(2), T0.plusSeconds(2));
+    FireSkipped skipped = assertInstanceOf(FireSkipped.class, d.events().get(0));
+    assertEquals(SkipReason.BUFFER_FULL, skipped.reason());
+    assertTrue(skipped.detail().contains(fire(0).window().value()) && skipped.detail().contains(fire(1).window().value()),
+        skipped.detail());
+  }
+
+  @Test
   @DisplayName("R6: overlap SKIP skips a fresh window while the previous attempt runs, naming it")
   void skipWhileRunning() {
     State s = started(fired(defined(spec().build()), 0), 0, "node-1");
