@@ -94,7 +94,7 @@ final class AttemptLifecycle {
    * @param now the time
    * @return the event
    */
-  AttemptStarted startEvent(State state, WindowState w, String executorId, Instant now) {
+  private AttemptStarted startEvent(State state, WindowState w, String executorId, Instant now) {
     Transition.check(w.status(), InstanceStatus.RUNNING, w.key());
     return new AttemptStarted(w.key(), w.attempt() + 1, w.runKind(), now.plus(currentLease(state)), executorId, now);
   }

@@ -105,6 +105,21 @@ class CoreTest {
   }
 
   @Test
+  @DisplayName("R28: a journal reader folds a task's events with Evolve.replay to the state the entity holds")
+  void replayFoldsAJournal() {
+    State s = started(fired(defined(spec().build()), 0), 0, "node-1");
+    String key = fire(0).window().value();
+    List<Event> journal = List.of(new SpecDefined(spec().build(), T0),
+        new InstanceScheduled(key, T0, T0.plusSeconds(1), T0, RunKind.FIRST, T0),
+        new AttemptStarted(key, 1, RunKind.FIRST, T0.plus(Duration.ofHours(1)), "node-1", T0));
+    State replayed = Evolve.replay(journal, HOT, (w, from, to, e) -> { throw new AssertionError(w + " " + from + "->" + to); },
+        20);
+    assertEquals(s.windows().get(key).status(), replayed.windows().get(key).status());
+    assertEquals(InstanceStatus.RUNNING, replayed.windows().get(key).status());
+    assertEquals(1, replayed.windows().get(key).attempt());
+  }
+
+  @Test
   @DisplayName("R20: every status-changing event maps to exactly one target status, used by the entity and the audit")
   void targetStatusMapping() {
     String k = "w";
