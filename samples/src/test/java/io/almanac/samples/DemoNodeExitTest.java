@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -66,22 +68,13 @@ class DemoNodeExitTest {
     }
   }
 
-  @Test
-  @DisplayName("R33: a bad value in almanac.tasks makes the demo print the full key and the value on stderr and exit 2")
-  void badTaskValueExits() throws Exception {
-    Path conf = config("almanac.tasks.daily-digest.lease.factor = abc");
+  @ParameterizedTest(name = "R33: almanac.tasks.daily-digest.{0} = {1} makes the demo print the full key and the value on stderr and exit 2")
+  @CsvSource({"lease.factor, abc", "max-retries, 2.5"})
+  void badTaskValueExits(String key, String value) throws Exception {
+    Path conf = config("almanac.tasks.daily-digest." + key + " = " + value);
     Exit exit = runDemo(List.of("-Dconfig.file=" + conf));
     assertEquals(DemoNode.EXIT_CONFIG, exit.code(), exit.stderr() + exit.stdout());
-    assertTrue(exit.stderr().contains("almanac.tasks.daily-digest.lease.factor 'abc' is invalid"), exit.stderr());
-  }
-
-  @Test
-  @DisplayName("R33: max-retries = 2.5 makes the demo exit 2 naming the key and the value")
-  void fractionalRetriesExits() throws Exception {
-    Path conf = config("almanac.tasks.daily-digest.max-retries = 2.5");
-    Exit exit = runDemo(List.of("-Dconfig.file=" + conf));
-    assertEquals(DemoNode.EXIT_CONFIG, exit.code(), exit.stderr() + exit.stdout());
-    assertTrue(exit.stderr().contains("almanac.tasks.daily-digest.max-retries '2.5' is invalid"), exit.stderr());
+    assertTrue(exit.stderr().contains("almanac.tasks.daily-digest." + key + " '" + value + "' is invalid"), exit.stderr());
   }
 
   @Test

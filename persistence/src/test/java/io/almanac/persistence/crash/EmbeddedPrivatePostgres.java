@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -97,15 +96,6 @@ final class EmbeddedPrivatePostgres implements PrivatePostgres {
     }
     if (Files.exists(pid)) {
       throw new IOException("the embedded PostgreSQL on port " + port + " did not stop within 60 s; server log:\n" + logText());
-    }
-  }
-
-  @Override
-  public String logText() {
-    try {
-      return Files.exists(log()) ? Files.readString(log(), StandardCharsets.UTF_8) : "(no server log)";
-    } catch (IOException e) {
-      return "(server log unreadable: " + e + ")";
     }
   }
 

@@ -155,20 +155,6 @@ final class InstalledPostgres implements PrivatePostgres {
     }
   }
 
-  /**
-   * The server's log, for a failure message.
-   *
-   * @return the log's text, or a note that there is none
-   */
-  @Override
-  public String logText() {
-    try {
-      return Files.exists(log()) ? Files.readString(log(), StandardCharsets.UTF_8) : "(no server log)";
-    } catch (IOException e) {
-      return "(server log unreadable: " + e + ")";
-    }
-  }
-
   private void stopQuietly() {
     if (running) {
       try {

@@ -45,7 +45,14 @@ interface PrivatePostgres extends AutoCloseable {
    *
    * @return the log's text, or a note that there is none
    */
-  String logText();
+  default String logText() {
+    try {
+      return java.nio.file.Files.exists(log())
+          ? java.nio.file.Files.readString(log(), java.nio.charset.StandardCharsets.UTF_8) : "(no server log)";
+    } catch (IOException e) {
+      return "(server log unreadable: " + e + ")";
+    }
+  }
 
   /** Starts the server again after {@link #stopServer()}, waiting until it accepts connections. */
   void startServer() throws IOException, InterruptedException;
