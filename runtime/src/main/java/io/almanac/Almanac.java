@@ -7,7 +7,6 @@ import io.almanac.internal.ConfigTasks;
 import io.almanac.internal.Executor;
 import io.almanac.internal.ExecutorSettings;
 import io.almanac.internal.JobRegistry;
-import io.almanac.internal.StartGate;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
@@ -170,12 +169,11 @@ public final class Almanac {
       ActorRef<TriggerActor.Command> trigger = ClusterSingleton.get(system).init(
           SingletonActor.of(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts), "almanac-trigger"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
-      StartGate gate = StartGate.closed();
       ActorRef<Executor.Command> executor = system.systemActorOf(
-          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId, gate), "almanac-executor",
+          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId), "almanac-executor",
           Props.empty());
       TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
-          taskSettings.repeatedSkipAlert(), executorId, gate);
+          taskSettings.repeatedSkipAlert());
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env)));
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());

@@ -189,10 +189,11 @@ final class AlmanacSut implements Sut {
   /**
    * Where the time of a fire goes, from the journal: each event's "at" (the entity's clock when it
    * decided, i.e. just before persist; the row's write_timestamp if absent), so
-   * due -> InstanceScheduled is the trigger and its Fire ask; InstanceScheduled -> AttemptStarted is
-   * the first journal write, the reply, Executor.Run, the executor's queue and its StartAttempt ask;
-   * AttemptStarted -> job start is the second journal write, the grant's reply and the hand-off to
-   * the job dispatcher; job start -> AttemptSucceeded is JobDone, the result's ask, to the third persist.
+   * due -> InstanceScheduled is the trigger, its Fire and (for a window that may start at once) the
+   * offer to the executor and its admission; InstanceScheduled -> AttemptStarted is zero when both
+   * were written together, otherwise the first write, the offer, the executor's queue and its
+   * admission; AttemptStarted -> job start is the start's write, Executor.Started and the hand-off to
+   * the job dispatcher; job start -> AttemptSucceeded is JobDone, the result's ask, to its persist.
    */
   @Override
   public Map<String, Object> profile(List<Recorder.Start> starts, String prefix) throws Exception {

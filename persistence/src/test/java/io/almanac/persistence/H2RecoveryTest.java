@@ -14,6 +14,7 @@ import io.almanac.TaskSpec;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
+import io.almanac.internal.Executor;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskProtocol.AttemptGrant;
 import io.almanac.internal.TaskProtocol.Command;
@@ -52,6 +53,21 @@ import org.junit.jupiter.params.provider.ValueSource;
 @ExtendWith(LogCapturingExtension.class)
 class H2RecoveryTest {
 
+  /** The executor admits the window: the entity answers Started or Declined. */
+  private static Executor.AdmissionAnswer admit(ActorTestKit kit, ActorRef<Command> task, String window) {
+    TestProbe<Executor.AdmissionAnswer> probe = kit.createTestProbe();
+    task.tell(new TaskProtocol.Admitted(WindowKey.of(window), null, probe.getRef()));
+    return probe.receiveMessage(TIMEOUT);
+  }
+
+  private static AttemptGrant start(ActorTestKit kit, ActorRef<Command> task, String window) {
+    Executor.AdmissionAnswer a = admit(kit, task, window);
+    if (!(a instanceof Executor.Started started)) {
+      throw new AssertionError("not started: " + a);
+    }
+    return started.grant();
+  }
+
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
   private static final String TASK = "digest";
   private static final String PERSISTENCE_ID = TaskEntity.persistenceId(TASK).id();
@@ -83,14 +99,14 @@ class H2RecoveryTest {
 
       dueAt("2026-11-25");
       assertEquals(Decision.SCHEDULED, fire(first, task, "2026-11-25").decision());
-      AttemptGrant g25 = ok(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-25"), r));
+      AttemptGrant g25 = start(first, task, "2026-11-25");
       clock.advance(Duration.ofMinutes(4));
       done(first, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-25"), g25.attempt(),
           JobResult.success("12 items digested", "s3://digests/2026-11-25.md"), Duration.ofMinutes(4), r));
 
       dueAt("2026-11-26");
       fire(first, task, "2026-11-26");
-      AttemptGrant g26 = ok(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-26"), r));
+      AttemptGrant g26 = start(first, task, "2026-11-26");
       done(first, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-26"), g26.attempt(),
           JobResult.failure("model returned malformed JSON"), Duration.ofSeconds(40), r));
 
@@ -101,7 +117,7 @@ class H2RecoveryTest {
 
       dueAt("2026-11-28");
       fire(first, task, "2026-11-28");
-      AttemptGrant g28 = ok(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-28"), r));
+      AttemptGrant g28 = start(first, task, "2026-11-28");
       H2RecoveryTest.<TaskProtocol.EffectReply>ok(first, task, r -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-28"), g28.attempt(), "email", "msg-1", r));
 
       dueAt("2026-11-29");
@@ -138,10 +154,8 @@ class H2RecoveryTest {
         FireOutcome again = fire(second, task, date);
         assertEquals(Decision.DUPLICATE, again.decision(), date + ": " + again);
       }
-      StatusReply<AttemptGrant> restart = ask(second, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-25"), r));
-      assertTrue(restart.isError(), "a succeeded window does not start again");
-      StatusReply<AttemptGrant> rerun = ask(second, task, r -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-28"), r));
-      assertTrue(rerun.isError(), "the running window's attempt still holds it");
+      assertTrue(admit(second, task, "2026-11-25") instanceof Executor.Declined, "a succeeded window does not start again");
+      assertTrue(admit(second, task, "2026-11-28") instanceof Executor.Declined, "the running window's attempt still holds it");
 
       // the attempt that was running before the restart still holds its lease and can finish
       done(second, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-28"), 1,

@@ -80,7 +80,9 @@ class RetentionTest {
         Instant start = due.minus(Duration.ofHours(8));
         ask(first, task, (ActorRef<StatusReply<TaskProtocol.FireOutcome>> r) -> new TaskProtocol.Fire(WindowKey.of(date), start,
             start.plus(Duration.ofDays(1)), due, TaskProtocol.FireKind.ON_TIME, r));
-        TaskProtocol.AttemptGrant g = ask(first, task, r -> new TaskProtocol.StartAttempt(WindowKey.of(date), r));
+        TaskProtocol.AttemptGrant g = ((io.almanac.internal.Executor.Started) AskPattern.<Command, io.almanac.internal.Executor.AdmissionAnswer>ask(
+            task, r -> new TaskProtocol.Admitted(WindowKey.of(date), null, r), TIMEOUT, first.system().scheduler())
+            .toCompletableFuture().join()).grant();
         clock.set(due.plusSeconds(90));
         RetentionTest.<org.apache.pekko.Done>ask(first, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of(date), g.attempt(),
             JobResult.success("digest " + date), Duration.ofSeconds(90), r));

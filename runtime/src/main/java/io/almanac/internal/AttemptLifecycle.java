@@ -56,7 +56,7 @@ final class AttemptLifecycle {
   }
 
   /**
-   * The executor asks to start the next attempt of a PENDING window.
+   * The executor admitted a PENDING window: start its next attempt, unless it may no longer start.
    *
    * @param state the task's state
    * @param window the window
@@ -232,29 +232,6 @@ final class AttemptLifecycle {
   }
 
   /**
-   * A waiting retry is due: RETRY_WAIT to PENDING.
-   *
-   * @param state the task's state
-   * @param window the window
-   * @param now the time
-   * @return the schedule, nothing when the window no longer waits, or a refusal before its time
-   */
-  Decided<Done> releaseRetry(State state, WindowKey window, Instant now) {
-    WindowState w = state.windows().get(window.value());
-    if (w == null) {
-      return unknownWindow(window);
-    }
-    if (w.status() != InstanceStatus.RETRY_WAIT) {
-      return Decided.reply(Done.getInstance());
-    }
-    if (now.isBefore(w.retryDueAt())) {
-      return Decided.refuse(Reason.CONFLICT, "retry of window '" + w.key() + "' is not due until " + w.retryDueAt());
-    }
-    return Decided.persist(List.of(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now)),
-        Done.getInstance());
-  }
-
-  /**
    * Attempts that no longer run: a lease that ended, or an executor that is gone (its node
    * restarted or left). They are timed out and handed to the retry policy. Decided before any fire,
    * so that a dead attempt never counts as the previous run (R6, R24).
@@ -281,15 +258,14 @@ final class AttemptLifecycle {
   }
 
   /**
-   * What is due now: dead attempts settle ({@link #settle}), due retries become PENDING.
+   * Waiting retries whose time has come become PENDING.
    *
    * @param state the task's state
-   * @param executorAlive whether an executor identity still runs
    * @param now the time
    * @return the events (possibly none)
    */
-  List<Event> due(State state, Predicate<String> executorAlive, Instant now) {
-    List<Event> events = settle(state, executorAlive, now);
+  List<Event> dueRetries(State state, Instant now) {
+    List<Event> events = new ArrayList<>();
     for (WindowState w : state.windows().values()) {
       if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {
         Transition.check(w.status(), InstanceStatus.PENDING, w.key());

@@ -28,7 +28,23 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
 
 /**
- * Runs agent jobs for the PENDING windows its node's task entities hand it. One per node.
+ * Runs agent jobs for its node's task entities; the one authority that admits an attempt to start.
+ * One per node.
+ *
+ * <p>The start protocol, the same for fresh fires, retries, catch-ups, backfills and operator runs:
+ *
+ * <ol>
+ *   <li>An entity with a window that may start sends {@link Offer}.
+ *   <li>The executor queues it and, when a slot is free (its limits and rate permitting), reserves
+ *       the slot and answers {@link TaskProtocol.Admitted}. An offer that asked for it is answered
+ *       {@link TaskProtocol.Queued} at once when there is no slot now.
+ *   <li>The entity persists the attempt's start (for a fire: in the same journal write as the
+ *       window's schedule) and answers {@link Started} with the attempt's grant, or {@link Declined}
+ *       when the window may no longer start; either frees the reservation.
+ * </ol>
+ *
+ * A reservation whose entity restarted ({@link TaskRecovered}) or stopped (death watch) is freed at
+ * once, so a failed write never holds a slot.
  *
  * <ul>
  *   <li>Jobs run on their own dispatcher ({@code almanac.executor.job-dispatcher}), never on an
@@ -36,14 +52,14 @@ import org.apache.pekko.pattern.StatusReply;
  *   <li>A global and a per-task concurrency limit; fresh windows (first and manual runs) go before
  *       backlog (retries and backfills), and backlog starts are rate-limited by token buckets,
  *       overall and per task (R17).
- *   <li>Each attempt is started by a compare-and-set in its entity (R21) and holds a lease that the
- *       job extends with heartbeats; past it the job is cancelled (its future cancelled, a blocking
- *       job interrupted) and the entity told, which records TIMED_OUT and applies the retry policy
- *       (R23).
- *   <li>While jobs run short, up to {@code start-ahead} attempts are started before a job slot is
+ *   <li>Each attempt holds a lease that the job extends with heartbeats. Its entity owns the lease's
+ *       expiry (a timer there records TIMED_OUT and applies the retry policy, R23); the executor only
+ *       cancels the job once its deadline has passed (its future cancelled, a blocking job
+ *       interrupted).
+ *   <li>While jobs run short, up to {@code start-ahead} attempts are admitted before a job slot is
  *       free, so the slots do not idle during the start's round trip to the entity (a burst of
- *       short jobs); a started attempt waits for a slot and is dropped to its lease if that ends
- *       first. With long jobs nothing is started ahead.
+ *       short jobs); a started attempt waits for a slot and is not run if its lease ends first.
+ *       With long jobs nothing is admitted ahead.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
  * </ul>
  *
@@ -54,16 +70,51 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** What the executor is told. */
   public interface Command {}
 
-  /** A window is PENDING: run its next attempt when there is room (from a task entity). */
-  public record Run(String taskId, String window, String job, RunKind kind, String zone)
-      implements Command, AlmanacSerializable {}
+  /**
+   * A window of this task may start (from a task entity of this node): admit it when there is room.
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param kind why it runs (fresh windows go before backlog)
+   * @param task the entity, to answer
+   * @param answerIfQueued whether to answer {@link TaskProtocol.Queued} when there is no slot now
+   *     (a fire waits for it before it writes the window's schedule)
+   */
+  public record Offer(String taskId, String window, RunKind kind, ActorRef<TaskProtocol.Command> task,
+      boolean answerIfQueued) implements Command, AlmanacSerializable {}
+
+  /** A task entity's answer to {@link TaskProtocol.Admitted}. */
+  public sealed interface AdmissionAnswer extends Command, AlmanacSerializable permits Started, Declined {}
 
   /**
-   * A window its task entity fired and started at once, with a slot taken from this executor's
-   * {@link StartGate} (from a task entity on this node): run it now or as soon as a slot is free.
+   * The admitted window's attempt is started in the journal: run it now, or as soon as a slot is
+   * free (admitted ahead of a slot).
+   *
+   * @param job the job's name
+   * @param zone the task's zone
+   * @param grant the attempt's grant (its number is the fencing token)
    */
-  public record RunStarted(String taskId, String job, String zone, TaskProtocol.AttemptGrant grant)
-      implements Command, AlmanacSerializable {}
+  public record Started(String job, String zone, TaskProtocol.AttemptGrant grant) implements AdmissionAnswer {}
+
+  /**
+   * The admitted window did not start; its reserved slot is free again.
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param reason why, typed
+   * @param detail why, in words
+   */
+  public record Declined(String taskId, String window, io.almanac.RefusedException.Reason reason, String detail)
+      implements AdmissionAnswer {}
+
+  /**
+   * A task entity recovered (a restart after a failed write, or a new start): the slots reserved for
+   * it whose start it never answered are free again, and what it had offered is forgotten (it offers
+   * its PENDING windows again).
+   *
+   * @param taskId the task
+   */
+  public record TaskRecovered(String taskId) implements Command, AlmanacSerializable {}
 
   /** Cancel this attempt if it runs here (from a task entity: timed out, cancelled, superseded). */
   public record CancelAttempt(String taskId, String window, int attempt, String reason)
@@ -84,12 +135,11 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   public record Stats(int running, int queuedFresh, int queuedBacklog, long started, long finished, long cancelled)
       implements AlmanacSerializable {}
 
-  private record Granted(Item item, TaskProtocol.AttemptGrant grant) implements Command {}
-
   /** An attempt its entity has started, waiting for a job slot (start-ahead). */
   private record Ready(Item item, TaskProtocol.AttemptGrant grant) {}
 
-  private record NotGranted(Item item, String reason) implements Command {}
+  /** An entity that held offers or reservations here stopped. */
+  private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements Command {}
 
   private record JobDone(String key, int attempt, JobResult result, Duration took) implements Command {}
 
@@ -106,6 +156,18 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     INSTANCE
   }
 
+  /** A window offered by its entity, queued or admitted (a slot reserved for it). */
+  private record Offered(String taskId, String window, RunKind kind, ActorRef<TaskProtocol.Command> task) {
+    String key() {
+      return taskId + "|" + window;
+    }
+
+    boolean fresh() {
+      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
+    }
+  }
+
+  /** A started attempt's window, as it runs here. */
   private record Item(String taskId, String window, String job, RunKind kind, String zone) {
     String key() {
       return taskId + "|" + window;
@@ -135,6 +197,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
     synchronized void enter() {
       thread = Thread.currentThread();
+      if (cancelled.isDone()) {
+        thread.interrupt(); // cancelled before the job's thread got here: a blocking job still sees it
+      }
     }
 
     synchronized void leave(CompletionStage<JobResult> s) {
@@ -165,19 +230,22 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
   private final String executorId;
   private final java.util.concurrent.Executor jobPool;
-  private final ArrayDeque<Item> fresh = new ArrayDeque<>();
-  private final ArrayDeque<Item> backlog = new ArrayDeque<>();
+  private final ArrayDeque<Offered> fresh = new ArrayDeque<>();
+  private final ArrayDeque<Offered> backlog = new ArrayDeque<>();
+  private final Map<String, Offered> queued = new HashMap<>();
+  /** Admitted windows whose entity has not answered yet: their slots are reserved. */
+  private final Map<String, Offered> reserved = new HashMap<>();
   private final ArrayDeque<Ready> ready = new ArrayDeque<>();
   /** Durations of the latest finished jobs (a ring), to tell whether jobs run short (start-ahead). */
   private final Duration[] recentJobs = new Duration[16];
   private int recentJobsNext;
-  private final Map<String, Item> queued = new HashMap<>();
   private final Map<String, Running> running = new HashMap<>();
-  private final Map<String, Integer> startingOrRunningPerTask = new HashMap<>();
+  /** Per task: reserved, ready and running attempts (the per-task limit). */
+  private final Map<String, Integer> admittedPerTask = new HashMap<>();
+  /** Per entity: its queued and reserved windows here (an entity is watched while it has any). */
+  private final Map<ActorRef<TaskProtocol.Command>, Integer> holdings = new HashMap<>();
   private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
   private final TokenBucket globalBucket;
-  private final StartGate gate;
-  private int starting;
   private int reporting;
   private boolean draining;
   private final java.util.List<ActorRef<Done>> drainWaiters = new java.util.ArrayList<>();
@@ -190,9 +258,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * @param settings the executor's settings
    * @param taskSettings bounds of results (a job's oversized exception message is shortened)
    * @param jobs the jobs this node can run
-   * @param tasks how to reach a task entity by id
+   * @param tasks how to reach a task entity by id (results, heartbeats and effects of jobs)
    * @param executorId this executor's identity (node address and incarnation)
-   * @param gate where this executor offers job slots to the task entities of its node
    * @return the executor's behavior
    */
   public static Behavior<Command> create(
@@ -201,10 +268,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
-      String executorId,
-      StartGate gate) {
+      String executorId) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId, gate)));
+        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId)));
   }
 
   private Executor(
@@ -215,8 +281,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
-      String executorId,
-      StartGate gate) {
+      String executorId) {
     super(ctx);
     this.ctx = ctx;
     this.clock = clock;
@@ -227,23 +292,22 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     this.executorId = executorId;
     this.jobPool = ctx.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(settings.jobDispatcher()));
     this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
-    this.gate = gate;
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
-    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} started ahead while jobs take < {}, "
+    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} admitted ahead while jobs take < {}, "
         + "backlog {} starts/s (burst {}), {} per task", executorId, settings.maxConcurrent(),
         settings.maxConcurrentPerTask(), settings.startAhead(), settings.startAheadMaxJob(), settings.backlogRate(),
         settings.backlogBurst(), settings.backlogRatePerTask());
-    offerSlots(clock.instant());
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(Run.class, this::onRun)
-        .onMessage(RunStarted.class, this::onRunStarted)
+        .onMessage(Offer.class, this::onOffer)
+        .onMessage(Started.class, this::onStarted)
+        .onMessage(Declined.class, this::onDeclined)
+        .onMessage(TaskRecovered.class, this::onTaskRecovered)
+        .onMessage(TaskStopped.class, this::onTaskStopped)
         .onMessage(CancelAttempt.class, this::onCancel)
-        .onMessage(Granted.class, this::onGranted)
-        .onMessage(NotGranted.class, this::onNotGranted)
         .onMessage(JobDone.class, this::onJobDone)
         .onMessage(ReportDone.class, this::onReportDone)
         .onMessage(Extended.class, this::onExtended)
@@ -257,60 +321,155 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         .build();
   }
 
-  private Behavior<Command> onRun(Run run) {
+  private Behavior<Command> onOffer(Offer m) {
+    Offered offered = new Offered(m.taskId(), m.window(), m.kind(), m.task());
+    String key = offered.key();
+    if (running.containsKey(key) || reserved.containsKey(key) || isReady(key)) {
+      return this; // offered again (a wake-up, a recovery): it is admitted already
+    }
+    Offered before = queued.get(key);
+    if (before != null) {
+      if (before.task().equals(m.task())) {
+        answerQueued(m);
+        return this;
+      }
+      unqueue(before); // offered by a new incarnation of its entity: answer that one
+    }
     if (draining) {
-      return this; // the window stays PENDING in its entity; it is handed out again after the restart
+      answerQueued(m); // the window stays PENDING in its entity; it is offered again after the restart
+      return this;
     }
-    Item item = new Item(run.taskId(), run.window(), run.job(), run.kind(), run.zone());
-    String key = item.key();
-    if (queued.containsKey(key) || running.containsKey(key)) {
-      return this; // dispatched again (a wake-up, a recovery): it is already here
+    queued.put(key, offered);
+    hold(offered.task());
+    (offered.fresh() ? fresh : backlog).addLast(offered);
+    admit();
+    if (queued.containsKey(key)) {
+      answerQueued(m);
     }
-    queued.put(key, item);
-    (item.fresh() ? fresh : backlog).addLast(item);
-    drain();
     return this;
   }
 
-  private Behavior<Command> onRunStarted(RunStarted m) {
-    gate.arrived(clock.instant(), settings.askTimeout());
+  private static void answerQueued(Offer m) {
+    if (m.answerIfQueued()) {
+      m.task().tell(new TaskProtocol.Queued(WindowKey.of(m.window())));
+    }
+  }
+
+  private boolean isReady(String key) {
+    for (Ready r : ready) {
+      if (r.item().key().equals(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void unqueue(Offered o) {
+    queued.remove(o.key());
+    (o.fresh() ? fresh : backlog).remove(o);
+    unhold(o.task());
+  }
+
+  /** Counts an entity's holdings here; an entity is watched while it holds anything. */
+  private void hold(ActorRef<TaskProtocol.Command> task) {
+    if (holdings.merge(task, 1, Integer::sum) == 1) {
+      ctx.watchWith(task, new TaskStopped(task));
+    }
+  }
+
+  private void unhold(ActorRef<TaskProtocol.Command> task) {
+    Integer left = holdings.computeIfPresent(task, (k, v) -> v <= 1 ? null : v - 1);
+    if (left == null) {
+      ctx.unwatch(task);
+    }
+  }
+
+  private Behavior<Command> onStarted(Started m) {
     TaskProtocol.AttemptGrant grant = m.grant();
-    Item item = new Item(m.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
-    startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
-    runOrWait(item, grant); // also while draining: the attempt is started in its entity
-    return this;
-  }
-
-  /** Runs an attempt its entity has started if a job slot is free; otherwise it waits for one. */
-  private void runOrWait(Item item, TaskProtocol.AttemptGrant grant) {
+    Item item = new Item(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
+    Offered was = reserved.remove(item.key());
+    if (was != null) {
+      unhold(was.task());
+    } else {
+      // Its reservation was freed (its entity restarted in between): the attempt is started in the
+      // journal all the same, so it runs (or waits) like any other.
+      admittedPerTask.merge(item.taskId(), 1, Integer::sum);
+    }
     if (running.size() < settings.maxConcurrent()) {
       run(item, grant, clock.instant());
     } else {
-      ready.addLast(new Ready(item, grant));
+      ready.addLast(new Ready(item, grant)); // also while draining: the attempt is started in its entity
     }
-    offerSlots(clock.instant());
+    return this;
   }
 
-  private void drain() {
+  private Behavior<Command> onDeclined(Declined m) {
+    Offered was = reserved.remove(m.taskId() + "|" + m.window());
+    if (was != null) {
+      unhold(was.task());
+      release(m.taskId());
+      ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.window(), m.taskId(), m.detail());
+    }
+    checkDrained();
+    admit();
+    return this;
+  }
+
+  private Behavior<Command> onTaskRecovered(TaskRecovered m) {
+    forget(o -> o.taskId().equals(m.taskId()));
+    return this;
+  }
+
+  private Behavior<Command> onTaskStopped(TaskStopped m) {
+    forget(o -> o.task().equals(m.task()));
+    return this;
+  }
+
+  /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
+  private void forget(java.util.function.Predicate<Offered> which) {
+    for (Iterator<Offered> it = reserved.values().iterator(); it.hasNext(); ) {
+      Offered o = it.next();
+      if (which.test(o)) {
+        it.remove();
+        unhold(o.task());
+        release(o.taskId());
+      }
+    }
+    for (Offered o : new java.util.ArrayList<>(queued.values())) {
+      if (which.test(o)) {
+        unqueue(o);
+      }
+    }
+    checkDrained();
+    admit();
+  }
+
+  /**
+   * Admits queued windows while there is room: fresh ones first, then the backlog at its rate. Each
+   * admission reserves a slot until the entity answers.
+   */
+  private void admit() {
     Instant now = clock.instant();
     while (running.size() < settings.maxConcurrent() && !ready.isEmpty()) {
       Ready r = ready.pollFirst();
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
-    if (!draining) {
-      int room = room(now);
-      while (running.size() + ready.size() + starting < room) {
-        Item next = take(fresh, false);
-        if (next == null) {
-          next = take(backlog, true);
-        }
-        if (next == null) {
-          break;
-        }
-        start(next);
-      }
+    if (draining) {
+      return;
     }
-    offerSlots(now);
+    int room = room(now);
+    while (running.size() + ready.size() + reserved.size() < room) {
+      Offered next = take(fresh, false, now);
+      if (next == null) {
+        next = take(backlog, true, now);
+      }
+      if (next == null) {
+        break;
+      }
+      reserved.put(next.key(), next);
+      admittedPerTask.merge(next.taskId(), 1, Integer::sum);
+      next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), executorId, ctx.getSelf().narrow()));
+    }
   }
 
   private int room(Instant now) {
@@ -318,18 +477,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   /**
-   * Offers the task entities of this node what is left of the room once the attempts here, those
-   * being started, the fresh windows queued and the slots already taken are counted: a fired
-   * window then starts with its schedule, in one journal write (see {@link StartGate}).
-   */
-  private void offerSlots(Instant now) {
-    int inTransit = gate.collect(now, settings.askTimeout());
-    int free = draining ? 0 : room(now) - running.size() - ready.size() - starting - fresh.size() - inTransit;
-    gate.offer(free);
-  }
-
-  /**
-   * Whether attempts may be started ahead of a free slot: the last jobs to finish (a full ring of
+   * Whether attempts may be admitted ahead of a free slot: the last jobs to finish (a full ring of
    * them) and every running one took less than start-ahead-max-job.
    */
   private boolean startAhead(Instant now) {
@@ -350,20 +498,22 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     return true;
   }
 
-  /** The first item of the queue whose task has room (and, for backlog, a token). */
-  private Item take(ArrayDeque<Item> queue, boolean limited) {
-    Instant now = clock.instant();
-    Iterator<Item> it = queue.iterator();
+  /**
+   * Takes the first queued window whose task has room (and, for backlog, a token); the entity's
+   * holding moves from the queue to the reservation.
+   */
+  private Offered take(ArrayDeque<Offered> queue, boolean limited, Instant now) {
+    Iterator<Offered> it = queue.iterator();
     while (it.hasNext()) {
-      Item item = it.next();
-      if (startingOrRunningPerTask.getOrDefault(item.taskId(), 0) >= settings.maxConcurrentPerTask()) {
+      Offered o = it.next();
+      if (admittedPerTask.getOrDefault(o.taskId(), 0) >= settings.maxConcurrentPerTask()) {
         continue;
       }
       if (limited) {
         if (!globalBucket.available(now)) {
           return null; // nothing in the backlog can start before the next refill
         }
-        TokenBucket task = taskBuckets.computeIfAbsent(item.taskId(),
+        TokenBucket task = taskBuckets.computeIfAbsent(o.taskId(),
             id -> new TokenBucket(settings.backlogRatePerTask(), settings.backlogBurstPerTask(), now));
         if (!task.available(now)) {
           continue;
@@ -372,47 +522,16 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         globalBucket.take(now);
       }
       it.remove();
-      queued.remove(item.key());
-      return item;
+      queued.remove(o.key());
+      return o; // still held: now as a reservation
     }
     return null;
   }
 
-  private void start(Item item) {
-    starting++;
-    startingOrRunningPerTask.merge(item.taskId(), 1, Integer::sum);
-    WindowKey window = WindowKey.of(item.window());
-    CompletionStage<StatusReply<TaskProtocol.AttemptGrant>> ask = Asks.ask(tasks.apply(item.taskId()),
-        replyTo -> new TaskProtocol.StartAttempt(window, executorId, ctx.getSelf(), replyTo),
-        settings.askTimeout(), ctx.getSystem().scheduler());
-    ctx.pipeToSelf(ask, (reply, error) -> {
-      if (error != null) {
-        return new NotGranted(item, "no answer: " + error.getMessage());
-      }
-      return reply.isSuccess() ? new Granted(item, reply.getValue()) : new NotGranted(item, reply.getError().getMessage());
-    });
-  }
-
-  private Behavior<Command> onNotGranted(NotGranted m) {
-    starting--;
-    release(m.item().taskId());
-    checkDrained();
-    ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.item().window(), m.item().taskId(), m.reason());
-    drain();
-    return this;
-  }
-
   private void release(String taskId) {
-    startingOrRunningPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
+    admittedPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
   }
 
-  private Behavior<Command> onGranted(Granted m) {
-    starting--;
-    runOrWait(m.item(), m.grant()); // started ahead of a free slot, it waits for one
-    return this;
-  }
-
-  /** Runs a started attempt's job, unless its lease ended while it waited for a slot. */
   private void run(Item item, TaskProtocol.AttemptGrant grant, Instant now) {
     if (!now.isBefore(grant.leaseUntil())) {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
@@ -455,20 +574,15 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     });
   }
 
-  /** A started attempt whose lease ended before it got a slot: not run; its entity times it out. */
+  /**
+   * A started attempt whose lease ended before it got a slot: not run. Its entity's lease timer
+   * times it out; the executor only lets it go.
+   */
   private void dropExpired(Item item, int attempt, Instant leaseUntil) {
     release(item.taskId());
     ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
         item.taskId(), item.window(), attempt, leaseUntil);
-    expire(item, attempt);
     checkDrained();
-  }
-
-  private void expire(Item item, int attempt) {
-    WindowKey window = WindowKey.of(item.window());
-    Asks.<TaskProtocol.Command, StatusReply<org.apache.pekko.Done>>ask(tasks.apply(item.taskId()),
-        replyTo -> new TaskProtocol.ExpireLease(window, attempt, replyTo), settings.askTimeout(),
-        ctx.getSystem().scheduler());
   }
 
   private JobResult outcome(JobResult result, Throwable error, Running r) {
@@ -505,7 +619,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
           m.result().succeeded() ? "" : ": " + m.result().reason());
     }
     report(m.key(), m.attempt(), m.result(), m.took(), 1);
-    drain();
+    admit();
     return this;
   }
 
@@ -562,7 +676,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
           m.attempt(), m.reason());
       checkDrained();
-      drain();
+      admit();
       return this;
     }
     Running r = running.get(key);
@@ -595,10 +709,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         cancelledCount++;
         ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
             r.item.window(), r.attempt, r.deadline);
-        expire(r.item, r.attempt);
       }
     }
-    drain();
+    admit();
     return this;
   }
 
@@ -612,15 +725,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       ctx.getLog().info("executor draining: no new attempts; waiting for {} running, {} started and waiting for a slot, "
           + "and {} results being reported", running.size(), ready.size(), reporting);
     }
-    draining = true;
-    offerSlots(clock.instant()); // no more slots for fired windows either
+    draining = true; // no more admissions; what is queued stays PENDING in its entity
     drainWaiters.add(m.replyTo());
     checkDrained();
     return this;
   }
 
   private void checkDrained() {
-    if (draining && running.isEmpty() && ready.isEmpty() && starting == 0 && reporting == 0 && !drainWaiters.isEmpty()) {
+    if (draining && running.isEmpty() && ready.isEmpty() && reserved.isEmpty() && reporting == 0 && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
     }

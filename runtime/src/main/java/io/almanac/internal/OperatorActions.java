@@ -207,4 +207,21 @@ final class OperatorActions {
     }
     return Decided.persist(List.of(event.apply(w)), Done.getInstance());
   }
+
+  /**
+   * Runs a decision that needs the task's schedule; a schedule that fails (a cron or window spec
+   * that throws) refuses this command alone and never fails the entity (principle 8).
+   *
+   * @param schedule computes the task's schedule (it may throw)
+   * @param decide the decision on it
+   * @param <R> the reply's type
+   * @return the decision, or a {@link Reason#SCHEDULE_FAILED} refusal
+   */
+  <R> Decided<R> withSchedule(java.util.function.Supplier<TaskSchedule> schedule, java.util.function.Function<TaskSchedule, Decided<R>> decide) {
+    try {
+      return decide.apply(schedule.get());
+    } catch (io.almanac.InvalidSpecException | io.almanac.ScheduleComputationException e) {
+      return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "': its schedule failed: " + e.getMessage());
+    }
+  }
 }

@@ -6,7 +6,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * What a task entity talks to besides its journal: the trigger (told the task's next wake-up),
- * the node's executor (told which windows are PENDING), the alert sink, and a liveness check for
+ * the node's executor (offered the windows that may start), the alert sink, and a liveness check for
  * executors. INTERNAL API.
  *
  * @param trigger the trigger singleton (proxy), or null in unit tests
@@ -15,18 +15,34 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param executorAlive whether the executor with this identity still runs (an attempt whose executor
  *     is gone is timed out at once instead of at its lease's end)
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
- * @param executorId the node's executor's identity, recorded with an attempt started on a fire
- * @param gate job slots the node's executor offers, to start a window with its schedule
  */
 public record TaskEnv(
     ActorRef<TriggerActor.Command> trigger,
     ActorRef<Executor.Command> executor,
     AlertSink alerts,
     Predicate<String> executorAlive,
-    int repeatedSkipAlert,
-    String executorId,
-    StartGate gate) {
+    int repeatedSkipAlert) {
+
+  /**
+   * Logs an alert (a final failure as an error, the rest as warnings) and hands it to the sink; a
+   * failing sink is logged and never fails the caller.
+   *
+   * @param a the alert
+   * @param log where to log it
+   */
+  public void raise(io.almanac.Alert a, org.slf4j.Logger log) {
+    if (a.kind() == io.almanac.Alert.Kind.FINAL_FAILED) {
+      log.error(a.message());
+    } else {
+      log.warn(a.message());
+    }
+    try {
+      alerts.alert(a);
+    } catch (RuntimeException ex) {
+      log.error("alert sink failed on {}: {}", a.kind(), ex.toString());
+    }
+  }
 
   /** No trigger, no executor, alerts dropped, every executor alive: for unit tests of the entity. */
-  public static final TaskEnv NONE = new TaskEnv(null, null, a -> { }, id -> true, 0, null, StartGate.closed());
+  public static final TaskEnv NONE = new TaskEnv(null, null, a -> { }, id -> true, 0);
 }

@@ -18,29 +18,51 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
 
 /**
- * What a task entity is told and what it answers: the commands of its audiences (the trigger, the
- * node's executor, operators through the facade, queries) and their replies. Not persisted: the
- * journal holds only {@link TaskJournal.Event}s. INTERNAL API.
+ * What a task entity is told and what it answers: the commands of its audiences and their replies.
+ * Each audience has its own sealed interface: {@link TriggerCommand} (the trigger singleton), {@link
+ * ExecutorCommand} (the node's executor and the jobs it runs), {@link OperatorCommand} (operators
+ * through the facade), {@link QueryCommand} (reads) and {@link SelfCommand} (the entity's own timers
+ * and recovery). Not persisted: the journal holds only {@link TaskJournal.Event}s. INTERNAL API.
  */
 public final class TaskProtocol {
 
   private TaskProtocol() {}
 
-  /** What a task entity is told or asked. */
-  public interface Command extends AlmanacSerializable {
+  /** What a task entity is told or asked: one of the audiences' commands. */
+  public sealed interface Command extends AlmanacSerializable
+      permits TriggerCommand, ExecutorCommand, OperatorCommand, QueryCommand, SelfCommand {
     /** @return where the reply goes, or null for a command that gets none */
-    default ActorRef<? extends StatusReply<?>> replyTo() {
+    default ActorRef<?> replyTo() {
       return null;
     }
   }
 
+  /** From the trigger singleton: fires, catch-ups and wake-ups. */
+  public sealed interface TriggerCommand extends Command permits Fire, CatchUp, Wake {}
+
+  /**
+   * From the node's executor and the jobs it runs: admissions (the executor is the one admission
+   * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
+   */
+  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect {}
+
+  /** From operators, through the facade: the spec and the operator actions (R31). */
+  public sealed interface OperatorCommand extends Command
+      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel {}
+
+  /** Reads: they never change anything. */
+  public sealed interface QueryCommand extends Command permits GetTask, GetWindows, GetWindow, GetInterventionQueue {}
+
+  /** From the entity itself: its lease timers, its unanswered offers and its recovery. */
+  public sealed interface SelfCommand extends Command permits ExpireLease, LeaseTimer, OfferUnanswered, Recovered {}
+
   /** Define or update the task's spec. */
-  public record Define(TaskSpec spec, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Define(TaskSpec spec, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** A window is due (from the trigger; a hint: duplicates are acknowledged and ignored, R5). */
   public record Fire(
       WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, ActorRef<StatusReply<FireOutcome>> replyTo)
-      implements Command {}
+      implements TriggerCommand {}
 
   /**
    * The windows of this task due while the trigger was down, older than the latest one: each goes to
@@ -50,7 +72,7 @@ public final class TaskProtocol {
    * @param windows the windows, each as a catch-up fire would carry it
    * @param replyTo one outcome per window, in order
    */
-  public record CatchUp(List<DueFire> windows, ActorRef<StatusReply<CatchUpOutcome>> replyTo) implements Command {}
+  public record CatchUp(List<DueFire> windows, ActorRef<StatusReply<CatchUpOutcome>> replyTo) implements TriggerCommand {}
 
   /**
    * A window due while the trigger was down (see {@link CatchUp}).
@@ -78,47 +100,58 @@ public final class TaskProtocol {
   }
 
   /**
-   * The executor asks to start the next attempt of a PENDING window (R21).
+   * The node's executor has reserved a job slot for this PENDING window (the answer to its {@link
+   * Executor.Offer}): start the window's next attempt now (R21). The entity answers {@link
+   * Executor.Started} with the attempt's grant, in the same journal write as the window's schedule
+   * when the offer came from a fire, or {@link Executor.Declined} when the window may no longer start
+   * (it ended, was cancelled, or another window runs under a non-ALLOW overlap policy).
    *
    * @param window the window
-   * @param executorId the executor's identity (node address and incarnation): an attempt whose
-   *     executor is gone is timed out without waiting for its lease
-   * @param executor where to send a cancellation, or null
-   * @param replyTo the grant or the refusal
+   * @param executorId the executor's identity (node address and incarnation), recorded with the
+   *     attempt: an attempt whose executor is gone is timed out without waiting for its lease
+   * @param replyTo the executor
    */
-  public record StartAttempt(
-      WindowKey window, String executorId, ActorRef<Executor.Command> executor, ActorRef<StatusReply<AttemptGrant>> replyTo)
-      implements Command {
-    /**
-     * @param window the window
-     * @param replyTo the grant or the refusal
-     */
-    public StartAttempt(WindowKey window, ActorRef<StatusReply<AttemptGrant>> replyTo) {
-      this(window, null, null, replyTo);
-    }
-  }
+  public record Admitted(WindowKey window, String executorId, ActorRef<Executor.AdmissionAnswer> replyTo)
+      implements ExecutorCommand {}
 
   /**
-   * Something may be due (from the trigger at a retry's due time or a lease's expiry, and after a
-   * restart): time out expired or orphaned attempts, release due retries, re-dispatch PENDING
-   * windows, and report the next wake-up.
+   * The node's executor has no slot now for this window; it is queued there and an {@link Admitted}
+   * follows when a slot is free. Sent only for offers that asked for it (a fire waiting to know
+   * whether it starts at once).
+   *
+   * @param window the window
    */
-  public record Wake(ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Queued(WindowKey window) implements ExecutorCommand {}
 
+  /**
+   * Something may be due (from the trigger at a retry's due time or a lease's end, and so waking a
+   * passivated entity): release due retries, arm the lease timers, offer PENDING windows, and report
+   * the next wake-up.
+   */
+  public record Wake(ActorRef<StatusReply<Done>> replyTo) implements TriggerCommand {}
 
   /** The running attempt is alive: extend its lease (R23). */
-  public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements Command {}
+  public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements ExecutorCommand {}
 
   /** The attempt ended with this result. */
   public record FinishAttempt(
       WindowKey window, int attempt, JobResult result, Duration duration, ActorRef<StatusReply<Done>> replyTo)
-      implements Command {}
+      implements ExecutorCommand {}
 
-  /** The attempt's lease is due to expire (from the trigger); times it out if it has (R23). */
-  public record ExpireLease(WindowKey window, int attempt, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  /**
+   * Time out this attempt if its lease has ended (R23). The entity owns lease expiry: its own lease
+   * timer sends {@link LeaseTimer}; this form, with a reply, is for tests and tools.
+   */
+  public record ExpireLease(WindowKey window, int attempt, ActorRef<StatusReply<Done>> replyTo) implements SelfCommand {}
 
-  /** A waiting retry is due (from the trigger): RETRY_WAIT to PENDING. */
-  public record ReleaseRetry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  /** The entity's lease timer for an attempt went off (from the entity's own timer). */
+  record LeaseTimer(String window, int attempt) implements SelfCommand {}
+
+  /** The executor did not answer a fire's offer in time: the fire is recorded without a start. */
+  record OfferUnanswered(String window) implements SelfCommand {}
+
+  /** After recovery: settle attempts whose executor is gone, release due retries, offer PENDING windows. */
+  record Recovered() implements SelfCommand {}
 
   /**
    * Record an effect in the window's ledger unless it is there already (R19). With {@code intent}
@@ -126,7 +159,7 @@ public final class TaskProtocol {
    */
   public record RecordEffect(
       WindowKey window, int attempt, String key, String value, boolean intent, ActorRef<StatusReply<EffectReply>> replyTo)
-      implements Command {
+      implements ExecutorCommand {
     /** Records a completed effect. */
     public RecordEffect(WindowKey window, int attempt, String key, String value, ActorRef<StatusReply<EffectReply>> replyTo) {
       this(window, attempt, key, value, false, replyTo);
@@ -134,37 +167,37 @@ public final class TaskProtocol {
   }
 
   /** Stop firing windows until resumed (R31); fires meanwhile are recorded as skipped. */
-  public record Pause(ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Pause(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** Fire windows again (R31). */
-  public record Resume(ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Resume(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** Run the window that contains now, as a manual run (R31). */
-  public record RunNow(ActorRef<StatusReply<FireOutcome>> replyTo) implements Command {}
+  public record RunNow(ActorRef<StatusReply<FireOutcome>> replyTo) implements OperatorCommand {}
 
   /** Schedule every window due in (from, to] as a backfill (R31). */
-  public record Backfill(Instant from, Instant to, ActorRef<StatusReply<BackfillReport>> replyTo) implements Command {}
+  public record Backfill(Instant from, Instant to, ActorRef<StatusReply<BackfillReport>> replyTo) implements OperatorCommand {}
 
   /** Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31). */
-  public record Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** Mark a FINAL_FAILED window resolved by an operator (R15). */
-  public record Resolve(WindowKey window, String note, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Resolve(WindowKey window, String note, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** Cancel a pending, running or retry-waiting window (R31). */
-  public record Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** Ask for the task's view. */
-  public record GetTask(ActorRef<StatusReply<TaskInfo>> replyTo) implements Command {}
+  public record GetTask(ActorRef<StatusReply<TaskInfo>> replyTo) implements QueryCommand {}
 
   /** Ask for the hot windows, oldest first. */
-  public record GetWindows(ActorRef<StatusReply<WindowList>> replyTo) implements Command {}
+  public record GetWindows(ActorRef<StatusReply<WindowList>> replyTo) implements QueryCommand {}
 
   /** Ask for one window. */
-  public record GetWindow(WindowKey window, ActorRef<StatusReply<WindowList>> replyTo) implements Command {}
+  public record GetWindow(WindowKey window, ActorRef<StatusReply<WindowList>> replyTo) implements QueryCommand {}
 
   /** Ask for the FINAL_FAILED windows waiting for an operator (R15, R31). */
-  public record GetInterventionQueue(ActorRef<StatusReply<WindowList>> replyTo) implements Command {}
+  public record GetInterventionQueue(ActorRef<StatusReply<WindowList>> replyTo) implements QueryCommand {}
 
   // Replies
 

@@ -21,7 +21,9 @@ import java.time.Duration;
  * @param snapshotEvery events between snapshots
  * @param recentFireGrace how late a window may be fired by the trigger and still count as on time
  * @param maxClockSkew how far in the future a fire's due time may be before it is refused
- * @param redispatchAfter how long a PENDING window waits before it is handed to an executor again
+ * @param redispatchAfter how long a PENDING window waits before it is offered to an executor again
+ * @param offerTimeout how long a fired window waits for the executor's answer to its offer before
+ *     its schedule is written without a start
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
  * @param retention how long a window that is done stays in the hot state (R30)
  * @param deleteEventsBelowSnapshot whether events below a snapshot are deleted from the journal
@@ -40,6 +42,7 @@ public record TaskSettings(
     Duration recentFireGrace,
     Duration maxClockSkew,
     Duration redispatchAfter,
+    Duration offerTimeout,
     int repeatedSkipAlert,
     Duration retention,
     boolean deleteEventsBelowSnapshot) {
@@ -74,6 +77,8 @@ public record TaskSettings(
     atMost("max-clock-skew", maxClockSkew);
     Settings.positive(PREFIX + "redispatch-after", redispatchAfter);
     atMost("redispatch-after", redispatchAfter);
+    Settings.positive(PREFIX + "offer-timeout", offerTimeout);
+    atMost("offer-timeout", offerTimeout);
     atLeast("repeated-skip-alert", repeatedSkipAlert, 0);
     Settings.positive(PREFIX + "retention", retention);
     atMost("retention", retention);
@@ -100,6 +105,7 @@ public record TaskSettings(
         durationOf(c, PREFIX + "recent-fire-grace"),
         durationOf(c, PREFIX + "max-clock-skew"),
         durationOf(c, PREFIX + "redispatch-after"),
+        durationOf(c, PREFIX + "offer-timeout"),
         intOf(c, PREFIX + "repeated-skip-alert"),
         durationOf(c, PREFIX + "retention"),
         Settings.booleanOf(c, PREFIX + "delete-events-below-snapshot"));

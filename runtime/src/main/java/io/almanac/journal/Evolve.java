@@ -57,6 +57,17 @@ public final class Evolve {
 
     /** Ignores violations (for folds whose caller checks them otherwise). */
     Violations IGNORE = (w, f, t, e) -> { };
+
+    /**
+     * @param log where to log
+     * @param what whose journal it is, for the message (e.g. {@code task 'digest'})
+     * @return violations logged as errors; the window keeps its status
+     */
+    static Violations logTo(org.slf4j.Logger log, String what) {
+      return (window, from, to, e) -> log.error("{}: journal event {} asks window '{}' to go {} -> {}, which the "
+          + "transition table refuses (R20); the window keeps its status", what, e.getClass().getSimpleName(), window,
+          from == null ? "NEW" : from, to);
+    }
   }
 
   private Evolve() {}
@@ -136,6 +147,23 @@ public final class Evolve {
       return created(s, e, hot);
     }
     return changed(s, w, e, hot);
+  }
+
+  /**
+   * The state after events that a decision is about to write (refused transitions cannot occur
+   * there: the decisions check the table first).
+   *
+   * @param s the state before
+   * @param events the events, in order
+   * @param hot how much the hot state keeps
+   * @return the state after the last event
+   */
+  public static State fold(State s, List<? extends Event> events, HotState hot) {
+    State after = s;
+    for (Event e : events) {
+      after = apply(after, e, hot, Violations.IGNORE);
+    }
+    return after;
   }
 
   /**

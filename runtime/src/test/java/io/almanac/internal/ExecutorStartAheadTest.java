@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import io.almanac.RefusedException;
+import io.almanac.WindowKey;
 import org.apache.pekko.pattern.StatusReply;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
@@ -26,11 +28,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The executor's start-ahead (issue 5's profile: the start round trip idled the job slots): while
- * jobs run short it starts up to {@code start-ahead} attempts before a slot is free, never runs
- * more than {@code max-concurrent} jobs, starts nothing ahead while a long job runs, and drops a
- * started attempt whose lease ends before it got a slot (its entity is told) (R21, R23).
- * The test plays the task entities with a probe.
+ * The executor as the one admission authority: it admits offered windows only into free slots
+ * (reserving each until its entity answers), frees a reservation on a decline, a recovered entity or
+ * a stopped one; while jobs run short it admits up to {@code start-ahead} attempts before a slot is
+ * free, never runs more than {@code max-concurrent} jobs, admits nothing ahead while a long job
+ * runs, and lets a started attempt whose lease ends before it got a slot go without running it
+ * (its entity's lease timer times it out) (R17, R21, R23). The test plays the task entities with a
+ * probe.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExecutorStartAheadTest {
@@ -73,69 +77,106 @@ class ExecutorStartAheadTest {
   }
 
   private record Node(ActorRef<Executor.Command> executor, TestProbe<TaskProtocol.Command> tasks, SettableClock clock,
-                      Jobs jobs, StartGate gate) {}
+                      Jobs jobs) {}
 
   private Node node() {
     SettableClock clock = new SettableClock(T0);
     TestProbe<TaskProtocol.Command> tasks = testKit.createTestProbe();
     Jobs jobs = new Jobs();
-    StartGate gate = StartGate.closed();
     ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
-        TaskSettings.from(CONFIG), jobs.registry(), id -> tasks.getRef(), "test-executor", gate));
-    return new Node(executor, tasks, clock, jobs, gate);
+        TaskSettings.from(CONFIG), jobs.registry(), id -> tasks.getRef(), "test-executor"));
+    return new Node(executor, tasks, clock, jobs);
   }
 
-  private static Executor.RunStarted started(String taskId) {
-    return new Executor.RunStarted(taskId, "j", "UTC", new TaskProtocol.AttemptGrant(taskId, taskId, 1, RunKind.FIRST,
-        T0.plus(LEASE), T0, T0, T0, Map.of(), List.of()));
+  /** The probe stands for every task: each window is named after its task, so an admission names both. */
+  private static void offer(Node n, String taskId, boolean answerIfQueued) {
+    n.executor().tell(new Executor.Offer(taskId, taskId, RunKind.FIRST, n.tasks().getRef(), answerIfQueued));
+  }
+
+  private static void run(Node n, String taskId) {
+    offer(n, taskId, false);
+  }
+
+  /** Answers the next message the executor sends a task: starts an admitted window, acknowledges a result. */
+  private static TaskProtocol.Command answer(Node n) {
+    TaskProtocol.Command m = n.tasks().receiveMessage();
+    if (m instanceof TaskProtocol.Admitted a) {
+      a.replyTo().tell(new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(), 1,
+          RunKind.FIRST, n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of())));
+    } else if (m instanceof TaskProtocol.FinishAttempt f) {
+      f.replyTo().tell(StatusReply.ack());
+    }
+    return m;
+  }
+
+  private static TaskProtocol.Admitted admitted(Node n, String window) {
+    TaskProtocol.Admitted a = (TaskProtocol.Admitted) n.tasks().expectMessageClass(TaskProtocol.Admitted.class);
+    assertEquals(window, a.window().value());
+    assertEquals("test-executor", a.executorId());
+    return a;
   }
 
   @Test
-  @DisplayName("R21: an attempt its task started with the fire runs without a start round trip; the gate offers only the free slots")
-  void runsAttemptsStartedWithTheFire() {
+  @DisplayName("R21: the executor admits offered windows only into free slots; an offer that asks is told it is queued")
+  void admitsOnlyFreeSlots() {
     Node n = node();
-    // max-concurrent 2 and no short jobs seen yet: two slots are offered, not more.
-    n.tasks().awaitAssert(() -> {
-      assertTrue(n.gate().tryTake());
-      return null;
-    });
-    assertTrue(n.gate().tryTake());
-    assertTrue(!n.gate().tryTake(), "only max-concurrent slots are offered");
-    n.executor().tell(started("fired-1"));
-    n.executor().tell(started("fired-2"));
+    offer(n, "fired-1", true);
+    offer(n, "fired-2", true);
+    offer(n, "fired-3", true);
+    TaskProtocol.Admitted a1 = admitted(n, "fired-1");
+    TaskProtocol.Admitted a2 = admitted(n, "fired-2");
+    assertEquals("fired-3", ((TaskProtocol.Queued) n.tasks().expectMessageClass(TaskProtocol.Queued.class)).window().value());
+    offer(n, "fired-1", true); // offered again while admitted: ignored
+    n.tasks().expectNoMessage(Duration.ofMillis(200));
+    for (TaskProtocol.Admitted a : List.of(a1, a2)) {
+      a.replyTo().tell(new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(),
+          1, RunKind.FIRST, T0.plus(LEASE), T0, T0, T0, Map.of(), List.of())));
+    }
     n.tasks().awaitAssert(() -> {
       assertEquals(Set.of("fired-1", "fired-2"), n.jobs().held.keySet());
       return null;
     });
-    n.tasks().expectNoMessage(Duration.ofMillis(200)); // no StartAttempt: the attempts were started by their tasks
-    assertTrue(!n.gate().tryTake(), "both slots are busy");
-    // A job ends: its result is reported and its slot is offered again.
+    // A job ends: its result is reported and the queued window is admitted into its slot.
     n.jobs().held.get("fired-1").complete(JobResult.success("ok"));
-    assertTrue(answer(n) instanceof TaskProtocol.FinishAttempt);
-    n.tasks().awaitAssert(() -> {
-      assertTrue(n.gate().tryTake());
-      return null;
-    });
+    boolean finished = false;
+    boolean admittedThird = false;
+    for (int i = 0; i < 2; i++) {
+      TaskProtocol.Command m = n.tasks().receiveMessage();
+      if (m instanceof TaskProtocol.FinishAttempt f) {
+        f.replyTo().tell(StatusReply.ack());
+        finished = true;
+      }
+      admittedThird |= m instanceof TaskProtocol.Admitted a && a.window().value().equals("fired-3");
+    }
+    assertTrue(finished && admittedThird, "a result and the queued window's admission");
     assertEquals(2, n.jobs().maxRunning.get());
   }
 
-  private static void run(Node n, String taskId) {
-    // The probe stands for every task: each window is named after its task, so a start names both.
-    n.executor().tell(new Executor.Run(taskId, taskId, "j", RunKind.FIRST, "UTC"));
-  }
-
-  /** Answers the next message the executor sends a task: grants a start, acknowledges a result. */
-  private static TaskProtocol.Command answer(Node n) {
-    TaskProtocol.Command m = n.tasks().receiveMessage();
-    if (m instanceof TaskProtocol.StartAttempt s) {
-      s.replyTo().tell(StatusReply.success(new TaskProtocol.AttemptGrant(s.window().value(), s.window().value(), 1, RunKind.FIRST,
-          n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of())));
-    } else if (m instanceof TaskProtocol.FinishAttempt f) {
-      f.replyTo().tell(StatusReply.ack());
-    } else if (m instanceof TaskProtocol.ExpireLease e) {
-      e.replyTo().tell(StatusReply.ack());
-    }
-    return m;
+  @Test
+  @DisplayName("R21: a declined admission, a recovered entity and a stopped entity each free their reserved slot at once")
+  void reservationsAreFreedWithoutATimer() {
+    Node n = node();
+    offer(n, "a", false);
+    offer(n, "b", false);
+    admitted(n, "a");
+    admitted(n, "b");
+    offer(n, "c", false);
+    n.tasks().expectNoMessage(Duration.ofMillis(200)); // both slots are reserved
+    n.executor().tell(new Executor.Declined("a", "a", RefusedException.Reason.CONFLICT, "no longer PENDING"));
+    admitted(n, "c");
+    offer(n, "d", false);
+    n.tasks().expectNoMessage(Duration.ofMillis(200));
+    n.executor().tell(new Executor.TaskRecovered("b")); // b's entity restarted after a failed write
+    admitted(n, "d");
+    // An entity that stops with a reservation (passivated, rebalanced) frees it through death watch.
+    n.executor().tell(new Executor.TaskRecovered("c"));
+    TestProbe<TaskProtocol.Command> gone = testKit.createTestProbe();
+    n.executor().tell(new Executor.Offer("f", "f", RunKind.FIRST, gone.getRef(), false));
+    gone.expectMessageClass(TaskProtocol.Admitted.class);
+    offer(n, "g", false);
+    n.tasks().expectNoMessage(Duration.ofMillis(200)); // d and f hold both slots
+    gone.stop();
+    admitted(n, "g");
   }
 
   /** Runs 16 quick jobs to the end, so the executor has seen a full ring of short jobs. */
@@ -155,37 +196,37 @@ class ExecutorStartAheadTest {
     int starts = 0;
     for (int i = 0; i < expected; i++) {
       TaskProtocol.Command m = answer(n);
-      assertTrue(m instanceof TaskProtocol.StartAttempt, "expected a start, got " + m);
+      assertTrue(m instanceof TaskProtocol.Admitted, "expected an admission, got " + m);
       starts++;
     }
     return starts;
   }
 
   @Test
-  @DisplayName("R21: while jobs run short, start-ahead attempts are started before a slot is free; never more than max-concurrent jobs run")
+  @DisplayName("R21: while jobs run short, start-ahead attempts are admitted before a slot is free; never more than max-concurrent jobs run")
   void startsAheadWhileJobsRunShort() {
     Node n = node();
     warmUp(n);
     for (int i = 1; i <= 6; i++) {
       run(n, "held-" + i);
     }
-    // max-concurrent 2 + start-ahead 2: four starts go out, two jobs run, two attempts wait.
+    // max-concurrent 2 + start-ahead 2: four admissions go out, two jobs run, two attempts wait.
     assertEquals(4, startsFor(n, 4));
     n.tasks().awaitAssert(() -> {
       assertEquals(Set.of("held-1", "held-2"), n.jobs().held.keySet());
       return null;
     });
     n.tasks().expectNoMessage(Duration.ofMillis(300));
-    // One job ends: its result is reported, a waiting attempt runs at once, and one more is started.
+    // One job ends: its result is reported, a waiting attempt runs at once, and one more is admitted.
     n.jobs().held.get("held-1").complete(JobResult.success("ok"));
     boolean finished = false;
     boolean started = false;
     for (int i = 0; i < 2; i++) {
       TaskProtocol.Command m = answer(n);
       finished |= m instanceof TaskProtocol.FinishAttempt;
-      started |= m instanceof TaskProtocol.StartAttempt;
+      started |= m instanceof TaskProtocol.Admitted;
     }
-    assertTrue(finished && started, "a result and one more start");
+    assertTrue(finished && started, "a result and one more admission");
     n.tasks().awaitAssert(() -> {
       assertEquals(Set.of("held-1", "held-2", "held-3"), n.jobs().held.keySet());
       return null;
@@ -194,7 +235,7 @@ class ExecutorStartAheadTest {
   }
 
   @Test
-  @DisplayName("R23: nothing is started ahead while a job has run longer than start-ahead-max-job")
+  @DisplayName("R23: nothing is admitted ahead while a job has run longer than start-ahead-max-job")
   void noStartAheadWithALongJob() {
     Node n = node();
     warmUp(n);
@@ -211,11 +252,11 @@ class ExecutorStartAheadTest {
       run(n, "long-" + i);
     }
     n.tasks().expectNoMessage(Duration.ofMillis(300));
-    // A slot frees: exactly one start, the job runs; still nothing ahead.
+    // A slot frees: exactly one admission, the job runs; still nothing ahead.
     n.jobs().held.get("long-1").complete(JobResult.success("ok"));
     int starts = 0;
     for (int i = 0; i < 2; i++) {
-      if (answer(n) instanceof TaskProtocol.StartAttempt) {
+      if (answer(n) instanceof TaskProtocol.Admitted) {
         starts++;
       }
     }
@@ -224,8 +265,9 @@ class ExecutorStartAheadTest {
   }
 
   @Test
-  @DisplayName("R23: an attempt started ahead whose lease ends before it gets a slot is not run; its task is told to time it out")
-  void dropsAWaitingAttemptPastItsLease() {
+  @DisplayName("R23: past their leases, running jobs are cancelled and waiting attempts are not run; the executor only cancels "
+      + "(the entity's lease timer owns the time-out)")
+  void cancelsButDoesNotExpire() {
     Node n = node();
     warmUp(n);
     for (int i = 1; i <= 4; i++) {
@@ -237,13 +279,13 @@ class ExecutorStartAheadTest {
       return null;
     });
     n.clock().set(T0.plus(LEASE).plusSeconds(1)); // every lease has ended
-    int expired = 0;
-    for (int i = 0; i < 4; i++) {
+    // The two cancelled jobs end and report their failure; nothing else reaches the tasks.
+    for (int i = 0; i < 2; i++) {
       TaskProtocol.Command m = answer(n);
-      assertTrue(m instanceof TaskProtocol.ExpireLease, "expected a lease expiry, got " + m);
-      expired++;
+      TaskProtocol.FinishAttempt f = org.junit.jupiter.api.Assertions.assertInstanceOf(TaskProtocol.FinishAttempt.class, m);
+      assertTrue(f.result().reason().contains("cancelled"), f.result().reason());
     }
-    assertEquals(4, expired); // two running jobs cancelled, two waiting attempts dropped
-    assertEquals(Set.of("wait-1", "wait-2"), n.jobs().held.keySet(), "a dropped attempt never ran");
+    n.tasks().expectNoMessage(Duration.ofMillis(300));
+    assertEquals(Set.of("wait-1", "wait-2"), n.jobs().held.keySet(), "a waiting attempt past its lease never ran");
   }
 }

@@ -114,9 +114,20 @@ class TaskEntityTest {
   }
 
   private static AttemptGrant start(EventSourcedBehaviorTestKit<Command, Event, State> kit, String window) {
-    StatusReply<AttemptGrant> reply = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of(window), ref)).reply();
-    assertTrue(reply.isSuccess(), () -> "start failed: " + reply);
-    return reply.getValue();
+    Executor.AdmissionAnswer reply = admit(kit, window, null).reply();
+    assertInstanceOf(Executor.Started.class, reply, () -> "start failed: " + reply);
+    return ((Executor.Started) reply).grant();
+  }
+
+  /** The executor admits the window: the entity answers Started or Declined. */
+  private static CommandResultWithReply<Command, Event, State, Executor.AdmissionAnswer> admit(
+      EventSourcedBehaviorTestKit<Command, Event, State> kit, String window, String executorId) {
+    return kit.runCommand(ref -> new TaskProtocol.Admitted(WindowKey.of(window), executorId, ref));
+  }
+
+  private static Executor.Declined declined(CommandResultWithReply<Command, Event, State, Executor.AdmissionAnswer> r) {
+    assertTrue(r.hasNoEvents(), "a declined admission writes nothing");
+    return assertInstanceOf(Executor.Declined.class, r.reply());
   }
 
   private static CommandResultWithReply<Command, Event, State, StatusReply<Done>> finish(
@@ -199,10 +210,9 @@ class TaskEntityTest {
     assertEquals(1, grant.attempt());
     assertEquals(RunKind.FIRST, grant.kind());
     assertEquals(LeasePolicy.DEFAULT.ceiling(), Duration.between(T0, grant.leaseUntil()), "ceiling until enough samples (R23)");
-    var second = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), ref));
-    assertTrue(second.reply().isError());
-    assertTrue(second.reply().getError().getMessage().contains("RUNNING, not PENDING"), second.reply().getError().getMessage());
-    assertTrue(second.hasNoEvents());
+    Executor.Declined second = declined(admit(kit, "2026-11-29", null));
+    assertTrue(second.detail().contains("RUNNING, not PENDING"), second.detail());
+    assertEquals(io.almanac.RefusedException.Reason.CONFLICT, second.reason());
   }
 
   @Test
@@ -231,8 +241,7 @@ class TaskEntityTest {
     FireOutcome o = backfill.reply().getValue().outcomes().get(0);
     assertEquals(Decision.SKIPPED, o.decision());
     assertEquals(SkipReason.WINDOW_EXISTS, ev(backfill, TaskJournal.FireSkipped.class).reason(), "R7: recorded with its reason");
-    var startAgain = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), ref));
-    assertTrue(startAgain.reply().isError());
+    declined(admit(kit, "2026-11-29", null));
     assertEquals(InstanceStatus.SUCCEEDED, window(kit, "2026-11-29").status());
   }
 
@@ -257,14 +266,12 @@ class TaskEntityTest {
   void fireSettlesDeadExecutorsAttemptFirst() {
     TaskSpec spec = daily(newId()).lease(RUNS_A_DAY).build();
     clock.set(T0);
-    TaskEnv env = new TaskEnv(null, null, a -> { }, executor -> !executor.equals("node-a#1"), 0, null, StartGate.closed());
+    TaskEnv env = new TaskEnv(null, null, a -> { }, executor -> !executor.equals("node-a#1"), 0);
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG), env));
     kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(spec, ref));
     fire(kit, "2026-11-29");
-    var started = kit.<StatusReply<AttemptGrant>>runCommand(
-        ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-29"), "node-a#1", null, ref));
-    assertTrue(started.reply().isSuccess());
+    assertInstanceOf(Executor.Started.class, admit(kit, "2026-11-29", "node-a#1").reply());
     kit.restart(); // the node died with its executor; the attempt is RUNNING in the journal
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
@@ -326,8 +333,7 @@ class TaskEntityTest {
     FireOutcome third = fire(kit, "2026-12-01");
     assertEquals(Decision.SKIPPED, third.decision());
     assertTrue(third.reason().startsWith("BUFFER_FULL"), third.reason());
-    var refused = kit.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2026-11-30"), ref));
-    assertTrue(refused.reply().isError(), "the buffered window waits for the running one");
+    declined(admit(kit, "2026-11-30", null)); // the buffered window waits for the running one
     finish(kit, "2026-11-29", 1, JobResult.success("ok"), Duration.ofHours(49));
     assertEquals(1, start(kit, "2026-11-30").attempt());
   }
@@ -446,10 +452,10 @@ class TaskEntityTest {
       assertEquals(attempt, rs.retryNumber());
       assertEquals(clock.instant().plus(delays[attempt - 1]), rs.dueAt());
       assertEquals(InstanceStatus.RETRY_WAIT, window(kit, "2026-11-29").status());
-      var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
-      assertTrue(early.reply().isError(), "not due yet");
+      var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Wake(ref));
+      assertTrue(early.hasNoEvents(), "not due yet");
       clock.set(rs.dueAt());
-      var released = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ReleaseRetry(WindowKey.of("2026-11-29"), ref));
+      var released = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Wake(ref));
       assertEquals(RunKind.RETRY, ev(released, TaskJournal.InstanceScheduled.class).kind());
     }
     start(kit, "2026-11-29");
@@ -662,10 +668,9 @@ class TaskEntityTest {
         assertInstanceOf(io.almanac.RefusedException.class, r.reply().getError()).reason(), "a typed refusal, not a matched string");
     assertTrue(r.hasNoEvents());
     var defined = kit(daily(newId()).build());
-    var w = defined.<StatusReply<AttemptGrant>>runCommand(ref -> new TaskProtocol.StartAttempt(WindowKey.of("2031-01-01"), ref));
-    assertTrue(w.reply().getError().getMessage().contains("window '2031-01-01' is unknown"));
-    assertEquals(io.almanac.RefusedException.Reason.UNKNOWN_WINDOW,
-        assertInstanceOf(io.almanac.RefusedException.class, w.reply().getError()).reason());
+    Executor.Declined w = declined(admit(defined, "2031-01-01", null));
+    assertTrue(w.detail().contains("window '2031-01-01' is unknown"), w.detail());
+    assertEquals(io.almanac.RefusedException.Reason.UNKNOWN_WINDOW, w.reason());
     assertNull(defined.getState().windows().get("2031-01-01"));
   }
 
@@ -731,6 +736,23 @@ class TaskEntityTest {
     var all = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetWindows::new);
     assertEquals(1, all.reply().getValue().windows().size());
     assertEquals(0, all.reply().getValue().windows().get(0).maxRetries(), "a task that is not backfillable never retries");
+  }
+
+  @Test
+  @DisplayName("R23: the entity owns lease expiry: its own timer times the attempt out once the clock passes the lease, "
+      + "with nobody sending an expiry")
+  void leaseTimerExpiresTheAttempt() {
+    var kit = kit(daily(newId()).build());
+    fire(kit, "2026-11-29");
+    AttemptGrant g = start(kit, "2026-11-29");
+    clock.set(g.leaseUntil().plusSeconds(1));
+    // A wake-up (the trigger's, at the lease's end) re-arms the timers by the clock, which has passed the lease.
+    kit.<StatusReply<Done>>runCommand(TaskProtocol.Wake::new);
+    testKit.createTestProbe().awaitAssert(Duration.ofSeconds(10), () -> {
+      assertEquals(InstanceStatus.FINAL_FAILED, window(kit, "2026-11-29").status());
+      return null;
+    });
+    assertTrue(window(kit, "2026-11-29").reason().contains("lease expired at " + g.leaseUntil()), window(kit, "2026-11-29").reason());
   }
 
   @Test

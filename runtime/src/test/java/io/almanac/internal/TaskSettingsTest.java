@@ -47,7 +47,7 @@ class TaskSettingsTest {
     InvalidSpecException e = assertThrows(InvalidSpecException.class, () -> new TaskSettings(d.hotWindows(),
         d.durationSamples(), d.maxSummaryLength(), d.maxReasonLength(), d.maxArtifactUriLength(),
         d.maxEffectsPerWindow(), d.maxEffectKeyLength(), d.maxEffectValueLength(), d.maxBackfillWindows(),
-        d.snapshotEvery(), d.recentFireGrace(), d.maxClockSkew(), huge, d.repeatedSkipAlert(), d.retention(),
+        d.snapshotEvery(), d.recentFireGrace(), d.maxClockSkew(), huge, d.offerTimeout(), d.repeatedSkipAlert(), d.retention(),
         d.deleteEventsBelowSnapshot()));
     assertTrue(e.getMessage().startsWith("almanac.task.redispatch-after '" + huge + "'"), e.getMessage());
     assertEquals(TaskSettings.MAX_DURATION,

@@ -1,0 +1,70 @@
+package io.almanac.internal;
+
+import io.almanac.InstanceStatus;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * A task entity's lease timers: one per running attempt, due at its lease's end by the entity's
+ * clock. The entity is the one owner of lease expiry (R23): when a timer goes off it asks {@link
+ * AttemptLifecycle#settle}, which times out what has really expired. In memory only; re-armed from
+ * the state after every write, after a wake-up and after recovery. INTERNAL API.
+ */
+final class LeaseTimers {
+
+  private final TimerScheduler<TaskProtocol.Command> timers;
+  private final Map<String, Instant> armed = new HashMap<>();
+
+  LeaseTimers(TimerScheduler<TaskProtocol.Command> timers) {
+    this.timers = timers;
+  }
+
+  /**
+   * Arms a timer for every running attempt whose lease end has no timer yet (or a different one),
+   * and cancels the timers of windows no longer running.
+   *
+   * @param state the task's state
+   * @param now the entity's clock
+   */
+  void arm(State state, Instant now) {
+    Map<String, Instant> running = new HashMap<>();
+    for (WindowState w : state.windows().values()) {
+      if (w.status() != InstanceStatus.RUNNING) {
+        continue;
+      }
+      running.put(w.key(), w.leaseUntil());
+      if (!w.leaseUntil().equals(armed.get(w.key()))) {
+        armed.put(w.key(), w.leaseUntil());
+        Duration in = Duration.between(now, w.leaseUntil());
+        timers.startSingleTimer(key(w.key()), new TaskProtocol.LeaseTimer(w.key(), w.attempt()),
+            in.isNegative() ? Duration.ZERO : in);
+      }
+    }
+    for (String window : new ArrayList<>(armed.keySet())) {
+      if (!running.containsKey(window)) {
+        armed.remove(window);
+        timers.cancel(key(window));
+      }
+    }
+  }
+
+  /** This window's timer went off: it is armed again at the next {@link #arm} if still running. */
+  void fired(String window) {
+    armed.remove(window);
+  }
+
+  /** Forgets every timer, so the next {@link #arm} re-arms all by the clock now (it may have stepped). */
+  void forgetAll() {
+    armed.clear();
+  }
+
+  private static String key(String window) {
+    return "lease|" + window;
+  }
+}
