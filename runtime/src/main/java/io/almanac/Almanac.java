@@ -110,7 +110,8 @@ public final class Almanac {
     }
 
     /**
-     * @param clock where all of Almanac's time comes from (tests pass a {@link SettableClock})
+     * @param clock where all of Almanac's time comes from (default {@link Clock#systemUTC()}; tests
+     *     pass an {@code io.almanac.testkit.SettableClock} from the {@code almanac-testkit} artifact)
      * @return this builder
      */
     public Builder clock(Clock clock) {

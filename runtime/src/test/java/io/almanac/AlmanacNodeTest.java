@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.internal.TaskEntity;
+import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.almanac.persistence;
 
+import static io.almanac.persistence.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -194,7 +195,7 @@ class PostgresPoolTest {
       while (sampling.get()) {
         try {
           peak.accumulateAndGet(PostgresTestDb.connections(app), Math::max);
-          Thread.sleep(10);
+          Thread.sleep(10); // the sampling period, not a wait: the loop ends when the test clears `sampling`
         } catch (SQLException e) {
           throw new IllegalStateException(e);
         } catch (InterruptedException e) {
@@ -256,11 +257,7 @@ class PostgresPoolTest {
       for (Future<?> w : work) {
         w.get(60, TimeUnit.SECONDS);
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (PostgresTestDb.connections(app) < limit && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      assertEquals(limit, PostgresTestDb.connections(app), "three full fixed-size pools");
+      eventually(Duration.ofSeconds(10), () -> assertEquals(limit, PostgresTestDb.connections(app), "three full fixed-size pools"));
     } finally {
       for (ActorTestKit kit : kits) {
         kit.shutdownTestKit();
@@ -273,10 +270,6 @@ class PostgresPoolTest {
         + " connections in pg_stat_activity (limit " + limit + ")");
     assertTrue(peak.get() <= limit, "peak " + peak.get() + " connections for " + nodes + " nodes of pool-size " + poolSize);
     assertTrue(peak.get() > 0, "the sampler saw the nodes' connections");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (PostgresTestDb.connections(app) > 0 && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertEquals(0, PostgresTestDb.connections(app), "terminated nodes close their pools");
+    eventually(Duration.ofSeconds(10), () -> assertEquals(0, PostgresTestDb.connections(app), "terminated nodes close their pools"));
   }
 }

@@ -1,5 +1,6 @@
 package io.almanac.persistence;
 
+import static io.almanac.persistence.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -152,7 +153,7 @@ class PostgresSchemaBootstrapTest {
       holder.setAutoCommit(false);
       s.execute("SELECT pg_advisory_xact_lock(" + SchemaBootstrap.POSTGRES_LOCK_KEY + ")");
       CompletableFuture<?> bootstrap = SchemaBootstrap.ensureSchema(kit.system()).toCompletableFuture();
-      waitUntil(PostgresSchemaBootstrapTest::waitingForAdvisoryLock, "the bootstrap waits for the advisory lock");
+      eventually(Duration.ofSeconds(10), () -> assertTrue(waitingForAdvisoryLock(), "the bootstrap waits for the advisory lock"));
       assertFalse(bootstrap.isDone(), "done while another session held the lock");
       assertEquals(List.of(), PostgresTestDb.tables(schema), "nothing created while waiting");
       holder.commit(); // releases the lock
@@ -172,20 +173,6 @@ class PostgresSchemaBootstrapTest {
         rs.next();
         return rs.getInt(1) > 0;
       }
-    }
-  }
-
-  interface Check {
-    boolean holds() throws Exception;
-  }
-
-  private static void waitUntil(Check check, String what) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!check.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(20);
     }
   }
 

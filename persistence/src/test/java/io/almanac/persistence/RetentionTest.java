@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import io.almanac.JobResult;
-import io.almanac.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
@@ -17,6 +16,7 @@ import io.almanac.internal.TaskProtocol.Command;
 import io.almanac.internal.TaskSettings;
 import io.almanac.persistence.audit.Audit;
 import io.almanac.persistence.audit.AuditRequest;
+import io.almanac.testkit.SettableClock;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -7,7 +7,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
-import io.almanac.SettableClock;
+import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -10,7 +10,7 @@ import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
-import io.almanac.SettableClock;
+import io.almanac.testkit.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;

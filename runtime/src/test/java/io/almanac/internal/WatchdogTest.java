@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.typesafe.config.ConfigFactory;
 import io.almanac.Alert;
-import io.almanac.SettableClock;
+import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -11,17 +11,18 @@ import io.almanac.Almanac;
 import io.almanac.BackfillPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
-import io.almanac.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.WindowView;
 import io.almanac.persistence.SchemaBootstrap;
 import io.almanac.persistence.audit.AuditTesting.Result;
+import io.almanac.testkit.SettableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +68,19 @@ class AuditNodeRunTest {
     });
   }
 
+  /** Until the trigger's last event in the journal (its progress, as the audit reads it) is at {@code at} or later. */
+  private void eventuallyTriggerProgressAt(Instant at) {
+    TestProbe<Object> probe = node.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(25), () -> {
+      try (AuditReader reader = AuditReader.builder(node.system()).start()) {
+        Optional<Instant> last = reader.triggerLastEventAt();
+        assertTrue(last.isPresent() && !last.get().isBefore(at),
+            "the trigger's last event in the journal is at " + last.map(Instant::toString).orElse("(none)") + ", not yet " + at);
+      }
+      return null;
+    });
+  }
+
   @BeforeAll
   void runANode() throws Exception {
     Path db = dir.resolve("almanac");
@@ -96,8 +110,9 @@ class AuditNodeRunTest {
     await(almanac.resume("digest"));
     clock.set(Instant.parse("2026-12-03T00:00:00Z"));
     eventuallyStatus(almanac, "2026-12-03", InstanceStatus.SUCCEEDED);
-    clock.set(Instant.parse("2026-12-03T00:05:00Z"));
-    Thread.sleep(300); // the trigger writes its progress at 00:05: the journal goes on past the grace
+    Instant end = Instant.parse("2026-12-03T00:05:00Z");
+    clock.set(end);
+    eventuallyTriggerProgressAt(end); // the journal goes on past the grace, so the last window is judged
     node.shutdownTestKit();
     node = null;
     journal = AuditTesting.config(db);

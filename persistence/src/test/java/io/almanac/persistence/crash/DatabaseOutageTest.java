@@ -15,12 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.DisplayName;
@@ -60,13 +62,21 @@ class DatabaseOutageTest {
   static final Duration PG_OUTAGE = Duration.ofSeconds(Long.getLong("almanac.crash.pg-outage-seconds", 30));
   static final Duration H2_OUTAGE = Duration.ofSeconds(Long.getLong("almanac.crash.h2-outage-seconds", 10));
 
-  /** The node runs this long before the database goes away. */
-  static final Duration WARM_UP = Duration.ofSeconds(4);
+  /**
+   * The database goes away once every task has started an attempt (the node is in full swing: long
+   * jobs run, first attempts have failed and wait for their retries); this is how long after READY
+   * that may take.
+   */
+  static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(60);
 
   /** How long every task may take to fire again once the database is back. */
   static final Duration RESUME_TIMEOUT = Duration.ofSeconds(120);
 
-  /** After every task fired again: time for the long jobs and the retries to finish. */
+  /**
+   * After every task fired again: the node runs on this long (real time: its leases, retry delays
+   * and back-off run on the system clock) for the long jobs and the retries to finish before the
+   * normal stop.
+   */
   static final Duration SETTLE = Duration.ofSeconds(4);
 
   /** Stops and starts the database. */
@@ -175,6 +185,9 @@ class DatabaseOutageTest {
   private void outage(CrashRun run, String database, Duration length, String how, Database db) throws Exception {
     List<String> tasks = CrashNode.TASKS.stream().map(TaskSpec::id).toList();
     AtomicReference<Instant> back = new AtomicReference<>();
+    Set<String> started = ConcurrentHashMap.newKeySet(); // tasks that started an attempt before the return
+    CompletableFuture<Void> everyTaskStarted = new CompletableFuture<>();
+    CompletableFuture<Void> everyTaskResumed = new CompletableFuture<>();
     Map<String, Instant> resumed = new ConcurrentHashMap<>(); // first attempt (any window) after the return
     Map<String, Instant> fresh = new ConcurrentHashMap<>(); // first attempt of a window due after the return
     Instant down;
@@ -184,22 +197,41 @@ class DatabaseOutageTest {
     Instant firstReady;
     try (ChildJvm node = run.startNode()) {
       processStart = node.startedAt();
-      node.onLine(l -> {
+      node.onLine(l -> { // on the reader thread, one line at a time
+        if (!l.startsWith("JOB-START ")) {
+          return;
+        }
+        String[] f = l.split(" ");
         Instant b = back.get();
-        if (b != null && l.startsWith("JOB-START ")) {
-          String[] f = l.split(" ");
-          Instant now = Instant.now();
-          resumed.putIfAbsent(f[1], now);
-          if (!Instant.parse(f[2]).isBefore(b)) {
-            fresh.putIfAbsent(f[1], now);
+        if (b == null) {
+          started.add(f[1]);
+          if (started.size() == tasks.size()) {
+            everyTaskStarted.complete(null);
           }
+          return;
+        }
+        Instant now = Instant.now();
+        resumed.putIfAbsent(f[1], now);
+        if (resumed.size() == tasks.size()) {
+          everyTaskResumed.complete(null);
+        }
+        if (!Instant.parse(f[2]).isBefore(b)) {
+          fresh.putIfAbsent(f[1], now);
         }
       });
       firstReady = run.awaitReady(node);
-      Thread.sleep(WARM_UP.toMillis());
+      try {
+        everyTaskStarted.get(WARM_UP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        fail("before the outage: within " + WARM_UP_TIMEOUT + " of READY these tasks started no attempt: "
+            + missing(tasks, started) + "; see " + node.output());
+      }
+      run.log("every task started an attempt, the last " + CrashReport.secs(Duration.between(firstReady, Instant.now()))
+          + " after READY");
       down = Instant.now();
       db.stop();
       run.log("database stopped (" + how + ")");
+      // The outage itself: real time, as the node's connection timeouts and back-off run on the system clock.
       long left = length.toMillis() - Duration.between(down, Instant.now()).toMillis();
       if (left > 0) {
         Thread.sleep(left);
@@ -208,9 +240,10 @@ class DatabaseOutageTest {
       backAt = Instant.now();
       back.set(backAt);
       run.log("database back after " + CrashReport.secs(Duration.between(down, backAt)));
-      long deadline = System.nanoTime() + RESUME_TIMEOUT.toNanos();
-      while (resumed.size() < tasks.size() && System.nanoTime() < deadline) {
-        Thread.sleep(100);
+      try {
+        everyTaskResumed.get(RESUME_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // not failed here: the journal's verdict below names the tasks never woken again
       }
       if (resumed.size() == tasks.size()) {
         allResumed = resumed.values().stream().max(Instant::compareTo).orElseThrow();
