@@ -1,5 +1,6 @@
 package io.almanac.internal;
 
+import io.almanac.schedule.TaskSchedule;
 import io.almanac.journal.TaskJournal;
 
 import io.almanac.internal.TaskProtocol.*;
