@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.almanac.internal.DueWindow;
-import io.almanac.internal.TaskSchedule;
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.TaskSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;

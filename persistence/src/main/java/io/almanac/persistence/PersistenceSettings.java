@@ -1,7 +1,7 @@
 package io.almanac.persistence;
 
 import com.typesafe.config.Config;
-import io.almanac.internal.Settings;
+import io.almanac.config.Settings;
 import io.almanac.InvalidSpecException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

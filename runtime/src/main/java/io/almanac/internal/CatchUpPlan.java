@@ -1,5 +1,6 @@
 package io.almanac.internal;
 
+import io.almanac.schedule.DueWindow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.TaskSchedule;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 import io.almanac.journal.Transition;

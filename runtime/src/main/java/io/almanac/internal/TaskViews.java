@@ -1,5 +1,8 @@
 package io.almanac.internal;
 
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.Schedules;
+import io.almanac.schedule.TaskSchedule;
 import io.almanac.InvalidSpecException;
 import io.almanac.OverlapPolicy;
 import io.almanac.ScheduleComputationException;

@@ -1,5 +1,14 @@
 package io.almanac.internal;
 
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.Schedules;
+import io.almanac.schedule.TaskSchedule;
+import io.almanac.journal.TriggerJournal;
+import io.almanac.journal.TriggerJournal.Event;
+import io.almanac.journal.TriggerJournal.Progressed;
+import io.almanac.journal.TriggerJournal.State;
+import io.almanac.journal.TriggerJournal.TaskSetAside;
+import io.almanac.journal.TriggerJournal.TasksRegistered;
 import io.almanac.Decision;
 import io.almanac.Alert;
 import io.almanac.AlertSink;
@@ -63,10 +72,10 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * due"; catch-up runs are rate-limited where they execute (the executor, R17). INTERNAL API.
  */
 public final class TriggerActor
-    extends EventSourcedBehavior<TriggerActor.Command, TriggerActor.Event, TriggerActor.State> {
+    extends EventSourcedBehavior<TriggerActor.Command, Event, State> {
 
   /** The trigger's persistence id: there is one per cluster. */
-  public static final PersistenceId PERSISTENCE_ID = PersistenceId.ofUniqueId("almanac-trigger");
+  private static final PersistenceId PERSISTENCE_ID = PersistenceId.ofUniqueId(TriggerJournal.PERSISTENCE_ID);
 
   // ---------------------------------------------------------------------------------------------
   // Protocol
@@ -133,38 +142,7 @@ public final class TriggerActor
   private record RecordSetAside(String taskId, String reason) implements Command {}
 
   // ---------------------------------------------------------------------------------------------
-  // Events and state
-
-  /** What the trigger persisted. */
-  public interface Event extends AlmanacSerializable {}
-
-  /** Tasks were registered or their specs changed. */
-  public record TasksRegistered(List<TaskSpec> specs, Instant at) implements Event {}
-
-  /**
-   * A task's schedule failed (its cron or window spec threw): its windows are fired no more until it
-   * is registered with a changed spec, or the trigger restarts and its schedule computes again;
-   * every other task goes on (principle 8).
-   */
-  public record TaskSetAside(String taskId, String reason, Instant at) implements Event {}
-
-  /** The watermark moved, and tasks became active or idle. */
-  public record Progressed(Instant watermark, List<String> active, List<String> idle, Instant at) implements Event {}
-
-  /**
-   * The trigger's durable state.
-   *
-   * @param tasks the registered tasks by id
-   * @param watermark every fire due at or before it was acknowledged (null before the first tick)
-   * @param active tasks that may have active windows: woken after a restart
-   */
-  public record State(Map<String, TaskSpec> tasks, Instant watermark, Set<String> active) implements AlmanacSerializable {
-    /** Canonical constructor: never null, never shared mutable. */
-    public State {
-      tasks = tasks == null ? Map.of() : Collections.unmodifiableMap(tasks);
-      active = active == null ? Set.of() : Collections.unmodifiableSet(active);
-    }
-  }
+  // Events and state: published in io.almanac.journal.TriggerJournal (the audit reads them)
 
   // ---------------------------------------------------------------------------------------------
   // In-memory machinery (rebuilt on recovery from the state and the clock)

@@ -1,5 +1,6 @@
 package io.almanac.internal;
 
+import io.almanac.config.Settings;
 import com.typesafe.config.Config;
 import java.time.Duration;
 

@@ -1,18 +1,23 @@
 package io.almanac.journal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
 import org.apache.pekko.serialization.jackson.JacksonMigration;
 
 /**
- * Reads journals written before the journal's types moved out of the runtime's internals: the
- * task's events and snapshot were {@code io.almanac.internal.TaskEntity$<Name>} and are {@code
- * io.almanac.journal.TaskJournal$<Name>}, with the same JSON. Configured for each old class name in
- * {@code pekko.serialization.jackson.migrations} (the runtime's reference.conf).
+ * Reads journals written before the journal's types moved out of the runtime's internals, with the
+ * same JSON: the task's events and snapshot were {@code io.almanac.internal.TaskEntity$<Name>} and
+ * are {@code io.almanac.journal.TaskJournal$<Name>}; the trigger's were {@code
+ * io.almanac.internal.TriggerActor$<Name>} and are {@code io.almanac.journal.TriggerJournal$<Name>}.
+ * Configured for each old class name in {@code pekko.serialization.jackson.migrations} (the
+ * runtime's reference.conf).
  */
 public final class JournalRenames extends JacksonMigration {
 
-  static final String OLD_PREFIX = "io.almanac.internal.TaskEntity$";
-  static final String NEW_PREFIX = "io.almanac.journal.TaskJournal$";
+  /** Old class-name prefix to new one, one entry per moved journal type's enclosing class. */
+  static final Map<String, String> MOVED = Map.of(
+      "io.almanac.internal.TaskEntity$", "io.almanac.journal.TaskJournal$",
+      "io.almanac.internal.TriggerActor$", "io.almanac.journal.TriggerJournal$");
 
   @Override
   public int currentVersion() {
@@ -21,7 +26,12 @@ public final class JournalRenames extends JacksonMigration {
 
   @Override
   public String transformClassName(int fromVersion, String className) {
-    return className.startsWith(OLD_PREFIX) ? NEW_PREFIX + className.substring(OLD_PREFIX.length()) : className;
+    for (Map.Entry<String, String> move : MOVED.entrySet()) {
+      if (className.startsWith(move.getKey())) {
+        return move.getValue() + className.substring(move.getKey().length());
+      }
+    }
+    return className;
   }
 
   @Override

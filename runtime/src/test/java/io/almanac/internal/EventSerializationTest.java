@@ -1,6 +1,7 @@
 package io.almanac.internal;
 
 import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TriggerJournal;
 import io.almanac.journal.WindowState;
 import io.almanac.journal.DurationSamples;
 
@@ -98,11 +99,11 @@ class EventSerializationTest {
   /** The trigger's events and snapshot. */
   static List<Object> triggerFixtures() {
     return List.of(
-        new TriggerActor.TasksRegistered(List.of(fullSpec()), AT),
-        new TriggerActor.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
-        new TriggerActor.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
+        new TriggerJournal.TasksRegistered(List.of(fullSpec()), AT),
+        new TriggerJournal.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
+        new TriggerJournal.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
             + " cannot be computed: IllegalStateException: boom", AT),
-        new TriggerActor.State(Map.of("daily-digest", fullSpec()), AT, java.util.Set.of("daily-digest")));
+        new TriggerJournal.State(Map.of("daily-digest", fullSpec()), AT, java.util.Set.of("daily-digest")));
   }
 
   @Test
@@ -111,8 +112,8 @@ class EventSerializationTest {
     for (Object value : triggerFixtures()) {
       assertEquals(value, roundTrip(value), value.getClass().getSimpleName());
     }
-    Set<Class<?>> declared = Arrays.stream(TriggerActor.class.getDeclaredClasses())
-        .filter(c -> (TriggerActor.Event.class.isAssignableFrom(c) || c == TriggerActor.State.class) && !c.isInterface())
+    Set<Class<?>> declared = Arrays.stream(TriggerJournal.class.getDeclaredClasses())
+        .filter(c -> (TriggerJournal.Event.class.isAssignableFrom(c) || c == TriggerJournal.State.class) && !c.isInterface())
         .collect(Collectors.toSet());
     assertEquals(declared, triggerFixtures().stream().map(Object::getClass).collect(Collectors.toSet()));
   }
@@ -165,29 +166,45 @@ class EventSerializationTest {
   }
 
   /**
-   * Journals written before the journal's types moved to {@code io.almanac.journal.TaskJournal}
-   * hold the old class names ({@code TaskEntity.*.json} here, committed before the move): they read
-   * as today's values through {@link io.almanac.journal.JournalRenames}.
+   * Journals written before the journal's types moved to {@code io.almanac.journal} hold the old
+   * class names ({@code TaskEntity.*.json} here, committed before the move): they read as today's
+   * values through {@link io.almanac.journal.JournalRenames}.
    */
   @Test
   @DisplayName("events and snapshots written under the old class names (io.almanac.internal.TaskEntity$...) still read")
   void journalsWrittenBeforeTheMoveStillRead() throws Exception {
-    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
     List<Object> today = new java.util.ArrayList<>(fixtures());
     today.add(snapshot());
+    assertEquals(19, readUnderOldNames("TaskEntity", today), "18 event types and the snapshot");
+  }
+
+  /**
+   * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
+   * io.almanac.journal.TriggerJournal} ({@code TriggerActor.*.json} here, committed before the
+   * move) read as today's values through {@link io.almanac.journal.JournalRenames}.
+   */
+  @Test
+  @DisplayName("the trigger's events and snapshot written under the old class names (io.almanac.internal.TriggerActor$...) still read")
+  void triggerJournalsWrittenBeforeTheMoveStillRead() throws Exception {
+    assertEquals(4, readUnderOldNames("TriggerActor", triggerFixtures()), "3 event types and the snapshot");
+  }
+
+  /** Reads each value's pre-move fixture {@code <oldClass>.<Name>.json}; returns how many read as the value. */
+  private int readUnderOldNames(String oldClass, List<Object> today) throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
     int read = 0;
     for (Object value : today) {
-      java.nio.file.Path file = dir.resolve("TaskEntity." + value.getClass().getSimpleName() + ".json");
+      java.nio.file.Path file = dir.resolve(oldClass + "." + value.getClass().getSimpleName() + ".json");
       assertTrue(java.nio.file.Files.exists(file), "missing pre-move fixture " + file);
       List<String> lines = java.nio.file.Files.readAllLines(file);
-      assertTrue(lines.get(0).startsWith("io.almanac.internal.TaskEntity$"), lines.get(0));
+      assertEquals("io.almanac.internal." + oldClass + "$" + value.getClass().getSimpleName(), lines.get(0));
       Serializer serializer = serialization.findSerializerFor(value);
       Object old = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
           serializer.identifier(), lines.get(0)).get();
       assertEquals(value, old, file + " must read as today's " + value.getClass().getName());
       read++;
     }
-    assertEquals(19, read, "18 event types and the snapshot");
+    return read;
   }
 
   @Test

@@ -3,7 +3,7 @@ package io.almanac.persistence.audit;
 import io.almanac.journal.TaskJournal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.almanac.internal.TriggerActor;
+import io.almanac.journal.TriggerJournal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -298,7 +298,7 @@ public final class AuditReader implements AutoCloseable {
    */
   public Optional<Instant> triggerLastEventAt() {
     if (triggerEnd == null) {
-      String pid = TriggerActor.PERSISTENCE_ID.id();
+      String pid = TriggerJournal.PERSISTENCE_ID;
       Instant at = null;
       try {
         Optional<Long> last = await("the last sequence number of " + pid, journal.currentLastSequenceNumberByPersistenceId(pid));
@@ -368,10 +368,10 @@ public final class AuditReader implements AutoCloseable {
 
   private static Instant triggerEventAt(EventEnvelope env) {
     Object e = env.event();
-    if (e instanceof TriggerActor.Progressed p) {
+    if (e instanceof TriggerJournal.Progressed p) {
       return p.at();
     }
-    if (e instanceof TriggerActor.TasksRegistered r) {
+    if (e instanceof TriggerJournal.TasksRegistered r) {
       return r.at();
     }
     return null;

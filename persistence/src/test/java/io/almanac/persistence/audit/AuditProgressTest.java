@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.almanac.RunKind;
 import io.almanac.TaskSpec;
-import io.almanac.internal.DueWindow;
-import io.almanac.internal.Schedules;
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.Schedules;
 import io.almanac.internal.TaskEntity;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
-package io.almanac.internal;
+package io.almanac.schedule;
 
 import io.almanac.CronSchedule;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
 
-/** Builds a task's schedule from its spec. INTERNAL API. */
+/** Builds a task's schedule from its spec. */
 public final class Schedules {
   private Schedules() {}
 

@@ -1,4 +1,4 @@
-package io.almanac.internal;
+package io.almanac.schedule;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

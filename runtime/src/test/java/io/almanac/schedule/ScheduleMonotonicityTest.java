@@ -1,4 +1,4 @@
-package io.almanac.internal;
+package io.almanac.schedule;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;

@@ -1,4 +1,4 @@
-package io.almanac.internal;
+package io.almanac.schedule;
 
 import io.almanac.Firing;
 import io.almanac.Window;

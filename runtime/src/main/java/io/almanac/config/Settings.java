@@ -1,14 +1,23 @@
-package io.almanac.internal;
+package io.almanac.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import io.almanac.InvalidSpecException;
 import java.time.Duration;
 
-/** Reading and checking config values with errors that name the key (R33, R34). INTERNAL API. */
+/**
+ * Reading and checking config values with errors that name the key (R33, R34): a missing or wrongly
+ * typed value is refused with an {@link InvalidSpecException} whose field is the full key.
+ */
 public final class Settings {
   private Settings() {}
 
+  /**
+   * @param c the configuration
+   * @param key the full key
+   * @return the whole-number value
+   * @throws InvalidSpecException if the key is missing, not a number, or has a fraction
+   */
   public static int intOf(Config c, String key) {
     try {
       if (c.hasPath(key) && c.getValue(key).unwrapped() instanceof Number n && n.doubleValue() != Math.rint(n.doubleValue())) {
@@ -22,6 +31,12 @@ public final class Settings {
     }
   }
 
+  /**
+   * @param c the configuration
+   * @param key the full key
+   * @return the number
+   * @throws InvalidSpecException if the key is missing or not a number
+   */
   public static double doubleOf(Config c, String key) {
     try {
       return c.getDouble(key);
@@ -36,6 +51,7 @@ public final class Settings {
    * @param c the configuration
    * @param key the full key
    * @return the string value
+   * @throws InvalidSpecException if the key is missing or not a string
    */
   public static String stringOf(Config c, String key) {
     try {
@@ -47,6 +63,12 @@ public final class Settings {
     }
   }
 
+  /**
+   * @param c the configuration
+   * @param key the full key
+   * @return the boolean value (HOCON's on/off, true/false, yes/no)
+   * @throws InvalidSpecException if the key is missing or not a boolean
+   */
   public static boolean booleanOf(Config c, String key) {
     try {
       return c.getBoolean(key);
@@ -57,6 +79,12 @@ public final class Settings {
     }
   }
 
+  /**
+   * @param c the configuration
+   * @param key the full key
+   * @return the duration, e.g. from {@code 30s}
+   * @throws InvalidSpecException if the key is missing or not a duration
+   */
   public static Duration durationOf(Config c, String key) {
     try {
       return c.getDuration(key);
@@ -67,18 +95,34 @@ public final class Settings {
     }
   }
 
+  /**
+   * @param key the full key, named in the refusal
+   * @param value the value read
+   * @param min the smallest accepted value
+   * @throws InvalidSpecException if {@code value} is below {@code min}
+   */
   public static void atLeast(String key, int value, int min) {
     if (value < min) {
       throw new InvalidSpecException(key, value, "must be >= " + min);
     }
   }
 
+  /**
+   * @param key the full key, named in the refusal
+   * @param value the value read
+   * @throws InvalidSpecException if {@code value} is not a finite positive number
+   */
   public static void positive(String key, double value) {
     if (!(value > 0) || Double.isInfinite(value)) {
       throw new InvalidSpecException(key, value, "must be a positive number");
     }
   }
 
+  /**
+   * @param key the full key, named in the refusal
+   * @param value the value read
+   * @throws InvalidSpecException if {@code value} is null, zero or negative
+   */
   public static void positive(String key, Duration value) {
     if (value == null || value.isZero() || value.isNegative()) {
       throw new InvalidSpecException(key, value, "must be a positive duration");

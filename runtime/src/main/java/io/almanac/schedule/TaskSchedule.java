@@ -1,4 +1,4 @@
-package io.almanac.internal;
+package io.almanac.schedule;
 
 import io.almanac.CronSchedule;
 import io.almanac.DstPolicy;

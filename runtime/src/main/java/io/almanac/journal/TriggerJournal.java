@@ -1,0 +1,71 @@
+package io.almanac.journal;
+
+import io.almanac.TaskSpec;
+import io.almanac.internal.AlmanacSerializable;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the trigger's journal holds: its events (past tense, data only) and its snapshot state. The
+ * trigger is a cluster singleton with one journal, {@value #PERSISTENCE_ID}. Published like
+ * {@link TaskJournal}: the audit and any reader of the journal use these types, never the runtime's
+ * internals. Persisted: a type, component or enum constant is never renamed without a migration
+ * ({@link JournalRenames}).
+ */
+public final class TriggerJournal {
+
+  /** The persistence id of the trigger's journal: there is one per cluster. */
+  public static final String PERSISTENCE_ID = "almanac-trigger";
+
+  private TriggerJournal() {}
+
+  /** What the trigger persisted. */
+  public interface Event extends AlmanacSerializable {}
+
+  /**
+   * Tasks were registered or their specs changed.
+   *
+   * @param specs the tasks' specs as registered
+   * @param at when
+   */
+  public record TasksRegistered(List<TaskSpec> specs, Instant at) implements Event {}
+
+  /**
+   * A task's schedule failed (its cron or window spec threw): its windows are fired no more until it
+   * is registered with a changed spec, or the trigger restarts and its schedule computes again;
+   * every other task goes on (principle 8).
+   *
+   * @param taskId the task set aside
+   * @param reason why its schedule failed
+   * @param at when
+   */
+  public record TaskSetAside(String taskId, String reason, Instant at) implements Event {}
+
+  /**
+   * The watermark moved, and tasks became active or idle.
+   *
+   * @param watermark every fire due at or before it was acknowledged
+   * @param active tasks that may now have active windows
+   * @param idle tasks that have none any more
+   * @param at when
+   */
+  public record Progressed(Instant watermark, List<String> active, List<String> idle, Instant at) implements Event {}
+
+  /**
+   * The trigger's durable state (its snapshot).
+   *
+   * @param tasks the registered tasks by id
+   * @param watermark every fire due at or before it was acknowledged (null before the first tick)
+   * @param active tasks that may have active windows: woken after a restart
+   */
+  public record State(Map<String, TaskSpec> tasks, Instant watermark, Set<String> active) implements AlmanacSerializable {
+    /** Canonical constructor: never null, never shared mutable. */
+    public State {
+      tasks = tasks == null ? Map.of() : Collections.unmodifiableMap(tasks);
+      active = active == null ? Set.of() : Collections.unmodifiableSet(active);
+    }
+  }
+}
