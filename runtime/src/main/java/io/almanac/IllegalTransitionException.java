@@ -35,6 +35,13 @@ public class IllegalTransitionException extends AlmanacException {
   /**
    * @return the current status, or null when the window had no instance yet
    */
+  /** A refusal as it arrives from another node (see RefusalSerializer): its parts, as sent. */
+  IllegalTransitionException(String message, InstanceStatus from, InstanceStatus to) {
+    super(message);
+    this.from = from;
+    this.to = to;
+  }
+
   public InstanceStatus from() {
     return from;
   }

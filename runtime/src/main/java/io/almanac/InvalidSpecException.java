@@ -50,6 +50,14 @@ public class InvalidSpecException extends AlmanacException {
     this.reason = cause.reason;
   }
 
+  /** A refusal as it arrives from another node (see RefusalSerializer): its parts, as sent. */
+  InvalidSpecException(String message, String field, String value, String reason) {
+    super(message);
+    this.field = field;
+    this.value = value;
+    this.reason = reason;
+  }
+
   /** @return the field that was refused */
   public String field() {
     return field;

@@ -1,0 +1,78 @@
+package io.almanac;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A refusal crosses nodes as the same typed exception (R33): the {@code StatusReply} an entity
+ * answers with goes through the serializers a remote message goes through, and arrives with its
+ * type, reason or field, and message.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RefusalSerializerTest {
+
+  private final ActorTestKit testKit = ActorTestKit.create();
+  private final Serialization serialization = SerializationExtension.get(testKit.system().classicSystem());
+
+  @AfterAll
+  void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  /** Serializes a reply as remoting would (serializer id and manifest) and reads it back. */
+  private Throwable across(AlmanacException refusal) {
+    StatusReply<Object> reply = StatusReply.error(refusal);
+    byte[] bytes = serialization.serialize(reply).get();
+    var serializer = serialization.findSerializerFor(reply);
+    Object back = serialization.deserialize(bytes, serializer.identifier(), Serializers.manifestFor(serializer, reply)).get();
+    return ((StatusReply<?>) back).getError();
+  }
+
+  @Test
+  @DisplayName("R33: a typed refusal keeps its reason and message across nodes")
+  void refused() {
+    for (RefusedException.Reason reason : RefusedException.Reason.values()) {
+      RefusedException r = assertInstanceOf(RefusedException.class,
+          across(new RefusedException(reason, "task 'digest' is unknown: define it first")));
+      assertEquals(reason, r.reason());
+      assertEquals("task 'digest' is unknown: define it first", r.getMessage());
+    }
+  }
+
+  @Test
+  @DisplayName("R33: a bad spec keeps its field, value, reason and message across nodes, including a null value")
+  void invalidSpec() {
+    for (InvalidSpecException e : List.of(new InvalidSpecException("cron", "0 0 25 * * ?", "hour 25 is out of range"),
+        new InvalidSpecException("digest", new InvalidSpecException("zone", null, "must be set")))) {
+      InvalidSpecException back = assertInstanceOf(InvalidSpecException.class, across(e));
+      assertEquals(e.getMessage(), back.getMessage());
+      assertEquals(e.field(), back.field());
+      assertEquals(e.value(), back.value());
+      assertEquals(e.reason(), back.reason());
+    }
+    assertNull(((InvalidSpecException) across(new InvalidSpecException("zone", null, "must be set"))).value());
+  }
+
+  @Test
+  @DisplayName("R20: an illegal transition keeps its statuses and message across nodes")
+  void illegalTransition() {
+    IllegalTransitionException e = new IllegalTransitionException(null, InstanceStatus.RESOLVED, "2026-11-29");
+    IllegalTransitionException back = assertInstanceOf(IllegalTransitionException.class, across(e));
+    assertNull(back.from());
+    assertEquals(InstanceStatus.RESOLVED, back.to());
+    assertEquals(e.getMessage(), back.getMessage());
+    assertEquals("effect outcome unknown", across(new AlmanacException("effect outcome unknown")).getMessage());
+  }
+}
