@@ -6,7 +6,9 @@ import org.apache.pekko.serialization.jackson.JacksonMigration;
 /**
  * Reads journals written before the journal's types moved out of the runtime's internals: the
  * task's events and snapshot were {@code io.almanac.internal.TaskEntity$<Name>} and are {@code
- * io.almanac.journal.TaskJournal$<Name>}, with the same JSON. Configured for each old class name in
+ * io.almanac.journal.TaskJournal$<Name>}, with the same JSON but for the spec held by {@code
+ * SpecDefined} and {@code State}, which is read through {@link TaskSpecMigration} (every journal
+ * written under the old names predates the version 2 spec). Configured for each old class name in
  * {@code pekko.serialization.jackson.migrations} (the runtime's reference.conf).
  */
 public final class JournalRenames extends JacksonMigration {
@@ -26,6 +28,8 @@ public final class JournalRenames extends JacksonMigration {
 
   @Override
   public JsonNode transform(int fromVersion, JsonNode json) {
-    return json; // the same components: only the class name changed
+    // The same components, except that journals this old hold specs of the shape before retries
+    // and catch-up were separate policies (SpecDefined and State): TaskSpecMigration reads them.
+    return TaskSpecMigration.upgradeSpecsIn(json);
   }
 }
