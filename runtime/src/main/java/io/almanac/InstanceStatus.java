@@ -12,7 +12,7 @@ public enum InstanceStatus {
   RUNNING,
   /** The attempt succeeded. Final: a window never succeeds twice. */
   SUCCEEDED,
-  /** The attempt failed; the retry and backfill policies decide what comes next. */
+  /** The attempt failed; the task's retry policy decides what comes next. */
   FAILED,
   /** The attempt outlived its lease (R23); handled like a failure. */
   TIMED_OUT,

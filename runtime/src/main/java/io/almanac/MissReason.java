@@ -4,6 +4,10 @@ package io.almanac;
 public enum MissReason {
   /** Older than the task's catch-up horizon (R14). */
   OUTSIDE_HORIZON,
-  /** The task is not backfillable (R12, the default). */
+  /**
+   * The task's {@link CatchUpPolicy} does not run it: mode NONE (R12, the default), or past the
+   * policy's span after the window's start. The name is kept from when one backfill policy decided
+   * both retries and catch-up: it is persisted.
+   */
   BACKFILL_NOT_ALLOWED
 }

@@ -11,7 +11,9 @@ import java.util.regex.Pattern;
  * What a task is: its id, its time trigger (a Quartz cron with seconds in an explicit zone, R2), how
  * its firings map to business windows (R4), and its policies. Immutable; built with {@link
  * #builder(String)}, validated by {@link Builder#build()} (R33: every refusal names the field and
- * the value). Persisted in the task's journal: components are never renamed without a migration.
+ * the value). Persisted in the task's journal: components are never renamed without a migration
+ * ({@link io.almanac.journal.TaskSpecMigration} reads specs of the shape before retries and catch-up
+ * were separate policies).
  *
  * @param id the task's unique id: 1-100 characters of letters, digits, {@code . _ -}
  * @param cron the cron expression, Quartz syntax with seconds, without the zone
@@ -19,9 +21,10 @@ import java.util.regex.Pattern;
  * @param window the name of the window spec ({@link WindowSpec#byName(String)}), e.g. {@code daily}
  * @param dst the daylight-saving policy (R3)
  * @param overlap what happens when a window fires while the previous instance is active (R6)
- * @param backfill whether and how failed or missed windows run again (R12, R13)
- * @param retry the retry cap (R15)
- * @param catchUp the catch-up horizon for windows missed during downtime or a pause (R14)
+ * @param retry what follows a failed or timed-out attempt: how many retries, when, until when (R12,
+ *     R13, R15); by default none
+ * @param catchUp what happens to windows missed while nothing fired them: whether they run, and the
+ *     horizon beyond which they never do (R12, R14); by default they do not run
  * @param lease how long an attempt may run without a heartbeat (R23)
  * @param job the name of the job the executor runs for this task (a registered name or class name);
  *     may be null for tasks whose job is bound in code
@@ -34,7 +37,6 @@ public record TaskSpec(
     String window,
     DstPolicy dst,
     OverlapPolicy overlap,
-    BackfillPolicy backfill,
     RetryPolicy retry,
     CatchUpPolicy catchUp,
     LeasePolicy lease,
@@ -54,7 +56,6 @@ public record TaskSpec(
     window = window == null ? WindowSpec.DAILY.name() : window;
     dst = dst == null ? DstPolicy.DEFAULT : dst;
     overlap = overlap == null ? OverlapPolicy.DEFAULT : overlap;
-    backfill = backfill == null ? BackfillPolicy.DEFAULT : backfill;
     retry = retry == null ? RetryPolicy.DEFAULT : retry;
     catchUp = catchUp == null ? CatchUpPolicy.DEFAULT : catchUp;
     lease = lease == null ? LeasePolicy.DEFAULT : lease;
@@ -159,8 +160,8 @@ public record TaskSpec(
     private boolean windowChosen;
     private DstPolicy dst = DstPolicy.DEFAULT;
     private OverlapPolicy overlap = OverlapPolicy.DEFAULT;
-    private BackfillPolicy backfill = BackfillPolicy.DEFAULT;
     private RetryPolicy retry = RetryPolicy.DEFAULT;
+    private Integer maxRetries;
     private CatchUpPolicy catchUp = CatchUpPolicy.DEFAULT;
     private LeasePolicy lease = LeasePolicy.DEFAULT;
     private String job;
@@ -236,16 +237,8 @@ public record TaskSpec(
     }
 
     /**
-     * @param policy the backfill policy
-     * @return this builder
-     */
-    public Builder backfill(BackfillPolicy policy) {
-      this.backfill = policy;
-      return this;
-    }
-
-    /**
-     * @param policy the retry cap
+     * @param policy what follows a failed or timed-out attempt (default {@link RetryPolicy#none()}:
+     *     no retries, R12); its cap is replaced by {@link #maxRetries(int)} when that is set too
      * @return this builder
      */
     public Builder retry(RetryPolicy policy) {
@@ -254,13 +247,19 @@ public record TaskSpec(
     }
 
     /**
-     * @param maxRetries the retry cap (R15)
+     * The retry cap (R15), applied to the back-off of {@link #retry(RetryPolicy)} (immediate if none
+     * is chosen), whichever of the two is called first. {@code maxRetries(3)} alone marks the task for
+     * 3 immediate retries; 0 leaves it not marked for retry.
+     *
+     * @param cap the number of retries after the first attempt, 0 to {@value
+     *     RetryPolicy#MAX_ALLOWED_RETRIES}
      * @return this builder
-     * @throws InvalidSpecException if negative
+     * @throws InvalidSpecException ({@code retry.maxRetries}) if negative or too large
      */
-    public Builder maxRetries(int maxRetries) {
+    public Builder maxRetries(int cap) {
       try {
-        this.retry = new RetryPolicy(maxRetries);
+        RetryPolicy.DEFAULT.withMaxRetries(cap); // validates now, so the refusal points here
+        this.maxRetries = cap;
         return this;
       } catch (InvalidSpecException e) {
         throw new InvalidSpecException(id == null ? "?" : id, e);
@@ -268,7 +267,8 @@ public record TaskSpec(
     }
 
     /**
-     * @param policy the catch-up horizon
+     * @param policy what happens to windows missed while nothing fired them (default {@link
+     *     CatchUpPolicy#none()}: recorded as missed, never run, horizon 24 h)
      * @return this builder
      */
     public Builder catchUp(CatchUpPolicy policy) {
@@ -312,7 +312,11 @@ public record TaskSpec(
         throw new InvalidSpecException(id == null || id.isBlank() ? "?" : id,
             new InvalidSpecException("cron", null, "a cron expression is required"));
       }
-      TaskSpec spec = new TaskSpec(id, cron, zone, window, dst, overlap, backfill, retry, catchUp, lease, job, description)
+      RetryPolicy retries = retry;
+      if (maxRetries != null) {
+        retries = (retry == null ? RetryPolicy.DEFAULT : retry).withMaxRetries(maxRetries);
+      }
+      TaskSpec spec = new TaskSpec(id, cron, zone, window, dst, overlap, retries, catchUp, lease, job, description)
           .validate();
       if (!windowChosen) {
         spec.refuseSeveralFiringsPerDefaultWindow();

@@ -348,7 +348,7 @@ class AlmanacNodeTest {
     };
     Almanac almanac = start("", Map.of("hang", job));
     await(almanac.register(TaskSpec.builder("hanging").cron("0 0 8 * * ? Asia/Shanghai").job("hang")
-        .backfill(BackfillPolicy.immediate())
+        .retry(RetryPolicy.immediate())
         .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(5), 1.5, 20)).build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventually(() -> assertEquals(InstanceStatus.RUNNING, window(almanac, "hanging", "2026-11-29").status()));
@@ -373,7 +373,7 @@ class AlmanacNodeTest {
     job.behaviour = ctx -> CompletableFuture.completedFuture(JobResult.failure("model returned malformed JSON"));
     Almanac almanac = start("almanac.executor.backlog-burst-per-task = 10", Map.of("bad", job));
     await(almanac.register(TaskSpec.builder("failing").cron("0 0 8 * * ? Asia/Shanghai").job("bad")
-        .backfill(BackfillPolicy.immediate()).maxRetries(2).build()));
+        .retry(RetryPolicy.immediate()).maxRetries(2).build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventually(() -> assertEquals(InstanceStatus.FINAL_FAILED, window(almanac, "failing", "2026-11-29").status()));
     assertEquals(3, job.runs.size(), "first run and 2 retries");
@@ -460,7 +460,7 @@ class AlmanacNodeTest {
     Almanac almanac = start("pekko.cluster.sharding.passivation.default-idle-strategy.idle-entity.timeout = 300ms",
         Map.of("flaky", job));
     await(almanac.register(TaskSpec.builder("flaky").cron("0 0 8 * * ? Asia/Shanghai").job("flaky")
-        .backfill(BackfillPolicy.delayed(Duration.ofMinutes(5))).build()));
+        .retry(RetryPolicy.delayed(Duration.ofMinutes(5))).build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventually(() -> assertEquals(InstanceStatus.RETRY_WAIT, window(almanac, "flaky", "2026-11-29").status()));
     // wait until sharding has passivated the idle entity

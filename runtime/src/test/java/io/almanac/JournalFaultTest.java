@@ -121,7 +121,7 @@ class JournalFaultTest {
     FailOnce policy = new FailOnce(TaskJournal.AttemptSucceeded.class);
     PersistenceTestKit.create(testKit.system()).withPolicy(policy);
     await(almanac.register(TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j")
-        .backfill(BackfillPolicy.immediate())
+        .retry(RetryPolicy.immediate())
         .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(2), 1.5, 20)).build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventually(() -> assertEquals(true, policy.failed.get()));

@@ -49,23 +49,23 @@ class JsonRoundTripTest {
 
   static Stream<Arguments> values() {
     List<Object> values = new ArrayList<>();
-    values.add(BackfillPolicy.none());
-    values.add(BackfillPolicy.immediate());
-    values.add(BackfillPolicy.delayed(ofMinutes(5), ofMinutes(15), ofMinutes(30)));
-    values.add(BackfillPolicy.exponential(ofMinutes(5), 2.0, ofHours(1), 0.25));
-    values.add(BackfillPolicy.exponential(Duration.ofMillis(1500), 1.5, Duration.ofSeconds(90), 0));
-    values.add(BackfillPolicy.windowed(ofHours(24)));
-    values.add(RetryPolicy.DEFAULT);
-    values.add(new RetryPolicy(0));
+    values.add(RetryPolicy.none());
+    values.add(RetryPolicy.immediate());
+    values.add(RetryPolicy.delayed(ofMinutes(5), ofMinutes(15), ofMinutes(30)).withMaxRetries(7));
+    values.add(RetryPolicy.exponential(ofMinutes(5), 2.0, ofHours(1), 0.25));
+    values.add(RetryPolicy.exponential(Duration.ofMillis(1500), 1.5, Duration.ofSeconds(90), 0));
+    values.add(RetryPolicy.immediate().withinSpan(ofHours(24)));
     values.add(CatchUpPolicy.DEFAULT);
-    values.add(new CatchUpPolicy(Duration.ZERO));
+    values.add(CatchUpPolicy.none().withHorizon(Duration.ZERO));
+    values.add(CatchUpPolicy.all().withHorizon(ofHours(6)).withinSpan(ofHours(24)));
     values.add(LeasePolicy.DEFAULT);
     values.add(new LeasePolicy(Duration.ofSeconds(30), ofHours(6), 2.25, 5));
     values.add(DurationSamples.empty());
     values.add(DurationSamples.of(3, List.of(120_000L, 5L, 7_200_000L)));
     values.addAll(List.of(OverlapPolicy.values()));
     values.addAll(List.of(InstanceStatus.values()));
-    values.addAll(List.of(BackfillPolicy.Mode.values()));
+    values.addAll(List.of(RetryPolicy.Backoff.values()));
+    values.addAll(List.of(CatchUpPolicy.Mode.values()));
     values.addAll(List.of(Transition.values()));
     return mappers()
         .flatMap(m -> values.stream().map(v -> Arguments.of(m.get()[0], m.get()[1], v)));
@@ -90,8 +90,8 @@ class JsonRoundTripTest {
         .flatMap(
             m ->
                 Stream.of(
-                        BackfillPolicy.DEFAULT,
                         RetryPolicy.DEFAULT,
+                        RetryPolicy.exponential(ofMinutes(5), 2.0, ofHours(1), 0.25).withinSpan(ofHours(2)),
                         CatchUpPolicy.DEFAULT,
                         LeasePolicy.DEFAULT,
                         DurationSamples.empty())
@@ -121,12 +121,13 @@ class JsonRoundTripTest {
   void badStoredValueIsRefused(String mapperName, ObjectMapper mapper) {
     Exception e =
         assertThrows(
-            Exception.class, () -> mapper.readValue("{\"maxRetries\":-2}", RetryPolicy.class));
+            Exception.class,
+            () -> mapper.readValue("{\"maxRetries\":-2,\"backoff\":\"IMMEDIATE\",\"multiplier\":1.0}", RetryPolicy.class));
     Throwable cause = e;
     while (cause != null && !(cause instanceof InvalidSpecException)) {
       cause = cause.getCause();
     }
     assertTrue(cause instanceof InvalidSpecException, String.valueOf(e));
-    assertEquals("maxRetries", ((InvalidSpecException) cause).field());
+    assertEquals("retry.maxRetries", ((InvalidSpecException) cause).field());
   }
 }

@@ -66,74 +66,79 @@ class PolicyBoundsTest {
   @Test
   @DisplayName("R14/R33: a catch-up horizon of Long.MAX_VALUE seconds is refused naming catchUp.horizon and the value")
   void horizonBounded() {
-    assertRefused("catchUp.horizon", HUGE_TEXT, () -> new CatchUpPolicy(HUGE));
-    assertRefused("catchUp.horizon", "PT8808H", () -> new CatchUpPolicy(ofDays(367)));
-    CatchUpPolicy max = new CatchUpPolicy(CatchUpPolicy.MAX_HORIZON);
+    assertRefused("catchUp.horizon", HUGE_TEXT, () -> CatchUpPolicy.all().withHorizon(HUGE));
+    assertRefused("catchUp.horizon", "PT8808H", () -> CatchUpPolicy.all().withHorizon(ofDays(367)));
+    CatchUpPolicy max = CatchUpPolicy.all().withHorizon(CatchUpPolicy.MAX_HORIZON);
     assertEquals(ofDays(366), CatchUpPolicy.MAX_HORIZON);
     assertTrue(max.withinHorizon(FAILED_AT.minus(ofDays(366)), FAILED_AT));
     assertFalse(max.withinHorizon(FAILED_AT.minus(ofDays(367)), FAILED_AT));
   }
 
   @Test
-  @DisplayName("R13/R33: delayed backfill refuses a delay of Long.MAX_VALUE seconds naming backfill.delays")
+  @DisplayName("R13/R33: delayed retries refuse a delay of Long.MAX_VALUE seconds naming retry.delays")
   void delayedBounded() {
-    assertRefused("backfill.delays", "[PT5M, " + HUGE_TEXT + "]",
-        () -> BackfillPolicy.delayed(ofMinutes(5), HUGE));
-    assertRefused("backfill.delays", "[PT8808H]", () -> BackfillPolicy.delayed(ofDays(367)));
-    assertEquals(List.of(BackfillPolicy.MAX_DELAY), BackfillPolicy.delayed(BackfillPolicy.MAX_DELAY).delays());
+    assertRefused("retry.delays", "[PT5M, " + HUGE_TEXT + "]",
+        () -> RetryPolicy.delayed(ofMinutes(5), HUGE));
+    assertRefused("retry.delays", "[PT8808H]", () -> RetryPolicy.delayed(ofDays(367)));
+    assertEquals(List.of(RetryPolicy.MAX_DELAY), RetryPolicy.delayed(RetryPolicy.MAX_DELAY).delays());
     List<Duration> many = new ArrayList<>();
-    for (int i = 1; i <= BackfillPolicy.MAX_DELAYS + 1; i++) {
+    for (int i = 1; i <= RetryPolicy.MAX_DELAYS + 1; i++) {
       many.add(ofSeconds(i));
     }
-    InvalidSpecException e = assertRefused("backfill.delays", many.toString(),
-        () -> BackfillPolicy.delayed(many.toArray(new Duration[0])));
-    assertTrue(e.getMessage().contains("at most " + BackfillPolicy.MAX_DELAYS), e.getMessage());
+    InvalidSpecException e = assertRefused("retry.delays", many.toString(),
+        () -> RetryPolicy.delayed(many.toArray(new Duration[0])));
+    assertTrue(e.getMessage().contains("at most " + RetryPolicy.MAX_DELAYS), e.getMessage());
   }
 
   @Test
-  @DisplayName("R13/R33: windowed backfill refuses a span of Long.MAX_VALUE seconds naming backfill.span")
-  void windowedBounded() {
-    assertRefused("backfill.span", HUGE_TEXT, () -> BackfillPolicy.windowed(HUGE));
-    assertRefused("backfill.span", "PT8808H", () -> BackfillPolicy.windowed(ofDays(367)));
-    BackfillPolicy max = BackfillPolicy.windowed(BackfillPolicy.MAX_SPAN);
-    assertTrue(max.allowsCatchUpAt(WINDOW.plus(ofDays(365)), WINDOW));
-    assertEquals(Optional.empty(), max.retryDueAt(1, WINDOW.plus(ofDays(366)), WINDOW, 1));
+  @DisplayName("R13/R33: retry and catch-up spans refuse Long.MAX_VALUE seconds naming retry.span and catchUp.span")
+  void spanBounded() {
+    assertRefused("retry.span", HUGE_TEXT, () -> RetryPolicy.immediate().withinSpan(HUGE));
+    assertRefused("retry.span", "PT8808H", () -> RetryPolicy.immediate().withinSpan(ofDays(367)));
+    assertRefused("catchUp.span", HUGE_TEXT, () -> CatchUpPolicy.all().withinSpan(HUGE));
+    assertRefused("catchUp.span", "PT8808H", () -> CatchUpPolicy.all().withinSpan(ofDays(367)));
+    CatchUpPolicy catchUp = CatchUpPolicy.all().withinSpan(CatchUpPolicy.MAX_SPAN);
+    assertTrue(catchUp.allowsCatchUpAt(WINDOW.plus(ofDays(365)), WINDOW));
+    RetryPolicy retry = RetryPolicy.immediate().withinSpan(RetryPolicy.MAX_SPAN);
+    assertEquals(Optional.empty(), retry.retryDueAt(1, WINDOW.plus(ofDays(366)), WINDOW, 1));
+    RetryPolicy late = RetryPolicy.delayed(RetryPolicy.MAX_DELAY).withinSpan(RetryPolicy.MAX_SPAN);
+    assertEquals(Optional.empty(), late.retryDueAt(1, Instant.MAX.minus(ofDays(800)), WINDOW, 1));
   }
 
   @Test
-  @DisplayName("R13/R33: exponential backfill bounds the initial delay, the cap and the multiplier")
+  @DisplayName("R13/R33: exponential retries bound the initial delay, the cap and the multiplier")
   void exponentialBounded() {
-    assertRefused("backfill.initialDelay", HUGE_TEXT, () -> BackfillPolicy.exponential(HUGE, 2.0, HUGE, 0));
-    assertRefused("backfill.maxDelay", HUGE_TEXT, () -> BackfillPolicy.exponential(ofMinutes(5), 2.0, HUGE, 0));
-    assertRefused("backfill.maxDelay", "PT8808H",
-        () -> BackfillPolicy.exponential(ofMinutes(5), 2.0, ofDays(367), 0));
-    assertRefused("backfill.multiplier", "1.0E300",
-        () -> BackfillPolicy.exponential(ofMinutes(5), 1e300, ofHours(1), 0));
-    assertRefused("backfill.multiplier", "100.5",
-        () -> BackfillPolicy.exponential(ofMinutes(5), 100.5, ofHours(1), 0));
-    assertEquals(BackfillPolicy.MAX_MULTIPLIER,
-        BackfillPolicy.exponential(ofMinutes(5), BackfillPolicy.MAX_MULTIPLIER, ofHours(1), 0).multiplier());
+    assertRefused("retry.initialDelay", HUGE_TEXT, () -> RetryPolicy.exponential(HUGE, 2.0, HUGE, 0));
+    assertRefused("retry.maxDelay", HUGE_TEXT, () -> RetryPolicy.exponential(ofMinutes(5), 2.0, HUGE, 0));
+    assertRefused("retry.maxDelay", "PT8808H",
+        () -> RetryPolicy.exponential(ofMinutes(5), 2.0, ofDays(367), 0));
+    assertRefused("retry.multiplier", "1.0E300",
+        () -> RetryPolicy.exponential(ofMinutes(5), 1e300, ofHours(1), 0));
+    assertRefused("retry.multiplier", "100.5",
+        () -> RetryPolicy.exponential(ofMinutes(5), 100.5, ofHours(1), 0));
+    assertEquals(RetryPolicy.MAX_MULTIPLIER,
+        RetryPolicy.exponential(ofMinutes(5), RetryPolicy.MAX_MULTIPLIER, ofHours(1), 0).multiplier());
   }
 
   @Test
   @DisplayName("R13: the exponential delay saturates at the cap for retry 10,000 and Integer.MAX_VALUE")
   void exponentialSaturates() {
-    BackfillPolicy p = BackfillPolicy.exponential(ofMinutes(5), 2.0, ofMinutes(30), 0.0);
+    RetryPolicy p = RetryPolicy.exponential(ofMinutes(5), 2.0, ofMinutes(30), 0.0);
     assertEquals(FAILED_AT.plus(ofMinutes(30)), p.retryDueAt(10_000, FAILED_AT, WINDOW, 1).get());
     assertEquals(FAILED_AT.plus(ofMinutes(30)), p.retryDueAt(Integer.MAX_VALUE, FAILED_AT, WINDOW, Long.MAX_VALUE).get());
 
     // The largest policy accepted: every delay stays within maxDelay * (1 + jitter).
-    BackfillPolicy max = BackfillPolicy.exponential(
-        BackfillPolicy.MAX_DELAY, BackfillPolicy.MAX_MULTIPLIER, BackfillPolicy.MAX_DELAY, 1.0);
+    RetryPolicy max = RetryPolicy.exponential(
+        RetryPolicy.MAX_DELAY, RetryPolicy.MAX_MULTIPLIER, RetryPolicy.MAX_DELAY, 1.0);
     for (int n : new int[] {1, 2, 10_000, Integer.MAX_VALUE}) {
       Duration d = Duration.between(FAILED_AT, max.retryDueAt(n, FAILED_AT, WINDOW, n).get());
       assertFalse(d.isNegative(), n + ": " + d);
-      assertTrue(d.compareTo(BackfillPolicy.MAX_DELAY.multipliedBy(2)) <= 0, n + ": " + d);
+      assertTrue(d.compareTo(RetryPolicy.MAX_DELAY.multipliedBy(2)) <= 0, n + ": " + d);
     }
 
     // A sub-millisecond initial delay grows to the cap too (it used to give 0 * Infinity = NaN, a
     // zero delay, once multiplier^n overflowed).
-    BackfillPolicy tiny = BackfillPolicy.exponential(Duration.ofNanos(500_000), 2.0, ofHours(1), 0.0);
+    RetryPolicy tiny = RetryPolicy.exponential(Duration.ofNanos(500_000), 2.0, ofHours(1), 0.0);
     assertEquals(FAILED_AT.plus(ofHours(1)), tiny.retryDueAt(10_000, FAILED_AT, WINDOW, 1).get());
     assertEquals(FAILED_AT.plus(ofHours(1)), tiny.retryDueAt(Integer.MAX_VALUE, FAILED_AT, WINDOW, 1).get());
     assertEquals(FAILED_AT.plus(Duration.ofMillis(1)), tiny.retryDueAt(2, FAILED_AT, WINDOW, 1).get());
@@ -142,7 +147,8 @@ class PolicyBoundsTest {
   @Test
   @DisplayName("R16/R33: the retry cap is bounded for Integer.MAX_VALUE, and capFor bounds its multiplier")
   void retryBounded() {
-    assertRefused("maxRetries", String.valueOf(Integer.MAX_VALUE), () -> new RetryPolicy(Integer.MAX_VALUE));
+    assertRefused("retry.maxRetries", String.valueOf(Integer.MAX_VALUE),
+        () -> RetryPolicy.immediate().withMaxRetries(Integer.MAX_VALUE));
     assertRefused("multiplier", "1.0E300", () -> RetryPolicy.capFor(ofHours(1), ofMinutes(5), 1e300));
     assertEquals(RetryPolicy.MAX_ALLOWED_RETRIES, RetryPolicy.capFor(HUGE, Duration.ofNanos(1), 1.0));
   }

@@ -62,7 +62,7 @@ final class AlmanacSut implements Sut {
     m.put("job-dispatcher.fixed-pool-size", Db.WORKERS);
     m.put(Db.postgres() ? "postgres.pool-size" : "h2.pool-size", Db.POOL);
     m.put("trigger", "defaults (max-tick-interval 1s, max-in-flight 2000, persist-interval 1s)");
-    m.put("task", "defaults (snapshot-every 100, overlap SKIP, backfill NONE, recent-fire-grace 60s)");
+    m.put("task", "defaults (snapshot-every 100, overlap SKIP, retry none, catch-up none, recent-fire-grace 60s)");
     String overrides = System.getProperty("almanac.bench.overrides", "");
     if (!overrides.isBlank()) {
       m.put("PROFILING_OVERRIDES", overrides);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import io.almanac.AgentJob;
 import io.almanac.Almanac;
-import io.almanac.BackfillPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.CatchUpPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.JobContext;
@@ -148,7 +148,7 @@ abstract class NodeRestartScenarios {
   void downForThreeDays() {
     RecordingJob job = new RecordingJob(clock);
     TaskSpec spec = TaskSpec.builder("catch-up").cron("0 0 8 * * ? Asia/Shanghai").job("j")
-        .backfill(BackfillPolicy.immediate()).catchUp(new CatchUpPolicy(Duration.ofHours(24))).build();
+        .retry(RetryPolicy.immediate()).catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(24))).build();
     Almanac a = startNode(Map.of("j", job));
     await(a.register(spec));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
@@ -175,7 +175,7 @@ abstract class NodeRestartScenarios {
     RecordingJob job = new RecordingJob(clock);
     CompletableFuture<JobResult> never = new CompletableFuture<>();
     job.behaviour = ctx -> ctx.attempt() == 1 ? never : CompletableFuture.completedFuture(JobResult.success("second node"));
-    TaskSpec spec = TaskSpec.builder("orphan").cron("0 0 8 * * ? Asia/Shanghai").job("j").backfill(BackfillPolicy.immediate())
+    TaskSpec spec = TaskSpec.builder("orphan").cron("0 0 8 * * ? Asia/Shanghai").job("j").retry(RetryPolicy.immediate())
         .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(2), 1.5, 20)).build();
     Almanac a = startNode(Map.of("j", job));
     await(a.register(spec));

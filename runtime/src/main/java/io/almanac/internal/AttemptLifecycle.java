@@ -4,12 +4,11 @@ import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 import io.almanac.journal.Transition;
 
-import io.almanac.BackfillPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.RefusedException.Reason;
+import io.almanac.RetryPolicy;
 import io.almanac.RunKind;
-import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
 import io.almanac.journal.TaskJournal.AttemptFailed;
 import io.almanac.internal.TaskProtocol.AttemptGrant;
@@ -292,22 +291,23 @@ final class AttemptLifecycle {
     return events;
   }
 
-  /** What follows a failed or timed-out attempt: a retry by the backfill policy, or FINAL_FAILED. */
+  /** What follows a failed or timed-out attempt: a retry by the task's retry policy, or FINAL_FAILED. */
   List<Event> afterFailure(State state, WindowState w, String lastReason, Instant now) {
-    TaskSpec spec = state.spec();
-    BackfillPolicy backfill = spec.backfill();
-    int cap = spec.retry().maxRetries();
-    if (!backfill.allowsBackfill()) {
-      return List.of(new InstanceFinalFailed(w.key(), "not retried: the task is not backfillable (R12); last: " + lastReason, now));
+    RetryPolicy retry = state.spec().retry();
+    int cap = retry.maxRetries();
+    if (!retry.allowsRetry()) {
+      return List.of(new InstanceFinalFailed(w.key(),
+          "not retried: the task is not marked for retry (max retries 0, R12); last: " + lastReason, now));
     }
     if (w.retries() >= cap) {
       return List.of(new InstanceFinalFailed(w.key(), "retry cap " + cap + " reached; last: " + lastReason, now));
     }
     int retryNumber = w.retries() + 1;
     long seed = (taskId + "|" + w.key()).hashCode();
-    Optional<Instant> due = backfill.retryDueAt(retryNumber, now, w.start(), seed);
+    Optional<Instant> due = retry.retryDueAt(retryNumber, now, w.start(), seed);
     if (due.isEmpty()) {
-      return List.of(new InstanceFinalFailed(w.key(), "outside the backfill span " + backfill.span() + "; last: " + lastReason, now));
+      return List.of(new InstanceFinalFailed(w.key(), "retry " + retryNumber + " would be outside the retry span "
+          + retry.span() + " after the window's start " + w.start() + "; last: " + lastReason, now));
     }
     if (due.get().isAfter(now)) {
       return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now));

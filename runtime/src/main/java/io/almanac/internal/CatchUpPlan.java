@@ -9,10 +9,10 @@ import java.util.List;
  * How the windows a task had due while nothing fired them (downtime, a failover, a forward clock
  * step, a long pause) are handed over (R12, R14): only the latest is fired as on time, and only if
  * it is recent (due within the on-time grace); every older one, and a latest one that is not
- * recent, goes to the task's catch-up horizon and backfill policy. INTERNAL API.
+ * recent, goes to the task's catch-up policy (its mode and horizon). INTERNAL API.
  *
  * @param onTime the window fired as on time, or null
- * @param catchUp the windows handed to the backfill policy, oldest first
+ * @param catchUp the windows handed to the catch-up policy, oldest first
  */
 record CatchUpPlan(DueWindow onTime, List<DueWindow> catchUp) {
 

@@ -6,7 +6,6 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
-import io.almanac.BackfillPolicy;
 import io.almanac.CatchUpPolicy;
 import io.almanac.DstPolicy;
 import io.almanac.InvalidSpecException;
@@ -35,24 +34,36 @@ import java.util.function.Supplier;
  * TaskSpec#validateId} (letters, digits, {@code . _ -}) is refused.
  *
  * <p>Decisions: an unknown key is refused (a misspelt {@code max-retry} would otherwise be silently
- * ignored), in a task and in its {@code backfill}, {@code lease} and {@code dst} blocks; so is a
- * {@code backfill} key that the chosen mode does not use (e.g. {@code span} with {@code mode =
- * immediate}). Integers must be whole numbers ({@code 2.0} is 2, {@code 2.5} is refused); a null
- * value counts as absent.
+ * ignored), in a task and in its {@code retry}, {@code catch-up}, {@code lease} and {@code dst}
+ * blocks; so is a {@code retry} key that the chosen back-off does not use (e.g. {@code delays} with
+ * {@code backoff = exponential}), and a key of the old shape ({@code backfill}, {@code max-retries}
+ * and {@code catch-up-horizon} at the task's level) with a pointer to its replacement. A {@code
+ * retry} block marks the task for retry: {@code max-retries} defaults to {@value
+ * RetryPolicy#DEFAULT_MAX_RETRIES} inside it (R15); without one the task is not retried (R12).
+ * Integers must be whole numbers ({@code 2.0} is 2, {@code 2.5} is refused); a null value counts as
+ * absent.
  */
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
-  private static final Set<String> KEYS = Set.of("cron", "job", "window", "overlap", "max-retries", "backfill",
-      "catch-up-horizon", "lease", "dst", "description");
+  private static final Set<String> KEYS = Set.of("cron", "job", "window", "overlap", "retry", "catch-up", "lease",
+      "dst", "description");
   private static final Set<String> LEASE_KEYS = Set.of("floor", "ceiling", "factor", "min-samples");
   private static final Set<String> DST_KEYS = Set.of("gap", "overlap");
-  private static final Map<String, Set<String>> BACKFILL_KEYS = Map.of(
-      "none", Set.of("mode"),
-      "immediate", Set.of("mode"),
-      "delayed", Set.of("mode", "delays"),
-      "exponential", Set.of("mode", "initial", "multiplier", "max", "jitter"),
-      "windowed", Set.of("mode", "span"));
-  private static final List<String> MODES = List.of("none", "immediate", "delayed", "exponential", "windowed");
+  private static final Set<String> CATCH_UP_KEYS = Set.of("mode", "horizon", "span");
+  /** The keys every back-off reads, and those only one back-off reads. */
+  private static final Set<String> RETRY_KEYS = Set.of("max-retries", "backoff", "span");
+  private static final Map<String, Set<String>> BACKOFF_KEYS = Map.of(
+      "immediate", Set.of(),
+      "delays", Set.of("delays"),
+      "exponential", Set.of("initial-delay", "multiplier", "max-delay", "jitter"));
+  private static final List<String> BACKOFFS = List.of("immediate", "delays", "exponential");
+  /** Keys of the shape before retries and catch-up were separate policies: refused, naming the new keys. */
+  private static final Map<String, String> REPLACED_KEYS = Map.of(
+      "backfill", "backfill was split in two: retry { max-retries, backoff = immediate|delays|exponential, delays,"
+          + " initial-delay, multiplier, max-delay, jitter, span } for failed attempts, and catch-up { mode = none|all,"
+          + " horizon, span } for windows missed while nothing fired them",
+      "max-retries", "moved into the retry block: retry { max-retries = ... }",
+      "catch-up-horizon", "moved into the catch-up block: catch-up { horizon = ... }");
 
   /** The Java field a policy names, and the config key (relative to the task) it comes from. */
   private static final Map<String, String> FIELD_TO_KEY = Map.ofEntries(
@@ -61,15 +72,17 @@ public final class ConfigTasks {
       Map.entry("window", "window"),
       Map.entry("description", "description"),
       Map.entry("job", "job"),
-      Map.entry("maxRetries", "max-retries"),
-      Map.entry("catchUp.horizon", "catch-up-horizon"),
-      Map.entry("backfill.mode", "backfill.mode"),
-      Map.entry("backfill.delays", "backfill.delays"),
-      Map.entry("backfill.initialDelay", "backfill.initial"),
-      Map.entry("backfill.multiplier", "backfill.multiplier"),
-      Map.entry("backfill.maxDelay", "backfill.max"),
-      Map.entry("backfill.jitter", "backfill.jitter"),
-      Map.entry("backfill.span", "backfill.span"),
+      Map.entry("retry.maxRetries", "retry.max-retries"),
+      Map.entry("retry.backoff", "retry.backoff"),
+      Map.entry("retry.delays", "retry.delays"),
+      Map.entry("retry.initialDelay", "retry.initial-delay"),
+      Map.entry("retry.multiplier", "retry.multiplier"),
+      Map.entry("retry.maxDelay", "retry.max-delay"),
+      Map.entry("retry.jitter", "retry.jitter"),
+      Map.entry("retry.span", "retry.span"),
+      Map.entry("catchUp.mode", "catch-up.mode"),
+      Map.entry("catchUp.horizon", "catch-up.horizon"),
+      Map.entry("catchUp.span", "catch-up.span"),
       Map.entry("lease.floor", "lease.floor"),
       Map.entry("lease.ceiling", "lease.ceiling"),
       Map.entry("lease.factor", "lease.factor"),
@@ -111,6 +124,11 @@ public final class ConfigTasks {
   }
 
   private static TaskSpec parseOne(String id, Node t, ConfigObject tasks) {
+    for (String key : new TreeSet<>(t.obj.keySet())) {
+      if (REPLACED_KEYS.containsKey(key)) {
+        throw t.refuse(key, REPLACED_KEYS.get(key));
+      }
+    }
     t.refuseUnknown(KEYS, "known: " + new TreeSet<>(KEYS));
     TaskSpec.Builder b = TaskSpec.builder(id);
     String cron = t.string("cron", true);
@@ -122,17 +140,13 @@ public final class ConfigTasks {
     if (t.has("overlap")) {
       b.overlap(t.enumOf("overlap", OverlapPolicy.class));
     }
-    if (t.has("max-retries")) {
-      int maxRetries = t.integer("max-retries");
-      t.mapped(() -> b.retry(new RetryPolicy(maxRetries)));
+    if (t.has("retry")) {
+      Node r = t.object("retry");
+      b.retry(t.mapped(() -> retry(r)));
     }
-    if (t.has("catch-up-horizon")) {
-      Duration horizon = t.duration("catch-up-horizon");
-      t.mapped(() -> b.catchUp(new CatchUpPolicy(horizon)));
-    }
-    if (t.has("backfill")) {
-      Node bf = t.object("backfill");
-      b.backfill(t.mapped(() -> backfill(bf)));
+    if (t.has("catch-up")) {
+      Node c = t.object("catch-up");
+      b.catchUp(t.mapped(() -> catchUp(c)));
     }
     if (t.has("lease")) {
       Node l = t.object("lease");
@@ -158,33 +172,58 @@ public final class ConfigTasks {
     return t.mapped(b::build);
   }
 
-  private static BackfillPolicy backfill(Node c) {
-    String mode = c.has("mode") ? c.string("mode", false).trim().toLowerCase(Locale.ROOT) : "none";
-    if (!BACKFILL_KEYS.containsKey(mode)) {
-      throw c.refuse("mode", "must be one of " + MODES);
+  /** A retry block: declaring one marks the task for retry (max-retries 3 unless set, R15). */
+  private static RetryPolicy retry(Node c) {
+    String backoff = c.has("backoff") ? c.string("backoff", false).trim().toLowerCase(Locale.ROOT) : "immediate";
+    if (!BACKOFF_KEYS.containsKey(backoff)) {
+      throw c.refuse("backoff", "must be one of " + BACKOFFS);
     }
-    Set<String> used = BACKFILL_KEYS.get(mode);
+    Set<String> used = new TreeSet<>(RETRY_KEYS);
+    used.addAll(BACKOFF_KEYS.get(backoff));
     for (String key : new TreeSet<>(c.obj.keySet())) {
       if (used.contains(key)) {
         continue;
       }
-      boolean known = BACKFILL_KEYS.values().stream().anyMatch(keys -> keys.contains(key));
-      throw c.refuse(key, known ? "not used by backfill mode " + mode + " (it reads " + new TreeSet<>(used) + ")"
-          : "unknown key; known: mode, delays, initial, multiplier, max, jitter, span");
+      boolean known = BACKOFF_KEYS.values().stream().anyMatch(keys -> keys.contains(key));
+      Set<String> all = new TreeSet<>(RETRY_KEYS);
+      BACKOFF_KEYS.values().forEach(all::addAll);
+      throw c.refuse(key, known ? "not used by backoff " + backoff + " (it reads " + used + ")"
+          : "unknown key; known: " + all);
     }
-    return switch (mode) {
-      case "none" -> BackfillPolicy.none();
-      case "immediate" -> BackfillPolicy.immediate();
-      case "delayed" -> BackfillPolicy.delayed(c.durations("delays").toArray(new Duration[0]));
-      case "exponential" -> {
-        Duration initial = c.duration("initial");
+    RetryPolicy policy = switch (backoff) {
+      case "immediate" -> RetryPolicy.immediate();
+      case "delays" -> RetryPolicy.delayed(c.durations("delays").toArray(new Duration[0]));
+      default -> {
+        Duration initial = c.duration("initial-delay");
         double multiplier = c.number("multiplier");
-        Duration max = c.duration("max");
+        Duration max = c.duration("max-delay");
         double jitter = c.has("jitter") ? c.number("jitter") : 0.0;
-        yield BackfillPolicy.exponential(initial, multiplier, max, jitter);
+        yield RetryPolicy.exponential(initial, multiplier, max, jitter);
       }
-      default -> BackfillPolicy.windowed(c.duration("span"));
     };
+    if (c.has("max-retries")) {
+      policy = policy.withMaxRetries(c.integer("max-retries"));
+    }
+    if (c.has("span")) {
+      policy = policy.withinSpan(c.duration("span"));
+    }
+    return policy;
+  }
+
+  /** A catch-up block: missed windows run only with mode = all (R12). */
+  private static CatchUpPolicy catchUp(Node c) {
+    c.refuseUnknown(CATCH_UP_KEYS, "known: " + new TreeSet<>(CATCH_UP_KEYS));
+    CatchUpPolicy policy = CatchUpPolicy.none();
+    if (c.has("mode") && c.enumOf("mode", CatchUpPolicy.Mode.class) == CatchUpPolicy.Mode.ALL) {
+      policy = CatchUpPolicy.all();
+    }
+    if (c.has("horizon")) {
+      policy = policy.withHorizon(c.duration("horizon"));
+    }
+    if (c.has("span")) {
+      policy = policy.withinSpan(c.duration("span"));
+    }
+    return policy;
   }
 
   /** A value as written: strings bare, anything else as its unwrapped form ({@code [5m, abc]}). */

@@ -4,7 +4,7 @@ import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 import io.almanac.journal.Transition;
 
-import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.MissReason;
 import io.almanac.RefusedException.Reason;
@@ -32,9 +32,10 @@ import java.util.Set;
 
 /**
  * Fire decisions as pure functions (R5-R7, R12, R14): a fire from the trigger is a duplicate, not
- * yet due, skipped while paused, missed outside the catch-up horizon, a backfill when it is a
- * catch-up, or decided by the overlap policy. Catch-ups decide each window alike, in one write.
- * INTERNAL API.
+ * yet due, skipped while paused, missed outside the catch-up horizon, a catch-up decided by the
+ * task's {@link CatchUpPolicy} (missed, or run as a backfill), or decided by the overlap policy.
+ * Catch-ups decide each window alike, in one write. What follows a failed attempt is not decided
+ * here: that is {@link AttemptLifecycle} and the task's retry policy (R11). INTERNAL API.
  */
 final class FireDecider {
 
@@ -138,7 +139,7 @@ final class FireDecider {
   /**
    * Decides a fire up to its overlap policy: refused when invalid or not yet due, a duplicate when
    * the window exists (R5), skipped while paused, missed outside the horizon (R14), and a catch-up
-   * fire entirely: missed, or scheduled as a backfill (R12). Null: an on-time fire, for the overlap
+   * fire entirely by the catch-up policy: missed, or scheduled as a backfill (R12). Null: an on-time fire, for the overlap
    * policy to decide.
    */
   private Decided<FireOutcome> beforeOverlap(State state, Fire cmd, Instant now) {
@@ -170,10 +171,11 @@ final class FireDecider {
     if (cmd.kind() != FireKind.CATCH_UP) {
       return null;
     }
-    if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
-      return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
-          ? "due " + cmd.dueAt() + " while the trigger was down; the task is not backfillable"
-          : "due " + cmd.dueAt() + ", outside the backfill span " + spec.backfill().span(), now);
+    CatchUpPolicy catchUp = spec.catchUp();
+    if (!catchUp.allowsCatchUpAt(now, cmd.start())) {
+      return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, catchUp.mode() == CatchUpPolicy.Mode.NONE
+          ? "due " + cmd.dueAt() + " while the trigger was down; the task does not catch up missed windows (catch-up mode NONE)"
+          : "due " + cmd.dueAt() + ", outside the catch-up span " + catchUp.span() + " after the window's start", now);
     }
     return Decided.persist(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),
         new FireOutcome(key, Decision.SCHEDULED, RunKind.BACKFILL.name()));

@@ -66,7 +66,7 @@ public final class TaskProtocol {
 
   /**
    * The windows of this task due while the trigger was down, older than the latest one: each goes to
-   * the backfill policy (R12, R14), all in one journal write (from the trigger after a restart or
+   * the catch-up policy (R12, R14), all in one journal write (from the trigger after a restart or
    * failover; windows already known are acknowledged as duplicates, R5).
    *
    * @param windows the windows, each as a catch-up fire would carry it
@@ -95,7 +95,7 @@ public final class TaskProtocol {
   public enum FireKind {
     /** Due now, fired on time. */
     ON_TIME,
-    /** Due while the trigger was down or behind: handed to the backfill policy (R12, R14). */
+    /** Due while the trigger was down or behind: handed to the catch-up policy (R12, R14). */
     CATCH_UP
   }
 

@@ -101,8 +101,8 @@ final class TaskViews {
   }
 
   WindowList windows(State state, java.util.function.Predicate<WindowState> which) {
-    // The cap that applies: a task that is not backfillable never retries (R12).
-    int cap = state.spec().backfill().allowsBackfill() ? state.spec().retry().maxRetries() : 0;
+    // The cap that applies: 0 for a task not marked for retry (R12).
+    int cap = state.spec().retry().maxRetries();
     List<WindowView> out = new ArrayList<>();
     state.windows().values().stream()
         .filter(which)

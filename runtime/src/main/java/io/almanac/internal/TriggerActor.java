@@ -61,8 +61,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  *       the earliest: the work per tick is proportional to what is due, not to the number of tasks.
  *   <li>Delivers each fire at least once (ask, retried until acknowledged).
  *   <li>Persists a watermark: every fire due at or before it was acknowledged. After downtime or a
- *       failover it fires the windows due since the watermark as catch-up; each task's backfill
- *       policy and horizon decide whether they run or are recorded as missed (R12, R14).
+ *       failover it fires the windows due since the watermark as catch-up; each task's catch-up
+ *       policy (mode and horizon) decides whether they run or are recorded as missed (R12, R14).
  *   <li>Persists which tasks may have active windows, and wakes them after a restart, so a retry or
  *       a lease expiry is never forgotten (principle 5).
  *   <li>Logs a heartbeat line once a minute (R25).
@@ -342,7 +342,7 @@ public final class TriggerActor
    * The trigger is behind a task's schedule by more than the on-time grace: the wall clock stepped
    * forward (NTP, a VM resumed) or the node was paused. The windows due since are handled as after
    * downtime, not fired one by one as on time: the latest, if recent, fires on time; the older ones
-   * go to the task's catch-up horizon and backfill policy (R12, R14), each recorded once.
+   * go to the task's catch-up policy (R12, R14), each recorded once.
    */
   private void behind(Slot slot, DueWindow first, Instant now) {
     List<DueWindow> due = new ArrayList<>();
@@ -358,7 +358,7 @@ public final class TriggerActor
     }
     CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
     ctx.getLog().warn("trigger is {} behind task '{}' (clock stepped forward or the node was paused): {} windows due "
-            + "since {} handed over as after downtime: {} on time, {} to the catch-up and backfill policy",
+            + "since {} handed over as after downtime: {} on time, {} to the catch-up policy",
         Duration.between(first.dueAt(), now), slot.spec.id(), due.size(), first.dueAt(), plan.onTime() == null ? 0 : 1,
         plan.catchUp().size());
     if (plan.onTime() != null) {

@@ -5,10 +5,13 @@ import java.util.Map;
 import org.apache.pekko.serialization.jackson.JacksonMigration;
 
 /**
- * Reads journals written before the journal's types moved out of the runtime's internals, with the
- * same JSON: the task's events and snapshot were {@code io.almanac.internal.TaskEntity$<Name>} and
- * are {@code io.almanac.journal.TaskJournal$<Name>}; the trigger's were {@code
+ * Reads journals written before the journal's types moved out of the runtime's internals: the
+ * task's events and snapshot were {@code io.almanac.internal.TaskEntity$<Name>} and are {@code
+ * io.almanac.journal.TaskJournal$<Name>}; the trigger's were {@code
  * io.almanac.internal.TriggerActor$<Name>} and are {@code io.almanac.journal.TriggerJournal$<Name>}.
+ * The JSON is the same but for the specs held by {@code SpecDefined}, the task's {@code State},
+ * {@code TasksRegistered} and the trigger's {@code State}, which are read through {@link
+ * TaskSpecMigration} (every journal written under the old names predates the version 2 spec).
  * Configured for each old class name in {@code pekko.serialization.jackson.migrations} (the
  * runtime's reference.conf).
  */
@@ -36,6 +39,8 @@ public final class JournalRenames extends JacksonMigration {
 
   @Override
   public JsonNode transform(int fromVersion, JsonNode json) {
-    return json; // the same components: only the class name changed
+    // The same components, except that journals this old hold specs of the shape before retries
+    // and catch-up were separate policies (SpecDefined and State): TaskSpecMigration reads them.
+    return TaskSpecMigration.upgradeSpecsIn(json);
   }
 }

@@ -27,7 +27,7 @@ public enum Transition {
   NEW_TO_PENDING(null, PENDING),
   /** The window fired but is not run (overlap, paused, ...), recorded with its reason. */
   NEW_TO_SKIPPED(null, SKIPPED),
-  /** The window was due but is not caught up (outside the horizon, backfill not allowed). */
+  /** Due but not caught up: outside the horizon, or the catch-up policy does not run it. */
   NEW_TO_MISSED(null, MISSED),
   /** An executor takes the instance (compare-and-set, R21). */
   PENDING_TO_RUNNING(PENDING, RUNNING),
@@ -43,11 +43,11 @@ public enum Transition {
   RUNNING_TO_CANCELLED(RUNNING, CANCELLED),
   /** The retry policy allows another attempt. */
   FAILED_TO_RETRY_WAIT(FAILED, RETRY_WAIT),
-  /** Past the retry cap, or no backfill (R15). */
+  /** Past the retry cap or span, or not marked for retry (R12, R15). */
   FAILED_TO_FINAL_FAILED(FAILED, FINAL_FAILED),
   /** The retry policy allows another attempt after a time-out. */
   TIMED_OUT_TO_RETRY_WAIT(TIMED_OUT, RETRY_WAIT),
-  /** Past the retry cap after a time-out, or no backfill. */
+  /** Past the retry cap or span after a time-out, or not marked for retry. */
   TIMED_OUT_TO_FINAL_FAILED(TIMED_OUT, FINAL_FAILED),
   /** The back-off delay passed. */
   RETRY_WAIT_TO_PENDING(RETRY_WAIT, PENDING),

@@ -7,9 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.BackfillPolicy;
 import io.almanac.InvalidSpecException;
 import io.almanac.JobResult;
+import io.almanac.RetryPolicy;
+import io.almanac.CatchUpPolicy;
 import io.almanac.LeasePolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
@@ -61,10 +62,12 @@ class BadInputTest {
             (Supplier<Object>) () -> TaskSpec.builder("t").cron("0 8 * * *", "UTC").build()),
         Arguments.of("unknown zone", "zone", "America/New_Yrok",
             (Supplier<Object>) () -> TaskSpec.builder("t").cron("0 0 8 * * ? America/New_Yrok").build()),
-        Arguments.of("negative retries", "maxRetries", "-1",
+        Arguments.of("negative retries", "retry.maxRetries", "-1",
             (Supplier<Object>) () -> TaskSpec.builder("t").cron("0 0 8 * * ? UTC").maxRetries(-1).build()),
-        Arguments.of("back-off not increasing", "backfill.delays", "[PT15M, PT5M]",
-            (Supplier<Object>) () -> BackfillPolicy.delayed(Duration.ofMinutes(15), Duration.ofMinutes(5))),
+        Arguments.of("back-off not increasing", "retry.delays", "[PT15M, PT5M]",
+            (Supplier<Object>) () -> RetryPolicy.delayed(Duration.ofMinutes(15), Duration.ofMinutes(5))),
+        Arguments.of("catch-up span on mode NONE", "catchUp.span", "PT24H",
+            (Supplier<Object>) () -> CatchUpPolicy.none().withinSpan(Duration.ofHours(24))),
         Arguments.of("lease floor above ceiling", "lease.floor", "PT3H",
             (Supplier<Object>) () -> new LeasePolicy(Duration.ofHours(3), Duration.ofHours(2), 1.5, 20)),
         Arguments.of("empty task id", "id", "",
@@ -99,13 +102,13 @@ class BadInputTest {
   static Stream<Arguments> invalidDefinitions() {
     TaskSpec good = TaskSpec.builder("stored").cron("0 0 8 * * ? Asia/Shanghai").build();
     return Stream.of(
-        Arguments.of("malformed cron", new TaskSpec("stored", "not a cron", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("hour 25", new TaskSpec("stored", "0 0 25 * * ?", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("cron whose firings throw (31W)", new TaskSpec("stored", "0 0 12 31W * ?", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("cron with a fullwidth digit", new TaskSpec("stored", "0 0 \uFF18 * * ?", "UTC", null, null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("unknown zone", new TaskSpec("stored", good.cron(), "America/New_Yrok", null, null, null, null, null, null, null, null, null), "zone"),
-        Arguments.of("unknown window", new TaskSpec("stored", good.cron(), good.zone(), "fortnightly", null, null, null, null, null, null, null, null), "window"),
-        Arguments.of("another task's id", new TaskSpec("other", good.cron(), good.zone(), null, null, null, null, null, null, null, null, null), "id"));
+        Arguments.of("malformed cron", new TaskSpec("stored", "not a cron", "UTC", null, null, null, null, null, null, null, null), "cron"),
+        Arguments.of("hour 25", new TaskSpec("stored", "0 0 25 * * ?", "UTC", null, null, null, null, null, null, null, null), "cron"),
+        Arguments.of("cron whose firings throw (31W)", new TaskSpec("stored", "0 0 12 31W * ?", "UTC", null, null, null, null, null, null, null, null), "cron"),
+        Arguments.of("cron with a fullwidth digit", new TaskSpec("stored", "0 0 \uFF18 * * ?", "UTC", null, null, null, null, null, null, null, null), "cron"),
+        Arguments.of("unknown zone", new TaskSpec("stored", good.cron(), "America/New_Yrok", null, null, null, null, null, null, null, null), "zone"),
+        Arguments.of("unknown window", new TaskSpec("stored", good.cron(), good.zone(), "fortnightly", null, null, null, null, null, null, null), "window"),
+        Arguments.of("another task's id", new TaskSpec("other", good.cron(), good.zone(), null, null, null, null, null, null, null, null), "id"));
   }
 
   @ParameterizedTest(name = "R33 {0}: an update with it is refused and the stored task is unchanged")

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.MissReason;
 import io.almanac.RunKind;
@@ -56,9 +56,9 @@ class CatchUpTest {
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
 
-  private EventSourcedBehaviorTestKit<Command, Event, State> kit(BackfillPolicy backfill) {
+  private EventSourcedBehaviorTestKit<Command, Event, State> kit(CatchUpPolicy catchUp) {
     String id = "catch-up-" + IDS.incrementAndGet();
-    TaskSpec spec = TaskSpec.builder(id).cron("0 0 * * * ? UTC").window("daily").backfill(backfill).job("j").build();
+    TaskSpec spec = TaskSpec.builder(id).cron("0 0 * * * ? UTC").window("daily").catchUp(catchUp).job("j").build();
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(testKit.system(),
         TaskEntity.create(id, new SettableClock(NOW), TaskSettings.from(CONFIG)));
     assertTrue(kit.<StatusReply<Done>>runCommand(r -> new TaskProtocol.Define(spec, r)).reply().isSuccess());
@@ -82,9 +82,9 @@ class CatchUpTest {
   }
 
   @Test
-  @DisplayName("R12: not backfillable: every missed window is recorded MISSED with its reason, in one write")
+  @DisplayName("R12: catch-up mode NONE (the default): every missed window is recorded MISSED with its reason, in one write")
   void missedInOneWrite() {
-    var kit = kit(BackfillPolicy.none());
+    var kit = kit(CatchUpPolicy.none());
     var r = catchUp(kit, hour(8), hour(9), hour(10));
     assertEquals(List.of(Decision.MISSED, Decision.MISSED, Decision.MISSED), decisions(r));
     assertEquals(3, r.events().size());
@@ -95,9 +95,9 @@ class CatchUpTest {
   }
 
   @Test
-  @DisplayName("R12, R14: backfillable windows are scheduled as backfills; one beyond the horizon is MISSED")
+  @DisplayName("R12, R14: with catch-up mode ALL missed windows are scheduled as backfills; one beyond the horizon is MISSED")
   void backfillAndHorizon() {
-    var kit = kit(BackfillPolicy.immediate());
+    var kit = kit(CatchUpPolicy.all());
     DueFire old = new DueFire(WindowKey.of("2026-11-27T08:00:00Z"), Instant.parse("2026-11-27T08:00:00Z"),
         Instant.parse("2026-11-27T09:00:00Z"), Instant.parse("2026-11-27T08:00:00Z")); // 52 h ago, horizon 24 h
     var r = catchUp(kit, old, hour(10));
@@ -110,7 +110,7 @@ class CatchUpTest {
   @Test
   @DisplayName("R5: windows already known, or named twice, are duplicates: no event for them; a repeated catch-up changes nothing")
   void duplicates() {
-    var kit = kit(BackfillPolicy.none());
+    var kit = kit(CatchUpPolicy.none());
     catchUp(kit, hour(8));
     var r = catchUp(kit, hour(8), hour(9), hour(9));
     assertEquals(List.of(Decision.DUPLICATE, Decision.MISSED, Decision.DUPLICATE), decisions(r));
@@ -123,7 +123,7 @@ class CatchUpTest {
   @Test
   @DisplayName("R7: a paused task records each caught-up window as SKIPPED (PAUSED)")
   void paused() {
-    var kit = kit(BackfillPolicy.immediate());
+    var kit = kit(CatchUpPolicy.all());
     assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Pause::new).reply().isSuccess());
     var r = catchUp(kit, hour(9), hour(10));
     assertEquals(List.of(Decision.SKIPPED, Decision.SKIPPED), decisions(r));
@@ -133,7 +133,7 @@ class CatchUpTest {
   @Test
   @DisplayName("R33: a window not yet due, or an empty catch-up, is refused naming it; nothing of the batch is persisted")
   void refusedWhole() {
-    var kit = kit(BackfillPolicy.none());
+    var kit = kit(CatchUpPolicy.none());
     DueFire future = new DueFire(WindowKey.of("2026-11-29T18:00:00Z"), Instant.parse("2026-11-29T18:00:00Z"),
         Instant.parse("2026-11-29T19:00:00Z"), Instant.parse("2026-11-29T18:00:00Z"));
     var r = catchUp(kit, hour(9), future);

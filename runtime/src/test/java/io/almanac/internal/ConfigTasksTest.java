@@ -5,10 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
 import io.almanac.DstPolicy;
 import io.almanac.InvalidSpecException;
 import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import java.time.Duration;
 import java.util.List;
@@ -33,9 +34,8 @@ class ConfigTasksTest {
             job = "com.example.DigestJob"
             window = daily
             overlap = buffer-one
-            max-retries = 3
-            backfill { mode = delayed, delays = [5m, 15m, 30m] }
-            catch-up-horizon = 12h
+            retry { max-retries = 3, backoff = delays, delays = [5m, 15m, 30m] }
+            catch-up { mode = all, horizon = 12h }
             dst { gap = skip, overlap = last }
             description = "the field report's digest"
           }
@@ -45,14 +45,52 @@ class ConfigTasksTest {
     assertEquals(2, specs.size());
     TaskSpec digest = specs.get(0);
     TaskSpec expected = TaskSpec.builder("daily-digest").cron("0 0 8 * * ? Asia/Shanghai").job("com.example.DigestJob")
-        .overlap(OverlapPolicy.BUFFER_ONE).maxRetries(3)
-        .backfill(BackfillPolicy.delayed(Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(30)))
-        .catchUp(new io.almanac.CatchUpPolicy(Duration.ofHours(12)))
+        .overlap(OverlapPolicy.BUFFER_ONE)
+        .retry(RetryPolicy.delayed(Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(30)).withMaxRetries(3))
+        .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(12)))
         .dst(new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.LAST))
         .description("the field report's digest").build();
     assertEquals(expected, digest);
     assertEquals("ping", specs.get(1).id());
     assertEquals("per-firing", specs.get(1).window());
+  }
+
+  @Test
+  @DisplayName("R12/R15: the defaults: no retry block, no retries; a retry block marks the task, 3 immediate retries;"
+      + " no catch-up block or an empty one, missed windows are not run, horizon 24 h")
+  void defaultsMatchTheJavaApi() {
+    List<TaskSpec> specs = ConfigTasks.parse(ConfigFactory.parseString("""
+        almanac.tasks {
+          a { cron = "0 0 8 * * ? UTC", job = J }
+          b { cron = "0 0 8 * * ? UTC", job = J, retry {}, catch-up {} }
+          c { cron = "0 0 8 * * ? UTC", job = J, retry { backoff = delays, delays = [5m] } }
+          d { cron = "0 0 8 * * ? UTC", job = J, retry { max-retries = 0 }, catch-up { mode = none, horizon = 0s } }
+        }
+        """));
+    TaskSpec javaDefault = TaskSpec.builder("a").cron("0 0 8 * * ? UTC").job("J").build();
+    assertEquals(javaDefault, specs.get(0));
+    assertEquals(RetryPolicy.none(), specs.get(0).retry());
+    assertEquals(CatchUpPolicy.none(), specs.get(0).catchUp());
+    assertEquals(RetryPolicy.immediate(), specs.get(1).retry());
+    assertEquals(3, specs.get(1).retry().maxRetries());
+    assertEquals(CatchUpPolicy.none(), specs.get(1).catchUp());
+    assertEquals(RetryPolicy.delayed(Duration.ofMinutes(5)), specs.get(2).retry());
+    assertEquals(3, specs.get(2).retry().maxRetries());
+    assertEquals(0, specs.get(3).retry().maxRetries());
+    assertEquals(CatchUpPolicy.none().withHorizon(Duration.ZERO), specs.get(3).catchUp());
+  }
+
+  @ParameterizedTest(name = "R33: the old key {0} is refused, naming its replacement")
+  @CsvSource(delimiter = '|', value = {
+      "backfill { mode = delayed, delays = [5m] } | almanac.tasks.t.backfill         | retry {",
+      "max-retries = 3                            | almanac.tasks.t.max-retries      | retry { max-retries",
+      "catch-up-horizon = 12h                     | almanac.tasks.t.catch-up-horizon | catch-up { horizon"})
+  void oldKeysPointToTheirReplacement(String entry, String key, String hint) {
+    InvalidSpecException e = assertThrows(InvalidSpecException.class, () -> ConfigTasks.parse(ConfigFactory.parseString(
+        "almanac.tasks { t { cron = \"0 0 8 * * ? UTC\", job = J, " + entry + " } }")));
+    assertEquals(key, e.field(), e.getMessage());
+    assertTrue(e.getMessage().startsWith(key + " '"), e.getMessage());
+    assertTrue(e.getMessage().contains(hint), e.getMessage());
   }
 
   @ParameterizedTest(name = "R33: {0} is refused naming {1}")
@@ -62,8 +100,9 @@ class ConfigTasksTest {
       "t { cron = \"0 0 8 * * ? UTC\" }                                     | almanac.tasks.t.job",
       "t { cron = \"0 0 8 * * ? UTC\", job = J, overlap = sometimes }      | almanac.tasks.t.overlap",
       "t { cron = \"0 0 8 * * ? UTC\", job = J, colour = blue }            | almanac.tasks.t.colour",
-      "t { cron = \"0 0 8 * * ? UTC\", job = J, max-retries = -1 }         | almanac.tasks.t.max-retries",
-      "t { cron = \"0 0 8 * * ? UTC\", job = J, backfill { mode = later } } | almanac.tasks.t.backfill.mode",
+      "t { cron = \"0 0 8 * * ? UTC\", job = J, retry.max-retries = -1 }   | almanac.tasks.t.retry.max-retries",
+      "t { cron = \"0 0 8 * * ? UTC\", job = J, retry { backoff = later } } | almanac.tasks.t.retry.backoff",
+      "t { cron = \"0 0 8 * * ? UTC\", job = J, catch-up { mode = some } } | almanac.tasks.t.catch-up.mode",
       "t = 5                                                                | almanac.tasks.t"})
   void refusesBadDeclarations(String hocon, String field) {
     InvalidSpecException e = assertThrows(InvalidSpecException.class,
@@ -88,59 +127,73 @@ class ConfigTasksTest {
         row(T + "window = [d] }", "almanac.tasks.t.window", "[d]"),
         row(T + "overlap = sometimes }", "almanac.tasks.t.overlap", "sometimes"),
         row(T + "overlap = { a = 1 } }", "almanac.tasks.t.overlap", "{a=1}"),
-        row(T + "max-retries = 2.5 }", "almanac.tasks.t.max-retries", "2.5"),
-        row(T + "max-retries = \"2.5\" }", "almanac.tasks.t.max-retries", "2.5"),
-        row(T + "max-retries = -1 }", "almanac.tasks.t.max-retries", "-1"),
-        row(T + "max-retries = 1001 }", "almanac.tasks.t.max-retries", "1001"),
-        row(T + "max-retries = 99999999999 }", "almanac.tasks.t.max-retries", "99999999999"),
-        row(T + "max-retries = abc }", "almanac.tasks.t.max-retries", "abc"),
-        row(T + "max-retries = [1] }", "almanac.tasks.t.max-retries", "[1]"),
-        row(T + "catch-up-horizon = abc }", "almanac.tasks.t.catch-up-horizon", "abc"),
-        row(T + "catch-up-horizon = -1h }", "almanac.tasks.t.catch-up-horizon", "-1h"),
-        row(T + "catch-up-horizon = 367d }", "almanac.tasks.t.catch-up-horizon", "367d"),
-        row(T + "catch-up-horizon = 106751991167300d }", "almanac.tasks.t.catch-up-horizon", "106751991167300d"),
-        row(T + "catch-up-horizon = [1h] }", "almanac.tasks.t.catch-up-horizon", "[1h]"),
-        row(T + "backfill = 5 }", "almanac.tasks.t.backfill", "5"),
-        row(T + "backfill { mode = later } }", "almanac.tasks.t.backfill.mode", "later"),
-        row(T + "backfill { mode = [x] } }", "almanac.tasks.t.backfill.mode", "[x]"),
-        row(T + "backfill { mode = delayed } }", "almanac.tasks.t.backfill.delays", "null"),
-        row(T + "backfill { mode = delayed, delays = abc } }", "almanac.tasks.t.backfill.delays", "abc"),
-        row(T + "backfill { mode = delayed, delays = [5m, abc] } }", "almanac.tasks.t.backfill.delays", "[5m, abc]"),
-        row(T + "backfill { mode = delayed, delays = [] } }", "almanac.tasks.t.backfill.delays", "[]"),
-        row(T + "backfill { mode = delayed, delays = [15m, 5m] } }", "almanac.tasks.t.backfill.delays", "[15m, 5m]"),
-        row(T + "backfill { mode = delayed, delays = [5m, 400d] } }", "almanac.tasks.t.backfill.delays", "[5m, 400d]"),
-        row(T + "backfill { mode = exponential, initial = abc, multiplier = 2, max = 1h } }",
-            "almanac.tasks.t.backfill.initial", "abc"),
-        row(T + "backfill { mode = exponential, initial = 0s, multiplier = 2, max = 1h } }",
-            "almanac.tasks.t.backfill.initial", "0s"),
-        row(T + "backfill { mode = exponential, initial = 400d, multiplier = 2, max = 400d } }",
-            "almanac.tasks.t.backfill.initial", "400d"),
-        row(T + "backfill { mode = exponential, multiplier = 2, max = 1h } }", "almanac.tasks.t.backfill.initial", "null"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = abc, max = 1h } }",
-            "almanac.tasks.t.backfill.multiplier", "abc"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 0.5, max = 1h } }",
-            "almanac.tasks.t.backfill.multiplier", "0.5"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 1e300, max = 1h } }",
-            "almanac.tasks.t.backfill.multiplier", "1.0E300"),
-        row(T + "backfill { mode = exponential, initial = 5m, max = 1h } }", "almanac.tasks.t.backfill.multiplier", "null"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1m } }",
-            "almanac.tasks.t.backfill.max", "1m"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 400d } }",
-            "almanac.tasks.t.backfill.max", "400d"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = [1h] } }",
-            "almanac.tasks.t.backfill.max", "[1h]"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2 } }", "almanac.tasks.t.backfill.max", "null"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1h, jitter = 2 } }",
-            "almanac.tasks.t.backfill.jitter", "2"),
-        row(T + "backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1h, jitter = abc } }",
-            "almanac.tasks.t.backfill.jitter", "abc"),
-        row(T + "backfill { mode = windowed, span = 0s } }", "almanac.tasks.t.backfill.span", "0s"),
-        row(T + "backfill { mode = windowed, span = 400d } }", "almanac.tasks.t.backfill.span", "400d"),
-        row(T + "backfill { mode = windowed, span = abc } }", "almanac.tasks.t.backfill.span", "abc"),
-        row(T + "backfill { mode = windowed } }", "almanac.tasks.t.backfill.span", "null"),
-        row(T + "backfill { mode = immediate, colour = red } }", "almanac.tasks.t.backfill.colour", "red"),
-        row(T + "backfill { mode = immediate, span = 1h } }", "almanac.tasks.t.backfill.span", "1h"),
-        row(T + "backfill { delays = [5m] } }", "almanac.tasks.t.backfill.delays", "[5m]"),
+        row(T + "retry = 5 }", "almanac.tasks.t.retry", "5"),
+        row(T + "retry { max-retries = 2.5 } }", "almanac.tasks.t.retry.max-retries", "2.5"),
+        row(T + "retry { max-retries = \"2.5\" } }", "almanac.tasks.t.retry.max-retries", "2.5"),
+        row(T + "retry { max-retries = -1 } }", "almanac.tasks.t.retry.max-retries", "-1"),
+        row(T + "retry { max-retries = 1001 } }", "almanac.tasks.t.retry.max-retries", "1001"),
+        row(T + "retry { max-retries = 99999999999 } }", "almanac.tasks.t.retry.max-retries", "99999999999"),
+        row(T + "retry { max-retries = abc } }", "almanac.tasks.t.retry.max-retries", "abc"),
+        row(T + "retry { max-retries = [1] } }", "almanac.tasks.t.retry.max-retries", "[1]"),
+        row(T + "retry { backoff = later } }", "almanac.tasks.t.retry.backoff", "later"),
+        row(T + "retry { backoff = [x] } }", "almanac.tasks.t.retry.backoff", "[x]"),
+        row(T + "retry { backoff = delays } }", "almanac.tasks.t.retry.delays", "null"),
+        row(T + "retry { backoff = delays, delays = abc } }", "almanac.tasks.t.retry.delays", "abc"),
+        row(T + "retry { backoff = delays, delays = [5m, abc] } }", "almanac.tasks.t.retry.delays", "[5m, abc]"),
+        row(T + "retry { backoff = delays, delays = [] } }", "almanac.tasks.t.retry.delays", "[]"),
+        row(T + "retry { backoff = delays, delays = [15m, 5m] } }", "almanac.tasks.t.retry.delays", "[15m, 5m]"),
+        row(T + "retry { backoff = delays, delays = [5m, 400d] } }", "almanac.tasks.t.retry.delays", "[5m, 400d]"),
+        row(T + "retry { backoff = exponential, initial-delay = abc, multiplier = 2, max-delay = 1h } }",
+            "almanac.tasks.t.retry.initial-delay", "abc"),
+        row(T + "retry { backoff = exponential, initial-delay = 0s, multiplier = 2, max-delay = 1h } }",
+            "almanac.tasks.t.retry.initial-delay", "0s"),
+        row(T + "retry { backoff = exponential, initial-delay = 400d, multiplier = 2, max-delay = 400d } }",
+            "almanac.tasks.t.retry.initial-delay", "400d"),
+        row(T + "retry { backoff = exponential, multiplier = 2, max-delay = 1h } }",
+            "almanac.tasks.t.retry.initial-delay", "null"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = abc, max-delay = 1h } }",
+            "almanac.tasks.t.retry.multiplier", "abc"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 0.5, max-delay = 1h } }",
+            "almanac.tasks.t.retry.multiplier", "0.5"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 1e300, max-delay = 1h } }",
+            "almanac.tasks.t.retry.multiplier", "1.0E300"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, max-delay = 1h } }",
+            "almanac.tasks.t.retry.multiplier", "null"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 1m } }",
+            "almanac.tasks.t.retry.max-delay", "1m"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 400d } }",
+            "almanac.tasks.t.retry.max-delay", "400d"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = [1h] } }",
+            "almanac.tasks.t.retry.max-delay", "[1h]"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2 } }",
+            "almanac.tasks.t.retry.max-delay", "null"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 1h, jitter = 2 } }",
+            "almanac.tasks.t.retry.jitter", "2"),
+        row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 1h, jitter = abc } }",
+            "almanac.tasks.t.retry.jitter", "abc"),
+        row(T + "retry { span = 0s } }", "almanac.tasks.t.retry.span", "0s"),
+        row(T + "retry { span = 400d } }", "almanac.tasks.t.retry.span", "400d"),
+        row(T + "retry { span = abc } }", "almanac.tasks.t.retry.span", "abc"),
+        row(T + "retry { backoff = immediate, colour = red } }", "almanac.tasks.t.retry.colour", "red"),
+        row(T + "retry { backoff = immediate, delays = [5m] } }", "almanac.tasks.t.retry.delays", "[5m]"),
+        row(T + "retry { delays = [5m] } }", "almanac.tasks.t.retry.delays", "[5m]"),
+        row(T + "retry { backoff = delays, delays = [5m], jitter = 0.1 } }", "almanac.tasks.t.retry.jitter", "0.1"),
+        row(T + "catch-up = 5 }", "almanac.tasks.t.catch-up", "5"),
+        row(T + "catch-up { mode = some } }", "almanac.tasks.t.catch-up.mode", "some"),
+        row(T + "catch-up { mode = [x] } }", "almanac.tasks.t.catch-up.mode", "[x]"),
+        row(T + "catch-up { horizon = abc } }", "almanac.tasks.t.catch-up.horizon", "abc"),
+        row(T + "catch-up { horizon = -1h } }", "almanac.tasks.t.catch-up.horizon", "-1h"),
+        row(T + "catch-up { horizon = 367d } }", "almanac.tasks.t.catch-up.horizon", "367d"),
+        row(T + "catch-up { horizon = 106751991167300d } }", "almanac.tasks.t.catch-up.horizon", "106751991167300d"),
+        row(T + "catch-up { horizon = [1h] } }", "almanac.tasks.t.catch-up.horizon", "[1h]"),
+        row(T + "catch-up { mode = all, span = 0s } }", "almanac.tasks.t.catch-up.span", "0s"),
+        row(T + "catch-up { mode = all, span = 400d } }", "almanac.tasks.t.catch-up.span", "400d"),
+        row(T + "catch-up { mode = all, span = abc } }", "almanac.tasks.t.catch-up.span", "abc"),
+        row(T + "catch-up { span = 24h } }", "almanac.tasks.t.catch-up.span", "24h"),
+        row(T + "catch-up { colour = red } }", "almanac.tasks.t.catch-up.colour", "red"),
+        row(T + "backfill { mode = none } }", "almanac.tasks.t.backfill", "{mode=none}"),
+        row(T + "max-retries = 3 }", "almanac.tasks.t.max-retries", "3"),
+        row(T + "catch-up-horizon = 12h }", "almanac.tasks.t.catch-up-horizon", "12h"),
         row(T + "lease = 5 }", "almanac.tasks.t.lease", "5"),
         row(T + "lease { floor = abc } }", "almanac.tasks.t.lease.floor", "abc"),
         row(T + "lease { floor = 0s } }", "almanac.tasks.t.lease.floor", "0s"),
@@ -199,18 +252,22 @@ class ConfigTasksTest {
     List<TaskSpec> specs = ConfigTasks.parse(ConfigFactory.parseString("""
         almanac.tasks {
           "reports.daily" {
-            cron = "0 0 8 * * ? UTC", job = J, max-retries = 2.0
-            backfill { mode = exponential, initial = 5m, multiplier = 2, max = 1h, jitter = 0.1 }
+            cron = "0 0 8 * * ? UTC", job = J
+            retry { max-retries = 2.0, backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 1h, jitter = 0.1 }
             lease { floor = 30s, ceiling = 6h, factor = 2.25, min-samples = 5 }
           }
-          w { cron = "0 0 8 * * ? UTC", job = J, backfill { mode = windowed, span = 24h }, catch-up-horizon = 366d }
+          w {
+            cron = "0 0 8 * * ? UTC", job = J
+            retry { span = 24h }
+            catch-up { mode = all, horizon = 366d, span = 24h }
+          }
         }
         """));
     assertEquals("reports.daily", specs.get(0).id());
-    assertEquals(2, specs.get(0).retry().maxRetries());
-    assertEquals(BackfillPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1), specs.get(0).backfill());
+    assertEquals(RetryPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1).withMaxRetries(2),
+        specs.get(0).retry());
     assertEquals(new io.almanac.LeasePolicy(Duration.ofSeconds(30), Duration.ofHours(6), 2.25, 5), specs.get(0).lease());
-    assertEquals(BackfillPolicy.windowed(Duration.ofHours(24)), specs.get(1).backfill());
-    assertEquals(Duration.ofDays(366), specs.get(1).catchUp().horizon());
+    assertEquals(RetryPolicy.immediate().withinSpan(Duration.ofHours(24)), specs.get(1).retry());
+    assertEquals(CatchUpPolicy.all().withHorizon(Duration.ofDays(366)).withinSpan(Duration.ofHours(24)), specs.get(1).catchUp());
   }
 }

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.BackfillPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
@@ -184,7 +184,7 @@ class CoreTest {
   @Test
   @DisplayName("R23: a lease that ended is settled as a time-out, with the lease as a duration sample")
   void settlesExpiredLease() {
-    State s = started(fired(defined(spec().backfill(BackfillPolicy.immediate()).build()), 0), 0, "node-1");
+    State s = started(fired(defined(spec().retry(RetryPolicy.immediate()).build()), 0), 0, "node-1");
     Instant late = T0.plus(Duration.ofHours(2));
     List<Event> settled = attempts.settle(s, id -> true, late);
     AttemptTimedOut t = assertInstanceOf(AttemptTimedOut.class, settled.get(0));

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.BackfillPolicy;
 import io.almanac.CatchUpPolicy;
 import io.almanac.DstPolicy;
 import io.almanac.InstanceStatus;
@@ -54,11 +53,16 @@ class EventSerializationTest {
   private static final Instant AT = Instant.parse("2026-11-29T00:00:00Z");
   private static final String W = "2026-11-29";
 
+  /**
+   * A spec with every component set. It is also what the committed fixtures of the version 1 spec
+   * (backfill DELAYED exponential 5 min x2 up to 1 h, jitter 0.1, 5 retries, horizon 6 h) read as.
+   */
   static TaskSpec fullSpec() {
     return new TaskSpec("daily-digest", "0 0 8 * * ?", "Asia/Shanghai", WindowSpec.HOURLY.name(),
         new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.BOTH), OverlapPolicy.BUFFER_ONE,
-        BackfillPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1), new RetryPolicy(5),
-        new CatchUpPolicy(Duration.ofHours(6)), new LeasePolicy(Duration.ofMinutes(2), Duration.ofHours(1), 1.5, 10),
+        RetryPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1).withMaxRetries(5),
+        CatchUpPolicy.all().withHorizon(Duration.ofHours(6)),
+        new LeasePolicy(Duration.ofMinutes(2), Duration.ofHours(1), 1.5, 10),
         "news-digest", "the field report's 08:00 digest");
   }
 
@@ -134,8 +138,11 @@ class EventSerializationTest {
   /**
    * The committed fixtures: the JSON each event and snapshot type was written as. Reading them with
    * today's code must give today's fixture objects, so a renamed type, field or enum constant fails
-   * here before it breaks a user's journal. After an intended, migrated change, regenerate them with
-   * {@code mvn -pl runtime test -Dtest=EventSerializationTest -Dalmanac.writeFixtures=true}.
+   * here before it breaks a user's journal. A type with a migration is written with its version in
+   * the manifest ({@code ...$SpecDefined#2}); its fixture is {@code <Type>.v<version>.json}, and the
+   * fixtures of its older versions stay, read by {@link #fixturesOfOlderVersionsStillRead}. After an
+   * intended, migrated change, regenerate them with {@code mvn -pl runtime test
+   * -Dtest=EventSerializationTest -Dalmanac.writeFixtures=true}.
    */
   @Test
   @DisplayName("committed JSON fixtures of every event and of the snapshot still read as the same values")
@@ -148,8 +155,7 @@ class EventSerializationTest {
     for (Object value : all) {
       Serializer serializer = serialization.findSerializerFor(value);
       String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
-      java.nio.file.Path file = dir.resolve(
-          value.getClass().getEnclosingClass().getSimpleName() + "." + value.getClass().getSimpleName() + ".json");
+      java.nio.file.Path file = dir.resolve(fixtureName(value, manifest));
       if (write) {
         java.nio.file.Files.createDirectories(dir);
         java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
@@ -162,6 +168,37 @@ class EventSerializationTest {
       Object read = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
           serializer.identifier(), lines.get(0)).get();
       assertEquals(value, read, file + " no longer reads as the same value: a changed field needs a migration");
+    }
+  }
+
+  /** {@code TaskJournal.SpecDefined.json}, or {@code TaskJournal.SpecDefined.v2.json} for a versioned manifest. */
+  private static String fixtureName(Object value, String manifest) {
+    int hash = manifest.indexOf('#');
+    String version = hash < 0 ? "" : ".v" + manifest.substring(hash + 1);
+    return value.getClass().getEnclosingClass().getSimpleName() + "." + value.getClass().getSimpleName() + version + ".json";
+  }
+
+  /**
+   * The types that hold a spec are at version 2 ({@link io.almanac.journal.TaskSpecMigration}): their
+   * fixtures of version 1, committed before (a {@code backfill} object in the spec, no version in the
+   * manifest), read as today's values, with the same retry and catch-up behaviour.
+   */
+  @Test
+  @DisplayName("events and snapshots holding a version 1 spec (one backfill policy) still read, as the same behaviour")
+  void fixturesOfOlderVersionsStillRead() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    List<Object> specHolders = List.of(fixtures().get(0), snapshot(), triggerFixtures().get(0), triggerFixtures().get(3));
+    for (Object value : specHolders) {
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      assertTrue(manifest.endsWith("#" + io.almanac.journal.TaskSpecMigration.VERSION), manifest);
+      java.nio.file.Path file = dir.resolve(fixtureName(value, manifest.substring(0, manifest.indexOf('#'))));
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(value.getClass().getName(), lines.get(0), "version 1: no version in the manifest of " + file);
+      assertTrue(lines.get(1).contains("\"backfill\":{\"mode\":\"DELAYED\""), file + " holds the version 1 spec");
+      Object read = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get();
+      assertEquals(value, read, file + " must read as today's " + value.getClass().getName());
     }
   }
 

@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.almanac.BackfillPolicy;
 import io.almanac.CatchUpPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
@@ -168,7 +167,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R5: 1,000 fires for one window, shuffled among fires of other windows, make exactly one instance")
   void thousandDuplicateFiresMakeOneInstance() {
-    var kit = kit(daily(newId()).overlap(OverlapPolicy.ALLOW).catchUp(new CatchUpPolicy(Duration.ofDays(30))).build());
+    var kit = kit(daily(newId()).overlap(OverlapPolicy.ALLOW).catchUp(CatchUpPolicy.none().withHorizon(Duration.ofDays(30))).build());
     List<String> fires = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
       fires.add("2026-11-29");
@@ -385,8 +384,8 @@ class TaskEntityTest {
   }
 
   @Test
-  @DisplayName("R12/R14: catch-up is missed for a non-backfillable task or outside the horizon, run otherwise")
-  void catchUpFollowsBackfillAndHorizon() {
+  @DisplayName("R12/R14: catch-up is missed for a task with catch-up mode NONE (the default) or outside the horizon, run otherwise")
+  void catchUpFollowsPolicyAndHorizon() {
     var plain = kit(daily(newId()).build());
     clock.set(Instant.parse("2026-11-29T03:00:00Z")); // 3 h after the window was due
     FireOutcome o = fire(plain, "2026-11-29", FireKind.CATCH_UP);
@@ -394,7 +393,7 @@ class TaskEntityTest {
     assertEquals(InstanceStatus.MISSED, window(plain, "2026-11-29").status());
     assertTrue(window(plain, "2026-11-29").reason().startsWith(MissReason.BACKFILL_NOT_ALLOWED.name()));
 
-    var backfillable = kit(daily(newId()).backfill(BackfillPolicy.immediate()).catchUp(new CatchUpPolicy(Duration.ofHours(24))).build());
+    var backfillable = kit(daily(newId()).catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(24))).build());
     clock.set(Instant.parse("2026-11-29T03:00:00Z"));
     FireOutcome caught = fire(backfillable, "2026-11-29", FireKind.CATCH_UP);
     assertEquals(Decision.SCHEDULED, caught.decision());
@@ -409,8 +408,8 @@ class TaskEntityTest {
   }
 
   @Test
-  @DisplayName("R12/R15/R31: a non-backfillable failure is FINAL_FAILED in the queue; an operator retries or resolves it")
-  void failureWithoutBackfillGoesToInterventionQueue() {
+  @DisplayName("R12/R15/R31: a failure of a task not marked for retry (the default) is FINAL_FAILED in the queue; an operator retries or resolves it")
+  void failureWithoutRetryGoesToInterventionQueue() {
     var kit = kit(daily(newId()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
@@ -418,7 +417,8 @@ class TaskEntityTest {
     assertEquals(2, r.events().size());
     assertInstanceOf(TaskJournal.AttemptFailed.class, r.events().get(0));
     TaskJournal.InstanceFinalFailed ff = (TaskJournal.InstanceFinalFailed) r.events().get(1);
-    assertTrue(ff.reason().contains("not backfillable"), ff.reason());
+    assertTrue(ff.reason().startsWith("not retried: the task is not marked for retry (max retries 0, R12); last: model returned"),
+        ff.reason());
     List<WindowView> queue = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetInterventionQueue::new).reply().getValue().windows();
     assertEquals(1, queue.size());
     assertEquals(InstanceStatus.FINAL_FAILED, queue.get(0).status());
@@ -439,7 +439,7 @@ class TaskEntityTest {
   @DisplayName("R13/R15: delayed back-off 5, 15, 30 min; after the cap of 3 retries the window is FINAL_FAILED")
   void retriesWithBackoffUntilCap() {
     var kit = kit(daily(newId())
-        .backfill(BackfillPolicy.delayed(Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(30)))
+        .retry(RetryPolicy.delayed(Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(30)))
         .build());
     fire(kit, "2026-11-29");
     Duration[] delays = {Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(30)};
@@ -468,7 +468,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R23: a lease expiry times the attempt out; its late result is recorded but cannot succeed the window")
   void leaseExpiryFencesTheAttempt() {
-    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    var kit = kit(daily(newId()).retry(RetryPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     AttemptGrant g = start(kit, "2026-11-29");
     clock.set(g.leaseUntil().minusSeconds(1));
@@ -563,7 +563,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R19: the effect ledger records an effect once; a later attempt sees it; a stale attempt cannot write")
   void effectLedger() {
-    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    var kit = kit(daily(newId()).retry(RetryPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     var first = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "push:wechat", "msg-123", ref));
@@ -582,7 +582,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R24: the state after a restart (journal replay) equals the state before")
   void recoversStateByReplay() {
-    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    var kit = kit(daily(newId()).retry(RetryPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "k", "v", ref));
@@ -709,7 +709,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R15: an operator cannot reset the retry cap by retrying a window that is waiting to retry")
   void retryOfRetryWaitIsRefused() {
-    var kit = kit(daily(newId()).backfill(BackfillPolicy.delayed(Duration.ofMinutes(5))).build());
+    var kit = kit(daily(newId()).retry(RetryPolicy.delayed(Duration.ofMinutes(5))).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     finish(kit, "2026-11-29", 1, JobResult.failure("x"), Duration.ofSeconds(1));
@@ -735,7 +735,7 @@ class TaskEntityTest {
     assertTrue(none.reply().getError().getMessage().contains("is unknown"));
     var all = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetWindows::new);
     assertEquals(1, all.reply().getValue().windows().size());
-    assertEquals(0, all.reply().getValue().windows().get(0).maxRetries(), "a task that is not backfillable never retries");
+    assertEquals(0, all.reply().getValue().windows().get(0).maxRetries(), "a task not marked for retry never retries");
   }
 
   @Test
@@ -758,7 +758,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R23: a timed-out attempt counts as a duration sample, so the lease can grow")
   void timeoutsCountAsSamples() {
-    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    var kit = kit(daily(newId()).retry(RetryPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     AttemptGrant g = start(kit, "2026-11-29");
     clock.set(g.leaseUntil());
@@ -770,7 +770,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R19: an effect whose end was not recorded is pending: a later attempt sees its outcome is unknown")
   void effectIntentWithoutEndIsPending() {
-    var kit = kit(daily(newId()).backfill(BackfillPolicy.immediate()).build());
+    var kit = kit(daily(newId()).retry(RetryPolicy.immediate()).build());
     fire(kit, "2026-11-29");
     start(kit, "2026-11-29");
     var intent = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, "push", null, true, ref));

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Exit status: 0 after a coordinated shutdown; {@value #EXIT_CONFIG} for a configuration error
  * (a file that does not exist or does not parse, a bad value such as {@code
- * almanac.tasks.daily-digest.max-retries = 2.5}), with the error on stderr; 1 if the journal cannot
+ * almanac.tasks.daily-digest.retry.max-retries = 2.5}), with the error on stderr; 1 if the journal cannot
  * be opened or the demo tasks cannot be registered, or the node fails to start otherwise. On any
  * of these the actor system is terminated first, so the JVM never lingers.
  */

@@ -1,12 +1,12 @@
 package io.almanac.samples;
 
 import io.almanac.AgentJob;
-import io.almanac.BackfillPolicy;
 import io.almanac.CatchUpPolicy;
 import io.almanac.JobContext;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
 import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
 import java.nio.file.Path;
@@ -99,9 +99,8 @@ public final class DemoTasks {
         TaskSpec.builder(FLAKY_SYNC)
             .cron("5/20 * * * * ? Asia/Shanghai")
             .window(WindowSpec.PER_FIRING)
-            .backfill(BackfillPolicy.delayed(Duration.ofSeconds(2)))
-            .maxRetries(3)
-            .catchUp(new CatchUpPolicy(Duration.ofMinutes(2)))
+            .retry(RetryPolicy.delayed(Duration.ofSeconds(2)).withMaxRetries(3))
+            .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofMinutes(2)))
             .lease(DEMO_LEASE)
             .job(FLAKY_SYNC)
             .description("every 20 s: attempt 1 pushes then fails, the retry 2 s later succeeds without a second push")
@@ -109,9 +108,8 @@ public final class DemoTasks {
         TaskSpec.builder(ALWAYS_BROKEN)
             .cron("15/30 * * * * ? UTC")
             .window(WindowSpec.PER_FIRING)
-            .backfill(BackfillPolicy.delayed(Duration.ofSeconds(1), Duration.ofSeconds(2)))
-            .maxRetries(1)
-            .catchUp(new CatchUpPolicy(Duration.ofMinutes(2)))
+            .retry(RetryPolicy.delayed(Duration.ofSeconds(1), Duration.ofSeconds(2)).withMaxRetries(1))
+            .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofMinutes(2)))
             .lease(DEMO_LEASE)
             .job(ALWAYS_BROKEN)
             .description("every 30 s: always fails; retried once, then FINAL_FAILED in the intervention queue")

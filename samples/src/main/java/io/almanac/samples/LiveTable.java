@@ -208,7 +208,7 @@ final class LiveTable {
       int colon = r.indexOf(':');
       String head = colon < 0 ? r : r.substring(0, colon);
       return head + switch (head) {
-        case "BACKFILL_NOT_ALLOWED" -> " (task not backfillable)";
+        case "BACKFILL_NOT_ALLOWED" -> " (the task does not catch up missed windows)";
         case "OUTSIDE_HORIZON" -> " (older than the catch-up horizon)";
         case "PREVIOUS_RUNNING" -> " (an earlier window was still running)";
         default -> "";

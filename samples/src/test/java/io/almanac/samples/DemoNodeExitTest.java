@@ -69,7 +69,7 @@ class DemoNodeExitTest {
   }
 
   @ParameterizedTest(name = "R33: almanac.tasks.daily-digest.{0} = {1} makes the demo print the full key and the value on stderr and exit 2")
-  @CsvSource({"lease.factor, abc", "max-retries, 2.5"})
+  @CsvSource({"lease.factor, abc", "retry.max-retries, 2.5"})
   void badTaskValueExits(String key, String value) throws Exception {
     Path conf = config("almanac.tasks.daily-digest." + key + " = " + value);
     Exit exit = runDemo(List.of("-Dconfig.file=" + conf));

@@ -199,19 +199,19 @@ class DemoTasksTest {
     assertStatus("always-broken", "2026-11-29T00:00:15Z", InstanceStatus.FINAL_FAILED);
     assertEquals(1, outboxLines("daily-digest/2026-11-29"));
 
-    // Not backfillable, due more than a minute before the restart: MISSED, with the reason.
+    // Catch-up mode none (the default), due more than a minute before the restart: MISSED, with the reason.
     eventually(() -> {
       WindowView missed = window("heartbeat-ok", "2026-11-29T00:01:00Z");
       assertEquals(InstanceStatus.MISSED, missed.status());
       assertTrue(missed.reason().startsWith("BACKFILL_NOT_ALLOWED"), missed.reason());
     });
-    // Backfillable but older than its 2-minute catch-up horizon: MISSED, with that reason.
+    // Catch-up mode all but older than its 2-minute catch-up horizon: MISSED, with that reason.
     eventually(() -> {
       WindowView old = window("flaky-sync", "2026-11-29T00:01:05Z");
       assertEquals(InstanceStatus.MISSED, old.status());
       assertTrue(old.reason().startsWith("OUTSIDE_HORIZON"), old.reason());
     });
-    // Backfillable and inside the horizon: caught up.
+    // Catch-up mode all and inside the horizon: caught up.
     eventually(() -> {
       WindowView caughtUp = window("flaky-sync", "2026-11-29T00:03:45Z");
       assertEquals(RunKind.BACKFILL, caughtUp.runKind());

@@ -2,6 +2,8 @@ package io.almanac.persistence.audit;
 
 import io.almanac.journal.TaskJournal;
 
+import io.almanac.CatchUpPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import java.time.Duration;
 import java.time.Instant;
@@ -196,9 +198,26 @@ public record AuditEvent(
     }
   }
 
+  private static String describe(RetryPolicy r) {
+    if (!r.allowsRetry()) {
+      return "no retries";
+    }
+    String when = switch (r.backoff()) {
+      case IMMEDIATE -> "immediate";
+      case DELAYS -> "after " + r.delays();
+      case EXPONENTIAL -> "exponential " + r.initialDelay() + " x" + r.multiplier() + " up to " + r.maxDelay()
+          + (r.jitter() == 0.0 ? "" : " jitter " + r.jitter());
+    };
+    return "max retries " + r.maxRetries() + " " + when + (r.hasSpan() ? " within " + r.span() + " of the window's start" : "");
+  }
+
+  private static String describe(CatchUpPolicy c) {
+    return "catch-up " + c.mode() + " horizon " + c.horizon() + (c.hasSpan() ? " span " + c.span() : "");
+  }
+
   private static String describe(TaskSpec s) {
     return "cron '" + s.cron() + "' in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
-        + ", backfill " + s.backfill().mode() + ", max retries " + s.retry().maxRetries()
+        + ", " + describe(s.retry()) + ", " + describe(s.catchUp())
         + ", dst gap " + s.dst().gap() + " overlap " + s.dst().overlap()
         + (s.job() == null ? "" : ", job " + s.job());
   }

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import io.almanac.AgentJob;
 import io.almanac.Almanac;
-import io.almanac.BackfillPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.TaskSpec;
@@ -97,7 +97,7 @@ class AuditNodeRunTest {
     };
     Almanac almanac = Almanac.builder(node.system()).clock(clock).job("j", job).start();
     await(almanac.register(TaskSpec.builder("digest").cron("0 0 8 * * ? Asia/Shanghai").job("j")
-        .backfill(BackfillPolicy.immediate()).maxRetries(1).build()));
+        .retry(RetryPolicy.immediate()).maxRetries(1).build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventuallyStatus(almanac, "2026-11-29", InstanceStatus.SUCCEEDED);
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));

@@ -306,7 +306,7 @@ class VerifierTest {
 
   @Test
   void aWindowSpecThisJvmDoesNotKnowIsANoteNotAViolation() {
-    TaskSpec custom = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", "fiscal-week", null, null, null, null, null, null, "j", null);
+    TaskSpec custom = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", "fiscal-week", null, null, null, null, null, "j", null);
     VerificationReport r = verify(journal(List.of(spec(custom, DEFINED)), ran("2026-11-29"), ran("2026-11-30")));
     assertTrue(r.ok(), r.toText());
     assertEquals(1, r.notes().size(), r.toText());

@@ -4,12 +4,13 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.Almanac;
-import io.almanac.BackfillPolicy;
+import io.almanac.CatchUpPolicy;
 import io.almanac.EffectOutcomeUnknownException;
 import io.almanac.JobContext;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
 import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
 import io.almanac.persistence.SchemaBootstrap;
@@ -47,12 +48,13 @@ import org.slf4j.LoggerFactory;
  * ({@link WindowSpec#PER_FIRING}):
  *
  * <ul>
- *   <li>{@code quick-*}: succeed at once (or within 50 ms); 1-4 not backfillable (the default), 5-8
- *       backfilled at once ({@link BackfillPolicy#immediate()}: retried, and caught up after downtime);
+ *   <li>{@code quick-*}: succeed at once (or within 50 ms); 1-4 neither retried nor caught up (the
+ *       defaults), 5-8 retried at once ({@link RetryPolicy#immediate()}) and caught up after downtime
+ *       ({@link CatchUpPolicy#all()});
  *   <li>{@code long-*}: take 1.5-3 s; overlap SKIP, so most of their firings are skipped with a reason;
- *       not backfillable (an attempt orphaned by a crash is timed out and the window fails for good);
+ *       not retried (an attempt orphaned by a crash is timed out and the window fails for good);
  *   <li>{@code fail-now-*} / {@code fail-later-*}: the first attempt of every window fails; retried at
- *       once ({@link BackfillPolicy#immediate()}) or 1 s later ({@link BackfillPolicy#delayed});
+ *       once ({@link RetryPolicy#immediate()}) or 1 s later ({@link RetryPolicy#delayed}), and caught up;
  *   <li>{@code ledger-*}: {@code ctx.ledger().once("send", effect)}, where the effect appends the line
  *       {@code "task window attempt"} to the effects file and fsyncs it (FileChannel.force) before it
  *       returns. When an earlier attempt died between the effect and its record
@@ -98,22 +100,26 @@ public final class CrashNode {
   private static List<TaskSpec> tasks() {
     List<TaskSpec> specs = new ArrayList<>();
     for (int i = 1; i <= 8; i++) {
-      // half not backfillable (the default, R12), half caught up at once after downtime
-      BackfillPolicy backfill = i <= 4 ? BackfillPolicy.none() : BackfillPolicy.immediate();
-      specs.add(base("quick-" + i, "quick").backfill(backfill).maxRetries(5).build());
+      // half neither retried nor caught up (the defaults, R12), half retried and caught up at once
+      TaskSpec.Builder quick = base("quick-" + i, "quick");
+      specs.add((i <= 4 ? quick : backfilled(quick, RetryPolicy.immediate())).build());
     }
     for (int i = 1; i <= 3; i++) {
-      specs.add(base("long-" + i, "long").overlap(OverlapPolicy.SKIP).backfill(BackfillPolicy.none()).build());
+      specs.add(base("long-" + i, "long").overlap(OverlapPolicy.SKIP).build());
     }
     for (int i = 1; i <= 2; i++) {
-      specs.add(base("fail-now-" + i, "fail-first").backfill(BackfillPolicy.immediate()).maxRetries(5).build());
-      specs.add(base("fail-later-" + i, "fail-first").backfill(BackfillPolicy.delayed(Duration.ofSeconds(1)))
-          .maxRetries(5).build());
+      specs.add(backfilled(base("fail-now-" + i, "fail-first"), RetryPolicy.immediate()).build());
+      specs.add(backfilled(base("fail-later-" + i, "fail-first"), RetryPolicy.delayed(Duration.ofSeconds(1))).build());
     }
     for (int i = 1; i <= 4; i++) {
-      specs.add(base("ledger-" + i, "ledger").backfill(BackfillPolicy.immediate()).maxRetries(5).build());
+      specs.add(backfilled(base("ledger-" + i, "ledger"), RetryPolicy.immediate()).build());
     }
     return List.copyOf(specs);
+  }
+
+  /** Retried (up to 5 times, by the given back-off) and caught up after downtime. */
+  private static TaskSpec.Builder backfilled(TaskSpec.Builder b, RetryPolicy retry) {
+    return b.retry(retry.withMaxRetries(5)).catchUp(CatchUpPolicy.all());
   }
 
   private static TaskSpec.Builder base(String id, String job) {
