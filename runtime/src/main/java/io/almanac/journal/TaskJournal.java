@@ -1,51 +1,19 @@
 package io.almanac.journal;
 
-import io.almanac.internal.TaskProtocol.*;
 import io.almanac.InstanceStatus;
-import io.almanac.InvalidSpecException;
 import io.almanac.JobResult;
 import io.almanac.MissReason;
-import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
-import io.almanac.TaskView;
-import io.almanac.WindowView;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import io.almanac.Alert;
-import io.almanac.RefusedException;
-import io.almanac.ScheduleComputationException;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.pattern.StatusReply;
-import org.apache.pekko.persistence.typed.PersistenceId;
-import org.apache.pekko.persistence.typed.RecoveryCompleted;
-import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
-import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReplyBuilder;
-import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
-import org.apache.pekko.persistence.typed.javadsl.EventHandler;
-import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
-import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
-import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
-import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
-import org.slf4j.Logger;
-import io.almanac.internal.AlmanacSerializable;
 
 /**
  * What a task's journal holds: its events (past tense, data only) and its snapshot state. This is
@@ -68,7 +36,7 @@ public final class TaskJournal {
   // Events (past tense; data only; never renamed without a migration)
 
   /** Something that happened to the task; the journal is the truth. */
-  public interface Event extends AlmanacSerializable {
+  public interface Event extends JournalSerializable {
     /** @return when it happened (from the entity's clock) */
     Instant at();
   }
@@ -168,7 +136,7 @@ public final class TaskJournal {
       Instant archivedThrough,
       long archivedCount,
       DurationSamples samples)
-      implements AlmanacSerializable {
+      implements JournalSerializable {
 
     /** Canonical constructor: the window map is never null and never shared mutable. */
     public State {

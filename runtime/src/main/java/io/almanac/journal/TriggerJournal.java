@@ -1,7 +1,6 @@
 package io.almanac.journal;
 
 import io.almanac.TaskSpec;
-import io.almanac.internal.AlmanacSerializable;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
@@ -23,7 +22,7 @@ public final class TriggerJournal {
   private TriggerJournal() {}
 
   /** What the trigger persisted. */
-  public interface Event extends AlmanacSerializable {}
+  public interface Event extends JournalSerializable {}
 
   /**
    * Tasks were registered or their specs changed.
@@ -61,7 +60,7 @@ public final class TriggerJournal {
    * @param watermark every fire due at or before it was acknowledged (null before the first tick)
    * @param active tasks that may have active windows: woken after a restart
    */
-  public record State(Map<String, TaskSpec> tasks, Instant watermark, Set<String> active) implements AlmanacSerializable {
+  public record State(Map<String, TaskSpec> tasks, Instant watermark, Set<String> active) implements JournalSerializable {
     /** Canonical constructor: never null, never shared mutable. */
     public State {
       tasks = tasks == null ? Map.of() : Collections.unmodifiableMap(tasks);
