@@ -172,7 +172,8 @@ final class FireDecider {
     }
     if (!spec.backfill().allowsCatchUpAt(now, cmd.start())) {
       return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, spec.backfill().mode() == BackfillPolicy.Mode.NONE
-          ? "due " + cmd.dueAt() + " while the trigger was down; the task is not backfillable"
+          ? "due " + cmd.dueAt() + " and not fired on time (the trigger was down or behind, or the task was registered"
+              + " later); the task is not backfillable"
           : "due " + cmd.dueAt() + ", outside the backfill span " + spec.backfill().span(), now);
     }
     return Decided.persist(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),

@@ -28,7 +28,6 @@ import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.TaskPaused;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import java.time.Instant;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -93,7 +92,7 @@ final class OperatorActions {
   }
 
   /**
-   * Run the window that contains now, as a manual run.
+   * Run the window that contains now, as a manual run (a one-shot task's one window, whenever).
    *
    * @param state the task's state
    * @param schedule the task's schedule
@@ -101,8 +100,7 @@ final class OperatorActions {
    * @return the run (or a skip recorded for a done window) and its outcome
    */
   Decided<FireOutcome> runNow(State state, TaskSchedule schedule, Instant now) {
-    LocalDateTime local = LocalDateTime.ofInstant(now, schedule.cron().zone());
-    Window window = schedule.windowOf(local, now, schedule.cron().zone());
+    Window window = schedule.windowAt(now);
     List<Event> events = new ArrayList<>();
     FireOutcome outcome = run(state, window, now, RunKind.MANUAL, now, events);
     return Decided.persist(events, outcome);

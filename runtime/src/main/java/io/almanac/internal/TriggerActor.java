@@ -370,6 +370,37 @@ public final class TriggerActor
     scheduleNext(slot, now);
   }
 
+  /**
+   * A one-shot task registered at or after its instant (or moved to an instant already past) is
+   * handed over like a window missed during downtime: fired on time if it is recent (within the
+   * on-time grace), else given to the task's catch-up horizon and backfill policy, which run it or
+   * record it as missed (R12, R14). Never again once handed over: a re-registration with the same
+   * instant is not a new window.
+   */
+  private void onceAlreadyDue(Slot slot, TaskSpec previous, Instant from, Instant now) {
+    TaskSpec spec = slot.spec;
+    if (!spec.oneShot() || spec.once().isAfter(from) || slot.setAside != null
+        || (previous != null && spec.once().equals(previous.once()))) {
+      return;
+    }
+    List<DueWindow> due;
+    try {
+      due = slot.schedule.dueBetween(spec.once().minusNanos(1), spec.once(), 1);
+    } catch (ScheduleComputationException e) {
+      setAside(slot, e);
+      return;
+    }
+    CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
+    ctx.getLog().info("one-shot task '{}' registered after its instant {}: {}", spec.id(), spec.once(),
+        plan.onTime() != null ? "fired on time (within the on-time grace)" : "handed to its catch-up horizon and backfill policy");
+    if (plan.onTime() != null) {
+      fire(spec.id(), plan.onTime(), TaskProtocol.FireKind.ON_TIME, null);
+    }
+    if (!plan.catchUp().isEmpty()) {
+      fire(spec.id(), plan.catchUp().get(0), TaskProtocol.FireKind.CATCH_UP, plan.catchUp());
+    }
+  }
+
   private Slot slotFor(TaskSpec spec) {
     Slot slot = slots.computeIfAbsent(spec.id(), id -> new Slot());
     if (!spec.equals(slot.spec)) {
@@ -492,10 +523,12 @@ public final class TriggerActor
     }
     Instant now = clock.instant();
     Instant from = cmd.since() == null || cmd.since().isAfter(now) ? now : cmd.since();
+    Map<String, TaskSpec> before = state.tasks();
     return Effect().persist(new TasksRegistered(List.copyOf(changed), now)).thenRun(s -> {
       for (TaskSpec spec : changed) {
         Slot slot = slotFor(spec);
         scheduleNext(slot, from);
+        onceAlreadyDue(slot, before.get(spec.id()), from, now);
       }
       cmd.replyTo().tell(StatusReply.ack());
       armTimer(now);

@@ -207,6 +207,47 @@ class EventSerializationTest {
     return read;
   }
 
+  /** A one-shot task's spec (its instant in {@code once}, no cron), as its SpecDefined is written. */
+  static TaskJournal.SpecDefined oneShotSpecDefined() {
+    return new TaskJournal.SpecDefined(TaskSpec.builder("launch").once(Instant.parse("2026-12-01T08:00:00Z"))
+        .backfill(BackfillPolicy.immediate()).catchUp(new CatchUpPolicy(Duration.ofHours(1))).job("launch-job")
+        .description("run once").build(), AT);
+  }
+
+  /**
+   * Shapes of a type beyond its {@link #fixtures()} value, each with its own committed fixture
+   * {@code <Enclosing>.<Type>.<shape>.json}, so a renamed component of that shape fails here: a
+   * one-shot task's spec ({@code once} set, no cron). Written with the other fixtures under {@code
+   * -Dalmanac.writeFixtures=true}.
+   */
+  static Map<String, Object> shapes() {
+    return Map.of("one-shot", oneShotSpecDefined());
+  }
+
+  @Test
+  @DisplayName("R1: a one-shot spec round-trips, and its committed fixture still reads")
+  void shapeFixturesStillRead() throws Exception {
+    boolean write = Boolean.getBoolean("almanac.writeFixtures");
+    for (Map.Entry<String, Object> shape : shapes().entrySet()) {
+      Object value = shape.getValue();
+      assertEquals(value, roundTrip(value), shape.getKey());
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      java.nio.file.Path file = java.nio.file.Path.of("src/test/resources/serialization", value.getClass().getEnclosingClass()
+          .getSimpleName() + "." + value.getClass().getSimpleName() + "." + shape.getKey() + ".json");
+      if (write) {
+        java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
+            java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        continue;
+      }
+      assertTrue(java.nio.file.Files.exists(file), "missing fixture " + file + ": regenerate with -Dalmanac.writeFixtures=true");
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(manifest, lines.get(0), file.toString());
+      assertEquals(value, serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get(), file + " no longer reads as the same value");
+    }
+  }
+
   @Test
   @DisplayName("a skipped window's typed reason survives a snapshot round trip")
   void skipReasonRoundTrips() {

@@ -197,7 +197,8 @@ public record AuditEvent(
   }
 
   private static String describe(TaskSpec s) {
-    return "cron '" + s.cron() + "' in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
+    String trigger = s.once() != null ? "once at " + s.once() : "cron '" + s.cron() + "'";
+    return trigger + " in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
         + ", backfill " + s.backfill().mode() + ", max retries " + s.retry().maxRetries()
         + ", dst gap " + s.dst().gap() + " overlap " + s.dst().overlap()
         + (s.job() == null ? "" : ", job " + s.job());
