@@ -7,6 +7,7 @@ import io.almanac.journal.TriggerJournal;
 import io.almanac.journal.TriggerJournal.Event;
 import io.almanac.journal.TriggerJournal.Progressed;
 import io.almanac.journal.TriggerJournal.State;
+import io.almanac.journal.TriggerJournal.TaskRemoved;
 import io.almanac.journal.TriggerJournal.TaskSetAside;
 import io.almanac.journal.TriggerJournal.TasksRegistered;
 import io.almanac.Decision;
@@ -92,6 +93,13 @@ public final class TriggerActor
 
   /** A task's next wake-up and whether it has active windows (from its entity, after each change). */
   public record TaskWakes(String taskId, Instant nextWake, boolean active) implements Command {}
+
+  /**
+   * Stop firing and waking this task, for good (persisted, so a restart does not bring it back);
+   * sent by the facade after the task's entity recorded its removal. A task not registered is
+   * acknowledged.
+   */
+  public record Remove(String taskId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
   /** An operator is about to act on a task: remember it may have active windows (persisted first). */
   public record MarkActive(String taskId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
@@ -491,6 +499,7 @@ public final class TriggerActor
     return newCommandHandlerBuilder()
         .forAnyState()
         .onCommand(Register.class, this::onRegister)
+        .onCommand(Remove.class, this::onRemove)
         .onCommand(TaskWakes.class, this::onTaskWakes)
         .onCommand(MarkActive.class, this::onMarkActive)
         .onCommand(GetStatus.class, this::onGetStatus)
@@ -532,6 +541,22 @@ public final class TriggerActor
       }
       cmd.replyTo().tell(StatusReply.ack());
       armTimer(now);
+    });
+  }
+
+  private Effect<Event, State> onRemove(State state, Remove cmd) {
+    String id = cmd.taskId();
+    if (!state.tasks().containsKey(id) && !state.active().contains(id)) {
+      cmd.replyTo().tell(StatusReply.ack());
+      return Effect().none();
+    }
+    return Effect().persist(new TaskRemoved(id, clock.instant())).thenRun(s -> {
+      slots.remove(id);
+      queue.removeIf(d -> d.taskId().equals(id)); // its cron and wake-up, and a catch-up not yet sent (rare: O(queue))
+      becameActive.remove(id);
+      becameIdle.remove(id);
+      ctx.getLog().info("task '{}' removed: its windows are fired no more", id);
+      cmd.replyTo().tell(StatusReply.ack());
     });
   }
 
@@ -722,7 +747,10 @@ public final class TriggerActor
     FireKey key = m.key();
     String id = key.taskId() + "|" + key.window();
     if (m.error() != null) {
-      if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.UNKNOWN_TASK) {
+      if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.REMOVED) {
+        // in flight when the task was removed (its windows are fired no more once the removal reaches here)
+        ctx.getLog().info("fire of window '{}' refused by task '{}': {}", key.window(), key.taskId(), m.error().getMessage());
+      } else if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.UNKNOWN_TASK) {
         ctx.getLog().warn("fire of window '{}' refused by task '{}': {}", key.window(), key.taskId(), m.error().getMessage());
       } else {
         // At least once: try again; the entity deduplicates by window (R5).
@@ -791,6 +819,13 @@ public final class TriggerActor
           return new State(next, s.watermark(), s.active());
         })
         .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
+        .onEvent(TaskRemoved.class, (s, e) -> {
+          Map<String, TaskSpec> tasks = new LinkedHashMap<>(s.tasks());
+          tasks.remove(e.taskId());
+          Set<String> active = new HashSet<>(s.active());
+          active.remove(e.taskId());
+          return new State(tasks, s.watermark(), active);
+        })
         .onEvent(Progressed.class, (s, e) -> {
           Set<String> active = s.active();
           if (!e.active().isEmpty() || !e.idle().isEmpty()) {
