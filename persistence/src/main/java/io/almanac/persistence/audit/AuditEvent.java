@@ -64,6 +64,8 @@ public record AuditEvent(
       detail = "task paused";
     } else if (event instanceof TaskJournal.TaskResumed) {
       detail = "task resumed";
+    } else if (event instanceof TaskJournal.TaskRemoved) {
+      detail = "task removed: not fired from here on; its history stays";
     } else if (event instanceof TaskJournal.InstanceScheduled e) {
       detail = e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")";
     } else if (event instanceof TaskJournal.FireSkipped e) {
