@@ -209,7 +209,7 @@ public final class Almanac {
       registered.thenCompose(d -> almanac.retrying("the trigger's status", () -> Asks.<TriggerActor.Command,
               TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, executorSettings.askTimeout(),
               system.scheduler()).thenApply(status -> {
-                undeclared(declared, status.taskIds());
+                undeclared(declared, status.taskIds()).ifPresent(LOG::info);
                 return Done.getInstance();
               })))
           .whenComplete((done, error) -> {
@@ -231,18 +231,16 @@ public final class Almanac {
    * otherwise end a task and cancel its runs): it stays registered and keeps firing. Said once at
    * start, so an operator sees it and removes it with {@link #remove(String)} if that was meant.
    */
-  private static void undeclared(List<TaskSpec> declared, List<String> registered) {
-    if (declared.isEmpty()) {
-      return; // every task is registered through the API: nothing to compare with
-    }
+  static java.util.Optional<String> undeclared(List<TaskSpec> declared, List<String> registered) {
     java.util.Set<String> ids = new java.util.HashSet<>();
     declared.forEach(spec -> ids.add(spec.id()));
     List<String> others = registered.stream().filter(id -> !ids.contains(id)).toList();
-    if (!others.isEmpty()) {
-      LOG.info("{} registered tasks are not declared in almanac.tasks (registered through the API, or taken out of the "
-          + "configuration): {}{}; they keep firing until removed with Almanac.remove(id)", others.size(),
-          String.join(", ", others.subList(0, Math.min(10, others.size()))), others.size() > 10 ? ", ..." : "");
+    if (others.isEmpty()) {
+      return java.util.Optional.empty();
     }
+    return java.util.Optional.of(others.size() + " registered tasks are not declared in almanac.tasks (registered through "
+        + "the API, or taken out of the configuration): " + String.join(", ", others.subList(0, Math.min(10, others.size())))
+        + (others.size() > 10 ? ", ..." : "") + "; they keep firing until removed with Almanac.remove(id)");
   }
 
   /** An executor is alive if it is this incarnation of this node, or a member of the cluster that is up. */
