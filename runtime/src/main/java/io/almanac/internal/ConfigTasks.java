@@ -44,8 +44,8 @@ import java.util.function.Supplier;
  * immediate}), and {@code dst} in a one-shot task ({@code at}), which fires at one instant; {@code
  * cron} and {@code at} together are refused. {@code at} is an ISO-8601 instant with its offset
  * ({@code 2026-12-01T08:00:00Z}, {@code 2026-12-01T16:00:00+08:00}); one without an offset is
- * refused rather than read in a default zone. Integers must be whole numbers ({@code 2.0} is 2, {@code 2.5} is refused); a null
- * value counts as absent.
+ * refused rather than read in a default zone. Integers must be whole numbers ({@code 2.0} is 2,
+ * {@code 2.5} is refused); a null value counts as absent.
  */
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
