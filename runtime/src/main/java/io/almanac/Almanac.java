@@ -208,7 +208,10 @@ public final class Almanac {
       // Ready: the declared tasks are stored and the trigger (wherever it runs) answers.
       registered.thenCompose(d -> almanac.retrying("the trigger's status", () -> Asks.<TriggerActor.Command,
               TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, executorSettings.askTimeout(),
-              system.scheduler()).thenApply(x -> Done.getInstance())))
+              system.scheduler()).thenApply(status -> {
+                undeclared(declared, status.taskIds()).ifPresent(LOG::info);
+                return Done.getInstance();
+              })))
           .whenComplete((done, error) -> {
             if (error != null) {
               Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -221,6 +224,23 @@ public final class Almanac {
           });
       return almanac;
     }
+  }
+
+  /**
+   * A task taken out of {@code almanac.tasks} is not removed (a typo in the configuration would
+   * otherwise end a task and cancel its runs): it stays registered and keeps firing. Said once at
+   * start, so an operator sees it and removes it with {@link #remove(String)} if that was meant.
+   */
+  static java.util.Optional<String> undeclared(List<TaskSpec> declared, List<String> registered) {
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    declared.forEach(spec -> ids.add(spec.id()));
+    List<String> others = registered.stream().filter(id -> !ids.contains(id)).toList();
+    if (others.isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(others.size() + " registered tasks are not declared in almanac.tasks (registered through "
+        + "the API, or taken out of the configuration): " + String.join(", ", others.subList(0, Math.min(10, others.size())))
+        + (others.size() > 10 ? ", ..." : "") + "; they keep firing until removed with Almanac.remove(id)");
   }
 
   /** An executor is alive if it is this incarnation of this node, or a member of the cluster that is up. */
@@ -450,6 +470,28 @@ public final class Almanac {
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
     return ask(taskId, r -> new TaskProtocol.Cancel(window, reason, r));
+  }
+
+  /**
+   * Removes a task (R31). Its PENDING, RUNNING and RETRY_WAIT windows are cancelled with the reason
+   * {@code task removed} (a running job is cancelled), the task records {@code TaskRemoved}, and then
+   * the trigger stops firing it, also after a restart. Its journal is kept: {@link #task}, {@link
+   * #windows} and {@link #interventionQueue(String)} still answer from its history (the task view
+   * says when it was removed), and the audit still verifies it. Any other operation on it is
+   * refused with {@link RefusedException.Reason#REMOVED}. Registering the same id again defines it
+   * anew: windows due from then on fire; a window that already ran before the removal is not run
+   * again (R5). Removing a removed task again is acknowledged, so a removal that failed half way can
+   * be repeated. A task declared in {@code almanac.tasks} must also be taken out of the
+   * configuration, or the next start registers it again.
+   *
+   * @param taskId the task
+   * @return completes when the removal is recorded by the task and by the trigger; fails with
+   *     {@link RefusedException.Reason#UNKNOWN_TASK} for a task never defined
+   */
+  public CompletionStage<Done> remove(String taskId) {
+    return this.<Done>ask(taskId, TaskProtocol.Remove::new).thenCompose(d -> retrying("the trigger's removal of task '"
+        + taskId + "'", () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
+            r -> new TriggerActor.Remove(taskId, r), askTimeout, system.scheduler()))));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -24,7 +24,12 @@ public class RefusedException extends AlmanacException {
     /** The window's state does not allow it now (another attempt runs, a retry is not due). */
     CONFLICT,
     /** The task's schedule failed (its cron or window spec threw): it is set aside until its spec is corrected. */
-    SCHEDULE_FAILED
+    SCHEDULE_FAILED,
+    /**
+     * The task was removed ({@link Almanac#remove(String)}): its history still answers queries, and
+     * registering it again defines it anew; every other command is refused.
+     */
+    REMOVED
   }
 
   private final Reason reason;

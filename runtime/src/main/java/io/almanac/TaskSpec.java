@@ -1,6 +1,8 @@
 package io.almanac;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.Optional;
 import java.time.Instant;
@@ -8,16 +10,19 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * What a task is: its id, its time trigger (a Quartz cron with seconds in an explicit zone, R2), how
- * its firings map to business windows (R4), and its policies. Immutable; built with {@link
- * #builder(String)}, validated by {@link Builder#build()} (R33: every refusal names the field and
- * the value). Persisted in the task's journal: components are never renamed without a migration
- * ({@link io.almanac.journal.TaskSpecMigration} reads specs of the shape before retries and catch-up
- * were separate policies).
+ * What a task is: its id, its time trigger (a Quartz cron with seconds in an explicit zone, R2, or
+ * one instant for a one-shot task), how its firings map to business windows (R4), and its policies.
+ * Immutable; built with {@link #builder(String)}, validated by {@link Builder#build()} (R33: every
+ * refusal names the field and the value). Persisted in the task's journal: components are never
+ * renamed without a migration ({@link io.almanac.journal.TaskSpecMigration} reads specs of the shape
+ * before retries and catch-up were separate policies), and a new one is added last, nullable, so
+ * journals written before it read as before.
  *
  * @param id the task's unique id: 1-100 characters of letters, digits, {@code . _ -}
- * @param cron the cron expression, Quartz syntax with seconds, without the zone
- * @param zone the task's zone id, e.g. {@code Asia/Shanghai} (UTC inside, R26)
+ * @param cron the cron expression, Quartz syntax with seconds, without the zone; null for a
+ *     one-shot task
+ * @param zone the task's zone id, e.g. {@code Asia/Shanghai} (UTC inside, R26); {@code UTC} for a
+ *     one-shot task unless set
  * @param window the name of the window spec ({@link WindowSpec#byName(String)}), e.g. {@code daily}
  * @param dst the daylight-saving policy (R3)
  * @param overlap what happens when a window fires while the previous instance is active (R6)
@@ -29,6 +34,9 @@ import java.util.regex.Pattern;
  * @param job the name of the job the executor runs for this task (a registered name or class name);
  *     may be null for tasks whose job is bound in code
  * @param description free text for operators; may be null
+ * @param once the one instant a one-shot task fires at ({@link Builder#once(Instant)}), or null for
+ *     a cron task. Its one window is that instant ({@code per-firing}); after downtime it goes to
+ *     the catch-up policy and its horizon like any missed window (R14)
  */
 public record TaskSpec(
     String id,
@@ -41,7 +49,8 @@ public record TaskSpec(
     CatchUpPolicy catchUp,
     LeasePolicy lease,
     String job,
-    String description) {
+    String description,
+    Instant once) {
 
   /** Longest task id accepted. */
   public static final int MAX_ID_LENGTH = 100;
@@ -49,16 +58,47 @@ public record TaskSpec(
   /** Longest description accepted. */
   public static final int MAX_DESCRIPTION_LENGTH = 1_000;
 
+  /** Earliest one-shot instant accepted: the first instant a cron can name (1970). */
+  public static final Instant EARLIEST_ONCE = Instant.parse("1970-01-01T00:00:00Z");
+
+  /** One-shot instants must be before this: the end of the last year a cron can name (2099). */
+  public static final Instant LATEST_ONCE = Instant.parse("2100-01-01T00:00:00Z");
+
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]+");
 
-  /** Canonical constructor: fills unset policies with their defaults; it does not validate. */
+  /**
+   * Canonical constructor: fills unset policies with their defaults (a one-shot task's window with
+   * {@code per-firing} and its zone with {@code UTC}); it does not validate.
+   */
+  @JsonCreator
   public TaskSpec {
-    window = window == null ? WindowSpec.DAILY.name() : window;
+    window = window == null ? (once != null ? WindowSpec.PER_FIRING.name() : WindowSpec.DAILY.name()) : window;
+    zone = zone == null && once != null ? "UTC" : zone;
     dst = dst == null ? DstPolicy.DEFAULT : dst;
     overlap = overlap == null ? OverlapPolicy.DEFAULT : overlap;
     retry = retry == null ? RetryPolicy.DEFAULT : retry;
     catchUp = catchUp == null ? CatchUpPolicy.DEFAULT : catchUp;
     lease = lease == null ? LeasePolicy.DEFAULT : lease;
+  }
+
+  /**
+   * A cron task as specs were before one-shot tasks existed ({@code once} null).
+   *
+   * @param id the task's id
+   * @param cron the cron expression, without the zone
+   * @param zone the zone id
+   * @param window the window spec's name
+   * @param dst the daylight-saving policy
+   * @param overlap the overlap policy
+   * @param retry the retry policy
+   * @param catchUp the catch-up policy
+   * @param lease the lease policy
+   * @param job the job's name
+   * @param description free text
+   */
+  public TaskSpec(String id, String cron, String zone, String window, DstPolicy dst, OverlapPolicy overlap,
+      RetryPolicy retry, CatchUpPolicy catchUp, LeasePolicy lease, String job, String description) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, null);
   }
 
   /**
@@ -79,7 +119,11 @@ public record TaskSpec(
     String where = id == null || id.isBlank() ? "?" : id;
     try {
       validateId(id);
-      CronSchedule.parse(cron, zone);
+      if (once == null) {
+        CronSchedule.parse(cron, zone);
+      } else {
+        validateOnce();
+      }
       WindowSpec.byName(window);
       if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
         throw new InvalidSpecException(
@@ -90,6 +134,37 @@ public record TaskSpec(
       return this;
     } catch (InvalidSpecException e) {
       throw new InvalidSpecException(where, e);
+    }
+  }
+
+  /**
+   * Whether this is a one-shot task: it fires once, at {@link #once()}, instead of by a cron.
+   *
+   * @return true when {@code once} is set
+   */
+  @JsonIgnore
+  public boolean oneShot() {
+    return once != null;
+  }
+
+  /** A one-shot task: no cron, an instant a cron could name, a known zone, its instant as its window. */
+  private void validateOnce() {
+    if (cron != null) {
+      throw new InvalidSpecException("once", once, "a task fires either by its cron ('" + InvalidSpecException.echo(cron)
+          + "') or once at an instant, not both");
+    }
+    if (once.isBefore(EARLIEST_ONCE) || !once.isBefore(LATEST_ONCE)) {
+      throw new InvalidSpecException("once", once, "must be from " + EARLIEST_ONCE + " and before " + LATEST_ONCE
+          + " (the years a cron can name)");
+    }
+    try {
+      ZoneId.of(zone);
+    } catch (DateTimeException | NullPointerException e) {
+      throw new InvalidSpecException("zone", zone, "unknown time zone");
+    }
+    if (!WindowSpec.PER_FIRING.name().equals(window)) {
+      throw new InvalidSpecException("window", window, "a one-shot task has one window, its instant: "
+          + WindowSpec.PER_FIRING.name());
     }
   }
 
@@ -129,6 +204,13 @@ public record TaskSpec(
    */
   @JsonIgnore
   public ZoneId zoneId() {
+    if (once != null) {
+      try {
+        return ZoneId.of(zone);
+      } catch (DateTimeException e) {
+        throw new InvalidSpecException("zone", zone, "unknown time zone");
+      }
+    }
     return CronSchedule.parse(cron, zone).zone();
   }
 
@@ -166,6 +248,7 @@ public record TaskSpec(
     private LeasePolicy lease = LeasePolicy.DEFAULT;
     private String job;
     private String description;
+    private Instant once;
 
     private Builder(String id) {
       this.id = id;
@@ -195,6 +278,25 @@ public record TaskSpec(
     public Builder cron(String expression, String zoneId) {
       this.cron = expression;
       this.zone = zoneId;
+      return this;
+    }
+
+    /**
+     * Makes this a one-shot task: it fires once, at {@code at}, instead of by a cron. Its one window
+     * is that instant ({@code per-firing}, e.g. {@code 2026-12-01T00:00:00Z}) and its zone UTC. A
+     * spec with both a cron and a one-shot instant is refused.
+     * Missed through downtime, or registered after {@code at}, it goes to the catch-up policy like
+     * any missed window (R14): within the horizon it runs if the catch-up policy allows, otherwise it
+     * is recorded as MISSED with the reason. It never fires again.
+     *
+     * @param at the instant, from 1970 and before 2100
+     * @return this builder
+     */
+    public Builder once(Instant at) {
+      this.once = Objects.requireNonNull(at, "at");
+      if (this.zone == null) {
+        this.zone = "UTC";
+      }
       return this;
     }
 
@@ -308,17 +410,18 @@ public record TaskSpec(
      * @throws InvalidSpecException naming the task, the field and the value of the first problem
      */
     public TaskSpec build() {
-      if (cron == null) {
+      if (cron == null && once == null) {
         throw new InvalidSpecException(id == null || id.isBlank() ? "?" : id,
-            new InvalidSpecException("cron", null, "a cron expression is required"));
+            new InvalidSpecException("cron", null, "a cron expression (or a one-shot instant: once(...)) is required"));
       }
       RetryPolicy retries = retry;
       if (maxRetries != null) {
         retries = (retry == null ? RetryPolicy.DEFAULT : retry).withMaxRetries(maxRetries);
       }
-      TaskSpec spec = new TaskSpec(id, cron, zone, window, dst, overlap, retries, catchUp, lease, job, description)
+      TaskSpec spec = new TaskSpec(id, cron, zone, once != null && !windowChosen ? WindowSpec.PER_FIRING.name() : window, dst, overlap,
+          retries, catchUp, lease, job, description, once)
           .validate();
-      if (!windowChosen) {
+      if (!windowChosen && once == null) {
         spec.refuseSeveralFiringsPerDefaultWindow();
       }
       return spec;

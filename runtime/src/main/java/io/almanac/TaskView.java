@@ -16,7 +16,9 @@ import java.time.Instant;
  * @param lease the lease an attempt would get now (R23)
  * @param minInterval the shortest interval between the cron's next firings, or null when the schedule failed
  * @param intervalShorterThanP99 true when the cron fires more often than a run lasts at P99 (R8)
- * @param nextDue the next firing after now, or null if the cron never fires again
+ * @param nextDue the next firing after now, or null if the cron never fires again (or the task was removed)
+ * @param removedAt when the task was removed ({@link Almanac#remove(String)}), or null while it is
+ *     defined; a removed task's view and windows are its history
  */
 public record TaskView(
     TaskSpec spec,
@@ -29,4 +31,11 @@ public record TaskView(
     Duration lease,
     Duration minInterval,
     boolean intervalShorterThanP99,
-    Instant nextDue) {}
+    Instant nextDue,
+    Instant removedAt) {
+
+  /** @return whether the task was removed */
+  public boolean removed() {
+    return removedAt != null;
+  }
+}

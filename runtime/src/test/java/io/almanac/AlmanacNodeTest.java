@@ -482,4 +482,107 @@ class AlmanacNodeTest {
     }
     return ids;
   }
+
+  private static RefusedException refusal(java.util.concurrent.CompletionStage<?> stage) {
+    Throwable error = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.CompletionException.class,
+        () -> stage.toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join()).getCause();
+    return org.junit.jupiter.api.Assertions.assertInstanceOf(RefusedException.class, error);
+  }
+
+  @Test
+  @DisplayName("R31/R28: remove cancels the running window and its job, the trigger fires the task no more, its history "
+      + "still answers and other operations are refused as REMOVED; registered again, it fires fresh windows")
+  void removedTaskStopsFiringAndKeepsItsHistory() {
+    ScriptedJob job = new ScriptedJob(clock);
+    ScriptedJob other = new ScriptedJob(clock);
+    Almanac almanac = start("", Map.of("j", job, "other", other));
+    TaskSpec spec = TaskSpec.builder("hourly").cron("0 0 * * * ? UTC").window("hourly").job("j").build();
+    await(almanac.register(spec));
+    await(almanac.register(TaskSpec.builder("control").cron("0 0 * * * ? UTC").window("hourly").job("other").build()));
+    Instant t0 = Instant.parse("2026-11-29T00:00:00Z");
+    clock.set(t0);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "hourly", "2026-11-29-00").status()));
+    job.behaviour = ctx -> new CompletableFuture<>(); // runs until cancelled
+    clock.set(t0.plus(Duration.ofHours(1)));
+    eventually(() -> assertEquals(InstanceStatus.RUNNING, window(almanac, "hourly", "2026-11-29-01").status()));
+
+    await(almanac.remove("hourly"));
+    WindowView cancelled = window(almanac, "hourly", "2026-11-29-01");
+    assertEquals(InstanceStatus.CANCELLED, cancelled.status());
+    assertEquals("task removed", cancelled.reason());
+    eventually(() -> assertTrue(job.runs.get(1).isCancelled(), "the running job is cancelled"));
+    assertFalse(await(almanac.taskIds()).contains("hourly"));
+    TaskView view = await(almanac.task("hourly"));
+    assertTrue(view.removed());
+    assertEquals(t0.plus(Duration.ofHours(1)), view.removedAt());
+    assertEquals(null, view.nextDue());
+    assertEquals(RefusedException.Reason.REMOVED, refusal(almanac.runNow("hourly")).reason());
+    assertEquals(RefusedException.Reason.REMOVED, refusal(almanac.pause("hourly")).reason());
+    await(almanac.remove("hourly")); // repeated: acknowledged
+
+    for (int h = 2; h <= 3; h++) {
+      String key = String.format("2026-11-29-%02d", h);
+      clock.set(t0.plus(Duration.ofHours(h)));
+      eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "control", key).status()));
+    }
+    assertEquals(List.of("2026-11-29-00", "2026-11-29-01"),
+        await(almanac.windows("hourly")).stream().map(w -> w.window().value()).toList(), "nothing fired after the removal");
+    assertEquals(2, job.runs.size());
+
+    job.behaviour = ctx -> CompletableFuture.completedFuture(JobResult.success("back"));
+    await(almanac.register(spec));
+    assertTrue(await(almanac.taskIds()).contains("hourly"));
+    assertFalse(await(almanac.task("hourly")).removed());
+    clock.set(t0.plus(Duration.ofHours(4)));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "hourly", "2026-11-29-04").status()));
+    assertEquals(List.of("2026-11-29-00", "2026-11-29-01", "2026-11-29-04"),
+        await(almanac.windows("hourly")).stream().map(w -> w.window().value()).toList(), "history kept, fresh windows fire");
+    assertEquals(RefusedException.Reason.UNKNOWN_TASK, refusal(almanac.remove("never-defined")).reason());
+  }
+
+  @Test
+  @DisplayName("R1/R4/R34: a one-shot task declared with at fires once, at its instant, for the window keyed by it, "
+      + "and never again")
+  void oneShotFiresOnce() {
+    ScriptedJob job = new ScriptedJob(clock);
+    ScriptedJob other = new ScriptedJob(clock);
+    Instant at = Instant.parse("2026-11-29T00:00:30Z");
+    Almanac almanac = start("almanac.tasks.launch { at = \"" + at + "\", job = j }", Map.of("j", job, "other", other));
+    await(almanac.ready());
+    await(almanac.register(TaskSpec.builder("control").cron("0 1 0 * * ? UTC").window("daily").job("other").build()));
+    assertEquals(at, await(almanac.task("launch")).nextDue());
+    clock.set(at);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "launch", at.toString()).status()));
+    JobContext ctx = job.runs.get(0);
+    assertEquals(WindowKey.of(at.toString()), ctx.window());
+    assertEquals(RunKind.FIRST, ctx.runKind());
+    assertEquals(at, ctx.scheduledAt());
+    assertEquals(null, await(almanac.task("launch")).nextDue(), "never due again");
+    Instant later = Instant.parse("2026-11-30T00:01:00Z");
+    clock.set(later);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "control", "2026-11-30").status()));
+    assertEquals(1, job.runs.size());
+    assertEquals(1, await(almanac.windows("launch")).size());
+  }
+
+  @Test
+  @DisplayName("R12/R14: a one-shot registered after its instant follows the catch-up horizon and backfill policy: "
+      + "beyond the horizon it is MISSED, within it it runs as a backfill if the policy allows, else it is MISSED")
+  void oneShotRegisteredAfterItsInstant() {
+    ScriptedJob job = new ScriptedJob(clock);
+    Almanac almanac = start("", Map.of("j", job));
+    Instant now = clock.instant();
+    Instant old = now.minus(Duration.ofDays(3));
+    Instant recent = now.minus(Duration.ofHours(2));
+    await(almanac.register(TaskSpec.builder("old").once(old).catchUp(CatchUpPolicy.all()).job("j").build()));
+    await(almanac.register(TaskSpec.builder("recent").once(recent).catchUp(CatchUpPolicy.all()).job("j").build()));
+    await(almanac.register(TaskSpec.builder("not-backfillable").once(recent).job("j").build()));
+    eventually(() -> assertEquals(InstanceStatus.MISSED, window(almanac, "old", old.toString()).status()));
+    assertTrue(window(almanac, "old", old.toString()).reason().startsWith("OUTSIDE_HORIZON"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "recent", recent.toString()).status()));
+    assertEquals(RunKind.BACKFILL, job.runs.get(0).runKind());
+    eventually(() -> assertEquals(InstanceStatus.MISSED, window(almanac, "not-backfillable", recent.toString()).status()));
+    assertTrue(window(almanac, "not-backfillable", recent.toString()).reason().startsWith("BACKFILL_NOT_ALLOWED"));
+    assertEquals(1, job.runs.size());
+  }
 }

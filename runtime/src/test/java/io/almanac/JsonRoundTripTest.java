@@ -62,6 +62,8 @@ class JsonRoundTripTest {
     values.add(new LeasePolicy(Duration.ofSeconds(30), ofHours(6), 2.25, 5));
     values.add(DurationSamples.empty());
     values.add(DurationSamples.of(3, List.of(120_000L, 5L, 7_200_000L)));
+    values.add(TaskSpec.builder("daily").cron("0 0 8 * * ? Asia/Shanghai").job("j").build());
+    values.add(TaskSpec.builder("launch").once(java.time.Instant.parse("2026-12-01T08:00:00Z")).job("j").build());
     values.addAll(List.of(OverlapPolicy.values()));
     values.addAll(List.of(InstanceStatus.values()));
     values.addAll(List.of(RetryPolicy.Backoff.values()));
@@ -94,7 +96,9 @@ class JsonRoundTripTest {
                         RetryPolicy.exponential(ofMinutes(5), 2.0, ofHours(1), 0.25).withinSpan(ofHours(2)),
                         CatchUpPolicy.DEFAULT,
                         LeasePolicy.DEFAULT,
-                        DurationSamples.empty())
+                        DurationSamples.empty(),
+                        TaskSpec.builder("daily").cron("0 0 8 * * ? Asia/Shanghai").job("j").build(),
+                        TaskSpec.builder("launch").once(java.time.Instant.parse("2026-12-01T08:00:00Z")).build())
                     .map(v -> Arguments.of(m.get()[0], m.get()[1], v)));
   }
 

@@ -14,6 +14,10 @@ import io.almanac.OverlapPolicy;
 import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -40,12 +44,16 @@ import java.util.function.Supplier;
  * and {@code catch-up-horizon} at the task's level) with a pointer to its replacement. A {@code
  * retry} block marks the task for retry: {@code max-retries} defaults to {@value
  * RetryPolicy#DEFAULT_MAX_RETRIES} inside it (R15); without one the task is not retried (R12).
- * Integers must be whole numbers ({@code 2.0} is 2, {@code 2.5} is refused); a null value counts as
+ * {@code dst} in a one-shot task ({@code at}), which fires at one instant, is refused, as are
+ * {@code cron} and {@code at} together. {@code at} is an ISO-8601 instant with its offset ({@code
+ * 2026-12-01T08:00:00Z}, {@code 2026-12-01T16:00:00+08:00}); one without an offset is refused rather
+ * than read in a default zone. Integers must be whole numbers ({@code 2.0} is 2, {@code 2.5} is
+ * refused); a null value counts as
  * absent.
  */
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
-  private static final Set<String> KEYS = Set.of("cron", "job", "window", "overlap", "retry", "catch-up", "lease",
+  private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
       "dst", "description");
   private static final Set<String> LEASE_KEYS = Set.of("floor", "ceiling", "factor", "min-samples");
   private static final Set<String> DST_KEYS = Set.of("gap", "overlap");
@@ -69,6 +77,7 @@ public final class ConfigTasks {
   private static final Map<String, String> FIELD_TO_KEY = Map.ofEntries(
       Map.entry("cron", "cron"),
       Map.entry("zone", "cron"),
+      Map.entry("once", "at"),
       Map.entry("window", "window"),
       Map.entry("description", "description"),
       Map.entry("job", "job"),
@@ -116,7 +125,7 @@ public final class ConfigTasks {
         throw new InvalidSpecException(at, id, e.reason());
       }
       if (task.valueType() != ConfigValueType.OBJECT) {
-        throw new InvalidSpecException(at, text(task), "must be an object with cron and job");
+        throw new InvalidSpecException(at, text(task), "must be an object with cron (or at) and job");
       }
       out.add(parseOne(id, new Node((ConfigObject) task, at), tasks));
     }
@@ -131,8 +140,21 @@ public final class ConfigTasks {
     }
     t.refuseUnknown(KEYS, "known: " + new TreeSet<>(KEYS));
     TaskSpec.Builder b = TaskSpec.builder(id);
-    String cron = t.string("cron", true);
-    t.mapped(() -> b.cron(cron));
+    if (t.has("at")) {
+      if (t.has("cron")) {
+        throw t.refuse("cron", "a task has either cron or at (a one-shot instant), not both");
+      }
+      if (t.has("dst")) {
+        throw t.refuse("dst", "not used by a one-shot task (at): it fires at one instant");
+      }
+      b.once(t.instant("at"));
+    } else {
+      if (!t.has("cron")) {
+        throw t.refuse("cron", "is required (or at, the instant of a one-shot task)");
+      }
+      String cron = t.string("cron", true);
+      t.mapped(() -> b.cron(cron));
+    }
     b.job(t.string("job", true));
     if (t.has("window")) {
       b.window(t.string("window", false));
@@ -327,6 +349,16 @@ public final class ConfigTasks {
         }
       }
       throw refuse(key, "must be a number");
+    }
+
+    Instant instant(String key) {
+      String value = string(key, true);
+      try {
+        return OffsetDateTime.parse(value.trim(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+      } catch (DateTimeParseException e) {
+        throw refuse(key, "must be an ISO-8601 instant with its offset, e.g. 2026-12-01T08:00:00Z or "
+            + "2026-12-01T16:00:00+08:00");
+      }
     }
 
     Duration duration(String key) {

@@ -174,7 +174,8 @@ final class FireDecider {
     CatchUpPolicy catchUp = spec.catchUp();
     if (!catchUp.allowsCatchUpAt(now, cmd.start())) {
       return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, catchUp.mode() == CatchUpPolicy.Mode.NONE
-          ? "due " + cmd.dueAt() + " while the trigger was down; the task does not catch up missed windows (catch-up mode NONE)"
+          ? "due " + cmd.dueAt() + " and not fired on time (the trigger was down or behind, or the task was registered"
+              + " later); the task does not catch up missed windows (catch-up mode NONE)"
           : "due " + cmd.dueAt() + ", outside the catch-up span " + catchUp.span() + " after the window's start", now);
     }
     return Decided.persist(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),

@@ -26,9 +26,9 @@ import io.almanac.journal.TaskJournal.InstanceScheduled;
 import io.almanac.journal.TaskJournal.SpecDefined;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.TaskPaused;
+import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import java.time.Instant;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -41,8 +41,8 @@ import org.apache.pekko.Done;
 
 /**
  * Operator actions as pure decisions (R15, R31): define, pause, resume, run now, backfill a range,
- * retry, resolve and cancel a window. Each is checked against the transition table before it is
- * decided; a refusal stores nothing. INTERNAL API.
+ * retry, resolve and cancel a window, and remove the task. Each is checked against the transition
+ * table before it is decided; a refusal stores nothing. INTERNAL API.
  */
 final class OperatorActions {
 
@@ -78,10 +78,48 @@ final class OperatorActions {
     if (!taskId.equals(spec.id())) {
       return Decided.refuse(new InvalidSpecException("id", spec.id(), "this entity is task '" + taskId + "'"));
     }
-    if (spec.equals(state.spec())) {
+    if (spec.equals(state.spec()) && !state.removed()) {
       return Decided.reply(Done.getInstance());
     }
     return Decided.persist(List.of(new SpecDefined(spec, now)), Done.getInstance());
+  }
+
+  /** The reason recorded on the windows a removal cancels. */
+  static final String REMOVED_REASON = "task removed";
+
+  /**
+   * Remove the task (R31): its PENDING, RUNNING and RETRY_WAIT windows are cancelled, each with
+   * the reason {@value #REMOVED_REASON} (a running job is then cancelled as for an operator's
+   * cancel), and {@link TaskRemoved} is recorded after them in the same write. Its history stays:
+   * done windows and the intervention queue keep their status. A task already removed is
+   * acknowledged with nothing written, so a removal can be repeated safely.
+   *
+   * @param state the task's state
+   * @param now the time
+   * @return the cancellations and the removal, or nothing when already removed
+   */
+  Decided<Done> remove(State state, Instant now) {
+    if (state.removed()) {
+      return Decided.reply(Done.getInstance());
+    }
+    List<Event> events = new ArrayList<>();
+    for (WindowState w : state.windows().values()) {
+      if (w.status().isActive() && Transition.isAllowed(w.status(), InstanceStatus.CANCELLED)) {
+        events.add(new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now));
+      }
+    }
+    events.add(new TaskRemoved(now));
+    return Decided.persist(events, Done.getInstance());
+  }
+
+  /**
+   * @param state the removed task's state
+   * @param <R> the reply's type
+   * @return the refusal of any command but a query, a new definition or a repeated removal
+   */
+  <R> Decided<R> refuseRemoved(State state) {
+    return Decided.refuse(Reason.REMOVED, "task '" + taskId + "' was removed at " + state.removedAt()
+        + ": its history answers queries; register it again to define it anew");
   }
 
   Decided<Done> pause(State state, Instant now) {
@@ -93,7 +131,7 @@ final class OperatorActions {
   }
 
   /**
-   * Run the window that contains now, as a manual run.
+   * Run the window that contains now, as a manual run (a one-shot task's one window, whenever).
    *
    * @param state the task's state
    * @param schedule the task's schedule
@@ -101,8 +139,7 @@ final class OperatorActions {
    * @return the run (or a skip recorded for a done window) and its outcome
    */
   Decided<FireOutcome> runNow(State state, TaskSchedule schedule, Instant now) {
-    LocalDateTime local = LocalDateTime.ofInstant(now, schedule.cron().zone());
-    Window window = schedule.windowOf(local, now, schedule.cron().zone());
+    Window window = schedule.windowAt(now);
     List<Event> events = new ArrayList<>();
     FireOutcome outcome = run(state, window, now, RunKind.MANUAL, now, events);
     return Decided.persist(events, outcome);

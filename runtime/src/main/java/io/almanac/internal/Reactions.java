@@ -122,7 +122,7 @@ final class Reactions {
    * @return the windows to offer
    */
   static List<WindowState> offerable(State state) {
-    if (!state.defined()) {
+    if (!state.defined() || state.removed()) {
       return List.of();
     }
     boolean allow = state.spec().overlap() == OverlapPolicy.ALLOW;

@@ -172,7 +172,22 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             new Executor.Declined(taskId, c.window().value(),
             RefusedException.Reason.UNKNOWN_TASK, "task '" + taskId + "' is unknown")))
         .onAnyCommand(this::unknownTask);
-    b.forState(State::defined)
+    // Removed: the history answers queries; a new Define brings the task back. Results of attempts the
+    // removal cancelled are still recorded (as late results, for audit); everything else is refused.
+    queries(b.forState(State::removed))
+        .onCommand(Define.class, (s, c) -> run(s, operator.define(s, c.spec(), now()), c.replyTo()))
+        .onCommand(Remove.class, (s, c) -> run(s, operator.remove(s, now()), c.replyTo()))
+        .onCommand(FinishAttempt.class, (s, c) -> run(s, attempts.finish(s, c, now()), c.replyTo()))
+        .onCommand(Heartbeat.class, (s, c) -> run(s, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
+        .onCommand(RecordEffect.class, (s, c) -> run(s, effects.record(s, c, now()), c.replyTo()))
+        .onCommand(Admitted.class, (s, c) -> Effect().reply(c.replyTo(), new Executor.Declined(taskId, c.window().value(),
+            RefusedException.Reason.REMOVED, operator.refuseRemoved(s).refusal().getMessage())))
+        .onCommand(Queued.class, (s, c) -> Effect().noReply())
+        .onCommand(Wake.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.ack())) // nothing is due any more
+        .onCommand(ExpireLease.class, (s, c) -> run(s, attempts.expireLease(s, c.window(), c.attempt(), now()), c.replyTo()))
+        .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
+        .onAnyCommand(this::removedTask);
+    queries(b.forState(State::defined))
         .onCommand(Define.class, (s, c) -> run(s, operator.define(s, c.spec(), now()), c.replyTo()))
         // trigger
         .onCommand(Fire.class, this::onFire)
@@ -199,13 +214,19 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Retry.class, (s, c) -> run(s, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
         .onCommand(Cancel.class, (s, c) -> run(s, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
-        // queries
+        .onCommand(Remove.class, (s, c) -> run(s, operator.remove(s, now()), c.replyTo()));
+    return b.build();
+  }
+
+  /** The queries, answered alike by a defined and by a removed task (from its history). */
+  private CommandHandlerWithReplyBuilderByState<Command, Event, State, State> queries(
+      CommandHandlerWithReplyBuilderByState<Command, Event, State, State> b) {
+    return b
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
         .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))
         .onCommand(GetWindow.class, this::onGetWindow)
         .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(
             views.windows(s, w -> w.status() == io.almanac.InstanceStatus.FINAL_FAILED))));
-    return b.build();
   }
 
   /** Persists the events, then runs the side effects that follow from them (never before). */
@@ -324,6 +345,15 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     }
     return Effect().reply(replyTo, StatusReply.error(
         new RefusedException(RefusedException.Reason.UNKNOWN_TASK, "task '" + taskId + "' is unknown: define it first")));
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private ReplyEffect<Event, State> removedTask(State state, Command cmd) {
+    ActorRef replyTo = cmd.replyTo();
+    if (replyTo == null) {
+      return Effect().noReply();
+    }
+    return Effect().reply(replyTo, StatusReply.error(operator.refuseRemoved(state).refusal()));
   }
 
   // ---------------------------------------------------------------------------------------------

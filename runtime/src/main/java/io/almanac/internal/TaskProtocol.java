@@ -48,7 +48,7 @@ public final class TaskProtocol {
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
-      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel {}
+      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, Remove {}
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command permits GetTask, GetWindows, GetWindow, GetInterventionQueue {}
@@ -186,6 +186,12 @@ public final class TaskProtocol {
 
   /** Cancel a pending, running or retry-waiting window (R31). */
   public record Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /**
+   * Remove the task: cancel its open windows, record {@link TaskJournal.TaskRemoved}; afterwards
+   * only queries and a new {@link Define} are accepted (R31). A repeated removal is acknowledged.
+   */
+  public record Remove(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** Ask for the task's view. */
   public record GetTask(ActorRef<StatusReply<TaskInfo>> replyTo) implements QueryCommand {}

@@ -7,6 +7,7 @@ import io.almanac.journal.TriggerJournal;
 import io.almanac.journal.TriggerJournal.Event;
 import io.almanac.journal.TriggerJournal.Progressed;
 import io.almanac.journal.TriggerJournal.State;
+import io.almanac.journal.TriggerJournal.TaskRemoved;
 import io.almanac.journal.TriggerJournal.TaskSetAside;
 import io.almanac.journal.TriggerJournal.TasksRegistered;
 import io.almanac.Decision;
@@ -92,6 +93,13 @@ public final class TriggerActor
 
   /** A task's next wake-up and whether it has active windows (from its entity, after each change). */
   public record TaskWakes(String taskId, Instant nextWake, boolean active) implements Command {}
+
+  /**
+   * Stop firing and waking this task, for good (persisted, so a restart does not bring it back);
+   * sent by the facade after the task's entity recorded its removal. A task not registered is
+   * acknowledged.
+   */
+  public record Remove(String taskId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
   /** An operator is about to act on a task: remember it may have active windows (persisted first). */
   public record MarkActive(String taskId, ActorRef<StatusReply<Done>> replyTo) implements Command {}
@@ -370,6 +378,37 @@ public final class TriggerActor
     scheduleNext(slot, now);
   }
 
+  /**
+   * A one-shot task registered at or after its instant (or moved to an instant already past) is
+   * handed over like a window missed during downtime: fired on time if it is recent (within the
+   * on-time grace), else given to the task's catch-up horizon and backfill policy, which run it or
+   * record it as missed (R12, R14). Never again once handed over: a re-registration with the same
+   * instant is not a new window.
+   */
+  private void onceAlreadyDue(Slot slot, TaskSpec previous, Instant from, Instant now) {
+    TaskSpec spec = slot.spec;
+    if (!spec.oneShot() || spec.once().isAfter(from) || slot.setAside != null
+        || (previous != null && spec.once().equals(previous.once()))) {
+      return;
+    }
+    List<DueWindow> due;
+    try {
+      due = slot.schedule.dueBetween(spec.once().minusNanos(1), spec.once(), 1);
+    } catch (ScheduleComputationException e) {
+      setAside(slot, e);
+      return;
+    }
+    CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
+    ctx.getLog().info("one-shot task '{}' registered after its instant {}: {}", spec.id(), spec.once(),
+        plan.onTime() != null ? "fired on time (within the on-time grace)" : "handed to its catch-up horizon and backfill policy");
+    if (plan.onTime() != null) {
+      fire(spec.id(), plan.onTime(), TaskProtocol.FireKind.ON_TIME, null);
+    }
+    if (!plan.catchUp().isEmpty()) {
+      fire(spec.id(), plan.catchUp().get(0), TaskProtocol.FireKind.CATCH_UP, plan.catchUp());
+    }
+  }
+
   private Slot slotFor(TaskSpec spec) {
     Slot slot = slots.computeIfAbsent(spec.id(), id -> new Slot());
     if (!spec.equals(slot.spec)) {
@@ -460,6 +499,7 @@ public final class TriggerActor
     return newCommandHandlerBuilder()
         .forAnyState()
         .onCommand(Register.class, this::onRegister)
+        .onCommand(Remove.class, this::onRemove)
         .onCommand(TaskWakes.class, this::onTaskWakes)
         .onCommand(MarkActive.class, this::onMarkActive)
         .onCommand(GetStatus.class, this::onGetStatus)
@@ -492,13 +532,31 @@ public final class TriggerActor
     }
     Instant now = clock.instant();
     Instant from = cmd.since() == null || cmd.since().isAfter(now) ? now : cmd.since();
+    Map<String, TaskSpec> before = state.tasks();
     return Effect().persist(new TasksRegistered(List.copyOf(changed), now)).thenRun(s -> {
       for (TaskSpec spec : changed) {
         Slot slot = slotFor(spec);
         scheduleNext(slot, from);
+        onceAlreadyDue(slot, before.get(spec.id()), from, now);
       }
       cmd.replyTo().tell(StatusReply.ack());
       armTimer(now);
+    });
+  }
+
+  private Effect<Event, State> onRemove(State state, Remove cmd) {
+    String id = cmd.taskId();
+    if (!state.tasks().containsKey(id) && !state.active().contains(id)) {
+      cmd.replyTo().tell(StatusReply.ack());
+      return Effect().none();
+    }
+    return Effect().persist(new TaskRemoved(id, clock.instant())).thenRun(s -> {
+      slots.remove(id);
+      queue.removeIf(d -> d.taskId().equals(id)); // its cron and wake-up, and a catch-up not yet sent (rare: O(queue))
+      becameActive.remove(id);
+      becameIdle.remove(id);
+      ctx.getLog().info("task '{}' removed: its windows are fired no more", id);
+      cmd.replyTo().tell(StatusReply.ack());
     });
   }
 
@@ -689,7 +747,10 @@ public final class TriggerActor
     FireKey key = m.key();
     String id = key.taskId() + "|" + key.window();
     if (m.error() != null) {
-      if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.UNKNOWN_TASK) {
+      if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.REMOVED) {
+        // in flight when the task was removed (its windows are fired no more once the removal reaches here)
+        ctx.getLog().info("fire of window '{}' refused by task '{}': {}", key.window(), key.taskId(), m.error().getMessage());
+      } else if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.UNKNOWN_TASK) {
         ctx.getLog().warn("fire of window '{}' refused by task '{}': {}", key.window(), key.taskId(), m.error().getMessage());
       } else {
         // At least once: try again; the entity deduplicates by window (R5).
@@ -758,6 +819,13 @@ public final class TriggerActor
           return new State(next, s.watermark(), s.active());
         })
         .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
+        .onEvent(TaskRemoved.class, (s, e) -> {
+          Map<String, TaskSpec> tasks = new LinkedHashMap<>(s.tasks());
+          tasks.remove(e.taskId());
+          Set<String> active = new HashSet<>(s.active());
+          active.remove(e.taskId());
+          return new State(tasks, s.watermark(), active);
+        })
         .onEvent(Progressed.class, (s, e) -> {
           Set<String> active = s.active();
           if (!e.active().isEmpty() || !e.idle().isEmpty()) {

@@ -21,6 +21,7 @@ import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.SpecDefined;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.TaskPaused;
+import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import io.almanac.journal.TaskJournal.WindowEvent;
 import io.almanac.journal.TaskJournal.WindowMissed;
@@ -122,7 +123,10 @@ public final class Evolve {
    */
   public static State apply(State s, Event e, HotState hot, Violations violations) {
     if (e instanceof SpecDefined d) {
-      return s.withSpec(d.spec());
+      return s.withSpec(d.spec()).withRemovedAt(null); // a removed task defined again is live again
+    }
+    if (e instanceof TaskRemoved r) {
+      return s.withRemovedAt(r.at()).withPaused(false); // defined again, it starts as a new task would: not paused
     }
     if (e instanceof TaskPaused) {
       return s.withPaused(true);

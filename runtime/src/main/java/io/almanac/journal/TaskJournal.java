@@ -56,6 +56,13 @@ public final class TaskJournal {
   /** The task was resumed. */
   public record TaskResumed(Instant at) implements Event {}
 
+  /**
+   * The task was removed: its trigger stopped, its open windows were cancelled (their {@link
+   * InstanceCancelled} events come first, in the same write). Its history stays in the journal;
+   * only queries and a new {@link SpecDefined} are accepted after it.
+   */
+  public record TaskRemoved(Instant at) implements Event {}
+
   /** The window's instance was created, or reopened, as PENDING. */
   public record InstanceScheduled(String window, Instant start, Instant end, Instant dueAt, RunKind kind, Instant at)
       implements WindowEvent {}
@@ -128,6 +135,8 @@ public final class TaskJournal {
    * @param archivedThrough the latest start of a window that left the hot state, or null
    * @param archivedCount how many windows left the hot state
    * @param samples recent attempt durations
+   * @param removedAt when the task was removed ({@link TaskRemoved}), or null while it is defined
+   *     (and in snapshots taken before this component existed)
    */
   public record State(
       TaskSpec spec,
@@ -135,7 +144,8 @@ public final class TaskJournal {
       Map<String, WindowState> windows,
       Instant archivedThrough,
       long archivedCount,
-      DurationSamples samples)
+      DurationSamples samples,
+      Instant removedAt)
       implements JournalSerializable {
 
     /** Canonical constructor: the window map is never null and never shared mutable. */
@@ -144,12 +154,17 @@ public final class TaskJournal {
     }
 
     public static State empty(int sampleCapacity) {
-      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity));
+      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null);
     }
 
     /** See the record. */
     public boolean defined() {
       return spec != null;
+    }
+
+    /** @return whether the task was removed (its spec is kept for its history's queries) */
+    public boolean removed() {
+      return removedAt != null;
     }
 
     /** See the record. */
@@ -200,15 +215,19 @@ public final class TaskJournal {
     }
 
     State withSpec(TaskSpec s) {
-      return new State(s, paused, windows, archivedThrough, archivedCount, samples);
+      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt);
     }
 
     State withPaused(boolean p) {
-      return new State(spec, p, windows, archivedThrough, archivedCount, samples);
+      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt);
+    }
+
+    State withRemovedAt(Instant at) {
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at);
     }
 
     State withSample(Duration d) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d));
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt);
     }
 
     /**
@@ -231,7 +250,7 @@ public final class TaskJournal {
         }
       }
       if (next.size() <= hot.windows() && !tooOld) {
-        return new State(spec, paused, next, archivedThrough, archivedCount, samples);
+        return new State(spec, paused, next, archivedThrough, archivedCount, samples, removedAt);
       }
       List<WindowState> done = new ArrayList<>();
       for (WindowState x : next.values()) {
@@ -255,7 +274,7 @@ public final class TaskJournal {
         count++;
         through = x.start() == null || (through != null && !x.start().isAfter(through)) ? through : x.start();
       }
-      return new State(spec, paused, next, through, count, samples);
+      return new State(spec, paused, next, through, count, samples, removedAt);
     }
   }
 

@@ -44,6 +44,15 @@ public final class TriggerJournal {
   public record TaskSetAside(String taskId, String reason, Instant at) implements Event {}
 
   /**
+   * A task was removed: its windows are fired no more, and it is no longer woken, also after a
+   * restart (registering it again brings it back with a new {@link TasksRegistered}).
+   *
+   * @param taskId the task removed
+   * @param at when
+   */
+  public record TaskRemoved(String taskId, Instant at) implements Event {}
+
+  /**
    * The watermark moved, and tasks became active or idle.
    *
    * @param watermark every fire due at or before it was acknowledged

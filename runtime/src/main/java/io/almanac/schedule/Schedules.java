@@ -9,8 +9,9 @@ public final class Schedules {
   private Schedules() {}
 
   /**
-   * The task's schedule: its cron in its zone, with its DST policy and window spec. The parsed cron
-   * is cached per process, so this is cheap.
+   * The task's schedule: its cron in its zone, with its DST policy and window spec; or, for a
+   * one-shot task, its one instant with its window spec. The parsed cron is cached per process, so
+   * this is cheap.
    *
    * @param spec the task's spec
    * @return its schedule
@@ -20,6 +21,9 @@ public final class Schedules {
    *     of stored tasks must catch it per task
    */
   public static TaskSchedule of(TaskSpec spec) {
+    if (spec.oneShot()) {
+      return TaskSchedule.once(spec.once(), spec.zoneId(), WindowSpec.byName(spec.window()));
+    }
     return new TaskSchedule(CronSchedule.parse(spec.cron(), spec.zone()), spec.dst(), WindowSpec.byName(spec.window()));
   }
 }

@@ -17,7 +17,8 @@ import java.util.Optional;
 
 /**
  * A task's time trigger: its cron schedule, its daylight-saving policy and its window spec, which
- * together say when the task is due and for which business window (R1-R4). Immutable and
+ * together say when the task is due and for which business window (R1-R4); or, for a one-shot task
+ * ({@link #once(Instant, ZoneId, WindowSpec)}), the one instant it is due at. Immutable and
  * thread-safe.
  *
  * <p>Under {@link DstPolicy.Overlap#BOTH} a nominal time in a fall-back overlap fires twice; the
@@ -30,6 +31,8 @@ public final class TaskSchedule {
   private static final Duration NEVER_AGAIN = Duration.ofDays(36_500);
 
   private final CronSchedule cron;
+  private final Instant once;
+  private final ZoneId zone;
   private final DstPolicy dst;
   private final WindowSpec windows;
   private final ZoneRules rules;
@@ -44,18 +47,51 @@ public final class TaskSchedule {
    */
   public TaskSchedule(CronSchedule cron, DstPolicy dst, WindowSpec windows) {
     this.cron = Objects.requireNonNull(cron, "cron");
+    this.once = null;
+    this.zone = cron.zone();
     this.dst = Objects.requireNonNull(dst, "dst");
     this.windows = Objects.requireNonNull(windows, "windows");
-    this.rules = cron.zone().getRules();
+    this.rules = zone.getRules();
+  }
+
+  private TaskSchedule(Instant once, ZoneId zone, WindowSpec windows) {
+    this.cron = null;
+    this.once = Objects.requireNonNull(once, "once");
+    this.zone = Objects.requireNonNull(zone, "zone");
+    this.dst = DstPolicy.DEFAULT;
+    this.windows = Objects.requireNonNull(windows, "windows");
+    this.rules = zone.getRules();
+  }
+
+  /**
+   * A one-shot schedule: due once, at {@code at}, and never again.
+   *
+   * @param at the instant
+   * @param zone the task's zone (for the window's nominal local time and for display)
+   * @param windows how the firing maps to its window ({@code per-firing} for a one-shot task)
+   * @return the schedule
+   * @throws NullPointerException if a part is null
+   */
+  public static TaskSchedule once(Instant at, ZoneId zone, WindowSpec windows) {
+    return new TaskSchedule(at, zone, windows);
   }
 
   /**
    * The cron schedule.
    *
-   * @return the cron schedule with its zone
+   * @return the cron schedule with its zone, or null for a one-shot schedule
    */
   public CronSchedule cron() {
     return cron;
+  }
+
+  /**
+   * The instant a one-shot schedule is due at.
+   *
+   * @return the instant, or null for a cron schedule
+   */
+  public Instant once() {
+    return once;
   }
 
   /**
@@ -82,7 +118,7 @@ public final class TaskSchedule {
    * @return the zone
    */
   public ZoneId zone() {
-    return cron.zone();
+    return zone;
   }
 
   /**
@@ -95,7 +131,9 @@ public final class TaskSchedule {
    */
   public Optional<DueWindow> nextAfter(Instant t) {
     Objects.requireNonNull(t, "t");
-    ZoneId zone = cron.zone();
+    if (once != null) {
+      return once.isAfter(t) ? Optional.of(onceWindow()) : Optional.empty();
+    }
     Instant cursor = t;
     while (true) {
       Optional<Firing> next = cron.nextAfter(cursor, dst);
@@ -117,6 +155,27 @@ public final class TaskSchedule {
       }
       return Optional.of(new DueWindow(window, firing));
     }
+  }
+
+  /** The one due window of a one-shot schedule. */
+  private DueWindow onceWindow() {
+    Firing firing = new Firing(java.time.LocalDateTime.ofInstant(once, zone), once);
+    return new DueWindow(windowOf(firing.nominal(), once, zone), firing);
+  }
+
+  /**
+   * The window an operator's run now runs (R31): the window containing {@code now} by the window
+   * spec; for a one-shot schedule its one window, whenever it is asked.
+   *
+   * @param now the time
+   * @return the window
+   * @throws io.almanac.ScheduleComputationException if the window spec throws
+   */
+  public Window windowAt(Instant now) {
+    if (once != null) {
+      return onceWindow().window();
+    }
+    return windowOf(java.time.LocalDateTime.ofInstant(now, zone), now, zone);
   }
 
   /**
@@ -209,7 +268,9 @@ public final class TaskSchedule {
   @Override
   public boolean equals(Object other) {
     return other instanceof TaskSchedule that
-        && cron.equals(that.cron)
+        && Objects.equals(cron, that.cron)
+        && Objects.equals(once, that.once)
+        && zone.equals(that.zone)
         && dst.equals(that.dst)
         && windows.equals(that.windows);
   }
@@ -221,16 +282,20 @@ public final class TaskSchedule {
    */
   @Override
   public int hashCode() {
-    return Objects.hash(cron, dst, windows);
+    return Objects.hash(cron, once, zone, dst, windows);
   }
 
   /**
    * A readable form.
    *
-   * @return e.g. {@code TaskSchedule[0 0 8 * * ? Asia/Shanghai, DstPolicy[gap=SHIFT, ...], daily]}
+   * @return e.g. {@code TaskSchedule[0 0 8 * * ? Asia/Shanghai, DstPolicy[gap=SHIFT, ...], daily]}, or
+   *     {@code TaskSchedule[once 2026-12-01T00:00:00Z UTC, per-firing]}
    */
   @Override
   public String toString() {
+    if (once != null) {
+      return "TaskSchedule[once " + once + " " + zone + ", " + windows.name() + "]";
+    }
     return "TaskSchedule[" + cron + ", " + dst + ", " + windows.name() + "]";
   }
 }

@@ -217,6 +217,16 @@ class ConfigTasksTest {
         row(T + "description = [a] }", "almanac.tasks.t.description", "[a]"),
         row(T + "description = \"" + "x".repeat(1001) + "\" }", "almanac.tasks.t.description", "x".repeat(40) + "..."),
         row(T + "colour = blue }", "almanac.tasks.t.colour", "blue"),
+        row("t { at = tomorrow, job = J }", "almanac.tasks.t.at", "tomorrow"),
+        row("t { at = \"2026-12-01T08:00:00\", job = J }", "almanac.tasks.t.at", "2026-12-01T08:00:00"),
+        row("t { at = [1], job = J }", "almanac.tasks.t.at", "[1]"),
+        row("t { at = \"1969-12-31T23:59:59Z\", job = J }", "almanac.tasks.t.at", "1969-12-31T23:59:59Z"),
+        row("t { at = \"2100-01-01T00:00:00Z\", job = J }", "almanac.tasks.t.at", "2100-01-01T00:00:00Z"),
+        row("t { at = \"2026-12-01T08:00:00Z\", cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.t.cron",
+            "0 0 8 * * ? UTC"),
+        row("t { at = \"2026-12-01T08:00:00Z\", job = J, dst { gap = skip } }", "almanac.tasks.t.dst", "{gap=skip}"),
+        row("t { at = \"2026-12-01T08:00:00Z\", job = J, window = daily }", "almanac.tasks.t.window", "daily"),
+        row("t { at = \"2026-12-01T08:00:00Z\" }", "almanac.tasks.t.job", "null"),
         row("t = 5", "almanac.tasks.t", "5"),
         row("\"a\\\"b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a\\\"b\"", "a\"b"),
         row("\"a b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a b\"", "a b"),
@@ -236,6 +246,21 @@ class ConfigTasksTest {
     assertEquals(key, e.field(), e.getMessage());
     assertTrue(e.getMessage().startsWith(key + " '" + value + "' is invalid: "), e.getMessage());
     assertEquals(value, String.valueOf(e.value()), e.getMessage());
+  }
+
+  @Test
+  @DisplayName("R34: a one-shot task declared with at (an instant with its offset) is the same spec as once(...) in Java")
+  void parsesOneShotTasks() {
+    List<TaskSpec> specs = ConfigTasks.parse(ConfigFactory.parseString("""
+        almanac.tasks {
+          launch { at = "2026-12-01T08:00:00Z", job = J, catch-up { mode = all, horizon = 1h } }
+          shanghai { at = "2026-12-01T16:00:00+08:00", job = J, window = per-firing }
+        }
+        """));
+    java.time.Instant at = java.time.Instant.parse("2026-12-01T08:00:00Z");
+    assertEquals(TaskSpec.builder("launch").once(at).job("J").catchUp(io.almanac.CatchUpPolicy.all().withHorizon(Duration.ofHours(1)))
+        .build(), specs.get(0));
+    assertEquals(TaskSpec.builder("shanghai").once(at).job("J").build(), specs.get(1), "the offset is read, UTC inside");
   }
 
   @Test

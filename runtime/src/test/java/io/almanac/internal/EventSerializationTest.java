@@ -73,6 +73,7 @@ class EventSerializationTest {
         new TaskJournal.SpecDefined(fullSpec(), AT),
         new TaskJournal.TaskPaused(AT),
         new TaskJournal.TaskResumed(AT),
+        new TaskJournal.TaskRemoved(AT),
         new TaskJournal.InstanceScheduled(W, start, end, AT, RunKind.BACKFILL, AT),
         new TaskJournal.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
         new TaskJournal.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
@@ -97,7 +98,14 @@ class EventSerializationTest {
         AT.plusSeconds(5), null); // skipReason: absent from snapshots written before it existed, read as null
 
     return new TaskJournal.State(fullSpec(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
-        DurationSamples.of(100, List.of(1000L, 2000L, 3000L)));
+        DurationSamples.of(100, List.of(1000L, 2000L, 3000L)), null); // removedAt: absent from snapshots before it existed
+  }
+
+  /** The snapshot of a removed task: its spec and history kept, removedAt set. */
+  static TaskJournal.State removedSnapshot() {
+    TaskJournal.State s = snapshot();
+    return new TaskJournal.State(s.spec(), false, s.windows(), s.archivedThrough(), s.archivedCount(), s.samples(),
+        AT.plusSeconds(60));
   }
 
   /** The trigger's events and snapshot. */
@@ -107,6 +115,7 @@ class EventSerializationTest {
         new TriggerJournal.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
         new TriggerJournal.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
             + " cannot be computed: IllegalStateException: boom", AT),
+        new TriggerJournal.TaskRemoved("daily-digest", AT),
         new TriggerJournal.State(Map.of("daily-digest", fullSpec()), AT, java.util.Set.of("daily-digest")));
   }
 
@@ -187,7 +196,7 @@ class EventSerializationTest {
   @DisplayName("events and snapshots holding a version 1 spec (one backfill policy) still read, as the same behaviour")
   void fixturesOfOlderVersionsStillRead() throws Exception {
     java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
-    List<Object> specHolders = List.of(fixtures().get(0), snapshot(), triggerFixtures().get(0), triggerFixtures().get(3));
+    List<Object> specHolders = List.of(fixtures().get(0), snapshot(), triggerFixtures().get(0), triggerFixtures().get(4));
     for (Object value : specHolders) {
       Serializer serializer = serialization.findSerializerFor(value);
       String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
@@ -211,9 +220,13 @@ class EventSerializationTest {
   @DisplayName("events and snapshots written under the old class names (io.almanac.internal.TaskEntity$...) still read")
   void journalsWrittenBeforeTheMoveStillRead() throws Exception {
     List<Object> today = new java.util.ArrayList<>(fixtures());
+    today.removeIf(v -> AFTER_THE_MOVE.contains(v.getClass()));
     today.add(snapshot());
     assertEquals(19, readUnderOldNames("TaskEntity", today), "18 event types and the snapshot");
   }
+
+  /** Types added after the journal's types moved: they were never written under the old names. */
+  private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -223,7 +236,9 @@ class EventSerializationTest {
   @Test
   @DisplayName("the trigger's events and snapshot written under the old class names (io.almanac.internal.TriggerActor$...) still read")
   void triggerJournalsWrittenBeforeTheMoveStillRead() throws Exception {
-    assertEquals(4, readUnderOldNames("TriggerActor", triggerFixtures()), "3 event types and the snapshot");
+    List<Object> today = new java.util.ArrayList<>(triggerFixtures());
+    today.removeIf(v -> AFTER_THE_MOVE.contains(v.getClass()));
+    assertEquals(4, readUnderOldNames("TriggerActor", today), "3 event types and the snapshot");
   }
 
   /** Reads each value's pre-move fixture {@code <oldClass>.<Name>.json}; returns how many read as the value. */
@@ -244,13 +259,54 @@ class EventSerializationTest {
     return read;
   }
 
+  /** A one-shot task's spec (its instant in {@code once}, no cron), as its SpecDefined is written. */
+  static TaskJournal.SpecDefined oneShotSpecDefined() {
+    return new TaskJournal.SpecDefined(TaskSpec.builder("launch").once(Instant.parse("2026-12-01T08:00:00Z"))
+        .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(1))).job("launch-job")
+        .description("run once").build(), AT);
+  }
+
+  /**
+   * Shapes of a type beyond its {@link #fixtures()} value, each with its own committed fixture
+   * {@code <Enclosing>.<Type>.<shape>.json}, so a renamed component of that shape fails here: a
+   * one-shot task's spec ({@code once} set, no cron) and a removed task's snapshot ({@code
+   * removedAt} set). Written with the other fixtures under {@code -Dalmanac.writeFixtures=true}.
+   */
+  static Map<String, Object> shapes() {
+    return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot());
+  }
+
+  @Test
+  @DisplayName("R1/R31: a one-shot spec and a removed task's snapshot round-trip, and their committed fixtures still read")
+  void shapeFixturesStillRead() throws Exception {
+    boolean write = Boolean.getBoolean("almanac.writeFixtures");
+    for (Map.Entry<String, Object> shape : shapes().entrySet()) {
+      Object value = shape.getValue();
+      assertEquals(value, roundTrip(value), shape.getKey());
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      java.nio.file.Path file = java.nio.file.Path.of("src/test/resources/serialization", value.getClass().getEnclosingClass()
+          .getSimpleName() + "." + value.getClass().getSimpleName() + "." + shape.getKey() + ".json");
+      if (write) {
+        java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
+            java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        continue;
+      }
+      assertTrue(java.nio.file.Files.exists(file), "missing fixture " + file + ": regenerate with -Dalmanac.writeFixtures=true");
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(manifest, lines.get(0), file.toString());
+      assertEquals(value, serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get(), file + " no longer reads as the same value");
+    }
+  }
+
   @Test
   @DisplayName("a skipped window's typed reason survives a snapshot round trip")
   void skipReasonRoundTrips() {
     WindowState skipped = new WindowState(W, AT, AT.plusSeconds(1), AT, InstanceStatus.SKIPPED, RunKind.FIRST, 0, 0, 0, null,
         null, null, null, null, null, "PREVIOUS_RUNNING: window x is RUNNING", Map.of(), List.of(), AT, AT,
         SkipReason.PREVIOUS_RUNNING);
-    TaskJournal.State s = new TaskJournal.State(fullSpec(), false, Map.of(W, skipped), null, 0, DurationSamples.empty(10));
+    TaskJournal.State s = new TaskJournal.State(fullSpec(), false, Map.of(W, skipped), null, 0, DurationSamples.empty(10), null);
     assertEquals(s, roundTrip(s));
   }
 

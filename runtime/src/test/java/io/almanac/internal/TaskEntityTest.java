@@ -810,4 +810,104 @@ class TaskEntityTest {
     assertEquals(Decision.DUPLICATE, fire(kit, "2026-01-10").decision(), "an archived window is not run again");
     assertEquals(s, kit.restart().state(), "the same state from snapshot + events");
   }
+
+  private static io.almanac.RefusedException refusedAsRemoved(StatusReply<?> reply, String id) {
+    assertTrue(reply.isError(), () -> "expected a refusal, got " + reply);
+    io.almanac.RefusedException e = assertInstanceOf(io.almanac.RefusedException.class, reply.getError());
+    assertEquals(io.almanac.RefusedException.Reason.REMOVED, e.reason(), e.getMessage());
+    assertTrue(e.getMessage().startsWith("task '" + id + "' was removed at "), e.getMessage());
+    return e;
+  }
+
+  @Test
+  @DisplayName("R31: a removed task cancels its running window (the job's late result is still recorded), refuses "
+      + "every command but queries and Define as REMOVED, answers queries from its history, and stays removed after a restart")
+  void removedTaskRefusesAllButQueries() {
+    String id = newId();
+    var kit = kit(daily(id).lease(RUNS_A_DAY).build());
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    clock.set(T0.plusSeconds(60));
+    var removed = kit.<StatusReply<Done>>runCommand(TaskProtocol.Remove::new);
+    assertTrue(removed.reply().isSuccess());
+    assertEquals(List.of(new TaskJournal.InstanceCancelled("2026-11-29", 1, "task removed", T0.plusSeconds(60)),
+        new TaskJournal.TaskRemoved(T0.plusSeconds(60))), removed.events());
+    assertTrue(kit.getState().removed());
+
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    var fire = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
+    refusedAsRemoved(fire.reply(), id);
+    assertTrue(fire.hasNoEvents());
+    refusedAsRemoved(kit.<StatusReply<Done>>runCommand(TaskProtocol.Pause::new).reply(), id);
+    refusedAsRemoved(kit.<StatusReply<FireOutcome>>runCommand(TaskProtocol.RunNow::new).reply(), id);
+    refusedAsRemoved(kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Retry(WindowKey.of("2026-11-29"), ref)).reply(), id);
+    refusedAsRemoved(kit.<StatusReply<TaskProtocol.CatchUpOutcome>>runCommand(ref -> new TaskProtocol.CatchUp(List.of(
+        new TaskProtocol.DueFire(WindowKey.of("2026-11-30"), T0, T0.plus(Duration.ofDays(1)), T0)), ref)).reply(), id);
+    Executor.Declined declined = declined(admit(kit, "2026-11-29", null));
+    assertEquals(io.almanac.RefusedException.Reason.REMOVED, declined.reason());
+
+    var heartbeat = kit.<StatusReply<TaskProtocol.LeaseGranted>>runCommand(ref ->
+        new TaskProtocol.Heartbeat(WindowKey.of("2026-11-29"), 1, ref));
+    assertEquals(io.almanac.RefusedException.Reason.STALE_ATTEMPT,
+        assertInstanceOf(io.almanac.RefusedException.class, heartbeat.reply().getError()).reason(), "the cancelled job learns to stop");
+    var late = finish(kit, "2026-11-29", 1, JobResult.success("done anyway"), Duration.ofSeconds(5));
+    assertInstanceOf(TaskJournal.LateResultRecorded.class, late.event(), "recorded for audit; changes nothing");
+    assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Wake::new).reply().isSuccess(), "nothing is due: acknowledged");
+
+    var windows = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetWindows::new).reply().getValue().windows();
+    assertEquals(1, windows.size());
+    assertEquals(InstanceStatus.CANCELLED, windows.get(0).status());
+    assertEquals("task removed", windows.get(0).reason());
+    TaskView view = kit.<StatusReply<TaskProtocol.TaskInfo>>runCommand(TaskProtocol.GetTask::new).reply().getValue().view();
+    assertTrue(view.removed());
+    assertEquals(T0.plusSeconds(60), view.removedAt());
+    assertNull(view.nextDue(), "a removed task is never due");
+    assertTrue(kit.<StatusReply<TaskProtocol.WindowList>>runCommand(TaskProtocol.GetInterventionQueue::new).reply().isSuccess());
+
+    var again = kit.<StatusReply<Done>>runCommand(TaskProtocol.Remove::new);
+    assertTrue(again.reply().isSuccess(), "a repeated removal is acknowledged");
+    assertTrue(again.hasNoEvents());
+    State before = kit.getState();
+    assertEquals(before, kit.restart().state());
+    refusedAsRemoved(kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref)).reply(), id);
+  }
+
+  @Test
+  @DisplayName("R5/R31: a removed task defined again (same spec) fires fresh windows; a window that ran before the removal "
+      + "is not run again")
+  void removedTaskDefinedAgain() {
+    TaskSpec spec = daily(newId()).build();
+    var kit = kit(spec);
+    fire(kit, "2026-11-29");
+    start(kit, "2026-11-29");
+    finish(kit, "2026-11-29", 1, JobResult.success("ok"), Duration.ofSeconds(5));
+    kit.runCommand(TaskProtocol.Pause::new);
+    assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Remove::new).reply().isSuccess());
+    var defined = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(spec, ref));
+    assertTrue(defined.reply().isSuccess());
+    assertInstanceOf(TaskJournal.SpecDefined.class, defined.event(), "the same spec is written again: the task is back");
+    assertFalse(kit.getState().removed());
+    assertFalse(kit.getState().paused(), "defined anew, it starts as a new task would");
+    assertEquals(Decision.DUPLICATE, fire(kit, "2026-11-29").decision());
+    assertEquals(InstanceStatus.SUCCEEDED, window(kit, "2026-11-29").status(), "its history is kept");
+    clock.set(Instant.parse("2026-11-30T00:00:00Z"));
+    assertEquals(Decision.SCHEDULED, fire(kit, "2026-11-30").decision());
+  }
+
+  @Test
+  @DisplayName("R14: a one-shot task's window, caught up after downtime, follows the horizon and the backfill policy")
+  void oneShotCatchUp() {
+    Instant at = T0.minus(Duration.ofHours(2));
+    String key = at.toString();
+    var missed = kit(TaskSpec.builder(newId()).once(at).catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(1))).build());
+    var outside = missed.<StatusReply<FireOutcome>>runCommand(ref ->
+        new TaskProtocol.Fire(WindowKey.of(key), at, at, at, FireKind.CATCH_UP, ref)).reply().getValue();
+    assertEquals(Decision.MISSED, outside.decision());
+    assertTrue(outside.reason().startsWith(MissReason.OUTSIDE_HORIZON.name()), outside.reason());
+    var backfilled = kit(TaskSpec.builder(newId()).once(at).catchUp(CatchUpPolicy.all()).build());
+    var run = backfilled.<StatusReply<FireOutcome>>runCommand(ref ->
+        new TaskProtocol.Fire(WindowKey.of(key), at, at, at, FireKind.CATCH_UP, ref)).reply().getValue();
+    assertEquals(Decision.SCHEDULED, run.decision(), "within the 24 h horizon and backfillable: it runs once, late");
+    assertEquals(RunKind.BACKFILL, window(backfilled, key).runKind());
+  }
 }

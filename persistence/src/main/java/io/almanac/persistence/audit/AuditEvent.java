@@ -66,6 +66,8 @@ public record AuditEvent(
       detail = "task paused";
     } else if (event instanceof TaskJournal.TaskResumed) {
       detail = "task resumed";
+    } else if (event instanceof TaskJournal.TaskRemoved) {
+      detail = "task removed: not fired from here on; its history stays";
     } else if (event instanceof TaskJournal.InstanceScheduled e) {
       detail = e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")";
     } else if (event instanceof TaskJournal.FireSkipped e) {
@@ -216,7 +218,8 @@ public record AuditEvent(
   }
 
   private static String describe(TaskSpec s) {
-    return "cron '" + s.cron() + "' in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
+    String trigger = s.once() != null ? "once at " + s.once() : "cron '" + s.cron() + "'";
+    return trigger + " in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
         + ", " + describe(s.retry()) + ", " + describe(s.catchUp())
         + ", dst gap " + s.dst().gap() + " overlap " + s.dst().overlap()
         + (s.job() == null ? "" : ", job " + s.job());

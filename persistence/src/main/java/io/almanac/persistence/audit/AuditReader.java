@@ -374,6 +374,9 @@ public final class AuditReader implements AutoCloseable {
     if (e instanceof TriggerJournal.TasksRegistered r) {
       return r.at();
     }
+    if (e instanceof TriggerJournal.TaskRemoved r) {
+      return r.at();
+    }
     return null;
   }
 

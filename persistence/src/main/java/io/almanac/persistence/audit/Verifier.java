@@ -41,7 +41,10 @@ import java.util.TreeMap;
  *       task's windows are {@code FireSkipped PAUSED}). Due windows are computed from the task's
  *       spec (cron, zone, DST policy, window spec) as of each {@code SpecDefined}: spec i covers the
  *       due times strictly after its event and before the next spec's; windows due before the first
- *       {@code SpecDefined} are not expected. A due window without any of the three is <i>lost</i>.
+ *       {@code SpecDefined} are not expected. A removed task ({@code TaskRemoved}) is expected to
+ *       have fired only the windows due before its removal, less the grace (a fire on its way when
+ *       the task was removed is refused, not recorded), and again those after a later {@code
+ *       SpecDefined} (registered anew). A due window without any of the three is <i>lost</i>.
  *       A window that ran must reach an outcome; one still PENDING, RUNNING or RETRY_WAIT at the end
  *       of the journal is reported as <i>open</i>, not as a violation; one left FAILED or TIMED_OUT
  *       (no retry and no final failure recorded) is a violation.
@@ -262,6 +265,7 @@ public final class Verifier {
     private final Instant end;
     private final Map<String, Win> windows = new LinkedHashMap<>();
     private final List<Segment> specs = new ArrayList<>();
+    private final List<Instant> removals = new ArrayList<>();
     private final List<Attempt> all = new ArrayList<>();
     private boolean gaps;
 
@@ -298,6 +302,10 @@ public final class Verifier {
         if (ev instanceof TaskJournal.SpecDefined s) {
           specs.add(new Segment(s.spec(), ae.at()));
           current = s.spec();
+          continue;
+        }
+        if (ev instanceof TaskJournal.TaskRemoved) {
+          removals.add(ae.at());
           continue;
         }
         if (ae.window() == null) {
@@ -470,6 +478,10 @@ public final class Verifier {
         if (i + 1 < specs.size() && specs.get(i + 1).at().minusNanos(1).isBefore(hi)) {
           hi = specs.get(i + 1).at().minusNanos(1);
         }
+        Instant removed = removedAfter(seg.at(), i + 1 < specs.size() ? specs.get(i + 1).at() : null);
+        if (removed != null && removed.minus(grace).minusNanos(1).isBefore(hi)) {
+          hi = removed.minus(grace).minusNanos(1); // nothing is fired after a removal, nor judged in the grace before it
+        }
         if (!lo.isBefore(hi)) {
           continue;
         }
@@ -517,9 +529,23 @@ public final class Verifier {
       }
       count(Invariant.I2, found.size() + lost.size(), 0, events);
       windowsLost += lost.size();
+      Instant lastRemoval = removedAfter(specs.get(specs.size() - 1).at(), null);
+      if (lastRemoval != null && lastRemoval.minus(grace).minusNanos(1).isBefore(until)) {
+        until = lastRemoval.minus(grace).minusNanos(1); // a task that stays removed was checked until its removal
+      }
       if (latestDue != null && (checkedUntil == null || until.isAfter(checkedUntil))) {
         checkedUntil = until;
       }
+    }
+
+    /** The first removal at or after a spec's event and before the next spec's (null: none). */
+    private Instant removedAfter(Instant specAt, Instant nextSpecAt) {
+      for (Instant r : removals) {
+        if (!r.isBefore(specAt) && (nextSpecAt == null || r.isBefore(nextSpecAt))) {
+          return r;
+        }
+      }
+      return null;
     }
 
     /** I3: every attempt ends, or the journal ends before its lease (plus the grace) does. */

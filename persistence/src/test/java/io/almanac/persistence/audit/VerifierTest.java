@@ -155,6 +155,79 @@ class VerifierTest {
     assertTrue(v.message().contains("due 2026-12-02T09:00:00Z"), v.message());
   }
 
+  /** Window 11-30 runs when the task is removed at 11-30 12:00; the journal goes on (other tasks) until 12-05. */
+  private static List<TaskJournal.Event> removedWhileRunning() {
+    Instant due = due("2026-11-30");
+    Instant removedAt = Instant.parse("2026-11-30T12:00:00Z");
+    return journal(defined(SKIP), ran("2026-11-29"), List.of(scheduled("2026-11-30", RunKind.FIRST, due),
+        started("2026-11-30", 1, due, Duration.ofDays(1)),
+        new TaskJournal.InstanceCancelled("2026-11-30", 1, "task removed", removedAt),
+        new TaskJournal.TaskRemoved(removedAt)));
+  }
+
+  @Test
+  @DisplayName("R28/R31: I2 stops at a task's removal: the windows due after it are not lost; the cancelled run is not open")
+  void i2StopsAtTheRemovalOfATask() {
+    Instant journalEnd = Instant.parse("2026-12-05T00:00:00Z");
+    List<TaskJournal.Event> events = removedWhileRunning();
+    VerificationReport r = Verifier.create().check(new TaskHistory("t", history("t", events).events(), journalEnd)).report();
+    assertTrue(r.ok(), r.toText());
+    assertEquals(2, r.stats().windowsChecked(), "11-29 and 11-30; 12-01 .. 12-04 were due after the removal");
+    assertEquals(0, r.stats().windowsLost());
+    assertEquals(List.of(), r.open(), "the run the removal cancelled is not open");
+    assertEquals(Map.of("SUCCEEDED", 1L, "CANCELLED", 1L), r.stats().windowsByStatus());
+    assertEquals(Instant.parse("2026-11-30T11:58:00Z").minusNanos(1), r.stats().checkedUntil(),
+        "checked until the removal, less the grace");
+    // The same journal without the removal: every day after it is lost
+    List<TaskJournal.Event> kept = events.subList(0, events.size() - 1);
+    VerificationReport notRemoved = Verifier.create().check(new TaskHistory("t", history("t", kept).events(), journalEnd)).report();
+    assertEquals(4, notRemoved.stats().windowsLost(), notRemoved.toText());
+  }
+
+  @Test
+  @DisplayName("R28/R31: a removed task registered again is expected to fire from its new SpecDefined on, not in between")
+  void i2ResumesWhenARemovedTaskIsDefinedAgain() {
+    List<TaskJournal.Event> events = journal(removedWhileRunning(),
+        List.of(spec(SKIP, Instant.parse("2026-12-02T12:00:00Z"))), ran("2026-12-03"));
+    Instant journalEnd = Instant.parse("2026-12-05T00:00:00Z");
+    VerificationReport r = Verifier.create().check(new TaskHistory("t", history("t", events).events(), journalEnd)).report();
+    Violation v = only(r, Invariant.I2);
+    assertEquals("2026-12-04", v.window(), "12-01 and 12-02 were due while removed; 12-03 ran; 12-04 is lost");
+    assertEquals(4, r.stats().windowsChecked());
+  }
+
+  @Test
+  @DisplayName("R28: a window due within the grace before a removal (its fire refused on the way) is not judged")
+  void i2DoesNotJudgeWindowsDueWithinTheGraceBeforeARemoval() {
+    Instant removedAt = due("2026-11-30").plusSeconds(30);
+    List<TaskJournal.Event> events = journal(defined(SKIP), ran("2026-11-29"), List.of(new TaskJournal.TaskRemoved(removedAt)));
+    TaskHistory h = new TaskHistory("t", history("t", events).events(), Instant.parse("2026-12-05T00:00:00Z"));
+    assertTrue(Verifier.create().check(h).report().ok());
+    VerificationReport noGrace = Verifier.create().grace(Duration.ZERO).check(h).report();
+    assertEquals("2026-11-30", only(noGrace, Invariant.I2).window());
+  }
+
+  @Test
+  @DisplayName("R28: a one-shot task's one window is expected once, at its instant, and never again")
+  void i2ExpectsAOneShotWindowOnce() {
+    Instant at = Instant.parse("2026-11-30T06:00:00Z");
+    TaskSpec once = TaskSpec.builder("t").once(at).job("j").build();
+    String key = at.toString();
+    Instant journalEnd = Instant.parse("2026-12-05T00:00:00Z");
+    List<TaskJournal.Event> ran = journal(defined(once), List.of(
+        new TaskJournal.InstanceScheduled(key, at, at, at, RunKind.FIRST, at), started(key, 1, at, Duration.ofHours(1)),
+        succeeded(key, 1, at.plusSeconds(1))));
+    VerificationReport r = Verifier.create().check(new TaskHistory("t", history("t", ran).events(), journalEnd)).report();
+    assertTrue(r.ok(), r.toText());
+    assertEquals(1, r.stats().windowsChecked());
+    VerificationReport lost = Verifier.create().check(new TaskHistory("t", history("t", defined(once)).events(), journalEnd))
+        .report();
+    assertEquals(key, only(lost, Invariant.I2).window());
+    VerificationReport registeredLate = Verifier.create().check(new TaskHistory("t",
+        history("t", List.of(spec(once, at.plusSeconds(1)))).events(), journalEnd)).report();
+    assertEquals(0, registeredLate.stats().windowsLost(), "registered after its instant: the catch-up records it, not I2");
+  }
+
   @Test
   void i2ReportsActiveWindowsAsOpenNotAsViolations() {
     Instant due = due("2026-11-30");

@@ -1,0 +1,170 @@
+package io.almanac.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.almanac.Decision;
+import io.almanac.TaskSpec;
+import io.almanac.WindowKey;
+import io.almanac.journal.TriggerJournal;
+import io.almanac.testkit.SettableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.JUnit5TestKitBuilder;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestKitJUnit5Extension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The trigger's side of the task lifecycle, driven through the EventSourcedBehaviorTestKit (which
+ * checks that its commands, events and state serialize): a removal is persisted, so a restart does
+ * not bring the task back (R31); a one-shot task is fired once and then no longer queued; one
+ * registered after its instant is handed to the catch-up horizon (R14). Tasks are test probes that
+ * answer what the trigger sends them.
+ */
+@ExtendWith(TestKitJUnit5Extension.class)
+@ExtendWith(LogCapturingExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TriggerLifecycleTest {
+
+  static final Config CONFIG = EventSourcedBehaviorTestKit.config()
+      .withFallback(ConfigFactory.parseString("almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, "
+          + "retry-delay = 100ms }"))
+      .withFallback(ConfigFactory.load());
+
+  @JUnit5TestKit
+  public ActorTestKit testKit = new JUnit5TestKitBuilder().withCustomConfig(CONFIG).build();
+
+  private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
+  private static final AtomicInteger IDS = new AtomicInteger();
+
+  private final SettableClock clock = new SettableClock(T0);
+
+  private EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> trigger(
+      Map<String, TestProbe<TaskProtocol.Command>> tasks) {
+    clock.set(T0);
+    // One trigger journal per test: the persistence id is fixed, so each test starts from a cleared journal.
+    EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit =
+        EventSourcedBehaviorTestKit.create(testKit.system(), TriggerActor.create(clock, TriggerSettings.from(CONFIG),
+            TaskSettings.from(CONFIG), id -> tasks.get(id).getRef()));
+    kit.clear();
+    kit.restart();
+    return kit;
+  }
+
+  private static void register(EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit,
+      TaskSpec spec) {
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Register(List.of(spec), null, ref));
+    assertTrue(r.reply().isSuccess(), () -> "register failed: " + r.reply());
+  }
+
+  /** Answers the next fire the task gets as scheduled; returns it. */
+  private static TaskProtocol.Fire answerFire(TestProbe<TaskProtocol.Command> task) {
+    TaskProtocol.Fire fire = task.expectMessageClass(TaskProtocol.Fire.class, Duration.ofSeconds(5));
+    fire.replyTo().tell(StatusReply.success(new TaskProtocol.FireOutcome(fire.window().value(), Decision.SCHEDULED, "FIRST")));
+    return fire;
+  }
+
+  private static TriggerActor.TriggerStatus status(
+      EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit, ActorTestKit testKit) {
+    TestProbe<TriggerActor.TriggerStatus> probe = testKit.createTestProbe();
+    kit.runCommand(new TriggerActor.GetStatus(probe.getRef()));
+    return probe.receiveMessage();
+  }
+
+  @Test
+  @DisplayName("R31: a removed task is fired no more, also after the trigger restarts; another task goes on")
+  void removalIsPersisted() {
+    String removed = "removed-" + IDS.incrementAndGet();
+    String kept = "kept-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> removedTask = testKit.createTestProbe();
+    TestProbe<TaskProtocol.Command> keptTask = testKit.createTestProbe();
+    var kit = trigger(Map.of(removed, removedTask, kept, keptTask));
+    register(kit, TaskSpec.builder(removed).cron("0 * * * * ? UTC").window("per-firing").build());
+    register(kit, TaskSpec.builder(kept).cron("0 * * * * ? UTC").window("per-firing").build());
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Remove(removed, ref));
+    assertTrue(r.reply().isSuccess());
+    assertEquals(List.of(new TriggerJournal.TaskRemoved(removed, T0)), r.events());
+    assertFalse(kit.getState().tasks().containsKey(removed));
+    var again = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Remove(removed, ref));
+    assertTrue(again.reply().isSuccess(), "a task not registered: acknowledged");
+    assertTrue(again.hasNoEvents());
+
+    kit.restart();
+    assertFalse(kit.getState().tasks().containsKey(removed), "the restart does not bring it back");
+    assertEquals(List.of(kept), status(kit, testKit).taskIds());
+    clock.set(T0.plusSeconds(60));
+    assertEquals(WindowKey.of(T0.plusSeconds(60).toString()), answerFire(keptTask).window());
+    removedTask.expectNoMessage(Duration.ofMillis(300));
+  }
+
+  @Test
+  @DisplayName("R1: a one-shot task is fired once, at its instant; then the trigger no longer queues it")
+  void oneShotIsFiredOnce() {
+    String id = "once-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
+    var kit = trigger(Map.of(id, task));
+    Instant at = T0.plusSeconds(10);
+    register(kit, TaskSpec.builder(id).once(at).build());
+    TriggerActor.TriggerStatus before = status(kit, testKit);
+    assertEquals(id, before.nextTask());
+    assertEquals(at, before.nextAt());
+    task.expectNoMessage(Duration.ofMillis(100));
+    clock.set(at);
+    TaskProtocol.Fire fire = answerFire(task);
+    assertEquals(WindowKey.of(at.toString()), fire.window());
+    assertEquals(TaskProtocol.FireKind.ON_TIME, fire.kind());
+    assertEquals(at, fire.dueAt());
+    task.awaitAssert(() -> {
+      assertNull(status(kit, testKit).nextTask(), "nothing queued for it any more");
+      return null;
+    });
+    clock.set(at.plus(Duration.ofDays(2)));
+    task.expectNoMessage(Duration.ofMillis(300));
+    kit.restart();
+    clock.set(at.plus(Duration.ofDays(3)));
+    task.expectNoMessage(Duration.ofMillis(300));
+    assertEquals(List.of(id), status(kit, testKit).taskIds(), "still registered: its retries and leases still wake it");
+  }
+
+  @Test
+  @DisplayName("R14: a one-shot registered after its instant is fired on time within the on-time grace, else handed to "
+      + "the catch-up horizon and backfill policy")
+  void oneShotRegisteredLate() {
+    String recent = "recent-" + IDS.incrementAndGet();
+    String old = "old-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> recentTask = testKit.createTestProbe();
+    TestProbe<TaskProtocol.Command> oldTask = testKit.createTestProbe();
+    var kit = trigger(Map.of(recent, recentTask, old, oldTask));
+    Instant recentAt = T0.minusSeconds(30);
+    register(kit, TaskSpec.builder(recent).once(recentAt).build());
+    TaskProtocol.Fire fire = answerFire(recentTask);
+    assertEquals(TaskProtocol.FireKind.ON_TIME, fire.kind());
+    assertEquals(recentAt, fire.dueAt());
+
+    Instant oldAt = T0.minus(Duration.ofDays(3));
+    register(kit, TaskSpec.builder(old).once(oldAt).build());
+    TaskProtocol.CatchUp catchUp = oldTask.expectMessageClass(TaskProtocol.CatchUp.class, Duration.ofSeconds(5));
+    assertEquals(List.of(new TaskProtocol.DueFire(WindowKey.of(oldAt.toString()), oldAt, oldAt, oldAt)), catchUp.windows());
+    catchUp.replyTo().tell(StatusReply.success(new TaskProtocol.CatchUpOutcome(List.of(
+        new TaskProtocol.FireOutcome(oldAt.toString(), Decision.MISSED, "OUTSIDE_HORIZON")))));
+    register(kit, TaskSpec.builder(old).once(oldAt).description("changed").build());
+    oldTask.expectNoMessage(Duration.ofMillis(300));
+  }
+}
