@@ -101,9 +101,9 @@ class OneShotSpecTest {
   }
 
   @Test
-  @DisplayName("the spec before one-shot tasks (12 components) is a cron spec with no instant")
+  @DisplayName("the spec before one-shot tasks (11 components) is a cron spec with no instant")
   void cronSpecsAreUnchanged() {
-    TaskSpec old = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", null, null, null, null, null, null, null, "j", null);
+    TaskSpec old = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", null, null, null, null, null, null, "j", null);
     assertNull(old.once());
     assertFalse(old.oneShot());
     assertEquals("daily", old.window());

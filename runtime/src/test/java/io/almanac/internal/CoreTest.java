@@ -58,7 +58,8 @@ class CoreTest {
     return TaskSpec.builder("t").cron("* * * * * ? UTC").window("per-firing").lease(HOUR);
   }
 
-  private static State fold(State s, List<Event> events) {
+  /** Folds the events through {@code Evolve}, failing on any transition the table refuses. */
+  static State fold(State s, List<Event> events) {
     List<String> violations = new ArrayList<>();
     for (Event e : events) {
       s = Evolve.apply(s, e, HOT, (w, from, to, ev) -> violations.add(w + ": " + from + " -> " + to));

@@ -20,7 +20,6 @@ import io.almanac.internal.TaskProtocol.Fire;
 import io.almanac.internal.TaskProtocol.FireKind;
 import io.almanac.internal.TaskProtocol.FireOutcome;
 import io.almanac.journal.Evolve;
-import io.almanac.journal.HotState;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal.SpecDefined;
@@ -30,7 +29,6 @@ import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -44,7 +42,6 @@ import org.junit.jupiter.api.Test;
 class LifecycleDecisionsTest {
 
   private static final TaskSettings SETTINGS = TaskSettings.from(ConfigFactory.load());
-  private static final HotState HOT = new HotState(1_000, Duration.ofDays(3650));
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
 
   private final FireDecider fires = new FireDecider(SETTINGS);
@@ -59,12 +56,7 @@ class LifecycleDecisionsTest {
   }
 
   private static State fold(State s, List<Event> events) {
-    List<String> violations = new ArrayList<>();
-    for (Event e : events) {
-      s = Evolve.apply(s, e, HOT, (w, from, to, ev) -> violations.add(w + ": " + from + " -> " + to));
-    }
-    assertTrue(violations.isEmpty(), () -> "decisions emit only allowed transitions: " + violations);
-    return s;
+    return CoreTest.fold(s, events);
   }
 
   private static String key(int second) {
