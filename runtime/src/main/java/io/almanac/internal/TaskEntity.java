@@ -174,33 +174,22 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onAnyCommand(this::unknownTask);
     // Removed: the history answers queries; a new Define brings the task back. Results of attempts the
     // removal cancelled are still recorded (as late results, for audit); everything else is refused.
-    queries(b.forState(State::removed))
-        .onCommand(Define.class, (s, c) -> run(s, operator.define(s, c.spec(), now()), c.replyTo()))
-        .onCommand(Remove.class, (s, c) -> run(s, operator.remove(s, now()), c.replyTo()))
-        .onCommand(FinishAttempt.class, (s, c) -> run(s, attempts.finish(s, c, now()), c.replyTo()))
-        .onCommand(Heartbeat.class, (s, c) -> run(s, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
-        .onCommand(RecordEffect.class, (s, c) -> run(s, effects.record(s, c, now()), c.replyTo()))
+    shared(b.forState(State::removed))
         .onCommand(Admitted.class, (s, c) -> Effect().reply(c.replyTo(), new Executor.Declined(taskId, c.window().value(),
             RefusedException.Reason.REMOVED, operator.refuseRemoved(s).refusal().getMessage())))
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
         .onCommand(Wake.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.ack())) // nothing is due any more
-        .onCommand(ExpireLease.class, (s, c) -> run(s, attempts.expireLease(s, c.window(), c.attempt(), now()), c.replyTo()))
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
         .onAnyCommand(this::removedTask);
-    queries(b.forState(State::defined))
-        .onCommand(Define.class, (s, c) -> run(s, operator.define(s, c.spec(), now()), c.replyTo()))
+    shared(b.forState(State::defined))
         // trigger
         .onCommand(Fire.class, this::onFire)
         .onCommand(CatchUp.class, (s, c) -> settledFirst(s, c.replyTo(), x -> fires.catchUp(x, c.windows(), now())))
         .onCommand(Wake.class, this::onWake)
-        // executor and jobs
+        // executor
         .onCommand(Admitted.class, this::onAdmitted)
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
-        .onCommand(Heartbeat.class, (s, c) -> run(s, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
-        .onCommand(FinishAttempt.class, (s, c) -> run(s, attempts.finish(s, c, now()), c.replyTo()))
-        .onCommand(RecordEffect.class, (s, c) -> run(s, effects.record(s, c, now()), c.replyTo()))
         // self
-        .onCommand(ExpireLease.class, (s, c) -> run(s, attempts.expireLease(s, c.window(), c.attempt(), now()), c.replyTo()))
         .onCommand(LeaseTimer.class, this::onLeaseTimer)
         .onCommand(OfferUnanswered.class, (s, c) -> Effect().noReply())
         .onCommand(Recovered.class, (s, c) -> persistBoth(attempts.settle(s, env.executorAlive(), now()),
@@ -213,15 +202,24 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             x -> operator.backfill(s, x, c.from(), c.to(), now())), c.replyTo()))
         .onCommand(Retry.class, (s, c) -> run(s, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
-        .onCommand(Cancel.class, (s, c) -> run(s, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
-        .onCommand(Remove.class, (s, c) -> run(s, operator.remove(s, now()), c.replyTo()));
+        .onCommand(Cancel.class, (s, c) -> run(s, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()));
     return b.build();
   }
 
-  /** The queries, answered alike by a defined and by a removed task (from its history). */
-  private CommandHandlerWithReplyBuilderByState<Command, Event, State, State> queries(
+  /**
+   * What a defined and a removed task handle alike: the spec (a new Define brings a removed task
+   * back), a removal, the results, heartbeats, effects and lease expiry of attempts (those the
+   * removal cancelled are recorded as late results, for audit), and the queries (from the history).
+   */
+  private CommandHandlerWithReplyBuilderByState<Command, Event, State, State> shared(
       CommandHandlerWithReplyBuilderByState<Command, Event, State, State> b) {
     return b
+        .onCommand(Define.class, (s, c) -> run(s, operator.define(s, c.spec(), now()), c.replyTo()))
+        .onCommand(Remove.class, (s, c) -> run(s, operator.remove(s, now()), c.replyTo()))
+        .onCommand(Heartbeat.class, (s, c) -> run(s, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
+        .onCommand(FinishAttempt.class, (s, c) -> run(s, attempts.finish(s, c, now()), c.replyTo()))
+        .onCommand(RecordEffect.class, (s, c) -> run(s, effects.record(s, c, now()), c.replyTo()))
+        .onCommand(ExpireLease.class, (s, c) -> run(s, attempts.expireLease(s, c.window(), c.attempt(), now()), c.replyTo()))
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
         .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))
         .onCommand(GetWindow.class, this::onGetWindow)
