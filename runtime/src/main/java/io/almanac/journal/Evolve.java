@@ -150,7 +150,7 @@ public final class Evolve {
     if (w == null) {
       return created(s, e, hot);
     }
-    return changed(s, w, e, hot);
+    return changed(s, w, e, to.orElse(null), hot);
   }
 
   /**
@@ -204,10 +204,9 @@ public final class Evolve {
     return s; // an event about a window that left the hot state (R30), or never had an instance
   }
 
-  private static State changed(State s, WindowState w, Event e, HotState hot) {
+  private static State changed(State s, WindowState w, Event e, InstanceStatus to, HotState hot) {
     if (e instanceof InstanceScheduled x) {
-      return update(s, w, x, hot, c -> {
-        c.status = InstanceStatus.PENDING;
+      return update(s, w, x, to, hot, c -> {
         c.runKind = x.kind();
         c.leaseUntil = null;
         c.executor = null;
@@ -221,8 +220,7 @@ public final class Evolve {
       return s; // recorded for an existing window (an operator's run of a done one): status unchanged
     }
     if (e instanceof AttemptStarted x) {
-      return update(s, w, x, hot, c -> {
-        c.status = InstanceStatus.RUNNING;
+      return update(s, w, x, to, hot, c -> {
         c.attempt = x.attempt();
         c.runKind = x.kind();
         c.leaseUntil = x.leaseUntil();
@@ -233,11 +231,10 @@ public final class Evolve {
     }
     if (e instanceof LeaseExtended x) {
       return w.status() != InstanceStatus.RUNNING || w.attempt() != x.attempt() ? s
-          : update(s, w, x, hot, c -> c.leaseUntil = x.leaseUntil());
+          : update(s, w, x, to, hot, c -> c.leaseUntil = x.leaseUntil());
     }
     if (e instanceof AttemptSucceeded x) {
-      return update(s.withSample(x.duration()), w, x, hot, c -> {
-        c.status = InstanceStatus.SUCCEEDED;
+      return update(s.withSample(x.duration()), w, x, to, hot, c -> {
         c.resultAttempt = x.attempt();
         c.summary = x.summary();
         c.artifactUri = x.artifactUri();
@@ -246,54 +243,48 @@ public final class Evolve {
       });
     }
     if (e instanceof AttemptFailed x) {
-      return update(s.withSample(x.duration()), w, x, hot, c -> {
-        c.status = InstanceStatus.FAILED;
+      return update(s.withSample(x.duration()), w, x, to, hot, c -> {
         c.resultAttempt = x.attempt();
         c.reason = x.reason();
         c.leaseUntil = null;
       });
     }
     if (e instanceof AttemptTimedOut x) {
-      return update(x.duration() == null ? s : s.withSample(x.duration()), w, x, hot, c -> {
-        c.status = InstanceStatus.TIMED_OUT;
+      return update(x.duration() == null ? s : s.withSample(x.duration()), w, x, to, hot, c -> {
         c.reason = "lease expired at " + x.leaseUntil();
         c.leaseUntil = null;
       });
     }
     if (e instanceof LateResultRecorded x) {
-      return update(s, w, x, hot, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
+      return update(s, w, x, to, hot, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
     }
     if (e instanceof RetryScheduled x) {
-      return update(s, w, x, hot, c -> {
-        c.status = InstanceStatus.RETRY_WAIT;
+      return update(s, w, x, to, hot, c -> {
         c.retries = x.retryNumber();
         c.retryDueAt = x.dueAt();
       });
     }
     if (e instanceof InstanceFinalFailed x) {
-      return update(s, w, x, hot, c -> {
-        c.status = InstanceStatus.FINAL_FAILED;
+      return update(s, w, x, to, hot, c -> {
         c.reason = x.reason();
         c.leaseUntil = null;
         c.retryDueAt = null;
       });
     }
     if (e instanceof InstanceResolved x) {
-      return update(s, w, x, hot, c -> {
-        c.status = InstanceStatus.RESOLVED;
+      return update(s, w, x, to, hot, c -> {
         c.reason = x.note();
       });
     }
     if (e instanceof InstanceCancelled x) {
-      return update(s, w, x, hot, c -> {
-        c.status = InstanceStatus.CANCELLED;
+      return update(s, w, x, to, hot, c -> {
         c.reason = x.reason();
         c.leaseUntil = null;
         c.retryDueAt = null;
       });
     }
     if (e instanceof EffectIntended x) {
-      return update(s, w, x, hot, c -> {
+      return update(s, w, x, to, hot, c -> {
         if (!c.pendingEffects.contains(x.key()) && !c.effects.containsKey(x.key())) {
           List<String> next = new ArrayList<>(c.pendingEffects);
           next.add(x.key());
@@ -302,7 +293,7 @@ public final class Evolve {
       });
     }
     if (e instanceof EffectRecorded x) {
-      return update(s, w, x, hot, c -> {
+      return update(s, w, x, to, hot, c -> {
         Map<String, String> next = new LinkedHashMap<>(c.effects);
         next.putIfAbsent(x.key(), x.value());
         c.effects = next;
@@ -316,8 +307,13 @@ public final class Evolve {
     return s;
   }
 
-  private static State update(State s, WindowState w, WindowEvent e, HotState hot, Consumer<WindowState.Copy> change) {
+  /** A window's copy with the event's status (from {@link #targetStatus}, if it changes one) and its other changes. */
+  private static State update(State s, WindowState w, WindowEvent e, InstanceStatus to, HotState hot,
+      Consumer<WindowState.Copy> change) {
     WindowState.Copy c = w.copy();
+    if (to != null) {
+      c.status = to;
+    }
     change.accept(c);
     return s.withWindow(c.at(e.at()), hot);
   }

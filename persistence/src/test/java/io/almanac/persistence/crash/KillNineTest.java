@@ -44,7 +44,11 @@ class KillNineTest {
   /** Windows due, and leases ending, in the last seconds of the journal are not judged (the normal stop ends it). */
   static final Duration GRACE = Duration.ofSeconds(5);
 
-  /** How long the final node runs before its normal stop. */
+  /**
+   * How long the final node runs, in real time, before its normal stop: part of the scenario (the
+   * windows due while it was down are caught up or recorded, and fresh ones run), not a wait for a
+   * condition; the journal check afterwards decides.
+   */
   static final Duration FINAL_RUN = Duration.ofSeconds(6);
 
   enum KillAt {
