@@ -1,6 +1,6 @@
 package io.almanac.persistence;
 
-import static io.almanac.persistence.Eventually.eventually;
+import static io.almanac.testkit.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,7 @@
 package io.almanac.samples;
 
+import io.almanac.testkit.Eventually;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -256,24 +258,12 @@ class DemoTasksTest {
     return stage.toCompletableFuture().orTimeout(15, TimeUnit.SECONDS).join();
   }
 
-  /** Retries the assertion every 20 ms until it holds; after 10 s its last failure is thrown. */
+  /** Retries the assertion until it holds; after 10 s its last failure is thrown. */
   private static void eventually(Runnable assertion) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        assertion.run();
-        return;
-      } catch (AssertionError | RuntimeException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
+    try {
+      Eventually.eventually(Duration.ofSeconds(10), assertion::run);
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
   }
 }
