@@ -76,11 +76,18 @@ public final class CronSchedule {
   public static final int MAX_CRON_LENGTH = 512;
 
   /**
+   * The zone the cron library computes nominal local times in: UTC as a region, not {@link
+   * ZoneOffset#UTC}. The same fixed rules, but a region keeps its rules while an offset builds new
+   * ones on every call of {@code getRules()}, which the library makes at every step of a search.
+   */
+  private static final ZoneId NOMINAL = ZoneId.of("UTC");
+
+  /**
    * Where the construction-time probe starts: a fixed instant, so that whether a cron is valid
    * never depends on the clock (a stored spec stays valid on recovery).
    */
   private static final ZonedDateTime PROBE_ANCHOR =
-      ZonedDateTime.of(2025, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+      ZonedDateTime.of(2025, 1, 1, 0, 0, 0, 0, NOMINAL);
 
   /** The last year a Quartz cron can name. */
   private static final int LAST_YEAR = 2099;
@@ -663,7 +670,7 @@ public final class CronSchedule {
 
   /** The first local date-time the cron names strictly after {@code local}. */
   private Optional<LocalDateTime> cronAfter(LocalDateTime local) {
-    ZonedDateTime from = local.truncatedTo(ChronoUnit.SECONDS).atZone(ZoneOffset.UTC);
+    ZonedDateTime from = local.truncatedTo(ChronoUnit.SECONDS).atZone(NOMINAL);
     return executionTime.nextExecution(from).map(ZonedDateTime::toLocalDateTime);
   }
 

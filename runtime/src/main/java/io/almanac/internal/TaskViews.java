@@ -67,10 +67,14 @@ final class TaskViews {
   }
 
   private boolean intervalWarning(State state) {
+    // The cheap checks first: the minimum interval walks a stretch of the schedule, and every task
+    // would pay for it after its first attempt if it came first.
+    if (state.samples().count() < state.spec().lease().minSamples()) {
+      return false;
+    }
     Optional<Duration> p99 = state.samples().p99();
-    Duration interval = minInterval(state);
-    return interval != null && p99.isPresent() && state.samples().count() >= state.spec().lease().minSamples()
-        && p99.get().compareTo(interval) > 0;
+    Duration interval = p99.isPresent() ? minInterval(state) : null;
+    return interval != null && p99.get().compareTo(interval) > 0;
   }
 
   /** R8: warn once per spec when the cron fires more often than a run lasts at P99. */
