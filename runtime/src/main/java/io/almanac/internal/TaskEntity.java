@@ -1,7 +1,6 @@
 package io.almanac.internal;
 
 import io.almanac.RefusedException;
-import io.almanac.RunKind;
 import io.almanac.internal.TaskProtocol.*;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
@@ -9,16 +8,14 @@ import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.AttemptStarted;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.State;
-import io.almanac.journal.WindowState;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -68,19 +65,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final EffectRules effects;
   private final OperatorActions operator;
   // In memory only (principle 1: nothing here is truth; it is rebuilt from the state on demand).
-  private final Set<String> offered = new HashSet<>();
+  private final TaskDispatch dispatch;
   private final LeaseTimers leases;
   private Held held;
-  private TriggerActor.TaskWakes lastReported;
 
-  /**
-   * A task entity with no trigger, executor or alert sink, for unit tests of its state machine.
-   *
-   * @param taskId the task's id (the sharding entity id)
-   * @param clock where time comes from (principle 3)
-   * @param settings the entities' settings
-   * @return the entity's behavior
-   */
+  /** A task entity with no trigger, executor or alert sink, for unit tests of its state machine. */
   public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings) {
     return create(taskId, clock, settings, TaskEnv.NONE);
   }
@@ -122,6 +111,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     this.effects = new EffectRules(settings);
     this.operator = new OperatorActions(taskId, settings);
     this.views = new TaskViews(taskId, clock, log);
+    this.dispatch = new TaskDispatch(taskId, env, ctx.getSelf(), settings.redispatchAfter());
   }
 
   @Override
@@ -142,11 +132,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onSignal(RecoveryCompleted.instance(), state -> {
           log.debug("task '{}' recovered: {} hot windows, {} archived", taskId, state.windows().size(), state.archivedCount());
           // A restart after a failed persist reuses this instance: nothing in memory survives it.
-          offered.clear();
+          dispatch.reset();
           timers.cancelAll();
           leases.forgetAll();
           held = null;
-          lastReported = null;
           if (env.executor() != null) {
             // Slots reserved for this entity and not answered are freed; its PENDING windows are offered again.
             env.executor().tell(new Executor.TaskRecovered(taskId));
@@ -171,7 +160,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Admitted.class, (s, c) -> Effect().reply(c.replyTo(),
             new Executor.Declined(taskId, c.window().value(),
             RefusedException.Reason.UNKNOWN_TASK, "task '" + taskId + "' is unknown")))
-        .onAnyCommand(this::unknownTask);
+        .onAnyCommand((s, c) -> refuse(c, new RefusedException(RefusedException.Reason.UNKNOWN_TASK,
+            "task '" + taskId + "' is unknown: define it first")));
     // Removed: the history answers queries; a new Define brings the task back. Results of attempts the
     // removal cancelled are still recorded (as late results, for audit); everything else is refused.
     shared(b.forState(State::removed))
@@ -180,7 +170,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
         .onCommand(Wake.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.ack())) // nothing is due any more
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
-        .onAnyCommand(this::removedTask);
+        .onAnyCommand((s, c) -> refuse(c, operator.refuseRemoved(s).refusal()));
     shared(b.forState(State::defined))
         // trigger
         .onCommand(Fire.class, this::onFire)
@@ -192,7 +182,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         // self
         .onCommand(LeaseTimer.class, this::onLeaseTimer)
         .onCommand(OfferUnanswered.class, (s, c) -> Effect().noReply())
-        .onCommand(Recovered.class, (s, c) -> persistBoth(attempts.settle(s, env.executorAlive(), now()),
+        .onCommand(Recovered.class, (s, c) -> persist(attempts.settle(s, env.executorAlive(), now()),
             attempts.dueRetries(s, now())).thenNoReply())
         // operators
         .onCommand(Pause.class, (s, c) -> run(s, operator.pause(s, now()), c.replyTo()))
@@ -227,15 +217,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             views.windows(s, w -> w.status() == io.almanac.InstanceStatus.FINAL_FAILED))));
   }
 
-  /** Persists the events, then runs the side effects that follow from them (never before). */
-  private EffectBuilder<Event, State> persist(List<Event> events) {
+  /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
+  @SafeVarargs
+  private EffectBuilder<Event, State> persist(List<Event>... parts) {
+    List<Event> events = parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList();
     return Effect().persist(events).thenRun(s -> afterPersist(s, events));
-  }
-
-  private EffectBuilder<Event, State> persistBoth(List<Event> first, List<Event> then) {
-    List<Event> events = new ArrayList<>(first);
-    events.addAll(then);
-    return persist(events);
   }
 
   /** Carries out a decision: the refusal, or the events (if any) and then the reply. */
@@ -269,13 +255,12 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     State s = Evolve.fold(state, settled, hot);
     Decided<FireOutcome> decided = fires.fire(s, cmd, now());
     Decided<FireOutcome> d = decided.after(settled);
-    if (d.refused() || env.executor() == null || !Reactions.startsAtOnce(s, decided.events())) {
+    if (d.refused() || !dispatch.hasExecutor() || !Reactions.startsAtOnce(s, decided.events())) {
       return run(state, d, cmd.replyTo());
     }
     held = new Held(cmd, d, s);
     timers.startSingleTimer(OFFER_TIMER, new OfferUnanswered(cmd.window().value()), settings.offerTimeout());
-    offered.add(cmd.window().value() + "#0");
-    env.executor().tell(new Executor.Offer(taskId, cmd.window().value(), RunKind.FIRST, ctx.getSelf(), true));
+    dispatch.offerFresh(cmd.window().value());
     return Effect().noReply();
   }
 
@@ -317,7 +302,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   }
 
   private ReplyEffect<Event, State> onWake(State state, Wake cmd) {
-    offered.clear(); // whatever was offered before is offered again (the executor ignores what it holds)
+    dispatch.forgetOffers(); // whatever was offered before is offered again (the executor ignores what it holds)
     leases.forgetAll(); // and every lease timer re-armed by the clock now (it may have stepped)
     return persist(attempts.dueRetries(state, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
@@ -335,23 +320,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     return Effect().reply(cmd.replyTo(), StatusReply.success(views.windows(state, w -> w.key().equals(cmd.window().value()))));
   }
 
+  /** Refuses a command with a reply (commands without one are dropped). */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private ReplyEffect<Event, State> unknownTask(State state, Command cmd) {
+  private ReplyEffect<Event, State> refuse(Command cmd, Throwable refusal) {
     ActorRef replyTo = cmd.replyTo();
-    if (replyTo == null) {
-      return Effect().noReply();
-    }
-    return Effect().reply(replyTo, StatusReply.error(
-        new RefusedException(RefusedException.Reason.UNKNOWN_TASK, "task '" + taskId + "' is unknown: define it first")));
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private ReplyEffect<Event, State> removedTask(State state, Command cmd) {
-    ActorRef replyTo = cmd.replyTo();
-    if (replyTo == null) {
-      return Effect().noReply();
-    }
-    return Effect().reply(replyTo, StatusReply.error(operator.refuseRemoved(state).refusal()));
+    return replyTo == null ? Effect().noReply() : Effect().reply(replyTo, StatusReply.error(refusal));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -366,35 +339,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       views.checkInterval(state);
     }
     if (Reactions.attemptEnded(events)) {
-      offered.clear(); // a window held back by the ended attempt is offered now, not at the next wake-up
+      dispatch.forgetOffers(); // a window held back by the ended attempt is offered now, not at the next wake-up
     }
     leases.arm(state, now());
-    offerPending(state);
-    reportWakes(state);
-  }
-
-  /** Offers the executor the PENDING windows that may start (it ignores one it holds already). */
-  private void offerPending(State state) {
-    if (env.executor() == null) {
-      return;
-    }
-    for (WindowState w : Reactions.offerable(state)) {
-      if (offered.add(w.key() + "#" + w.attempt())) {
-        env.executor().tell(new Executor.Offer(taskId, w.key(), w.runKind(), ctx.getSelf(), false));
-      }
-    }
-  }
-
-  /** Tells the trigger when this task next needs a wake-up (a lease's end, a retry's due time). */
-  private void reportWakes(State state) {
-    if (env.trigger() == null) {
-      return;
-    }
-    var wakes = new TriggerActor.TaskWakes(taskId, Reactions.nextWake(state, settings.redispatchAfter()), state.hasActive());
-    if (!wakes.equals(lastReported)) {
-      lastReported = wakes;
-      env.trigger().tell(wakes);
-    }
+    dispatch.offerPending(state);
+    dispatch.reportWakes(state);
   }
 
   private Instant now() {
