@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -100,6 +101,16 @@ public final class CronSchedule {
 
   private static final ConcurrentHashMap<String, ExecutionTime> CACHE = new ConcurrentHashMap<>();
   private static final AtomicLong PARSES = new AtomicLong();
+
+  /**
+   * The date fields (day-of-month, month, day-of-week, year) of crons whose probe passed. What the
+   * probe finds (a cron that never fires, or whose day candidates cron-utils cannot compute) is a
+   * matter of dates only, so crons that differ only in their second, minute and hour share one
+   * probe: 100,000 daily tasks at distinct times cost one, not 100,000 (each is up to 16 look-ups).
+   * Bounded like the parse cache.
+   */
+  private static final Set<String> PROBED_DATES = ConcurrentHashMap.newKeySet();
+  private static final AtomicLong PROBES = new AtomicLong();
 
   /** Safety bound on the zone intervals walked by one {@link #nextAfter} (about 500 years). */
   private static final int MAX_INTERVALS = 1_000;
@@ -308,7 +319,15 @@ public final class CronSchedule {
       refused.initCause(e);
       throw refused;
     }
-    probe(normalized, tokens, executionTime);
+    String dates = String.join(" ", Arrays.asList(tokens).subList(3, tokens.length));
+    if (!PROBED_DATES.contains(dates)) {
+      probe(normalized, tokens, executionTime);
+      PROBES.incrementAndGet();
+      if (PROBED_DATES.size() >= CACHE_LIMIT) {
+        PROBED_DATES.clear();
+      }
+      PROBED_DATES.add(dates);
+    }
     return executionTime;
   }
 
@@ -475,6 +494,11 @@ public final class CronSchedule {
   static CronSchedule parseUnchecked(String expression, ZoneId zone) {
     String normalized = normalize(expression);
     return new CronSchedule(normalized, zone, ExecutionTime.forCron(PARSER.parse(normalized)));
+  }
+
+  /** How many firing probes this process has run (for tests of the probe cache). */
+  static long probeCount() {
+    return PROBES.get();
   }
 
   /** How many expressions this process has parsed (for tests of the cache). */

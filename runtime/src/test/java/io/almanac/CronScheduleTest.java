@@ -68,6 +68,23 @@ class CronScheduleTest {
   }
 
   @Test
+  @DisplayName("R2 crons that differ only in second, minute and hour share one firing probe; other dates, and a failing probe, do not")
+  void probeIsSharedByDateFields() {
+    CronSchedule.parse("0 0 1 * * ? 2087", "UTC");
+    long probes = CronSchedule.probeCount();
+    for (int i = 0; i < 50; i++) {
+      CronSchedule.parse(i + " " + (i + 1) + " " + (i % 24) + " * * ? 2087", "UTC");
+    }
+    assertEquals(probes, CronSchedule.probeCount(), "same date fields: no new probe");
+    CronSchedule.parse("0 0 1 * * ? 2088", "UTC");
+    assertEquals(probes + 1, CronSchedule.probeCount(), "other date fields: a probe of their own");
+    // A date part whose probe failed is never remembered as passed: it is refused every time,
+    // whatever the time fields.
+    assertThrows(InvalidSpecException.class, () -> CronSchedule.parse("0 0 12 31W * ? 2089", "UTC"));
+    assertThrows(InvalidSpecException.class, () -> CronSchedule.parse("5 6 7 31W * ? 2089", "UTC"));
+  }
+
+  @Test
   @DisplayName("R2 R8 seconds-level cron '*/5 * * * * ?' fires every 5 seconds")
   void secondsLevel() {
     CronSchedule schedule = CronSchedule.parse("*/5 * * * * ? UTC");
