@@ -228,9 +228,9 @@ public final class JdbcLease extends Lease {
                 if (!held) {
                   epoch++;
                 }
-                held = true;
-                version = r.version();
                 deadline = until;
+                version = r.version();
+                held = true;
                 lostCallback = onLost;
                 startHeartbeatsLocked();
                 granted = true;

@@ -225,6 +225,41 @@ abstract class LeaseScenarios {
   }
 
   @Test
+  void failingHeartbeatsAreRetriedUntilTheLocalDeadlineThenTheLeaseIsLost() throws Exception {
+    JdbcLease a = lease(node(), "node-a");
+    AtomicInteger lost = new AtomicInteger();
+    List<Throwable> causes = new CopyOnWriteArrayList<>();
+    assertTrue(a.acquireRow(cause -> {
+      lost.incrementAndGet();
+      causes.add(cause);
+    }).get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+    // Every heartbeat fails from now on, as with the database out of reach.
+    renameTable(a.store(), "\"almanac_lease\"", "\"almanac_lease_away\"");
+    long broken = System.nanoTime();
+    Eventually.eventually(WAIT, () -> assertFalse(a.checkLease()));
+    long gaveUpMillis = (System.nanoTime() - broken) / 1_000_000;
+    // The last good heartbeat started at most one interval (200 ms) before; the local view lasts
+    // 800 ms after it: failed heartbeats in between were tolerated.
+    assertTrue(gaveUpMillis >= 450, "the lease was kept through failed heartbeats until its deadline: " + gaveUpMillis + " ms");
+    Eventually.eventually(WAIT, () -> assertEquals(1, lost.get()));
+    assertInstanceOf(LeaseTimeoutException.class, causes.get(0));
+    assertTrue(causes.get(0).getMessage().contains("no heartbeat succeeded"), causes.get(0).getMessage());
+    renameTable(a.store(), "\"almanac_lease_away\"", "\"almanac_lease\"");
+    // A new acquire succeeds again (the row is still this incarnation's), with a fresh callback.
+    assertTrue(acquire(a));
+    assertTrue(a.checkLease());
+    assertEquals(1, lost.get());
+  }
+
+  private static void renameTable(LeaseStore via, String from, String to) throws Exception {
+    via.run(WAIT, c -> {
+      try (var s = c.createStatement()) {
+        return s.executeUpdate("ALTER TABLE " + from + " RENAME TO " + to);
+      }
+    }).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Test
   void aRestartedOwnerWaitsForExpiryAndTheStaleIncarnationFindsItsLeaseTaken() throws Exception {
     JdbcLease old = lease(node(), "pekko://almanac@10.0.0.1:7355");
     AtomicInteger lost = new AtomicInteger();
@@ -259,10 +294,23 @@ abstract class LeaseScenarios {
   @Test
   void manyConcurrentAcquirersHaveExactlyOneWinner() throws Exception {
     int n = 8;
-    List<JdbcLease> leases = new ArrayList<>();
+    List<LeaseStore> nodes = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      leases.add(lease(node(), "node-" + i));
+      nodes.add(node());
     }
+    String base = leaseName;
+    for (int repetition = 0; repetition < 3; repetition++) {
+      leaseName = base + "-" + repetition;
+      List<JdbcLease> leases = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        leases.add(lease(nodes.get(i), "node-" + i));
+      }
+      raceThreeTimes(leases);
+    }
+  }
+
+  private void raceThreeTimes(List<JdbcLease> leases) throws Exception {
+    int n = leases.size();
     // Round 1 races on the INSERT of a new row, round 2 on the UPDATE of a freed row, round 3 on
     // the UPDATE of an expired row.
     for (int round = 1; round <= 3; round++) {
