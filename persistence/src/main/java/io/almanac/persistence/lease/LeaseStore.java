@@ -144,14 +144,6 @@ final class LeaseStore implements AutoCloseable {
     return new LeaseStore(url, props, dialect, incarnation, "almanac-lease-jdbc");
   }
 
-  /** For tests: a store on a URL, as a separate node would have. */
-  static LeaseStore open(String url, String user, String password, String incarnation) {
-    Properties props = new Properties();
-    props.setProperty("user", user);
-    props.setProperty("password", password);
-    return new LeaseStore(url, props, Dialect.ofUrl(url, "url"), incarnation, "almanac-lease-jdbc");
-  }
-
   /** The database, for messages (a password parameter hidden). */
   String database() {
     return description;
