@@ -39,7 +39,9 @@ import slick.jdbc.PostgresProfile;
 /**
  * Creates the journal and snapshot tables of pekko-persistence-jdbc when they are missing, in the
  * database the {@code jdbc-journal} and {@code jdbc-snapshot-store} plugins are configured with
- * (for example by {@code almanac-h2.conf} or {@code almanac-postgres.conf}). Safe to call at every
+ * (for example by {@code almanac-h2.conf} or {@code almanac-postgres.conf}), and Almanac's lease
+ * table ({@code almanac_lease}, of {@code io.almanac.persistence.lease.JdbcLease}) in the journal's
+ * database. Safe to call at every
  * start, also from several nodes on one PostgreSQL at once: every statement is {@code IF NOT
  * EXISTS}, and on PostgreSQL the checks and statements run in one transaction under an advisory
  * lock. On PostgreSQL the tables go to the connection's current schema; when
@@ -62,15 +64,18 @@ public final class SchemaBootstrap {
 
   /** The SQL dialects the bootstrap has a script for. */
   enum Dialect {
-    H2("H2", "h2-create-schema.sql"),
-    POSTGRES("PostgreSQL", "postgres-create-schema.sql");
+    H2("H2", "h2-create-schema.sql", "h2-create-lease.sql"),
+    POSTGRES("PostgreSQL", "postgres-create-schema.sql", "postgres-create-lease.sql");
 
     final String label;
     final String script;
+    /** Almanac's own lease table, apart from the plugin's tables (whose script mirrors the plugin's). */
+    final String leaseScript;
 
-    Dialect(String label, String script) {
+    Dialect(String label, String script, String leaseScript) {
       this.label = label;
       this.script = script;
+      this.leaseScript = leaseScript;
     }
 
     static Dialect of(JdbcProfile profile, String key) {
@@ -84,8 +89,17 @@ public final class SchemaBootstrap {
           + "create the tables yourself and set almanac.persistence.schema.auto-create = off");
     }
 
-    /** @return the statements of this dialect's script, in order */
+    /** @return the statements of this dialect's script for the plugin's tables, in order */
     List<String> statements() {
+      return read(script);
+    }
+
+    /** @return the statements of this dialect's script for the lease table, in order */
+    List<String> leaseStatements() {
+      return read(leaseScript);
+    }
+
+    private static List<String> read(String script) {
       String resource = "schema/" + script;
       try (InputStream in = SchemaBootstrap.class.getResourceAsStream(resource)) {
         if (in == null) {
@@ -108,6 +122,19 @@ public final class SchemaBootstrap {
       return schema == null || schema.isEmpty() ? name : schema + "." + name;
     }
   }
+
+  /**
+   * The table of {@code io.almanac.persistence.lease.JdbcLease}, in the journal's database (the
+   * connection's default schema). Its name is fixed.
+   */
+  static final String LEASE_TABLE = "almanac_lease";
+
+  private static boolean isLease(Table t) {
+    return t.configKey().equals(LEASE_TABLE_KEY);
+  }
+
+  /** What an error message names the lease table by, in place of a configuration key. */
+  private static final String LEASE_TABLE_KEY = "Almanac's lease table";
 
   /**
    * Serialises H2 bootstraps: H2's IF NOT EXISTS is not atomic (two concurrent CREATE INDEX IF NOT
@@ -174,13 +201,17 @@ public final class SchemaBootstrap {
         table(config, "jdbc-journal", "event_journal"),
         table(config, "jdbc-journal", "event_tag"));
     List<Table> snapshotTables = List.of(table(config, "jdbc-snapshot-store", "snapshot"));
+    Table leaseTable = new Table(LEASE_TABLE_KEY, "", LEASE_TABLE);
     try {
       if (journalDb == snapshotDb) {
         List<Table> all = new ArrayList<>(journalTables);
         all.addAll(snapshotTables);
+        all.add(leaseTable);
         ensure(journalDb, profileKey(config, "jdbc-journal"), all, settings);
       } else {
-        ensure(journalDb, profileKey(config, "jdbc-journal"), journalTables, settings);
+        List<Table> journalAndLease = new ArrayList<>(journalTables);
+        journalAndLease.add(leaseTable);
+        ensure(journalDb, profileKey(config, "jdbc-journal"), journalAndLease, settings);
         ensure(snapshotDb, profileKey(config, "jdbc-snapshot-store"), snapshotTables, settings);
       }
     } finally {
@@ -323,7 +354,12 @@ public final class SchemaBootstrap {
     Map<Table, Boolean> before = existing(c, tables);
     List<String> missing = names(before, false);
     if (!missing.isEmpty() && settings.autoCreateSchema()) {
-      apply(c, dialect);
+      if (before.entrySet().stream().anyMatch(e -> !e.getValue() && !isLease(e.getKey()))) {
+        apply(c, dialect, dialect.statements());
+      }
+      if (before.entrySet().stream().anyMatch(e -> !e.getValue() && isLease(e.getKey()))) {
+        apply(c, dialect, dialect.leaseStatements());
+      }
     }
     Map<Table, Boolean> after = existing(c, tables);
     if (after.containsValue(false)) {
@@ -337,7 +373,8 @@ public final class SchemaBootstrap {
           ? "schema bootstrap of " + url + ": missing " + which + " after creating the default tables; it creates "
               + "the default table names only: create renamed tables yourself and set almanac.persistence.schema.auto-create = off"
           : "schema of " + url + ": missing " + which + "; almanac.persistence.schema.auto-create is off: create them "
-              + "with pekko-persistence-jdbc's " + dialect.label + " script, or turn auto-create on");
+              + "with pekko-persistence-jdbc's " + dialect.label + " script (the lease table with almanac-persistence's "
+              + "io/almanac/persistence/schema/" + dialect.leaseScript + "), or turn auto-create on");
     }
     String schemaNote = createdSchema.isEmpty() ? "" : "; created schema " + createdSchema;
     if (missing.isEmpty()) {
@@ -349,15 +386,15 @@ public final class SchemaBootstrap {
     }
   }
 
-  /** Runs the dialect's script on c; on PostgreSQL inside the caller's transaction. */
-  private static void apply(Connection c, Dialect dialect) throws SQLException {
+  /** Runs one of the dialect's scripts on c; on PostgreSQL inside the caller's transaction. */
+  private static void apply(Connection c, Dialect dialect, List<String> statements) throws SQLException {
     boolean h2 = dialect == Dialect.H2;
     boolean autoCommit = c.getAutoCommit();
     if (h2) {
       c.setAutoCommit(true);
     }
     try (Statement s = c.createStatement()) {
-      for (String sql : dialect.statements()) {
+      for (String sql : statements) {
         try {
           s.execute(sql);
         } catch (SQLException e) {

@@ -55,14 +55,14 @@ class SchemaBootstrapTest {
     return out;
   }
 
-  private static final List<String> EXPECTED = List.of("event_journal", "event_tag", "snapshot", "event_journal_ordering_idx");
+  private static final List<String> EXPECTED = List.of("almanac_lease", "event_journal", "event_tag", "snapshot", "event_journal_ordering_idx");
 
   @Test
   void bootstrapTwiceOnTheSameFileCreatesOnceAndKeepsTheTables() throws Exception {
     Config config = H2TestConfig.at(dir.resolve("db"));
     ActorTestKit first = ActorTestKit.create("schema-1", config);
     try {
-      LoggingTestKit.info("Almanac schema: created tables [PUBLIC.event_journal, PUBLIC.event_tag, PUBLIC.snapshot]")
+      LoggingTestKit.info("Almanac schema: created tables [PUBLIC.event_journal, PUBLIC.event_tag, PUBLIC.snapshot, PUBLIC.almanac_lease]")
           .expect(first.system(), () -> {
             SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
             return null;
@@ -79,6 +79,31 @@ class SchemaBootstrapTest {
     ActorTestKit second = ActorTestKit.create("schema-2", config);
     try {
       LoggingTestKit.info("nothing to create").expect(second.system(), () -> {
+        SchemaBootstrap.ensureSchemaBlocking(second.system(), TIMEOUT);
+        return null;
+      });
+    } finally {
+      second.shutdownTestKit();
+    }
+    assertEquals(EXPECTED, objects(config));
+  }
+
+  /** A database bootstrapped before the lease table existed gets it at the next start, the rest untouched. */
+  @Test
+  void aJournalWithoutTheLeaseTableGetsIt() throws Exception {
+    Config config = H2TestConfig.at(dir.resolve("db"));
+    ActorTestKit first = ActorTestKit.create("schema-lease-1", config);
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
+    } finally {
+      first.shutdownTestKit();
+    }
+    try (Connection c = H2TestConfig.connect(config); Statement s = c.createStatement()) {
+      s.execute("DROP TABLE \"almanac_lease\"");
+    }
+    ActorTestKit second = ActorTestKit.create("schema-lease-2", config);
+    try {
+      LoggingTestKit.info("Almanac schema: created tables [PUBLIC.almanac_lease]").expect(second.system(), () -> {
         SchemaBootstrap.ensureSchemaBlocking(second.system(), TIMEOUT);
         return null;
       });
@@ -115,6 +140,7 @@ class SchemaBootstrapTest {
       assertTrue(e.getMessage().contains("PUBLIC.event_journal (jdbc-journal.tables.event_journal.tableName)"), e.getMessage());
       assertTrue(e.getMessage().contains("PUBLIC.snapshot (jdbc-snapshot-store.tables.snapshot.tableName)"), e.getMessage());
       assertTrue(e.getMessage().contains("almanac.persistence.schema.auto-create is off"), e.getMessage());
+      assertTrue(e.getMessage().contains("PUBLIC.almanac_lease (Almanac's lease table)"), e.getMessage());
     } finally {
       kit.shutdownTestKit();
     }
