@@ -23,7 +23,8 @@ import java.util.Optional;
  * <p>It holds its own types, not the public API's records: a task's spec is a {@link SpecRecord}
  * (converted from and to {@link io.almanac.TaskSpec} at the edges), so the API can change without a
  * journal migration. The enums it holds (statuses, run kinds, skip and miss reasons, a job's
- * outcome, the policies' modes) are shared with the API and persisted by name.
+ * outcome, the policies' modes) are shared with the API and persisted by name; their names are
+ * pinned by a test ({@code PersistedEnumNamesTest}).
  */
 public final class TaskJournal {
 
