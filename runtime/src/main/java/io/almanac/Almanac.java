@@ -11,6 +11,7 @@ import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
 import io.almanac.internal.TriggerActor;
+import io.almanac.journal.SpecRecord;
 import io.almanac.internal.TriggerSettings;
 import io.almanac.internal.Watchdog;
 import java.time.Clock;
@@ -375,12 +376,12 @@ public final class Almanac {
     List<CompletableFuture<Done>> defined = new ArrayList<>();
     for (TaskSpec spec : valid) {
       defined.add(retrying("task '" + spec.id() + "'",
-          () -> this.<Done>ask(spec.id(), r -> new TaskProtocol.Define(spec, r))).toCompletableFuture());
+          () -> this.<Done>ask(spec.id(), r -> new TaskProtocol.Define(SpecRecord.of(spec), r))).toCompletableFuture());
     }
     return CompletableFuture.allOf(defined.toArray(new CompletableFuture[0])).thenCompose(v -> {
       List<CompletableFuture<Done>> batches = new ArrayList<>();
       for (int i = 0; i < valid.size(); i += 1000) {
-        List<TaskSpec> batch = List.copyOf(valid.subList(i, Math.min(valid.size(), i + 1000)));
+        List<SpecRecord> batch = valid.subList(i, Math.min(valid.size(), i + 1000)).stream().map(SpecRecord::of).toList();
         batches.add(retrying("the trigger's registration of " + batch.size() + " tasks",
             () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
                 r -> new TriggerActor.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())))

@@ -55,8 +55,8 @@ public record CatchUpPolicy(Mode mode, Duration horizon, Duration span) {
   public static final CatchUpPolicy DEFAULT = new CatchUpPolicy(Mode.NONE, DEFAULT_HORIZON, Duration.ZERO);
 
   /**
-   * Validates the components; used by the factories and by deserialization. A null span reads as
-   * zero.
+   * Validates the components; used by the factories and when a persisted spec is read ({@code
+   * SpecRecord.CatchUp#toPolicy}). A null span reads as zero.
    *
    * @param mode whether missed windows inside the horizon run
    * @param horizon how far back from now a due window may lie, zero or more

@@ -15,7 +15,10 @@ import java.util.Objects;
  */
 public record JobResult(Outcome outcome, String summary, String artifactUri, String reason) {
 
-  /** The outcome of an attempt as the job reports it. Persisted by name. */
+  /**
+   * The outcome of an attempt as the job reports it. Persisted by name (a late result's, {@code
+   * TaskJournal.LateResultRecorded}): a constant is never renamed without a migration.
+   */
   public enum Outcome {
     /** The job did its work. */
     SUCCEEDED,

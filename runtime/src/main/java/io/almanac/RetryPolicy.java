@@ -94,9 +94,9 @@ public record RetryPolicy(
       new RetryPolicy(0, Backoff.IMMEDIATE, List.of(), Duration.ZERO, 1.0, Duration.ZERO, 0.0, Duration.ZERO);
 
   /**
-   * Validates the components for the back-off; used by the factories and by deserialization. A
-   * null component that the back-off does not use is read as its neutral value, a null span as
-   * zero.
+   * Validates the components for the back-off; used by the factories and when a persisted spec is
+   * read ({@code SpecRecord.Retry#toPolicy}). A null component that the back-off does not use is
+   * read as its neutral value, a null span as zero.
    *
    * @param maxRetries the number of retries after the first attempt
    * @param backoff when each retry is due

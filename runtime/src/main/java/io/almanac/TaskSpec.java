@@ -13,10 +13,10 @@ import java.util.regex.Pattern;
  * What a task is: its id, its time trigger (a Quartz cron with seconds in an explicit zone, R2, or
  * one instant for a one-shot task), how its firings map to business windows (R4), and its policies.
  * Immutable; built with {@link #builder(String)}, validated by {@link Builder#build()} (R33: every
- * refusal names the field and the value). Persisted in the task's journal: components are never
- * renamed without a migration ({@link io.almanac.journal.TaskSpecMigration} reads specs of the shape
- * before retries and catch-up were separate policies), and a new one is added last, nullable, so
- * journals written before it read as before.
+ * refusal names the field and the value). Not persisted itself: the journal, and the commands
+ * that carry a spec between nodes, hold the journal's own {@link io.almanac.journal.SpecRecord},
+ * converted by {@code SpecRecord.of} and {@link io.almanac.journal.SpecRecord#toSpec()}; a change
+ * here changes those two conversions, and the journal's format only if it must hold something new.
  *
  * @param id the task's unique id: 1-100 characters of letters, digits, {@code . _ -}
  * @param cron the cron expression, Quartz syntax with seconds, without the zone; null for a

@@ -1,5 +1,7 @@
 package io.almanac.persistence;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.internal.TaskProtocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -95,7 +97,7 @@ class H2RecoveryTest {
     try {
       SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
       ActorRef<Command> task = first.spawn(TaskEntity.create(TASK, clock, TaskSettings.from(config)), "task");
-      done(first, task, r -> new TaskProtocol.Define(spec, r));
+      done(first, task, r -> new TaskProtocol.Define(SpecRecord.of(spec), r));
 
       dueAt("2026-11-25");
       assertEquals(Decision.SCHEDULED, fire(first, task, "2026-11-25").decision());

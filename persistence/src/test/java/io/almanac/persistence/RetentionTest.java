@@ -1,5 +1,7 @@
 package io.almanac.persistence;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.internal.TaskProtocol;
 import io.almanac.Decision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -71,7 +73,7 @@ class RetentionTest {
     try {
       SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
       ActorRef<Command> task = first.spawn(TaskEntity.create("digest", clock, TaskSettings.from(config)), "task");
-      RetentionTest.<org.apache.pekko.Done>ask(first, task, r -> new TaskProtocol.Define(spec, r));
+      RetentionTest.<org.apache.pekko.Done>ask(first, task, r -> new TaskProtocol.Define(SpecRecord.of(spec), r));
       Instant day = Instant.parse("2026-01-01T00:00:00Z");
       for (int i = 0; i < 365; i++) {
         Instant due = day.plus(Duration.ofDays(i));

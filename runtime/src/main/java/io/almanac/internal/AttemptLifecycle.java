@@ -51,7 +51,7 @@ final class AttemptLifecycle {
 
   /** The lease a new or extended attempt gets now (R23). */
   static Duration currentLease(State state) {
-    return state.spec().lease().leaseFor(state.samples().p99(), state.samples().count());
+    return state.spec().lease().toPolicy().leaseFor(state.samples().p99(), state.samples().count());
   }
 
   /**
@@ -293,7 +293,7 @@ final class AttemptLifecycle {
 
   /** What follows a failed or timed-out attempt: a retry by the task's retry policy, or FINAL_FAILED. */
   List<Event> afterFailure(State state, WindowState w, String lastReason, Instant now) {
-    RetryPolicy retry = state.spec().retry();
+    RetryPolicy retry = state.spec().retry().toPolicy();
     int cap = retry.maxRetries();
     if (!retry.allowsRetry()) {
       return List.of(new InstanceFinalFailed(w.key(),

@@ -10,7 +10,6 @@ import io.almanac.MissReason;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
-import io.almanac.TaskSpec;
 import io.almanac.internal.TaskProtocol.CatchUpOutcome;
 import io.almanac.Decision;
 import io.almanac.internal.TaskProtocol.DueFire;
@@ -160,18 +159,17 @@ final class FireDecider {
       return Decided.refuse(Reason.NOT_DUE, "dueAt '" + cmd.dueAt() + "' is invalid: window '" + key
           + "' is not due yet (now " + now + ")");
     }
-    TaskSpec spec = state.spec();
     if (state.paused()) {
       return skip(cmd, SkipReason.PAUSED, "task is paused", now);
     }
-    if (!spec.catchUp().withinHorizon(cmd.dueAt(), now)) {
+    CatchUpPolicy catchUp = state.spec().catchUp().toPolicy();
+    if (!catchUp.withinHorizon(cmd.dueAt(), now)) {
       return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
-          + spec.catchUp().horizon(), now);
+          + catchUp.horizon(), now);
     }
     if (cmd.kind() != FireKind.CATCH_UP) {
       return null;
     }
-    CatchUpPolicy catchUp = spec.catchUp();
     if (!catchUp.allowsCatchUpAt(now, cmd.start())) {
       return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, catchUp.mode() == CatchUpPolicy.Mode.NONE
           ? "due " + cmd.dueAt() + " and not fired on time (the trigger was down or behind, or the task was registered"

@@ -2,6 +2,7 @@ package io.almanac.internal;
 
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.TaskSchedule;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 import io.almanac.journal.Transition;
@@ -62,26 +63,28 @@ final class OperatorActions {
    * Define or change the task's spec.
    *
    * @param state the task's state
-   * @param spec the spec
+   * @param sent the spec as the command carries it
    * @param now the time
    * @return the definition (none when unchanged), or a refusal naming the field
    */
-  Decided<Done> define(State state, TaskSpec spec, Instant now) {
-    if (spec == null) {
+  Decided<Done> define(State state, SpecRecord sent, Instant now) {
+    if (sent == null) {
       return Decided.refuse(Reason.INVALID_ARGUMENT, "spec 'null' is invalid: a task needs a spec");
     }
+    TaskSpec spec;
     try {
-      spec.validate();
+      spec = sent.toSpec().validate();
     } catch (InvalidSpecException e) {
       return Decided.refuse(e);
     }
     if (!taskId.equals(spec.id())) {
       return Decided.refuse(new InvalidSpecException("id", spec.id(), "this entity is task '" + taskId + "'"));
     }
-    if (spec.equals(state.spec()) && !state.removed()) {
+    SpecRecord record = SpecRecord.of(spec);
+    if (record.equals(state.spec()) && !state.removed()) {
       return Decided.reply(Done.getInstance());
     }
-    return Decided.persist(List.of(new SpecDefined(spec, now)), Done.getInstance());
+    return Decided.persist(List.of(new SpecDefined(record, now)), Done.getInstance());
   }
 
   /** The reason recorded on the windows a removal cancels. */

@@ -6,6 +6,7 @@ import io.almanac.Decision;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
 import io.almanac.TaskSpec;
+import io.almanac.journal.SpecRecord;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
@@ -56,8 +57,11 @@ public final class TaskProtocol {
   /** From the entity itself: its lease timers, its unanswered offers and its recovery. */
   public sealed interface SelfCommand extends Command permits ExpireLease, LeaseTimer, OfferUnanswered, Recovered {}
 
-  /** Define or update the task's spec. */
-  public record Define(TaskSpec spec, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+  /**
+   * Define or update the task's spec: the journal's record of it ({@link SpecRecord#of}), not the
+   * API's {@link TaskSpec}, so that nodes of different versions understand each other.
+   */
+  public record Define(SpecRecord spec, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /** A window is due (from the trigger; a hint: duplicates are acknowledged and ignored, R5). */
   public record Fire(

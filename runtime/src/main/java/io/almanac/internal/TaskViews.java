@@ -6,7 +6,7 @@ import io.almanac.schedule.TaskSchedule;
 import io.almanac.InvalidSpecException;
 import io.almanac.OverlapPolicy;
 import io.almanac.ScheduleComputationException;
-import io.almanac.TaskSpec;
+import io.almanac.journal.SpecRecord;
 import io.almanac.TaskView;
 import io.almanac.WindowView;
 import io.almanac.InstanceStatus;
@@ -33,7 +33,7 @@ final class TaskViews {
   private final String taskId;
   private final Clock clock;
   private final Logger log;
-  private TaskSpec scheduleOf;
+  private SpecRecord scheduleOf;
   private TaskSchedule schedule;
   private Duration minInterval;
   private boolean intervalWarned;
@@ -46,7 +46,7 @@ final class TaskViews {
 
   TaskSchedule schedule(State state) {
     if (schedule == null || scheduleOf != state.spec()) {
-      schedule = Schedules.of(state.spec()); // may refuse a spec stored by an older build
+      schedule = Schedules.of(state.spec().toSpec()); // may refuse a spec stored by an older build
       scheduleOf = state.spec();
       minInterval = null;
       intervalWarned = false;
@@ -90,7 +90,7 @@ final class TaskViews {
   TaskView view(State state) {
     Optional<Duration> p99 = state.samples().p99();
     int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
-    return new TaskView(state.spec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
+    return new TaskView(state.spec().toSpec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
         state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
         intervalWarning(state), state.removed() ? null : nextDue(state), state.removedAt());
   }

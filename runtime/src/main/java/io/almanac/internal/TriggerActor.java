@@ -16,7 +16,7 @@ import io.almanac.AlertSink;
 import io.almanac.InvalidSpecException;
 import io.almanac.RefusedException;
 import io.almanac.ScheduleComputationException;
-import io.almanac.TaskSpec;
+import io.almanac.journal.SpecRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -87,9 +87,11 @@ public final class TriggerActor
   /**
    * Start (or keep) firing these tasks' windows: every window due after {@code since} (when the
    * registration began, before the tasks stored their specs; null means now), so a window due while
-   * the registration was on its way is fired, not lost.
+   * the registration was on its way is fired, not lost. The specs are the journal's records of them
+   * ({@link SpecRecord#of}), not the API's {@code TaskSpec}, so that nodes of different versions
+   * understand each other.
    */
-  public record Register(List<TaskSpec> specs, Instant since, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+  public record Register(List<SpecRecord> specs, Instant since, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
   /** A task's next wake-up and whether it has active windows (from its entity, after each change). */
   public record TaskWakes(String taskId, Instant nextWake, boolean active) implements Command {}
@@ -178,7 +180,7 @@ public final class TriggerActor
 
   /** A task's entries in the queue: at most one cron firing and one wake-up, replaced in place. */
   private static final class Slot {
-    TaskSpec spec;
+    SpecRecord spec;
     TaskSchedule schedule;
     Due cron;
     Due wake;
@@ -288,7 +290,7 @@ public final class TriggerActor
     // holds the window due now ahead of its older ones, which it records in one write, so a
     // recovery's backlog does not delay what is due now (R11, R17).
     Map<String, List<DueWindow>> catchUps = new LinkedHashMap<>();
-    for (TaskSpec spec : state.tasks().values()) {
+    for (SpecRecord spec : state.tasks().values()) {
       Slot slot = slotFor(spec);
       if (slot.setAside != null) {
         continue;
@@ -385,9 +387,9 @@ public final class TriggerActor
    * record it as missed (R12, R14). Never again once handed over: a re-registration with the same
    * instant is not a new window.
    */
-  private void onceAlreadyDue(Slot slot, TaskSpec previous, Instant from, Instant now) {
-    TaskSpec spec = slot.spec;
-    if (!spec.oneShot() || spec.once().isAfter(from) || slot.setAside != null
+  private void onceAlreadyDue(Slot slot, SpecRecord previous, Instant from, Instant now) {
+    SpecRecord spec = slot.spec;
+    if (spec.once() == null || spec.once().isAfter(from) || slot.setAside != null
         || (previous != null && spec.once().equals(previous.once()))) {
       return;
     }
@@ -409,15 +411,15 @@ public final class TriggerActor
     }
   }
 
-  private Slot slotFor(TaskSpec spec) {
+  private Slot slotFor(SpecRecord spec) {
     Slot slot = slots.computeIfAbsent(spec.id(), id -> new Slot());
     if (!spec.equals(slot.spec)) {
       slot.spec = spec;
       slot.setAside = null;
       try {
-        slot.schedule = Schedules.of(spec);
+        slot.schedule = Schedules.of(spec.toSpec());
       } catch (InvalidSpecException e) {
-        // a spec stored by an older build whose cron today's checks refuse
+        // a spec stored by an older build whose cron (or policy) today's checks refuse
         slot.schedule = null;
         setAside(slot, e);
       }
@@ -520,8 +522,8 @@ public final class TriggerActor
   }
 
   private Effect<Event, State> onRegister(State state, Register cmd) {
-    List<TaskSpec> changed = new ArrayList<>();
-    for (TaskSpec spec : cmd.specs()) {
+    List<SpecRecord> changed = new ArrayList<>();
+    for (SpecRecord spec : cmd.specs()) {
       if (!spec.equals(state.tasks().get(spec.id()))) {
         changed.add(spec);
       }
@@ -532,9 +534,9 @@ public final class TriggerActor
     }
     Instant now = clock.instant();
     Instant from = cmd.since() == null || cmd.since().isAfter(now) ? now : cmd.since();
-    Map<String, TaskSpec> before = state.tasks();
+    Map<String, SpecRecord> before = state.tasks();
     return Effect().persist(new TasksRegistered(List.copyOf(changed), now)).thenRun(s -> {
-      for (TaskSpec spec : changed) {
+      for (SpecRecord spec : changed) {
         Slot slot = slotFor(spec);
         scheduleNext(slot, from);
         onceAlreadyDue(slot, before.get(spec.id()), from, now);
@@ -812,15 +814,15 @@ public final class TriggerActor
     return newEventHandlerBuilder()
         .forAnyState()
         .onEvent(TasksRegistered.class, (s, e) -> {
-          Map<String, TaskSpec> next = new LinkedHashMap<>(s.tasks());
-          for (TaskSpec spec : e.specs()) {
+          Map<String, SpecRecord> next = new LinkedHashMap<>(s.tasks());
+          for (SpecRecord spec : e.specs()) {
             next.put(spec.id(), spec);
           }
           return new State(next, s.watermark(), s.active());
         })
         .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
         .onEvent(TaskRemoved.class, (s, e) -> {
-          Map<String, TaskSpec> tasks = new LinkedHashMap<>(s.tasks());
+          Map<String, SpecRecord> tasks = new LinkedHashMap<>(s.tasks());
           tasks.remove(e.taskId());
           Set<String> active = new HashSet<>(s.active());
           active.remove(e.taskId());

@@ -5,7 +5,6 @@ import io.almanac.JobResult;
 import io.almanac.MissReason;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
-import io.almanac.TaskSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,6 +19,12 @@ import java.util.Optional;
  * the published format of the journal: the audit and any reader of the journal use these types and
  * {@link Evolve}, never the runtime's internals. Persisted: a type, component or enum constant is
  * never renamed without a migration ({@link JournalRenames}).
+ *
+ * <p>It holds its own types, not the public API's records: a task's spec is a {@link SpecRecord}
+ * (converted from and to {@link io.almanac.TaskSpec} at the edges), so the API can change without a
+ * journal migration. The enums it holds (statuses, run kinds, skip and miss reasons, a job's
+ * outcome, the policies' modes) are shared with the API and persisted by name; their names are
+ * pinned by a test ({@code PersistedEnumNamesTest}).
  */
 public final class TaskJournal {
 
@@ -47,8 +52,13 @@ public final class TaskJournal {
     String window();
   }
 
-  /** The task's spec was defined or changed. */
-  public record SpecDefined(TaskSpec spec, Instant at) implements Event {}
+  /**
+   * The task's spec was defined or changed.
+   *
+   * @param spec the spec, as the journal holds it
+   * @param at when
+   */
+  public record SpecDefined(SpecRecord spec, Instant at) implements Event {}
 
   /** The task was paused. */
   public record TaskPaused(Instant at) implements Event {}
@@ -129,7 +139,7 @@ public final class TaskJournal {
   /**
    * The task's state: immutable; the event handler builds the next one.
    *
-   * @param spec the task's spec, null until defined
+   * @param spec the task's spec as the journal holds it, null until defined
    * @param paused whether the task is paused
    * @param windows the hot windows by key
    * @param archivedThrough the latest start of a window that left the hot state, or null
@@ -139,7 +149,7 @@ public final class TaskJournal {
    *     (and in snapshots taken before this component existed)
    */
   public record State(
-      TaskSpec spec,
+      SpecRecord spec,
       boolean paused,
       Map<String, WindowState> windows,
       Instant archivedThrough,
@@ -214,7 +224,7 @@ public final class TaskJournal {
       return false;
     }
 
-    State withSpec(TaskSpec s) {
+    State withSpec(SpecRecord s) {
       return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt);
     }
 

@@ -9,8 +9,9 @@ import java.util.Map;
 import org.apache.pekko.serialization.jackson.JacksonMigration;
 
 /**
- * Reads a persisted {@link io.almanac.TaskSpec} written before retries and catch-up were separate
- * policies (version 1) as today's spec (version 2), with the same behaviour.
+ * Reads a persisted spec written before retries and catch-up were separate policies (version 1) as
+ * today's {@link SpecRecord} (version 2), with the same behaviour. (Until the journal had its own
+ * {@code SpecRecord} it persisted {@link io.almanac.TaskSpec} itself, in the same JSON.)
  *
  * <p>Version 1 held one {@code backfill} object ({@code mode} NONE, IMMEDIATE, DELAYED or WINDOWED,
  * {@code delays}, {@code initialDelay}, {@code multiplier}, {@code maxDelay}, {@code jitter}, {@code

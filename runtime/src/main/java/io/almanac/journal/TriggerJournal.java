@@ -1,6 +1,5 @@
 package io.almanac.journal;
 
-import io.almanac.TaskSpec;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
@@ -12,7 +11,8 @@ import java.util.Set;
  * trigger is a cluster singleton with one journal, {@value #PERSISTENCE_ID}. Published like
  * {@link TaskJournal}: the audit and any reader of the journal use these types, never the runtime's
  * internals. Persisted: a type, component or enum constant is never renamed without a migration
- * ({@link JournalRenames}).
+ * ({@link JournalRenames}). Specs are held as the journal's {@link SpecRecord}, not as the API's
+ * {@link io.almanac.TaskSpec}.
  */
 public final class TriggerJournal {
 
@@ -27,10 +27,10 @@ public final class TriggerJournal {
   /**
    * Tasks were registered or their specs changed.
    *
-   * @param specs the tasks' specs as registered
+   * @param specs the tasks' specs as registered, as the journal holds them
    * @param at when
    */
-  public record TasksRegistered(List<TaskSpec> specs, Instant at) implements Event {}
+  public record TasksRegistered(List<SpecRecord> specs, Instant at) implements Event {}
 
   /**
    * A task's schedule failed (its cron or window spec threw): its windows are fired no more until it
@@ -65,11 +65,11 @@ public final class TriggerJournal {
   /**
    * The trigger's durable state (its snapshot).
    *
-   * @param tasks the registered tasks by id
+   * @param tasks the registered tasks' specs by id, as the journal holds them
    * @param watermark every fire due at or before it was acknowledged (null before the first tick)
    * @param active tasks that may have active windows: woken after a restart
    */
-  public record State(Map<String, TaskSpec> tasks, Instant watermark, Set<String> active) implements JournalSerializable {
+  public record State(Map<String, SpecRecord> tasks, Instant watermark, Set<String> active) implements JournalSerializable {
     /** Canonical constructor: never null, never shared mutable. */
     public State {
       tasks = tasks == null ? Map.of() : Collections.unmodifiableMap(tasks);

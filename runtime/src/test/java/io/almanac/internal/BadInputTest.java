@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.journal.TaskJournal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -119,9 +121,9 @@ class BadInputTest {
         testKit.system(), TaskEntity.create("stored", clock, TaskSettings.from(testKit.system().settings().config())));
     kit.clear();
     TaskSpec good = TaskSpec.builder("stored").cron("0 0 8 * * ? Asia/Shanghai").build();
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(good, ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(good), ref));
     State before = kit.getState();
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(bad, ref));
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(bad), ref));
     assertTrue(r.reply().isError());
     assertTrue(r.reply().getError().getMessage().contains(field + " '"), r.reply().getError().getMessage());
     assertTrue(r.hasNoEvents(), "nothing persisted");
@@ -134,7 +136,7 @@ class BadInputTest {
     SettableClock clock = new SettableClock(Instant.parse("2026-11-29T00:00:00Z"));
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create("summary", clock, TaskSettings.from(testKit.system().settings().config())));
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(TaskSpec.builder("summary").cron("0 0 8 * * ? Asia/Shanghai").build(), ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(TaskSpec.builder("summary").cron("0 0 8 * * ? Asia/Shanghai").build()), ref));
     Instant start = Instant.parse("2026-11-28T16:00:00Z");
     kit.<StatusReply<TaskProtocol.FireOutcome>>runCommand(ref -> new TaskProtocol.Fire(WindowKey.of("2026-11-29"), start, start.plus(Duration.ofDays(1)),
         Instant.parse("2026-11-29T00:00:00Z"), TaskProtocol.FireKind.ON_TIME, ref));

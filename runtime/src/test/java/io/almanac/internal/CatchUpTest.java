@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.journal.TaskJournal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,7 +63,7 @@ class CatchUpTest {
     TaskSpec spec = TaskSpec.builder(id).cron("0 0 * * * ? UTC").window("daily").catchUp(catchUp).job("j").build();
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(testKit.system(),
         TaskEntity.create(id, new SettableClock(NOW), TaskSettings.from(CONFIG)));
-    assertTrue(kit.<StatusReply<Done>>runCommand(r -> new TaskProtocol.Define(spec, r)).reply().isSuccess());
+    assertTrue(kit.<StatusReply<Done>>runCommand(r -> new TaskProtocol.Define(SpecRecord.of(spec), r)).reply().isSuccess());
     return kit;
   }
 

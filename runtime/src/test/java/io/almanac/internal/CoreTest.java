@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.Evolve;
 
@@ -69,7 +71,7 @@ class CoreTest {
   }
 
   private static State defined(TaskSpec spec) {
-    return fold(State.empty(20), List.of(new SpecDefined(spec, T0)));
+    return fold(State.empty(20), List.of(new SpecDefined(SpecRecord.of(spec), T0)));
   }
 
   private static Fire fire(int second) {
@@ -110,7 +112,7 @@ class CoreTest {
   void replayFoldsAJournal() {
     State s = started(fired(defined(spec().build()), 0), 0, "node-1");
     String key = fire(0).window().value();
-    List<Event> journal = List.of(new SpecDefined(spec().build(), T0),
+    List<Event> journal = List.of(new SpecDefined(SpecRecord.of(spec().build()), T0),
         new InstanceScheduled(key, T0, T0.plusSeconds(1), T0, RunKind.FIRST, T0),
         new AttemptStarted(key, 1, RunKind.FIRST, T0.plus(Duration.ofHours(1)), "node-1", T0));
     State replayed = Evolve.replay(journal, HOT, (w, from, to, e) -> { throw new AssertionError(w + " " + from + "->" + to); },

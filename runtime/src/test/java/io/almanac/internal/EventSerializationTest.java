@@ -1,5 +1,6 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TriggerJournal;
 import io.almanac.journal.WindowState;
@@ -66,11 +67,16 @@ class EventSerializationTest {
         "news-digest", "the field report's 08:00 digest");
   }
 
+  /** {@link #fullSpec()} as the journal holds it. */
+  static SpecRecord fullRecord() {
+    return SpecRecord.of(fullSpec());
+  }
+
   static List<TaskJournal.Event> fixtures() {
     Instant start = AT.minus(Duration.ofHours(8));
     Instant end = start.plus(Duration.ofDays(1));
     return List.of(
-        new TaskJournal.SpecDefined(fullSpec(), AT),
+        new TaskJournal.SpecDefined(fullRecord(), AT),
         new TaskJournal.TaskPaused(AT),
         new TaskJournal.TaskResumed(AT),
         new TaskJournal.TaskRemoved(AT),
@@ -97,7 +103,7 @@ class EventSerializationTest {
         AT.plusSeconds(300), null, null, "tool timeout", Map.of("push:wechat", "msg-1"), List.of("push:email"), AT,
         AT.plusSeconds(5), null); // skipReason: absent from snapshots written before it existed, read as null
 
-    return new TaskJournal.State(fullSpec(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
+    return new TaskJournal.State(fullRecord(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
         DurationSamples.of(100, List.of(1000L, 2000L, 3000L)), null); // removedAt: absent from snapshots before it existed
   }
 
@@ -111,12 +117,12 @@ class EventSerializationTest {
   /** The trigger's events and snapshot. */
   static List<Object> triggerFixtures() {
     return List.of(
-        new TriggerJournal.TasksRegistered(List.of(fullSpec()), AT),
+        new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT),
         new TriggerJournal.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
         new TriggerJournal.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
             + " cannot be computed: IllegalStateException: boom", AT),
         new TriggerJournal.TaskRemoved("daily-digest", AT),
-        new TriggerJournal.State(Map.of("daily-digest", fullSpec()), AT, java.util.Set.of("daily-digest")));
+        new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest")));
   }
 
   @Test
@@ -261,9 +267,14 @@ class EventSerializationTest {
 
   /** A one-shot task's spec (its instant in {@code once}, no cron), as its SpecDefined is written. */
   static TaskJournal.SpecDefined oneShotSpecDefined() {
-    return new TaskJournal.SpecDefined(TaskSpec.builder("launch").once(Instant.parse("2026-12-01T08:00:00Z"))
+    return new TaskJournal.SpecDefined(SpecRecord.of(oneShotSpec()), AT);
+  }
+
+  /** A one-shot task's spec: its instant in {@code once}, no cron. */
+  static TaskSpec oneShotSpec() {
+    return TaskSpec.builder("launch").once(Instant.parse("2026-12-01T08:00:00Z"))
         .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(1))).job("launch-job")
-        .description("run once").build(), AT);
+        .description("run once").build();
   }
 
   /**
@@ -306,7 +317,7 @@ class EventSerializationTest {
     WindowState skipped = new WindowState(W, AT, AT.plusSeconds(1), AT, InstanceStatus.SKIPPED, RunKind.FIRST, 0, 0, 0, null,
         null, null, null, null, null, "PREVIOUS_RUNNING: window x is RUNNING", Map.of(), List.of(), AT, AT,
         SkipReason.PREVIOUS_RUNNING);
-    TaskJournal.State s = new TaskJournal.State(fullSpec(), false, Map.of(W, skipped), null, 0, DurationSamples.empty(10), null);
+    TaskJournal.State s = new TaskJournal.State(fullRecord(), false, Map.of(W, skipped), null, 0, DurationSamples.empty(10), null);
     assertEquals(s, roundTrip(s));
   }
 

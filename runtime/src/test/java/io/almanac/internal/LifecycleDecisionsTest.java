@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -85,7 +87,7 @@ class LifecycleDecisionsTest {
 
   /** Windows in every status a removal meets: SUCCEEDED (0), RETRY_WAIT (1), RUNNING (2), PENDING (3). */
   private State busy() {
-    State s = fold(State.empty(20), List.of(new SpecDefined(spec(), T0)));
+    State s = fold(State.empty(20), List.of(new SpecDefined(SpecRecord.of(spec()), T0)));
     s = finished(started(fired(s, 0), 0), 0, JobResult.success("ok"));
     s = finished(started(fired(s, 1), 1), 1, JobResult.failure("boom"));
     s = started(fired(s, 2), 2);
@@ -147,8 +149,8 @@ class LifecycleDecisionsTest {
   void definingARemovedTaskAgainBringsItBack() {
     State s = fold(busy(), List.of(new TaskPaused(T0.plusSeconds(5))));
     State removed = fold(s, operator.remove(s, T0.plusSeconds(10)).events());
-    Decided<org.apache.pekko.Done> d = operator.define(removed, spec(), T0.plusSeconds(20));
-    assertEquals(List.of(new SpecDefined(spec(), T0.plusSeconds(20))), d.events());
+    Decided<org.apache.pekko.Done> d = operator.define(removed, SpecRecord.of(spec()), T0.plusSeconds(20));
+    assertEquals(List.of(new SpecDefined(SpecRecord.of(spec()), T0.plusSeconds(20))), d.events());
     State back = fold(removed, d.events());
     assertFalse(back.removed());
     assertFalse(back.paused(), "a task defined anew starts as a new task would");
@@ -156,7 +158,7 @@ class LifecycleDecisionsTest {
     Instant at = T0.plusSeconds(0);
     Decided<FireOutcome> again = fires.fire(back, new Fire(WindowKey.of(key(0)), at, at, at, FireKind.ON_TIME, null), T0.plusSeconds(21));
     assertEquals(Decision.DUPLICATE, again.reply().apply(back).decision(), "the window that ran before the removal");
-    assertEquals(List.of(), operator.define(back, spec(), T0.plusSeconds(30)).events(), "defined and unchanged: nothing");
+    assertEquals(List.of(), operator.define(back, SpecRecord.of(spec()), T0.plusSeconds(30)).events(), "defined and unchanged: nothing");
   }
 
   @Test
@@ -164,7 +166,7 @@ class LifecycleDecisionsTest {
   void runNowOfAOneShotRunsItsWindow() {
     Instant at = Instant.parse("2026-12-01T08:00:00Z");
     TaskSpec once = TaskSpec.builder("t").once(at).build();
-    State s = fold(State.empty(20), List.of(new SpecDefined(once, T0)));
+    State s = fold(State.empty(20), List.of(new SpecDefined(SpecRecord.of(once), T0)));
     Decided<FireOutcome> d = operator.runNow(s, Schedules.of(once), T0.plusSeconds(60));
     assertEquals(new FireOutcome(at.toString(), Decision.SCHEDULED, RunKind.MANUAL.name()), d.reply().apply(s));
     State after = fold(s, d.events());

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,7 +41,7 @@ class ReactionsTest {
 
   private static State state(OverlapPolicy overlap, Event... events) {
     TaskSpec spec = TaskSpec.builder("t").cron("0 * * * * ? UTC").window("per-firing").lease(HOUR).overlap(overlap).build();
-    State s = Evolve.fold(State.empty(20), List.of(new SpecDefined(spec, T0)), HOT);
+    State s = Evolve.fold(State.empty(20), List.of(new SpecDefined(SpecRecord.of(spec), T0)), HOT);
     return Evolve.fold(s, List.of(events), HOT);
   }
 

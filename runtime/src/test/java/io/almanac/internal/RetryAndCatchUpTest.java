@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -76,7 +78,7 @@ class RetryAndCatchUpTest {
   }
 
   static State defined(TaskSpec spec) {
-    return fold(State.empty(20), List.of(new SpecDefined(spec, DUE.minus(Duration.ofDays(1)))));
+    return fold(State.empty(20), List.of(new SpecDefined(SpecRecord.of(spec), DUE.minus(Duration.ofDays(1)))));
   }
 
   private static Fire onTime(String window, Instant start, Instant due) {
@@ -289,7 +291,7 @@ class RetryAndCatchUpTest {
   @DisplayName("R31 an operator's backfill of a range runs the windows whatever the catch-up policy says")
   void operatorBackfillIgnoresCatchUpPolicy() {
     State s = defined(spec().build()); // catch-up NONE, no retries
-    TaskSchedule schedule = new TaskSchedule(CronSchedule.parse("0 0 8 * * ?", "Asia/Shanghai"), s.spec().dst(), WindowSpec.DAILY);
+    TaskSchedule schedule = new TaskSchedule(CronSchedule.parse("0 0 8 * * ?", "Asia/Shanghai"), s.spec().dst().toPolicy(), WindowSpec.DAILY);
     Instant now = Instant.parse("2026-11-29T12:00:00Z");
     Decided<TaskProtocol.BackfillReport> d = operator.backfill(s, schedule, Instant.parse("2026-11-20T00:00:00Z"),
         Instant.parse("2026-11-23T00:00:00Z"), now);

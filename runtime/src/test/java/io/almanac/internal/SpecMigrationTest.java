@@ -23,6 +23,7 @@ import io.almanac.journal.TaskJournal.InstanceFinalFailed;
 import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskSpecMigration;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,9 +74,9 @@ class SpecMigrationTest {
     Serializer serializer = serialization.serializerFor(TaskJournal.SpecDefined.class);
     Object read = serialization.deserialize(lines.get(1).getBytes(StandardCharsets.UTF_8), serializer.identifier(),
         lines.get(0)).get();
-    TaskSpec spec = ((TaskJournal.SpecDefined) read).spec();
+    TaskSpec spec = ((TaskJournal.SpecDefined) read).spec().toSpec(); // the policies checked, as the entity reads them
     // Written again today, it is a version 2 spec, and reads back unchanged.
-    TaskJournal.SpecDefined again = new TaskJournal.SpecDefined(spec, Instant.EPOCH);
+    TaskJournal.SpecDefined again = new TaskJournal.SpecDefined(SpecRecord.of(spec), Instant.EPOCH);
     String manifest = ((SerializerWithStringManifest) serializer).manifest(again);
     assertEquals("io.almanac.journal.TaskJournal$SpecDefined#" + TaskSpecMigration.VERSION, manifest);
     String json = new String(serializer.toBinary(again), StandardCharsets.UTF_8);
@@ -85,7 +86,7 @@ class SpecMigrationTest {
   }
 
   private State replayed(TaskSpec spec) {
-    return RetryAndCatchUpTest.fold(State.empty(20), List.of(new TaskJournal.SpecDefined(spec, DUE.minus(Duration.ofDays(1)))));
+    return RetryAndCatchUpTest.fold(State.empty(20), List.of(new TaskJournal.SpecDefined(SpecRecord.of(spec), DUE.minus(Duration.ofDays(1)))));
   }
 
   /** Every attempt fails as soon as it starts: the delays of the retries and the final reason. */

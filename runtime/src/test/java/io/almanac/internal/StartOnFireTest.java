@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -91,7 +93,7 @@ class StartOnFireTest {
     ActorRef<Command> ref = testKit.spawn(TaskEntity.create(id, new SettableClock(T0), TaskSettings.from(CONFIG), env));
     executor.expectMessageClass(Executor.TaskRecovered.class);
     TestProbe<StatusReply<Done>> defined = testKit.createTestProbe();
-    ref.tell(new TaskProtocol.Define(spec, defined.getRef()));
+    ref.tell(new TaskProtocol.Define(SpecRecord.of(spec), defined.getRef()));
     assertTrue(defined.receiveMessage(WAIT).isSuccess());
     return new Entity(id, ref, executor);
   }

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 
@@ -91,7 +93,7 @@ class TaskEntityTest {
     clock.set(T0);
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG)));
-    CommandResultWithReply<Command, Event, State, StatusReply<Done>> r = kit.runCommand(ref -> new TaskProtocol.Define(spec, ref));
+    CommandResultWithReply<Command, Event, State, StatusReply<Done>> r = kit.runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(spec), ref));
     assertTrue(r.reply().isSuccess(), () -> "define failed: " + r.reply());
     return kit;
   }
@@ -268,7 +270,7 @@ class TaskEntityTest {
     TaskEnv env = new TaskEnv(null, null, a -> { }, executor -> !executor.equals("node-a#1"), 0);
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG), env));
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(spec, ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(spec), ref));
     fire(kit, "2026-11-29");
     assertInstanceOf(Executor.Started.class, admit(kit, "2026-11-29", "node-a#1").reply());
     kit.restart(); // the node died with its executor; the attempt is RUNNING in the journal
@@ -792,7 +794,7 @@ class TaskEntityTest {
     clock.set(T0);
     EventSourcedBehaviorTestKit<Command, Event, State> kit = EventSourcedBehaviorTestKit.create(
         testKit.system(), TaskEntity.create(spec.id(), clock, settings));
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(spec, ref));
+    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(spec), ref));
     Instant day = Instant.parse("2026-01-01T00:00:00Z");
     for (int i = 0; i < 60; i++) {
       String date = day.plus(Duration.ofDays(i)).toString().substring(0, 10);
@@ -883,7 +885,7 @@ class TaskEntityTest {
     finish(kit, "2026-11-29", 1, JobResult.success("ok"), Duration.ofSeconds(5));
     kit.runCommand(TaskProtocol.Pause::new);
     assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Remove::new).reply().isSuccess());
-    var defined = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(spec, ref));
+    var defined = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(spec), ref));
     assertTrue(defined.reply().isSuccess());
     assertInstanceOf(TaskJournal.SpecDefined.class, defined.event(), "the same spec is written again: the task is back");
     assertFalse(kit.getState().removed());

@@ -1,5 +1,7 @@
 package io.almanac.internal;
 
+import io.almanac.journal.SpecRecord;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -70,7 +72,7 @@ class TriggerLifecycleTest {
 
   private static void register(EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit,
       TaskSpec spec) {
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Register(List.of(spec), null, ref));
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Register(List.of(SpecRecord.of(spec)), null, ref));
     assertTrue(r.reply().isSuccess(), () -> "register failed: " + r.reply());
   }
 

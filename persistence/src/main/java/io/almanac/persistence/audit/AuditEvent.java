@@ -2,9 +2,7 @@ package io.almanac.persistence.audit;
 
 import io.almanac.journal.TaskJournal;
 
-import io.almanac.CatchUpPolicy;
-import io.almanac.RetryPolicy;
-import io.almanac.TaskSpec;
+import io.almanac.journal.SpecRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -192,7 +190,7 @@ public record AuditEvent(
     return key != null && key.equals(window);
   }
 
-  private static ZoneId zoneOf(TaskSpec spec, ZoneId fallback) {
+  private static ZoneId zoneOf(SpecRecord spec, ZoneId fallback) {
     try {
       return ZoneId.of(spec.zone());
     } catch (RuntimeException e) {
@@ -200,24 +198,30 @@ public record AuditEvent(
     }
   }
 
-  private static String describe(RetryPolicy r) {
-    if (!r.allowsRetry()) {
+  private static String describe(SpecRecord.Retry r) {
+    if (r.maxRetries() <= 0) {
       return "no retries";
     }
-    String when = switch (r.backoff()) {
+    String when = r.backoff() == null ? "without a back-off" : switch (r.backoff()) {
       case IMMEDIATE -> "immediate";
       case DELAYS -> "after " + r.delays();
       case EXPONENTIAL -> "exponential " + r.initialDelay() + " x" + r.multiplier() + " up to " + r.maxDelay()
           + (r.jitter() == 0.0 ? "" : " jitter " + r.jitter());
     };
-    return "max retries " + r.maxRetries() + " " + when + (r.hasSpan() ? " within " + r.span() + " of the window's start" : "");
+    return "max retries " + r.maxRetries() + " " + when + (isSet(r.span()) ? " within " + r.span() + " of the window's start" : "");
   }
 
-  private static String describe(CatchUpPolicy c) {
-    return "catch-up " + c.mode() + " horizon " + c.horizon() + (c.hasSpan() ? " span " + c.span() : "");
+  private static String describe(SpecRecord.CatchUp c) {
+    return "catch-up " + c.mode() + " horizon " + c.horizon() + (isSet(c.span()) ? " span " + c.span() : "");
   }
 
-  private static String describe(TaskSpec s) {
+  /** A policy's span is set when it is not zero (the persisted record reads a missing one as zero). */
+  private static boolean isSet(Duration span) {
+    return !span.isZero();
+  }
+
+  /** The spec as persisted: described as written, also when today's rules would refuse it. */
+  private static String describe(SpecRecord s) {
     String trigger = s.once() != null ? "once at " + s.once() : "cron '" + s.cron() + "'";
     return trigger + " in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
         + ", " + describe(s.retry()) + ", " + describe(s.catchUp())

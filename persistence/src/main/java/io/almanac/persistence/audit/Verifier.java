@@ -4,9 +4,9 @@ import io.almanac.journal.TaskJournal;
 
 import io.almanac.InstanceStatus;
 import io.almanac.journal.Evolve;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.Transition;
 import io.almanac.OverlapPolicy;
-import io.almanac.TaskSpec;
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.Schedules;
 import io.almanac.schedule.TaskSchedule;
@@ -206,7 +206,7 @@ public final class Verifier {
 
   // ---------------------------------------------------------------------------------------------
 
-  private record Segment(TaskSpec spec, Instant at) {}
+  private record Segment(SpecRecord spec, Instant at) {}
 
   private static final class Win {
     final String key;
@@ -288,7 +288,7 @@ public final class Verifier {
     }
 
     private void replay() {
-      TaskSpec current = null;
+      SpecRecord current = null;
       long expected = 1;
       for (AuditEvent ae : history.events()) {
         eventsRead++;
@@ -487,7 +487,7 @@ public final class Verifier {
         }
         TaskSchedule schedule;
         try {
-          schedule = Schedules.of(seg.spec());
+          schedule = Schedules.of(seg.spec().toSpec());
         } catch (RuntimeException e) {
           notes.add("task '" + task + "': I2 not checked for due times in (" + lo + ", " + hi + "]: " + e.getMessage());
           continue;

@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.journal.TaskJournal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,7 +39,7 @@ class AuditProgressTest {
     TaskSpec spec = TaskSpec.builder("busy").cron("* * * * * ? UTC").window("per-firing").job("j").build();
     Instant defined = Instant.parse("2026-11-29T00:00:00Z");
     List<TaskJournal.Event> events = new ArrayList<>();
-    events.add(new TaskJournal.SpecDefined(spec, defined));
+    events.add(new TaskJournal.SpecDefined(SpecRecord.of(spec), defined));
     List<DueWindow> due = Schedules.of(spec).dueBetween(defined, Instant.MAX, WINDOWS);
     for (DueWindow d : due) {
       String key = d.key().value();

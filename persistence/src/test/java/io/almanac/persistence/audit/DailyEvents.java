@@ -1,5 +1,7 @@
 package io.almanac.persistence.audit;
 
+import io.almanac.journal.SpecRecord;
+
 import io.almanac.journal.TaskJournal;
 
 import io.almanac.JobResult;
@@ -44,7 +46,7 @@ final class DailyEvents {
   }
 
   static TaskJournal.SpecDefined spec(TaskSpec spec, Instant at) {
-    return new TaskJournal.SpecDefined(spec, at);
+    return new TaskJournal.SpecDefined(SpecRecord.of(spec), at);
   }
 
   static TaskJournal.InstanceScheduled scheduled(String day, RunKind kind, Instant at) {
