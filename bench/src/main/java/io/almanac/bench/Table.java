@@ -77,8 +77,9 @@ final class Table {
           f(num(r, "fresh_expected")), f(num(r, "duplicates")), f(num(r, "stuck_tasks")));
     }
     if (w.startsWith("scale")) {
-      return String.format("heap %s MB | idle CPU %s%% | start->first fire %s (probe due %s after start) | registration %s",
-          f(num(r, "heap_after_full_gc_mb")), f(num(r, "idle_cpu_percent_of_one_core")), ms(num(r, "time_to_first_fire_ms")),
+      return String.format("heap %s MB | idle CPU %s%% (settled, 60 s after start: %s%%) | start->first fire %s (probe due %s after start) | registration %s",
+          f(num(r, "heap_after_full_gc_mb")), f(num(r, "idle_cpu_percent_of_one_core")),
+          f(num(r, "idle_cpu_settled_percent_of_one_core")), ms(num(r, "time_to_first_fire_ms")),
           ms(num(r, "probe_due_after_start_ms")), ms(num(r, "registration_ms")));
     }
     if (w.equals("limit")) {
