@@ -200,13 +200,16 @@ class ClusterFailoverTest {
       run.log(note);
     }
     long duplicateKeys = run.countInLogs("duplicate key");
+    long guardOff = run.countInLogs("lease guard off");
+    long guardOn = run.countInLogs("lease guard on");
+    run.log("lease guard: on " + guardOn + " times (trigger starts), off " + guardOff + " times");
     run.log("windows scheduled twice: " + facts.scheduledTwice + "; successes turned into failures: "
         + facts.successThenFailure + "; duplicate-key errors in the nodes' logs: " + duplicateKeys);
 
     var s = check.report().stats();
     boolean fast = failovers.stream().allMatch(d -> d.compareTo(FAILOVER_LIMIT) <= 0);
     boolean ok = check.ok() && facts.scheduledTwice.isEmpty() && facts.successThenFailure.isEmpty() && duplicateKeys == 0
-        && fast;
+        && guardOff == 0 && fast;
     String notes = String.format("%d nodes; %d events, %d attempts (%d succeeded), windows %s; %d effects; %s; run folder %s",
         size, s.eventsRead(), s.attempts(), s.successes(), s.windowsByStatus(), check.effectLines(), failoverNotes, run.dir);
     CrashReport.publish(new CrashReport.Row(key + "-pg", "kill -9 trigger host, " + size + " nodes", "PostgreSQL",
@@ -220,6 +223,8 @@ class ClusterFailoverTest {
     assertTrue(facts.scheduledTwice.isEmpty(), "windows scheduled twice: " + facts.scheduledTwice);
     assertTrue(facts.successThenFailure.isEmpty(), "windows failed after their success: " + facts.successThenFailure);
     assertEquals(0, duplicateKeys, "duplicate-key errors in the nodes' logs (two writers); see " + run.dir);
+    assertEquals(0, guardOff, "the lease guard found no held lease for an actor (lease name mismatch); see " + run.dir);
+    assertTrue(guardOn >= 2, "the trigger's lease guard was not on, at the first start and after the failover; see " + run.dir);
     assertTrue(fast, "failover above " + FAILOVER_LIMIT + ": " + failoverNotes);
     if (!CrashRun.keep()) {
       pg.dropSchema(schema);
