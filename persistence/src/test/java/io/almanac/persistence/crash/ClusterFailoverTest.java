@@ -32,6 +32,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Failover of a multi-node cluster on one PostgreSQL journal, with real processes: child JVMs run
@@ -54,7 +55,10 @@ import org.junit.jupiter.api.Timeout;
  * </ul>
  *
  * One kill cycle by default ({@code almanac.cluster.cycles}; the {@code stress} profile sets more:
- * the killed node is restarted on its port and rejoins before the next cycle's kill).
+ * the killed node is restarted on its port and rejoins before the next cycle's kill). The 3-node
+ * case runs in the default build (about 80 s); the 2-node case only when asked (see
+ * {@link #twoNodes}). {@code -Dalmanac.cluster.failover-limit-seconds} moves the limit (for a
+ * machine too loaded to measure; the report table shows the real figure either way).
  */
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 class ClusterFailoverTest {
@@ -95,7 +99,14 @@ class ClusterFailoverTest {
     run(3, "cluster3");
   }
 
+  /**
+   * The 2-node case (about 50 s more), run by the {@code stress} profile or with
+   * {@code -Dalmanac.cluster.two-nodes=true}: keep-majority would stop the survivor (one of two is
+   * no majority); lease-majority keeps it, after acquire-lease-delay-for-minority when the dead node
+   * had the lower address.
+   */
   @Test
+  @EnabledIfSystemProperty(named = "almanac.cluster.two-nodes", matches = "true")
   @DisplayName("cluster: kill -9 of the trigger's host in a 2-node cluster on PostgreSQL; the survivor stays up (lease-majority)")
   void twoNodes() throws Exception {
     run(2, "cluster2");
