@@ -68,7 +68,9 @@ import org.slf4j.LoggerFactory;
  * <p>Usage: {@code CrashNode --db h2 --h2-path /abs/path/db --effects /abs/effects.txt}, or {@code --db
  * h2url --jdbc-url jdbc:h2:tcp://...} (an H2 TCP server), or {@code --db pg --pg-url jdbc:postgresql://...
  * --pg-user u --pg-password p --pg-schema s}; {@code --hocon "..."} adds node configuration (for
- * experiments). It logs through the logback file given with
+ * experiments). With {@code --cluster-port P --seeds host:port,host:port,...} the node is a member
+ * of a multi-node cluster ({@code include "almanac-cluster.conf"}) instead of the embedded one-node
+ * cluster (see ClusterFailoverTest). It logs through the logback file given with
  * {@code -Dlogback.configurationFile} and prints to stdout, for the parent test:
  *
  * <ul>
