@@ -191,6 +191,9 @@ class ClusterFailoverTest {
     assertTrue(facts.scheduledTwice.isEmpty(), "windows fired twice: " + facts.scheduledTwice);
     assertTrue(facts.successThenFailure.isEmpty(), "windows failed after their success: " + facts.successThenFailure);
     assertEquals(0, duplicateKeys, "duplicate-key errors (two writers); see " + run.dir);
+    if (!CrashRun.keep()) {
+      pg.dropSchema(schema);
+    }
   }
 
   private static long countIn(Path log, String text) {
