@@ -7,6 +7,7 @@ import io.almanac.internal.ConfigTasks;
 import io.almanac.internal.Executor;
 import io.almanac.internal.ExecutorSettings;
 import io.almanac.internal.JobRegistry;
+import io.almanac.internal.LeaseGuard;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
@@ -163,20 +164,30 @@ public final class Almanac {
       }
 
       Cluster cluster = Cluster.get(system);
-      if (config.getBoolean("almanac.node.join-self") && config.getStringList("pekko.cluster.seed-nodes").isEmpty()) {
+      List<String> seedNodes = config.getStringList("pekko.cluster.seed-nodes");
+      if (config.getBoolean("almanac.node.join-self") && seedNodes.isEmpty()) {
         cluster.manager().tell(Join.create(cluster.selfMember().address()));
+      }
+      if (seedNodes.size() == 1 && seedNodes.get(0).equals(cluster.selfMember().address().toString())) {
+        // The sole seed node joins itself at once: restarted while the others still run, it forms a
+        // second cluster on the same journal instead of rejoining theirs.
+        LOG.warn("this node is the only seed node ({}): if it restarts while other nodes still run it forms a second "
+            + "cluster instead of rejoining theirs; list two or more nodes in pekko.cluster.seed-nodes, the same list on "
+            + "every node", seedNodes.get(0));
       }
       ClusterSharding sharding = ClusterSharding.get(system);
       Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
       ActorRef<TriggerActor.Command> trigger = ClusterSingleton.get(system).init(
-          SingletonActor.of(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts), "almanac-trigger"));
+          SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts),
+              TriggerActor.Command.class), "almanac-trigger"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
       ActorRef<Executor.Command> executor = system.systemActorOf(
           Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId), "almanac-executor",
           Props.empty());
       TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
           taskSettings.repeatedSkipAlert());
-      sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env)));
+      sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
+          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class)));
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());
 

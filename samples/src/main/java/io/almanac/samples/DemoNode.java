@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -94,19 +95,26 @@ public final class DemoNode {
    */
   static int run(String[] args) {
     Loaded loaded;
-    Path db;
+    String db;
     Path dataDir;
     Duration tableInterval;
     ActorSystem<Void> system;
     try {
-      loaded = loadConfig();
+      Optional<ClusterArgs> cluster = ClusterArgs.parse(args);
+      loaded = loadConfig(cluster.map(ClusterArgs::hocon).orElse(null));
       Config config = loaded.config();
-      db = Path.of(config.getString("almanac.persistence.h2.path") + ".mv.db").toAbsolutePath().normalize();
       dataDir = Path.of(config.getString("almanac-demo.data-dir"));
       tableInterval = config.getDuration("almanac-demo.table-interval");
-      boolean fresh = !Files.exists(db);
-      banner(loaded.source(), db, dataDir, fresh);
-      system = ActorSystem.create(Behaviors.empty(), "almanac", config);
+      if (cluster.isPresent()) {
+        db = config.getString("almanac.persistence.postgres.url");
+        clusterBanner(loaded.source(), cluster.get(), db, dataDir);
+      } else {
+        Path h2 = Path.of(config.getString("almanac.persistence.h2.path") + ".mv.db").toAbsolutePath().normalize();
+        db = h2.toString();
+        boolean fresh = !Files.exists(h2);
+        banner(loaded.source(), h2, dataDir, fresh);
+      }
+      system = ActorSystem.create(Behaviors.empty(), ClusterArgs.SYSTEM_NAME, config);
     } catch (ConfigException | IllegalArgumentException e) {
       return configurationError(e);
     }
@@ -145,7 +153,7 @@ public final class DemoNode {
     }
   }
 
-  private static int run(String[] args, ActorSystem<Void> system, Path db, Path dataDir, Duration tableInterval) {
+  private static int run(String[] args, ActorSystem<Void> system, String db, Path dataDir, Duration tableInterval) {
     ScheduledExecutorService printer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "demo-live-table");
       t.setDaemon(true);
@@ -230,20 +238,36 @@ public final class DemoNode {
    * @return the configuration and a description of its source
    */
   static Loaded loadConfig() {
+    return loadConfig(null);
+  }
+
+  /**
+   * As {@link #loadConfig()}, with HOCON laid over the configuration (cluster mode), or none.
+   *
+   * @param overlay HOCON that wins over the configuration, or null
+   * @return the configuration and a description of its source
+   */
+  static Loaded loadConfig(String overlay) {
     String named = System.getProperty("config.file");
     if (named != null) {
-      return fromFile(new File(named), "-Dconfig.file=" + named);
+      return fromFile(new File(named), "-Dconfig.file=" + named, overlay);
     }
     for (String key : List.of("config.resource", "config.url")) {
       if (System.getProperty(key) != null) {
-        return checked(new Loaded(ConfigFactory.load(), "-D" + key + "=" + System.getProperty(key)));
+        return checked(new Loaded(overlay == null ? ConfigFactory.load() : load(ConfigFactory.defaultApplication(), overlay),
+            "-D" + key + "=" + System.getProperty(key)));
       }
     }
     File local = new File("application.conf");
     if (local.isFile()) {
-      return fromFile(local, null);
+      return fromFile(local, null, overlay);
     }
-    return checked(new Loaded(ConfigFactory.load(), "the application.conf packed in the jar (no ./application.conf here)"));
+    return checked(new Loaded(overlay == null ? ConfigFactory.load() : load(ConfigFactory.defaultApplication(), overlay),
+        "the application.conf packed in the jar (no ./application.conf here)"));
+  }
+
+  private static Config load(Config application, String overlay) {
+    return ConfigFactory.load(overlay == null ? application : ConfigFactory.parseString(overlay).withFallback(application));
   }
 
   /**
@@ -251,13 +275,13 @@ public final class DemoNode {
    * the including file's folder and then the classpath, but a relative path without a folder (as
    * {@code application.conf}) has no folder, and its includes are then silently dropped.
    */
-  private static Loaded fromFile(File file, String how) {
+  private static Loaded fromFile(File file, String how, String overlay) {
     File absolute = file.getAbsoluteFile();
     if (!absolute.isFile()) {
       throw new IllegalArgumentException("configuration file " + absolute + " does not exist");
     }
     String where = absolute.toPath().normalize().toString();
-    return checked(new Loaded(ConfigFactory.load(ConfigFactory.parseFile(absolute)), how == null ? where : how + " (" + where + ")"));
+    return checked(new Loaded(load(ConfigFactory.parseFile(absolute), overlay), how == null ? where : how + " (" + where + ")"));
   }
 
   /** Fails early, and clearly, if the includes the demo relies on are missing. */
@@ -270,6 +294,25 @@ public final class DemoNode {
           + "include \"almanac-h2.conf\" or the almanac-demo block: start from the repository's application.conf");
     }
     return loaded;
+  }
+
+  private static void clusterBanner(String source, ClusterArgs cluster, String db, Path dataDir) {
+    LOG.info("""
+
+        ==========================================================================================
+         Almanac demo node: one member of a multi-node cluster (almanac-cluster.conf)
+        ------------------------------------------------------------------------------------------
+         configuration : {} + --cluster options
+         this node     : pekko://{}@{}:{}
+         seed nodes    : {}
+         journal       : {} (PostgreSQL, shared by every node; schema {})
+         data folder   : {} (this node's outbox and digests)
+         failover      : kill a node: within about 15 s the others down it and take over its
+                         tasks and, if it ran there, the trigger (leases in the journal's database)
+         stop          : Ctrl-C (leaves the cluster, hands its tasks over)
+        ==========================================================================================""",
+        source, ClusterArgs.SYSTEM_NAME, cluster.host(), cluster.port(), cluster.seedAddresses(), db,
+        cluster.pgSchema().orElse("(the user's search_path)"), dataDir.toAbsolutePath().normalize());
   }
 
   private static void banner(String source, Path db, Path dataDir, boolean fresh) {

@@ -68,7 +68,9 @@ import org.slf4j.LoggerFactory;
  * <p>Usage: {@code CrashNode --db h2 --h2-path /abs/path/db --effects /abs/effects.txt}, or {@code --db
  * h2url --jdbc-url jdbc:h2:tcp://...} (an H2 TCP server), or {@code --db pg --pg-url jdbc:postgresql://...
  * --pg-user u --pg-password p --pg-schema s}; {@code --hocon "..."} adds node configuration (for
- * experiments). It logs through the logback file given with
+ * experiments). With {@code --cluster-port P --seeds host:port,host:port,...} the node is a member
+ * of a multi-node cluster ({@code include "almanac-cluster.conf"}) instead of the embedded one-node
+ * cluster (see ClusterFailoverTest). It logs through the logback file given with
  * {@code -Dlogback.configurationFile} and prints to stdout, for the parent test:
  *
  * <ul>
@@ -196,10 +198,14 @@ public final class CrashNode {
     return ConfigFactory.load(ConfigFactory.parseString(journalHocon(o)));
   }
 
-  /** The node's configuration: the embedded one-node cluster on the journal. */
+  /**
+   * The node's configuration: the embedded one-node cluster on the journal; or, with {@code
+   * --cluster-port P --seeds host:port,host:port,...}, a member of a multi-node cluster as a user
+   * sets one up ({@code include "almanac-cluster.conf"}, its canonical port and seed nodes).
+   */
   static Config nodeConfig(Map<String, String> o) {
     return ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
-        "include \"almanac-embedded.conf\"",
+        clusterHocon(o),
         journalHocon(o),
         // the lease check runs often, so a lease that passes is noticed within 200 ms
         "almanac.executor.check-interval = 200ms",
@@ -207,6 +213,27 @@ public final class CrashNode {
         "pekko.log-dead-letters = 10",
         "pekko.log-dead-letters-during-shutdown = off",
         o.getOrDefault("hocon", ""))));
+  }
+
+  /** The ActorSystem's name, part of every node address. */
+  static final String SYSTEM_NAME = "crash-node";
+
+  private static String clusterHocon(Map<String, String> o) {
+    String port = o.get("cluster-port");
+    if (port == null) {
+      return "include \"almanac-embedded.conf\"";
+    }
+    StringBuilder seeds = new StringBuilder();
+    for (String seed : required(o, "seeds").split(",")) {
+      seeds.append(seeds.length() == 0 ? "" : ", ")
+          .append(ConfigUtil.quoteString("pekko://" + SYSTEM_NAME + "@" + seed.trim()));
+    }
+    return String.join("\n",
+        "include \"almanac-cluster.conf\"",
+        "pekko.remote.artery.canonical.hostname = \"127.0.0.1\"",
+        "pekko.remote.artery.canonical.port = " + Integer.parseInt(port),
+        "pekko.cluster.seed-nodes = [" + seeds + "]",
+        "pekko.cluster.log-info-verbose = off");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -223,7 +250,7 @@ public final class CrashNode {
     Path effects = Path.of(required(o, "effects")).toAbsolutePath();
     Config config = nodeConfig(o);
     LOG.info("crash node starting, pid {}, options {}", ProcessHandle.current().pid(), o);
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "crash-node", config);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
     ExecutorService io = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "crash-node-io");
       t.setDaemon(true);

@@ -88,11 +88,26 @@ final class CrashRun {
    * @return the running node
    */
   ChildJvm startNode() {
+    return startNode(Map.of());
+  }
+
+  /**
+   * Starts a node with further CrashNode options (e.g. {@code cluster-port} and {@code seeds}).
+   *
+   * @param extra options added to the run's
+   * @return the running node
+   */
+  ChildJvm startNode(Map<String, String> extra) {
     int n = ++nodes;
     Path log = dir.resolve("node-" + n + ".log");
+    List<String> args = args();
+    extra.forEach((k, v) -> {
+      args.add("--" + k);
+      args.add(v);
+    });
     ChildJvm node = ChildJvm.start("node-" + n, dir, CrashNode.class,
-        List.of("-Dlogback.configurationFile=" + ChildJvm.resource("crash-node-logback.xml"), "-Dcrash.log=" + log), args());
-    log("node " + n + " started, pid " + node.pid() + ", at " + node.startedAt());
+        List.of("-Dlogback.configurationFile=" + ChildJvm.resource("crash-node-logback.xml"), "-Dcrash.log=" + log), args);
+    log("node " + n + " started, pid " + node.pid() + ", at " + node.startedAt() + (extra.isEmpty() ? "" : ", " + extra));
     return node;
   }
 
@@ -129,6 +144,11 @@ final class CrashRun {
       log("the whole journal as a timeline: " + timeline);
     }
     return check;
+  }
+
+  /** The log file of the node started n-th (1-based). */
+  Path nodeLog(int n) {
+    return dir.resolve("node-" + n + ".log");
   }
 
   /** Appends a line to run.log and prints it. */

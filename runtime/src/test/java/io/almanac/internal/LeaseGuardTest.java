@@ -1,0 +1,134 @@
+package io.almanac.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.apache.pekko.coordination.lease.LeaseSettings;
+import org.apache.pekko.coordination.lease.scaladsl.Lease;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import scala.Function1;
+import scala.Option;
+import scala.concurrent.Future;
+import scala.runtime.BoxedUnit;
+
+/**
+ * The lease guard finds the very lease Pekko's singleton manager and shard acquired (by the name
+ * Pekko gives it) and stops handling commands once that lease is no longer held, before Pekko's
+ * own reaction to the loss.
+ */
+class LeaseGuardTest {
+
+  /** A lease the test switches off; every instance by lease name. */
+  public static final class SwitchLease extends Lease {
+    static final Map<String, SwitchLease> BY_NAME = new ConcurrentHashMap<>();
+    volatile boolean held;
+
+    public SwitchLease(LeaseSettings settings) {
+      super(settings);
+      BY_NAME.put(settings.leaseName(), this);
+    }
+
+    @Override
+    public Future<Object> acquire() {
+      held = true;
+      return Future.successful(true);
+    }
+
+    @Override
+    public Future<Object> acquire(Function1<Option<Throwable>, BoxedUnit> leaseLostCallback) {
+      return acquire();
+    }
+
+    @Override
+    public Future<Object> release() {
+      held = false;
+      return Future.successful(true);
+    }
+
+    @Override
+    public boolean checkLease() {
+      return held;
+    }
+  }
+
+  private ActorTestKit testKit;
+
+  @BeforeEach
+  void start() {
+    SwitchLease.BY_NAME.clear();
+    testKit = ActorTestKit.create("guard-test", ConfigFactory.parseString(String.join("\n",
+        "pekko.actor.provider = cluster",
+        "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
+        "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+        "switch-lease.lease-class = \"" + SwitchLease.class.getName() + "\"",
+        "pekko.cluster.singleton.use-lease = switch-lease",
+        "pekko.cluster.singleton.lease-retry-interval = 100ms",
+        "pekko.cluster.sharding.use-lease = switch-lease",
+        "pekko.cluster.sharding.lease-retry-interval = 100ms"))
+        .withFallback(ConfigFactory.load()));
+    Cluster cluster = Cluster.get(testKit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+  }
+
+  @AfterEach
+  void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static Behavior<String> echo(ActorRef<String> probe) {
+    return Behaviors.receiveMessage(m -> {
+      probe.tell(m);
+      return Behaviors.same();
+    });
+  }
+
+  @Test
+  @DisplayName("a singleton stops handling commands once its singleton lease is not held")
+  void singleton() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    ActorRef<String> proxy = ClusterSingleton.get(testKit.system())
+        .init(SingletonActor.of(LeaseGuard.singleton(echo(probe.getRef()), String.class), "guarded"));
+    proxy.tell("a");
+    probe.expectMessage(Duration.ofSeconds(20), "a");
+    String name = "guard-test-singleton-pekko://guard-test/system/singletonManagerguarded";
+    SwitchLease lease = SwitchLease.BY_NAME.get(name);
+    assertEquals(true, lease != null && lease.held, "the singleton's lease " + name + " among " + SwitchLease.BY_NAME.keySet());
+    lease.held = false;
+    proxy.tell("b");
+    probe.expectNoMessage(Duration.ofMillis(500));
+  }
+
+  @Test
+  @DisplayName("an entity stops handling commands once its shard's lease is not held")
+  void shardEntity() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    EntityTypeKey<String> key = EntityTypeKey.create(String.class, "guarded-type");
+    ClusterSharding sharding = ClusterSharding.get(testKit.system());
+    sharding.init(Entity.of(key, ctx -> LeaseGuard.shardEntity(echo(probe.getRef()), String.class)));
+    sharding.entityRefFor(key, "e1").tell("x");
+    probe.expectMessage(Duration.ofSeconds(20), "x");
+    SwitchLease lease = SwitchLease.BY_NAME.entrySet().stream().filter(e -> e.getKey().startsWith("guard-test-shard-guarded-type-"))
+        .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new AssertionError("no shard lease: " + SwitchLease.BY_NAME.keySet()));
+    lease.held = false;
+    sharding.entityRefFor(key, "e1").tell("y");
+    probe.expectNoMessage(Duration.ofMillis(500));
+  }
+}
