@@ -535,7 +535,11 @@ public final class TriggerActor
     Instant now = clock.instant();
     Instant from = cmd.since() == null || cmd.since().isAfter(now) ? now : cmd.since();
     Map<String, SpecRecord> before = state.tasks();
-    return Effect().persist(new TasksRegistered(List.copyOf(changed), now)).thenRun(s -> {
+    // Fires due after `from` are not acknowledged yet: when the watermark has moved past it (the
+    // trigger ran on while the registration was on its way), it goes back to it with this event, and
+    // moves on only once they are (R11, R24).
+    return Effect().persist(new TasksRegistered(List.copyOf(changed), now, from)).thenRun(s -> {
+      watermark = s.watermark();
       for (SpecRecord spec : changed) {
         Slot slot = slotFor(spec);
         scheduleNext(slot, from);
@@ -818,7 +822,9 @@ public final class TriggerActor
           for (SpecRecord spec : e.specs()) {
             next.put(spec.id(), spec);
           }
-          return new State(next, s.watermark(), s.active());
+          Instant w = s.watermark() != null && e.since() != null && e.since().isBefore(s.watermark())
+              ? e.since() : s.watermark();
+          return new State(next, w, s.active());
         })
         .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
         .onEvent(TaskRemoved.class, (s, e) -> {

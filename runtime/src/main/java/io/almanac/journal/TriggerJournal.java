@@ -29,8 +29,12 @@ public final class TriggerJournal {
    *
    * @param specs the tasks' specs as registered, as the journal holds them
    * @param at when
+   * @param since their windows are fired from here (exclusive): when it lies before the watermark
+   *     (the trigger moved on before the registration reached it), the watermark goes back to it, so
+   *     a trigger recovering before those fires were acknowledged fires them again. Null in journals
+   *     written before this component existed (the watermark then stays where it is)
    */
-  public record TasksRegistered(List<SpecRecord> specs, Instant at) implements Event {}
+  public record TasksRegistered(List<SpecRecord> specs, Instant at, Instant since) implements Event {}
 
   /**
    * A task's schedule failed (its cron or window spec threw): its windows are fired no more until it

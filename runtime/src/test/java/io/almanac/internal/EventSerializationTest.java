@@ -117,7 +117,7 @@ class EventSerializationTest {
   /** The trigger's events and snapshot. */
   static List<Object> triggerFixtures() {
     return List.of(
-        new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT),
+        new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, null),
         new TriggerJournal.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
         new TriggerJournal.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
             + " cannot be computed: IllegalStateException: boom", AT),
@@ -280,11 +280,13 @@ class EventSerializationTest {
   /**
    * Shapes of a type beyond its {@link #fixtures()} value, each with its own committed fixture
    * {@code <Enclosing>.<Type>.<shape>.json}, so a renamed component of that shape fails here: a
-   * one-shot task's spec ({@code once} set, no cron) and a removed task's snapshot ({@code
-   * removedAt} set). Written with the other fixtures under {@code -Dalmanac.writeFixtures=true}.
+   * one-shot task's spec ({@code once} set, no cron), a removed task's snapshot ({@code
+   * removedAt} set) and a registration whose windows are fired from an earlier instant ({@code
+   * since} set). Written with the other fixtures under {@code -Dalmanac.writeFixtures=true}.
    */
   static Map<String, Object> shapes() {
-    return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot());
+    return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
+        "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)));
   }
 
   @Test

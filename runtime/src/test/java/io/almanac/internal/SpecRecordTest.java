@@ -117,7 +117,7 @@ class SpecRecordTest {
       SpecRecord r = SpecRecord.of(spec);
       for (Object value : List.of(new TaskJournal.SpecDefined(r, AT),
           new TaskJournal.State(r, false, Map.of(), null, 0, io.almanac.journal.DurationSamples.empty(), null),
-          new TriggerJournal.TasksRegistered(List.of(r), AT),
+          new TriggerJournal.TasksRegistered(List.of(r), AT, null),
           new TriggerJournal.State(Map.of(r.id(), r), AT, Set.of(r.id())))) {
         Serializer serializer = serialization.findSerializerFor(value);
         String manifest = ((SerializerWithStringManifest) serializer).manifest(value);

@@ -169,4 +169,35 @@ class TriggerLifecycleTest {
     register(kit, TaskSpec.builder(old).once(oldAt).description("changed").build());
     oldTask.expectNoMessage(Duration.ofMillis(300));
   }
+
+  @Test
+  @DisplayName("R11 R24: tasks registered with windows due before the trigger's watermark: the watermark goes back, so a "
+      + "trigger that recovers before those fires were acknowledged fires them again")
+  void registrationBehindTheWatermark() {
+    String id = "late-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
+    var kit = trigger(Map.of(id, task));
+    // The trigger runs on (nothing registered) and persists its watermark up to T0+10 s.
+    clock.set(T0.plusSeconds(10));
+    task.awaitAssert(() -> {
+      assertEquals(T0.plusSeconds(10), kit.getState().watermark());
+      return null;
+    });
+    // A registration made at T0+1 s reaches it only now: its windows at T0+5 s and T0+10 s are due.
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Register(List.of(SpecRecord.of(
+        TaskSpec.builder(id).cron("*/5 * * * * ? UTC").window("per-firing").build())), T0.plusSeconds(1), ref));
+    assertTrue(r.reply().isSuccess());
+    assertEquals(T0.plusSeconds(1), ((TriggerJournal.TasksRegistered) r.events().get(0)).since());
+    assertEquals(T0.plusSeconds(1), kit.getState().watermark(), "the watermark goes back to the registration's start");
+    TaskProtocol.Fire first = task.expectMessageClass(TaskProtocol.Fire.class, Duration.ofSeconds(5));
+    assertEquals(WindowKey.of(T0.plusSeconds(5).toString()), first.window());
+    // The fire is never acknowledged: the node dies. The trigger that recovers fires the window again.
+    kit.restart();
+    task.fishForMessage(Duration.ofSeconds(5), m -> {
+      boolean again = m instanceof TaskProtocol.Fire f && f.window().equals(first.window())
+          || m instanceof TaskProtocol.CatchUp c && c.windows().stream().anyMatch(w -> w.window().equals(first.window()));
+      return again ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+          : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore();
+    });
+  }
 }
