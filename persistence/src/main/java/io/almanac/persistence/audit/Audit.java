@@ -305,6 +305,9 @@ public final class Audit {
         verifier.check(history);
       }
     }
+    if (verifier != null && p.task() == null) {
+      verifier.checkTrigger(reader.triggerWriters()); // I5 of the trigger's journal
+    }
     err.println(String.format(Locale.ROOT, "audit: read %,d events of %,d %s (%,d windows) in %.1f s (%,.0f events/s)",
         read.eventsRead(), tasks, tasks == 1 ? "task" : "tasks", windows, read.elapsed().toMillis() / 1000.0,
         read.eventsPerSecond()));
@@ -403,6 +406,7 @@ public final class Audit {
       o.put("windows", c.windows());
       o.put("attempts", c.attempts());
       o.put("events", c.events());
+      o.put("journals", c.journals());
     }
     n.put("journalEnd", s.journalEnd() == null ? null : s.journalEnd().toString());
     n.put("open", report.open().size());
