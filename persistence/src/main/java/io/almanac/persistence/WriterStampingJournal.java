@@ -8,6 +8,11 @@ import java.security.SecureRandom;
 import org.apache.pekko.actor.AbstractExtensionId;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.Extension;
+import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.ClusterActorRefProvider;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.persistence.AtomicWrite;
 import org.apache.pekko.persistence.PersistentRepr;
 import org.apache.pekko.persistence.jdbc.journal.JdbcAsyncWriteJournal;
@@ -21,7 +26,9 @@ import scala.util.Try;
 /**
  * pekko-persistence-jdbc's journal ({@code jdbc-journal}, class {@link JdbcAsyncWriteJournal}) that
  * attaches to every event it writes the {@link WriterStamp} of this node: its address and
- * incarnation, for the audit's invariant I5 (one writer per task at a time). {@code
+ * incarnation, and the cluster it is in (named by the oldest member it sees; read from {@code
+ * Cluster.state()}, recomputed only when that view changed), for the audit's invariant I5 (one
+ * writer per task at a time). {@code
  * almanac-h2.conf} and {@code almanac-postgres.conf} configure it as {@code jdbc-journal.class}.
  *
  * <p><b>Why event metadata.</b> The stamp travels as Pekko Persistence event metadata ({@link
@@ -44,6 +51,9 @@ import scala.util.Try;
 public class WriterStampingJournal extends JdbcAsyncWriteJournal {
 
   private WriterStamp stamp;
+  private Cluster cluster;
+  private ClusterEvent.CurrentClusterState seen;
+  private WriterStamp current;
 
   /**
    * @param config the plugin's configuration ({@code jdbc-journal})
@@ -79,12 +89,55 @@ public class WriterStampingJournal extends JdbcAsyncWriteJournal {
     final long uid = new SecureRandom().nextLong();
   }
 
+  /**
+   * The oldest member Up, Leaving or Exiting of a cluster state, as {@code address#uid}: the name of
+   * the cluster (see {@link WriterStamp#cluster()}).
+   *
+   * @param state a node's view of its cluster
+   * @return the name, or null when no member is Up, Leaving or Exiting (not joined yet)
+   */
+  public static String clusterName(ClusterEvent.CurrentClusterState state) {
+    Member oldest = null;
+    for (Member m : state.getMembers()) {
+      MemberStatus s = m.status();
+      if (s != MemberStatus.up() && s != MemberStatus.leaving() && s != MemberStatus.exiting()) {
+        continue;
+      }
+      try {
+        if (oldest == null || m.isOlderThan(oldest)) {
+          oldest = m;
+        }
+      } catch (IllegalArgumentException e) {
+        // another data center: not comparable; the first one seen stays
+      }
+    }
+    return oldest == null ? null : oldest.uniqueAddress().address() + "#" + oldest.uniqueAddress().longUid();
+  }
+
+  /** This node's stamp with its current view of the cluster (recomputed when the view changed). */
+  private WriterStamp stampNow() {
+    if (stamp == null) {
+      ExtendedActorSystem system = (ExtendedActorSystem) context().system();
+      stamp = stampOf(system);
+      current = stamp;
+      if (system.provider() instanceof ClusterActorRefProvider) {
+        cluster = Cluster.get(system);
+      }
+    }
+    if (cluster != null) {
+      ClusterEvent.CurrentClusterState state = cluster.state();
+      if (state != seen) {
+        seen = state;
+        current = stamp.inCluster(clusterName(state));
+      }
+    }
+    return current;
+  }
+
   @Override
   public Future<scala.collection.immutable.Seq<Try<BoxedUnit>>> asyncWriteMessages(
       scala.collection.immutable.Seq<AtomicWrite> messages) {
-    if (stamp == null) {
-      stamp = stampOf((ExtendedActorSystem) context().system());
-    }
+    WriterStamp stamp = stampNow();
     List<AtomicWrite> stamped = new ArrayList<>(messages.size());
     for (AtomicWrite write : CollectionConverters.asJava(messages)) {
       List<PersistentRepr> reprs = new ArrayList<>(write.size());

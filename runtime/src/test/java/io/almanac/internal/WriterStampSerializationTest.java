@@ -32,7 +32,8 @@ class WriterStampSerializationTest {
   private final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.load());
   private final Serialization serialization = SerializationExtension.get(testKit.system().classicSystem());
 
-  static final WriterStamp STAMP = new WriterStamp("pekko://almanac@10.0.0.7:7355", -4395839463578135616L);
+  static final WriterStamp STAMP = new WriterStamp("pekko://almanac@10.0.0.7:7355", -4395839463578135616L,
+      "pekko://almanac@10.0.0.5:7355#8801398120923451235");
 
   @AfterAll
   void stop() {
@@ -53,8 +54,20 @@ class WriterStampSerializationTest {
     }
     List<String> lines = Files.readAllLines(file);
     assertEquals(manifest, lines.get(0), "the manifest (class name) of " + file + " changed: a rename needs a migration");
-    assertEquals("{\"node\":\"pekko://almanac@10.0.0.7:7355\",\"incarnation\":-4395839463578135616}", lines.get(1));
+    assertEquals("{\"node\":\"pekko://almanac@10.0.0.7:7355\",\"incarnation\":-4395839463578135616,"
+        + "\"cluster\":\"pekko://almanac@10.0.0.5:7355#8801398120923451235\"}", lines.get(1));
     assertEquals(STAMP, serialization.deserialize(lines.get(1).getBytes(StandardCharsets.UTF_8), serializer.identifier(),
         lines.get(0)).get(), file + " no longer reads as the same value");
+  }
+
+  @Test
+  @DisplayName("I5: a stamp outside any cluster round-trips (cluster null), and JSON without the cluster reads as such")
+  void withoutCluster() {
+    WriterStamp local = new WriterStamp("pekko://almanac", 42L);
+    Serializer serializer = serialization.findSerializerFor(local);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(local);
+    assertEquals(local, serialization.deserialize(serializer.toBinary(local), serializer.identifier(), manifest).get());
+    assertEquals(local, serialization.deserialize("{\"node\":\"pekko://almanac\",\"incarnation\":42}".getBytes(StandardCharsets.UTF_8),
+        serializer.identifier(), manifest).get());
   }
 }

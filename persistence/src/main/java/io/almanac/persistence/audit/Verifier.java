@@ -61,20 +61,23 @@ import java.util.TreeMap;
  *       an attempt started after its predecessor was cancelled at the same instant
  *       (CANCEL_PREVIOUS) does not overlap it, and equal timestamps never fake an overlap.
  *   <li><b>I5</b> one writer per task at a time, and one trigger: in each task's journal, and in
- *       the trigger's ({@link #checkTrigger(List)}), the writers of the events (the node and its
- *       incarnation, {@link WriterStamp}, from each event's metadata) form a sequence of
- *       incarnations that never interleave: once a writer has been succeeded by another, it never
- *       writes again. {@code A A B B} is a restart or a move to another node; {@code A B A} is two
- *       writers at the same time, e.g. two clusters formed on one journal (a restarted sole seed
- *       node). The journal's unique (persistence id, sequence number) refuses the second of two
- *       writes at the same sequence number, so the loser is restarted and the journal stays gapless:
- *       what remains is this interleaving of nodes (and decisions taken on stale state, which I1-I4
- *       may or may not show). Events without a writer (written before writer stamps existed, or
+ *       the trigger's ({@link #checkTrigger(List)}), the writers of the events ({@link WriterStamp},
+ *       from each event's metadata) form a sequence that never interleaves: once a writer has been
+ *       succeeded by another, it never writes again. {@code A A B B} is a restart or a move;
+ *       {@code A B A} is two writers at the same time, e.g. two clusters formed on one journal (a
+ *       restarted sole seed node). A writer is the <i>cluster</i> the node was in, named by its
+ *       oldest member ({@link WriterStamp#cluster()}), and the node incarnation when the stamp names
+ *       no cluster (no cluster provider, or not joined yet); the report names the nodes either way.
+ *       Why not the node: within one cluster a shard may move from node A to B and back to A (shard
+ *       rebalancing) while A runs on, a legitimate {@code A B A}; a cluster names a new oldest only
+ *       when its oldest leaves, and never an earlier one again. Why not one incarnation of the
+ *       entity (the journal's writer UUID): the journal's unique (persistence id, sequence number)
+ *       refuses the second of two writes at one sequence number, the loser is restarted with a new
+ *       UUID, so entity incarnations never interleave even with two clusters; what remains is this
+ *       interleaving of clusters (and decisions taken on stale state, which I1-I4 may or may not
+ *       show). Not seen by I5: two nodes of one cluster writing one task at once (Cluster Sharding
+ *       runs one entity per cluster). Events without a writer (written before writer stamps, or
  *       through a journal plugin without them) are not judged; the notes say how many there were.
- *       Limit: a writer is a node incarnation, not one incarnation of the entity, because the
- *       journal's unique key makes two entity incarnations never interleave; so a shard moved
- *       away from a node and back to the same node incarnation (shard rebalancing: node B joined,
- *       then left again, while A kept running) reads as {@code A B A} too.
  * </ul>
  *
  * <p><b>The grace.</b> The journal's end for a task is the later of its last event and the
@@ -275,8 +278,8 @@ public final class Verifier {
   /**
    * A writer that wrote again after another had succeeded it: two writers at the same time.
    *
-   * @param writer the writer that came back
-   * @param successor the writer that had succeeded it
+   * @param writer the writer that came back (the stamp of its event {@code again})
+   * @param successor the writer that had succeeded it (the stamp of its event {@code succeeded})
    * @param before the writer's last event before the successor's first
    * @param succeeded the successor's first event after it
    * @param again the writer's first event after that
@@ -287,29 +290,38 @@ public final class Verifier {
       long times) {}
 
   /**
-   * I5 on one journal, pure: every writer that writes again after it was succeeded by another,
-   * once per (writer, successor), first occurrence first. Events with no writer are skipped (they
-   * neither end a writer's turn nor start one).
+   * Who a stamp's writer is for I5: its cluster when it names one, else its node incarnation.
+   *
+   * @param w a stamp
+   * @return e.g. {@code cluster pekko://almanac@10.0.0.5:7355#88} or {@code node pekko://almanac@10.0.0.7:7355#42}
+   */
+  public static String writerOf(WriterStamp w) {
+    return w.cluster() != null ? "cluster " + w.cluster() : "node " + w.nodeIncarnation();
+  }
+
+  /**
+   * I5 on one journal, pure: every writer ({@link #writerOf(WriterStamp)}) that writes again after
+   * it was succeeded by another, once per (writer, successor), first occurrence first. Events with
+   * no writer are skipped (they neither end a writer's turn nor start one).
    *
    * @param events one journal's events in journal order
    * @return the interleavings; empty when the writers never interleave
    */
   public static List<Interleaving> interleavings(List<Written> events) {
-    Map<WriterStamp, Written[]> retired = new LinkedHashMap<>(); // writer -> {its last event, its successor's first}
-    Map<List<WriterStamp>, Interleaving> found = new LinkedHashMap<>();
-    WriterStamp current = null;
+    Map<String, Written[]> retired = new LinkedHashMap<>(); // writer -> {its last event, its successor's first}
+    Map<List<String>, Interleaving> found = new LinkedHashMap<>();
+    String current = null;
     Written last = null;
     for (Written e : events) {
-      WriterStamp w = e.writer();
-      if (w == null) {
+      if (e.writer() == null) {
         continue;
       }
+      String w = writerOf(e.writer());
       if (current != null && !w.equals(current)) {
         retired.putIfAbsent(current, new Written[] {last, e});
         Written[] end = retired.get(w);
         if (end != null) {
-          WriterStamp successor = end[1].writer();
-          found.merge(List.of(w, successor), new Interleaving(w, successor, end[0], end[1], e, 1),
+          found.merge(List.of(w, writerOf(end[1].writer())), new Interleaving(e.writer(), end[1].writer(), end[0], end[1], e, 1),
               (a, b) -> new Interleaving(a.writer(), a.successor(), a.before(), a.succeeded(), a.again(), a.times() + 1));
         }
       }
@@ -343,8 +355,7 @@ public final class Verifier {
           + i.again().type() + " #" + i.again().sequenceNr() + " at " + i.again().at() + " after " + i.successor()
           + " had succeeded it (its last event " + i.before().type() + " #" + i.before().sequenceNr() + " at " + i.before().at()
           + ", the successor's first " + i.succeeded().type() + " #" + i.succeeded().sequenceNr() + " at " + i.succeeded().at()
-          + ")" + (i.times() > 1 ? "; it wrote again after it " + i.times() + " times in all" : "")
-          + " (e.g. two clusters on one journal, or a shard moved away and back to the same node incarnation)",
+          + ")" + (i.times() > 1 ? "; it wrote again after it " + i.times() + " times in all" : ""),
           List.of(i.before().ref(), i.succeeded().ref(), i.again().ref())));
     }
   }

@@ -175,6 +175,20 @@ class AuditNodeRunTest {
   }
 
   @Test
+  @DisplayName("I5: every event of a node's run names its writer: the node, its incarnation and its one-node cluster (itself)")
+  void everyEventNamesItsWriter() {
+    try (AuditReader reader = AuditReader.builder(journal).start()) {
+      List<io.almanac.journal.WriterStamp> writers = new ArrayList<>();
+      reader.read("digest").events().forEach(e -> writers.add(e.writer()));
+      reader.triggerWriters().forEach(w -> writers.add(w.writer()));
+      io.almanac.journal.WriterStamp first = writers.get(0);
+      assertTrue(first.node().startsWith("pekko://audit-node@127.0.0.1:"), first.toString());
+      assertEquals(first.nodeIncarnation(), first.cluster(), "a one-node cluster is named by its only member");
+      assertTrue(writers.stream().allMatch(first::equals), writers.toString());
+    }
+  }
+
+  @Test
   void timelineOfOneWindowAsJsonLines() throws Exception {
     Result r = AuditTesting.audit(journal, AuditRequest.builder().task("digest").window("2026-11-30").format("json").build());
     assertEquals(Audit.OK, r.exit(), r.toString());

@@ -38,11 +38,31 @@ class AuditTwoWritersTest {
 
   private Config journal;
   private TwoWriters.Outcome outcome;
+  private Config clustersJournal;
+  private TwoWriters.Outcome clusters;
 
   @BeforeAll
   void twoNodesWriteOneTask() {
     journal = AuditTesting.config(dir.resolve("almanac"));
-    outcome = TwoWriters.write(journal, true);
+    outcome = TwoWriters.write(journal, true, false);
+    clustersJournal = AuditTesting.config(dir.resolve("clusters"));
+    clusters = TwoWriters.write(clustersJournal, true, true);
+  }
+
+  @Test
+  @DisplayName("I5: two one-node clusters (each joined itself, as a restarted sole seed does) on one journal: exit 1, naming both clusters")
+  void twoClustersOnOneJournal() {
+    assertTrue(clusters.staleWriteRefused(), "the journal's unique key refused node-a's stale write");
+    assertTrue(clusters.a().node().startsWith("pekko://node-a@127.0.0.1:"), clusters.toString());
+    assertEquals(clusters.a().nodeIncarnation(), clusters.a().cluster(), "a one-node cluster is named by its only member");
+    assertEquals(clusters.b().nodeIncarnation(), clusters.b().cluster());
+    Result r = AuditTesting.audit(clustersJournal, AuditRequest.builder().verify(true).timeline(false).grace(java.time.Duration.ZERO)
+        .build());
+    assertEquals(Audit.VIOLATION, r.exit(), r.toString());
+    assertTrue(r.out().contains("I5 task 'split': two writers at the same time: " + clusters.a().nodeIncarnation() + " (cluster of "
+        + clusters.a().cluster() + ") wrote InstanceScheduled #8 at 2026-12-01T00:00:00Z after " + clusters.b().nodeIncarnation()
+        + " (cluster of " + clusters.b().cluster() + ") had succeeded it"), r.toString());
+    assertTrue(r.out().contains("FAILED: 1 violation"), r.toString());
   }
 
   @Test
@@ -109,7 +129,7 @@ class AuditTwoWritersTest {
         assertEquals(WriterStamp.class.getName(), rs.getString(2));
         String meta = new String(rs.getBytes(3), java.nio.charset.StandardCharsets.UTF_8);
         WriterStamp expected = rows <= 4 || rows >= 8 ? outcome.a() : outcome.b();
-        assertEquals("{\"node\":\"" + expected.node() + "\",\"incarnation\":" + expected.incarnation() + "}", meta);
+        assertEquals("{\"node\":\"" + expected.node() + "\",\"incarnation\":" + expected.incarnation() + ",\"cluster\":null}", meta);
         String event = new String(rs.getBytes(4), java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(!event.contains("node-a") && !event.contains("incarnation"), event);
       }

@@ -19,6 +19,8 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.MemberStatus;
 
 /**
  * Test only: the journal shape of a sole seed node restarted into a second cluster on the same
@@ -56,9 +58,15 @@ final class TwoWriters {
   /**
    * Runs the scenario on a journal configuration (the journal plugin's class is set to {@link
    * WriterStampingJournal} if the configuration does not already do so) and stops both systems.
+   *
+   * @param clusters whether each system is a one-node cluster that joined itself (as a seed node
+   *     restarted alone forms one), so the stamps name their clusters; else local systems
    */
-  static Outcome write(Config config, boolean bootstrap) {
-    Config stamped = ConfigFactory.parseString("pekko.actor.provider = local\n"
+  static Outcome write(Config config, boolean bootstrap, boolean clusters) {
+    Config stamped = ConfigFactory.parseString((clusters
+        ? "pekko.actor.provider = cluster\npekko.remote.artery.canonical { hostname = \"127.0.0.1\", port = 0 }\n"
+            + "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on\npekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"
+        : "pekko.actor.provider = local\n")
         + "jdbc-journal.class = \"" + WriterStampingJournal.class.getName() + "\"").withFallback(config);
     ActorTestKit a = ActorTestKit.create("node-a", stamped);
     ActorTestKit b = null;
@@ -67,6 +75,10 @@ final class TwoWriters {
         SchemaBootstrap.ensureSchemaBlocking(a.system(), Duration.ofSeconds(30));
       }
       b = ActorTestKit.create("node-b", stamped);
+      if (clusters) {
+        joinSelf(a);
+        joinSelf(b);
+      }
       TestProbe<Done> replies = a.createTestProbe();
       ActorRef<JournalWriter.Write> a1 = a.spawn(JournalWriter.create(TASK));
       write(a1, first(), replies);
@@ -86,14 +98,31 @@ final class TwoWriters {
       replies.expectNoMessage(Duration.ofMillis(100));
 
       write(a.spawn(JournalWriter.create(TASK)), ran("2026-12-01"), replies);
-      return new Outcome(WriterStampingJournal.stampOf((org.apache.pekko.actor.ExtendedActorSystem) a.system().classicSystem()),
-          WriterStampingJournal.stampOf((org.apache.pekko.actor.ExtendedActorSystem) b.system().classicSystem()), refused);
+      return new Outcome(stamp(a, clusters), stamp(b, clusters), refused);
     } finally {
       if (b != null) {
         b.shutdownTestKit();
       }
       a.shutdownTestKit();
     }
+  }
+
+  /** The stamp the kit's journal writes: its node, incarnation and (in a cluster) its cluster's oldest member. */
+  private static WriterStamp stamp(ActorTestKit kit, boolean clusters) {
+    org.apache.pekko.actor.ExtendedActorSystem system = (org.apache.pekko.actor.ExtendedActorSystem) kit.system().classicSystem();
+    WriterStamp stamp = WriterStampingJournal.stampOf(system);
+    return clusters ? stamp.inCluster(WriterStampingJournal.clusterName(Cluster.get(system).state())) : stamp;
+  }
+
+  private static void joinSelf(ActorTestKit kit) {
+    Cluster cluster = Cluster.get(kit.system().classicSystem());
+    cluster.join(cluster.selfAddress());
+    kit.createTestProbe().awaitAssert(Duration.ofSeconds(30), () -> {
+      if (cluster.selfMember().status() != MemberStatus.up()) {
+        throw new AssertionError(cluster.selfAddress() + " is not Up yet");
+      }
+      return null;
+    });
   }
 
   private static void write(ActorRef<JournalWriter.Write> writer, List<TaskJournal.Event> events, TestProbe<Done> probe) {

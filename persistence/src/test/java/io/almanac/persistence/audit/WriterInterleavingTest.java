@@ -31,6 +31,16 @@ class WriterInterleavingTest {
   private static final WriterStamp A2 = new WriterStamp("pekko://almanac@10.0.0.1:7355", 333);
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
 
+  // A 3-node cluster (oldest: the seed S), then the seed restarted alone into a second cluster.
+  private static final String OLD_SEED = "pekko://almanac@10.0.0.1:7355#1";
+  private static final String N2_OLDEST = "pekko://almanac@10.0.0.2:7355#2";
+  private static final String NEW_SEED = "pekko://almanac@10.0.0.1:7355#4";
+  private static final WriterStamp N2 = new WriterStamp("pekko://almanac@10.0.0.2:7355", 2, N2_OLDEST);
+  private static final WriterStamp N3 = new WriterStamp("pekko://almanac@10.0.0.3:7355", 3, N2_OLDEST);
+  private static final WriterStamp N2_UNDER_SEED = N2.inCluster(OLD_SEED);
+  private static final WriterStamp N3_UNDER_SEED = N3.inCluster(OLD_SEED);
+  private static final WriterStamp S2 = new WriterStamp("pekko://almanac@10.0.0.1:7355", 4, NEW_SEED);
+
   /** One event per writer, sequence numbers from 1, a second apart (null: unknown writer). */
   private static List<Written> written(WriterStamp... writers) {
     List<Written> out = new ArrayList<>();
@@ -83,6 +93,29 @@ class WriterInterleavingTest {
     assertEquals(4, second.succeeded().sequenceNr());
     assertEquals(5, second.again().sequenceNr());
     assertEquals(1, second.times());
+  }
+
+  @Test
+  @DisplayName("I5 in a cluster: a shard moved from N2 to N3 and back to N2 (rebalancing), and a new oldest, are one writer at a time")
+  void movesWithinOneClusterAreNoInterleaving() {
+    assertEquals(List.of(), Verifier.interleavings(written(N2, N3, N2, N3, N2)), "one cluster, named by its oldest N2");
+    assertEquals(List.of(), Verifier.interleavings(written(N2_UNDER_SEED, N3_UNDER_SEED, N2_UNDER_SEED, N2, N3, N2)),
+        "the oldest (the seed) left: the cluster is named by its next oldest from then on");
+  }
+
+  @Test
+  @DisplayName("I5 in a cluster: the sole seed restarted into a second cluster; the first cluster writes again on another node")
+  void secondClusterOnOneJournal() {
+    List<Interleaving> found = Verifier.interleavings(written(N2_UNDER_SEED, N2, N3, S2, S2, N2, S2));
+    assertEquals(2, found.size(), found.toString());
+    Interleaving first = found.get(0);
+    assertEquals(N2, first.writer(), "cluster N2 came back (through N2 here)");
+    assertEquals(S2, first.successor());
+    assertEquals(3, first.before().sequenceNr(), "N3's event, the first cluster's last before the second's");
+    assertEquals(4, first.succeeded().sequenceNr());
+    assertEquals(6, first.again().sequenceNr());
+    assertEquals(List.of(), Verifier.interleavings(written(N2, N3, S2, S2)), "the seed's new cluster took over: no interleaving yet");
+    assertEquals(1, Verifier.interleavings(written(N2, S2, N3)).size(), "the first cluster returns through another node: caught");
   }
 
   @Test
