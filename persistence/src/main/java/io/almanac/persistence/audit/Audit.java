@@ -43,6 +43,10 @@ import java.util.TreeMap;
  * or just the {@code almanac.persistence.postgres} settings is enough; a node's whole configuration
  * (with its tasks, cluster settings and so on) works too, and everything but the journal is ignored.
  *
+ * <p><b>I5.</b> With {@code verify}, each task's journal is checked for one writer at a time (see
+ * {@link Verifier}), and, when every task is audited (no {@code task}, no {@code window}), the
+ * trigger's journal ({@code almanac-trigger}) too. A two-writer violation exits 1 like any other.
+ *
  * <p><b>Exit codes.</b> Distinct, so that a script can tell a broken promise from a broken audit:
  *
  * <table>

@@ -85,8 +85,9 @@ public record VerificationReport(
     /** No two attempts of a task overlap unless its overlap policy is ALLOW. */
     I4("no overlapping attempts unless allowed"),
     /**
-     * One writer per task (and for the trigger) at a time: once a writer (a node incarnation) has
-     * been succeeded by another in a journal, it never writes to that journal again.
+     * One writer per task (and for the trigger) at a time: once a writer (the cluster the writing
+     * node was in, or the node incarnation outside a cluster; see {@link Verifier}) has been
+     * succeeded by another in a journal, it never writes to that journal again.
      */
     I5("one writer per task at a time");
 
