@@ -309,7 +309,7 @@ public final class Audit {
         verifier.check(history);
       }
     }
-    if (verifier != null && p.task() == null) {
+    if (verifier != null && p.task() == null && p.window() == null) {
       verifier.checkTrigger(reader.triggerWriters()); // I5 of the trigger's journal
     }
     err.println(String.format(Locale.ROOT, "audit: read %,d events of %,d %s (%,d windows) in %.1f s (%,.0f events/s)",
