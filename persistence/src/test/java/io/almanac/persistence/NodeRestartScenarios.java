@@ -1,5 +1,14 @@
 package io.almanac.persistence;
 
+import io.almanac.journal.WriterStamp;
+import io.almanac.persistence.audit.Audit;
+import io.almanac.persistence.audit.AuditReader;
+import io.almanac.persistence.audit.AuditRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -141,6 +150,31 @@ abstract class NodeRestartScenarios {
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, byKey(await(b.windows("daily-digest"))).get("2026-11-30").status()));
     assertEquals(List.of("2026-11-29", "2026-11-30"), job.runs, "no window ran twice");
     assertEquals(List.of(Instant.parse("2026-11-29T00:00:00Z"), Instant.parse("2026-11-30T00:00:00Z")), job.at);
+    stopNode();
+    auditAfterRestart();
+  }
+
+  /**
+   * I5 on the journal of a restarted node: the task's and the trigger's journals were written by the
+   * node, then by its next incarnation (a new one-node cluster): a succession, so the audit verifies
+   * OK with I5 judged on both journals.
+   */
+  private void auditAfterRestart() {
+    Config journal = nodeConfig("");
+    try (AuditReader reader = AuditReader.builder(journal).start()) {
+      Set<WriterStamp> writers = new LinkedHashSet<>();
+      reader.read("daily-digest").events().forEach(e -> writers.add(e.writer()));
+      assertEquals(2, writers.size(), "the node and its next incarnation: " + writers);
+      assertTrue(writers.stream().allMatch(w -> w != null && w.cluster() != null), writers.toString());
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = Audit.run(journal, AuditRequest.builder().verify(true).timeline(false).grace(Duration.ZERO).build(),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+    assertEquals(Audit.OK, exit, report);
+    assertTrue(report.contains("I5 one writer at a time           checked 2 journals ("), report);
+    assertTrue(report.contains("OK: I1-I5 hold"), report);
   }
 
   @Test

@@ -43,6 +43,10 @@ import java.util.TreeMap;
  * or just the {@code almanac.persistence.postgres} settings is enough; a node's whole configuration
  * (with its tasks, cluster settings and so on) works too, and everything but the journal is ignored.
  *
+ * <p><b>I5.</b> With {@code verify}, each task's journal is checked for one writer at a time (see
+ * {@link Verifier}), and, when every task is audited (no {@code task}, no {@code window}), the
+ * trigger's journal ({@code almanac-trigger}) too. A two-writer violation exits 1 like any other.
+ *
  * <p><b>Exit codes.</b> Distinct, so that a script can tell a broken promise from a broken audit:
  *
  * <table>
@@ -305,6 +309,9 @@ public final class Audit {
         verifier.check(history);
       }
     }
+    if (verifier != null && p.task() == null && p.window() == null) {
+      verifier.checkTrigger(reader.triggerWriters()); // I5 of the trigger's journal
+    }
     err.println(String.format(Locale.ROOT, "audit: read %,d events of %,d %s (%,d windows) in %.1f s (%,.0f events/s)",
         read.eventsRead(), tasks, tasks == 1 ? "task" : "tasks", windows, read.elapsed().toMillis() / 1000.0,
         read.eventsPerSecond()));
@@ -403,6 +410,7 @@ public final class Audit {
       o.put("windows", c.windows());
       o.put("attempts", c.attempts());
       o.put("events", c.events());
+      o.put("journals", c.journals());
     }
     n.put("journalEnd", s.journalEnd() == null ? null : s.journalEnd().toString());
     n.put("open", report.open().size());

@@ -3,6 +3,7 @@ package io.almanac.persistence.audit;
 import io.almanac.journal.TaskJournal;
 
 import io.almanac.journal.SpecRecord;
+import io.almanac.journal.WriterStamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -26,10 +27,13 @@ import java.util.Objects;
  *     it; UTC before the first), for display in local time
  * @param detail the reason or detail, human-readable; never null (may be empty)
  * @param event the raw event object as the journal returned it
+ * @param writer who wrote it (the node and its incarnation, from the event's metadata: see {@link
+ *     WriterStamp}), or null when unknown (written before writer stamps existed, or through a journal
+ *     plugin without them)
  */
 public record AuditEvent(
     String taskId, long sequenceNr, String type, String window, int attempt, Instant at, ZoneId zone, String detail,
-    Object event) {
+    Object event, WriterStamp writer) {
 
   /** Refuses a missing task id, type, zone or detail. */
   public AuditEvent {
@@ -37,6 +41,33 @@ public record AuditEvent(
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(zone, "zone");
     Objects.requireNonNull(detail, "detail");
+  }
+
+  /**
+   * An event whose writer is unknown.
+   *
+   * @param taskId the task's id
+   * @param sequenceNr the event's sequence number
+   * @param type the event's type
+   * @param window the window's key, or null
+   * @param attempt the attempt, or 0
+   * @param at when it happened
+   * @param zone the task's zone as of this event
+   * @param detail the reason or detail
+   * @param event the raw event
+   */
+  public AuditEvent(
+      String taskId, long sequenceNr, String type, String window, int attempt, Instant at, ZoneId zone, String detail,
+      Object event) {
+    this(taskId, sequenceNr, type, window, attempt, at, zone, detail, event, null);
+  }
+
+  /**
+   * @param stamp who wrote the event, or null when unknown
+   * @return this event with that writer
+   */
+  public AuditEvent withWriter(WriterStamp stamp) {
+    return new AuditEvent(taskId, sequenceNr, type, window, attempt, at, zone, detail, event, stamp);
   }
 
   /**
@@ -164,7 +195,7 @@ public record AuditEvent(
           int k = f.reason().lastIndexOf(LAST);
           if (k >= 0) {
             out.set(i, new AuditEvent(a.taskId, a.sequenceNr, a.type, a.window, a.attempt, a.at, a.zone,
-                timedOut(t, f.reason().substring(k + LAST.length()).trim()), a.event));
+                timedOut(t, f.reason().substring(k + LAST.length()).trim()), a.event, a.writer));
           }
           break;
         }
@@ -177,7 +208,7 @@ public record AuditEvent(
   private static final String LAST = "last: ";
 
   AuditEvent withAt(Instant time) {
-    return new AuditEvent(taskId, sequenceNr, type, window, attempt, time, zone, detail, event);
+    return new AuditEvent(taskId, sequenceNr, type, window, attempt, time, zone, detail, event, writer);
   }
 
   /**

@@ -4,6 +4,7 @@ import io.almanac.journal.TaskJournal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.journal.TriggerJournal;
+import io.almanac.journal.WriterStamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -320,6 +321,27 @@ public final class AuditReader implements AutoCloseable {
   }
 
   /**
+   * Who wrote each of the trigger's events ({@code almanac-trigger}), for invariant I5: every event
+   * still in its journal (retention deletes the trigger's old events), page by page as a task's.
+   * Not counted for progress.
+   *
+   * @return the trigger's events in journal order, each with its writer (null when unknown); empty
+   *     when the trigger has no events
+   * @throws JournalReadException if the journal cannot be read
+   */
+  public List<Verifier.Written> triggerWriters() {
+    String pid = TriggerJournal.PERSISTENCE_ID;
+    return await("persistence id " + pid, Source.lazyCompletionStageSource(() -> journal.currentLastSequenceNumberByPersistenceId(pid)
+            .thenApply(highest -> pages(pid, highest.orElse(0L))))
+        .map(env -> {
+          Instant at = triggerEventAt(env);
+          return new Verifier.Written(env.sequenceNr(), env.event().getClass().getSimpleName(),
+              at != null ? at : Instant.ofEpochMilli(env.timestamp()), writerOf(env));
+        })
+        .runWith(Sink.seq(), system));
+  }
+
+  /**
    * Events read so far by this reader, all tasks together.
    *
    * @return the count
@@ -362,8 +384,13 @@ public final class AuditReader implements AutoCloseable {
   }
 
   private static AuditEvent toAudit(String taskId, EventEnvelope env, ZoneId zone) {
-    AuditEvent e = AuditEvent.of(taskId, env.sequenceNr(), env.event(), zone);
+    AuditEvent e = AuditEvent.of(taskId, env.sequenceNr(), env.event(), zone).withWriter(writerOf(env));
     return e.at() == null ? e.withAt(Instant.ofEpochMilli(env.timestamp())) : e;
+  }
+
+  /** The event's writer, from its metadata (see {@link WriterStamp}); null when it has none. */
+  static WriterStamp writerOf(EventEnvelope env) {
+    return env.getEventMetaData().orElse(null) instanceof WriterStamp w ? w : null;
   }
 
   private static Instant triggerEventAt(EventEnvelope env) {

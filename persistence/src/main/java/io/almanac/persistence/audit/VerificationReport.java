@@ -9,11 +9,13 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * What {@link Verifier} found: the violations of the invariants I1-I4 (none when {@link #ok()}),
+ * What {@link Verifier} found: the violations of the invariants I1-I5 (none when {@link #ok()}),
  * what each invariant checked, the windows still open at the end of the journal, notes about what
  * could not be checked, and statistics. Its {@link #result()} is {@link Result#OK} only when there
  * is no violation <i>and</i> I2 judged at least one due window: a verification that checked
- * nothing is {@link Result#NOTHING_CHECKED}, never OK.
+ * nothing is {@link Result#NOTHING_CHECKED}, never OK. I5 (one writer at a time) can only be judged
+ * on events that carry their writer; when none does (a journal written before writer stamps), the
+ * report says so instead of claiming that I5 holds.
  *
  * @param from the start of the checked range (inclusive), or null for the beginning
  * @param to the end of the checked range (inclusive), or null for the end of the journal
@@ -81,7 +83,13 @@ public record VerificationReport(
     /** No attempt stays RUNNING past its lease without a TIMED_OUT or a later outcome. */
     I3("no attempt stays RUNNING past its lease"),
     /** No two attempts of a task overlap unless its overlap policy is ALLOW. */
-    I4("no overlapping attempts unless allowed");
+    I4("no overlapping attempts unless allowed"),
+    /**
+     * One writer per task (and for the trigger) at a time: once a writer (the cluster the writing
+     * node was in, or the node incarnation outside a cluster; see {@link Verifier}) has been
+     * succeeded by another in a journal, it never writes to that journal again.
+     */
+    I5("one writer per task at a time");
 
     private final String description;
 
@@ -119,8 +127,9 @@ public record VerificationReport(
   /**
    * A violated invariant.
    *
-   * @param taskId the task
-   * @param window the window's key
+   * @param taskId the task (for an I5 violation of the trigger's journal, its persistence id {@code
+   *     almanac-trigger})
+   * @param window the window's key (null for I5: it is about a whole journal)
    * @param invariant which invariant
    * @param message what is wrong, with the times involved
    * @param events the events involved (empty for a lost window: it has none)
@@ -136,7 +145,8 @@ public record VerificationReport(
      */
     @Override
     public String toString() {
-      return invariant + " task '" + taskId + "' window '" + window + "': " + message
+      return invariant + (window == null && invariant == Invariant.I5 && taskId.equals(TRIGGER) ? " trigger journal '" + taskId + "'"
+          : " task '" + taskId + "'" + (window == null ? "" : " window '" + window + "'")) + ": " + message
           + (events.isEmpty() ? "" : "; events: " + events.stream().map(EventRef::toString).collect(Collectors.joining(", ")));
     }
   }
@@ -163,19 +173,35 @@ public record VerificationReport(
   /**
    * What one invariant checked.
    *
-   * @param windows the windows it judged (I2: due windows looked for)
-   * @param attempts the attempts it judged (I3, I4; 0 for I1 and I2)
+   * @param windows the windows it judged (I2: due windows looked for; 0 for I5)
+   * @param attempts the attempts it judged (I3, I4; 0 for I1, I2 and I5)
    * @param events the events of those windows (I1, I2) or attempts (I3, I4: starts, lease
-   *     extensions, outcomes) it looked at
+   *     extensions, outcomes) it looked at; for I5 the events whose writer is known
+   * @param journals the journals it judged (I5: the tasks' and the trigger's with at least one event
+   *     whose writer is known; 0 for I1-I4)
    */
-  public record Checked(long windows, long attempts, long events) {
+  public record Checked(long windows, long attempts, long events, long journals) {
     /** Nothing checked. */
-    public static final Checked NONE = new Checked(0, 0, 0);
+    public static final Checked NONE = new Checked(0, 0, 0, 0);
 
-    Checked plus(long w, long a, long e) {
-      return new Checked(windows + w, attempts + a, events + e);
+    /**
+     * What a window or attempt invariant (I1-I4) checked.
+     *
+     * @param windows the windows it judged
+     * @param attempts the attempts it judged
+     * @param events the events it looked at
+     */
+    public Checked(long windows, long attempts, long events) {
+      this(windows, attempts, events, 0);
+    }
+
+    Checked plus(Checked o) {
+      return new Checked(windows + o.windows, attempts + o.attempts, events + o.events, journals + o.journals);
     }
   }
+
+  /** The trigger's persistence id, the name of its journal in I5 violations. */
+  static final String TRIGGER = io.almanac.journal.TriggerJournal.PERSISTENCE_ID;
 
   /**
    * The counts of a verification.
@@ -264,6 +290,7 @@ public record VerificationReport(
     Checked c2 = s.checked(Invariant.I2);
     Checked c3 = s.checked(Invariant.I3);
     Checked c4 = s.checked(Invariant.I4);
+    Checked c5 = s.checked(Invariant.I5);
     line(b, "I1 no window succeeds twice", "checked " + n(c1.windows(), "window") + " (" + n(c1.events(), "event") + "): "
         + n(s.doubleSuccesses(), "double success"));
     line(b, "I2 every due window accounted for", "checked " + n(c2.windows(), "due window") + " until "
@@ -274,10 +301,15 @@ public record VerificationReport(
         + (s.longestRunningPastLeaseOf() == null ? "" : " (" + s.longestRunningPastLeaseOf() + ")"));
     line(b, "I4 no overlap unless allowed", "checked " + n(c4.attempts(), "attempt") + " of " + n(c4.windows(), "window")
         + " (" + n(c4.events(), "event") + "): " + n(count(Invariant.I4), "overlap"));
+    line(b, "I5 one writer at a time", "checked " + n(c5.journals(), "journal") + " (" + n(c5.events(), "event")
+        + " with a known writer): " + n(count(Invariant.I5), "interleaving"));
     switch (result()) {
-      case OK -> b.append("OK: I1-I4 hold (checked ").append(n(c2.windows(), "due window")).append(", ")
+      case OK -> b.append(c5.events() > 0 ? "OK: I1-I5 hold (checked " : "OK: I1-I4 hold (checked ")
+          .append(n(c2.windows(), "due window")).append(", ")
           .append(n(c1.windows(), "window")).append(" with events, ").append(n(Math.max(c3.attempts(), c4.attempts()), "attempt"))
-          .append(")\n");
+          .append(c5.events() > 0 ? ", " + n(c5.events(), "event") + " of " + n(c5.journals(), "journal") + " with a known writer)"
+              : "); I5 not judged: no event names its writer (see the notes)")
+          .append("\n");
       case NOTHING_CHECKED -> b.append("NOTHING CHECKED: ").append(nothingChecked()).append('\n');
       default -> {
         b.append("FAILED: ").append(violations.size()).append(violations.size() == 1 ? " violation" : " violations").append('\n');
@@ -315,11 +347,12 @@ public record VerificationReport(
     if (from != null) {
       b.append(", in the range from ").append(from);
     }
-    if (!notes.isEmpty()) {
+    if (notes.stream().anyMatch(n -> !n.startsWith("I5:"))) {
       b.append(", or the schedule could not be computed (see the notes)");
     }
     b.append("; I1, I3 and I4 found no violation in ").append(n(s.checked(Invariant.I1).windows(), "window")).append(" and ")
         .append(n(Math.max(s.checked(Invariant.I3).attempts(), s.checked(Invariant.I4).attempts()), "attempt"))
+        .append(", I5 none in ").append(n(s.checked(Invariant.I5).events(), "event")).append(" with a known writer")
         .append(". Use --grace with a shorter duration (e.g. --grace PT0S: windows due up to the journal's end) to judge"
             + " recent windows, widen the range, or audit again once the journal is longer than the grace");
     return b.toString();

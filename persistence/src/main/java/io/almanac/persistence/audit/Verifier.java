@@ -1,6 +1,8 @@
 package io.almanac.persistence.audit;
 
 import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TriggerJournal;
+import io.almanac.journal.WriterStamp;
 
 import io.almanac.InstanceStatus;
 import io.almanac.journal.Evolve;
@@ -58,6 +60,24 @@ import java.util.TreeMap;
  *       event; the order is the journal's (sequence numbers: the order the entity decided in), so
  *       an attempt started after its predecessor was cancelled at the same instant
  *       (CANCEL_PREVIOUS) does not overlap it, and equal timestamps never fake an overlap.
+ *   <li><b>I5</b> one writer per task at a time, and one trigger: in each task's journal, and in
+ *       the trigger's ({@link #checkTrigger(List)}), the writers of the events ({@link WriterStamp},
+ *       from each event's metadata) form a sequence that never interleaves: once a writer has been
+ *       succeeded by another, it never writes again. {@code A A B B} is a restart or a move;
+ *       {@code A B A} is two writers at the same time, e.g. two clusters formed on one journal (a
+ *       restarted sole seed node). A writer is the <i>cluster</i> the node was in, named by its
+ *       oldest member ({@link WriterStamp#cluster()}), and the node incarnation when the stamp names
+ *       no cluster (no cluster provider, or not joined yet); the report names the nodes either way.
+ *       Why not the node: within one cluster a shard may move from node A to B and back to A (shard
+ *       rebalancing) while A runs on, a legitimate {@code A B A}; a cluster names a new oldest only
+ *       when its oldest leaves, and never an earlier one again. Why not one incarnation of the
+ *       entity (the journal's writer UUID): the journal's unique (persistence id, sequence number)
+ *       refuses the second of two writes at one sequence number, the loser is restarted with a new
+ *       UUID, so entity incarnations never interleave even with two clusters; what remains is this
+ *       interleaving of clusters (and decisions taken on stale state, which I1-I4 may or may not
+ *       show). Not seen by I5: two nodes of one cluster writing one task at once (Cluster Sharding
+ *       runs one entity per cluster). Events without a writer (written before writer stamps, or
+ *       through a journal plugin without them) are not judged; the notes say how many there were.
  * </ul>
  *
  * <p><b>The grace.</b> The journal's end for a task is the later of its last event and the
@@ -77,7 +97,8 @@ import java.util.TreeMap;
  * the range; I2 every due window up to the bound above; I3 every attempt that ended or whose lease
  * (plus the grace) ended; I4 every attempt under an overlap policy other than ALLOW. A
  * verification whose I2 judged no due window is {@link VerificationReport.Result#NOTHING_CHECKED},
- * not OK: e.g. a journal younger than the grace.
+ * not OK: e.g. a journal younger than the grace. I5 counts the journals it judged and their events
+ * with a known writer; when there were none, the report says I5 was not judged.
  *
  * <p><b>The range.</b> {@code [from, to]} (both inclusive, either open) selects windows by their
  * due time (a window's first event when the journal has no due time for it) and attempts by their
@@ -117,6 +138,8 @@ public final class Verifier {
   private Instant checkedUntil;
   private Instant journalEnd;
   private final Map<Invariant, VerificationReport.Checked> checked = new EnumMap<>(Invariant.class);
+  private long unknownWriters;
+  private long unknownWriterJournals;
 
   private Verifier() {}
 
@@ -188,11 +211,39 @@ public final class Verifier {
   }
 
   /**
+   * Checks the trigger's journal for I5 (one writer at a time) and adds what it found to the
+   * report. Its events in the range count; with a window set ({@link #window(String)}) it is not
+   * checked (it is not about windows).
+   *
+   * @param events the trigger's events in journal order, with their writers
+   * @return this verifier
+   */
+  public Verifier checkTrigger(List<Written> events) {
+    if (window != null) {
+      return this;
+    }
+    List<Written> selected = new ArrayList<>();
+    for (Written w : events) {
+      if (from == null && to == null || inRange(w.at())) {
+        selected.add(w);
+      }
+    }
+    checkWriters(TriggerJournal.PERSISTENCE_ID, selected);
+    return this;
+  }
+
+  /**
    * The report of everything checked so far.
    *
    * @return the report
    */
   public VerificationReport report() {
+    List<String> notes = new ArrayList<>(this.notes);
+    if (unknownWriters > 0) {
+      notes.add(String.format(java.util.Locale.ROOT, "I5: %,d %s of %,d %s had no writer (written before writer stamps,"
+          + " or through a journal plugin without them): not judged", unknownWriters, unknownWriters == 1 ? "event" : "events",
+          unknownWriterJournals, unknownWriterJournals == 1 ? "journal" : "journals"));
+    }
     return new VerificationReport(from, to, grace, violations, open, notes,
         new VerificationReport.Stats(tasks, eventsRead, windowsSeen, byStatus, windowsChecked, windowsLost,
             doubleSuccesses, attempts, successes, retries, lateResults, longestPastLease, longestPastLeaseOf,
@@ -200,8 +251,113 @@ public final class Verifier {
   }
 
   private void count(Invariant invariant, long windows, long attempts, long events) {
-    checked.merge(invariant, new VerificationReport.Checked(windows, attempts, events),
-        (a, b) -> a.plus(b.windows(), b.attempts(), b.events()));
+    checked.merge(invariant, new VerificationReport.Checked(windows, attempts, events), VerificationReport.Checked::plus);
+  }
+
+  private boolean inRange(Instant t) {
+    return t != null && (from == null || !t.isBefore(from)) && (to == null || !t.isAfter(to));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // I5
+
+  /**
+   * One event as I5 sees it.
+   *
+   * @param sequenceNr its sequence number in its journal
+   * @param type its type, e.g. {@code AttemptSucceeded}
+   * @param at when it happened
+   * @param writer who wrote it, or null when unknown
+   */
+  public record Written(long sequenceNr, String type, Instant at, WriterStamp writer) {
+    EventRef ref() {
+      return new EventRef(sequenceNr, type, at);
+    }
+  }
+
+  /**
+   * A writer that wrote again after another had succeeded it: two writers at the same time.
+   *
+   * @param writer the writer that came back (the stamp of its event {@code again})
+   * @param successor the writer that had succeeded it (the stamp of its event {@code succeeded})
+   * @param before the writer's last event before the successor's first
+   * @param succeeded the successor's first event after it
+   * @param again the writer's first event after that
+   * @param times how often, in all, this writer wrote again after this successor had succeeded it
+   *     (each switch back to it counts once)
+   */
+  public record Interleaving(WriterStamp writer, WriterStamp successor, Written before, Written succeeded, Written again,
+      long times) {}
+
+  /**
+   * Who a stamp's writer is for I5: its cluster when it names one, else its node incarnation.
+   *
+   * @param w a stamp
+   * @return e.g. {@code cluster pekko://almanac@10.0.0.5:7355#88} or {@code node pekko://almanac@10.0.0.7:7355#42}
+   */
+  public static String writerOf(WriterStamp w) {
+    return w.cluster() != null ? "cluster " + w.cluster() : "node " + w.nodeIncarnation();
+  }
+
+  /**
+   * I5 on one journal, pure: every writer ({@link #writerOf(WriterStamp)}) that writes again after
+   * it was succeeded by another, once per (writer, successor), first occurrence first. Events with
+   * no writer are skipped (they neither end a writer's turn nor start one).
+   *
+   * @param events one journal's events in journal order
+   * @return the interleavings; empty when the writers never interleave
+   */
+  public static List<Interleaving> interleavings(List<Written> events) {
+    Map<String, Written[]> retired = new LinkedHashMap<>(); // writer -> {its last event, its successor's first}
+    Map<List<String>, Interleaving> found = new LinkedHashMap<>();
+    String current = null;
+    Written last = null;
+    for (Written e : events) {
+      if (e.writer() == null) {
+        continue;
+      }
+      String w = writerOf(e.writer());
+      if (current != null && !w.equals(current)) {
+        retired.putIfAbsent(current, new Written[] {last, e});
+        Written[] end = retired.get(w);
+        if (end != null) {
+          found.merge(List.of(w, writerOf(end[1].writer())), new Interleaving(e.writer(), end[1].writer(), end[0], end[1], e, 1),
+              (a, b) -> new Interleaving(a.writer(), a.successor(), a.before(), a.succeeded(), a.again(), a.times() + 1));
+        }
+      }
+      current = w;
+      last = e;
+    }
+    return List.copyOf(found.values());
+  }
+
+  /** I5 on one journal (a task's or the trigger's), adding its violations and counts. */
+  private void checkWriters(String journal, List<Written> events) {
+    long known = 0;
+    long unknown = 0;
+    for (Written w : events) {
+      if (w.writer() == null) {
+        unknown++;
+      } else {
+        known++;
+      }
+    }
+    unknownWriters += unknown;
+    if (unknown > 0) {
+      unknownWriterJournals++;
+    }
+    if (known == 0) {
+      return;
+    }
+    checked.merge(Invariant.I5, new VerificationReport.Checked(0, 0, known, 1), VerificationReport.Checked::plus);
+    for (Interleaving i : interleavings(events)) {
+      violations.add(new Violation(journal, null, Invariant.I5, "two writers at the same time: " + i.writer() + " wrote "
+          + i.again().type() + " #" + i.again().sequenceNr() + " at " + i.again().at() + " after " + i.successor()
+          + " had succeeded it (its last event " + i.before().type() + " #" + i.before().sequenceNr() + " at " + i.before().at()
+          + ", the successor's first " + i.succeeded().type() + " #" + i.succeeded().sequenceNr() + " at " + i.succeeded().at()
+          + ")" + (i.times() > 1 ? "; it wrote again after it " + i.times() + " times in all" : ""),
+          List.of(i.before().ref(), i.succeeded().ref(), i.again().ref())));
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -285,6 +441,18 @@ public final class Verifier {
       checkDue();
       checkLeases();
       checkOverlaps();
+      checkWriters();
+    }
+
+    /** I5 over the task's events in the range (and of the window, when one is selected). */
+    private void checkWriters() {
+      List<Written> written = new ArrayList<>();
+      for (AuditEvent e : history.events()) {
+        if ((window == null || window.equals(e.window())) && (from == null && to == null || inRange(e.at()))) {
+          written.add(new Written(e.sequenceNr(), e.type(), e.at(), e.writer()));
+        }
+      }
+      Verifier.this.checkWriters(task, written);
     }
 
     private void replay() {
@@ -406,7 +574,7 @@ public final class Verifier {
     }
 
     private boolean inRange(Instant t) {
-      return t != null && (from == null || !t.isBefore(from)) && (to == null || !t.isAfter(to));
+      return Verifier.this.inRange(t);
     }
 
     private boolean inRange(Win w) {

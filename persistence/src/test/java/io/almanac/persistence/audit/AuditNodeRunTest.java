@@ -32,6 +32,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -131,7 +132,7 @@ class AuditNodeRunTest {
         .verify(true).build());
     assertEquals(Audit.OK, r.exit(), r.toString());
     String out = r.out();
-    assertTrue(out.contains("OK: I1-I4 hold"), r.toString());
+    assertTrue(out.contains("OK: I1-I5 hold"), r.toString());
     assertTrue(out.contains("windows seen                      5 (FINAL_FAILED 1, SKIPPED 1, SUCCEEDED 3)"), r.toString());
     assertTrue(out.contains("I2 every due window accounted for checked 5 due windows until 2026-12-03T00:03:00Z (22 events): 0 lost"),
         r.toString());
@@ -140,12 +141,51 @@ class AuditNodeRunTest {
     assertTrue(out.contains("I3 no attempt RUNNING past lease  checked 6 attempts of 4 windows (12 events)"), r.toString());
     assertTrue(out.contains("I4 no overlap unless allowed      checked 6 attempts of 4 windows (12 events): 0 overlaps"), r.toString());
     assertTrue(out.contains("open at the end                   none"), r.toString());
+    // I5 on a real node's journal: every event in the range names its writer, the node's one incarnation
+    assertTrue(out.contains("I5 one writer at a time           checked 1 journal (24 events with a known writer): 0 interleavings"),
+        r.toString());
+    assertTrue(out.contains("OK: I1-I5 hold (checked 5 due windows, 5 windows with events, 6 attempts, 24 events of 1 journal"
+        + " with a known writer)"), r.toString());
+    assertTrue(!out.contains("had no writer"), r.toString());
     // the table: every event with its time in UTC and in Shanghai
     assertTrue(out.contains("task 'digest' (zone Asia/Shanghai): "), r.toString());
     assertTrue(out.matches("(?s).*2026-12-02T00:00:00Z  2026-12-02T08:00:00\\+08:00  FireSkipped +2026-12-02 +PAUSED: task is paused.*"),
         r.toString());
     assertTrue(out.contains("InstanceFinalFailed"), r.toString());
     assertTrue(r.err().contains("events of 1 task (5 windows)"), r.toString());
+  }
+
+  @Test
+  @DisplayName("I5: the whole journal of a node's run (the task's and the trigger's) has one writer at a time, and says so")
+  void verifiesBothJournalsOfTheNodeWithI5() throws Exception {
+    Result r = AuditTesting.audit(journal, AuditRequest.builder().verify(true).timeline(false).format("json").build());
+    assertEquals(Audit.OK, r.exit(), r.toString());
+    JsonNode summary = null;
+    for (String line : r.out().split("\n")) {
+      JsonNode n = new ObjectMapper().readTree(line);
+      assertTrue(!n.get("record").asText().equals("note") || !n.get("text").asText().startsWith("I5"), line);
+      if (n.get("record").asText().equals("verification")) {
+        summary = n;
+      }
+    }
+    assertEquals("OK", summary.get("result").asText(), r.out());
+    JsonNode i5 = summary.get("checked").get("I5");
+    assertEquals(2, i5.get("journals").asLong(), "the task's and the trigger's: " + r.out());
+    assertTrue(i5.get("events").asLong() > 25, "the task's 25 events and the trigger's: " + r.out());
+  }
+
+  @Test
+  @DisplayName("I5: every event of a node's run names its writer: the node, its incarnation and its one-node cluster (itself)")
+  void everyEventNamesItsWriter() {
+    try (AuditReader reader = AuditReader.builder(journal).start()) {
+      List<io.almanac.journal.WriterStamp> writers = new ArrayList<>();
+      reader.read("digest").events().forEach(e -> writers.add(e.writer()));
+      reader.triggerWriters().forEach(w -> writers.add(w.writer()));
+      io.almanac.journal.WriterStamp first = writers.get(0);
+      assertTrue(first.node().startsWith("pekko://audit-node@127.0.0.1:"), first.toString());
+      assertEquals(first.nodeIncarnation(), first.cluster(), "a one-node cluster is named by its only member");
+      assertTrue(writers.stream().allMatch(first::equals), writers.toString());
+    }
   }
 
   @Test
