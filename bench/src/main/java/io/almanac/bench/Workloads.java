@@ -422,7 +422,7 @@ final class Workloads {
       long seq = 1;
       io.almanac.TaskSpec spec = io.almanac.TaskSpec.builder(id).cron("* * * * * ? UTC")
           .window(io.almanac.WindowSpec.PER_FIRING).job("bench").build();
-      ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new TaskJournal.SpecDefined(spec, base), utc));
+      ev.add(io.almanac.persistence.audit.AuditEvent.of(id, seq++, new TaskJournal.SpecDefined(io.almanac.journal.SpecRecord.of(spec), base), utc));
       for (int w = 0; w < windows; w++) {
         Instant due = base.plusSeconds(1 + w);
         String key = due.toString();
