@@ -46,7 +46,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * <ul>
  *   <li>the failover time, the longest gap between two consecutive fires (InstanceScheduled) around
  *       the kill, is at most {@code almanac.cluster.failover-limit} (default 15 s);
- *   <li>the audit verifier (I1-I4) passes: no window succeeds twice, every due window is accounted
+ *   <li>the audit verifier (I1-I5) passes: no window succeeds twice, every due window is accounted
  *       for (those due during the failover are MISSED or caught up, with a reason), no attempt stays
  *       RUNNING past its lease, no overlap;
  *   <li>no window is scheduled twice, no ledgered effect runs twice (effects file);
