@@ -9,7 +9,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 
 /** Configuration as a user writes it: {@code include "almanac-h2.conf"} plus overrides. */
-final class H2TestConfig {
+public final class H2TestConfig {
 
   static final String SLICK_DB = "pekko-persistence-jdbc.shared-databases.slick.db";
 
@@ -20,6 +20,9 @@ final class H2TestConfig {
    * @param extra further HOCON lines
    * @return the resolved configuration, with every library's reference.conf behind it
    */
+  /** The line that makes the H2 journal stamp each event with its writer (off in almanac-h2.conf). */
+  public static final String STAMP_WRITERS = "jdbc-journal.class = \"io.almanac.persistence.WriterStampingJournal\"\n";
+
   static Config at(Path db, String extra) {
     return ConfigFactory.load(ConfigFactory.parseString(
         "include \"almanac-h2.conf\"\n"
