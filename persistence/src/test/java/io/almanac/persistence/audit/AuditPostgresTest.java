@@ -14,12 +14,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.OverlapPolicy;
-import io.almanac.internal.TaskEntity;
 import io.almanac.persistence.TestPostgres;
 import io.almanac.persistence.audit.AuditTesting.Result;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -54,32 +50,7 @@ class AuditPostgresTest {
 
   @BeforeAll
   void createSchemaAndJournals() throws Exception {
-    TestPostgres.Server server;
-    try {
-      server = TestPostgres.server();
-    } catch (IllegalStateException e) {
-      fail(e.getMessage(), e);
-      return;
-    }
-    String script;
-    try (InputStream in = getClass().getResourceAsStream("/io/almanac/persistence/schema/postgres-create-schema.sql")) {
-      script = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("public.", schema + ".");
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-    try (Connection c = admin(); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-      s.execute("SET search_path TO " + schema);
-      for (String statement : script.replaceAll("(?m)^--.*$", "").split(";")) {
-        if (!statement.isBlank()) {
-          s.execute(statement);
-        }
-      }
-    } catch (SQLException e) {
-      fail("PostgreSQL is not reachable at " + server.url() + " as " + server.user() + " (" + e.getMessage() + "); it was"
-          + " chosen thus: " + server.why(), e);
-    }
-    String url = server.url() + (server.url().contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    String url = AuditTesting.createPostgresSchema(schema, "almanac-audit-test-admin");
     config = ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
         "pekko.persistence.journal.plugin = \"jdbc-journal\"",
         "pekko.persistence.snapshot-store.plugin = \"jdbc-snapshot-store\"",
@@ -88,8 +59,8 @@ class AuditPostgresTest {
         "  db {",
         "    driver = \"org.postgresql.Driver\"",
         "    url = " + ConfigUtil.quoteString(url),
-        "    user = " + ConfigUtil.quoteString(server.user()),
-        "    password = " + ConfigUtil.quoteString(server.password()),
+        "    user = " + ConfigUtil.quoteString(TestPostgres.server().user()),
+        "    password = " + ConfigUtil.quoteString(TestPostgres.server().password()),
         "    numThreads = 2, maxConnections = 2, minConnections = 2, connectionTimeout = 5s",
         "  }",
         "}",

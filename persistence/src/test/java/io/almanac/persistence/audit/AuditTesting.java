@@ -36,6 +36,42 @@ final class AuditTesting {
             + extra));
   }
 
+  /**
+   * Creates a fresh schema on the test PostgreSQL server ({@link io.almanac.persistence.TestPostgres})
+   * with the journal's tables, as the plugin's script creates them.
+   *
+   * @param schema the schema's name
+   * @param applicationName the admin connection's application name
+   * @return the JDBC URL that makes the schema current; fails the test when no server can be had
+   */
+  static String createPostgresSchema(String schema, String applicationName) {
+    io.almanac.persistence.TestPostgres.Server server;
+    try {
+      server = io.almanac.persistence.TestPostgres.server();
+    } catch (IllegalStateException e) {
+      return org.junit.jupiter.api.Assertions.fail(e.getMessage(), e);
+    }
+    String script;
+    try (java.io.InputStream in = AuditTesting.class.getResourceAsStream("/io/almanac/persistence/schema/postgres-create-schema.sql")) {
+      script = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("public.", schema + ".");
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    try (java.sql.Connection c = server.connect(applicationName); java.sql.Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+      s.execute("SET search_path TO " + schema);
+      for (String statement : script.replaceAll("(?m)^--.*$", "").split(";")) {
+        if (!statement.isBlank()) {
+          s.execute(statement);
+        }
+      }
+    } catch (java.sql.SQLException e) {
+      org.junit.jupiter.api.Assertions.fail("PostgreSQL is not reachable at " + server.url() + " as " + server.user() + " ("
+          + e.getMessage() + "); it was chosen thus: " + server.why(), e);
+    }
+    return server.url() + (server.url().contains("?") ? "&" : "?") + "currentSchema=" + schema;
+  }
+
   static Config config(Path db) {
     return config(db, "");
   }

@@ -9,9 +9,6 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.persistence.TestPostgres;
 import io.almanac.persistence.audit.AuditTesting.Result;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -40,36 +37,14 @@ class AuditTwoWritersPostgresTest {
 
   @BeforeAll
   void twoClustersWriteOneTask() throws Exception {
-    TestPostgres.Server server;
-    try {
-      server = TestPostgres.server();
-    } catch (IllegalStateException e) {
-      fail(e.getMessage(), e);
-      return;
-    }
-    String script;
-    try (InputStream in = getClass().getResourceAsStream("/io/almanac/persistence/schema/postgres-create-schema.sql")) {
-      script = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("public.", schema + ".");
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-    try (Connection c = server.connect("almanac-i5-test-admin"); Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + schema);
-      s.execute("SET search_path TO " + schema);
-      for (String statement : script.replaceAll("(?m)^--.*$", "").split(";")) {
-        if (!statement.isBlank()) {
-          s.execute(statement);
-        }
-      }
-    }
-    String url = server.url() + (server.url().contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    String url = AuditTesting.createPostgresSchema(schema, "almanac-i5-test-admin");
     // As a node configures its journal: almanac-postgres.conf (which sets the stamping journal).
     config = ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
         "include \"almanac-postgres.conf\"",
         "almanac.persistence.postgres {",
         "  url = " + ConfigUtil.quoteString(url),
-        "  user = " + ConfigUtil.quoteString(server.user()),
-        "  password = " + ConfigUtil.quoteString(server.password()),
+        "  user = " + ConfigUtil.quoteString(TestPostgres.server().user()),
+        "  password = " + ConfigUtil.quoteString(TestPostgres.server().password()),
         "  pool-size = 2",
         "}")));
     outcome = TwoWriters.write(config, false, true);
