@@ -42,6 +42,10 @@ import org.apache.pekko.coordination.lease.scaladsl.LeaseProvider;
  */
 public final class LeaseGuard {
 
+  // Not the guarded actor's context logger: the first call of getLog() names that logger after its
+  // caller, and the actor's own lines (TaskEntity, TriggerActor) must keep their actor's name.
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LeaseGuard.class);
+
   private LeaseGuard() {}
 
   /**
@@ -97,20 +101,20 @@ public final class LeaseGuard {
     try {
       name = leaseName.apply(ctx.getSelf().path());
     } catch (RuntimeException e) {
-      ctx.getLog().warn("lease guard off: cannot derive the lease name from {}: {}", ctx.getSelf().path(), e.toString());
+      LOG.warn("lease guard off: cannot derive the lease name from {}: {}", ctx.getSelf().path(), e.toString());
       return Optional.empty();
     }
     String owner = Cluster.get(ctx.getSystem()).selfMember().address().hostPort();
     Lease lease = LeaseProvider.get(Adapter.toClassic(ctx.getSystem())).getLease(name, config.getString(useLeaseKey), owner);
     if (!lease.checkLease()) {
-      ctx.getLog().warn("lease guard off: lease [{}] of [{}] is not held as the actor starts (its parent acquires it "
+      LOG.warn("lease guard off: lease [{}] of [{}] is not held as the actor starts (its parent acquires it "
           + "first, so the name is not the one Pekko uses); the actor relies on Pekko stopping it on lease loss", name, owner);
       return Optional.empty();
     }
     if (useLeaseKey.contains("singleton")) {
-      ctx.getLog().info("lease guard on: lease [{}] of [{}]", name, owner); // once per singleton start
+      LOG.info("lease guard on: lease [{}] of [{}]", name, owner); // once per singleton start
     } else {
-      ctx.getLog().debug("lease guard on: lease [{}] of [{}]", name, owner); // once per entity start
+      LOG.debug("lease guard on: lease [{}] of [{}]", name, owner); // once per entity start
     }
     return Optional.of(lease);
   }
@@ -128,7 +132,7 @@ public final class LeaseGuard {
       if (lease.checkLease()) {
         return target.apply(ctx, msg);
       }
-      ctx.asJava().getLog().warn("lease [{}] lost: stopping without handling {} (the lease's holder starts it again "
+      LOG.warn("lease [{}] lost: stopping without handling {} (the lease's holder starts it again "
           + "once it holds the lease again)", lease.settings().leaseName(), msg.getClass().getSimpleName());
       return Behaviors.stopped();
     }

@@ -131,4 +131,18 @@ class LeaseGuardTest {
     sharding.entityRefFor(key, "e1").tell("y");
     probe.expectNoMessage(Duration.ofMillis(500));
   }
+
+  @Test
+  @DisplayName("the guarded actor's own log lines keep its name (the guard logs under its own logger)")
+  void guardedActorKeepsItsLoggerName() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    EntityTypeKey<String> key = EntityTypeKey.create(String.class, "named-type");
+    ClusterSharding sharding = ClusterSharding.get(testKit.system());
+    sharding.init(Entity.of(key, ctx -> LeaseGuard.shardEntity(Behaviors.<String>setup(inner -> {
+      probe.tell(inner.getLog().getName());
+      return Behaviors.receiveMessage(m -> Behaviors.same());
+    }), String.class)));
+    sharding.entityRefFor(key, "e1").tell("x");
+    assertEquals(LeaseGuardTest.class.getName(), probe.receiveMessage(Duration.ofSeconds(20)));
+  }
 }
