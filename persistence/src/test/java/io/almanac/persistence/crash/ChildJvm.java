@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -281,6 +282,71 @@ final class ChildJvm implements AutoCloseable {
       throw new IllegalStateException(e);
     }
     return process.exitValue();
+  }
+
+  /** {@code kill -STOP}: freezes the child (every thread, its clocks keep running) until {@link #resume()}. */
+  void freeze() {
+    signal("STOP");
+  }
+
+  /** {@code kill -CONT}: wakes a child frozen by {@link #freeze()}. */
+  void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String name) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).redirectErrorStream(true).start();
+      String out = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: " + out);
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * SIGTERM (a normal stop as a service manager does it: the JVM's shutdown hook runs Pekko's
+   * coordinated shutdown, the member leaves), then waits.
+   *
+   * @param timeout how long to wait for the exit
+   * @return the exit status (143 after SIGTERM, or 0 when the node's own stop won the race)
+   */
+  int terminate(Duration timeout) {
+    process.destroy();
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        throw new IllegalStateException("child " + name + " did not stop within " + timeout + " of SIGTERM (killed); see " + out);
+      }
+      reader.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    return process.exitValue();
+  }
+
+  /**
+   * Waits for the child's exit (e.g. after it was downed).
+   *
+   * @return its exit status, or empty if it still runs at the timeout
+   */
+  Optional<Integer> awaitExit(Duration timeout) {
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        return Optional.empty();
+      }
+      reader.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    return Optional.of(process.exitValue());
   }
 
   /** Kills the child if it still runs (a failed test must not leave it behind). */

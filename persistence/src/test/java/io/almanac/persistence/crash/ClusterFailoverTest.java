@@ -84,7 +84,7 @@ class ClusterFailoverTest {
   private static final String TRIGGER_STARTED = "trigger started:";
 
   /** One member: its process, its log, its port. */
-  private record Member(ChildJvm jvm, Path log, int port) {
+  record Member(ChildJvm jvm, Path log, int port) {
     String name() {
       return jvm.output().getFileName().toString().replace(".out", "");
     }
@@ -196,7 +196,7 @@ class ClusterFailoverTest {
     }
   }
 
-  private static long countIn(Path log, String text) {
+  static long countIn(Path log, String text) {
     if (!Files.exists(log)) {
       return 0;
     }
@@ -338,9 +338,9 @@ class ClusterFailoverTest {
   }
 
   /** Per task, the latest due window a job started for (JOB-START lines of every node). */
-  private final Map<String, Instant> latestWindowStarted = new ConcurrentHashMap<>();
+  final Map<String, Instant> latestWindowStarted = new ConcurrentHashMap<>();
 
-  private static Instant settledAfter(Instant ready) {
+  static Instant settledAfter(Instant ready) {
     return ready.plusSeconds(2);
   }
 
@@ -352,7 +352,7 @@ class ClusterFailoverTest {
    * report of this change), which is not what this test is about. Gives up at the deadline with a
    * note: the journal check still judges everything.
    */
-  private void awaitSettled(CrashRun run, Instant after, Instant deadline) throws InterruptedException {
+  void awaitSettled(CrashRun run, Instant after, Instant deadline) throws InterruptedException {
     while (CrashNode.TASKS.stream().anyMatch(t -> !latestWindowStarted.getOrDefault(t.id(), Instant.EPOCH).isAfter(after))) {
       if (Instant.now().isAfter(deadline)) {
         run.log("not every task started a window due after " + after + " by " + deadline + ": " + latestWindowStarted);
@@ -362,7 +362,7 @@ class ClusterFailoverTest {
     }
   }
 
-  private Member start(CrashRun run, int port, String seeds, List<ChildJvm> all, Map<ChildJvm, Instant> lastJobStart) {
+  Member start(CrashRun run, int port, String seeds, List<ChildJvm> all, Map<ChildJvm, Instant> lastJobStart) {
     ChildJvm jvm = run.startNode(Map.of("cluster-port", String.valueOf(port), "seeds", seeds));
     all.add(jvm);
     jvm.onLine(l -> {
@@ -380,7 +380,7 @@ class ClusterFailoverTest {
   }
 
   /** Waits until every member has started a job after {@code since}. */
-  private static void awaitJobs(List<Member> live, Map<ChildJvm, Instant> lastJobStart, Instant since, Instant deadline)
+  static void awaitJobs(List<Member> live, Map<ChildJvm, Instant> lastJobStart, Instant since, Instant deadline)
       throws InterruptedException {
     while (!live.stream().allMatch(m -> Optional.ofNullable(lastJobStart.get(m.jvm())).map(t -> t.isAfter(since)).orElse(false))) {
       if (Instant.now().isAfter(deadline)) {
@@ -391,7 +391,7 @@ class ClusterFailoverTest {
   }
 
   /** The member whose log has the latest "trigger started" line. */
-  private static Member awaitTriggerHost(CrashRun run, List<Member> live, Instant deadline) throws InterruptedException {
+  static Member awaitTriggerHost(CrashRun run, List<Member> live, Instant deadline) throws InterruptedException {
     while (true) {
       Member best = null;
       Instant latest = null;
@@ -429,7 +429,7 @@ class ClusterFailoverTest {
     }
   }
 
-  private static int[] freePorts(int n) throws IOException {
+  static int[] freePorts(int n) throws IOException {
     int[] ports = new int[n];
     List<ServerSocket> open = new ArrayList<>();
     try {
@@ -483,7 +483,7 @@ class ClusterFailoverTest {
     }
   }
 
-  private static Facts facts(CrashRun run) {
+  static Facts facts(CrashRun run) {
     List<Instant> fires = new ArrayList<>();
     List<String> twice = new ArrayList<>();
     List<String> turned = new ArrayList<>();
