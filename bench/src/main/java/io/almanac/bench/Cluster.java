@@ -345,6 +345,8 @@ final class Cluster {
       out.put("journal_rows_per_fire", (rowsAtEnd - rowsBefore) / (double) Math.max(1, fired));
       out.put("journal_rows_per_fire_as_steady", (rowsAfter - rowsBefore) / (double) Math.max(1, fired));
       out.put("journal_rows", Map.of("at_from", rowsBefore, "at_to", rowsAtEnd, "at_to_plus_5s", rowsAfter));
+      // what the journal holds at the end, by event type (the missed fires' records: skipped or missed, and why)
+      out.put("events_by_type", eventsByType(probe));
       out.put("measured_seconds", seconds);
       out.put("first_measured_second", from.toString());
       return out;
@@ -352,6 +354,18 @@ final class Cluster {
       stopAll(all);
       db.drop();
     }
+  }
+
+  private static Map<String, Object> eventsByType(Connection c) throws java.sql.SQLException {
+    Map<String, Object> byType = new java.util.TreeMap<>();
+    try (var s = c.createStatement();
+        var rs = s.executeQuery("SELECT \"event_ser_manifest\", COUNT(*) FROM \"event_journal\" GROUP BY \"event_ser_manifest\"")) {
+      while (rs.next()) {
+        String t = rs.getString(1);
+        byType.put(t.substring(t.lastIndexOf('$') + 1), rs.getLong(2));
+      }
+    }
+    return byType;
   }
 
   // ---------------------------------------------------------------------------------------------
