@@ -83,6 +83,18 @@ final class Cluster {
       }
     });
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config(db, port, seeds));
+    java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+    system.getWhenTerminated().thenRun(() -> {
+      if (!stopping.get()) {
+        // downed by the split brain resolver (exit-jvm is off): say so and end the JVM, so that the
+        // harness does not take a node without an ActorSystem for a live one
+        synchronized (out) {
+          out.println("TERMINATED " + System.currentTimeMillis());
+          out.flush();
+        }
+        Runtime.getRuntime().halt(4);
+      }
+    });
     SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
     Almanac almanac = Almanac.builder(system)
         .job("bench", ctx -> {
@@ -111,6 +123,7 @@ final class Cluster {
         break;
       }
     }
+    stopping.set(true);
     system.terminate();
     system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
     System.exit(0);
@@ -173,6 +186,8 @@ final class Cluster {
     final List<Recorder.Start> starts = new CopyOnWriteArrayList<>();
     final List<Long> triggerStarts = new CopyOnWriteArrayList<>();
     final AtomicLong ready = new AtomicLong(-1);
+    /** When its ActorSystem terminated other than by STOP (downed), or -1. */
+    final AtomicLong terminated = new AtomicLong(-1);
     final AtomicLong lastStartMs = new AtomicLong(-1);
     final Map<String, Long> latestDue = new ConcurrentHashMap<>();
 
@@ -217,6 +232,8 @@ final class Cluster {
             n.latestDue.merge(s.task(), s.ownDueMs(), Math::max);
           } else if (line.startsWith("T ")) {
             n.triggerStarts.add(Long.parseLong(line.substring(2).trim()));
+          } else if (line.startsWith("TERMINATED ")) {
+            n.terminated.set(Long.parseLong(line.substring(11).trim()));
           } else if (line.startsWith("READY ")) {
             n.ready.set(Long.parseLong(line.substring(6).trim()));
           }
@@ -337,6 +354,7 @@ final class Cluster {
       }
       out.putAll(Workloads.analyseSeconds(starts, from, to, m, true));
       out.put("fires_per_node", perNode);
+      out.put("nodes_downed", nodes.stream().filter(n -> n.terminated.get() > 0).map(n -> n.name).toList());
       out.put("trigger_host", nodes.stream().filter(n -> !n.triggerStarts.isEmpty()).map(n -> n.name).toList());
       long fired = ((Number) out.get("fired")).longValue();
       // rows written during the measured seconds [from, to) per fire due in them (steady state:
@@ -423,6 +441,17 @@ final class Cluster {
     return out;
   }
 
+  /** Fails the run when a node's ActorSystem ended (downed by the split brain resolver, e.g. on an overloaded machine). */
+  private static void checkAllUp(List<Node> nodes, String when) {
+    for (Node n : nodes) {
+      if (n.terminated.get() > 0 || !n.process.isAlive()) {
+        throw new IllegalStateException(n.name + " was downed or exited " + when
+            + (n.terminated.get() > 0 ? " (ActorSystem terminated at " + Instant.ofEpochMilli(n.terminated.get()) + ")" : "")
+            + ": the cluster did not hold together, not a failover to measure (an overloaded machine?)");
+      }
+    }
+  }
+
   private static Map<String, Object> summary(List<Double> v) {
     Map<String, Object> m = new LinkedHashMap<>();
     if (v.isEmpty()) {
@@ -466,6 +495,7 @@ final class Cluster {
           }
         }
         boolean hostKnown = nodes.stream().anyMatch(n -> !n.triggerStarts.isEmpty());
+        checkAllUp(nodes, "while the tasks settled");
         if (settled == m && hostKnown) {
           break;
         }
@@ -475,6 +505,7 @@ final class Cluster {
         }
         Thread.sleep(100);
       }
+      checkAllUp(nodes, "before the kill");
       host = nodes.stream().filter(n -> !n.triggerStarts.isEmpty())
           .max((a, b) -> Long.compare(a.triggerStarts.get(a.triggerStarts.size() - 1), b.triggerStarts.get(b.triggerStarts.size() - 1)))
           .orElseThrow();
@@ -505,6 +536,7 @@ final class Cluster {
           }
         }
         if (back < 0) {
+          checkAllUp(survivors, "after the kill, before the trigger started again");
           if (System.currentTimeMillis() > resumeDeadline) {
             throw new IllegalStateException("no survivor started the trigger within 90 s of the kill");
           }

@@ -82,7 +82,8 @@ final class Table {
     if (w.startsWith("cluster-steady")) {
       return String.format("%s node(s): lag p50 %s p99 %s max %s | missed %s of %s | doubled %s | journal rows/fire %s | fires per node %s",
           n(num(r, "nodes")), ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), ms(num(r, "lag.max_ms")), n(num(r, "missed")),
-          n(num(r, "expected")), n(num(r, "duplicates")), f(num(r, "journal_rows_per_fire")), counts(get(r, "fires_per_node")));
+          n(num(r, "expected")), n(num(r, "duplicates")), f(num(r, "journal_rows_per_fire")), counts(get(r, "fires_per_node")))
+          + (get(r, "nodes_downed") instanceof List<?> l && !l.isEmpty() ? " | downed by the cluster: " + l : "");
     }
     if (w.startsWith("cluster-failover")) {
       return String.format("failover median %s max %s (min %s) over %s of %s runs | kill -> trigger started median %s max %s"
