@@ -365,6 +365,10 @@ final class Cluster {
       out.put("journal_rows", Map.of("at_from", rowsBefore, "at_to", rowsAtEnd, "at_to_plus_5s", rowsAfter));
       // what the journal holds at the end, by event type (the missed fires' records: skipped or missed, and why)
       out.put("events_by_type", eventsByType(probe));
+      // where the time of a fire went, from the journal (as the steady workload's profile); the
+      // nodes' clocks are one machine's clock
+      out.put("profile", AlmanacSut.profile(probe, starts.stream()
+          .filter(x -> x.secondMs() >= from.toEpochMilli() && x.secondMs() < to.toEpochMilli()).toList(), "s"));
       out.put("measured_seconds", seconds);
       out.put("first_measured_second", from.toString());
       return out;
