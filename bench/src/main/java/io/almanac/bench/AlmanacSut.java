@@ -197,6 +197,11 @@ final class AlmanacSut implements Sut {
    */
   @Override
   public Map<String, Object> profile(List<Recorder.Start> starts, String prefix) throws Exception {
+    return profile(probeConn, starts, prefix);
+  }
+
+  /** {@link #profile(List, String)} over any connection to the run's schema (the cluster workloads' harness has one). */
+  static Map<String, Object> profile(Connection probeConn, List<Recorder.Start> starts, String prefix) throws Exception {
     Map<String, long[]> ts = new java.util.HashMap<>(); // task@window -> scheduled, started, succeeded (ms)
     Map<String, Long> due = new java.util.HashMap<>();
     try (var ps = probeConn.prepareStatement("SELECT \"persistence_id\", \"event_ser_manifest\", \"write_timestamp\","

@@ -30,6 +30,8 @@ public final class Bench {
 
   static final List<String> SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc", "quartz-jdbc-tuned", "dbs", "dbs-tuned");
   static final List<String> WORKLOADS = List.of("limit", "ceiling", "burst", "steady", "restart", "scale", "audit");
+  /** Multi-node workloads (PostgreSQL only, several node JVMs, minutes each): named explicitly, not part of "all". */
+  static final List<String> CLUSTER_WORKLOADS = List.of("cluster-steady", "cluster-failover");
   /** Restart and scale are run for one configuration of each peer (the tuned ones) and the in-memory reference. */
   static final List<String> LONG_SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc-tuned", "dbs-tuned");
 
@@ -60,8 +62,14 @@ public final class Bench {
         "  workloads: " + WORKLOADS + " (all); burst = 1,000 and 10,000; steady = 100 and 1,000 tasks/s for 30 s;",
         "             restart = 100 tasks/s, kill -9 after 10 s, 10 s down, 10 s up; scale = 100,000 daily tasks;",
         "             restart and scale run for " + LONG_SYSTEMS + " unless --system names others",
-        "  --n N      one burst size instead of 1,000 and 10,000",
-        "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s)",
+        "  cluster workloads (--db postgres only; not part of 'all', name them: --workload cluster-steady,cluster-failover):",
+        "             cluster-steady = N tasks every second (default 1,000) for 30 s on a 3-node cluster, then on 1 node,",
+        "             each on a new schema; cluster-failover = 3 nodes, N tasks every second (default 100), kill -9 of",
+        "             the trigger's host, failover from the journal, on a fresh cluster and schema per run (--failover-runs)",
+        "  --n N      one burst size instead of 1,000 and 10,000; the cluster workloads' number of tasks",
+        "  --failover-runs R  kill cycles of cluster-failover (default 5; --quick: 2)",
+        "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s;",
+        "             cluster-steady 20 tasks for 10 s, cluster-failover 20 tasks, 2 runs)",
         "  --data-dir where the H2 files go (default: a new temporary directory, deleted at the end)",
         "  --db       h2 (default): a new H2 file per run (WRITE_DELAY=0); postgres: a new schema per run",
         "             (almanac_bench_<token>_<run>_<name>, dropped after the run) in one PostgreSQL database",
@@ -166,7 +174,14 @@ public final class Bench {
     boolean quick = opt.containsKey("quick");
     boolean explicitSystems = opt.containsKey("system") && !opt.get("system").equals("all");
     List<String> systems = list(opt.getOrDefault("system", "all"), SYSTEMS);
-    List<String> workloads = list(opt.getOrDefault("workload", "all"), WORKLOADS);
+    List<String> knownWorkloads = new ArrayList<>(WORKLOADS);
+    knownWorkloads.addAll(CLUSTER_WORKLOADS);
+    List<String> workloads = opt.getOrDefault("workload", "all").equals("all") ? WORKLOADS
+        : list(opt.get("workload"), knownWorkloads);
+    if (!Db.postgres() && workloads.stream().anyMatch(CLUSTER_WORKLOADS::contains)) {
+      System.err.println("the cluster workloads " + CLUSTER_WORKLOADS + " need --db postgres (an H2 file is opened by one JVM only)");
+      System.exit(2);
+    }
     Path data = opt.containsKey("data-dir") ? Path.of(opt.get("data-dir")) : Files.createTempDirectory("almanac-bench");
     boolean deleteData = !opt.containsKey("data-dir");
 
@@ -201,6 +216,14 @@ public final class Bench {
             }
           }
         }
+        case "cluster-steady" -> {
+          // 3 nodes, then the same on 1 node, in the same run and on the same server
+          String n = opt.getOrDefault("n", quick ? "20" : "1000");
+          runs.add(new String[] {"almanac-3nodes", w, n});
+          runs.add(new String[] {"almanac-1node", w, n});
+        }
+        case "cluster-failover" -> runs.add(new String[] {"almanac-3nodes", w, opt.getOrDefault("n", quick ? "20" : "100"),
+            opt.getOrDefault("failover-runs", quick ? "2" : "5")});
         default -> throw new IllegalArgumentException("unknown workload " + w);
       }
       for (String[] r : runs) {
@@ -209,7 +232,7 @@ public final class Bench {
         Files.createDirectories(dir);
         progress("run %d: %s %s %s", run, r[0], r[1], r[2]);
         String prefix = String.format("%s_%03d", token, run);
-        Map<String, Object> res = spawnChild(r[0], r[1], r[2], dir, quick, prefix);
+        Map<String, Object> res = spawnChild(r[0], r[1], r[2], dir, quick, prefix, r.length > 3 ? r[3] : null);
         if (Db.postgres()) {
           // every run drops its own schemas; this catches one that died before it could
           try {
@@ -251,7 +274,7 @@ public final class Bench {
   }
 
   private static Map<String, Object> spawnChild(String system, String workload, String n, Path dir, boolean quick,
-      String pgPrefix) throws Exception {
+      String pgPrefix, String failoverRuns) throws Exception {
     List<String> cmd = javaCommand("2g");
     cmd.add(1, "-Dalmanac.bench.pg.prefix=" + pgPrefix);
     if (System.getProperty("almanac.bench.overrides") != null) {
@@ -261,6 +284,9 @@ public final class Bench {
         "--data-dir", dir.toString()));
     if (quick) {
       cmd.add("--quick");
+    }
+    if (failoverRuns != null) {
+      cmd.addAll(List.of("--failover-runs", failoverRuns));
     }
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     List<String> lines = new ArrayList<>();
@@ -275,7 +301,8 @@ public final class Bench {
       }
     });
     reader.start();
-    boolean done = p.waitFor(20, TimeUnit.MINUTES);
+    int limitMinutes = workload.startsWith("cluster-") ? 45 : 20;
+    boolean done = p.waitFor(limitMinutes, TimeUnit.MINUTES);
     if (!done) {
       p.destroyForcibly();
     }
@@ -286,7 +313,7 @@ public final class Bench {
       }
     }
     Map<String, Object> err = Workloads.head(system, workload + "-" + n, null);
-    err.put("error", done ? "the run failed (exit " + p.exitValue() + "); see stderr" : "timed out after 20 minutes");
+    err.put("error", done ? "the run failed (exit " + p.exitValue() + "); see stderr" : "timed out after " + limitMinutes + " minutes");
     return err;
   }
 
@@ -306,6 +333,8 @@ public final class Bench {
         case "steady" -> Workloads.steady(system, n, quick ? 5 : 30, dir);
         case "scale" -> Workloads.scale(system, n, quick ? 5 : 20, dir);
         case "restart" -> quick ? Restart.run(system, n, 3, 3, 8, dir) : Restart.run(system, n, 10, 10, 10, dir);
+        case "cluster-steady" -> Cluster.steady(system, system.equals("almanac-1node") ? 1 : 3, n, quick ? 10 : 30, dir);
+        case "cluster-failover" -> Cluster.failover(system, n, Integer.parseInt(opt.getOrDefault("failover-runs", "5")), dir);
         default -> throw new IllegalArgumentException(workload);
       };
     } catch (Throwable e) {

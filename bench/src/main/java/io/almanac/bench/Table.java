@@ -43,6 +43,24 @@ final class Table {
     return String.format("%.2f", d);
   }
 
+  /** A count, without decimals. */
+  static String n(Double d) {
+    return d == null ? "-" : String.format("%,d", Math.round(d));
+  }
+
+  /** A map of counts, e.g. fires per node: node1 66, node2 63. */
+  @SuppressWarnings("unchecked")
+  static String counts(Object o) {
+    if (!(o instanceof Map)) {
+      return "-";
+    }
+    List<String> parts = new ArrayList<>();
+    for (var e : ((Map<String, Object>) o).entrySet()) {
+      parts.add(e.getKey() + " " + (e.getValue() instanceof Number x ? n(x.doubleValue()) : String.valueOf(e.getValue())));
+    }
+    return String.join(", ", parts);
+  }
+
   static String ms(Double d) {
     if (d == null) {
       return "-";
@@ -60,6 +78,19 @@ final class Table {
           f(num(r, "completions_per_s")), f(num(r, "fires_per_s")), ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")),
           ms(num(r, "lag.max_ms")), f(num(r, "started")), f(num(r, "n")), f(num(r, "duplicates")),
           r.containsKey("journal_rows_per_fire") ? " | journal rows/fire " + f(num(r, "journal_rows_per_fire")) : "");
+    }
+    if (w.startsWith("cluster-steady")) {
+      return String.format("%s node(s): lag p50 %s p99 %s max %s | missed %s of %s | doubled %s | journal rows/fire %s | fires per node %s",
+          n(num(r, "nodes")), ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), ms(num(r, "lag.max_ms")), n(num(r, "missed")),
+          n(num(r, "expected")), n(num(r, "duplicates")), f(num(r, "journal_rows_per_fire")), counts(get(r, "fires_per_node")))
+          + (get(r, "nodes_downed") instanceof List<?> l && !l.isEmpty() ? " | downed by the cluster: " + l : "");
+    }
+    if (w.startsWith("cluster-failover")) {
+      return String.format("failover median %s max %s (min %s) over %s of %s runs | kill -> trigger started median %s max %s"
+              + " | doubled fires %s, windows scheduled twice %s",
+          ms(num(r, "failover_ms.median")), ms(num(r, "failover_ms.max")), ms(num(r, "failover_ms.min")), n(num(r, "runs_measured")),
+          n(num(r, "runs")), ms(num(r, "kill_to_trigger_started_ms.median")), ms(num(r, "kill_to_trigger_started_ms.max")),
+          n(num(r, "doubled_fires")), n(num(r, "windows_scheduled_twice")));
     }
     if (w.startsWith("steady")) {
       String own = r.containsKey("lag_vs_own_execution_time")
@@ -121,6 +152,14 @@ final class Table {
       ceiling = num(byWorkload.get("ceiling").get("pekko-persistence"), "one_event_per_persist.persists_per_s");
     }
     for (var e : byWorkload.entrySet()) {
+      Map<String, Object> c3 = e.getValue().get("almanac-3nodes");
+      Map<String, Object> c1 = e.getValue().get("almanac-1node");
+      if (e.getKey().startsWith("cluster-steady") && c3 != null && c1 != null && !c3.containsKey("error") && !c1.containsKey("error")) {
+        b.append("| ").append(e.getKey()).append(" | 3 nodes vs 1 node | p99 lag x").append(ratio(num(c1, "lag.p99_ms"), num(c3, "lag.p99_ms")))
+            .append(" (1 node / 3 nodes); missed ").append(n(num(c3, "missed"))).append(" vs ").append(n(num(c1, "missed")))
+            .append("; journal rows/fire ").append(f(num(c3, "journal_rows_per_fire"))).append(" vs ")
+            .append(f(num(c1, "journal_rows_per_fire"))).append(" |\n");
+      }
       Map<String, Object> a = e.getValue().get("almanac");
       if (a == null || a.containsKey("error")) {
         continue;
