@@ -196,7 +196,7 @@ public final class Almanac {
       CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
       String self = cluster.selfMember().address().toString();
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () ->
-          Asks.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, r),
+          Asks.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, othersStayUp(cluster), r),
               Duration.ofSeconds(2), system.scheduler()).exceptionally(e -> Done.getInstance()));
       shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "almanac-drain-executor", () ->
           Asks.<Executor.Command, Done>ask(executor, Executor.Drain::new, executorSettings.drainTimeout(),
@@ -253,6 +253,21 @@ public final class Almanac {
     return java.util.Optional.of(others.size() + " registered tasks are not declared in almanac.tasks (registered through "
         + "the API, or taken out of the configuration): " + String.join(", ", others.subList(0, Math.min(10, others.size())))
         + (others.size() > 10 ? ", ..." : "") + "; they keep firing until removed with Almanac.remove(id)");
+  }
+
+  /**
+   * Whether another member of the cluster is up (and not leaving, not unreachable), as this node
+   * sees it: a trigger stopping here then has a successor, and its stop is a hand-over, not downtime.
+   */
+  private static boolean othersStayUp(Cluster cluster) {
+    org.apache.pekko.cluster.Member self = cluster.selfMember();
+    java.util.Set<org.apache.pekko.cluster.Member> unreachable = cluster.state().getUnreachable();
+    for (org.apache.pekko.cluster.Member m : cluster.state().getMembers()) {
+      if (!m.uniqueAddress().equals(self.uniqueAddress()) && m.status() == MemberStatus.up() && !unreachable.contains(m)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** An executor is alive if it is this incarnation of this node, or a member of the cluster that is up. */
