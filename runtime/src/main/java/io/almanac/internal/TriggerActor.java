@@ -337,11 +337,12 @@ public final class TriggerActor
     }
     recovered = true;
     lastTick = now;
-    ctx.getLog().info("trigger started{}: {} tasks, watermark {}, {} windows due while down handed over as catch-up, "
-            + "{} on time, {} tasks with active windows woken{}", handOver ? " (taking over from " + state.handedOverAt()
-            + ": windows due since, within the on-time grace, fire on time)" : "", state.tasks().size(), watermark, catchUp, onTime,
+    ctx.getLog().info("trigger started: {} tasks, watermark {}, {} windows due while down handed over as catch-up, "
+            + "{} on time, {} tasks with active windows woken{}{}", state.tasks().size(), watermark, catchUp, onTime,
         state.active().size(), beyondCap == 0 ? "" : ", " + beyondCap + " tasks had more than "
-            + settings.maxCatchUpPerTask() + " windows due (only the latest handed over)");
+            + settings.maxCatchUpPerTask() + " windows due (only the latest handed over)",
+        handOver ? "; taking over from a trigger handed over at " + state.handedOverAt()
+            + " (the windows due since, within the on-time grace, fire on time)" : "");
     timers.startTimerWithFixedDelay(HeartbeatLog.INSTANCE, settings.heartbeatInterval());
     ctx.getSelf().tell(Tick.INSTANCE);
   }

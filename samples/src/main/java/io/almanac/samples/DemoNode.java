@@ -9,6 +9,7 @@ import io.almanac.Almanac;
 import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
 import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.lease.LeaseSeeds;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,6 +114,10 @@ public final class DemoNode {
         db = h2.toString();
         boolean fresh = !Files.exists(h2);
         banner(loaded.source(), h2, dataDir, fresh);
+      }
+      if (cluster.isPresent()) {
+        // A seed node restarted while the others run joins them, found by their live leases.
+        config = LeaseSeeds.withLiveHolders(config, ClusterArgs.SYSTEM_NAME);
       }
       system = ActorSystem.create(Behaviors.empty(), ClusterArgs.SYSTEM_NAME, config);
     } catch (ConfigException | IllegalArgumentException e) {
