@@ -11,6 +11,7 @@ import io.almanac.internal.LeaseGuard;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
+import io.almanac.internal.TaskShardingSettings;
 import io.almanac.internal.TriggerActor;
 import io.almanac.journal.SpecRecord;
 import io.almanac.internal.TriggerSettings;
@@ -187,7 +188,8 @@ public final class Almanac {
       TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
           taskSettings.repeatedSkipAlert());
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
-          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class)));
+          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class))
+          .withSettings(TaskShardingSettings.of(system)));
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());
 
