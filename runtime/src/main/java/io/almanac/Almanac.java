@@ -11,6 +11,8 @@ import io.almanac.internal.LeaseGuard;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
+import io.almanac.internal.SingletonLocator;
+import io.almanac.internal.TaskShardingSettings;
 import io.almanac.internal.TriggerActor;
 import io.almanac.journal.SpecRecord;
 import io.almanac.internal.TriggerSettings;
@@ -36,7 +38,6 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SingletonActor;
 import org.apache.pekko.pattern.StatusReply;
@@ -177,9 +178,13 @@ public final class Almanac {
       }
       ClusterSharding sharding = ClusterSharding.get(system);
       Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
-      ActorRef<TriggerActor.Command> trigger = ClusterSingleton.get(system).init(
+      // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
+      // on a lost lease and started it anew on the same node (see SingletonLocator).
+      ActorRef<TriggerActor.Command> trigger = SingletonLocator.init(system,
           SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts),
-              TriggerActor.Command.class), "almanac-trigger"));
+              TriggerActor.Command.class), "almanac-trigger"),
+          config.getDuration("pekko.cluster.singleton-proxy.singleton-identification-interval"),
+          config.getInt("pekko.cluster.singleton-proxy.buffer-size"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
       ActorRef<Executor.Command> executor = system.systemActorOf(
           Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId), "almanac-executor",
@@ -187,7 +192,8 @@ public final class Almanac {
       TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
           taskSettings.repeatedSkipAlert());
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
-          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class)));
+          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class))
+          .withSettings(TaskShardingSettings.of(system)));
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());
 
