@@ -173,8 +173,9 @@ public final class Almanac {
         // The sole seed node joins itself at once: restarted while the others still run, it forms a
         // second cluster on the same journal instead of rejoining theirs.
         LOG.warn("this node is the only seed node ({}): if it restarts while other nodes still run it forms a second "
-            + "cluster instead of rejoining theirs; list two or more nodes in pekko.cluster.seed-nodes, the same list on "
-            + "every node", seedNodes.get(0));
+            + "cluster instead of rejoining theirs (unless its configuration went through "
+            + "io.almanac.persistence.lease.LeaseSeeds, which adds the nodes holding live leases); list two or more nodes in "
+            + "pekko.cluster.seed-nodes, the same list on every node", seedNodes.get(0));
       }
       ClusterSharding sharding = ClusterSharding.get(system);
       Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);

@@ -140,8 +140,7 @@ class ClusterFailoverTest {
     List<ChildJvm> all = new ArrayList<>();
     Map<ChildJvm, Instant> lastJobStart = new ConcurrentHashMap<>();
     Instant firstReady;
-    Instant seedKilledAt;
-    Member again;
+    List<Member> restarted = new ArrayList<>();
     try {
       Member seed = start(run, ports[0], seeds, all, lastJobStart);
       live.add(seed);
@@ -153,18 +152,23 @@ class ClusterFailoverTest {
         firstReady = run.awaitReady(m.jvm());
       }
       awaitSettled(run, settledAfter(firstReady), Instant.now().plus(RESUME_TIMEOUT));
-      Member host = awaitTriggerHost(run, live, Instant.now().plus(RESUME_TIMEOUT));
-      seed.jvm().kill9();
-      seedKilledAt = Instant.now();
-      live.remove(seed);
-      run.log("kill -9 of the seed node " + seed.name() + " (trigger host: " + host.name() + "); restarting it at once");
-      again = start(run, ports[0], seeds, all, lastJobStart);
-      live.add(again);
-      Instant againReady = run.awaitReady(again.jvm());
-      run.log("the restarted seed node is READY " + CrashReport.secs(Duration.between(seedKilledAt, againReady))
-          + " after the kill");
-      // the others go on (the restarted node gets shards only when the coordinator rebalances)
-      awaitJobs(live.stream().filter(m -> m != again).toList(), lastJobStart, againReady, Instant.now().plus(RESUME_TIMEOUT));
+      for (int cycle = 1; cycle <= CYCLES; cycle++) {
+        Member host = awaitTriggerHost(run, live, Instant.now().plus(RESUME_TIMEOUT));
+        seed.jvm().kill9();
+        Instant seedKilledAt = Instant.now();
+        live.remove(seed);
+        run.log("cycle " + cycle + ": kill -9 of the seed node " + seed.name() + " (trigger host: " + host.name()
+            + "); restarting it at once");
+        Member again = start(run, ports[0], seeds, all, lastJobStart);
+        live.add(again);
+        restarted.add(again);
+        Instant againReady = run.awaitReady(again.jvm());
+        run.log("cycle " + cycle + ": the restarted seed node is READY "
+            + CrashReport.secs(Duration.between(seedKilledAt, againReady)) + " after the kill");
+        // the others go on (the restarted node gets shards only when the coordinator rebalances)
+        awaitJobs(live.stream().filter(m -> m != again).toList(), lastJobStart, againReady, Instant.now().plus(RESUME_TIMEOUT));
+        seed = again;
+      }
       Thread.sleep(AFTER_RESUME.toMillis());
       for (Member m : live) {
         try {
@@ -176,9 +180,13 @@ class ClusterFailoverTest {
     } finally {
       all.forEach(ChildJvm::close);
     }
-    long joinedItself = countIn(again.log(), "is JOINING itself") + countIn(again.log(), "Leader is moving node [pekko://"
-        + CrashNode.SYSTEM_NAME + "@127.0.0.1:" + ports[0] + "] to [Up]");
-    long welcomed = countIn(again.log(), "Welcome from");
+    long joinedItself = 0;
+    long welcomed = 0;
+    for (Member again : restarted) {
+      joinedItself += countIn(again.log(), "is JOINING itself") + countIn(again.log(), "Leader is moving node [pekko://"
+          + CrashNode.SYSTEM_NAME + "@127.0.0.1:" + ports[0] + "] to [Up]");
+      welcomed += countIn(again.log(), "Welcome from") > 0 ? 1 : 0;
+    }
     run.log("restarted seed: 'Welcome from' (joined the running cluster) " + welcomed + " times; joined itself / moved itself Up "
         + joinedItself + " times");
     for (Member m : live) {
@@ -197,17 +205,19 @@ class ClusterFailoverTest {
     assertTrue(facts.scheduledTwice.isEmpty(), "windows fired twice: " + facts.scheduledTwice);
     assertTrue(facts.successThenFailure.isEmpty(), "windows failed after their success: " + facts.successThenFailure);
     assertEquals(0, duplicateKeys, "duplicate-key errors (two writers); see " + run.dir);
-    CrashReport.publish(new CrashReport.Row("soleseed-pg", "sole seed node restarted (kill -9), 3 nodes", "PostgreSQL", "1",
+    CrashReport.publish(new CrashReport.Row("soleseed-pg", "sole seed node restarted (kill -9), 3 nodes", "PostgreSQL",
+        String.valueOf(CYCLES),
         s.windowsChecked(), check.windowsLost(), check.registrationGap().size(), s.doubleSuccesses(), check.effectsRepeated(),
-        s.longestRunningPastLease(), List.of(), check.ok() && welcomed > 0 && joinedItself == 0 ? "OK" : "FAILED",
-        "restarted seed: joined the running cluster " + welcomed + " times, formed its own " + joinedItself + " times; windows "
+        s.longestRunningPastLease(), List.of(), check.ok() && welcomed == restarted.size() && joinedItself == 0 ? "OK" : "FAILED",
+        "restarted seed: joined the running cluster " + welcomed + " of " + restarted.size() + " times, formed its own "
+            + joinedItself + " times; windows "
             + s.windowsByStatus() + "; run folder " + run.dir));
     if (!check.ok()) {
       fail("the journal of the run does not hold up (kept in schema " + schema + ", logs in " + run.dir + "):\n"
           + check.describe());
     }
-    assertTrue(welcomed > 0, "the restarted seed node did not join the running cluster; see " + again.log());
-    assertEquals(0, joinedItself, "the restarted seed node formed a cluster of its own; see " + again.log());
+    assertEquals(restarted.size(), welcomed, "a restarted seed node did not join the running cluster; see " + run.dir);
+    assertEquals(0, joinedItself, "a restarted seed node formed a cluster of its own; see " + run.dir);
     if (!CrashRun.keep()) {
       pg.dropSchema(schema);
     }
@@ -482,11 +492,16 @@ class ClusterFailoverTest {
 
     /** The longest gap between consecutive fires from 5 s before the kill on: the failover. */
     Gap gapAround(Instant kill) {
+      return gapWithin(kill, kill.plusSeconds(120));
+    }
+
+    /** The longest gap between consecutive fires that ends after 5 s before {@code kill} and starts before {@code until}. */
+    Gap gapWithin(Instant kill, Instant until) {
       Gap best = null;
       for (int i = 1; i < fires.size(); i++) {
         Instant a = fires.get(i - 1);
         Instant b = fires.get(i);
-        if (b.isBefore(kill.minusSeconds(5)) || a.isAfter(kill.plusSeconds(120))) {
+        if (b.isBefore(kill.minusSeconds(5)) || a.isAfter(until)) {
           continue;
         }
         if (best == null || Duration.between(a, b).compareTo(best.length()) > 0) {

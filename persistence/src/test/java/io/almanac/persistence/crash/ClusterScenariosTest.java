@@ -174,13 +174,13 @@ class ClusterScenariosTest {
           && duplicateKeys == 0;
       String cyclesNote = SEQUENCE_CYCLES + " cycle(s)";
 
-      List<Gap> killGaps = cycles.stream().map(c -> facts.gapAround(c.killedAt)).toList();
+      List<Gap> killGaps = cycles.stream().map(c -> facts.gapWithin(c.killedAt, c.killDone)).toList();
       List<Duration> killTimes = killGaps.stream().map(Gap::length).toList();
       boolean killFast = killTimes.stream().allMatch(d -> d.compareTo(ClusterFailoverTest.FAILOVER_LIMIT) <= 0);
       publish(key + "-a", "in sequence: (a) kill -9 trigger host, 3 nodes", check, facts, killTimes, journalOk && killFast,
           cyclesNote + "; failovers " + killGaps, run);
 
-      List<Gap> freezeGaps = cycles.stream().map(c -> facts.gapAround(c.frozenAt)).toList();
+      List<Gap> freezeGaps = cycles.stream().map(c -> facts.gapWithin(c.frozenAt, c.freezeDone)).toList();
       List<Duration> freezeTimes = freezeGaps.stream().map(Gap::length).toList();
       boolean freezeFast = freezeTimes.stream().allMatch(d -> d.compareTo(ClusterFailoverTest.FAILOVER_LIMIT) <= 0);
       List<String> lateWrites = new ArrayList<>();
@@ -240,10 +240,13 @@ class ClusterScenariosTest {
   private static final class Cycle {
     final int n;
     Instant killedAt;
+    /** The survivors fired again (the end of the failover the kill's gap is looked for in). */
+    Instant killDone;
     Member frozen;
     Instant frozenAt;
     Instant wokenAt;
     String fate;
+    Instant freezeDone;
     final List<String> linesAfterWake = new CopyOnWriteArrayList<>();
     Instant rollingFrom;
     Instant rollingTo;
@@ -272,6 +275,7 @@ class ClusterScenariosTest {
     notes.add("cycle " + c.n + " (a): trigger on " + back.getKey().name() + " "
         + CrashReport.secs(Duration.between(c.killedAt, back.getValue())) + " after the kill");
     ClusterFailoverTest.awaitJobs(live, lastJobStart, back.getValue(), c.killedAt.plus(RESUME_TIMEOUT));
+    c.killDone = Instant.now();
     live.add(restart(run, host.port(), seeds, notes));
   }
 
@@ -296,6 +300,7 @@ class ClusterScenariosTest {
     notes.add("cycle " + c.n + " (b): trigger on " + back.getKey().name() + " "
         + CrashReport.secs(Duration.between(c.frozenAt, back.getValue())) + " after the SIGSTOP");
     ClusterFailoverTest.awaitJobs(live, lastJobStart, back.getValue(), c.frozenAt.plus(RESUME_TIMEOUT));
+    c.freezeDone = Instant.now();
     long left = Duration.between(Instant.now(), c.frozenAt.plus(FREEZE)).toMillis();
     if (left > 0) {
       Thread.sleep(left); // the freeze's length: the scenario, not a wait for a condition
