@@ -394,24 +394,21 @@ class ClusterScenariosTest {
    *
    * <p>What happens (runs of 2026-11-30): no node is downed or exits (the failure detector does not
    * involve the database, so the resolver has nothing to decide); the JDBC leases' heartbeats fail,
-   * so the trigger singleton, the shard coordinator and the shards lose their leases and stop
-   * ("lease [..] lost: stopping", "Failed to get lease"); persists fail and the entities restart
-   * with back-off. After the return the singletons and shards take their leases again and the
-   * trigger restarts (3-4 s after the return) and catches up.
+   * so the trigger singleton and the shards lose their leases and stop ("lease [..] lost:
+   * stopping", "Failed to get lease"; the shard coordinator takes no lease, see
+   * TaskShardingSettings); persists fail and the entities restart with back-off. After the return
+   * the trigger and the shards take their leases again and the trigger restarts (3-4 s after the
+   * return) and catches up.
    *
    * <p><b>Opt-in only</b> ({@code -Dalmanac.cluster.pg-outage=true}; not in the {@code stress}
-   * profile), because it does not pass reliably: it passed in one run of three (every task fired on
-   * time again 13 s after the return, the first fire 3.5 s after it, the audit clean). In the two
-   * others the trigger, started again 3-4 s after the return, made no progress: its watermark stayed
-   * where it was (at the outage's start in one run, 7 s after the return in the other), its fires in
-   * flight grew to 2,000 (the cap, {@code maxInFlight}) within two minutes, the watchdog raised
-   * TRIGGER_STALLED on every node (the trigger did not answer a status ask within 15 s), and no task
-   * fired on time again until the test gave up (180 s, then 300 s after the return; in the second
-   * failing run no job at all started after the return). The nodes stayed up, the shard coordinator
-   * was active again ("ShardCoordinator was moved to the active state with [12] shards" right
-   * after the return). A runtime problem, not investigated further nor fixed here (a guess: fires
-   * to task entities whose shards lost their leases are never acknowledged, and their ask timeouts
-   * and retries saturate the trigger).
+   * profile). It used to fail in two runs of three: the trigger, started again after the return,
+   * fired into its node's shard region, which had stopped for good (the shard coordinator, then
+   * lease-guarded, was terminated on its lost lease and told its node's region to shut down; fires
+   * never acknowledged, 2,000 in flight), and Pekko's singleton proxies never found the restarted
+   * trigger again (TRIGGER_STALLED on every node). Runs of 2026-11-30 since TaskShardingSettings
+   * (no coordinator lease): four of four passed, first fire 2.3-3.6 s after the return, every task
+   * firing on time again 20.8-22.5 s after it (windows due 20 s after the return), the audit clean;
+   * the two runs also with SingletonLocator raised no TRIGGER_STALLED after the return.
    */
   @Test
   @EnabledIfSystemProperty(named = "almanac.cluster.pg-outage", matches = "true")
