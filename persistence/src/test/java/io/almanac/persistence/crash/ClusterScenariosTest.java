@@ -406,9 +406,9 @@ class ClusterScenariosTest {
    * lease-guarded, was terminated on its lost lease and told its node's region to shut down; fires
    * never acknowledged, 2,000 in flight), and Pekko's singleton proxies never found the restarted
    * trigger again (TRIGGER_STALLED on every node). Runs of 2026-11-30 since TaskShardingSettings
-   * (no coordinator lease): four of four passed, first fire 2.3-3.6 s after the return, every task
+   * (no coordinator lease): five of five passed, first fire 2.3-3.6 s after the return, every task
    * firing on time again 20.8-22.5 s after it (windows due 20 s after the return), the audit clean;
-   * the two runs also with SingletonLocator raised no TRIGGER_STALLED after the return.
+   * the three runs also with SingletonLocator raised no TRIGGER_STALLED after the return.
    */
   @Test
   @EnabledIfSystemProperty(named = "almanac.cluster.pg-outage", matches = "true")
