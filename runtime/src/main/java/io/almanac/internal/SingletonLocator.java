@@ -127,9 +127,12 @@ public final class SingletonLocator {
     private Optional<Member> oldest() {
       Cluster cluster = Cluster.get(ctx.getSystem());
       String dc = cluster.selfMember().dataCenter();
+      // the singleton runs on the oldest member with the singletons' role, if one is configured
+      String role = ctx.getSystem().settings().config().getString("pekko.cluster.singleton.role");
       return StreamSupport.stream(cluster.state().getMembers().spliterator(), false)
           .filter(m -> m.status() == MemberStatus.up() || m.status() == MemberStatus.leaving())
           .filter(m -> m.dataCenter().equals(dc))
+          .filter(m -> role.isEmpty() || m.hasRole(role))
           .min((a, b) -> a.isOlderThan(b) ? -1 : b.isOlderThan(a) ? 1 : 0);
     }
 
