@@ -793,7 +793,11 @@ public final class TriggerActor
         return Effect().none();
       }
     } else if (m.outcome() == null) {
-      send(key); // the retry scheduled above
+      // the retry scheduled above; not when the fire is no longer in flight (a retry scheduled by an
+      // earlier instance of this trigger, restarted in place, whose fires this one tracks anew)
+      if (inFlight.containsKey(id)) {
+        send(key);
+      }
       return Effect().none();
     }
     if (inFlight.remove(id) != null) {
