@@ -184,7 +184,7 @@ public final class JdbcLease extends Lease {
     this.store = store;
     this.system = system;
     this.dispatcher = system.dispatcher();
-    this.label = "lease [" + name + "] of owner [" + owner + "] (incarnation " + store.incarnation() + ") in database ["
+    this.label = "lease [" + name + "] of owner [" + owner + "] (incarnation " + store.incarnation() + ") in table almanac_lease of database ["
         + store.database() + "]";
   }
 
