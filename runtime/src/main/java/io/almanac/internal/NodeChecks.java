@@ -97,10 +97,16 @@ public final class NodeChecks {
       }
       try {
         LeaseProvider.get(system).getLease(system.name() + "-almanac-settings-check", path, owner);
-      } catch (RuntimeException | LinkageError error) {
-        Throwable cause = error.getCause() != null && error.getMessage() == null ? error.getCause() : error;
-        throw new InvalidSpecException(e.getValue(), path, "the lease's settings are refused: " + cause.getMessage()
-            + " (" + timing(config, path) + ")");
+      } catch (Exception error) { // also ClassNotFoundException for a wrong lease-class, thrown unchecked from Scala
+        if (error instanceof IllegalArgumentException || error instanceof com.typesafe.config.ConfigException
+            || error instanceof ReflectiveOperationException) {
+          throw new InvalidSpecException(e.getValue(), path, "the lease's settings are refused: " + error.getMessage()
+              + " (" + timing(config, path) + ")");
+        }
+        if (system.whenTerminated().isCompleted()) {
+          return; // Almanac.start reports the terminated system
+        }
+        throw new InvalidSpecException(e.getValue(), path, "the lease could not be created: " + error);
       }
     }
   }

@@ -9,6 +9,7 @@ import io.almanac.Almanac;
 import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
 import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.lease.JdbcLease;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,6 +115,9 @@ public final class DemoNode {
         boolean fresh = !Files.exists(h2);
         banner(loaded.source(), h2, dataDir, fresh);
       }
+      // Lease timing that cannot work is refused here: with almanac-cluster.conf the split brain
+      // resolver creates its lease while the ActorSystem starts, and would crash its start.
+      JdbcLease.checkSettings(config);
       system = ActorSystem.create(Behaviors.empty(), ClusterArgs.SYSTEM_NAME, config);
     } catch (ConfigException | IllegalArgumentException e) {
       return configurationError(e);

@@ -173,7 +173,13 @@ public final class JdbcLease extends Lease {
    * @throws IllegalArgumentException for a wrong setting or name
    */
   public JdbcLease(LeaseSettings settings, ExtendedActorSystem system) {
-    this(settings, system, LeaseStores.get(system).storeFor(settings.leaseConfig()));
+    this(settings, system, checkedStoreFor(settings, system));
+  }
+
+  /** The timing first, so that settings that cannot work are reported as such, whatever the store. */
+  private static LeaseStore checkedStoreFor(LeaseSettings settings, ExtendedActorSystem system) {
+    Timing.of(settings);
+    return LeaseStores.get(system).storeFor(settings.leaseConfig());
   }
 
   JdbcLease(LeaseSettings settings, ExtendedActorSystem system, LeaseStore store) {
