@@ -62,6 +62,12 @@ public final class JournalJoinCheck extends JoinConfigCompatChecker {
    */
   @Override
   public ConfigValidation check(Config toCheck, Config actualConfig) {
+    if (KEYS.stream().noneMatch(toCheck::hasPath)) {
+      // The other node sent none of these keys: it does not run this check (an Almanac from before
+      // it, or with the checker turned off), so it is not judged, as in a rolling upgrade. A node
+      // that runs it always sends pekko.persistence.journal.plugin (pekko-persistence defines it).
+      return Valid$.MODULE$;
+    }
     List<String> problems = problems(Journal.of(toCheck), Journal.of(actualConfig));
     return problems.isEmpty() ? Valid$.MODULE$ : new Invalid(CollectionConverters.asScala(problems).toList());
   }

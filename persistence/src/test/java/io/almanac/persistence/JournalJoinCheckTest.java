@@ -121,6 +121,16 @@ class JournalJoinCheckTest {
   }
 
   @Test
+  void aNodeThatSendsNoneOfTheKeysDoesNotRunTheCheckAndIsNotJudged() {
+    // e.g. an Almanac from before the check, during a rolling upgrade: it sends Pekko's keys only
+    Config older = ConfigFactory.parseString("pekko.version = \"1.7.0\"");
+    assertSame(Valid$.MODULE$, new JournalJoinCheck().check(older, postgres("jdbc:postgresql://db/almanac", "almanac")));
+    // a node that runs it always sends the journal plugin, even with no journal configured
+    assertTrue(sent(ConfigFactory.load()).hasPath(JournalJoinCheck.PLUGIN));
+    assertInstanceOf(Invalid.class, memberChecks(ConfigFactory.load(), postgres("jdbc:postgresql://db/almanac", "almanac")));
+  }
+
+  @Test
   void itIsRegisteredWithPekkosJoinCheck() {
     assertEquals(JournalJoinCheck.class.getName(),
         ConfigFactory.load().getString("pekko.cluster.configuration-compatibility-check.checkers.almanac"));
