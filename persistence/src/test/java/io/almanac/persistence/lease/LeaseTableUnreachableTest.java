@@ -130,6 +130,36 @@ class LeaseTableUnreachableTest {
     Eventually.eventually(WAIT, () -> assertTrue(started.get() == 1, "started once the table exists"));
   }
 
+  @Test
+  void anAlmanacNodeWhoseLeaseTableIsGoneDoesNotRunTheTriggerAndRaisesTriggerStalled() throws Exception {
+    kit = ActorTestKit.create("lease-gone", node("""
+        pekko.cluster.singleton { use-lease = "almanac.lease.jdbc", lease-retry-interval = 300ms }
+        almanac.alerts { watchdog-interval = 200ms, trigger-stall-after = 2s }
+        """));
+    SchemaBootstrap.ensureSchemaBlocking(kit.system(), WAIT);
+    // The journal is there; the lease table is not (dropped, or another schema than the journal's).
+    String url = kit.system().settings().config().getString("pekko-persistence-jdbc.shared-databases.slick.db.url");
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, "sa", ""); java.sql.Statement st = c.createStatement()) {
+      st.executeUpdate("DROP TABLE \"almanac_lease\"");
+    }
+    List<io.almanac.Alert> alerts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    io.almanac.Almanac almanac = io.almanac.Almanac.builder(kit.system()).alertSink(alerts::add).start();
+
+    // Pekko's singleton manager says at every retry why the trigger does not start, and Almanac's
+    // watchdog raises TRIGGER_STALLED: the node does not stop taking the trigger silently.
+    Eventually.eventually(WAIT, () -> assertTrue(alerts.stream().anyMatch(a -> a.kind() == io.almanac.Alert.Kind.TRIGGER_STALLED),
+        "alerts: " + alerts));
+    assertTrue(leaseFailures().size() >= 2, "failures logged: " + leaseFailures());
+    assertTrue(leaseFailures().get(0).contains("in table almanac_lease of database [jdbc:h2:"), leaseFailures().get(0));
+    assertTrue(leaseFailures().get(0).contains("the lease table is missing"), leaseFailures().get(0));
+
+    // With the table back, the trigger takes its lease, starts and answers: ready, and RECOVERED.
+    SchemaBootstrap.ensureSchemaBlocking(kit.system(), WAIT);
+    almanac.ready().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    Eventually.eventually(WAIT, () -> assertTrue(alerts.stream().anyMatch(a -> a.kind() == io.almanac.Alert.Kind.TRIGGER_RECOVERED),
+        "alerts: " + alerts));
+  }
+
   /** Pekko's "failed to get lease (will be retried)" errors, each with its exception's text. */
   private List<String> leaseFailures() {
     return List.copyOf(logs.list).stream()
