@@ -187,13 +187,14 @@ class ClusterBadInputTest {
     // Without it: almanac-cluster.conf's resolver (lease-majority) creates its lease as the cluster
     // starts, Pekko's cluster daemon crashes ("Cluster Node [...] - crashed, ... root cause message:
     // [...]") and the ActorSystem terminates: depending on the race with its own start,
-    // ActorSystem.create fails with an unrelated "cannot enqueue after timer shutdown", or returns a
+    // ActorSystem.create fails with an unrelated IllegalStateException, or returns a
     // system that terminates at once, on which Almanac.start fails naming the key and the values.
     ActorSystem<Void> system = null;
     try {
       system = ActorSystem.create(Behaviors.empty(), "almanac", config);
     } catch (IllegalStateException crashedWhileStarting) {
-      assertTrue(crashedWhileStarting.getMessage().contains("cannot enqueue after timer shutdown"), crashedWhileStarting.toString());
+      // "cannot enqueue after timer shutdown", "cannot create children while terminating or
+      // terminated": whichever part of the start met the shutdown first
     }
     Eventually.eventually(WAIT, () -> assertFalse(logged("crashed",
         "heartbeat-interval (PT3S) + safety-margin (PT5S) must be less than heartbeat-timeout (PT8S)").isEmpty()));
