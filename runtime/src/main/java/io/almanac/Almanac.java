@@ -12,6 +12,8 @@ import io.almanac.internal.NodeChecks;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
+import io.almanac.internal.SingletonLocator;
+import io.almanac.internal.TaskShardingSettings;
 import io.almanac.internal.TriggerActor;
 import io.almanac.journal.SpecRecord;
 import io.almanac.internal.TriggerSettings;
@@ -38,7 +40,6 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SingletonActor;
 import org.apache.pekko.pattern.StatusReply;
@@ -189,9 +190,13 @@ public final class Almanac {
       }
       ClusterSharding sharding = ClusterSharding.get(system);
       Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
-      ActorRef<TriggerActor.Command> trigger = ClusterSingleton.get(system).init(
+      // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
+      // on a lost lease and started it anew on the same node (see SingletonLocator).
+      ActorRef<TriggerActor.Command> trigger = SingletonLocator.init(system,
           SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts),
-              TriggerActor.Command.class), "almanac-trigger"));
+              TriggerActor.Command.class), "almanac-trigger"),
+          config.getDuration("pekko.cluster.singleton-proxy.singleton-identification-interval"),
+          config.getInt("pekko.cluster.singleton-proxy.buffer-size"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
       ActorRef<Executor.Command> executor = system.systemActorOf(
           Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId), "almanac-executor",
@@ -199,7 +204,8 @@ public final class Almanac {
       TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
           taskSettings.repeatedSkipAlert());
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
-          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class)));
+          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class))
+          .withSettings(TaskShardingSettings.of(system)));
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());
 
@@ -208,7 +214,7 @@ public final class Almanac {
       CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
       String self = cluster.selfMember().address().toString();
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () ->
-          Asks.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, r),
+          Asks.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, othersStayUp(cluster), r),
               Duration.ofSeconds(2), system.scheduler()).exceptionally(e -> Done.getInstance()));
       shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "almanac-drain-executor", () ->
           Asks.<Executor.Command, Done>ask(executor, Executor.Drain::new, executorSettings.drainTimeout(),
@@ -302,6 +308,21 @@ public final class Almanac {
     return java.util.Optional.of(others.size() + " registered tasks are not declared in almanac.tasks (registered through "
         + "the API, or taken out of the configuration): " + String.join(", ", others.subList(0, Math.min(10, others.size())))
         + (others.size() > 10 ? ", ..." : "") + "; they keep firing until removed with Almanac.remove(id)");
+  }
+
+  /**
+   * Whether another member of the cluster is up (and not leaving, not unreachable), as this node
+   * sees it: a trigger stopping here then has a successor, and its stop is a hand-over, not downtime.
+   */
+  private static boolean othersStayUp(Cluster cluster) {
+    org.apache.pekko.cluster.Member self = cluster.selfMember();
+    java.util.Set<org.apache.pekko.cluster.Member> unreachable = cluster.state().getUnreachable();
+    for (org.apache.pekko.cluster.Member m : cluster.state().getMembers()) {
+      if (!m.uniqueAddress().equals(self.uniqueAddress()) && m.status() == MemberStatus.up() && !unreachable.contains(m)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** An executor is alive if it is this incarnation of this node, or a member of the cluster that is up. */

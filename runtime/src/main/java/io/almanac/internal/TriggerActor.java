@@ -5,6 +5,7 @@ import io.almanac.schedule.Schedules;
 import io.almanac.schedule.TaskSchedule;
 import io.almanac.journal.TriggerJournal;
 import io.almanac.journal.TriggerJournal.Event;
+import io.almanac.journal.TriggerJournal.HandedOver;
 import io.almanac.journal.TriggerJournal.Progressed;
 import io.almanac.journal.TriggerJournal.State;
 import io.almanac.journal.TriggerJournal.TaskRemoved;
@@ -109,8 +110,14 @@ public final class TriggerActor
   /**
    * The node at {@code node} is shutting down: if the trigger runs there, it stops sending fires and
    * wake-ups (its successor on another node, or after the restart, resumes from the watermark).
+   *
+   * @param node the address of the node shutting down
+   * @param othersStayUp whether, as that node sees it, other members of the cluster are up and stay:
+   *     the trigger then records a planned hand-over ({@link TriggerJournal.HandedOver}), so its
+   *     successor fires the windows due meanwhile on time
+   * @param replyTo answered once the trigger has stopped firing (and recorded the hand-over)
    */
-  public record Quiesce(String node, ActorRef<Done> replyTo) implements Command {}
+  public record Quiesce(String node, boolean othersStayUp, ActorRef<Done> replyTo) implements Command {}
 
   /** Ask for the trigger's liveness and counters (R25). */
   public record GetStatus(ActorRef<TriggerStatus> replyTo) implements Command {}
@@ -261,7 +268,7 @@ public final class TriggerActor
 
   @Override
   public State emptyState() {
-    return new State(Map.of(), null, Set.of());
+    return new State(Map.of(), null, Set.of(), null);
   }
 
   @Override
@@ -283,6 +290,10 @@ public final class TriggerActor
     Instant now = clock.instant();
     watermark = state.watermark();
     Instant from = watermark == null ? now : watermark;
+    // A planned hand-over (the previous trigger stopped on a node leaving a cluster whose other
+    // members stayed up), taken over within the on-time grace: not downtime, so every window due
+    // since the watermark within the grace fires on time (R12 applies to downtime, not to a move).
+    boolean handOver = CatchUpPlan.handOverApplies(state.handedOverAt(), now, recentFireGrace);
     int catchUp = 0;
     int onTime = 0;
     int beyondCap = 0;
@@ -305,9 +316,10 @@ public final class TriggerActor
       if (due.size() == settings.maxCatchUpPerTask() && slot.schedule.dueBetween(from, now, due.size() + 1).size() > due.size()) {
         beyondCap++;
       }
-      CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
-      if (plan.onTime() != null) {
-        push(new Due(now, seq++, spec.id(), Kind.REFIRE, plan.onTime(), TaskProtocol.FireKind.ON_TIME));
+      CatchUpPlan plan = handOver ? CatchUpPlan.afterHandOver(due, now, recentFireGrace)
+          : CatchUpPlan.of(due, now, recentFireGrace);
+      for (DueWindow w : plan.onTime()) {
+        push(new Due(now, seq++, spec.id(), Kind.REFIRE, w, TaskProtocol.FireKind.ON_TIME));
         onTime++;
       }
       catchUp += plan.catchUp().size();
@@ -326,9 +338,11 @@ public final class TriggerActor
     recovered = true;
     lastTick = now;
     ctx.getLog().info("trigger started: {} tasks, watermark {}, {} windows due while down handed over as catch-up, "
-            + "{} on time, {} tasks with active windows woken{}", state.tasks().size(), watermark, catchUp, onTime,
+            + "{} on time, {} tasks with active windows woken{}{}", state.tasks().size(), watermark, catchUp, onTime,
         state.active().size(), beyondCap == 0 ? "" : ", " + beyondCap + " tasks had more than "
-            + settings.maxCatchUpPerTask() + " windows due (only the latest handed over)");
+            + settings.maxCatchUpPerTask() + " windows due (only the latest handed over)",
+        handOver ? "; taking over from a trigger handed over at " + state.handedOverAt()
+            + " (the windows due since, within the on-time grace, fire on time)" : "");
     timers.startTimerWithFixedDelay(HeartbeatLog.INSTANCE, settings.heartbeatInterval());
     ctx.getSelf().tell(Tick.INSTANCE);
   }
@@ -369,10 +383,10 @@ public final class TriggerActor
     CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
     ctx.getLog().warn("trigger is {} behind task '{}' (clock stepped forward or the node was paused): {} windows due "
             + "since {} handed over as after downtime: {} on time, {} to the catch-up policy",
-        Duration.between(first.dueAt(), now), slot.spec.id(), due.size(), first.dueAt(), plan.onTime() == null ? 0 : 1,
+        Duration.between(first.dueAt(), now), slot.spec.id(), due.size(), first.dueAt(), plan.onTime().size(),
         plan.catchUp().size());
-    if (plan.onTime() != null) {
-      fire(slot.spec.id(), plan.onTime(), TaskProtocol.FireKind.ON_TIME, null);
+    for (DueWindow w : plan.onTime()) {
+      fire(slot.spec.id(), w, TaskProtocol.FireKind.ON_TIME, null);
     }
     if (!plan.catchUp().isEmpty()) {
       fire(slot.spec.id(), plan.catchUp().get(0), TaskProtocol.FireKind.CATCH_UP, plan.catchUp());
@@ -402,9 +416,9 @@ public final class TriggerActor
     }
     CatchUpPlan plan = CatchUpPlan.of(due, now, recentFireGrace);
     ctx.getLog().info("one-shot task '{}' registered after its instant {}: {}", spec.id(), spec.once(),
-        plan.onTime() != null ? "fired on time (within the on-time grace)" : "handed to its catch-up horizon and backfill policy");
-    if (plan.onTime() != null) {
-      fire(spec.id(), plan.onTime(), TaskProtocol.FireKind.ON_TIME, null);
+        !plan.onTime().isEmpty() ? "fired on time (within the on-time grace)" : "handed to its catch-up horizon and backfill policy");
+    for (DueWindow w : plan.onTime()) {
+      fire(spec.id(), w, TaskProtocol.FireKind.ON_TIME, null);
     }
     if (!plan.catchUp().isEmpty()) {
       fire(spec.id(), plan.catchUp().get(0), TaskProtocol.FireKind.CATCH_UP, plan.catchUp());
@@ -505,14 +519,7 @@ public final class TriggerActor
         .onCommand(TaskWakes.class, this::onTaskWakes)
         .onCommand(MarkActive.class, this::onMarkActive)
         .onCommand(GetStatus.class, this::onGetStatus)
-        .onCommand(Quiesce.class, (s, c) -> {
-          if (c.node().equals(org.apache.pekko.cluster.typed.Cluster.get(ctx.getSystem()).selfMember().address().toString())) {
-            quiesced = true;
-            ctx.getLog().info("trigger quiesced: its node is shutting down; watermark {}", watermark);
-          }
-          c.replyTo().tell(Done.getInstance());
-          return Effect().none();
-        })
+        .onCommand(Quiesce.class, this::onQuiesce)
         .onCommand(FireDone.class, this::onFireDone)
         .onCommand(WakeDone.class, this::onWakeDone)
         .onCommand(RecordSetAside.class, (s, c) -> Effect().persist(new TaskSetAside(c.taskId(), c.reason(), clock.instant())))
@@ -602,6 +609,26 @@ public final class TriggerActor
     return Effect()
         .persist(new Progressed(state.watermark(), List.of(cmd.taskId()), List.of(), clock.instant()))
         .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  private Effect<Event, State> onQuiesce(State state, Quiesce cmd) {
+    // The system's address is the cluster member's (the provider's default address); no Cluster needed.
+    if (!cmd.node().equals(ctx.getSystem().address().toString())) {
+      cmd.replyTo().tell(Done.getInstance()); // another node is shutting down: the trigger stays
+      return Effect().none();
+    }
+    quiesced = true;
+    if (!cmd.othersStayUp() || !recovered) {
+      ctx.getLog().info("trigger quiesced: its node is shutting down and no other member stays up; watermark {}", watermark);
+      cmd.replyTo().tell(Done.getInstance());
+      return Effect().none();
+    }
+    Instant at = clock.instant();
+    return Effect().persist(new HandedOver(watermark, cmd.node(), at)).thenRun(s -> {
+      ctx.getLog().info("trigger quiesced: its node is leaving, other members stay up: hand-over recorded at {}, watermark {}; "
+          + "a successor starting within {} fires the windows due meanwhile on time", at, watermark, recentFireGrace);
+      cmd.replyTo().tell(Done.getInstance());
+    });
   }
 
   private Effect<Event, State> onGetStatus(State state, GetStatus cmd) {
@@ -824,7 +851,7 @@ public final class TriggerActor
           }
           Instant w = s.watermark() != null && e.since() != null && e.since().isBefore(s.watermark())
               ? e.since() : s.watermark();
-          return new State(next, w, s.active());
+          return new State(next, w, s.active(), s.handedOverAt());
         })
         .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
         .onEvent(TaskRemoved.class, (s, e) -> {
@@ -832,7 +859,7 @@ public final class TriggerActor
           tasks.remove(e.taskId());
           Set<String> active = new HashSet<>(s.active());
           active.remove(e.taskId());
-          return new State(tasks, s.watermark(), active);
+          return new State(tasks, s.watermark(), active, s.handedOverAt());
         })
         .onEvent(Progressed.class, (s, e) -> {
           Set<String> active = s.active();
@@ -842,10 +869,12 @@ public final class TriggerActor
             e.idle().forEach(next::remove);
             active = next;
           }
-          Instant w = s.watermark() == null || (e.watermark() != null && e.watermark().isAfter(s.watermark()))
-              ? e.watermark() : s.watermark();
-          return new State(s.tasks(), w, active);
+          boolean moved = s.watermark() == null || (e.watermark() != null && e.watermark().isAfter(s.watermark()));
+          // A trigger that fires again (its watermark moved) ends a hand-over; an operator's MarkActive
+          // persisted by a quiesced trigger (same watermark) does not.
+          return new State(s.tasks(), moved ? e.watermark() : s.watermark(), active, moved ? null : s.handedOverAt());
         })
+        .onEvent(HandedOver.class, (s, e) -> new State(s.tasks(), s.watermark(), s.active(), e.at()))
         .build();
   }
 }

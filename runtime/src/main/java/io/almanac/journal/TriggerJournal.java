@@ -67,13 +67,30 @@ public final class TriggerJournal {
   public record Progressed(Instant watermark, List<String> active, List<String> idle, Instant at) implements Event {}
 
   /**
+   * The trigger stopped firing because its node is leaving a cluster whose other members stay up (a
+   * normal stop, a rolling restart): a planned hand-over, not downtime. Its successor, if it starts
+   * within the on-time grace of {@code at}, fires every window due since the watermark that is
+   * within that grace as on time (not only the latest, as after downtime), so a hand-over does not
+   * turn the windows due during it into catch-ups. Cleared when the successor's watermark moves.
+   *
+   * @param watermark the watermark when it stopped: every fire due at or before it was acknowledged
+   * @param node the address of the node it stopped on
+   * @param at when
+   */
+  public record HandedOver(Instant watermark, String node, Instant at) implements Event {}
+
+  /**
    * The trigger's durable state (its snapshot).
    *
    * @param tasks the registered tasks' specs by id, as the journal holds them
    * @param watermark every fire due at or before it was acknowledged (null before the first tick)
    * @param active tasks that may have active windows: woken after a restart
+   * @param handedOverAt when the trigger last stopped in a hand-over ({@link HandedOver}) and no
+   *     trigger has moved the watermark since; null otherwise, and in snapshots written before this
+   *     component existed
    */
-  public record State(Map<String, SpecRecord> tasks, Instant watermark, Set<String> active) implements JournalSerializable {
+  public record State(Map<String, SpecRecord> tasks, Instant watermark, Set<String> active, Instant handedOverAt)
+      implements JournalSerializable {
     /** Canonical constructor: never null, never shared mutable. */
     public State {
       tasks = tasks == null ? Map.of() : Collections.unmodifiableMap(tasks);

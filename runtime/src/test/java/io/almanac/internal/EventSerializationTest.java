@@ -122,7 +122,8 @@ class EventSerializationTest {
         new TriggerJournal.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
             + " cannot be computed: IllegalStateException: boom", AT),
         new TriggerJournal.TaskRemoved("daily-digest", AT),
-        new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest")));
+        new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"), null),
+        new TriggerJournal.HandedOver(AT, "pekko://almanac@127.0.0.1:25520", AT.plusSeconds(1)));
   }
 
   @Test
@@ -232,7 +233,8 @@ class EventSerializationTest {
   }
 
   /** Types added after the journal's types moved: they were never written under the old names. */
-  private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class);
+  private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class,
+      TriggerJournal.HandedOver.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -282,11 +284,14 @@ class EventSerializationTest {
    * {@code <Enclosing>.<Type>.<shape>.json}, so a renamed component of that shape fails here: a
    * one-shot task's spec ({@code once} set, no cron), a removed task's snapshot ({@code
    * removedAt} set) and a registration whose windows are fired from an earlier instant ({@code
-   * since} set). Written with the other fixtures under {@code -Dalmanac.writeFixtures=true}.
+   * since} set) and the trigger's snapshot after a hand-over ({@code handedOverAt} set). Written with
+   * the other fixtures under {@code -Dalmanac.writeFixtures=true}.
    */
   static Map<String, Object> shapes() {
     return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
-        "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)));
+        "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
+        "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
+            AT.plusSeconds(1)));
   }
 
   @Test

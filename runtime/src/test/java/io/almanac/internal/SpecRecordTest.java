@@ -118,7 +118,7 @@ class SpecRecordTest {
       for (Object value : List.of(new TaskJournal.SpecDefined(r, AT),
           new TaskJournal.State(r, false, Map.of(), null, 0, io.almanac.journal.DurationSamples.empty(), null),
           new TriggerJournal.TasksRegistered(List.of(r), AT, null),
-          new TriggerJournal.State(Map.of(r.id(), r), AT, Set.of(r.id())))) {
+          new TriggerJournal.State(Map.of(r.id(), r), AT, Set.of(r.id()), null))) {
         Serializer serializer = serialization.findSerializerFor(value);
         String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
         assertEquals(value, serialization.deserialize(serializer.toBinary(value), serializer.identifier(), manifest).get(),

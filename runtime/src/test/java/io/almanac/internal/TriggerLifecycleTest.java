@@ -200,4 +200,110 @@ class TriggerLifecycleTest {
           : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore();
     });
   }
+
+  /** Registers a task firing every 5 s, fires and acknowledges its window at T0+5 s, and waits until that is persisted (T0+6 s). */
+  private String firedOnce(EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit,
+      String id, TestProbe<TaskProtocol.Command> task) {
+    register(kit, TaskSpec.builder(id).cron("*/5 * * * * ? UTC").window("per-firing").build());
+    clock.set(T0.plusSeconds(5));
+    assertEquals(WindowKey.of(T0.plusSeconds(5).toString()), answerFire(task).window());
+    clock.set(T0.plusSeconds(6)); // acknowledged: the watermark passes the window (persisted by the trigger's clock)
+    task.awaitAssert(() -> {
+      assertEquals(T0.plusSeconds(6), kit.getState().watermark());
+      return null;
+    });
+    return id;
+  }
+
+  private static List<Object> firesAfterRestart(TestProbe<TaskProtocol.Command> task, int count) {
+    List<Object> got = new java.util.ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      TaskProtocol.Command m = task.expectMessageClass(TaskProtocol.Command.class, Duration.ofSeconds(5));
+      if (m instanceof TaskProtocol.Fire f) {
+        got.add(f.kind() + " " + f.window().value());
+        f.replyTo().tell(StatusReply.success(new TaskProtocol.FireOutcome(f.window().value(), Decision.SCHEDULED, "FIRST")));
+      } else if (m instanceof TaskProtocol.CatchUp c) {
+        got.add("CATCH_UP " + c.windows().stream().map(w -> w.window().value()).toList());
+        c.replyTo().tell(StatusReply.success(new TaskProtocol.CatchUpOutcome(c.windows().stream()
+            .map(w -> new TaskProtocol.FireOutcome(w.window().value(), Decision.MISSED, "BACKFILL_NOT_ALLOWED")).toList())));
+      } else {
+        got.add(m.getClass().getSimpleName());
+      }
+    }
+    return got;
+  }
+
+  @Test
+  @DisplayName("R12: a trigger that stopped on a node leaving a cluster whose other members stay up records a hand-over; "
+      + "its successor fires every window due meanwhile on time, not as catch-up, and ends the hand-over once it fires")
+  void handOverFiresTheGapOnTime() {
+    String id = "handover-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
+    var kit = trigger(Map.of(id, task));
+    firedOnce(kit, id, task);
+    String self = testKit.system().address().toString();
+    var q = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(self, true, ref));
+    assertEquals(Done.getInstance(), q.reply());
+    assertEquals(1, q.events().size());
+    TriggerJournal.HandedOver handedOver = (TriggerJournal.HandedOver) q.events().get(0);
+    assertEquals(self, handedOver.node());
+    assertEquals(T0.plusSeconds(6), handedOver.at());
+    assertEquals(T0.plusSeconds(6), kit.getState().handedOverAt());
+    clock.set(T0.plusSeconds(17));
+    task.expectNoMessage(Duration.ofMillis(200)); // quiesced: the window at T0+10 s is not fired here
+
+    // The successor starts 11 s after the hand-over (within the 60 s on-time grace): T0+10 s and T0+15 s fire on time.
+    kit.restart();
+    assertEquals(List.of("ON_TIME " + T0.plusSeconds(10), "ON_TIME " + T0.plusSeconds(15)), firesAfterRestart(task, 2));
+    clock.set(T0.plusSeconds(18));
+    task.awaitAssert(() -> {
+      assertNull(kit.getState().handedOverAt(), "the successor's watermark moved: the hand-over is over");
+      assertEquals(T0.plusSeconds(18), kit.getState().watermark());
+      return null;
+    });
+    // A later crash is downtime again: the latest window on time, the older ones to the catch-up policy.
+    clock.set(T0.plusSeconds(31));
+    kit.restart();
+    assertEquals(List.of("ON_TIME " + T0.plusSeconds(30), "CATCH_UP " + List.of(T0.plusSeconds(20).toString(),
+        T0.plusSeconds(25).toString())), firesAfterRestart(task, 2));
+  }
+
+  @Test
+  @DisplayName("R12: a trigger stopping with no other member up, another node's quiesce, or a successor starting after "
+      + "the on-time grace: no hand-over, the gap is downtime (latest window on time, the older ones to the catch-up policy)")
+  void noHandOverWithoutASuccessor() {
+    String id = "alone-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
+    var kit = trigger(Map.of(id, task));
+    firedOnce(kit, id, task);
+    var other = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce("pekko://almanac@10.0.0.9:25520", true, ref));
+    assertTrue(other.hasNoEvents(), "another node shutting down: the trigger stays and records nothing");
+    clock.set(T0.plusSeconds(10));
+    assertEquals(WindowKey.of(T0.plusSeconds(10).toString()), answerFire(task).window());
+    clock.set(T0.plusSeconds(11));
+    task.awaitAssert(() -> {
+      assertEquals(T0.plusSeconds(11), kit.getState().watermark());
+      return null;
+    });
+    var alone = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(testKit.system().address().toString(), false, ref));
+    assertEquals(Done.getInstance(), alone.reply());
+    assertTrue(alone.hasNoEvents(), "no other member stays up: a stop, not a hand-over");
+    clock.set(T0.plusSeconds(22));
+    kit.restart();
+    assertEquals(List.of("ON_TIME " + T0.plusSeconds(20), "CATCH_UP " + List.of(T0.plusSeconds(15).toString())),
+        firesAfterRestart(task, 2));
+
+    // A hand-over whose successor starts after the grace (60 s): downtime as well.
+    String late = "late-successor-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> lateTask = testKit.createTestProbe();
+    var kit2 = trigger(Map.of(late, lateTask));
+    firedOnce(kit2, late, lateTask);
+    kit2.<Done>runCommand(ref -> new TriggerActor.Quiesce(testKit.system().address().toString(), true, ref));
+    assertEquals(T0.plusSeconds(6), kit2.getState().handedOverAt());
+    clock.set(T0.plusSeconds(6 + 61));
+    kit2.restart();
+    List<Object> got = firesAfterRestart(lateTask, 2);
+    assertEquals("ON_TIME " + T0.plusSeconds(65), got.get(0));
+    assertTrue(got.get(1).toString().startsWith("CATCH_UP [" + T0.plusSeconds(10)), got.toString());
+  }
 }

@@ -10,6 +10,7 @@ import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
 import io.almanac.persistence.SchemaBootstrap;
 import io.almanac.persistence.lease.JdbcLease;
+import io.almanac.persistence.lease.LeaseSeeds;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,6 +119,10 @@ public final class DemoNode {
       // Lease timing that cannot work is refused here: with almanac-cluster.conf the split brain
       // resolver creates its lease while the ActorSystem starts, and would crash its start.
       JdbcLease.checkSettings(config);
+      if (cluster.isPresent()) {
+        // A seed node restarted while the others run joins them, found by their live leases.
+        config = LeaseSeeds.withLiveHolders(config, ClusterArgs.SYSTEM_NAME);
+      }
       system = ActorSystem.create(Behaviors.empty(), ClusterArgs.SYSTEM_NAME, config);
     } catch (ConfigException | IllegalArgumentException e) {
       return configurationError(e);

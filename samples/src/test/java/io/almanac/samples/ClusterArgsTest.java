@@ -35,7 +35,8 @@ class ClusterArgsTest {
     assertEquals("lease-majority", c.getString("pekko.cluster.split-brain-resolver.active-strategy"));
     assertEquals("almanac.lease.jdbc", c.getString("pekko.cluster.singleton.use-lease"));
     assertEquals("almanac.lease.jdbc", c.getString("pekko.cluster.sharding.use-lease"));
-    assertEquals("almanac.lease.jdbc", c.getString("pekko.cluster.sharding.coordinator-singleton.use-lease"));
+    // the shard coordinator takes no lease (see almanac-cluster.conf and TaskShardingSettings)
+    assertEquals("", c.getString("pekko.cluster.sharding.coordinator-singleton.use-lease"));
     assertEquals(false, c.getBoolean("almanac.node.join-self"));
     assertEquals("./data/node-2553", c.getString("almanac-demo.data-dir"));
     // the daily digest declared in application.conf is still there

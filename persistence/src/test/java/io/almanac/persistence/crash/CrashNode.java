@@ -250,6 +250,10 @@ public final class CrashNode {
     Path effects = Path.of(required(o, "effects")).toAbsolutePath();
     Config config = nodeConfig(o);
     LOG.info("crash node starting, pid {}, options {}", ProcessHandle.current().pid(), o);
+    if (o.containsKey("seeds")) {
+      // a seed node restarted while the others run joins them (see LeaseSeeds), as the demo node does
+      config = io.almanac.persistence.lease.LeaseSeeds.withLiveHolders(config, SYSTEM_NAME);
+    }
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
     ExecutorService io = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "crash-node-io");

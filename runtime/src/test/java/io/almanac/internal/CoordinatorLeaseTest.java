@@ -1,0 +1,187 @@
+package io.almanac.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.coordination.lease.LeaseSettings;
+import org.apache.pekko.coordination.lease.scaladsl.Lease;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import scala.Function1;
+import scala.Option;
+import scala.concurrent.Future;
+import scala.runtime.BoxedUnit;
+
+/**
+ * A database outage as the leases see it (every lease lost, none to be had for a while, then
+ * available again), on a one-node cluster whose sharding and singletons take a lease, as with
+ * almanac-cluster.conf: the task entities must be reachable through the node's shard region once the
+ * leases are back. With Pekko's own settings they are not: the coordinator singleton, losing its
+ * lease, is terminated and tells the node's region to shut down gracefully, and that region stops
+ * for good once its shards are handed off (the trigger's fires then went to dead letters after a
+ * PostgreSQL outage, ClusterScenariosTest.databaseOutage). {@link TaskShardingSettings} runs the
+ * coordinator without a lease.
+ */
+@ExtendWith(LogCapturingExtension.class)
+class CoordinatorLeaseTest {
+
+  /** A lease whose database can be "stopped": every held lease is then lost and none acquired. */
+  public static final class OutageLease extends Lease {
+    static final Map<String, OutageLease> BY_NAME = new ConcurrentHashMap<>();
+    static volatile boolean databaseDown;
+    volatile boolean held;
+    volatile Function1<Option<Throwable>, BoxedUnit> lost;
+
+    public OutageLease(LeaseSettings settings) {
+      super(settings);
+      BY_NAME.put(settings.leaseName(), this);
+    }
+
+    @Override
+    public Future<Object> acquire() {
+      if (databaseDown) {
+        return scala.concurrent.Future$.MODULE$.failed(new IllegalStateException("database down"));
+      }
+      held = true;
+      return Future.successful(true);
+    }
+
+    @Override
+    public Future<Object> acquire(Function1<Option<Throwable>, BoxedUnit> leaseLostCallback) {
+      lost = leaseLostCallback;
+      return acquire();
+    }
+
+    @Override
+    public Future<Object> release() {
+      held = false;
+      return databaseDown ? scala.concurrent.Future$.MODULE$.failed(new IllegalStateException("database down")) : Future.successful(true);
+    }
+
+    @Override
+    public boolean checkLease() {
+      return held;
+    }
+
+    /** The database stops: every held lease's heartbeat fails, so each holder is told it lost it. */
+    static void stopDatabase() {
+      databaseDown = true;
+      for (OutageLease lease : BY_NAME.values()) {
+        if (lease.held) {
+          lease.held = false;
+          if (lease.lost != null) {
+            lease.lost.apply(Option.apply(new IllegalStateException("heartbeat failed: database down")));
+          }
+        }
+      }
+    }
+  }
+
+  private ActorTestKit testKit;
+
+  @BeforeEach
+  void start() {
+    OutageLease.BY_NAME.clear();
+    OutageLease.databaseDown = false;
+    testKit = ActorTestKit.create("coordinator-lease-test", ConfigFactory.parseString(String.join("\n",
+        "pekko.actor.provider = cluster",
+        "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
+        "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+        "outage-lease.lease-class = \"" + OutageLease.class.getName() + "\"",
+        // as almanac-cluster.conf: the singletons, the coordinator and the shards take a lease
+        "pekko.cluster.singleton.use-lease = outage-lease",
+        "pekko.cluster.singleton.lease-retry-interval = 100ms",
+        "pekko.cluster.sharding.use-lease = outage-lease",
+        "pekko.cluster.sharding.lease-retry-interval = 100ms",
+        "pekko.cluster.sharding.coordinator-singleton.use-lease = outage-lease",
+        "pekko.cluster.sharding.coordinator-singleton.lease-retry-interval = 100ms",
+        "pekko.cluster.sharding.retry-interval = 200ms"))
+        .withFallback(ConfigFactory.load()));
+    Cluster cluster = Cluster.get(testKit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+  }
+
+  @AfterEach
+  void stop() {
+    OutageLease.databaseDown = false;
+    testKit.shutdownTestKit();
+  }
+
+  private static Behavior<String> echo(ActorRef<String> probe) {
+    return Behaviors.receiveMessage(m -> {
+      probe.tell(m);
+      return Behaviors.same();
+    });
+  }
+
+  @Test
+  @DisplayName("the task sharding settings keep the shards' lease and drop the coordinator's")
+  void settings() {
+    ClusterShardingSettings pekko = ClusterShardingSettings.create(testKit.system());
+    assertTrue(pekko.coordinatorSingletonSettings().leaseSettings().isDefined(), "the configuration gives the coordinator a lease");
+    ClusterShardingSettings tasks = TaskShardingSettings.of(testKit.system());
+    assertTrue(tasks.coordinatorSingletonSettings().leaseSettings().isEmpty(), "no coordinator lease");
+    assertTrue(tasks.leaseSettings().isDefined(), "the shards keep their lease");
+    assertEquals("outage-lease", tasks.leaseSettings().get().leaseImplementation());
+    assertEquals(pekko.leaseSettings().get().leaseRetryInterval(), tasks.leaseSettings().get().leaseRetryInterval());
+  }
+
+  @Test
+  @DisplayName("after every lease was lost and could be had again, the entities are reachable through the node's region")
+  void entitiesReachableAfterLeaseOutage() {
+    TestProbe<String> probe = testKit.createTestProbe();
+    EntityTypeKey<String> key = EntityTypeKey.create(String.class, "outage-type");
+    ClusterSharding sharding = ClusterSharding.get(testKit.system());
+    sharding.init(Entity.of(key, ctx -> echo(probe.getRef())).withSettings(TaskShardingSettings.of(testKit.system())));
+    sharding.entityRefFor(key, "e1").tell("before");
+    probe.expectMessage(Duration.ofSeconds(20), "before");
+    List<String> leases = OutageLease.BY_NAME.keySet().stream().sorted().collect(Collectors.toList());
+    assertTrue(leases.stream().anyMatch(n -> n.startsWith("coordinator-lease-test-shard-outage-type-")),
+        "the shard took its lease: " + leases);
+
+    // The database stops for a while: every lease is lost, none can be acquired.
+    OutageLease.stopDatabase();
+    probe.expectNoMessage(Duration.ofSeconds(3));
+    OutageLease.databaseDown = false;
+
+    // Back: the shard takes its lease again and the entity answers through this node's region.
+    for (int i = 0; i < 30; i++) {
+      sharding.entityRefFor(key, "e1").tell("after-" + i);
+      String got = pollOnce(probe);
+      if (got != null) {
+        return;
+      }
+    }
+    throw new AssertionError("the entity never answered after the outage (the node's shard region stopped?); leases: "
+        + OutageLease.BY_NAME.keySet());
+  }
+
+  private static String pollOnce(TestProbe<String> probe) {
+    try {
+      return probe.receiveMessage(Duration.ofMillis(500));
+    } catch (AssertionError e) {
+      return null;
+    }
+  }
+}
