@@ -254,9 +254,11 @@ public final class Almanac {
               MemberStatus status = cluster.selfMember().status();
               if (!almanac.ready.isDone() && status != MemberStatus.up() && status != MemberStatus.weaklyUp()) {
                 cause = new AlmanacException(cause.getMessage() + "; this node (" + self + ") has not joined its cluster: "
-                    + "none of the seed nodes " + seedNodes + " welcomed it. Check that they run and that their "
-                    + "ActorSystem is named '" + system.name() + "' like this node's (a node of another name logs "
-                    + "\"Dropping Handshake Request ... addressed to unknown local address\")", cause);
+                    + (seedNodes.isEmpty() ? "pekko.cluster.seed-nodes is empty and almanac.node.join-self is off, so "
+                        + "nothing joins it (a bootstrap, or Cluster.manager().tell(Join), must)"
+                        : "none of the seed nodes " + seedNodes + " welcomed it. Check that they run and that their "
+                        + "ActorSystem is named '" + system.name() + "' like this node's (a node of another name logs "
+                        + "\"Dropping Handshake Request ... addressed to unknown local address\")"), cause);
               }
               LOG.error("Almanac is not ready: {}", cause.getMessage());
               almanac.ready.completeExceptionally(cause);

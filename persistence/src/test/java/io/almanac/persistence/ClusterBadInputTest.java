@@ -157,6 +157,32 @@ class ClusterBadInputTest {
   }
 
   @Test
+  void aNodeOfAnotherActorSystemNameNeverJoinsAndItsReadyFailsSayingSo() throws Exception {
+    int pa = freePort();
+    ActorTestKit a = kit(node(pa, pa, "almanac_join_a", ""));
+    Eventually.eventually(WAIT, () -> assertTrue(Cluster.get(a.system()).selfMember().status() == MemberStatus.up()));
+    // D is named "scheduler" and its seed node names its own name, at A's address: what Pekko does
+    // with it, and what Almanac says. (A seed node naming another name than the node's own is
+    // refused by Almanac.start: NodeChecksTest.)
+    int pd = freePort();
+    String seed = "pekko://scheduler@127.0.0.1:" + pa;
+    ActorTestKit d = ActorTestKit.create("scheduler", node(pd, pa, "almanac_join_a",
+        "pekko.cluster.seed-nodes = [\"" + seed + "\"]\nalmanac.node.registration-timeout = 3s"));
+    kits.add(d);
+    Almanac almanacD = Almanac.start(d.system());
+
+    // A drops D's handshake, naming both addresses (repeated at every attempt of D's).
+    Eventually.eventually(WAIT, () -> assertFalse(logged("Dropping Handshake Request from [pekko://scheduler@127.0.0.1:" + pd,
+        "addressed to unknown local address [" + seed + "]", "Local address is [pekko://almanac@127.0.0.1:" + pa + "]").isEmpty()));
+    ExecutionException notReady = assertThrows(ExecutionException.class,
+        () -> almanacD.ready().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    String why = notReady.getCause().getMessage();
+    assertTrue(why.contains("has not joined its cluster: none of the seed nodes [" + seed + "] welcomed it"), why);
+    assertTrue(why.contains("ActorSystem is named 'scheduler'"), why);
+    assertFalse(Cluster.get(a.system()).state().getMembers().toString().contains("scheduler"));
+  }
+
+  @Test
   void leaseTimingThatCannotWorkFailsTheStartNamingTheKeysAndValues() throws Exception {
     String bad = "almanac.lease.jdbc { heartbeat-timeout = 8s, heartbeat-interval = 3s, safety-margin = 5s }";
     // Only the trigger singleton takes the lease (no lease-majority resolver, whose lease Pekko
