@@ -168,7 +168,8 @@ public final class NodeChecks {
       shown.add(key + " = " + (config.hasPath(key) ? config.getValue(key).render(
           com.typesafe.config.ConfigRenderOptions.concise()) : "(not set)"));
     }
-    return String.join(", ", shown);
+    // a password given as a URL parameter is not repeated in a log
+    return String.join(", ", shown).replaceAll("(?i)(password=)[^&;\"]*", "$1***");
   }
 
   private static String quote(String key) {

@@ -67,6 +67,36 @@ class NodeChecksTest {
   }
 
   @Test
+  void comparedSettingsShowThisNodesValuesOfTheCheckersKeysWithoutPasswords() {
+    ActorTestKit kit = ActorTestKit.create("compared", ConfigFactory.parseString("""
+        pekko.actor.provider = local
+        pekko.cluster.configuration-compatibility-check.checkers.test = "io.almanac.internal.NodeChecksTest$UrlChecker"
+        test.url = "jdbc:postgresql://db/almanac?user=a&password=secret&ssl=true"
+        """).withFallback(ConfigFactory.load()));
+    try {
+      String shown = NodeChecks.comparedSettings((org.apache.pekko.actor.ExtendedActorSystem) kit.system().classicSystem());
+      assertTrue(shown.contains("pekko.cluster.downing-provider-class = "), shown);
+      assertTrue(shown.contains("test.url = \"jdbc:postgresql://db/almanac?user=a&password=***&ssl=true\""), shown);
+      assertTrue(!shown.contains("secret"), shown);
+    } finally {
+      kit.shutdownTestKit();
+    }
+  }
+
+  /** A checker that compares test.url. */
+  public static final class UrlChecker extends org.apache.pekko.cluster.JoinConfigCompatChecker {
+    @Override
+    public scala.collection.immutable.Seq<String> requiredKeys() {
+      return scala.jdk.javaapi.CollectionConverters.asScala(java.util.List.of("test.url")).toList();
+    }
+
+    @Override
+    public org.apache.pekko.cluster.ConfigValidation check(Config toCheck, Config actualConfig) {
+      return org.apache.pekko.cluster.Valid$.MODULE$;
+    }
+  }
+
+  @Test
   void almanacStartRefusesASeedNodeOfAnotherName() {
     ActorTestKit kit = ActorTestKit.create("almanac", ConfigFactory.parseString("""
         pekko.actor.provider = cluster
