@@ -8,6 +8,7 @@ import io.almanac.internal.Executor;
 import io.almanac.internal.ExecutorSettings;
 import io.almanac.internal.JobRegistry;
 import io.almanac.internal.LeaseGuard;
+import io.almanac.internal.NodeChecks;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
@@ -30,6 +31,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -154,6 +156,16 @@ public final class Almanac {
      */
     public Almanac start() {
       Config config = system.settings().config();
+      // Cluster settings that cannot work fail the start here, naming the key and the value, rather
+      // than leaving a node that never joins (a seed node of another ActorSystem name) or never
+      // takes the trigger (a lease whose timing its implementation refuses).
+      NodeChecks.seedNodesNameThisSystem(config, system.name());
+      ExtendedActorSystem classic = (ExtendedActorSystem) system.classicSystem();
+      NodeChecks.leasesCanWork(classic, classic.provider().getDefaultAddress().hostPort());
+      if (system.whenTerminated().isCompleted()) {
+        throw new AlmanacException("the ActorSystem '" + system.name() + "' has terminated before Almanac.start: see the "
+            + "errors it logged as it stopped (e.g. \"Cluster Node [...] - crashed\")");
+      }
       TaskSettings taskSettings = TaskSettings.from(config);
       TriggerSettings triggerSettings = TriggerSettings.from(config);
       ExecutorSettings executorSettings = ExecutorSettings.from(config);
@@ -216,6 +228,12 @@ public final class Almanac {
         throw new InvalidSpecException("almanac.node.registration-timeout", registrationTimeout, "must be > 0");
       }
       Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout(), registrationTimeout);
+      // A node that shuts down before it is ready (refused at join, no seed node answered in time,
+      // downed) says why and fails ready(), instead of leaving it to the registration timeout.
+      shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-not-ready", () -> {
+        almanac.shutDownBeforeReady(shutdown.getShutdownReason().orElse(null), seedNodes);
+        return CompletableFuture.completedFuture(Done.getInstance());
+      });
       LOG.info("Almanac started on {} ({} tasks declared in almanac.tasks)", executorId, declared.size());
       long started = System.nanoTime();
       CompletionStage<Done> registered = declared.isEmpty() ? CompletableFuture.completedFuture(Done.getInstance())
@@ -234,6 +252,15 @@ public final class Almanac {
           .whenComplete((done, error) -> {
             if (error != null) {
               Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+              MemberStatus status = cluster.selfMember().status();
+              if (!almanac.ready.isDone() && status != MemberStatus.up() && status != MemberStatus.weaklyUp()) {
+                cause = new AlmanacException(cause.getMessage() + "; this node (" + self + ") has not joined its cluster: "
+                    + (seedNodes.isEmpty() ? "pekko.cluster.seed-nodes is empty and almanac.node.join-self is off, so "
+                        + "nothing joins it (a bootstrap, or Cluster.manager().tell(Join), must)"
+                        : "none of the seed nodes " + seedNodes + " welcomed it. Check that they run and that their "
+                        + "ActorSystem is named '" + system.name() + "' like this node's (a node of another name logs "
+                        + "\"Dropping Handshake Request ... addressed to unknown local address\")"), cause);
+              }
               LOG.error("Almanac is not ready: {}", cause.getMessage());
               almanac.ready.completeExceptionally(cause);
             } else {
@@ -243,6 +270,30 @@ public final class Almanac {
           });
       return almanac;
     }
+  }
+
+  /** The node shuts down: if it is not ready yet, fail ready() with the reason, and say it loudly when it was refused at join. */
+  private void shutDownBeforeReady(CoordinatedShutdown.Reason reason, List<String> seedNodes) {
+    if (ready.isDone()) {
+      return;
+    }
+    String self = Cluster.get(system).selfMember().address().toString();
+    String message;
+    if (reason == CoordinatedShutdown.incompatibleConfigurationDetectedReason()) {
+      message = "this node (" + self + ") was refused by the cluster it asked to join (seed nodes " + seedNodes + "): its "
+          + "configuration is incompatible with the cluster's (pekko.cluster.configuration-compatibility-check), so it "
+          + "shuts down without having joined. The member that refused it logged which settings differ, with both values "
+          + "(\"Found incompatible settings when [" + self + "] tried to join: ...\"). This node's values: "
+          + NodeChecks.comparedSettings((ExtendedActorSystem) system.classicSystem());
+      LOG.error(message);
+    } else if (reason == CoordinatedShutdown.clusterJoinUnsuccessfulReason()) {
+      message = "this node (" + self + ") shuts down: it could not join any of the seed nodes " + seedNodes
+          + " within pekko.cluster.shutdown-after-unsuccessful-join-seed-nodes";
+      LOG.error(message);
+    } else {
+      message = "this node (" + self + ") shuts down before it was ready (" + (reason == null ? "reason unknown" : reason) + ")";
+    }
+    ready.completeExceptionally(new AlmanacException(message));
   }
 
   /**

@@ -81,6 +81,9 @@ class AlmanacStartTest {
         () -> almanac.ready().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join());
     AlmanacException cause = assertInstanceOf(AlmanacException.class, e.getCause());
     assertTrue(cause.getMessage().contains("almanac.node.registration-timeout = PT3S"), cause.getMessage());
+    // this node never joined its cluster (join-self off, no seed nodes): the message says so
+    assertTrue(cause.getMessage().contains("has not joined its cluster: pekko.cluster.seed-nodes is empty and "
+        + "almanac.node.join-self is off"), cause.getMessage());
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.almanac.Almanac;
 import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
 import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.lease.JdbcLease;
 import io.almanac.persistence.lease.LeaseSeeds;
 import java.io.File;
 import java.nio.file.Files;
@@ -115,6 +116,9 @@ public final class DemoNode {
         boolean fresh = !Files.exists(h2);
         banner(loaded.source(), h2, dataDir, fresh);
       }
+      // Lease timing that cannot work is refused here: with almanac-cluster.conf the split brain
+      // resolver creates its lease while the ActorSystem starts, and would crash its start.
+      JdbcLease.checkSettings(config);
       if (cluster.isPresent()) {
         // A seed node restarted while the others run joins them, found by their live leases.
         config = LeaseSeeds.withLiveHolders(config, ClusterArgs.SYSTEM_NAME);

@@ -41,6 +41,10 @@ class DemoNodeExitTest {
   }
 
   private Exit runDemo(List<String> jvmArgs) throws Exception {
+    return runDemo(jvmArgs, List.of());
+  }
+
+  private Exit runDemo(List<String> jvmArgs, List<String> args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
@@ -49,6 +53,7 @@ class DemoNodeExitTest {
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(DemoNode.class.getName());
+    cmd.addAll(args);
     Path out = dir.resolve("demo.out");
     Path err = dir.resolve("demo.err");
     Process p = new ProcessBuilder(cmd).directory(dir.toFile())
@@ -84,5 +89,18 @@ class DemoNodeExitTest {
     Exit exit = runDemo(List.of("-Dconfig.file=" + missing));
     assertEquals(DemoNode.EXIT_CONFIG, exit.code(), exit.stderr() + exit.stdout());
     assertTrue(exit.stderr().contains(missing.toString()), exit.stderr());
+  }
+
+  @Test
+  @DisplayName("R33: a cluster node whose lease timing cannot work exits 2 before it starts, naming the keys and values")
+  void leaseTimingThatCannotWorkExits() throws Exception {
+    Exit exit = runDemo(List.of("-Dalmanac.lease.jdbc.heartbeat-interval=3s", "-Dalmanac.lease.jdbc.safety-margin=5s"),
+        List.of("--cluster", "--port", "25520", "--seed", "127.0.0.1:25520", "--pg-url", "jdbc:postgresql://127.0.0.1:1/almanac",
+            "--data-dir", dir.resolve("node").toString()));
+    assertEquals(DemoNode.EXIT_CONFIG, exit.code(), exit.stderr() + exit.stdout());
+    assertTrue(exit.stderr().contains("almanac.lease.jdbc (the lease of pekko.cluster.singleton.use-lease): "), exit.stderr());
+    assertTrue(exit.stderr().contains("heartbeat-interval (PT3S) + safety-margin (PT5S) must be less than heartbeat-timeout (PT8S)"),
+        exit.stderr());
+    assertTrue(exit.stderr().contains("almanac.lease.jdbc.heartbeat-interval = 3s"), exit.stderr());
   }
 }

@@ -114,6 +114,36 @@ public final class JdbcLease extends Lease {
     }
   }
 
+  /**
+   * Checks the settings of every lease of this class that the configuration uses (the trigger
+   * singleton's, the shard coordinator's, the shards' and the split brain resolver's with
+   * lease-majority), as the lease's constructor will, without an ActorSystem: call it before
+   * creating the ActorSystem. With almanac-cluster.conf the resolver creates its lease while the
+   * ActorSystem starts, and settings that cannot work then crash the cluster and the ActorSystem's
+   * start (Pekko logs why, and ActorSystem.create fails with an unrelated "cannot enqueue after timer
+   * shutdown"); Almanac.start checks them too, for leases created later.
+   *
+   * @param config the node's configuration
+   * @throws IllegalArgumentException naming the lease's configuration path, the key that selects it,
+   *     the rule broken and the timing keys with their values
+   */
+  public static void checkSettings(Config config) {
+    for (java.util.Map.Entry<String, String> e : io.almanac.internal.NodeChecks.leasePaths(config).entrySet()) {
+      String path = e.getKey();
+      if (!config.hasPath(path) || !config.hasPath(path + ".lease-class")
+          || !config.getString(path + ".lease-class").equals(JdbcLease.class.getName())) {
+        continue;
+      }
+      try {
+        Config block = config.getConfig(path).withFallback(config.getConfig("pekko.coordination.lease"));
+        Timing.of(LeaseSettings.apply(block, "settings-check", "settings-check"));
+      } catch (IllegalArgumentException | com.typesafe.config.ConfigException ex) {
+        throw new IllegalArgumentException(path + " (the lease of " + e.getValue() + "): " + ex.getMessage() + " ("
+            + io.almanac.internal.NodeChecks.timing(config, path) + ")", ex);
+      }
+    }
+  }
+
   private final String name;
   private final String owner;
   private final Timing timing;
@@ -143,7 +173,13 @@ public final class JdbcLease extends Lease {
    * @throws IllegalArgumentException for a wrong setting or name
    */
   public JdbcLease(LeaseSettings settings, ExtendedActorSystem system) {
-    this(settings, system, LeaseStores.get(system).storeFor(settings.leaseConfig()));
+    this(settings, system, checkedStoreFor(settings, system));
+  }
+
+  /** The timing first, so that settings that cannot work are reported as such, whatever the store. */
+  private static LeaseStore checkedStoreFor(LeaseSettings settings, ExtendedActorSystem system) {
+    Timing.of(settings);
+    return LeaseStores.get(system).storeFor(settings.leaseConfig());
   }
 
   JdbcLease(LeaseSettings settings, ExtendedActorSystem system, LeaseStore store) {
@@ -154,7 +190,7 @@ public final class JdbcLease extends Lease {
     this.store = store;
     this.system = system;
     this.dispatcher = system.dispatcher();
-    this.label = "lease [" + name + "] of owner [" + owner + "] (incarnation " + store.incarnation() + ") in database ["
+    this.label = "lease [" + name + "] of owner [" + owner + "] (incarnation " + store.incarnation() + ") in table almanac_lease of database ["
         + store.database() + "]";
   }
 

@@ -381,9 +381,16 @@ final class LeaseStore implements AutoCloseable {
     }
   }
 
-  /** Table missing: SQLStates of H2 (42S02, 42102) and PostgreSQL (42P01). */
+  /**
+   * Table missing: PostgreSQL's SQLState 42P01; H2's 42S02 (error code 42102), 42S03 (42103: with
+   * candidates of another case) and 42S04 (42104: the database has no table at all).
+   */
   static boolean tableMissing(Throwable e) {
-    return e instanceof SQLException s && s.getSQLState() != null
-        && (s.getSQLState().equals("42P01") || s.getSQLState().equals("42S02") || s.getSQLState().equals("42102"));
+    if (!(e instanceof SQLException s)) {
+      return false;
+    }
+    String state = s.getSQLState() == null ? "" : s.getSQLState();
+    return state.equals("42P01") || state.equals("42S02") || state.equals("42S03") || state.equals("42S04")
+        || state.equals("42102") || (s.getErrorCode() >= 42102 && s.getErrorCode() <= 42104);
   }
 }

@@ -47,4 +47,23 @@ class JdbcLeaseTimingTest {
   void pekkoRefusesAnIntervalOfHalfTheTimeoutOrMore() {
     assertThrows(IllegalArgumentException.class, () -> timing("heartbeat-timeout = 10s\nheartbeat-interval = 5s"));
   }
+
+  @Test
+  void checkSettingsNamesTheLeaseTheKeyThatSelectsItAndTheValues() {
+    Config config = ConfigFactory.load(ConfigFactory.parseString("pekko.cluster.singleton.use-lease = \"almanac.lease.jdbc\"\n"
+        + "almanac.lease.jdbc { heartbeat-timeout = 10s, heartbeat-interval = 5s }"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> JdbcLease.checkSettings(config));
+    assertTrue(e.getMessage().startsWith("almanac.lease.jdbc (the lease of pekko.cluster.singleton.use-lease): "), e.getMessage());
+    assertTrue(e.getMessage().contains("heartbeat-interval must be less than half heartbeat-timeout"), e.getMessage());
+    assertTrue(e.getMessage().contains("almanac.lease.jdbc.heartbeat-timeout = 10s, almanac.lease.jdbc.heartbeat-interval = 5s"),
+        e.getMessage());
+  }
+
+  @Test
+  void checkSettingsIgnoresLeasesNotInUseAndOtherLeaseClasses() {
+    // The reference configuration uses no lease: nothing to check, even with bad timing.
+    JdbcLease.checkSettings(ConfigFactory.load(ConfigFactory.parseString("almanac.lease.jdbc.heartbeat-interval = 100s")));
+    JdbcLease.checkSettings(ConfigFactory.load(ConfigFactory.parseString("pekko.cluster.singleton.use-lease = other-lease\n"
+        + "other-lease { lease-class = \"com.example.OtherLease\", heartbeat-timeout = 1s, heartbeat-interval = 1s }")));
+  }
 }
