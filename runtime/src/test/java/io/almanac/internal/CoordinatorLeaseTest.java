@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
@@ -21,17 +19,11 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
-import org.apache.pekko.coordination.lease.LeaseSettings;
-import org.apache.pekko.coordination.lease.scaladsl.Lease;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import scala.Function1;
-import scala.Option;
-import scala.concurrent.Future;
-import scala.runtime.BoxedUnit;
 
 /**
  * A database outage as the leases see it (every lease lost, none to be had for a while, then
@@ -46,69 +38,16 @@ import scala.runtime.BoxedUnit;
 @ExtendWith(LogCapturingExtension.class)
 class CoordinatorLeaseTest {
 
-  /** A lease whose database can be "stopped": every held lease is then lost and none acquired. */
-  public static final class OutageLease extends Lease {
-    static final Map<String, OutageLease> BY_NAME = new ConcurrentHashMap<>();
-    static volatile boolean databaseDown;
-    volatile boolean held;
-    volatile Function1<Option<Throwable>, BoxedUnit> lost;
-
-    public OutageLease(LeaseSettings settings) {
-      super(settings);
-      BY_NAME.put(settings.leaseName(), this);
-    }
-
-    @Override
-    public Future<Object> acquire() {
-      if (databaseDown) {
-        return scala.concurrent.Future$.MODULE$.failed(new IllegalStateException("database down"));
-      }
-      held = true;
-      return Future.successful(true);
-    }
-
-    @Override
-    public Future<Object> acquire(Function1<Option<Throwable>, BoxedUnit> leaseLostCallback) {
-      lost = leaseLostCallback;
-      return acquire();
-    }
-
-    @Override
-    public Future<Object> release() {
-      held = false;
-      return databaseDown ? scala.concurrent.Future$.MODULE$.failed(new IllegalStateException("database down")) : Future.successful(true);
-    }
-
-    @Override
-    public boolean checkLease() {
-      return held;
-    }
-
-    /** The database stops: every held lease's heartbeat fails, so each holder is told it lost it. */
-    static void stopDatabase() {
-      databaseDown = true;
-      for (OutageLease lease : BY_NAME.values()) {
-        if (lease.held) {
-          lease.held = false;
-          if (lease.lost != null) {
-            lease.lost.apply(Option.apply(new IllegalStateException("heartbeat failed: database down")));
-          }
-        }
-      }
-    }
-  }
-
   private ActorTestKit testKit;
 
   @BeforeEach
   void start() {
-    OutageLease.BY_NAME.clear();
-    OutageLease.databaseDown = false;
+    TestLease.reset();
     testKit = ActorTestKit.create("coordinator-lease-test", ConfigFactory.parseString(String.join("\n",
         "pekko.actor.provider = cluster",
         "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
         "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-        "outage-lease.lease-class = \"" + OutageLease.class.getName() + "\"",
+        "outage-lease.lease-class = \"" + TestLease.class.getName() + "\"",
         // as almanac-cluster.conf: the singletons, the coordinator and the shards take a lease
         "pekko.cluster.singleton.use-lease = outage-lease",
         "pekko.cluster.singleton.lease-retry-interval = 100ms",
@@ -124,7 +63,7 @@ class CoordinatorLeaseTest {
 
   @AfterEach
   void stop() {
-    OutageLease.databaseDown = false;
+    TestLease.startDatabase();
     testKit.shutdownTestKit();
   }
 
@@ -156,14 +95,14 @@ class CoordinatorLeaseTest {
     sharding.init(Entity.of(key, ctx -> echo(probe.getRef())).withSettings(TaskShardingSettings.of(testKit.system())));
     sharding.entityRefFor(key, "e1").tell("before");
     probe.expectMessage(Duration.ofSeconds(20), "before");
-    List<String> leases = OutageLease.BY_NAME.keySet().stream().sorted().collect(Collectors.toList());
+    List<String> leases = TestLease.BY_NAME.keySet().stream().sorted().collect(Collectors.toList());
     assertTrue(leases.stream().anyMatch(n -> n.startsWith("coordinator-lease-test-shard-outage-type-")),
         "the shard took its lease: " + leases);
 
     // The database stops for a while: every lease is lost, none can be acquired.
-    OutageLease.stopDatabase();
+    TestLease.stopDatabase();
     probe.expectNoMessage(Duration.ofSeconds(3));
-    OutageLease.databaseDown = false;
+    TestLease.startDatabase();
 
     // Back: the shard takes its lease again and the entity answers through this node's region.
     for (int i = 0; i < 30; i++) {
@@ -174,7 +113,7 @@ class CoordinatorLeaseTest {
       }
     }
     throw new AssertionError("the entity never answered after the outage (the node's shard region stopped?); leases: "
-        + OutageLease.BY_NAME.keySet());
+        + TestLease.BY_NAME.keySet());
   }
 
   private static String pollOnce(TestProbe<String> probe) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -18,16 +17,10 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SingletonActor;
-import org.apache.pekko.coordination.lease.LeaseSettings;
-import org.apache.pekko.coordination.lease.scaladsl.Lease;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import scala.Function1;
-import scala.Option;
-import scala.concurrent.Future;
-import scala.runtime.BoxedUnit;
 
 /**
  * The lease guard finds the very lease Pekko's singleton manager and shard acquired (by the name
@@ -36,49 +29,16 @@ import scala.runtime.BoxedUnit;
  */
 class LeaseGuardTest {
 
-  /** A lease the test switches off; every instance by lease name. */
-  public static final class SwitchLease extends Lease {
-    static final Map<String, SwitchLease> BY_NAME = new ConcurrentHashMap<>();
-    volatile boolean held;
-
-    public SwitchLease(LeaseSettings settings) {
-      super(settings);
-      BY_NAME.put(settings.leaseName(), this);
-    }
-
-    @Override
-    public Future<Object> acquire() {
-      held = true;
-      return Future.successful(true);
-    }
-
-    @Override
-    public Future<Object> acquire(Function1<Option<Throwable>, BoxedUnit> leaseLostCallback) {
-      return acquire();
-    }
-
-    @Override
-    public Future<Object> release() {
-      held = false;
-      return Future.successful(true);
-    }
-
-    @Override
-    public boolean checkLease() {
-      return held;
-    }
-  }
-
   private ActorTestKit testKit;
 
   @BeforeEach
   void start() {
-    SwitchLease.BY_NAME.clear();
+    TestLease.reset();
     testKit = ActorTestKit.create("guard-test", ConfigFactory.parseString(String.join("\n",
         "pekko.actor.provider = cluster",
         "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
         "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-        "switch-lease.lease-class = \"" + SwitchLease.class.getName() + "\"",
+        "switch-lease.lease-class = \"" + TestLease.class.getName() + "\"",
         "pekko.cluster.singleton.use-lease = switch-lease",
         "pekko.cluster.singleton.lease-retry-interval = 100ms",
         "pekko.cluster.sharding.use-lease = switch-lease",
@@ -109,9 +69,9 @@ class LeaseGuardTest {
     proxy.tell("a");
     probe.expectMessage(Duration.ofSeconds(20), "a");
     String name = "guard-test-singleton-pekko://guard-test/system/singletonManagerguarded";
-    SwitchLease lease = SwitchLease.BY_NAME.get(name);
-    assertEquals(true, lease != null && lease.held, "the singleton's lease " + name + " among " + SwitchLease.BY_NAME.keySet());
-    lease.held = false;
+    TestLease lease = TestLease.BY_NAME.get(name);
+    assertEquals(true, lease != null && lease.held, "the singleton's lease " + name + " among " + TestLease.BY_NAME.keySet());
+    lease.revoke();
     proxy.tell("b");
     probe.expectNoMessage(Duration.ofMillis(500));
   }
@@ -125,9 +85,9 @@ class LeaseGuardTest {
     sharding.init(Entity.of(key, ctx -> LeaseGuard.shardEntity(echo(probe.getRef()), String.class)));
     sharding.entityRefFor(key, "e1").tell("x");
     probe.expectMessage(Duration.ofSeconds(20), "x");
-    SwitchLease lease = SwitchLease.BY_NAME.entrySet().stream().filter(e -> e.getKey().startsWith("guard-test-shard-guarded-type-"))
-        .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new AssertionError("no shard lease: " + SwitchLease.BY_NAME.keySet()));
-    lease.held = false;
+    TestLease lease = TestLease.BY_NAME.entrySet().stream().filter(e -> e.getKey().startsWith("guard-test-shard-guarded-type-"))
+        .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new AssertionError("no shard lease: " + TestLease.BY_NAME.keySet()));
+    lease.revoke();
     sharding.entityRefFor(key, "e1").tell("y");
     probe.expectNoMessage(Duration.ofMillis(500));
   }

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -15,17 +13,11 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SingletonActor;
-import org.apache.pekko.coordination.lease.LeaseSettings;
-import org.apache.pekko.coordination.lease.scaladsl.Lease;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import scala.Function1;
-import scala.Option;
-import scala.concurrent.Future;
-import scala.runtime.BoxedUnit;
 
 /**
  * A singleton whose manager stopped it on a lost lease and started it again on the same node (the
@@ -37,56 +29,16 @@ import scala.runtime.BoxedUnit;
 @ExtendWith(LogCapturingExtension.class)
 class SingletonLocatorTest {
 
-  /** A lease that can be lost: its holder is told through the callback it acquired it with. */
-  public static final class LosableLease extends Lease {
-    static final Map<String, LosableLease> BY_NAME = new ConcurrentHashMap<>();
-    volatile boolean held;
-    volatile Function1<Option<Throwable>, BoxedUnit> lost;
-
-    public LosableLease(LeaseSettings settings) {
-      super(settings);
-      BY_NAME.put(settings.leaseName(), this);
-    }
-
-    @Override
-    public Future<Object> acquire() {
-      held = true;
-      return Future.successful(true);
-    }
-
-    @Override
-    public Future<Object> acquire(Function1<Option<Throwable>, BoxedUnit> leaseLostCallback) {
-      lost = leaseLostCallback;
-      return acquire();
-    }
-
-    @Override
-    public Future<Object> release() {
-      held = false;
-      return Future.successful(true);
-    }
-
-    @Override
-    public boolean checkLease() {
-      return held;
-    }
-
-    void lose() {
-      held = false;
-      lost.apply(Option.apply(new IllegalStateException("heartbeat failed: database down")));
-    }
-  }
-
   private ActorTestKit testKit;
 
   @BeforeEach
   void start() {
-    LosableLease.BY_NAME.clear();
+    TestLease.reset();
     testKit = ActorTestKit.create("locator-test", ConfigFactory.parseString(String.join("\n",
         "pekko.actor.provider = cluster",
         "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
         "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-        "losable-lease.lease-class = \"" + LosableLease.class.getName() + "\"",
+        "losable-lease.lease-class = \"" + TestLease.class.getName() + "\"",
         "pekko.cluster.singleton.use-lease = losable-lease",
         "pekko.cluster.singleton.lease-retry-interval = 100ms"))
         .withFallback(ConfigFactory.load()));
@@ -120,8 +72,8 @@ class SingletonLocatorTest {
     singleton.tell("before");
     probe.expectMessage(Duration.ofSeconds(10), "before");
 
-    LosableLease lease = LosableLease.BY_NAME.get("locator-test-singleton-pekko://locator-test/system/singletonManagerrestarted");
-    assertNotNull(lease, "the singleton's lease among " + LosableLease.BY_NAME.keySet());
+    TestLease lease = TestLease.BY_NAME.get("locator-test-singleton-pekko://locator-test/system/singletonManagerrestarted");
+    assertNotNull(lease, "the singleton's lease among " + TestLease.BY_NAME.keySet());
     lease.lose(); // the manager stops the singleton, takes the lease again and starts a new one here
     probe.expectMessage(Duration.ofSeconds(10), "started");
 

@@ -1,0 +1,92 @@
+package io.almanac.internal;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.pekko.coordination.lease.LeaseSettings;
+import org.apache.pekko.coordination.lease.scaladsl.Lease;
+import scala.Function1;
+import scala.Option;
+import scala.concurrent.Future;
+import scala.runtime.BoxedUnit;
+
+/**
+ * A lease for tests of what Pekko and Almanac do with one (configured as {@code lease-class}): every
+ * instance by lease name. The test switches one off ({@link #revoke}: {@code checkLease} false,
+ * its holder not told), makes its holder lose it ({@link #lose}: the lost-lease callback), or stops
+ * the "database" ({@link #stopDatabase}: every held lease lost, none acquired until {@link
+ * #startDatabase}). Call {@link #reset} before each test.
+ */
+public final class TestLease extends Lease {
+
+  static final Map<String, TestLease> BY_NAME = new ConcurrentHashMap<>();
+  private static volatile boolean databaseDown;
+
+  volatile boolean held;
+  private volatile Function1<Option<Throwable>, BoxedUnit> lost;
+
+  public TestLease(LeaseSettings settings) {
+    super(settings);
+    BY_NAME.put(settings.leaseName(), this);
+  }
+
+  /** Forgets every lease and starts the database. */
+  static void reset() {
+    BY_NAME.clear();
+    databaseDown = false;
+  }
+
+  @Override
+  public Future<Object> acquire() {
+    if (databaseDown) {
+      return scala.concurrent.Future$.MODULE$.failed(new IllegalStateException("database down"));
+    }
+    held = true;
+    return Future.successful(true);
+  }
+
+  @Override
+  public Future<Object> acquire(Function1<Option<Throwable>, BoxedUnit> leaseLostCallback) {
+    lost = leaseLostCallback;
+    return acquire();
+  }
+
+  @Override
+  public Future<Object> release() {
+    held = false;
+    return databaseDown ? scala.concurrent.Future$.MODULE$.failed(new IllegalStateException("database down"))
+        : Future.successful(true);
+  }
+
+  @Override
+  public boolean checkLease() {
+    return held;
+  }
+
+  /** Not held any more; the holder is not told (it finds out at its next checkLease). */
+  void revoke() {
+    held = false;
+  }
+
+  /** Lost: its holder is told through the callback it acquired it with. */
+  void lose() {
+    held = false;
+    if (lost != null) {
+      lost.apply(Option.apply(new IllegalStateException("heartbeat failed: database down")));
+    }
+  }
+
+  /** The database stops: every held lease's heartbeat fails, so each holder is told it lost it. */
+  static void stopDatabase() {
+    databaseDown = true;
+    for (TestLease lease : BY_NAME.values()) {
+      if (lease.held) {
+        lease.lose();
+      }
+    }
+  }
+
+  /** The database is back: leases can be acquired again. */
+  static void startDatabase() {
+    databaseDown = false;
+  }
+}
