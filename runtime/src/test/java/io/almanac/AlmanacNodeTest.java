@@ -142,6 +142,25 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("a job's log lines carry its task, window and attempt in the MDC (on the thread that runs it)")
+  void jobThreadCarriesMdc() {
+    ScriptedJob job = new ScriptedJob(clock);
+    List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
+    job.behaviour = ctx -> {
+      seen.add(org.slf4j.MDC.getCopyOfContextMap());
+      return CompletableFuture.completedFuture(JobResult.success("ok"));
+    };
+    Almanac almanac = start("", Map.of("digest", job));
+    await(almanac.register(TaskSpec.builder("mdc-task").cron("0 0 8 * * ? Asia/Shanghai").job("digest").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "mdc-task", "2026-11-29").status()));
+    assertEquals(1, seen.size());
+    assertEquals("mdc-task", seen.get(0).get("almanac.task"));
+    assertEquals("2026-11-29", seen.get(0).get("almanac.window"));
+    assertEquals("1", seen.get(0).get("almanac.attempt"));
+  }
+
+  @Test
   @DisplayName("R12/R14: a forward clock step of 25 h on a running node is handled as downtime: the latest window runs "
       + "on time, the older ones go to the horizon and backfill policy, each recorded once, none skipped as PREVIOUS_RUNNING")
   void forwardClockStepIsHandledAsDowntime() {

@@ -26,6 +26,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
+import org.slf4j.MDC;
 
 /**
  * Runs agent jobs for its node's task entities; the one authority that admits an attempt to start.
@@ -66,6 +67,15 @@ import org.apache.pekko.pattern.StatusReply;
  * INTERNAL API.
  */
 public final class Executor extends AbstractBehavior<Executor.Command> {
+
+  /** MDC key on the thread that runs a job: the task's id. */
+  public static final String MDC_TASK = "almanac.task";
+
+  /** MDC key on the thread that runs a job: the window's key. */
+  public static final String MDC_WINDOW = "almanac.window";
+
+  /** MDC key on the thread that runs a job: the attempt's number. */
+  public static final String MDC_ATTEMPT = "almanac.attempt";
 
   /** What the executor is told. */
   public interface Command {}
@@ -541,7 +551,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     running.put(item.key(), r);
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
-    ctx.getLog().info("task '{}' window '{}' attempt {} ({}) started, lease until {}",
+    // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
+    ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
         item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
     JobContextImpl jobContext = new JobContextImpl(this, r, grant, item.zone());
     ActorRef<Command> self = ctx.getSelf();
@@ -551,6 +562,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     jobPool.execute(() -> {
       CompletionStage<JobResult> stage;
       r.enter();
+      // the job's own log lines, on the thread that runs it, carry the task, window and attempt
+      MDC.put(MDC_TASK, item.taskId());
+      MDC.put(MDC_WINDOW, item.window());
+      MDC.put(MDC_ATTEMPT, String.valueOf(attempt));
       try {
         stage = job == null
             ? CompletableFuture.completedFuture(JobResult.failure(
@@ -563,6 +578,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         stage = CompletableFuture.failedFuture(t);
       } finally {
         r.leave(null);
+        MDC.remove(MDC_TASK);
+        MDC.remove(MDC_WINDOW);
+        MDC.remove(MDC_ATTEMPT);
         Thread.interrupted(); // never hand an interrupted thread back to the pool
       }
       r.leave(stage);
@@ -614,9 +632,13 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       finished++;
       recentJobs[recentJobsNext] = m.took();
       recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
-      ctx.getLog().info("task '{}' window '{}' attempt {} {} in {} ms{}", r.item.taskId(), r.item.window(), m.attempt(),
-          m.result().succeeded() ? "succeeded" : "failed", m.took().toMillis(),
-          m.result().succeeded() ? "" : ": " + m.result().reason());
+      if (m.result().succeeded()) {
+        ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
+            m.attempt(), m.took().toMillis());
+      } else {
+        ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
+            m.attempt(), m.took().toMillis(), m.result().reason());
+      }
     }
     report(m.key(), m.attempt(), m.result(), m.took(), 1);
     admit();

@@ -82,7 +82,9 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
    * @return the entity's behavior
    */
   public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings, TaskEnv env) {
-    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TaskEntity(taskId, clock, settings, env, ctx, timers)));
+    // the entity's log lines carry its task's id in the MDC, as the job's do (Executor.MDC_TASK)
+    return Behaviors.withMdc(Command.class, java.util.Map.of(Executor.MDC_TASK, taskId),
+        Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TaskEntity(taskId, clock, settings, env, ctx, timers))));
   }
 
   /**
