@@ -1,0 +1,101 @@
+package io.almanac.persistence;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigValue;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The configuration reference, {@code docs/configuration.md}, is generated from the {@code
+ * reference.conf} files of the runtime and persistence modules (every {@code almanac.*} key, its
+ * default and its comment), so it cannot drift from them: this test fails when the committed file
+ * differs from what the files say today. Regenerate it with {@code mvn -pl persistence test
+ * -Dtest=ConfigurationReferenceTest -Dalmanac.writeDocs=true} (from the repository's root). It also
+ * fails for a key without a comment.
+ */
+class ConfigurationReferenceTest {
+
+  static final Path DOC = Path.of("..", "docs", "configuration.md");
+
+  /** Every almanac.* key of the modules' reference.conf files: key to (default, comment, file). */
+  static Map<String, String[]> keys() {
+    // every reference.conf of the class path, merged (not defaultReference(): it adds system properties)
+    Config reference = ConfigFactory.parseResources(ConfigurationReferenceTest.class.getClassLoader(), "reference.conf")
+        .resolve();
+    Map<String, String[]> keys = new TreeMap<>();
+    for (Map.Entry<String, ConfigValue> e : reference.getConfig("almanac").entrySet()) {
+      ConfigValue v = e.getValue();
+      String comment = String.join(" ", v.origin().comments()).trim().replaceAll("\\s+", " ");
+      String file = v.origin().resource() == null ? "?" : v.origin().resource();
+      String url = v.origin().url() == null ? "" : v.origin().url().toString();
+      String module = url.contains("/persistence/target/") || url.contains("almanac-persistence") ? "persistence" : "runtime";
+      keys.put("almanac." + e.getKey(), new String[] {v.render(ConfigRenderOptions.concise()), comment, module + " " + file});
+    }
+    return keys;
+  }
+
+  static String render(Map<String, String[]> keys) {
+    StringBuilder b = new StringBuilder();
+    b.append("# Configuration reference\n\n");
+    b.append("Every `almanac.*` key with its default, generated from the `reference.conf` files of the runtime and\n");
+    b.append("persistence modules (their comments are the descriptions). Override a key in your `application.conf` or\n");
+    b.append("with `-D<key>=<value>`; a wrong value is refused at start naming the key and the value. Tasks declared in\n");
+    b.append("configuration (`almanac.tasks`) and the includable files (`almanac-embedded.conf`, `almanac-h2.conf`,\n");
+    b.append("`almanac-postgres.conf`, `almanac-cluster.conf`, each key commented there) are described in the README.\n\n");
+    b.append("This file is checked against the `reference.conf` files by a test (`ConfigurationReferenceTest`); regenerate\n");
+    b.append("it with `mvn -pl persistence test -Dtest=ConfigurationReferenceTest -Dalmanac.writeDocs=true`.\n\n");
+    String section = null;
+    for (Map.Entry<String, String[]> e : keys.entrySet()) {
+      String key = e.getKey();
+      String[] parts = key.split("\\.");
+      String s = parts.length > 2 ? parts[0] + "." + parts[1] : parts[0];
+      if (!s.equals(section)) {
+        section = s;
+        b.append("## `").append(s).append("` (").append(e.getValue()[2].split(" ")[0]).append(" module)\n\n");
+        b.append("| key | default | what |\n| --- | --- | --- |\n");
+      }
+      b.append("| `").append(key).append("` | `").append(e.getValue()[0].replace("|", "\\|")).append("` | ")
+          .append(e.getValue()[1].replace("|", "\\|")).append(" |\n");
+      // a table ends before the next section's heading
+      String next = keys.keySet().stream().filter(k -> k.compareTo(key) > 0).findFirst().orElse(null);
+      if (next == null || !next.startsWith(section + ".")) {
+        b.append("\n");
+      }
+    }
+    return b.toString();
+  }
+
+  @Test
+  @DisplayName("docs/configuration.md lists every almanac.* key of the reference.conf files with its default and comment")
+  void referenceIsCurrent() throws Exception {
+    Map<String, String[]> keys = keys();
+    List<String> uncommented = new ArrayList<>();
+    keys.forEach((k, v) -> {
+      if (v[1].isEmpty()) {
+        uncommented.add(k);
+      }
+    });
+    assertTrue(uncommented.isEmpty(), "keys without a comment in their reference.conf: " + uncommented);
+    assertTrue(keys.size() > 40, "only " + keys.size() + " keys found: " + keys.keySet());
+    String doc = render(keys);
+    if (Boolean.getBoolean("almanac.writeDocs")) {
+      Files.writeString(DOC, doc, StandardCharsets.UTF_8);
+      return;
+    }
+    assertTrue(Files.exists(DOC), "missing " + DOC.toAbsolutePath().normalize() + ": regenerate with -Dalmanac.writeDocs=true");
+    assertEquals(doc, Files.readString(DOC, StandardCharsets.UTF_8),
+        "docs/configuration.md differs from the reference.conf files: regenerate it with -Dalmanac.writeDocs=true");
+  }
+}
