@@ -342,6 +342,56 @@ public final class Almanac {
   }
 
   /**
+   * The node's health: live while its ActorSystem runs; ready when it is an up member of its
+   * cluster, the tasks declared in {@code almanac.tasks} are registered ({@link #ready()}), and the
+   * trigger (wherever it runs in the cluster) answers within the ask timeout, has looked at its queue
+   * within {@code almanac.alerts.trigger-stall-after}, and has written its watermark to the journal
+   * within that time (so the journal takes writes). Never fails: a check that cannot be made is a
+   * failed check, with the reason.
+   *
+   * @return the checks, completed within about the ask timeout
+   */
+  public CompletionStage<NodeHealth> health() {
+    Instant now = clock.instant();
+    Duration stallAfter = system.settings().config().getDuration("almanac.alerts.trigger-stall-after");
+    List<NodeHealth.Check> checks = new java.util.ArrayList<>();
+    boolean live = !system.whenTerminated().isCompleted();
+    checks.add(new NodeHealth.Check("actor-system", live, live ? "running" : "terminated"));
+    MemberStatus status = Cluster.get(system).selfMember().status();
+    boolean member = status == MemberStatus.up() || status == MemberStatus.weaklyUp();
+    checks.add(new NodeHealth.Check("cluster-member", member, "this node is " + status));
+    boolean registered = ready.isDone() && !ready.isCompletedExceptionally();
+    checks.add(new NodeHealth.Check("tasks-registered", registered, !ready.isDone() ? "registering the declared tasks"
+        : registered ? "the declared tasks are registered" : "failed: " + ready.handle((d, e) -> e == null ? "" : e.getMessage()).join()));
+    if (!live) {
+      return CompletableFuture.completedFuture(new NodeHealth(false, false, checks));
+    }
+    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, askTimeout,
+            system.scheduler())
+        .handle((st, error) -> {
+          if (error != null) {
+            String why = "no answer within " + askTimeout + " (" + error.getClass().getSimpleName() + ")";
+            checks.add(new NodeHealth.Check("trigger", false, why));
+            checks.add(new NodeHealth.Check("journal", false, "unknown: the trigger did not answer"));
+          } else {
+            checks.add(fresh("trigger", st.lastTick(), now, stallAfter, "looked at its queue"));
+            checks.add(fresh("journal", st.watermark(), now, stallAfter, "wrote its watermark"));
+          }
+          return new NodeHealth(true, checks.stream().allMatch(NodeHealth.Check::ok), checks);
+        });
+  }
+
+  static NodeHealth.Check fresh(String name, Instant at, Instant now, Duration within, String what) {
+    if (at == null) {
+      return new NodeHealth.Check(name, false, "the trigger has not " + what + " yet");
+    }
+    Duration ago = Duration.between(at, now);
+    boolean ok = ago.compareTo(within) <= 0;
+    return new NodeHealth.Check(name, ok, "the trigger " + what + " " + (ago.isNegative() ? "0" : ago.toMillis()) + " ms ago"
+        + (ok ? "" : ", more than " + within));
+  }
+
+  /**
    * Completes when this node is ready: the tasks declared in {@code almanac.tasks} are stored and
    * the trigger answers. Fails (with an {@link AlmanacException}) when that did not happen within
    * {@code almanac.node.registration-timeout}, or a declared task was refused.

@@ -142,6 +142,26 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("health: a started node is live and, once its trigger ticks and writes its watermark, ready; each check says "
+      + "what it saw")
+  void health() {
+    Almanac almanac = start("", Map.of());
+    await(almanac.ready());
+    eventually(() -> assertTrue(await(almanac.health()).ready(), () -> await(almanac.health()).toString()));
+    NodeHealth h = await(almanac.health());
+    assertTrue(h.live());
+    assertEquals(List.of("actor-system", "cluster-member", "tasks-registered", "trigger", "journal"),
+        h.checks().stream().map(NodeHealth.Check::name).toList());
+    // judged by the node's clock: a trigger that has not looked at its queue for longer than the threshold is not ready
+    Instant now = Instant.parse("2026-11-30T10:00:00Z");
+    NodeHealth.Check stale = Almanac.fresh("trigger", now.minusSeconds(61), now, Duration.ofMinutes(1), "looked at its queue");
+    assertFalse(stale.ok());
+    assertEquals("the trigger looked at its queue 61000 ms ago, more than PT1M", stale.detail());
+    assertTrue(Almanac.fresh("journal", now.minusSeconds(5), now, Duration.ofMinutes(1), "wrote its watermark").ok());
+    assertFalse(Almanac.fresh("journal", null, now, Duration.ofMinutes(1), "wrote its watermark").ok());
+  }
+
+  @Test
   @DisplayName("a job's log lines carry its task, window and attempt in the MDC (on the thread that runs it)")
   void jobThreadCarriesMdc() {
     ScriptedJob job = new ScriptedJob(clock);

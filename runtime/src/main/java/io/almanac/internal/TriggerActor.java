@@ -635,7 +635,8 @@ public final class TriggerActor
     Due head = peekLive();
     List<String> ids = new ArrayList<>(state.tasks().keySet());
     Collections.sort(ids);
-    cmd.replyTo().tell(new TriggerStatus(state.tasks().size(), queue.size(), inFlight.size(), watermark, lastTick,
+    // the persisted watermark: what the journal holds (a health check judges the journal by it)
+    cmd.replyTo().tell(new TriggerStatus(state.tasks().size(), queue.size(), inFlight.size(), state.watermark(), lastTick,
         head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, List.copyOf(ids), ticks));
     return Effect().none();
   }

@@ -56,11 +56,16 @@ class TriggerLifecycleTest {
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
   private static final AtomicInteger IDS = new AtomicInteger();
 
-  private final SettableClock clock = new SettableClock(T0);
+  /**
+   * A new clock for each trigger: the triggers of earlier tests (and an earlier one of the same test)
+   * keep running on the same persistence id, and would write their progress into the journal a
+   * later trigger recovers from if they saw the clock move.
+   */
+  private SettableClock clock = new SettableClock(T0);
 
   private EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> trigger(
       Map<String, TestProbe<TaskProtocol.Command>> tasks) {
-    clock.set(T0);
+    clock = new SettableClock(T0);
     // One trigger journal per test: the persistence id is fixed, so each test starts from a cleared journal.
     EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit =
         EventSourcedBehaviorTestKit.create(testKit.system(), TriggerActor.create(clock, TriggerSettings.from(CONFIG),
