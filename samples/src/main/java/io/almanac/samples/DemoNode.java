@@ -8,6 +8,7 @@ import io.almanac.AlertSinks;
 import io.almanac.Almanac;
 import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
+import io.almanac.http.AlmanacHttp;
 import io.almanac.persistence.SchemaBootstrap;
 import io.almanac.persistence.lease.JdbcLease;
 import io.almanac.persistence.lease.LeaseSeeds;
@@ -194,6 +195,13 @@ public final class DemoNode {
     Map<String, AgentJob> jobs = DemoTasks.jobs(dataDir, clock, DemoTasks.Timing.DEMO);
     jobs.forEach(builder::job);
     Almanac almanac = builder.start();
+    // Health probes over HTTP (almanac.http: 127.0.0.1:8558 by default; -Dalmanac.http.port=... for
+    // a second node on one machine). A port in use is said, and the node runs on without them.
+    // A wrong almanac.http setting is thrown here and reported as a configuration error (exit 2).
+    AlmanacHttp.start(system, almanac).exceptionally(e -> {
+      LOG.warn("no HTTP endpoints: {} (set -Dalmanac.http.port to a free port)", e.toString());
+      return null;
+    });
 
     List<TaskSpec> demo = DemoTasks.secondLevelTasks();
     try {

@@ -1,4 +1,4 @@
-package io.almanac.persistence;
+package io.almanac.samples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The configuration reference, {@code docs/configuration.md}, is generated from the {@code
- * reference.conf} files of the runtime and persistence modules (every {@code almanac.*} key, its
+ * reference.conf} files of the runtime, persistence and http modules (every {@code almanac.*} key, its
  * default and its comment), so it cannot drift from them: this test fails when the committed file
- * differs from what the files say today. Regenerate it with {@code mvn -pl persistence test
+ * differs from what the files say today. Regenerate it with {@code mvn -pl samples test
  * -Dtest=ConfigurationReferenceTest -Dalmanac.writeDocs=true} (from the repository's root). It also
  * fails for a key without a comment.
  */
@@ -40,7 +40,8 @@ class ConfigurationReferenceTest {
       String comment = String.join(" ", v.origin().comments()).trim().replaceAll("\\s+", " ");
       String file = v.origin().resource() == null ? "?" : v.origin().resource();
       String url = v.origin().url() == null ? "" : v.origin().url().toString();
-      String module = url.contains("/persistence/target/") || url.contains("almanac-persistence") ? "persistence" : "runtime";
+      String module = url.contains("/persistence/target/") || url.contains("almanac-persistence") ? "persistence"
+          : url.contains("/http/target/") || url.contains("almanac-http") ? "http" : "runtime";
       keys.put("almanac." + e.getKey(), new String[] {v.render(ConfigRenderOptions.concise()), comment, module + " " + file});
     }
     return keys;
@@ -49,13 +50,13 @@ class ConfigurationReferenceTest {
   static String render(Map<String, String[]> keys) {
     StringBuilder b = new StringBuilder();
     b.append("# Configuration reference\n\n");
-    b.append("Every `almanac.*` key with its default, generated from the `reference.conf` files of the runtime and\n");
-    b.append("persistence modules (their comments are the descriptions). Override a key in your `application.conf` or\n");
+    b.append("Every `almanac.*` key with its default, generated from the `reference.conf` files of the runtime,\n");
+    b.append("persistence and http modules (their comments are the descriptions). Override a key in your `application.conf` or\n");
     b.append("with `-D<key>=<value>`; a wrong value is refused at start naming the key and the value. Tasks declared in\n");
     b.append("configuration (`almanac.tasks`) and the includable files (`almanac-embedded.conf`, `almanac-h2.conf`,\n");
     b.append("`almanac-postgres.conf`, `almanac-cluster.conf`, each key commented there) are described in the README.\n\n");
     b.append("This file is checked against the `reference.conf` files by a test (`ConfigurationReferenceTest`); regenerate\n");
-    b.append("it with `mvn -pl persistence test -Dtest=ConfigurationReferenceTest -Dalmanac.writeDocs=true`.\n\n");
+    b.append("it with `mvn -pl samples test -Dtest=ConfigurationReferenceTest -Dalmanac.writeDocs=true`.\n\n");
     String section = null;
     for (Map.Entry<String, String[]> e : keys.entrySet()) {
       String key = e.getKey();

@@ -1,0 +1,146 @@
+package io.almanac.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import io.almanac.Almanac;
+import io.almanac.InvalidSpecException;
+import io.almanac.NodeHealth;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's HTTP endpoints, on pekko-http, configured by {@code almanac.http} (this module's
+ * {@code reference.conf}): bound to 127.0.0.1 unless configured otherwise, and never beyond loopback
+ * without a token.
+ *
+ * <ul>
+ *   <li>{@code GET /health/live}: 200 while the node's ActorSystem runs, else 503 (a supervisor
+ *       restarts a node that is not live);
+ *   <li>{@code GET /health/ready}: 200 when the node can take work, else 503; the body lists every
+ *       check with what it saw ({@link Almanac#health()}).
+ * </ul>
+ *
+ * Both answer {@code application/json}: {@code {"live":true,"ready":true,"checks":[{"name":..,"ok":..,"detail":..}]}}.
+ */
+public final class AlmanacHttp extends AllDirectives {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AlmanacHttp.class);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Almanac almanac;
+
+  private AlmanacHttp(Almanac almanac) {
+    this.almanac = almanac;
+  }
+
+  /**
+   * The endpoints' settings, checked.
+   *
+   * @param iface the address to listen on
+   * @param port the port
+   * @param token the bearer token of mutating calls, or ""
+   */
+  public record Settings(String iface, int port, String token) {
+
+    /**
+     * @param config the node's configuration
+     * @return its {@code almanac.http} settings
+     * @throws InvalidSpecException naming the key and the value when one is wrong
+     */
+    public static Settings from(Config config) {
+      String iface = read(config, "almanac.http.interface", "a string", config::getString);
+      int port = read(config, "almanac.http.port", "an integer", config::getInt);
+      String token = read(config, "almanac.http.token", "a string", config::getString);
+      if (port < 0 || port > 65535) {
+        throw new InvalidSpecException("almanac.http.port", port, "must be between 0 and 65535");
+      }
+      if (iface.isBlank()) {
+        throw new InvalidSpecException("almanac.http.interface", iface, "must be a host name or an IP address");
+      }
+      if (token.isEmpty() && !loopback(iface)) {
+        throw new InvalidSpecException("almanac.http.interface", iface, "is beyond loopback while almanac.http.token is "
+            + "empty: set a token (e.g. token = ${?ALMANAC_HTTP_TOKEN}) or listen on 127.0.0.1");
+      }
+      return new Settings(iface, port, token);
+    }
+
+    private static <T> T read(Config config, String key, String type, java.util.function.Function<String, T> get) {
+      try {
+        return get.apply(key);
+      } catch (ConfigException.Missing e) {
+        throw new InvalidSpecException(key, null, "is missing (this module's reference.conf sets it: is it on the class path?)");
+      } catch (ConfigException e) {
+        throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be " + type);
+      }
+    }
+
+    private static boolean loopback(String iface) {
+      try {
+        return InetAddress.getByName(iface).isLoopbackAddress();
+      } catch (UnknownHostException e) {
+        throw new InvalidSpecException("almanac.http.interface", iface, "is not a known host name or address");
+      }
+    }
+  }
+
+  /**
+   * Binds the endpoints as {@code almanac.http} says.
+   *
+   * @param system the node's ActorSystem
+   * @param almanac the node
+   * @return the binding (its local address says the port, when 0 was configured)
+   * @throws InvalidSpecException when a setting is wrong, before anything is bound
+   */
+  public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac) {
+    Settings settings = Settings.from(system.settings().config());
+    Route route = new AlmanacHttp(almanac).routes();
+    return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
+        .whenComplete((binding, error) -> {
+          if (error != null) {
+            LOG.error("HTTP endpoints could not listen on {}:{}: {}", settings.iface(), settings.port(), error.toString());
+          } else {
+            LOG.info("HTTP endpoints listening on http://{}:{} (health: /health/live, /health/ready)",
+                binding.localAddress().getHostString(), binding.localAddress().getPort());
+          }
+        });
+  }
+
+  /** The routes. */
+  Route routes() {
+    return pathPrefix("health", () -> concat(
+        path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
+        path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))));
+  }
+
+  private Route answer(boolean ok, NodeHealth health) {
+    return complete(ok ? StatusCodes.OK : StatusCodes.SERVICE_UNAVAILABLE,
+        HttpEntities.create(ContentTypes.APPLICATION_JSON, json(health)));
+  }
+
+  /** The health as JSON. */
+  static String json(NodeHealth health) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("live", health.live());
+    root.put("ready", health.ready());
+    ArrayNode checks = root.putArray("checks");
+    for (NodeHealth.Check c : health.checks()) {
+      checks.addObject().put("name", c.name()).put("ok", c.ok()).put("detail", c.detail());
+    }
+    return root.toString();
+  }
+}
