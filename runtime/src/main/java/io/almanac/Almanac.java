@@ -370,7 +370,8 @@ public final class Almanac {
             system.scheduler())
         .handle((st, error) -> {
           if (error != null) {
-            String why = "no answer within " + askTimeout + " (" + error.getClass().getSimpleName() + ")";
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            String why = "no answer within " + askTimeout + " (" + cause.getClass().getSimpleName() + ")";
             checks.add(new NodeHealth.Check("trigger", false, why));
             checks.add(new NodeHealth.Check("journal", false, "unknown: the trigger did not answer"));
           } else {
