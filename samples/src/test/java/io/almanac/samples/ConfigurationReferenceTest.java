@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
  * The configuration reference, {@code docs/configuration.md}, is generated from the {@code
  * reference.conf} files of the runtime, persistence and http modules (every {@code almanac.*} key, its
  * default and its comment), so it cannot drift from them: this test fails when the committed file
- * differs from what the files say today. Regenerate it with {@code mvn -pl samples test
- * -Dtest=ConfigurationReferenceTest -Dalmanac.writeDocs=true} (from the repository's root). It also
+ * differs from what the files say today. Regenerate it with {@code mvn -pl samples -am test
+ * -Dtest=ConfigurationReferenceTest -Dsurefire.failIfNoSpecifiedTests=false -Dalmanac.writeDocs=true} (from the
+ * repository's root). It also
  * fails for a key without a comment.
  */
 class ConfigurationReferenceTest {
@@ -56,7 +57,8 @@ class ConfigurationReferenceTest {
     b.append("configuration (`almanac.tasks`) and the includable files (`almanac-embedded.conf`, `almanac-h2.conf`,\n");
     b.append("`almanac-postgres.conf`, `almanac-cluster.conf`, each key commented there) are described in the README.\n\n");
     b.append("This file is checked against the `reference.conf` files by a test (`ConfigurationReferenceTest`); regenerate\n");
-    b.append("it with `mvn -pl samples test -Dtest=ConfigurationReferenceTest -Dalmanac.writeDocs=true`.\n\n");
+    b.append("it with `mvn -pl samples -am test -Dtest=ConfigurationReferenceTest -Dsurefire.failIfNoSpecifiedTests=false\n");
+    b.append("-Dalmanac.writeDocs=true`.\n\n");
     String section = null;
     for (Map.Entry<String, String[]> e : keys.entrySet()) {
       String key = e.getKey();
