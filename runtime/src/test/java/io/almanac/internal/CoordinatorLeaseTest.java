@@ -3,22 +3,16 @@ package io.almanac.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -42,36 +36,21 @@ class CoordinatorLeaseTest {
 
   @BeforeEach
   void start() {
-    TestLease.reset();
-    testKit = ActorTestKit.create("coordinator-lease-test", ConfigFactory.parseString(String.join("\n",
-        "pekko.actor.provider = cluster",
-        "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
-        "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-        "outage-lease.lease-class = \"" + TestLease.class.getName() + "\"",
+    testKit = TestLease.oneNodeCluster("coordinator-lease-test",
         // as almanac-cluster.conf: the singletons, the coordinator and the shards take a lease
-        "pekko.cluster.singleton.use-lease = outage-lease",
+        "pekko.cluster.singleton.use-lease = test-lease",
         "pekko.cluster.singleton.lease-retry-interval = 100ms",
-        "pekko.cluster.sharding.use-lease = outage-lease",
+        "pekko.cluster.sharding.use-lease = test-lease",
         "pekko.cluster.sharding.lease-retry-interval = 100ms",
-        "pekko.cluster.sharding.coordinator-singleton.use-lease = outage-lease",
+        "pekko.cluster.sharding.coordinator-singleton.use-lease = test-lease",
         "pekko.cluster.sharding.coordinator-singleton.lease-retry-interval = 100ms",
-        "pekko.cluster.sharding.retry-interval = 200ms"))
-        .withFallback(ConfigFactory.load()));
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+        "pekko.cluster.sharding.retry-interval = 200ms");
   }
 
   @AfterEach
   void stop() {
     TestLease.startDatabase();
     testKit.shutdownTestKit();
-  }
-
-  private static Behavior<String> echo(ActorRef<String> probe) {
-    return Behaviors.receiveMessage(m -> {
-      probe.tell(m);
-      return Behaviors.same();
-    });
   }
 
   @Test
@@ -82,7 +61,7 @@ class CoordinatorLeaseTest {
     ClusterShardingSettings tasks = TaskShardingSettings.of(testKit.system());
     assertTrue(tasks.coordinatorSingletonSettings().leaseSettings().isEmpty(), "no coordinator lease");
     assertTrue(tasks.leaseSettings().isDefined(), "the shards keep their lease");
-    assertEquals("outage-lease", tasks.leaseSettings().get().leaseImplementation());
+    assertEquals("test-lease", tasks.leaseSettings().get().leaseImplementation());
     assertEquals(pekko.leaseSettings().get().leaseRetryInterval(), tasks.leaseSettings().get().leaseRetryInterval());
   }
 
@@ -92,7 +71,7 @@ class CoordinatorLeaseTest {
     TestProbe<String> probe = testKit.createTestProbe();
     EntityTypeKey<String> key = EntityTypeKey.create(String.class, "outage-type");
     ClusterSharding sharding = ClusterSharding.get(testKit.system());
-    sharding.init(Entity.of(key, ctx -> echo(probe.getRef())).withSettings(TaskShardingSettings.of(testKit.system())));
+    sharding.init(Entity.of(key, ctx -> TestLease.echo(probe.getRef())).withSettings(TaskShardingSettings.of(testKit.system())));
     sharding.entityRefFor(key, "e1").tell("before");
     probe.expectMessage(Duration.ofSeconds(20), "before");
     List<String> leases = TestLease.BY_NAME.keySet().stream().sorted().collect(Collectors.toList());

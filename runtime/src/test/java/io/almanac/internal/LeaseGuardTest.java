@@ -2,20 +2,16 @@ package io.almanac.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
-import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SingletonActor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,19 +29,11 @@ class LeaseGuardTest {
 
   @BeforeEach
   void start() {
-    TestLease.reset();
-    testKit = ActorTestKit.create("guard-test", ConfigFactory.parseString(String.join("\n",
-        "pekko.actor.provider = cluster",
-        "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
-        "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-        "switch-lease.lease-class = \"" + TestLease.class.getName() + "\"",
-        "pekko.cluster.singleton.use-lease = switch-lease",
+    testKit = TestLease.oneNodeCluster("guard-test",
+        "pekko.cluster.singleton.use-lease = test-lease",
         "pekko.cluster.singleton.lease-retry-interval = 100ms",
-        "pekko.cluster.sharding.use-lease = switch-lease",
-        "pekko.cluster.sharding.lease-retry-interval = 100ms"))
-        .withFallback(ConfigFactory.load()));
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+        "pekko.cluster.sharding.use-lease = test-lease",
+        "pekko.cluster.sharding.lease-retry-interval = 100ms");
   }
 
   @AfterEach
@@ -53,19 +41,12 @@ class LeaseGuardTest {
     testKit.shutdownTestKit();
   }
 
-  private static Behavior<String> echo(ActorRef<String> probe) {
-    return Behaviors.receiveMessage(m -> {
-      probe.tell(m);
-      return Behaviors.same();
-    });
-  }
-
   @Test
   @DisplayName("a singleton stops handling commands once its singleton lease is not held")
   void singleton() {
     TestProbe<String> probe = testKit.createTestProbe();
     ActorRef<String> proxy = ClusterSingleton.get(testKit.system())
-        .init(SingletonActor.of(LeaseGuard.singleton(echo(probe.getRef()), String.class), "guarded"));
+        .init(SingletonActor.of(LeaseGuard.singleton(TestLease.echo(probe.getRef()), String.class), "guarded"));
     proxy.tell("a");
     probe.expectMessage(Duration.ofSeconds(20), "a");
     String name = "guard-test-singleton-pekko://guard-test/system/singletonManagerguarded";
@@ -82,7 +63,7 @@ class LeaseGuardTest {
     TestProbe<String> probe = testKit.createTestProbe();
     EntityTypeKey<String> key = EntityTypeKey.create(String.class, "guarded-type");
     ClusterSharding sharding = ClusterSharding.get(testKit.system());
-    sharding.init(Entity.of(key, ctx -> LeaseGuard.shardEntity(echo(probe.getRef()), String.class)));
+    sharding.init(Entity.of(key, ctx -> LeaseGuard.shardEntity(TestLease.echo(probe.getRef()), String.class)));
     sharding.entityRefFor(key, "e1").tell("x");
     probe.expectMessage(Duration.ofSeconds(20), "x");
     TestLease lease = TestLease.BY_NAME.entrySet().stream().filter(e -> e.getKey().startsWith("guard-test-shard-guarded-type-"))

@@ -3,7 +3,6 @@ package io.almanac.internal;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
@@ -11,8 +10,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SingletonActor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,17 +31,9 @@ class SingletonLocatorTest {
 
   @BeforeEach
   void start() {
-    TestLease.reset();
-    testKit = ActorTestKit.create("locator-test", ConfigFactory.parseString(String.join("\n",
-        "pekko.actor.provider = cluster",
-        "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
-        "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
-        "losable-lease.lease-class = \"" + TestLease.class.getName() + "\"",
-        "pekko.cluster.singleton.use-lease = losable-lease",
-        "pekko.cluster.singleton.lease-retry-interval = 100ms"))
-        .withFallback(ConfigFactory.load()));
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    testKit = TestLease.oneNodeCluster("locator-test",
+        "pekko.cluster.singleton.use-lease = test-lease",
+        "pekko.cluster.singleton.lease-retry-interval = 100ms");
   }
 
   @AfterEach

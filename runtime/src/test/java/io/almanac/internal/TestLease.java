@@ -1,7 +1,14 @@
 package io.almanac.internal;
 
+import com.typesafe.config.ConfigFactory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.coordination.lease.LeaseSettings;
 import org.apache.pekko.coordination.lease.scaladsl.Lease;
 import scala.Function1;
@@ -27,6 +34,35 @@ public final class TestLease extends Lease {
   public TestLease(LeaseSettings settings) {
     super(settings);
     BY_NAME.put(settings.leaseName(), this);
+  }
+
+  /**
+   * Forgets every lease, starts the database, and starts a one-node cluster (joined to itself) whose
+   * lease block {@code test-lease} is this class.
+   *
+   * @param name the ActorSystem's name (lease names start with it)
+   * @param settings further configuration lines, e.g. {@code pekko.cluster.singleton.use-lease = test-lease}
+   * @return the test kit
+   */
+  static ActorTestKit oneNodeCluster(String name, String... settings) {
+    reset();
+    ActorTestKit testKit = ActorTestKit.create(name, ConfigFactory.parseString(String.join("\n",
+        "pekko.actor.provider = cluster",
+        "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
+        "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+        "test-lease.lease-class = \"" + TestLease.class.getName() + "\"",
+        String.join("\n", settings))).withFallback(ConfigFactory.load()));
+    Cluster cluster = Cluster.get(testKit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    return testKit;
+  }
+
+  /** A behavior that tells the probe every message it gets. */
+  static Behavior<String> echo(ActorRef<String> probe) {
+    return Behaviors.receiveMessage(m -> {
+      probe.tell(m);
+      return Behaviors.same();
+    });
   }
 
   /** Forgets every lease and starts the database. */
