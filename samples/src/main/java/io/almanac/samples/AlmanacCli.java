@@ -1,0 +1,570 @@
+package io.almanac.samples;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code almanac}: the operator's command line. {@code demo} (the default, so that {@code java -jar
+ * almanac-demo.jar} runs the demo node) and {@code audit} (the offline journal reader, {@link
+ * AuditCli}) run in this JVM; every other command talks to a running node over its HTTP API only
+ * (docs/http-api.md), with {@code --url} (default {@value #DEFAULT_URL}, or {@code ALMANAC_URL}) and,
+ * for actions, {@code --token} (or {@code ALMANAC_TOKEN}). {@code --json} prints the API's JSON as
+ * is; the default is a table.
+ *
+ * <p>Exit codes (also in {@code --help} and docs/cli.md):
+ *
+ * <ul>
+ *   <li>{@value #EXIT_OK} ok;
+ *   <li>{@value #EXIT_REFUSED} refused by the node: the API answered 404 or 409 (the problem's detail
+ *       is printed); {@code status}: the node is not ready;
+ *   <li>{@value #EXIT_BAD_INPUT} bad input: a usage error (unknown option, missing or malformed value)
+ *       or the API answered 400 (the field and the value are named);
+ *   <li>{@value #EXIT_UNREACHABLE} unreachable: connection refused or timed out (the URL is printed), or
+ *       the node answered 5xx;
+ *   <li>{@value #EXIT_UNAUTHORIZED} unauthorized: the API answered 401 (pass {@code --token} or set
+ *       {@code ALMANAC_TOKEN}).
+ * </ul>
+ *
+ * {@code audit} keeps its own codes (see {@link AuditCli}).
+ */
+@Command(
+    name = "almanac",
+    mixinStandardHelpOptions = true,
+    version = "almanac 0.1.0-SNAPSHOT",
+    description = {
+      "Operates an Almanac node over its HTTP API; with no command, runs the demo node.",
+      "Times: local (the task's zone) and UTC where the API gives both."
+    },
+    subcommands = {
+      AlmanacCli.Demo.class, AlmanacCli.Status.class, AlmanacCli.Tasks.class, AlmanacCli.Windows.class,
+      AlmanacCli.Queue.class, AlmanacCli.Why.class, AlmanacCli.Timeline.class, AlmanacCli.Pause.class,
+      AlmanacCli.Resume.class, AlmanacCli.Run.class, AlmanacCli.Backfill.class, AlmanacCli.Retry.class,
+      AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Audit.class, CommandLine.HelpCommand.class
+    },
+    exitCodeListHeading = "Exit codes:%n",
+    exitCodeList = {
+      "0:ok",
+      "1:refused by the node (404 not found, 409 refused: its detail is printed); status: the node is not ready",
+      "2:bad input: a usage error, or the API answered 400 (the field and the value are named)",
+      "3:unreachable: connection refused or timed out (the URL is printed), or the node answered 5xx",
+      "4:unauthorized (401): pass --token or set ALMANAC_TOKEN"
+    },
+    footer = {"%naudit keeps its own exit codes (almanac audit --help). More: docs/cli.md"})
+public final class AlmanacCli implements Callable<Integer> {
+
+  /** The default node URL. */
+  static final String DEFAULT_URL = "http://127.0.0.1:8558";
+
+  /** Done. */
+  public static final int EXIT_OK = 0;
+  /** The node refused (404, 409), or is not ready ({@code status}). */
+  public static final int EXIT_REFUSED = 1;
+  /** A usage error or a 400 from the API. */
+  public static final int EXIT_BAD_INPUT = 2;
+  /** The node could not be reached, did not answer in time, or answered 5xx. */
+  public static final int EXIT_UNREACHABLE = 3;
+  /** The API answered 401: no token or a wrong one. */
+  public static final int EXIT_UNAUTHORIZED = 4;
+
+  @Option(names = "--url", scope = ScopeType.INHERIT, paramLabel = "URL",
+      defaultValue = "${env:ALMANAC_URL:-" + DEFAULT_URL + "}",
+      description = "the node's HTTP API (default: env ALMANAC_URL, else " + DEFAULT_URL + ")")
+  String url;
+
+  @Option(names = "--token", scope = ScopeType.INHERIT, paramLabel = "TOKEN", defaultValue = "${env:ALMANAC_TOKEN}",
+      description = "the node's almanac.http.token, sent as a bearer token on actions (default: env ALMANAC_TOKEN)")
+  String token;
+
+  @Option(names = "--json", scope = ScopeType.INHERIT, description = "print the API's JSON as is (for scripts)")
+  boolean json;
+
+  @Option(names = "--timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", defaultValue = "PT30S",
+      converter = DurationConverter.class,
+      description = "how long to wait to connect and for each answer, ISO-8601 (default: ${DEFAULT-VALUE})")
+  Duration timeout;
+
+  @Spec CommandSpec spec;
+
+  /** Runs the demo node: what {@code java -jar almanac-demo.jar} did before there were commands. */
+  @Override
+  public Integer call() {
+    return DemoNode.run(new String[0]);
+  }
+
+  /**
+   * The command line: {@code java -jar samples/target/almanac-demo.jar [command] ...}.
+   *
+   * @param args the arguments; none, or the demo's own options first ({@code --digest-now},
+   *     {@code --cluster ...}), run the demo node
+   */
+  public static void main(String[] args) {
+    int code = execute(withDefault(args), new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+    System.exit(code);
+  }
+
+  /** The demo's own options, which select {@code demo} when they come first. */
+  private static final Set<String> DEMO_OPTIONS = Set.of("--digest-now", "--cluster", "--host", "--port", "--seed",
+      "--pg-url", "--pg-user", "--pg-schema", "--data-dir");
+
+  static String[] withDefault(String[] args) {
+    if (args.length == 0 || DEMO_OPTIONS.contains(args[0])) {
+      String[] demo = new String[args.length + 1];
+      demo[0] = "demo";
+      System.arraycopy(args, 0, demo, 1, args.length);
+      return demo;
+    }
+    return args;
+  }
+
+  /**
+   * Runs one command line in this JVM.
+   *
+   * @param args the arguments
+   * @param out standard output
+   * @param err standard error
+   * @return the exit code
+   */
+  public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cli = commandLine();
+    cli.setOut(out);
+    cli.setErr(err);
+    return cli.execute(args);
+  }
+
+  /** @return the command line with the exit-code handlers */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new AlmanacCli());
+    cli.setParameterExceptionHandler((ex, a) -> {
+      CommandLine c = ex.getCommandLine();
+      c.getErr().println("almanac: " + ex.getMessage());
+      if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, c.getErr())) {
+        c.usage(c.getErr());
+      }
+      c.getErr().flush();
+      return EXIT_BAD_INPUT;
+    });
+    cli.setExecutionExceptionHandler((ex, c, parsed) -> {
+      if (ex instanceof CliException e) {
+        c.getErr().println(e.getMessage());
+        c.getErr().flush();
+        return e.exitCode();
+      }
+      c.getErr().println("almanac: failed: " + ex);
+      c.getErr().flush();
+      return EXIT_REFUSED;
+    });
+    return cli;
+  }
+
+  /** ISO-8601 durations, named in the error. */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        Duration d = Duration.parse(value);
+        if (d.isNegative() || d.isZero()) {
+          throw new CommandLine.TypeConversionException("'" + value + "' must be a positive duration, e.g. PT10S");
+        }
+        return d;
+      } catch (DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException("'" + value + "' is not an ISO-8601 duration, e.g. PT10S");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The commands over HTTP share: the client, the output, and the printing of JSON as is.
+
+  /** A command that talks to the node over HTTP. */
+  abstract static class ApiCommand implements Callable<Integer> {
+    @ParentCommand AlmanacCli root;
+    @Spec CommandSpec spec;
+
+    ApiClient api() {
+      return new ApiClient(root.url, root.token, root.timeout);
+    }
+
+    PrintWriter out() {
+      return spec.commandLine().getOut();
+    }
+
+    boolean json() {
+      return root.json;
+    }
+
+    /** Prints the body as the API gave it (--json), and says whether it did. */
+    boolean printedJson(ApiClient.Answer a) {
+      if (json()) {
+        out().println(a.body());
+        out().flush();
+        return true;
+      }
+      return false;
+    }
+
+    static String task(String task) {
+      return "/api/tasks/" + ApiClient.enc(task);
+    }
+
+    static String window(String task, String window) {
+      return task(task) + "/windows/" + ApiClient.enc(window);
+    }
+
+    static String required(String option, String value) {
+      if (value == null || value.isBlank()) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: " + option + " must not be empty");
+      }
+      return value;
+    }
+  }
+
+  /** A text field, or null. */
+  static String text(JsonNode n, String field) {
+    return n == null || !n.hasNonNull(field) ? null : n.get(field).asText();
+  }
+
+  /** An ISO time as a table shows it: the T and seconds' fraction gone. */
+  static String time(String iso) {
+    if (iso == null) {
+      return null;
+    }
+    String t = iso.replace('T', ' ');
+    return t.replaceFirst("\\.\\d+", "");
+  }
+
+  static void printWindows(PrintWriter out, JsonNode windows) {
+    TextTable t = new TextTable(90, "TASK", "WINDOW", "STATUS", "RUN", "ATT", "DUE (UTC)", "UPDATED (UTC)",
+        "SUMMARY OR REASON");
+    for (JsonNode w : windows) {
+      String status = text(w, "status");
+      String detail = "SUCCEEDED".equals(status) ? text(w, "summary")
+          : text(w, "reason") != null ? text(w, "reason") : text(w, "summary");
+      t.row(text(w, "task"), text(w, "window"), status, text(w, "runKind"), text(w, "attempt"), time(text(w, "dueAt")),
+          time(text(w, "updatedAt")), detail);
+    }
+    t.print(out);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** {@code demo}: the demo node (the default command). */
+  @Command(name = "demo", description = {"Runs the demo node (the default when no command is given):",
+      "[--digest-now] [--cluster --seed host:port ... --pg-url URL ...] as before; see the README."})
+  static final class Demo implements Callable<Integer> {
+    @Unmatched List<String> args = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      return DemoNode.run(args.toArray(String[]::new));
+    }
+  }
+
+  /** {@code audit}: the offline journal reader, its own options and exit codes. */
+  @Command(name = "audit", description = {"Reads and verifies the journal offline (needs only its database, not the node).",
+      "Options and exit codes: almanac audit --help"})
+  static final class Audit implements Callable<Integer> {
+    @Unmatched List<String> args = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      return AuditCli.run(args.toArray(String[]::new));
+    }
+  }
+
+  /** {@code status}: the node's health. */
+  @Command(name = "status", description = "The node's health (GET /health/ready): exit 0 when ready, 1 when not.")
+  static final class Status extends ApiCommand {
+    @Override
+    public Integer call() {
+      ApiClient api = api();
+      ApiClient.Answer a = api.getAny("/health/ready");
+      if (a.status() != 200 && a.status() != 503) {
+        throw new CliException(a.status() >= 500 ? EXIT_UNREACHABLE : EXIT_REFUSED,
+            "almanac: " + api.base() + "/health/ready answered " + a.status() + ": " + LiveTable.shorten(a.body(), 200));
+      }
+      JsonNode h = a.json();
+      boolean ready = h.path("ready").asBoolean(false);
+      if (!printedJson(a)) {
+        out().println("node " + api.base() + ": " + (h.path("live").asBoolean(false) ? "live" : "NOT LIVE") + ", "
+            + (ready ? "ready" : "NOT READY"));
+        TextTable t = new TextTable(120, "CHECK", "OK", "DETAIL");
+        for (JsonNode c : h.path("checks")) {
+          t.row(text(c, "name"), c.path("ok").asBoolean() ? "ok" : "FAIL", text(c, "detail"));
+        }
+        t.print(out());
+      }
+      return ready ? EXIT_OK : EXIT_REFUSED;
+    }
+  }
+
+  /** {@code tasks}: every registered task. */
+  @Command(name = "tasks", description = "The registered tasks, with their next fire in local time and UTC.")
+  static final class Tasks extends ApiCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().get("/api/tasks");
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      TextTable t = new TextTable(60, "TASK", "SCHEDULE", "WINDOW", "STATE", "NEXT FIRE (LOCAL)", "NEXT FIRE (UTC)",
+          "QUEUE");
+      for (JsonNode k : a.json().path("tasks")) {
+        String state = k.path("removed").asBoolean(false) ? "removed" : k.path("paused").asBoolean(false) ? "paused" : "active";
+        String local = text(k, "nextFireLocal");
+        t.row(text(k, "id"), text(k, "schedule"), text(k, "window"), state,
+            local == null ? "never" : time(local) + " " + text(k, "zone"),
+            text(k, "nextFireUtc") == null ? "never" : time(text(k, "nextFireUtc")), text(k, "interventionQueue"));
+      }
+      t.print(out());
+      return EXIT_OK;
+    }
+  }
+
+  /** {@code windows}: the instance table, filtered and paged. */
+  @Command(name = "windows", description = "Windows from the instance table (GET /api/windows), newest pages via --after.")
+  static final class Windows extends ApiCommand {
+    @Option(names = "--task", description = "only this task") String task;
+    @Option(names = "--status", split = ",", description = "only these statuses (repeat or comma-separate), e.g. FINAL_FAILED,MISSED")
+    List<String> status;
+    @Option(names = "--from", description = "window start at or after (ISO instant)") String from;
+    @Option(names = "--to", description = "window start before (ISO instant)") String to;
+    @Option(names = "--limit", description = "1..500 (the node's default: 100)") Integer limit;
+    @Option(names = "--after", description = "the cursor printed as 'next' by the previous page") String after;
+
+    @Override
+    public Integer call() {
+      StringBuilder q = new StringBuilder();
+      param(q, "task", task);
+      if (status != null) {
+        param(q, "status", String.join(",", status));
+      }
+      param(q, "from", from);
+      param(q, "to", to);
+      param(q, "limit", limit == null ? null : limit.toString());
+      param(q, "after", after);
+      ApiClient.Answer a = api().get("/api/windows" + q);
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      JsonNode body = a.json();
+      printWindows(out(), body.path("windows"));
+      String next = text(body, "next");
+      if (next != null) {
+        out().println("more: almanac windows ... --after " + next);
+      }
+      out().flush();
+      return EXIT_OK;
+    }
+
+    private static void param(StringBuilder q, String name, String value) {
+      if (value != null) {
+        q.append(q.length() == 0 ? '?' : '&').append(name).append('=').append(ApiClient.enc(value));
+      }
+    }
+  }
+
+  /** {@code queue}: the intervention queue. */
+  @Command(name = "queue", description = "The intervention queue: FINAL_FAILED windows of every task, waiting for retry or resolve.")
+  static final class Queue extends ApiCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().get("/api/queue");
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      JsonNode ws = a.json().path("windows");
+      if (ws.isEmpty()) {
+        out().println("intervention queue: empty");
+        out().flush();
+      } else {
+        printWindows(out(), ws);
+      }
+      return EXIT_OK;
+    }
+  }
+
+  /** A command on one window. */
+  abstract static class WindowCommand extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "TASK", description = "the task id") String task;
+    @Parameters(index = "1", paramLabel = "WINDOW", description = "the window's key, e.g. 2026-11-29 or 2026-11-29T00:00:00Z")
+    String window;
+  }
+
+  /** {@code why}: why a window ran, did not run or ran late. */
+  @Command(name = "why", description = "Why a window ran, did not run, or ran late, in words, from the journal.")
+  static final class Why extends WindowCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().get(window(task, window) + "/why");
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      JsonNode w = a.json();
+      out().println(text(w, "task") + " " + text(w, "window") + ": " + text(w, "status"));
+      out().println(text(w, "verdict"));
+      TextTable t = new TextTable(200, "AT (LOCAL)", "AT (UTC)", "WHAT HAPPENED");
+      for (JsonNode s : w.path("steps")) {
+        t.row(time(text(s, "atLocal")), time(text(s, "atUtc")), text(s, "text"));
+      }
+      if (t.size() > 0) {
+        t.print(out());
+      }
+      out().flush();
+      return EXIT_OK;
+    }
+  }
+
+  /** {@code timeline}: a window's events from the journal. */
+  @Command(name = "timeline", description = "A window's events from the journal, in order.")
+  static final class Timeline extends WindowCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().get(window(task, window) + "/timeline");
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      TextTable t = new TextTable(120, "SEQ", "EVENT", "ATT", "AT (LOCAL)", "AT (UTC)", "DETAIL");
+      for (JsonNode e : a.json().path("events")) {
+        t.row(text(e, "seq"), text(e, "event"), text(e, "attempt"), time(text(e, "atLocal")), time(text(e, "atUtc")),
+            text(e, "detail"));
+      }
+      t.print(out());
+      return EXIT_OK;
+    }
+  }
+
+  /** A command on one task. */
+  abstract static class TaskCommand extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "TASK", description = "the task id") String task;
+  }
+
+  /** {@code pause}. */
+  @Command(name = "pause", description = "Pauses a task: it fires no new window until resumed (needs the token).")
+  static final class Pause extends TaskCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().post(task(task) + "/pause", null);
+      if (!printedJson(a)) {
+        out().println(task + ": paused");
+        out().flush();
+      }
+      return EXIT_OK;
+    }
+  }
+
+  /** {@code resume}. */
+  @Command(name = "resume", description = "Resumes a paused task (needs the token).")
+  static final class Resume extends TaskCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().post(task(task) + "/resume", null);
+      if (!printedJson(a)) {
+        out().println(task + ": resumed");
+        out().flush();
+      }
+      return EXIT_OK;
+    }
+  }
+
+  /** {@code run}. */
+  @Command(name = "run", description = "Runs the task's current window now, as a MANUAL run (needs the token).")
+  static final class Run extends TaskCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().post(task(task) + "/run", null);
+      if (!printedJson(a)) {
+        JsonNode r = a.json();
+        out().println(task + " " + text(r, "window") + ": " + text(r, "decision")
+            + (text(r, "reason") == null ? "" : " (" + text(r, "reason") + ")"));
+        out().flush();
+      }
+      return EXIT_OK;
+    }
+  }
+
+  /** {@code backfill}. */
+  @Command(name = "backfill", description = "Runs the task's past windows in (FROM, TO] again where due (needs the token).")
+  static final class Backfill extends TaskCommand {
+    @Option(names = "--from", required = true, description = "range start, excluded (ISO instant)") String from;
+    @Option(names = "--to", required = true, description = "range end, included (ISO instant)") String to;
+    @Option(names = "--dry-run", description = "only say what would run") boolean dryRun;
+
+    @Override
+    public Integer call() {
+      ObjectNode body = ApiClient.JSON.createObjectNode().put("from", from).put("to", to).put("dryRun", dryRun);
+      ApiClient.Answer a = api().post(task(task) + "/backfill", body.toString());
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      JsonNode r = a.json();
+      out().println(task + " backfill " + (text(r, "range") == null ? "(" + from + ", " + to + "]" : text(r, "range"))
+          + (r.path("dryRun").asBoolean(false) ? " (dry run: nothing started)" : ""));
+      TextTable t = new TextTable(100, "WINDOW", "DECISION", "REASON");
+      for (JsonNode w : r.path("windows")) {
+        t.row(text(w, "window"), text(w, "decision"), text(w, "reason"));
+      }
+      t.print(out());
+      return EXIT_OK;
+    }
+  }
+
+  /** An action on one window that answers its new status. */
+  abstract static class WindowAction extends WindowCommand {
+    int post(String action, String body) {
+      ApiClient.Answer a = api().post(window(task, window) + "/" + action, body);
+      if (!printedJson(a)) {
+        JsonNode r = a.json();
+        out().println(task + " " + window + ": " + action + " accepted, now " + text(r, "status"));
+        out().flush();
+      }
+      return EXIT_OK;
+    }
+  }
+
+  /** {@code retry}. */
+  @Command(name = "retry", description = "Starts a new attempt of a FINAL_FAILED window (needs the token).")
+  static final class Retry extends WindowAction {
+    @Override
+    public Integer call() {
+      return post("retry", null);
+    }
+  }
+
+  /** {@code resolve}. */
+  @Command(name = "resolve", description = "Marks a FINAL_FAILED window resolved by hand, with a note (needs the token).")
+  static final class Resolve extends WindowAction {
+    @Option(names = "--note", required = true, description = "what was done, kept in the journal") String note;
+
+    @Override
+    public Integer call() {
+      return post("resolve", ApiClient.JSON.createObjectNode().put("note", required("--note", note)).toString());
+    }
+  }
+
+  /** {@code cancel}. */
+  @Command(name = "cancel", description = "Cancels a pending, running or retry-waiting window, with a reason (needs the token).")
+  static final class Cancel extends WindowAction {
+    @Option(names = "--reason", required = true, description = "why, kept in the journal") String reason;
+
+    @Override
+    public Integer call() {
+      return post("cancel", ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString());
+    }
+  }
+}

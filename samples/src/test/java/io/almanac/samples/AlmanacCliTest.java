@@ -1,0 +1,252 @@
+package io.almanac.samples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.almanac.InstanceStatus;
+import io.almanac.WindowView;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code almanac} command run in-process (picocli's execute, output captured) against a real
+ * node serving the HTTP API ({@link ApiTestNode}): the tables and {@code --json}, and each exit code
+ * (0 ok, 1 refused, 2 bad input, 3 unreachable, 4 unauthorized).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AlmanacCliTest {
+
+  @TempDir static Path dir;
+  private ApiTestNode node;
+  private final ObjectMapper json = new ObjectMapper();
+
+  record Run(int code, String out, String err) {
+    @Override
+    public String toString() {
+      return "exit " + code + "\n--- out:\n" + out + "--- err:\n" + err;
+    }
+  }
+
+  @BeforeAll
+  void start() throws Exception {
+    node = ApiTestNode.start("cli-test", dir);
+  }
+
+  @AfterAll
+  void stop() {
+    if (node != null) {
+      node.close();
+    }
+  }
+
+  /** Runs {@code almanac --url <node> args...}. */
+  private Run cli(String... args) {
+    List<String> all = new ArrayList<>(List.of("--url", node.base));
+    all.addAll(List.of(args));
+    return raw(all.toArray(String[]::new));
+  }
+
+  private static Run raw(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = AlmanacCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  @Order(1)
+  @DisplayName("status: the node's health checks as a table, exit 0 when ready; --json prints the API's body")
+  void status() throws Exception {
+    Run r = cli("status");
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().startsWith("node " + node.base + ": live, ready"), r.toString());
+    assertTrue(r.out().contains("CHECK") && r.out().contains("DETAIL"), r.toString());
+    Run j = cli("status", "--json");
+    assertEquals(0, j.code(), j.toString());
+    assertTrue(json.readTree(j.out()).get("ready").asBoolean(), j.toString());
+  }
+
+  @Test
+  @Order(2)
+  @DisplayName("tasks: a table with each task's next fire in local time (its zone) and UTC; --json is the API's JSON")
+  void tasks() throws Exception {
+    Run r = cli("tasks");
+    assertEquals(0, r.code(), r.toString());
+    String[] lines = r.out().split("\n");
+    assertTrue(lines[0].startsWith("TASK") && lines[0].contains("NEXT FIRE (LOCAL)") && lines[0].contains("NEXT FIRE (UTC)"),
+        r.toString());
+    String digest = line(r.out(), ApiTestNode.DIGEST + " ");
+    // next fire of the 08:00 Asia/Shanghai digest after 2026-11-29T00:01:30Z: 2026-11-30 08:00 local = 00:00 UTC
+    assertTrue(digest.contains("2026-11-30 08:00:00+08:00 Asia/Shanghai"), r.toString());
+    assertTrue(digest.contains("2026-11-30 00:00:00Z"), r.toString());
+    // the columns are aligned: the UTC column starts at the same offset on every row
+    int col = lines[0].indexOf("NEXT FIRE (UTC)");
+    assertEquals("2026-11-30 00:00:00Z", digest.substring(col, col + 20), r.toString());
+
+    Run j = cli("--json", "tasks");
+    assertEquals(0, j.code(), j.toString());
+    JsonNode tasks = json.readTree(j.out()).get("tasks");
+    assertEquals(3, tasks.size(), j.toString());
+  }
+
+  @Test
+  @Order(3)
+  @DisplayName("windows, queue, why, timeline: tables of the node's windows; a SKIPPED window shows its reason")
+  void reads() throws Exception {
+    Run w = cli("windows", "--task", ApiTestNode.MINUTELY);
+    assertEquals(0, w.code(), w.toString());
+    String skipped = line(w.out(), ApiTestNode.SKIPPED_WINDOW);
+    assertTrue(skipped.contains("SKIPPED") && skipped.contains("PREVIOUS_RUNNING"), w.toString());
+
+    Run page = cli("windows", "--status", "SUCCEEDED,SKIPPED", "--limit", "1", "--json");
+    assertEquals(0, page.code(), page.toString());
+    JsonNode first = json.readTree(page.out());
+    assertEquals(1, first.get("windows").size(), page.toString());
+    assertTrue(first.hasNonNull("next"), page.toString());
+    Run second = cli("windows", "--status", "SUCCEEDED,SKIPPED", "--limit", "1", "--after", first.get("next").asText(), "--json");
+    assertEquals(0, second.code(), second.toString());
+    assertTrue(!json.readTree(second.out()).get("windows").get(0).equals(first.get("windows").get(0)), second.toString());
+
+    Run q = cli("queue");
+    assertEquals(0, q.code(), q.toString());
+    assertTrue(line(q.out(), ApiTestNode.BROKEN + " ").contains("FINAL_FAILED"), q.toString());
+
+    Run why = cli("why", ApiTestNode.MINUTELY, ApiTestNode.SKIPPED_WINDOW);
+    assertEquals(0, why.code(), why.toString());
+    assertTrue(why.out().startsWith(ApiTestNode.MINUTELY + " " + ApiTestNode.SKIPPED_WINDOW + ": SKIPPED"), why.toString());
+    Run whyJson = cli("why", ApiTestNode.MINUTELY, ApiTestNode.SKIPPED_WINDOW, "--json");
+    assertEquals("SKIPPED", json.readTree(whyJson.out()).get("status").asText(), whyJson.toString());
+
+    Run t = cli("timeline", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    assertEquals(0, t.code(), t.toString());
+    assertTrue(t.out().startsWith("SEQ"), t.toString());
+    assertTrue(t.out().split("\n").length > 2, t.toString());
+  }
+
+  @Test
+  @Order(4)
+  @DisplayName("exit 4: an action without the token, or with a wrong one, is unauthorized and says to pass --token")
+  void unauthorized() {
+    Run r = cli("pause", ApiTestNode.DIGEST);
+    assertEquals(AlmanacCli.EXIT_UNAUTHORIZED, r.code(), r.toString());
+    assertTrue(r.err().contains("--token") && r.err().contains("ALMANAC_TOKEN"), r.toString());
+    Run wrong = cli("--token", "not-it", "pause", ApiTestNode.DIGEST);
+    assertEquals(AlmanacCli.EXIT_UNAUTHORIZED, wrong.code(), wrong.toString());
+    assertEquals(false, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
+  }
+
+  @Test
+  @Order(5)
+  @DisplayName("exit 1: the node refuses (409: retry of a SUCCEEDED window; 404: an unknown task) and its detail is printed")
+  void refused() {
+    Run r = cli("--token", ApiTestNode.TOKEN, "retry", ApiTestNode.DIGEST, ApiTestNode.DAY);
+    assertEquals(AlmanacCli.EXIT_REFUSED, r.code(), r.toString());
+    assertTrue(r.err().contains("refused by the node (409"), r.toString());
+    Run unknown = cli("--token", ApiTestNode.TOKEN, "pause", "no-such-task");
+    assertEquals(AlmanacCli.EXIT_REFUSED, unknown.code(), unknown.toString());
+    assertTrue(unknown.err().contains("404") && unknown.err().contains("no-such-task"), unknown.toString());
+  }
+
+  @Test
+  @Order(6)
+  @DisplayName("exit 2: a usage error (unknown option, not a number, missing argument) and the API's 400 (field and value named)")
+  void badInput() {
+    Run unknownOption = cli("windows", "--colour", "blue");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, unknownOption.code(), unknownOption.toString());
+    assertTrue(unknownOption.err().contains("--colour"), unknownOption.toString());
+    Run notANumber = cli("windows", "--limit", "many");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, notANumber.code(), notANumber.toString());
+    assertTrue(notANumber.err().contains("many"), notANumber.toString());
+    Run missing = cli("why", ApiTestNode.DIGEST);
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, missing.code(), missing.toString());
+    Run noNote = cli("--token", ApiTestNode.TOKEN, "resolve", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, noNote.code(), noNote.toString());
+    assertTrue(noNote.err().contains("--note"), noNote.toString());
+
+    Run limit = cli("windows", "--limit", "0");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, limit.code(), limit.toString());
+    assertTrue(limit.err().contains("field 'limit', value '0'"), limit.toString());
+  }
+
+  @Test
+  @Order(7)
+  @DisplayName("exit 3: a closed port is unreachable and the URL is printed")
+  void unreachable() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    String url = "http://127.0.0.1:" + port;
+    Run r = raw("--url", url, "tasks");
+    assertEquals(AlmanacCli.EXIT_UNREACHABLE, r.code(), r.toString());
+    assertTrue(r.err().contains("cannot reach the node at " + url), r.toString());
+    Run bad = raw("--url", "ftp://x", "tasks");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, bad.code(), bad.toString());
+  }
+
+  @Test
+  @Order(8)
+  @DisplayName("actions with the token: pause, resume, retry (the attempt grows), resolve with a note; exit 0")
+  void actions() {
+    Run p = cli("--token", ApiTestNode.TOKEN, "pause", ApiTestNode.DIGEST);
+    assertEquals(0, p.code(), p.toString());
+    assertEquals(true, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
+    Run resumed = cli("--token", ApiTestNode.TOKEN, "resume", ApiTestNode.DIGEST);
+    assertEquals(0, resumed.code(), resumed.toString());
+    assertEquals(false, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
+
+    int before = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY).attempt();
+    Run retry = cli("--token", ApiTestNode.TOKEN, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    assertEquals(0, retry.code(), retry.toString());
+    node.node.createTestProbe().awaitAssert(java.time.Duration.ofSeconds(30), () -> {
+      WindowView w = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY);
+      assertEquals(InstanceStatus.FINAL_FAILED, w.status());
+      assertEquals(before + 1, w.attempt());
+      return null;
+    });
+    Run resolve = cli("--token", ApiTestNode.TOKEN, "resolve", ApiTestNode.BROKEN, ApiTestNode.DAY, "--note", "fixed by hand");
+    assertEquals(0, resolve.code(), resolve.toString());
+    assertTrue(resolve.out().contains("resolve accepted"), resolve.toString());
+  }
+
+  @Test
+  @Order(9)
+  @DisplayName("the help lists the commands and the exit codes; no command with the demo's options runs the demo")
+  void help() {
+    Run h = raw("--help");
+    assertEquals(0, h.code(), h.toString());
+    for (String c : List.of("demo", "status", "tasks", "windows", "queue", "why", "timeline", "pause", "resume", "run",
+        "backfill", "retry", "resolve", "cancel", "audit")) {
+      assertTrue(h.out().contains("  " + c + " "), c + "\n" + h);
+    }
+    assertTrue(h.out().contains("Exit codes:") && h.out().matches("(?s).*\\n  4 +unauthorized \\(401\\).*"), h.toString());
+    assertEquals("demo", AlmanacCli.withDefault(new String[0])[0]);
+    assertEquals(List.of("demo", "--digest-now"), List.of(AlmanacCli.withDefault(new String[] {"--digest-now"})));
+    assertEquals(List.of("tasks"), List.of(AlmanacCli.withDefault(new String[] {"tasks"})));
+  }
+
+  private static String line(String text, String containing) {
+    for (String l : text.split("\n")) {
+      if (l.contains(containing)) {
+        return l;
+      }
+    }
+    throw new AssertionError("no line with '" + containing + "' in:\n" + text);
+  }
+}
