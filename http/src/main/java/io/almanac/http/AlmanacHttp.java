@@ -108,7 +108,7 @@ public final class AlmanacHttp extends AllDirectives {
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac) {
     Settings settings = Settings.from(system.settings().config());
-    Route route = new AlmanacHttp(almanac).routes();
+    Route route = new AlmanacHttp(almanac).routes().orElse(HistoryRoutes.of(system).routes());
     return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
