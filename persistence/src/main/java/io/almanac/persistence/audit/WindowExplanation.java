@@ -28,6 +28,7 @@ import io.almanac.journal.TaskJournal.TaskPaused;
 import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.Transition;
 import io.almanac.journal.WindowState;
 import io.almanac.journal.WriterStamp;
 import io.almanac.schedule.DueWindow;
@@ -223,7 +224,14 @@ public final class WindowExplanation {
             seen = true;
             downtime = gap(previous, a, we);
           }
-          describe(a, we, before, state);
+          InstanceStatus from = before == null ? null : before.status();
+          Optional<InstanceStatus> to = Evolve.targetStatus(from, (TaskJournal.Event) raw);
+          if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
+            step(a.at(), "The journal holds a " + a.type() + " event the transition table refuses ("
+                + (from == null ? "NEW" : from) + " -> " + to.get() + "): the window kept its status.");
+          } else {
+            describe(a, we, before, state);
+          }
         }
         if (raw instanceof TaskJournal.Event e) {
           state = Evolve.apply(state, e, KEEP_ALL, Evolve.Violations.IGNORE);
@@ -239,7 +247,7 @@ public final class WindowExplanation {
         return new Explanation(taskId, window, NO_SUCH_WINDOW, "no record: the journal's events about window " + window
             + " create no instance (they follow its archiving)", steps);
       }
-      return new Explanation(taskId, window, status.name(), verdict(w), steps);
+      return new Explanation(taskId, window, status.name(), shorten(verdict(w)), steps);
     }
 
     private boolean open(State state) {
@@ -262,8 +270,10 @@ public final class WindowExplanation {
         switch (e.kind()) {
           case FIRST -> {
             if (late.compareTo(ON_TIME) <= 0) {
-              step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it on time and it was "
-                  + "scheduled to run (window " + time(e.start()) + " to " + time(e.end()) + ").");
+              step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it on time"
+                  + (late.compareTo(Duration.ofSeconds(1)) < 0 ? "" : " (" + human(late) + " after due)")
+                  + " and it was scheduled to run" + (Objects.equals(e.start(), e.end()) ? "" : " (window " + time(e.start())
+                  + " to " + time(e.end()) + ")") + ".");
             } else {
               step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it only at " + time(e.at())
                   + ", " + human(late) + " after due" + (downtime == null ? "" : ", because " + downtime)
@@ -353,8 +363,20 @@ public final class WindowExplanation {
         step(at, "Attempt " + e.attempt() + " failed at " + time(e.at()) + " after " + human(e.duration()) + ": "
             + e.reason() + ".");
       } else if (raw instanceof AttemptTimedOut e) {
-        lastError = a.detail();
-        step(at, "Attempt " + e.attempt() + " timed out at " + time(e.at()) + ": " + a.detail() + ".");
+        if (e.leaseUntil() == null || !e.leaseUntil().isAfter(e.at())) {
+          lastError = "its lease expired" + (e.leaseUntil() == null ? "" : " at " + time(e.leaseUntil()));
+          step(at, "Attempt " + e.attempt() + " timed out at " + time(e.at()) + ": " + lastError
+              + (e.duration() == null ? "" : " after running " + human(e.duration())) + ".");
+        } else {
+          String cause = a.detail();
+          int k = cause.indexOf("): ");
+          cause = k < 0 ? cause : cause.substring(k + 3);
+          int held = cause.lastIndexOf(", held ");
+          cause = held < 0 ? cause : cause.substring(0, held);
+          lastError = "timed out before its lease ended: " + cause;
+          step(at, "Attempt " + e.attempt() + " was timed out at " + time(e.at()) + ", before its lease ended at "
+              + time(e.leaseUntil()) + ": " + cause + ".");
+        }
       } else if (raw instanceof LateResultRecorded e) {
         step(at, "A late " + e.outcome() + " result of attempt " + e.attempt() + " arrived at " + time(e.at())
             + " and was recorded for audit only: that attempt no longer held the window (" + e.detail() + ").");
@@ -638,7 +660,7 @@ public final class WindowExplanation {
     }
 
     private void step(Instant at, String text) {
-      steps.add(new Step(at, localIso(at), text));
+      steps.add(new Step(at, localIso(at), shorten(text)));
     }
 
     private String localIso(Instant at) {
@@ -674,6 +696,13 @@ public final class WindowExplanation {
     }
     Matcher m = ADDRESS.matcher(id);
     return m.find() ? m.group(1) : id;
+  }
+
+  private static final Pattern UNIQUE_ADDRESS = Pattern.compile("UniqueAddress\\(pekko://([^,)\\s]+),-?\\d+\\)");
+
+  /** Executor ids inside texts (a timeout's cause names one) shown as nodes. */
+  static String shorten(String text) {
+    return text == null ? null : UNIQUE_ADDRESS.matcher(text).replaceAll("$1");
   }
 
   private static final Pattern ADDRESS = Pattern.compile("pekko://([^,#)\\s]+)");
@@ -723,7 +752,7 @@ public final class WindowExplanation {
   }
 
   /**
-   * A duration in words: {@code 120 ms}, {@code 2 s}, {@code 20 min}, {@code 1 h 5 min}, {@code 3 d 2 h}.
+   * A duration in words: {@code 120 ms}, {@code 2 s}, {@code 20 min}, {@code 1 h 5 min}, {@code 24 h}, {@code 3 d 2 h} (hours up to two days).
    *
    * @param d a duration, or null
    * @return it in words
@@ -747,7 +776,7 @@ public final class WindowExplanation {
     if (s < 3600) {
       return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
     }
-    if (s < 86_400) {
+    if (s < 2 * 86_400) {
       return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
     }
     return s / 86_400 + " d" + (s % 86_400 / 3600 == 0 ? "" : " " + s % 86_400 / 3600 + " h");
