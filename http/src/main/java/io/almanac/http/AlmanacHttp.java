@@ -108,7 +108,7 @@ public final class AlmanacHttp extends AllDirectives {
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac) {
     Settings settings = Settings.from(system.settings().config());
-    Route route = new AlmanacHttp(almanac).routes().orElse(HistoryRoutes.of(system).routes());
+    Route route = new AlmanacHttp(almanac).routes();
     return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
@@ -122,9 +122,9 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes. */
   Route routes() {
-    return pathPrefix("health", () -> concat(
+    return concat(HistoryRoutes.onServingSystem(), pathPrefix("health", () -> concat(
         path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
-        path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))));
+        path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
   }
 
   private Route answer(boolean ok, NodeHealth health) {

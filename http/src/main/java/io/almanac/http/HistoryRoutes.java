@@ -8,12 +8,15 @@ import io.almanac.persistence.audit.Timeline;
 import io.almanac.persistence.audit.WindowExplanation;
 import io.almanac.persistence.audit.WindowHistory;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -74,6 +77,25 @@ public final class HistoryRoutes extends AllDirectives {
       }
     });
   }
+
+  /**
+   * The routes on the ActorSystem that serves them (what {@code AlmanacHttp.routes()} joins): one
+   * {@link HistoryRoutes} per system, made at its first request.
+   *
+   * @return the routes
+   */
+  public static Route onServingSystem() {
+    return new HistoryRoutes(() -> null).extractActorSystem(classic -> {
+      HistoryRoutes routes;
+      synchronized (BY_SYSTEM) {
+        routes = BY_SYSTEM.computeIfAbsent(classic, s -> of(Adapter.toTyped(s)));
+      }
+      return routes.routes();
+    });
+  }
+
+  /** One per serving system; weak, so a terminated system is not kept. */
+  private static final Map<org.apache.pekko.actor.ActorSystem, HistoryRoutes> BY_SYSTEM = new WeakHashMap<>();
 
   /**
    * The routes on a given history reader.
