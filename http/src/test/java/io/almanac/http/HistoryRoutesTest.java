@@ -184,9 +184,9 @@ class HistoryRoutesTest {
     JsonNode n = why("minutely", "2026-11-29T00:03:00Z");
     assertEquals("MISSED", n.get("status").asText());
     String verdict = n.get("verdict").asText();
-    assertTrue(verdict.matches("missed: the node was down or restarting between 00:01:00 and 00:05:30 \\(the task's journal was "
-        + "written by history-1@127\\.0\\.0\\.1:\\d+ until then and by history-2@127\\.0\\.0\\.1:\\d+ after\\); .*"),
-        verdict);
+    assertTrue(verdict.matches("missed: its node was down or replaced between 00:01:00 and 00:05:30 \\(the task's journal was "
+        + "written by history-1@127\\.0\\.0\\.1:\\d+ until then and by history-2@127\\.0\\.0\\.1:\\d+ after: a restart "
+        + "or a failover\\); .*"), verdict);
     assertTrue(verdict.endsWith("; the catch-up policy NONE records windows that were not fired within the on-time grace as "
         + "MISSED instead of running them (BACKFILL_NOT_ALLOWED)"), verdict);
   }

@@ -272,8 +272,8 @@ public final class WindowExplanation {
             if (late.compareTo(ON_TIME) <= 0) {
               step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it on time"
                   + (late.compareTo(Duration.ofSeconds(1)) < 0 ? "" : " (" + human(late) + " after due)")
-                  + " and it was scheduled to run" + (Objects.equals(e.start(), e.end()) ? "" : " (window " + time(e.start())
-                  + " to " + time(e.end()) + ")") + ".");
+                  + " and it was scheduled to run" + (Objects.equals(e.start(), e.end()) ? "" : " (window "
+                  + dateTime(e.start()) + " to " + dateTime(e.end()) + ")") + ".");
             } else {
               step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it only at " + time(e.at())
                   + ", " + human(late) + " after due" + (downtime == null ? "" : ", because " + downtime)
@@ -478,9 +478,13 @@ public final class WindowExplanation {
       WriterStamp was = previous.writer();
       WriterStamp now = first.writer();
       if (was != null && now != null && !was.nodeIncarnation().equals(now.nodeIncarnation())) {
-        return "the node was down or restarting between " + time(previous.at()) + " and " + time(first.at())
-            + " (the task's journal was written by " + node(null, was) + " until then and by "
-            + (node(null, was).equals(node(null, now)) ? "a new incarnation of it" : node(null, now)) + " after)";
+        if (node(null, was).equals(node(null, now))) {
+          return "its node restarted between " + time(previous.at()) + " and " + time(first.at()) + " (the task's journal "
+              + "was written by " + node(null, was) + " until then and by a new incarnation of it after)";
+        }
+        return "its node was down or replaced between " + time(previous.at()) + " and " + time(first.at()) + " (the task's "
+            + "journal was written by " + node(null, was) + " until then and by " + node(null, now)
+            + " after: a restart or a failover)";
       }
       if (previous.at().isBefore(due)) {
         return "the task's journal has no event from " + time(previous.at()) + " to " + time(first.at())

@@ -131,8 +131,8 @@ class WindowExplanationTest {
     assertEquals("ran on time: due 08:00:00 Asia/Shanghai, attempt 1 started 08:00:02 (2 s late) on node "
         + "almanac@10.0.0.1:2552, succeeded 08:03:10", e.verdict());
     assertEquals(List.of(
-        "Due 08:00:00 Asia/Shanghai, the trigger fired it on time and it was scheduled to run (window 00:00:00 to "
-            + "2026-11-30 00:00:00).",
+        "Due 08:00:00 Asia/Shanghai, the trigger fired it on time and it was scheduled to run (window 2026-11-29 00:00:00 "
+            + "to 2026-11-30 00:00:00).",
         "Attempt 1 (FIRST) started at 08:00:02 (2 s late) on node almanac@10.0.0.1:2552, lease until 10:00:02.",
         "Attempt 1 succeeded at 08:03:10 after 3 min 8 s: 12 stories (s3://digests/2026-11-29)."), texts(e));
     assertEquals(DUE, e.steps().get(0).atUtc());
@@ -152,8 +152,8 @@ class WindowExplanationTest {
         new AttemptSucceeded(DAY, 1, Duration.ofMinutes(75), "done", null, t("01:15:00"))));
     wellFormed(e);
     assertEquals(List.of(
-        "Due 08:00:00 Asia/Shanghai, the trigger fired it on time and it was scheduled to run (window 00:00:00 to "
-            + "2026-11-30 00:00:00).",
+        "Due 08:00:00 Asia/Shanghai, the trigger fired it on time and it was scheduled to run (window 2026-11-29 00:00:00 "
+            + "to 2026-11-30 00:00:00).",
         "Attempt 1 (FIRST) started at 08:00:00 (on the dot) on node almanac@10.0.0.1:2552, lease until 10:00:00.",
         "Attempt 1's heartbeats (2) extended its lease until 11:00:00.",
         "Attempt 1 was about to run effect 'post' (its outcome is unknown until it is recorded).",
@@ -317,7 +317,7 @@ class WindowExplanationTest {
     events.set(2, events.get(2).withWriter(n1Again));
     Explanation e = WindowExplanation.explain(TASK, events, DAY);
     wellFormed(e);
-    assertEquals("missed: the node was down or restarting between 06:58:00 and 08:20:00 (the task's journal was "
+    assertEquals("missed: its node restarted between 06:58:00 and 08:20:00 (the task's journal was "
         + "written by almanac@10.0.0.1:2552 until then and by a new incarnation of it after); the catch-up policy NONE "
         + "records windows that were not fired within the on-time grace as MISSED instead of running them "
         + "(BACKFILL_NOT_ALLOWED)", e.verdict());
@@ -366,11 +366,11 @@ class WindowExplanationTest {
     events.set(2, events.get(2).withWriter(new WriterStamp("pekko://almanac@10.0.0.2:2552", 7)));
     Explanation e = WindowExplanation.explain(TASK, events, DAY);
     wellFormed(e);
-    assertEquals("ran late: due 08:00:00 Asia/Shanghai, attempt 1 started 08:20:05, 20 min 5 s after due, because the node "
-        + "was down or restarting between 07:58:00 and 08:20:05 (the task's journal was written by almanac@10.0.0.1:2552 "
-        + "until then and by almanac@10.0.0.2:2552 after); succeeded 08:21:05", e.verdict());
+    assertEquals("ran late: due 08:00:00 Asia/Shanghai, attempt 1 started 08:20:05, 20 min 5 s after due, because its node "
+        + "was down or replaced between 07:58:00 and 08:20:05 (the task's journal was written by almanac@10.0.0.1:2552 "
+        + "until then and by almanac@10.0.0.2:2552 after: a restart or a failover); succeeded 08:21:05", e.verdict());
     assertTrue(texts(e).get(0).startsWith("Due 08:00:00 Asia/Shanghai, the trigger fired it only at 08:20:05, 20 min 5 s "
-        + "after due, because the node was down"), texts(e).toString());
+        + "after due, because its node was down or replaced"), texts(e).toString());
   }
 
   @Test
