@@ -130,7 +130,8 @@ class HistoryRoutesTest {
   }
 
   private HttpResponse<String> get(String task, String window, String what) throws Exception {
-    String path = "/api/tasks/" + task + "/windows/" + URLEncoder.encode(window, StandardCharsets.UTF_8) + "/" + what;
+    String path = "/api/tasks/" + task + "/windows/" + URLEncoder.encode(window, StandardCharsets.UTF_8).replace("+", "%20")
+        + "/" + what;
     return client.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -208,6 +209,39 @@ class HistoryRoutesTest {
     assertEquals("no such window: the task has no record of window 2026-11-20; it was due 2026-11-20 08:00:00 Asia/Shanghai, "
         + "before the task was registered at 2026-11-29 07:59:00, and windows due before a task's registration are not fired; "
         + "its nearest windows are 2026-11-29", n.get("verdict").asText());
+  }
+
+  @Test
+  @DisplayName("the window key is percent-decoded from its path segment: %2F and %20 stay inside one key")
+  void windowKeyIsPercentDecoded() throws Exception {
+    JsonNode n = why("digest", "a/b c");
+    assertEquals("NONE", n.get("status").asText());
+    assertTrue(n.get("verdict").asText().startsWith("no such window: the task has no record of window a/b c; 'a/b c' is not a "
+        + "key its window spec 'daily' makes (keys look like 2026-11-29)"), n.toString());
+  }
+
+  @Test
+  @DisplayName("a node without a JDBC read journal answers 503 problem+json naming why, and serves its other routes")
+  void withoutAJdbcJournal() throws Exception {
+    ActorTestKit memory = ActorTestKit.create("history-memory", AlmanacHttpTest.config(""));
+    try {
+      Almanac inMemory = Almanac.builder(memory.system()).start();
+      ServerBinding b = AlmanacHttp.start(memory.system(), inMemory).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      String url = "http://127.0.0.1:" + b.localAddress().getPort();
+      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url + "/api/tasks/t/windows/w/why")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(503, r.statusCode(), r.body());
+      assertEquals("application/problem+json", r.headers().firstValue("Content-Type").orElse(""));
+      JsonNode p = json.readTree(r.body());
+      assertEquals("https://almanac.io/problems/unavailable", p.get("type").asText());
+      assertTrue(p.get("detail").asText().startsWith("the journal could not be read: "), r.body());
+      HttpResponse<String> live = client.send(HttpRequest.newBuilder(URI.create(url + "/health/live")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, live.statusCode(), live.body());
+      b.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } finally {
+      memory.shutdownTestKit();
+    }
   }
 
   @Test
