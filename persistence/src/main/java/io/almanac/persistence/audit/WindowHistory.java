@@ -11,7 +11,9 @@ import org.apache.pekko.stream.javadsl.Sink;
  * One task's journal read live, on a running node's own ActorSystem: the node holds its H2 file, so
  * no second process can read it while it runs. Reads through the node's JDBC read journal with an
  * {@link AuditReader} on that system (which it does not terminate), so the events are described as
- * the audit describes them. Thread-safe: each call is one query.
+ * the audit describes them. Thread-safe: each call is one read of the task's whole journal (page by
+ * page, as {@link AuditReader#events(String)}), so its cost grows with the task's journal: retention
+ * bounds it.
  *
  * <pre>{@code
  * WindowHistory history = WindowHistory.of(system);
