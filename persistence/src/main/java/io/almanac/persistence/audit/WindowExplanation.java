@@ -179,12 +179,17 @@ public final class WindowExplanation {
     private Instant succeededAt;
     private String downtime;
     private boolean manualRetry;
+    private final long firstSeq;
+    private final boolean truncated;
+    private InstanceStatus partial;
 
     Explainer(String taskId, List<AuditEvent> events, String window) {
       this.taskId = Objects.requireNonNull(taskId, "taskId");
       this.events = List.copyOf(events);
       this.window = Objects.requireNonNull(window, "window");
       this.zone = this.events.isEmpty() ? ZoneOffset.UTC : this.events.get(this.events.size() - 1).zone();
+      this.firstSeq = this.events.isEmpty() ? 1 : this.events.get(0).sequenceNr();
+      this.truncated = firstSeq > 1;
     }
 
     Explanation run() {
@@ -226,7 +231,15 @@ public final class WindowExplanation {
           }
           InstanceStatus from = before == null ? null : before.status();
           Optional<InstanceStatus> to = Evolve.targetStatus(from, (TaskJournal.Event) raw);
-          if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
+          if (before == null && truncated && (partial != null || to.isPresent() && !Transition.isAllowed(null, to.get()))) {
+            // The window's first events were deleted by retention: told as far as the journal goes.
+            if (partial == null) {
+              step(a.at(), "The window's earlier events were deleted by retention (the task's journal now starts at seq "
+                  + firstSeq + "); its history goes on from here.");
+            }
+            partial = Evolve.targetStatus(partial, (TaskJournal.Event) raw).orElse(partial == null ? from : partial);
+            describe(a, we, null, state);
+          } else if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
             step(a.at(), "The journal holds a " + a.type() + " event the transition table refuses ("
                 + (from == null ? "NEW" : from) + " -> " + to.get() + "): the window kept its status.");
           } else {
@@ -243,6 +256,12 @@ public final class WindowExplanation {
       }
       WindowState w = state.windows().get(window);
       InstanceStatus status = w == null ? null : w.status();
+      if (status == null && partial != null) {
+        return new Explanation(taskId, window, partial.name(), shorten(partial.name().toLowerCase(java.util.Locale.ROOT)
+            .replace('_', ' ') + " as far as the journal goes: the window's earlier events were deleted by retention (the "
+            + "task's journal now starts at seq " + firstSeq + ")" + (lastError == null ? "" : "; last error: " + lastError)),
+            steps);
+      }
       if (status == null) {
         return new Explanation(taskId, window, NO_SUCH_WINDOW, "no record: the journal's events about window " + window
             + " create no instance (they follow its archiving)", steps);

@@ -608,6 +608,27 @@ class WindowExplanationTest {
   }
 
   @Test
+  @DisplayName("a journal whose first events were deleted by retention: the window is told as far as the journal goes")
+  void retentionDeletedTheStart() {
+    List<Event> raw = List.of(
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
+        new InstanceFinalFailed(DAY, "retry cap 0 reached; last: upstream 503", t("00:00:03")));
+    List<AuditEvent> events = new ArrayList<>();
+    long seq = 40;
+    for (Event e : raw) {
+      events.add(AuditEvent.of(TASK, seq++, e, java.time.ZoneId.of("Asia/Shanghai")));
+    }
+    Explanation e = WindowExplanation.explain(TASK, events, DAY);
+    wellFormed(e);
+    assertEquals("FINAL_FAILED", e.status());
+    assertEquals("final failed as far as the journal goes: the window's earlier events were deleted by retention (the task's "
+        + "journal now starts at seq 40); last error: upstream 503", e.verdict());
+    assertEquals("The window's earlier events were deleted by retention (the task's journal now starts at seq 40); its "
+        + "history goes on from here.", texts(e).get(0));
+    assertEquals(3, e.steps().size(), texts(e).toString());
+  }
+
+  @Test
   @DisplayName("durations in words")
   void human() {
     assertEquals("120 ms", WindowExplanation.human(Duration.ofMillis(120)));
