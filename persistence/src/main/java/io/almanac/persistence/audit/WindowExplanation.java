@@ -44,6 +44,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +109,10 @@ public final class WindowExplanation {
     }
   }
 
+  /** The window explained keeps its whole state: its own fold holds only it. */
   private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000));
+  /** A running attempt of another window: what a skip for PREVIOUS_RUNNING names. */
+  private record Running(int attempt, String executor, Instant leaseUntil) {}
   private static final Pattern OTHER_WINDOW = Pattern.compile("^window (\\S+) is RUNNING");
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
   private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
@@ -193,7 +197,10 @@ public final class WindowExplanation {
     }
 
     Explanation run() {
-      State state = State.empty(1);
+      // The task's other windows' running attempts as of each event (O(1) per event: a long journal
+      // is explained in linear time; folding every window's state would copy it at each event).
+      Map<String, Running> running = new HashMap<>();
+      State own = State.empty(1); // this window only
       AuditEvent previous = null; // the latest event of an earlier write (an earlier instant) than the current one
       AuditEvent last = null;
       boolean seen = false;
@@ -206,11 +213,11 @@ public final class WindowExplanation {
           }
         } else if (raw instanceof TaskPaused p) {
           pausedAt = p.at();
-          if (seen && open(state)) {
+          if (seen && open(own)) {
             step(a.at(), "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed.");
           }
         } else if (raw instanceof TaskResumed r) {
-          if (seen && open(state)) {
+          if (seen && open(own)) {
             step(a.at(), "The task was resumed" + (pausedAt == null ? "." : " after a pause since " + time(pausedAt) + "."));
           }
           pausedAt = null;
@@ -224,7 +231,7 @@ public final class WindowExplanation {
           previous = last;
         }
         if (a.isAbout(window) && raw instanceof TaskJournal.WindowEvent we) {
-          WindowState before = state.windows().get(window);
+          WindowState before = own.windows().get(window);
           if (!seen) {
             seen = true;
             downtime = gap(previous, a, we);
@@ -238,23 +245,26 @@ public final class WindowExplanation {
                   + firstSeq + "); its history goes on from here.");
             }
             partial = Evolve.targetStatus(partial, (TaskJournal.Event) raw).orElse(partial == null ? from : partial);
-            describe(a, we, null, state);
+            describe(a, we, null, running);
           } else if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
             step(a.at(), "The journal holds a " + a.type() + " event the transition table refuses ("
                 + (from == null ? "NEW" : from) + " -> " + to.get() + "): the window kept its status.");
           } else {
-            describe(a, we, before, state);
+            describe(a, we, before, running);
           }
         }
         if (raw instanceof TaskJournal.Event e) {
-          state = Evolve.apply(state, e, KEEP_ALL, Evolve.Violations.IGNORE);
+          track(running, e);
+          if (a.isAbout(window)) {
+            own = Evolve.apply(own, e, KEEP_ALL, Evolve.Violations.IGNORE);
+          }
         }
         last = a;
       }
       if (!seen) {
         return unknown();
       }
-      WindowState w = state.windows().get(window);
+      WindowState w = own.windows().get(window);
       InstanceStatus status = w == null ? null : w.status();
       if (status == null && partial != null) {
         return new Explanation(taskId, window, partial.name(), shorten(partial.name().toLowerCase(java.util.Locale.ROOT)
@@ -274,7 +284,25 @@ public final class WindowExplanation {
       return w != null && w.status().isActive();
     }
 
-    private void describe(AuditEvent a, TaskJournal.WindowEvent raw, WindowState before, State state) {
+    /** Keeps the running attempts up to date: started, lease extended, ended. */
+    private static void track(Map<String, Running> running, TaskJournal.Event e) {
+      if (e instanceof AttemptStarted x) {
+        running.put(x.window(), new Running(x.attempt(), x.executor(), x.leaseUntil()));
+      } else if (e instanceof LeaseExtended x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? new Running(r.attempt(), r.executor(),
+            x.leaseUntil()) : r);
+      } else if (e instanceof AttemptSucceeded x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
+      } else if (e instanceof AttemptFailed x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
+      } else if (e instanceof AttemptTimedOut x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
+      } else if (e instanceof InstanceCancelled || e instanceof InstanceFinalFailed || e instanceof InstanceScheduled) {
+        running.remove(((TaskJournal.WindowEvent) e).window());
+      }
+    }
+
+    private void describe(AuditEvent a, TaskJournal.WindowEvent raw, WindowState before, Map<String, Running> running) {
       Instant at = a.at();
       InstanceStatus from = before == null ? null : before.status();
       if (raw instanceof InstanceScheduled e) {
@@ -334,7 +362,7 @@ public final class WindowExplanation {
               + "): nothing changed.");
           return;
         }
-        skipText = skipped(e, state);
+        skipText = skipped(e, running);
         step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", it was skipped: " + skipText + ".");
       } else if (raw instanceof WindowMissed e) {
         if (dueAt == null) {
@@ -426,16 +454,16 @@ public final class WindowExplanation {
       }
     }
 
-    private String skipped(FireSkipped e, State state) {
+    private String skipped(FireSkipped e, Map<String, Running> running) {
       SkipReason r = e.reason();
       String detail = e.detail() == null ? "" : e.detail();
       return switch (r) {
         case PREVIOUS_RUNNING -> {
           Matcher m = OTHER_WINDOW.matcher(detail);
           String other = m.find() ? m.group(1) : null;
-          WindowState o = other == null ? null : state.windows().get(other);
+          Running o = other == null ? null : running.get(other);
           String policy = spec == null ? "the overlap policy" : "the overlap policy " + spec.overlap();
-          if (o != null && o.status() == InstanceStatus.RUNNING) {
+          if (o != null) {
             yield "window " + other + " was RUNNING (attempt " + o.attempt() + " on node " + node(o.executor(), null)
                 + ", lease until " + time(o.leaseUntil()) + ") and " + policy + " runs one window at a time"
                 + " (PREVIOUS_RUNNING)";
