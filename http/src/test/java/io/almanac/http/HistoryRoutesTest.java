@@ -193,6 +193,18 @@ class HistoryRoutesTest {
   }
 
   @Test
+  @DisplayName("why of the latest window due while the node was down: fired on time after the restart, with the restart named")
+  void firedAfterTheRestart() throws Exception {
+    JsonNode n = why("minutely", "2026-11-29T00:05:00Z");
+    assertEquals("SUCCEEDED", n.get("status").asText());
+    String verdict = n.get("verdict").asText();
+    assertTrue(verdict.matches("ran on time: due 00:05:00 UTC, attempt 1 started 00:05:30 \\(30 s late: its node was down or "
+        + "replaced between 00:01:00 and 00:05:30 \\(the task's journal was written by history-1@127\\.0\\.0\\.1:\\d+ until "
+        + "then and by history-2@127\\.0\\.0\\.1:\\d+ after: a restart or a failover\\)\\) on node "
+        + "history-2@127\\.0\\.0\\.1:\\d+, succeeded 00:05:30"), verdict);
+  }
+
+  @Test
   @DisplayName("why of a window that failed for good: the attempts, the last error, the intervention queue")
   void finallyFailed() throws Exception {
     JsonNode n = why("flaky", "2026-11-29");

@@ -74,6 +74,9 @@ public final class WindowExplanation {
   /** How late a first run may start and still be called on time: the runtime's default on-time grace. */
   public static final Duration ON_TIME = Duration.ofSeconds(60);
 
+  /** How late a first event must be for a change of writer (a restart, a failover) to be told as its cause. */
+  static final Duration RESTART_SHOWN = Duration.ofSeconds(5);
+
   /** The status of a window the journal has no record of. */
   public static final String NO_SUCH_WINDOW = "NONE";
 
@@ -318,7 +321,8 @@ public final class WindowExplanation {
           case FIRST -> {
             if (late.compareTo(ON_TIME) <= 0) {
               step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it on time"
-                  + (late.compareTo(Duration.ofSeconds(1)) < 0 ? "" : " (" + human(late) + " after due)")
+                  + (late.compareTo(Duration.ofSeconds(1)) < 0 ? "" : " (" + human(late) + " after due"
+                  + (downtime == null ? "" : ": " + downtime) + ")")
                   + " and it was scheduled to run" + (Objects.equals(e.start(), e.end()) ? "" : " (window "
                   + dateTime(e.start()) + " to " + dateTime(e.end()) + ")") + ".");
             } else {
@@ -516,11 +520,12 @@ public final class WindowExplanation {
       if (due != null && dueDate == null) {
         dueDate = local(due).toLocalDate();
       }
-      if (due == null || first.at() == null || Duration.between(due, first.at()).compareTo(ON_TIME) <= 0) {
+      if (due == null || first.at() == null || Duration.between(due, first.at()).compareTo(RESTART_SHOWN) <= 0) {
         return null; // on time: no gap to explain
       }
+      boolean late = Duration.between(due, first.at()).compareTo(ON_TIME) > 0;
       if (previous == null || previous.at() == null) {
-        return "the task's journal has no earlier event";
+        return late ? "the task's journal has no earlier event" : null;
       }
       WriterStamp was = previous.writer();
       WriterStamp now = first.writer();
@@ -533,7 +538,7 @@ public final class WindowExplanation {
             + "journal was written by " + node(null, was) + " until then and by " + node(null, now)
             + " after: a restart or a failover)";
       }
-      if (previous.at().isBefore(due)) {
+      if (late && previous.at().isBefore(due)) {
         return "the task's journal has no event from " + time(previous.at()) + " to " + time(first.at())
             + " (the node was down, the trigger behind, or the clock stepped)";
       }
@@ -589,8 +594,8 @@ public final class WindowExplanation {
             + time(started) + " on node " + node + ", " + done;
       }
       if (late.compareTo(ON_TIME) <= 0) {
-        return "ran on time: " + due + ", attempt 1 started " + time(started) + " (" + late(late, "due") + ") on node "
-            + node + ", " + done;
+        return "ran on time: " + due + ", attempt 1 started " + time(started) + " (" + late(late, "due")
+            + (downtime == null ? "" : ": " + downtime) + ") on node " + node + ", " + done;
       }
       String because = downtime != null ? downtime
           : scheduledAt != null && Duration.between(scheduledAt, started).compareTo(ON_TIME) > 0
