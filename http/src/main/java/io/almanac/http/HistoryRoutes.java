@@ -7,9 +7,9 @@ import io.almanac.persistence.audit.AuditEvent;
 import io.almanac.persistence.audit.Timeline;
 import io.almanac.persistence.audit.WindowExplanation;
 import io.almanac.persistence.audit.WindowHistory;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -86,16 +86,29 @@ public final class HistoryRoutes extends AllDirectives {
    */
   public static Route onServingSystem() {
     return new HistoryRoutes(() -> null).extractActorSystem(classic -> {
-      HistoryRoutes routes;
+      Route routes;
       synchronized (BY_SYSTEM) {
-        routes = BY_SYSTEM.computeIfAbsent(classic, s -> of(Adapter.toTyped(s)));
+        routes = BY_SYSTEM.get(classic);
+        if (routes == null) {
+          routes = of(Adapter.toTyped(classic)).routes();
+          try {
+            classic.registerOnTermination(() -> {
+              synchronized (BY_SYSTEM) {
+                BY_SYSTEM.remove(classic);
+              }
+            });
+            BY_SYSTEM.put(classic, routes);
+          } catch (IllegalStateException terminating) {
+            // the system is terminating: serve this request, keep nothing
+          }
+        }
       }
-      return routes.routes();
+      return routes;
     });
   }
 
-  /** One per serving system; weak, so a terminated system is not kept. */
-  private static final Map<org.apache.pekko.actor.ActorSystem, HistoryRoutes> BY_SYSTEM = new WeakHashMap<>();
+  /** One per serving system, until it terminates. */
+  private static final Map<org.apache.pekko.actor.ActorSystem, Route> BY_SYSTEM = new IdentityHashMap<>();
 
   /**
    * The routes on a given history reader.
