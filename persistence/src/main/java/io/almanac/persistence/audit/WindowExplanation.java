@@ -328,7 +328,7 @@ public final class WindowExplanation {
             } else {
               step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it only at " + time(e.at())
                   + ", " + human(late) + " after due" + (downtime == null ? "" : ", because " + downtime)
-                  + ", as the latest window due while nothing fired (run on time, not a catch-up).");
+                  + "; as the latest window due while nothing fired it, it runs as a first run, not as a catch-up.");
             }
           }
           case RETRY -> step(at, "The back-off passed: the window was scheduled again for "
@@ -388,8 +388,13 @@ public final class WindowExplanation {
         lastStart = e;
         attempts = Math.max(attempts, e.attempt());
         leaseExtensions = 0;
-        Instant ref = e.attempt() == 1 || lastRetry == null ? (dueAt == null ? scheduledAt : dueAt) : lastRetry.dueAt();
-        String lateness = ref == null ? "" : " (" + late(Duration.between(ref, e.at()), e.attempt() == 1 ? "due" : "retry due") + ")";
+        // How late against what it waited for: a first run its due time, a retry its back-off; an operator's
+        // run or a backfill only the executor (the waiting below).
+        Instant ref = e.kind() == RunKind.FIRST ? dueAt : e.kind() == RunKind.RETRY && lastRetry != null ? lastRetry.dueAt() : null;
+        Duration behind = ref == null ? null : Duration.between(ref, e.at());
+        String lateness = ref == null ? "" : e.kind() == RunKind.FIRST ? " (" + late(behind, "due") + ")"
+            : behind.isNegative() || behind.isZero() ? " (as soon as its retry was due)"
+            : " (" + human(behind) + " after its retry was due)";
         String waited = scheduledAt != null && Duration.between(scheduledAt, e.at()).compareTo(Duration.ofSeconds(5)) > 0
             ? ", after waiting " + human(Duration.between(scheduledAt, e.at())) + " for a free executor slot" : "";
         step(at, "Attempt " + e.attempt() + " (" + e.kind() + ") started at " + time(e.at()) + lateness + waited
@@ -716,7 +721,11 @@ public final class WindowExplanation {
     }
 
     private void step(Instant at, String text) {
-      steps.add(new Step(at, localIso(at), shorten(text)));
+      String t = shorten(text);
+      while (t.endsWith("..")) {
+        t = t.substring(0, t.length() - 1); // a reason that ends its own sentence
+      }
+      steps.add(new Step(at, localIso(at), t));
     }
 
     private String localIso(Instant at) {

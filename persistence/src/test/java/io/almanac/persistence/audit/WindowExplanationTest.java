@@ -190,8 +190,8 @@ class WindowExplanationTest {
     assertTrue(texts(seventh).contains("The retry policy scheduled retry 1, due at 07:01:00 (back-off 30 s)."),
         texts(seventh).toString());
     assertTrue(texts(seventh).contains("The back-off passed: the window was scheduled again for retry 1."), texts(seventh).toString());
-    assertTrue(texts(seventh).contains("Attempt 2 (RETRY) started at 07:01:00 (on the dot) on node almanac@10.0.0.2:2552, lease until "
-        + "08:02:00."), texts(seventh).toString());
+    assertTrue(texts(seventh).contains("Attempt 2 (RETRY) started at 07:01:00 (as soon as its retry was due) on node "
+        + "almanac@10.0.0.2:2552, lease until 08:02:00."), texts(seventh).toString());
   }
 
   @Test
@@ -371,6 +371,8 @@ class WindowExplanationTest {
         + "until then and by almanac@10.0.0.2:2552 after: a restart or a failover); succeeded 08:21:05", e.verdict());
     assertTrue(texts(e).get(0).startsWith("Due 08:00:00 Asia/Shanghai, the trigger fired it only at 08:20:05, 20 min 5 s "
         + "after due, because its node was down or replaced"), texts(e).toString());
+    assertTrue(texts(e).get(0).endsWith("; as the latest window due while nothing fired it, it runs as a first run, not as a "
+        + "catch-up."), texts(e).toString());
   }
 
   @Test
@@ -379,7 +381,7 @@ class WindowExplanationTest {
     Explanation e = explain(journal(
         scheduled(RunKind.FIRST, DUE),
         started(1, RunKind.FIRST, DUE, N1),
-        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503.", t("00:00:03")),
         new RetryScheduled(DAY, 1, t("00:05:03"), t("00:00:03")),
         new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:05:03")),
         new AttemptStarted(DAY, 2, RunKind.RETRY, t("00:06:03"), N1, t("00:05:03")),
@@ -395,6 +397,9 @@ class WindowExplanationTest {
         + "intervention queue for an operator", e.verdict());
     assertTrue(texts(e).contains("Attempt 2 timed out at 08:06:03: its lease expired at 08:06:03 after running 1 min."),
         texts(e).toString());
+    assertTrue(texts(e).contains("Attempt 1 failed at 08:00:03 after 3 s: upstream 503."), "one period: " + texts(e));
+    assertTrue(texts(e).contains("Attempt 2 (RETRY) started at 08:05:03 (as soon as its retry was due) on node "
+        + "almanac@10.0.0.1:2552, lease until 08:06:03."), texts(e).toString());
     assertTrue(texts(e).contains("It failed finally at 08:16:07: retry cap 2 reached; last: model quota exceeded; it waits in "
         + "the intervention queue for an operator to retry or resolve it."), texts(e).toString());
   }
@@ -437,6 +442,8 @@ class WindowExplanationTest {
         + "almanac@10.0.0.2:2552, succeeded 11:00:10", e.verdict());
     assertTrue(texts(e).contains("An operator retried the window (it was FINAL_FAILED): it was scheduled to run again as "
         + "MANUAL."), texts(e).toString());
+    assertTrue(texts(e).contains("Attempt 2 (MANUAL) started at 11:00:01 on node almanac@10.0.0.2:2552, lease until 13:00:01."),
+        "an operator's run is not late against the window's due time: " + texts(e));
   }
 
   @Test
