@@ -138,7 +138,7 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes; every error (an unknown path too) as problem+json ({@link Problems}). */
   Route routes() {
-    return Problems.handled(concat(api.routes(), pathPrefix("health", () -> concat(
+    return Problems.handled(concat(HistoryRoutes.onServingSystem(), api.routes(), pathPrefix("health", () -> concat(
         path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
         path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))))));
   }
