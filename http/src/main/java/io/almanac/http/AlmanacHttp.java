@@ -138,7 +138,9 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes; every error (an unknown path too) as problem+json ({@link Problems}). */
   Route routes() {
-    return Problems.handled(concat(HistoryRoutes.onServingSystem(), api.routes(), pathPrefix("health", () -> concat(
+    return Problems.handled(concat(HistoryRoutes.onServingSystem(), api.routes(),
+        new DashboardRoutes().routes(), // GET / and /dashboard/*: the web dashboard
+        pathPrefix("health", () -> concat(
         path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
         path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))))));
   }
