@@ -429,6 +429,8 @@ class ApiRoutesTest {
         .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("note")).build(),
         HttpResponse.BodyHandlers.ofString()), 415, "Content-Type", null);
 
+    problem(post(w + "/resolve", "{\"note\":\"" + "x".repeat(70_000) + "\"}"), 400, "body", null);
+
     assertEquals(resolved, events("flaky"));
     assertEquals(digest, events("digest"), "nothing stored for another task either");
     assertNotNull(ok(get("/api/tasks/flaky")));
