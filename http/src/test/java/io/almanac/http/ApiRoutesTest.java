@@ -415,6 +415,10 @@ class ApiRoutesTest {
     JsonNode notRetryable = problem(post(w + "/retry", null), 409, "window", failed);
     assertTrue(notRetryable.get("detail").asText().contains("is RESOLVED"), notRetryable.toString());
     assertEquals(resolved, events("flaky"), "a refused resolve or retry stores nothing");
+    int trigger = journal.persistedInStorage(io.almanac.journal.TriggerJournal.PERSISTENCE_ID).size();
+    problem(post(w + "/retry", null), 409, "window", failed);
+    problem(post("/api/tasks/flaky/windows/2000-01-01/retry", null), 404, "window", "2000-01-01");
+    assertEquals(trigger, journal.persistedInStorage(io.almanac.journal.TriggerJournal.PERSISTENCE_ID).size(), "nor in the trigger's journal");
     assertEquals("RESOLVED", status("flaky", failed));
     assertEquals("done", ok(get(w)).get("reason").asText());
 
