@@ -175,6 +175,8 @@ class ApiRoutesTest {
     assertEquals(window, w.get("window").asText());
     assertEquals("MANUAL", w.get("runKind").asText());
     assertTrue(w.get("reason").asText().endsWith("boom"), w.toString());
+    assertEquals(NOW.toString(), w.get("startedAt").asText(), "the attempt started at the (frozen) clock's time: " + w);
+    assertEquals(NOW.toString(), w.get("finishedAt").asText(), w.toString());
     for (String f : List.of("start", "end", "attempt", "retries", "maxRetries", "summary", "dueAt", "startedAt", "finishedAt",
         "createdAt", "updatedAt")) {
       assertTrue(w.has(f), f + " in " + w);
