@@ -43,9 +43,9 @@ final class ApiJson {
 
   /**
    * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
-   * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt"}}. The Java view
-   * does not hold when the attempt started: {@code startedAt} is null; {@code finishedAt} is the
-   * last change of a window that is done or waits for an operator, else null.
+   * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt"}}: {@code startedAt}
+   * is when the current or last attempt started; {@code finishedAt} is the last change of a window
+   * that is done or waits for an operator, else null.
    */
   static ObjectNode window(WindowView w) {
     ObjectNode n = JSON.createObjectNode();
@@ -61,7 +61,7 @@ final class ApiJson {
     n.put("summary", w.summary());
     n.put("reason", w.reason());
     n.put("dueAt", text(w.dueAt()));
-    n.putNull("startedAt");
+    n.put("startedAt", text(w.startedAt()));
     boolean finished = w.status() != null && (w.status().isTerminal() || w.status() == InstanceStatus.FINAL_FAILED);
     n.put("finishedAt", finished ? text(w.updatedAt()) : null);
     n.put("createdAt", text(w.createdAt()));

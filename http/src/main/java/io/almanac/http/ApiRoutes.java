@@ -44,8 +44,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  * <almanac.http.token>}, {@code POST} pause, resume, run, backfill (with {@code dryRun}), retry,
  * resolve and cancel. Every error is a {@link Problem} (see {@link Problems}); a refused call
  * changes nothing: the calls that would mark a task active in the trigger (run, backfill, retry)
- * first make sure the task is known and not removed, and a backfill's range is checked before it
- * is sent.
+ * first make sure the task is known and not removed (and a retried window known and retryable), and
+ * a backfill's range is checked before it is sent.
  */
 public final class ApiRoutes extends AllDirectives {
 
@@ -119,7 +119,7 @@ public final class ApiRoutes extends AllDirectives {
     return concat(
         pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> ok(ApiJson.window(w))))),
         path("retry", () -> post(() -> authorized(() -> answer(
-            () -> active(task).thenCompose(v -> almanac.retry(task, key(window))), task, window,
+            () -> retryable(task, window).thenCompose(v -> almanac.retry(task, key(window))), task, window,
             d -> ok(windowStatus(task, window, InstanceStatus.PENDING)))))),
         path("resolve", () -> post(() -> authorized(() -> body(Set.of("note"), b -> {
           String note = b.requiredText("note");
@@ -191,6 +191,20 @@ public final class ApiRoutes extends AllDirectives {
             + v.removedAt() + ": its history answers queries; register it again to define it anew");
       }
       return v;
+    });
+  }
+
+  /**
+   * The window, known and one an operator may retry, checked before the retry marks the task active
+   * in the trigger; refused as the task refuses it.
+   */
+  private CompletionStage<WindowView> retryable(String task, String window) {
+    return active(task).thenCompose(v -> window(task, window)).thenApply(w -> {
+      if (!BackfillPlan.REOPENABLE.contains(w.status())) {
+        throw new RefusedException(RefusedException.Reason.CONFLICT, "window '" + w.window() + "' is " + w.status()
+            + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
+      }
+      return w;
     });
   }
 

@@ -27,8 +27,11 @@ import java.util.Set;
  */
 public final class BackfillPlan {
 
-  /** How far the windows of a refused range are counted; beyond, the refusal says "more than". */
-  public static final int COUNT_CEILING = 100_000;
+  /**
+   * How far the windows of a refused range are counted (bounded: counting runs on the request's
+   * thread); beyond, the refusal says "more than".
+   */
+  public static final int COUNT_CEILING = 10_000;
 
   /** Statuses a backfill reopens (as the runtime's operator actions). */
   static final Set<InstanceStatus> REOPENABLE =
@@ -69,7 +72,8 @@ public final class BackfillPlan {
     Map<String, DueWindow> windows = new LinkedHashMap<>();
     Instant cursor = from;
     int batch = Math.max(max, 1000);
-    while (windows.size() <= COUNT_CEILING) {
+    int ceiling = Math.max(COUNT_CEILING, max);
+    while (windows.size() <= ceiling) {
       List<DueWindow> due = schedule.dueBetween(cursor, to, batch);
       for (DueWindow d : due) {
         windows.putIfAbsent(d.key().value(), d);
@@ -80,7 +84,7 @@ public final class BackfillPlan {
       cursor = due.get(due.size() - 1).dueAt();
     }
     if (windows.size() > max) {
-      String count = windows.size() > COUNT_CEILING ? "more than " + COUNT_CEILING : String.valueOf(windows.size());
+      String count = windows.size() > ceiling ? "more than " + ceiling : String.valueOf(windows.size());
       throw new Problem.Raised(Problem.invalid("to", to, "makes the range (" + from + ", " + to + "] cover " + count
           + " windows, more than almanac.http.max-backfill-windows = " + max + ": ask in parts"));
     }

@@ -117,6 +117,15 @@ public final class Problems {
         default -> Problem.refused(refused.getMessage(), window != null ? "window" : "task", window != null ? window : task);
       };
     }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException big) {
+      return new Problem(413, "payload-too-large", "Payload too large", "the body is larger than " + big.limit()
+          + " bytes", "body", null);
+    }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad) {
+      int status = bad.status().intValue();
+      return new Problem(status, status == 413 ? "payload-too-large" : status == 400 ? "invalid-input" : "http-" + status,
+          bad.status().reason(), bad.info().formatPretty(), "body", null);
+    }
     if (timedOut(e)) {
       return Problem.unavailable("the node did not answer in time: " + e.getMessage());
     }

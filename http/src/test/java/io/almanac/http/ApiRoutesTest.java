@@ -57,6 +57,10 @@ class ApiRoutesTest {
 
   /** A node with a failing task 'flaky' (hourly, per-firing windows) and a blocking task 'digest' (08:00 Shanghai). */
   private Almanac start(String extraConfig) throws Exception {
+    return start(extraConfig, null);
+  }
+
+  private Almanac start(String extraConfig, WindowSource source) throws Exception {
     // the clock does not move, so the backlog's token buckets do not refill: let a backfill start at once
     testKit = ActorTestKit.create("api-test", AlmanacHttpTest.config(
         "almanac.executor { backlog-burst = 100, backlog-burst-per-task = 100 }\n" + extraConfig));
@@ -69,7 +73,8 @@ class ApiRoutesTest {
         .toCompletableFuture().get(30, TimeUnit.SECONDS);
     almanac.register(TaskSpec.builder("digest").cron("0 0 8 * * ? Asia/Shanghai").job("block").build())
         .toCompletableFuture().get(30, TimeUnit.SECONDS);
-    ServerBinding binding = AlmanacHttp.start(testKit.system(), almanac).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    ServerBinding binding = (source == null ? AlmanacHttp.start(testKit.system(), almanac)
+        : AlmanacHttp.start(testKit.system(), almanac, source)).toCompletableFuture().get(30, TimeUnit.SECONDS);
     base = "http://127.0.0.1:" + binding.localAddress().getPort();
     return almanac;
   }
@@ -170,6 +175,8 @@ class ApiRoutesTest {
     assertEquals(window, w.get("window").asText());
     assertEquals("MANUAL", w.get("runKind").asText());
     assertTrue(w.get("reason").asText().endsWith("boom"), w.toString());
+    assertEquals(NOW.toString(), w.get("startedAt").asText(), "the attempt started at the (frozen) clock's time: " + w);
+    assertEquals(NOW.toString(), w.get("finishedAt").asText(), w.toString());
     for (String f : List.of("start", "end", "attempt", "retries", "maxRetries", "summary", "dueAt", "startedAt", "finishedAt",
         "createdAt", "updatedAt")) {
       assertTrue(w.has(f), f + " in " + w);
@@ -410,6 +417,10 @@ class ApiRoutesTest {
     JsonNode notRetryable = problem(post(w + "/retry", null), 409, "window", failed);
     assertTrue(notRetryable.get("detail").asText().contains("is RESOLVED"), notRetryable.toString());
     assertEquals(resolved, events("flaky"), "a refused resolve or retry stores nothing");
+    int trigger = journal.persistedInStorage(io.almanac.journal.TriggerJournal.PERSISTENCE_ID).size();
+    problem(post(w + "/retry", null), 409, "window", failed);
+    problem(post("/api/tasks/flaky/windows/2000-01-01/retry", null), 404, "window", "2000-01-01");
+    assertEquals(trigger, journal.persistedInStorage(io.almanac.journal.TriggerJournal.PERSISTENCE_ID).size(), "nor in the trigger's journal");
     assertEquals("RESOLVED", status("flaky", failed));
     assertEquals("done", ok(get(w)).get("reason").asText());
 
@@ -424,8 +435,37 @@ class ApiRoutesTest {
         .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("note")).build(),
         HttpResponse.BodyHandlers.ofString()), 415, "Content-Type", null);
 
+    problem(post(w + "/resolve", "{\"note\":\"" + "x".repeat(70_000) + "\"}"), 400, "body", null);
+
     assertEquals(resolved, events("flaky"));
     assertEquals(digest, events("digest"), "nothing stored for another task either");
     assertNotNull(ok(get("/api/tasks/flaky")));
+  }
+
+  @Test
+  @DisplayName("a node that does not answer in time is 503 problem+json (a WindowSource whose ask timed out)")
+  void unavailable() throws Exception {
+    start("almanac.http.token = \"" + TOKEN + "\"", filter -> CompletableFuture.failedFuture(
+        new io.almanac.AlmanacException("no answer within the ask timeout", new org.apache.pekko.pattern.AskTimeoutException("t"))));
+    JsonNode p = problem(get("/api/windows?task=flaky"), 503, null, null);
+    assertEquals("https://almanac.io/problems/unavailable", p.get("type").asText());
+    problem(get("/api/windows?limit=0"), 400, "limit", "0");
+  }
+
+  @Test
+  @DisplayName("a removed task: its view answers (removed), every action is 409 with the Java API's reason, and nothing "
+      + "is stored")
+  void removedTask() throws Exception {
+    Almanac almanac = start("almanac.http.token = \"" + TOKEN + "\"");
+    almanac.remove("digest").toCompletableFuture().get(30, TimeUnit.SECONDS);
+    assertTrue(ok(get("/api/tasks/digest")).get("removed").asBoolean());
+    int before = events("digest");
+    for (String[] c : List.of(new String[] {"pause", null}, new String[] {"resume", null}, new String[] {"run", null},
+        new String[] {"backfill", "{\"from\":\"2026-11-27T00:00:00Z\",\"to\":\"2026-11-30T00:00:00Z\"}"},
+        new String[] {"backfill", "{\"from\":\"2026-11-27T00:00:00Z\",\"to\":\"2026-11-30T00:00:00Z\",\"dryRun\":true}"})) {
+      JsonNode p = problem(post("/api/tasks/digest/" + c[0], c[1]), 409, "task", "digest");
+      assertTrue(p.get("detail").asText().contains("was removed"), p.toString());
+    }
+    assertEquals(before, events("digest"));
   }
 }
