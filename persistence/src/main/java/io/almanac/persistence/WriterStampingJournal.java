@@ -1,7 +1,6 @@
 package io.almanac.persistence;
 
 import com.typesafe.config.Config;
-import io.almanac.internal.NodeMeters;
 import io.almanac.journal.WriterStamp;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +20,6 @@ import org.apache.pekko.remote.AddressUidExtension;
 import org.apache.pekko.remote.RemoteActorRefProvider;
 import scala.concurrent.Future;
 import scala.jdk.javaapi.CollectionConverters;
-import scala.jdk.javaapi.FutureConverters;
 import scala.runtime.BoxedUnit;
 import scala.util.Try;
 
@@ -57,11 +55,10 @@ import scala.util.Try;
  * read (pekko-persistence-jdbc deserializes metadata with the event); no difference measurable in
  * 3,000 single-event persists or in reading 3,200 events against the plain journal.
  *
- * <p>Each write (a batch of atomic writes) is timed into the node's meters as {@code
- * almanac.journal.write}, tagged {@code outcome} {@code ok}, or {@code failed} when the write or
- * one of its atomic writes failed.
+ * <p>Its writes are timed into the node's meters ({@code almanac.journal.write}) by {@link
+ * MeteredJournal}, which it extends.
  */
-public class WriterStampingJournal extends JdbcAsyncWriteJournal {
+public class WriterStampingJournal extends MeteredJournal {
 
   private WriterStamp stamp;
   private Cluster cluster;
@@ -159,14 +156,6 @@ public class WriterStampingJournal extends JdbcAsyncWriteJournal {
       }
       stamped.add(AtomicWrite.apply(CollectionConverters.asScala(reprs).toList()));
     }
-    // Timed for the node's meters (almanac.journal.write): found through the ActorSystem, which
-    // Almanac's start gave them; before that (or without Almanac) they record nothing.
-    NodeMeters meters = NodeMeters.of(context().system());
-    long start = System.nanoTime();
-    Future<scala.collection.immutable.Seq<Try<BoxedUnit>>> written =
-        super.asyncWriteMessages(CollectionConverters.asScala(stamped).toList());
-    FutureConverters.asJava(written).whenComplete((results, error) -> meters.journalWrite(System.nanoTime() - start,
-        error == null && CollectionConverters.asJava(results).stream().allMatch(Try::isSuccess)));
-    return written;
+    return super.asyncWriteMessages(CollectionConverters.asScala(stamped).toList()); // timed by MeteredJournal
   }
 }
