@@ -121,6 +121,55 @@ class NodeMetersTest {
   }
 
   @Test
+  @DisplayName("a lease that runs out counts as a lease expiry and a timed-out attempt; a cancelled running attempt as "
+      + "cancelled; an operator's run and backfill as manual and backfill decisions")
+  void leaseExpiryCancelAndOperatorDecisions() {
+    testKit = ActorTestKit.create("meters-lease-test", AlmanacNodeTest.config("almanac.executor.backlog-burst-per-task = 10"));
+    AgentJob hangs = ctx -> new CompletableFuture<>(); // never ends: its lease does, or the operator cancels it
+    AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry)
+        .job("hangs", hangs).job("ok", ok).start();
+    LeasePolicy oneMinute = new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(1), 1.5, 20);
+    await(almanac.registerAll(List.of(
+        TaskSpec.builder("stuck").cron("0 0 8 * * ? Asia/Shanghai").job("hangs").lease(oneMinute).build(),
+        TaskSpec.builder("cancelled").cron("0 0 8 * * ? Asia/Shanghai").job("hangs").build(),
+        TaskSpec.builder("operated").cron("0 0 8 * * ? Asia/Shanghai").job("ok").build())));
+    clock.set(DAY1);
+    eventually(() -> assertEquals(2.0, gauge("almanac.executor.running"), "stuck and cancelled run"));
+    await(almanac.cancel("cancelled", WindowKey.of("2026-11-29"), "bad input"));
+    eventually(() -> assertEquals(1.0, counter("almanac.attempts", "outcome", "cancelled")));
+    clock.set(DAY1.plus(Duration.ofMinutes(2)));
+    eventually(() -> {
+      assertEquals(1.0, counter("almanac.lease.expiries", "cause", "lease_expired"));
+      assertEquals(1.0, counter("almanac.attempts", "outcome", "timed_out"));
+      assertEquals(1.0, gauge("almanac.intervention.queue"), "stuck is FINAL_FAILED (not retried)");
+    });
+    assertEquals(0.0, counter("almanac.lease.expiries", "cause", "executor_gone"));
+    assertEquals(0, timerCount("almanac.job.duration", "task", "stuck"), "a timed-out attempt has no job duration");
+
+    // operated: day 1 succeeded on time; day 2, paused, is skipped and then run by hand
+    await(almanac.pause("operated"));
+    clock.set(DAY2);
+    eventually(() -> assertEquals(1.0, counter("almanac.decisions", "kind", "on_time", "decision", "skipped",
+        "reason", "paused")));
+    await(almanac.resume("operated"));
+    await(almanac.runNow("operated"));
+    eventually(() -> assertEquals(1.0, counter("almanac.decisions", "kind", "manual", "decision", "scheduled",
+        "reason", "none")));
+    // days 3 and 4 pass while nothing fires them on time: missed as catch-ups (the tasks do not catch up), then
+    // backfilled by the operator
+    clock.set(Instant.parse("2026-12-02T01:00:00Z"));
+    eventually(() -> assertTrue(counter("almanac.decisions", "kind", "catch_up", "decision", "missed",
+        "reason", "backfill_not_allowed") >= 2));
+    eventually(() -> assertEquals(InstanceStatus.MISSED, await(almanac.windows("operated")).stream()
+        .filter(w -> w.window().value().equals("2026-12-02")).findFirst().orElseThrow().status()));
+    await(almanac.backfill("operated", DAY2, Instant.parse("2026-12-02T00:00:00Z")));
+    eventually(() -> assertEquals(2.0, counter("almanac.decisions", "kind", "backfill", "decision", "scheduled",
+        "reason", "none")));
+    assertEquals(0.0, counter("almanac.decisions", "kind", "catch_up", "decision", "scheduled", "reason", "none"));
+  }
+
+  @Test
   @DisplayName("the backlog gauge counts windows waiting for the executor's only slot; running jobs are a gauge too")
   void backlogGauge() {
     testKit = ActorTestKit.create("meters-backlog-test", AlmanacNodeTest.config(
