@@ -224,7 +224,7 @@ public final class Almanac {
       // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
       // on a lost lease and started it anew on the same node (see SingletonLocator).
       ActorRef<TriggerActor.Command> trigger = SingletonLocator.init(system,
-          SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts),
+          SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts, meters),
               TriggerActor.Command.class), "almanac-trigger"),
           config.getDuration("pekko.cluster.singleton-proxy.singleton-identification-interval"),
           config.getInt("pekko.cluster.singleton-proxy.buffer-size"));

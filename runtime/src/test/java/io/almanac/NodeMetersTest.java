@@ -96,6 +96,7 @@ class NodeMetersTest {
       assertEquals(2.0, gauge("almanac.intervention.queue"), "failing and flaky are FINAL_FAILED");
     });
     assertEquals(3.0, counter("almanac.decisions", "kind", "on_time", "decision", "scheduled", "reason", "none"));
+    eventually(() -> assertEquals(3.0, counter("almanac.fires", "kind", "on_time", "result", "acknowledged")));
     assertEquals(1.0, counter("almanac.decisions", "kind", "retry", "decision", "scheduled", "reason", "none"));
     assertEquals(3.0, counter("almanac.attempts.started", "kind", "first"));
     assertEquals(1.0, counter("almanac.attempts.started", "kind", "retry"));

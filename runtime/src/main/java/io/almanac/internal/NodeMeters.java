@@ -50,6 +50,9 @@ import org.apache.pekko.actor.Extension;
  * <table>
  *   <caption>meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th><th>what</th></tr>
+ *   <tr><td>{@code almanac.fires}</td><td>counter</td><td>{@code kind} (on_time, catch_up), {@code result}
+ *       (acknowledged, refused, unanswered)</td><td>fires the trigger sent (on the node it runs on), by
+ *       their answer; an unanswered fire is sent again; a catch-up of many windows is one fire</td></tr>
  *   <tr><td>{@code almanac.decisions}</td><td>counter</td><td>{@code kind} (on_time, catch_up, manual,
  *       backfill, retry), {@code decision} (scheduled, skipped, missed), {@code reason} (none, or the skip
  *       or miss reason, e.g. previous_running, outside_horizon)</td><td>what was decided for a window,
@@ -316,6 +319,21 @@ public final class NodeMeters {
       n += c;
     }
     return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Trigger
+
+  /**
+   * The trigger had an answer to a fire (a catch-up of many windows is one fire), or none in time.
+   *
+   * @param kind on time or catch-up
+   * @param result acknowledged (whatever the task decided), refused, or unanswered (it is sent again)
+   */
+  void fired(FireKind kind, String result) {
+    String k = name(kind);
+    counters.computeIfAbsent("almanac.fires|" + k + "|" + result, x -> Counter.builder("almanac.fires").tag("kind", k)
+        .tag("result", result).description("fires the trigger sent, by their answer").register(registry)).increment();
   }
 
   // ---------------------------------------------------------------------------------------------
