@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  *       restarts a node that is not live);
  *   <li>{@code GET /health/ready}: 200 when the node can take work, else 503; the body lists every
  *       check with what it saw ({@link Almanac#health()}).
+ *   <li>{@code GET /metrics}: the node's meters in Prometheus text format ({@link MetricsRoutes}).
  * </ul>
  *
  * Both answer {@code application/json}: {@code {"live":true,"ready":true,"checks":[{"name":..,"ok":..,"detail":..}]}}.
@@ -122,9 +123,9 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes. */
   Route routes() {
-    return pathPrefix("health", () -> concat(
+    return concat(new MetricsRoutes(almanac).route(), pathPrefix("health", () -> concat(
         path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
-        path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))));
+        path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
   }
 
   private Route answer(boolean ok, NodeHealth health) {

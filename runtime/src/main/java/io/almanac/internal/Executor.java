@@ -239,6 +239,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final JobRegistry jobs;
   private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
   private final String executorId;
+  private final NodeMeters meters;
   private final java.util.concurrent.Executor jobPool;
   private final ArrayDeque<Offered> fresh = new ArrayDeque<>();
   private final ArrayDeque<Offered> backlog = new ArrayDeque<>();
@@ -279,8 +280,29 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
       String executorId) {
+    return create(clock, settings, taskSettings, jobs, tasks, executorId, NodeMeters.NONE);
+  }
+
+  /**
+   * @param clock where time comes from
+   * @param settings the executor's settings
+   * @param taskSettings bounds of results (a job's oversized exception message is shortened)
+   * @param jobs the jobs this node can run
+   * @param tasks how to reach a task entity by id (results, heartbeats and effects of jobs)
+   * @param executorId this executor's identity (node address and incarnation)
+   * @param meters the node's meters (its queues and running jobs)
+   * @return the executor's behavior
+   */
+  public static Behavior<Command> create(
+      Clock clock,
+      ExecutorSettings settings,
+      TaskSettings taskSettings,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
+      String executorId,
+      NodeMeters meters) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId)));
+        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId, meters)));
   }
 
   private Executor(
@@ -291,8 +313,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
-      String executorId) {
+      String executorId,
+      NodeMeters meters) {
     super(ctx);
+    this.meters = meters;
     this.ctx = ctx;
     this.clock = clock;
     this.settings = settings;
@@ -378,6 +402,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     queued.remove(o.key());
     (o.fresh() ? fresh : backlog).remove(o);
     unhold(o.task());
+    gauges();
   }
 
   /** Counts an entity's holdings here; an entity is watched while it holds anything. */
@@ -410,6 +435,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     } else {
       ready.addLast(new Ready(item, grant)); // also while draining: the attempt is started in its entity
     }
+    gauges();
     return this;
   }
 
@@ -465,6 +491,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
     if (draining) {
+      gauges();
       return;
     }
     int room = room(now);
@@ -480,6 +507,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       admittedPerTask.merge(next.taskId(), 1, Integer::sum);
       next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), executorId, ctx.getSelf().narrow()));
     }
+    gauges();
+  }
+
+  /** The node's gauges of the queues and running jobs, after a change. */
+  private void gauges() {
+    meters.executor(fresh.size(), backlog.size(), running.size());
   }
 
   private int room(Instant now) {
