@@ -94,8 +94,15 @@ public final class NodeMeters {
   /** Meters that record into a registry with no member: nothing is kept (unit tests, before a node starts). */
   public static final NodeMeters NONE = new NodeMeters(new CompositeMeterRegistry());
 
-  private static final Duration JOB_MIN = Duration.ofMillis(10);
-  private static final Duration JOB_MAX = Duration.ofHours(4);
+  /**
+   * The job-duration histogram's buckets: fixed and few (14 per task), so thousands of tasks stay
+   * thousands of series, not 95 times that; sized for agent jobs that run seconds to hours.
+   */
+  static final Duration[] JOB_BUCKETS = {
+    Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5),
+    Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2),
+    Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofMinutes(30), Duration.ofHours(1),
+    Duration.ofHours(2), Duration.ofHours(4)};
 
   private final MeterRegistry registry;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -305,8 +312,7 @@ public final class NodeMeters {
     }
     jobDurations.computeIfAbsent(taskId, id -> Timer.builder("almanac.job.duration").tag("task", id)
         .description("durations of attempts that succeeded or failed")
-        .publishPercentileHistogram().minimumExpectedValue(JOB_MIN).maximumExpectedValue(JOB_MAX)
-        .register(registry)).record(took);
+        .serviceLevelObjectives(JOB_BUCKETS).register(registry)).record(took);
   }
 
   private static String name(Enum<?> e) {
