@@ -26,7 +26,6 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
-import org.slf4j.MDC;
 
 /**
  * Runs agent jobs for its node's task entities; the one authority that admits an attempt to start.
@@ -585,8 +584,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
     // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
-    ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
-        item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
+    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
+      ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
+          item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
+    }
     JobContextImpl jobContext = new JobContextImpl(this, r, grant, item.zone());
     ActorRef<Command> self = ctx.getSelf();
     String key = item.key();
@@ -596,10 +597,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       CompletionStage<JobResult> stage;
       r.enter();
       // the job's own log lines, on the thread that runs it, carry the task, window and attempt
-      MDC.put(MDC_TASK, item.taskId());
-      MDC.put(MDC_WINDOW, item.window());
-      MDC.put(MDC_ATTEMPT, String.valueOf(attempt));
-      try {
+      try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
         stage = job == null
             ? CompletableFuture.completedFuture(JobResult.failure(
                 "no job named '" + item.job() + "' is registered on this node for task '" + item.taskId() + "'"))
@@ -611,9 +609,6 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         stage = CompletableFuture.failedFuture(t);
       } finally {
         r.leave(null);
-        MDC.remove(MDC_TASK);
-        MDC.remove(MDC_WINDOW);
-        MDC.remove(MDC_ATTEMPT);
         Thread.interrupted(); // never hand an interrupted thread back to the pool
       }
       r.leave(stage);
@@ -631,8 +626,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    */
   private void dropExpired(Item item, int attempt, Instant leaseUntil) {
     release(item.taskId());
-    ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
-        item.taskId(), item.window(), attempt, leaseUntil);
+    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
+      ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
+          item.taskId(), item.window(), attempt, leaseUntil);
+    }
     checkDrained();
   }
 
@@ -665,12 +662,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       finished++;
       recentJobs[recentJobsNext] = m.took();
       recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
-      if (m.result().succeeded()) {
-        ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
-            m.attempt(), m.took().toMillis());
-      } else {
-        ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
-            m.attempt(), m.took().toMillis(), m.result().reason());
+      try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), m.attempt())) {
+        if (m.result().succeeded()) {
+          ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
+              m.attempt(), m.took().toMillis());
+        } else {
+          ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
+              m.attempt(), m.took().toMillis(), m.result().reason());
+        }
       }
     }
     report(m.key(), m.attempt(), m.result(), m.took(), 1);
@@ -728,8 +727,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == m.attempt())) {
       release(m.taskId());
       cancelledCount++;
-      ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
-          m.attempt(), m.reason());
+      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
+        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
+            m.attempt(), m.reason());
+      }
       checkDrained();
       admit();
       return this;
@@ -737,7 +738,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     Running r = running.get(key);
     if (r != null && r.attempt == m.attempt() && r.cancel()) {
       cancelledCount++;
-      ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
+      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
+        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
+      }
     }
     return this;
   }
@@ -762,8 +765,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     for (Running r : running.values()) {
       if (now.isAfter(r.deadline) && r.cancel()) {
         cancelledCount++;
-        ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
-            r.item.window(), r.attempt, r.deadline);
+        try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
+          ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
+              r.item.window(), r.attempt, r.deadline);
+        }
       }
     }
     admit();
