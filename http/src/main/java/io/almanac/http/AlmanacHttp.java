@@ -123,7 +123,7 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes. */
   Route routes() {
-    return concat(new MetricsRoutes(almanac).route(), pathPrefix("health", () -> concat(
+    return concat(new MetricsRoutes(almanac).route(), HistoryRoutes.onServingSystem(), pathPrefix("health", () -> concat(
         path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
         path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
   }

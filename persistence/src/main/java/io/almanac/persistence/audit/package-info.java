@@ -12,6 +12,10 @@
  *       {@link io.almanac.persistence.audit.VerificationReport}.
  *   <li>{@link io.almanac.persistence.audit.Audit#run} is the whole command (what the samples CLI
  *       wraps): request in, output and exit code out.
+ *   <li>{@link io.almanac.persistence.audit.WindowExplanation} says in words why one window ran, did
+ *       not run or ran late, from the task's events alone (a pure function);
+ *       {@link io.almanac.persistence.audit.WindowHistory} reads a task's events live on a running
+ *       node's own ActorSystem (which holds its H2 file), for the HTTP API's timeline and why.
  * </ul>
  */
 package io.almanac.persistence.audit;

@@ -1,0 +1,229 @@
+package io.almanac.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.almanac.persistence.audit.AuditEvent;
+import io.almanac.persistence.audit.Timeline;
+import io.almanac.persistence.audit.WindowExplanation;
+import io.almanac.persistence.audit.WindowHistory;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.http.javadsl.model.ContentType;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A window's history from the task's journal (see docs/http-api.md), read on the node's own
+ * ActorSystem ({@link WindowHistory}):
+ *
+ * <ul>
+ *   <li>{@code GET /api/tasks/{task}/windows/{window}/timeline}: {@code {"events":[{"seq","event","attempt",
+ *       "atUtc","atLocal","detail"}]}}; 404 for an unknown task or a window the journal has no event of;
+ *   <li>{@code GET /api/tasks/{task}/windows/{window}/why}: {@code {"task","window","status","verdict",
+ *       "steps":[{"atUtc","atLocal","text"}]}}; 404 for an unknown task, 200 with a "no such window"
+ *       explanation for a window the journal has no record of.
+ * </ul>
+ *
+ * The window's key is percent-decoded from the path. Errors answer {@code application/problem+json}.
+ */
+public final class HistoryRoutes extends AllDirectives {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HistoryRoutes.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ContentType.NonBinary PROBLEM = MediaTypes.applicationWithFixedCharset("problem+json",
+      org.apache.pekko.http.javadsl.model.HttpCharsets.UTF_8).toContentType();
+
+  private final Supplier<WindowHistory> history;
+
+  private HistoryRoutes(Supplier<WindowHistory> history) {
+    this.history = history;
+  }
+
+  /**
+   * The routes on a node's ActorSystem. The journal reader starts at the first request (a node
+   * without a JDBC read journal answers 503 then, naming why, and serves its other routes).
+   *
+   * @param system the node's ActorSystem
+   * @return the routes
+   */
+  public static HistoryRoutes of(ActorSystem<?> system) {
+    Objects.requireNonNull(system, "system");
+    return new HistoryRoutes(new Supplier<>() {
+      private volatile WindowHistory started;
+
+      @Override
+      public synchronized WindowHistory get() {
+        if (started == null) {
+          started = WindowHistory.of(system);
+        }
+        return started;
+      }
+    });
+  }
+
+  /**
+   * The routes on the ActorSystem that serves them (what {@code AlmanacHttp.routes()} joins): one
+   * {@link HistoryRoutes} per system, made at its first request.
+   *
+   * @return the routes
+   */
+  public static Route onServingSystem() {
+    return new HistoryRoutes(() -> null).extractActorSystem(classic -> {
+      Route routes;
+      synchronized (BY_SYSTEM) {
+        routes = BY_SYSTEM.get(classic);
+        if (routes == null) {
+          routes = of(Adapter.toTyped(classic)).routes();
+          try {
+            classic.registerOnTermination(() -> {
+              synchronized (BY_SYSTEM) {
+                BY_SYSTEM.remove(classic);
+              }
+            });
+            BY_SYSTEM.put(classic, routes);
+          } catch (IllegalStateException terminating) {
+            // the system is terminating: serve this request, keep nothing
+          }
+        }
+      }
+      return routes;
+    });
+  }
+
+  /** One per serving system, until it terminates. */
+  private static final Map<org.apache.pekko.actor.ActorSystem, Route> BY_SYSTEM = new IdentityHashMap<>();
+
+  /**
+   * The routes on a given history reader.
+   *
+   * @param history the reader
+   * @return the routes
+   */
+  public static HistoryRoutes of(WindowHistory history) {
+    Objects.requireNonNull(history, "history");
+    return new HistoryRoutes(() -> history);
+  }
+
+  /** @return {@code /api/tasks/{task}/windows/{window}/timeline} and {@code .../why} */
+  public Route routes() {
+    return pathPrefix("api", () -> pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), task ->
+        pathPrefix("windows", () -> pathPrefix(PathMatchers.segment(), window -> concat(
+            path("timeline", () -> get(() -> timeline(task, window))),
+            path("why", () -> get(() -> why(task, window)))))))));
+  }
+
+  private Route timeline(String task, String window) {
+    return answer(h -> h.timeline(task, window), found -> {
+      if (found.isEmpty()) {
+        return notFound("task", task, "task '" + task + "' has no events in the journal");
+      }
+      List<AuditEvent> events = found.get();
+      if (events.isEmpty()) {
+        return notFound("window", window, "task '" + task + "' has no events about window '" + window + "'");
+      }
+      return ok(timelineJson(events));
+    });
+  }
+
+  private Route why(String task, String window) {
+    return answer(h -> h.why(task, window), found -> found.isEmpty()
+        ? notFound("task", task, "task '" + task + "' has no events in the journal")
+        : ok(whyJson(found.get())));
+  }
+
+  /** Runs a read and answers with its result, or 503 naming why it failed. */
+  private <T> Route answer(Function<WindowHistory, CompletionStage<T>> read, Function<T, Route> render) {
+    CompletionStage<T> stage;
+    try {
+      stage = read.apply(history.get());
+    } catch (RuntimeException e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    return onComplete(stage, t -> {
+      if (t.isSuccess()) {
+        return render.apply(t.get());
+      }
+      LOG.warn("journal read failed: {}", t.failed().get().toString());
+      return problem(StatusCodes.SERVICE_UNAVAILABLE, "unavailable", "Unavailable",
+          "the journal could not be read: " + rootMessage(t.failed().get()), null, null);
+    });
+  }
+
+  private Route ok(ObjectNode body) {
+    return complete(StatusCodes.OK, HttpEntities.create(ContentTypes.APPLICATION_JSON, body.toString()));
+  }
+
+  private Route notFound(String field, String value, String detail) {
+    return problem(StatusCodes.NOT_FOUND, "not-found", "Not found", detail, field, value);
+  }
+
+  /** A tiny problem+json renderer (RFC 9457); the shared {@code Problems} class replaces it at merge. */
+  private Route problem(StatusCode status, String type, String title, String detail, String field, String value) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("type", "https://almanac.io/problems/" + type);
+    n.put("title", title);
+    n.put("status", status.intValue());
+    n.put("detail", detail);
+    if (field != null) {
+      n.put("field", field);
+      n.put("value", value);
+    }
+    return complete(status, HttpEntities.create(PROBLEM, n.toString()));
+  }
+
+  static ObjectNode timelineJson(List<AuditEvent> events) {
+    ObjectNode root = JSON.createObjectNode();
+    ArrayNode out = root.putArray("events");
+    for (AuditEvent e : events) {
+      out.addObject()
+          .put("seq", e.sequenceNr())
+          .put("event", e.type())
+          .put("attempt", e.attempt())
+          .put("atUtc", e.at() == null ? null : e.at().toString())
+          .put("atLocal", e.at() == null ? null : Timeline.local(e.at(), e.zone()))
+          .put("detail", e.detail());
+    }
+    return root;
+  }
+
+  static ObjectNode whyJson(WindowExplanation.Explanation why) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("task", why.task());
+    root.put("window", why.window());
+    root.put("status", why.status());
+    root.put("verdict", why.verdict());
+    ArrayNode steps = root.putArray("steps");
+    for (WindowExplanation.Step s : why.steps()) {
+      steps.addObject()
+          .put("atUtc", s.atUtc() == null ? null : s.atUtc().toString())
+          .put("atLocal", s.atLocal())
+          .put("text", s.text());
+    }
+    return root;
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.toString() : root.getMessage();
+  }
+}

@@ -1,0 +1,849 @@
+package io.almanac.persistence.audit;
+
+import io.almanac.InstanceStatus;
+import io.almanac.MissReason;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.journal.Evolve;
+import io.almanac.journal.HotState;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.AttemptFailed;
+import io.almanac.journal.TaskJournal.AttemptStarted;
+import io.almanac.journal.TaskJournal.AttemptSucceeded;
+import io.almanac.journal.TaskJournal.AttemptTimedOut;
+import io.almanac.journal.TaskJournal.EffectIntended;
+import io.almanac.journal.TaskJournal.EffectRecorded;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceFinalFailed;
+import io.almanac.journal.TaskJournal.InstanceResolved;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.LateResultRecorded;
+import io.almanac.journal.TaskJournal.LeaseExtended;
+import io.almanac.journal.TaskJournal.RetryScheduled;
+import io.almanac.journal.TaskJournal.SpecDefined;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.TaskJournal.TaskPaused;
+import io.almanac.journal.TaskJournal.TaskRemoved;
+import io.almanac.journal.TaskJournal.TaskResumed;
+import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.Transition;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.WriterStamp;
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.Schedules;
+import io.almanac.schedule.TaskSchedule;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Why one window of a task ran, did not run, or ran late, in words, from the task's journal alone:
+ * a pure function of its events (no actors, no database). Every step is one human sentence with its
+ * time in UTC and in the task's zone; the verdict sums the window up in one sentence.
+ *
+ * <pre>{@code
+ * Explanation why = WindowExplanation.explain("digest", history.events(), "2026-11-29");
+ * why.verdict(); // "ran on time: due 08:00:00 Asia/Shanghai, attempt 1 started 08:00:02 (2 s late) on node n1, succeeded 08:03:10"
+ * }</pre>
+ *
+ * <p>It uses the events' own fields (the writer stamp, the executor, the lease's end, the reasons)
+ * and, for the state of other windows at a given moment (the window that was RUNNING when this one
+ * was skipped), the journal folded through {@link Evolve} up to that moment. A window the journal
+ * has no record of is explained from the task's spec: before its registration, not due yet, a
+ * schedule that does not fire then, or a key its window spec does not make.
+ */
+public final class WindowExplanation {
+
+  /** How late a first run may start and still be called on time: the runtime's default on-time grace. */
+  public static final Duration ON_TIME = Duration.ofSeconds(60);
+
+  /** How late a first event must be for a change of writer (a restart, a failover) to be told as its cause. */
+  static final Duration RESTART_SHOWN = Duration.ofSeconds(5);
+
+  /** The status of a window the journal has no record of. */
+  public static final String NO_SUCH_WINDOW = "NONE";
+
+  /**
+   * One step of the chain of decisions.
+   *
+   * @param atUtc when (UTC)
+   * @param atLocal when, in the task's zone, ISO-8601 with its offset
+   * @param text what happened and why, one sentence
+   */
+  public record Step(Instant atUtc, String atLocal, String text) {}
+
+  /**
+   * Why a window is as it is.
+   *
+   * @param task the task's id
+   * @param window the window's key
+   * @param status the window's status after its last event, or {@value #NO_SUCH_WINDOW}
+   * @param verdict one sentence: what happened to the window and why
+   * @param steps the decisions in journal order
+   */
+  public record Explanation(String task, String window, String status, String verdict, List<Step> steps) {
+    /** Copies the steps. */
+    public Explanation {
+      Objects.requireNonNull(task, "task");
+      Objects.requireNonNull(window, "window");
+      steps = List.copyOf(steps);
+    }
+
+    /** @return whether the journal has a record of the window */
+    public boolean known() {
+      return !NO_SUCH_WINDOW.equals(status);
+    }
+  }
+
+  /** The window explained keeps its whole state: its own fold holds only it. */
+  private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000));
+  /** A running attempt of another window: what a skip for PREVIOUS_RUNNING names. */
+  private record Running(int attempt, String executor, Instant leaseUntil) {}
+  private static final Pattern OTHER_WINDOW = Pattern.compile("^window (\\S+) is RUNNING");
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
+  private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+  private static final Pattern HOURLY_KEY = Pattern.compile("^(\\d{4}-\\d{2}-\\d{2})-(\\d{2})$");
+
+  private WindowExplanation() {}
+
+  /**
+   * The audit's view of raw journal events, numbered 1, 2, ... with each event's zone (from the
+   * latest {@link SpecDefined} at or before it), as {@link AuditReader} would read them.
+   *
+   * @param taskId the task's id
+   * @param events its journal's events in order
+   * @return the audit events, timeouts completed with their recorded cause
+   */
+  public static List<AuditEvent> auditEvents(String taskId, List<? extends TaskJournal.Event> events) {
+    List<AuditEvent> out = new ArrayList<>();
+    ZoneId zone = ZoneOffset.UTC;
+    long seq = 1;
+    for (TaskJournal.Event e : events) {
+      AuditEvent a = AuditEvent.of(taskId, seq++, e, zone);
+      zone = a.zone();
+      out.add(a);
+    }
+    return AuditEvent.withCauses(out);
+  }
+
+  /**
+   * Explains one window.
+   *
+   * @param taskId the task's id
+   * @param events the task's events in journal order (as {@link AuditReader#read(String)} gives them)
+   * @param window the window's key
+   * @return the explanation; for a window without events, why there is none
+   */
+  public static Explanation explain(String taskId, List<AuditEvent> events, String window) {
+    return new Explainer(taskId, events, window).run();
+  }
+
+  /** One explanation being built: walks the journal once, folding it as it goes. */
+  private static final class Explainer {
+    private final String taskId;
+    private final List<AuditEvent> events;
+    private final String window;
+    private final ZoneId zone;
+    private final List<Step> steps = new ArrayList<>();
+    private LocalDate dueDate;
+
+    // what the walk learnt
+    private SpecRecord spec;
+    private Instant registeredAt;
+    private Instant pausedAt;
+    private Instant removedAt;
+    private Instant dueAt;
+    private Instant scheduledAt;
+    private RunKind scheduledKind;
+    private InstanceStatus reopenedFrom;
+    private AttemptStarted lastStart;
+    private int attempts;
+    private String lastError;
+    private String skipText;
+    private String missText;
+    private String cancelText;
+    private String resolveNote;
+    private String finalReason;
+    private RetryScheduled lastRetry;
+    private int leaseExtensions;
+    private Instant succeededAt;
+    private String downtime;
+    private boolean manualRetry;
+    private final long firstSeq;
+    private final boolean truncated;
+    private InstanceStatus partial;
+
+    Explainer(String taskId, List<AuditEvent> events, String window) {
+      this.taskId = Objects.requireNonNull(taskId, "taskId");
+      this.events = List.copyOf(events);
+      this.window = Objects.requireNonNull(window, "window");
+      this.zone = this.events.isEmpty() ? ZoneOffset.UTC : this.events.get(this.events.size() - 1).zone();
+      this.firstSeq = this.events.isEmpty() ? 1 : this.events.get(0).sequenceNr();
+      this.truncated = firstSeq > 1;
+    }
+
+    Explanation run() {
+      // The task's other windows' running attempts as of each event (O(1) per event: a long journal
+      // is explained in linear time; folding every window's state would copy it at each event).
+      Map<String, Running> running = new HashMap<>();
+      State own = State.empty(1); // this window only
+      AuditEvent previous = null; // the latest event of an earlier write (an earlier instant) than the current one
+      AuditEvent last = null;
+      boolean seen = false;
+      for (AuditEvent a : events) {
+        Object raw = a.event();
+        if (raw instanceof SpecDefined d) {
+          spec = d.spec();
+          if (registeredAt == null) {
+            registeredAt = d.at();
+          }
+        } else if (raw instanceof TaskPaused p) {
+          pausedAt = p.at();
+          if (seen && open(own)) {
+            step(a.at(), "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed.");
+          }
+        } else if (raw instanceof TaskResumed r) {
+          if (seen && open(own)) {
+            step(a.at(), "The task was resumed" + (pausedAt == null ? "." : " after a pause since " + time(pausedAt) + "."));
+          }
+          pausedAt = null;
+        } else if (raw instanceof TaskRemoved r) {
+          if (seen) {
+            step(r.at(), "The task was removed: it is fired no more; its history stays in the journal.");
+          }
+          removedAt = r.at();
+        }
+        if (last != null && last.at() != null && a.at() != null && last.at().isBefore(a.at())) {
+          previous = last;
+        }
+        if (a.isAbout(window) && raw instanceof TaskJournal.WindowEvent we) {
+          WindowState before = own.windows().get(window);
+          if (!seen) {
+            seen = true;
+            downtime = gap(previous, a, we);
+          }
+          InstanceStatus from = before == null ? null : before.status();
+          Optional<InstanceStatus> to = Evolve.targetStatus(from, (TaskJournal.Event) raw);
+          if (before == null && truncated && (partial != null || to.isPresent() && !Transition.isAllowed(null, to.get()))) {
+            // The window's first events were deleted by retention: told as far as the journal goes.
+            if (partial == null) {
+              step(a.at(), "The window's earlier events were deleted by retention (the task's journal now starts at seq "
+                  + firstSeq + "); its history goes on from here.");
+            }
+            partial = Evolve.targetStatus(partial, (TaskJournal.Event) raw).orElse(partial == null ? from : partial);
+            describe(a, we, null, running);
+          } else if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
+            step(a.at(), "The journal holds a " + a.type() + " event the transition table refuses ("
+                + (from == null ? "NEW" : from) + " -> " + to.get() + "): the window kept its status.");
+          } else {
+            describe(a, we, before, running);
+          }
+        }
+        if (raw instanceof TaskJournal.Event e) {
+          track(running, e);
+          if (a.isAbout(window)) {
+            own = Evolve.apply(own, e, KEEP_ALL, Evolve.Violations.IGNORE);
+          }
+        }
+        last = a;
+      }
+      if (!seen) {
+        return unknown();
+      }
+      WindowState w = own.windows().get(window);
+      InstanceStatus status = w == null ? null : w.status();
+      if (status == null && partial != null) {
+        return new Explanation(taskId, window, partial.name(), shorten(partial.name().toLowerCase(java.util.Locale.ROOT)
+            .replace('_', ' ') + " as far as the journal goes: the window's earlier events were deleted by retention (the "
+            + "task's journal now starts at seq " + firstSeq + ")" + (lastError == null ? "" : "; last error: " + lastError)),
+            steps);
+      }
+      if (status == null) {
+        return new Explanation(taskId, window, NO_SUCH_WINDOW, "no record: the journal's events about window " + window
+            + " create no instance (they follow its archiving)", steps);
+      }
+      return new Explanation(taskId, window, status.name(), shorten(verdict(w)), steps);
+    }
+
+    private boolean open(State state) {
+      WindowState w = state.windows().get(window);
+      return w != null && w.status().isActive();
+    }
+
+    /** Keeps the running attempts up to date: started, lease extended, ended. */
+    private static void track(Map<String, Running> running, TaskJournal.Event e) {
+      if (e instanceof AttemptStarted x) {
+        running.put(x.window(), new Running(x.attempt(), x.executor(), x.leaseUntil()));
+      } else if (e instanceof LeaseExtended x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? new Running(r.attempt(), r.executor(),
+            x.leaseUntil()) : r);
+      } else if (e instanceof AttemptSucceeded x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
+      } else if (e instanceof AttemptFailed x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
+      } else if (e instanceof AttemptTimedOut x) {
+        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
+      } else if (e instanceof InstanceCancelled || e instanceof InstanceFinalFailed || e instanceof InstanceScheduled) {
+        running.remove(((TaskJournal.WindowEvent) e).window());
+      }
+    }
+
+    private void describe(AuditEvent a, TaskJournal.WindowEvent raw, WindowState before, Map<String, Running> running) {
+      Instant at = a.at();
+      InstanceStatus from = before == null ? null : before.status();
+      if (raw instanceof InstanceScheduled e) {
+        if (dueAt == null) {
+          dueAt = e.dueAt();
+          dueDate = local(e.dueAt()).toLocalDate();
+        }
+        scheduledAt = e.at();
+        scheduledKind = e.kind();
+        reopenedFrom = from;
+        Duration late = Duration.between(e.dueAt(), e.at());
+        switch (e.kind()) {
+          case FIRST -> {
+            if (late.compareTo(ON_TIME) <= 0) {
+              step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it on time"
+                  + (late.compareTo(Duration.ofSeconds(1)) < 0 ? "" : " (" + human(late) + " after due"
+                  + (downtime == null ? "" : ": " + downtime) + ")")
+                  + " and it was scheduled to run" + (Objects.equals(e.start(), e.end()) ? "" : " (window "
+                  + dateTime(e.start()) + " to " + dateTime(e.end()) + ")") + ".");
+            } else {
+              step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the trigger fired it only at " + time(e.at())
+                  + ", " + human(late) + " after due" + (downtime == null ? "" : ", because " + downtime)
+                  + "; as the latest window due while nothing fired it, it runs as a first run, not as a catch-up.");
+            }
+          }
+          case RETRY -> step(at, "The back-off passed: the window was scheduled again for "
+              + (lastRetry == null ? "a retry" : "retry " + lastRetry.retryNumber()) + ".");
+          case BACKFILL -> {
+            if (from == null) {
+              step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + " but not fired on time"
+                  + (downtime == null ? "" : " (" + downtime + ")") + ", it was scheduled at " + time(e.at()) + ", "
+                  + human(late) + " after due, as a BACKFILL (the catch-up policy runs missed windows, or an operator's "
+                  + "backfill).");
+            } else {
+              step(at, "An operator's backfill reopened the window (it was " + from + ") and scheduled it to run as a "
+                  + "BACKFILL.");
+            }
+          }
+          case MANUAL -> {
+            if (from == InstanceStatus.FINAL_FAILED) {
+              manualRetry = true;
+              step(at, "An operator retried the window (it was FINAL_FAILED): it was scheduled to run again as MANUAL.");
+            } else if (from == null) {
+              step(at, "An operator ran the task now: window " + window + " was scheduled to run as MANUAL.");
+            } else {
+              step(at, "An operator ran the window (it was " + from + "): it was scheduled to run again as MANUAL.");
+            }
+          }
+          default -> step(at, "The window was scheduled to run as " + e.kind() + ".");
+        }
+      } else if (raw instanceof FireSkipped e) {
+        if (dueAt == null) {
+          dueAt = e.dueAt();
+          dueDate = local(e.dueAt()).toLocalDate();
+        }
+        if (from != null) {
+          step(at, "An operator's run or backfill found the window already " + from + " (" + e.reason()
+              + "): nothing changed.");
+          return;
+        }
+        skipText = skipped(e, running);
+        step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", it was skipped: " + skipText + ".");
+      } else if (raw instanceof WindowMissed e) {
+        if (dueAt == null) {
+          dueAt = e.dueAt();
+          dueDate = local(e.dueAt()).toLocalDate();
+        }
+        if (from != null) {
+          step(at, "A miss (" + e.reason() + ") was recorded for the window, which was already " + from
+              + ": its status did not change.");
+          return;
+        }
+        if (downtime != null) {
+          step(at, "Nothing fired the window when it was due at " + time(e.dueAt()) + ": " + downtime + ".");
+        }
+        missText = missed(e);
+        step(at, "At " + time(e.at()) + ", " + human(Duration.between(e.dueAt(), e.at())) + " after due, it was "
+            + "recorded MISSED: " + missText + ".");
+      } else if (raw instanceof AttemptStarted e) {
+        lastStart = e;
+        attempts = Math.max(attempts, e.attempt());
+        leaseExtensions = 0;
+        // How late against what it waited for: a first run its due time, a retry its back-off; an operator's
+        // run or a backfill only the executor (the waiting below).
+        Instant ref = e.kind() == RunKind.FIRST ? dueAt : e.kind() == RunKind.RETRY && lastRetry != null ? lastRetry.dueAt() : null;
+        Duration behind = ref == null ? null : Duration.between(ref, e.at());
+        String lateness = ref == null ? "" : e.kind() == RunKind.FIRST ? " (" + late(behind, "due") + ")"
+            : behind.isNegative() || behind.isZero() ? " (as soon as its retry was due)"
+            : " (" + human(behind) + " after its retry was due)";
+        String waited = scheduledAt != null && Duration.between(scheduledAt, e.at()).compareTo(Duration.ofSeconds(5)) > 0
+            ? ", after waiting " + human(Duration.between(scheduledAt, e.at())) + " for a free executor slot" : "";
+        step(at, "Attempt " + e.attempt() + " (" + e.kind() + ") started at " + time(e.at()) + lateness + waited
+            + " on node " + node(e.executor(), a.writer()) + ", lease until " + time(e.leaseUntil()) + ".");
+      } else if (raw instanceof LeaseExtended e) {
+        leaseExtensions++;
+        Step last = steps.isEmpty() ? null : steps.get(steps.size() - 1);
+        String text = "Attempt " + e.attempt() + "'s heartbeat" + (leaseExtensions == 1 ? "" : "s (" + leaseExtensions + ")")
+            + " extended its lease until " + time(e.leaseUntil()) + ".";
+        if (leaseExtensions > 1 && last != null && last.text().startsWith("Attempt " + e.attempt() + "'s heartbeat")) {
+          steps.set(steps.size() - 1, new Step(at, localIso(at), text));
+        } else {
+          step(at, text);
+        }
+      } else if (raw instanceof AttemptSucceeded e) {
+        succeededAt = e.at();
+        step(at, "Attempt " + e.attempt() + " succeeded at " + time(e.at()) + " after " + human(e.duration())
+            + (e.summary() == null || e.summary().isBlank() ? "" : ": " + e.summary())
+            + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")") + ".");
+      } else if (raw instanceof AttemptFailed e) {
+        lastError = e.reason();
+        step(at, "Attempt " + e.attempt() + " failed at " + time(e.at()) + " after " + human(e.duration()) + ": "
+            + e.reason() + ".");
+      } else if (raw instanceof AttemptTimedOut e) {
+        if (e.leaseUntil() == null || !e.leaseUntil().isAfter(e.at())) {
+          lastError = "its lease expired" + (e.leaseUntil() == null ? "" : " at " + time(e.leaseUntil()));
+          step(at, "Attempt " + e.attempt() + " timed out at " + time(e.at()) + ": " + lastError
+              + (e.duration() == null ? "" : " after running " + human(e.duration())) + ".");
+        } else {
+          String cause = a.detail();
+          int k = cause.indexOf("): ");
+          cause = k < 0 ? cause : cause.substring(k + 3);
+          int held = cause.lastIndexOf(", held ");
+          cause = held < 0 ? cause : cause.substring(0, held);
+          lastError = "timed out before its lease ended: " + cause;
+          step(at, "Attempt " + e.attempt() + " was timed out at " + time(e.at()) + ", before its lease ended at "
+              + time(e.leaseUntil()) + ": " + cause + ".");
+        }
+      } else if (raw instanceof LateResultRecorded e) {
+        step(at, "A late " + e.outcome() + " result of attempt " + e.attempt() + " arrived at " + time(e.at())
+            + " and was recorded for audit only: that attempt no longer held the window (" + e.detail() + ").");
+      } else if (raw instanceof RetryScheduled e) {
+        lastRetry = e;
+        int cap = spec == null ? 0 : spec.retry().maxRetries();
+        step(at, "The retry policy scheduled retry " + e.retryNumber() + (cap > 0 ? " of " + cap : "") + ", due at "
+            + time(e.dueAt()) + (e.dueAt().isAfter(e.at()) ? " (back-off " + human(Duration.between(e.at(), e.dueAt())) + ")"
+            : " (at once)") + ".");
+      } else if (raw instanceof InstanceFinalFailed e) {
+        finalReason = e.reason();
+        step(at, "It failed finally at " + time(e.at()) + ": " + e.reason() + "; it waits in the intervention queue "
+            + "for an operator to retry or resolve it.");
+      } else if (raw instanceof InstanceResolved e) {
+        resolveNote = e.note();
+        step(at, "An operator resolved the failed window at " + time(e.at()) + " with the note \"" + e.note() + "\".");
+      } else if (raw instanceof InstanceCancelled e) {
+        cancelText = cancelled(e);
+        step(at, "It was cancelled at " + time(e.at()) + (from == InstanceStatus.RUNNING ? " while attempt " + e.attempt()
+            + " ran" : from == null ? "" : " while " + from) + ": " + cancelText + ".");
+      } else if (raw instanceof EffectIntended e) {
+        step(at, "Attempt " + e.attempt() + " was about to run effect '" + e.key() + "' (its outcome is unknown until "
+            + "it is recorded).");
+      } else if (raw instanceof EffectRecorded e) {
+        step(at, "Attempt " + e.attempt() + " recorded effect '" + e.key() + "' = " + e.value() + ".");
+      } else {
+        step(at, "The journal holds a " + a.type() + " event for the window: " + a.detail() + ".");
+      }
+    }
+
+    private String skipped(FireSkipped e, Map<String, Running> running) {
+      SkipReason r = e.reason();
+      String detail = e.detail() == null ? "" : e.detail();
+      return switch (r) {
+        case PREVIOUS_RUNNING -> {
+          Matcher m = OTHER_WINDOW.matcher(detail);
+          String other = m.find() ? m.group(1) : null;
+          Running o = other == null ? null : running.get(other);
+          String policy = spec == null ? "the overlap policy" : "the overlap policy " + spec.overlap();
+          if (o != null) {
+            yield "window " + other + " was RUNNING (attempt " + o.attempt() + " on node " + node(o.executor(), null)
+                + ", lease until " + time(o.leaseUntil()) + ") and " + policy + " runs one window at a time"
+                + " (PREVIOUS_RUNNING)";
+          }
+          yield detail + " and " + policy + " runs one window at a time (PREVIOUS_RUNNING)";
+        }
+        case BUFFER_FULL -> detail + " and " + (spec == null ? "the overlap policy" : "the overlap policy " + spec.overlap())
+            + " queues no more (BUFFER_FULL)";
+        case PAUSED -> "the task was paused" + (pausedAt == null ? "" : " since " + time(pausedAt) + " by an operator")
+            + ", so the window was recorded SKIPPED (PAUSED)";
+        case WINDOW_EXISTS -> "the window already had an instance (WINDOW_EXISTS: " + detail + ")";
+        case DEPENDENCY_NOT_MET -> "a dependency had not succeeded for this window (DEPENDENCY_NOT_MET: " + detail + ")";
+        case CONDITION_NOT_MET -> "the task's condition did not hold (CONDITION_NOT_MET: " + detail + ")";
+      };
+    }
+
+    private String missed(WindowMissed e) {
+      MissReason r = e.reason();
+      String horizon = spec == null ? "" : " of " + human(spec.catchUp().horizon());
+      return switch (r) {
+        case OUTSIDE_HORIZON -> "it was older than the catch-up horizon" + horizon
+            + ", and windows beyond it are not run whatever the catch-up mode (OUTSIDE_HORIZON)";
+        case BACKFILL_NOT_ALLOWED -> {
+          if (spec != null && spec.catchUp().mode() == io.almanac.CatchUpPolicy.Mode.NONE) {
+            yield "the catch-up policy NONE records windows that were not fired within the on-time grace as MISSED "
+                + "instead of running them (BACKFILL_NOT_ALLOWED)";
+          }
+          yield "the catch-up policy " + (spec == null ? "" : spec.catchUp().mode() + " ") + "does not run it: "
+              + e.detail() + " (BACKFILL_NOT_ALLOWED)";
+        }
+      };
+    }
+
+    private static String cancelled(InstanceCancelled e) {
+      String reason = e.reason() == null ? "" : e.reason();
+      if (reason.equals("task removed")) {
+        return "the task was removed";
+      }
+      if (reason.startsWith("superseded by window ")) {
+        return "the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires ("
+            + reason + ")";
+      }
+      return "an operator cancelled it with the reason \"" + reason + "\"";
+    }
+
+    /** Why nothing happened between the task's previous event and the window's first one, if the journal shows it. */
+    private String gap(AuditEvent previous, AuditEvent first, TaskJournal.WindowEvent e) {
+      Instant due = e instanceof InstanceScheduled s ? s.dueAt() : e instanceof WindowMissed m ? m.dueAt()
+          : e instanceof FireSkipped f ? f.dueAt() : null;
+      if (due != null && dueDate == null) {
+        dueDate = local(due).toLocalDate();
+      }
+      if (due == null || first.at() == null || Duration.between(due, first.at()).compareTo(RESTART_SHOWN) <= 0) {
+        return null; // on time: no gap to explain
+      }
+      boolean late = Duration.between(due, first.at()).compareTo(ON_TIME) > 0;
+      if (previous == null || previous.at() == null) {
+        return late ? "the task's journal has no earlier event" : null;
+      }
+      WriterStamp was = previous.writer();
+      WriterStamp now = first.writer();
+      if (was != null && now != null && !was.nodeIncarnation().equals(now.nodeIncarnation())) {
+        if (node(null, was).equals(node(null, now))) {
+          return "its node restarted between " + time(previous.at()) + " and " + time(first.at()) + " (the task's journal "
+              + "was written by " + node(null, was) + " until then and by a new incarnation of it after)";
+        }
+        return "its node was down or replaced between " + time(previous.at()) + " and " + time(first.at()) + " (the task's "
+            + "journal was written by " + node(null, was) + " until then and by " + node(null, now)
+            + " after: a restart or a failover)";
+      }
+      if (late && previous.at().isBefore(due)) {
+        return "the task's journal has no event from " + time(previous.at()) + " to " + time(first.at())
+            + " (the node was down, the trigger behind, or the clock stepped)";
+      }
+      return null;
+    }
+
+    private String verdict(WindowState w) {
+      String due = dueAt == null ? "" : "due " + time(dueAt) + " " + zone.getId();
+      return switch (w.status()) {
+        case SUCCEEDED -> succeeded(w, due);
+        case SKIPPED -> "skipped: " + (skipText != null ? skipText : w.reason());
+        case MISSED -> "missed: " + (downtime == null ? "" : downtime + "; ") + (missText != null ? missText : w.reason());
+        case FINAL_FAILED -> "failed finally after " + attempts + (attempts == 1 ? " attempt" : " attempts")
+            + (lastError == null ? "" : ", last error: " + lastError) + (finalReason == null ? ""
+            : " (" + firstPart(finalReason) + ")") + "; waiting in the intervention queue for an operator";
+        case RESOLVED -> "resolved by an operator after failing finally" + (lastError == null ? "" : " (last error: "
+            + lastError + ")") + (resolveNote == null ? "" : ", with the note \"" + resolveNote + "\"");
+        case CANCELLED -> "cancelled: " + (cancelText != null ? cancelText : w.reason());
+        case PENDING -> "waiting to start: scheduled " + (scheduledKind == null ? "" : "as " + scheduledKind + " ")
+            + (scheduledAt == null ? "" : "at " + time(scheduledAt) + " ") + "and not yet taken by an executor";
+        case RUNNING -> "running: attempt " + w.attempt() + " on node " + node(w.executor(), null) + " since "
+            + time(w.startedAt()) + ", lease until " + time(w.leaseUntil());
+        case RETRY_WAIT -> "waiting to retry: retry " + w.retries() + " due at " + time(w.retryDueAt()) + " after attempt "
+            + w.attempt() + (lastError == null ? " failed" : " failed: " + lastError);
+        case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
+            + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";
+      };
+    }
+
+    private String succeeded(WindowState w, String due) {
+      Instant started = lastStart == null ? w.startedAt() : lastStart.at();
+      String node = lastStart == null ? node(w.executor(), null) : node(lastStart.executor(), null);
+      String done = "succeeded " + time(succeededAt == null ? w.updatedAt() : succeededAt);
+      int attempt = w.attempt();
+      if (manualRetry) {
+        return "ran after an operator's retry: " + due + ", attempt " + attempt + " started " + time(started) + " on node "
+            + node + ", " + done;
+      }
+      if (scheduledKind == RunKind.MANUAL) {
+        return "ran by an operator: " + (reopenedFrom == null ? "run now" : "run of a " + reopenedFrom + " window")
+            + ", attempt " + attempt + " started " + time(started) + " on node " + node + ", " + done;
+      }
+      if (scheduledKind == RunKind.BACKFILL) {
+        return "ran late: fired as a BACKFILL at " + time(scheduledAt) + ", " + human(Duration.between(dueAt, scheduledAt))
+            + " after due" + (reopenedFrom == null ? (downtime == null ? ", because it was not fired on time"
+            : ", because " + downtime) : ", reopened from " + reopenedFrom + " by an operator's backfill")
+            + "; attempt " + attempt + " started " + time(started) + " on node " + node + ", " + done;
+      }
+      Duration late = dueAt == null || started == null ? Duration.ZERO : Duration.between(dueAt, started);
+      if (attempt > 1) {
+        return "ran after " + (attempt - 1) + (attempt == 2 ? " retry" : " retries") + ": " + due
+            + (lastError == null ? "" : ", last error before: " + lastError) + "; attempt " + attempt + " started "
+            + time(started) + " on node " + node + ", " + done;
+      }
+      if (late.compareTo(ON_TIME) <= 0) {
+        return "ran on time: " + due + ", attempt 1 started " + time(started) + " (" + late(late, "due")
+            + (downtime == null ? "" : ": " + downtime) + ") on node " + node + ", " + done;
+      }
+      String because = downtime != null ? downtime
+          : scheduledAt != null && Duration.between(scheduledAt, started).compareTo(ON_TIME) > 0
+              ? "it waited " + human(Duration.between(scheduledAt, started)) + " for a free executor slot"
+              : "the trigger fired it late";
+      return "ran late: " + due + ", attempt 1 started " + time(started) + ", " + human(late) + " after due, because "
+          + because + "; " + done;
+    }
+
+    /** The explanation of a window the journal has no record of. */
+    private Explanation unknown() {
+      String verdict;
+      List<String> nearest = nearest();
+      String near = nearest.isEmpty() ? "the task has no windows yet" : "its nearest windows are " + String.join(", ", nearest);
+      String why = neverDue();
+      verdict = "no such window: the task has no record of window " + window + "; " + why + "; " + near;
+      if (registeredAt != null) {
+        step(registeredAt, "The task was registered at " + dateTime(registeredAt) + " " + zone.getId()
+            + (spec == null ? "" : " (" + specText(spec) + ")") + ".");
+      }
+      if (removedAt != null) {
+        step(removedAt, "The task was removed at " + dateTime(removedAt) + ".");
+      }
+      return new Explanation(taskId, window, NO_SUCH_WINDOW, verdict, steps);
+    }
+
+    private String neverDue() {
+      if (spec == null) {
+        return "the task has no spec in its journal";
+      }
+      TaskSchedule schedule;
+      try {
+        schedule = Schedules.of(spec.toSpec());
+      } catch (RuntimeException e) {
+        return "its schedule cannot be computed (" + e.getMessage() + ")";
+      }
+      Optional<Instant> guess = guessStart(window, zone);
+      if (guess.isEmpty()) {
+        return "'" + window + "' is not a key its window spec '" + spec.window() + "' makes (keys look like "
+            + example(schedule) + ")";
+      }
+      Optional<DueWindow> due = dueOf(schedule, guess.get());
+      if (due.isEmpty()) {
+        return "its schedule (" + specText(spec) + ") does not fire in that window";
+      }
+      Instant at = due.get().dueAt();
+      if (registeredAt != null && at.isBefore(registeredAt)) {
+        return "it was due " + dateTime(at) + " " + zone.getId() + ", before the task was registered at "
+            + dateTime(registeredAt) + ", and windows due before a task's registration are not fired";
+      }
+      if (removedAt != null && !at.isBefore(removedAt)) {
+        return "it is due " + dateTime(at) + " " + zone.getId() + ", after the task was removed at " + dateTime(removedAt);
+      }
+      Instant last = TaskHistory.lastAt(events);
+      if (last != null && at.isAfter(last)) {
+        return "it is due " + dateTime(at) + " " + zone.getId() + ", after the journal's last event ("
+            + dateTime(last) + "): not due yet";
+      }
+      return "it was due " + dateTime(at) + " " + zone.getId() + " but the journal has no event of it (its events were "
+          + "deleted by retention, or the trigger has not fired it yet)";
+    }
+
+    /** The first window of the schedule whose key is this window's, near its guessed start. */
+    private Optional<DueWindow> dueOf(TaskSchedule schedule, Instant start) {
+      Instant cursor = start.minus(Duration.ofHours(2)).minusNanos(1);
+      Instant until = start.plus(Duration.ofDays(2));
+      try {
+        for (int i = 0; i < 10_000; i++) {
+          Optional<DueWindow> next = schedule.nextAfter(cursor);
+          if (next.isEmpty() || next.get().dueAt().isAfter(until)) {
+            return Optional.empty();
+          }
+          if (next.get().key().value().equals(window)) {
+            return next;
+          }
+          cursor = next.get().dueAt();
+        }
+      } catch (RuntimeException e) {
+        return Optional.empty();
+      }
+      return Optional.empty();
+    }
+
+    private String example(TaskSchedule schedule) {
+      try {
+        Instant from = registeredAt == null ? Instant.EPOCH : registeredAt;
+        return schedule.nextAfter(from).map(d -> d.key().value()).orElse("(none)");
+      } catch (RuntimeException e) {
+        return "(none)";
+      }
+    }
+
+    /** Up to two recorded windows before the asked one and one after, by start (by key when it cannot be placed). */
+    private List<String> nearest() {
+      Map<String, Instant> starts = new LinkedHashMap<>();
+      for (AuditEvent a : events) {
+        Object e = a.event();
+        Instant start = e instanceof InstanceScheduled s ? s.start() : e instanceof FireSkipped f ? f.start()
+            : e instanceof WindowMissed m ? m.start() : null;
+        if (start != null && a.window() != null) {
+          starts.putIfAbsent(a.window(), start);
+        }
+      }
+      Optional<Instant> guess = guessStart(window, zone);
+      List<Map.Entry<String, Instant>> sorted = new ArrayList<>(starts.entrySet());
+      sorted.sort(Map.Entry.comparingByValue(Comparator.naturalOrder()));
+      List<String> before = new ArrayList<>();
+      List<String> after = new ArrayList<>();
+      for (Map.Entry<String, Instant> x : sorted) {
+        boolean isBefore = guess.isPresent() ? x.getValue().isBefore(guess.get()) : x.getKey().compareTo(window) < 0;
+        (isBefore ? before : after).add(x.getKey());
+      }
+      List<String> out = new ArrayList<>(before.subList(Math.max(0, before.size() - 2), before.size()));
+      if (!after.isEmpty()) {
+        out.add(after.get(0));
+      }
+      return out;
+    }
+
+    private void step(Instant at, String text) {
+      String t = shorten(text);
+      while (t.endsWith("..")) {
+        t = t.substring(0, t.length() - 1); // a reason that ends its own sentence
+      }
+      steps.add(new Step(at, localIso(at), t));
+    }
+
+    private String localIso(Instant at) {
+      return Timeline.local(at, zone);
+    }
+
+    private ZonedDateTime local(Instant at) {
+      return at.atZone(zone);
+    }
+
+    /** A time in the task's zone: the time of day on the window's due date, else with its date. */
+    private String time(Instant at) {
+      if (at == null) {
+        return "(unknown)";
+      }
+      ZonedDateTime z = local(at);
+      return dueDate != null && z.toLocalDate().equals(dueDate) ? TIME.format(z) : DATE_TIME.format(z);
+    }
+
+    private String dateTime(Instant at) {
+      return at == null ? "(unknown)" : DATE_TIME.format(local(at));
+    }
+  }
+
+  /**
+   * A node as people read it: an executor's id ({@code UniqueAddress(pekko://sys@host:port,uid)}) or a
+   * writer stamp ({@code pekko://sys@host:port#incarnation}) shortened to {@code sys@host:port}.
+   */
+  static String node(String executor, WriterStamp writer) {
+    String id = executor != null ? executor : writer == null ? null : writer.node();
+    if (id == null) {
+      return "(unknown)";
+    }
+    Matcher m = ADDRESS.matcher(id);
+    return m.find() ? m.group(1) : id;
+  }
+
+  private static final Pattern UNIQUE_ADDRESS = Pattern.compile("UniqueAddress\\(pekko://([^,)\\s]+),-?\\d+\\)");
+
+  /** Executor ids inside texts (a timeout's cause names one) shown as nodes. */
+  static String shorten(String text) {
+    return text == null ? null : UNIQUE_ADDRESS.matcher(text).replaceAll("$1");
+  }
+
+  private static final Pattern ADDRESS = Pattern.compile("pekko://([^,#)\\s]+)");
+
+  private static String late(Duration d, String what) {
+    if (d.isNegative()) {
+      return human(d.negated()) + " before " + what;
+    }
+    return d.isZero() ? "on the dot" : human(d) + " late";
+  }
+
+  private static String firstPart(String reason) {
+    int k = reason.indexOf("; last: ");
+    return k < 0 ? reason : reason.substring(0, k);
+  }
+
+  private static String specText(SpecRecord s) {
+    return (s.once() != null ? "once at " + s.once() : "cron '" + s.cron() + "'") + " in " + s.zone() + ", window "
+        + s.window();
+  }
+
+  /**
+   * Where a window of a built-in window spec starts, from its key: a per-firing key is its instant,
+   * a daily key its local date's start, an hourly key its local hour; empty for other keys.
+   */
+  static Optional<Instant> guessStart(String key, ZoneId zone) {
+    try {
+      return Optional.of(Instant.parse(key));
+    } catch (RuntimeException ignored) {
+      // not per-firing
+    }
+    try {
+      return Optional.of(LocalDate.parse(key).atStartOfDay(zone).toInstant());
+    } catch (RuntimeException ignored) {
+      // not daily
+    }
+    Matcher m = HOURLY_KEY.matcher(key);
+    if (m.matches()) {
+      try {
+        return Optional.of(LocalDateTime.of(LocalDate.parse(m.group(1)), java.time.LocalTime.of(Integer.parseInt(m.group(2)), 0))
+            .atZone(zone).toInstant());
+      } catch (RuntimeException ignored) {
+        return Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A duration in words: {@code 120 ms}, {@code 2 s}, {@code 20 min}, {@code 1 h 5 min}, {@code 24 h}, {@code 3 d 2 h} (hours up to two days).
+   *
+   * @param d a duration, or null
+   * @return it in words
+   */
+  public static String human(Duration d) {
+    if (d == null) {
+      return "(unknown)";
+    }
+    if (d.isNegative()) {
+      return "-" + human(d.negated());
+    }
+    long ms = d.toMillis();
+    if (ms < 1000) {
+      return ms + " ms";
+    }
+    long s = d.getSeconds();
+    if (s < 60) {
+      long tenths = (ms % 1000) / 100;
+      return s + (tenths == 0 || s >= 10 ? "" : "." + tenths) + " s";
+    }
+    if (s < 3600) {
+      return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
+    }
+    if (s < 2 * 86_400) {
+      return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
+    }
+    return s / 86_400 + " d" + (s % 86_400 / 3600 == 0 ? "" : " " + s % 86_400 / 3600 + " h");
+  }
+}

@@ -1,0 +1,683 @@
+package io.almanac.persistence.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.CatchUpPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.MissReason;
+import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.AttemptFailed;
+import io.almanac.journal.TaskJournal.AttemptStarted;
+import io.almanac.journal.TaskJournal.AttemptSucceeded;
+import io.almanac.journal.TaskJournal.AttemptTimedOut;
+import io.almanac.journal.TaskJournal.EffectIntended;
+import io.almanac.journal.TaskJournal.EffectRecorded;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceFinalFailed;
+import io.almanac.journal.TaskJournal.InstanceResolved;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.LateResultRecorded;
+import io.almanac.journal.TaskJournal.LeaseExtended;
+import io.almanac.journal.TaskJournal.RetryScheduled;
+import io.almanac.journal.TaskJournal.SpecDefined;
+import io.almanac.journal.TaskJournal.TaskPaused;
+import io.almanac.journal.TaskJournal.TaskRemoved;
+import io.almanac.journal.TaskJournal.TaskResumed;
+import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.WriterStamp;
+import io.almanac.persistence.audit.WindowExplanation.Explanation;
+import io.almanac.persistence.audit.WindowExplanation.Step;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@link WindowExplanation} on journals built event by event: every event type of {@link TaskJournal}
+ * and every {@link SkipReason} and {@link MissReason}, in words. A daily 08:00 Asia/Shanghai task
+ * (00:00Z) unless said otherwise; its window of 2026-11-29 is due 2026-11-29T00:00:00Z.
+ */
+class WindowExplanationTest {
+
+  static final String TASK = "digest";
+  static final String DAY = "2026-11-29";
+  static final Instant DUE = Instant.parse("2026-11-29T00:00:00Z");
+  static final Instant START = Instant.parse("2026-11-28T16:00:00Z");
+  static final Instant END = Instant.parse("2026-11-29T16:00:00Z");
+  static final String N1 = "UniqueAddress(pekko://almanac@10.0.0.1:2552,123456)";
+  static final String N2 = "UniqueAddress(pekko://almanac@10.0.0.2:2552,-98765)";
+
+  static Instant t(String hms) {
+    return DUE.plus(Duration.between(java.time.LocalTime.MIDNIGHT, java.time.LocalTime.parse(hms)));
+  }
+
+  static SpecRecord spec(TaskSpec.Builder b) {
+    return SpecRecord.of(b.build());
+  }
+
+  static SpecRecord daily() {
+    return spec(TaskSpec.builder(TASK).cron("0 0 8 * * ? Asia/Shanghai"));
+  }
+
+  static SpecRecord hourly() {
+    return spec(TaskSpec.builder(TASK).cron("0 0 * * * ? Asia/Shanghai").window("per-firing"));
+  }
+
+  static List<Event> journal(Event... events) {
+    List<Event> out = new ArrayList<>();
+    out.add(new SpecDefined(daily(), Instant.parse("2026-11-28T00:00:00Z")));
+    out.addAll(List.of(events));
+    return out;
+  }
+
+  static Explanation explain(List<Event> events, String window) {
+    return WindowExplanation.explain(TASK, WindowExplanation.auditEvents(TASK, events), window);
+  }
+
+  static Explanation explain(List<Event> events) {
+    return explain(events, DAY);
+  }
+
+  static List<String> texts(Explanation e) {
+    return e.steps().stream().map(Step::text).toList();
+  }
+
+  static InstanceScheduled scheduled(RunKind kind, Instant at) {
+    return new InstanceScheduled(DAY, START, END, DUE, kind, at);
+  }
+
+  static AttemptStarted started(int attempt, RunKind kind, Instant at, String node) {
+    return new AttemptStarted(DAY, attempt, kind, at.plus(Duration.ofHours(2)), node, at);
+  }
+
+  /** Every step is one sentence on one line, with its time in UTC and in Shanghai. */
+  static void wellFormed(Explanation e) {
+    for (Step s : e.steps()) {
+      assertFalse(s.text().contains("\n"), s.text());
+      assertTrue(s.text().endsWith("."), s.text());
+      assertFalse(s.text().contains("UniqueAddress"), s.text());
+      assertEquals(Timeline.local(s.atUtc(), java.time.ZoneId.of("Asia/Shanghai")), s.atLocal());
+    }
+    assertFalse(e.verdict().contains("UniqueAddress"), e.verdict());
+  }
+
+  @Test
+  @DisplayName("ran on time: due, attempt 1 started 2 s late on its node, succeeded; each step in UTC and local time")
+  void ranOnTime() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, t("00:00:02"), N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(188), "12 stories", "s3://digests/2026-11-29", t("00:03:10"))));
+    wellFormed(e);
+    assertEquals("SUCCEEDED", e.status());
+    assertEquals("ran on time: due 08:00:00 Asia/Shanghai, attempt 1 started 08:00:02 (2 s late) on node "
+        + "almanac@10.0.0.1:2552, succeeded 08:03:10", e.verdict());
+    assertEquals(List.of(
+        "Due 08:00:00 Asia/Shanghai, the trigger fired it on time and it was scheduled to run (window 2026-11-29 00:00:00 "
+            + "to 2026-11-30 00:00:00).",
+        "Attempt 1 (FIRST) started at 08:00:02 (2 s late) on node almanac@10.0.0.1:2552, lease until 10:00:02.",
+        "Attempt 1 succeeded at 08:03:10 after 3 min 8 s: 12 stories (s3://digests/2026-11-29)."), texts(e));
+    assertEquals(DUE, e.steps().get(0).atUtc());
+    assertEquals("2026-11-29T08:00:00+08:00", e.steps().get(0).atLocal());
+  }
+
+  @Test
+  @DisplayName("heartbeats are one step (the latest lease); effects intended and recorded are steps")
+  void leaseExtendedAndEffects() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new LeaseExtended(DAY, 1, t("02:30:00"), t("00:30:00")),
+        new LeaseExtended(DAY, 1, t("03:00:00"), t("01:00:00")),
+        new EffectIntended(DAY, 1, "post", t("01:10:00")),
+        new EffectRecorded(DAY, 1, "post", "msg-42", t("01:10:01")),
+        new AttemptSucceeded(DAY, 1, Duration.ofMinutes(75), "done", null, t("01:15:00"))));
+    wellFormed(e);
+    assertEquals(List.of(
+        "Due 08:00:00 Asia/Shanghai, the trigger fired it on time and it was scheduled to run (window 2026-11-29 00:00:00 "
+            + "to 2026-11-30 00:00:00).",
+        "Attempt 1 (FIRST) started at 08:00:00 (on the dot) on node almanac@10.0.0.1:2552, lease until 10:00:00.",
+        "Attempt 1's heartbeats (2) extended its lease until 11:00:00.",
+        "Attempt 1 was about to run effect 'post' (its outcome is unknown until it is recorded).",
+        "Attempt 1 recorded effect 'post' = msg-42.",
+        "Attempt 1 succeeded at 09:15:00 after 1 h 15 min: done."), texts(e));
+    assertEquals(t("01:00:00"), e.steps().get(2).atUtc(), "the collapsed step is at the latest heartbeat");
+  }
+
+  @Test
+  @DisplayName("skipped PREVIOUS_RUNNING: names the window that ran, its attempt, node and lease, from the journal folded to then")
+  void skippedPreviousRunning() {
+    String seven = "2026-11-28T23:00:00Z";
+    String eight = "2026-11-29T00:00:00Z";
+    Instant due7 = Instant.parse(seven);
+    List<Event> events = new ArrayList<>();
+    events.add(new SpecDefined(hourly(), Instant.parse("2026-11-28T00:00:00Z")));
+    events.add(new InstanceScheduled(seven, due7, due7, due7, RunKind.FIRST, due7));
+    events.add(new AttemptStarted(seven, 1, RunKind.FIRST, due7.plusSeconds(3600), N1, due7));
+    events.add(new AttemptFailed(seven, 1, Duration.ofSeconds(30), "upstream 503", due7.plusSeconds(30)));
+    events.add(new RetryScheduled(seven, 1, due7.plusSeconds(60), due7.plusSeconds(30)));
+    events.add(new InstanceScheduled(seven, due7, due7, due7, RunKind.RETRY, due7.plusSeconds(60)));
+    events.add(new AttemptStarted(seven, 2, RunKind.RETRY, Instant.parse("2026-11-29T00:02:00Z"), N2, due7.plusSeconds(60)));
+    events.add(new FireSkipped(eight, DUE, DUE, DUE, SkipReason.PREVIOUS_RUNNING, "window " + seven + " is RUNNING", DUE));
+    Explanation e = explain(events, eight);
+    wellFormed(e);
+    assertEquals("SKIPPED", e.status());
+    assertEquals("skipped: window 2026-11-28T23:00:00Z was RUNNING (attempt 2 on node almanac@10.0.0.2:2552, lease until "
+        + "08:02:00) and the overlap policy SKIP runs one window at a time (PREVIOUS_RUNNING)", e.verdict());
+    assertEquals(1, e.steps().size());
+
+    Explanation seventh = explain(events, seven);
+    assertEquals("RUNNING", seventh.status());
+    assertEquals("running: attempt 2 on node almanac@10.0.0.2:2552 since 07:01:00, lease until 08:02:00", seventh.verdict());
+    assertTrue(texts(seventh).contains("The retry policy scheduled retry 1, due at 07:01:00 (back-off 30 s)."),
+        texts(seventh).toString());
+    assertTrue(texts(seventh).contains("The back-off passed: the window was scheduled again for retry 1."), texts(seventh).toString());
+    assertTrue(texts(seventh).contains("Attempt 2 (RETRY) started at 07:01:00 (as soon as its retry was due) on node "
+        + "almanac@10.0.0.2:2552, lease until 08:02:00."), texts(seventh).toString());
+  }
+
+  @Test
+  void skippedBufferFull() {
+    Explanation e = explain(journal(new FireSkipped(DAY, START, END, DUE, SkipReason.BUFFER_FULL,
+        "windows 2026-11-27, 2026-11-28 are waiting to start (overlap SKIP queues at most 2 not yet started)", DUE)));
+    wellFormed(e);
+    assertEquals("skipped: windows 2026-11-27, 2026-11-28 are waiting to start (overlap SKIP queues at most 2 not yet "
+        + "started) and the overlap policy SKIP queues no more (BUFFER_FULL)", e.verdict());
+  }
+
+  @Test
+  @DisplayName("skipped PAUSED: says when the task was paused")
+  void skippedPaused() {
+    Explanation e = explain(journal(
+        new TaskPaused(Instant.parse("2026-11-28T10:15:00Z")),
+        new FireSkipped(DAY, START, END, DUE, SkipReason.PAUSED, "task is paused", DUE)));
+    wellFormed(e);
+    assertEquals("skipped: the task was paused since 2026-11-28 18:15:00 by an operator, so the window was recorded SKIPPED "
+        + "(PAUSED)", e.verdict());
+    assertEquals(List.of("Due 08:00:00 Asia/Shanghai, it was skipped: the task was paused since 2026-11-28 18:15:00 by an "
+        + "operator, so the window was recorded SKIPPED (PAUSED)."), texts(e));
+  }
+
+  @Test
+  @DisplayName("a pause and a resume while the window waits to retry are steps of its story")
+  void pausedAndResumedWhileOpen() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(5), "boom", t("00:00:05")),
+        new RetryScheduled(DAY, 1, t("00:30:00"), t("00:00:05")),
+        new TaskPaused(t("00:10:00")),
+        new TaskResumed(t("00:20:00"))));
+    wellFormed(e);
+    assertEquals("RETRY_WAIT", e.status());
+    assertEquals("waiting to retry: retry 1 due at 08:30:00 after attempt 1 failed: boom", e.verdict());
+    assertTrue(texts(e).contains("The task was paused (an operator's pause): windows due from here on are skipped until it "
+        + "is resumed."), texts(e).toString());
+    assertTrue(texts(e).contains("The task was resumed after a pause since 08:10:00."), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("WINDOW_EXISTS: an operator's run of a done window changes nothing, and says so")
+  void windowExists() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:01")),
+        new FireSkipped(DAY, START, END, DUE, SkipReason.WINDOW_EXISTS, "window is SUCCEEDED", t("05:00:00"))));
+    wellFormed(e);
+    assertEquals("SUCCEEDED", e.status());
+    assertEquals("An operator's run or backfill found the window already SUCCEEDED (WINDOW_EXISTS): nothing changed.",
+        texts(e).get(3));
+    Explanation fresh = explain(journal(new FireSkipped(DAY, START, END, DUE, SkipReason.WINDOW_EXISTS, "window is SUCCEEDED",
+        DUE)));
+    assertEquals("skipped: the window already had an instance (WINDOW_EXISTS: window is SUCCEEDED)", fresh.verdict());
+  }
+
+  @Test
+  void skippedDependencyNotMet() {
+    Explanation e = explain(journal(new FireSkipped(DAY, START, END, DUE, SkipReason.DEPENDENCY_NOT_MET,
+        "task 'ingest' window 2026-11-29 is FAILED", DUE)));
+    wellFormed(e);
+    assertEquals("skipped: a dependency had not succeeded for this window (DEPENDENCY_NOT_MET: task 'ingest' window "
+        + "2026-11-29 is FAILED)", e.verdict());
+  }
+
+  @Test
+  void skippedConditionNotMet() {
+    Explanation e = explain(journal(new FireSkipped(DAY, START, END, DUE, SkipReason.CONDITION_NOT_MET,
+        "market closed", DUE)));
+    wellFormed(e);
+    assertEquals("skipped: the task's condition did not hold (CONDITION_NOT_MET: market closed)", e.verdict());
+  }
+
+  @ParameterizedTest
+  @EnumSource(SkipReason.class)
+  @DisplayName("every skip reason is named in the verdict and in its step")
+  void everySkipReasonIsNamed(SkipReason reason) {
+    Explanation e = explain(journal(new FireSkipped(DAY, START, END, DUE, reason, "detail of " + reason, DUE)));
+    wellFormed(e);
+    assertEquals("SKIPPED", e.status());
+    assertTrue(e.verdict().startsWith("skipped: "), e.verdict());
+    assertTrue(e.verdict().contains(reason.name()), e.verdict());
+    assertTrue(texts(e).get(0).contains(reason.name()), texts(e).toString());
+  }
+
+  @ParameterizedTest
+  @EnumSource(MissReason.class)
+  @DisplayName("every miss reason is named in the verdict and in its step")
+  void everyMissReasonIsNamed(MissReason reason) {
+    Explanation e = explain(journal(new WindowMissed(DAY, START, END, DUE, reason, "detail of " + reason, t("00:00:30"))));
+    wellFormed(e);
+    assertEquals("MISSED", e.status());
+    assertTrue(e.verdict().startsWith("missed: "), e.verdict());
+    assertTrue(e.verdict().contains(reason.name()), e.verdict());
+    assertTrue(texts(e).get(texts(e).size() - 1).contains(reason.name()), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("missed OUTSIDE_HORIZON: names the horizon")
+  void missedOutsideHorizon() {
+    Explanation e = explain(journal(new WindowMissed(DAY, START, END, DUE, MissReason.OUTSIDE_HORIZON,
+        "due 2026-11-29T00:00:00Z, older than the catch-up horizon PT24H", Instant.parse("2026-12-01T00:00:00Z"))));
+    wellFormed(e);
+    assertEquals("missed: the task's journal has no event from 2026-11-28 08:00:00 to 2026-12-01 08:00:00 (the node was down, "
+        + "the trigger behind, or the clock stepped); it was older than the catch-up horizon of 24 h, and windows beyond it "
+        + "are not run whatever the catch-up mode (OUTSIDE_HORIZON)", e.verdict());
+  }
+
+  @Test
+  @DisplayName("missed BACKFILL_NOT_ALLOWED after a restart: the node was down between its two writers' events")
+  void missedWhileTheNodeWasDown() {
+    List<AuditEvent> events = new ArrayList<>(WindowExplanation.auditEvents(TASK, journal(
+        new InstanceScheduled("2026-11-28", START.minus(Duration.ofDays(1)), START, DUE.minus(Duration.ofDays(1)), RunKind.FIRST,
+            Instant.parse("2026-11-28T22:58:00Z")),
+        new WindowMissed(DAY, START, END, DUE, MissReason.BACKFILL_NOT_ALLOWED, "due 2026-11-29T00:00:00Z and not fired on time",
+            t("00:20:00")))));
+    WriterStamp n1 = new WriterStamp("pekko://almanac@10.0.0.1:2552", 1);
+    WriterStamp n1Again = new WriterStamp("pekko://almanac@10.0.0.1:2552", 2);
+    events.set(1, events.get(1).withWriter(n1));
+    events.set(2, events.get(2).withWriter(n1Again));
+    Explanation e = WindowExplanation.explain(TASK, events, DAY);
+    wellFormed(e);
+    assertEquals("missed: its node restarted between 06:58:00 and 08:20:00 (the task's journal was "
+        + "written by almanac@10.0.0.1:2552 until then and by a new incarnation of it after); the catch-up policy NONE "
+        + "records windows that were not fired within the on-time grace as MISSED instead of running them "
+        + "(BACKFILL_NOT_ALLOWED)", e.verdict());
+    assertEquals(2, e.steps().size());
+    assertTrue(texts(e).get(1).startsWith("At 08:20:00, 20 min after due, it was recorded MISSED: "), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("missed BACKFILL_NOT_ALLOWED under catch-up ALL with a span: the policy's own detail")
+  void missedOutsideTheCatchUpSpan() {
+    List<Event> events = List.of(
+        new SpecDefined(spec(TaskSpec.builder(TASK).cron("0 0 8 * * ? Asia/Shanghai")
+            .catchUp(CatchUpPolicy.all().withinSpan(Duration.ofHours(1)))), Instant.parse("2026-11-28T00:00:00Z")),
+        new WindowMissed(DAY, START, END, DUE, MissReason.BACKFILL_NOT_ALLOWED,
+            "due 2026-11-29T00:00:00Z, outside the catch-up span PT1H after the window's start", t("00:00:30")));
+    Explanation e = explain(events);
+    assertEquals("missed: the catch-up policy ALL does not run it: due 2026-11-29T00:00:00Z, outside the catch-up span PT1H "
+        + "after the window's start (BACKFILL_NOT_ALLOWED)", e.verdict());
+  }
+
+  @Test
+  @DisplayName("ran late: a catch-up BACKFILL 20 min after due, because nothing was written while the node was down")
+  void ranLateAsCatchUp() {
+    Explanation e = explain(journal(
+        new TaskResumed(Instant.parse("2026-11-28T23:40:00Z")),
+        scheduled(RunKind.BACKFILL, t("00:20:05")),
+        started(1, RunKind.BACKFILL, t("00:20:06"), N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(60), "ok", null, t("00:21:06"))));
+    wellFormed(e);
+    assertEquals("ran late: fired as a BACKFILL at 08:20:05, 20 min 5 s after due, because the task's journal has no event "
+        + "from 07:40:00 to 08:20:05 (the node was down, the trigger behind, or the clock stepped); attempt 1 started "
+        + "08:20:06 on node almanac@10.0.0.1:2552, succeeded 08:21:06", e.verdict());
+    assertTrue(texts(e).get(0).startsWith("Due 08:00:00 Asia/Shanghai but not fired on time (the task's journal has no event "
+        + "from 07:40:00 to 08:20:05"), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("ran late: the latest window due during downtime is fired as FIRST after the restart, and says so")
+  void ranLateAfterRestart() {
+    List<AuditEvent> events = new ArrayList<>(WindowExplanation.auditEvents(TASK, journal(
+        new TaskResumed(Instant.parse("2026-11-28T23:58:00Z")),
+        scheduled(RunKind.FIRST, t("00:20:05")),
+        started(1, RunKind.FIRST, t("00:20:05"), N2),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(60), "ok", null, t("00:21:05")))));
+    events.set(1, events.get(1).withWriter(new WriterStamp("pekko://almanac@10.0.0.1:2552", 1)));
+    events.set(2, events.get(2).withWriter(new WriterStamp("pekko://almanac@10.0.0.2:2552", 7)));
+    Explanation e = WindowExplanation.explain(TASK, events, DAY);
+    wellFormed(e);
+    assertEquals("ran late: due 08:00:00 Asia/Shanghai, attempt 1 started 08:20:05, 20 min 5 s after due, because its node "
+        + "was down or replaced between 07:58:00 and 08:20:05 (the task's journal was written by almanac@10.0.0.1:2552 "
+        + "until then and by almanac@10.0.0.2:2552 after: a restart or a failover); succeeded 08:21:05", e.verdict());
+    assertTrue(texts(e).get(0).startsWith("Due 08:00:00 Asia/Shanghai, the trigger fired it only at 08:20:05, 20 min 5 s "
+        + "after due, because its node was down or replaced"), texts(e).toString());
+    assertTrue(texts(e).get(0).endsWith("; as the latest window due while nothing fired it, it runs as a first run, not as a "
+        + "catch-up."), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("failed finally after 3 attempts (one timed out), with the last error, waiting in the intervention queue")
+  void failedFinally() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503.", t("00:00:03")),
+        new RetryScheduled(DAY, 1, t("00:05:03"), t("00:00:03")),
+        new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:05:03")),
+        new AttemptStarted(DAY, 2, RunKind.RETRY, t("00:06:03"), N1, t("00:05:03")),
+        new AttemptTimedOut(DAY, 2, t("00:06:03"), Duration.ofMinutes(1), t("00:06:03")),
+        new RetryScheduled(DAY, 2, t("00:16:03"), t("00:06:03")),
+        new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:16:03")),
+        new AttemptStarted(DAY, 3, RunKind.RETRY, t("02:16:03"), N2, t("00:16:03")),
+        new AttemptFailed(DAY, 3, Duration.ofSeconds(4), "model quota exceeded", t("00:16:07")),
+        new InstanceFinalFailed(DAY, "retry cap 2 reached; last: model quota exceeded", t("00:16:07"))));
+    wellFormed(e);
+    assertEquals("FINAL_FAILED", e.status());
+    assertEquals("failed finally after 3 attempts, last error: model quota exceeded (retry cap 2 reached); waiting in the "
+        + "intervention queue for an operator", e.verdict());
+    assertTrue(texts(e).contains("Attempt 2 timed out at 08:06:03: its lease expired at 08:06:03 after running 1 min."),
+        texts(e).toString());
+    assertTrue(texts(e).contains("Attempt 1 failed at 08:00:03 after 3 s: upstream 503."), "one period: " + texts(e));
+    assertTrue(texts(e).contains("Attempt 2 (RETRY) started at 08:05:03 (as soon as its retry was due) on node "
+        + "almanac@10.0.0.1:2552, lease until 08:06:03."), texts(e).toString());
+    assertTrue(texts(e).contains("It failed finally at 08:16:07: retry cap 2 reached; last: model quota exceeded; it waits in "
+        + "the intervention queue for an operator to retry or resolve it."), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("an attempt timed out before its lease ended (its executor was gone); its late result is kept for audit only")
+  void timedOutWhenTheExecutorWasGoneAndALateResult() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptTimedOut(DAY, 1, t("02:00:00"), null, t("00:10:00")),
+        new InstanceFinalFailed(DAY, "not retried: the task is not marked for retry (max retries 0, R12); last: executor "
+            + N1 + " is gone (node restarted or left)", t("00:10:00")),
+        new LateResultRecorded(DAY, 1, JobResult.Outcome.SUCCEEDED, "attempt 1 no longer holds the window; summary: ok",
+            t("00:11:00"))));
+    wellFormed(e);
+    assertTrue(texts(e).contains("Attempt 1 was timed out at 08:10:00, before its lease ended at 10:00:00: executor "
+        + "almanac@10.0.0.1:2552 is gone (node restarted or left)."), texts(e).toString());
+    assertTrue(texts(e).contains("A late SUCCEEDED result of attempt 1 arrived at 08:11:00 and was recorded for audit only: "
+        + "that attempt no longer held the window (attempt 1 no longer holds the window; summary: ok)."), texts(e).toString());
+    assertEquals("failed finally after 1 attempt, last error: timed out before its lease ended: executor almanac@10.0.0.1:2552 "
+        + "is gone (node restarted or left) (not retried: the task is not marked for retry (max retries 0, R12)); waiting in "
+        + "the intervention queue for an operator", e.verdict());
+  }
+
+  @Test
+  @DisplayName("retried by an operator after a final failure, then succeeded")
+  void retriedByOperator() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
+        new InstanceFinalFailed(DAY, "not retried: the task is not marked for retry (max retries 0, R12); last: upstream 503",
+            t("00:00:03")),
+        scheduled(RunKind.MANUAL, t("03:00:00")),
+        started(2, RunKind.MANUAL, t("03:00:01"), N2),
+        new AttemptSucceeded(DAY, 2, Duration.ofSeconds(9), "ok", null, t("03:00:10"))));
+    wellFormed(e);
+    assertEquals("ran after an operator's retry: due 08:00:00 Asia/Shanghai, attempt 2 started 11:00:01 on node "
+        + "almanac@10.0.0.2:2552, succeeded 11:00:10", e.verdict());
+    assertTrue(texts(e).contains("An operator retried the window (it was FINAL_FAILED): it was scheduled to run again as "
+        + "MANUAL."), texts(e).toString());
+    assertTrue(texts(e).contains("Attempt 2 (MANUAL) started at 11:00:01 on node almanac@10.0.0.2:2552, lease until 13:00:01."),
+        "an operator's run is not late against the window's due time: " + texts(e));
+  }
+
+  @Test
+  @DisplayName("an operator's run now, and an operator's backfill of a skipped window")
+  void operatorRuns() {
+    Explanation runNow = explain(journal(
+        scheduled(RunKind.MANUAL, t("03:00:00")),
+        started(1, RunKind.MANUAL, t("03:00:00"), N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(2), "ok", null, t("03:00:02"))));
+    assertEquals("ran by an operator: run now, attempt 1 started 11:00:00 on node almanac@10.0.0.1:2552, succeeded 11:00:02",
+        runNow.verdict());
+    Explanation backfill = explain(journal(
+        new FireSkipped(DAY, START, END, DUE, SkipReason.PAUSED, "task is paused", DUE),
+        scheduled(RunKind.BACKFILL, t("03:00:00")),
+        started(1, RunKind.BACKFILL, t("03:00:00"), N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(2), "ok", null, t("03:00:02"))));
+    wellFormed(backfill);
+    assertEquals("ran late: fired as a BACKFILL at 11:00:00, 3 h after due, reopened from SKIPPED by an operator's backfill; "
+        + "attempt 1 started 11:00:00 on node almanac@10.0.0.1:2552, succeeded 11:00:02", backfill.verdict());
+    assertTrue(texts(backfill).contains("An operator's backfill reopened the window (it was SKIPPED) and scheduled it to run as "
+        + "a BACKFILL."), texts(backfill).toString());
+  }
+
+  @Test
+  @DisplayName("resolved by an operator with a note")
+  void resolved() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
+        new InstanceFinalFailed(DAY, "retry cap 0 reached; last: upstream 503", t("00:00:03")),
+        new InstanceResolved(DAY, "sent by hand", t("04:00:00"))));
+    wellFormed(e);
+    assertEquals("RESOLVED", e.status());
+    assertEquals("resolved by an operator after failing finally (last error: upstream 503), with the note \"sent by hand\"",
+        e.verdict());
+    assertTrue(texts(e).contains("An operator resolved the failed window at 12:00:00 with the note \"sent by hand\"."),
+        texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("cancelled by an operator with a reason, by CANCEL_PREVIOUS, and by the task's removal")
+  void cancelled() {
+    Explanation byOperator = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new InstanceCancelled(DAY, 1, "wrong prompt", t("00:01:00"))));
+    wellFormed(byOperator);
+    assertEquals("cancelled: an operator cancelled it with the reason \"wrong prompt\"", byOperator.verdict());
+    assertTrue(texts(byOperator).contains("It was cancelled at 08:01:00 while attempt 1 ran: an operator cancelled it with the "
+        + "reason \"wrong prompt\"."), texts(byOperator).toString());
+
+    Explanation superseded = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        new InstanceCancelled(DAY, 0, "superseded by window 2026-11-30", Instant.parse("2026-11-30T00:00:00Z"))));
+    assertEquals("cancelled: the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires "
+        + "(superseded by window 2026-11-30)", superseded.verdict());
+
+    Explanation removed = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        new InstanceCancelled(DAY, 0, "task removed", t("00:00:10")),
+        new TaskRemoved(t("00:00:10"))));
+    wellFormed(removed);
+    assertEquals("cancelled: the task was removed", removed.verdict());
+    assertEquals("The task was removed: it is fired no more; its history stays in the journal.",
+        texts(removed).get(texts(removed).size() - 1));
+  }
+
+  @Test
+  @DisplayName("a window waiting for an executor, and one whose attempt just failed, say what they wait for")
+  void openWindows() {
+    Explanation pending = explain(journal(scheduled(RunKind.FIRST, DUE)));
+    assertEquals("waiting to start: scheduled as FIRST at 08:00:00 and not yet taken by an executor", pending.verdict());
+    Explanation failed = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03"))));
+    assertEquals("attempt 1 failed: upstream 503; the retry policy has not decided yet", failed.verdict());
+  }
+
+  @Test
+  @DisplayName("no such window: before the task's registration, not due yet, not a firing of the schedule, not a key")
+  void noSuchWindow() {
+    List<Event> events = journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(2), "ok", null, t("00:00:02")));
+    Explanation before = explain(events, "2026-11-20");
+    assertEquals("NONE", before.status());
+    assertFalse(before.known());
+    assertEquals("no such window: the task has no record of window 2026-11-20; it was due 2026-11-20 08:00:00 Asia/Shanghai, "
+        + "before the task was registered at 2026-11-28 08:00:00, and windows due before a task's registration are not "
+        + "fired; its nearest windows are 2026-11-29", before.verdict());
+    assertEquals(List.of("The task was registered at 2026-11-28 08:00:00 Asia/Shanghai (cron '0 0 8 * * ?' in Asia/Shanghai, "
+        + "window daily)."), texts(before));
+
+    Explanation later = explain(events, "2026-12-05");
+    assertEquals("no such window: the task has no record of window 2026-12-05; it is due 2026-12-05 08:00:00 Asia/Shanghai, "
+        + "after the journal's last event (2026-11-29 08:00:02): not due yet; its nearest windows are 2026-11-29",
+        later.verdict());
+
+    Explanation notAKey = explain(events, "yesterday");
+    assertEquals("no such window: the task has no record of window yesterday; 'yesterday' is not a key its window spec 'daily' "
+        + "makes (keys look like 2026-11-29); its nearest windows are 2026-11-29", notAKey.verdict());
+
+    List<Event> weekdays = List.of(new SpecDefined(spec(TaskSpec.builder(TASK).cron("0 0 8 ? * MON-FRI Asia/Shanghai")),
+        Instant.parse("2026-11-20T00:00:00Z")));
+    Explanation sunday = explain(weekdays, "2026-11-29");
+    assertEquals("no such window: the task has no record of window 2026-11-29; its schedule (cron '0 0 8 ? * MON-FRI' in "
+        + "Asia/Shanghai, window daily) does not fire in that window; the task has no windows yet", sunday.verdict());
+
+    Explanation removedFirst = explain(journal(new TaskRemoved(Instant.parse("2026-11-28T12:00:00Z"))), "2026-11-29");
+    assertTrue(removedFirst.verdict().contains("it is due 2026-11-29 08:00:00 Asia/Shanghai, after the task was removed at "
+        + "2026-11-28 20:00:00"), removedFirst.verdict());
+  }
+
+  @Test
+  @DisplayName("every event type of TaskJournal is told in its own words (none falls to the generic sentence)")
+  void everyEventTypeHasItsWords() {
+    Set<Class<?>> covered = new HashSet<>();
+    List<List<Event>> journals = List.of(
+        journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+            new LeaseExtended(DAY, 1, t("03:00:00"), t("00:30:00")), new EffectIntended(DAY, 1, "k", t("00:31:00")),
+            new EffectRecorded(DAY, 1, "k", "v", t("00:31:01")), new TaskPaused(t("00:32:00")), new TaskResumed(t("00:33:00")),
+            new AttemptFailed(DAY, 1, Duration.ofSeconds(1), "x", t("00:40:00")),
+            new RetryScheduled(DAY, 1, t("00:41:00"), t("00:40:00")),
+            new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:41:00")),
+            started(2, RunKind.RETRY, t("00:41:00"), N1),
+            new AttemptTimedOut(DAY, 2, t("02:41:00"), Duration.ofHours(2), t("02:41:00")),
+            new InstanceFinalFailed(DAY, "retry cap 1 reached; last: lease expired", t("02:41:00")),
+            new LateResultRecorded(DAY, 2, JobResult.Outcome.FAILED, "late", t("02:42:00")),
+            new InstanceResolved(DAY, "ok", t("03:00:00"))),
+        journal(new FireSkipped(DAY, START, END, DUE, SkipReason.PAUSED, "p", DUE)),
+        journal(new WindowMissed(DAY, START, END, DUE, MissReason.OUTSIDE_HORIZON, "m", DUE),
+            scheduled(RunKind.MANUAL, t("01:00:00")), new InstanceCancelled(DAY, 0, "task removed", t("01:00:01")),
+            new TaskRemoved(t("01:00:01")),
+            new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("01:00:02"))));
+    for (List<Event> j : journals) {
+      j.forEach(e -> covered.add(e.getClass()));
+      Explanation e = explain(j);
+      wellFormed(e);
+      for (String text : texts(e)) {
+        assertFalse(text.startsWith("The journal holds a ") && !text.contains("transition table refuses"), text);
+      }
+    }
+    Set<Class<?>> types = new HashSet<>();
+    for (Class<?> c : TaskJournal.class.getDeclaredClasses()) {
+      if (c.isRecord() && Event.class.isAssignableFrom(c)) {
+        types.add(c);
+      }
+    }
+    types.removeAll(covered);
+    assertEquals(Set.of(), types.stream().map(Class::getSimpleName).collect(Collectors.toSet()),
+        "event types no journal of this test holds");
+  }
+
+  @Test
+  @DisplayName("an event the transition table refuses (only a corrupted journal or a second writer makes one) is said to "
+      + "change nothing")
+  void refusedTransition() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        new InstanceCancelled(DAY, 0, "wrong prompt", t("00:00:10")),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:20"))));
+    wellFormed(e);
+    assertEquals("CANCELLED", e.status());
+    assertEquals("The journal holds a AttemptSucceeded event the transition table refuses (CANCELLED -> SUCCEEDED): the "
+        + "window kept its status.", texts(e).get(2));
+  }
+
+  @Test
+  @DisplayName("a journal whose first events were deleted by retention: the window is told as far as the journal goes")
+  void retentionDeletedTheStart() {
+    List<Event> raw = List.of(
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
+        new InstanceFinalFailed(DAY, "retry cap 0 reached; last: upstream 503", t("00:00:03")));
+    List<AuditEvent> events = new ArrayList<>();
+    long seq = 40;
+    for (Event e : raw) {
+      events.add(AuditEvent.of(TASK, seq++, e, java.time.ZoneId.of("Asia/Shanghai")));
+    }
+    Explanation e = WindowExplanation.explain(TASK, events, DAY);
+    wellFormed(e);
+    assertEquals("FINAL_FAILED", e.status());
+    assertEquals("final failed as far as the journal goes: the window's earlier events were deleted by retention (the task's "
+        + "journal now starts at seq 40); last error: upstream 503", e.verdict());
+    assertEquals("The window's earlier events were deleted by retention (the task's journal now starts at seq 40); its "
+        + "history goes on from here.", texts(e).get(0));
+    assertEquals(3, e.steps().size(), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("a long journal (a per-minute task, 60,000 windows, 180,000 events) is explained in linear time")
+  void longJournal() {
+    List<Event> events = new ArrayList<>();
+    events.add(new SpecDefined(spec(TaskSpec.builder(TASK).cron("0 * * * * ? UTC").window("per-firing")),
+        Instant.parse("2026-01-01T00:00:00Z")));
+    Instant at = Instant.parse("2026-01-01T00:01:00Z");
+    for (int i = 0; i < 60_000; i++, at = at.plusSeconds(60)) {
+      String key = at.toString();
+      events.add(new InstanceScheduled(key, at, at, at, RunKind.FIRST, at));
+      events.add(new AttemptStarted(key, 1, RunKind.FIRST, at.plusSeconds(120), N1, at));
+      events.add(new AttemptSucceeded(key, 1, Duration.ofSeconds(1), "ok", null, at.plusSeconds(1)));
+    }
+    List<AuditEvent> audit = WindowExplanation.auditEvents(TASK, events);
+    String middle = Instant.parse("2026-01-01T00:01:00Z").plusSeconds(60L * 30_000).toString();
+    long start = System.nanoTime();
+    Explanation e = WindowExplanation.explain(TASK, audit, middle);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertEquals("SUCCEEDED", e.status());
+    assertTrue(took.compareTo(Duration.ofSeconds(10)) < 0, "took " + took);
+    assertTrue(e.verdict().startsWith("ran on time: due 20:01:00 UTC, attempt 1 started 20:01:00"), e.verdict());
+  }
+
+  @Test
+  @DisplayName("durations in words")
+  void human() {
+    assertEquals("120 ms", WindowExplanation.human(Duration.ofMillis(120)));
+    assertEquals("2 s", WindowExplanation.human(Duration.ofSeconds(2)));
+    assertEquals("2.5 s", WindowExplanation.human(Duration.ofMillis(2500)));
+    assertEquals("20 min", WindowExplanation.human(Duration.ofMinutes(20)));
+    assertEquals("1 h 5 min", WindowExplanation.human(Duration.ofMinutes(65)));
+    assertEquals("3 d 2 h", WindowExplanation.human(Duration.ofHours(74)));
+    assertEquals("24 h", WindowExplanation.human(Duration.ofHours(24)));
+  }
+
+  @Test
+  @DisplayName("the audit view of raw events: numbered from 1, each with the zone of the spec before it")
+  void auditEventsOfRawEvents() {
+    List<AuditEvent> a = WindowExplanation.auditEvents(TASK, journal(scheduled(RunKind.FIRST, DUE)));
+    assertEquals(List.of(1L, 2L), a.stream().map(AuditEvent::sequenceNr).toList());
+    assertEquals("Asia/Shanghai", a.get(1).zone().getId());
+    assertEquals(InstanceStatus.PENDING.name(), explain(journal(scheduled(RunKind.FIRST, DUE))).status());
+    assertEquals(OverlapPolicy.SKIP, daily().overlap());
+    assertEquals(0, RetryPolicy.DEFAULT.maxRetries());
+  }
+}
