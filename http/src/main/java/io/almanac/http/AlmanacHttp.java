@@ -43,9 +43,11 @@ public final class AlmanacHttp extends AllDirectives {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private final ActorSystem<?> system;
   private final Almanac almanac;
 
-  private AlmanacHttp(Almanac almanac) {
+  private AlmanacHttp(ActorSystem<?> system, Almanac almanac) {
+    this.system = system;
     this.almanac = almanac;
   }
 
@@ -109,7 +111,7 @@ public final class AlmanacHttp extends AllDirectives {
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac) {
     Settings settings = Settings.from(system.settings().config());
-    Route route = new AlmanacHttp(almanac).routes();
+    Route route = new AlmanacHttp(system, almanac).routes();
     return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
@@ -123,7 +125,7 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes. */
   Route routes() {
-    return concat(new MetricsRoutes(almanac).route(), HistoryRoutes.onServingSystem(), pathPrefix("health", () -> concat(
+    return concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), pathPrefix("health", () -> concat(
         path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
         path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
   }
