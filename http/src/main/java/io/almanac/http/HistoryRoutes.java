@@ -8,7 +8,6 @@ import io.almanac.persistence.audit.Timeline;
 import io.almanac.persistence.audit.WindowExplanation;
 import io.almanac.persistence.audit.WindowHistory;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
