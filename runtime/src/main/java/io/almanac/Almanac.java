@@ -9,6 +9,7 @@ import io.almanac.internal.ExecutorSettings;
 import io.almanac.internal.JobRegistry;
 import io.almanac.internal.LeaseGuard;
 import io.almanac.internal.NodeChecks;
+import io.almanac.internal.NodeMeters;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
@@ -18,6 +19,8 @@ import io.almanac.internal.TriggerActor;
 import io.almanac.journal.SpecRecord;
 import io.almanac.internal.TriggerSettings;
 import io.almanac.internal.Watchdog;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,11 +73,14 @@ public final class Almanac {
   private final ActorRef<TriggerActor.Command> trigger;
   private final Duration askTimeout;
   private final Duration registrationTimeout;
+  private final CompositeMeterRegistry meterRegistry;
   private final CompletableFuture<Done> ready = new CompletableFuture<>();
 
   private Almanac(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
-      ActorRef<TriggerActor.Command> trigger, Duration askTimeout, Duration registrationTimeout) {
+      ActorRef<TriggerActor.Command> trigger, Duration askTimeout, Duration registrationTimeout,
+      CompositeMeterRegistry meterRegistry) {
     this.system = system;
+    this.meterRegistry = meterRegistry;
     this.clock = clock;
     this.jobs = jobs;
     this.sharding = sharding;
@@ -108,6 +114,7 @@ public final class Almanac {
     private final ActorSystem<?> system;
     private Clock clock = Clock.systemUTC();
     private AlertSink alerts = AlertSinks.logging();
+    private MeterRegistry meterRegistry;
     private final JobRegistry jobs = new JobRegistry();
 
     private Builder(ActorSystem<?> system) {
@@ -130,6 +137,23 @@ public final class Almanac {
      */
     public Builder alertSink(AlertSink sink) {
       this.alerts = Objects.requireNonNull(sink, "alertSink");
+      return this;
+    }
+
+    /**
+     * Where the node's meters go (Micrometer; every meter is named {@code almanac.*}: fires and
+     * decisions, attempts by outcome, job durations per task, lease expiries, the intervention queue,
+     * the trigger's lag, the executor's backlog, journal writes). The node records into a {@link
+     * CompositeMeterRegistry} of its own ({@link Almanac#meterRegistry()}) with this registry as a
+     * member, so more registries can be added to it later (the HTTP module adds a Prometheus one
+     * for {@code GET /metrics}). Optional: without it, the node's composite has no member until one
+     * is added, and keeps nothing.
+     *
+     * @param registry a registry of the application (e.g. its Prometheus, StatsD or OTLP registry)
+     * @return this builder
+     */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
       return this;
     }
 
@@ -189,21 +213,27 @@ public final class Almanac {
             + "io.almanac.persistence.lease.LeaseSeeds, which adds the nodes holding live leases); list two or more nodes in "
             + "pekko.cluster.seed-nodes, the same list on every node", seedNodes.get(0));
       }
+      CompositeMeterRegistry registry = new CompositeMeterRegistry();
+      if (meterRegistry != null) {
+        registry.add(meterRegistry);
+      }
+      NodeMeters meters = new NodeMeters(registry);
+      NodeMeters.install(system, meters); // the journal finds them through the ActorSystem
       ClusterSharding sharding = ClusterSharding.get(system);
       Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
       // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
       // on a lost lease and started it anew on the same node (see SingletonLocator).
       ActorRef<TriggerActor.Command> trigger = SingletonLocator.init(system,
-          SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts),
+          SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts, meters),
               TriggerActor.Command.class), "almanac-trigger"),
           config.getDuration("pekko.cluster.singleton-proxy.singleton-identification-interval"),
           config.getInt("pekko.cluster.singleton-proxy.buffer-size"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
       ActorRef<Executor.Command> executor = system.systemActorOf(
-          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId), "almanac-executor",
+          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId, meters), "almanac-executor",
           Props.empty());
       TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
-          taskSettings.repeatedSkipAlert());
+          taskSettings.repeatedSkipAlert(), meters);
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
           TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class))
           .withSettings(TaskShardingSettings.of(system)));
@@ -227,7 +257,8 @@ public final class Almanac {
       if (registrationTimeout.isZero() || registrationTimeout.isNegative()) {
         throw new InvalidSpecException("almanac.node.registration-timeout", registrationTimeout, "must be > 0");
       }
-      Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout(), registrationTimeout);
+      Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout(), registrationTimeout,
+          registry);
       // A node that shuts down before it is ready (refused at join, no seed node answered in time,
       // downed) says why and fails ready(), instead of leaving it to the registration timeout.
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-not-ready", () -> {
@@ -674,6 +705,19 @@ public final class Almanac {
       return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
           .thenApply(v -> all.stream().flatMap(f -> f.join().stream()).toList());
     });
+  }
+
+  /**
+   * The registry the node records its meters into: a {@link CompositeMeterRegistry} the node owns,
+   * whose members are the registry given to {@link Builder#meterRegistry} (if any) and any added
+   * later ({@code CompositeMeterRegistry.add}, as the HTTP module does for {@code GET /metrics}). Its
+   * meters are named {@code almanac.*}; their tags never name a window, so their number stays
+   * bounded (one job-duration timer per task).
+   *
+   * @return the node's registry
+   */
+  public CompositeMeterRegistry meterRegistry() {
+    return meterRegistry;
   }
 
   /** @return the clock Almanac reads time from */

@@ -181,6 +181,33 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("the executor's own line about a failed attempt carries the task, window and attempt in the MDC")
+  void executorLinesCarryMdc() {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.Executor.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    lines.start();
+    logger.addAppender(lines);
+    try {
+      ScriptedJob job = new ScriptedJob(clock);
+      job.behaviour = ctx -> CompletableFuture.completedFuture(JobResult.failure("upstream said no"));
+      Almanac almanac = start("", Map.of("digest", job));
+      await(almanac.register(TaskSpec.builder("mdc-fail").cron("0 0 8 * * ? Asia/Shanghai").job("digest").build()));
+      clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+      eventually(() -> assertTrue(lines.list.stream().anyMatch(e -> e.getFormattedMessage().contains("upstream said no")),
+          "the executor logs the failed attempt"));
+      ch.qos.logback.classic.spi.ILoggingEvent failed = lines.list.stream()
+          .filter(e -> e.getFormattedMessage().contains("upstream said no")).findFirst().orElseThrow();
+      assertEquals("mdc-fail", failed.getMDCPropertyMap().get("almanac.task"));
+      assertEquals("2026-11-29", failed.getMDCPropertyMap().get("almanac.window"));
+      assertEquals("1", failed.getMDCPropertyMap().get("almanac.attempt"));
+    } finally {
+      logger.detachAppender(lines);
+    }
+  }
+
+  @Test
   @DisplayName("R12/R14: a forward clock step of 25 h on a running node is handled as downtime: the latest window runs "
       + "on time, the older ones go to the horizon and backfill policy, each recorded once, none skipped as PREVIOUS_RUNNING")
   void forwardClockStepIsHandledAsDowntime() {

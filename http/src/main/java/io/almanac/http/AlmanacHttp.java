@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  *       restarts a node that is not live);
  *   <li>{@code GET /health/ready}: 200 when the node can take work, else 503; the body lists every
  *       check with what it saw ({@link Almanac#health()}).
+ *   <li>{@code GET /metrics}: the node's meters in Prometheus text format ({@link MetricsRoutes}).
  * </ul>
  *
  * Both answer {@code application/json}: {@code {"live":true,"ready":true,"checks":[{"name":..,"ok":..,"detail":..}]}}.
@@ -42,11 +43,13 @@ public final class AlmanacHttp extends AllDirectives {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private final ActorSystem<?> system;
   private final Almanac almanac;
 
   private final ApiRoutes api;
 
-  private AlmanacHttp(Almanac almanac, ApiRoutes api) {
+  private AlmanacHttp(ActorSystem<?> system, Almanac almanac, ApiRoutes api) {
+    this.system = system;
     this.almanac = almanac;
     this.api = api;
   }
@@ -124,7 +127,7 @@ public final class AlmanacHttp extends AllDirectives {
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac, WindowSource windows) {
     Settings settings = Settings.from(system.settings().config());
-    Route route = new AlmanacHttp(almanac, ApiRoutes.of(almanac, windows, system.settings().config())).routes();
+    Route route = new AlmanacHttp(system, almanac, ApiRoutes.of(almanac, windows, system.settings().config())).routes();
     return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
@@ -138,7 +141,7 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes; every error (an unknown path too) as problem+json ({@link Problems}). */
   Route routes() {
-    return Problems.handled(concat(HistoryRoutes.onServingSystem(), api.routes(),
+    return Problems.handled(concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
         new DashboardRoutes().routes(), // GET / and /dashboard/*: the web dashboard
         pathPrefix("health", () -> concat(
         path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),

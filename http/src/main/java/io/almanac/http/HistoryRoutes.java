@@ -7,16 +7,13 @@ import io.almanac.persistence.audit.AuditEvent;
 import io.almanac.persistence.audit.Timeline;
 import io.almanac.persistence.audit.WindowExplanation;
 import io.almanac.persistence.audit.WindowHistory;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -77,38 +74,6 @@ public final class HistoryRoutes extends AllDirectives {
       }
     });
   }
-
-  /**
-   * The routes on the ActorSystem that serves them (what {@code AlmanacHttp.routes()} joins): one
-   * {@link HistoryRoutes} per system, made at its first request.
-   *
-   * @return the routes
-   */
-  public static Route onServingSystem() {
-    return new HistoryRoutes(() -> null).extractActorSystem(classic -> {
-      Route routes;
-      synchronized (BY_SYSTEM) {
-        routes = BY_SYSTEM.get(classic);
-        if (routes == null) {
-          routes = of(Adapter.toTyped(classic)).routes();
-          try {
-            classic.registerOnTermination(() -> {
-              synchronized (BY_SYSTEM) {
-                BY_SYSTEM.remove(classic);
-              }
-            });
-            BY_SYSTEM.put(classic, routes);
-          } catch (IllegalStateException terminating) {
-            // the system is terminating: serve this request, keep nothing
-          }
-        }
-      }
-      return routes;
-    });
-  }
-
-  /** One per serving system, until it terminates. */
-  private static final Map<org.apache.pekko.actor.ActorSystem, Route> BY_SYSTEM = new IdentityHashMap<>();
 
   /**
    * The routes on a given history reader.

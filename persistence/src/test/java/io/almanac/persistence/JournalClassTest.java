@@ -15,11 +15,12 @@ import org.junit.jupiter.api.Test;
 class JournalClassTest {
 
   @Test
-  @DisplayName("R28 I5: almanac-postgres.conf stamps writers; almanac-h2.conf keeps the plugin's own journal unless told to")
+  @DisplayName("R28 I5: almanac-postgres.conf stamps writers; almanac-h2.conf keeps the plugin's own journal (timed) unless told to")
   void whichJournalStamps() {
     assertEquals("io.almanac.persistence.WriterStampingJournal",
         ConfigFactory.parseResources("almanac-postgres.conf").getString("jdbc-journal.class"));
-    assertEquals("org.apache.pekko.persistence.jdbc.journal.JdbcAsyncWriteJournal",
+    // the plugin's journal, only timed (almanac.journal.write): no stamp
+    assertEquals("io.almanac.persistence.MeteredJournal",
         H2TestConfig.at(Path.of("unused")).getString("jdbc-journal.class"));
     assertEquals("io.almanac.persistence.WriterStampingJournal",
         H2TestConfig.at(Path.of("unused"), H2TestConfig.STAMP_WRITERS).getString("jdbc-journal.class"));

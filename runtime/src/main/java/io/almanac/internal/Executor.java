@@ -26,7 +26,6 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
-import org.slf4j.MDC;
 
 /**
  * Runs agent jobs for its node's task entities; the one authority that admits an attempt to start.
@@ -239,6 +238,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final JobRegistry jobs;
   private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
   private final String executorId;
+  private final NodeMeters meters;
   private final java.util.concurrent.Executor jobPool;
   private final ArrayDeque<Offered> fresh = new ArrayDeque<>();
   private final ArrayDeque<Offered> backlog = new ArrayDeque<>();
@@ -279,8 +279,29 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
       String executorId) {
+    return create(clock, settings, taskSettings, jobs, tasks, executorId, NodeMeters.NONE);
+  }
+
+  /**
+   * @param clock where time comes from
+   * @param settings the executor's settings
+   * @param taskSettings bounds of results (a job's oversized exception message is shortened)
+   * @param jobs the jobs this node can run
+   * @param tasks how to reach a task entity by id (results, heartbeats and effects of jobs)
+   * @param executorId this executor's identity (node address and incarnation)
+   * @param meters the node's meters (its queues and running jobs)
+   * @return the executor's behavior
+   */
+  public static Behavior<Command> create(
+      Clock clock,
+      ExecutorSettings settings,
+      TaskSettings taskSettings,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
+      String executorId,
+      NodeMeters meters) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId)));
+        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId, meters)));
   }
 
   private Executor(
@@ -291,8 +312,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
-      String executorId) {
+      String executorId,
+      NodeMeters meters) {
     super(ctx);
+    this.meters = meters;
     this.ctx = ctx;
     this.clock = clock;
     this.settings = settings;
@@ -378,6 +401,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     queued.remove(o.key());
     (o.fresh() ? fresh : backlog).remove(o);
     unhold(o.task());
+    gauges();
   }
 
   /** Counts an entity's holdings here; an entity is watched while it holds anything. */
@@ -410,6 +434,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     } else {
       ready.addLast(new Ready(item, grant)); // also while draining: the attempt is started in its entity
     }
+    gauges();
     return this;
   }
 
@@ -465,6 +490,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
     if (draining) {
+      gauges();
       return;
     }
     int room = room(now);
@@ -480,6 +506,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       admittedPerTask.merge(next.taskId(), 1, Integer::sum);
       next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), executorId, ctx.getSelf().narrow()));
     }
+    gauges();
+  }
+
+  /** The node's gauges of the queues and running jobs, after a change. */
+  private void gauges() {
+    meters.executor(fresh.size(), backlog.size(), running.size());
   }
 
   private int room(Instant now) {
@@ -552,8 +584,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
     // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
-    ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
-        item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
+    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
+      ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
+          item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
+    }
     JobContextImpl jobContext = new JobContextImpl(this, r, grant, item.zone());
     ActorRef<Command> self = ctx.getSelf();
     String key = item.key();
@@ -563,10 +597,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       CompletionStage<JobResult> stage;
       r.enter();
       // the job's own log lines, on the thread that runs it, carry the task, window and attempt
-      MDC.put(MDC_TASK, item.taskId());
-      MDC.put(MDC_WINDOW, item.window());
-      MDC.put(MDC_ATTEMPT, String.valueOf(attempt));
-      try {
+      try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
         stage = job == null
             ? CompletableFuture.completedFuture(JobResult.failure(
                 "no job named '" + item.job() + "' is registered on this node for task '" + item.taskId() + "'"))
@@ -578,9 +609,6 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         stage = CompletableFuture.failedFuture(t);
       } finally {
         r.leave(null);
-        MDC.remove(MDC_TASK);
-        MDC.remove(MDC_WINDOW);
-        MDC.remove(MDC_ATTEMPT);
         Thread.interrupted(); // never hand an interrupted thread back to the pool
       }
       r.leave(stage);
@@ -598,8 +626,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    */
   private void dropExpired(Item item, int attempt, Instant leaseUntil) {
     release(item.taskId());
-    ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
-        item.taskId(), item.window(), attempt, leaseUntil);
+    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
+      ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
+          item.taskId(), item.window(), attempt, leaseUntil);
+    }
     checkDrained();
   }
 
@@ -632,12 +662,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       finished++;
       recentJobs[recentJobsNext] = m.took();
       recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
-      if (m.result().succeeded()) {
-        ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
-            m.attempt(), m.took().toMillis());
-      } else {
-        ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
-            m.attempt(), m.took().toMillis(), m.result().reason());
+      try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), m.attempt())) {
+        if (m.result().succeeded()) {
+          ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
+              m.attempt(), m.took().toMillis());
+        } else {
+          ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
+              m.attempt(), m.took().toMillis(), m.result().reason());
+        }
       }
     }
     report(m.key(), m.attempt(), m.result(), m.took(), 1);
@@ -695,8 +727,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == m.attempt())) {
       release(m.taskId());
       cancelledCount++;
-      ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
-          m.attempt(), m.reason());
+      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
+        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
+            m.attempt(), m.reason());
+      }
       checkDrained();
       admit();
       return this;
@@ -704,7 +738,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     Running r = running.get(key);
     if (r != null && r.attempt == m.attempt() && r.cancel()) {
       cancelledCount++;
-      ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
+      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
+        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
+      }
     }
     return this;
   }
@@ -729,8 +765,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     for (Running r : running.values()) {
       if (now.isAfter(r.deadline) && r.cancel()) {
         cancelledCount++;
-        ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
-            r.item.window(), r.attempt, r.deadline);
+        try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
+          ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
+              r.item.window(), r.attempt, r.deadline);
+        }
       }
     }
     admit();

@@ -1,6 +1,7 @@
 package io.almanac.internal;
 
 import io.almanac.RefusedException;
+import io.almanac.internal.NodeMeters.Origin;
 import io.almanac.internal.TaskProtocol.*;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
@@ -138,6 +139,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
           timers.cancelAll();
           leases.forgetAll();
           held = null;
+          env.meters().interventionQueue(taskId, state);
           if (env.executor() != null) {
             // Slots reserved for this entity and not answered are freed; its PENDING windows are offered again.
             env.executor().tell(new Executor.TaskRecovered(taskId));
@@ -176,7 +178,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     shared(b.forState(State::defined))
         // trigger
         .onCommand(Fire.class, this::onFire)
-        .onCommand(CatchUp.class, (s, c) -> settledFirst(s, c.replyTo(), x -> fires.catchUp(x, c.windows(), now())))
+        .onCommand(CatchUp.class, (s, c) -> settledFirst(s, Origin.CATCH_UP, c.replyTo(),
+            x -> fires.catchUp(x, c.windows(), now())))
         .onCommand(Wake.class, this::onWake)
         // executor
         .onCommand(Admitted.class, this::onAdmitted)
@@ -184,15 +187,16 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         // self
         .onCommand(LeaseTimer.class, this::onLeaseTimer)
         .onCommand(OfferUnanswered.class, (s, c) -> Effect().noReply())
-        .onCommand(Recovered.class, (s, c) -> persist(attempts.settle(s, env.executorAlive(), now()),
+        .onCommand(Recovered.class, (s, c) -> persist(s, null, attempts.settle(s, env.executorAlive(), now()),
             attempts.dueRetries(s, now())).thenNoReply())
         // operators
         .onCommand(Pause.class, (s, c) -> run(s, operator.pause(s, now()), c.replyTo()))
         .onCommand(Resume.class, (s, c) -> run(s, operator.resume(s, now()), c.replyTo()))
-        .onCommand(RunNow.class, (s, c) -> run(s, operator.withSchedule(() -> views.schedule(s), x -> operator.runNow(s, x, now())), c.replyTo()))
-        .onCommand(Backfill.class, (s, c) -> run(s, operator.withSchedule(() -> views.schedule(s),
+        .onCommand(RunNow.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
+            x -> operator.runNow(s, x, now())), c.replyTo()))
+        .onCommand(Backfill.class, (s, c) -> run(s, Origin.BACKFILL, operator.withSchedule(() -> views.schedule(s),
             x -> operator.backfill(s, x, c.from(), c.to(), now())), c.replyTo()))
-        .onCommand(Retry.class, (s, c) -> run(s, operator.retry(s, c.window(), now()), c.replyTo()))
+        .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
         .onCommand(Cancel.class, (s, c) -> run(s, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()));
     return b.build();
@@ -219,32 +223,42 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             views.windows(s, w -> w.status() == io.almanac.InstanceStatus.FINAL_FAILED))));
   }
 
-  /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
+  /**
+   * Persists the events (in one write), then runs the side effects that follow from them (never before).
+   *
+   * @param before the state they are written on (the meters tell what changed)
+   * @param origin what brought the write about, when it decides fires (for the meters), or null
+   */
   @SafeVarargs
-  private EffectBuilder<Event, State> persist(List<Event>... parts) {
+  private EffectBuilder<Event, State> persist(State before, Origin origin, List<Event>... parts) {
     List<Event> events = parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList();
-    return Effect().persist(events).thenRun(s -> afterPersist(s, events));
+    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, events));
   }
 
   /** Carries out a decision: the refusal, or the events (if any) and then the reply. */
   private <R> ReplyEffect<Event, State> run(State state, Decided<R> d, ActorRef<StatusReply<R>> replyTo) {
+    return run(state, null, d, replyTo);
+  }
+
+  /** Carries out a decision that decides fires, brought about by origin (see {@link NodeMeters}). */
+  private <R> ReplyEffect<Event, State> run(State state, Origin origin, Decided<R> d, ActorRef<StatusReply<R>> replyTo) {
     if (d.refused()) {
       return Effect().reply(replyTo, StatusReply.error(d.refusal()));
     }
     if (d.events().isEmpty()) {
       return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state)));
     }
-    return persist(d.events()).thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s)));
+    return persist(state, origin, d.events()).thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s)));
   }
 
   /**
    * Decides on the state with dead attempts settled first, in the same write, so an attempt whose
    * executor died with its node never counts as the previous run (R6, R24).
    */
-  private <R> ReplyEffect<Event, State> settledFirst(State state, ActorRef<StatusReply<R>> replyTo,
+  private <R> ReplyEffect<Event, State> settledFirst(State state, Origin origin, ActorRef<StatusReply<R>> replyTo,
       Function<State, Decided<R>> decide) {
     List<Event> settled = attempts.settle(state, env.executorAlive(), now());
-    return run(state, decide.apply(Evolve.fold(state, settled, hot)).after(settled), replyTo);
+    return run(state, origin, decide.apply(Evolve.fold(state, settled, hot)).after(settled), replyTo);
   }
 
   /**
@@ -258,7 +272,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     Decided<FireOutcome> decided = fires.fire(s, cmd, now());
     Decided<FireOutcome> d = decided.after(settled);
     if (d.refused() || !dispatch.hasExecutor() || !Reactions.startsAtOnce(s, decided.events())) {
-      return run(state, d, cmd.replyTo());
+      return run(state, Origin.of(cmd.kind()), d, cmd.replyTo());
     }
     held = new Held(cmd, d, s);
     timers.startSingleTimer(OFFER_TIMER, new OfferUnanswered(cmd.window().value()), settings.offerTimeout());
@@ -280,13 +294,13 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     timers.cancel(OFFER_TIMER);
     ActorRef<StatusReply<FireOutcome>> trigger = h.fire().replyTo();
     if (!(cmd instanceof Admitted a)) {
-      return persist(h.decided().events())
+      return persist(state, Origin.of(h.fire().kind()), h.decided().events())
           .thenReply(trigger, s -> StatusReply.success(h.decided().reply().apply(s))).thenUnstashAll();
     }
     List<Event> events = new ArrayList<>(h.decided().events());
     AttemptStarted started = attempts.firstStart(h.decidedOn(), window, a.executorId(), now());
     events.add(started);
-    return persist(events)
+    return persist(state, Origin.of(h.fire().kind()), events)
         .thenRun(s -> trigger.tell(StatusReply.success(h.decided().reply().apply(s))))
         .thenReply(a.replyTo(), s -> new Executor.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, started)))
         .thenUnstashAll();
@@ -299,20 +313,20 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       return Effect().reply(cmd.replyTo(),
           new Executor.Declined(taskId, cmd.window().value(), ((RefusedException) d.refusal()).reason(), d.refusal().getMessage()));
     }
-    return persist(d.events()).thenReply(cmd.replyTo(),
+    return persist(state, null, d.events()).thenReply(cmd.replyTo(),
         s -> new Executor.Started(s.spec().job(), s.spec().zone(), d.reply().apply(s)));
   }
 
   private ReplyEffect<Event, State> onWake(State state, Wake cmd) {
     dispatch.forgetOffers(); // whatever was offered before is offered again (the executor ignores what it holds)
     leases.forgetAll(); // and every lease timer re-armed by the clock now (it may have stepped)
-    return persist(attempts.dueRetries(state, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return persist(state, null, attempts.dueRetries(state, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
   private ReplyEffect<Event, State> onLeaseTimer(State state, LeaseTimer cmd) {
     leases.fired(cmd.window());
     List<Event> events = attempts.settle(state, env.executorAlive(), now());
-    return persist(events).thenNoReply(); // a timer early by the clock is armed again after the (empty) write
+    return persist(state, null, events).thenNoReply(); // a timer early by the clock is armed again after the (empty) write
   }
 
   private ReplyEffect<Event, State> onGetWindow(State state, GetWindow cmd) {
@@ -332,7 +346,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   // ---------------------------------------------------------------------------------------------
   // After a persist: only ever from persisted state (principle 1), as Reactions decides.
 
-  private void afterPersist(State state, List<Event> events) {
+  private void afterPersist(State before, Origin origin, State state, List<Event> events) {
+    env.meters().written(taskId, origin, before, state, events);
     Reactions.alerts(taskId, state, events, env.repeatedSkipAlert()).forEach(a -> env.raise(a, log));
     if (env.executor() != null) {
       Reactions.cancels(taskId, events).forEach(env.executor()::tell);

@@ -15,13 +15,21 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param executorAlive whether the executor with this identity still runs (an attempt whose executor
  *     is gone is timed out at once instead of at its lease's end)
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
+ * @param meters the node's meters ({@link NodeMeters#NONE} in unit tests)
  */
 public record TaskEnv(
     ActorRef<TriggerActor.Command> trigger,
     ActorRef<Executor.Command> executor,
     AlertSink alerts,
     Predicate<String> executorAlive,
-    int repeatedSkipAlert) {
+    int repeatedSkipAlert,
+    NodeMeters meters) {
+
+  /** Without meters (they record nothing): for unit tests of the entity. */
+  public TaskEnv(ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, AlertSink alerts,
+      Predicate<String> executorAlive, int repeatedSkipAlert) {
+    this(trigger, executor, alerts, executorAlive, repeatedSkipAlert, NodeMeters.NONE);
+  }
 
   /**
    * Logs an alert (a final failure as an error, the rest as warnings) and hands it to the sink; a

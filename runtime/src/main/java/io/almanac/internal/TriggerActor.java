@@ -202,6 +202,7 @@ public final class TriggerActor
   private final Duration recentFireGrace;
   private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
   private final AlertSink alerts;
+  private final NodeMeters meters;
   // Ordered by due instant; an entry that is replaced is removed (O(log n)), so the queue holds at
   // most two entries per task plus the catch-up fires being handed over.
   private final TreeSet<Due> queue = new TreeSet<>((a, b) -> {
@@ -244,8 +245,22 @@ public final class TriggerActor
    */
   public static Behavior<Command> create(Clock clock, TriggerSettings settings, TaskSettings taskSettings,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks, AlertSink alerts) {
+    return create(clock, settings, taskSettings, tasks, alerts, NodeMeters.NONE);
+  }
+
+  /**
+   * @param clock where time comes from
+   * @param settings the trigger's settings
+   * @param taskSettings the tasks' settings (the on-time grace)
+   * @param tasks how to reach a task entity by id
+   * @param alerts where a task set aside is reported
+   * @param meters the meters of the node it runs on (its fires' answers)
+   * @return the trigger's behavior
+   */
+  public static Behavior<Command> create(Clock clock, TriggerSettings settings, TaskSettings taskSettings,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks, AlertSink alerts, NodeMeters meters) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new TriggerActor(ctx, timers, clock, settings, taskSettings.recentFireGrace(), tasks, alerts)));
+        new TriggerActor(ctx, timers, clock, settings, taskSettings.recentFireGrace(), tasks, alerts, meters)));
   }
 
   private TriggerActor(
@@ -255,7 +270,8 @@ public final class TriggerActor
       TriggerSettings settings,
       Duration recentFireGrace,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
-      AlertSink alerts) {
+      AlertSink alerts,
+      NodeMeters meters) {
     super(PERSISTENCE_ID, SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 0.2));
     this.ctx = ctx;
     this.timers = timers;
@@ -264,6 +280,7 @@ public final class TriggerActor
     this.recentFireGrace = recentFireGrace;
     this.tasks = tasks;
     this.alerts = Objects.requireNonNull(alerts, "alerts");
+    this.meters = Objects.requireNonNull(meters, "meters");
   }
 
   @Override
@@ -779,6 +796,9 @@ public final class TriggerActor
 
   private Effect<Event, State> onFireDone(State state, FireDone m) {
     FireKey key = m.key();
+    if (m.outcome() != null || m.error() != null) {
+      meters.fired(key.kind(), m.outcome() != null ? "acknowledged" : m.error() instanceof RefusedException ? "refused" : "unanswered");
+    }
     String id = key.taskId() + "|" + key.window();
     if (m.error() != null) {
       if (m.error() instanceof RefusedException r && r.reason() == RefusedException.Reason.REMOVED) {

@@ -1,0 +1,219 @@
+package io.almanac;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.testkit.SettableClock;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The node's meters, read from a SimpleMeterRegistry given to the builder, on a one-node cluster
+ * with the in-memory journal and a SettableClock (as {@link AlmanacNodeTest}).
+ */
+@ExtendWith(LogCapturingExtension.class)
+class NodeMetersTest {
+
+  private static final Instant DAY1 = Instant.parse("2026-11-29T00:00:00Z"); // 08:00 Asia/Shanghai
+  private static final Instant DAY2 = Instant.parse("2026-11-30T00:00:00Z");
+
+  private ActorTestKit testKit;
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  @AfterEach
+  void stop() {
+    if (testKit != null) {
+      testKit.shutdownTestKit();
+    }
+  }
+
+  private static <T> T await(CompletionStage<T> stage) {
+    return stage.toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
+  }
+
+  private void eventually(Runnable assertion) {
+    TestProbe<Object> probe = testKit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(20), Duration.ofMillis(20), () -> {
+      assertion.run();
+      return null;
+    });
+  }
+
+  private double counter(String name, String... tags) {
+    Counter c = registry.find(name).tags(tags).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  private long timerCount(String name, String... tags) {
+    Timer t = registry.find(name).tags(tags).timer();
+    return t == null ? 0 : t.count();
+  }
+
+  private double gauge(String name, String... tags) {
+    return registry.get(name).tags(tags).gauge().value();
+  }
+
+  @Test
+  @DisplayName("a task that succeeds, one that fails finally and one that fails after a retry: decisions by kind, "
+      + "attempts by outcome, job durations per task, the trigger's lag, the intervention queue and a paused skip")
+  void succeededAndFinallyFailed() {
+    testKit = ActorTestKit.create("meters-test", AlmanacNodeTest.config("almanac.executor.backlog-burst-per-task = 10"));
+    AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    AgentJob bad = ctx -> CompletableFuture.completedFuture(JobResult.failure("model returned malformed JSON"));
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry)
+        .job("ok", ok).job("bad", bad).start();
+    assertTrue(almanac.meterRegistry().getRegistries().contains(registry), "the given registry is a member of the node's");
+    await(almanac.registerAll(List.of(
+        TaskSpec.builder("ok-task").cron("0 0 8 * * ? Asia/Shanghai").job("ok").build(),
+        TaskSpec.builder("failing").cron("0 0 8 * * ? Asia/Shanghai").job("bad").build(),
+        TaskSpec.builder("flaky").cron("0 0 8 * * ? Asia/Shanghai").job("bad").retry(RetryPolicy.immediate()).maxRetries(1)
+            .build())));
+    assertEquals(0.0, gauge("almanac.intervention.queue"));
+
+    clock.set(DAY1);
+    eventually(() -> {
+      assertEquals(1.0, counter("almanac.attempts", "outcome", "succeeded"));
+      assertEquals(3.0, counter("almanac.attempts", "outcome", "failed"), "failing once, flaky twice");
+      assertEquals(2.0, gauge("almanac.intervention.queue"), "failing and flaky are FINAL_FAILED");
+    });
+    assertEquals(3.0, counter("almanac.decisions", "kind", "on_time", "decision", "scheduled", "reason", "none"));
+    eventually(() -> assertEquals(3.0, counter("almanac.fires", "kind", "on_time", "result", "acknowledged")));
+    assertEquals(1.0, counter("almanac.decisions", "kind", "retry", "decision", "scheduled", "reason", "none"));
+    assertEquals(3.0, counter("almanac.attempts.started", "kind", "first"));
+    assertEquals(1.0, counter("almanac.attempts.started", "kind", "retry"));
+    assertEquals(1.0, counter("almanac.retries.scheduled"));
+    assertEquals(2.0, counter("almanac.windows.final.failed"));
+    assertEquals(1, timerCount("almanac.job.duration", "task", "ok-task"));
+    assertEquals(1, timerCount("almanac.job.duration", "task", "failing"));
+    assertEquals(2, timerCount("almanac.job.duration", "task", "flaky"));
+    assertEquals(3, timerCount("almanac.trigger.lag"), "one per on-time first attempt, none for the retry");
+    assertEquals(0.0, counter("almanac.lease.expiries", "cause", "lease_expired"));
+    eventually(() -> { // set by the executor as it reports, which may be a moment after the entity records the result
+      assertEquals(0.0, gauge("almanac.backlog", "queue", "fresh"));
+      assertEquals(0.0, gauge("almanac.executor.running"));
+    });
+
+    // the operator resolves one: the queue shrinks; a paused task's window is a skip with its reason
+    await(almanac.resolve("failing", WindowKey.of("2026-11-29"), "sent by hand"));
+    eventually(() -> assertEquals(1.0, gauge("almanac.intervention.queue")));
+    await(almanac.pause("ok-task"));
+    clock.set(DAY2);
+    eventually(() -> assertEquals(1.0, counter("almanac.decisions", "kind", "on_time", "decision", "skipped",
+        "reason", "paused")));
+    eventually(() -> assertEquals(3.0, gauge("almanac.intervention.queue"), "failing and flaky failed again on day 2"));
+    assertEquals(1.0, counter("almanac.attempts", "outcome", "succeeded"), "ok-task was paused");
+  }
+
+  @Test
+  @DisplayName("a lease that runs out counts as a lease expiry and a timed-out attempt; a cancelled running attempt as "
+      + "cancelled; an operator's run and backfill as manual and backfill decisions")
+  void leaseExpiryCancelAndOperatorDecisions() {
+    testKit = ActorTestKit.create("meters-lease-test", AlmanacNodeTest.config("almanac.executor.backlog-burst-per-task = 10"));
+    AgentJob hangs = ctx -> new CompletableFuture<>(); // never ends: its lease does, or the operator cancels it
+    AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry)
+        .job("hangs", hangs).job("ok", ok).start();
+    LeasePolicy oneMinute = new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(1), 1.5, 20);
+    await(almanac.registerAll(List.of(
+        TaskSpec.builder("stuck").cron("0 0 8 * * ? Asia/Shanghai").job("hangs").lease(oneMinute).build(),
+        TaskSpec.builder("cancelled").cron("0 0 8 * * ? Asia/Shanghai").job("hangs").build(),
+        TaskSpec.builder("operated").cron("0 0 8 * * ? Asia/Shanghai").job("ok").build())));
+    clock.set(DAY1);
+    eventually(() -> assertEquals(2.0, gauge("almanac.executor.running"), "stuck and cancelled run"));
+    await(almanac.cancel("cancelled", WindowKey.of("2026-11-29"), "bad input"));
+    eventually(() -> assertEquals(1.0, counter("almanac.attempts", "outcome", "cancelled")));
+    clock.set(DAY1.plus(Duration.ofMinutes(2)));
+    eventually(() -> {
+      assertEquals(1.0, counter("almanac.lease.expiries", "cause", "lease_expired"));
+      assertEquals(1.0, counter("almanac.attempts", "outcome", "timed_out"));
+      assertEquals(1.0, gauge("almanac.intervention.queue"), "stuck is FINAL_FAILED (not retried)");
+    });
+    assertEquals(0.0, counter("almanac.lease.expiries", "cause", "executor_gone"));
+    assertEquals(0, timerCount("almanac.job.duration", "task", "stuck"), "a timed-out attempt has no job duration");
+
+    // operated: day 1 succeeded on time; day 2, paused, is skipped and then run by hand
+    await(almanac.pause("operated"));
+    clock.set(DAY2);
+    eventually(() -> assertEquals(1.0, counter("almanac.decisions", "kind", "on_time", "decision", "skipped",
+        "reason", "paused")));
+    await(almanac.resume("operated"));
+    await(almanac.runNow("operated"));
+    eventually(() -> assertEquals(1.0, counter("almanac.decisions", "kind", "manual", "decision", "scheduled",
+        "reason", "none")));
+    // days 3 and 4 pass while nothing fires them on time: missed as catch-ups (the tasks do not catch up), then
+    // backfilled by the operator
+    clock.set(Instant.parse("2026-12-02T01:00:00Z"));
+    eventually(() -> assertTrue(counter("almanac.decisions", "kind", "catch_up", "decision", "missed",
+        "reason", "backfill_not_allowed") >= 2));
+    eventually(() -> assertEquals(InstanceStatus.MISSED, await(almanac.windows("operated")).stream()
+        .filter(w -> w.window().value().equals("2026-12-02")).findFirst().orElseThrow().status()));
+    await(almanac.backfill("operated", DAY2, Instant.parse("2026-12-02T00:00:00Z")));
+    eventually(() -> assertEquals(2.0, counter("almanac.decisions", "kind", "backfill", "decision", "scheduled",
+        "reason", "none")));
+    assertEquals(0.0, counter("almanac.decisions", "kind", "catch_up", "decision", "scheduled", "reason", "none"));
+  }
+
+  @Test
+  @DisplayName("the backlog gauge counts windows waiting for the executor's only slot; running jobs are a gauge too")
+  void backlogGauge() {
+    testKit = ActorTestKit.create("meters-backlog-test", AlmanacNodeTest.config(
+        "almanac.executor { max-concurrent = 1, start-ahead = 0 }"));
+    CompletableFuture<JobResult> release = new CompletableFuture<>();
+    AtomicInteger runs = new AtomicInteger();
+    AgentJob held = ctx -> {
+      runs.incrementAndGet();
+      return release;
+    };
+    AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry)
+        .job("held", held).job("ok", ok).start();
+    await(almanac.register(TaskSpec.builder("holder").cron("0 0 8 * * ? Asia/Shanghai").job("held").build()));
+    await(almanac.register(TaskSpec.builder("waiter").cron("0 30 8 * * ? Asia/Shanghai").job("ok").build()));
+    clock.set(DAY1);
+    eventually(() -> assertEquals(1.0, gauge("almanac.executor.running")));
+    clock.set(DAY1.plus(Duration.ofMinutes(30)));
+    eventually(() -> assertEquals(1.0, gauge("almanac.backlog", "queue", "fresh"), "waiter waits for the slot"));
+    release.complete(JobResult.success("done"));
+    eventually(() -> {
+      assertEquals(2.0, counter("almanac.attempts", "outcome", "succeeded"));
+      assertEquals(0.0, gauge("almanac.backlog", "queue", "fresh"));
+      assertEquals(0.0, gauge("almanac.executor.running"));
+    });
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  @DisplayName("without a registry the node owns a composite one; a projection-lag gauge can be registered on it later")
+  void defaultRegistryAndProjectionLag() {
+    testKit = ActorTestKit.create("meters-default-test", AlmanacNodeTest.config(""));
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).start();
+    assertNotNull(almanac.meterRegistry());
+    assertTrue(almanac.meterRegistry().getRegistries().isEmpty());
+    assertSame(almanac.meterRegistry(), io.almanac.internal.NodeMeters.of(testKit.system()).registry(),
+        "the journal and a projection find the node's meters through its ActorSystem");
+    MeterRegistry later = new SimpleMeterRegistry();
+    almanac.meterRegistry().add(later);
+    io.almanac.internal.NodeMeters.of(testKit.system()).projectionLag(() -> Duration.ofMillis(1500));
+    assertEquals(1.5, later.get("almanac.projection.lag").timeGauge().value(TimeUnit.SECONDS));
+    assertEquals(0.0, later.get("almanac.intervention.queue").gauge().value(), "meters made before the member was added");
+  }
+}
