@@ -22,10 +22,16 @@ final class DashboardRoutes extends AllDirectives {
       RawHeader.create("X-Content-Type-Options", "nosniff"),
       RawHeader.create("Cache-Control", "no-cache"));
 
-  /** @return {@code GET /} (the page) and {@code GET /dashboard/*} (its assets) */
+  /**
+   * The paths are matched before the method: a {@code get} that passes cancels the other routes'
+   * method rejections, and a POST-only API path asked with GET would answer 404 instead of 405.
+   *
+   * @return {@code GET /} (the page) and {@code GET /dashboard/*} (its assets)
+   */
   Route routes() {
-    return get(() -> respondWithHeaders(HEADERS, () -> concat(
-        pathSingleSlash(() -> getFromResource(DIR + "/index.html", ContentTypes.TEXT_HTML_UTF8)),
-        pathPrefix("dashboard", () -> getFromResourceDirectory(DIR)))));
+    return concat(
+        pathSingleSlash(() -> get(() -> respondWithHeaders(HEADERS,
+            () -> getFromResource(DIR + "/index.html", ContentTypes.TEXT_HTML_UTF8)))),
+        pathPrefix("dashboard", () -> get(() -> respondWithHeaders(HEADERS, () -> getFromResourceDirectory(DIR)))));
   }
 }
