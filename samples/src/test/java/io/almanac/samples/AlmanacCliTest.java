@@ -227,6 +227,31 @@ class AlmanacCliTest {
 
   @Test
   @Order(9)
+  @DisplayName("run, backfill --dry-run (a table of decisions, nothing started) and cancel refused for a finished window")
+  void runBackfillCancel() throws Exception {
+    Run dry = cli("--token", ApiTestNode.TOKEN, "backfill", ApiTestNode.DIGEST, "--from", "2026-11-26T00:00:00Z",
+        "--to", "2026-11-28T00:00:00Z", "--dry-run");
+    assertEquals(0, dry.code(), dry.toString());
+    assertTrue(dry.out().startsWith(ApiTestNode.DIGEST + " backfill (2026-11-26T00:00:00Z, 2026-11-28T00:00:00Z]"), dry.toString());
+    assertTrue(dry.out().contains("(dry run: nothing started)") && dry.out().contains("WINDOW") && dry.out().contains("DECISION"),
+        dry.toString());
+    Run dryJson = cli("--token", ApiTestNode.TOKEN, "--json", "backfill", ApiTestNode.DIGEST, "--from", "2026-11-26T00:00:00Z",
+        "--to", "2026-11-28T00:00:00Z", "--dry-run");
+    assertEquals(2, json.readTree(dryJson.out()).get("windows").size(), dryJson.toString());
+    Run badRange = cli("--token", ApiTestNode.TOKEN, "backfill", ApiTestNode.DIGEST, "--from", "yesterday", "--to", "2026-11-28T00:00:00Z");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, badRange.code(), badRange.toString());
+    assertTrue(badRange.err().contains("yesterday"), badRange.toString());
+
+    Run run = cli("--token", ApiTestNode.TOKEN, "run", ApiTestNode.DIGEST);
+    assertEquals(0, run.code(), run.toString());
+    assertTrue(run.out().startsWith(ApiTestNode.DIGEST + " " + ApiTestNode.DAY + ": "), run.toString());
+
+    Run cancel = cli("--token", ApiTestNode.TOKEN, "cancel", ApiTestNode.MINUTELY, ApiTestNode.SKIPPED_WINDOW, "--reason", "not needed");
+    assertEquals(AlmanacCli.EXIT_REFUSED, cancel.code(), cancel.toString());
+  }
+
+  @Test
+  @Order(10)
   @DisplayName("the help lists the commands and the exit codes; no command with the demo's options runs the demo")
   void help() {
     Run h = raw("--help");
