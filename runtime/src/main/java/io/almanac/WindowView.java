@@ -25,6 +25,7 @@ import java.util.Map;
  * @param effects the window's effect ledger (R19): effect key to recorded value
  * @param createdAt when the instance was created
  * @param updatedAt when it last changed
+ * @param startedAt when the current or last attempt started, or null before the first
  */
 public record WindowView(
     String taskId,
@@ -44,4 +45,36 @@ public record WindowView(
     String reason,
     Map<String, String> effects,
     Instant createdAt,
-    Instant updatedAt) {}
+    Instant updatedAt,
+    Instant startedAt) {
+
+  /**
+   * A view without the attempt's start time ({@code startedAt} null), as views were before it was
+   * added.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt's number
+   * @param retries how many retries have been scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease expiry, or null
+   * @param retryDueAt when the next retry is due, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's output, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, null);
+  }
+}

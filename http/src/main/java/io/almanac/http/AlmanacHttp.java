@@ -46,9 +46,12 @@ public final class AlmanacHttp extends AllDirectives {
   private final ActorSystem<?> system;
   private final Almanac almanac;
 
-  private AlmanacHttp(ActorSystem<?> system, Almanac almanac) {
+  private final ApiRoutes api;
+
+  private AlmanacHttp(ActorSystem<?> system, Almanac almanac, ApiRoutes api) {
     this.system = system;
     this.almanac = almanac;
+    this.api = api;
   }
 
   /**
@@ -110,8 +113,21 @@ public final class AlmanacHttp extends AllDirectives {
    * @throws InvalidSpecException when a setting is wrong, before anything is bound
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac) {
+    return start(system, almanac, new AlmanacWindowSource(almanac));
+  }
+
+  /**
+   * Binds the endpoints as {@code almanac.http} says, {@code GET /api/windows} reading from {@code windows}.
+   *
+   * @param system the node's ActorSystem
+   * @param almanac the node
+   * @param windows where {@code /api/windows} finds windows (the SQL instance table, or {@link AlmanacWindowSource})
+   * @return the binding (its local address says the port, when 0 was configured)
+   * @throws InvalidSpecException when a setting is wrong, before anything is bound
+   */
+  public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac, WindowSource windows) {
     Settings settings = Settings.from(system.settings().config());
-    Route route = new AlmanacHttp(system, almanac).routes();
+    Route route = new AlmanacHttp(system, almanac, ApiRoutes.of(almanac, windows, system.settings().config())).routes();
     return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
@@ -123,11 +139,12 @@ public final class AlmanacHttp extends AllDirectives {
         });
   }
 
-  /** The routes. */
+  /** The routes; every error (an unknown path too) as problem+json ({@link Problems}). */
   Route routes() {
-    return concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), pathPrefix("health", () -> concat(
-        path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
-        path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
+    return Problems.handled(concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
+        pathPrefix("health", () -> concat(
+            path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
+            path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))))));
   }
 
   private Route answer(boolean ok, NodeHealth health) {

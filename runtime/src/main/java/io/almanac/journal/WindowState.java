@@ -85,7 +85,7 @@ public record WindowState(
    */
   public WindowView view(String taskId, int maxRetries) {
     return new WindowView(taskId, WindowKey.of(key), start, end, dueAt, status, runKind, attempt, retries, maxRetries,
-        leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt);
+        leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt);
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */

@@ -354,4 +354,43 @@ class EventSerializationTest {
     TaskJournal.State empty = TaskJournal.State.empty(100);
     assertEquals(empty, roundTrip(empty));
   }
+
+  @Test
+  @DisplayName("a window list (the answer of windows()) round-trips with the attempt's start; one from a node that "
+      + "did not send it reads with startedAt null")
+  void windowListRoundTrips() {
+    io.almanac.WindowView view = new io.almanac.WindowView("t", io.almanac.WindowKey.of(W), AT, AT.plusSeconds(60), AT,
+        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of("k", "v"), AT, AT,
+        AT.plusSeconds(1));
+    TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
+    assertEquals(list, roundTrip(list));
+    Serializer serializer = serialization.findSerializerFor(list);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(list);
+    String json = new String(serialization.serialize(list).get(), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(json.contains("\"startedAt\""), json);
+    String older = json.replaceAll(",?\"startedAt\":\"[^\"]*\"", "");
+    TaskProtocol.WindowList read = (TaskProtocol.WindowList) serialization.deserialize(
+        older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    assertEquals(null, read.windows().get(0).startedAt(), older);
+    assertEquals(view.window(), read.windows().get(0).window());
+  }
+
+  @Test
+  @DisplayName("a task's view (the answer of task()) round-trips with archivedThrough; one from a node that did not send "
+      + "it reads with null")
+  void taskInfoRoundTrips() {
+    io.almanac.TaskView view = new io.almanac.TaskView(fullSpec(), true, 3, 7, 1, 5, Duration.ofSeconds(2),
+        Duration.ofMinutes(2), Duration.ofHours(1), false, AT.plusSeconds(3600), null, AT.minusSeconds(86_400));
+    TaskProtocol.TaskInfo info = new TaskProtocol.TaskInfo(view);
+    assertEquals(info, roundTrip(info));
+    Serializer serializer = serialization.findSerializerFor(info);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(info);
+    String json = new String(serialization.serialize(info).get(), java.nio.charset.StandardCharsets.UTF_8);
+    String older = json.replaceAll(",?\"archivedThrough\":\"[^\"]*\"", "");
+    assertTrue(!older.equals(json), json);
+    TaskProtocol.TaskInfo read = (TaskProtocol.TaskInfo) serialization.deserialize(
+        older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    assertEquals(null, read.view().archivedThrough(), older);
+    assertEquals(view.spec(), read.view().spec());
+  }
 }

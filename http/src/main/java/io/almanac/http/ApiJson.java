@@ -1,0 +1,91 @@
+package io.almanac.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.almanac.InstanceStatus;
+import io.almanac.TaskSpec;
+import io.almanac.TaskView;
+import io.almanac.WindowView;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+
+/** The API's JSON shapes of a task and a window (docs/http-api.md). Pure. */
+final class ApiJson {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private ApiJson() {}
+
+  /**
+   * {@code {"id","zone","schedule","window","paused","removed","nextFireUtc","nextFireLocal",
+   * "interventionQueue","hotWindows","p99Millis","leaseMillis"}}: the next fire as a UTC instant and
+   * as an ISO offset date-time in the task's zone.
+   */
+  static ObjectNode task(TaskView view) {
+    TaskSpec spec = view.spec();
+    ObjectNode n = JSON.createObjectNode();
+    n.put("id", spec.id());
+    n.put("zone", spec.zone());
+    n.put("schedule", spec.oneShot() ? "once " + spec.once() : spec.cron());
+    n.put("window", spec.window());
+    n.put("paused", view.paused());
+    n.put("removed", view.removed());
+    n.put("nextFireUtc", text(view.nextDue()));
+    n.put("nextFireLocal", local(view.nextDue(), spec.zone()));
+    n.put("interventionQueue", view.interventionQueue());
+    n.put("hotWindows", view.hotWindows());
+    putMillis(n, "p99Millis", view.p99());
+    putMillis(n, "leaseMillis", view.lease());
+    return n;
+  }
+
+  /**
+   * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
+   * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt"}}: {@code startedAt}
+   * is when the current or last attempt started; {@code finishedAt} is the last change of a window
+   * that is done or waits for an operator, else null.
+   */
+  static ObjectNode window(WindowView w) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("task", w.taskId());
+    n.put("window", w.window().value());
+    n.put("start", text(w.start()));
+    n.put("end", text(w.end()));
+    n.put("status", w.status() == null ? null : w.status().name());
+    n.put("runKind", w.runKind() == null ? null : w.runKind().name());
+    n.put("attempt", w.attempt());
+    n.put("retries", w.retries());
+    n.put("maxRetries", w.maxRetries());
+    n.put("summary", w.summary());
+    n.put("reason", w.reason());
+    n.put("dueAt", text(w.dueAt()));
+    n.put("startedAt", text(w.startedAt()));
+    boolean finished = w.status() != null && (w.status().isTerminal() || w.status() == InstanceStatus.FINAL_FAILED);
+    n.put("finishedAt", finished ? text(w.updatedAt()) : null);
+    n.put("createdAt", text(w.createdAt()));
+    n.put("updatedAt", text(w.updatedAt()));
+    return n;
+  }
+
+  static String text(Instant t) {
+    return t == null ? null : t.toString();
+  }
+
+  /** An instant as an ISO offset date-time in a zone, e.g. {@code 2026-11-30T08:30:00+08:00}. */
+  static String local(Instant t, String zone) {
+    if (t == null || zone == null) {
+      return null;
+    }
+    return DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.atZone(ZoneId.of(zone)).toOffsetDateTime());
+  }
+
+  private static void putMillis(ObjectNode n, String field, Duration d) {
+    if (d == null) {
+      n.putNull(field);
+    } else {
+      n.put(field, d.toMillis());
+    }
+  }
+}

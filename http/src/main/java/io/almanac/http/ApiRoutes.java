@@ -1,0 +1,347 @@
+package io.almanac.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import io.almanac.Almanac;
+import io.almanac.InstanceStatus;
+import io.almanac.InvalidSpecException;
+import io.almanac.RefusedException;
+import io.almanac.TaskSpec;
+import io.almanac.TaskView;
+import io.almanac.WindowKey;
+import io.almanac.WindowView;
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.Schedules;
+import io.almanac.schedule.TaskSchedule;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * The HTTP API's reads and actions (docs/http-api.md), over the Java API: {@code GET /api/tasks},
+ * {@code /api/tasks/{task}}, {@code /api/windows} (from a {@link WindowSource}), {@code /api/queue},
+ * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer
+ * <almanac.http.token>}, {@code POST} pause, resume, run, backfill (with {@code dryRun}), retry,
+ * resolve and cancel. Every error is a {@link Problem} (see {@link Problems}); a refused call
+ * changes nothing: the calls that would mark a task active in the trigger (run, backfill, retry)
+ * first make sure the task is known and not removed (and a retried window known and retryable), and
+ * a backfill's range is checked before it is sent.
+ */
+public final class ApiRoutes extends AllDirectives {
+
+  private static final long MAX_BODY_BYTES = 64 * 1024;
+
+  private final Almanac almanac;
+  private final WindowSource windows;
+  private final byte[] tokenDigest;
+  private final int maxBackfillWindows;
+
+  /**
+   * @param almanac the node
+   * @param windows where {@code /api/windows} reads from
+   * @param token the bearer token of mutating calls; empty: every mutating call is refused (401)
+   * @param maxBackfillWindows the most windows one backfill (or dry run) may cover
+   */
+  public ApiRoutes(Almanac almanac, WindowSource windows, String token, int maxBackfillWindows) {
+    this.almanac = almanac;
+    this.windows = windows;
+    this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
+    if (maxBackfillWindows < 1) {
+      throw new InvalidSpecException("almanac.http.max-backfill-windows", maxBackfillWindows, "must be >= 1");
+    }
+    this.maxBackfillWindows = maxBackfillWindows;
+  }
+
+  /**
+   * @param almanac the node
+   * @param windows where {@code /api/windows} reads from
+   * @param config the node's configuration ({@code almanac.http.token}, {@code almanac.http.max-backfill-windows})
+   * @return the routes' owner
+   * @throws InvalidSpecException naming the key and the value of a wrong setting
+   */
+  public static ApiRoutes of(Almanac almanac, WindowSource windows, Config config) {
+    String key = "almanac.http.max-backfill-windows";
+    int max;
+    try {
+      max = config.getInt(key);
+    } catch (ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing (this module's reference.conf sets it: is it on the class path?)");
+    } catch (ConfigException e) {
+      throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be an integer");
+    }
+    return new ApiRoutes(almanac, windows, AlmanacHttp.Settings.from(config).token(), max);
+  }
+
+  /** @return the routes under {@code /api} */
+  public Route routes() {
+    return pathPrefix("api", () -> concat(
+        path("tasks", () -> get(this::listTasks)),
+        path("windows", () -> get(() -> parameterMultiMap(this::listWindows))),
+        path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(windowList(ws))))),
+        pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
+  }
+
+  private Route taskRoutes(String task) {
+    return concat(
+        pathEnd(() -> get(() -> answer(() -> taskView(task), task, null, v -> ok(ApiJson.task(v))))),
+        path("pause", () -> post(() -> authorized(() -> answer(() -> known(task).thenCompose(v -> almanac.pause(task)),
+            task, null, d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", true)))))),
+        path("resume", () -> post(() -> authorized(() -> answer(() -> known(task).thenCompose(v -> almanac.resume(task)),
+            task, null, d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", false)))))),
+        path("run", () -> post(() -> authorized(() -> answer(() -> active(task).thenCompose(v -> almanac.runNow(task)),
+            task, null, f -> ok(ApiJson.JSON.createObjectNode().put("window", f.window().value())
+                .put("decision", f.decision().name()).put("reason", f.reason())))))),
+        path("backfill", () -> post(() -> authorized(() -> body(Set.of("from", "to", "dryRun"), b -> backfill(task, b))))),
+        pathPrefix("windows", () -> pathPrefix(PathMatchers.segment(), window -> windowRoutes(task, window))));
+  }
+
+  private Route windowRoutes(String task, String window) {
+    return concat(
+        pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> ok(ApiJson.window(w))))),
+        path("retry", () -> post(() -> authorized(() -> answer(
+            () -> retryable(task, window).thenCompose(v -> almanac.retry(task, key(window))), task, window,
+            d -> ok(windowStatus(task, window, InstanceStatus.PENDING)))))),
+        path("resolve", () -> post(() -> authorized(() -> body(Set.of("note"), b -> {
+          String note = b.requiredText("note");
+          return answer(() -> known(task).thenCompose(v -> almanac.resolve(task, key(window), note)), task, window,
+              d -> ok(windowStatus(task, window, InstanceStatus.RESOLVED)));
+        })))),
+        path("cancel", () -> post(() -> authorized(() -> body(Set.of("reason"), b -> {
+          String reason = b.requiredText("reason");
+          return answer(() -> known(task).thenCompose(v -> almanac.cancel(task, key(window), reason)), task, window,
+              d -> ok(windowStatus(task, window, InstanceStatus.CANCELLED)));
+        })))));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+
+  private Route listTasks() {
+    return answer(() -> almanac.taskIds().thenCompose(ids -> {
+      List<CompletableFuture<TaskView>> all = new ArrayList<>();
+      for (String id : ids) {
+        all.add(almanac.task(id).toCompletableFuture());
+      }
+      return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
+          .thenApply(v -> all.stream().map(CompletableFuture::join).toList());
+    }), null, null, views -> {
+      ObjectNode root = ApiJson.JSON.createObjectNode();
+      ArrayNode tasks = root.putArray("tasks");
+      views.forEach(v -> tasks.add(ApiJson.task(v)));
+      return ok(root);
+    });
+  }
+
+  private Route listWindows(java.util.Map<String, List<String>> params) {
+    return answer(() -> windows.find(WindowFilter.parse(params)), null, null, page -> {
+      ObjectNode root = windowList(page.windows());
+      root.put("next", page.next());
+      return ok(root);
+    });
+  }
+
+  private static ObjectNode windowList(List<WindowView> list) {
+    ObjectNode root = ApiJson.JSON.createObjectNode();
+    ArrayNode out = root.putArray("windows");
+    list.forEach(w -> out.add(ApiJson.window(w)));
+    return root;
+  }
+
+  /** The task's view; a bad id is refused (400) before any ask. */
+  private CompletionStage<TaskView> taskView(String task) {
+    try {
+      TaskSpec.validateId(task);
+    } catch (InvalidSpecException e) {
+      return CompletableFuture.failedFuture(new Problem.Raised(Problem.invalid("task", task, "is not a task id: "
+          + e.reason())));
+    }
+    return almanac.task(task);
+  }
+
+  /** The task, known (else 404). */
+  private CompletionStage<TaskView> known(String task) {
+    return taskView(task);
+  }
+
+  /** The task, known and not removed: checked before a call that marks it active in the trigger. */
+  private CompletionStage<TaskView> active(String task) {
+    return taskView(task).thenApply(v -> {
+      if (v.removed()) {
+        throw new RefusedException(RefusedException.Reason.REMOVED, "task '" + task + "' was removed at "
+            + v.removedAt() + ": its history answers queries; register it again to define it anew");
+      }
+      return v;
+    });
+  }
+
+  /**
+   * The window, known and one an operator may retry, checked before the retry marks the task active
+   * in the trigger; refused as the task refuses it.
+   */
+  private CompletionStage<WindowView> retryable(String task, String window) {
+    return active(task).thenCompose(v -> window(task, window)).thenApply(w -> {
+      if (!BackfillPlan.REOPENABLE.contains(w.status())) {
+        throw new RefusedException(RefusedException.Reason.CONFLICT, "window '" + w.window() + "' is " + w.status()
+            + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
+      }
+      return w;
+    });
+  }
+
+  private CompletionStage<WindowView> window(String task, String window) {
+    WindowKey key = key(window);
+    return taskView(task).thenCompose(v -> almanac.windows(task)).thenApply(list -> list.stream()
+        .filter(w -> w.window().equals(key)).findFirst()
+        .orElseThrow(() -> new RefusedException(RefusedException.Reason.UNKNOWN_WINDOW, "window '" + window
+            + "' is unknown for task '" + task + "' (the API shows the windows in the task's hot state)")));
+  }
+
+  private static WindowKey key(String window) {
+    try {
+      return WindowKey.of(window);
+    } catch (InvalidSpecException e) {
+      throw new Problem.Raised(Problem.invalid("window", window, e.reason()));
+    }
+  }
+
+  private static ObjectNode windowStatus(String task, String window, InstanceStatus status) {
+    return ApiJson.JSON.createObjectNode().put("task", task).put("window", window).put("status", status.name());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Backfill
+
+  private Route backfill(String task, JsonBody body) {
+    Instant from = body.requiredInstant("from");
+    Instant to = body.requiredInstant("to");
+    boolean dryRun = body.flag("dryRun");
+    if (!from.isBefore(to)) {
+      throw new Problem.Raised(Problem.invalid("from", from, "must be before to (" + to + "): the range is (from, to]"));
+    }
+    CompletionStage<List<BackfillPlan.Planned>> result = active(task).thenCompose(view -> {
+      TaskSchedule schedule;
+      try {
+        schedule = Schedules.of(view.spec());
+      } catch (InvalidSpecException e) {
+        throw new RefusedException(RefusedException.Reason.SCHEDULE_FAILED, "task '" + task + "': its schedule "
+            + "cannot be computed: " + e.getMessage());
+      }
+      List<DueWindow> due = BackfillPlan.windows(schedule, from, to, almanac.clock().instant(), maxBackfillWindows);
+      if (dryRun) {
+        return almanac.windows(task).thenApply(current -> BackfillPlan.plan(view, current, due));
+      }
+      return almanac.backfill(task, from, to).thenApply(decisions -> decisions.stream()
+          .map(f -> new BackfillPlan.Planned(f.window().value(), null, f.decision(), f.reason())).toList());
+    });
+    return answer(() -> result, task, null, planned -> {
+      ObjectNode root = ApiJson.JSON.createObjectNode();
+      root.put("task", task);
+      root.put("from", from.toString());
+      root.put("to", to.toString());
+      root.put("range", "(" + from + ", " + to + "]");
+      root.put("dryRun", dryRun);
+      ArrayNode out = root.putArray("windows");
+      for (BackfillPlan.Planned p : planned) {
+        out.addObject().put("window", p.window()).put("decision", p.decision().name()).put("reason", p.reason());
+      }
+      return ok(root);
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Plumbing
+
+  /**
+   * Answers a call's outcome: its JSON when it succeeds, its {@link Problem} when it fails (or
+   * throws before it starts).
+   */
+  private <T> Route answer(Supplier<CompletionStage<T>> call, String task, String window, Function<T, Route> ok) {
+    return onComplete(() -> {
+      try {
+        return call.get();
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }, t -> {
+      if (t.isSuccess()) {
+        return ok.apply(t.get());
+      }
+      return Problems.complete(Problems.of(t.failed().get(), task, window));
+    });
+  }
+
+  private Route ok(ObjectNode body) {
+    return complete(StatusCodes.OK, HttpEntities.create(ContentTypes.APPLICATION_JSON, body.toString()));
+  }
+
+  /** The call's JSON body, checked: missing, not JSON, another content type, or another field is refused. */
+  private Route body(Set<String> fields, Function<JsonBody, Route> inner) {
+    return extractStrictEntity(Duration.ofSeconds(10), MAX_BODY_BYTES, entity -> {
+      String text = entity.getData().utf8String();
+      if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+        return Problems.complete(new Problem(415, "unsupported-media-type", "Unsupported media type",
+            "Content-Type: " + entity.getContentType() + " is not supported: send application/json", "Content-Type",
+            entity.getContentType().toString()));
+      }
+      try {
+        return inner.apply(JsonBody.parse(text, fields));
+      } catch (Problem.Raised e) {
+        return Problems.complete(e.problem());
+      }
+    });
+  }
+
+  /** Runs the route only with {@code Authorization: Bearer <almanac.http.token>}; else 401. */
+  private Route authorized(Supplier<Route> inner) {
+    return optionalHeaderValueByName("Authorization", header -> {
+      Optional<String> problem = refusal(header);
+      return problem.isPresent() ? Problems.complete(Problem.unauthorized(problem.get())) : inner.get();
+    });
+  }
+
+  /** Why a mutating call is refused, or empty when its token is right (compared in constant time). */
+  Optional<String> refusal(Optional<String> header) {
+    if (tokenDigest == null) {
+      return Optional.of("mutating calls are refused: no token is configured (set almanac.http.token)");
+    }
+    if (header.isEmpty()) {
+      return Optional.of("a mutating call needs the header Authorization: Bearer <almanac.http.token>");
+    }
+    String value = header.get().trim();
+    if (!value.toLowerCase(Locale.ROOT).startsWith("bearer ")) {
+      return Optional.of("the Authorization header must be 'Bearer <almanac.http.token>'");
+    }
+    if (!MessageDigest.isEqual(tokenDigest, sha256(value.substring("bearer ".length()).trim()))) {
+      return Optional.of("wrong token");
+    }
+    return Optional.empty();
+  }
+
+  private static byte[] sha256(String text) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.almanac.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.Set;
+
+/**
+ * A request's JSON body, checked field by field: pure. Every refusal is a 400 {@link Problem}
+ * naming the field and the value: malformed JSON ({@code body}), a field that is not one of the
+ * call's, a field missing, of the wrong JSON type, or empty.
+ */
+final class JsonBody {
+
+  private final ObjectNode node;
+
+  private JsonBody(ObjectNode node) {
+    this.node = node;
+  }
+
+  /**
+   * @param text the body
+   * @param fields the fields the call takes
+   * @return the body
+   * @throws Problem.Raised when the body is missing, not JSON, not an object, or has another field
+   */
+  static JsonBody parse(String text, Set<String> fields) {
+    if (text == null || text.isBlank()) {
+      throw new Problem.Raised(Problem.invalid("body", text == null ? "" : text, "is required: a JSON object with "
+          + String.join(", ", new java.util.TreeSet<>(fields))));
+    }
+    JsonNode parsed;
+    try {
+      parsed = ApiJson.JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      String why = e.getOriginalMessage();
+      throw new Problem.Raised(Problem.invalid("body", text, "is not valid JSON: " + (why == null ? "" : why.lines()
+          .findFirst().orElse("")) + " (line " + (e.getLocation() == null ? "?" : e.getLocation().getLineNr()) + ", column "
+          + (e.getLocation() == null ? "?" : e.getLocation().getColumnNr()) + ")"));
+    }
+    if (!(parsed instanceof ObjectNode object)) {
+      throw new Problem.Raised(Problem.invalid("body", text, "must be a JSON object"));
+    }
+    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!fields.contains(name)) {
+        throw new Problem.Raised(Problem.invalid(name, object.get(name).toString(), "is not a field of this call (it takes "
+            + String.join(", ", new java.util.TreeSet<>(fields)) + ")"));
+      }
+    }
+    return new JsonBody(object);
+  }
+
+  /** A required, non-blank string field. */
+  String requiredText(String field) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isNull()) {
+      throw new Problem.Raised(Problem.invalid(field, null, "is required"));
+    }
+    if (!v.isTextual()) {
+      throw new Problem.Raised(Problem.invalid(field, v.toString(), "must be a JSON string"));
+    }
+    if (v.asText().isBlank()) {
+      throw new Problem.Raised(Problem.invalid(field, v.asText(), "must not be empty"));
+    }
+    return v.asText();
+  }
+
+  /** A required ISO-8601 instant. */
+  Instant requiredInstant(String field) {
+    return WindowFilter.instant(field, requiredText(field));
+  }
+
+  /** An optional boolean, false when absent. */
+  boolean flag(String field) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (!v.isBoolean()) {
+      throw new Problem.Raised(Problem.invalid(field, v.toString(), "must be true or false"));
+    }
+    return v.asBoolean();
+  }
+}

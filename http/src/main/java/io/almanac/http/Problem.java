@@ -1,0 +1,93 @@
+package io.almanac.http;
+
+/**
+ * One error answer of the HTTP API, as {@code application/problem+json} (RFC 9457): see
+ * docs/http-api.md. Thrown as {@link Problem.Raised} by the parsing code; answered by {@link Problems}.
+ *
+ * @param status the HTTP status
+ * @param kind the type's suffix: {@code invalid-input}, {@code unauthorized}, {@code not-found},
+ *     {@code refused}, {@code unavailable} (or {@code internal-error})
+ * @param title the type's title
+ * @param detail what happened, in words
+ * @param field the field (parameter, body field, path part) that was refused, or null
+ * @param value the value refused, as text (bounded, see {@link io.almanac.InvalidSpecException#echo}), or null
+ */
+public record Problem(int status, String kind, String title, String detail, String field, String value) {
+
+  /** The type URIs' common prefix. */
+  public static final String TYPE_PREFIX = "https://almanac.io/problems/";
+
+  /** @return the problem's type URI */
+  public String type() {
+    return TYPE_PREFIX + kind;
+  }
+
+  /**
+   * A bad parameter or body field (400); the detail reads {@code field: value reason}, as in the contract.
+   *
+   * @param field the field
+   * @param value the value given (may be null)
+   * @param reason why it is refused
+   * @return the problem
+   */
+  public static Problem invalid(String field, Object value, String reason) {
+    String text = value == null ? null : io.almanac.InvalidSpecException.echo(value);
+    return new Problem(400, "invalid-input", "Invalid input", field + ": " + text + " " + reason, field, text);
+  }
+
+  /**
+   * @param detail what is not there
+   * @param field the field naming it
+   * @param value its value
+   * @return a 404 problem
+   */
+  public static Problem notFound(String detail, String field, Object value) {
+    return new Problem(404, "not-found", "Not found", detail, field,
+        value == null ? null : io.almanac.InvalidSpecException.echo(value));
+  }
+
+  /**
+   * @param detail the node's refusal in words (the Java API's message)
+   * @param field the field naming what was refused
+   * @param value its value
+   * @return a 409 problem
+   */
+  public static Problem refused(String detail, String field, Object value) {
+    return new Problem(409, "refused", "Refused", detail, field,
+        value == null ? null : io.almanac.InvalidSpecException.echo(value));
+  }
+
+  /**
+   * @param detail why
+   * @return a 401 problem
+   */
+  public static Problem unauthorized(String detail) {
+    return new Problem(401, "unauthorized", "Unauthorized", detail, "Authorization", null);
+  }
+
+  /**
+   * @param detail what did not answer
+   * @return a 503 problem
+   */
+  public static Problem unavailable(String detail) {
+    return new Problem(503, "unavailable", "Unavailable", detail, null, null);
+  }
+
+  /** A problem thrown by pure parsing code, answered as it is. */
+  public static final class Raised extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Problem problem;
+
+    /** @param problem the problem to answer */
+    public Raised(Problem problem) {
+      super(problem.detail(), null, false, false);
+      this.problem = problem;
+    }
+
+    /** @return the problem */
+    public Problem problem() {
+      return problem;
+    }
+  }
+}

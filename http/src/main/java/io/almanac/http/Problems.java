@@ -1,0 +1,223 @@
+package io.almanac.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.almanac.AlmanacException;
+import io.almanac.IllegalTransitionException;
+import io.almanac.InvalidSpecException;
+import io.almanac.RefusedException;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.pekko.http.javadsl.model.ContentType;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.Directives;
+import org.apache.pekko.http.javadsl.server.ExceptionHandler;
+import org.apache.pekko.http.javadsl.server.MalformedQueryParamRejection;
+import org.apache.pekko.http.javadsl.server.MalformedRequestContentRejection;
+import org.apache.pekko.http.javadsl.server.MethodRejection;
+import org.apache.pekko.http.javadsl.server.RejectionHandler;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every error of the HTTP API as {@code application/problem+json} (RFC 9457), with the fields of
+ * docs/http-api.md ({@code type, title, status, detail, field, value}): the node's refusals mapped
+ * to their status, and pekko-http's own rejections (unknown path, method not allowed, missing or
+ * unsupported entity) and exceptions too, through {@link #handled(Route)}.
+ */
+public final class Problems {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Problems.class);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** {@code application/problem+json}. */
+  public static final ContentType.NonBinary PROBLEM_JSON =
+      MediaTypes.applicationWithFixedCharset("problem+json", org.apache.pekko.http.javadsl.model.HttpCharsets.UTF_8)
+          .toContentType();
+
+  /** "field 'value' is invalid: ..." as the Java API words an invalid argument. */
+  private static final Pattern INVALID = Pattern.compile("^(\\w+) '(.*?)' is invalid", Pattern.DOTALL);
+
+  private Problems() {}
+
+  /**
+   * @param problem the problem
+   * @return its JSON text
+   */
+  public static String json(Problem problem) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("type", problem.type());
+    root.put("title", problem.title());
+    root.put("status", problem.status());
+    root.put("detail", problem.detail());
+    if (problem.field() != null) {
+      root.put("field", problem.field());
+    }
+    if (problem.value() != null) {
+      root.put("value", problem.value());
+    }
+    return root.toString();
+  }
+
+  /**
+   * @param problem the problem
+   * @return the HTTP response answering it (401 with {@code WWW-Authenticate: Bearer})
+   */
+  public static HttpResponse response(Problem problem) {
+    HttpResponse response = HttpResponse.create().withStatus(problem.status())
+        .withEntity(HttpEntities.create(PROBLEM_JSON, json(problem)));
+    if (problem.status() == 401) {
+      response = response.addHeader(RawHeader.create("WWW-Authenticate", "Bearer realm=\"almanac\""));
+    }
+    return response;
+  }
+
+  /**
+   * @param problem the problem
+   * @return a route that answers it
+   */
+  public static Route complete(Problem problem) {
+    return Directives.complete(response(problem));
+  }
+
+  /**
+   * The problem a failure of the Java API (or of the parsing) answers.
+   *
+   * @param error the failure (a CompletionException is unwrapped)
+   * @param task the task the call was about, or null
+   * @param window the window the call was about, or null
+   * @return the problem
+   */
+  public static Problem of(Throwable error, String task, String window) {
+    Throwable e = unwrap(error);
+    if (e instanceof Problem.Raised raised) {
+      return raised.problem();
+    }
+    if (e instanceof InvalidSpecException invalid) {
+      return new Problem(400, "invalid-input", "Invalid input", invalid.getMessage(), invalid.field(), invalid.value());
+    }
+    if (e instanceof IllegalTransitionException illegal) {
+      return Problem.refused(illegal.getMessage(), window != null ? "window" : "task", window != null ? window : task);
+    }
+    if (e instanceof RefusedException refused) {
+      return switch (refused.reason()) {
+        case UNKNOWN_TASK -> Problem.notFound(refused.getMessage(), "task", task);
+        case UNKNOWN_WINDOW -> Problem.notFound(refused.getMessage(), "window", window);
+        case INVALID_ARGUMENT -> invalidArgument(refused);
+        default -> Problem.refused(refused.getMessage(), window != null ? "window" : "task", window != null ? window : task);
+      };
+    }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException big) {
+      return new Problem(413, "payload-too-large", "Payload too large", "the body is larger than " + big.limit()
+          + " bytes", "body", null);
+    }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad) {
+      int status = bad.status().intValue();
+      return new Problem(status, status == 413 ? "payload-too-large" : status == 400 ? "invalid-input" : "http-" + status,
+          bad.status().reason(), bad.info().formatPretty(), "body", null);
+    }
+    if (timedOut(e)) {
+      return Problem.unavailable("the node did not answer in time: " + e.getMessage());
+    }
+    if (e instanceof AlmanacException) {
+      return Problem.refused(e.getMessage(), window != null ? "window" : "task", window != null ? window : task);
+    }
+    LOG.error("HTTP API: unexpected failure", e);
+    return new Problem(500, "internal-error", "Internal error", e.getClass().getSimpleName() + ": " + e.getMessage(),
+        null, null);
+  }
+
+  /** An INVALID_ARGUMENT refusal: 400, its field and value read from the Java API's message. */
+  private static Problem invalidArgument(RefusedException refused) {
+    Matcher m = INVALID.matcher(refused.getMessage());
+    return m.find()
+        ? new Problem(400, "invalid-input", "Invalid input", refused.getMessage(), m.group(1), m.group(2))
+        : new Problem(400, "invalid-input", "Invalid input", refused.getMessage(), null, null);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable e = error;
+    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  /** Whether the failure is an ask that found no answer in time. */
+  static boolean timedOut(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof java.util.concurrent.TimeoutException || t instanceof org.apache.pekko.pattern.AskTimeoutException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The routes with every rejection and exception answered as problem+json: an unknown path (404),
+   * a method not allowed (405), a body that is not JSON (400), a missing or unsupported entity, and
+   * whatever pekko-http's default handler answers, with its status and its text as the detail.
+   *
+   * @param routes the routes
+   * @return the routes, handled
+   */
+  public static Route handled(Route routes) {
+    return Directives.handleExceptions(exceptions(), () -> Directives.handleRejections(rejections(), () -> routes));
+  }
+
+  static ExceptionHandler exceptions() {
+    return ExceptionHandler.newBuilder().matchAny(e -> complete(of(e, null, null))).build();
+  }
+
+  static RejectionHandler rejections() {
+    RejectionHandler own = RejectionHandler.newBuilder()
+        .handleAll(MethodRejection.class, rs -> {
+          List<String> allowed = rs.stream().map(r -> r.supported().name()).distinct().toList();
+          HttpResponse response = response(new Problem(405, "method-not-allowed", "Method not allowed",
+              "this path answers only " + String.join(", ", allowed), "method", null));
+          List<HttpHeader> allow = List.of(RawHeader.create("Allow", String.join(", ", allowed)));
+          return Directives.complete(response.addHeaders(allow));
+        })
+        .handle(MalformedRequestContentRejection.class, r -> complete(Problem.invalid("body", null,
+            "is not valid JSON: " + r.message())))
+        .handle(MalformedQueryParamRejection.class, r -> complete(Problem.invalid(r.parameterName(), null,
+            r.errorMsg())))
+        .handleNotFound(Directives.extractUri(uri -> complete(Problem.notFound("no such path: " + uri.path(), "path",
+            uri.path()))))
+        .build();
+    // Everything else as pekko-http answers it, its text as the detail.
+    RejectionHandler fallback = RejectionHandler.defaultHandler().mapRejectionResponse(Problems::asProblem);
+    return own.withFallback(fallback).seal();
+  }
+
+  /** A response of pekko-http's default rejection handler, as problem+json. */
+  private static HttpResponse asProblem(HttpResponse response) {
+    if (response.entity().getContentType().equals(PROBLEM_JSON)) {
+      return response;
+    }
+    String text = response.entity() instanceof HttpEntity.Strict strict ? strict.getData().utf8String() : "";
+    int status = response.status().intValue();
+    String kind = switch (status) {
+      case 400 -> "invalid-input";
+      case 401, 403 -> "unauthorized";
+      case 404 -> "not-found";
+      default -> "http-" + status;
+    };
+    Problem p = new Problem(status, kind, response.status().reason(), text.isEmpty() ? response.status().reason() : text,
+        null, null);
+    return response.withEntity(HttpEntities.create(PROBLEM_JSON, json(p)));
+  }
+}

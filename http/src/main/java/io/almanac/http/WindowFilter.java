@@ -1,0 +1,202 @@
+package io.almanac.http;
+
+import io.almanac.InstanceStatus;
+import io.almanac.InvalidSpecException;
+import io.almanac.TaskSpec;
+import io.almanac.WindowView;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The checked query of {@code GET /api/windows?task=&status=&from=&to=&limit=&after=}: pure, no
+ * actors. {@link #parse} refuses a bad parameter with a 400 {@link Problem} naming it and its value.
+ *
+ * @param task only this task's windows, or null for every task
+ * @param statuses only windows in one of these statuses; empty for all
+ * @param from only windows starting at or after this instant (inclusive), or null
+ * @param to only windows starting before this instant (exclusive), or null
+ * @param limit most windows in a page, 1..{@value #MAX_LIMIT}
+ * @param after the cursor: only windows after it in {@link #ORDER}, or null for the first page
+ */
+public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant from, Instant to, int limit, Cursor after) {
+
+  /** The page size when none is asked for. */
+  public static final int DEFAULT_LIMIT = 100;
+
+  /** The largest page. */
+  public static final int MAX_LIMIT = 500;
+
+  /** The order of windows in pages: by start, then task, then window key. */
+  public static final Comparator<WindowView> ORDER = Comparator.comparing(WindowView::start)
+      .thenComparing(WindowView::taskId).thenComparing(w -> w.window().value());
+
+  private static final Set<String> PARAMETERS = Set.of("task", "status", "from", "to", "limit", "after");
+
+  /** Copies the statuses. */
+  public WindowFilter {
+    statuses = statuses.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(statuses));
+  }
+
+  /**
+   * @param w a window
+   * @return whether it passes the task, status and start filters (not the cursor)
+   */
+  public boolean matches(WindowView w) {
+    return (task == null || task.equals(w.taskId()))
+        && (statuses.isEmpty() || statuses.contains(w.status()))
+        && (from == null || !w.start().isBefore(from))
+        && (to == null || w.start().isBefore(to));
+  }
+
+  /**
+   * Parses and checks the query.
+   *
+   * @param params the query's parameters, each with all its values
+   * @return the filter
+   * @throws Problem.Raised a 400 problem naming the parameter and its value
+   */
+  public static WindowFilter parse(Map<String, List<String>> params) {
+    for (String name : params.keySet()) {
+      if (!PARAMETERS.contains(name)) {
+        throw new Problem.Raised(Problem.invalid(name, String.join(",", params.get(name)),
+            "is not a parameter of /api/windows (task, status, from, to, limit, after)"));
+      }
+    }
+    String task = single(params, "task");
+    if (task != null) {
+      try {
+        TaskSpec.validateId(task);
+      } catch (InvalidSpecException e) {
+        throw new Problem.Raised(Problem.invalid("task", task, "is not a task id: " + e.reason()));
+      }
+    }
+    Set<InstanceStatus> statuses = EnumSet.noneOf(InstanceStatus.class);
+    for (String value : params.getOrDefault("status", List.of())) {
+      for (String s : value.split(",", -1)) {
+        String name = s.trim();
+        try {
+          statuses.add(InstanceStatus.valueOf(name.toUpperCase(java.util.Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+          throw new Problem.Raised(Problem.invalid("status", name, "is not a status (one of "
+              + Arrays.toString(InstanceStatus.values()) + ")"));
+        }
+      }
+    }
+    Instant from = instant("from", single(params, "from"));
+    Instant to = instant("to", single(params, "to"));
+    if (from != null && to != null && !from.isBefore(to)) {
+      throw new Problem.Raised(Problem.invalid("from", from, "must be before to (" + to + ")"));
+    }
+    String limitText = single(params, "limit");
+    int limit = DEFAULT_LIMIT;
+    if (limitText != null) {
+      try {
+        limit = Integer.parseInt(limitText.trim());
+      } catch (NumberFormatException e) {
+        throw new Problem.Raised(Problem.invalid("limit", limitText, "must be an integer between 1 and " + MAX_LIMIT));
+      }
+      if (limit < 1 || limit > MAX_LIMIT) {
+        throw new Problem.Raised(Problem.invalid("limit", limitText, "must be between 1 and " + MAX_LIMIT));
+      }
+    }
+    String afterText = single(params, "after");
+    Cursor after = afterText == null ? null : Cursor.decode(afterText);
+    return new WindowFilter(task, statuses, from, to, limit, after);
+  }
+
+  private static String single(Map<String, List<String>> params, String name) {
+    List<String> values = params.get(name);
+    if (values == null || values.isEmpty()) {
+      return null;
+    }
+    if (values.size() > 1) {
+      throw new Problem.Raised(Problem.invalid(name, String.join(",", values), "may be given once"));
+    }
+    String v = values.get(0);
+    if (v.isBlank()) {
+      throw new Problem.Raised(Problem.invalid(name, v, "must not be empty"));
+    }
+    return v;
+  }
+
+  /**
+   * @param field the field's name
+   * @param text an ISO-8601 instant, or null
+   * @return the instant, or null
+   * @throws Problem.Raised naming the field and the value when it is not an instant
+   */
+  static Instant instant(String field, String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(text.trim());
+    } catch (DateTimeParseException e) {
+      throw new Problem.Raised(Problem.invalid(field, text, "is not an ISO-8601 UTC instant (e.g. 2026-11-30T00:30:00Z)"));
+    }
+  }
+
+  /**
+   * A keyset cursor: the last window of a page, by (start, task, window key).
+   *
+   * @param start the window's start
+   * @param task its task
+   * @param window its key
+   */
+  public record Cursor(Instant start, String task, String window) {
+
+    /**
+     * @param w a window
+     * @return its cursor
+     */
+    public static Cursor of(WindowView w) {
+      return new Cursor(w.start(), w.taskId(), w.window().value());
+    }
+
+    /**
+     * @param w a window
+     * @return whether it comes after this cursor in {@link #ORDER}
+     */
+    public boolean before(WindowView w) {
+      int c = w.start().compareTo(start);
+      if (c == 0) {
+        c = w.taskId().compareTo(task);
+      }
+      if (c == 0) {
+        c = w.window().value().compareTo(window);
+      }
+      return c > 0;
+    }
+
+    /** @return the cursor as opaque URL-safe text */
+    public String encode() {
+      String text = start + "\n" + task + "\n" + window;
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * @param text a cursor's text ({@link #encode()})
+     * @return the cursor
+     * @throws Problem.Raised naming {@code after} and the value when it is not one
+     */
+    public static Cursor decode(String text) {
+      try {
+        String[] parts = new String(Base64.getUrlDecoder().decode(text.trim()), StandardCharsets.UTF_8).split("\n", 3);
+        if (parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
+          throw new IllegalArgumentException("three parts expected");
+        }
+        return new Cursor(Instant.parse(parts[0]), parts[1], parts[2]);
+      } catch (IllegalArgumentException | DateTimeParseException e) {
+        throw new Problem.Raised(Problem.invalid("after", text, "is not a cursor: pass the 'next' of the previous page"));
+      }
+    }
+  }
+}
