@@ -19,6 +19,9 @@ import java.time.Instant;
  * @param nextDue the next firing after now, or null if the cron never fires again (or the task was removed)
  * @param removedAt when the task was removed ({@link Almanac#remove(String)}), or null while it is
  *     defined; a removed task's view and windows are its history
+ * @param archivedThrough the latest start of a window that left the hot state, or null when none
+ *     did: a backfill finds a window starting at or before it, and not in the hot state, archived
+ *     ({@link Decision#ARCHIVED})
  */
 public record TaskView(
     TaskSpec spec,
@@ -32,7 +35,31 @@ public record TaskView(
     Duration minInterval,
     boolean intervalShorterThanP99,
     Instant nextDue,
-    Instant removedAt) {
+    Instant removedAt,
+    Instant archivedThrough) {
+
+  /**
+   * A view without {@code archivedThrough} (null), as views were before it was added.
+   *
+   * @param spec the task's current spec
+   * @param paused whether the task is paused
+   * @param hotWindows how many windows the task keeps in its hot state
+   * @param archivedWindows how many windows left the hot state
+   * @param interventionQueue how many windows are FINAL_FAILED
+   * @param durationSamples how many attempt durations the P99 is computed from
+   * @param p99 the P99 of observed attempt durations, or null
+   * @param lease the lease an attempt would get now
+   * @param minInterval the shortest interval between the cron's next firings, or null
+   * @param intervalShorterThanP99 whether the cron fires more often than a run lasts at P99
+   * @param nextDue the next firing after now, or null
+   * @param removedAt when the task was removed, or null
+   */
+  public TaskView(TaskSpec spec, boolean paused, int hotWindows, long archivedWindows, int interventionQueue,
+      int durationSamples, Duration p99, Duration lease, Duration minInterval, boolean intervalShorterThanP99,
+      Instant nextDue, Instant removedAt) {
+    this(spec, paused, hotWindows, archivedWindows, interventionQueue, durationSamples, p99, lease, minInterval,
+        intervalShorterThanP99, nextDue, removedAt, null);
+  }
 
   /** @return whether the task was removed */
   public boolean removed() {

@@ -144,8 +144,8 @@ public final class AlmanacHttp extends AllDirectives {
     return Problems.handled(concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
         new DashboardRoutes().routes(), // GET / and /dashboard/*: the web dashboard
         pathPrefix("health", () -> concat(
-        path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
-        path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))))));
+            path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
+            path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))))));
   }
 
   private Route answer(boolean ok, NodeHealth health) {

@@ -101,19 +101,15 @@ public final class BackfillPlan {
    */
   public static List<Planned> plan(TaskView task, List<WindowView> current, List<DueWindow> due) {
     Map<String, WindowView> byKey = new LinkedHashMap<>();
-    Instant oldestHot = null;
     for (WindowView w : current) {
       byKey.put(w.window().value(), w);
-      oldestHot = oldestHot == null || w.start().isBefore(oldestHot) ? w.start() : oldestHot;
     }
     List<Planned> out = new ArrayList<>();
     for (DueWindow d : due) {
       String key = d.key().value();
       Optional<WindowView> existing = Optional.ofNullable(byKey.get(key));
       if (existing.isEmpty()) {
-        // The view does not say which instant the archive reaches: a window older than every hot
-        // window of a task that archived some is taken for archived.
-        boolean archived = task.archivedWindows() > 0 && (oldestHot == null || d.window().start().isBefore(oldestHot));
+        boolean archived = task.archivedThrough() != null && !d.window().start().isAfter(task.archivedThrough());
         out.add(archived
             ? new Planned(key, d.window().start(), Decision.ARCHIVED, "window is older than the hot state; see the journal (R30)")
             : new Planned(key, d.window().start(), Decision.SCHEDULED, "BACKFILL"));

@@ -30,8 +30,9 @@ class BackfillPlanTest {
     return TaskSpec.builder("digest").cron("0 0 8 * * ? Asia/Shanghai").job("j").build();
   }
 
-  static TaskView view(TaskSpec spec, long archived) {
-    return new TaskView(spec, false, 0, archived, 0, 0, null, null, null, false, null, null);
+  static TaskView view(TaskSpec spec, Instant archivedThrough) {
+    return new TaskView(spec, false, 0, archivedThrough == null ? 0 : 7, 0, 0, null, null, null, false, null, null,
+        archivedThrough);
   }
 
   static WindowView window(String key, Instant start, InstanceStatus status) {
@@ -53,7 +54,7 @@ class BackfillPlanTest {
         window("2026-11-26", Instant.parse("2026-11-25T16:00:00Z"), InstanceStatus.SUCCEEDED),
         window("2026-11-27", Instant.parse("2026-11-26T16:00:00Z"), InstanceStatus.FINAL_FAILED),
         window("2026-11-28", Instant.parse("2026-11-27T16:00:00Z"), InstanceStatus.RUNNING));
-    List<BackfillPlan.Planned> plan = BackfillPlan.plan(view(daily(), 0), current, due);
+    List<BackfillPlan.Planned> plan = BackfillPlan.plan(view(daily(), null), current, due);
     assertEquals(List.of(
         "2026-11-26 SKIPPED WINDOW_EXISTS: window is SUCCEEDED",
         "2026-11-27 SCHEDULED BACKFILL (was FINAL_FAILED)",
@@ -75,16 +76,18 @@ class BackfillPlanTest {
   }
 
   @Test
-  @DisplayName("a window older than every hot window of a task that archived some is ARCHIVED")
+  @DisplayName("a window not in the hot state that starts at or before the task's archivedThrough is ARCHIVED, as the "
+      + "task decides it; a later one runs")
   void archived() {
     TaskSchedule schedule = Schedules.of(daily());
-    List<DueWindow> due = BackfillPlan.windows(schedule, Instant.parse("2026-11-25T00:00:00Z"),
+    List<DueWindow> due = BackfillPlan.windows(schedule, Instant.parse("2026-11-24T00:00:00Z"),
         Instant.parse("2026-11-27T00:00:00Z"), NOW, 1000);
     List<WindowView> current = List.of(window("2026-11-27", Instant.parse("2026-11-26T16:00:00Z"), InstanceStatus.SUCCEEDED));
-    List<BackfillPlan.Planned> plan = BackfillPlan.plan(view(daily(), 12), current, due);
-    assertEquals(Decision.ARCHIVED, plan.get(0).decision());
-    assertEquals(Decision.SKIPPED, plan.get(1).decision());
-    assertEquals(Decision.SCHEDULED, BackfillPlan.plan(view(daily(), 0), current, due).get(0).decision(),
+    // 2026-11-25 starts 2026-11-24T16:00Z: archived through it; 2026-11-26 is not archived and not hot
+    List<BackfillPlan.Planned> plan = BackfillPlan.plan(view(daily(), Instant.parse("2026-11-24T16:00:00Z")), current, due);
+    assertEquals(List.of("2026-11-25 ARCHIVED", "2026-11-26 SCHEDULED", "2026-11-27 SKIPPED"),
+        plan.stream().map(p -> p.window() + " " + p.decision()).toList());
+    assertEquals(Decision.SCHEDULED, BackfillPlan.plan(view(daily(), null), current, due).get(0).decision(),
         "nothing archived: an absent window runs");
   }
 

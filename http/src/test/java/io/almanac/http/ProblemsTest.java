@@ -69,4 +69,16 @@ class ProblemsTest {
     assertEquals(Optional.empty(), set.refusal(Optional.of("Bearer s3cret")));
     assertEquals(Optional.empty(), set.refusal(Optional.of("bearer s3cret")));
   }
+
+  @Test
+  @DisplayName("almanac.http.max-backfill-windows: 1000 by default; a wrong value is refused naming the key and the value")
+  void backfillCapSetting() {
+    assertEquals(1000, AlmanacHttpTest.config("").getInt("almanac.http.max-backfill-windows"));
+    InvalidSpecException zero = org.junit.jupiter.api.Assertions.assertThrows(InvalidSpecException.class,
+        () -> ApiRoutes.of(null, f -> null, AlmanacHttpTest.config("almanac.http.max-backfill-windows = 0")));
+    assertEquals("almanac.http.max-backfill-windows '0' is invalid: must be >= 1", zero.getMessage());
+    InvalidSpecException text = org.junit.jupiter.api.Assertions.assertThrows(InvalidSpecException.class,
+        () -> ApiRoutes.of(null, f -> null, AlmanacHttpTest.config("almanac.http.max-backfill-windows = many")));
+    assertEquals("almanac.http.max-backfill-windows 'many' is invalid: must be an integer", text.getMessage());
+  }
 }

@@ -92,7 +92,7 @@ final class TaskViews {
     int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
     return new TaskView(state.spec().toSpec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
         state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
-        intervalWarning(state), state.removed() ? null : nextDue(state), state.removedAt());
+        intervalWarning(state), state.removed() ? null : nextDue(state), state.removedAt(), state.archivedThrough());
   }
 
   /** The next due instant, or null when the schedule never fires again or cannot say. */

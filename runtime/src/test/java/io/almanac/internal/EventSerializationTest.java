@@ -374,4 +374,23 @@ class EventSerializationTest {
     assertEquals(null, read.windows().get(0).startedAt(), older);
     assertEquals(view.window(), read.windows().get(0).window());
   }
+
+  @Test
+  @DisplayName("a task's view (the answer of task()) round-trips with archivedThrough; one from a node that did not send "
+      + "it reads with null")
+  void taskInfoRoundTrips() {
+    io.almanac.TaskView view = new io.almanac.TaskView(fullSpec(), true, 3, 7, 1, 5, Duration.ofSeconds(2),
+        Duration.ofMinutes(2), Duration.ofHours(1), false, AT.plusSeconds(3600), null, AT.minusSeconds(86_400));
+    TaskProtocol.TaskInfo info = new TaskProtocol.TaskInfo(view);
+    assertEquals(info, roundTrip(info));
+    Serializer serializer = serialization.findSerializerFor(info);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(info);
+    String json = new String(serialization.serialize(info).get(), java.nio.charset.StandardCharsets.UTF_8);
+    String older = json.replaceAll(",?\"archivedThrough\":\"[^\"]*\"", "");
+    assertTrue(!older.equals(json), json);
+    TaskProtocol.TaskInfo read = (TaskProtocol.TaskInfo) serialization.deserialize(
+        older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    assertEquals(null, read.view().archivedThrough(), older);
+    assertEquals(view.spec(), read.view().spec());
+  }
 }
