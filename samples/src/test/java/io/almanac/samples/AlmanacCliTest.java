@@ -261,6 +261,9 @@ class AlmanacCliTest {
       assertTrue(h.out().contains("  " + c + " "), c + "\n" + h);
     }
     assertTrue(h.out().contains("Exit codes:") && h.out().matches("(?s).*\\n  4 +unauthorized \\(401\\).*"), h.toString());
+    // audit is a subcommand with its own options and exit codes (2: a usage error)
+    assertEquals(2, raw("audit", "--format", "xml").code());
+    assertEquals(2, raw("audit", "--colour", "blue").code());
     assertEquals("demo", AlmanacCli.withDefault(new String[0])[0]);
     assertEquals(List.of("demo", "--digest-now"), List.of(AlmanacCli.withDefault(new String[] {"--digest-now"})));
     assertEquals(List.of("tasks"), List.of(AlmanacCli.withDefault(new String[] {"tasks"})));
