@@ -14,11 +14,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
-import org.apache.pekko.http.javadsl.model.MediaTypes;
-import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.PathMatchers;
@@ -44,8 +41,6 @@ public final class HistoryRoutes extends AllDirectives {
 
   private static final Logger LOG = LoggerFactory.getLogger(HistoryRoutes.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final ContentType.NonBinary PROBLEM = MediaTypes.applicationWithFixedCharset("problem+json",
-      org.apache.pekko.http.javadsl.model.HttpCharsets.UTF_8).toContentType();
 
   private final Supplier<WindowHistory> history;
 
@@ -126,8 +121,7 @@ public final class HistoryRoutes extends AllDirectives {
         return render.apply(t.get());
       }
       LOG.warn("journal read failed: {}", t.failed().get().toString());
-      return problem(StatusCodes.SERVICE_UNAVAILABLE, "unavailable", "Unavailable",
-          "the journal could not be read: " + rootMessage(t.failed().get()), null, null);
+      return Problems.complete(Problem.unavailable("the journal could not be read: " + rootMessage(t.failed().get())));
     });
   }
 
@@ -136,21 +130,7 @@ public final class HistoryRoutes extends AllDirectives {
   }
 
   private Route notFound(String field, String value, String detail) {
-    return problem(StatusCodes.NOT_FOUND, "not-found", "Not found", detail, field, value);
-  }
-
-  /** A tiny problem+json renderer (RFC 9457); the shared {@code Problems} class replaces it at merge. */
-  private Route problem(StatusCode status, String type, String title, String detail, String field, String value) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("type", "https://almanac.io/problems/" + type);
-    n.put("title", title);
-    n.put("status", status.intValue());
-    n.put("detail", detail);
-    if (field != null) {
-      n.put("field", field);
-      n.put("value", value);
-    }
-    return complete(status, HttpEntities.create(PROBLEM, n.toString()));
+    return Problems.complete(Problem.notFound(detail, field, value));
   }
 
   static ObjectNode timelineJson(List<AuditEvent> events) {
