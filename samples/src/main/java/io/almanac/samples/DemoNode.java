@@ -198,7 +198,10 @@ public final class DemoNode {
     // Health probes over HTTP (almanac.http: 127.0.0.1:8558 by default; -Dalmanac.http.port=... for
     // a second node on one machine). A port in use is said, and the node runs on without them.
     // A wrong almanac.http setting is thrown here and reported as a configuration error (exit 2).
-    AlmanacHttp.start(system, almanac).exceptionally(e -> {
+    AlmanacHttp.start(system, almanac).thenAccept(binding -> {
+      String url = "http://" + binding.localAddress().getHostString() + ":" + binding.localAddress().getPort();
+      LOG.info("dashboard: {}/ ; command line: bin/almanac --url {} tasks (docs/cli.md)", url, url);
+    }).exceptionally(e -> {
       LOG.warn("no HTTP endpoints: {} (set -Dalmanac.http.port to a free port)", e.toString());
       return null;
     });
