@@ -186,7 +186,7 @@ class AlmanacCliTest {
 
   @Test
   @Order(7)
-  @DisplayName("exit 3: a closed port is unreachable and the URL is printed")
+  @DisplayName("exit 3: a closed port, or a port that never answers (--timeout), is unreachable and the URL is printed")
   void unreachable() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
@@ -196,6 +196,13 @@ class AlmanacCliTest {
     Run r = raw("--url", url, "tasks");
     assertEquals(AlmanacCli.EXIT_UNREACHABLE, r.code(), r.toString());
     assertTrue(r.err().contains("cannot reach the node at " + url), r.toString());
+    // a node that accepts the connection and never answers: the answer's timeout, also exit 3
+    try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      String silentUrl = "http://127.0.0.1:" + silent.getLocalPort();
+      Run timedOut = raw("--url", silentUrl, "--timeout", "PT1S", "queue");
+      assertEquals(AlmanacCli.EXIT_UNREACHABLE, timedOut.code(), timedOut.toString());
+      assertTrue(timedOut.err().contains("cannot reach the node at " + silentUrl + ": no answer within 1 s"), timedOut.toString());
+    }
     Run bad = raw("--url", "ftp://x", "tasks");
     assertEquals(AlmanacCli.EXIT_BAD_INPUT, bad.code(), bad.toString());
   }
