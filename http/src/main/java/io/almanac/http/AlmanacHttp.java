@@ -80,7 +80,7 @@ public final class AlmanacHttp extends AllDirectives {
       }
       if (token.isEmpty() && !loopback(iface)) {
         throw new InvalidSpecException("almanac.http.interface", iface, "is beyond loopback while almanac.http.token is "
-            + "empty: set a token (e.g. token = ${?ALMANAC_HTTP_TOKEN}) or listen on 127.0.0.1");
+            + "empty: set a token (e.g. token = ${?ALMANAC_TOKEN}) or listen on 127.0.0.1");
       }
       return new Settings(iface, port, token);
     }

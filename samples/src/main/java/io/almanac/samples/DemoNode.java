@@ -71,6 +71,21 @@ public final class DemoNode {
   private DemoNode() {}
 
   /** A configuration and where it came from. */
+  /**
+   * The demo's token for the HTTP API's actions: {@code almanac.http.token} when set (application.conf
+   * takes it from the environment variable {@code ALMANAC_TOKEN}), else a random one for this run,
+   * logged at start; the actions are never open.
+   */
+  static Config withActionToken(Config config) {
+    if (!config.hasPath("almanac.http.token") || !config.getString("almanac.http.token").isEmpty()) {
+      return config;
+    }
+    byte[] random = new byte[18];
+    new java.security.SecureRandom().nextBytes(random);
+    String token = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    return ConfigFactory.parseMap(Map.of("almanac.http.token", token)).withFallback(config);
+  }
+
   record Loaded(Config config, String source) {}
 
   /**
@@ -124,6 +139,7 @@ public final class DemoNode {
         // A seed node restarted while the others run joins them, found by their live leases.
         config = LeaseSeeds.withLiveHolders(config, ClusterArgs.SYSTEM_NAME);
       }
+      config = withActionToken(config);
       system = ActorSystem.create(Behaviors.empty(), ClusterArgs.SYSTEM_NAME, config);
     } catch (ConfigException | IllegalArgumentException e) {
       return configurationError(e);
@@ -198,9 +214,12 @@ public final class DemoNode {
     // Health probes over HTTP (almanac.http: 127.0.0.1:8558 by default; -Dalmanac.http.port=... for
     // a second node on one machine). A port in use is said, and the node runs on without them.
     // A wrong almanac.http setting is thrown here and reported as a configuration error (exit 2).
+    String token = system.settings().config().getString("almanac.http.token");
     AlmanacHttp.start(system, almanac).thenAccept(binding -> {
       String url = "http://" + binding.localAddress().getHostString() + ":" + binding.localAddress().getPort();
       LOG.info("dashboard: {}/ ; command line: bin/almanac --url {} tasks (docs/cli.md)", url, url);
+      LOG.info("actions (pause, run, backfill, retry, resolve, cancel) need the token: export ALMANAC_TOKEN={} "
+          + "for bin/almanac, or paste it into the dashboard's Token field", token);
     }).exceptionally(e -> {
       LOG.warn("no HTTP endpoints: {} (set -Dalmanac.http.port to a free port)", e.toString());
       return null;
