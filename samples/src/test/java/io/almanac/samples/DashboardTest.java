@@ -41,8 +41,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardTest {
 
-  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  /** Debian's Chromium; elsewhere pass -Dalmanac.test.chromium=/path/to/chrome. */
+  static final Path CHROMIUM = Path.of(System.getProperty("almanac.test.chromium", "/usr/bin/chromium"));
+  /** Debian's ChromeDriver; elsewhere pass -Dalmanac.test.chromedriver=/path/to/chromedriver (same version). */
+  static final Path CHROMEDRIVER = Path.of(System.getProperty("almanac.test.chromedriver", "/usr/bin/chromedriver"));
   private static final Duration DEADLINE = Duration.ofSeconds(30);
 
   @TempDir static Path dir;
@@ -55,7 +57,8 @@ class DashboardTest {
   void start() throws Exception {
     if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
       fail("the dashboard test needs Chromium and its driver at " + CHROMIUM + " and " + CHROMEDRIVER
-          + ": install them with `apt-get install -y chromium chromium-driver` (.ci/run does)");
+          + ": install them with `apt-get install -y chromium chromium-driver` (.ci/run does), or pass their paths "
+          + "with -Dalmanac.test.chromium=... -Dalmanac.test.chromedriver=...");
     }
     node = ApiTestNode.start("dashboard-test", Files.createDirectories(dir.resolve("node")));
     System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
