@@ -104,6 +104,18 @@ public final class InstanceProjection {
       return d < 0 ? java.util.Optional.empty() : java.util.Optional.of(Duration.ofMillis(d));
     }
 
+    /**
+     * @return failed polls (or retention runs) in a row on this node, 0 after a success (the
+     *     database answers again)
+     */
+    public int consecutiveFailures() {
+      return progress.failures;
+    }
+
+    Progress progress() {
+      return progress;
+    }
+
     /** @return the journal ordering applied through, as of the last poll on this node */
     public long offset() {
       return progress.offset;
@@ -209,6 +221,7 @@ public final class InstanceProjection {
       Runnable[] next = new Runnable[1];
       java.util.function.Consumer<Throwable> failed = e -> {
         st.failures++;
+        progress.failures = st.failures;
         long now = System.nanoTime();
         Duration backoff = settings.failureBackoffMin().multipliedBy(1L << Math.min(20, st.failures - 1));
         if (backoff.compareTo(settings.failureBackoffMax()) > 0) {
@@ -216,6 +229,7 @@ public final class InstanceProjection {
         }
         if (st.failures == 1 || now - st.lastWarnNanos >= Duration.ofMinutes(1).toNanos()) {
           st.lastWarnNanos = now;
+          progress.warnings++;
           log.warn("instance projection '{}': the database failed ({} failure(s) in a row); retrying in {}: {}", NAME,
               st.failures, backoff, e.toString());
         }
@@ -263,6 +277,7 @@ public final class InstanceProjection {
             }
             recovered(st.failures);
             st.failures = 0;
+            progress.failures = 0;
             if (s.step().more() || st.retentionDue) {
               ctx.getSelf().tell(Tick.INSTANCE);
             } else {
@@ -279,6 +294,7 @@ public final class InstanceProjection {
             }
             recovered(st.failures);
             st.failures = 0;
+            progress.failures = 0;
             if (r.moved() > 0) {
               log.info("instance projection '{}': retention moved {} row(s) older than {} to {}", NAME, r.moved(),
                   settings.retention(), InstanceStore.HISTORY);

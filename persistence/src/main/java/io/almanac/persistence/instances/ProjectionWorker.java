@@ -44,6 +44,10 @@ final class ProjectionWorker {
     /** At the last commit: its time minus the write time of the oldest event it applied, or -1. */
     volatile long lastApplyDelayMillis = -1;
     volatile boolean running;
+    /** Failed polls (or retention runs) in a row; 0 after a success. */
+    volatile int failures;
+    /** Warnings logged about failures since start. */
+    volatile int warnings;
   }
 
   private record Slot(InstanceRow row, boolean live, boolean dirty) {}
