@@ -186,11 +186,29 @@ public final class InstanceQueries implements AutoCloseable {
     }
     Optional<Cursor> after = f.cursor();
     if (after.isPresent()) {
-      sql.append(" AND (window_start, task_id, window_key) > (?, ?, ?)");
+      // The first condition is implied by the second; it gives the index scan its start.
+      sql.append(" AND window_start >= ? AND (window_start, task_id, window_key) > (?, ?, ?)");
+      args.add(after.get().windowStart());
       args.add(after.get().windowStart());
       args.add(after.get().taskId());
       args.add(after.get().windowKey());
     }
-    return sql.append(" ORDER BY window_start, task_id, window_key").toString();
+    return sql.append(" ORDER BY ").append(order(f.taskId() != null, status != null)).toString();
+  }
+
+  /**
+   * The page order (window_start, task_id, window_key), written as the columns of the index that
+   * serves the filter: with the task (or the status) fixed by the filter, leading with that column
+   * is the same order, and lets a database that sorts by index only when the ORDER BY is a prefix of
+   * the index (H2) read the first rows of the index instead of sorting every matching row.
+   */
+  static String order(boolean taskFixed, boolean statusFixed) {
+    if (taskFixed) {
+      return "task_id, window_start, window_key"; // almanac_instance_task_idx
+    }
+    if (statusFixed) {
+      return "status, window_start, task_id, window_key"; // almanac_instance_status_idx
+    }
+    return "window_start, task_id, window_key"; // almanac_instance_start_idx
   }
 }
