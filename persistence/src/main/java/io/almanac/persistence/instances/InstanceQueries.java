@@ -203,6 +203,9 @@ public final class InstanceQueries implements AutoCloseable {
    * the index (H2) read the first rows of the index instead of sorting every matching row.
    */
   static String order(boolean taskFixed, boolean statusFixed) {
+    if (taskFixed && statusFixed) {
+      return "task_id, status, window_start, window_key"; // almanac_instance_task_status_idx
+    }
     if (taskFixed) {
       return "task_id, window_start, window_key"; // almanac_instance_task_idx
     }

@@ -24,11 +24,14 @@ CREATE TABLE IF NOT EXISTS almanac_instance (
     PRIMARY KEY(task_id, window_key)
 );
 
--- The operator's queries: by status and time, by task and time (both in the keyset order
--- window_start, task_id, window_key), and retention's scan by last change.
+-- The operator's queries: by status and time, by task and time, by task, status and time, by
+-- time alone (each in the keyset order window_start, task_id, window_key), and retention's scan by
+-- last change.
 CREATE INDEX IF NOT EXISTS almanac_instance_status_idx ON almanac_instance(status, window_start, task_id, window_key);
 
 CREATE INDEX IF NOT EXISTS almanac_instance_task_idx ON almanac_instance(task_id, window_start, window_key);
+
+CREATE INDEX IF NOT EXISTS almanac_instance_task_status_idx ON almanac_instance(task_id, status, window_start, window_key);
 
 CREATE INDEX IF NOT EXISTS almanac_instance_start_idx ON almanac_instance(window_start, task_id, window_key);
 

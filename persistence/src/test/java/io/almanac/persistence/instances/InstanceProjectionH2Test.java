@@ -223,6 +223,41 @@ class InstanceProjectionH2Test {
     }
   }
 
+  @Test
+  void theProjectionRunsRetentionEveryIntervalByItsClock() throws Exception {
+    ActorTestKit fast = ActorTestKit.create("projection-retention", InstanceTableH2Test.h2(dir.resolve("retention"), String.join("\n",
+        "almanac.instances { poll-interval = 20ms, retention = 30d, retention-interval = 50ms }")));
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(fast.system(), Duration.ofSeconds(30));
+      ActorRef<EventWriter.Write> w = fast.spawn(EventWriter.create("t"));
+      TestProbe<Done> done = fast.createTestProbe();
+      w.tell(new EventWriter.Write(List.of(spec("t", 0), scheduled("A", 1),
+          new AttemptStarted("A", 1, RunKind.FIRST, T0.plusSeconds(600), "n", T0.plusSeconds(120)),
+          new AttemptSucceeded("A", 1, Duration.ofSeconds(5), "ok", null, T0.plusSeconds(125)), scheduled("B", 3)), done.getRef()));
+      done.expectMessage(Duration.ofSeconds(10), Done.getInstance());
+      SettableClock clock = new SettableClock(T0.plus(Duration.ofDays(1)));
+      InstanceProjection.Handle p = InstanceProjection.start(fast.system(), clock);
+      TestProbe<Object> probe = fast.createTestProbe();
+      try (InstanceQueries q = InstanceQueries.create(fast.system())) {
+        probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+          assertEquals(2, q.find(InstanceFilter.builder().build()).rows().size());
+          return null;
+        });
+        clock.set(T0.plus(Duration.ofDays(31)));
+        probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+          assertEquals(List.of("B"), q.find(InstanceFilter.builder().build()).rows().stream().map(InstanceRow::windowKey).toList());
+          List<InstanceRow> history = q.find(InstanceFilter.builder().history(true).build()).rows();
+          assertEquals(List.of("A"), history.stream().map(InstanceRow::windowKey).toList());
+          assertEquals(T0.plus(Duration.ofDays(31)), history.get(0).movedAt());
+          return null;
+        });
+      }
+      p.stop();
+    } finally {
+      fast.shutdownTestKit();
+    }
+  }
+
   private static List<InstanceRow> rows(Connection c) {
     try {
       return InstanceTableScenarios.rows(c);
