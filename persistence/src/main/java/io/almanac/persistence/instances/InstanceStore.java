@@ -132,6 +132,38 @@ final class InstanceStore {
     }
   }
 
+  /** Keys per query of {@link #rows}. */
+  private static final int KEYS_PER_QUERY = 100;
+
+  /**
+   * @param keys (task id, window key) pairs
+   * @param history whether to read the history table
+   * @return the rows found, by task id + NUL + window key
+   */
+  Map<String, InstanceRow> rows(Connection c, Collection<String[]> keys, boolean history) throws SQLException {
+    Map<String, InstanceRow> out = new HashMap<>();
+    List<String[]> all = new ArrayList<>(keys);
+    for (int from = 0; from < all.size(); from += KEYS_PER_QUERY) {
+      List<String[]> chunk = all.subList(from, Math.min(all.size(), from + KEYS_PER_QUERY));
+      String sql = "SELECT " + COLUMNS + (history ? ", moved_at" : "") + " FROM " + (history ? HISTORY : LIVE)
+          + " WHERE (task_id, window_key) IN (" + String.join(", ", java.util.Collections.nCopies(chunk.size(), "(?, ?)")) + ")";
+      try (PreparedStatement p = c.prepareStatement(sql)) {
+        int i = 1;
+        for (String[] k : chunk) {
+          p.setString(i++, k[0]);
+          p.setString(i++, k[1]);
+        }
+        try (ResultSet rs = p.executeQuery()) {
+          while (rs.next()) {
+            InstanceRow r = read(rs, history);
+            out.put(r.taskId() + '\u0000' + r.windowKey(), r);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** Inserts live rows (batched). */
   void insert(Connection c, Collection<InstanceRow> rows) throws SQLException {
     if (rows.isEmpty()) {

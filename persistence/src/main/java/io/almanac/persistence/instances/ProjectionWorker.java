@@ -116,16 +116,42 @@ final class ProjectionWorker {
       int applied = 0;
       long oldestWrite = Long.MAX_VALUE;
       long pendingSince = -1;
-      Map<String, Slot> slots = new LinkedHashMap<>();
-      Map<String, TaskMeta> changedTasks = new LinkedHashMap<>();
-      Map<String, Boolean> taskExisted = new HashMap<>();
+      List<JournalRow> take = new ArrayList<>(rows.size());
       for (JournalRow r : rows) {
         if (r.ordering() != next + 1 && r.ordering() - 1 > settled) {
           pendingSince = r.writeMillis(); // a hole not yet waited for long enough
           break;
         }
-        apply(c, r, slots, changedTasks, taskExisted);
+        take.add(r);
         next = r.ordering();
+      }
+      // Decode first, then read every window's row the batch touches in a few queries.
+      List<Object> events = new ArrayList<>(take.size());
+      Map<String, String[]> keys = new LinkedHashMap<>();
+      for (JournalRow r : take) {
+        Object e = decode(r);
+        events.add(e);
+        if (e instanceof WindowEvent we) {
+          String taskId = r.persistenceId().substring(TASK_PREFIX.length());
+          keys.putIfAbsent(taskId + '\u0000' + we.window(), new String[] {taskId, we.window()});
+        }
+      }
+      Map<String, Slot> slots = new LinkedHashMap<>();
+      Map<String, InstanceRow> live = store.rows(c, keys.values(), false);
+      List<String[]> notLive = new ArrayList<>();
+      keys.forEach((k, v) -> {
+        if (!live.containsKey(k)) {
+          notLive.add(v);
+        }
+      });
+      Map<String, InstanceRow> moved = store.rows(c, notLive, true);
+      keys.forEach((k, v) -> slots.put(k, live.containsKey(k) ? new Slot(live.get(k), true, false)
+          : new Slot(moved.get(k), false, false)));
+      Map<String, TaskMeta> changedTasks = new LinkedHashMap<>();
+      Map<String, Boolean> taskExisted = new HashMap<>();
+      for (int i = 0; i < take.size(); i++) {
+        JournalRow r = take.get(i);
+        apply(r, events.get(i), slots, changedTasks, taskExisted);
         applied++;
         oldestWrite = Math.min(oldestWrite, r.writeMillis());
       }
@@ -173,21 +199,28 @@ final class ProjectionWorker {
     }
   }
 
-  private void apply(Connection c, JournalRow r, Map<String, Slot> slots, Map<String, TaskMeta> changedTasks,
-      Map<String, Boolean> taskExisted) throws SQLException {
-    String pid = r.persistenceId();
-    if (!pid.startsWith("task|")) {
-      return; // the trigger's journal and others
+  private static final String TASK_PREFIX = "task|";
+
+  /** @return the row's event, or null for another journal than a task's or an event that cannot be read */
+  private Object decode(JournalRow r) {
+    if (!r.persistenceId().startsWith(TASK_PREFIX)) {
+      return null; // the trigger's journal and others
     }
-    String taskId = pid.substring("task|".length());
-    Object event;
     try {
-      event = deserializer.deserialize(r.payload(), r.serId(), r.manifest());
+      return deserializer.deserialize(r.payload(), r.serId(), r.manifest());
     } catch (Exception e) {
       log.error("instance projection '{}': journal row {} ({} #{}) cannot be deserialized ({}); it is passed over",
-          name, r.ordering(), pid, r.seq(), e.toString());
+          name, r.ordering(), r.persistenceId(), r.seq(), e.toString());
+      return null;
+    }
+  }
+
+  private void apply(JournalRow r, Object event, Map<String, Slot> slots, Map<String, TaskMeta> changedTasks,
+      Map<String, Boolean> taskExisted) {
+    if (event == null) {
       return;
     }
+    String taskId = r.persistenceId().substring(TASK_PREFIX.length());
     if (event instanceof SpecDefined d) {
       TaskMeta known = changedTasks.containsKey(taskId) ? changedTasks.get(taskId) : tasks.get(taskId);
       if (known == null || r.seq() > known.lastSeq()) {
@@ -201,11 +234,6 @@ final class ProjectionWorker {
     }
     String key = taskId + '\u0000' + we.window();
     Slot slot = slots.get(key);
-    if (slot == null) {
-      Optional<InstanceRow> live = store.row(c, taskId, we.window(), false);
-      slot = live.isPresent() ? new Slot(live.get(), true, false)
-          : new Slot(store.row(c, taskId, we.window(), true).orElse(null), false, false);
-    }
     TaskMeta meta = changedTasks.containsKey(taskId) ? changedTasks.get(taskId) : tasks.get(taskId);
     int maxRetry = meta == null ? 0 : meta.maxRetry();
     Optional<InstanceRow> next = RowMapping.apply(slot.row(), taskId, maxRetry, r.seq(), we,
