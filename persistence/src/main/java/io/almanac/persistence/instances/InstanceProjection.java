@@ -62,6 +62,9 @@ public final class InstanceProjection {
 
   private static final Logger log = LoggerFactory.getLogger(InstanceProjection.class);
 
+  /** How soon it reads again after stopping at a hole (at most the poll interval). */
+  private static final Duration HOLE_RETRY = Duration.ofMillis(10);
+
   private InstanceProjection() {}
 
   /** A running projection (or, with {@code almanac.instances.enabled = off}, a stopped one). */
@@ -280,6 +283,9 @@ public final class InstanceProjection {
             progress.failures = 0;
             if (s.step().more() || st.retentionDue) {
               ctx.getSelf().tell(Tick.INSTANCE);
+            } else if (s.step().atHole()) {
+              timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, HOLE_RETRY.compareTo(settings.pollInterval()) < 0
+                  ? HOLE_RETRY : settings.pollInterval());
             } else {
               timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, settings.pollInterval());
             }

@@ -32,8 +32,17 @@ final class ProjectionWorker {
     Object deserialize(byte[] payload, int serId, String manifest) throws Exception;
   }
 
-  /** What a step did. */
-  record Step(int events, boolean more, long offset, long head) {}
+  /**
+   * What a step did.
+   *
+   * @param events journal rows applied
+   * @param more whether a full batch was applied (read again at once)
+   * @param atHole whether it stopped at a hole not waited for long enough (read again soon: on a
+   *     busy PostgreSQL journal most holes are inserts committing a few milliseconds later)
+   * @param offset the offset after the step
+   * @param head the journal's head as the step saw it
+   */
+  record Step(int events, boolean more, boolean atHole, long offset, long head) {}
 
   /** Figures a step leaves for {@link InstanceProjection.Handle#lag()}; read by other threads. */
   static final class Progress {
@@ -181,7 +190,7 @@ final class ProjectionWorker {
       if (applied > 0) {
         progress.lastApplyDelayMillis = Math.max(0, System.currentTimeMillis() - oldestWrite);
       }
-      return new Step(applied, !stoppedAtGap && rows.size() == batchSize, next, head);
+      return new Step(applied, !stoppedAtGap && rows.size() == batchSize, stoppedAtGap, next, head);
     } catch (SQLException | RuntimeException e) {
       try {
         c.rollback();
