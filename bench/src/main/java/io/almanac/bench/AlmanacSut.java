@@ -99,6 +99,11 @@ final class AlmanacSut implements Sut {
         System.getProperty("almanac.bench.overrides", ""))));
   }
 
+  /** @return the node's ActorSystem, once started (the projection-lag workload starts the instance projection on it) */
+  ActorSystem<Void> system() {
+    return system;
+  }
+
   @Override
   public void start(Db db, Plan plan, boolean fresh, Recorder rec) throws Exception {
     Config config = config(db);

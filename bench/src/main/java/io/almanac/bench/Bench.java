@@ -32,6 +32,8 @@ public final class Bench {
   static final List<String> WORKLOADS = List.of("limit", "ceiling", "burst", "steady", "restart", "scale", "audit");
   /** Multi-node workloads (PostgreSQL only, several node JVMs, minutes each): named explicitly, not part of "all". */
   static final List<String> CLUSTER_WORKLOADS = List.of("cluster-steady", "cluster-failover");
+  /** The instance table's workloads (Almanac only): named explicitly, not part of "all". */
+  static final List<String> INSTANCE_WORKLOADS = List.of("instance-query", "projection-lag");
   /** Restart and scale are run for one configuration of each peer (the tuned ones) and the in-memory reference. */
   static final List<String> LONG_SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc-tuned", "dbs-tuned");
 
@@ -66,6 +68,9 @@ public final class Bench {
         "             cluster-steady = N tasks every second (default 1,000) for 30 s on a 3-node cluster, then on 1 node,",
         "             each on a new schema; cluster-failover = 3 nodes, N tasks every second (default 100), kill -9 of",
         "             the trigger's host, failover from the journal, on a fresh cluster and schema per run (--failover-runs)",
+        "  instance workloads (not part of 'all'): instance-query = fill almanac_instance with N rows (default",
+        "             1,000,000) by batched inserts and time pages of 100 (p50/p99); projection-lag = N tasks every second",
+        "             (default 1,000) on one node with the instance projection, its lag sampled every 100 ms for 30 s",
         "  --n N      one burst size instead of 1,000 and 10,000; the cluster workloads' number of tasks",
         "  --failover-runs R  kill cycles of cluster-failover (default 5; --quick: 2)",
         "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s;",
@@ -176,6 +181,7 @@ public final class Bench {
     List<String> systems = list(opt.getOrDefault("system", "all"), SYSTEMS);
     List<String> knownWorkloads = new ArrayList<>(WORKLOADS);
     knownWorkloads.addAll(CLUSTER_WORKLOADS);
+    knownWorkloads.addAll(INSTANCE_WORKLOADS);
     List<String> workloads = opt.getOrDefault("workload", "all").equals("all") ? WORKLOADS
         : list(opt.get("workload"), knownWorkloads);
     if (!Db.postgres() && workloads.stream().anyMatch(CLUSTER_WORKLOADS::contains)) {
@@ -224,6 +230,8 @@ public final class Bench {
         }
         case "cluster-failover" -> runs.add(new String[] {"almanac-3nodes", w, opt.getOrDefault("n", quick ? "20" : "100"),
             opt.getOrDefault("failover-runs", quick ? "2" : "5")});
+        case "instance-query" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "20000" : "1000000")});
+        case "projection-lag" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "50" : "1000")});
         default -> throw new IllegalArgumentException("unknown workload " + w);
       }
       for (String[] r : runs) {
@@ -335,6 +343,8 @@ public final class Bench {
         case "restart" -> quick ? Restart.run(system, n, 3, 3, 8, dir) : Restart.run(system, n, 10, 10, 10, dir);
         case "cluster-steady" -> Cluster.steady(system, system.equals("almanac-1node") ? 1 : 3, n, quick ? 10 : 30, dir);
         case "cluster-failover" -> Cluster.failover(system, n, Integer.parseInt(opt.getOrDefault("failover-runs", "5")), dir);
+        case "instance-query" -> InstanceBench.instanceQuery(n, quick ? 50 : 200, dir);
+        case "projection-lag" -> InstanceBench.projectionLag(n, quick ? 10 : 30, dir);
         default -> throw new IllegalArgumentException(workload);
       };
     } catch (Throwable e) {

@@ -122,6 +122,26 @@ final class Table {
           f(num(r, "one_event_per_persist.persists_per_s")), f(num(r, "three_events_per_persist.persists_per_s")),
           f(num(r, "three_events_per_persist.events_per_s")));
     }
+    if (w.equals("instance-query")) {
+      List<String> parts = new ArrayList<>();
+      if (get(r, "queries") instanceof Map<?, ?> q) {
+        for (var e : q.entrySet()) {
+          if (e.getValue() instanceof Map<?, ?> m) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> mm = (Map<String, Object>) m;
+            parts.add(e.getKey() + ": p50 " + f(num(mm, "p50_ms")) + " ms p99 " + f(num(mm, "p99_ms")) + " ms");
+          }
+        }
+      }
+      return String.format("%s rows on %s, filled in %s | pages of 100: %s", n(num(r, "rows")), r.get("db"),
+          ms(num(r, "fill_ms")), String.join("; ", parts));
+    }
+    if (w.startsWith("projection-lag")) {
+      return String.format("%s fires/s, %s journal rows/s applied | lag p50 %s p99 %s max %s | apply delay p50 %s p99 %s max %s"
+              + " | events behind p99 %s", f(num(r, "fires_per_s")), f(num(r, "journal_rows_applied_per_s")),
+          ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), ms(num(r, "lag.max_ms")), ms(num(r, "apply_delay.p50_ms")),
+          ms(num(r, "apply_delay.p99_ms")), ms(num(r, "apply_delay.max_ms")), n(num(r, "events_behind.p99_ms")));
+    }
     if (w.equals("audit")) {
       return Boolean.TRUE.equals(r.get("available")) ? Json.write(r) : "not available: " + r.get("reason");
     }

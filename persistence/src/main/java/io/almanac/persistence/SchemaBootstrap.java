@@ -40,7 +40,9 @@ import slick.jdbc.PostgresProfile;
  * Creates the journal and snapshot tables of pekko-persistence-jdbc when they are missing, in the
  * database the {@code jdbc-journal} and {@code jdbc-snapshot-store} plugins are configured with
  * (for example by {@code almanac-h2.conf} or {@code almanac-postgres.conf}), and Almanac's lease
- * table ({@code almanac_lease}, of {@code io.almanac.persistence.lease.JdbcLease}) in the journal's
+ * table ({@code almanac_lease}, of {@code io.almanac.persistence.lease.JdbcLease}) and instance
+ * tables ({@code almanac_instance}, {@code almanac_instance_history}, {@code almanac_instance_task},
+ * {@code almanac_projection_offset}, of {@code io.almanac.persistence.instances}) in the journal's
  * database. Safe to call at every
  * start, also from several nodes on one PostgreSQL at once: every statement is {@code IF NOT
  * EXISTS}, and on PostgreSQL the checks and statements run in one transaction under an advisory
@@ -64,18 +66,21 @@ public final class SchemaBootstrap {
 
   /** The SQL dialects the bootstrap has a script for. */
   enum Dialect {
-    H2("H2", "h2-create-schema.sql", "h2-create-lease.sql"),
-    POSTGRES("PostgreSQL", "postgres-create-schema.sql", "postgres-create-lease.sql");
+    H2("H2", "h2-create-schema.sql", "h2-create-lease.sql", "h2-create-instances.sql"),
+    POSTGRES("PostgreSQL", "postgres-create-schema.sql", "postgres-create-lease.sql", "postgres-create-instances.sql");
 
     final String label;
     final String script;
     /** Almanac's own lease table, apart from the plugin's tables (whose script mirrors the plugin's). */
     final String leaseScript;
+    /** Almanac's instance tables (io.almanac.persistence.instances), apart from the others. */
+    final String instanceScript;
 
-    Dialect(String label, String script, String leaseScript) {
+    Dialect(String label, String script, String leaseScript, String instanceScript) {
       this.label = label;
       this.script = script;
       this.leaseScript = leaseScript;
+      this.instanceScript = instanceScript;
     }
 
     static Dialect of(JdbcProfile profile, String key) {
@@ -97,6 +102,11 @@ public final class SchemaBootstrap {
     /** @return the statements of this dialect's script for the lease table, in order */
     List<String> leaseStatements() {
       return read(leaseScript);
+    }
+
+    /** @return the statements of this dialect's script for the instance tables, in order */
+    List<String> instanceStatements() {
+      return read(instanceScript);
     }
 
     private static List<String> read(String script) {
@@ -131,6 +141,21 @@ public final class SchemaBootstrap {
 
   private static boolean isLease(Table t) {
     return t.configKey().equals(LEASE_TABLE_KEY);
+  }
+
+  /**
+   * The tables of {@code io.almanac.persistence.instances} (the instance table, its history, the
+   * projection's per-task memory and its offset), in the journal's database (the connection's
+   * default schema). Their names are fixed.
+   */
+  static final List<String> INSTANCE_TABLES = List.of(
+      "almanac_instance", "almanac_instance_history", "almanac_instance_task", "almanac_projection_offset");
+
+  /** What an error message names the instance tables by, in place of a configuration key. */
+  private static final String INSTANCE_TABLE_KEY = "Almanac's instance tables";
+
+  private static boolean isInstance(Table t) {
+    return t.configKey().equals(INSTANCE_TABLE_KEY);
   }
 
   /** What an error message names the lease table by, in place of a configuration key. */
@@ -202,15 +227,18 @@ public final class SchemaBootstrap {
         table(config, "jdbc-journal", "event_tag"));
     List<Table> snapshotTables = List.of(table(config, "jdbc-snapshot-store", "snapshot"));
     Table leaseTable = new Table(LEASE_TABLE_KEY, "", LEASE_TABLE);
+    List<Table> instanceTables = INSTANCE_TABLES.stream().map(n -> new Table(INSTANCE_TABLE_KEY, "", n)).toList();
     try {
       if (journalDb == snapshotDb) {
         List<Table> all = new ArrayList<>(journalTables);
         all.addAll(snapshotTables);
         all.add(leaseTable);
+        all.addAll(instanceTables);
         ensure(journalDb, profileKey(config, "jdbc-journal"), all, settings);
       } else {
         List<Table> journalAndLease = new ArrayList<>(journalTables);
         journalAndLease.add(leaseTable);
+        journalAndLease.addAll(instanceTables);
         ensure(journalDb, profileKey(config, "jdbc-journal"), journalAndLease, settings);
         ensure(snapshotDb, profileKey(config, "jdbc-snapshot-store"), snapshotTables, settings);
       }
@@ -354,11 +382,14 @@ public final class SchemaBootstrap {
     Map<Table, Boolean> before = existing(c, tables);
     List<String> missing = names(before, false);
     if (!missing.isEmpty() && settings.autoCreateSchema()) {
-      if (before.entrySet().stream().anyMatch(e -> !e.getValue() && !isLease(e.getKey()))) {
+      if (before.entrySet().stream().anyMatch(e -> !e.getValue() && !isLease(e.getKey()) && !isInstance(e.getKey()))) {
         apply(c, dialect, dialect.statements());
       }
       if (before.entrySet().stream().anyMatch(e -> !e.getValue() && isLease(e.getKey()))) {
         apply(c, dialect, dialect.leaseStatements());
+      }
+      if (before.entrySet().stream().anyMatch(e -> !e.getValue() && isInstance(e.getKey()))) {
+        apply(c, dialect, dialect.instanceStatements());
       }
     }
     Map<Table, Boolean> after = existing(c, tables);
@@ -374,7 +405,8 @@ public final class SchemaBootstrap {
               + "the default table names only: create renamed tables yourself and set almanac.persistence.schema.auto-create = off"
           : "schema of " + url + ": missing " + which + "; almanac.persistence.schema.auto-create is off: create them "
               + "with pekko-persistence-jdbc's " + dialect.label + " script (the lease table with almanac-persistence's "
-              + "io/almanac/persistence/schema/" + dialect.leaseScript + "), or turn auto-create on");
+              + "io/almanac/persistence/schema/" + dialect.leaseScript + ", the instance tables with "
+              + dialect.instanceScript + "), or turn auto-create on");
     }
     String schemaNote = createdSchema.isEmpty() ? "" : "; created schema " + createdSchema;
     if (missing.isEmpty()) {

@@ -41,7 +41,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class PostgresSchemaBootstrapTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
-  private static final List<String> TABLES = List.of("almanac_lease", "event_journal", "event_tag", "snapshot");
+  private static final List<String> TABLES = List.of("almanac_instance", "almanac_instance_history",
+      "almanac_instance_task", "almanac_lease", "almanac_projection_offset", "event_journal", "event_tag", "snapshot");
   private static final String APP = "almanac-bootstrap-test";
 
   private static PostgresTestDb db;
@@ -78,7 +79,8 @@ class PostgresSchemaBootstrapTest {
     ActorTestKit first = ActorTestKit.create("pg-schema-1", config(schema));
     try {
       LoggingTestKit.info("Almanac schema: created tables [" + schema + ".event_journal, " + schema + ".event_tag, "
-              + schema + ".snapshot, " + schema + ".almanac_lease]")
+              + schema + ".snapshot, " + schema + ".almanac_lease, " + schema + ".almanac_instance, " + schema
+              + ".almanac_instance_history, " + schema + ".almanac_instance_task, " + schema + ".almanac_projection_offset]")
           .withMessageRegex(".*\\(PostgreSQL\\); created schema " + schema + "$")
           .expect(first.system(), () -> {
             SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);

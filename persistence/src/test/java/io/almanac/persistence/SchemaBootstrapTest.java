@@ -55,14 +55,17 @@ class SchemaBootstrapTest {
     return out;
   }
 
-  private static final List<String> EXPECTED = List.of("almanac_lease", "event_journal", "event_tag", "snapshot", "event_journal_ordering_idx");
+  private static final List<String> EXPECTED = List.of("almanac_instance", "almanac_instance_history",
+      "almanac_instance_task", "almanac_lease", "almanac_projection_offset", "event_journal", "event_tag", "snapshot",
+      "event_journal_ordering_idx");
 
   @Test
   void bootstrapTwiceOnTheSameFileCreatesOnceAndKeepsTheTables() throws Exception {
     Config config = H2TestConfig.at(dir.resolve("db"));
     ActorTestKit first = ActorTestKit.create("schema-1", config);
     try {
-      LoggingTestKit.info("Almanac schema: created tables [PUBLIC.event_journal, PUBLIC.event_tag, PUBLIC.snapshot, PUBLIC.almanac_lease]")
+      LoggingTestKit.info("Almanac schema: created tables [PUBLIC.event_journal, PUBLIC.event_tag, PUBLIC.snapshot, PUBLIC.almanac_lease, "
+          + "PUBLIC.almanac_instance, PUBLIC.almanac_instance_history, PUBLIC.almanac_instance_task, PUBLIC.almanac_projection_offset]")
           .expect(first.system(), () -> {
             SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
             return null;
@@ -111,6 +114,42 @@ class SchemaBootstrapTest {
       second.shutdownTestKit();
     }
     assertEquals(EXPECTED, objects(config));
+  }
+
+  /**
+   * A database bootstrapped before the instance tables existed gets them at the next start (the
+   * rows of the instance table it already has are kept), the rest untouched.
+   */
+  @Test
+  void aJournalWithoutTheInstanceTablesGetsThem() throws Exception {
+    Config config = H2TestConfig.at(dir.resolve("db"));
+    ActorTestKit first = ActorTestKit.create("schema-instances-1", config);
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(first.system(), TIMEOUT);
+    } finally {
+      first.shutdownTestKit();
+    }
+    try (Connection c = H2TestConfig.connect(config); Statement s = c.createStatement()) {
+      s.execute("DROP TABLE almanac_instance_history");
+      s.execute("DROP TABLE almanac_projection_offset");
+      s.execute("INSERT INTO almanac_instance_task (task_id, max_retry, last_seq) VALUES ('kept', 3, 7)");
+    }
+    ActorTestKit second = ActorTestKit.create("schema-instances-2", config);
+    try {
+      LoggingTestKit.info("Almanac schema: created tables [PUBLIC.almanac_instance_history, PUBLIC.almanac_projection_offset]")
+          .expect(second.system(), () -> {
+            SchemaBootstrap.ensureSchemaBlocking(second.system(), TIMEOUT);
+            return null;
+          });
+    } finally {
+      second.shutdownTestKit();
+    }
+    assertEquals(EXPECTED, objects(config));
+    try (Connection c = H2TestConfig.connect(config); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT task_id FROM almanac_instance_task")) {
+      assertTrue(rs.next());
+      assertEquals("kept", rs.getString(1));
+    }
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
 import io.almanac.http.AlmanacHttp;
 import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.instances.InstanceProjection;
 import io.almanac.persistence.lease.JdbcLease;
 import io.almanac.persistence.lease.LeaseSeeds;
 import java.io.File;
@@ -211,6 +212,11 @@ public final class DemoNode {
     Map<String, AgentJob> jobs = DemoTasks.jobs(dataDir, clock, DemoTasks.Timing.DEMO);
     jobs.forEach(builder::job);
     Almanac almanac = builder.start();
+    // The instance table (almanac_instance in the journal's database, R29): kept from the journal
+    // by one projection per cluster; query it with SQL, e.g.
+    //   SELECT task_id, window_key, status, updated_at FROM almanac_instance ORDER BY window_start DESC
+    // A wrong almanac.instances setting is thrown here and reported as a configuration error.
+    InstanceProjection.start(system, clock);
     // Health probes over HTTP (almanac.http: 127.0.0.1:8558 by default; -Dalmanac.http.port=... for
     // a second node on one machine). A port in use is said, and the node runs on without them.
     // A wrong almanac.http setting is thrown here and reported as a configuration error (exit 2).

@@ -1,0 +1,221 @@
+package io.almanac.persistence.instances;
+
+import io.almanac.InstanceStatus;
+import io.almanac.InvalidSpecException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What {@link InstanceQueries#find(InstanceFilter)} selects: rows of one task or all, with one of
+ * some statuses or any, whose window starts in {@code [from, to)}, at most {@code limit}, after a
+ * cursor. Rows come in the order (window start, task id, window key). Built with {@link #builder()}
+ * or from HTTP query parameters with {@link #fromParams(Map)}; bad input is refused with an {@link
+ * InvalidSpecException} naming the field and value.
+ *
+ * @param taskId the task, or null for every task
+ * @param statuses the statuses wanted; empty for any
+ * @param from the earliest window start, inclusive, or null
+ * @param to the window start bound, exclusive, or null
+ * @param limit rows per page, 1..{@value #MAX_LIMIT}
+ * @param after the previous page's {@link InstancePage#next()}, or null for the first page
+ * @param history whether to read the history table (rows moved by retention) instead of the live one
+ */
+public record InstanceFilter(
+    String taskId,
+    Set<InstanceStatus> statuses,
+    Instant from,
+    Instant to,
+    int limit,
+    String after,
+    boolean history) {
+
+  /** The default page size. */
+  public static final int DEFAULT_LIMIT = 100;
+
+  /** The largest page size. */
+  public static final int MAX_LIMIT = 500;
+
+  /** Canonical constructor: validates. */
+  public InstanceFilter {
+    statuses = statuses == null || statuses.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(statuses));
+    if (taskId != null && taskId.isEmpty()) {
+      throw new InvalidSpecException("task", taskId, "must not be empty (leave it out for every task)");
+    }
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw new InvalidSpecException("limit", limit, "must be between 1 and " + MAX_LIMIT);
+    }
+    if (from != null && to != null && !from.isBefore(to)) {
+      throw new InvalidSpecException("from", from, "must be before to (" + to + ")");
+    }
+    if (after != null) {
+      Cursor.decode(after); // refuses a malformed cursor
+    }
+  }
+
+  /** @return the cursor, decoded (empty for the first page) */
+  Optional<Cursor> cursor() {
+    return after == null ? Optional.empty() : Optional.of(Cursor.decode(after));
+  }
+
+  /** @return a builder: every task, any status, any time, {@value #DEFAULT_LIMIT} rows, live table */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * A filter from HTTP query parameters, as {@code GET /api/windows} takes them: {@code task},
+   * {@code status} (repeated or comma-separated, case-insensitive), {@code from} and {@code to}
+   * (ISO-8601 instants), {@code limit} (default {@value #DEFAULT_LIMIT}), {@code after} and
+   * {@code history} ({@code true} or {@code false}). A parameter given more than once (but status)
+   * takes its first value; an empty value counts as absent.
+   *
+   * @param params parameter name to its values
+   * @return the filter
+   * @throws InvalidSpecException naming the parameter and value that is wrong
+   */
+  public static InstanceFilter fromParams(Map<String, List<String>> params) {
+    Objects.requireNonNull(params, "params");
+    Builder b = builder();
+    first(params, "task").ifPresent(b::task);
+    for (String v : params.getOrDefault("status", List.of())) {
+      for (String s : v.split(",")) {
+        if (!s.isBlank()) {
+          b.status(s.strip());
+        }
+      }
+    }
+    first(params, "from").ifPresent(v -> b.from(instant("from", v)));
+    first(params, "to").ifPresent(v -> b.to(instant("to", v)));
+    first(params, "limit").ifPresent(v -> {
+      try {
+        b.limit(Integer.parseInt(v.strip()));
+      } catch (NumberFormatException e) {
+        throw new InvalidSpecException("limit", v, "must be a whole number between 1 and " + MAX_LIMIT);
+      }
+    });
+    first(params, "after").ifPresent(b::after);
+    first(params, "history").ifPresent(v -> {
+      if (!v.equals("true") && !v.equals("false")) {
+        throw new InvalidSpecException("history", v, "must be true or false");
+      }
+      b.history(v.equals("true"));
+    });
+    return b.build();
+  }
+
+  private static Optional<String> first(Map<String, List<String>> params, String name) {
+    List<String> v = params.get(name);
+    return v == null || v.isEmpty() || v.get(0) == null || v.get(0).isEmpty() ? Optional.empty() : Optional.of(v.get(0));
+  }
+
+  private static Instant instant(String field, String v) {
+    try {
+      return Instant.parse(v.strip());
+    } catch (DateTimeParseException e) {
+      throw new InvalidSpecException(field, v, "must be an ISO-8601 instant such as 2026-11-30T00:00:00Z");
+    }
+  }
+
+  /**
+   * @param name a status name, case-insensitive
+   * @return the status
+   * @throws InvalidSpecException naming field {@code status} if there is no such status
+   */
+  public static InstanceStatus status(String name) {
+    if (name == null) {
+      throw new InvalidSpecException("status", null, "must not be empty");
+    }
+    try {
+      return InstanceStatus.valueOf(name.strip().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidSpecException("status", name, "is not a status; one of " + EnumSet.allOf(InstanceStatus.class));
+    }
+  }
+
+  /** Builds an {@link InstanceFilter}; {@link #build()} validates. */
+  public static final class Builder {
+    private String taskId;
+    private final EnumSet<InstanceStatus> statuses = EnumSet.noneOf(InstanceStatus.class);
+    private Instant from;
+    private Instant to;
+    private int limit = DEFAULT_LIMIT;
+    private String after;
+    private boolean history;
+
+    private Builder() {}
+
+    /** @param taskId one task's rows only (null: every task) @return this */
+    public Builder task(String taskId) {
+      this.taskId = taskId;
+      return this;
+    }
+
+    /** @param status a status wanted (adds to the set) @return this */
+    public Builder status(InstanceStatus status) {
+      statuses.add(Objects.requireNonNull(status, "status"));
+      return this;
+    }
+
+    /**
+     * @param name a status wanted, by name (case-insensitive)
+     * @return this
+     * @throws InvalidSpecException naming field {@code status} for an unknown status
+     */
+    public Builder status(String name) {
+      statuses.add(InstanceFilter.status(name));
+      return this;
+    }
+
+    /** @param wanted statuses wanted (adds to the set) @return this */
+    public Builder statuses(Collection<InstanceStatus> wanted) {
+      statuses.addAll(wanted);
+      return this;
+    }
+
+    /** @param from the earliest window start, inclusive @return this */
+    public Builder from(Instant from) {
+      this.from = from;
+      return this;
+    }
+
+    /** @param to the window start bound, exclusive @return this */
+    public Builder to(Instant to) {
+      this.to = to;
+      return this;
+    }
+
+    /** @param limit rows per page, 1..500 @return this */
+    public Builder limit(int limit) {
+      this.limit = limit;
+      return this;
+    }
+
+    /** @param cursor the previous page's {@link InstancePage#next()} @return this */
+    public Builder after(String cursor) {
+      this.after = cursor;
+      return this;
+    }
+
+    /** @param history whether to read the history table @return this */
+    public Builder history(boolean history) {
+      this.history = history;
+      return this;
+    }
+
+    /**
+     * @return the filter
+     * @throws InvalidSpecException naming the field and value that is wrong
+     */
+    public InstanceFilter build() {
+      return new InstanceFilter(taskId, statuses, from, to, limit, after, history);
+    }
+  }
+}

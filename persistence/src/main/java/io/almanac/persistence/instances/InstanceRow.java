@@ -1,0 +1,67 @@
+package io.almanac.persistence.instances;
+
+import io.almanac.InstanceStatus;
+import io.almanac.RunKind;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One row of the instance table: one window of one task as the journal last left it (R29). Times
+ * are UTC instants (R26).
+ *
+ * @param taskId the task
+ * @param windowKey the window's key, e.g. {@code 2026-11-29}
+ * @param windowStart the window's start
+ * @param windowEnd the window's end, or null
+ * @param status the instance's status (R20)
+ * @param attempt the current or last attempt number (0 before the first)
+ * @param retryCount retries scheduled since the window was (re)opened
+ * @param maxRetry the task's retry cap when the row was last written
+ * @param runKind why the current or last attempt runs (R18), or null
+ * @param resultSummary the bounded success summary, or null
+ * @param failReason the last failure, skip, miss, cancel or resolve reason, or null
+ * @param scheduledAt when the window fired or was due, or null
+ * @param startedAt when the current or last attempt started, or null
+ * @param finishedAt when the last attempt ended or the window reached a done status without one
+ *     (skipped, missed, cancelled, resolved); null while it is pending or running
+ * @param createdAt when the instance was created
+ * @param updatedAt when it last changed (the time of the journal event)
+ * @param lastSeq the task journal's sequence number of the last event applied to the row
+ * @param movedAt when retention moved the row to the history table; null for a live row
+ */
+public record InstanceRow(
+    String taskId,
+    String windowKey,
+    Instant windowStart,
+    Instant windowEnd,
+    InstanceStatus status,
+    int attempt,
+    int retryCount,
+    int maxRetry,
+    RunKind runKind,
+    String resultSummary,
+    String failReason,
+    Instant scheduledAt,
+    Instant startedAt,
+    Instant finishedAt,
+    Instant createdAt,
+    Instant updatedAt,
+    long lastSeq,
+    Instant movedAt) {
+
+  /** Canonical constructor: the key, start, status and times are required. */
+  public InstanceRow {
+    Objects.requireNonNull(taskId, "taskId");
+    Objects.requireNonNull(windowKey, "windowKey");
+    Objects.requireNonNull(windowStart, "windowStart");
+    Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(createdAt, "createdAt");
+    Objects.requireNonNull(updatedAt, "updatedAt");
+  }
+
+  /** @return this row as it is in the live table (without {@link #movedAt()}) */
+  public InstanceRow live() {
+    return movedAt == null ? this : new InstanceRow(taskId, windowKey, windowStart, windowEnd, status, attempt, retryCount,
+        maxRetry, runKind, resultSummary, failReason, scheduledAt, startedAt, finishedAt, createdAt, updatedAt, lastSeq, null);
+  }
+}

@@ -1,0 +1,39 @@
+package io.almanac.persistence.instances;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.persistence.jdbc.db.SlickDatabase;
+import org.apache.pekko.persistence.jdbc.db.SlickExtension;
+import org.apache.pekko.persistence.jdbc.db.SlickExtensionImpl;
+
+/**
+ * Connections of the journal's database: the pool of the {@code jdbc-journal} plugin (shared with
+ * the journal by {@code almanac-h2.conf} and {@code almanac-postgres.conf}). INTERNAL.
+ */
+final class JournalDb implements AutoCloseable {
+
+  private final SlickDatabase db;
+
+  private JournalDb(SlickDatabase db) {
+    this.db = db;
+  }
+
+  static JournalDb of(ActorSystem<?> system) {
+    SlickExtensionImpl slick = (SlickExtensionImpl) SlickExtension.get(system);
+    return new JournalDb(slick.database(system.settings().config().getConfig("jdbc-journal")));
+  }
+
+  /** @return a connection from the pool; close it to give it back */
+  Connection connect() throws SQLException {
+    return db.database().source().createConnection();
+  }
+
+  /** Closes the pool if it is this object's own (a plugin without use-shared-db). */
+  @Override
+  public void close() {
+    if (db.allowShutdown()) {
+      db.database().close();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.almanac.persistence.instances;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.InstanceStatus;
+import io.almanac.InvalidSpecException;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** InstanceFilter: what it accepts, and every bad input refused naming field and value. */
+class InstanceFilterTest {
+
+  private static void refused(String field, String value, Executable call) {
+    InvalidSpecException e = assertThrows(InvalidSpecException.class, call);
+    assertEquals(field, e.field(), e.getMessage());
+    assertEquals(value, e.value(), e.getMessage());
+  }
+
+  @Test
+  void defaults() {
+    InstanceFilter f = InstanceFilter.builder().build();
+    assertNull(f.taskId());
+    assertTrue(f.statuses().isEmpty());
+    assertEquals(100, f.limit());
+    assertNull(f.after());
+    assertEquals(false, f.history());
+  }
+
+  @Test
+  void fromParamsReadsEveryParameter() {
+    String cursor = new Cursor(Instant.parse("2026-11-29T00:00:00Z"), "digest", "2026-11-29").encode();
+    InstanceFilter f = InstanceFilter.fromParams(Map.of(
+        "task", List.of("digest"),
+        "status", List.of("failed,final_failed", "SUCCEEDED"),
+        "from", List.of("2026-11-01T00:00:00Z"),
+        "to", List.of("2026-12-01T00:00:00Z"),
+        "limit", List.of("50"),
+        "after", List.of(cursor),
+        "history", List.of("true")));
+    assertEquals("digest", f.taskId());
+    assertEquals(EnumSet.of(InstanceStatus.FAILED, InstanceStatus.FINAL_FAILED, InstanceStatus.SUCCEEDED), EnumSet.copyOf(f.statuses()));
+    assertEquals(Instant.parse("2026-11-01T00:00:00Z"), f.from());
+    assertEquals(Instant.parse("2026-12-01T00:00:00Z"), f.to());
+    assertEquals(50, f.limit());
+    assertEquals(cursor, f.after());
+    assertTrue(f.history());
+    assertEquals(new Cursor(Instant.parse("2026-11-29T00:00:00Z"), "digest", "2026-11-29"), f.cursor().orElseThrow());
+  }
+
+  @Test
+  void aCursorRoundTripsWithAnyText() {
+    Cursor c = new Cursor(Instant.parse("2026-11-29T00:00:00.123456789Z"), "täsk|with\nodd chars", "2026-11-29T00:00:00Z");
+    assertEquals(c, Cursor.decode(c.encode()));
+  }
+
+  @Test
+  void badLimits() {
+    refused("limit", "0", () -> InstanceFilter.builder().limit(0).build());
+    refused("limit", "501", () -> InstanceFilter.builder().limit(501).build());
+    refused("limit", "-1", () -> InstanceFilter.builder().limit(-1).build());
+    refused("limit", "ten", () -> InstanceFilter.fromParams(Map.of("limit", List.of("ten"))));
+    refused("limit", "0", () -> InstanceFilter.fromParams(Map.of("limit", List.of("0"))));
+  }
+
+  @Test
+  void fromMustBeBeforeTo() {
+    refused("from", "2026-12-02T00:00:00Z", () -> InstanceFilter.builder()
+        .from(Instant.parse("2026-12-02T00:00:00Z")).to(Instant.parse("2026-12-01T00:00:00Z")).build());
+    refused("from", "2026-12-01T00:00:00Z", () -> InstanceFilter.builder()
+        .from(Instant.parse("2026-12-01T00:00:00Z")).to(Instant.parse("2026-12-01T00:00:00Z")).build());
+  }
+
+  @Test
+  void badInstants() {
+    refused("from", "yesterday", () -> InstanceFilter.fromParams(Map.of("from", List.of("yesterday"))));
+    refused("to", "2026-13-01", () -> InstanceFilter.fromParams(Map.of("to", List.of("2026-13-01"))));
+  }
+
+  @Test
+  void unknownStatus() {
+    refused("status", "DONE", () -> InstanceFilter.builder().status("DONE"));
+    refused("status", "nope", () -> InstanceFilter.fromParams(Map.of("status", List.of("FAILED,nope"))));
+  }
+
+  @Test
+  void malformedCursors() {
+    refused("after", "not-a-cursor!", () -> InstanceFilter.builder().after("not-a-cursor!").build());
+    refused("after", "AAAA", () -> InstanceFilter.builder().after("AAAA").build());
+    String truncated = new Cursor(Instant.parse("2026-11-29T00:00:00Z"), "digest", "w").encode();
+    String cut = truncated.substring(0, truncated.length() - 4);
+    refused("after", cut, () -> InstanceFilter.fromParams(Map.of("after", List.of(cut))));
+  }
+
+  @Test
+  void badTaskAndHistory() {
+    refused("task", "", () -> InstanceFilter.builder().task("").build());
+    refused("history", "yes", () -> InstanceFilter.fromParams(Map.of("history", List.of("yes"))));
+  }
+}
