@@ -2,7 +2,11 @@ package io.almanac.samples;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import io.almanac.InvalidSpecException;
+import io.almanac.persistence.instances.InstanceRebuild;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -55,7 +59,8 @@ import picocli.CommandLine.Unmatched;
       AlmanacCli.Demo.class, AlmanacCli.Status.class, AlmanacCli.Tasks.class, AlmanacCli.Windows.class,
       AlmanacCli.Queue.class, AlmanacCli.Why.class, AlmanacCli.Timeline.class, AlmanacCli.Pause.class,
       AlmanacCli.Resume.class, AlmanacCli.Run.class, AlmanacCli.Backfill.class, AlmanacCli.Retry.class,
-      AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Audit.class, CommandLine.HelpCommand.class
+      AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Audit.class, AlmanacCli.RebuildInstances.class,
+      CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "Exit codes:%n",
     exitCodeList = {
@@ -284,6 +289,42 @@ public final class AlmanacCli implements Callable<Integer> {
     @Override
     public Integer call() {
       return AuditCli.run(args.toArray(String[]::new));
+    }
+  }
+
+  /** {@code rebuild-instances}: the instance table rebuilt from the journal, offline. */
+  @Command(name = "rebuild-instances", description = {
+      "Rebuilds the SQL instance table (almanac_instance) from the whole journal: empties it and its offset, replays",
+      "every task's events, applies retention. Needs only the journal's database: stop the node first on H2 (its file",
+      "is open in one JVM only); on PostgreSQL the nodes may run. Exit 0 done, 2 configuration error, 3 database failure."})
+  static final class RebuildInstances implements Callable<Integer> {
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "the node's configuration (default: -Dconfig.file, else ./application.conf, else the jar's)")
+    Path config;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Config loaded;
+      try {
+        loaded = AuditCli.loadConfig(config);
+      } catch (RuntimeException e) {
+        err.println("almanac: configuration error: " + e.getMessage());
+        return EXIT_BAD_INPUT;
+      }
+      try {
+        out.println("instance table rebuilt: " + InstanceRebuild.run(loaded));
+        return EXIT_OK;
+      } catch (InvalidSpecException | com.typesafe.config.ConfigException e) {
+        err.println("almanac: configuration error: " + e.getMessage());
+        return EXIT_BAD_INPUT;
+      } catch (RuntimeException e) {
+        err.println("almanac: the instance table could not be rebuilt: " + e.getMessage());
+        return EXIT_UNREACHABLE;
+      }
     }
   }
 

@@ -9,8 +9,10 @@ import io.almanac.Almanac;
 import io.almanac.InvalidSpecException;
 import io.almanac.TaskSpec;
 import io.almanac.http.AlmanacHttp;
+import io.almanac.http.InstanceWindowSource;
 import io.almanac.persistence.SchemaBootstrap;
 import io.almanac.persistence.instances.InstanceProjection;
+import io.almanac.persistence.instances.InstanceQueries;
 import io.almanac.persistence.lease.JdbcLease;
 import io.almanac.persistence.lease.LeaseSeeds;
 import java.io.File;
@@ -217,11 +219,12 @@ public final class DemoNode {
     //   SELECT task_id, window_key, status, updated_at FROM almanac_instance ORDER BY window_start DESC
     // A wrong almanac.instances setting is thrown here and reported as a configuration error.
     InstanceProjection.start(system, clock);
-    // Health probes over HTTP (almanac.http: 127.0.0.1:8558 by default; -Dalmanac.http.port=... for
-    // a second node on one machine). A port in use is said, and the node runs on without them.
+    // The HTTP API, dashboard, metrics and health probes (almanac.http: 127.0.0.1:8558 by default;
+    // -Dalmanac.http.port=... for a second node on one machine), its window lists from the instance
+    // table. A port in use is said, and the node runs on without them.
     // A wrong almanac.http setting is thrown here and reported as a configuration error (exit 2).
     String token = system.settings().config().getString("almanac.http.token");
-    AlmanacHttp.start(system, almanac).thenAccept(binding -> {
+    AlmanacHttp.start(system, almanac, new InstanceWindowSource(InstanceQueries.create(system))).thenAccept(binding -> {
       String url = "http://" + binding.localAddress().getHostString() + ":" + binding.localAddress().getPort();
       LOG.info("dashboard: {}/ ; command line: bin/almanac --url {} tasks (docs/cli.md)", url, url);
       LOG.info("actions (pause, run, backfill, retry, resolve, cancel) need the token: export ALMANAC_TOKEN={} "

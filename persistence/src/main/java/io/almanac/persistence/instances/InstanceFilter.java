@@ -204,6 +204,20 @@ public record InstanceFilter(
       return this;
     }
 
+    /**
+     * Starts after a row known by its sort key (what an encoded cursor holds), for a caller with
+     * its own cursor format.
+     *
+     * @param windowStart the last row's window start
+     * @param taskId its task
+     * @param windowKey its window key
+     * @return this
+     */
+    public Builder after(java.time.Instant windowStart, String taskId, String windowKey) {
+      this.after = new Cursor(windowStart, taskId, windowKey).encode();
+      return this;
+    }
+
     /** @param history whether to read the history table @return this */
     public Builder history(boolean history) {
       this.history = history;

@@ -175,7 +175,10 @@ public final class InstanceProjection {
     } else {
       ref = system.systemActorOf(behavior, NAME, Props.empty());
     }
-    return new Handle(ref, progress);
+    Handle handle = new Handle(ref, progress);
+    // almanac_projection_lag_seconds: NaN on a node that does not host the projection (a cluster's others)
+    io.almanac.internal.NodeMeters.of(system).projectionLag(() -> handle.runningHere() ? handle.lag() : null);
+    return handle;
   }
 
   static boolean clustered(ActorSystem<?> system) {

@@ -1,0 +1,67 @@
+package io.almanac.http;
+
+import io.almanac.WindowKey;
+import io.almanac.WindowView;
+import io.almanac.persistence.instances.InstanceFilter;
+import io.almanac.persistence.instances.InstanceQueries;
+import io.almanac.persistence.instances.InstanceRow;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@code /api/windows} from the SQL instance table ({@code almanac_instance}, kept from the journal
+ * by {@link io.almanac.persistence.instances.InstanceProjection}): every window of every task, also
+ * those that left the tasks' hot state, filtered and paged by the database's indexes. The table
+ * trails the journal by the projection's lag ({@code almanac_projection_lag_seconds}).
+ */
+public final class InstanceWindowSource implements WindowSource {
+
+  private final InstanceQueries queries;
+
+  /**
+   * @param queries the instance table's queries ({@link InstanceQueries#create})
+   */
+  public InstanceWindowSource(InstanceQueries queries) {
+    this.queries = Objects.requireNonNull(queries, "queries");
+  }
+
+  @Override
+  public CompletionStage<WindowPage> find(WindowFilter filter) {
+    return queries.findAsync(toInstanceFilter(filter)).thenApply(page -> {
+      List<WindowView> views = page.rows().stream().map(InstanceWindowSource::view).toList();
+      String next = page.next() == null || views.isEmpty() ? null
+          : WindowFilter.Cursor.of(views.get(views.size() - 1)).encode();
+      return new WindowPage(views, next);
+    });
+  }
+
+  /** The API's filter (already checked) as the table's: the same bounds, order and page size. */
+  static InstanceFilter toInstanceFilter(WindowFilter filter) {
+    InstanceFilter.Builder b = InstanceFilter.builder().limit(filter.limit());
+    if (filter.task() != null) {
+      b.task(filter.task());
+    }
+    if (filter.statuses() != null && !filter.statuses().isEmpty()) {
+      b.statuses(filter.statuses());
+    }
+    if (filter.from() != null) {
+      b.from(filter.from());
+    }
+    if (filter.to() != null) {
+      b.to(filter.to());
+    }
+    if (filter.after() != null) {
+      b.after(filter.after().start(), filter.after().task(), filter.after().window());
+    }
+    return b.build();
+  }
+
+  /** A row as the API's window (the table keeps no lease, retry time, artifact or effects). */
+  static WindowView view(InstanceRow r) {
+    return new WindowView(r.taskId(), WindowKey.of(r.windowKey()), r.windowStart(), r.windowEnd(), r.scheduledAt(),
+        r.status(), r.runKind(), r.attempt(), r.retryCount(), r.maxRetry(), null, null, r.resultSummary(), null,
+        r.failReason(), Map.of(), r.createdAt(), r.updatedAt(), r.startedAt());
+  }
+}
