@@ -73,11 +73,16 @@ public final class DemoNode {
 
   private DemoNode() {}
 
-  /** A configuration and where it came from. */
+  /** Set (true) in the configuration when the demo made its token up, so that one may be logged. */
+  static final String TOKEN_GENERATED = "almanac-demo.token-generated";
+
   /**
    * The demo's token for the HTTP API's actions: {@code almanac.http.token} when set (application.conf
    * takes it from the environment variable {@code ALMANAC_TOKEN}), else a random one for this run,
-   * logged at start; the actions are never open.
+   * marked {@link #TOKEN_GENERATED} and logged at start; the actions are never open.
+   *
+   * @param config the demo's configuration
+   * @return it, with a token
    */
   static Config withActionToken(Config config) {
     if (!config.hasPath("almanac.http.token") || !config.getString("almanac.http.token").isEmpty()) {
@@ -86,9 +91,11 @@ public final class DemoNode {
     byte[] random = new byte[18];
     new java.security.SecureRandom().nextBytes(random);
     String token = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-    return ConfigFactory.parseMap(Map.of("almanac.http.token", token)).withFallback(config);
+    return ConfigFactory.parseMap(Map.of("almanac.http.token", token, TOKEN_GENERATED, true))
+        .withFallback(config);
   }
 
+  /** A configuration and where it came from. */
   record Loaded(Config config, String source) {}
 
   /**
@@ -223,12 +230,22 @@ public final class DemoNode {
     // -Dalmanac.http.port=... for a second node on one machine), its window lists from the instance
     // table. A port in use is said, and the node runs on without them.
     // A wrong almanac.http setting is thrown here and reported as a configuration error (exit 2).
+    // The token is logged only when the demo made it up (it exists for this run only); a token of
+    // the operator's (ALMANAC_TOKEN, almanac.http.token) never goes to the log.
     String token = system.settings().config().getString("almanac.http.token");
+    boolean generated = system.settings().config().hasPath(TOKEN_GENERATED)
+        && system.settings().config().getBoolean(TOKEN_GENERATED);
     AlmanacHttp.start(system, almanac, new InstanceWindowSource(InstanceQueries.create(system))).thenAccept(binding -> {
       String url = "http://" + binding.localAddress().getHostString() + ":" + binding.localAddress().getPort();
       LOG.info("dashboard: {}/ ; command line: bin/almanac --url {} tasks (docs/cli.md)", url, url);
-      LOG.info("actions (pause, run, backfill, retry, resolve, cancel) need the token: export ALMANAC_TOKEN={} "
-          + "for bin/almanac, or paste it into the dashboard's Token field", token);
+      if (generated) {
+        LOG.info("actions (pause, run, backfill, retry, resolve, cancel) need this run's token: export ALMANAC_TOKEN={} "
+            + "for bin/almanac, or paste it into the dashboard's Token field (set ALMANAC_TOKEN before starting to "
+            + "choose one)", token);
+      } else {
+        LOG.info("actions (pause, run, backfill, retry, resolve, cancel) need the token of almanac.http.token "
+            + "(ALMANAC_TOKEN)");
+      }
     }).exceptionally(e -> {
       LOG.warn("no HTTP endpoints: {} (set -Dalmanac.http.port to a free port)", e.toString());
       return null;

@@ -1,6 +1,7 @@
 package io.almanac.samples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ class DemoTokenTest {
     String second = DemoNode.withActionToken(empty).getString("almanac.http.token");
     assertTrue(first.length() >= 20, "a long random token: " + first);
     assertNotEquals(first, second, "a new token per run");
+    assertTrue(DemoNode.withActionToken(empty).getBoolean(DemoNode.TOKEN_GENERATED), "marked as made up (it may be logged)");
   }
 
   @Test
@@ -26,5 +28,6 @@ class DemoTokenTest {
   void configuredKept() {
     Config set = ConfigFactory.parseString("almanac.http.token = s3cret");
     assertEquals("s3cret", DemoNode.withActionToken(set).getString("almanac.http.token"));
+    assertFalse(DemoNode.withActionToken(set).hasPath(DemoNode.TOKEN_GENERATED), "an operator's token is never logged");
   }
 }
