@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -61,6 +62,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * machine too loaded to measure; the report table shows the real figure either way).
  */
 @Timeout(value = 90, unit = TimeUnit.MINUTES)
+@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
 class ClusterFailoverTest {
 
   static final int CYCLES = Integer.getInteger("almanac.cluster.cycles", 1);

@@ -33,6 +33,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,6 +54,7 @@ import org.junit.jupiter.api.Timeout;
  * -am test -Dtest=ClusterScenariosTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Timeout(value = 150, unit = TimeUnit.MINUTES)
+@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
 class ClusterScenariosTest {
 
   /** How long the trigger's host stays frozen ({@code almanac.cluster.freeze-seconds}). */

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +51,7 @@ import org.junit.jupiter.api.Timeout;
  * </ul>
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
+@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
 class DatabaseOutageTest {
 
   /**

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * and {@code run.log}; the table of results goes to stdout and {@code target/crash-report.txt}.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
+@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
 class KillNineTest {
 
   static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 3);
