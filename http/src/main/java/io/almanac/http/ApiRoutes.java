@@ -49,7 +49,7 @@ import org.apache.pekko.http.javadsl.server.Route;
  */
 public final class ApiRoutes extends AllDirectives {
 
-  private static final long MAX_BODY_BYTES = 64 * 1024;
+  static final long MAX_BODY_BYTES = 64 * 1024;
 
   private final Almanac almanac;
   private final WindowSource windows;
@@ -340,6 +340,22 @@ public final class ApiRoutes extends AllDirectives {
 
   /** The call's JSON body, checked: missing, not JSON, another content type, or another field is refused. */
   private Route body(Set<String> fields, Function<JsonBody, Route> inner) {
+    return extractRequestEntity(request -> {
+      java.util.OptionalLong length = request.getContentLengthOption();
+      if (length.isPresent() && length.getAsLong() > MAX_BODY_BYTES) {
+        return Problems.complete(tooLarge(length.getAsLong()));
+      }
+      return strictBody(fields, inner);
+    });
+  }
+
+  /** A body over {@value #MAX_BODY_BYTES} bytes: 413 naming {@code body}. */
+  static Problem tooLarge(long size) {
+    return new Problem(413, "payload-too-large", "Payload too large", "body: " + size + " bytes is larger than the "
+        + MAX_BODY_BYTES + " bytes (64 KiB) a call takes", "body", null);
+  }
+
+  private Route strictBody(Set<String> fields, Function<JsonBody, Route> inner) {
     return extractStrictEntity(Duration.ofSeconds(10), MAX_BODY_BYTES, entity -> {
       String text = entity.getData().utf8String();
       if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
