@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigException;
 import io.almanac.Almanac;
 import io.almanac.InvalidSpecException;
 import io.almanac.NodeHealth;
+import io.almanac.persistence.instances.InstanceQueries;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletionStage;
@@ -59,9 +60,12 @@ public final class AlmanacHttp extends AllDirectives {
    *
    * @param iface the address to listen on
    * @param port the port
-   * @param token the bearer token of mutating calls, or ""
+   * @param token the bearer token of mutating calls (at least {@value Settings#MIN_TOKEN_LENGTH} characters), or ""
    */
   public record Settings(String iface, int port, String token) {
+
+    /** The shortest token taken. */
+    public static final int MIN_TOKEN_LENGTH = 16;
 
     /**
      * @param config the node's configuration
@@ -77,6 +81,16 @@ public final class AlmanacHttp extends AllDirectives {
       }
       if (iface.isBlank()) {
         throw new InvalidSpecException("almanac.http.interface", iface, "must be a host name or an IP address");
+      }
+      if (!token.isEmpty() && token.isBlank()) {
+        // the token's value is never echoed: only its length
+        throw new InvalidSpecException("almanac.http.token", null, "is blank (" + token.length() + " white-space "
+            + "characters): set a token of at least " + MIN_TOKEN_LENGTH + " characters, or leave it empty to refuse "
+            + "every mutating call");
+      }
+      if (!token.isEmpty() && token.length() < MIN_TOKEN_LENGTH) {
+        throw new InvalidSpecException("almanac.http.token", null, "is " + token.length() + " characters long: it must "
+            + "have at least " + MIN_TOKEN_LENGTH + " (e.g. openssl rand -base64 24)");
       }
       if (token.isEmpty() && !loopback(iface)) {
         throw new InvalidSpecException("almanac.http.interface", iface, "is beyond loopback while almanac.http.token is "
@@ -113,7 +127,41 @@ public final class AlmanacHttp extends AllDirectives {
    * @throws InvalidSpecException when a setting is wrong, before anything is bound
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac) {
-    return start(system, almanac, new AlmanacWindowSource(almanac));
+    Settings.from(system.settings().config()); // a wrong setting is refused before anything is created
+    return start(system, almanac, windowSource(system, almanac));
+  }
+
+  /** Whether the node's journal is the JDBC plugin, whose table the node may read with SQL. */
+  static boolean jdbcJournal(Config config) {
+    return config.hasPath("pekko.persistence.journal.plugin")
+        && "jdbc-journal".equals(config.getString("pekko.persistence.journal.plugin"));
+  }
+
+  /**
+   * Where {@code /api/windows} reads on this node: the SQL instance table ({@link
+   * InstanceWindowSource}) when the journal is JDBC ({@code pekko.persistence.journal.plugin =
+   * "jdbc-journal"}) and {@code almanac.instances.enabled} is on, else the tasks' hot windows over the
+   * Java API ({@link AlmanacWindowSource}). The table is kept only where {@code
+   * InstanceProjection.start(system)} runs (in a cluster, on one node).
+   *
+   * @param system the node's ActorSystem
+   * @param almanac the node
+   * @return the source, said in the log at INFO
+   */
+  static WindowSource windowSource(ActorSystem<?> system, Almanac almanac) {
+    Config config = system.settings().config();
+    String plugin = config.hasPath("pekko.persistence.journal.plugin") ? config.getString("pekko.persistence.journal.plugin")
+        : "";
+    boolean instances = config.hasPath("almanac.instances.enabled") && config.getBoolean("almanac.instances.enabled");
+    if ("jdbc-journal".equals(plugin) && instances) {
+      LOG.info("GET /api/windows reads the SQL instance table (almanac_instance; journal {}, almanac.instances.enabled "
+          + "= on)", plugin);
+      return new InstanceWindowSource(InstanceQueries.create(system));
+    }
+    LOG.info("GET /api/windows reads the tasks' hot windows over the Java API (journal '{}', almanac.instances.enabled "
+        + "= {}): the instance table serves it only on a jdbc-journal with the projection enabled", plugin,
+        instances ? "on" : "off");
+    return new AlmanacWindowSource(almanac);
   }
 
   /**
@@ -127,7 +175,12 @@ public final class AlmanacHttp extends AllDirectives {
    */
   public static CompletionStage<ServerBinding> start(ActorSystem<?> system, Almanac almanac, WindowSource windows) {
     Settings settings = Settings.from(system.settings().config());
-    Route route = new AlmanacHttp(system, almanac, ApiRoutes.of(almanac, windows, system.settings().config())).routes();
+    Config config = system.settings().config();
+    // On a JDBC journal, an id that is not registered is looked up in the journal (one index probe)
+    // instead of starting its entity: a removed task stays readable, an unknown id is 404.
+    java.util.function.Function<String, CompletionStage<Boolean>> journalHas = jdbcJournal(config)
+        ? InstanceQueries.create(system)::hasTaskJournalAsync : null;
+    Route route = new AlmanacHttp(system, almanac, ApiRoutes.of(almanac, windows, config, journalHas)).routes();
     return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {

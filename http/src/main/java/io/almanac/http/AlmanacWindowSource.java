@@ -12,8 +12,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * {@link WindowSource} over the Java API: the hot windows of every registered task ({@link
  * Almanac#taskIds()}, {@link Almanac#windows(String)}), filtered, sorted and cut into pages in
- * memory. Until the SQL instance table serves {@code /api/windows}; it sees no archived window. A
- * filter on a task that is not registered finds no window.
+ * memory. It sees no archived window, nor a removed task's. A filter on a task that is not
+ * registered finds no window (and starts no entity).
  */
 public final class AlmanacWindowSource implements WindowSource {
 
@@ -26,8 +26,9 @@ public final class AlmanacWindowSource implements WindowSource {
 
   @Override
   public CompletionStage<WindowPage> find(WindowFilter filter) {
-    CompletionStage<List<String>> ids = filter.task() != null ? CompletableFuture.completedFuture(List.of(filter.task()))
-        : almanac.taskIds();
+    // Only registered tasks are asked: a filter naming another id finds no window and starts no entity.
+    CompletionStage<List<String>> ids = almanac.taskIds().thenApply(all -> filter.task() == null ? all
+        : all.contains(filter.task()) ? List.of(filter.task()) : List.of());
     return ids.thenCompose(list -> {
       List<CompletableFuture<List<WindowView>>> all = new ArrayList<>();
       for (String id : list) {
@@ -44,7 +45,7 @@ public final class AlmanacWindowSource implements WindowSource {
         for (CompletableFuture<List<WindowView>> f : all) {
           f.join().stream().filter(filter::matches).forEach(matching::add);
         }
-        matching.sort(WindowFilter.ORDER);
+        matching.sort(filter.order());
         return WindowPage.of(matching, filter);
       });
     });

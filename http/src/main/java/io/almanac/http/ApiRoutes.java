@@ -49,12 +49,13 @@ import org.apache.pekko.http.javadsl.server.Route;
  */
 public final class ApiRoutes extends AllDirectives {
 
-  private static final long MAX_BODY_BYTES = 64 * 1024;
+  static final long MAX_BODY_BYTES = 64 * 1024;
 
   private final Almanac almanac;
   private final WindowSource windows;
   private final byte[] tokenDigest;
   private final int maxBackfillWindows;
+  private final Function<String, CompletionStage<Boolean>> journalHas;
 
   /**
    * @param almanac the node
@@ -63,6 +64,22 @@ public final class ApiRoutes extends AllDirectives {
    * @param maxBackfillWindows the most windows one backfill (or dry run) may cover
    */
   public ApiRoutes(Almanac almanac, WindowSource windows, String token, int maxBackfillWindows) {
+    this(almanac, windows, token, maxBackfillWindows, null);
+  }
+
+  /**
+   * @param almanac the node
+   * @param windows where {@code /api/windows} reads from
+   * @param token the bearer token of mutating calls; empty: every mutating call is refused (401)
+   * @param maxBackfillWindows the most windows one backfill (or dry run) may cover
+   * @param journalHas whether the journal holds a task's events, asked of an id that is not
+   *     registered (a removed task has events; an id never registered has none and answers 404
+   *     without its entity being started); null: such an id is asked of its entity (a journal
+   *     without SQL)
+   */
+  public ApiRoutes(Almanac almanac, WindowSource windows, String token, int maxBackfillWindows,
+      Function<String, CompletionStage<Boolean>> journalHas) {
+    this.journalHas = journalHas;
     this.almanac = almanac;
     this.windows = windows;
     this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
@@ -80,6 +97,19 @@ public final class ApiRoutes extends AllDirectives {
    * @throws InvalidSpecException naming the key and the value of a wrong setting
    */
   public static ApiRoutes of(Almanac almanac, WindowSource windows, Config config) {
+    return of(almanac, windows, config, null);
+  }
+
+  /**
+   * @param almanac the node
+   * @param windows where {@code /api/windows} reads from
+   * @param config the node's configuration
+   * @param journalHas whether the journal holds a task's events (see the constructor), or null
+   * @return the routes' owner
+   * @throws InvalidSpecException naming the key and the value of a wrong setting
+   */
+  static ApiRoutes of(Almanac almanac, WindowSource windows, Config config,
+      Function<String, CompletionStage<Boolean>> journalHas) {
     String key = "almanac.http.max-backfill-windows";
     int max;
     try {
@@ -89,7 +119,7 @@ public final class ApiRoutes extends AllDirectives {
     } catch (ConfigException e) {
       throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be an integer");
     }
-    return new ApiRoutes(almanac, windows, AlmanacHttp.Settings.from(config).token(), max);
+    return new ApiRoutes(almanac, windows, AlmanacHttp.Settings.from(config).token(), max, journalHas);
   }
 
   /** @return the routes under {@code /api} */
@@ -167,7 +197,10 @@ public final class ApiRoutes extends AllDirectives {
     return root;
   }
 
-  /** The task's view; a bad id is refused (400) before any ask. */
+  /**
+   * The task's view; a bad id is refused (400) before any ask, and an id that is neither registered
+   * nor in the journal (a removed task is) is 404 without its entity being started.
+   */
   private CompletionStage<TaskView> taskView(String task) {
     try {
       TaskSpec.validateId(task);
@@ -175,7 +208,18 @@ public final class ApiRoutes extends AllDirectives {
       return CompletableFuture.failedFuture(new Problem.Raised(Problem.invalid("task", task, "is not a task id: "
           + e.reason())));
     }
-    return almanac.task(task);
+    return almanac.taskIds().thenCompose(ids -> {
+      if (ids.contains(task) || journalHas == null) {
+        return almanac.task(task);
+      }
+      return journalHas.apply(task).thenCompose(has -> {
+        if (!has) {
+          throw new RefusedException(RefusedException.Reason.UNKNOWN_TASK, "task '" + task + "' is unknown: it is not "
+              + "registered and the journal has no event of it");
+        }
+        return almanac.task(task);
+      });
+    });
   }
 
   /** The task, known (else 404). */
@@ -296,6 +340,22 @@ public final class ApiRoutes extends AllDirectives {
 
   /** The call's JSON body, checked: missing, not JSON, another content type, or another field is refused. */
   private Route body(Set<String> fields, Function<JsonBody, Route> inner) {
+    return extractRequestEntity(request -> {
+      java.util.OptionalLong length = request.getContentLengthOption();
+      if (length.isPresent() && length.getAsLong() > MAX_BODY_BYTES) {
+        return Problems.complete(tooLarge(length.getAsLong()));
+      }
+      return strictBody(fields, inner);
+    });
+  }
+
+  /** A body over {@value #MAX_BODY_BYTES} bytes: 413 naming {@code body}. */
+  static Problem tooLarge(long size) {
+    return new Problem(413, "payload-too-large", "Payload too large", "body: " + size + " bytes is larger than the "
+        + MAX_BODY_BYTES + " bytes (64 KiB) a call takes", "body", null);
+  }
+
+  private Route strictBody(Set<String> fields, Function<JsonBody, Route> inner) {
     return extractStrictEntity(Duration.ofSeconds(10), MAX_BODY_BYTES, entity -> {
       String text = entity.getData().utf8String();
       if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {

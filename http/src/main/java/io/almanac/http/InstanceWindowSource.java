@@ -37,9 +37,9 @@ public final class InstanceWindowSource implements WindowSource {
     });
   }
 
-  /** The API's filter (already checked) as the table's: the same bounds, order and page size. */
+  /** The API's filter (already checked) as the table's: the same bounds, order (and direction) and page size. */
   static InstanceFilter toInstanceFilter(WindowFilter filter) {
-    InstanceFilter.Builder b = InstanceFilter.builder().limit(filter.limit());
+    InstanceFilter.Builder b = InstanceFilter.builder().limit(filter.limit()).descending(filter.descending());
     if (filter.task() != null) {
       b.task(filter.task());
     }

@@ -126,15 +126,26 @@ public final class Problems {
       return new Problem(status, status == 413 ? "payload-too-large" : status == 400 ? "invalid-input" : "http-" + status,
           bad.status().reason(), bad.info().formatPretty(), "body", null);
     }
+    if (e instanceof io.almanac.persistence.instances.InstanceStoreException store) {
+      String id = correlationId();
+      LOG.warn("HTTP API: the instance table could not be read [{}]", id, store);
+      return Problem.unavailable("the instance table could not be read; see the node's log (" + id + ")");
+    }
     if (timedOut(e)) {
       return Problem.unavailable("the node did not answer in time: " + e.getMessage());
     }
     if (e instanceof AlmanacException) {
       return Problem.refused(e.getMessage(), window != null ? "window" : "task", window != null ? window : task);
     }
-    LOG.error("HTTP API: unexpected failure", e);
-    return new Problem(500, "internal-error", "Internal error", e.getClass().getSimpleName() + ": " + e.getMessage(),
+    String id = correlationId();
+    LOG.error("HTTP API: unexpected failure [{}]", id, e);
+    return new Problem(500, "internal-error", "Internal error", "an unexpected failure; see the node's log (" + id + ")",
         null, null);
+  }
+
+  /** A short id that ties an answer to its line in the node's log, e.g. {@code err-3f9a1c2b}. */
+  static String correlationId() {
+    return "err-" + String.format("%08x", java.util.concurrent.ThreadLocalRandom.current().nextInt());
   }
 
   /** An INVALID_ARGUMENT refusal: 400, its field and value read from the Java API's message. */

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The checked query of {@code GET /api/windows?task=&status=&from=&to=&limit=&after=}: pure, no
+ * The checked query of {@code GET /api/windows?task=&status=&from=&to=&limit=&after=&order=}: pure, no
  * actors. {@link #parse} refuses a bad parameter with a 400 {@link Problem} naming it and its value.
  *
  * @param task only this task's windows, or null for every task
@@ -24,9 +24,11 @@ import java.util.Set;
  * @param from only windows starting at or after this instant (inclusive), or null
  * @param to only windows starting before this instant (exclusive), or null
  * @param limit most windows in a page, 1..{@value #MAX_LIMIT}
- * @param after the cursor: only windows after it in {@link #ORDER}, or null for the first page
+ * @param after the cursor: only windows after it in the page order ({@link #order()}), or null for the first page
+ * @param descending whether pages run newest first ({@code order=desc}): {@link #ORDER} reversed
  */
-public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant from, Instant to, int limit, Cursor after) {
+public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant from, Instant to, int limit, Cursor after,
+    boolean descending) {
 
   /** The page size when none is asked for. */
   public static final int DEFAULT_LIMIT = 100;
@@ -38,7 +40,18 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
   public static final Comparator<WindowView> ORDER = Comparator.comparing(WindowView::start)
       .thenComparing(WindowView::taskId).thenComparing(w -> w.window().value());
 
-  private static final Set<String> PARAMETERS = Set.of("task", "status", "from", "to", "limit", "after");
+  /** The earliest instant the API takes: 0001-01-01T00:00:00Z. */
+  static final Instant MIN_INSTANT = Instant.parse("0001-01-01T00:00:00Z");
+
+  /** The first instant the API no longer takes: year 10000. */
+  static final Instant MAX_INSTANT = Instant.parse("+10000-01-01T00:00:00Z");
+
+  private static final Set<String> PARAMETERS = Set.of("task", "status", "from", "to", "limit", "after", "order");
+
+  /** @return the order of this filter's pages: {@link #ORDER}, or its reverse when descending */
+  public Comparator<WindowView> order() {
+    return descending ? ORDER.reversed() : ORDER;
+  }
 
   /** Copies the statuses. */
   public WindowFilter {
@@ -67,7 +80,7 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
     for (String name : params.keySet()) {
       if (!PARAMETERS.contains(name)) {
         throw new Problem.Raised(Problem.invalid(name, String.join(",", params.get(name)),
-            "is not a parameter of /api/windows (task, status, from, to, limit, after)"));
+            "is not a parameter of /api/windows (task, status, from, to, limit, after, order)"));
       }
     }
     String task = single(params, "task");
@@ -109,7 +122,12 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
     }
     String afterText = single(params, "after");
     Cursor after = afterText == null ? null : Cursor.decode(afterText);
-    return new WindowFilter(task, statuses, from, to, limit, after);
+    String order = single(params, "order");
+    if (order != null && !order.equals("asc") && !order.equals("desc")) {
+      throw new Problem.Raised(Problem.invalid("order", order, "must be asc (oldest first, the default) or desc "
+          + "(newest first)"));
+    }
+    return new WindowFilter(task, statuses, from, to, limit, after, "desc".equals(order));
   }
 
   private static String single(Map<String, List<String>> params, String name) {
@@ -131,17 +149,27 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
    * @param field the field's name
    * @param text an ISO-8601 instant, or null
    * @return the instant, or null
-   * @throws Problem.Raised naming the field and the value when it is not an instant
+   * @throws Problem.Raised naming the field and the value when it is not an instant, or not within
+   *     the years 0001..9999
    */
   static Instant instant(String field, String text) {
     if (text == null) {
       return null;
     }
+    Instant t;
     try {
-      return Instant.parse(text.trim());
+      t = Instant.parse(text.trim());
     } catch (DateTimeParseException e) {
       throw new Problem.Raised(Problem.invalid(field, text, "is not an ISO-8601 UTC instant (e.g. 2026-11-30T00:30:00Z)"));
     }
+    if (!inRange(t)) {
+      throw new Problem.Raised(Problem.invalid(field, text, "must be within the years 0001..9999"));
+    }
+    return t;
+  }
+
+  static boolean inRange(Instant t) {
+    return !t.isBefore(MIN_INSTANT) && t.isBefore(MAX_INSTANT);
   }
 
   /**
@@ -163,9 +191,27 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
 
     /**
      * @param w a window
+     * @param descending whether pages run in {@link #ORDER} reversed
+     * @return whether it comes after this cursor in the page order
+     */
+    public boolean precedes(WindowView w, boolean descending) {
+      return descending ? after(w) : before(w);
+    }
+
+    /** @return whether {@code w} comes before this cursor in {@link #ORDER} */
+    private boolean after(WindowView w) {
+      return compare(w) < 0;
+    }
+
+    /**
+     * @param w a window
      * @return whether it comes after this cursor in {@link #ORDER}
      */
     public boolean before(WindowView w) {
+      return compare(w) > 0;
+    }
+
+    private int compare(WindowView w) {
       int c = w.start().compareTo(start);
       if (c == 0) {
         c = w.taskId().compareTo(task);
@@ -173,7 +219,7 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
       if (c == 0) {
         c = w.window().value().compareTo(window);
       }
-      return c > 0;
+      return c;
     }
 
     /** @return the cursor as opaque URL-safe text */
@@ -193,7 +239,12 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
         if (parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
           throw new IllegalArgumentException("three parts expected");
         }
-        return new Cursor(Instant.parse(parts[0]), parts[1], parts[2]);
+        Instant start = Instant.parse(parts[0]);
+        if (!inRange(start)) {
+          throw new Problem.Raised(Problem.invalid("after", text, "is not a cursor: its instant " + start
+              + " is outside the years 0001..9999"));
+        }
+        return new Cursor(start, parts[1], parts[2]);
       } catch (IllegalArgumentException | DateTimeParseException e) {
         throw new Problem.Raised(Problem.invalid("after", text, "is not a cursor: pass the 'next' of the previous page"));
       }

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * One page of {@code GET /api/windows}.
  *
- * @param windows the windows, in {@link WindowFilter#ORDER}
+ * @param windows the windows, in the filter's order ({@link WindowFilter#order()})
  * @param next the cursor to pass as {@code after} for the next page ({@link WindowFilter.Cursor#encode()}), or
  *     null when this is the last page
  */
@@ -18,8 +18,8 @@ public record WindowPage(List<WindowView> windows, String next) {
   }
 
   /**
-   * Cuts a page from windows already filtered and sorted in {@link WindowFilter#ORDER}, after the
-   * filter's cursor.
+   * Cuts a page from windows already filtered and sorted in the filter's order ({@link
+   * WindowFilter#order()}), after the filter's cursor.
    *
    * @param sorted every matching window, sorted
    * @param filter the filter (its cursor and limit)
@@ -27,7 +27,7 @@ public record WindowPage(List<WindowView> windows, String next) {
    */
   public static WindowPage of(List<WindowView> sorted, WindowFilter filter) {
     List<WindowView> after = filter.after() == null ? sorted
-        : sorted.stream().filter(w -> filter.after().before(w)).toList();
+        : sorted.stream().filter(w -> filter.after().precedes(w, filter.descending())).toList();
     if (after.size() <= filter.limit()) {
       return new WindowPage(after, null);
     }

@@ -3,9 +3,10 @@ package io.almanac.http;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Where {@code GET /api/windows} finds windows: today the Java API ({@link AlmanacWindowSource}),
- * later the SQL instance table. An implementation filters by {@link WindowFilter#matches}, orders by
- * {@link WindowFilter#ORDER} (start, task, window key) and pages by the keyset cursor {@link
+ * Where {@code GET /api/windows} finds windows: the SQL instance table ({@link InstanceWindowSource})
+ * or the Java API's hot windows ({@link AlmanacWindowSource}). An implementation filters by {@link WindowFilter#matches}, orders by
+ * {@link WindowFilter#order()} ({@link WindowFilter#ORDER}: start, task, window key; reversed for
+ * {@code order=desc}) and pages by the keyset cursor {@link
  * WindowFilter#after()}: a page holds the first {@link WindowFilter#limit()} windows after the
  * cursor, and its {@code next} is the cursor of its last window when more follow, else null.
  */

@@ -1,6 +1,7 @@
 package io.almanac.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -97,7 +98,7 @@ class AlmanacHttpTest {
         () -> AlmanacHttp.Settings.from(config("almanac.http.interface = \"0.0.0.0\"")));
     assertTrue(open.getMessage().startsWith("almanac.http.interface '0.0.0.0' is invalid: is beyond loopback while "
         + "almanac.http.token is empty"), open.getMessage());
-    assertEquals("0.0.0.0", AlmanacHttp.Settings.from(config("almanac.http { interface = \"0.0.0.0\", token = s3cret }"))
+    assertEquals("0.0.0.0", AlmanacHttp.Settings.from(config("almanac.http { interface = \"0.0.0.0\", token = s3cret-token-0123 }"))
         .iface(), "with a token it may listen beyond loopback");
     InvalidSpecException port = assertThrows(InvalidSpecException.class,
         () -> AlmanacHttp.Settings.from(config("almanac.http.port = 70000")));
@@ -105,5 +106,31 @@ class AlmanacHttpTest {
     InvalidSpecException notANumber = assertThrows(InvalidSpecException.class,
         () -> AlmanacHttp.Settings.from(config("almanac.http.port = eighty")));
     assertEquals("almanac.http.port 'eighty' is invalid: must be an integer", notANumber.getMessage());
+  }
+
+  @Test
+  @DisplayName("a blank token, or one of fewer than 16 characters, is refused naming almanac.http.token and its length, "
+      + "never its value")
+  void weakTokens() {
+    InvalidSpecException blank = assertThrows(InvalidSpecException.class,
+        () -> AlmanacHttp.Settings.from(config("almanac.http { interface = \"0.0.0.0\", token = \"    \" }")));
+    assertEquals("almanac.http.token", blank.field());
+    assertTrue(blank.getMessage().contains("is blank (4 white-space characters)"), blank.getMessage());
+    InvalidSpecException shortOne = assertThrows(InvalidSpecException.class,
+        () -> AlmanacHttp.Settings.from(config("almanac.http.token = \"short-secret-15\"")));
+    assertEquals("almanac.http.token", shortOne.field());
+    assertTrue(shortOne.getMessage().contains("is 15 characters long: it must have at least 16"), shortOne.getMessage());
+    assertFalse(shortOne.getMessage().contains("short-secret-15"), "the token is not echoed: " + shortOne.getMessage());
+    assertEquals(null, shortOne.value());
+    assertEquals("sixteen-chars-ok", AlmanacHttp.Settings.from(config("almanac.http.token = sixteen-chars-ok")).token());
+    assertEquals("", AlmanacHttp.Settings.from(config("almanac.http.token = \"\"")).token(), "empty: actions refused");
+  }
+
+  @Test
+  @DisplayName("the 2-argument start reads /api/windows from the Java API without a JDBC journal")
+  void windowSourceWithoutJdbc() {
+    testKit = ActorTestKit.create("http-source", config(""));
+    Almanac almanac = Almanac.builder(testKit.system()).start();
+    assertTrue(AlmanacHttp.windowSource(testKit.system(), almanac) instanceof AlmanacWindowSource);
   }
 }

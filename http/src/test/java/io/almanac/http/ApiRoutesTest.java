@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class ApiRoutesTest {
 
-  static final String TOKEN = "s3cret-token";
+  static final String TOKEN = "s3cret-token-for-tests";
   static final Instant NOW = Instant.parse("2026-11-30T00:30:00Z");
   static final ObjectMapper JSON = new ObjectMapper();
 
@@ -285,6 +285,34 @@ class ApiRoutesTest {
     List<String> expected = new ArrayList<>();
     all.get("windows").forEach(x -> expected.add(x.get("task").asText() + "/" + x.get("window").asText()));
     assertEquals(expected, seen);
+    // order=desc: the same windows newest first, page by page across the cursor
+    List<String> backwards = new ArrayList<>();
+    after = null;
+    pages = 0;
+    do {
+      JsonNode page = ok(get("/api/windows?order=desc&limit=2" + (after == null ? "" : "&after=" + after)));
+      page.get("windows").forEach(x -> backwards.add(x.get("task").asText() + "/" + x.get("window").asText()));
+      after = page.get("next").isNull() ? null : page.get("next").asText();
+      pages++;
+    } while (after != null && pages < 10);
+    assertEquals(3, pages);
+    List<String> reversed = new ArrayList<>(expected);
+    java.util.Collections.reverse(reversed);
+    assertEquals(reversed, backwards, "newest first");
+    assertEquals(expected, windowsOf(ok(get("/api/windows?order=asc"))), "asc is the default order");
+    assertEquals(reversed.subList(0, 1), windowsOf(ok(get("/api/windows?order=desc&limit=1"))), "the latest window");
+
+    problem(get("/api/windows?order=newest"), 400, "order", "newest");
+    problem(get("/api/windows?order=DESC"), 400, "order", "DESC");
+    // instants the databases cannot hold: 400 naming the field and the value
+    problem(get("/api/windows?from=%2B200000-01-01T00:00:00Z"), 400, "from", "+200000-01-01T00:00:00Z");
+    problem(get("/api/windows?to=%2B1000000000-01-01T00:00:00Z"), 400, "to", "+1000000000-01-01T00:00:00Z");
+    problem(get("/api/windows?from=-0001-12-31T00:00:00Z"), 400, "from", "-0001-12-31T00:00:00Z");
+    String farCursor = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+        "+200000-01-01T00:00:00Z\nflaky\nw".getBytes(StandardCharsets.UTF_8));
+    problem(get("/api/windows?after=" + farCursor), 400, "after", farCursor);
+    assertEquals(5, ok(get("/api/windows?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z")).get("windows").size(),
+        "the years 0001..9999 are taken");
 
     JsonNode p = problem(get("/api/windows?limit=0"), 400, "limit", "0");
     assertEquals("limit: 0 must be between 1 and 500", p.get("detail").asText());
@@ -435,7 +463,8 @@ class ApiRoutesTest {
         .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("note")).build(),
         HttpResponse.BodyHandlers.ofString()), 415, "Content-Type", null);
 
-    problem(post(w + "/resolve", "{\"note\":\"" + "x".repeat(70_000) + "\"}"), 400, "body", null);
+    JsonNode big = problem(post(w + "/resolve", "{\"note\":\"" + "x".repeat(65 * 1024) + "\"}"), 413, "body", null);
+    assertEquals("https://almanac.io/problems/payload-too-large", big.get("type").asText(), big.toString());
 
     assertEquals(resolved, events("flaky"));
     assertEquals(digest, events("digest"), "nothing stored for another task either");
@@ -450,6 +479,34 @@ class ApiRoutesTest {
     JsonNode p = problem(get("/api/windows?task=flaky"), 503, null, null);
     assertEquals("https://almanac.io/problems/unavailable", p.get("type").asText());
     problem(get("/api/windows?limit=0"), 400, "limit", "0");
+  }
+
+  @Test
+  @DisplayName("a failure to read the instance table is 503 with a generic detail (no SQL); an unexpected failure is 500 "
+      + "whose body names no exception, only the id of its log line")
+  void storeFailures() throws Exception {
+    start("almanac.http.token = \"" + TOKEN + "\"", filter -> CompletableFuture.failedFuture(
+        new io.almanac.persistence.instances.InstanceStoreException("instance table query failed: ERROR: relation "
+            + "\"almanac_instance\" does not exist", new java.sql.SQLException("relation \"almanac_instance\""))));
+    JsonNode p = problem(get("/api/windows"), 503, null, null);
+    assertEquals("https://almanac.io/problems/unavailable", p.get("type").asText());
+    assertTrue(p.get("detail").asText().startsWith("the instance table could not be read; see the node's log (err-"),
+        p.toString());
+    assertFalse(p.toString().contains("almanac_instance"), "no SQL text: " + p);
+    testKit.shutdownTestKit();
+    start("almanac.http.token = \"" + TOKEN + "\"", filter -> {
+      throw new IllegalStateException("secret internals at /etc/almanac");
+    });
+    JsonNode e = problem(get("/api/windows"), 500, null, null);
+    assertTrue(e.get("detail").asText().matches("an unexpected failure; see the node's log \\(err-[0-9a-f]{8}\\)"),
+        e.toString());
+    assertFalse(e.toString().contains("IllegalStateException") || e.toString().contains("secret"), e.toString());
+  }
+
+  private static List<String> windowsOf(JsonNode page) {
+    List<String> out = new ArrayList<>();
+    page.get("windows").forEach(x -> out.add(x.get("task").asText() + "/" + x.get("window").asText()));
+    return out;
   }
 
   @Test

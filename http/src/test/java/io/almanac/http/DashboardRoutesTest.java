@@ -49,6 +49,9 @@ class DashboardRoutesTest {
     assertEquals(200, js.statusCode());
     assertTrue(js.headers().firstValue("Content-Type").orElse("").contains("javascript"), js.headers().map().toString());
     assertTrue(js.body().contains("/api/queue"));
+    // the grid reads one page of the latest windows, newest first (not the oldest pages, oldest first)
+    assertTrue(js.body().contains("'/api/windows?order=desc&limit=500'"), "one page, newest first");
+    assertEquals(1, js.body().split("/api/windows", -1).length - 1, "/api/windows is asked once per refresh");
     HttpResponse<String> css = client.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/app.css")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, css.statusCode());

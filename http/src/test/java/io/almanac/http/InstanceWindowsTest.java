@@ -83,8 +83,9 @@ class InstanceWindowsTest {
     almanac = Almanac.builder(node.system()).clock(clock)
         .job("ok", ctx -> CompletableFuture.completedFuture(JobResult.success("done " + ctx.window().value()))).start();
     InstanceProjection.start(node.system(), clock);
-    ServerBinding binding = AlmanacHttp.start(node.system(), almanac,
-        new InstanceWindowSource(InstanceQueries.create(node.system()))).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    // as the README says: on a JDBC journal with almanac.instances.enabled, /api/windows reads the table
+    assertTrue(AlmanacHttp.windowSource(node.system(), almanac) instanceof InstanceWindowSource);
+    ServerBinding binding = AlmanacHttp.start(node.system(), almanac).toCompletableFuture().get(30, TimeUnit.SECONDS);
     base = "http://127.0.0.1:" + binding.localAddress().getPort();
     await(almanac.register(TaskSpec.builder("minutely").cron("0 * * * * ? UTC").window("per-firing").job("ok").build()));
     await(almanac.ready());
@@ -140,9 +141,66 @@ class InstanceWindowsTest {
       expected.add(Instant.parse("2026-11-29T00:00:00Z").plusSeconds(60L * m).toString());
     }
     assertEquals(expected, seen, "oldest first, each once, across " + pages + " pages");
+    // order=desc: newest first, page by page across the cursor
+    List<String> backwards = new ArrayList<>();
+    next = null;
+    pages = 0;
+    do {
+      JsonNode page = get("/api/windows?task=minutely&order=desc&limit=4" + (next == null ? "" : "&after=" + next));
+      page.get("windows").forEach(w -> backwards.add(w.get("window").asText()));
+      next = page.get("next").isNull() ? null : page.get("next").asText();
+      pages++;
+    } while (next != null && pages < 10);
+    assertEquals(4, pages);
+    List<String> newestFirst = new ArrayList<>(expected);
+    java.util.Collections.reverse(newestFirst);
+    assertEquals(newestFirst, backwards, "newest first, each once");
+    // the dashboard's one page: the latest windows first, also over every task
+    JsonNode latest = get("/api/windows?order=desc&limit=3");
+    List<String> top = new ArrayList<>();
+    latest.get("windows").forEach(w -> top.add(w.get("window").asText()));
+    assertEquals(newestFirst.subList(0, 3), top);
+    JsonNode descRange = get("/api/windows?order=desc&from=2026-11-29T00:05:00Z&to=2026-11-29T00:07:00Z&limit=1");
+    assertEquals("2026-11-29T00:06:00Z", descRange.get("windows").get(0).get("window").asText());
+    assertEquals("2026-11-29T00:05:00Z", get("/api/windows?order=desc&from=2026-11-29T00:05:00Z&to=2026-11-29T00:07:00Z"
+        + "&limit=1&after=" + descRange.get("next").asText()).get("windows").get(0).get("window").asText());
     JsonNode range = get("/api/windows?from=2026-11-29T00:05:00Z&to=2026-11-29T00:07:00Z");
     assertEquals(2, range.get("windows").size(), range.toString());
     assertNull(range.get("next").isNull() ? null : range.get("next").asText());
+  }
+
+  @Test
+  @DisplayName("an id that is not a task is 404 naming 'task' without starting its entity; /api/windows?task= of it is "
+      + "empty; a removed task stays readable")
+  void unknownTasksStartNoEntity() throws Exception {
+    for (String path : List.of("/api/tasks/no-such-task-1", "/api/tasks/no-such-task-2/windows/2026-11-29")) {
+      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + path)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(404, r.statusCode(), r.body());
+      JsonNode p = json.readTree(r.body());
+      assertEquals("task", p.get("field").asText(), r.body());
+      assertTrue(p.get("value").asText().startsWith("no-such-task-"), r.body());
+    }
+    assertEquals(0, get("/api/windows?task=no-such-task-4").get("windows").size());
+    List<String> entities = taskEntities();
+    assertTrue(entities.contains("minutely"), "the shard state lists the task's entity: " + entities);
+    assertTrue(entities.stream().noneMatch(id -> id.contains("no-such-task")), "no entity for an unknown id: " + entities);
+
+    await(almanac.register(TaskSpec.builder("gone").cron("0 0 8 * * ? UTC").job("ok").build()));
+    await(almanac.remove("gone"));
+    JsonNode gone = get("/api/tasks/gone");
+    assertTrue(gone.get("removed").asBoolean(), gone.toString());
+  }
+
+  /** The ids of the task entities running on this node (its shard region's state). */
+  private List<String> taskEntities() {
+    TestProbe<org.apache.pekko.cluster.sharding.ShardRegion.CurrentShardRegionState> probe = node.createTestProbe();
+    org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system()).shardState().tell(
+        new org.apache.pekko.cluster.sharding.typed.GetShardRegionState(io.almanac.internal.TaskEntity.TYPE_KEY,
+            probe.getRef()));
+    List<String> ids = new ArrayList<>();
+    probe.receiveMessage(Duration.ofSeconds(10)).getShards().forEach(s -> ids.addAll(s.getEntityIds()));
+    return ids;
   }
 
   @Test

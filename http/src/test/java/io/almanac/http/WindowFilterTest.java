@@ -97,4 +97,35 @@ class WindowFilterTest {
     assertNull(last.next());
     assertNull(WindowPage.of(all.subList(0, 2), parse("limit", "2")).next(), "exactly a full page: no next");
   }
+
+  @Test
+  @DisplayName("order=desc: pages newest first, each cursor continuing backwards; order other than asc or desc is 400 "
+      + "naming order; instants outside the years 0001..9999 are 400 naming the field")
+  void descendingPages() {
+    List<WindowView> all = new ArrayList<>(List.of(
+        w("b", "2", "2026-11-29T01:00:00Z", InstanceStatus.PENDING),
+        w("a", "1", "2026-11-29T00:00:00Z", InstanceStatus.PENDING),
+        w("b", "1", "2026-11-29T00:00:00Z", InstanceStatus.PENDING),
+        w("a", "2", "2026-11-29T01:00:00Z", InstanceStatus.PENDING),
+        w("a", "3", "2026-11-29T02:00:00Z", InstanceStatus.PENDING)));
+    WindowFilter desc = parse("limit", "2", "order", "desc");
+    all.sort(desc.order());
+    WindowPage first = WindowPage.of(all, desc);
+    assertEquals(List.of("a/3", "b/2"), first.windows().stream().map(x -> x.taskId() + "/" + x.window()).toList());
+    WindowPage second = WindowPage.of(all, parse("limit", "2", "order", "desc", "after", first.next()));
+    assertEquals(List.of("a/2", "b/1"), second.windows().stream().map(x -> x.taskId() + "/" + x.window()).toList());
+    WindowPage last = WindowPage.of(all, parse("limit", "2", "order", "desc", "after", second.next()));
+    assertEquals(List.of("a/1"), last.windows().stream().map(x -> x.taskId() + "/" + x.window()).toList());
+    assertNull(last.next());
+    assertEquals(false, parse().descending());
+    assertEquals(false, parse("order", "asc").descending());
+
+    Problem bad = refused("order", "latest");
+    assertEquals(400, bad.status());
+    assertEquals("order", bad.field());
+    assertEquals("latest", bad.value());
+    assertEquals("from", refused("from", "+200000-01-01T00:00:00Z").field());
+    assertEquals("to", refused("to", "+1000000000-01-01T00:00:00Z").field());
+    assertEquals("+1000000000-01-01T00:00:00Z", refused("to", "+1000000000-01-01T00:00:00Z").value());
+  }
 }

@@ -13,6 +13,9 @@ import io.almanac.TaskSpec;
 import io.almanac.WindowView;
 import io.almanac.http.AlmanacHttp;
 import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.instances.InstanceFilter;
+import io.almanac.persistence.instances.InstanceProjection;
+import io.almanac.persistence.instances.InstanceQueries;
 import io.almanac.testkit.SettableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +32,8 @@ import org.apache.pekko.http.javadsl.ServerBinding;
 /**
  * A real node for the CLI and dashboard tests: an embedded one-node cluster on an H2 file in a
  * temporary folder, its time from a {@link SettableClock}, serving the HTTP API on a free loopback
- * port with the token {@value #TOKEN}. Once started it holds, on 2026-11-29 (UTC):
+ * port with the token {@value #TOKEN}, started as the README says ({@code AlmanacHttp.start(system,
+ * almanac)}) with the instance table's projection running, so {@code /api/windows} reads the table. Once started it holds, on 2026-11-29 (UTC):
  *
  * <ul>
  *   <li>{@value #DIGEST} (08:00 Asia/Shanghai, daily): window {@code 2026-11-29} SUCCEEDED;
@@ -41,7 +45,7 @@ import org.apache.pekko.http.javadsl.ServerBinding;
  */
 final class ApiTestNode implements AutoCloseable {
 
-  static final String TOKEN = "s3cret-token";
+  static final String TOKEN = "s3cret-token-for-tests";
   static final String DIGEST = "digest";
   static final String BROKEN = "broken";
   static final String MINUTELY = "minutely";
@@ -62,6 +66,7 @@ final class ApiTestNode implements AutoCloseable {
         "jdbc-journal.class = \"io.almanac.persistence.WriterStampingJournal\"",
         "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
         "almanac.executor { check-interval = 20ms }",
+        "almanac.instances.poll-interval = 20ms",
         "almanac.http.port = 0",
         "almanac.http.token = " + ConfigUtil.quoteString(TOKEN))));
     node = ActorTestKit.create(name, config);
@@ -72,6 +77,7 @@ final class ApiTestNode implements AutoCloseable {
     AgentJob slowFirst = ctx -> ctx.window().value().equals("2026-11-29T00:00:00Z") ? release
         : CompletableFuture.completedFuture(JobResult.success("quick"));
     almanac = Almanac.builder(node.system()).clock(clock).job("ok", ok).job("fails", fails).job("slow", slowFirst).start();
+    InstanceProjection.start(node.system(), clock);
     ServerBinding binding = AlmanacHttp.start(node.system(), almanac).toCompletableFuture().get(30, TimeUnit.SECONDS);
     base = "http://127.0.0.1:" + binding.localAddress().getPort();
   }
@@ -108,6 +114,24 @@ final class ApiTestNode implements AutoCloseable {
     release.complete(JobResult.success("slow one done"));
     eventuallyStatus(MINUTELY, "2026-11-29T00:00:00Z", InstanceStatus.SUCCEEDED);
     clock.set(Instant.parse("2026-11-29T00:01:30Z"));
+    tableCaughtUp();
+  }
+
+  /** Waits until the instance table holds every task's windows with the statuses the tasks hold. */
+  void tableCaughtUp() {
+    InstanceQueries queries = InstanceQueries.create(node.system());
+    TestProbe<Object> probe = node.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(25), () -> {
+      Map<String, InstanceStatus> hot = new java.util.TreeMap<>();
+      for (String task : java.util.List.of(DIGEST, BROKEN, MINUTELY)) {
+        await(almanac.windows(task)).forEach(w -> hot.put(task + " " + w.window().value(), w.status()));
+      }
+      Map<String, InstanceStatus> table = new java.util.TreeMap<>();
+      queries.find(InstanceFilter.builder().limit(500).build()).rows()
+          .forEach(r -> table.put(r.taskId() + " " + r.windowKey(), r.status()));
+      assertEquals(hot, table, "the instance table has caught up with the tasks");
+      return null;
+    });
   }
 
   static <T> T await(CompletionStage<T> s) {

@@ -233,23 +233,16 @@ async function select(w) {
 
 // ---- loading ---------------------------------------------------------------------------------
 
-/** Every window the API lists, page by page (at most 10 pages of 500). */
-async function allWindows() {
-  const out = [];
-  let after = null;
-  for (let page = 0; page < 10; page++) {
-    const r = await getJson('/api/windows?limit=500' + (after ? '&after=' + enc(after) : ''));
-    out.push(...r.windows);
-    if (!r.next) break;
-    after = r.next;
-  }
-  return out;
+/** The latest windows: one page, newest first (the grid shows the latest MAX_COLUMNS start times). */
+async function latestWindows() {
+  const r = await getJson('/api/windows?order=desc&limit=500');
+  return r.windows;
 }
 
 async function refresh() {
   try {
     const healthRes = fetch('/health/ready', { cache: 'no-store' }).then((r) => r.json()).catch(() => null);
-    const [tasks, windows, queue, health] = await Promise.all([getJson('/api/tasks'), allWindows(), getJson('/api/queue'),
+    const [tasks, windows, queue, health] = await Promise.all([getJson('/api/tasks'), latestWindows(), getJson('/api/queue'),
       healthRes]);
     if (health) renderHealth(health);
     renderTasks(tasks.tasks);

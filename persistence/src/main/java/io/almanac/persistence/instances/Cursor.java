@@ -47,6 +47,9 @@ record Cursor(Instant windowStart, String taskId, String windowKey) {
         throw new IllegalArgumentException("unknown version");
       }
       Instant start = Instant.ofEpochSecond(b.getLong(), b.getInt());
+      if (start.isBefore(InstanceFilter.MIN_INSTANT) || !start.isBefore(InstanceFilter.MAX_INSTANT)) {
+        throw new IllegalArgumentException("window start out of range");
+      }
       String task = string(b);
       String window = string(b);
       if (b.hasRemaining() || task.isEmpty() || window.isEmpty()) {
@@ -54,7 +57,8 @@ record Cursor(Instant windowStart, String taskId, String windowKey) {
       }
       return new Cursor(start, task, window);
     } catch (RuntimeException e) {
-      throw new InvalidSpecException("after", text, "is not a cursor from a previous page's next");
+      throw new InvalidSpecException("after", text, "is not a cursor from a previous page's next"
+          + ("window start out of range".equals(e.getMessage()) ? " (its instant is outside the years 0001..9999)" : ""));
     }
   }
 

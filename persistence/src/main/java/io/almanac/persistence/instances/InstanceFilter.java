@@ -16,7 +16,8 @@ import java.util.Set;
 /**
  * What {@link InstanceQueries#find(InstanceFilter)} selects: rows of one task or all, with one of
  * some statuses or any, whose window starts in {@code [from, to)}, at most {@code limit}, after a
- * cursor. Rows come in the order (window start, task id, window key). Built with {@link #builder()}
+ * cursor. Rows come in the order (window start, task id, window key), ascending, or descending with
+ * {@code descending} (the newest first; the cursor then pages backwards). Built with {@link #builder()}
  * or from HTTP query parameters with {@link #fromParams(Map)}; bad input is refused with an {@link
  * InvalidSpecException} naming the field and value.
  *
@@ -27,6 +28,7 @@ import java.util.Set;
  * @param limit rows per page, 1..{@value #MAX_LIMIT}
  * @param after the previous page's {@link InstancePage#next()}, or null for the first page
  * @param history whether to read the history table (rows moved by retention) instead of the live one
+ * @param descending whether rows come newest first (the order reversed)
  */
 public record InstanceFilter(
     String taskId,
@@ -35,7 +37,14 @@ public record InstanceFilter(
     Instant to,
     int limit,
     String after,
-    boolean history) {
+    boolean history,
+    boolean descending) {
+
+  /** The earliest instant a filter or a cursor may name: 0001-01-01T00:00:00Z. */
+  public static final Instant MIN_INSTANT = Instant.parse("0001-01-01T00:00:00Z");
+
+  /** The instant after the latest a filter or a cursor may name: 10000-01-01T00:00:00Z (exclusive). */
+  public static final Instant MAX_INSTANT = Instant.parse("+10000-01-01T00:00:00Z");
 
   /** The default page size. */
   public static final int DEFAULT_LIMIT = 100;
@@ -52,11 +61,26 @@ public record InstanceFilter(
     if (limit < 1 || limit > MAX_LIMIT) {
       throw new InvalidSpecException("limit", limit, "must be between 1 and " + MAX_LIMIT);
     }
+    inRange("from", from);
+    inRange("to", to);
     if (from != null && to != null && !from.isBefore(to)) {
       throw new InvalidSpecException("from", from, "must be before to (" + to + ")");
     }
     if (after != null) {
       Cursor.decode(after); // refuses a malformed cursor
+    }
+  }
+
+  /**
+   * Refuses an instant outside the years 0001..9999, which the databases' timestamps cannot hold.
+   *
+   * @param field the field naming it
+   * @param t the instant, or null
+   * @throws InvalidSpecException naming the field and the value
+   */
+  static void inRange(String field, Instant t) {
+    if (t != null && (t.isBefore(MIN_INSTANT) || !t.isBefore(MAX_INSTANT))) {
+      throw new InvalidSpecException(field, t, "must be within the years 0001..9999");
     }
   }
 
@@ -74,7 +98,8 @@ public record InstanceFilter(
    * A filter from HTTP query parameters, as {@code GET /api/windows} takes them: {@code task},
    * {@code status} (repeated or comma-separated, case-insensitive), {@code from} and {@code to}
    * (ISO-8601 instants), {@code limit} (default {@value #DEFAULT_LIMIT}), {@code after} and
-   * {@code history} ({@code true} or {@code false}). A parameter given more than once (but status)
+   * {@code history} ({@code true} or {@code false}) and {@code order} ({@code asc}, the default, or
+   * {@code desc}). A parameter given more than once (but status)
    * takes its first value; an empty value counts as absent.
    *
    * @param params parameter name to its values
@@ -107,6 +132,12 @@ public record InstanceFilter(
         throw new InvalidSpecException("history", v, "must be true or false");
       }
       b.history(v.equals("true"));
+    });
+    first(params, "order").ifPresent(v -> {
+      if (!v.equals("asc") && !v.equals("desc")) {
+        throw new InvalidSpecException("order", v, "must be asc or desc");
+      }
+      b.descending(v.equals("desc"));
     });
     return b.build();
   }
@@ -149,6 +180,7 @@ public record InstanceFilter(
     private int limit = DEFAULT_LIMIT;
     private String after;
     private boolean history;
+    private boolean descending;
 
     private Builder() {}
 
@@ -225,11 +257,21 @@ public record InstanceFilter(
     }
 
     /**
+     * @param descending whether rows come newest first (window start, task id, window key, each
+     *     descending); a cursor from such a page continues backwards
+     * @return this
+     */
+    public Builder descending(boolean descending) {
+      this.descending = descending;
+      return this;
+    }
+
+    /**
      * @return the filter
      * @throws InvalidSpecException naming the field and value that is wrong
      */
     public InstanceFilter build() {
-      return new InstanceFilter(taskId, statuses, from, to, limit, after, history);
+      return new InstanceFilter(taskId, statuses, from, to, limit, after, history, descending);
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.almanac.persistence.instances;
 
-import io.almanac.AlmanacException;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
 import java.sql.Connection;
@@ -55,18 +54,19 @@ public final class InstanceQueries implements AutoCloseable {
   }
 
   /**
-   * One page of rows, in the order (window start, task id, window key).
+   * One page of rows, in the order (window start, task id, window key), or its reverse for a
+   * {@linkplain InstanceFilter#descending() descending} filter.
    *
    * @param filter what to select (validated when it was built)
    * @return the page; its {@code next} is null on the last page
-   * @throws AlmanacException when the database fails
+   * @throws InstanceStoreException when the database fails
    */
   public InstancePage find(InstanceFilter filter) {
     Objects.requireNonNull(filter, "filter");
     try (Connection c = db.connect()) {
       return find(c, filter);
     } catch (SQLException e) {
-      throw new AlmanacException("instance table query failed: " + e.getMessage(), e);
+      throw new InstanceStoreException("instance table query failed: " + e.getMessage(), e);
     }
   }
 
@@ -74,7 +74,7 @@ public final class InstanceQueries implements AutoCloseable {
    * {@link #find(InstanceFilter)} on the blocking dispatcher.
    *
    * @param filter what to select
-   * @return the page, or a failure with an {@link AlmanacException}
+   * @return the page, or a failure with an {@link InstanceStoreException}
    */
   public CompletionStage<InstancePage> findAsync(InstanceFilter filter) {
     return CompletableFuture.supplyAsync(() -> find(filter), blocking);
@@ -88,7 +88,7 @@ public final class InstanceQueries implements AutoCloseable {
    * @param windowKey the window's key
    * @return the row, or empty when the table has none
    * @throws InvalidSpecException naming {@code task} or {@code window} when empty
-   * @throws AlmanacException when the database fails
+   * @throws InstanceStoreException when the database fails
    */
   public Optional<InstanceRow> row(String taskId, String windowKey) {
     if (taskId == null || taskId.isEmpty()) {
@@ -101,7 +101,7 @@ public final class InstanceQueries implements AutoCloseable {
       Optional<InstanceRow> live = store.row(c, taskId, windowKey, false);
       return live.isPresent() ? live : store.row(c, taskId, windowKey, true);
     } catch (SQLException e) {
-      throw new AlmanacException("instance table query failed: " + e.getMessage(), e);
+      throw new InstanceStoreException("instance table query failed: " + e.getMessage(), e);
     }
   }
 
@@ -114,6 +114,33 @@ public final class InstanceQueries implements AutoCloseable {
    */
   public CompletionStage<Optional<InstanceRow>> rowAsync(String taskId, String windowKey) {
     return CompletableFuture.supplyAsync(() -> row(taskId, windowKey), blocking);
+  }
+
+  /**
+   * Whether the task has a journal (any event): true for a registered task and for a removed one,
+   * false for an id never registered. One index probe on the journal table; no entity is started.
+   *
+   * @param taskId the task
+   * @return whether the journal holds an event of the task
+   * @throws InstanceStoreException when the database fails
+   */
+  public boolean hasTaskJournal(String taskId) {
+    Objects.requireNonNull(taskId, "taskId");
+    try (Connection c = db.connect()) {
+      return store.hasEvents(c, io.almanac.journal.TaskJournal.persistenceId(taskId));
+    } catch (SQLException e) {
+      throw new InstanceStoreException("journal query failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@link #hasTaskJournal(String)} on the blocking dispatcher.
+   *
+   * @param taskId the task
+   * @return whether the journal holds an event of the task, or a failure
+   */
+  public CompletionStage<Boolean> hasTaskJournalAsync(String taskId) {
+    return CompletableFuture.supplyAsync(() -> hasTaskJournal(taskId), blocking);
   }
 
   /** Closes the connection pool if it is this object's own (a journal without use-shared-db). */
@@ -140,7 +167,9 @@ public final class InstanceQueries implements AutoCloseable {
             .append(fetch).append(')');
         first = false;
       }
-      u.append(") u ORDER BY window_start, task_id, window_key LIMIT ").append(fetch);
+      String dir = f.descending() ? " DESC" : "";
+      u.append(") u ORDER BY window_start").append(dir).append(", task_id").append(dir).append(", window_key").append(dir)
+          .append(" LIMIT ").append(fetch);
       sql = u.toString();
     }
     List<InstanceRow> rows = new ArrayList<>();
@@ -186,14 +215,16 @@ public final class InstanceQueries implements AutoCloseable {
     }
     Optional<Cursor> after = f.cursor();
     if (after.isPresent()) {
-      // The first condition is implied by the second; it gives the index scan its start.
-      sql.append(" AND window_start >= ? AND (window_start, task_id, window_key) > (?, ?, ?)");
+      // The first condition is implied by the second; it gives the index scan its start (its end,
+      // scanning backwards for a descending page).
+      sql.append(f.descending() ? " AND window_start <= ? AND (window_start, task_id, window_key) < (?, ?, ?)"
+          : " AND window_start >= ? AND (window_start, task_id, window_key) > (?, ?, ?)");
       args.add(after.get().windowStart());
       args.add(after.get().windowStart());
       args.add(after.get().taskId());
       args.add(after.get().windowKey());
     }
-    return sql.append(" ORDER BY ").append(order(f.taskId() != null, status != null)).toString();
+    return sql.append(" ORDER BY ").append(order(f.taskId() != null, status != null, f.descending())).toString();
   }
 
   /**
@@ -201,8 +232,14 @@ public final class InstanceQueries implements AutoCloseable {
    * serves the filter: with the task (or the status) fixed by the filter, leading with that column
    * is the same order, and lets a database that sorts by index only when the ORDER BY is a prefix of
    * the index (H2) read the first rows of the index instead of sorting every matching row.
+   * Descending, every column is DESC: the same index, scanned backwards.
    */
-  static String order(boolean taskFixed, boolean statusFixed) {
+  static String order(boolean taskFixed, boolean statusFixed, boolean descending) {
+    String asc = order(taskFixed, statusFixed);
+    return descending ? asc.replace(",", " DESC,") + " DESC" : asc;
+  }
+
+  private static String order(boolean taskFixed, boolean statusFixed) {
     if (taskFixed && statusFixed) {
       return "task_id, status, window_start, window_key"; // almanac_instance_task_status_idx
     }

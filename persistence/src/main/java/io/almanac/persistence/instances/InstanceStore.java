@@ -303,6 +303,17 @@ final class InstanceStore {
   // ---------------------------------------------------------------------------------------------
   // Journal
 
+  /** @return whether the journal holds an event of this persistence id (one index probe) */
+  boolean hasEvents(Connection c, String persistenceId) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM " + journalTable
+        + " WHERE persistence_id = ? AND sequence_number >= 1 LIMIT 1")) {
+      p.setString(1, persistenceId);
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   /** @return the journal's highest ordering, 0 when it is empty */
   long head(Connection c) throws SQLException {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT MAX(ordering) FROM " + journalTable)) {

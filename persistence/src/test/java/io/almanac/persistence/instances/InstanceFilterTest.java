@@ -103,4 +103,31 @@ class InstanceFilterTest {
     refused("task", "", () -> InstanceFilter.builder().task("").build());
     refused("history", "yes", () -> InstanceFilter.fromParams(Map.of("history", List.of("yes"))));
   }
+
+  @Test
+  void orderIsAscOrDesc() {
+    assertEquals(false, InstanceFilter.builder().build().descending());
+    assertEquals(true, InstanceFilter.fromParams(Map.of("order", List.of("desc"))).descending());
+    assertEquals(false, InstanceFilter.fromParams(Map.of("order", List.of("asc"))).descending());
+    refused("order", "newest", () -> InstanceFilter.fromParams(Map.of("order", List.of("newest"))));
+    assertEquals("task_id DESC, window_start DESC, window_key DESC", InstanceQueries.order(true, false, true));
+    assertEquals("window_start, task_id, window_key", InstanceQueries.order(false, false, false));
+  }
+
+  @Test
+  void instantsOutsideTheYears0001To9999AreRefused() {
+    refused("from", "+200000-01-01T00:00:00Z",
+        () -> InstanceFilter.fromParams(Map.of("from", List.of("+200000-01-01T00:00:00Z"))));
+    refused("to", "+1000000000-01-01T00:00:00Z",
+        () -> InstanceFilter.fromParams(Map.of("to", List.of("+1000000000-01-01T00:00:00Z"))));
+    refused("from", "-0001-01-01T00:00:00Z",
+        () -> InstanceFilter.builder().from(Instant.parse("-0001-01-01T00:00:00Z")).build());
+    String far = new Cursor(Instant.parse("+200000-01-01T00:00:00Z"), "digest", "w").encode();
+    InvalidSpecException e = assertThrows(InvalidSpecException.class, () -> InstanceFilter.builder().after(far).build());
+    assertEquals("after", e.field());
+    assertTrue(e.getMessage().contains("outside the years 0001..9999"), e.getMessage());
+    InstanceFilter edge = InstanceFilter.builder().from(Instant.parse("0001-01-01T00:00:00Z"))
+        .to(Instant.parse("9999-12-31T23:59:59.999999999Z")).build();
+    assertEquals(Instant.parse("0001-01-01T00:00:00Z"), edge.from());
+  }
 }

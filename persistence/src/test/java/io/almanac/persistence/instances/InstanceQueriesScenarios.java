@@ -71,8 +71,12 @@ public final class InstanceQueriesScenarios {
   private static void check(Connection c, List<InstanceRow> all, String what, InstanceFilter.Builder f, Predicate<InstanceRow> p)
       throws Exception {
     List<InstanceRow> expected = all.stream().filter(p).sorted(ORDER).toList();
+    List<InstanceRow> newestFirst = all.stream().filter(p).sorted(ORDER.reversed()).toList();
     for (int limit : new int[] {1, 7, 500}) {
       assertEquals(expected, pages(c, f, limit), what + ", limit " + limit);
+      // descending: the same rows newest first, page after page across the cursor
+      assertEquals(newestFirst, pages(c, f.descending(true), limit), what + ", descending, limit " + limit);
+      f.descending(false);
     }
   }
 
