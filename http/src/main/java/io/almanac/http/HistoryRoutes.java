@@ -157,7 +157,11 @@ public final class HistoryRoutes extends AllDirectives {
         return Problems.complete(Problem.unavailable(error.getMessage()
             + " (almanac.http.history-max-events); use the offline audit (almanac audit) for this task"));
       }
-      if (error instanceof JournalReadException || Problems.timedOut(error)) {
+      if (error instanceof JournalReadException) { // its message says what could not be read, and why
+        LOG.warn("journal read failed: {}", error.toString());
+        return Problems.complete(Problem.unavailable("the journal could not be read: " + error.getMessage()));
+      }
+      if (Problems.timedOut(error)) {
         LOG.warn("journal read failed: {}", error.toString());
         return Problems.complete(Problem.unavailable("the journal could not be read: " + rootMessage(error)));
       }

@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.Sink;
 
 /**
@@ -33,13 +36,15 @@ public final class WindowHistory {
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
   private final ActorSystem<?> system;
-  private final AuditReader reader;
+  private final Function<String, Source<AuditEvent, NotUsed>> source;
   private final long maxEvents;
   private final Duration timeout;
 
-  private WindowHistory(ActorSystem<?> system, AuditReader reader, long maxEvents, Duration timeout) {
+  /** @param source a task's events as a stream (the reader's; a test's) */
+  WindowHistory(ActorSystem<?> system, Function<String, Source<AuditEvent, NotUsed>> source, long maxEvents,
+      Duration timeout) {
     this.system = system;
-    this.reader = reader;
+    this.source = source;
     this.maxEvents = maxEvents;
     this.timeout = timeout;
   }
@@ -76,7 +81,7 @@ public final class WindowHistory {
     }
     // A live reader: progress is not reported (a log line every 50,000 events would be noise).
     AuditReader reader = AuditReader.builder(system).progressEvery(Long.MAX_VALUE).onProgress(p -> { }).start();
-    return new WindowHistory(system, reader, maxEvents, timeout);
+    return new WindowHistory(system, reader::events, maxEvents, timeout);
   }
 
   /**
@@ -89,7 +94,7 @@ public final class WindowHistory {
    */
   public CompletionStage<WindowExplanation.Digest> digest(String taskId, String window) {
     WindowExplanation.Digest digest = new WindowExplanation.Digest(window, maxEvents);
-    return reader.events(taskId)
+    return source.apply(taskId)
         .completionTimeout(timeout)
         .runForeach(digest::add, system)
         .handle((done, error) -> {
@@ -99,14 +104,13 @@ public final class WindowHistory {
           Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
               ? error.getCause() : error;
           if (e instanceof java.util.concurrent.TimeoutException) {
-            throw new JournalReadException("the journal of task '" + taskId + "' could not be read within " + timeout
-                + " (" + digest.read() + " events read)", e);
+            throw new JournalReadException("task '" + taskId + "': no answer within " + timeout + " ("
+                + digest.read() + " events read)", e);
           }
           if (e instanceof RuntimeException r) {
             throw r;
           }
-          throw new JournalReadException("the journal of task '" + taskId + "' could not be read: "
-              + AuditReader.rootMessage(e), e);
+          throw new JournalReadException("task '" + taskId + "': " + AuditReader.rootMessage(e), e);
         });
   }
 
@@ -118,7 +122,7 @@ public final class WindowHistory {
    * @return the events; empty for a task the journal does not know
    */
   public CompletionStage<List<AuditEvent>> events(String taskId) {
-    return reader.events(taskId).runWith(Sink.seq(), system).thenApply(AuditEvent::withCauses);
+    return source.apply(taskId).runWith(Sink.seq(), system).thenApply(AuditEvent::withCauses);
   }
 
   /**
