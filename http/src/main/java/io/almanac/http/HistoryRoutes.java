@@ -3,10 +3,17 @@ package io.almanac.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import io.almanac.InvalidSpecException;
+import io.almanac.TaskSpec;
+import io.almanac.WindowKey;
 import io.almanac.persistence.audit.AuditEvent;
+import io.almanac.persistence.audit.HistoryTooLargeException;
+import io.almanac.persistence.audit.JournalReadException;
 import io.almanac.persistence.audit.Timeline;
 import io.almanac.persistence.audit.WindowExplanation;
 import io.almanac.persistence.audit.WindowHistory;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -35,7 +42,11 @@ import org.slf4j.LoggerFactory;
  *       explanation for a window the journal has no record of.
  * </ul>
  *
- * The window's key is percent-decoded from the path. Errors answer {@code application/problem+json}.
+ * The window's key is percent-decoded from the path. Errors answer {@code application/problem+json}:
+ * 400 for a task id or a window key that is not valid (naming the field), 503 when the journal
+ * cannot be read in time ({@code almanac.http.history-timeout}) or the window's history holds more
+ * events than one read keeps ({@code almanac.http.history-max-events}), as {@link Problems#of}
+ * otherwise.
  */
 public final class HistoryRoutes extends AllDirectives {
 
@@ -63,7 +74,12 @@ public final class HistoryRoutes extends AllDirectives {
       @Override
       public synchronized WindowHistory get() {
         if (started == null) {
-          started = WindowHistory.of(system);
+          Config c = system.settings().config();
+          long max = c.hasPath("almanac.http.history-max-events") ? c.getLong("almanac.http.history-max-events")
+              : WindowHistory.DEFAULT_MAX_EVENTS;
+          Duration timeout = c.hasPath("almanac.http.history-timeout") ? c.getDuration("almanac.http.history-timeout")
+              : WindowHistory.DEFAULT_TIMEOUT;
+          started = WindowHistory.of(system, max, timeout);
         }
         return started;
       }
@@ -90,7 +106,7 @@ public final class HistoryRoutes extends AllDirectives {
   }
 
   private Route timeline(String task, String window) {
-    return answer(h -> h.timeline(task, window), found -> {
+    return answer(task, window, h -> h.timeline(task, window), found -> {
       if (found.isEmpty()) {
         return notFound("task", task, "task '" + task + "' has no events in the journal");
       }
@@ -103,13 +119,28 @@ public final class HistoryRoutes extends AllDirectives {
   }
 
   private Route why(String task, String window) {
-    return answer(h -> h.why(task, window), found -> found.isEmpty()
+    return answer(task, window, h -> h.why(task, window), found -> found.isEmpty()
         ? notFound("task", task, "task '" + task + "' has no events in the journal")
         : ok(whyJson(found.get())));
   }
 
-  /** Runs a read and answers with its result, or 503 naming why it failed. */
-  private <T> Route answer(Function<WindowHistory, CompletionStage<T>> read, Function<T, Route> render) {
+  /**
+   * Validates the task id and the window key (400 naming the field), runs a read and answers with its
+   * result, or 503 when the journal could not be read (in time, or within the events one read keeps),
+   * or the problem {@link Problems#of} makes of another failure.
+   */
+  private <T> Route answer(String task, String window, Function<WindowHistory, CompletionStage<T>> read,
+      Function<T, Route> render) {
+    try {
+      TaskSpec.validateId(task);
+    } catch (InvalidSpecException e) {
+      return Problems.complete(Problem.invalid("task", task, e.getMessage()));
+    }
+    try {
+      WindowKey.of(window);
+    } catch (InvalidSpecException e) {
+      return Problems.complete(Problem.invalid("window", window, e.getMessage()));
+    }
     CompletionStage<T> stage;
     try {
       stage = read.apply(history.get());
@@ -120,8 +151,21 @@ public final class HistoryRoutes extends AllDirectives {
       if (t.isSuccess()) {
         return render.apply(t.get());
       }
-      LOG.warn("journal read failed: {}", t.failed().get().toString());
-      return Problems.complete(Problem.unavailable("the journal could not be read: " + rootMessage(t.failed().get())));
+      Throwable error = unwrap(t.failed().get());
+      if (error instanceof HistoryTooLargeException) {
+        LOG.warn("history of task '{}' window '{}' not answered: {}", task, window, error.getMessage());
+        return Problems.complete(Problem.unavailable(error.getMessage()
+            + " (almanac.http.history-max-events); use the offline audit (almanac audit) for this task"));
+      }
+      if (error instanceof JournalReadException) { // its message says what could not be read, and why
+        LOG.warn("journal read failed: {}", error.toString());
+        return Problems.complete(Problem.unavailable("the journal could not be read: " + error.getMessage()));
+      }
+      if (Problems.timedOut(error)) {
+        LOG.warn("journal read failed: {}", error.toString());
+        return Problems.complete(Problem.unavailable("the journal could not be read: " + rootMessage(error)));
+      }
+      return Problems.complete(Problems.of(error, task, window));
     });
   }
 
@@ -162,6 +206,15 @@ public final class HistoryRoutes extends AllDirectives {
           .put("text", s.text());
     }
     return root;
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable e = error;
+    while ((e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
   }
 
   private static String rootMessage(Throwable t) {

@@ -15,6 +15,7 @@ import io.almanac.JobResult;
 import io.almanac.TaskSpec;
 import io.almanac.WindowView;
 import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.audit.WindowHistory;
 import io.almanac.testkit.SettableClock;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -293,5 +294,55 @@ class HistoryRoutesTest {
     assertEquals("window", w.get("field").asText());
     assertEquals("2026-11-20", w.get("value").asText());
     assertEquals("task 'digest' has no events about window '2026-11-20'", w.get("detail").asText());
+  }
+
+  private HttpResponse<String> raw(String url) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  @DisplayName("a task id or a window key that is not valid: 400 naming the field, not 503; a key at Instant's limit: 200")
+  void invalidInput() throws Exception {
+    for (String what : List.of("why", "timeline")) {
+      HttpResponse<String> task = raw(base + "/api/tasks/bad%20id/windows/2026-11-29/" + what);
+      assertEquals(400, task.statusCode(), task.body());
+      JsonNode p = json.readTree(task.body());
+      assertEquals("https://almanac.io/problems/invalid-input", p.get("type").asText());
+      assertEquals("task", p.get("field").asText());
+      assertEquals("bad id", p.get("value").asText());
+
+      HttpResponse<String> window = get("digest", "x".repeat(201), what);
+      assertEquals(400, window.statusCode(), window.body());
+      assertEquals("window", json.readTree(window.body()).get("field").asText());
+      HttpResponse<String> blank = raw(base + "/api/tasks/digest/windows/%20/" + what);
+      assertEquals(400, blank.statusCode(), blank.body());
+      assertEquals("window", json.readTree(blank.body()).get("field").asText());
+    }
+    // its start cannot be moved by hours (DateTimeException): once a 503 "the journal could not be read"
+    JsonNode n = why("digest", "-1000000000-01-01T00:00:00Z");
+    assertEquals("NONE", n.get("status").asText());
+    assertTrue(n.get("verdict").asText().startsWith("no such window"), n.get("verdict").asText());
+  }
+
+  @Test
+  @DisplayName("a window whose history holds more events than one read keeps: 503 naming the bound, nothing read into memory beyond it")
+  void historyTooLarge() throws Exception {
+    WindowHistory small = WindowHistory.of(node.system(), 2, Duration.ofSeconds(30));
+    ServerBinding binding = org.apache.pekko.http.javadsl.Http.get(node.system()).newServerAt("127.0.0.1", 0)
+        .bind(HistoryRoutes.of(small).routes()).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    try {
+      String url = "http://127.0.0.1:" + binding.localAddress().getPort() + "/api/tasks/digest/windows/2026-11-29/";
+      for (String what : List.of("why", "timeline")) {
+        HttpResponse<String> r = raw(url + what);
+        assertEquals(503, r.statusCode(), r.body());
+        assertEquals("application/problem+json", r.headers().firstValue("Content-Type").orElse(""));
+        String detail = json.readTree(r.body()).get("detail").asText();
+        assertTrue(detail.contains("more than 2 events") && detail.contains("almanac.http.history-max-events"), detail);
+      }
+      assertEquals(404, raw("http://127.0.0.1:" + binding.localAddress().getPort()
+          + "/api/tasks/nope/windows/2026-11-29/why").statusCode(), "an unknown task is still 404");
+    } finally {
+      binding.unbind();
+    }
   }
 }

@@ -152,7 +152,156 @@ public final class WindowExplanation {
    * @return the explanation; for a window without events, why there is none
    */
   public static Explanation explain(String taskId, List<AuditEvent> events, String window) {
-    return new Explainer(taskId, events, window).run();
+    return new Explainer(taskId, events, window, null).run();
+  }
+
+  /**
+   * What the explanation of one window needs of a task's journal, gathered event by event so that a
+   * long journal is never held in memory: the window's own events and the task-level ones (spec,
+   * pause, resume, removal) are kept, at most {@code maxKept} of them; of the rest only a bounded
+   * summary (the journal's first sequence number, its last zone and instant, the event before the
+   * window's first one, the attempt of another window that was running at each of this window's
+   * PREVIOUS_RUNNING skips, and the few windows nearest to it by start). {@link #explain(String)}
+   * gives the same explanation as {@link WindowExplanation#explain(String, List, String)} on the whole
+   * journal (the nearest windows of an unknown window may differ when the task's zone changed).
+   * Not thread-safe: feed it from one stream.
+   */
+  public static final class Digest {
+    /** Windows kept on each side of the asked one, for the nearest windows of an unknown window. */
+    static final int NEAREST_KEPT = 8;
+
+    private final String window;
+    private final long maxKept;
+    private final List<AuditEvent> kept = new ArrayList<>();
+    private final Map<String, Running> running = new HashMap<>();
+    private final Map<Long, Map<String, Running>> runningAtSkip = new HashMap<>();
+    private final LinkedHashMap<String, Instant> starts = new LinkedHashMap<>();
+    private long read;
+    private long firstSeq = 1;
+    private ZoneId zone = ZoneOffset.UTC;
+    private Instant lastAt;
+    private AuditEvent last;
+    private AuditEvent previous;
+    private AuditEvent previousAtFirst;
+    private boolean windowSeen;
+    private ZoneId guessZone;
+    private Optional<Instant> guess = Optional.empty();
+
+    /**
+     * @param window the window's key
+     * @param maxKept the most events kept (the window's and the task-level ones); at least 1
+     */
+    public Digest(String window, long maxKept) {
+      this.window = Objects.requireNonNull(window, "window");
+      if (maxKept < 1) {
+        throw new IllegalArgumentException("maxKept '" + maxKept + "' is invalid: must be at least 1");
+      }
+      this.maxKept = maxKept;
+    }
+
+    /**
+     * Takes the next event of the task's journal.
+     *
+     * @param a the event, in journal order
+     * @throws HistoryTooLargeException if more than {@code maxKept} events would be kept
+     */
+    public void add(AuditEvent a) {
+      if (read++ == 0) {
+        firstSeq = a.sequenceNr();
+      }
+      zone = a.zone();
+      if (a.at() != null && (lastAt == null || a.at().isAfter(lastAt))) {
+        lastAt = a.at();
+      }
+      if (last != null && last.at() != null && a.at() != null && last.at().isBefore(a.at())) {
+        previous = last;
+      }
+      Object raw = a.event();
+      boolean about = a.isAbout(window);
+      if (about && raw instanceof TaskJournal.WindowEvent && !windowSeen) {
+        windowSeen = true;
+        previousAtFirst = previous;
+      }
+      if (about && raw instanceof FireSkipped f && f.reason() == SkipReason.PREVIOUS_RUNNING) {
+        Matcher m = OTHER_WINDOW.matcher(f.detail() == null ? "" : f.detail());
+        Running o = m.find() ? running.get(m.group(1)) : null;
+        runningAtSkip.put(a.sequenceNr(), o == null ? Map.of() : Map.of(m.group(1), o));
+      }
+      if (raw instanceof TaskJournal.Event e) {
+        Explainer.track(running, e);
+      }
+      if (!about) {
+        Instant start = raw instanceof InstanceScheduled s ? s.start() : raw instanceof FireSkipped f ? f.start()
+            : raw instanceof WindowMissed m ? m.start() : null;
+        if (start != null && a.window() != null && !starts.containsKey(a.window())) {
+          near(a.window(), start, a.zone());
+        }
+      }
+      if (about || !(raw instanceof TaskJournal.WindowEvent)) {
+        if (kept.size() >= maxKept) {
+          throw new HistoryTooLargeException("the history of window " + window + " holds more than " + maxKept
+              + " events (its own and the task's), more than is read at once");
+        }
+        kept.add(a);
+      }
+      last = a;
+    }
+
+    /** Keeps a window's start if it is among the nearest ones to the asked window, on its side. */
+    private void near(String key, Instant start, ZoneId zoneNow) {
+      starts.put(key, start);
+      if (!zoneNow.equals(guessZone)) {
+        guessZone = zoneNow;
+        guess = guessStart(window, zoneNow); // once per zone: parsing the key is not free
+      }
+      boolean before = guess.isPresent() ? start.isBefore(guess.get()) : key.compareTo(window) < 0;
+      List<Map.Entry<String, Instant>> side = new ArrayList<>();
+      for (Map.Entry<String, Instant> x : starts.entrySet()) {
+        boolean b = guess.isPresent() ? x.getValue().isBefore(guess.get()) : x.getKey().compareTo(window) < 0;
+        if (b == before) {
+          side.add(x);
+        }
+      }
+      if (side.size() > NEAREST_KEPT) {
+        // before: drop the earliest start (the first inserted of equals); after: the latest (the last inserted)
+        Map.Entry<String, Instant> drop = side.get(0);
+        for (Map.Entry<String, Instant> x : side) {
+          int c = x.getValue().compareTo(drop.getValue());
+          if (before ? c < 0 : c >= 0) {
+            drop = x;
+          }
+        }
+        starts.remove(drop.getKey());
+      }
+    }
+
+    /** @return events read from the journal */
+    public long read() {
+      return read;
+    }
+
+    /** @return events kept in memory (the window's own and the task-level ones) */
+    public int kept() {
+      return kept.size();
+    }
+
+    /** @return whether the journal had any event of the task */
+    public boolean isEmpty() {
+      return read == 0;
+    }
+
+    /** @return the window's own events in journal order, timeouts with their recorded cause */
+    public List<AuditEvent> windowEvents() {
+      return AuditEvent.withCauses(kept).stream().filter(e -> e.isAbout(window)).toList();
+    }
+
+    /**
+     * @param taskId the task's id
+     * @return the window's explanation, as {@link WindowExplanation#explain(String, List, String)} on the whole journal
+     */
+    public Explanation explain(String taskId) {
+      return new Explainer(taskId, AuditEvent.withCauses(kept), window, this).run();
+    }
   }
 
   /** One explanation being built: walks the journal once, folding it as it goes. */
@@ -189,13 +338,21 @@ public final class WindowExplanation {
     private final long firstSeq;
     private final boolean truncated;
     private InstanceStatus partial;
+    /** The journal's summary when {@link #events} are only what a {@link Digest} kept; null for the whole journal. */
+    private final Digest digest;
 
-    Explainer(String taskId, List<AuditEvent> events, String window) {
+    Explainer(String taskId, List<AuditEvent> events, String window, Digest digest) {
       this.taskId = Objects.requireNonNull(taskId, "taskId");
       this.events = List.copyOf(events);
       this.window = Objects.requireNonNull(window, "window");
-      this.zone = this.events.isEmpty() ? ZoneOffset.UTC : this.events.get(this.events.size() - 1).zone();
-      this.firstSeq = this.events.isEmpty() ? 1 : this.events.get(0).sequenceNr();
+      this.digest = digest;
+      if (digest != null) {
+        this.zone = digest.read == 0 ? ZoneOffset.UTC : digest.zone;
+        this.firstSeq = digest.read == 0 ? 1 : digest.firstSeq;
+      } else {
+        this.zone = this.events.isEmpty() ? ZoneOffset.UTC : this.events.get(this.events.size() - 1).zone();
+        this.firstSeq = this.events.isEmpty() ? 1 : this.events.get(0).sequenceNr();
+      }
       this.truncated = firstSeq > 1;
     }
 
@@ -237,7 +394,7 @@ public final class WindowExplanation {
           WindowState before = own.windows().get(window);
           if (!seen) {
             seen = true;
-            downtime = gap(previous, a, we);
+            downtime = gap(digest == null ? previous : digest.previousAtFirst, a, we);
           }
           InstanceStatus from = before == null ? null : before.status();
           Optional<InstanceStatus> to = Evolve.targetStatus(from, (TaskJournal.Event) raw);
@@ -248,12 +405,12 @@ public final class WindowExplanation {
                   + firstSeq + "); its history goes on from here.");
             }
             partial = Evolve.targetStatus(partial, (TaskJournal.Event) raw).orElse(partial == null ? from : partial);
-            describe(a, we, null, running);
+            describe(a, we, null, runningAt(running, a));
           } else if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
             step(a.at(), "The journal holds a " + a.type() + " event the transition table refuses ("
                 + (from == null ? "NEW" : from) + " -> " + to.get() + "): the window kept its status.");
           } else {
-            describe(a, we, before, running);
+            describe(a, we, before, runningAt(running, a));
           }
         }
         if (raw instanceof TaskJournal.Event e) {
@@ -280,6 +437,11 @@ public final class WindowExplanation {
             + " create no instance (they follow its archiving)", steps);
       }
       return new Explanation(taskId, window, status.name(), shorten(verdict(w)), steps);
+    }
+
+    /** Other windows' running attempts at this event: the walk's own, or what the digest noted at a skip. */
+    private Map<String, Running> runningAt(Map<String, Running> running, AuditEvent a) {
+      return digest == null ? running : digest.runningAtSkip.getOrDefault(a.sequenceNr(), Map.of());
     }
 
     private boolean open(State state) {
@@ -654,7 +816,7 @@ public final class WindowExplanation {
       if (removedAt != null && !at.isBefore(removedAt)) {
         return "it is due " + dateTime(at) + " " + zone.getId() + ", after the task was removed at " + dateTime(removedAt);
       }
-      Instant last = TaskHistory.lastAt(events);
+      Instant last = digest != null ? digest.lastAt : TaskHistory.lastAt(events);
       if (last != null && at.isAfter(last)) {
         return "it is due " + dateTime(at) + " " + zone.getId() + ", after the journal's last event ("
             + dateTime(last) + "): not due yet";
@@ -665,9 +827,10 @@ public final class WindowExplanation {
 
     /** The first window of the schedule whose key is this window's, near its guessed start. */
     private Optional<DueWindow> dueOf(TaskSchedule schedule, Instant start) {
-      Instant cursor = start.minus(Duration.ofHours(2)).minusNanos(1);
-      Instant until = start.plus(Duration.ofDays(2));
       try {
+        // inside the try: a key near Instant's limits (e.g. -1000000000-01-01T00:00:00Z) cannot be moved by hours
+        Instant cursor = start.minus(Duration.ofHours(2)).minusNanos(1);
+        Instant until = start.plus(Duration.ofDays(2));
         for (int i = 0; i < 10_000; i++) {
           Optional<DueWindow> next = schedule.nextAfter(cursor);
           if (next.isEmpty() || next.get().dueAt().isAfter(until)) {
@@ -696,7 +859,10 @@ public final class WindowExplanation {
     /** Up to two recorded windows before the asked one and one after, by start (by key when it cannot be placed). */
     private List<String> nearest() {
       Map<String, Instant> starts = new LinkedHashMap<>();
-      for (AuditEvent a : events) {
+      if (digest != null) {
+        starts.putAll(digest.starts);
+      }
+      for (AuditEvent a : digest != null ? List.<AuditEvent>of() : events) {
         Object e = a.event();
         Instant start = e instanceof InstanceScheduled s ? s.start() : e instanceof FireSkipped f ? f.start()
             : e instanceof WindowMissed m ? m.start() : null;

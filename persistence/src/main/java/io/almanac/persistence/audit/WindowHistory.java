@@ -1,10 +1,14 @@
 package io.almanac.persistence.audit;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.Sink;
 
 /**
@@ -12,8 +16,11 @@ import org.apache.pekko.stream.javadsl.Sink;
  * no second process can read it while it runs. Reads through the node's JDBC read journal with an
  * {@link AuditReader} on that system (which it does not terminate), so the events are described as
  * the audit describes them. Thread-safe: each call is one read of the task's whole journal (page by
- * page, as {@link AuditReader#events(String)}), so its cost grows with the task's journal: retention
- * bounds it.
+ * page, as {@link AuditReader#events(String)}), so its time grows with the task's journal; its memory
+ * does not: {@link #why} and {@link #timeline} keep only what the window needs
+ * ({@link WindowExplanation.Digest}), at most {@code maxEvents} events, and fail with a
+ * {@link HistoryTooLargeException} beyond; a read that takes longer than its timeout fails with a
+ * {@link JournalReadException}.
  *
  * <pre>{@code
  * WindowHistory history = WindowHistory.of(system);
@@ -22,12 +29,24 @@ import org.apache.pekko.stream.javadsl.Sink;
  */
 public final class WindowHistory {
 
-  private final ActorSystem<?> system;
-  private final AuditReader reader;
+  /** Default: the most events one read keeps (the window's own and the task-level ones). */
+  public static final long DEFAULT_MAX_EVENTS = 100_000;
 
-  private WindowHistory(ActorSystem<?> system, AuditReader reader) {
+  /** Default: the longest one read may take. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  private final ActorSystem<?> system;
+  private final Function<String, Source<AuditEvent, NotUsed>> source;
+  private final long maxEvents;
+  private final Duration timeout;
+
+  /** @param source a task's events as a stream (the reader's; a test's) */
+  WindowHistory(ActorSystem<?> system, Function<String, Source<AuditEvent, NotUsed>> source, long maxEvents,
+      Duration timeout) {
     this.system = system;
-    this.reader = reader;
+    this.source = source;
+    this.maxEvents = maxEvents;
+    this.timeout = timeout;
   }
 
   /**
@@ -39,20 +58,71 @@ public final class WindowHistory {
    * @throws JournalReadException if the read journal cannot be started
    */
   public static WindowHistory of(ActorSystem<?> system) {
-    Objects.requireNonNull(system, "system");
-    // A live reader: progress is not reported (a log line every 50,000 events would be noise).
-    AuditReader reader = AuditReader.builder(system).progressEvery(Long.MAX_VALUE).onProgress(p -> { }).start();
-    return new WindowHistory(system, reader);
+    return of(system, DEFAULT_MAX_EVENTS, DEFAULT_TIMEOUT);
   }
 
   /**
-   * Every event of one task's journal, in journal order, each timeout with its recorded cause.
+   * A reader of the node's journal with bounds.
+   *
+   * @param system the node's ActorSystem, with the JDBC read journal configured
+   * @param maxEvents the most events one read keeps in memory; at least 1
+   * @param timeout the longest one read may take; positive
+   * @return the history reader
+   * @throws IllegalArgumentException if a bound is invalid
+   * @throws JournalReadException if the read journal cannot be started
+   */
+  public static WindowHistory of(ActorSystem<?> system, long maxEvents, Duration timeout) {
+    Objects.requireNonNull(system, "system");
+    if (maxEvents < 1) {
+      throw new IllegalArgumentException("maxEvents '" + maxEvents + "' is invalid: must be at least 1");
+    }
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout '" + timeout + "' is invalid: must be positive");
+    }
+    // A live reader: progress is not reported (a log line every 50,000 events would be noise).
+    AuditReader reader = AuditReader.builder(system).progressEvery(Long.MAX_VALUE).onProgress(p -> { }).start();
+    return new WindowHistory(system, reader::events, maxEvents, timeout);
+  }
+
+  /**
+   * What one window's explanation needs of a task's journal, read as a stream and kept bounded.
+   *
+   * @param taskId the task's id
+   * @param window the window's key
+   * @return the digest; fails with {@link HistoryTooLargeException} when more than {@code maxEvents}
+   *     would be kept, with {@link JournalReadException} when the read takes longer than its timeout
+   */
+  public CompletionStage<WindowExplanation.Digest> digest(String taskId, String window) {
+    WindowExplanation.Digest digest = new WindowExplanation.Digest(window, maxEvents);
+    return source.apply(taskId)
+        .completionTimeout(timeout)
+        .runForeach(digest::add, system)
+        .handle((done, error) -> {
+          if (error == null) {
+            return digest;
+          }
+          Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+              ? error.getCause() : error;
+          if (e instanceof java.util.concurrent.TimeoutException) {
+            throw new JournalReadException("task '" + taskId + "': no answer within " + timeout + " ("
+                + digest.read() + " events read)", e);
+          }
+          if (e instanceof RuntimeException r) {
+            throw r;
+          }
+          throw new JournalReadException("task '" + taskId + "': " + AuditReader.rootMessage(e), e);
+        });
+  }
+
+  /**
+   * Every event of one task's journal, in journal order, each timeout with its recorded cause: all
+   * in memory, unbounded (for tools and tests; the HTTP routes use {@link #digest}).
    *
    * @param taskId the task's id
    * @return the events; empty for a task the journal does not know
    */
   public CompletionStage<List<AuditEvent>> events(String taskId) {
-    return reader.events(taskId).runWith(Sink.seq(), system).thenApply(AuditEvent::withCauses);
+    return source.apply(taskId).runWith(Sink.seq(), system).thenApply(AuditEvent::withCauses);
   }
 
   /**
@@ -64,8 +134,7 @@ public final class WindowHistory {
    *     ({@link Optional#empty()}) and an empty list when the task has no events about that window
    */
   public CompletionStage<Optional<List<AuditEvent>>> timeline(String taskId, String window) {
-    return events(taskId).thenApply(all -> all.isEmpty() ? Optional.empty()
-        : Optional.of(all.stream().filter(e -> e.isAbout(window)).toList()));
+    return digest(taskId, window).thenApply(d -> d.isEmpty() ? Optional.empty() : Optional.of(d.windowEvents()));
   }
 
   /**
@@ -76,7 +145,6 @@ public final class WindowHistory {
    * @return the explanation, or empty for a task the journal does not know
    */
   public CompletionStage<Optional<WindowExplanation.Explanation>> why(String taskId, String window) {
-    return events(taskId).thenApply(all -> all.isEmpty() ? Optional.empty()
-        : Optional.of(WindowExplanation.explain(taskId, all, window)));
+    return digest(taskId, window).thenApply(d -> d.isEmpty() ? Optional.empty() : Optional.of(d.explain(taskId)));
   }
 }

@@ -119,6 +119,10 @@ public final class InstanceProjection {
       return progress;
     }
 
+    ActorRef<Msg> ref() {
+      return ref;
+    }
+
     /** @return the journal ordering applied through, as of the last poll on this node */
     public long offset() {
       return progress.offset;
@@ -176,9 +180,52 @@ public final class InstanceProjection {
       ref = system.systemActorOf(behavior, NAME, Props.empty());
     }
     Handle handle = new Handle(ref, progress);
-    // almanac_projection_lag_seconds: NaN on a node that does not host the projection (a cluster's others)
-    io.almanac.internal.NodeMeters.of(system).projectionLag(() -> handle.runningHere() ? handle.lag() : null);
+    lagGauge(system, handle);
     return handle;
+  }
+
+  /** The handle the lag gauge reads on a system: the last one started there. */
+  static final class Current implements org.apache.pekko.actor.Extension {
+    volatile Handle handle;
+    /** The meters the gauge is registered with, or null. */
+    io.almanac.internal.NodeMeters registeredWith;
+  }
+
+  private static final org.apache.pekko.actor.AbstractExtensionId<Current> CURRENT =
+      new org.apache.pekko.actor.AbstractExtensionId<>() {
+        @Override
+        public Current createExtension(org.apache.pekko.actor.ExtendedActorSystem system) {
+          return new Current();
+        }
+      };
+
+  static Current current(ActorSystem<?> system) {
+    return CURRENT.get(system.classicSystem());
+  }
+
+  /**
+   * almanac_projection_lag_seconds (NaN on a node that does not host the projection: a cluster's
+   * others): registered once per system and meters, reading the handle last started, so a stop and
+   * a start leave it on the running projection.
+   */
+  private static void lagGauge(ActorSystem<?> system, Handle handle) {
+    Current current = current(system);
+    current.handle = handle;
+    io.almanac.internal.NodeMeters meters = io.almanac.internal.NodeMeters.of(system);
+    synchronized (current) {
+      if (meters == io.almanac.internal.NodeMeters.NONE) {
+        log.warn("instance projection: the node's meters are not installed yet, so almanac_projection_lag_seconds is "
+            + "not registered; start the projection after Almanac.start");
+        return;
+      }
+      if (current.registeredWith != meters) {
+        current.registeredWith = meters;
+        meters.projectionLag(() -> {
+          Handle h = current.handle;
+          return h != null && h.runningHere() ? h.lag() : null;
+        });
+      }
+    }
   }
 
   static boolean clustered(ActorSystem<?> system) {
@@ -196,6 +243,9 @@ public final class InstanceProjection {
   private enum RetentionTick implements Msg { INSTANCE }
 
   enum Stop implements Msg { INSTANCE }
+
+  /** Makes the actor fail, so its supervisor restarts it: for tests of the restart only. */
+  enum Crash implements Msg { INSTANCE }
 
   private record Stepped(Step step, Throwable failure) implements Msg {}
 
@@ -236,7 +286,7 @@ public final class InstanceProjection {
         if (st.failures == 1 || now - st.lastWarnNanos >= Duration.ofMinutes(1).toNanos()) {
           st.lastWarnNanos = now;
           progress.warnings++;
-          log.warn("instance projection '{}': the database failed ({} failure(s) in a row); retrying in {}: {}", NAME,
+          log.warn("instance projection '{}': a step failed ({} failure(s) in a row); retrying in {}: {}", NAME,
               st.failures, backoff, e.toString());
         }
         timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, backoff);
@@ -319,6 +369,14 @@ public final class InstanceProjection {
             progress.running = false;
             db.close();
             return Behaviors.same();
+          })
+          .onSignal(org.apache.pekko.actor.typed.PreRestart.class, s -> {
+            // restartWithBackoff sends PreRestart, not PostStop: the setup opens a new pool on restart
+            db.close();
+            return Behaviors.same();
+          })
+          .onMessage(Crash.class, c -> {
+            throw new IllegalStateException("instance projection: crash asked (a test of the restart)");
           })
           .build();
     }));

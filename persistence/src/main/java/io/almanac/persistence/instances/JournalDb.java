@@ -13,10 +13,15 @@ import org.apache.pekko.persistence.jdbc.db.SlickExtensionImpl;
  */
 final class JournalDb implements AutoCloseable {
 
+  /** JournalDb objects opened and not closed yet, all systems together (tests watch it for leaks). */
+  static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
+
   private final SlickDatabase db;
+  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
   private JournalDb(SlickDatabase db) {
     this.db = db;
+    OPEN.incrementAndGet();
   }
 
   static JournalDb of(ActorSystem<?> system) {
@@ -32,6 +37,10 @@ final class JournalDb implements AutoCloseable {
   /** Closes the pool if it is this object's own (a plugin without use-shared-db). */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return; // closed already (PreRestart, then PostStop)
+    }
+    OPEN.decrementAndGet();
     if (db.allowShutdown()) {
       db.database().close();
     }

@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One projection's work, without actors: {@link #step} reads a batch of journal rows after the
  * offset, applies them to the rows and writes rows and offset in one transaction. Single-threaded:
- * its owner runs one step at a time. INTERNAL.
+ * its owner runs one step at a time. An event it cannot deserialize (a newer node's, during a
+ * rolling upgrade) is never passed over: the step applies the events before it and the next step
+ * fails on it ({@link UnreadableEventException}, rolled back, the offset stays before it), again at
+ * each retry, until a node that reads it runs the projection or the table is rebuilt. INTERNAL.
  */
 final class ProjectionWorker {
 
@@ -137,8 +140,23 @@ final class ProjectionWorker {
       // Decode first, then read every window's row the batch touches in a few queries.
       List<Object> events = new ArrayList<>(take.size());
       Map<String, String[]> keys = new LinkedHashMap<>();
-      for (JournalRow r : take) {
-        Object e = decode(r);
+      boolean stoppedAtUnreadable = false;
+      for (int i = 0; i < take.size(); i++) {
+        JournalRow r = take.get(i);
+        Object e;
+        try {
+          e = decode(r);
+        } catch (UnreadableEventException unreadable) {
+          if (i == 0) {
+            throw unreadable; // rolled back below: the offset stays before it
+          }
+          // apply the events before it; the next step starts at it, and fails
+          take = take.subList(0, i);
+          next = take.get(i - 1).ordering();
+          pendingSince = r.writeMillis();
+          stoppedAtUnreadable = true;
+          break;
+        }
         events.add(e);
         if (e instanceof WindowEvent we) {
           String taskId = r.persistenceId().substring(TASK_PREFIX.length());
@@ -164,8 +182,8 @@ final class ProjectionWorker {
         applied++;
         oldestWrite = Math.min(oldestWrite, r.writeMillis());
       }
-      boolean stoppedAtGap = applied < rows.size();
-      if (!stoppedAtGap && applied > 0 && next < head) {
+      boolean stoppedAtGap = applied < rows.size() && !stoppedAtUnreadable;
+      if (!stoppedAtGap && !stoppedAtUnreadable && applied > 0 && next < head) {
         pendingSince = rows.get(applied - 1).writeMillis(); // more to read: at least as old as the last one read
       }
       if (next != offset) {
@@ -190,7 +208,7 @@ final class ProjectionWorker {
       if (applied > 0) {
         progress.lastApplyDelayMillis = Math.max(0, System.currentTimeMillis() - oldestWrite);
       }
-      return new Step(applied, !stoppedAtGap && rows.size() == batchSize, stoppedAtGap, next, head);
+      return new Step(applied, stoppedAtUnreadable || !stoppedAtGap && rows.size() == batchSize, stoppedAtGap, next, head);
     } catch (SQLException | RuntimeException e) {
       try {
         c.rollback();
@@ -210,7 +228,12 @@ final class ProjectionWorker {
 
   private static final String TASK_PREFIX = "task|";
 
-  /** @return the row's event, or null for another journal than a task's or an event that cannot be read */
+  /**
+   * @return the row's event, or null for another journal than a task's
+   * @throws UnreadableEventException for a task event that cannot be deserialized: the step fails
+   *     (rolled back, the offset stays before the row), so it is not passed over for good; a node
+   *     that reads it (e.g. a newer version, after a rolling upgrade) or a rebuild applies it
+   */
   private Object decode(JournalRow r) {
     if (!r.persistenceId().startsWith(TASK_PREFIX)) {
       return null; // the trigger's journal and others
@@ -218,9 +241,19 @@ final class ProjectionWorker {
     try {
       return deserializer.deserialize(r.payload(), r.serId(), r.manifest());
     } catch (Exception e) {
-      log.error("instance projection '{}': journal row {} ({} #{}) cannot be deserialized ({}); it is passed over",
-          name, r.ordering(), r.persistenceId(), r.seq(), e.toString());
-      return null;
+      throw new UnreadableEventException("journal row " + r.ordering() + " (" + r.persistenceId() + " #" + r.seq()
+          + ", serializer " + r.serId() + ", manifest '" + r.manifest() + "') cannot be deserialized on this node ("
+          + e + "); the projection stays before it until a node that reads it takes over (a newer version) or the "
+          + "table is rebuilt", e);
+    }
+  }
+
+  /** A task event this node cannot deserialize: the step that meets it fails. */
+  static final class UnreadableEventException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableEventException(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 

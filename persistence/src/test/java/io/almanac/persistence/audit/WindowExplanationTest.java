@@ -89,7 +89,16 @@ class WindowExplanationTest {
   }
 
   static Explanation explain(List<Event> events, String window) {
-    return WindowExplanation.explain(TASK, WindowExplanation.auditEvents(TASK, events), window);
+    return explainAudit(WindowExplanation.auditEvents(TASK, events), window);
+  }
+
+  /** Explains from the whole journal, and checks the bounded digest (as the HTTP routes read) explains it the same. */
+  static Explanation explainAudit(List<AuditEvent> events, String window) {
+    Explanation whole = WindowExplanation.explain(TASK, events, window);
+    WindowExplanation.Digest digest = new WindowExplanation.Digest(window, 1_000);
+    events.forEach(digest::add);
+    assertEquals(whole, digest.explain(TASK), "the digest explains as the whole journal does");
+    return whole;
   }
 
   static Explanation explain(List<Event> events) {
@@ -315,7 +324,7 @@ class WindowExplanationTest {
     WriterStamp n1Again = new WriterStamp("pekko://almanac@10.0.0.1:2552", 2);
     events.set(1, events.get(1).withWriter(n1));
     events.set(2, events.get(2).withWriter(n1Again));
-    Explanation e = WindowExplanation.explain(TASK, events, DAY);
+    Explanation e = explainAudit(events, DAY);
     wellFormed(e);
     assertEquals("missed: its node restarted between 06:58:00 and 08:20:00 (the task's journal was "
         + "written by almanac@10.0.0.1:2552 until then and by a new incarnation of it after); the catch-up policy NONE "
@@ -364,7 +373,7 @@ class WindowExplanationTest {
         new AttemptSucceeded(DAY, 1, Duration.ofSeconds(60), "ok", null, t("00:21:05")))));
     events.set(1, events.get(1).withWriter(new WriterStamp("pekko://almanac@10.0.0.1:2552", 1)));
     events.set(2, events.get(2).withWriter(new WriterStamp("pekko://almanac@10.0.0.2:2552", 7)));
-    Explanation e = WindowExplanation.explain(TASK, events, DAY);
+    Explanation e = explainAudit(events, DAY);
     wellFormed(e);
     assertEquals("ran late: due 08:00:00 Asia/Shanghai, attempt 1 started 08:20:05, 20 min 5 s after due, because its node "
         + "was down or replaced between 07:58:00 and 08:20:05 (the task's journal was written by almanac@10.0.0.1:2552 "
@@ -625,7 +634,7 @@ class WindowExplanationTest {
     for (Event e : raw) {
       events.add(AuditEvent.of(TASK, seq++, e, java.time.ZoneId.of("Asia/Shanghai")));
     }
-    Explanation e = WindowExplanation.explain(TASK, events, DAY);
+    Explanation e = explainAudit(events, DAY);
     wellFormed(e);
     assertEquals("FINAL_FAILED", e.status());
     assertEquals("final failed as far as the journal goes: the window's earlier events were deleted by retention (the task's "
@@ -656,6 +665,51 @@ class WindowExplanationTest {
     assertEquals("SUCCEEDED", e.status());
     assertTrue(took.compareTo(Duration.ofSeconds(10)) < 0, "took " + took);
     assertTrue(e.verdict().startsWith("ran on time: due 20:01:00 UTC, attempt 1 started 20:01:00"), e.verdict());
+  }
+
+  @Test
+  @DisplayName("a long journal read as a stream keeps only the window's events: 9,000 events read, a handful kept, "
+      + "the same explanation (a PREVIOUS_RUNNING skip, an unknown window's nearest windows); beyond the bound it fails")
+  void digestOfALongJournalIsBounded() {
+    List<Event> events = new ArrayList<>();
+    events.add(new SpecDefined(spec(TaskSpec.builder(TASK).cron("0 * * * * ? UTC").window("per-firing")),
+        Instant.parse("2026-01-01T00:00:00Z")));
+    Instant at = Instant.parse("2026-01-01T00:01:00Z");
+    String skipped = null;
+    for (int i = 0; i < 3_000; i++, at = at.plusSeconds(60)) {
+      String key = at.toString();
+      if (i == 1_500) { // the previous window still runs: this one is skipped
+        skipped = key;
+        String previous = at.minusSeconds(60).toString();
+        events.add(new FireSkipped(key, at, at, at, SkipReason.PREVIOUS_RUNNING, "window " + previous + " is RUNNING", at));
+        events.add(new AttemptSucceeded(previous, 1, Duration.ofSeconds(70), "ok", null, at.plusSeconds(10)));
+        events.add(new TaskPaused(at.plusSeconds(20)));
+        events.add(new TaskResumed(at.plusSeconds(30)));
+        continue;
+      }
+      events.add(new InstanceScheduled(key, at, at, at, RunKind.FIRST, at));
+      events.add(new AttemptStarted(key, 1, RunKind.FIRST, at.plusSeconds(120), N1, at));
+      if (i != 1_499) {
+        events.add(new AttemptSucceeded(key, 1, Duration.ofSeconds(1), "ok", null, at.plusSeconds(1)));
+      }
+    }
+    List<AuditEvent> audit = WindowExplanation.auditEvents(TASK, events);
+    for (String window : List.of(skipped, Instant.parse("2026-01-01T00:01:00Z").plusSeconds(60L * 2_000).toString(),
+        "2026-01-01T00:01:30Z", "2030-01-01T00:00:00Z", "not-a-key")) {
+      Explanation whole = WindowExplanation.explain(TASK, audit, window);
+      WindowExplanation.Digest digest = new WindowExplanation.Digest(window, 10);
+      audit.forEach(digest::add);
+      assertEquals(audit.size(), digest.read());
+      assertTrue(digest.kept() <= 6, "kept " + digest.kept() + " of " + audit.size() + " for " + window);
+      assertEquals(whole, digest.explain(TASK), window);
+    }
+    assertTrue(WindowExplanation.explain(TASK, audit, skipped).verdict().contains("(attempt 1 on node"),
+        WindowExplanation.explain(TASK, audit, skipped).verdict());
+    assertTrue(WindowExplanation.explain(TASK, audit, "2026-01-01T00:01:30Z").verdict().contains("nearest windows are"));
+    WindowExplanation.Digest tooSmall = new WindowExplanation.Digest(skipped, 3);
+    HistoryTooLargeException big = org.junit.jupiter.api.Assertions.assertThrows(HistoryTooLargeException.class,
+        () -> audit.forEach(tooSmall::add));
+    assertTrue(big.getMessage().contains("more than 3 events"), big.getMessage());
   }
 
   @Test

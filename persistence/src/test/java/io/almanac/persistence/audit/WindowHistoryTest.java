@@ -97,4 +97,32 @@ class WindowHistoryTest {
         + "node history-node@127\\.0\\.0\\.1:\\d+, succeeded 08:00:00"), why.verdict());
     assertEquals(3, why.steps().size(), why.toString());
   }
+
+  @Test
+  @DisplayName("a read that does not complete within its timeout fails with a JournalReadException naming the timeout; "
+      + "one that keeps more than the cap, with a HistoryTooLargeException")
+  void boundedInTimeAndMemory() {
+    ActorTestKit plain = ActorTestKit.create("history-bounds");
+    try {
+      WindowHistory never = new WindowHistory(plain.system(), id -> org.apache.pekko.stream.javadsl.Source.never(), 100,
+          Duration.ofMillis(200));
+      java.util.concurrent.CompletionException e = org.junit.jupiter.api.Assertions.assertThrows(
+          java.util.concurrent.CompletionException.class,
+          () -> never.why("t", "2026-11-29").toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join());
+      assertTrue(e.getCause() instanceof JournalReadException && e.getCause().getMessage().equals(
+          "task 't': no answer within PT0.2S (0 events read)"), String.valueOf(e.getCause()));
+
+      List<AuditEvent> many = WindowExplanation.auditEvents("t", java.util.stream.IntStream.range(0, 50)
+          .mapToObj(i -> (io.almanac.journal.TaskJournal.Event) new io.almanac.journal.TaskJournal.TaskPaused(
+              Instant.parse("2026-11-29T00:00:00Z").plusSeconds(i))).toList());
+      WindowHistory big = new WindowHistory(plain.system(), id -> org.apache.pekko.stream.javadsl.Source.from(many), 10,
+          Duration.ofSeconds(10));
+      java.util.concurrent.CompletionException tooMany = org.junit.jupiter.api.Assertions.assertThrows(
+          java.util.concurrent.CompletionException.class,
+          () -> big.timeline("t", "2026-11-29").toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join());
+      assertTrue(tooMany.getCause() instanceof HistoryTooLargeException, String.valueOf(tooMany.getCause()));
+    } finally {
+      plain.shutdownTestKit();
+    }
+  }
 }

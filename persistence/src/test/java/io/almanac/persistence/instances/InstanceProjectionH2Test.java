@@ -223,6 +223,139 @@ class InstanceProjectionH2Test {
     }
   }
 
+  /** Copies task 't''s first row (its spec) as its seq 3, with a manifest no node can read. */
+  private static void insertUnreadable(Statement s) throws SQLException {
+    s.executeUpdate("INSERT INTO event_journal (deleted, persistence_id, sequence_number, writer, write_timestamp, "
+        + "adapter_manifest, event_payload, event_ser_id, event_ser_manifest) SELECT deleted, 'task|t', 3, writer, "
+        + "write_timestamp, adapter_manifest, event_payload, event_ser_id, 'io.almanac.journal.FromANewerVersion' "
+        + "FROM event_journal WHERE persistence_id = 'task|t' AND sequence_number = 1");
+  }
+
+  @Test
+  void anEventThatCannotBeDeserializedStopsTheProjectionBeforeItUntilItCanBeRead() throws Exception {
+    write("t", spec("t", 1), scheduled("A", 1));
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      insertUnreadable(s);
+      String manifest;
+      try (java.sql.ResultSet r = s.executeQuery("SELECT event_ser_manifest FROM event_journal WHERE persistence_id = 'task|t' "
+          + "AND sequence_number = 1")) {
+        r.next();
+        manifest = r.getString(1);
+      }
+      write("u", spec("u", 0), scheduled("C", 1));
+      ProjectionWorker w = worker(Duration.ZERO);
+      ProjectionWorker.Step first = w.step(c, T0); // rows 1-3: the batch holds the unreadable row
+      assertEquals(2, first.offset(), "a batch ends before it? " + first);
+      ProjectionWorker.UnreadableEventException e = assertThrows(ProjectionWorker.UnreadableEventException.class,
+          () -> w.step(c, T0));
+      assertTrue(e.getMessage().contains("journal row 3 (task|t #3"), e.getMessage());
+      assertEquals(2, store.offset(c, "test"), "the offset stays before the unreadable event");
+      assertEquals(List.of("A"), rows(c).stream().map(InstanceRow::windowKey).toList(), "the failed batch left no row");
+
+      InstanceProjection.Handle p = InstanceProjection.start(kit.system(), new SettableClock(T0));
+      TestProbe<Object> probe = kit.createTestProbe();
+      probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+        assertTrue(p.consecutiveFailures() >= 3, "failures so far: " + p.consecutiveFailures());
+        return null;
+      });
+      assertEquals(2, store.offset(c, InstanceProjection.NAME), "the projection waits before the event");
+      assertEquals(List.of("A"), rows(c).stream().map(InstanceRow::windowKey).toList());
+      assertEquals(1, p.progress().warnings, "one warning, not one per failure");
+
+      // a node that reads it (here: the row fixed) applies it and goes on
+      s.executeUpdate("UPDATE event_journal SET event_ser_manifest = '" + manifest + "' WHERE persistence_id = 'task|t' "
+          + "AND sequence_number = 3");
+      probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+        assertEquals(List.of("A", "C"), rows(c).stream().map(InstanceRow::windowKey).sorted().toList());
+        assertEquals(0, p.consecutiveFailures());
+        assertEquals(store.head(c), store.offset(c, InstanceProjection.NAME));
+        return null;
+      });
+      p.stop();
+    }
+  }
+
+  @Test
+  void aRestartClosesThePoolItsSetupOpened() throws Exception {
+    write("t", spec("t", 1), scheduled("A", 1));
+    int open = JournalDb.OPEN.get();
+    InstanceProjection.Handle p = InstanceProjection.start(kit.system(), new SettableClock(T0));
+    TestProbe<Object> probe = kit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      assertTrue(p.runningHere());
+      assertEquals(open + 1, JournalDb.OPEN.get());
+      return null;
+    });
+    for (int i = 0; i < 3; i++) {
+      p.ref().tell(InstanceProjection.Crash.INSTANCE); // restartWithBackoff: PreRestart, then a new setup
+    }
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      try (Connection c = db.connect()) {
+        assertEquals(1, rows(c).size());
+      }
+      return null;
+    });
+    Thread.sleep(500); // the restarts' back-off (50-100 ms)
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      assertEquals(open + 1, JournalDb.OPEN.get(), "one pool open after the restarts, not one per restart");
+      return null;
+    });
+    p.stop();
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      assertEquals(open, JournalDb.OPEN.get(), "closed on stop");
+      return null;
+    });
+  }
+
+  @Test
+  void theLagGaugeFollowsTheProjectionStartedLast() throws Exception {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    InstanceProjection.Handle before = InstanceProjection.start(kit.system(), new SettableClock(T0));
+    assertEquals(null, registry.find("almanac.projection.lag").timeGauge(), "no meters yet: nothing registered");
+    before.stop();
+    TestProbe<Object> probe = kit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      assertTrue(!before.runningHere());
+      return null;
+    });
+    io.almanac.internal.NodeMeters.install(kit.system(), new io.almanac.internal.NodeMeters(registry));
+    InstanceProjection.Handle first = startAgain();
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      assertTrue(first.runningHere());
+      assertTrue(!Double.isNaN(registry.find("almanac.projection.lag").timeGauge().value()));
+      return null;
+    });
+    first.stop();
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      assertTrue(!first.runningHere());
+      assertTrue(Double.isNaN(registry.find("almanac.projection.lag").timeGauge().value()), "stopped: NaN");
+      return null;
+    });
+    InstanceProjection.Handle second = startAgain();
+    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+      assertTrue(second.runningHere());
+      assertTrue(!Double.isNaN(registry.find("almanac.projection.lag").timeGauge().value()),
+          "the gauge reads the projection started last, not the stopped one");
+      return null;
+    });
+    assertEquals(1, registry.find("almanac.projection.lag").timeGauges().size());
+    second.stop();
+  }
+
+  /** Starts the projection again once the stopped one's actor name is free. */
+  private InstanceProjection.Handle startAgain() throws InterruptedException {
+    for (int i = 0; ; i++) {
+      try {
+        return InstanceProjection.start(kit.system(), new SettableClock(T0));
+      } catch (org.apache.pekko.actor.InvalidActorNameException e) {
+        if (i > 100) {
+          throw e;
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
   @Test
   void theProjectionRunsRetentionEveryIntervalByItsClock() throws Exception {
     ActorTestKit fast = ActorTestKit.create("projection-retention", InstanceTableH2Test.h2(dir.resolve("retention"), String.join("\n",
