@@ -157,13 +157,12 @@ public final class HistoryRoutes extends AllDirectives {
         return Problems.complete(Problem.unavailable(error.getMessage()
             + " (almanac.http.history-max-events); use the offline audit (almanac audit) for this task"));
       }
-      if (error instanceof JournalReadException) { // its message says what could not be read, and why
-        LOG.warn("journal read failed: {}", error.toString());
-        return Problems.complete(Problem.unavailable("the journal could not be read: " + error.getMessage()));
-      }
-      if (Problems.timedOut(error)) {
-        LOG.warn("journal read failed: {}", error.toString());
-        return Problems.complete(Problem.unavailable("the journal could not be read: " + rootMessage(error)));
+      if (error instanceof JournalReadException || Problems.timedOut(error)) {
+        // the cause (SQL text, hosts) goes to the log only; the answer names the log line
+        String id = Problems.correlationId();
+        LOG.warn("{}: the journal of task '{}' could not be read for window '{}': {}", id, task, window, error.toString());
+        return Problems.complete(Problem.unavailable("the journal could not be read"
+            + (Problems.timedOut(error) ? " within almanac.http.history-timeout" : "") + "; see the node's log (" + id + ")"));
       }
       return Problems.complete(Problems.of(error, task, window));
     });
@@ -215,13 +214,5 @@ public final class HistoryRoutes extends AllDirectives {
       e = e.getCause();
     }
     return e;
-  }
-
-  private static String rootMessage(Throwable t) {
-    Throwable root = t;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    return root.getMessage() == null ? root.toString() : root.getMessage();
   }
 }

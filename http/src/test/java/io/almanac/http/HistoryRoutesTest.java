@@ -247,7 +247,7 @@ class HistoryRoutesTest {
       assertEquals("application/problem+json", r.headers().firstValue("Content-Type").orElse(""));
       JsonNode p = json.readTree(r.body());
       assertEquals("https://almanac.io/problems/unavailable", p.get("type").asText());
-      assertTrue(p.get("detail").asText().startsWith("the journal could not be read: "), r.body());
+      assertTrue(p.get("detail").asText().startsWith("the journal could not be read; see the node's log (err-"), r.body());
       HttpResponse<String> live = client.send(HttpRequest.newBuilder(URI.create(url + "/health/live")).build(),
           HttpResponse.BodyHandlers.ofString());
       assertEquals(200, live.statusCode(), live.body());
