@@ -217,7 +217,10 @@ public final class DemoNode {
 
     Clock clock = Clock.systemUTC();
     Instant startedAt = clock.instant();
-    Almanac.Builder builder = Almanac.builder(system).clock(clock).alertSink(AlertSinks.logging());
+    // Prometheus from the first meter on (GET /metrics uses this registry rather than adding one later)
+    Almanac.Builder builder = Almanac.builder(system).clock(clock).alertSink(AlertSinks.logging())
+        .meterRegistry(new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+            io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT));
     Map<String, AgentJob> jobs = DemoTasks.jobs(dataDir, clock, DemoTasks.Timing.DEMO);
     jobs.forEach(builder::job);
     Almanac almanac = builder.start();
