@@ -75,6 +75,8 @@ public final class Almanac {
   private final Duration registrationTimeout;
   private final CompositeMeterRegistry meterRegistry;
   private final CompletableFuture<Done> ready = new CompletableFuture<>();
+  /** Set once the node said why it shuts down before it was ready (said once). */
+  private final java.util.concurrent.atomic.AtomicBoolean notReadyReported = new java.util.concurrent.atomic.AtomicBoolean();
 
   private Almanac(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
       ActorRef<TriggerActor.Command> trigger, Duration askTimeout, Duration registrationTimeout,
@@ -265,6 +267,9 @@ public final class Almanac {
         almanac.shutDownBeforeReady(shutdown.getShutdownReason().orElse(null), seedNodes);
         return CompletableFuture.completedFuture(Done.getInstance());
       });
+      // A shutdown that began while this node was starting (e.g. refused at join during a slow start)
+      // has run that phase already and never runs the task added now: say why here.
+      shutdown.getShutdownReason().ifPresent(reason -> almanac.shutDownBeforeReady(reason, seedNodes));
       LOG.info("Almanac started on {} ({} tasks declared in almanac.tasks)", executorId, declared.size());
       long started = System.nanoTime();
       CompletionStage<Done> registered = declared.isEmpty() ? CompletableFuture.completedFuture(Done.getInstance())
@@ -305,8 +310,8 @@ public final class Almanac {
 
   /** The node shuts down: if it is not ready yet, fail ready() with the reason, and say it loudly when it was refused at join. */
   private void shutDownBeforeReady(CoordinatedShutdown.Reason reason, List<String> seedNodes) {
-    if (ready.isDone()) {
-      return;
+    if (ready.isDone() || !notReadyReported.compareAndSet(false, true)) {
+      return; // ready, or said already (by the shutdown task or at the end of start)
     }
     String self = Cluster.get(system).selfMember().address().toString();
     String message;
