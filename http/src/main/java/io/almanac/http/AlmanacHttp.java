@@ -109,6 +109,18 @@ public final class AlmanacHttp extends AllDirectives {
       }
     }
 
+    /**
+     * @param iface a host name or address
+     * @return whether it is a loopback address (false for a name that does not resolve)
+     */
+    static boolean isLoopback(String iface) {
+      try {
+        return InetAddress.getByName(iface).isLoopbackAddress();
+      } catch (UnknownHostException e) {
+        return false;
+      }
+    }
+
     private static boolean loopback(String iface) {
       try {
         return InetAddress.getByName(iface).isLoopbackAddress();
@@ -194,11 +206,42 @@ public final class AlmanacHttp extends AllDirectives {
 
   /** The routes; every error (an unknown path too) as problem+json ({@link Problems}). */
   Route routes() {
-    return Problems.handled(concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
+    String iface = system.settings().config().getString("almanac.http.interface");
+    return Problems.handled(hostGuarded(iface, () -> concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
         new DashboardRoutes().routes(), // GET / and /dashboard/*: the web dashboard
         pathPrefix("health", () -> concat(
             path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
-            path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h))))))));
+            path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))))));
+  }
+
+  /**
+   * On a node listening on loopback only, a request must name a loopback host ({@code localhost},
+   * {@code 127.0.0.1}, {@code [::1]}) or the configured interface in its Host header: a web page on
+   * another site cannot read the API through a name of its own that resolves to 127.0.0.1 (DNS
+   * rebinding). A node listening beyond loopback has a token for its actions and no such check.
+   */
+  private Route hostGuarded(String iface, java.util.function.Supplier<Route> inner) {
+    if (!Settings.isLoopback(iface)) {
+      return inner.get();
+    }
+    return extractHost(host -> allowedHost(host, iface) ? inner.get()
+        : Problems.complete(new Problem(403, "forbidden-host", "Forbidden host",
+            "this node listens on loopback and answers only requests to localhost, 127.0.0.1, [::1] or " + iface
+                + " (a Host header naming another name is refused against DNS rebinding)", "Host", host)));
+  }
+
+  /**
+   * @param host the request's host, without its port
+   * @param iface the configured interface
+   * @return whether a loopback-bound node answers it
+   */
+  static boolean allowedHost(String host, String iface) {
+    String h = host.toLowerCase(java.util.Locale.ROOT);
+    if (h.startsWith("[") && h.endsWith("]")) {
+      h = h.substring(1, h.length() - 1);
+    }
+    return h.equals("localhost") || h.equals(iface.toLowerCase(java.util.Locale.ROOT))
+        || h.equals("::1") || h.matches("127(\\.\\d{1,3}){3}");
   }
 
   private Route answer(boolean ok, NodeHealth health) {

@@ -87,7 +87,36 @@ class AlmanacHttpTest {
     HttpResponse<String> unknown = client.send(HttpRequest.newBuilder(URI.create(base + "/nothing")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(404, unknown.statusCode());
+
+    // DNS rebinding: a page of another site whose name resolves to 127.0.0.1 sends its own name as Host
+    int port = binding.localAddress().getPort();
+    String rebound = rawGet(port, "/api/tasks", "evil.example:" + port);
+    assertTrue(rebound.startsWith("HTTP/1.1 403"), rebound);
+    assertTrue(rebound.contains("application/problem+json") && rebound.contains("forbidden-host")
+        && rebound.contains("evil.example"), rebound);
+    assertTrue(rawGet(port, "/health/live", "localhost:" + port).startsWith("HTTP/1.1 200"), "localhost is answered");
     binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** A GET over a plain socket (java.net.http does not let a caller set Host). */
+  private static String rawGet(int port, String path, String host) throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(30_000);
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  @DisplayName("a loopback-bound node answers Host names of loopback and of its interface only")
+  void allowedHosts() {
+    for (String ok : new String[] {"localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "[::1]", "::1", "my-box"}) {
+      assertTrue(AlmanacHttp.allowedHost(ok, "my-box"), ok);
+    }
+    for (String no : new String[] {"evil.example", "127.0.0.1.evil.example", "localhost.evil.example", "10.0.0.1", ""}) {
+      assertTrue(!AlmanacHttp.allowedHost(no, "127.0.0.1"), no);
+    }
   }
 
   @Test
