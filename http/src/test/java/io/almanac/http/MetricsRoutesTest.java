@@ -54,15 +54,15 @@ class MetricsRoutesTest {
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
 
     String expected = "almanac_attempts_total{outcome=\"succeeded\"} 1.0";
-    Instant deadline = Instant.now().plusSeconds(20);
-    HttpResponse<String> metrics;
-    do {
-      metrics = client.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
-      assertEquals(200, metrics.statusCode(), metrics.body());
-      if (!metrics.body().contains(expected)) {
-        Thread.sleep(50); // polling an external endpoint until its deadline, not waiting for time to pass
-      }
-    } while (!metrics.body().contains(expected) && Instant.now().isBefore(deadline));
+    java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> scraped = new java.util.concurrent.atomic.AtomicReference<>();
+    io.almanac.testkit.Eventually.eventually(Duration.ofSeconds(20), () -> {
+      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      scraped.set(r);
+      assertEquals(200, r.statusCode(), r.body());
+      assertTrue(r.body().contains(expected), r.body());
+    });
+    HttpResponse<String> metrics = scraped.get();
     String body = metrics.body();
     assertEquals("text/plain; version=0.0.4; charset=utf-8", metrics.headers().firstValue("Content-Type").orElse(""));
     assertTrue(body.contains(expected), body);

@@ -16,12 +16,16 @@ final class JournalDb implements AutoCloseable {
   /** JournalDb objects opened and not closed yet, all systems together (tests watch it for leaks). */
   static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
 
+  /** JournalDb objects ever opened, all systems together (tests count the projection's set-ups by it). */
+  static final java.util.concurrent.atomic.AtomicInteger OPENED = new java.util.concurrent.atomic.AtomicInteger();
+
   private final SlickDatabase db;
   private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
   private JournalDb(SlickDatabase db) {
     this.db = db;
     OPEN.incrementAndGet();
+    OPENED.incrementAndGet();
   }
 
   static JournalDb of(ActorSystem<?> system) {

@@ -287,17 +287,18 @@ class InstanceProjectionH2Test {
       return null;
     });
     for (int i = 0; i < 3; i++) {
+      int opened = JournalDb.OPENED.get();
       p.ref().tell(InstanceProjection.Crash.INSTANCE); // restartWithBackoff: PreRestart, then a new setup
+      probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
+        assertEquals(opened + 1, JournalDb.OPENED.get(), "the restart's new set-up opened its pool");
+        assertEquals(open + 1, JournalDb.OPEN.get(), "one pool open after the restarts, not one per restart");
+        return null;
+      });
     }
     probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
       try (Connection c = db.connect()) {
         assertEquals(1, rows(c).size());
       }
-      return null;
-    });
-    Thread.sleep(500); // the restarts' back-off (50-100 ms)
-    probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
-      assertEquals(open + 1, JournalDb.OPEN.get(), "one pool open after the restarts, not one per restart");
       return null;
     });
     p.stop();
@@ -343,17 +344,12 @@ class InstanceProjectionH2Test {
   }
 
   /** Starts the projection again once the stopped one's actor name is free. */
-  private InstanceProjection.Handle startAgain() throws InterruptedException {
-    for (int i = 0; ; i++) {
-      try {
-        return InstanceProjection.start(kit.system(), new SettableClock(T0));
-      } catch (org.apache.pekko.actor.InvalidActorNameException e) {
-        if (i > 100) {
-          throw e;
-        }
-        Thread.sleep(50);
-      }
-    }
+  private InstanceProjection.Handle startAgain() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<InstanceProjection.Handle> started = new java.util.concurrent.atomic.AtomicReference<>();
+    // InvalidActorNameException (a runtime exception) until the stopped actor's name is free
+    io.almanac.testkit.Eventually.eventually(Duration.ofSeconds(5),
+        () -> started.set(InstanceProjection.start(kit.system(), new SettableClock(T0))));
+    return started.get();
   }
 
   @Test
