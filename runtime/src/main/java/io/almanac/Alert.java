@@ -27,6 +27,11 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
      * A task's schedule failed at run time (its cron or window spec threw): the trigger set the task
      * aside and fires its windows no more until a corrected spec is registered (or the node restarts with the failing code fixed); every other task goes on.
      */
-    TASK_SET_ASIDE
+    TASK_SET_ASIDE,
+    /**
+     * A window's deadline passed before its dependency or condition was met (R9): it was recorded
+     * SKIPPED with DEPENDENCY_NOT_MET or CONDITION_NOT_MET.
+     */
+    WAIT_EXPIRED
   }
 }

@@ -74,14 +74,17 @@ public final class Almanac {
   private final Duration askTimeout;
   private final Duration registrationTimeout;
   private final CompositeMeterRegistry meterRegistry;
+  private final Duration maxEventFuture;
+  private final List<EventSource> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final CompletableFuture<Done> ready = new CompletableFuture<>();
   /** Set once the node said why it shuts down before it was ready (said once). */
   private final java.util.concurrent.atomic.AtomicBoolean notReadyReported = new java.util.concurrent.atomic.AtomicBoolean();
 
   private Almanac(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
       ActorRef<TriggerActor.Command> trigger, Duration askTimeout, Duration registrationTimeout,
-      CompositeMeterRegistry meterRegistry) {
+      CompositeMeterRegistry meterRegistry, Duration maxEventFuture) {
     this.system = system;
+    this.maxEventFuture = maxEventFuture;
     this.meterRegistry = meterRegistry;
     this.clock = clock;
     this.jobs = jobs;
@@ -173,6 +176,19 @@ public final class Almanac {
     }
 
     /**
+     * Registers a condition under the name condition triggers use ({@link ConditionTrigger#name()}).
+     * Conditions are code: register them on every node that runs tasks.
+     *
+     * @param name the condition's name
+     * @param condition the predicate
+     * @return this builder
+     */
+    public Builder condition(String name, Condition condition) {
+      jobs.registerCondition(name, condition);
+      return this;
+    }
+
+    /**
      * Starts the node: joins the cluster (itself, when embedded), starts the task shards, the
      * trigger singleton, this node's executor and watchdog, and registers the tasks declared in
      * {@code almanac.tasks}.
@@ -235,7 +251,7 @@ public final class Almanac {
           Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId, meters), "almanac-executor",
           Props.empty());
       TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
-          taskSettings.repeatedSkipAlert(), meters);
+          taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks);
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
           TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class))
           .withSettings(TaskShardingSettings.of(system)));
@@ -260,7 +276,11 @@ public final class Almanac {
         throw new InvalidSpecException("almanac.node.registration-timeout", registrationTimeout, "must be > 0");
       }
       Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout(), registrationTimeout,
-          registry);
+          registry, taskSettings.maxEventFuture());
+      shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "almanac-close-event-sources", () -> {
+        almanac.closeSources();
+        return CompletableFuture.completedFuture(Done.getInstance());
+      });
       // A node that shuts down before it is ready (refused at join, no seed node answered in time,
       // downed) says why and fails ready(), instead of leaving it to the registration timeout.
       shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-not-ready", () -> {
@@ -503,6 +523,106 @@ public final class Almanac {
   }
 
   /**
+   * Registers a condition under the name condition triggers use, as {@link Builder#condition} does.
+   *
+   * @param name the condition's name
+   * @param condition the predicate
+   * @return this Almanac
+   */
+  public Almanac registerCondition(String name, Condition condition) {
+    jobs.registerCondition(name, condition);
+    return this;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Events (R9)
+
+  /**
+   * Publishes an event to the tasks that listen to its type (their {@link EventTrigger}). Each task
+   * maps it to a window and records it in its journal before the stage completes: a new window is
+   * created (or waits for its dependency or condition), an existing one counts it, and an id that
+   * arrived before is counted as a duplicate.
+   *
+   * @param event the event
+   * @return what each listening task did; fails with {@link InvalidSpecException} naming the field
+   *     (type, id, eventTime, summary) for a malformed event, or with {@link RefusedException}
+   *     ({@link RefusedException.Reason#UNKNOWN_EVENT_TYPE}) when no task listens to its type; in
+   *     either case nothing is stored
+   */
+  public CompletionStage<PublishResult> publish(IncomingEvent event) {
+    try {
+      java.util.Objects.requireNonNull(event, "event");
+      event.validate();
+      Instant now = clock.instant();
+      if (event.eventTime() != null && event.eventTime().isAfter(now.plus(maxEventFuture))) {
+        throw new InvalidSpecException("eventTime", event.eventTime(), "lies more than " + maxEventFuture
+            + " ahead of this node's clock (" + now + "; almanac.task.max-event-future)");
+      }
+    } catch (InvalidSpecException | NullPointerException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return Asks.<TriggerActor.Command, TriggerActor.SubscriberList>ask(trigger,
+            r -> new TriggerActor.Subscribers(event.type(), r), askTimeout, system.scheduler())
+        .thenCompose(list -> {
+          if (list.taskIds().isEmpty()) {
+            throw new CompletionException(new RefusedException(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type '"
+                + InvalidSpecException.echo(event.type()) + "' is invalid: no registered task listens to this event type"));
+          }
+          List<CompletableFuture<PublishResult.TaskOutcome>> each = new ArrayList<>();
+          for (String taskId : list.taskIds()) {
+            each.add(this.<TaskProtocol.EventOutcome>ask(taskId, r -> new TaskProtocol.PublishEvent(event.type(),
+                    event.id(), event.eventTime(), event.summary(), r))
+                .thenApply(o -> new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()))
+                .toCompletableFuture());
+          }
+          return CompletableFuture.allOf(each.toArray(new CompletableFuture[0])).thenApply(v ->
+              new PublishResult(event.type(), event.id(), each.stream().map(CompletableFuture::join).toList()));
+        });
+  }
+
+  /**
+   * Publishes an event; see {@link #publish(IncomingEvent)}.
+   *
+   * @param type the event type
+   * @param eventId the event's id
+   * @param eventTime when it happened, or null for tasks that map events by their arrival
+   * @param summary a short description, or null
+   * @return what each listening task did
+   */
+  public CompletionStage<PublishResult> publish(String type, String eventId, Instant eventTime, String summary) {
+    return publish(new IncomingEvent(type, eventId, eventTime, summary));
+  }
+
+  /**
+   * Starts an event source (a message-queue consumer) that publishes into this node; it is closed
+   * when the node stops.
+   *
+   * @param source the source
+   * @return this Almanac
+   * @throws AlmanacException if the source fails to start
+   */
+  public Almanac attach(EventSource source) {
+    try {
+      source.start(this::publish);
+    } catch (Exception e) {
+      throw new AlmanacException("event source " + source + " failed to start: " + e, e);
+    }
+    sources.add(source);
+    return this;
+  }
+
+  private void closeSources() {
+    for (EventSource s : sources) {
+      try {
+        s.close();
+      } catch (RuntimeException e) {
+        LOG.warn("event source {} failed to close: {}", s, e.toString());
+      }
+    }
+    sources.clear();
+  }
+
+  /**
    * Defines or updates a task and starts firing its windows. Safe to call at every start.
    *
    * @param spec the task
@@ -540,8 +660,20 @@ public final class Almanac {
         throw new InvalidSpecException(spec.id(), new InvalidSpecException("job", spec.job(),
             "no job is registered under this name (or the task id) on this node: register it first"));
       }
+      if (spec.condition() != null && jobs.condition(spec.condition().name()) == null) {
+        throw new InvalidSpecException(spec.id(), new InvalidSpecException("condition.name", spec.condition().name(),
+            "no condition is registered under this name on this node: register it first"));
+      }
       valid.add(spec);
     }
+    // Cycles and missing upstream tasks are refused before anything is stored (R9, R33).
+    List<SpecRecord> records = valid.stream().map(SpecRecord::of).toList();
+    return retrying("the trigger's dependency check", () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(
+            trigger, r -> new TriggerActor.CheckDependencies(records, r), askTimeout, system.scheduler())))
+        .thenCompose(ok -> define(valid));
+  }
+
+  private CompletionStage<Done> define(List<TaskSpec> valid) {
     // Windows due from now on are the trigger's, even those due before it hears of the tasks.
     Instant since = clock.instant();
     List<CompletableFuture<Done>> defined = new ArrayList<>();

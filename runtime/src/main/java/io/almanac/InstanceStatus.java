@@ -30,7 +30,13 @@ public enum InstanceStatus {
   /** The window was due while nothing ran it (downtime, pause) and was not caught up (R14). */
   MISSED,
   /** An operator marked a final failure resolved by hand. Final. */
-  RESOLVED;
+  RESOLVED,
+  /**
+   * Due, and waiting for its dependency or condition (R9) until its deadline: then PENDING when it
+   * is met, or SKIPPED (DEPENDENCY_NOT_MET, CONDITION_NOT_MET) when the deadline passes first. Not
+   * terminal; not active for the overlap policy (nothing runs).
+   */
+  WAITING;
 
   /**
    * Whether automatic processing is over for this instance: {@link #SUCCEEDED}, {@link #CANCELLED},

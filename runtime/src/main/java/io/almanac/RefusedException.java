@@ -29,7 +29,9 @@ public class RefusedException extends AlmanacException {
      * The task was removed ({@link Almanac#remove(String)}): its history still answers queries, and
      * registering it again defines it anew; every other command is refused.
      */
-    REMOVED
+    REMOVED,
+    /** No registered task listens to this event type. */
+    UNKNOWN_EVENT_TYPE
   }
 
   private final Reason reason;

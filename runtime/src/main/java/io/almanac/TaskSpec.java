@@ -37,6 +37,11 @@ import java.util.regex.Pattern;
  * @param once the one instant a one-shot task fires at ({@link Builder#once(Instant)}), or null for
  *     a cron task. Its one window is that instant ({@code per-firing}); after downtime it goes to
  *     the catch-up policy and its horizon like any missed window (R14)
+ * @param event the event trigger: the task runs a window when an event of its type arrives for it
+ *     (R9), or null. A task with an event trigger needs no cron; its zone ({@code UTC} unless set)
+ *     maps event times to windows
+ * @param dependency the dependency trigger: a due window waits for its upstream tasks (R9), or null
+ * @param condition the condition trigger: a due window waits for a polled condition (R9), or null
  */
 public record TaskSpec(
     String id,
@@ -50,7 +55,10 @@ public record TaskSpec(
     LeasePolicy lease,
     String job,
     String description,
-    Instant once) {
+    Instant once,
+    EventTrigger event,
+    DependencyTrigger dependency,
+    ConditionTrigger condition) {
 
   /** Longest task id accepted. */
   public static final int MAX_ID_LENGTH = 100;
@@ -73,7 +81,7 @@ public record TaskSpec(
   @JsonCreator
   public TaskSpec {
     window = window == null ? (once != null ? WindowSpec.PER_FIRING.name() : WindowSpec.DAILY.name()) : window;
-    zone = zone == null && once != null ? "UTC" : zone;
+    zone = zone == null && (once != null || (cron == null && event != null)) ? "UTC" : zone;
     dst = dst == null ? DstPolicy.DEFAULT : dst;
     overlap = overlap == null ? OverlapPolicy.DEFAULT : overlap;
     retry = retry == null ? RetryPolicy.DEFAULT : retry;
@@ -102,6 +110,28 @@ public record TaskSpec(
   }
 
   /**
+   * A time-triggered task (cron or one-shot), as specs were before event, dependency and condition
+   * triggers existed.
+   *
+   * @param id the task's id
+   * @param cron the cron expression, without the zone, or null
+   * @param zone the zone id
+   * @param window the window spec's name
+   * @param dst the daylight-saving policy
+   * @param overlap the overlap policy
+   * @param retry the retry policy
+   * @param catchUp the catch-up policy
+   * @param lease the lease policy
+   * @param job the job's name
+   * @param description free text
+   * @param once the one-shot instant, or null
+   */
+  public TaskSpec(String id, String cron, String zone, String window, DstPolicy dst, OverlapPolicy overlap,
+      RetryPolicy retry, CatchUpPolicy catchUp, LeasePolicy lease, String job, String description, Instant once) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null);
+  }
+
+  /**
    * @param id the task's id
    * @return a builder with every policy at its default and a daily window
    */
@@ -119,10 +149,25 @@ public record TaskSpec(
     String where = id == null || id.isBlank() ? "?" : id;
     try {
       validateId(id);
-      if (once == null) {
+      if (once != null) {
+        validateOnce();
+      } else if (cron != null || event == null) {
+        if (cron == null) {
+          throw new InvalidSpecException("cron", null, "a cron expression, a one-shot instant or an event trigger is"
+              + " required: it says when a window comes due");
+        }
         CronSchedule.parse(cron, zone);
       } else {
-        validateOnce();
+        validateZone();
+      }
+      if (event != null) {
+        event.validate();
+      }
+      if (dependency != null) {
+        dependency.validate(id);
+      }
+      if (condition != null) {
+        condition.validate();
       }
       WindowSpec.byName(window);
       if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
@@ -145,6 +190,35 @@ public record TaskSpec(
   @JsonIgnore
   public boolean oneShot() {
     return once != null;
+  }
+
+  private void validateZone() {
+    try {
+      ZoneId.of(zone);
+    } catch (DateTimeException | NullPointerException e) {
+      throw new InvalidSpecException("zone", zone, "unknown time zone");
+    }
+  }
+
+  /**
+   * Whether the task has a time trigger: a cron or a one-shot instant. A task without one is
+   * triggered by events only.
+   *
+   * @return true when {@code cron} or {@code once} is set
+   */
+  @JsonIgnore
+  public boolean timeTriggered() {
+    return cron != null || once != null;
+  }
+
+  /**
+   * Whether a due window of this task waits before it runs: for its dependency or its condition.
+   *
+   * @return true when {@code dependency} or {@code condition} is set
+   */
+  @JsonIgnore
+  public boolean gated() {
+    return dependency != null || condition != null;
   }
 
   /** A one-shot task: no cron, an instant a cron could name, a known zone, its instant as its window. */
@@ -204,7 +278,7 @@ public record TaskSpec(
    */
   @JsonIgnore
   public ZoneId zoneId() {
-    if (once != null) {
+    if (once != null || cron == null) {
       try {
         return ZoneId.of(zone);
       } catch (DateTimeException e) {
@@ -249,6 +323,9 @@ public record TaskSpec(
     private String job;
     private String description;
     private Instant once;
+    private EventTrigger event;
+    private DependencyTrigger dependency;
+    private ConditionTrigger condition;
 
     private Builder(String id) {
       this.id = id;
@@ -397,6 +474,50 @@ public record TaskSpec(
     }
 
     /**
+     * The zone of a task without a cron (event-triggered): event times map to windows in it.
+     *
+     * @param zoneId a zone id, e.g. {@code Asia/Shanghai}
+     * @return this builder
+     */
+    public Builder zone(String zoneId) {
+      this.zone = zoneId;
+      return this;
+    }
+
+    /**
+     * Triggers the task by events of a type (R9); with no cron, events are its only trigger.
+     *
+     * @param trigger the event trigger
+     * @return this builder
+     */
+    public Builder onEvent(EventTrigger trigger) {
+      this.event = trigger;
+      return this;
+    }
+
+    /**
+     * Makes each due window wait for upstream tasks (R9).
+     *
+     * @param trigger the dependency
+     * @return this builder
+     */
+    public Builder dependsOn(DependencyTrigger trigger) {
+      this.dependency = trigger;
+      return this;
+    }
+
+    /**
+     * Makes each due window wait for a polled condition (R9).
+     *
+     * @param trigger the condition
+     * @return this builder
+     */
+    public Builder when(ConditionTrigger trigger) {
+      this.condition = trigger;
+      return this;
+    }
+
+    /**
      * @param text free text for operators
      * @return this builder
      */
@@ -410,18 +531,19 @@ public record TaskSpec(
      * @throws InvalidSpecException naming the task, the field and the value of the first problem
      */
     public TaskSpec build() {
-      if (cron == null && once == null) {
+      if (cron == null && once == null && event == null) {
         throw new InvalidSpecException(id == null || id.isBlank() ? "?" : id,
-            new InvalidSpecException("cron", null, "a cron expression (or a one-shot instant: once(...)) is required"));
+            new InvalidSpecException("cron", null, "a cron expression, a one-shot instant (once(...)) or an event"
+                + " trigger (onEvent(...)) is required: it says when a window comes due"));
       }
       RetryPolicy retries = retry;
       if (maxRetries != null) {
         retries = (retry == null ? RetryPolicy.DEFAULT : retry).withMaxRetries(maxRetries);
       }
       TaskSpec spec = new TaskSpec(id, cron, zone, once != null && !windowChosen ? WindowSpec.PER_FIRING.name() : window, dst, overlap,
-          retries, catchUp, lease, job, description, once)
+          retries, catchUp, lease, job, description, once, event, dependency, condition)
           .validate();
-      if (!windowChosen && once == null) {
+      if (!windowChosen && once == null && cron != null) {
         spec.refuseSeveralFiringsPerDefaultWindow();
       }
       return spec;

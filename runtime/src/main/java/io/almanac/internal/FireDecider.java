@@ -60,8 +60,23 @@ final class FireDecider {
     if (early != null) {
       return early;
     }
+    if (state.spec().gated()) {
+      return waiting(state, cmd, RunKind.FIRST, now);
+    }
+    return overlap(state, cmd, now, false);
+  }
+
+  /**
+   * The overlap policy's decision for a window that may run now (R6): a fresh fire, or a waiting
+   * window whose dependency or condition was just met ({@code released}: then a skip ends its wait
+   * with {@link TaskJournal.WaitEnded} instead of recording a new window).
+   */
+  Decided<FireOutcome> overlap(State state, Fire cmd, Instant now, boolean released) {
     String key = cmd.window().value();
     List<WindowState> active = state.activeForOverlap();
+    if (released) {
+      active = active.stream().filter(w -> !w.key().equals(key)).toList();
+    }
     switch (state.spec().overlap()) {
       case SKIP: {
         // Only an attempt that runs is "the previous run": a window queued but not started yet is not
@@ -70,24 +85,24 @@ final class FireDecider {
         // and the new window is skipped rather than piled up.
         Optional<WindowState> running = active.stream().filter(w -> w.status() == InstanceStatus.RUNNING).findFirst();
         if (running.isPresent()) {
-          return skip(cmd, SkipReason.PREVIOUS_RUNNING, "window " + running.get().key() + " is RUNNING", now);
+          return skipOrEnd(released, cmd, SkipReason.PREVIOUS_RUNNING, "window " + running.get().key() + " is RUNNING", now);
         }
         List<String> waiting = active.stream()
             .filter(w -> w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST).map(WindowState::key).toList();
         return waiting.size() >= SKIP_QUEUE
-            ? skip(cmd, SkipReason.BUFFER_FULL, "windows " + String.join(", ", waiting) + " are waiting to start "
+            ? skipOrEnd(released, cmd, SkipReason.BUFFER_FULL, "windows " + String.join(", ", waiting) + " are waiting to start "
                 + "(overlap SKIP queues at most " + SKIP_QUEUE + " not yet started)", now)
-            : scheduled(cmd, List.of(), now);
+            : scheduled(cmd, List.of(), now, released);
       }
       case BUFFER_ONE:
         for (WindowState w : active) {
           if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
-            return skip(cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting", now);
+            return skipOrEnd(released, cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting", now);
           }
         }
-        return scheduled(cmd, List.of(), now);
+        return scheduled(cmd, List.of(), now, released);
       case ALLOW:
-        return scheduled(cmd, List.of(), now);
+        return scheduled(cmd, List.of(), now, released);
       case CANCEL_PREVIOUS:
       default:
         List<Event> cancels = new ArrayList<>();
@@ -95,7 +110,7 @@ final class FireDecider {
           Transition.check(w.status(), InstanceStatus.CANCELLED, w.key());
           cancels.add(new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now));
         }
-        return scheduled(cmd, cancels, now);
+        return scheduled(cmd, cancels, now, released);
     }
   }
 
@@ -176,15 +191,36 @@ final class FireDecider {
               + " later); the task does not catch up missed windows (catch-up mode NONE)"
           : "due " + cmd.dueAt() + ", outside the catch-up span " + catchUp.span() + " after the window's start", now);
     }
+    if (state.spec().gated()) {
+      return waiting(state, cmd, RunKind.BACKFILL, now);
+    }
     return Decided.persist(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),
         new FireOutcome(key, Decision.SCHEDULED, RunKind.BACKFILL.name()));
   }
 
-  private static Decided<FireOutcome> scheduled(Fire cmd, List<Event> before, Instant now) {
+  /** A due window of a task with a dependency or condition: it waits until its deadline (R9). */
+  private static Decided<FireOutcome> waiting(State state, Fire cmd, RunKind kind, Instant now) {
+    String key = cmd.window().value();
+    Instant until = Gates.deadline(state.spec(), cmd.start(), cmd.end(), cmd.dueAt());
+    String what = Gates.waitingFor(state.spec());
+    return Decided.persist(List.of(new TaskJournal.WindowWaiting(key, cmd.start(), cmd.end(), cmd.dueAt(), kind, what, until, now)),
+        new FireOutcome(key, Decision.SCHEDULED, "WAITING for " + what + " until " + until));
+  }
+
+  private static Decided<FireOutcome> scheduled(Fire cmd, List<Event> before, Instant now, boolean released) {
     String key = cmd.window().value();
     List<Event> events = new ArrayList<>(before);
     events.add(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.FIRST, now));
     return Decided.persist(events, new FireOutcome(key, Decision.SCHEDULED, RunKind.FIRST.name()));
+  }
+
+  private static Decided<FireOutcome> skipOrEnd(boolean released, Fire cmd, SkipReason reason, String detail, Instant now) {
+    if (!released) {
+      return skip(cmd, reason, detail, now);
+    }
+    String key = cmd.window().value();
+    return Decided.persist(List.of(new TaskJournal.WaitEnded(key, reason, detail, now)),
+        new FireOutcome(key, Decision.SKIPPED, reason + ": " + detail));
   }
 
   private static Decided<FireOutcome> skip(Fire cmd, SkipReason reason, String detail, Instant now) {

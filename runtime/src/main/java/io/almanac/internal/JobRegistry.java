@@ -13,6 +13,29 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class JobRegistry {
   private final Map<String, AgentJob> jobs = new ConcurrentHashMap<>();
+  private final Map<String, io.almanac.Condition> conditions = new ConcurrentHashMap<>();
+
+  /**
+   * Registers a condition under the name condition triggers use ({@link io.almanac.ConditionTrigger#name()}).
+   *
+   * @param name the name
+   * @param condition the predicate
+   * @throws InvalidSpecException (field {@code condition.name}) if the name is empty
+   */
+  public void registerCondition(String name, io.almanac.Condition condition) {
+    if (name == null || name.isBlank()) {
+      throw new InvalidSpecException("condition.name", name, "a condition name must not be empty");
+    }
+    conditions.put(name, Objects.requireNonNull(condition, "condition"));
+  }
+
+  /**
+   * @param name a condition's name
+   * @return the condition, or null if none is registered under it on this node
+   */
+  public io.almanac.Condition condition(String name) {
+    return name == null ? null : conditions.get(name);
+  }
 
   /**
    * @param name the job's name

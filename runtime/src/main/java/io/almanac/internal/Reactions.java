@@ -41,7 +41,11 @@ final class Reactions {
   static List<Alert> alerts(String taskId, State state, List<Event> events, int repeatedSkipAlert) {
     List<Alert> alerts = new ArrayList<>();
     for (Event e : events) {
-      if (e instanceof InstanceFinalFailed ff) {
+      if (e instanceof io.almanac.journal.TaskJournal.WaitEnded we
+          && (we.reason() == SkipReason.DEPENDENCY_NOT_MET || we.reason() == SkipReason.CONDITION_NOT_MET)) {
+        alerts.add(new Alert(Alert.Kind.WAIT_EXPIRED, taskId, we.window(), "window '" + we.window() + "' of task '" + taskId
+            + "' did not run: " + we.reason() + " (" + we.detail() + ")", we.at()));
+      } else if (e instanceof InstanceFinalFailed ff) {
         alerts.add(new Alert(Alert.Kind.FINAL_FAILED, taskId, ff.window(), "window '" + ff.window() + "' of task '"
             + taskId + "' failed for good and waits in the intervention queue: " + ff.reason(), ff.at()));
       } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0

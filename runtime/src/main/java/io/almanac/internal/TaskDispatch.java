@@ -4,6 +4,7 @@ import io.almanac.RunKind;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.WindowState;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -59,11 +60,12 @@ final class TaskDispatch {
   }
 
   /** Tells the trigger when this task next needs a wake-up (a lease's end, a retry's due time). */
-  void reportWakes(State state) {
+  void reportWakes(State state, Instant gateWake) {
     if (env.trigger() == null) {
       return;
     }
-    var wakes = new TriggerActor.TaskWakes(taskId, Reactions.nextWake(state, redispatchAfter), state.hasActive());
+    Instant next = Gates.earliest(Reactions.nextWake(state, redispatchAfter), gateWake);
+    var wakes = new TriggerActor.TaskWakes(taskId, next, state.hasActive() || gateWake != null);
     if (!wakes.equals(lastReported)) {
       lastReported = wakes;
       env.trigger().tell(wakes);

@@ -65,6 +65,13 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final AttemptLifecycle attempts;
   private final EffectRules effects;
   private final OperatorActions operator;
+  private final EventDecider events;
+  private final GateDecider gates;
+  // What the gate checks of waiting windows remember between polls (in memory only: lost on a
+  // restart, which can only delay a release), the windows being checked, and when each was last.
+  private final java.util.Map<String, GateDecider.Memory> gateMemory = new java.util.HashMap<>();
+  private final java.util.Map<String, Instant> lastCheck = new java.util.HashMap<>();
+  private final java.util.Set<String> checking = new java.util.HashSet<>();
   // In memory only (principle 1: nothing here is truth; it is rebuilt from the state on demand).
   private final TaskDispatch dispatch;
   private final LeaseTimers leases;
@@ -108,11 +115,13 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     this.timers = timers;
     this.leases = new LeaseTimers(timers);
     this.log = ctx.getLog();
-    this.hot = new HotState(settings.hotWindows(), settings.retention());
+    this.hot = new HotState(settings.hotWindows(), settings.retention(), settings.eventIdsKept());
     this.fires = new FireDecider(settings);
     this.attempts = new AttemptLifecycle(taskId, settings);
     this.effects = new EffectRules(settings);
     this.operator = new OperatorActions(taskId, settings);
+    this.events = new EventDecider(fires);
+    this.gates = new GateDecider(fires);
     this.views = new TaskViews(taskId, clock, log);
     this.dispatch = new TaskDispatch(taskId, env, ctx.getSelf(), settings.redispatchAfter());
   }
@@ -139,6 +148,9 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
           timers.cancelAll();
           leases.forgetAll();
           held = null;
+          gateMemory.clear();
+          lastCheck.clear();
+          checking.clear();
           env.meters().interventionQueue(taskId, state);
           if (env.executor() != null) {
             // Slots reserved for this entity and not answered are freed; its PENDING windows are offered again.
@@ -161,6 +173,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     b.forState(s -> !s.defined())
         .onCommand(Define.class, (s, c) -> run(s, operator.define(s, c.spec(), now()), c.replyTo()))
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
+        .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
         .onCommand(Admitted.class, (s, c) -> Effect().reply(c.replyTo(),
             new Executor.Declined(taskId, c.window().value(),
             RefusedException.Reason.UNKNOWN_TASK, "task '" + taskId + "' is unknown")))
@@ -172,6 +185,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Admitted.class, (s, c) -> Effect().reply(c.replyTo(), new Executor.Declined(taskId, c.window().value(),
             RefusedException.Reason.REMOVED, operator.refuseRemoved(s).refusal().getMessage())))
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
+        .onCommand(UpstreamSucceeded.class, (s, c) -> Effect().noReply())
         .onCommand(Wake.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.ack())) // nothing is due any more
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
         .onAnyCommand((s, c) -> refuse(c, operator.refuseRemoved(s).refusal()));
@@ -181,6 +195,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(CatchUp.class, (s, c) -> settledFirst(s, Origin.CATCH_UP, c.replyTo(),
             x -> fires.catchUp(x, c.windows(), now())))
         .onCommand(Wake.class, this::onWake)
+        // events and dependencies (R9)
+        .onCommand(PublishEvent.class, this::onPublish)
+        .onCommand(UpstreamSucceeded.class, this::onUpstreamSucceeded)
+        .onCommand(GateChecked.class, this::onGateChecked)
         // executor
         .onCommand(Admitted.class, this::onAdmitted)
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
@@ -219,6 +237,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
         .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))
         .onCommand(GetWindow.class, this::onGetWindow)
+        .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
         .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(
             views.windows(s, w -> w.status() == io.almanac.InstanceStatus.FINAL_FAILED))));
   }
@@ -323,6 +342,182 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     return persist(state, null, attempts.dueRetries(state, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
+  /** An event of the task's type (R9): decided on the state with dead attempts settled, like a fire. */
+  private ReplyEffect<Event, State> onPublish(State state, PublishEvent cmd) {
+    return settledFirst(state, Origin.ON_TIME, cmd.replyTo(), s -> {
+      try {
+        return events.publish(s, cmd, views.schedule(s), now());
+      } catch (io.almanac.AlmanacException e) { // the task's window spec threw, or its stored spec is refused today
+        return Decided.refuse(RefusedException.Reason.SCHEDULE_FAILED, "task '" + taskId + "' cannot map the event to a window: "
+            + e.getMessage());
+      }
+    });
+  }
+
+  /** Answers a dependent task's question about this task's windows (R9). */
+  private ReplyEffect<Event, State> onUpstreamReport(State state, GetUpstreamReport cmd) {
+    io.almanac.schedule.TaskSchedule schedule = null;
+    if (state.defined() && !state.removed()) {
+      try {
+        schedule = views.schedule(state);
+      } catch (RuntimeException e) {
+        log.debug("task '{}': no schedule to report expected windows from: {}", taskId, e.toString());
+      }
+    }
+    try {
+      return Effect().reply(cmd.replyTo(), StatusReply.success(
+          DependencyCheck.report(taskId, state, schedule, cmd.key(), cmd.from(), cmd.to())));
+    } catch (RuntimeException e) { // its cron's firings cannot be computed: the dependent records that it did not answer
+      return Effect().reply(cmd.replyTo(), StatusReply.error(new RefusedException(RefusedException.Reason.SCHEDULE_FAILED,
+          "task '" + taskId + "' cannot list its windows: " + e.getMessage())));
+    }
+  }
+
+  /** An upstream task succeeded (told by the trigger): check the mapped window now, or record a late success. */
+  private ReplyEffect<Event, State> onUpstreamSucceeded(State state, UpstreamSucceeded cmd) {
+    GateDecider.Upstream u;
+    try {
+      u = gates.upstreamSucceeded(state, cmd, views.schedule(state), now());
+    } catch (RuntimeException e) {
+      log.warn("task '{}': upstream success of '{}' for {} not handled: {}", taskId, cmd.upstream(), cmd.window(), e.toString());
+      return Effect().noReply();
+    }
+    return persist(state, null, u.events()).thenRun(s -> {
+      if (u.checkWindow() != null) {
+        s.window(u.checkWindow()).ifPresent(w -> probe(s, w));
+      }
+    }).thenNoReply();
+  }
+
+  /** A gate check came back: release, keep waiting, or end the wait at its deadline (R9). */
+  private ReplyEffect<Event, State> onGateChecked(State state, GateChecked cmd) {
+    checking.remove(cmd.window());
+    List<Event> settled = attempts.settle(state, env.executorAlive(), now());
+    State s = Evolve.fold(state, settled, hot);
+    GateDecider.Result r = gates.checked(s, cmd, gateMemory.get(cmd.window()), now());
+    gateMemory.put(cmd.window(), r.memory());
+    List<Event> all = new ArrayList<>(settled);
+    all.addAll(r.events());
+    return persist(state, Origin.ON_TIME, all).thenNoReply();
+  }
+
+  /**
+   * Checks a waiting window's gates: asks each upstream task for its windows and polls the
+   * condition (on the blocking dispatcher, within its timeout); the answers come back as one {@link
+   * GateChecked}. One check per window at a time.
+   */
+  private void probe(State state, io.almanac.journal.WindowState w) {
+    String key = w.key();
+    if (!checking.add(key)) {
+      return;
+    }
+    lastCheck.put(key, now());
+    io.almanac.journal.SpecRecord spec = state.spec();
+    java.util.Map<String, UpstreamReport> reports = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Map<String, String> errors = new java.util.concurrent.ConcurrentHashMap<>();
+    List<java.util.concurrent.CompletableFuture<?>> parts = new ArrayList<>();
+    if (spec.dependency() != null) {
+      for (String upstream : spec.dependency().upstream()) {
+        if (env.tasks() == null) {
+          errors.put(upstream, "no route to other tasks on this node");
+          continue;
+        }
+        parts.add(Asks.<Command, StatusReply<UpstreamReport>>ask(env.tasks().apply(upstream),
+                r -> new GetUpstreamReport(key, w.start(), w.end(), r), UPSTREAM_ASK_TIMEOUT, ctx.getSystem().scheduler())
+            .toCompletableFuture()
+            .handle((reply, error) -> {
+              if (error != null) {
+                errors.put(upstream, String.valueOf(error.getMessage()));
+              } else if (reply.isError()) {
+                errors.put(upstream, String.valueOf(reply.getError().getMessage()));
+              } else {
+                reports.put(upstream, reply.getValue());
+              }
+              return null;
+            }));
+      }
+    }
+    java.util.concurrent.CompletableFuture<Boolean> polled = null;
+    if (spec.condition() != null) {
+      polled = pollCondition(spec.condition(), w);
+      parts.add(polled.handle((v, e) -> null));
+    }
+    java.util.concurrent.CompletableFuture<Boolean> condition = polled;
+    ctx.pipeToSelf(java.util.concurrent.CompletableFuture.allOf(parts.toArray(new java.util.concurrent.CompletableFuture[0])),
+        (v, e) -> {
+          Boolean holds = null;
+          String error = null;
+          if (condition != null) {
+            try {
+              holds = condition.join();
+              if (holds == null) {
+                error = "answered null";
+              }
+            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException ex) {
+              Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
+              error = cause instanceof java.util.concurrent.TimeoutException
+                  ? "timed out after " + spec.condition().timeout() : cause.toString();
+            }
+          }
+          return new GateChecked(key, spec.dependency() == null ? null : java.util.Map.copyOf(reports),
+              java.util.Map.copyOf(errors), holds, error == null ? null : truncate(error));
+        });
+  }
+
+  private static final Duration UPSTREAM_ASK_TIMEOUT = Duration.ofSeconds(10);
+
+  private static String truncate(String s) {
+    return s.length() <= 500 ? s : s.substring(0, 500) + "...";
+  }
+
+  /** One poll of the task's condition for a window, on the blocking dispatcher, within its timeout. */
+  private java.util.concurrent.CompletableFuture<Boolean> pollCondition(io.almanac.journal.SpecRecord.Condition c,
+      io.almanac.journal.WindowState w) {
+    io.almanac.Condition condition = env.conditions() == null ? null : env.conditions().apply(c.name());
+    if (condition == null) {
+      return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("condition '" + c.name()
+          + "' is not registered on this node"));
+    }
+    int poll = gateMemory.getOrDefault(w.key(), GateDecider.Memory.NONE).polls() + 1;
+    io.almanac.Condition.ConditionContext cc = new io.almanac.Condition.ConditionContext(taskId, io.almanac.WindowKey.of(w.key()),
+        w.start(), w.end(), poll);
+    java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers()
+        .lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking());
+    return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            return condition.check(cc);
+          } catch (Exception e) {
+            throw new java.util.concurrent.CompletionException(e);
+          }
+        }, blocking)
+        .thenCompose(stage -> stage == null
+            ? java.util.concurrent.CompletableFuture.<Boolean>failedFuture(new IllegalStateException("returned no stage"))
+            : stage.toCompletableFuture())
+        .orTimeout(c.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** Starts the checks that are due: each waiting window once per poll interval, and at its deadline. */
+  private void probeDue(State state) {
+    if (!state.defined() || state.removed() || !state.spec().gated()) {
+      return;
+    }
+    Instant now = now();
+    Duration every = Gates.pollEvery(state.spec(), settings.dependencyPoll());
+    for (io.almanac.journal.WindowState w : state.windows().values()) {
+      if (w.status() != io.almanac.InstanceStatus.WAITING) {
+        continue;
+      }
+      Instant last = lastCheck.get(w.key());
+      boolean due = last == null || !now.isBefore(last.plus(every.dividedBy(2)))
+          || (w.waitUntil() != null && !now.isBefore(w.waitUntil()));
+      if (due) {
+        probe(state, w);
+      }
+    }
+    gateMemory.keySet().removeIf(k -> state.window(k).map(x -> x.status() != io.almanac.InstanceStatus.WAITING).orElse(true));
+    lastCheck.keySet().removeIf(k -> state.window(k).map(x -> x.status() != io.almanac.InstanceStatus.WAITING).orElse(true));
+  }
+
   private ReplyEffect<Event, State> onLeaseTimer(State state, LeaseTimer cmd) {
     leases.fired(cmd.window());
     List<Event> events = attempts.settle(state, env.executorAlive(), now());
@@ -360,7 +555,22 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     }
     leases.arm(state, now());
     dispatch.offerPending(state);
-    dispatch.reportWakes(state);
+    announceSuccesses(state, events);
+    probeDue(state);
+    dispatch.reportWakes(state, Gates.nextWake(taskId, state, settings.dependencyPoll(), now()));
+  }
+
+  /** Tells the trigger of each window that succeeded (or was resolved), for the tasks that depend on this one (R9). */
+  private void announceSuccesses(State state, List<Event> written) {
+    if (env.trigger() == null) {
+      return;
+    }
+    for (Event e : written) {
+      if (e instanceof TaskJournal.AttemptSucceeded || e instanceof TaskJournal.InstanceResolved) {
+        String key = ((TaskJournal.WindowEvent) e).window();
+        state.window(key).ifPresent(w -> env.trigger().tell(new TriggerActor.UpstreamDone(taskId, key, w.start(), w.end(), e.at())));
+      }
+    }
   }
 
   private Instant now() {

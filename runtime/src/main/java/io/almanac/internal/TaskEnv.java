@@ -16,6 +16,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  *     is gone is timed out at once instead of at its lease's end)
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
  * @param meters the node's meters ({@link NodeMeters#NONE} in unit tests)
+ * @param conditions the conditions registered on this node by name (null when none can be)
+ * @param tasks how to reach another task's entity (a dependency's upstream), or null in unit tests
  */
 public record TaskEnv(
     ActorRef<TriggerActor.Command> trigger,
@@ -23,7 +25,15 @@ public record TaskEnv(
     AlertSink alerts,
     Predicate<String> executorAlive,
     int repeatedSkipAlert,
-    NodeMeters meters) {
+    NodeMeters meters,
+    java.util.function.Function<String, io.almanac.Condition> conditions,
+    java.util.function.Function<String, org.apache.pekko.actor.typed.RecipientRef<TaskProtocol.Command>> tasks) {
+
+  /** Without conditions or other tasks: for unit tests of the entity. */
+  public TaskEnv(ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, AlertSink alerts,
+      Predicate<String> executorAlive, int repeatedSkipAlert, NodeMeters meters) {
+    this(trigger, executor, alerts, executorAlive, repeatedSkipAlert, meters, name -> null, null);
+  }
 
   /** Without meters (they record nothing): for unit tests of the entity. */
   public TaskEnv(ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, AlertSink alerts,

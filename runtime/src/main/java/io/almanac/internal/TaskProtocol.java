@@ -31,7 +31,7 @@ public final class TaskProtocol {
 
   /** What a task entity is told or asked: one of the audiences' commands. */
   public sealed interface Command extends AlmanacSerializable
-      permits TriggerCommand, ExecutorCommand, OperatorCommand, QueryCommand, SelfCommand {
+      permits TriggerCommand, ExecutorCommand, OperatorCommand, QueryCommand, SelfCommand, InputCommand {
     /** @return where the reply goes, or null for a command that gets none */
     default ActorRef<?> replyTo() {
       return null;
@@ -52,10 +52,98 @@ public final class TaskProtocol {
       permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, Remove {}
 
   /** Reads: they never change anything. */
-  public sealed interface QueryCommand extends Command permits GetTask, GetWindows, GetWindow, GetInterventionQueue {}
+  public sealed interface QueryCommand extends Command
+      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport {}
 
-  /** From the entity itself: its lease timers, its unanswered offers and its recovery. */
-  public sealed interface SelfCommand extends Command permits ExpireLease, LeaseTimer, OfferUnanswered, Recovered {}
+  /** From the entity itself: its lease timers, its unanswered offers, its recovery and its gate checks. */
+  public sealed interface SelfCommand extends Command permits ExpireLease, LeaseTimer, OfferUnanswered, Recovered, GateChecked {}
+
+  /** From outside the schedule (R9): published events, and upstream successes forwarded by the trigger. */
+  public sealed interface InputCommand extends Command permits PublishEvent, UpstreamSucceeded {}
+
+  /**
+   * An event of a type the task listens to (R9).
+   *
+   * @param type the event type
+   * @param eventId its id
+   * @param eventTime its own time, or null
+   * @param summary its summary, or null
+   * @param replyTo what the task did with it
+   */
+  public record PublishEvent(String type, String eventId, Instant eventTime, String summary,
+      ActorRef<StatusReply<EventOutcome>> replyTo) implements InputCommand {}
+
+  /**
+   * What a task did with an event.
+   *
+   * @param window the window it mapped to
+   * @param outcome what it did
+   * @param detail why
+   */
+  public record EventOutcome(String window, io.almanac.PublishResult.Outcome outcome, String detail)
+      implements AlmanacSerializable {}
+
+  /**
+   * An upstream task succeeded for a window (from the trigger, which knows who depends on whom): a
+   * waiting window is checked now rather than at its next poll; a window that did not meet its
+   * dependency in time is released; one that already ran follows its on-upstream-rerun option.
+   *
+   * @param upstream the upstream task
+   * @param window its window's key
+   * @param start its window's start
+   * @param end its window's end
+   * @param succeededAt when it succeeded
+   */
+  public record UpstreamSucceeded(String upstream, String window, Instant start, Instant end, Instant succeededAt)
+      implements InputCommand {}
+
+  /**
+   * Ask a task, as an upstream, for its windows that a dependent's window waits for (R9).
+   *
+   * @param key the dependent window's key (for SAME_WINDOW)
+   * @param from the dependent window's start
+   * @param to the dependent window's end
+   * @param replyTo the report
+   */
+  public record GetUpstreamReport(String key, Instant from, Instant to, ActorRef<StatusReply<UpstreamReport>> replyTo)
+      implements QueryCommand {}
+
+  /**
+   * An upstream task's windows as a dependent sees them.
+   *
+   * @param taskId the upstream task
+   * @param defined whether it is defined (and not removed)
+   * @param windows its hot windows with the asked key or starting in the asked range
+   * @param expected the keys of the windows its schedule fires whose start lies in the range, in order
+   *     (empty for a task without a time trigger)
+   */
+  public record UpstreamReport(String taskId, boolean defined, List<UpstreamWindow> windows, List<String> expected)
+      implements AlmanacSerializable {}
+
+  /**
+   * One upstream window.
+   *
+   * @param key its key
+   * @param start its start
+   * @param end its end
+   * @param status its status
+   * @param updatedAt when it last changed (when it succeeded, for a SUCCEEDED one)
+   */
+  public record UpstreamWindow(String key, Instant start, Instant end, io.almanac.InstanceStatus status, Instant updatedAt)
+      implements AlmanacSerializable {}
+
+  /**
+   * A check of a waiting window's gates came back (from the entity's own probe).
+   *
+   * @param window the window
+   * @param upstream the upstream reports by task id (null when the task has no dependency); a
+   *     report that could not be had is absent
+   * @param upstreamErrors why reports are absent, by task id
+   * @param conditionHolds whether the condition held (null when not polled, or it failed)
+   * @param conditionError why the poll failed, or null
+   */
+  record GateChecked(String window, Map<String, UpstreamReport> upstream, Map<String, String> upstreamErrors,
+      Boolean conditionHolds, String conditionError) implements SelfCommand {}
 
   /**
    * Define or update the task's spec: the journal's record of it ({@link SpecRecord#of}), not the

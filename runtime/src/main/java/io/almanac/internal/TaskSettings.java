@@ -28,6 +28,10 @@ import java.time.Duration;
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
  * @param retention how long a window that is done stays in the hot state (R30)
  * @param deleteEventsBelowSnapshot whether events below a snapshot are deleted from the journal
+ * @param eventIdsKept how many event ids an event-triggered task remembers to recognise duplicates (R9)
+ * @param maxEventFuture how far ahead of the node's clock an event's own time may lie (R9, R33)
+ * @param dependencyPoll how often a window waiting for its dependency asks its upstream tasks, besides
+ *     being told at once when one succeeds (R9)
  */
 public record TaskSettings(
     int hotWindows,
@@ -46,7 +50,10 @@ public record TaskSettings(
     Duration offerTimeout,
     int repeatedSkipAlert,
     Duration retention,
-    boolean deleteEventsBelowSnapshot) {
+    boolean deleteEventsBelowSnapshot,
+    int eventIdsKept,
+    Duration maxEventFuture,
+    Duration dependencyPoll) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -83,6 +90,16 @@ public record TaskSettings(
     atLeast("repeated-skip-alert", repeatedSkipAlert, 0);
     Settings.positive(PREFIX + "retention", retention);
     atMost("retention", retention);
+    atLeast("event-ids-kept", eventIdsKept, 1);
+    if (eventIdsKept > 1_000_000) {
+      throw new InvalidSpecException(PREFIX + "event-ids-kept", eventIdsKept, "must be at most 1000000");
+    }
+    Settings.positive(PREFIX + "max-event-future", maxEventFuture);
+    atMost("max-event-future", maxEventFuture);
+    if (dependencyPoll == null || dependencyPoll.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new InvalidSpecException(PREFIX + "dependency-poll", dependencyPoll, "must be >= 1s");
+    }
+    atMost("dependency-poll", dependencyPoll);
   }
 
   /**
@@ -109,7 +126,10 @@ public record TaskSettings(
         durationOf(c, PREFIX + "offer-timeout"),
         intOf(c, PREFIX + "repeated-skip-alert"),
         durationOf(c, PREFIX + "retention"),
-        Settings.booleanOf(c, PREFIX + "delete-events-below-snapshot"));
+        Settings.booleanOf(c, PREFIX + "delete-events-below-snapshot"),
+        intOf(c, PREFIX + "event-ids-kept"),
+        durationOf(c, PREFIX + "max-event-future"),
+        durationOf(c, PREFIX + "dependency-poll"));
   }
 
   /** An integer, refusing a fraction such as 2.5 (which {@link Config#getInt} truncates). */

@@ -123,6 +123,41 @@ public final class TriggerActor
   public record GetStatus(ActorRef<TriggerStatus> replyTo) implements Command {}
 
   /**
+   * Which registered tasks listen to events of this type (R9).
+   *
+   * @param type the event type
+   * @param replyTo the task ids, sorted (empty: none listens)
+   */
+  public record Subscribers(String type, ActorRef<SubscriberList> replyTo) implements Command {}
+
+  /**
+   * The answer to {@link Subscribers}.
+   *
+   * @param taskIds the tasks, sorted
+   */
+  public record SubscriberList(List<String> taskIds) implements AlmanacSerializable {}
+
+  /**
+   * Check a registration's dependencies against the registered tasks before anything is stored
+   * (R9): refused with the cycle, or the missing upstream task, named.
+   *
+   * @param specs the specs to register
+   * @param replyTo ack, or an error naming the task, the field and the cycle
+   */
+  public record CheckDependencies(List<SpecRecord> specs, ActorRef<StatusReply<Done>> replyTo) implements Command {}
+
+  /**
+   * A task succeeded for a window (from its entity): the tasks that depend on it are told (R9).
+   *
+   * @param taskId the upstream task
+   * @param window its window
+   * @param start the window's start
+   * @param end the window's end
+   * @param at when it succeeded
+   */
+  public record UpstreamDone(String taskId, String window, Instant start, Instant end, Instant at) implements Command {}
+
+  /**
    * The trigger's liveness and counters.
    *
    * @param tasks registered tasks
@@ -214,6 +249,9 @@ public final class TriggerActor
   private final TreeMap<Instant, Integer> inFlightDue = new TreeMap<>();
   private final Set<String> becameActive = new HashSet<>();
   private final Set<String> becameIdle = new HashSet<>();
+  /** Who depends on whom (upstream id to dependent ids), for the registered specs it was built from. */
+  private final Map<String, List<String>> dependents = new HashMap<>();
+  private Map<String, SpecRecord> dependentsOf;
   private long seq;
   private long firesSent;
   private long ticks;
@@ -536,6 +574,9 @@ public final class TriggerActor
         .onCommand(TaskWakes.class, this::onTaskWakes)
         .onCommand(MarkActive.class, this::onMarkActive)
         .onCommand(GetStatus.class, this::onGetStatus)
+        .onCommand(Subscribers.class, this::onSubscribers)
+        .onCommand(CheckDependencies.class, this::onCheckDependencies)
+        .onCommand(UpstreamDone.class, this::onUpstreamDone)
         .onCommand(Quiesce.class, this::onQuiesce)
         .onCommand(FireDone.class, this::onFireDone)
         .onCommand(WakeDone.class, this::onWakeDone)
@@ -655,6 +696,47 @@ public final class TriggerActor
     // the persisted watermark: what the journal holds (a health check judges the journal by it)
     cmd.replyTo().tell(new TriggerStatus(state.tasks().size(), queue.size(), inFlight.size(), state.watermark(), lastTick,
         head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, List.copyOf(ids), ticks));
+    return Effect().none();
+  }
+
+  private Effect<Event, State> onSubscribers(State state, Subscribers cmd) {
+    List<String> ids = new ArrayList<>();
+    for (SpecRecord spec : state.tasks().values()) {
+      if (spec.event() != null && spec.event().type().equals(cmd.type())) {
+        ids.add(spec.id());
+      }
+    }
+    Collections.sort(ids);
+    cmd.replyTo().tell(new SubscriberList(List.copyOf(ids)));
+    return Effect().none();
+  }
+
+  private Effect<Event, State> onCheckDependencies(State state, CheckDependencies cmd) {
+    try {
+      DependencyGraph.check(state.tasks(), cmd.specs());
+      cmd.replyTo().tell(StatusReply.ack());
+    } catch (InvalidSpecException e) {
+      cmd.replyTo().tell(StatusReply.error(e));
+    }
+    return Effect().none();
+  }
+
+  /** Tells every task that depends on the upstream task (a hint: each checks its upstream itself). */
+  private Effect<Event, State> onUpstreamDone(State state, UpstreamDone cmd) {
+    if (dependentsOf != state.tasks()) { // rebuilt when the registered specs change (the map is replaced then)
+      dependents.clear();
+      for (SpecRecord spec : state.tasks().values()) {
+        if (spec.dependency() != null) {
+          for (String u : spec.dependency().upstream()) {
+            dependents.computeIfAbsent(u, k -> new ArrayList<>()).add(spec.id());
+          }
+        }
+      }
+      dependentsOf = state.tasks();
+    }
+    for (String id : dependents.getOrDefault(cmd.taskId(), List.of())) {
+      tasks.apply(id).tell(new TaskProtocol.UpstreamSucceeded(cmd.taskId(), cmd.window(), cmd.start(), cmd.end(), cmd.at()));
+    }
     return Effect().none();
   }
 

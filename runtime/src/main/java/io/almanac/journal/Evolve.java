@@ -25,6 +25,10 @@ import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import io.almanac.journal.TaskJournal.WindowEvent;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.TaskJournal.WindowWaiting;
+import io.almanac.journal.TaskJournal.WaitEnded;
+import io.almanac.journal.TaskJournal.EventReceived;
+import io.almanac.journal.TaskJournal.EventDuplicated;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,6 +110,10 @@ public final class Evolve {
       to = InstanceStatus.RESOLVED;
     } else if (event instanceof InstanceCancelled) {
       to = InstanceStatus.CANCELLED;
+    } else if (event instanceof WindowWaiting) {
+      to = InstanceStatus.WAITING;
+    } else if (event instanceof WaitEnded) {
+      to = InstanceStatus.SKIPPED;
     } else {
       to = null;
     }
@@ -136,6 +144,9 @@ public final class Evolve {
     }
     if (!(e instanceof WindowEvent we)) {
       return s;
+    }
+    if (e instanceof EventReceived r) {
+      s = s.withEventId(r.eventId(), r.window(), hot.eventIds()); // remembered even when its window left the hot state
     }
     WindowState w = s.windows().get(we.window());
     InstanceStatus from = w == null ? null : w.status();
@@ -200,6 +211,10 @@ public final class Evolve {
     if (e instanceof WindowMissed x) {
       return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.MISSED,
           RunKind.BACKFILL, x.reason() + ": " + x.detail(), null, x.at()), hot);
+    }
+    if (e instanceof WindowWaiting x) {
+      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.WAITING,
+          x.kind(), "waiting for " + x.waitingFor(), null, x.waitUntil(), x.at()), hot);
     }
     return s; // an event about a window that left the hot state (R30), or never had an instance
   }
@@ -282,6 +297,20 @@ public final class Evolve {
         c.leaseUntil = null;
         c.retryDueAt = null;
       });
+    }
+    if (e instanceof WaitEnded x) {
+      return update(s, w, x, to, hot, c -> {
+        c.reason = x.reason() + ": " + x.detail();
+        c.skipReason = x.reason();
+      });
+    }
+    if (e instanceof EventReceived x) {
+      return update(s, w, x, to, hot, c -> c.events = (c.events == null ? new WindowState.EventTally(0, 0, null, null)
+          : c.events).receivedOne(x.eventId()));
+    }
+    if (e instanceof EventDuplicated x) {
+      return update(s, w, x, to, hot, c -> c.events = (c.events == null ? new WindowState.EventTally(0, 0, null, null)
+          : c.events).duplicatedOne());
     }
     if (e instanceof EffectIntended x) {
       return update(s, w, x, to, hot, c -> {

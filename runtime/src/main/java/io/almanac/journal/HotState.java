@@ -8,5 +8,19 @@ import java.time.Duration;
  *
  * @param windows the most windows kept
  * @param maxAge how long a done window stays
+ * @param eventIds the most event ids an event-triggered task remembers to recognise duplicates
+ *     (the oldest are forgotten first)
  */
-public record HotState(int windows, Duration maxAge) {}
+public record HotState(int windows, Duration maxAge, int eventIds) {
+
+  /** The default number of event ids remembered per task. */
+  public static final int DEFAULT_EVENT_IDS = 10_000;
+
+  /**
+   * @param windows the most windows kept
+   * @param maxAge how long a done window stays
+   */
+  public HotState(int windows, Duration maxAge) {
+    this(windows, maxAge, DEFAULT_EVENT_IDS);
+  }
+}

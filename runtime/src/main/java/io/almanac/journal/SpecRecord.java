@@ -1,6 +1,9 @@
 package io.almanac.journal;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import io.almanac.EventTrigger;
+import io.almanac.DependencyTrigger;
+import io.almanac.ConditionTrigger;
 import io.almanac.CatchUpPolicy;
 import io.almanac.DstPolicy;
 import io.almanac.LeasePolicy;
@@ -42,6 +45,9 @@ import java.util.List;
  * @param description free text, or null
  * @param once the one-shot instant, or null for a cron task (absent from specs written before
  *     one-shot tasks existed)
+ * @param event the event trigger, or null (absent from specs written before it existed)
+ * @param dependency the dependency trigger, or null (likewise)
+ * @param condition the condition trigger, or null (likewise)
  */
 public record SpecRecord(
     String id,
@@ -55,7 +61,10 @@ public record SpecRecord(
     Lease lease,
     String job,
     String description,
-    Instant once) {
+    Instant once,
+    Event event,
+    Dependency dependency,
+    Condition condition) {
 
   /**
    * Fills missing components with the defaults of {@link TaskSpec}'s canonical constructor (a
@@ -64,7 +73,7 @@ public record SpecRecord(
   @JsonCreator
   public SpecRecord {
     window = window == null ? (once != null ? WindowSpec.PER_FIRING.name() : WindowSpec.DAILY.name()) : window;
-    zone = zone == null && once != null ? "UTC" : zone;
+    zone = zone == null && (once != null || (cron == null && event != null)) ? "UTC" : zone;
     dst = dst == null ? Dst.of(DstPolicy.DEFAULT) : dst;
     overlap = overlap == null ? OverlapPolicy.DEFAULT : overlap;
     retry = retry == null ? Retry.of(RetryPolicy.DEFAULT) : retry;
@@ -79,7 +88,35 @@ public record SpecRecord(
   public static SpecRecord of(TaskSpec spec) {
     return new SpecRecord(spec.id(), spec.cron(), spec.zone(), spec.window(), Dst.of(spec.dst()), spec.overlap(),
         Retry.of(spec.retry()), CatchUp.of(spec.catchUp()), Lease.of(spec.lease()), spec.job(), spec.description(),
-        spec.once());
+        spec.once(), spec.event() == null ? null : Event.of(spec.event()),
+        spec.dependency() == null ? null : Dependency.of(spec.dependency()),
+        spec.condition() == null ? null : Condition.of(spec.condition()));
+  }
+
+  /**
+   * A record as specs were written before event, dependency and condition triggers existed.
+   *
+   * @param id the task's id
+   * @param cron the cron, or null
+   * @param zone the zone
+   * @param window the window spec's name
+   * @param dst the DST policy
+   * @param overlap the overlap policy
+   * @param retry the retry policy
+   * @param catchUp the catch-up policy
+   * @param lease the lease policy
+   * @param job the job's name, or null
+   * @param description free text, or null
+   * @param once the one-shot instant, or null
+   */
+  public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
+      CatchUp catchUp, Lease lease, String job, String description, Instant once) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null);
+  }
+
+  /** @return whether a due window waits for a dependency or a condition */
+  public boolean gated() {
+    return dependency != null || condition != null;
   }
 
   /**
@@ -91,7 +128,8 @@ public record SpecRecord(
    */
   public TaskSpec toSpec() {
     return new TaskSpec(id, cron, zone, window, dst.toPolicy(), overlap, retry.toPolicy(), catchUp.toPolicy(),
-        lease.toPolicy(), job, description, once);
+        lease.toPolicy(), job, description, once, event == null ? null : event.toTrigger(),
+        dependency == null ? null : dependency.toTrigger(), condition == null ? null : condition.toTrigger());
   }
 
   /**
@@ -222,6 +260,85 @@ public record SpecRecord(
      */
     public LeasePolicy toPolicy() {
       return new LeasePolicy(floor, ceiling, factor, minSamples);
+    }
+  }
+
+  /**
+   * The persisted {@link EventTrigger}.
+   *
+   * @param type the event type
+   * @param mapBy which instant picks a window
+   */
+  public record Event(String type, EventTrigger.TimeBasis mapBy) {
+    /**
+     * @param t a trigger
+     * @return its record
+     */
+    public static Event of(EventTrigger t) {
+      return new Event(t.type(), t.mapBy());
+    }
+
+    /** @return the trigger */
+    public EventTrigger toTrigger() {
+      return new EventTrigger(type, mapBy);
+    }
+  }
+
+  /**
+   * The persisted {@link DependencyTrigger}; see it for the components.
+   *
+   * @param upstream the upstream task ids
+   * @param require all or any
+   * @param mapping which upstream windows
+   * @param waitAtMost the deadline after the window came due, or null (the window's end)
+   * @param missingUpstream what a missing upstream does at registration
+   * @param onUpstreamRerun what a late upstream success does
+   */
+  public record Dependency(List<String> upstream, DependencyTrigger.Require require, DependencyTrigger.Mapping mapping,
+      Duration waitAtMost, DependencyTrigger.MissingUpstream missingUpstream, DependencyTrigger.Rerun onUpstreamRerun) {
+
+    /** Canonical constructor: the list is never null and never shared mutable. */
+    public Dependency {
+      upstream = upstream == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(upstream));
+    }
+
+    /**
+     * @param t a trigger
+     * @return its record
+     */
+    public static Dependency of(DependencyTrigger t) {
+      return new Dependency(t.upstream(), t.require(), t.mapping(), t.waitAtMost(), t.missingUpstream(), t.onUpstreamRerun());
+    }
+
+    /** @return the trigger */
+    public DependencyTrigger toTrigger() {
+      return new DependencyTrigger(upstream, require, mapping, waitAtMost, missingUpstream, onUpstreamRerun);
+    }
+  }
+
+  /**
+   * The persisted {@link ConditionTrigger}; see it for the components.
+   *
+   * @param name the registered condition's name
+   * @param every the poll interval
+   * @param timeout how long one poll may take
+   * @param debounce consecutive polls it must hold for
+   * @param holdFor how long it must have held
+   * @param waitAtMost the deadline after the window came due, or null (the window's end)
+   */
+  public record Condition(String name, Duration every, Duration timeout, int debounce, Duration holdFor,
+      Duration waitAtMost) {
+    /**
+     * @param t a trigger
+     * @return its record
+     */
+    public static Condition of(ConditionTrigger t) {
+      return new Condition(t.name(), t.every(), t.timeout(), t.debounce(), t.holdFor(), t.waitAtMost());
+    }
+
+    /** @return the trigger */
+    public ConditionTrigger toTrigger() {
+      return new ConditionTrigger(name, every, timeout, debounce, holdFor, waitAtMost);
     }
   }
 }

@@ -133,6 +133,91 @@ public final class TaskJournal {
   public record EffectRecorded(String window, int attempt, String key, String value, Instant at)
       implements WindowEvent {}
 
+  /**
+   * An event of an event-triggered task's type arrived for this window (R9) and was recorded: its
+   * id is remembered (a second delivery is a duplicate) and counted on the window. When it created
+   * the window, the decision that did comes first in the same write.
+   *
+   * @param window the window it maps to
+   * @param type the event type
+   * @param eventId the event's id
+   * @param eventTime the event's own time, or null
+   * @param summary the publisher's summary, or null
+   * @param at when it arrived
+   */
+  public record EventReceived(String window, String type, String eventId, Instant eventTime, String summary, Instant at)
+      implements WindowEvent {}
+
+  /**
+   * An event id arrived again (R9): counted on the window it first mapped to; nothing else changes.
+   *
+   * @param window the window the id first mapped to
+   * @param eventId the event's id
+   * @param at when it arrived again
+   */
+  public record EventDuplicated(String window, String eventId, Instant at) implements WindowEvent {}
+
+  /**
+   * A due window of a task with a dependency or condition waits for it until {@code waitUntil} (R9).
+   *
+   * @param window the window
+   * @param start its start
+   * @param end its end
+   * @param dueAt when it came due
+   * @param kind why it will run (a first run, or a backfill of a missed window)
+   * @param waitingFor what it waits for, for people
+   * @param waitUntil its deadline
+   * @param at when
+   */
+  public record WindowWaiting(String window, Instant start, Instant end, Instant dueAt, RunKind kind, String waitingFor,
+      Instant waitUntil, Instant at) implements WindowEvent {}
+
+  /**
+   * What a waiting (or not-met) window waited for was met, and why; the decision that follows (its
+   * schedule, or a skip by the overlap policy) comes next in the same write.
+   *
+   * @param window the window
+   * @param detail what was met, e.g. {@code upstream order-export succeeded for 2026-11-29 at ...}
+   * @param at when
+   */
+  public record WaitSatisfied(String window, String detail, Instant at) implements WindowEvent {}
+
+  /**
+   * A waiting window did not run: its deadline passed first ({@link SkipReason#DEPENDENCY_NOT_MET},
+   * {@link SkipReason#CONDITION_NOT_MET}), or its overlap policy skipped it when it was met.
+   *
+   * @param window the window
+   * @param reason why
+   * @param detail details for people
+   * @param at when
+   */
+  public record WaitEnded(String window, SkipReason reason, String detail, Instant at) implements WindowEvent {}
+
+  /**
+   * A poll of the task's condition for a waiting window failed (threw, failed or timed out); it is
+   * polled again at the next poll (R9). Recorded when a run of failures starts or its error changes.
+   *
+   * @param window the window
+   * @param condition the condition's name
+   * @param error what went wrong
+   * @param at when
+   */
+  public record ConditionCheckFailed(String window, String condition, String error, Instant at) implements WindowEvent {}
+
+  /**
+   * An upstream task succeeded for a window after this task's window had already run (R9); what the
+   * task's {@code on-upstream-rerun} option decided is recorded.
+   *
+   * @param window this task's window
+   * @param upstream the upstream task
+   * @param upstreamWindow its window
+   * @param decision {@code KEPT} or {@code RUN_AGAIN}
+   * @param detail why, for people
+   * @param at when
+   */
+  public record UpstreamRerunRecorded(String window, String upstream, String upstreamWindow, String decision, String detail,
+      Instant at) implements WindowEvent {}
+
   // ---------------------------------------------------------------------------------------------
   // State
 
@@ -147,6 +232,8 @@ public final class TaskJournal {
    * @param samples recent attempt durations
    * @param removedAt when the task was removed ({@link TaskRemoved}), or null while it is defined
    *     (and in snapshots taken before this component existed)
+   * @param eventIds the event ids an event-triggered task remembers, each with the window it mapped
+   *     to, oldest first (empty in snapshots taken before this component existed)
    */
   public record State(
       SpecRecord spec,
@@ -155,16 +242,47 @@ public final class TaskJournal {
       Instant archivedThrough,
       long archivedCount,
       DurationSamples samples,
-      Instant removedAt)
+      Instant removedAt,
+      Map<String, String> eventIds)
       implements JournalSerializable {
 
-    /** Canonical constructor: the window map is never null and never shared mutable. */
+    /** Canonical constructor: the maps are never null and never shared mutable. */
     public State {
       windows = windows == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(windows));
+      eventIds = eventIds == null || eventIds.isEmpty() ? Map.of()
+          : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(eventIds));
+    }
+
+    /** A state as snapshots held it before event ids were remembered. */
+    public State(SpecRecord spec, boolean paused, Map<String, WindowState> windows, Instant archivedThrough,
+        long archivedCount, DurationSamples samples, Instant removedAt) {
+      this(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, Map.of());
     }
 
     public static State empty(int sampleCapacity) {
-      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null);
+      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null, Map.of());
+    }
+
+    /**
+     * @param eventId an event id
+     * @return the window it mapped to when it first arrived, if this task remembers it
+     */
+    public Optional<String> eventWindow(String eventId) {
+      return Optional.ofNullable(eventIds.get(eventId));
+    }
+
+    State withEventId(String eventId, String window, int keep) {
+      if (eventIds.containsKey(eventId)) {
+        return this;
+      }
+      LinkedHashMap<String, String> next = new LinkedHashMap<>(eventIds);
+      next.put(eventId, window);
+      var it = next.keySet().iterator();
+      while (next.size() > Math.max(1, keep) && it.hasNext()) {
+        it.next();
+        it.remove();
+      }
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next);
     }
 
     /** See the record. */
@@ -225,19 +343,19 @@ public final class TaskJournal {
     }
 
     State withSpec(SpecRecord s) {
-      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt);
+      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds);
     }
 
     State withPaused(boolean p) {
-      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt);
+      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds);
     }
 
     State withRemovedAt(Instant at) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds);
     }
 
     State withSample(Duration d) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds);
     }
 
     /**
@@ -260,7 +378,7 @@ public final class TaskJournal {
         }
       }
       if (next.size() <= hot.windows() && !tooOld) {
-        return new State(spec, paused, next, archivedThrough, archivedCount, samples, removedAt);
+        return new State(spec, paused, next, archivedThrough, archivedCount, samples, removedAt, eventIds);
       }
       List<WindowState> done = new ArrayList<>();
       for (WindowState x : next.values()) {
@@ -284,7 +402,7 @@ public final class TaskJournal {
         count++;
         through = x.start() == null || (through != null && !x.start().isAfter(through)) ? through : x.start();
       }
-      return new State(spec, paused, next, through, count, samples, removedAt);
+      return new State(spec, paused, next, through, count, samples, removedAt, eventIds);
     }
   }
 

@@ -11,6 +11,7 @@ import static io.almanac.InstanceStatus.RUNNING;
 import static io.almanac.InstanceStatus.SKIPPED;
 import static io.almanac.InstanceStatus.SUCCEEDED;
 import static io.almanac.InstanceStatus.TIMED_OUT;
+import static io.almanac.InstanceStatus.WAITING;
 
 import io.almanac.IllegalTransitionException;
 import io.almanac.InstanceStatus;
@@ -62,7 +63,15 @@ public enum Transition {
   /** A backfill runs a missed window. */
   MISSED_TO_PENDING(MISSED, PENDING),
   /** An operator retries a cancelled window. */
-  CANCELLED_TO_PENDING(CANCELLED, PENDING);
+  CANCELLED_TO_PENDING(CANCELLED, PENDING),
+  /** A due window of a task with a dependency or condition waits for it (R9). */
+  NEW_TO_WAITING(null, WAITING),
+  /** Its dependency or condition was met: it runs. */
+  WAITING_TO_PENDING(WAITING, PENDING),
+  /** Its deadline passed first (DEPENDENCY_NOT_MET, CONDITION_NOT_MET), or the overlap policy skipped it when met. */
+  WAITING_TO_SKIPPED(WAITING, SKIPPED),
+  /** Cancelled while it waited. */
+  WAITING_TO_CANCELLED(WAITING, CANCELLED);
 
   // Row 0 is "no instance yet"; row i + 1 is InstanceStatus ordinal i.
   private static final Transition[][] TABLE =

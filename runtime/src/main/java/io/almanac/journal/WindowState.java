@@ -38,6 +38,9 @@ import java.util.Map;
  * @param updatedAt when it last changed
  * @param skipReason why the window was skipped, when it is SKIPPED (null otherwise, and in snapshots
  *     taken before this component existed)
+ * @param waitUntil the deadline of a WAITING window (null otherwise, and in snapshots taken before
+ *     this component existed)
+ * @param events the events of an event-triggered task counted on this window, or null
  */
 public record WindowState(
     String key,
@@ -60,7 +63,38 @@ public record WindowState(
     List<String> pendingEffects,
     Instant createdAt,
     Instant updatedAt,
-    SkipReason skipReason) {
+    SkipReason skipReason,
+    Instant waitUntil,
+    EventTally events) {
+
+  /**
+   * The events counted on a window (R9): a storm makes one instance, with its count and its first
+   * and last event ids.
+   *
+   * @param received distinct events that mapped to the window
+   * @param duplicates repeated deliveries of ids already received
+   * @param firstId the first event's id
+   * @param lastId the latest event's id
+   */
+  public record EventTally(long received, long duplicates, String firstId, String lastId) {
+
+    EventTally receivedOne(String id) {
+      return new EventTally(received + 1, duplicates, firstId == null ? id : firstId, id);
+    }
+
+    EventTally duplicatedOne() {
+      return new EventTally(received, duplicates + 1, firstId, lastId);
+    }
+  }
+
+  /** A window as snapshots held it before waits and event tallies existed. */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, null, null);
+  }
 
   /** Canonical constructor: the ledger is never null and never shared mutable. */
   public WindowState {
@@ -70,8 +104,13 @@ public record WindowState(
 
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant at) {
+    return created(key, start, end, dueAt, status, kind, reason, skipReason, null, at);
+  }
+
+  static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
+      String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason);
+        List.of(), at, at, skipReason, waitUntil, null);
   }
 
   Copy copy() {
@@ -104,6 +143,9 @@ public record WindowState(
     String reason;
     Map<String, String> effects;
     List<String> pendingEffects;
+    SkipReason skipReason;
+    Instant waitUntil;
+    EventTally events;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -122,12 +164,15 @@ public record WindowState(
       reason = w.reason;
       effects = w.effects;
       pendingEffects = w.pendingEffects;
+      skipReason = w.skipReason;
+      waitUntil = w.waitUntil;
+      events = w.events;
     }
 
     WindowState at(Instant updatedAt) {
       return new WindowState(from.key, from.start, from.end, from.dueAt, status, runKind, attempt, retries, resultAttempt,
           startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt,
-          status == InstanceStatus.SKIPPED ? from.skipReason : null);
+          status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events);
     }
   }
 }

@@ -21,6 +21,9 @@ public final class Schedules {
    *     of stored tasks must catch it per task
    */
   public static TaskSchedule of(TaskSpec spec) {
+    if (!spec.timeTriggered()) {
+      return TaskSchedule.eventsOnly(spec.zoneId(), WindowSpec.byName(spec.window()));
+    }
     if (spec.oneShot()) {
       return TaskSchedule.once(spec.once(), spec.zoneId(), WindowSpec.byName(spec.window()));
     }

@@ -56,7 +56,7 @@ public final class TaskSchedule {
 
   private TaskSchedule(Instant once, ZoneId zone, WindowSpec windows) {
     this.cron = null;
-    this.once = Objects.requireNonNull(once, "once");
+    this.once = once;
     this.zone = Objects.requireNonNull(zone, "zone");
     this.dst = DstPolicy.DEFAULT;
     this.windows = Objects.requireNonNull(windows, "windows");
@@ -73,7 +73,20 @@ public final class TaskSchedule {
    * @throws NullPointerException if a part is null
    */
   public static TaskSchedule once(Instant at, ZoneId zone, WindowSpec windows) {
-    return new TaskSchedule(at, zone, windows);
+    return new TaskSchedule(Objects.requireNonNull(at, "at"), zone, windows);
+  }
+
+  /**
+   * The schedule of a task triggered by events only: it is never due by time; its windows are
+   * computed in {@code zone} from the instants events map to ({@link #windowAt}).
+   *
+   * @param zone the task's zone
+   * @param windows how an instant maps to its window
+   * @return the schedule
+   * @throws NullPointerException if a part is null
+   */
+  public static TaskSchedule eventsOnly(ZoneId zone, WindowSpec windows) {
+    return new TaskSchedule(null, zone, windows);
   }
 
   /**
@@ -133,6 +146,9 @@ public final class TaskSchedule {
     Objects.requireNonNull(t, "t");
     if (once != null) {
       return once.isAfter(t) ? Optional.of(onceWindow()) : Optional.empty();
+    }
+    if (cron == null) {
+      return Optional.empty(); // events only: never due by time
     }
     Instant cursor = t;
     while (true) {
@@ -295,6 +311,9 @@ public final class TaskSchedule {
   public String toString() {
     if (once != null) {
       return "TaskSchedule[once " + once + " " + zone + ", " + windows.name() + "]";
+    }
+    if (cron == null) {
+      return "TaskSchedule[events only " + zone + ", " + windows.name() + "]";
     }
     return "TaskSchedule[" + cron + ", " + dst + ", " + windows.name() + "]";
   }

@@ -1,0 +1,126 @@
+package io.almanac;
+
+import java.time.Duration;
+
+/**
+ * A condition trigger (R9): once a window of this task has come due (by its time or event trigger),
+ * the named {@link Condition} is polled every {@link #every()} (each task at its own phase, so
+ * thousands of tasks do not poll at once) until it holds; the window then runs once, as its overlap
+ * policy decides. Against flapping it must hold for {@link #debounce()} consecutive polls, and for
+ * at least {@link #holdFor()} when set. A window whose condition never holds is SKIPPED with {@link
+ * SkipReason#CONDITION_NOT_MET} at its deadline. A poll that throws or outlives {@link #timeout()} is
+ * recorded in the journal and the condition is polled again at the next poll; it never stops
+ * another task.
+ *
+ * @param name the name the condition is registered under ({@link Almanac.Builder#condition})
+ * @param every how often it is polled, at least {@link #MIN_EVERY}
+ * @param timeout how long one poll may take, positive and at most {@code every}
+ * @param debounce consecutive polls it must hold for, at least 1
+ * @param holdFor how long it must have held (from the first of those polls); zero for no minimum
+ * @param waitAtMost how long after the window came due it waits; null: until the window's end (or
+ *     24 h after it came due, for a window that ends when it starts)
+ */
+public record ConditionTrigger(String name, Duration every, Duration timeout, int debounce, Duration holdFor,
+    Duration waitAtMost) {
+
+  /** The shortest poll interval accepted. */
+  public static final Duration MIN_EVERY = Duration.ofSeconds(1);
+
+  /** The default poll interval. */
+  public static final Duration DEFAULT_EVERY = Duration.ofMinutes(1);
+
+  /** The default time one poll may take. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Canonical constructor: fills unset durations with their defaults; it does not validate. */
+  public ConditionTrigger {
+    every = every == null ? DEFAULT_EVERY : every;
+    timeout = timeout == null ? (every.compareTo(DEFAULT_TIMEOUT) < 0 ? every : DEFAULT_TIMEOUT) : timeout;
+    holdFor = holdFor == null ? Duration.ZERO : holdFor;
+  }
+
+  /**
+   * @param name the registered condition's name
+   * @return a condition polled every minute, 10 s per poll, holding once, until the window's end
+   */
+  public static ConditionTrigger named(String name) {
+    return new ConditionTrigger(name, null, null, 1, null, null);
+  }
+
+  /**
+   * @param d the poll interval
+   * @return this trigger polled every {@code d}
+   */
+  public ConditionTrigger every(Duration d) {
+    return new ConditionTrigger(name, d, timeout != null && d != null && timeout.compareTo(d) > 0 ? d : timeout, debounce,
+        holdFor, waitAtMost);
+  }
+
+  /**
+   * @param d how long one poll may take
+   * @return this trigger with that timeout
+   */
+  public ConditionTrigger timeout(Duration d) {
+    return new ConditionTrigger(name, every, d, debounce, holdFor, waitAtMost);
+  }
+
+  /**
+   * @param polls consecutive polls it must hold for
+   * @return this trigger with that debounce
+   */
+  public ConditionTrigger debounce(int polls) {
+    return new ConditionTrigger(name, every, timeout, polls, holdFor, waitAtMost);
+  }
+
+  /**
+   * @param d how long it must have held
+   * @return this trigger with that minimum
+   */
+  public ConditionTrigger holdFor(Duration d) {
+    return new ConditionTrigger(name, every, timeout, debounce, d, waitAtMost);
+  }
+
+  /**
+   * @param d how long after it came due a window waits (its deadline)
+   * @return this trigger with that deadline
+   */
+  public ConditionTrigger waitAtMost(Duration d) {
+    return new ConditionTrigger(name, every, timeout, debounce, holdFor, d);
+  }
+
+  /**
+   * Checks every part.
+   *
+   * @return this trigger
+   * @throws InvalidSpecException naming the field ({@code condition.name}, {@code condition.every},
+   *     {@code condition.timeout}, {@code condition.debounce}, {@code condition.hold-for}, {@code
+   *     condition.wait-at-most}) and the value
+   */
+  public ConditionTrigger validate() {
+    if (name == null || name.isBlank() || name.length() > 100 || !name.matches("[A-Za-z0-9._-]+")) {
+      throw new InvalidSpecException("condition.name", name, "1-100 characters of letters, digits, '.', '_' and '-'");
+    }
+    if (every.compareTo(MIN_EVERY) < 0) {
+      throw new InvalidSpecException("condition.every", every, "is below the floor of " + MIN_EVERY);
+    }
+    if (every.compareTo(Duration.ofDays(1)) > 0) {
+      throw new InvalidSpecException("condition.every", every, "at most 1 day");
+    }
+    if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(every) > 0) {
+      throw new InvalidSpecException("condition.timeout", timeout, "must be positive and at most the poll interval " + every);
+    }
+    if (debounce < 1 || debounce > 1_000) {
+      throw new InvalidSpecException("condition.debounce", debounce, "must be 1 to 1000 consecutive polls");
+    }
+    if (holdFor.isNegative() || holdFor.compareTo(DependencyTrigger.MAX_WAIT) > 0) {
+      throw new InvalidSpecException("condition.hold-for", holdFor, "must be zero or positive, at most "
+          + DependencyTrigger.MAX_WAIT);
+    }
+    if (waitAtMost != null && (waitAtMost.isNegative() || waitAtMost.isZero()
+        || waitAtMost.compareTo(DependencyTrigger.MAX_WAIT) > 0)) {
+      throw new InvalidSpecException("condition.wait-at-most", waitAtMost, "must be positive and at most "
+          + DependencyTrigger.MAX_WAIT);
+    }
+    return this;
+  }
+}

@@ -1,0 +1,45 @@
+package io.almanac;
+
+import java.time.Instant;
+
+/**
+ * An event for event-triggered tasks ({@link EventTrigger}), as a publisher or a message-queue
+ * adapter hands it to {@link Almanac#publish(IncomingEvent)}.
+ *
+ * @param type the event type: tasks with an event trigger of this type receive it
+ * @param id the event's id, unique per event: a second delivery of the same id is a duplicate
+ *     (1-200 characters)
+ * @param eventTime when the event happened by its publisher; required for tasks that map events by
+ *     event time, and never more than {@code almanac.events.max-future} ahead of the node's clock
+ * @param summary a short description kept with the event in the journal (at most 500 characters),
+ *     or null
+ */
+public record IncomingEvent(String type, String id, Instant eventTime, String summary) {
+
+  /** Longest event id accepted. */
+  public static final int MAX_ID_LENGTH = 200;
+
+  /** Longest summary accepted. */
+  public static final int MAX_SUMMARY_LENGTH = 500;
+
+  /**
+   * Checks the parts that need no task: the type, the id and the summary.
+   *
+   * @return this event
+   * @throws InvalidSpecException naming the field ({@code type}, {@code id}, {@code summary}) and the value
+   */
+  public IncomingEvent validate() {
+    EventTrigger.validateType("type", type);
+    if (id == null || id.isBlank()) {
+      throw new InvalidSpecException("id", id, "an event needs an id (duplicate deliveries are recognised by it)");
+    }
+    if (id.length() > MAX_ID_LENGTH) {
+      throw new InvalidSpecException("id", id, "is " + id.length() + " characters; at most " + MAX_ID_LENGTH);
+    }
+    if (summary != null && summary.length() > MAX_SUMMARY_LENGTH) {
+      throw new InvalidSpecException("summary", summary, "is " + summary.length() + " characters; at most "
+          + MAX_SUMMARY_LENGTH);
+    }
+    return this;
+  }
+}

@@ -1,0 +1,40 @@
+package io.almanac;
+
+import java.util.List;
+
+/**
+ * What became of a published event in each task listening to its type.
+ *
+ * @param type the event's type
+ * @param id the event's id
+ * @param tasks one outcome per listening task
+ */
+public record PublishResult(String type, String id, List<TaskOutcome> tasks) {
+
+  /** Canonical constructor: the list is never null. */
+  public PublishResult {
+    tasks = tasks == null ? List.of() : List.copyOf(tasks);
+  }
+
+  /** What one task did with an event. */
+  public enum Outcome {
+    /** Its window had no instance: one was created (PENDING, or WAITING for its dependency or condition). */
+    SCHEDULED,
+    /** Its window already had an instance: the event was counted on it (a storm is coalesced). */
+    COALESCED,
+    /** The same event id arrived before: counted as a duplicate, nothing else changed. */
+    DUPLICATE,
+    /** Its window was created SKIPPED (paused, or by the overlap policy), with the reason. */
+    SKIPPED,
+    /** Its window lies outside the task's catch-up horizon: created MISSED, with the reason. */
+    MISSED
+  }
+
+  /**
+   * @param taskId the task
+   * @param window the window the event mapped to
+   * @param outcome what the task did
+   * @param detail why, for people
+   */
+  public record TaskOutcome(String taskId, WindowKey window, Outcome outcome, String detail) {}
+}
