@@ -1,6 +1,7 @@
 package io.almanac.journal;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.almanac.EventTrigger;
 import io.almanac.DependencyTrigger;
 import io.almanac.ConditionTrigger;
@@ -62,9 +63,9 @@ public record SpecRecord(
     String job,
     String description,
     Instant once,
-    Event event,
-    Dependency dependency,
-    Condition condition) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Event event,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Dependency dependency,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition) {
 
   /**
    * Fills missing components with the defaults of {@link TaskSpec}'s canonical constructor (a

@@ -243,6 +243,7 @@ public final class TaskJournal {
       long archivedCount,
       DurationSamples samples,
       Instant removedAt,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
       Map<String, String> eventIds)
       implements JournalSerializable {
 

@@ -64,8 +64,8 @@ public record WindowState(
     Instant createdAt,
     Instant updatedAt,
     SkipReason skipReason,
-    Instant waitUntil,
-    EventTally events) {
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant waitUntil,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) EventTally events) {
 
   /**
    * The events counted on a window (R9): a storm makes one instance, with its count and its first
