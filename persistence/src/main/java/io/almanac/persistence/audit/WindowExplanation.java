@@ -119,8 +119,12 @@ public final class WindowExplanation {
     }
   }
 
-  /** The window explained keeps its whole state: its own fold holds only it. */
-  private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000));
+  /**
+   * The window explained keeps its whole state: its own fold holds only it. Event ids are not
+   * needed (the explanation counts a window's events itself): remembering one keeps a storm of
+   * events linear.
+   */
+  private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000), 1);
   /** A running attempt of another window: what a skip for PREVIOUS_RUNNING names. */
   private record Running(int attempt, String executor, Instant leaseUntil) {}
   private static final Pattern OTHER_WINDOW = Pattern.compile("^window (\\S+) is RUNNING");
