@@ -26,6 +26,9 @@ import java.util.Map;
  * @param createdAt when the instance was created
  * @param updatedAt when it last changed
  * @param startedAt when the current or last attempt started, or null before the first
+ * @param waitUntil the deadline of a {@link InstanceStatus#WAITING} window (for its dependency or
+ *     condition), null in any other status
+ * @param events the events of an event-triggered task counted on this window, or null when none
  */
 public record WindowView(
     String taskId,
@@ -46,7 +49,52 @@ public record WindowView(
     Map<String, String> effects,
     Instant createdAt,
     Instant updatedAt,
-    Instant startedAt) {
+    Instant startedAt,
+    Instant waitUntil,
+    Events events) {
+
+  /**
+   * The events counted on a window of an event-triggered task: a storm of events makes one
+   * instance, with its counts and its first and last event ids.
+   *
+   * @param received distinct event ids that mapped to the window
+   * @param duplicates repeated deliveries of ids already received
+   * @param firstId the first event's id, or null
+   * @param lastId the latest event's id, or null
+   */
+  public record Events(long received, long duplicates, String firstId, String lastId) {}
+
+  /**
+   * A view without a wait deadline or events, as views were before event, dependency and condition
+   * triggers.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt's number
+   * @param retries how many retries have been scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease expiry, or null
+   * @param retryDueAt when the next retry is due, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's output, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param startedAt when the current or last attempt started, or null before the first
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
+      Instant startedAt) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, null, null);
+  }
 
   /**
    * A view without the attempt's start time ({@code startedAt} null), as views were before it was
@@ -75,6 +123,6 @@ public record WindowView(
       RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
       String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt) {
     this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
-        artifactUri, reason, effects, createdAt, updatedAt, null);
+        artifactUri, reason, effects, createdAt, updatedAt, null, null, null);
   }
 }

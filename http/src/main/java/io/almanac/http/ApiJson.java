@@ -43,9 +43,12 @@ final class ApiJson {
 
   /**
    * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
-   * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt"}}: {@code startedAt}
-   * is when the current or last attempt started; {@code finishedAt} is the last change of a window
-   * that is done or waits for an operator, else null.
+   * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt","waitUntil","events"}}:
+   * {@code startedAt} is when the current or last attempt started; {@code finishedAt} is the last
+   * change of a window that is done or waits for an operator, else null; {@code waitUntil} is the
+   * deadline of a WAITING window (for its dependency or condition), else null; {@code events} is
+   * {@code {"received","duplicates","firstId","lastId"}}, the events of an event-triggered task
+   * coalesced into the window, or null when none.
    */
   static ObjectNode window(WindowView w) {
     ObjectNode n = JSON.createObjectNode();
@@ -66,6 +69,16 @@ final class ApiJson {
     n.put("finishedAt", finished ? text(w.updatedAt()) : null);
     n.put("createdAt", text(w.createdAt()));
     n.put("updatedAt", text(w.updatedAt()));
+    n.put("waitUntil", text(w.waitUntil()));
+    if (w.events() == null) {
+      n.putNull("events");
+    } else {
+      ObjectNode e = n.putObject("events");
+      e.put("received", w.events().received());
+      e.put("duplicates", w.events().duplicates());
+      e.put("firstId", w.events().firstId());
+      e.put("lastId", w.events().lastId());
+    }
     return n;
   }
 

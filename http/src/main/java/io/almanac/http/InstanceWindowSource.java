@@ -62,6 +62,8 @@ public final class InstanceWindowSource implements WindowSource {
   static WindowView view(InstanceRow r) {
     return new WindowView(r.taskId(), WindowKey.of(r.windowKey()), r.windowStart(), r.windowEnd(), r.scheduledAt(),
         r.status(), r.runKind(), r.attempt(), r.retryCount(), r.maxRetry(), null, null, r.resultSummary(), null,
-        r.failReason(), Map.of(), r.createdAt(), r.updatedAt(), r.startedAt());
+        r.failReason(), Map.of(), r.createdAt(), r.updatedAt(), r.startedAt(), r.waitUntil(),
+        r.eventCount() == 0 && r.eventDuplicates() == 0 && r.firstEventId() == null ? null
+            : new WindowView.Events(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()));
   }
 }

@@ -408,6 +408,7 @@ public final class SchemaBootstrap {
               + "io/almanac/persistence/schema/" + dialect.leaseScript + ", the instance tables with "
               + dialect.instanceScript + "), or turn auto-create on");
     }
+    addInstanceColumns(c, dialect, tables, settings, url);
     String schemaNote = createdSchema.isEmpty() ? "" : "; created schema " + createdSchema;
     if (missing.isEmpty()) {
       log.info("Almanac schema: tables {} present in {} ({}); nothing to create{}", names(after, true), url, dialect.label, schemaNote);
@@ -416,6 +417,63 @@ public final class SchemaBootstrap {
       log.info("Almanac schema: created tables {} in {} ({}){}{}",
           missing, url, dialect.label, present.isEmpty() ? "" : "; " + present + " already present", schemaNote);
     }
+  }
+
+  /**
+   * Columns of the instance table and its history added after their first release, with their
+   * types on H2 and PostgreSQL, in order: a database created before them gets them at bootstrap.
+   */
+  static final List<String[]> INSTANCE_COLUMNS_ADDED = List.of(
+      new String[] {"wait_until", "TIMESTAMP(9) WITH TIME ZONE", "TIMESTAMPTZ"},
+      new String[] {"event_count", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
+      new String[] {"event_duplicates", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
+      new String[] {"first_event_id", "VARCHAR(255)", "VARCHAR(255)"},
+      new String[] {"last_event_id", "VARCHAR(255)", "VARCHAR(255)"});
+
+  /**
+   * Adds the {@link #INSTANCE_COLUMNS_ADDED} an existing instance table or history lacks ({@code
+   * ALTER TABLE ... ADD COLUMN IF NOT EXISTS}); with auto-create off, a missing column is an error
+   * naming it. The columns are looked up first, so a database that has them takes no table lock.
+   */
+  private static void addInstanceColumns(Connection c, Dialect dialect, List<Table> tables, PersistenceSettings settings,
+      String url) throws SQLException {
+    List<String> alters = new ArrayList<>();
+    List<String> lacking = new ArrayList<>();
+    for (Table t : tables) {
+      if (!isInstance(t) || !(t.name().equals("almanac_instance") || t.name().equals("almanac_instance_history"))) {
+        continue;
+      }
+      java.util.Set<String> have = columns(c, t);
+      for (String[] col : INSTANCE_COLUMNS_ADDED) {
+        if (!have.contains(col[0])) {
+          lacking.add(t.qualified() + "." + col[0]);
+          alters.add("ALTER TABLE " + t.name() + " ADD COLUMN IF NOT EXISTS " + col[0] + " "
+              + (dialect == Dialect.H2 ? col[1] : col[2]));
+        }
+      }
+    }
+    if (alters.isEmpty()) {
+      return;
+    }
+    if (!settings.autoCreateSchema()) {
+      throw new AlmanacException("schema of " + url + ": missing columns " + lacking + " of Almanac's instance tables; "
+          + "almanac.persistence.schema.auto-create is off: add them as " + dialect.instanceScript
+          + " defines them, or turn auto-create on");
+    }
+    apply(c, dialect, alters);
+    log.info("Almanac schema: added columns {} in {} ({})", lacking, url, dialect.label);
+  }
+
+  private static java.util.Set<String> columns(Connection c, Table t) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    String escape = md.getSearchStringEscape();
+    java.util.Set<String> out = new java.util.HashSet<>();
+    try (ResultSet rs = md.getColumns(null, pattern(t.schema(), escape), pattern(t.name(), escape), null)) {
+      while (rs.next()) {
+        out.add(rs.getString("COLUMN_NAME").toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    return out;
   }
 
   /** Runs one of the dialect's scripts on c; on PostgreSQL inside the caller's transaction. */

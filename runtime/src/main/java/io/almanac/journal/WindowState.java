@@ -124,7 +124,9 @@ public record WindowState(
    */
   public WindowView view(String taskId, int maxRetries) {
     return new WindowView(taskId, WindowKey.of(key), start, end, dueAt, status, runKind, attempt, retries, maxRetries,
-        leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt);
+        leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt,
+        status == InstanceStatus.WAITING ? waitUntil : null,
+        events == null ? null : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()));
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */

@@ -94,7 +94,16 @@ class EventSerializationTest {
         new TaskJournal.InstanceResolved(W, "sent by hand", AT),
         new TaskJournal.InstanceCancelled(W, 1, "operator", AT),
         new TaskJournal.EffectIntended(W, 1, "push:wechat", AT),
-        new TaskJournal.EffectRecorded(W, 1, "push:wechat", "msg-1", AT));
+        new TaskJournal.EffectRecorded(W, 1, "push:wechat", "msg-1", AT),
+        new TaskJournal.EventReceived(W, "order.paid", "evt-1234", AT.minusSeconds(30), "order 1234 paid", AT),
+        new TaskJournal.EventDuplicated(W, "evt-1234", AT),
+        new TaskJournal.WindowWaiting(W, start, end, AT, RunKind.FIRST, "upstream order-export (SAME_WINDOW)",
+            AT.plus(Duration.ofHours(6)), AT),
+        new TaskJournal.WaitSatisfied(W, "upstream order-export succeeded for 2026-11-29", AT),
+        new TaskJournal.WaitEnded(W, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is FAILED", AT),
+        new TaskJournal.ConditionCheckFailed(W, "settlement-file", "timed out after PT10S", AT),
+        new TaskJournal.UpstreamRerunRecorded(W, "order-export", W, "KEPT", "the window succeeded: no window succeeds twice",
+            AT));
   }
 
   static TaskJournal.State snapshot() {
@@ -234,7 +243,9 @@ class EventSerializationTest {
 
   /** Types added after the journal's types moved: they were never written under the old names. */
   private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class,
-      TriggerJournal.HandedOver.class);
+      TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
+      TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
+      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code

@@ -41,7 +41,7 @@ class PersistedEnumNamesTest {
 
   static {
     PINNED.put(InstanceStatus.class, List.of("PENDING", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "RETRY_WAIT",
-        "FINAL_FAILED", "CANCELLED", "SKIPPED", "MISSED", "RESOLVED"));
+        "FINAL_FAILED", "CANCELLED", "SKIPPED", "MISSED", "RESOLVED", "WAITING"));
     PINNED.put(RunKind.class, List.of("FIRST", "RETRY", "BACKFILL", "MANUAL"));
     PINNED.put(SkipReason.class, List.of("WINDOW_EXISTS", "PREVIOUS_RUNNING", "BUFFER_FULL", "PAUSED",
         "DEPENDENCY_NOT_MET", "CONDITION_NOT_MET"));
@@ -52,6 +52,11 @@ class PersistedEnumNamesTest {
     PINNED.put(DstPolicy.Overlap.class, List.of("FIRST", "LAST", "BOTH"));
     PINNED.put(RetryPolicy.Backoff.class, List.of("IMMEDIATE", "DELAYS", "EXPONENTIAL"));
     PINNED.put(CatchUpPolicy.Mode.class, List.of("NONE", "ALL"));
+    PINNED.put(io.almanac.EventTrigger.TimeBasis.class, List.of("EVENT_TIME", "ARRIVAL_TIME"));
+    PINNED.put(io.almanac.DependencyTrigger.Require.class, List.of("ALL", "ANY"));
+    PINNED.put(io.almanac.DependencyTrigger.Mapping.class, List.of("SAME_WINDOW", "ALL_WITHIN", "LATEST_WITHIN"));
+    PINNED.put(io.almanac.DependencyTrigger.MissingUpstream.class, List.of("REJECT", "WAIT"));
+    PINNED.put(io.almanac.DependencyTrigger.Rerun.class, List.of("KEEP", "RUN_AGAIN"));
   }
 
   @Test

@@ -260,6 +260,9 @@ public final class AlmanacCli implements Callable<Integer> {
       String status = text(w, "status");
       String detail = "SUCCEEDED".equals(status) ? text(w, "summary")
           : text(w, "reason") != null ? text(w, "reason") : text(w, "summary");
+      if ("WAITING".equals(status) && text(w, "waitUntil") != null) {
+        detail = (detail == null ? "waiting" : detail) + " until " + time(text(w, "waitUntil"));
+      }
       t.row(text(w, "task"), text(w, "window"), status, text(w, "runKind"), text(w, "attempt"), time(text(w, "dueAt")),
           time(text(w, "updatedAt")), detail);
     }

@@ -5,7 +5,8 @@
 const TOKEN_KEY = 'almanac.token';
 const REFRESH_MS = 5000;
 const MAX_COLUMNS = 40;
-const STATUSES = ['SUCCEEDED', 'RUNNING', 'PENDING', 'RETRY_WAIT', 'SKIPPED', 'MISSED', 'FINAL_FAILED', 'CANCELLED', 'RESOLVED'];
+const STATUSES = ['SUCCEEDED', 'RUNNING', 'PENDING', 'WAITING', 'RETRY_WAIT', 'SKIPPED', 'MISSED', 'FINAL_FAILED', 'CANCELLED',
+  'RESOLVED'];
 
 const state = { selected: null, resolving: null, queue: [], timer: null };
 
@@ -105,8 +106,18 @@ function renderTasks(tasks) {
     el('td', { text: t.interventionQueue }))));
 }
 
-/** The part of a SKIPPED or MISSED window's reason shown in its cell: its leading code. */
+/** A window's coalesced events in words, or '' when it has none. */
+function eventsText(w) {
+  const e = w.events;
+  if (!e) return '';
+  const all = e.received + e.duplicates;
+  return all + (all === 1 ? ' event' : ' events') + ' (' + e.received + ' distinct, ' + e.duplicates + ' duplicates)'
+    + (e.firstId ? ', first id ' + e.firstId + ', last id ' + e.lastId : '');
+}
+
+/** The part of a SKIPPED or MISSED window's reason shown in its cell: its leading code; a WAITING one's deadline. */
 function reasonHead(w) {
+  if (w.status === 'WAITING') return w.waitUntil ? 'until ' + shown(w.waitUntil) : 'waiting';
   const r = w.reason || '';
   const colon = r.indexOf(':');
   return colon > 0 ? r.substring(0, colon) : r;
@@ -133,9 +144,11 @@ function renderGrid(tasks, windows) {
 }
 
 function cell(w) {
-  const explained = w.status === 'SKIPPED' || w.status === 'MISSED';
+  const explained = w.status === 'SKIPPED' || w.status === 'MISSED' || w.status === 'WAITING';
   const title = w.task + ' ' + w.window + ': ' + w.status + (w.attempt ? ', attempt ' + w.attempt : '')
-    + (w.reason ? '\n' + w.reason : w.summary ? '\n' + w.summary : '');
+    + (w.reason ? '\n' + w.reason : w.summary ? '\n' + w.summary : '')
+    + (w.status === 'WAITING' && w.waitUntil ? '\nuntil ' + w.waitUntil + ' (UTC)' : '')
+    + (w.events ? '\n' + eventsText(w) : '');
   const selected = state.selected && state.selected.task === w.task && state.selected.window === w.window;
   return el('span', {
     className: 'cell st-' + w.status + (selected ? ' selected' : ''), title, tabindex: '0', role: 'button',
@@ -201,6 +214,7 @@ async function select(w) {
   const fields = [['status', w.status], ['reason', w.reason], ['summary', w.summary], ['run kind', w.runKind],
     ['attempt', w.attempt + ' (retries ' + w.retries + ' of ' + w.maxRetries + ')'],
     ['window', shown(w.start) + ' – ' + shown(w.end) + ' (UTC)'], ['due', shown(w.dueAt)],
+    ['wait until', w.waitUntil ? shown(w.waitUntil) + ' (UTC)' : null], ['events', eventsText(w)],
     ['finished', shown(w.finishedAt)], ['updated', shown(w.updatedAt)]];
   $('#detail-fields').replaceChildren(...fields.filter(([, v]) => v !== null && v !== undefined && v !== '')
     .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { className: 'f-' + k.replace(' ', '-'), text: v })]));

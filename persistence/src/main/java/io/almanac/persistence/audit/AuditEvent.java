@@ -136,6 +136,23 @@ public record AuditEvent(
     } else if (event instanceof TaskJournal.EffectRecorded e) {
       attempt = e.attempt();
       detail = "effect '" + e.key() + "' = " + e.value();
+    } else if (event instanceof TaskJournal.EventReceived e) {
+      detail = "event " + e.type() + " id " + e.eventId() + (e.eventTime() == null ? "" : ", event time " + e.eventTime())
+          + (e.summary() == null ? "" : ": " + e.summary());
+    } else if (event instanceof TaskJournal.EventDuplicated e) {
+      detail = "event id " + e.eventId() + " delivered again (duplicate, counted)";
+    } else if (event instanceof TaskJournal.WindowWaiting e) {
+      detail = e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + "), waiting for "
+          + e.waitingFor() + " until " + e.waitUntil();
+    } else if (event instanceof TaskJournal.WaitSatisfied e) {
+      detail = "released: " + e.detail();
+    } else if (event instanceof TaskJournal.WaitEnded e) {
+      detail = e.reason() + ": " + e.detail();
+    } else if (event instanceof TaskJournal.ConditionCheckFailed e) {
+      detail = "condition '" + e.condition() + "' check failed: " + e.error();
+    } else if (event instanceof TaskJournal.UpstreamRerunRecorded e) {
+      detail = "upstream " + e.upstream() + " window " + e.upstreamWindow() + " succeeded again: " + e.decision()
+          + (e.detail() == null ? "" : " (" + e.detail() + ")");
     } else {
       detail = String.valueOf(event);
     }

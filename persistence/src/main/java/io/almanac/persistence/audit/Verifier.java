@@ -39,7 +39,9 @@ import java.util.TreeMap;
  *       turned into a failure is reported here): at most one {@code AttemptSucceeded} per window (a
  *       {@code LateResultRecorded} is not a success).
  *   <li><b>I2</b> every window due in the range is accounted for by an {@code InstanceScheduled},
- *       a {@code FireSkipped} or a {@code WindowMissed} (the last two carry their reason; a paused
+ *       a {@code WindowWaiting} (a window waiting for its dependency or condition; it is then
+ *       released, or skipped by a {@code WaitEnded} with its reason, and one still WAITING at the
+ *       end of the journal is <i>open</i>), a {@code FireSkipped} or a {@code WindowMissed} (the last two carry their reason; a paused
  *       task's windows are {@code FireSkipped PAUSED}). Due windows are computed from the task's
  *       spec (cron, zone, DST policy, window spec) as of each {@code SpecDefined}: spec i covers the
  *       due times strictly after its event and before the next spec's; windows due before the first
@@ -372,6 +374,7 @@ public final class Verifier {
     final List<Attempt> attempts = new ArrayList<>();
     Instant dueAt;
     EventRef accountedBy;
+    Instant waitUntil;
     InstanceStatus status;
     int retries;
     int late;
@@ -488,6 +491,9 @@ public final class Verifier {
           accounted(w, ref, e.dueAt());
         } else if (ev instanceof TaskJournal.WindowMissed e) {
           accounted(w, ref, e.dueAt());
+        } else if (ev instanceof TaskJournal.WindowWaiting e) {
+          accounted(w, ref, e.dueAt()); // due and waiting for its dependency or condition: accounted for
+          w.waitUntil = e.waitUntil();
         } else if (ev instanceof TaskJournal.AttemptStarted e) {
           OverlapPolicy policy = current == null ? OverlapPolicy.DEFAULT : current.overlap();
           Attempt a = new Attempt(w.key, e.attempt(), ref, e.leaseUntil(), policy);
@@ -605,7 +611,11 @@ public final class Verifier {
         if (w.status == InstanceStatus.RUNNING && a != null && expired(a)) {
           continue; // not open: an I3 violation (checkLeases)
         }
-        if (w.status == InstanceStatus.PENDING || w.status == InstanceStatus.RUNNING || w.status == InstanceStatus.RETRY_WAIT) {
+        if (w.status == InstanceStatus.WAITING) {
+          open.add(new Open(task, w.key, status, "waiting since " + (w.accountedBy == null ? last(w).at() : w.accountedBy.at())
+              + " until " + w.waitUntil));
+        } else if (w.status == InstanceStatus.PENDING || w.status == InstanceStatus.RUNNING
+            || w.status == InstanceStatus.RETRY_WAIT) {
           String detail = a == null || w.status != InstanceStatus.RUNNING ? "since " + last(w).at()
               : "attempt " + a.number + " started " + a.started.at() + ", lease until " + a.leaseUntil;
           open.add(new Open(task, w.key, status, detail));
@@ -677,7 +687,7 @@ public final class Verifier {
             lost.add(key);
             String local = Timeline.local(d.dueAt(), schedule.zone());
             violations.add(new Violation(task, key, Invariant.I2, "lost window: due " + d.dueAt() + " (" + local + " "
-                + schedule.zone() + "), no InstanceScheduled, FireSkipped or WindowMissed"
+                + schedule.zone() + "), no InstanceScheduled, WindowWaiting, FireSkipped or WindowMissed"
                 + (w == null ? " and no event at all" : ", only other events"), w == null ? List.of() : w.events));
           }
           if (due.size() < CHUNK) {

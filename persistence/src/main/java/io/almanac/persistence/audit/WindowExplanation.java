@@ -28,6 +28,13 @@ import io.almanac.journal.TaskJournal.TaskPaused;
 import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.TaskJournal.ConditionCheckFailed;
+import io.almanac.journal.TaskJournal.EventDuplicated;
+import io.almanac.journal.TaskJournal.EventReceived;
+import io.almanac.journal.TaskJournal.UpstreamRerunRecorded;
+import io.almanac.journal.TaskJournal.WaitEnded;
+import io.almanac.journal.TaskJournal.WaitSatisfied;
+import io.almanac.journal.TaskJournal.WindowWaiting;
 import io.almanac.journal.Transition;
 import io.almanac.journal.WindowState;
 import io.almanac.journal.WriterStamp;
@@ -112,8 +119,12 @@ public final class WindowExplanation {
     }
   }
 
-  /** The window explained keeps its whole state: its own fold holds only it. */
-  private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000));
+  /**
+   * The window explained keeps its whole state: its own fold holds only it. Event ids are not
+   * needed (the explanation counts a window's events itself): remembering one keeps a storm of
+   * events linear.
+   */
+  private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000), 1);
   /** A running attempt of another window: what a skip for PREVIOUS_RUNNING names. */
   private record Running(int attempt, String executor, Instant leaseUntil) {}
   private static final Pattern OTHER_WINDOW = Pattern.compile("^window (\\S+) is RUNNING");
@@ -232,7 +243,7 @@ public final class WindowExplanation {
       }
       if (!about) {
         Instant start = raw instanceof InstanceScheduled s ? s.start() : raw instanceof FireSkipped f ? f.start()
-            : raw instanceof WindowMissed m ? m.start() : null;
+            : raw instanceof WindowMissed m ? m.start() : raw instanceof WindowWaiting ww ? ww.start() : null;
         if (start != null && a.window() != null && !starts.containsKey(a.window())) {
           near(a.window(), start, a.zone());
         }
@@ -335,6 +346,14 @@ public final class WindowExplanation {
     private Instant succeededAt;
     private String downtime;
     private boolean manualRetry;
+    private WindowWaiting waiting;
+    private WaitSatisfied released;
+    private boolean releasePending;
+    private String conditionError;
+    private long eventsReceived;
+    private long eventsDuplicated;
+    private String firstEventId;
+    private String lastEventId;
     private final long firstSeq;
     private final boolean truncated;
     private InstanceStatus partial;
@@ -479,6 +498,13 @@ public final class WindowExplanation {
         scheduledKind = e.kind();
         reopenedFrom = from;
         Duration late = Duration.between(e.dueAt(), e.at());
+        if (releasePending) {
+          releasePending = false;
+          reopenedFrom = null;
+          step(at, "Released, it was scheduled to run as " + e.kind() + " at " + time(e.at()) + ", " + human(late)
+              + " after due.");
+          return;
+        }
         switch (e.kind()) {
           case FIRST -> {
             if (late.compareTo(ON_TIME) <= 0) {
@@ -528,7 +554,7 @@ public final class WindowExplanation {
               + "): nothing changed.");
           return;
         }
-        skipText = skipped(e, running);
+        skipText = skipped(e.reason(), e.detail(), running);
         step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", it was skipped: " + skipText + ".");
       } else if (raw instanceof WindowMissed e) {
         if (dueAt == null) {
@@ -620,14 +646,80 @@ public final class WindowExplanation {
             + "it is recorded).");
       } else if (raw instanceof EffectRecorded e) {
         step(at, "Attempt " + e.attempt() + " recorded effect '" + e.key() + "' = " + e.value() + ".");
+      } else if (raw instanceof WindowWaiting e) {
+        if (dueAt == null) {
+          dueAt = e.dueAt();
+          dueDate = local(e.dueAt()).toLocalDate();
+        }
+        waiting = e;
+        step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + (downtime == null ? "" : " (" + downtime + ")")
+            + ", it was recorded WAITING for " + e.waitingFor() + " until " + time(e.waitUntil()) + " ("
+            + e.kind() + (Objects.equals(e.start(), e.end()) ? "" : ", window " + dateTime(e.start()) + " to "
+            + dateTime(e.end())) + ").");
+      } else if (raw instanceof WaitSatisfied e) {
+        released = e;
+        releasePending = true;
+        step(at, "Released at " + time(e.at()) + (waiting == null ? "" : ", after waiting "
+            + human(Duration.between(waiting.at(), e.at()))) + ": " + e.detail() + ".");
+      } else if (raw instanceof WaitEnded e) {
+        releasePending = false;
+        skipText = skipped(e.reason(), e.detail(), running);
+        if (e.reason() == SkipReason.DEPENDENCY_NOT_MET || e.reason() == SkipReason.CONDITION_NOT_MET) {
+          step(at, "Its wait ended at " + time(e.at()) + (waiting == null || waiting.waitUntil() == null ? ""
+              : " (deadline " + time(waiting.waitUntil()) + ")") + " without what it waited for: it was recorded SKIPPED, "
+              + skipText + ", and a WAIT_EXPIRED alert was raised.");
+        } else {
+          step(at, "Released, it did not run: " + skipText + ".");
+        }
+      } else if (raw instanceof ConditionCheckFailed e) {
+        conditionError = "condition '" + e.condition() + "' failed: " + e.error();
+        step(at, "A poll of condition '" + e.condition() + "' failed at " + time(e.at()) + ": " + e.error()
+            + "; it is polled again at the next poll.");
+      } else if (raw instanceof EventReceived e) {
+        eventsReceived++;
+        firstEventId = firstEventId == null ? e.eventId() : firstEventId;
+        lastEventId = e.eventId();
+        if (eventsReceived == 1 && eventsDuplicated == 0) {
+          step(at, "Event " + e.type() + " id " + e.eventId() + " arrived at " + time(e.at())
+              + (e.eventTime() == null ? "" : " (event time " + time(e.eventTime()) + ")")
+              + (e.summary() == null || e.summary().isBlank() ? "" : ": " + e.summary())
+              + (before == null ? "" : "; it decided the window") + ".");
+        } else {
+          coalesced(at);
+        }
+      } else if (raw instanceof EventDuplicated e) {
+        eventsDuplicated++;
+        coalesced(at);
+      } else if (raw instanceof UpstreamRerunRecorded e) {
+        step(at, "Upstream task " + e.upstream() + " succeeded for its window " + e.upstreamWindow() + " at "
+            + time(e.at()) + ", after this window had " + (from == null ? "ended" : "been " + from) + ": "
+            + e.decision() + (e.detail() == null || e.detail().isBlank() ? "" : " (" + e.detail() + ")") + ".");
       } else {
         step(at, "The journal holds a " + a.type() + " event for the window: " + a.detail() + ".");
       }
     }
 
-    private String skipped(FireSkipped e, Map<String, Running> running) {
-      SkipReason r = e.reason();
-      String detail = e.detail() == null ? "" : e.detail();
+    /** The events coalesced into the window, one step updated in place while nothing else happens between them. */
+    private void coalesced(Instant at) {
+      String text = "Coalesced " + eventsText() + ".";
+      Step last = steps.isEmpty() ? null : steps.get(steps.size() - 1);
+      if (last != null && last.text().startsWith("Coalesced ")) {
+        steps.set(steps.size() - 1, new Step(at, localIso(at), text));
+      } else {
+        step(at, text);
+      }
+    }
+
+    /** e.g. {@code 10000 events (2000 distinct ids, 8000 duplicates), first id X, last id Y}. */
+    private String eventsText() {
+      long all = eventsReceived + eventsDuplicated;
+      return all + (all == 1 ? " event" : " events") + " (" + eventsReceived + (eventsReceived == 1 ? " distinct id, "
+          : " distinct ids, ") + eventsDuplicated + (eventsDuplicated == 1 ? " duplicate)" : " duplicates)")
+          + (firstEventId == null ? "" : ", first id " + firstEventId + ", last id " + lastEventId);
+    }
+
+    private String skipped(SkipReason r, String why, Map<String, Running> running) {
+      String detail = why == null ? "" : why;
       return switch (r) {
         case PREVIOUS_RUNNING -> {
           Matcher m = OTHER_WINDOW.matcher(detail);
@@ -647,7 +739,8 @@ public final class WindowExplanation {
             + ", so the window was recorded SKIPPED (PAUSED)";
         case WINDOW_EXISTS -> "the window already had an instance (WINDOW_EXISTS: " + detail + ")";
         case DEPENDENCY_NOT_MET -> "a dependency had not succeeded for this window (DEPENDENCY_NOT_MET: " + detail + ")";
-        case CONDITION_NOT_MET -> "the task's condition did not hold (CONDITION_NOT_MET: " + detail + ")";
+        case CONDITION_NOT_MET -> "the task's condition did not hold (CONDITION_NOT_MET: " + detail + ")"
+            + (conditionError == null ? "" : "; the last poll failed: " + conditionError);
       };
     }
 
@@ -683,7 +776,7 @@ public final class WindowExplanation {
     /** Why nothing happened between the task's previous event and the window's first one, if the journal shows it. */
     private String gap(AuditEvent previous, AuditEvent first, TaskJournal.WindowEvent e) {
       Instant due = e instanceof InstanceScheduled s ? s.dueAt() : e instanceof WindowMissed m ? m.dueAt()
-          : e instanceof FireSkipped f ? f.dueAt() : null;
+          : e instanceof FireSkipped f ? f.dueAt() : e instanceof WindowWaiting w ? w.dueAt() : null;
       if (due != null && dueDate == null) {
         dueDate = local(due).toLocalDate();
       }
@@ -713,8 +806,17 @@ public final class WindowExplanation {
     }
 
     private String verdict(WindowState w) {
+      long all = eventsReceived + eventsDuplicated;
+      String base = statusVerdict(w);
+      return all > 1 ? base + "; it coalesced " + eventsText() : base;
+    }
+
+    private String statusVerdict(WindowState w) {
       String due = dueAt == null ? "" : "due " + time(dueAt) + " " + zone.getId();
       return switch (w.status()) {
+        case WAITING -> "waiting for " + (waiting == null ? "its dependency or condition" : waiting.waitingFor())
+            + " until " + time(w.waitUntil() != null ? w.waitUntil() : waiting == null ? null : waiting.waitUntil())
+            + (due.isEmpty() ? "" : " (" + due + ")") + (conditionError == null ? "" : "; last poll: " + conditionError);
         case SUCCEEDED -> succeeded(w, due);
         case SKIPPED -> "skipped: " + (skipText != null ? skipText : w.reason());
         case MISSED -> "missed: " + (downtime == null ? "" : downtime + "; ") + (missText != null ? missText : w.reason());
@@ -747,6 +849,10 @@ public final class WindowExplanation {
       if (scheduledKind == RunKind.MANUAL) {
         return "ran by an operator: " + (reopenedFrom == null ? "run now" : "run of a " + reopenedFrom + " window")
             + ", attempt " + attempt + " started " + time(started) + " on node " + node + ", " + done;
+      }
+      if (released != null && (scheduledKind == RunKind.FIRST || scheduledKind == RunKind.BACKFILL)) {
+        return "ran after its wait: " + due + ", released " + time(released.at()) + " (" + released.detail() + "), attempt "
+            + attempt + " started " + time(started) + " on node " + node + ", " + done;
       }
       if (scheduledKind == RunKind.BACKFILL) {
         return "ran late: fired as a BACKFILL at " + time(scheduledAt) + ", " + human(Duration.between(dueAt, scheduledAt))
@@ -865,7 +971,7 @@ public final class WindowExplanation {
       for (AuditEvent a : digest != null ? List.<AuditEvent>of() : events) {
         Object e = a.event();
         Instant start = e instanceof InstanceScheduled s ? s.start() : e instanceof FireSkipped f ? f.start()
-            : e instanceof WindowMissed m ? m.start() : null;
+            : e instanceof WindowMissed m ? m.start() : e instanceof WindowWaiting ww ? ww.start() : null;
         if (start != null && a.window() != null) {
           starts.putIfAbsent(a.window(), start);
         }

@@ -28,6 +28,12 @@ import java.util.Objects;
  * @param updatedAt when it last changed (the time of the journal event)
  * @param lastSeq the task journal's sequence number of the last event applied to the row
  * @param movedAt when retention moved the row to the history table; null for a live row
+ * @param waitUntil the deadline of a WAITING window (for its dependency or condition); null in any
+ *     other status
+ * @param eventCount the distinct events of an event-triggered task counted on the window (0 for none)
+ * @param eventDuplicates repeated deliveries of event ids already counted on it (0 for none)
+ * @param firstEventId the id of the first event counted on it, or null
+ * @param lastEventId the id of the latest event counted on it, or null
  */
 public record InstanceRow(
     String taskId,
@@ -47,7 +53,42 @@ public record InstanceRow(
     Instant createdAt,
     Instant updatedAt,
     long lastSeq,
-    Instant movedAt) {
+    Instant movedAt,
+    Instant waitUntil,
+    long eventCount,
+    long eventDuplicates,
+    String firstEventId,
+    String lastEventId) {
+
+  /**
+   * A row without a wait deadline or events (a window of a time-triggered task that does not wait).
+   *
+   * @param taskId the task
+   * @param windowKey the window's key
+   * @param windowStart the window's start
+   * @param windowEnd the window's end, or null
+   * @param status the instance's status
+   * @param attempt the current or last attempt number
+   * @param retryCount retries scheduled since the window was (re)opened
+   * @param maxRetry the task's retry cap
+   * @param runKind why the current or last attempt runs, or null
+   * @param resultSummary the success summary, or null
+   * @param failReason the last reason, or null
+   * @param scheduledAt when the window fired or was due, or null
+   * @param startedAt when the current or last attempt started, or null
+   * @param finishedAt when the last attempt ended or the window reached a done status, or null
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param lastSeq the sequence number of the last event applied
+   * @param movedAt when retention moved the row, or null for a live row
+   */
+  public InstanceRow(String taskId, String windowKey, Instant windowStart, Instant windowEnd, InstanceStatus status,
+      int attempt, int retryCount, int maxRetry, RunKind runKind, String resultSummary, String failReason,
+      Instant scheduledAt, Instant startedAt, Instant finishedAt, Instant createdAt, Instant updatedAt, long lastSeq,
+      Instant movedAt) {
+    this(taskId, windowKey, windowStart, windowEnd, status, attempt, retryCount, maxRetry, runKind, resultSummary,
+        failReason, scheduledAt, startedAt, finishedAt, createdAt, updatedAt, lastSeq, movedAt, null, 0, 0, null, null);
+  }
 
   /** Canonical constructor: the key, start, status and times are required. */
   public InstanceRow {
@@ -62,6 +103,7 @@ public record InstanceRow(
   /** @return this row as it is in the live table (without {@link #movedAt()}) */
   public InstanceRow live() {
     return movedAt == null ? this : new InstanceRow(taskId, windowKey, windowStart, windowEnd, status, attempt, retryCount,
-        maxRetry, runKind, resultSummary, failReason, scheduledAt, startedAt, finishedAt, createdAt, updatedAt, lastSeq, null);
+        maxRetry, runKind, resultSummary, failReason, scheduledAt, startedAt, finishedAt, createdAt, updatedAt, lastSeq, null,
+        waitUntil, eventCount, eventDuplicates, firstEventId, lastEventId);
   }
 }

@@ -32,9 +32,10 @@ final class InstanceStore {
 
   /** The row's columns in {@link #read} and {@link #bind} order. */
   static final String COLUMNS = "task_id, window_key, window_start, window_end, status, attempt, retry_count, max_retry, "
-      + "run_kind, result_summary, fail_reason, scheduled_at, started_at, finished_at, created_at, updated_at, last_seq";
+      + "run_kind, result_summary, fail_reason, scheduled_at, started_at, finished_at, created_at, updated_at, last_seq, "
+      + "wait_until, event_count, event_duplicates, first_event_id, last_event_id";
 
-  private static final int NCOLS = 17;
+  private static final int NCOLS = 22;
 
   /** A journal row: its ordering, persistence id, sequence number, write time and serialized event. */
   record JournalRow(long ordering, String persistenceId, long seq, long writeMillis, byte[] payload, int serId,
@@ -83,10 +84,15 @@ final class InstanceStore {
         instant(rs, 15),
         instant(rs, 16),
         rs.getLong(17),
-        history ? instant(rs, 18) : null);
+        history ? instant(rs, 23) : null,
+        instant(rs, 18),
+        rs.getLong(19),
+        rs.getLong(20),
+        rs.getString(21),
+        rs.getString(22));
   }
 
-  /** Binds the row's columns at 1..17 in {@link #COLUMNS} order. */
+  /** Binds the row's columns at 1..22 in {@link #COLUMNS} order. */
   static void bind(PreparedStatement p, InstanceRow r) throws SQLException {
     p.setString(1, r.taskId());
     p.setString(2, r.windowKey());
@@ -105,6 +111,11 @@ final class InstanceStore {
     time(p, 15, r.createdAt());
     time(p, 16, r.updatedAt());
     p.setLong(17, r.lastSeq());
+    time(p, 18, r.waitUntil());
+    p.setLong(19, r.eventCount());
+    p.setLong(20, r.eventDuplicates());
+    p.setString(21, r.firstEventId());
+    p.setString(22, r.lastEventId());
   }
 
   static void time(PreparedStatement p, int i, Instant t) throws SQLException {
@@ -186,7 +197,8 @@ final class InstanceStore {
     }
     try (PreparedStatement p = c.prepareStatement("UPDATE " + LIVE + " SET window_start = ?, window_end = ?, status = ?, "
         + "attempt = ?, retry_count = ?, max_retry = ?, run_kind = ?, result_summary = ?, fail_reason = ?, scheduled_at = ?, "
-        + "started_at = ?, finished_at = ?, created_at = ?, updated_at = ?, last_seq = ? WHERE task_id = ? AND window_key = ?")) {
+        + "started_at = ?, finished_at = ?, created_at = ?, updated_at = ?, last_seq = ?, wait_until = ?, event_count = ?, "
+        + "event_duplicates = ?, first_event_id = ?, last_event_id = ? WHERE task_id = ? AND window_key = ?")) {
       for (InstanceRow r : rows) {
         time(p, 1, r.windowStart());
         time(p, 2, r.windowEnd());
@@ -203,8 +215,13 @@ final class InstanceStore {
         time(p, 13, r.createdAt());
         time(p, 14, r.updatedAt());
         p.setLong(15, r.lastSeq());
-        p.setString(16, r.taskId());
-        p.setString(17, r.windowKey());
+        time(p, 16, r.waitUntil());
+        p.setLong(17, r.eventCount());
+        p.setLong(18, r.eventDuplicates());
+        p.setString(19, r.firstEventId());
+        p.setString(20, r.lastEventId());
+        p.setString(21, r.taskId());
+        p.setString(22, r.windowKey());
         p.addBatch();
       }
       p.executeBatch();

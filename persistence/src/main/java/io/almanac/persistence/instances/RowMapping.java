@@ -71,7 +71,9 @@ final class RowMapping {
     Instant start = next.start() != null ? next.start() : next.dueAt() != null ? next.dueAt() : next.createdAt();
     return Optional.of(new InstanceRow(taskId, next.key(), start, next.end(), next.status(), next.attempt(),
         next.retries(), maxRetry, next.runKind(), next.summary(), next.reason(), next.dueAt(), next.startedAt(), finishedAt,
-        next.createdAt(), next.updatedAt(), seq, null));
+        next.createdAt(), next.updatedAt(), seq, null, next.waitUntil(),
+        next.events() == null ? 0 : next.events().received(), next.events() == null ? 0 : next.events().duplicates(),
+        next.events() == null ? null : next.events().firstId(), next.events() == null ? null : next.events().lastId()));
   }
 
   /**
@@ -96,9 +98,11 @@ final class RowMapping {
 
   /** The row as the one window of a state; what the row does not hold is empty. */
   static WindowState toWindowState(InstanceRow r) {
+    boolean counted = r.eventCount() != 0 || r.eventDuplicates() != 0 || r.firstEventId() != null || r.lastEventId() != null;
     return new WindowState(r.windowKey(), r.windowStart(), r.windowEnd(), r.scheduledAt(), r.status(), r.runKind(),
         r.attempt(), r.retryCount(), 0, r.startedAt(), null, null, null, r.resultSummary(), null, r.failReason(), Map.of(),
-        List.of(), r.createdAt(), r.updatedAt(), null);
+        List.of(), r.createdAt(), r.updatedAt(), null, r.status() == InstanceStatus.WAITING ? r.waitUntil() : null,
+        counted ? new WindowState.EventTally(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()) : null);
   }
 
   /** @return the run kind's name, or null */

@@ -1,7 +1,9 @@
 -- Almanac's instance table (io.almanac.persistence.instances) for H2, in the journal's database:
 -- one row per (task, window) kept from the task journals by InstanceProjection, its history table
 -- (rows moved by retention), the projection's per-task memory and its offset. SchemaBootstrap runs
--- it when one of the tables is missing; every statement is IF NOT EXISTS. almanac-h2.conf sets
+-- it when one of the tables is missing; every statement is IF NOT EXISTS. Columns added since the
+-- first release (wait_until, event_count, event_duplicates, first_event_id, last_event_id) are added
+-- to existing tables by SchemaBootstrap (ALTER TABLE ... ADD COLUMN IF NOT EXISTS). almanac-h2.conf sets
 -- DATABASE_TO_UPPER=false, so the unquoted names stay lower case, as on PostgreSQL.
 CREATE TABLE IF NOT EXISTS almanac_instance (
     task_id VARCHAR(255) NOT NULL,
@@ -21,6 +23,11 @@ CREATE TABLE IF NOT EXISTS almanac_instance (
     created_at TIMESTAMP(9) WITH TIME ZONE NOT NULL,
     updated_at TIMESTAMP(9) WITH TIME ZONE NOT NULL,
     last_seq BIGINT NOT NULL,
+    wait_until TIMESTAMP(9) WITH TIME ZONE,
+    event_count BIGINT DEFAULT 0 NOT NULL,
+    event_duplicates BIGINT DEFAULT 0 NOT NULL,
+    first_event_id VARCHAR(255),
+    last_event_id VARCHAR(255),
     PRIMARY KEY(task_id, window_key)
 );
 
@@ -56,6 +63,11 @@ CREATE TABLE IF NOT EXISTS almanac_instance_history (
     created_at TIMESTAMP(9) WITH TIME ZONE NOT NULL,
     updated_at TIMESTAMP(9) WITH TIME ZONE NOT NULL,
     last_seq BIGINT NOT NULL,
+    wait_until TIMESTAMP(9) WITH TIME ZONE,
+    event_count BIGINT DEFAULT 0 NOT NULL,
+    event_duplicates BIGINT DEFAULT 0 NOT NULL,
+    first_event_id VARCHAR(255),
+    last_event_id VARCHAR(255),
     moved_at TIMESTAMP(9) WITH TIME ZONE NOT NULL,
     PRIMARY KEY(task_id, window_key)
 );

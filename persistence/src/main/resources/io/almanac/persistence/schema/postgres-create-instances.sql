@@ -2,7 +2,9 @@
 -- database and current schema: one row per (task, window) kept from the task journals by
 -- InstanceProjection, its history table (rows moved by retention), the projection's per-task
 -- memory and its offset. SchemaBootstrap runs it when one of the tables is missing, in its
--- transaction under its advisory lock; every statement is IF NOT EXISTS.
+-- transaction under its advisory lock; every statement is IF NOT EXISTS. Columns added since the
+-- first release (wait_until, event_count, event_duplicates, first_event_id, last_event_id) are added
+-- to existing tables by SchemaBootstrap (ALTER TABLE ... ADD COLUMN IF NOT EXISTS).
 CREATE TABLE IF NOT EXISTS almanac_instance (
     task_id VARCHAR(255) NOT NULL,
     window_key VARCHAR(255) NOT NULL,
@@ -21,6 +23,11 @@ CREATE TABLE IF NOT EXISTS almanac_instance (
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL,
     last_seq BIGINT NOT NULL,
+    wait_until TIMESTAMPTZ,
+    event_count BIGINT DEFAULT 0 NOT NULL,
+    event_duplicates BIGINT DEFAULT 0 NOT NULL,
+    first_event_id VARCHAR(255),
+    last_event_id VARCHAR(255),
     PRIMARY KEY(task_id, window_key)
 );
 
@@ -56,6 +63,11 @@ CREATE TABLE IF NOT EXISTS almanac_instance_history (
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL,
     last_seq BIGINT NOT NULL,
+    wait_until TIMESTAMPTZ,
+    event_count BIGINT DEFAULT 0 NOT NULL,
+    event_duplicates BIGINT DEFAULT 0 NOT NULL,
+    first_event_id VARCHAR(255),
+    last_event_id VARCHAR(255),
     moved_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY(task_id, window_key)
 );

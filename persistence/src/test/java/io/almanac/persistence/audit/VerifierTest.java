@@ -239,6 +239,53 @@ class VerifierTest {
     assertEquals(Map.of("SUCCEEDED", 1L, "RUNNING", 1L), r.stats().windowsByStatus());
   }
 
+  private static TaskJournal.WindowWaiting waiting(String day, Duration waitAtMost) {
+    return new TaskJournal.WindowWaiting(day, DailyEvents.start(day), DailyEvents.end(day), due(day), RunKind.FIRST,
+        "upstream order-export (SAME_WINDOW)", due(day).plus(waitAtMost), due(day));
+  }
+
+  @Test
+  @DisplayName("I2: a WAITING window is accounted for, and open (not a violation) while it waits")
+  void i2AccountsForAWaitingWindowAndReportsItOpen() {
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
+        List.of(waiting("2026-11-30", Duration.ofHours(30))), ran("2026-12-01")));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(0, r.stats().windowsLost());
+    assertEquals(2, r.stats().windowsChecked(), r.toText());
+    assertEquals(1, r.open().size(), r.toText());
+    assertEquals("2026-11-30", r.open().get(0).window());
+    assertEquals("WAITING", r.open().get(0).status());
+    assertTrue(r.open().get(0).detail().contains("until " + due("2026-11-30").plus(Duration.ofHours(30))),
+        r.open().get(0).detail());
+    assertEquals(Map.of("SUCCEEDED", 2L, "WAITING", 1L), r.stats().windowsByStatus());
+  }
+
+  @Test
+  @DisplayName("I2: a window skipped DEPENDENCY_NOT_MET after waiting is accounted for; one released, run and then "
+      + "kept on an upstream rerun succeeds once")
+  void i2AccountsForADependencyNotMetWindowAndAReleasedOne() {
+    Instant due30 = due("2026-11-30");
+    Instant due01 = due("2026-12-01");
+    VerificationReport r = verify(journal(defined(SKIP), ran("2026-11-29"),
+        List.of(waiting("2026-11-30", Duration.ofHours(6)),
+            new TaskJournal.WaitEnded("2026-11-30", SkipReason.DEPENDENCY_NOT_MET,
+                "upstream order-export window 2026-11-30 is FAILED", due30.plus(Duration.ofHours(6))),
+            waiting("2026-12-01", Duration.ofHours(6)),
+            new TaskJournal.WaitSatisfied("2026-12-01", "upstream order-export succeeded for 2026-12-01",
+                due01.plusSeconds(600)),
+            scheduled("2026-12-01", RunKind.FIRST, due01.plusSeconds(600)),
+            started("2026-12-01", 1, due01.plusSeconds(601), Duration.ofHours(1)),
+            succeeded("2026-12-01", 1, due01.plusSeconds(602)),
+            new TaskJournal.UpstreamRerunRecorded("2026-12-01", "order-export", "2026-12-01", "KEPT",
+                "the window succeeded: no window succeeds twice", due01.plusSeconds(3600))),
+        ran("2026-12-02")));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(0, r.stats().windowsLost());
+    assertEquals(0, r.stats().doubleSuccesses());
+    assertEquals(List.of(), r.open());
+    assertEquals(Map.of("SUCCEEDED", 3L, "SKIPPED", 1L), r.stats().windowsByStatus());
+  }
+
   @Test
   void i2FindsAWindowLeftFailedWithoutRetryOrFinalFailure() {
     Instant due = due("2026-11-29");

@@ -35,6 +35,13 @@ import io.almanac.journal.TaskJournal.TaskPaused;
 import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.TaskJournal.ConditionCheckFailed;
+import io.almanac.journal.TaskJournal.EventDuplicated;
+import io.almanac.journal.TaskJournal.EventReceived;
+import io.almanac.journal.TaskJournal.UpstreamRerunRecorded;
+import io.almanac.journal.TaskJournal.WaitEnded;
+import io.almanac.journal.TaskJournal.WaitSatisfied;
+import io.almanac.journal.TaskJournal.WindowWaiting;
 import io.almanac.journal.WriterStamp;
 import io.almanac.persistence.audit.WindowExplanation.Explanation;
 import io.almanac.persistence.audit.WindowExplanation.Step;
@@ -569,6 +576,145 @@ class WindowExplanationTest {
         + "2026-11-28 20:00:00"), removedFirst.verdict());
   }
 
+  static final String UPSTREAM = "upstream order-export (SAME_WINDOW)";
+
+  static WindowWaiting waiting() {
+    return new WindowWaiting(DAY, START, END, DUE, RunKind.FIRST, UPSTREAM, t("06:00:00"), DUE);
+  }
+
+  @Test
+  @DisplayName("WAITING: what it waits for and until when, in the verdict and its step")
+  void waitingForUpstream() {
+    Explanation e = explain(journal(waiting()));
+    wellFormed(e);
+    assertEquals("WAITING", e.status());
+    assertEquals("waiting for upstream order-export (SAME_WINDOW) until 14:00:00 (due 08:00:00 Asia/Shanghai)", e.verdict());
+    assertEquals(List.of("Due 08:00:00 Asia/Shanghai, it was recorded WAITING for upstream order-export (SAME_WINDOW) until "
+        + "14:00:00 (FIRST, window 2026-11-29 00:00:00 to 2026-11-30 00:00:00)."), texts(e));
+  }
+
+  @Test
+  @DisplayName("released: the WaitSatisfied detail, the schedule that followed, and a verdict that says the run waited")
+  void releasedAndRan() {
+    Explanation e = explain(journal(waiting(),
+        new WaitSatisfied(DAY, "upstream order-export succeeded for 2026-11-29 at 10:30:00", t("02:30:00")),
+        scheduled(RunKind.FIRST, t("02:30:00")),
+        started(1, RunKind.FIRST, t("02:30:01"), N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(9), "ok", null, t("02:30:10"))));
+    wellFormed(e);
+    assertEquals("SUCCEEDED", e.status());
+    assertEquals("ran after its wait: due 08:00:00 Asia/Shanghai, released 10:30:00 (upstream order-export succeeded for "
+        + "2026-11-29 at 10:30:00), attempt 1 started 10:30:01 on node almanac@10.0.0.1:2552, succeeded 10:30:10", e.verdict());
+    assertEquals("Released at 10:30:00, after waiting 2 h 30 min: upstream order-export succeeded for 2026-11-29 at "
+        + "10:30:00.", texts(e).get(1));
+    assertEquals("Released, it was scheduled to run as FIRST at 10:30:00, 2 h 30 min after due.", texts(e).get(2));
+  }
+
+  @Test
+  @DisplayName("skipped DEPENDENCY_NOT_MET and CONDITION_NOT_MET when the wait's deadline passed, with their detail and the "
+      + "last failed poll")
+  void waitEnded() {
+    Explanation dep = explain(journal(waiting(), new WaitEnded(DAY, SkipReason.DEPENDENCY_NOT_MET,
+        "upstream order-export window 2026-11-29 is FAILED", t("06:00:00"))));
+    wellFormed(dep);
+    assertEquals("SKIPPED", dep.status());
+    assertEquals("skipped: a dependency had not succeeded for this window (DEPENDENCY_NOT_MET: upstream order-export window "
+        + "2026-11-29 is FAILED)", dep.verdict());
+    assertEquals("Its wait ended at 14:00:00 (deadline 14:00:00) without what it waited for: it was recorded SKIPPED, a "
+        + "dependency had not succeeded for this window (DEPENDENCY_NOT_MET: upstream order-export window 2026-11-29 is "
+        + "FAILED), and a WAIT_EXPIRED alert was raised.", texts(dep).get(1));
+
+    Explanation cond = explain(journal(
+        new WindowWaiting(DAY, START, END, DUE, RunKind.FIRST, "condition settlement-file", t("02:00:00"), DUE),
+        new ConditionCheckFailed(DAY, "settlement-file", "java.io.IOException: mount gone", t("00:01:00")),
+        new WaitEnded(DAY, SkipReason.CONDITION_NOT_MET, "condition settlement-file did not hold by 10:00:00",
+            t("02:00:00"))));
+    wellFormed(cond);
+    assertEquals("skipped: the task's condition did not hold (CONDITION_NOT_MET: condition settlement-file did not hold by "
+        + "10:00:00); the last poll failed: condition 'settlement-file' failed: java.io.IOException: mount gone",
+        cond.verdict());
+    assertEquals("A poll of condition 'settlement-file' failed at 08:01:00: java.io.IOException: mount gone; it is polled "
+        + "again at the next poll.", texts(cond).get(1));
+
+    Explanation stillWaiting = explain(journal(
+        new WindowWaiting(DAY, START, END, DUE, RunKind.FIRST, "condition settlement-file", t("02:00:00"), DUE),
+        new ConditionCheckFailed(DAY, "settlement-file", "timed out after 10 s", t("00:01:00"))));
+    assertEquals("waiting for condition settlement-file until 10:00:00 (due 08:00:00 Asia/Shanghai); last poll: condition "
+        + "'settlement-file' failed: timed out after 10 s", stillWaiting.verdict());
+  }
+
+  @Test
+  @DisplayName("released when met, then skipped by the overlap policy: the release and the overlap reason")
+  void releasedThenOverlapSkip() {
+    Explanation e = explain(journal(waiting(),
+        new WaitSatisfied(DAY, "upstream order-export succeeded for 2026-11-29", t("01:00:00")),
+        new WaitEnded(DAY, SkipReason.BUFFER_FULL, "windows 2026-11-27, 2026-11-28 are waiting to start", t("01:00:00"))));
+    wellFormed(e);
+    assertEquals("SKIPPED", e.status());
+    assertTrue(e.verdict().startsWith("skipped: windows 2026-11-27, 2026-11-28 are waiting to start and the overlap policy"),
+        e.verdict());
+    assertTrue(e.verdict().contains("(BUFFER_FULL)"), e.verdict());
+    assertTrue(texts(e).get(2).startsWith("Released, it did not run: "), texts(e).toString());
+  }
+
+  @Test
+  @DisplayName("released late: a DEPENDENCY_NOT_MET window is released when its upstream succeeds later")
+  void releasedLate() {
+    Explanation e = explain(journal(waiting(),
+        new WaitEnded(DAY, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is FAILED", t("06:00:00")),
+        new WaitSatisfied(DAY, "released late: upstream order-export succeeded for 2026-11-29", t("09:00:00")),
+        new InstanceScheduled(DAY, START, END, DUE, RunKind.BACKFILL, t("09:00:00"))));
+    wellFormed(e);
+    assertEquals("PENDING", e.status());
+    assertEquals("Released at 17:00:00, after waiting 9 h: released late: upstream order-export succeeded for 2026-11-29.",
+        texts(e).get(2));
+    assertEquals("Released, it was scheduled to run as BACKFILL at 17:00:00, 9 h after due.", texts(e).get(3));
+  }
+
+  @Test
+  @DisplayName("an event storm is one window: the deciding event is a step, the rest one coalesced step with the counts "
+      + "and the first and last ids, also in the verdict")
+  void coalescedEvents() {
+    List<Event> events = new ArrayList<>();
+    events.add(new SpecDefined(spec(TaskSpec.builder(TASK).onEvent(io.almanac.EventTrigger.of("order.paid"))
+        .zone("Asia/Shanghai").window("daily")), Instant.parse("2026-11-28T00:00:00Z")));
+    events.add(scheduled(RunKind.FIRST, DUE));
+    events.add(new EventReceived(DAY, "order.paid", "e0", DUE, "order 0 paid", DUE));
+    for (int i = 1; i < 10_000; i++) {
+      Instant at = DUE.plusMillis(i);
+      if (i % 5 == 0) {
+        events.add(new EventReceived(DAY, "order.paid", "e" + i, at, null, at));
+      } else {
+        events.add(new EventDuplicated(DAY, "e" + (i - i % 5), at));
+      }
+    }
+    Explanation e = WindowExplanation.explain(TASK, WindowExplanation.auditEvents(TASK, events), DAY);
+    wellFormed(e);
+    assertEquals("PENDING", e.status());
+    assertEquals(List.of(
+        "Due 08:00:00 Asia/Shanghai, the trigger fired it on time and it was scheduled to run (window 2026-11-29 00:00:00 "
+            + "to 2026-11-30 00:00:00).",
+        "Event order.paid id e0 arrived at 08:00:00 (event time 08:00:00): order 0 paid; it decided the window.",
+        "Coalesced 10000 events (2000 distinct ids, 8000 duplicates), first id e0, last id e9995."), texts(e));
+    assertTrue(e.verdict().endsWith("; it coalesced 10000 events (2000 distinct ids, 8000 duplicates), first id e0, last id "
+        + "e9995"), e.verdict());
+  }
+
+  @Test
+  @DisplayName("an upstream rerun after the window ran: the decision and why")
+  void upstreamRerun() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:01")),
+        new UpstreamRerunRecorded(DAY, "order-export", DAY, "KEPT", "the window succeeded: no window succeeds twice",
+            t("05:00:00"))));
+    wellFormed(e);
+    assertEquals("SUCCEEDED", e.status());
+    assertEquals("Upstream task order-export succeeded for its window 2026-11-29 at 13:00:00, after this window had been "
+        + "SUCCEEDED: KEPT (the window succeeded: no window succeeds twice).", texts(e).get(3));
+  }
+
   @Test
   @DisplayName("every event type of TaskJournal is told in its own words (none falls to the generic sentence)")
   void everyEventTypeHasItsWords() {
@@ -589,7 +735,17 @@ class WindowExplanationTest {
         journal(new WindowMissed(DAY, START, END, DUE, MissReason.OUTSIDE_HORIZON, "m", DUE),
             scheduled(RunKind.MANUAL, t("01:00:00")), new InstanceCancelled(DAY, 0, "task removed", t("01:00:01")),
             new TaskRemoved(t("01:00:01")),
-            new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("01:00:02"))));
+            new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("01:00:02"))),
+        journal(waiting(), new ConditionCheckFailed(DAY, "settlement-file", "timed out after 10 s", t("00:01:00")),
+            new WaitSatisfied(DAY, "upstream order-export succeeded for 2026-11-29", t("01:00:00")),
+            scheduled(RunKind.FIRST, t("01:00:00")), new EventReceived(DAY, "order.paid", "evt-1", DUE, "paid", t("01:00:00")),
+            new EventDuplicated(DAY, "evt-1", t("01:00:01")),
+            started(1, RunKind.FIRST, t("01:00:02"), N1),
+            new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("01:00:03")),
+            new UpstreamRerunRecorded(DAY, "order-export", DAY, "KEPT", "the window succeeded: no window succeeds twice",
+                t("03:00:00"))),
+        journal(waiting(), new WaitEnded(DAY, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is "
+            + "FAILED", t("06:00:00"))));
     for (List<Event> j : journals) {
       j.forEach(e -> covered.add(e.getClass()));
       Explanation e = explain(j);

@@ -187,6 +187,9 @@ public final class InstanceTableScenarios {
       assertEquals(v.reason(), r.failReason(), what);
       assertEquals(v.createdAt(), r.createdAt(), what);
       assertEquals(v.updatedAt(), r.updatedAt(), what);
+      assertEquals(v.waitUntil(), r.waitUntil(), what);
+      assertEquals(v.events() == null ? 0 : v.events().received(), r.eventCount(), what);
+      assertEquals(v.events() == null ? 0 : v.events().duplicates(), r.eventDuplicates(), what);
     }
   }
 

@@ -1,0 +1,82 @@
+package io.almanac.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.almanac.InstanceStatus;
+import io.almanac.RunKind;
+import io.almanac.WindowKey;
+import io.almanac.WindowView;
+import io.almanac.persistence.instances.InstanceRow;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A window's JSON shows the triggers' state: a WAITING window's deadline and the events coalesced
+ * into a window, from a task's view and from an instance-table row alike; the dashboard colours
+ * WAITING cells and shows their deadline.
+ */
+class WindowJsonTest {
+
+  private static final Instant T = Instant.parse("2026-11-29T00:00:00Z");
+
+  @Test
+  @DisplayName("waitUntil and events in a window's JSON, null when the window has none")
+  void waitUntilAndEvents() {
+    WindowView waiting = new WindowView("report", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
+        InstanceStatus.WAITING, RunKind.FIRST, 0, 0, 0, null, null, null, null, "waiting for upstream order-export "
+        + "(SAME_WINDOW)", Map.of(), T, T, null, T.plusSeconds(21_600), new WindowView.Events(2000, 8000, "e0", "e9999"));
+    JsonNode n = ApiJson.window(waiting);
+    assertEquals("WAITING", n.get("status").asText());
+    assertEquals("2026-11-29T06:00:00Z", n.get("waitUntil").asText());
+    assertEquals("waiting for upstream order-export (SAME_WINDOW)", n.get("reason").asText());
+    assertEquals(2000, n.get("events").get("received").asLong());
+    assertEquals(8000, n.get("events").get("duplicates").asLong());
+    assertEquals("e0", n.get("events").get("firstId").asText());
+    assertEquals("e9999", n.get("events").get("lastId").asText());
+    assertTrue(n.get("finishedAt").isNull(), "a WAITING window is not finished");
+
+    WindowView plain = new WindowView("digest", WindowKey.of("2026-11-29"), T, T, T, InstanceStatus.SUCCEEDED,
+        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T);
+    JsonNode p = ApiJson.window(plain);
+    assertTrue(p.get("waitUntil").isNull(), p.toString());
+    assertTrue(p.get("events").isNull(), p.toString());
+  }
+
+  @Test
+  @DisplayName("a row of the instance table gives the same waitUntil and events as the task's view")
+  void fromTheInstanceTable() {
+    InstanceRow row = new InstanceRow("report", "2026-11-29", T, T.plusSeconds(86_400), InstanceStatus.WAITING, 0, 0, 0,
+        RunKind.FIRST, null, "waiting for upstream order-export (SAME_WINDOW)", T, null, null, T, T, 3, null,
+        T.plusSeconds(21_600), 14, 36, "e0", "e45");
+    WindowView v = InstanceWindowSource.view(row);
+    assertEquals(T.plusSeconds(21_600), v.waitUntil());
+    assertEquals(new WindowView.Events(14, 36, "e0", "e45"), v.events());
+    InstanceRow none = new InstanceRow("digest", "2026-11-29", T, T, InstanceStatus.SUCCEEDED, 1, 0, 0, RunKind.FIRST,
+        "ok", null, T, T, T, T, T, 4, null);
+    assertEquals(null, InstanceWindowSource.view(none).events());
+    assertEquals(null, InstanceWindowSource.view(none).waitUntil());
+  }
+
+  @Test
+  @DisplayName("the dashboard has a WAITING colour, lists it in the legend and shows the deadline and events")
+  void dashboardKnowsWaiting() throws Exception {
+    String js = resource("app.js");
+    String css = resource("app.css");
+    assertTrue(css.contains(".st-WAITING { background: var(--waiting); }"), "a colour of its own");
+    assertTrue(js.contains("'WAITING'"), "in the legend");
+    assertTrue(js.contains("w.status === 'WAITING' && w.waitUntil"), "the deadline in the cell's title");
+    assertTrue(js.contains("['wait until',") && js.contains("['events', eventsText(w)]"), "in the detail panel");
+  }
+
+  private static String resource(String name) throws Exception {
+    try (InputStream in = WindowJsonTest.class.getResourceAsStream("/io/almanac/http/dashboard/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+}
