@@ -128,6 +128,7 @@ public final class ApiRoutes extends AllDirectives {
         path("tasks", () -> get(this::listTasks)),
         path("windows", () -> get(() -> parameterMultiMap(this::listWindows))),
         path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(windowList(ws))))),
+        new EventRoutes(almanac, this).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
   }
 
@@ -319,7 +320,7 @@ public final class ApiRoutes extends AllDirectives {
    * Answers a call's outcome: its JSON when it succeeds, its {@link Problem} when it fails (or
    * throws before it starts).
    */
-  private <T> Route answer(Supplier<CompletionStage<T>> call, String task, String window, Function<T, Route> ok) {
+  <T> Route answer(Supplier<CompletionStage<T>> call, String task, String window, Function<T, Route> ok) {
     return onComplete(() -> {
       try {
         return call.get();
@@ -334,12 +335,12 @@ public final class ApiRoutes extends AllDirectives {
     });
   }
 
-  private Route ok(ObjectNode body) {
+  Route ok(ObjectNode body) {
     return complete(StatusCodes.OK, HttpEntities.create(ContentTypes.APPLICATION_JSON, body.toString()));
   }
 
   /** The call's JSON body, checked: missing, not JSON, another content type, or another field is refused. */
-  private Route body(Set<String> fields, Function<JsonBody, Route> inner) {
+  Route body(Set<String> fields, Function<JsonBody, Route> inner) {
     return extractRequestEntity(request -> {
       java.util.OptionalLong length = request.getContentLengthOption();
       if (length.isPresent() && length.getAsLong() > MAX_BODY_BYTES) {
@@ -372,7 +373,7 @@ public final class ApiRoutes extends AllDirectives {
   }
 
   /** Runs the route only with {@code Authorization: Bearer <almanac.http.token>}; else 401. */
-  private Route authorized(Supplier<Route> inner) {
+  Route authorized(Supplier<Route> inner) {
     return optionalHeaderValueByName("Authorization", header -> {
       Optional<String> problem = refusal(header);
       return problem.isPresent() ? Problems.complete(Problem.unauthorized(problem.get())) : inner.get();

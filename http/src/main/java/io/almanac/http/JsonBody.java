@@ -68,6 +68,23 @@ final class JsonBody {
     return v.asText();
   }
 
+  /** An optional string field (any text, also empty), null when absent or JSON null. */
+  String optionalText(String field) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isTextual()) {
+      throw new Problem.Raised(Problem.invalid(field, v.toString(), "must be a JSON string"));
+    }
+    return v.asText();
+  }
+
+  /** An optional ISO-8601 instant, null when absent or JSON null. */
+  Instant optionalInstant(String field) {
+    return WindowFilter.instant(field, optionalText(field));
+  }
+
   /** A required ISO-8601 instant. */
   Instant requiredInstant(String field) {
     return WindowFilter.instant(field, requiredText(field));

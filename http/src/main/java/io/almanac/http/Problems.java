@@ -114,6 +114,7 @@ public final class Problems {
         case UNKNOWN_TASK -> Problem.notFound(refused.getMessage(), "task", task);
         case UNKNOWN_WINDOW -> Problem.notFound(refused.getMessage(), "window", window);
         case INVALID_ARGUMENT -> invalidArgument(refused);
+        case UNKNOWN_EVENT_TYPE -> unknownEventType(refused);
         default -> Problem.refused(refused.getMessage(), window != null ? "window" : "task", window != null ? window : task);
       };
     }
@@ -154,6 +155,12 @@ public final class Problems {
     return m.find()
         ? new Problem(400, "invalid-input", "Invalid input", refused.getMessage(), m.group(1), m.group(2))
         : new Problem(400, "invalid-input", "Invalid input", refused.getMessage(), null, null);
+  }
+
+  /** An event type no task listens to: 404 naming {@code type}, its value read from the Java API's message. */
+  private static Problem unknownEventType(RefusedException refused) {
+    Matcher m = INVALID.matcher(refused.getMessage());
+    return Problem.notFound(refused.getMessage(), "type", m.find() ? m.group(2) : null);
   }
 
   private static Throwable unwrap(Throwable error) {

@@ -59,7 +59,7 @@ import picocli.CommandLine.Unmatched;
       AlmanacCli.Demo.class, AlmanacCli.Status.class, AlmanacCli.Tasks.class, AlmanacCli.Windows.class,
       AlmanacCli.Queue.class, AlmanacCli.Why.class, AlmanacCli.Timeline.class, AlmanacCli.Pause.class,
       AlmanacCli.Resume.class, AlmanacCli.Run.class, AlmanacCli.Backfill.class, AlmanacCli.Retry.class,
-      AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Audit.class, AlmanacCli.RebuildInstances.class,
+      AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Publish.class, AlmanacCli.Audit.class, AlmanacCli.RebuildInstances.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "Exit codes:%n",
@@ -609,6 +609,47 @@ public final class AlmanacCli implements Callable<Integer> {
     @Override
     public Integer call() {
       return post("cancel", ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString());
+    }
+  }
+
+  /** {@code publish}: an event for the tasks that listen to its type. */
+  @Command(name = "publish", description = {
+      "Publishes an event to the tasks whose event trigger listens to its type (POST /api/events, needs the token)",
+      "and prints what each task did: SCHEDULED, COALESCED, DUPLICATE, SKIPPED or MISSED. A second delivery of an id",
+      "is a DUPLICATE and makes no second instance. A type no task listens to exits 1; bad input exits 2."})
+  static final class Publish extends ApiCommand {
+    @Option(names = "--type", required = true, paramLabel = "TYPE", description = "the event type, e.g. order.paid")
+    String type;
+    @Option(names = "--id", required = true, paramLabel = "ID", description = "the event's id (duplicates are recognised by it)")
+    String id;
+    @Option(names = "--time", paramLabel = "ISO", description = "when the event happened, an ISO instant, e.g. "
+        + "2026-11-29T02:15:00Z (needed by tasks that map events by event time)")
+    String time;
+    @Option(names = "--summary", paramLabel = "TEXT", description = "a short description kept in the journal")
+    String summary;
+
+    @Override
+    public Integer call() {
+      ObjectNode body = ApiClient.JSON.createObjectNode().put("type", required("--type", type)).put("id", required("--id", id));
+      if (time != null) {
+        body.put("eventTime", time);
+      }
+      if (summary != null) {
+        body.put("summary", summary);
+      }
+      ApiClient.Answer a = api().post("/api/events", body.toString());
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      JsonNode r = a.json();
+      out().println("event " + text(r, "type") + " " + text(r, "id") + ": " + r.path("tasks").size()
+          + (r.path("tasks").size() == 1 ? " task" : " tasks"));
+      TextTable t = new TextTable(100, "TASK", "WINDOW", "OUTCOME", "DETAIL");
+      for (JsonNode o : r.path("tasks")) {
+        t.row(text(o, "task"), text(o, "window"), text(o, "outcome"), text(o, "detail"));
+      }
+      t.print(out());
+      return EXIT_OK;
     }
   }
 }

@@ -264,7 +264,7 @@ class AlmanacCliTest {
     Run h = raw("--help");
     assertEquals(0, h.code(), h.toString());
     for (String c : List.of("demo", "status", "tasks", "windows", "queue", "why", "timeline", "pause", "resume", "run",
-        "backfill", "retry", "resolve", "cancel", "audit")) {
+        "backfill", "retry", "resolve", "cancel", "publish", "audit")) {
       assertTrue(h.out().contains("  " + c + " "), c + "\n" + h);
     }
     assertTrue(h.out().contains("Exit codes:") && h.out().matches("(?s).*\\n  4 +unauthorized \\(401\\).*"), h.toString());
@@ -274,6 +274,49 @@ class AlmanacCliTest {
     assertEquals("demo", AlmanacCli.withDefault(new String[0])[0]);
     assertEquals(List.of("demo", "--digest-now"), List.of(AlmanacCli.withDefault(new String[] {"--digest-now"})));
     assertEquals(List.of("tasks"), List.of(AlmanacCli.withDefault(new String[] {"tasks"})));
+  }
+
+  @Test
+  @Order(11)
+  @DisplayName("publish: each listening task's outcome as a table (SCHEDULED), a second delivery DUPLICATE (--json); "
+      + "exit 1 for a type no task listens to, 2 for bad input, 4 without the token; nothing stored when refused")
+  void publish() throws Exception {
+    ApiTestNode.await(node.almanac.register(io.almanac.TaskSpec.builder("orders")
+        .onEvent(io.almanac.EventTrigger.of("order.paid")).zone("UTC").window("hourly").job("ok").build()));
+    Run r = cli("--token", ApiTestNode.TOKEN, "publish", "--type", "order.paid", "--id", "evt-1",
+        "--time", "2026-11-29T00:00:30Z", "--summary", "order 1 paid");
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().startsWith("event order.paid evt-1: 1 task"), r.toString());
+    assertTrue(r.out().contains("OUTCOME"), r.toString());
+    String row = line(r.out(), "orders ");
+    assertTrue(row.contains("SCHEDULED"), r.toString());
+    List<WindowView> windows = ApiTestNode.await(node.almanac.windows("orders"));
+    assertEquals(1, windows.size(), windows.toString());
+    assertTrue(row.contains(windows.get(0).window().value()), r.toString());
+
+    Run again = cli("--token", ApiTestNode.TOKEN, "--json", "publish", "--type", "order.paid", "--id", "evt-1",
+        "--time", "2026-11-29T00:00:30Z");
+    assertEquals(0, again.code(), again.toString());
+    JsonNode o = json.readTree(again.out()).get("tasks").get(0);
+    assertEquals("orders", o.get("task").asText(), again.toString());
+    assertEquals("DUPLICATE", o.get("outcome").asText(), again.toString());
+
+    Run unknown = cli("--token", ApiTestNode.TOKEN, "publish", "--type", "order.refunded", "--id", "evt-2",
+        "--time", "2026-11-29T00:00:30Z");
+    assertEquals(AlmanacCli.EXIT_REFUSED, unknown.code(), unknown.toString());
+    assertTrue(unknown.err().contains("404") && unknown.err().contains("order.refunded"), unknown.toString());
+    Run badTime = cli("--token", ApiTestNode.TOKEN, "publish", "--type", "order.paid", "--id", "evt-3", "--time", "yesterday");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, badTime.code(), badTime.toString());
+    assertTrue(badTime.err().contains("field 'eventTime', value 'yesterday'"), badTime.toString());
+    Run noId = cli("--token", ApiTestNode.TOKEN, "publish", "--type", "order.paid");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, noId.code(), noId.toString());
+    assertTrue(noId.err().contains("--id"), noId.toString());
+    Run noToken = cli("publish", "--type", "order.paid", "--id", "evt-4", "--time", "2026-11-29T00:00:30Z");
+    assertEquals(AlmanacCli.EXIT_UNAUTHORIZED, noToken.code(), noToken.toString());
+
+    List<WindowView> after = ApiTestNode.await(node.almanac.windows("orders"));
+    assertEquals(1, after.size(), after.toString());
+    assertEquals(windows.get(0).window(), after.get(0).window());
   }
 
   private static String line(String text, String containing) {

@@ -1,0 +1,75 @@
+package io.almanac.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.almanac.Almanac;
+import io.almanac.IncomingEvent;
+import io.almanac.PublishResult;
+import java.time.Instant;
+import java.util.Set;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * {@code POST /api/events} (docs/http-api.md): publishes an event ({@link Almanac#publish(IncomingEvent)})
+ * to the tasks whose event trigger listens to its type, with the bearer token like every mutating
+ * call. The body is {@code {"type","id","eventTime","summary"}} ({@code eventTime} an ISO-8601
+ * instant, optional, and {@code summary} optional); the answer is the {@link PublishResult}: {@code
+ * {"type","id","tasks":[{"task","window","outcome","detail"}]}}. A malformed field is a 400 naming
+ * it (nothing is stored: the node checks an event before any task sees it); a type no task listens
+ * to is a 404 naming {@code type}.
+ */
+final class EventRoutes extends AllDirectives {
+
+  /** The fields of the body. */
+  static final Set<String> FIELDS = Set.of("type", "id", "eventTime", "summary");
+
+  private final Almanac almanac;
+  private final ApiRoutes api;
+
+  /**
+   * @param almanac the node
+   * @param api the API's plumbing: the token check, the body's parsing and the answers
+   */
+  EventRoutes(Almanac almanac, ApiRoutes api) {
+    this.almanac = almanac;
+    this.api = api;
+  }
+
+  /** @return {@code events}, under the API's {@code /api} prefix */
+  Route route() {
+    return path("events", () -> post(() -> api.authorized(() -> api.body(FIELDS, this::publish))));
+  }
+
+  private Route publish(JsonBody body) {
+    IncomingEvent event = event(body);
+    return api.answer(() -> almanac.publish(event), null, null, result -> api.ok(json(result)));
+  }
+
+  /**
+   * The event a body states; the JSON types are checked here, the values by the node.
+   *
+   * @throws Problem.Raised naming the field for a missing or blank type or id, a field that is not
+   *     a JSON string, or an eventTime that is not an ISO-8601 instant
+   */
+  static IncomingEvent event(JsonBody body) {
+    String type = body.requiredText("type");
+    String id = body.requiredText("id");
+    Instant eventTime = body.optionalInstant("eventTime");
+    String summary = body.optionalText("summary");
+    return new IncomingEvent(type, id, eventTime, summary);
+  }
+
+  /** {@code {"type","id","tasks":[{"task","window","outcome","detail"}]}}. */
+  static ObjectNode json(PublishResult result) {
+    ObjectNode root = ApiJson.JSON.createObjectNode();
+    root.put("type", result.type());
+    root.put("id", result.id());
+    ArrayNode tasks = root.putArray("tasks");
+    for (PublishResult.TaskOutcome o : result.tasks()) {
+      tasks.addObject().put("task", o.taskId()).put("window", o.window() == null ? null : o.window().value())
+          .put("outcome", o.outcome() == null ? null : o.outcome().name()).put("detail", o.detail());
+    }
+    return root;
+  }
+}
