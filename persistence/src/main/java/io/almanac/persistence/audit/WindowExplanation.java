@@ -732,6 +732,7 @@ public final class WindowExplanation {
             + w.attempt() + (lastError == null ? " failed" : " failed: " + lastError);
         case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
             + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";
+        case WAITING -> w.reason() == null ? "waiting for its dependency or condition" : w.reason();
       };
     }
 
