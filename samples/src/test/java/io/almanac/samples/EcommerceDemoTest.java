@@ -163,6 +163,21 @@ class EcommerceDemoTest {
     assertStatus(DemoTasks.DAILY_REPORT_FAST, EVEN.toString(), InstanceStatus.SUCCEEDED);
   }
 
+  @Test
+  @Order(3)
+  @DisplayName("R9/R31: an operator exports the odd minute by hand and resolves it: the skipped report is released late and runs")
+  void reportReleasedLateWhenTheExportIsResolved() throws Exception {
+    String key = ODD.toString();
+    assertStatus(DemoTasks.DAILY_REPORT_FAST, key, InstanceStatus.SKIPPED);
+    OrderExportJob.write(OrderExportJob.exportFile(dataDir, key), "orders,window\n42," + key + "\n");
+    await(almanac.resolve(DemoTasks.ORDER_EXPORT_FAST, WindowKey.of(key), "exported by hand from the replica"));
+    Instant limit = clock.instant().plusSeconds(15);
+    stepUntil(limit, () -> assertStatus(DemoTasks.DAILY_REPORT_FAST, key, InstanceStatus.SUCCEEDED));
+    WindowView report = window(DemoTasks.DAILY_REPORT_FAST, key);
+    assertTrue(report.summary().contains("42 orders"), report.summary());
+    assertEquals(1, report.attempt());
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   /**
