@@ -7,15 +7,20 @@ import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import io.almanac.CatchUpPolicy;
+import io.almanac.ConditionTrigger;
+import io.almanac.DependencyTrigger;
 import io.almanac.DstPolicy;
+import io.almanac.EventTrigger;
 import io.almanac.InvalidSpecException;
 import io.almanac.LeasePolicy;
 import io.almanac.OverlapPolicy;
 import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import java.time.Duration;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -50,11 +55,27 @@ import java.util.function.Supplier;
  * than read in a default zone. Integers must be whole numbers ({@code 2.0} is 2, {@code 2.5} is
  * refused); a null value counts as
  * absent.
+ *
+ * <p>Event, dependency and condition triggers (docs/triggers.md): {@code event { type, map-by =
+ * event-time|arrival-time }} makes {@code cron} optional (a task with neither cron, at nor event is
+ * refused), and such a task may name its {@code zone} (UTC by default); {@code zone} next to a {@code
+ * cron} is refused, the cron's last token being its zone. {@code depends-on { upstream = [..],
+ * require = all|any, mapping = same-window|all-within|latest-within, wait-at-most, missing-upstream
+ * = reject|wait, on-upstream-rerun = keep|run-again }} and {@code condition { name, every, timeout,
+ * debounce, hold-for, wait-at-most }} are read into the same triggers as the Java builder's; their
+ * bounds (an {@code every} below 1 s, a {@code debounce} of 0, ...) are the triggers' own, refused
+ * naming the full key. Unknown keys in these blocks are refused too. Whether the named condition is
+ * registered on the node, and whether the upstream tasks exist, is checked at registration.
  */
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
-      "dst", "description");
+      "dst", "description", "zone", "event", "depends-on", "condition");
+  private static final Set<String> EVENT_KEYS = Set.of("type", "map-by");
+  private static final Set<String> DEPENDS_ON_KEYS = Set.of("upstream", "require", "mapping", "wait-at-most",
+      "missing-upstream", "on-upstream-rerun");
+  private static final Set<String> CONDITION_KEYS = Set.of("name", "every", "timeout", "debounce", "hold-for",
+      "wait-at-most");
   private static final Set<String> LEASE_KEYS = Set.of("floor", "ceiling", "factor", "min-samples");
   private static final Set<String> DST_KEYS = Set.of("gap", "overlap");
   private static final Set<String> CATCH_UP_KEYS = Set.of("mode", "horizon", "span");
@@ -97,7 +118,16 @@ public final class ConfigTasks {
       Map.entry("lease.factor", "lease.factor"),
       Map.entry("lease.minSamples", "lease.min-samples"),
       Map.entry("dst.gap", "dst.gap"),
-      Map.entry("dst.overlap", "dst.overlap"));
+      Map.entry("dst.overlap", "dst.overlap"),
+      Map.entry("event.type", "event.type"),
+      Map.entry("dependency.upstream", "depends-on.upstream"),
+      Map.entry("dependency.wait-at-most", "depends-on.wait-at-most"),
+      Map.entry("condition.name", "condition.name"),
+      Map.entry("condition.every", "condition.every"),
+      Map.entry("condition.timeout", "condition.timeout"),
+      Map.entry("condition.debounce", "condition.debounce"),
+      Map.entry("condition.hold-for", "condition.hold-for"),
+      Map.entry("condition.wait-at-most", "condition.wait-at-most"));
 
   private ConfigTasks() {}
 
@@ -148,12 +178,35 @@ public final class ConfigTasks {
         throw t.refuse("dst", "not used by a one-shot task (at): it fires at one instant");
       }
       b.once(t.instant("at"));
-    } else {
+    } else if (t.has("cron") || !t.has("event")) {
       if (!t.has("cron")) {
-        throw t.refuse("cron", "is required (or at, the instant of a one-shot task)");
+        throw t.refuse("cron", "is required (or at, the instant of a one-shot task, or event, for a task triggered"
+            + " by events)");
       }
       String cron = t.string("cron", true);
       t.mapped(() -> b.cron(cron));
+    }
+    if (t.has("zone")) {
+      if (t.has("cron")) {
+        throw t.refuse("zone", "a task with a cron takes its zone from the cron's last token (e.g. \"0 30 0 * * ?"
+            + " Asia/Shanghai\"); zone is for a task without cron");
+      }
+      String zone = t.string("zone", false).trim();
+      try {
+        ZoneId.of(zone);
+      } catch (DateTimeException e) {
+        throw t.refuse("zone", "unknown time zone (a region id such as Asia/Shanghai, or UTC)");
+      }
+      b.zone(zone);
+    }
+    if (t.has("event")) {
+      b.onEvent(event(t.object("event")));
+    }
+    if (t.has("depends-on")) {
+      b.dependsOn(dependsOn(t.object("depends-on")));
+    }
+    if (t.has("condition")) {
+      b.when(condition(t.object("condition")));
     }
     b.job(t.string("job", true));
     if (t.has("window")) {
@@ -246,6 +299,41 @@ public final class ConfigTasks {
       policy = policy.withinSpan(c.duration("span"));
     }
     return policy;
+  }
+
+  /** An event block: the type is required; events map by their own time unless map-by says otherwise. */
+  private static EventTrigger event(Node e) {
+    e.refuseUnknown(EVENT_KEYS, "known: " + new TreeSet<>(EVENT_KEYS));
+    String type = e.string("type", true);
+    EventTrigger.TimeBasis basis = e.has("map-by") ? e.enumOf("map-by", EventTrigger.TimeBasis.class)
+        : EventTrigger.TimeBasis.EVENT_TIME;
+    return new EventTrigger(type, basis);
+  }
+
+  /** A depends-on block: upstream is required, every other key has the Java API's default. */
+  private static DependencyTrigger dependsOn(Node d) {
+    d.refuseUnknown(DEPENDS_ON_KEYS, "known: " + new TreeSet<>(DEPENDS_ON_KEYS));
+    List<String> upstream = d.strings("upstream", "a list of upstream task ids such as [order-export]");
+    DependencyTrigger.Require require = d.has("require") ? d.enumOf("require", DependencyTrigger.Require.class) : null;
+    DependencyTrigger.Mapping mapping = d.has("mapping") ? d.enumOf("mapping", DependencyTrigger.Mapping.class) : null;
+    Duration waitAtMost = d.has("wait-at-most") ? d.duration("wait-at-most") : null;
+    DependencyTrigger.MissingUpstream missing = d.has("missing-upstream")
+        ? d.enumOf("missing-upstream", DependencyTrigger.MissingUpstream.class) : null;
+    DependencyTrigger.Rerun rerun = d.has("on-upstream-rerun")
+        ? d.enumOf("on-upstream-rerun", DependencyTrigger.Rerun.class) : null;
+    return new DependencyTrigger(upstream, require, mapping, waitAtMost, missing, rerun);
+  }
+
+  /** A condition block: name is required, every other key has the Java API's default. */
+  private static ConditionTrigger condition(Node c) {
+    c.refuseUnknown(CONDITION_KEYS, "known: " + new TreeSet<>(CONDITION_KEYS));
+    String name = c.string("name", true);
+    Duration every = c.has("every") ? c.duration("every") : null;
+    Duration timeout = c.has("timeout") ? c.duration("timeout") : null;
+    int debounce = c.has("debounce") ? c.integer("debounce") : 1;
+    Duration holdFor = c.has("hold-for") ? c.duration("hold-for") : null;
+    Duration waitAtMost = c.has("wait-at-most") ? c.duration("wait-at-most") : null;
+    return new ConditionTrigger(name, every, timeout, debounce, holdFor, waitAtMost);
   }
 
   /** A value as written: strings bare, anything else as its unwrapped form ({@code [5m, abc]}). */
@@ -368,6 +456,21 @@ public final class ConfigTasks {
       } catch (ConfigException e) {
         throw refuse(key, "must be a duration such as 15m");
       }
+    }
+
+    List<String> strings(String key, String what) {
+      ConfigValue v = required(key);
+      if (v.valueType() != ConfigValueType.LIST) {
+        throw refuse(key, "must be " + what);
+      }
+      List<String> out = new ArrayList<>();
+      for (ConfigValue item : (com.typesafe.config.ConfigList) v) {
+        switch (item.valueType()) {
+          case STRING, NUMBER, BOOLEAN -> out.add(text(item));
+          default -> throw refuse(key, "must be " + what);
+        }
+      }
+      return out;
     }
 
     List<Duration> durations(String key) {

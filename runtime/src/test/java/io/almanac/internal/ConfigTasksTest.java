@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.almanac.CatchUpPolicy;
+import io.almanac.ConditionTrigger;
+import io.almanac.DependencyTrigger;
 import io.almanac.DstPolicy;
+import io.almanac.EventTrigger;
 import io.almanac.InvalidSpecException;
 import io.almanac.OverlapPolicy;
 import io.almanac.RetryPolicy;
@@ -112,6 +115,9 @@ class ConfigTasksTest {
   }
 
   private static final String T = "t { cron = \"0 0 8 * * ? UTC\", job = J, ";
+
+  /** A task without cron or at. */
+  private static final String E = "t { job = J, ";
 
   /** Every key ConfigTasks reads, each way it can be wrong: {config inside almanac.tasks, full key, value}. */
   static Stream<Arguments> everyKey() {
@@ -231,7 +237,53 @@ class ConfigTasksTest {
         row("\"a\\\"b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a\\\"b\"", "a\"b"),
         row("\"a b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a b\"", "a b"),
         row("\"\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"\"", ""),
-        row("\"a.b\" { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.\"a.b\".job", "null"));
+        row("\"a.b\" { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.\"a.b\".job", "null"),
+        // event, dependency and condition triggers
+        row(E + "}", "almanac.tasks.t.cron", "null"),
+        row(E + "event = order.paid }", "almanac.tasks.t.event", "order.paid"),
+        row(E + "event {} }", "almanac.tasks.t.event.type", "null"),
+        row(E + "event { type = \"order paid\" } }", "almanac.tasks.t.event.type", "order paid"),
+        row(E + "event { type = [a] } }", "almanac.tasks.t.event.type", "[a]"),
+        row(E + "event { type = order.paid, map-by = wall-clock } }", "almanac.tasks.t.event.map-by", "wall-clock"),
+        row(E + "event { type = order.paid, colour = red } }", "almanac.tasks.t.event.colour", "red"),
+        row(E + "event { type = order.paid }, zone = Mars/Olympus }", "almanac.tasks.t.zone", "Mars/Olympus"),
+        row(E + "event { type = order.paid }, zone = [UTC] }", "almanac.tasks.t.zone", "[UTC]"),
+        row(T + "zone = Asia/Shanghai }", "almanac.tasks.t.zone", "Asia/Shanghai"),
+        row(T + "depends-on = up }", "almanac.tasks.t.depends-on", "up"),
+        row(T + "depends-on {} }", "almanac.tasks.t.depends-on.upstream", "null"),
+        row(T + "depends-on { upstream = up } }", "almanac.tasks.t.depends-on.upstream", "up"),
+        row(T + "depends-on { upstream = [] } }", "almanac.tasks.t.depends-on.upstream", "[]"),
+        row(T + "depends-on { upstream = [t] } }", "almanac.tasks.t.depends-on.upstream", "[t]"),
+        row(T + "depends-on { upstream = [up, up] } }", "almanac.tasks.t.depends-on.upstream", "[up, up]"),
+        row(T + "depends-on { upstream = [\"a b\"] } }", "almanac.tasks.t.depends-on.upstream", "[a b]"),
+        row(T + "depends-on { upstream = [{ a = 1 }] } }", "almanac.tasks.t.depends-on.upstream", "[{a=1}]"),
+        row(T + "depends-on { upstream = [up], require = most } }", "almanac.tasks.t.depends-on.require", "most"),
+        row(T + "depends-on { upstream = [up], mapping = nearest } }", "almanac.tasks.t.depends-on.mapping", "nearest"),
+        row(T + "depends-on { upstream = [up], wait-at-most = 0s } }", "almanac.tasks.t.depends-on.wait-at-most", "0s"),
+        row(T + "depends-on { upstream = [up], wait-at-most = 32d } }", "almanac.tasks.t.depends-on.wait-at-most", "32d"),
+        row(T + "depends-on { upstream = [up], wait-at-most = soon } }", "almanac.tasks.t.depends-on.wait-at-most",
+            "soon"),
+        row(T + "depends-on { upstream = [up], missing-upstream = ignore } }",
+            "almanac.tasks.t.depends-on.missing-upstream", "ignore"),
+        row(T + "depends-on { upstream = [up], on-upstream-rerun = always } }",
+            "almanac.tasks.t.depends-on.on-upstream-rerun", "always"),
+        row(T + "depends-on { upstream = [up], colour = red } }", "almanac.tasks.t.depends-on.colour", "red"),
+        row(T + "condition = ready }", "almanac.tasks.t.condition", "ready"),
+        row(T + "condition {} }", "almanac.tasks.t.condition.name", "null"),
+        row(T + "condition { name = \"file arrived\" } }", "almanac.tasks.t.condition.name", "file arrived"),
+        row(T + "condition { name = ready, every = 500ms } }", "almanac.tasks.t.condition.every", "500ms"),
+        row(T + "condition { name = ready, every = 2d } }", "almanac.tasks.t.condition.every", "2d"),
+        row(T + "condition { name = ready, every = often } }", "almanac.tasks.t.condition.every", "often"),
+        row(T + "condition { name = ready, every = 10s, timeout = 20s } }", "almanac.tasks.t.condition.timeout", "20s"),
+        row(T + "condition { name = ready, timeout = 0s } }", "almanac.tasks.t.condition.timeout", "0s"),
+        row(T + "condition { name = ready, debounce = 0 } }", "almanac.tasks.t.condition.debounce", "0"),
+        row(T + "condition { name = ready, debounce = 1001 } }", "almanac.tasks.t.condition.debounce", "1001"),
+        row(T + "condition { name = ready, debounce = 1.5 } }", "almanac.tasks.t.condition.debounce", "1.5"),
+        row(T + "condition { name = ready, hold-for = -1s } }", "almanac.tasks.t.condition.hold-for", "-1s"),
+        row(T + "condition { name = ready, hold-for = 32d } }", "almanac.tasks.t.condition.hold-for", "32d"),
+        row(T + "condition { name = ready, wait-at-most = 0s } }", "almanac.tasks.t.condition.wait-at-most", "0s"),
+        row(T + "condition { name = ready, wait-at-most = 32d } }", "almanac.tasks.t.condition.wait-at-most", "32d"),
+        row(T + "condition { name = ready, colour = red } }", "almanac.tasks.t.condition.colour", "red"));
   }
 
   private static Arguments row(String tasks, String key, String value) {
@@ -294,5 +346,104 @@ class ConfigTasksTest {
     assertEquals(new io.almanac.LeasePolicy(Duration.ofSeconds(30), Duration.ofHours(6), 2.25, 5), specs.get(0).lease());
     assertEquals(RetryPolicy.immediate().withinSpan(Duration.ofHours(24)), specs.get(1).retry());
     assertEquals(CatchUpPolicy.all().withHorizon(Duration.ofDays(366)).withinSpan(Duration.ofHours(24)), specs.get(1).catchUp());
+  }
+
+  @Test
+  @DisplayName("R9/R34: event, depends-on and condition blocks become the same triggers as the Java builder's")
+  void parsesTriggerBlocks() {
+    List<TaskSpec> specs = ConfigTasks.parse(ConfigFactory.parseString("""
+        almanac.tasks {
+          daily-report {
+            cron = "0 30 0 * * ? Asia/Shanghai", job = J
+            depends-on { upstream = [order-export], require = all, mapping = same-window, wait-at-most = 6h,
+                         missing-upstream = reject, on-upstream-rerun = keep }
+            condition { name = settlement-file, every = 1m, timeout = 10s, debounce = 3, hold-for = 0s, wait-at-most = 2h }
+          }
+          order-export { cron = "0 30 0 * * ? Asia/Shanghai", job = J }
+          order-sync {
+            event { type = order.paid, map-by = event-time }
+            zone = "Asia/Shanghai", window = hourly, job = J
+          }
+          arrivals { event { type = order.paid, map-by = arrival-time }, job = J }
+          rollup {
+            event { type = day.closed }, job = J
+            depends-on { upstream = [order-sync, arrivals], require = any, mapping = all-within,
+                         missing-upstream = wait, on-upstream-rerun = run-again }
+          }
+          latest { cron = "0 0 1 * * ? UTC", job = J, depends-on { upstream = [order-sync], mapping = latest-within } }
+          polled { cron = "0 0 8 * * ? UTC", job = J, condition { name = ready } }
+          quick { cron = "0 0 8 * * ? UTC", job = J, condition { name = ready, every = 1s, hold-for = 30s } }
+        }
+        """));
+    java.util.Map<String, TaskSpec> byId = new java.util.HashMap<>();
+    specs.forEach(s -> byId.put(s.id(), s));
+    assertEquals(TaskSpec.builder("daily-report").cron("0 30 0 * * ? Asia/Shanghai").job("J")
+        .dependsOn(DependencyTrigger.on("order-export").all().mapping(DependencyTrigger.Mapping.SAME_WINDOW)
+            .waitAtMost(Duration.ofHours(6)).missingUpstream(DependencyTrigger.MissingUpstream.REJECT)
+            .onUpstreamRerun(DependencyTrigger.Rerun.KEEP))
+        .when(ConditionTrigger.named("settlement-file").every(Duration.ofMinutes(1)).timeout(Duration.ofSeconds(10))
+            .debounce(3).holdFor(Duration.ZERO).waitAtMost(Duration.ofHours(2)))
+        .build(), byId.get("daily-report"));
+    assertEquals(TaskSpec.builder("order-sync").onEvent(EventTrigger.of("order.paid")).zone("Asia/Shanghai")
+        .window("hourly").job("J").build(), byId.get("order-sync"));
+    TaskSpec arrivals = byId.get("arrivals");
+    assertEquals(TaskSpec.builder("arrivals").onEvent(EventTrigger.of("order.paid").byArrivalTime()).job("J").build(),
+        arrivals);
+    assertEquals(null, arrivals.cron(), "an event task needs no cron");
+    assertEquals("UTC", arrivals.zone(), "an event task without zone maps in UTC");
+    assertEquals(TaskSpec.builder("rollup").onEvent(EventTrigger.of("day.closed")).job("J")
+        .dependsOn(DependencyTrigger.on("order-sync", "arrivals").any().mapping(DependencyTrigger.Mapping.ALL_WITHIN)
+            .missingUpstream(DependencyTrigger.MissingUpstream.WAIT).onUpstreamRerun(DependencyTrigger.Rerun.RUN_AGAIN))
+        .build(), byId.get("rollup"));
+    assertEquals(DependencyTrigger.on("order-sync").mapping(DependencyTrigger.Mapping.LATEST_WITHIN),
+        byId.get("latest").dependency());
+    assertEquals(ConditionTrigger.named("ready"), byId.get("polled").condition(), "the Java API's defaults");
+    assertEquals(Duration.ofMinutes(1), byId.get("polled").condition().every());
+    assertEquals(Duration.ofSeconds(10), byId.get("polled").condition().timeout());
+    assertEquals(1, byId.get("polled").condition().debounce());
+    assertEquals(null, byId.get("polled").condition().waitAtMost(), "until the window's end");
+    assertEquals(ConditionTrigger.named("ready").every(Duration.ofSeconds(1)).holdFor(Duration.ofSeconds(30)),
+        byId.get("quick").condition());
+    assertEquals(Duration.ofSeconds(1), byId.get("quick").condition().timeout(), "the timeout is at most the interval");
+    assertEquals(null, byId.get("order-export").dependency());
+    assertEquals(null, byId.get("order-export").condition());
+    assertEquals(null, byId.get("order-export").event());
+  }
+
+  @Test
+  @DisplayName("R9/R33: an event task with a cron too keeps the cron; a one-shot task may carry an event and a zone")
+  void eventWithTimeTriggers() {
+    List<TaskSpec> specs = ConfigTasks.parse(ConfigFactory.parseString("""
+        almanac.tasks {
+          both { cron = "0 0 8 * * ? Asia/Shanghai", event { type = order.paid }, job = J }
+          once { at = "2026-12-01T08:00:00Z", zone = Asia/Shanghai, job = J }
+        }
+        """));
+    assertEquals(TaskSpec.builder("both").cron("0 0 8 * * ? Asia/Shanghai").onEvent(EventTrigger.of("order.paid")).job("J")
+        .build(), specs.get(0));
+    assertEquals("Asia/Shanghai", specs.get(1).zone());
+    assertTrue(specs.get(1).oneShot());
+  }
+
+  @Test
+  @DisplayName("R33: a refusal inside a trigger block says why, with the known keys or values")
+  void triggerRefusalsSayWhy() {
+    InvalidSpecException unknown = assertThrows(InvalidSpecException.class, () -> ConfigTasks.parse(ConfigFactory.parseString(
+        "almanac.tasks { t { cron = \"0 0 8 * * ? UTC\", job = J, depends-on { upstream = [u], wait-for = 1h } } }")));
+    assertTrue(unknown.getMessage().contains("unknown key") && unknown.getMessage().contains("wait-at-most"),
+        unknown.getMessage());
+    InvalidSpecException mapping = assertThrows(InvalidSpecException.class, () -> ConfigTasks.parse(ConfigFactory.parseString(
+        "almanac.tasks { t { cron = \"0 0 8 * * ? UTC\", job = J, depends-on { upstream = [u], mapping = same } } }")));
+    assertTrue(mapping.getMessage().contains("[same-window, all-within, latest-within]"), mapping.getMessage());
+    InvalidSpecException every = assertThrows(InvalidSpecException.class, () -> ConfigTasks.parse(ConfigFactory.parseString(
+        "almanac.tasks { t { cron = \"0 0 8 * * ? UTC\", job = J, condition { name = c, every = 200ms } } }")));
+    assertTrue(every.getMessage().contains("floor"), every.getMessage());
+    InvalidSpecException self = assertThrows(InvalidSpecException.class, () -> ConfigTasks.parse(ConfigFactory.parseString(
+        "almanac.tasks { t { cron = \"0 0 8 * * ? UTC\", job = J, depends-on { upstream = [t] } } }")));
+    assertTrue(self.getMessage().contains("t -> t"), self.getMessage());
+    InvalidSpecException noTrigger = assertThrows(InvalidSpecException.class, () -> ConfigTasks.parse(
+        ConfigFactory.parseString("almanac.tasks { t { job = J, zone = UTC } }")));
+    assertEquals("almanac.tasks.t.cron", noTrigger.field(), noTrigger.getMessage());
+    assertTrue(noTrigger.getMessage().contains("event"), noTrigger.getMessage());
   }
 }

@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * The demo node, Almanac's main job: an embedded one-node cluster on an H2 file under
  * {@code ./data}, running the field report's daily news digest (declared in {@code
  * application.conf}) and four second-level demo tasks (registered here from Java, see {@link
- * DemoTasks}), and printing a live table every few seconds.
+ * DemoTasks}), the field report's e-commerce chain (order-export and daily-report, declared in
+ * application.conf, and their compressed-time twins from Java), and printing a live table every few
+ * seconds.
  *
  * <p>Run it from the repository root (it reads {@code ./application.conf} there):
  *
@@ -223,6 +225,9 @@ public final class DemoNode {
             io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT));
     Map<String, AgentJob> jobs = DemoTasks.jobs(dataDir, clock, DemoTasks.Timing.DEMO);
     jobs.forEach(builder::job);
+    // Conditions are code: registered before start, which registers the tasks of application.conf
+    // (daily-report waits for settlement-file-arrived).
+    DemoTasks.conditions(dataDir).forEach(builder::condition);
     Almanac almanac = builder.start();
     // The instance table (almanac_instance in the journal's database, R29): kept from the journal
     // by one projection per cluster; query it with SQL, e.g.
@@ -254,7 +259,8 @@ public final class DemoNode {
       return null;
     });
 
-    List<TaskSpec> demo = DemoTasks.secondLevelTasks();
+    List<TaskSpec> demo = new java.util.ArrayList<>(DemoTasks.secondLevelTasks());
+    demo.addAll(DemoTasks.ecommerceTasks());
     try {
       // retries until almanac.node.registration-timeout while a slow start finds no answer
       almanac.registerAll(demo).toCompletableFuture().join();
@@ -399,6 +405,11 @@ public final class DemoNode {
                          slow-report    every 5 s    -> 12 s job: next windows SKIPPED (PREVIOUS_RUNNING)
                          flaky-sync     every 20 s   -> attempt 1 fails, retry 2 s later succeeds
                          always-broken  every 30 s   -> fails twice: FINAL_FAILED, alert, intervention queue
+                         order-export   00:30 Asia/Shanghai (application.conf)
+                         daily-report   after order-export of the day + settlement file (application.conf)
+                         order-export-1m  every minute = a "day": odd minutes fail (FINAL_FAILED)
+                         daily-report-1m  WAITING for both; runs in even minutes, SKIPPED
+                                          DEPENDENCY_NOT_MET 20 s into odd ones
          look at       : the live table every few seconds (status, attempt, next fire local + UTC),
                          ALERT lines, and after a restart the report of windows missed while down
          stop          : Ctrl-C (coordinated shutdown), or kill it; start again: no window runs twice

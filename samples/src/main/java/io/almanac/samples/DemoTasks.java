@@ -2,6 +2,9 @@ package io.almanac.samples;
 
 import io.almanac.AgentJob;
 import io.almanac.CatchUpPolicy;
+import io.almanac.Condition;
+import io.almanac.ConditionTrigger;
+import io.almanac.DependencyTrigger;
 import io.almanac.JobContext;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
@@ -9,6 +12,7 @@ import io.almanac.OverlapPolicy;
 import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,6 +43,15 @@ import java.util.concurrent.CompletionStage;
  *
  * Each firing is its own window ({@link WindowSpec#PER_FIRING}, keyed by the firing instant). The
  * zones differ only to show local and UTC times side by side.
+ *
+ * <p>The field report's e-commerce chain ({@link #ecommerceTasks()}): {@code order-export} at 00:30
+ * Asia/Shanghai every day, and {@code daily-report}, which waits for that day's export to succeed
+ * (a dependency, same window) and for the payment provider's settlement file (the condition {@value
+ * #SETTLEMENT_FILE_ARRIVED}), are declared in application.conf. Their compressed-time twins, {@code
+ * order-export-1m} and {@code daily-report-1m}, make every minute a "day": the export fails in odd
+ * minutes, so the report of an odd minute is WAITING and then SKIPPED with DEPENDENCY_NOT_MET after
+ * its 20 s deadline, while the report of an even minute is released as soon as the export succeeded
+ * and the settlement file is there, and runs.
  */
 public final class DemoTasks {
 
@@ -52,6 +65,19 @@ public final class DemoTasks {
   public static final String FLAKY_SYNC = "flaky-sync";
   /** A job that always fails. */
   public static final String ALWAYS_BROKEN = "always-broken";
+
+  /** The field report's order export, 00:30 Asia/Shanghai daily, declared in application.conf. */
+  public static final String ORDER_EXPORT = "order-export";
+  /** The report that depends on it and on the settlement file, declared in application.conf. */
+  public static final String DAILY_REPORT = "daily-report";
+  /** The order export in compressed time: every minute is a day; odd minutes fail. */
+  public static final String ORDER_EXPORT_FAST = "order-export-1m";
+  /** The daily report in compressed time: depends on {@link #ORDER_EXPORT_FAST}, waits at most 20 s. */
+  public static final String DAILY_REPORT_FAST = "daily-report-1m";
+  /** The condition both reports wait for: the window's settlement file is in the data folder. */
+  public static final String SETTLEMENT_FILE_ARRIVED = "settlement-file-arrived";
+  /** How long a compressed-time report waits for its export and the settlement file. */
+  public static final Duration FAST_REPORT_WAIT = Duration.ofSeconds(20);
 
   /** The ledger key of the demo jobs' outbox pushes. */
   public static final String PUSH_KEY = "push:outbox";
@@ -117,6 +143,47 @@ public final class DemoTasks {
   }
 
   /**
+   * The compressed-time e-commerce chain (registered from Java next to the real daily one of
+   * application.conf): both fire at second 0 of every minute, one window per firing, so the
+   * report's window has the export's key.
+   *
+   * @return order-export-1m and daily-report-1m
+   */
+  public static List<TaskSpec> ecommerceTasks() {
+    return List.of(
+        TaskSpec.builder(ORDER_EXPORT_FAST)
+            .cron("0 * * * * ? Asia/Shanghai")
+            .window(WindowSpec.PER_FIRING)
+            .retry(RetryPolicy.delayed(Duration.ofSeconds(2)).withMaxRetries(1))
+            .lease(DEMO_LEASE)
+            .job(ORDER_EXPORT_FAST)
+            .description("order export, a minute standing for a day: odd minutes fail (retried once, then FINAL_FAILED)")
+            .build(),
+        TaskSpec.builder(DAILY_REPORT_FAST)
+            .cron("0 * * * * ? Asia/Shanghai")
+            .window(WindowSpec.PER_FIRING)
+            .dependsOn(DependencyTrigger.on(ORDER_EXPORT_FAST).waitAtMost(FAST_REPORT_WAIT))
+            .when(ConditionTrigger.named(SETTLEMENT_FILE_ARRIVED).every(Duration.ofSeconds(1))
+                .waitAtMost(FAST_REPORT_WAIT))
+            .lease(DEMO_LEASE)
+            .job(DAILY_REPORT_FAST)
+            .description("daily report, a minute standing for a day: WAITING for order-export-1m and the settlement"
+                + " file, SKIPPED (DEPENDENCY_NOT_MET) 20 s after the minute when the export failed")
+            .build());
+  }
+
+  /**
+   * The conditions of the demo's tasks, by name.
+   *
+   * @param dataDir the demo's data folder
+   * @return {@value #SETTLEMENT_FILE_ARRIVED}: the polled window's settlement file exists
+   */
+  public static Map<String, Condition> conditions(Path dataDir) {
+    return Map.of(SETTLEMENT_FILE_ARRIVED, ctx -> CompletableFuture.completedFuture(
+        Files.exists(OrderExportJob.settlementFile(dataDir, ctx.window().value()))));
+  }
+
+  /**
    * The jobs of the demo, by the names the tasks use, the digest included.
    *
    * @param dataDir where the outbox and the digests are written
@@ -132,6 +199,10 @@ public final class DemoTasks {
     jobs.put(SLOW_REPORT, ctx -> slowReport(ctx, clock, timing));
     jobs.put(FLAKY_SYNC, ctx -> flakySync(ctx, outbox));
     jobs.put(ALWAYS_BROKEN, ctx -> alwaysBroken(ctx, timing));
+    jobs.put(OrderExportJob.class.getName(), new OrderExportJob(dataDir, false));
+    jobs.put(DailyReportJob.class.getName(), new DailyReportJob(dataDir));
+    jobs.put(ORDER_EXPORT_FAST, new OrderExportJob(dataDir, true));
+    jobs.put(DAILY_REPORT_FAST, new DailyReportJob(dataDir));
     return jobs;
   }
 

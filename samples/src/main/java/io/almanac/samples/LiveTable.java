@@ -35,7 +35,7 @@ final class LiveTable {
       .withZone(ZoneOffset.UTC);
   private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT)
       .withZone(ZoneOffset.UTC);
-  private static final String ROW = "%-14s %-20s %-12s %3s  %-22s %-15s %-20s %s";
+  private static final String ROW = "%-16s %-20s %-12s %3s  %-22s %-15s %-20s %s";
 
   private final Almanac almanac;
   private final Clock clock;
@@ -121,16 +121,26 @@ final class LiveTable {
           counts,
           latest == null ? (t.view().paused() ? "paused" : "") : detail(latest))).append('\n');
       for (WindowView w : ws) {
-        if (w != latest && w.status().isActive()) {
-          out.append("  ").append(String.format(ROW, "  \\_ " + (w.status() == InstanceStatus.RETRY_WAIT ? "retry" : "active"),
+        if (w != latest && (w.status().isActive() || w.status() == InstanceStatus.WAITING)) {
+          String kind = switch (w.status()) {
+            case RETRY_WAIT -> "retry";
+            case WAITING -> "waiting";
+            default -> "active";
+          };
+          out.append("  ").append(String.format(ROW, "  \\_ " + kind,
               w.window().value(), w.status().name(), String.valueOf(w.attempt()), "", "", "", detail(w))).append('\n');
         }
       }
+      // A window that waited in vain (its dependency or condition not met by its deadline) stays in
+      // view after a newer window came due.
+      ws.stream().filter(w -> w != latest && notMet(w)).max(Comparator.comparing(WindowView::dueAt)).ifPresent(w ->
+          out.append("  ").append(String.format(ROW, "  \\_ not met", w.window().value(), w.status().name(),
+              String.valueOf(w.attempt()), "", "", "", detail(w))).append('\n'));
     }
     out.append("  intervention queue: ").append(queue.size()).append(queue.isEmpty() ? " (empty)" : " window(s) FINAL_FAILED,"
         + " waiting for an operator (Almanac.retry / resolve)").append('\n');
     queue.stream().sorted(Comparator.comparing(WindowView::updatedAt).reversed()).limit(5).forEach(w ->
-        out.append("    ").append(String.format("%-14s %-22s %s", w.taskId(), w.window().value(), shorten(w.reason(), 110)))
+        out.append("    ").append(String.format("%-16s %-22s %s", w.taskId(), w.window().value(), shorten(w.reason(), 110)))
             .append('\n'));
     if (queue.size() > 5) {
       out.append("    ... and ").append(queue.size() - 5).append(" more\n");
@@ -187,7 +197,7 @@ final class LiveTable {
       groups.forEach((key, ws) -> {
         ws.sort(Comparator.comparing(WindowView::dueAt));
         String[] parts = key.split(" \\| ", 3);
-        out.append("    ").append(String.format("%-14s %3d x %-12s %-24s %s", parts[0], ws.size(), parts[1],
+        out.append("    ").append(String.format("%-16s %3d x %-12s %-24s %s", parts[0], ws.size(), parts[1],
             ws.size() == 1 ? ws.get(0).window().value() : ws.get(0).window().value() + " .. " + ws.get(ws.size() - 1).window().value(),
             parts[2])).append('\n');
       });
@@ -195,10 +205,16 @@ final class LiveTable {
     if (!inFlight.isEmpty()) {
       out.append("    windows in flight when it stopped, settled after the start (").append(inFlight.size()).append("):\n");
       inFlight.stream().sorted(Comparator.comparing(WindowView::dueAt)).limit(10).forEach(w ->
-          out.append("    ").append(String.format("%-14s %-22s now %-12s %s", w.taskId(), w.window().value(),
+          out.append("    ").append(String.format("%-16s %-22s now %-12s %s", w.taskId(), w.window().value(),
               w.status(), shorten(w.reason() == null ? w.summary() : w.reason(), 100))).append('\n'));
     }
     return out.toString();
+  }
+
+  /** Whether a window was SKIPPED because what it waited for was not met by its deadline. */
+  static boolean notMet(WindowView w) {
+    return w.status() == InstanceStatus.SKIPPED && w.reason() != null
+        && (w.reason().startsWith("DEPENDENCY_NOT_MET") || w.reason().startsWith("CONDITION_NOT_MET"));
   }
 
   /** The reason of a window in short: its leading word (MISSED / SKIPPED reasons) or its run kind. */
@@ -211,6 +227,8 @@ final class LiveTable {
         case "BACKFILL_NOT_ALLOWED" -> " (the task does not catch up missed windows)";
         case "OUTSIDE_HORIZON" -> " (older than the catch-up horizon)";
         case "PREVIOUS_RUNNING" -> " (an earlier window was still running)";
+        case "DEPENDENCY_NOT_MET" -> " (its upstream tasks had not succeeded by its deadline)";
+        case "CONDITION_NOT_MET" -> " (its condition did not hold by its deadline)";
         default -> "";
       };
     }
@@ -222,6 +240,7 @@ final class LiveTable {
       case SUCCEEDED -> w.summary();
       case RUNNING -> w.runKind() + " run, lease until " + (w.leaseUntil() == null ? "?" : UTC.format(w.leaseUntil()));
       case PENDING -> w.runKind() + " run, waiting for an executor";
+      case WAITING -> w.reason();
       case RETRY_WAIT -> "retry " + w.retries() + "/" + w.maxRetries() + " at "
           + (w.retryDueAt() == null ? "?" : UTC.format(w.retryDueAt())) + " after: " + w.reason();
       default -> w.reason();
@@ -241,7 +260,8 @@ final class LiveTable {
   private static List<String> order(List<String> ids) {
     Map<String, Integer> rank = new LinkedHashMap<>();
     List<String> known = List.of(DemoTasks.DAILY_DIGEST, DemoTasks.HEARTBEAT_OK, DemoTasks.SLOW_REPORT,
-        DemoTasks.FLAKY_SYNC, DemoTasks.ALWAYS_BROKEN);
+        DemoTasks.FLAKY_SYNC, DemoTasks.ALWAYS_BROKEN, DemoTasks.ORDER_EXPORT, DemoTasks.DAILY_REPORT,
+        DemoTasks.ORDER_EXPORT_FAST, DemoTasks.DAILY_REPORT_FAST);
     for (String id : ids) {
       int i = known.indexOf(id);
       rank.put(id, i < 0 ? known.size() : i);

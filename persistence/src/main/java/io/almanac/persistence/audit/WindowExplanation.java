@@ -836,6 +836,7 @@ public final class WindowExplanation {
             : " until " + time(w.waitUntil())) + (w.reason() == null ? "" : ": " + w.reason());
         case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
             + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";
+        case WAITING -> w.reason() == null ? "waiting for its dependency or condition" : w.reason();
       };
     }
 
