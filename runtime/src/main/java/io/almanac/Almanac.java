@@ -568,6 +568,12 @@ public final class Almanac {
             throw new CompletionException(new RefusedException(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type '"
                 + InvalidSpecException.echo(event.type()) + "' is invalid: no registered task listens to this event type"));
           }
+          if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
+            // refused before any task sees it, so no task stores what another refuses
+            throw new CompletionException(new InvalidSpecException("eventTime", null, "is required: task(s) "
+                + String.join(", ", list.byEventTime()) + " map events of type '" + event.type()
+                + "' to windows by their event time"));
+          }
           List<CompletableFuture<PublishResult.TaskOutcome>> each = new ArrayList<>();
           for (String taskId : list.taskIds()) {
             each.add(this.<TaskProtocol.EventOutcome>ask(taskId, r -> new TaskProtocol.PublishEvent(event.type(),

@@ -10,7 +10,7 @@ import java.time.Instant;
  * @param id the event's id, unique per event: a second delivery of the same id is a duplicate
  *     (1-200 characters)
  * @param eventTime when the event happened by its publisher; required for tasks that map events by
- *     event time, and never more than {@code almanac.events.max-future} ahead of the node's clock
+ *     event time, and never more than {@code almanac.task.max-event-future} ahead of the node's clock
  * @param summary a short description kept with the event in the journal (at most 500 characters),
  *     or null
  */

@@ -56,9 +56,9 @@ public record TaskSpec(
     String job,
     String description,
     Instant once,
-    EventTrigger event,
-    DependencyTrigger dependency,
-    ConditionTrigger condition) {
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) EventTrigger event,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) DependencyTrigger dependency,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) ConditionTrigger condition) {
 
   /** Longest task id accepted. */
   public static final int MAX_ID_LENGTH = 100;

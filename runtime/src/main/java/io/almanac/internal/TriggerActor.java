@@ -134,8 +134,9 @@ public final class TriggerActor
    * The answer to {@link Subscribers}.
    *
    * @param taskIds the tasks, sorted
+   * @param byEventTime those of them that map events by their event time (they need one)
    */
-  public record SubscriberList(List<String> taskIds) implements AlmanacSerializable {}
+  public record SubscriberList(List<String> taskIds, List<String> byEventTime) implements AlmanacSerializable {}
 
   /**
    * Check a registration's dependencies against the registered tasks before anything is stored
@@ -701,13 +702,18 @@ public final class TriggerActor
 
   private Effect<Event, State> onSubscribers(State state, Subscribers cmd) {
     List<String> ids = new ArrayList<>();
+    List<String> byEventTime = new ArrayList<>();
     for (SpecRecord spec : state.tasks().values()) {
       if (spec.event() != null && spec.event().type().equals(cmd.type())) {
         ids.add(spec.id());
+        if (spec.event().mapBy() != io.almanac.EventTrigger.TimeBasis.ARRIVAL_TIME) {
+          byEventTime.add(spec.id());
+        }
       }
     }
     Collections.sort(ids);
-    cmd.replyTo().tell(new SubscriberList(List.copyOf(ids)));
+    Collections.sort(byEventTime);
+    cmd.replyTo().tell(new SubscriberList(List.copyOf(ids), List.copyOf(byEventTime)));
     return Effect().none();
   }
 

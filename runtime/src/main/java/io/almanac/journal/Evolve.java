@@ -221,8 +221,12 @@ public final class Evolve {
 
   private static State changed(State s, WindowState w, Event e, InstanceStatus to, HotState hot) {
     if (e instanceof InstanceScheduled x) {
+      boolean released = w.status() == InstanceStatus.WAITING;
       return update(s, w, x, to, hot, c -> {
         c.runKind = x.kind();
+        if (released) {
+          c.reason = null; // "waiting for ..." no longer holds
+        }
         c.leaseUntil = null;
         c.executor = null;
         c.retryDueAt = null;
