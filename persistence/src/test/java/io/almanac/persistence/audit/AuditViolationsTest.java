@@ -117,7 +117,8 @@ class AuditViolationsTest {
     Result r = verify("lost");
     assertEquals(Audit.VIOLATION, r.exit(), r.toString());
     assertTrue(r.out().contains("I2 task 'lost' window '2026-11-30': lost window: due 2026-11-30T00:00:00Z"
-        + " (2026-11-30T08:00:00+08:00 Asia/Shanghai), no InstanceScheduled, FireSkipped or WindowMissed and no event at all"),
+        + " (2026-11-30T08:00:00+08:00 Asia/Shanghai), no InstanceScheduled, WindowWaiting, FireSkipped or WindowMissed and no event"
+        + " at all"),
         r.toString());
   }
 

@@ -81,13 +81,21 @@ public final class InstanceTableScenarios {
           .build()));
       clock.set(Instant.parse("2026-11-29T00:00:00Z"));
       eventuallyStatus(node, almanac, "digest", "2026-11-29", InstanceStatus.SUCCEEDED);
+      // the report due at the same instant runs before the clock jumps a day (its lease would end meanwhile)
+      eventuallyStatus(node, almanac, "report", "2026-11-29T00:00:00Z", InstanceStatus.SUCCEEDED);
       clock.set(Instant.parse("2026-11-30T00:00:00Z"));
       eventuallyStatus(node, almanac, "digest", "2026-11-30", InstanceStatus.SUCCEEDED);
+      // the report due at the same instant runs before the clock jumps a day (its lease would end meanwhile)
+      eventuallyStatus(node, almanac, "report", "2026-11-30T00:00:00Z", InstanceStatus.SUCCEEDED);
       clock.set(Instant.parse("2026-12-01T00:00:00Z"));
       eventuallyStatus(node, almanac, "digest", "2026-12-01", InstanceStatus.FINAL_FAILED);
+      // the report due at the same instant runs before the clock jumps a day (its lease would end meanwhile)
+      eventuallyStatus(node, almanac, "report", "2026-12-01T00:00:00Z", InstanceStatus.SUCCEEDED);
       await(almanac.pause("digest"));
       clock.set(Instant.parse("2026-12-02T00:00:00Z"));
       eventuallyStatus(node, almanac, "digest", "2026-12-02", InstanceStatus.SKIPPED);
+      // the report due at the same instant runs before the clock jumps a day (its lease would end meanwhile)
+      eventuallyStatus(node, almanac, "report", "2026-12-02T00:00:00Z", InstanceStatus.SUCCEEDED);
       await(almanac.resume("digest"));
       clock.set(Instant.parse("2026-12-03T00:00:00Z"));
       eventuallyStatus(node, almanac, "digest", "2026-12-03", InstanceStatus.SUCCEEDED);

@@ -41,6 +41,7 @@ class RetentionRuleTest {
       assertFalse(rule.due(row(s, veryOld), NOW), s.name());
     }
     assertEquals(EnumSet.of(InstanceStatus.PENDING, InstanceStatus.RUNNING, InstanceStatus.FAILED, InstanceStatus.TIMED_OUT,
-        InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED), EnumSet.complementOf(EnumSet.copyOf(RetentionRule.STATUSES)));
+        InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED, InstanceStatus.WAITING),
+        EnumSet.complementOf(EnumSet.copyOf(RetentionRule.STATUSES)));
   }
 }
