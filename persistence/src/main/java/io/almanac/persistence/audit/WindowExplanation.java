@@ -832,11 +832,8 @@ public final class WindowExplanation {
             + time(w.startedAt()) + ", lease until " + time(w.leaseUntil());
         case RETRY_WAIT -> "waiting to retry: retry " + w.retries() + " due at " + time(w.retryDueAt()) + " after attempt "
             + w.attempt() + (lastError == null ? " failed" : " failed: " + lastError);
-        case WAITING -> "waiting for its dependency or condition" + (w.waitUntil() == null ? ""
-            : " until " + time(w.waitUntil())) + (w.reason() == null ? "" : ": " + w.reason());
         case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
             + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";
-        case WAITING -> w.reason() == null ? "waiting for its dependency or condition" : w.reason();
       };
     }
 
