@@ -123,7 +123,12 @@ final class ChildJvm implements AutoCloseable {
       String line;
       while ((line = in.readLine()) != null) {
         for (java.util.function.Consumer<String> l : listeners) {
-          l.accept(line);
+          try {
+            l.accept(line);
+          } catch (RuntimeException e) {
+            // a faulty listener must not stop the pump (the child would block on a full pipe)
+            System.err.println("child " + name + ": a line listener failed on '" + line + "': " + e);
+          }
         }
         synchronized (lock) {
           if (!line.startsWith("JOB-START ") && !line.startsWith("EFFECT ")) {
@@ -213,6 +218,18 @@ final class ChildJvm implements AutoCloseable {
       throw new IllegalStateException("child " + name + ": no expected line within " + timeout + "; see " + out, e);
     } catch (Exception e) {
       throw new IllegalStateException("child " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes a line to the child's stdin (a command of CrashNode's, e.g. {@code PUBLISH ...}).
+   *
+   * @param line the line
+   */
+  void send(String line) {
+    synchronized (stdin) {
+      stdin.println(line);
+      stdin.flush();
     }
   }
 

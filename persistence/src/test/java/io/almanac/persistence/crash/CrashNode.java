@@ -5,6 +5,9 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.Almanac;
 import io.almanac.CatchUpPolicy;
+import io.almanac.DependencyTrigger;
+import io.almanac.EventTrigger;
+import io.almanac.InstanceStatus;
 import io.almanac.EffectOutcomeUnknownException;
 import io.almanac.JobContext;
 import io.almanac.JobResult;
@@ -26,6 +29,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,6 +84,18 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code STOPPED} after a normal stop, asked for with the line {@code STOP} on stdin (end of stdin
  *       ends the process too, so a child never outlives its test).
  * </ul>
+ *
+ * <p>With {@code --tasks events} or {@code --tasks chain} the node registers another task set instead
+ * of {@link #TASKS} (see TriggerCrashTest): {@link #EVENT_TASKS} (one event-triggered task) or
+ * {@link #CHAIN_TASKS} (a dependency chain). Further lines on stdin, answered on stdout:
+ *
+ * <ul>
+ *   <li>{@code PUBLISH <type> <id> <eventTime>} publishes an event; {@code PUBLISHED <id> <task> <outcome>
+ *       <window>} (one per listening task) once the publish is acknowledged (recorded), or
+ *       {@code PUBLISH-FAILED <id> <error>};
+ *   <li>{@code AWAIT-SUCCEEDED <task> <window>} answers {@code AWAITED <task> <window>} once the task's
+ *       entity reports the window SUCCEEDED (asked every 250 ms; the parent test holds the deadline).
+ * </ul>
  */
 public final class CrashNode {
 
@@ -122,6 +138,43 @@ public final class CrashNode {
   /** Retried (up to 5 times, by the given back-off) and caught up after downtime. */
   private static TaskSpec.Builder backfilled(TaskSpec.Builder b, RetryPolicy retry) {
     return b.retry(retry.withMaxRetries(5)).catchUp(CatchUpPolicy.all());
+  }
+
+  /** The event-triggered task of the {@code events} task set: hourly windows by event time, UTC. */
+  static final String ORDERS = "orders";
+
+  /** The event type it listens to. */
+  static final String ORDER_PAID = "order.paid";
+
+  /**
+   * {@code --tasks events}: {@code orders}, triggered by {@code order.paid} events, one hourly UTC
+   * window per event hour; its ledger job appends {@code "orders <window> <attempt>"} to the effects
+   * file once per window. Overlap ALLOW, so events of several hours run side by side; retried.
+   */
+  static final List<TaskSpec> EVENT_TASKS = List.of(
+      TaskSpec.builder(ORDERS).onEvent(EventTrigger.of(ORDER_PAID)).zone("UTC").window("hourly")
+          .overlap(OverlapPolicy.ALLOW).lease(LEASE).retry(RetryPolicy.immediate().withMaxRetries(5)).job("ledger").build());
+
+  /** The chain's cadence: every 10 s, UTC, one window per firing (the three tasks share the keys). */
+  static final String EVERY_TEN_SECONDS = "0/10 * * * * ? UTC";
+
+  /** How long chain-b's job takes before its effect, so a kill lands while it is RUNNING. */
+  static final long CHAIN_B_MILLIS = 3000;
+
+  /**
+   * {@code --tasks chain}: {@code chain-a -> chain-b -> chain-c}, all every 10 s (per firing),
+   * b depends on a and c on b (SAME_WINDOW, waiting at most 5 minutes). Each job runs the ledgered
+   * effect (a line {@code "task window attempt"} in the effects file); b first takes
+   * {@link #CHAIN_B_MILLIS}. Retried at once (an attempt orphaned by a kill times out with its lease).
+   */
+  static final List<TaskSpec> CHAIN_TASKS = List.of(
+      chain("chain-a", "chain-fast").build(),
+      chain("chain-b", "chain-slow").dependsOn(DependencyTrigger.on("chain-a").waitAtMost(Duration.ofMinutes(5))).build(),
+      chain("chain-c", "chain-fast").dependsOn(DependencyTrigger.on("chain-b").waitAtMost(Duration.ofMinutes(5))).build());
+
+  private static TaskSpec.Builder chain(String id, String job) {
+    return TaskSpec.builder(id).cron(EVERY_TEN_SECONDS).window(WindowSpec.PER_FIRING).lease(LEASE)
+        .overlap(OverlapPolicy.ALLOW).retry(RetryPolicy.immediate().withMaxRetries(5)).job(job);
   }
 
   private static TaskSpec.Builder base(String id, String job) {
@@ -250,11 +303,18 @@ public final class CrashNode {
     Path effects = Path.of(required(o, "effects")).toAbsolutePath();
     Config config = nodeConfig(o);
     LOG.info("crash node starting, pid {}, options {}", ProcessHandle.current().pid(), o);
+    List<TaskSpec> tasks = switch (o.getOrDefault("tasks", "default")) {
+      case "default" -> TASKS;
+      case "events" -> EVENT_TASKS;
+      case "chain" -> CHAIN_TASKS;
+      default -> throw new IllegalArgumentException("--tasks must be default, events or chain, not '" + o.get("tasks") + "'");
+    };
     if (o.containsKey("seeds")) {
       // a seed node restarted while the others run joins them (see LeaseSeeds), as the demo node does
       config = io.almanac.persistence.lease.LeaseSeeds.withLiveHolders(config, SYSTEM_NAME);
     }
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
+    Almanac[] started = new Almanac[1];
     ExecutorService io = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "crash-node-io");
       t.setDaemon(true);
@@ -263,14 +323,16 @@ public final class CrashNode {
     EffectsFile file = new EffectsFile(effects);
     try {
       SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
-      Almanac almanac = Almanac.builder(system).clock(Clock.systemUTC())
+      Almanac almanac = started[0] = Almanac.builder(system).clock(Clock.systemUTC())
           .job("quick", CrashNode::quick)
           .job("long", CrashNode::longJob)
           .job("fail-first", CrashNode::failFirst)
           .job("ledger", ctx -> ledger(ctx, file, io))
+          .job("chain-fast", ctx -> ledger(ctx, file, io, ThreadLocalRandom.current().nextLong(0, 100)))
+          .job("chain-slow", ctx -> ledger(ctx, file, io, CHAIN_B_MILLIS))
           .start();
       // both retry until almanac.node.registration-timeout on a slow (loaded) machine, then fail
-      almanac.registerAll(TASKS).toCompletableFuture().join();
+      almanac.registerAll(tasks).toCompletableFuture().join();
       almanac.ready().toCompletableFuture().join();
     } catch (Exception e) {
       LOG.error("crash node could not start", e);
@@ -278,7 +340,7 @@ public final class CrashNode {
       System.out.flush();
       Runtime.getRuntime().halt(3);
     }
-    LOG.info("crash node ready: {} tasks", TASKS.size());
+    LOG.info("crash node ready: {} tasks", tasks.size());
     out("READY " + System.currentTimeMillis());
 
     Thread stdin = new Thread(() -> {
@@ -287,6 +349,12 @@ public final class CrashNode {
         while ((line = in.readLine()) != null) {
           if (line.trim().equals("STOP")) {
             break;
+          }
+          try {
+            command(started[0], line.trim());
+          } catch (RuntimeException e) {
+            LOG.error("command '{}' failed", line, e);
+            out("COMMAND-FAILED " + line + " " + e);
           }
         }
       } catch (IOException e) {
@@ -302,6 +370,42 @@ public final class CrashNode {
     LOG.info("crash node stopped");
     out("STOPPED");
     System.exit(0);
+  }
+
+  /** A PUBLISH or AWAIT-SUCCEEDED line from the parent test (see the class comment). */
+  private static void command(Almanac almanac, String line) {
+    String[] f = line.split(" ");
+    LOG.info("command: {}", line);
+    if (f[0].equals("PUBLISH") && f.length == 4) {
+      almanac.publish(f[1], f[2], Instant.parse(f[3]), "crash test").whenComplete((r, e) -> {
+        try {
+          if (e != null) {
+            out("PUBLISH-FAILED " + f[2] + " " + e);
+          } else {
+            r.tasks().forEach(t -> out("PUBLISHED " + f[2] + " " + t.taskId() + " " + t.outcome() + " " + t.window().value()));
+          }
+        } catch (RuntimeException x) {
+          LOG.error("publish answer for {} failed", line, x);
+          out("PUBLISH-FAILED " + f[2] + " " + x);
+        }
+      });
+    } else if (f[0].equals("AWAIT-SUCCEEDED") && f.length == 3) {
+      awaitSucceeded(almanac, f[1], f[2]);
+    } else if (!line.isEmpty()) {
+      out("UNKNOWN-COMMAND " + line);
+    }
+  }
+
+  private static void awaitSucceeded(Almanac almanac, String task, String window) {
+    almanac.windows(task).whenComplete((list, e) -> {
+      boolean done = e == null && list.stream()
+          .anyMatch(w -> w.window().value().equals(window) && w.status() == InstanceStatus.SUCCEEDED);
+      if (done) {
+        out("AWAITED " + task + " " + window);
+      } else {
+        CompletableFuture.delayedExecutor(250, TimeUnit.MILLISECONDS).execute(() -> awaitSucceeded(almanac, task, window));
+      }
+    });
   }
 
   private static void out(String line) {
@@ -340,9 +444,13 @@ public final class CrashNode {
   }
 
   static CompletionStage<JobResult> ledger(JobContext ctx, EffectsFile file, ExecutorService io) {
+    return ledger(ctx, file, io, ThreadLocalRandom.current().nextLong(0, 200));
+  }
+
+  /** The ledger job, its effect {@code before} ms after the start. */
+  static CompletionStage<JobResult> ledger(JobContext ctx, EffectsFile file, ExecutorService io, long before) {
     started(ctx);
     ThreadLocalRandom rnd = ThreadLocalRandom.current();
-    long before = rnd.nextLong(0, 200);
     long inside = rnd.nextLong(0, 200);
     long afterwards = rnd.nextLong(0, 200);
     String line = ctx.taskId() + " " + ctx.window().value() + " " + ctx.attempt();
