@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Event and dependency triggers across real process deaths (docs/triggers.md): a child JVM runs
  * {@link CrashNode} on an H2 file with {@code --tasks events} or {@code --tasks chain} and is killed
- * with SIGKILL {@code almanac.crash.cycles} times (default 3; the {@code stress} profile sets 20),
+ * with SIGKILL {@code almanac.crash.cycles} times (default 2, to keep the test command short; the {@code stress} profile sets 20),
  * then a final node finishes the work and stops normally, and the journal (read with the audit
  * reader after the stop) and the effects file decide.
  *
@@ -58,7 +58,7 @@ import org.junit.jupiter.api.Timeout;
 @Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
 class TriggerCrashTest {
 
-  static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 3);
+  static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 2);
 
   /** Deadline for what a node must report (acks of a batch, a kill moment, windows succeeded), on a loaded machine. */
   static final Duration DEADLINE = Duration.ofSeconds(90);
