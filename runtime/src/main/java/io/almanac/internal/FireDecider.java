@@ -75,7 +75,9 @@ final class FireDecider {
     String key = cmd.window().value();
     List<WindowState> active = state.activeForOverlap();
     if (released) {
-      active = active.stream().filter(w -> !w.key().equals(key)).toList();
+      // A window released late overlaps only windows that started before it: it never supersedes a newer one.
+      active = active.stream().filter(w -> !w.key().equals(key) && w.start() != null && w.start().isBefore(cmd.start()))
+          .toList();
     }
     switch (state.spec().overlap()) {
       case SKIP: {
@@ -199,9 +201,11 @@ final class FireDecider {
   }
 
   /** A due window of a task with a dependency or condition: it waits until its deadline (R9). */
-  private static Decided<FireOutcome> waiting(State state, Fire cmd, RunKind kind, Instant now) {
+  private Decided<FireOutcome> waiting(State state, Fire cmd, RunKind kind, Instant now) {
     String key = cmd.window().value();
-    Instant until = Gates.deadline(state.spec(), cmd.start(), cmd.end(), cmd.dueAt());
+    // A wait is measured from when it begins: a catch-up window or a late event gets its whole wait too.
+    Instant base = now.isAfter(cmd.dueAt().plus(settings.recentFireGrace())) ? now : cmd.dueAt();
+    Instant until = Gates.deadline(state.spec(), cmd.start(), cmd.end(), base);
     String what = Gates.waitingFor(state.spec());
     return Decided.persist(List.of(new TaskJournal.WindowWaiting(key, cmd.start(), cmd.end(), cmd.dueAt(), kind, what, until, now)),
         new FireOutcome(key, Decision.SCHEDULED, "WAITING for " + what + " until " + until));

@@ -69,13 +69,22 @@ final class GateDecider {
   Result checked(State state, GateChecked check, Memory memory, Instant now) {
     SpecRecord spec = state.spec();
     Optional<WindowState> found = state.window(check.window());
-    if (spec == null || state.removed() || found.isEmpty() || !spec.gated()) {
+    if (spec == null || state.removed() || found.isEmpty()) {
       return new Result(List.of(), Memory.NONE);
     }
     WindowState w = found.get();
-    boolean lateRelease = w.status() == InstanceStatus.SKIPPED && w.skipReason() == SkipReason.DEPENDENCY_NOT_MET;
+    boolean lateRelease = spec.dependency() != null
+        && w.status() == InstanceStatus.SKIPPED && w.skipReason() == SkipReason.DEPENDENCY_NOT_MET;
     if (w.status() != InstanceStatus.WAITING && !lateRelease) {
       return new Result(List.of(), Memory.NONE);
+    }
+    if (state.paused()) {
+      // A paused task releases nothing; its deadline still applies (below), so the wait ends as it would.
+      if (w.status() == InstanceStatus.WAITING && w.waitUntil() != null && !now.isBefore(w.waitUntil())) {
+        return new Result(List.of(new TaskJournal.WaitEnded(w.key(), SkipReason.PAUSED, "the task was paused until the"
+            + " deadline " + w.waitUntil() + " passed", now)), Memory.NONE);
+      }
+      return new Result(List.of(), memory == null ? Memory.NONE : memory);
     }
     List<Event> events = new ArrayList<>();
     // The dependency.
@@ -117,9 +126,14 @@ final class GateDecider {
     if (lateRelease) {
       // Released late: only by its dependency (a condition must hold as well); no deadline applies any more.
       if (depMet && conditionMet) {
-        events.add(new TaskJournal.WaitSatisfied(w.key(), "released late: " + join(dep, conditionDetail), now));
+        // Through the overlap policy, as a fresh release: if it would skip, the window stays as it was.
         Transition.check(w.status(), InstanceStatus.PENDING, w.key());
-        events.add(new TaskJournal.InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.FIRST, now));
+        Decided<TaskProtocol.FireOutcome> d = fires.overlap(state,
+            new Fire(WindowKey.of(w.key()), w.start(), w.end(), w.dueAt(), FireKind.ON_TIME, null), now, true);
+        if (d.events().stream().anyMatch(e -> e instanceof TaskJournal.InstanceScheduled)) {
+          events.add(new TaskJournal.WaitSatisfied(w.key(), "released late: " + join(dep, conditionDetail), now));
+          events.addAll(d.events());
+        }
       }
       return new Result(events, next);
     }

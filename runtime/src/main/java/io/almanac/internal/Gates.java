@@ -76,7 +76,7 @@ final class Gates {
    * comes first; null when no window waits.
    */
   static Instant nextWake(String taskId, State state, Duration dependencyPoll, Instant now) {
-    if (state.spec() == null || !state.spec().gated()) {
+    if (state.spec() == null || state.removed()) {
       return null;
     }
     Instant next = null;

@@ -107,7 +107,8 @@ final class OperatorActions {
     }
     List<Event> events = new ArrayList<>();
     for (WindowState w : state.windows().values()) {
-      if (w.status().isActive() && Transition.isAllowed(w.status(), InstanceStatus.CANCELLED)) {
+      if ((w.status().isActive() || w.status() == InstanceStatus.WAITING)
+          && Transition.isAllowed(w.status(), InstanceStatus.CANCELLED)) {
         events.add(new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now));
       }
     }

@@ -72,6 +72,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final java.util.Map<String, GateDecider.Memory> gateMemory = new java.util.HashMap<>();
   private final java.util.Map<String, Instant> lastCheck = new java.util.HashMap<>();
   private final java.util.Set<String> checking = new java.util.HashSet<>();
+  // Windows whose condition call has not returned (touched from the call's thread too: concurrent).
+  private final java.util.Set<String> callsRunning = java.util.concurrent.ConcurrentHashMap.newKeySet();
   // In memory only (principle 1: nothing here is truth; it is rebuilt from the state on demand).
   private final TaskDispatch dispatch;
   private final LeaseTimers leases;
@@ -172,6 +174,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     b.forState(s -> held != null).onAnyCommand(this::whileHeld);
     b.forState(s -> !s.defined())
         .onCommand(Define.class, (s, c) -> run(s, operator.define(s, c.spec(), now()), c.replyTo()))
+        .onCommand(GateChecked.class, (s, c) -> {
+          checking.remove(c.window());
+          return Effect().noReply();
+        })
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
         .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
         .onCommand(Admitted.class, (s, c) -> Effect().reply(c.replyTo(),
@@ -187,6 +193,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
         .onCommand(UpstreamSucceeded.class, (s, c) -> Effect().noReply())
         .onCommand(Wake.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.ack())) // nothing is due any more
+        .onCommand(GateChecked.class, (s, c) -> {
+          checking.remove(c.window());
+          return Effect().noReply();
+        })
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
         .onAnyCommand((s, c) -> refuse(c, operator.refuseRemoved(s).refusal()));
     shared(b.forState(State::defined))
@@ -478,12 +488,18 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("condition '" + c.name()
           + "' is not registered on this node"));
     }
+    if (!callsRunning.add(w.key())) {
+      // the last call has outlived its timeout and still runs: no second one beside it (threads are not leaked)
+      return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("the previous poll of condition '"
+          + c.name() + "' has not returned yet"));
+    }
     int poll = gateMemory.getOrDefault(w.key(), GateDecider.Memory.NONE).polls() + 1;
     io.almanac.Condition.ConditionContext cc = new io.almanac.Condition.ConditionContext(taskId, io.almanac.WindowKey.of(w.key()),
         w.start(), w.end(), poll);
     java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers()
         .lookup(org.apache.pekko.actor.typed.DispatcherSelector.blocking());
-    return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+    String key = w.key();
+    java.util.concurrent.CompletableFuture<Boolean> call = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
           try {
             return condition.check(cc);
           } catch (Exception e) {
@@ -492,13 +508,14 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         }, blocking)
         .thenCompose(stage -> stage == null
             ? java.util.concurrent.CompletableFuture.<Boolean>failedFuture(new IllegalStateException("returned no stage"))
-            : stage.toCompletableFuture())
-        .orTimeout(c.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            : stage.toCompletableFuture());
+    call.whenComplete((v, e) -> callsRunning.remove(key)); // when the call itself ends, not at its timeout
+    return call.copy().orTimeout(c.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /** Starts the checks that are due: each waiting window once per poll interval, and at its deadline. */
   private void probeDue(State state) {
-    if (!state.defined() || state.removed() || !state.spec().gated()) {
+    if (!state.defined() || state.removed()) {
       return;
     }
     Instant now = now();
