@@ -34,6 +34,8 @@ public final class Bench {
   static final List<String> CLUSTER_WORKLOADS = List.of("cluster-steady", "cluster-failover");
   /** The instance table's workloads (Almanac only): named explicitly, not part of "all". */
   static final List<String> INSTANCE_WORKLOADS = List.of("instance-query", "projection-lag");
+  /** The event, dependency and condition triggers' workloads (Almanac only): named explicitly, not part of "all". */
+  static final List<String> TRIGGER_WORKLOADS = List.of("event-ingest", "dependency-latency", "condition-cpu");
   /** Restart and scale are run for one configuration of each peer (the tuned ones) and the in-memory reference. */
   static final List<String> LONG_SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc-tuned", "dbs-tuned");
 
@@ -71,6 +73,10 @@ public final class Bench {
         "  instance workloads (not part of 'all'): instance-query = fill almanac_instance with N rows (default",
         "             1,000,000) by batched inserts and time pages of 100 (p50/p99); projection-lag = N tasks every second",
         "             (default 1,000) on one node with the instance projection, its lag sampled every 100 ms for 30 s",
+        "  trigger workloads (not part of 'all'): event-ingest = N tasks (default 200) on their own event types, 16",
+        "             publishers for 20 s, 20% duplicate ids; dependency-latency = N pairs A->B (default 100), every 5 s",
+        "             for 30 s; condition-cpu = N tasks (default 10,000) waiting on a false condition polled every 10 s",
+        "             for 60 s, against the same tasks idle for 20 s",
         "  --n N      one burst size instead of 1,000 and 10,000; the cluster workloads' number of tasks",
         "  --failover-runs R  kill cycles of cluster-failover (default 5; --quick: 2)",
         "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s;",
@@ -182,6 +188,7 @@ public final class Bench {
     List<String> knownWorkloads = new ArrayList<>(WORKLOADS);
     knownWorkloads.addAll(CLUSTER_WORKLOADS);
     knownWorkloads.addAll(INSTANCE_WORKLOADS);
+    knownWorkloads.addAll(TRIGGER_WORKLOADS);
     List<String> workloads = opt.getOrDefault("workload", "all").equals("all") ? WORKLOADS
         : list(opt.get("workload"), knownWorkloads);
     if (!Db.postgres() && workloads.stream().anyMatch(CLUSTER_WORKLOADS::contains)) {
@@ -232,6 +239,9 @@ public final class Bench {
             opt.getOrDefault("failover-runs", quick ? "2" : "5")});
         case "instance-query" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "20000" : "1000000")});
         case "projection-lag" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "50" : "1000")});
+        case "event-ingest" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "20" : "200")});
+        case "dependency-latency" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "10" : "100")});
+        case "condition-cpu" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "1000" : "10000")});
         default -> throw new IllegalArgumentException("unknown workload " + w);
       }
       for (String[] r : runs) {
@@ -345,6 +355,9 @@ public final class Bench {
         case "cluster-failover" -> Cluster.failover(system, n, Integer.parseInt(opt.getOrDefault("failover-runs", "5")), dir);
         case "instance-query" -> InstanceBench.instanceQuery(n, quick ? 50 : 200, dir);
         case "projection-lag" -> InstanceBench.projectionLag(n, quick ? 10 : 30, dir);
+        case "event-ingest" -> TriggerBench.eventIngest(n, 16, quick ? 5 : 20, 0.2, dir);
+        case "dependency-latency" -> TriggerBench.dependencyLatency(n, quick ? 10 : 30, dir);
+        case "condition-cpu" -> TriggerBench.conditionCpu(n, quick ? 20 : 60, quick ? 10 : 20, dir);
         default -> throw new IllegalArgumentException(workload);
       };
     } catch (Throwable e) {
