@@ -3,10 +3,12 @@ package io.almanac.internal;
 import io.almanac.DependencyTrigger;
 import io.almanac.InvalidSpecException;
 import io.almanac.journal.SpecRecord;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,28 +61,42 @@ public final class DependencyGraph {
     }
   }
 
-  /** A path that returns to a task on it, as {@code a -> b -> c -> a}, or null. Depth-first, iterative enough for real graphs. */
+  /**
+   * A path that returns to a task on it, as {@code a -> b -> c -> a}, or null. Depth-first with an
+   * explicit stack, so a chain of any length (100,000 tasks, one after the other) is checked without
+   * running out of thread stack.
+   */
   private static List<String> cycleFrom(String id, Map<String, List<String>> edges, List<String> path, Set<String> onPath,
       Set<String> done) {
-    if (onPath.contains(id)) {
-      List<String> cycle = new ArrayList<>(path.subList(path.indexOf(id), path.size()));
-      cycle.add(id);
-      return cycle;
-    }
     if (done.contains(id)) {
       return null;
     }
+    ArrayDeque<Iterator<String>> next = new ArrayDeque<>();
     path.add(id);
     onPath.add(id);
-    for (String next : edges.getOrDefault(id, List.of())) {
-      List<String> c = cycleFrom(next, edges, path, onPath, done);
-      if (c != null) {
-        return c;
+    next.push(edges.getOrDefault(id, List.of()).iterator());
+    while (!next.isEmpty()) {
+      Iterator<String> it = next.peek();
+      if (!it.hasNext()) {
+        next.pop();
+        String finished = path.remove(path.size() - 1);
+        onPath.remove(finished);
+        done.add(finished);
+        continue;
       }
+      String u = it.next();
+      if (onPath.contains(u)) {
+        List<String> cycle = new ArrayList<>(path.subList(path.indexOf(u), path.size()));
+        cycle.add(u);
+        return cycle;
+      }
+      if (done.contains(u)) {
+        continue;
+      }
+      path.add(u);
+      onPath.add(u);
+      next.push(edges.getOrDefault(u, List.of()).iterator());
     }
-    path.remove(path.size() - 1);
-    onPath.remove(id);
-    done.add(id);
     return null;
   }
 }

@@ -247,6 +247,32 @@ class TriggerDecidersTest {
   }
 
   @Test
+  @DisplayName("R9: a chain of 100,000 dependent tasks is checked without running out of stack; a cycle closed at its far end is named")
+  void longChains() {
+    int n = 100_000;
+    SpecRecord template = SpecRecord.of(dependentNamed("t0", DependencyTrigger.on("root").missingUpstream(
+        DependencyTrigger.MissingUpstream.WAIT)));
+    Map<String, SpecRecord> chain = new java.util.HashMap<>();
+    chain.put("t0", template);
+    for (int i = 1; i < n; i++) {
+      chain.put("t" + i, withUpstream(template, "t" + i, "t" + (i - 1)));
+    }
+    DependencyGraph.check(Map.of(), chain.values()); // no cycle, no StackOverflowError
+    SpecRecord closing = withUpstream(template, "t0", "t" + (n - 1));
+    InvalidSpecException e = assertThrows(InvalidSpecException.class, () -> DependencyGraph.check(chain, List.of(closing)));
+    assertTrue(e.getMessage().contains("closes a dependency cycle: t0 -> t" + (n - 1) + " -> t" + (n - 2)), e.getMessage());
+    assertTrue(e.getMessage().length() <= 1_200, "the message is bounded: " + e.getMessage().length());
+  }
+
+  /** The template with another id and one upstream task (as built by TaskSpec, without building 100,000 of them). */
+  private static SpecRecord withUpstream(SpecRecord t, String id, String upstream) {
+    SpecRecord.Dependency d = t.dependency();
+    return new SpecRecord(id, t.cron(), t.zone(), t.window(), t.dst(), t.overlap(), t.retry(), t.catchUp(), t.lease(), t.job(),
+        t.description(), t.once(), t.event(), new SpecRecord.Dependency(List.of(upstream), d.require(), d.mapping(),
+        d.waitAtMost(), DependencyTrigger.MissingUpstream.REJECT, d.onUpstreamRerun()), t.condition());
+  }
+
+  @Test
   @DisplayName("R9/R33: a poll interval below the floor and a debounce of 0 are refused naming the field")
   void conditionBounds() {
     InvalidSpecException floor = assertThrows(InvalidSpecException.class, () -> TaskSpec.builder("r").cron("0 0 0 * * ? UTC")
