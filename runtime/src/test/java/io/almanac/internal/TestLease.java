@@ -50,6 +50,9 @@ public final class TestLease extends Lease {
         "pekko.actor.provider = cluster",
         "pekko.remote.artery.canonical { hostname = 127.0.0.1, port = 0 }",
         "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on",
+        // leaving a cluster (still joining, or with its leases lost) takes its coordinated-shutdown
+        // phases; Pekko's 10 s test-kit default failed a test on a loaded 2-core machine
+        "pekko.actor.testkit.typed.system-shutdown-default = 60s",
         "test-lease.lease-class = \"" + TestLease.class.getName() + "\"",
         String.join("\n", settings))).withFallback(ConfigFactory.load()));
     Cluster cluster = Cluster.get(testKit.system());
