@@ -335,6 +335,13 @@ public final class TriggerActor
   }
 
   @Override
+  public java.util.Optional<Integer> stashCapacity() {
+    // Pekko's default (4,096) is far below the wake-ups 10,000 tasks send while one write is in
+    // flight, and it drops the rest.
+    return java.util.Optional.of(settings.stashCapacity());
+  }
+
+  @Override
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::onRecovered).build();
   }

@@ -16,6 +16,7 @@ import java.time.Duration;
  * @param maxCatchUpPerTask most windows per task handed over as catch-up after downtime
  * @param heartbeatInterval how often the trigger logs its heartbeat line (R25)
  * @param snapshotEvery events between two snapshots of the trigger's state
+ * @param stashCapacity messages the trigger holds while it writes (Pekko drops those beyond it)
  */
 public record TriggerSettings(
     Duration maxTickInterval,
@@ -25,7 +26,8 @@ public record TriggerSettings(
     Duration retryDelay,
     int maxCatchUpPerTask,
     Duration heartbeatInterval,
-    int snapshotEvery) {
+    int snapshotEvery,
+    int stashCapacity) {
 
   private static final String P = "almanac.trigger.";
 
@@ -39,6 +41,7 @@ public record TriggerSettings(
     Settings.atLeast(P + "max-catch-up-per-task", maxCatchUpPerTask, 1);
     Settings.positive(P + "heartbeat-interval", heartbeatInterval);
     Settings.atLeast(P + "snapshot-every", snapshotEvery, 1);
+    Settings.atLeast(P + "stash-capacity", stashCapacity, 1);
   }
 
   /**
@@ -54,6 +57,7 @@ public record TriggerSettings(
         Settings.durationOf(config, P + "retry-delay"),
         Settings.intOf(config, P + "max-catch-up-per-task"),
         Settings.durationOf(config, P + "heartbeat-interval"),
-        Settings.intOf(config, P + "snapshot-every"));
+        Settings.intOf(config, P + "snapshot-every"),
+        Settings.intOf(config, P + "stash-capacity"));
   }
 }
