@@ -672,16 +672,18 @@ public final class Almanac {
       }
       valid.add(spec);
     }
+    // Windows due from the call on are the trigger's, even those due before it hears of the tasks: the
+    // registration's own time (the dependency check, the definitions, retries while the trigger is away)
+    // never drops a window due meanwhile.
+    Instant since = clock.instant();
     // Cycles and missing upstream tasks are refused before anything is stored (R9, R33).
     List<SpecRecord> records = valid.stream().map(SpecRecord::of).toList();
     return retrying("the trigger's dependency check", () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(
             trigger, r -> new TriggerActor.CheckDependencies(records, r), askTimeout, system.scheduler())))
-        .thenCompose(ok -> define(valid));
+        .thenCompose(ok -> define(valid, since));
   }
 
-  private CompletionStage<Done> define(List<TaskSpec> valid) {
-    // Windows due from now on are the trigger's, even those due before it hears of the tasks.
-    Instant since = clock.instant();
+  private CompletionStage<Done> define(List<TaskSpec> valid, Instant since) {
     List<CompletableFuture<Done>> defined = new ArrayList<>();
     for (TaskSpec spec : valid) {
       defined.add(retrying("task '" + spec.id() + "'",

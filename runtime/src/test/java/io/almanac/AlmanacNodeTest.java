@@ -115,6 +115,21 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("R11: a window due while its task's registration is on its way (dependency check, definition) is fired, not dropped")
+  void windowDueDuringRegistrationIsFired() {
+    ScriptedJob job = new ScriptedJob(clock);
+    Almanac almanac = start("", Map.of("j", job));
+    // registered at 23:59:00; its only firing today is at 23:59:01, and the clock passes it before the
+    // registration's round trips are done (before, the trigger took "from now on" from the end of the
+    // dependency check, and this window never existed)
+    var registered = almanac.register(TaskSpec.builder("during").cron("1 59 23 * * ? UTC").window("per-firing").job("j").build());
+    clock.set(Instant.parse("2026-11-28T23:59:03Z"));
+    await(registered);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "during", "2026-11-28T23:59:01Z").status()));
+    assertEquals(1, job.runs.size());
+  }
+
+  @Test
   @DisplayName("R1/R2/R4: a daily 08:00 Asia/Shanghai task fires at 00:00 UTC for successive windows, each once")
   void dailyTaskFiresAtMidnightUtc() {
     ScriptedJob job = new ScriptedJob(clock);
