@@ -120,8 +120,10 @@ final class CrashRun {
     try {
       node.awaitFirst(l -> l.startsWith("READY"), READY_TIMEOUT);
     } catch (IllegalStateException e) {
-      throw new IllegalStateException(e.getMessage() + "\n" + tail(node.output(), 40) + "\n(log: "
-          + dir.resolve(node.output().getFileName().toString().replace(".out", ".log")) + ")", e);
+      Path log = dir.resolve(node.output().getFileName().toString().replace(".out", ".log"));
+      // what a red CI run shows should say why: the node's cluster and registration lines come first
+      throw new IllegalStateException(e.getMessage() + "\nthe node's log, cluster, singleton and registration lines (last 30 of "
+          + log + "):\n" + matching(log, KEY_LINES, 30) + "\nits output (last 15 lines):\n" + tail(node.output(), 15), e);
     }
     Instant ready = Instant.now();
     log("node pid " + node.pid() + " READY after " + CrashReport.secs(Duration.between(node.startedAt(), ready)));
@@ -163,6 +165,22 @@ final class CrashRun {
   }
 
   /** The last lines of a file. */
+  /** Log lines that tell why a node is not ready: membership, downing, the singleton, unanswered asks, errors. */
+  static final java.util.regex.Pattern KEY_LINES = java.util.regex.Pattern.compile(
+      "no answer yet|Welcome from|InitJoin|Marking|unreachable|Leader is|SBR|[Dd]own|singleton '|trigger started|Shutting down"
+          + "|ERROR|WARN|could not start|ready");
+
+  /** The last {@code lines} lines of the file that match, one per line; the whole file is read. */
+  static String matching(Path file, java.util.regex.Pattern pattern, int lines) {
+    try {
+      List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8).stream()
+          .filter(l -> pattern.matcher(l).find()).map(l -> l.length() > 300 ? l.substring(0, 300) + "..." : l).toList();
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(" + file + " unreadable: " + e + ")";
+    }
+  }
+
   static String tail(Path file, int lines) {
     try {
       List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);

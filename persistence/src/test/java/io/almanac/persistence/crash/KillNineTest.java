@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -73,6 +75,7 @@ class KillNineTest {
   };
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("R24: kill -9 on H2, restarted: no window lost or doubled, no ledgered effect repeated")
   void h2() throws Exception {
     CrashRun run = CrashRun.create("kill9-h2", dir -> Map.of("db", "h2", "h2-path", dir.resolve("almanac").toString()));
@@ -82,6 +85,7 @@ class KillNineTest {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("R24: kill -9 on PostgreSQL, restarted: no window lost or doubled, no ledgered effect repeated")
   void postgres() throws Exception {
     Pg pg = Pg.shared().require();

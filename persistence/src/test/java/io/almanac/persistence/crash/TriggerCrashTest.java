@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -70,6 +72,7 @@ class TriggerCrashTest {
   // 1. Duplicate event delivery across kill -9
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("events: redelivered ids across kill -9 are recorded once, one instance and one effect per window")
   void duplicateEventsAcrossKill9() throws Exception {
     CrashRun run = CrashRun.create("events-kill9-h2", dir -> Map.of("db", "h2", "h2-path",
@@ -221,6 +224,7 @@ class TriggerCrashTest {
   // 2. kill -9 in the middle of a dependency chain
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("chain: kill -9 while b RUNS after a succeeded; b succeeds once, c is released and succeeds once")
   void killInDependencyChain() throws Exception {
     CrashRun run = CrashRun.create("chain-kill9-h2", dir -> Map.of("db", "h2", "h2-path",
