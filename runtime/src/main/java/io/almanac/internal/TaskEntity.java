@@ -394,7 +394,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     }
     return persist(state, null, u.events()).thenRun(s -> {
       if (u.checkWindow() != null) {
-        s.window(u.checkWindow()).ifPresent(w -> probe(s, w));
+        s.window(u.checkWindow()).ifPresent(w -> probe(s, w, now()));
       }
     }).thenNoReply();
   }
@@ -416,12 +416,12 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
    * condition (on the blocking dispatcher, within its timeout); the answers come back as one {@link
    * GateChecked}. One check per window at a time.
    */
-  private void probe(State state, io.almanac.journal.WindowState w) {
+  private void probe(State state, io.almanac.journal.WindowState w, Instant now) {
     String key = w.key();
     if (!checking.add(key)) {
       return;
     }
-    lastCheck.put(key, now());
+    lastCheck.put(key, now);
     io.almanac.journal.SpecRecord spec = state.spec();
     java.util.Map<String, UpstreamReport> reports = new java.util.concurrent.ConcurrentHashMap<>();
     java.util.Map<String, String> errors = new java.util.concurrent.ConcurrentHashMap<>();
@@ -509,16 +509,17 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .thenCompose(stage -> stage == null
             ? java.util.concurrent.CompletableFuture.<Boolean>failedFuture(new IllegalStateException("returned no stage"))
             : stage.toCompletableFuture());
-    call.whenComplete((v, e) -> callsRunning.remove(key)); // when the call itself ends, not at its timeout
-    return call.copy().orTimeout(c.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    // the call counts as running until it ends itself, not at its timeout; its answer is passed on only
+    // after that, so the next poll, started on the answer, never finds it still running
+    java.util.concurrent.CompletableFuture<Boolean> ended = call.whenComplete((v, e) -> callsRunning.remove(key));
+    return ended.copy().orTimeout(c.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /** Starts the checks that are due: each waiting window once per poll interval, and at its deadline. */
-  private void probeDue(State state) {
+  private void probeDue(State state, Instant now) {
     if (!state.defined() || state.removed()) {
       return;
     }
-    Instant now = now();
     Duration every = Gates.pollEvery(state.spec(), settings.dependencyPoll());
     for (io.almanac.journal.WindowState w : state.windows().values()) {
       if (w.status() != io.almanac.InstanceStatus.WAITING) {
@@ -528,7 +529,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       boolean due = last == null || !now.isBefore(last.plus(every.dividedBy(2)))
           || (w.waitUntil() != null && !now.isBefore(w.waitUntil()));
       if (due) {
-        probe(state, w);
+        probe(state, w, now);
       }
     }
     gateMemory.keySet().removeIf(k -> state.window(k).map(x -> x.status() != io.almanac.InstanceStatus.WAITING).orElse(true));
@@ -573,8 +574,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     leases.arm(state, now());
     dispatch.offerPending(state);
     announceSuccesses(state, events);
-    probeDue(state);
-    dispatch.reportWakes(state, Gates.nextWake(taskId, state, settings.dependencyPoll(), now()));
+    // one instant for the checks started and the next wake reported: read twice, a clock that moved
+    // between the two (a poll that took a moment) skipped a poll interval
+    Instant now = now();
+    probeDue(state, now);
+    dispatch.reportWakes(state, Gates.nextWake(taskId, state, settings.dependencyPoll(), now));
   }
 
   /** Tells the trigger of each window that succeeded (or was resolved), for the tasks that depend on this one (R9). */
