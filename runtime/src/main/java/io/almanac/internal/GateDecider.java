@@ -124,8 +124,14 @@ final class GateDecider {
     }
     boolean depMet = dep == null || dep.met();
     if (lateRelease) {
-      // Released late: only by its dependency (a condition must hold as well); no deadline applies any more.
-      if (depMet && conditionMet) {
+      // Released late: only by its dependency, checked when the upstream's success arrives; a condition
+      // must hold at that one poll (its debounce applies while a window waits: a late release is one
+      // check, so a debounce above 1 could never be met here). No deadline applies any more.
+      boolean holdsNow = spec.condition() == null || Boolean.TRUE.equals(check.conditionHolds());
+      if (holdsNow && spec.condition() != null) {
+        conditionDetail = "condition " + spec.condition().name() + " held at the late check";
+      }
+      if (depMet && holdsNow) {
         // Through the overlap policy, as a fresh release: if it would skip, the window stays as it was.
         Transition.check(w.status(), InstanceStatus.PENDING, w.key());
         Decided<TaskProtocol.FireOutcome> d = fires.overlap(state,

@@ -158,6 +158,29 @@ class TriggerDecidersTest {
   }
 
   @Test
+  @DisplayName("R9: a DEPENDENCY_NOT_MET window of a task with a debounced condition is released late when the condition holds at "
+      + "the late check, and not when it does not")
+  void lateReleaseWithDebouncedCondition() {
+    TaskSpec spec = TaskSpec.builder("report").cron("0 30 0 * * ? UTC").window("daily").job("j")
+        .dependsOn(DependencyTrigger.on("export").waitAtMost(Duration.ofHours(2)))
+        .when(ConditionTrigger.named("file").every(Duration.ofSeconds(10)).debounce(3)).build();
+    State s = waiting(spec);
+    GateChecked running = new GateChecked("2026-11-29", Map.of("export", report("export", Map.of("2026-11-29",
+        InstanceStatus.RUNNING), List.of())), Map.of(), true, null);
+    State skipped = Evolve.fold(s, gates.checked(s, running, null, Instant.parse("2026-11-29T02:30:00Z")).events(), HOT);
+    assertEquals(SkipReason.DEPENDENCY_NOT_MET, skipped.window("2026-11-29").orElseThrow().skipReason());
+    var met = Map.of("export", report("export", Map.of("2026-11-29", InstanceStatus.SUCCEEDED), List.of()));
+    assertTrue(gates.checked(skipped, new GateChecked("2026-11-29", met, Map.of(), false, null), null,
+        Instant.parse("2026-11-29T05:00:00Z")).events().isEmpty(), "the condition does not hold: not released");
+    List<Event> released = gates.checked(skipped, new GateChecked("2026-11-29", met, Map.of(), true, null), null,
+        Instant.parse("2026-11-29T05:00:10Z")).events();
+    TaskJournal.WaitSatisfied why = assertInstanceOf(TaskJournal.WaitSatisfied.class, released.get(0));
+    assertTrue(why.detail().contains("released late") && why.detail().contains("condition file held at the late check"),
+        why.detail());
+    assertEquals(InstanceStatus.PENDING, Evolve.fold(skipped, released, HOT).window("2026-11-29").orElseThrow().status());
+  }
+
+  @Test
   @DisplayName("R9: ALL_WITHIN waits for every expected upstream window; LATEST_WITHIN for the last; ANY for one upstream")
   void mappingsAndAny() {
     WindowState w = waiting(dependent(DependencyTrigger.on("hourly"))).window("2026-11-29").orElseThrow();
