@@ -27,7 +27,13 @@ public record PublishResult(String type, String id, List<TaskOutcome> tasks) {
     /** Its window was created SKIPPED (paused, or by the overlap policy), with the reason. */
     SKIPPED,
     /** Its window lies outside the task's catch-up horizon: created MISSED, with the reason. */
-    MISSED
+    MISSED,
+    /**
+     * Its window has no instance in the task's state and starts at or before the task's archived
+     * windows (they left its state, see retention and hot windows): the event is recorded in the
+     * journal and nothing runs; whether that window ever had an instance is in the journal (the audit).
+     */
+    ARCHIVED
   }
 
   /**

@@ -70,10 +70,14 @@ final class EventDecider {
     String key = window.key().value();
     Event received = new TaskJournal.EventReceived(key, cmd.type(), cmd.eventId(), cmd.eventTime(), cmd.summary(), now);
     Optional<WindowState> existing = state.window(key);
-    if (existing.isPresent() || state.archived(window.start())) {
-      String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
+    if (existing.isPresent()) {
       return Decided.persist(List.of(received), new EventOutcome(key, Outcome.COALESCED, "window " + key + " has an instance ("
-          + status + "); the event is counted on it"));
+          + existing.get().status().name() + "); the event is counted on it"));
+    }
+    if (state.archived(window.start())) {
+      // Not COALESCED: the state cannot say whether this window ever had an instance (the journal can).
+      return Decided.persist(List.of(received), new EventOutcome(key, Outcome.ARCHIVED, "window " + key + " starts at or before"
+          + " the task's archived windows (through " + state.archivedThrough() + "): the event is recorded, nothing runs"));
     }
     Instant dueAt = basis.isAfter(now) ? now : basis;
     Decided<FireOutcome> fired = fires.fire(state, new Fire(window.key(), window.start(), window.end(), dueAt,
@@ -88,7 +92,8 @@ final class EventDecider {
       case SCHEDULED -> Outcome.SCHEDULED;
       case SKIPPED -> Outcome.SKIPPED;
       case MISSED -> Outcome.MISSED;
-      case DUPLICATE, ARCHIVED -> Outcome.COALESCED;
+      case DUPLICATE -> Outcome.COALESCED;
+      case ARCHIVED -> Outcome.ARCHIVED;
     };
     return Decided.persist(events, new EventOutcome(key, outcome, o.reason()));
   }

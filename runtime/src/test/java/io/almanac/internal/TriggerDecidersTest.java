@@ -95,6 +95,25 @@ class TriggerDecidersTest {
   }
 
   @Test
+  @DisplayName("R9: an event for a window at or before the archived windows, not in the state, is answered ARCHIVED and recorded, "
+      + "not COALESCED; an event for a hot window is COALESCED")
+  void eventBeforeTheArchiveLine() {
+    TaskSpec spec = TaskSpec.builder("sync").onEvent(EventTrigger.of("t")).zone("UTC").window("hourly").job("j").build();
+    State hot = Evolve.fold(defined(spec), events.publish(defined(spec), new PublishEvent("t", "a", T0.plusSeconds(7200), null, null),
+        Schedules.of(spec), T0.plusSeconds(7200)).events(), HOT);
+    State s = new State(hot.spec(), false, hot.windows(), T0.plusSeconds(3600), 2, hot.samples(), null, hot.eventIds());
+    Decided<EventOutcome> old = events.publish(s, new PublishEvent("t", "b", T0.plusSeconds(60), null, null), Schedules.of(spec),
+        T0.plusSeconds(7300));
+    EventOutcome o = old.reply().apply(s);
+    assertEquals(Outcome.ARCHIVED, o.outcome());
+    assertTrue(o.detail().contains("archived windows (through " + T0.plusSeconds(3600) + ")"), o.detail());
+    assertInstanceOf(TaskJournal.EventReceived.class, old.events().get(0));
+    assertEquals(1, old.events().size(), "recorded, nothing scheduled");
+    assertEquals(Outcome.COALESCED, events.publish(s, new PublishEvent("t", "c", T0.plusSeconds(7260), null, null),
+        Schedules.of(spec), T0.plusSeconds(7300)).reply().apply(s).outcome());
+  }
+
+  @Test
   @DisplayName("R9/R6: an event for a new window while another runs follows the overlap policy (SKIP records PREVIOUS_RUNNING)")
   void eventFollowsOverlap() {
     TaskSpec spec = TaskSpec.builder("sync").onEvent(EventTrigger.of("t")).zone("UTC").window("hourly").job("j").build();

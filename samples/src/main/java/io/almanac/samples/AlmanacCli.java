@@ -615,7 +615,7 @@ public final class AlmanacCli implements Callable<Integer> {
   /** {@code publish}: an event for the tasks that listen to its type. */
   @Command(name = "publish", description = {
       "Publishes an event to the tasks whose event trigger listens to its type (POST /api/events, needs the token)",
-      "and prints what each task did: SCHEDULED, COALESCED, DUPLICATE, SKIPPED or MISSED. A second delivery of an id",
+      "and prints what each task did: SCHEDULED, COALESCED, DUPLICATE, SKIPPED, MISSED or ARCHIVED. A second delivery of an id",
       "is a DUPLICATE and makes no second instance. A type no task listens to exits 1; bad input exits 2."})
   static final class Publish extends ApiCommand {
     @Option(names = "--type", required = true, paramLabel = "TYPE", description = "the event type, e.g. order.paid")
