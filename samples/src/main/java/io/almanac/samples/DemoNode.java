@@ -206,6 +206,8 @@ public final class DemoNode {
     });
     try {
       SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
+      // In a cluster every member holds a lease of its own, so a restarted seed node finds it (LeaseSeeds).
+      LeaseSeeds.announce(system);
     } catch (RuntimeException e) {
       if (isConfigurationError(e)) {
         throw e; // a bad almanac.persistence value: reported as a configuration error by the caller

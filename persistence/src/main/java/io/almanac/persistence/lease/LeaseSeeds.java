@@ -89,9 +89,75 @@ public final class LeaseSeeds {
     if (joined.size() == seeds.size()) {
       return config;
     }
+    // The first seed node joins itself when no other seed answers within seed-node-timeout: give the
+    // running members (busy taking over what this node held before it restarted) time to answer.
+    Duration configured = config.getDuration("pekko.cluster.seed-node-timeout");
+    Duration wait = config.hasPath("almanac.lease.jdbc.live-holders-join-timeout")
+        ? config.getDuration("almanac.lease.jdbc.live-holders-join-timeout") : Duration.ofSeconds(30);
+    if (wait.isZero() || wait.isNegative()) {
+      throw new io.almanac.InvalidSpecException("almanac.lease.jdbc.live-holders-join-timeout", wait, "must be > 0");
+    }
+    Duration timeout = wait.compareTo(configured) > 0 ? wait : configured;
     LOG.info("seed nodes: {} configured, and the nodes holding a live lease in the journal's database: {} (a running cluster is "
-        + "joined, not duplicated)", seeds, joined.subList(seeds.size(), joined.size()));
-    return config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(joined));
+        + "joined, not duplicated; this node forms its own only if none of them answers within {})", seeds,
+        joined.subList(seeds.size(), joined.size()), timeout);
+    return config.withValue("pekko.cluster.seed-nodes", ConfigValueFactory.fromIterable(joined))
+        .withValue("pekko.cluster.seed-node-timeout", ConfigValueFactory.fromAnyRef(timeout.toMillis() + "ms"));
+  }
+
+  /**
+   * Holds a lease of this node's own ({@code <system>-member-<host>:<port>}, owned by {@code
+   * <system>@<host>:<port>}) for as long as the ActorSystem runs, so that {@link #withLiveHolders}
+   * on a restarted seed node finds every running member, also one that holds no shard and no
+   * singleton at that moment (without it, such members were invisible and a restarted sole seed
+   * node formed a second cluster). Call it on each node of a cluster once the schema exists
+   * (SchemaBootstrap); on a node that is not in a cluster it does nothing. It asks again every
+   * heartbeat-interval of {@code almanac.lease.jdbc} while the lease cannot be had or after it was
+   * lost (a database outage), and releases it when the ActorSystem terminates.
+   *
+   * @param system the node's ActorSystem
+   */
+  public static void announce(org.apache.pekko.actor.typed.ActorSystem<?> system) {
+    Config config = system.settings().config();
+    if (!"cluster".equals(config.getString("pekko.actor.provider"))) {
+      return;
+    }
+    org.apache.pekko.actor.Address self = org.apache.pekko.cluster.typed.Cluster.get(system).selfMember().address();
+    String hostPort = self.host().get() + ":" + self.port().get();
+    String owner = system.name() + "@" + hostPort;
+    org.apache.pekko.coordination.lease.javadsl.Lease lease = org.apache.pekko.coordination.lease.javadsl.LeaseProvider
+        .get(system).getLease(system.name() + "-member-" + hostPort, "almanac.lease.jdbc", owner);
+    Duration retry = lease.getSettings().timeoutSettings().getHeartbeatInterval();
+    java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+    Runnable[] acquire = new Runnable[1];
+    acquire[0] = () -> {
+      if (stopped.get()) {
+        return;
+      }
+      lease.acquire(lost -> {
+        if (!stopped.get()) {
+          LOG.info("presence lease of {} lost ({}); asking again in {}", owner, lost.map(Throwable::toString).orElse("released"),
+              retry);
+          system.scheduler().scheduleOnce(retry, acquire[0], system.executionContext());
+        }
+      }).whenComplete((held, error) -> {
+        if (error != null || !Boolean.TRUE.equals(held)) {
+          LOG.debug("presence lease of {} not had ({}); asking again in {}", owner, error != null ? error.toString() : "held by "
+              + "another owner", retry);
+          if (!stopped.get()) {
+            system.scheduler().scheduleOnce(retry, acquire[0], system.executionContext());
+          }
+        } else {
+          LOG.debug("presence lease of {} held", owner);
+        }
+      });
+    };
+    acquire[0].run();
+    org.apache.pekko.actor.CoordinatedShutdown.get(system).addTask(
+        org.apache.pekko.actor.CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-presence-lease", () -> {
+          stopped.set(true);
+          return lease.release().handle((r, e) -> org.apache.pekko.Done.getInstance());
+        });
   }
 
   /**

@@ -17,6 +17,7 @@ import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
 import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.persistence.lease.LeaseSeeds;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -323,6 +324,8 @@ public final class CrashNode {
     EffectsFile file = new EffectsFile(effects);
     try {
       SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
+      // every member holds a lease of its own, so a restarted seed node finds it (LeaseSeeds)
+      LeaseSeeds.announce(system);
       Almanac almanac = started[0] = Almanac.builder(system).clock(Clock.systemUTC())
           .job("quick", CrashNode::quick)
           .job("long", CrashNode::longJob)

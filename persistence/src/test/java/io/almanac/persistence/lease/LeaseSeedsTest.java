@@ -67,6 +67,11 @@ class LeaseSeedsTest {
       Config joined = LeaseSeeds.withLiveHolders(config, "almanac");
       assertEquals(List.of(self, "pekko://almanac@127.0.0.1:2601", "pekko://almanac@127.0.0.1:2602"),
           joined.getStringList("pekko.cluster.seed-nodes"));
+      // and it waits almanac.lease.jdbc.live-holders-join-timeout for them before it would form a cluster of its own
+      assertEquals(Duration.ofSeconds(30), joined.getDuration("pekko.cluster.seed-node-timeout"));
+      assertEquals(Duration.ofSeconds(45), LeaseSeeds.withLiveHolders(config.withValue("pekko.cluster.seed-node-timeout",
+          com.typesafe.config.ConfigValueFactory.fromAnyRef("45s")), "almanac").getDuration("pekko.cluster.seed-node-timeout"),
+          "a longer configured timeout is kept");
 
       Config notASeed = config(2605, self);
       assertSame(notASeed, LeaseSeeds.withLiveHolders(notASeed, "almanac"), "a node that is not a seed node: unchanged");
@@ -74,6 +79,37 @@ class LeaseSeedsTest {
       assertSame(listed, LeaseSeeds.withLiveHolders(listed, "almanac"), "every holder listed already: unchanged");
     } finally {
       kit.shutdownTestKit();
+    }
+  }
+
+  @Test
+  @DisplayName("cluster: a member that holds no shard and no singleton is found all the same, by the presence lease it holds "
+      + "while it runs (announce); it is gone from the live holders once its ActorSystem terminated")
+  void announcedMemberIsALiveHolder() throws Exception {
+    Config config = ConfigFactory.parseString("pekko.actor.provider = cluster\n"
+        + "almanac.lease.jdbc { heartbeat-timeout = 8s, heartbeat-interval = 1s }\n").withFallback(config(2610,
+        "pekko://member@127.0.0.1:2699"));
+    ActorTestKit kit = ActorTestKit.create("member", config);
+    boolean stopped = false;
+    try {
+      SchemaBootstrap.ensureSchemaBlocking(kit.system(), Duration.ofSeconds(30));
+      assertEquals(List.of(), LeaseSeeds.liveHolders(config));
+      LeaseSeeds.announce(kit.system()); // this node joined no cluster, hosts nothing: only the presence lease
+      kit.createTestProbe().awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(100), () -> {
+        try {
+          assertEquals(List.of("member@127.0.0.1:2610"), LeaseSeeds.liveHolders(config));
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+        return null;
+      });
+      kit.shutdownTestKit();
+      stopped = true;
+      assertEquals(List.of(), LeaseSeeds.liveHolders(config), "released when the ActorSystem terminated");
+    } finally {
+      if (!stopped) {
+        kit.shutdownTestKit();
+      }
     }
   }
 
