@@ -32,6 +32,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -62,6 +63,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * machine too loaded to measure; the report table shows the real figure either way).
  */
 @Timeout(value = 90, unit = TimeUnit.MINUTES)
+@Isolated // three JVMs whose failover times are judged: nothing else runs beside them
 @Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
 class ClusterFailoverTest {
 

@@ -36,6 +36,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -54,6 +55,7 @@ import org.junit.jupiter.api.Timeout;
  * -am test -Dtest=ClusterScenariosTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Timeout(value = 150, unit = TimeUnit.MINUTES)
+@Isolated // three JVMs whose failover times are judged: nothing else runs beside them
 @Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
 class ClusterScenariosTest {
 

@@ -28,6 +28,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -51,7 +53,10 @@ import org.junit.jupiter.api.Timeout;
  * </ul>
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
-@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
+// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
+// the cluster tests (@Isolated) run alone
+@Execution(ExecutionMode.CONCURRENT)
+@Tag("crash") // runs after the other persistence tests (persistence/pom.xml)
 class DatabaseOutageTest {
 
   /**

@@ -40,7 +40,10 @@ import org.junit.jupiter.api.Timeout;
  * and {@code run.log}; the table of results goes to stdout and {@code target/crash-report.txt}.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
-@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
+// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
+// the cluster tests (@Isolated) run alone
+@Execution(ExecutionMode.CONCURRENT)
+@Tag("crash") // runs after the other persistence tests (persistence/pom.xml)
 class KillNineTest {
 
   static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 3);
@@ -75,7 +78,6 @@ class KillNineTest {
   };
 
   @Test
-  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("R24: kill -9 on H2, restarted: no window lost or doubled, no ledgered effect repeated")
   void h2() throws Exception {
     CrashRun run = CrashRun.create("kill9-h2", dir -> Map.of("db", "h2", "h2-path", dir.resolve("almanac").toString()));
@@ -85,7 +87,6 @@ class KillNineTest {
   }
 
   @Test
-  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("R24: kill -9 on PostgreSQL, restarted: no window lost or doubled, no ledgered effect repeated")
   void postgres() throws Exception {
     Pg pg = Pg.shared().require();

@@ -57,7 +57,10 @@ import org.junit.jupiter.api.Timeout;
  * with a deadline; the run folder {@code target/crash/<key>-<time>/} keeps logs, stdout and run.log.
  */
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
-@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
+// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
+// the cluster tests (@Isolated) run alone
+@Execution(ExecutionMode.CONCURRENT)
+@Tag("crash") // runs after the other persistence tests (persistence/pom.xml)
 class TriggerCrashTest {
 
   static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 2);
@@ -72,7 +75,6 @@ class TriggerCrashTest {
   // 1. Duplicate event delivery across kill -9
 
   @Test
-  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("events: redelivered ids across kill -9 are recorded once, one instance and one effect per window")
   void duplicateEventsAcrossKill9() throws Exception {
     CrashRun run = CrashRun.create("events-kill9-h2", dir -> Map.of("db", "h2", "h2-path",
@@ -224,7 +226,6 @@ class TriggerCrashTest {
   // 2. kill -9 in the middle of a dependency chain
 
   @Test
-  @Execution(ExecutionMode.CONCURRENT) // beside the class's other test (one node JVM each; they share nothing but the machine)
   @DisplayName("chain: kill -9 while b RUNS after a succeeded; b succeeds once, c is released and succeeds once")
   void killInDependencyChain() throws Exception {
     CrashRun run = CrashRun.create("chain-kill9-h2", dir -> Map.of("db", "h2", "h2-path",
