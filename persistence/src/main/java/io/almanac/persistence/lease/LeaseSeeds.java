@@ -12,7 +12,16 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.coordination.lease.javadsl.Lease;
+import org.apache.pekko.coordination.lease.javadsl.LeaseProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,47 +126,58 @@ public final class LeaseSeeds {
    *
    * @param system the node's ActorSystem
    */
-  public static void announce(org.apache.pekko.actor.typed.ActorSystem<?> system) {
-    Config config = system.settings().config();
-    if (!"cluster".equals(config.getString("pekko.actor.provider"))) {
+  public static void announce(ActorSystem<?> system) {
+    if (!"cluster".equals(system.settings().config().getString("pekko.actor.provider"))) {
       return;
     }
-    org.apache.pekko.actor.Address self = org.apache.pekko.cluster.typed.Cluster.get(system).selfMember().address();
+    Address self = Cluster.get(system).selfMember().address();
     String hostPort = self.host().get() + ":" + self.port().get();
-    String owner = system.name() + "@" + hostPort;
-    org.apache.pekko.coordination.lease.javadsl.Lease lease = org.apache.pekko.coordination.lease.javadsl.LeaseProvider
-        .get(system).getLease(system.name() + "-member-" + hostPort, "almanac.lease.jdbc", owner);
-    Duration retry = lease.getSettings().timeoutSettings().getHeartbeatInterval();
-    java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
-    Runnable[] acquire = new Runnable[1];
-    acquire[0] = () -> {
+    Presence presence = new Presence(system, system.name() + "-member-" + hostPort, system.name() + "@" + hostPort);
+    presence.acquire();
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-presence-lease",
+        presence::release);
+  }
+
+  /** A node's presence lease: asked for until held, and again whenever lost, until released. */
+  private static final class Presence {
+    private final ActorSystem<?> system;
+    private final String owner;
+    private final Lease lease;
+    private final Duration retry;
+    private final AtomicBoolean stopped = new AtomicBoolean();
+
+    Presence(ActorSystem<?> system, String name, String owner) {
+      this.system = system;
+      this.owner = owner;
+      this.lease = LeaseProvider.get(system).getLease(name, "almanac.lease.jdbc", owner);
+      this.retry = lease.getSettings().timeoutSettings().getHeartbeatInterval();
+    }
+
+    void acquire() {
       if (stopped.get()) {
         return;
       }
       lease.acquire(lost -> {
-        if (!stopped.get()) {
-          LOG.info("presence lease of {} lost ({}); asking again in {}", owner, lost.map(Throwable::toString).orElse("released"),
-              retry);
-          system.scheduler().scheduleOnce(retry, acquire[0], system.executionContext());
-        }
+        LOG.info("presence lease of {} lost ({})", owner, lost.map(Throwable::toString).orElse("released"));
+        later();
       }).whenComplete((held, error) -> {
         if (error != null || !Boolean.TRUE.equals(held)) {
-          LOG.debug("presence lease of {} not had ({}); asking again in {}", owner, error != null ? error.toString() : "held by "
-              + "another owner", retry);
-          if (!stopped.get()) {
-            system.scheduler().scheduleOnce(retry, acquire[0], system.executionContext());
-          }
-        } else {
-          LOG.debug("presence lease of {} held", owner);
+          LOG.debug("presence lease of {} not had ({})", owner, error != null ? error.toString() : "held by another owner");
+          later();
         }
       });
-    };
-    acquire[0].run();
-    org.apache.pekko.actor.CoordinatedShutdown.get(system).addTask(
-        org.apache.pekko.actor.CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-presence-lease", () -> {
-          stopped.set(true);
-          return lease.release().handle((r, e) -> org.apache.pekko.Done.getInstance());
-        });
+    }
+
+    private void later() {
+      if (!stopped.get()) {
+        system.scheduler().scheduleOnce(retry, this::acquire, system.executionContext());
+      }
+    }
+
+    CompletionStage<Done> release() {
+      stopped.set(true);
+      return lease.release().handle((r, e) -> Done.getInstance());
+    }
   }
 
   /**

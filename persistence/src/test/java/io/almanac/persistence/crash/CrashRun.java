@@ -164,7 +164,6 @@ final class CrashRun {
     }
   }
 
-  /** The last lines of a file. */
   /** Log lines that tell why a node is not ready: membership, downing, the singleton, unanswered asks, errors. */
   static final java.util.regex.Pattern KEY_LINES = java.util.regex.Pattern.compile(
       "no answer yet|Welcome from|InitJoin|Marking|unreachable|Leader is|SBR|[Dd]own|singleton '|trigger started|Shutting down"
@@ -181,6 +180,7 @@ final class CrashRun {
     }
   }
 
+  /** The last lines of a file. */
   static String tail(Path file, int lines) {
     try {
       List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
