@@ -32,6 +32,13 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
      * A window's deadline passed before its dependency or condition was met (R9): it was recorded
      * SKIPPED with DEPENDENCY_NOT_MET or CONDITION_NOT_MET.
      */
-    WAIT_EXPIRED
+    WAIT_EXPIRED,
+    /**
+     * A cancelled job (its lease ended, an operator cancelled it, or its node lost its lease) has
+     * not returned within {@code almanac.executor.stuck-after}: it ignores interrupts and
+     * cancellation, and its thread stays busy. Its slot was freed and the task's next windows run;
+     * past {@code almanac.executor.max-stuck-jobs} the node is not ready.
+     */
+    JOB_STUCK
   }
 }

@@ -5,6 +5,8 @@ import com.typesafe.config.Config;
 import io.almanac.internal.Asks;
 import io.almanac.internal.ConfigTasks;
 import io.almanac.internal.Executor;
+import io.almanac.internal.ExecutorFence;
+import io.almanac.internal.ExecutorLiveness;
 import io.almanac.internal.ExecutorSettings;
 import io.almanac.internal.JobRegistry;
 import io.almanac.internal.LeaseGuard;
@@ -71,6 +73,8 @@ public final class Almanac {
   private final JobRegistry jobs;
   private final ClusterSharding sharding;
   private final ActorRef<TriggerActor.Command> trigger;
+  private final ActorRef<Executor.Command> executor;
+  private final int maxStuckJobs;
   private final Duration askTimeout;
   private final Duration registrationTimeout;
   private final CompositeMeterRegistry meterRegistry;
@@ -82,8 +86,11 @@ public final class Almanac {
 
   private Almanac(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
       ActorRef<TriggerActor.Command> trigger, Duration askTimeout, Duration registrationTimeout,
-      CompositeMeterRegistry meterRegistry, Duration maxEventFuture) {
+      CompositeMeterRegistry meterRegistry, Duration maxEventFuture, ActorRef<Executor.Command> executor,
+      int maxStuckJobs) {
     this.system = system;
+    this.executor = executor;
+    this.maxStuckJobs = maxStuckJobs;
     this.maxEventFuture = maxEventFuture;
     this.meterRegistry = meterRegistry;
     this.clock = clock;
@@ -189,6 +196,29 @@ public final class Almanac {
     }
 
     /**
+     * The executor's fence: the lease named by almanac.executor.fence-lease, owned by this node, or none.
+     * A gap between the executor's checks longer than the lease's safety margin counts as a pause.
+     */
+    private ExecutorFence fence(ExecutorSettings settings, String executorId) {
+      String path = settings.fenceLease();
+      if (path.isEmpty()) {
+        return ExecutorFence.none(executorId);
+      }
+      Config lease = system.settings().config().getConfig(path)
+          .withFallback(system.settings().config().getConfig("pekko.coordination.lease"));
+      Duration margin = lease.hasPath("safety-margin") && lease.getValue("safety-margin").valueType()
+          != com.typesafe.config.ConfigValueType.STRING || (lease.hasPath("safety-margin") && !lease.getString("safety-margin").isEmpty())
+          ? lease.getDuration("safety-margin") : lease.getDuration("heartbeat-timeout").dividedBy(10);
+      return new ExecutorFence(system.name(), executorId,
+          leases(path, Cluster.get(system).selfMember().address().hostPort()), margin);
+    }
+
+    /** Opens leases of the given configuration path, owned by {@code owner}. */
+    private ExecutorFence.Leases leases(String path, String owner) {
+      return name -> org.apache.pekko.coordination.lease.javadsl.LeaseProvider.get(system).getLease(name, path, owner);
+    }
+
+    /**
      * Starts the node: joins the cluster (itself, when embedded), starts the task shards, the
      * trigger singleton, this node's executor and watchdog, and registers the tasks declared in
      * {@code almanac.tasks}.
@@ -247,10 +277,15 @@ public final class Almanac {
           config.getDuration("pekko.cluster.singleton-proxy.singleton-identification-interval"),
           config.getInt("pekko.cluster.singleton-proxy.buffer-size"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
+      ExecutorFence fence = fence(executorSettings, executorId);
+      ExecutorLiveness liveness = new ExecutorLiveness(fence, node -> memberUp(cluster, node),
+          executorSettings.fenceLease().isEmpty() ? null : leases(executorSettings.fenceLease(),
+              "liveness-check:" + cluster.selfMember().address().hostPort()),
+          System::nanoTime, executorSettings.checkInterval().toNanos());
       ActorRef<Executor.Command> executor = system.systemActorOf(
-          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, executorId, meters), "almanac-executor",
-          Props.empty());
-      TaskEnv env = new TaskEnv(trigger, executor, alerts, id -> alive(cluster, executorId, id),
+          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, fence, meters, alerts, System::nanoTime),
+          "almanac-executor", Props.empty());
+      TaskEnv env = new TaskEnv(trigger, executor, alerts, liveness::of, executorSettings.checkInterval(),
           taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks);
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
           TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class))
@@ -276,7 +311,7 @@ public final class Almanac {
         throw new InvalidSpecException("almanac.node.registration-timeout", registrationTimeout, "must be > 0");
       }
       Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout(), registrationTimeout,
-          registry, taskSettings.maxEventFuture());
+          registry, taskSettings.maxEventFuture(), executor, executorSettings.maxStuckJobs());
       shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "almanac-close-event-sources", () -> {
         almanac.closeSources();
         return CompletableFuture.completedFuture(Done.getInstance());
@@ -384,13 +419,10 @@ public final class Almanac {
     return false;
   }
 
-  /** An executor is alive if it is this incarnation of this node, or a member of the cluster that is up. */
-  private static boolean alive(Cluster cluster, String selfId, String executorId) {
-    if (executorId.equals(selfId)) {
-      return true;
-    }
+  /** Whether the node with this unique address is a member of the cluster that is up (or joining). */
+  private static boolean memberUp(Cluster cluster, String uniqueAddress) {
     for (org.apache.pekko.cluster.Member m : cluster.state().getMembers()) {
-      if (m.uniqueAddress().toString().equals(executorId)) {
+      if (m.uniqueAddress().toString().equals(uniqueAddress)) {
         return m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp() || m.status() == MemberStatus.joining();
       }
     }
@@ -422,6 +454,11 @@ public final class Almanac {
     if (!live) {
       return CompletableFuture.completedFuture(new NodeHealth(false, false, checks));
     }
+    CompletableFuture<NodeHealth.Check> executorCheck = Asks.<Executor.Command, Executor.Stats>ask(executor,
+            Executor.GetStats::new, askTimeout, system.scheduler())
+        .handle((st, error) -> error != null
+            ? new NodeHealth.Check("executor", false, "no answer within " + askTimeout)
+            : executorCheck(st, maxStuckJobs));
     return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, askTimeout,
             system.scheduler())
         .handle((st, error) -> {
@@ -434,8 +471,20 @@ public final class Almanac {
             checks.add(fresh("trigger", st.lastTick(), now, stallAfter, "looked at its queue"));
             checks.add(fresh("journal", st.watermark(), now, stallAfter, "wrote its watermark"));
           }
-          return new NodeHealth(true, checks.stream().allMatch(NodeHealth.Check::ok), checks);
+          return checks;
+        })
+        .thenCombine(executorCheck, (all, ex) -> {
+          all.add(ex);
+          return new NodeHealth(true, all.stream().allMatch(NodeHealth.Check::ok), all);
         });
+  }
+
+  /** The executor's check: it holds its lease (or has none to hold) and has no more stuck jobs than allowed. */
+  static NodeHealth.Check executorCheck(Executor.Stats st, int maxStuckJobs) {
+    boolean ok = st.holdsLease() && st.stuck() <= maxStuckJobs;
+    return new NodeHealth.Check("executor", ok, "executor " + st.identity() + (st.holdsLease() ? "" : " does not hold its lease: "
+        + "no job runs here") + "; " + st.running() + " running, " + st.stuck() + " stuck (almanac.executor.max-stuck-jobs = "
+        + maxStuckJobs + ")");
   }
 
   static NodeHealth.Check fresh(String name, Instant at, Instant now, Duration within, String what) {

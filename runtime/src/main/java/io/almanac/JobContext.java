@@ -55,6 +55,24 @@ public interface JobContext {
   /** @return true once the attempt has been cancelled (lease expired, operator cancel, superseded) */
   boolean isCancelled();
 
+  /**
+   * Whether this attempt may still act: it was not cancelled, and its node holds the executor's
+   * lease (in a cluster: a lease row in the journal's database, renewed every few seconds; a node
+   * frozen or cut off from the database past its lease loses it, and another node may then run the
+   * window's retry). A memory read: check it right before every external effect the {@link
+   * #ledger()} does not guard, and stop without the effect when it is false. The ledger checks it
+   * itself and fails with {@link LeaseLostException}.
+   *
+   * <p>The bound: once this turns false the node cancels every job it runs within {@code
+   * almanac.executor.check-interval} (interrupts the thread, cancels the stage) and reports nothing
+   * for them, and a retry starts elsewhere only after the lease has ended by the database's clock,
+   * which is at least the lease's {@code safety-margin} after this turned false. An effect made
+   * without checking, by a job that ignores cancellation, may overlap a retry.
+   *
+   * @return true while the attempt holds its lease
+   */
+  boolean holdsLease();
+
   /** @return a stage that completes when the attempt is cancelled */
   CompletionStage<Void> cancellation();
 

@@ -9,6 +9,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.internal.TaskEntity;
 import io.almanac.testkit.SettableClock;
+import io.almanac.internal.Executor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -165,8 +166,14 @@ class AlmanacNodeTest {
     eventually(() -> assertTrue(await(almanac.health()).ready(), () -> await(almanac.health()).toString()));
     NodeHealth h = await(almanac.health());
     assertTrue(h.live());
-    assertEquals(List.of("actor-system", "cluster-member", "tasks-registered", "trigger", "journal"),
+    assertEquals(List.of("actor-system", "cluster-member", "tasks-registered", "trigger", "journal", "executor"),
         h.checks().stream().map(NodeHealth.Check::name).toList());
+    // the executor's check: past max-stuck-jobs stuck jobs, or without its lease, the node is not ready
+    assertTrue(Almanac.executorCheck(new Executor.Stats(0, 0, 0, 0, 0, 0, 4, true, "node-1"), 4).ok());
+    NodeHealth.Check tooMany = Almanac.executorCheck(new Executor.Stats(0, 0, 0, 0, 0, 0, 5, true, "node-1"), 4);
+    assertFalse(tooMany.ok());
+    assertTrue(tooMany.detail().contains("5 stuck (almanac.executor.max-stuck-jobs = 4)"), tooMany.detail());
+    assertFalse(Almanac.executorCheck(new Executor.Stats(0, 0, 0, 0, 0, 0, 0, false, "node-1#1"), 4).ok());
     // judged by the node's clock: a trigger that has not looked at its queue for longer than the threshold is not ready
     Instant now = Instant.parse("2026-11-30T10:00:00Z");
     NodeHealth.Check stale = Almanac.fresh("trigger", now.minusSeconds(61), now, Duration.ofMinutes(1), "looked at its queue");
@@ -451,6 +458,65 @@ class AlmanacNodeTest {
       assertEquals(1, w.retries());
     });
     assertEquals(RunKind.RETRY, job.runs.get(1).runKind());
+  }
+
+  @Test
+  @DisplayName("R23: jobs that never return (they ignore interrupts and cancellation) do not block their task: each "
+      + "frees its slot at its lease end, the next windows run, each stuck job raises JOB_STUCK, and past "
+      + "max-stuck-jobs the node is not ready")
+  void stuckJobsDoNotBlockTheirTask() {
+    ScriptedJob job = new ScriptedJob(clock);
+    CountDownLatch never = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    job.behaviour = ctx -> {
+      if (calls.incrementAndGet() <= 5) { // more than max-concurrent-per-task (4)
+        while (true) {
+          try {
+            never.await();
+            return CompletableFuture.completedFuture(JobResult.success("released at the end of the test"));
+          } catch (InterruptedException ignored) {
+            // a hung model call that ignores interrupts
+          }
+        }
+      }
+      return CompletableFuture.completedFuture(JobResult.success("ran"));
+    };
+    Almanac almanac = start("almanac.executor.stuck-after = 10s\nalmanac.executor.max-stuck-jobs = 2",
+        Map.of("hang", job));
+    almanac.meterRegistry().add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    try {
+      await(almanac.register(TaskSpec.builder("stubborn").cron("0 0 * * * ? UTC").window("per-firing").job("hang")
+          .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(1), 1.5, 20)).build()));
+      Instant hour = Instant.parse("2026-11-29T00:00:00Z");
+      for (int i = 0; i < 6; i++) {
+        Instant due = hour.plus(Duration.ofHours(i));
+        String key = due.toString();
+        clock.set(due);
+        int called = i + 1;
+        eventually(() -> assertEquals(called, calls.get(), "the job of window " + key + " was called"));
+        if (i < 5) {
+          assertEquals(InstanceStatus.RUNNING, window(almanac, "stubborn", key).status());
+          clock.set(due.plus(Duration.ofMinutes(2))); // past its lease: timed out, cancelled, its slot freed
+          eventually(() -> assertEquals(InstanceStatus.FINAL_FAILED, window(almanac, "stubborn", key).status()));
+          clock.set(due.plus(Duration.ofMinutes(3))); // 1 min after the cancel > stuck-after
+          int stuck = i + 1;
+          eventually(() -> assertEquals(stuck, alerts.stream().filter(a -> a.kind() == Alert.Kind.JOB_STUCK).count()));
+        }
+      }
+      Instant last = hour.plus(Duration.ofHours(5));
+      eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "stubborn", last.toString()).status()));
+      Alert stuck = alerts.stream().filter(a -> a.kind() == Alert.Kind.JOB_STUCK).findFirst().orElseThrow();
+      assertEquals("stubborn", stuck.taskId());
+      assertEquals("2026-11-29T00:00:00Z", stuck.window());
+      NodeHealth health = await(almanac.health());
+      NodeHealth.Check executor = health.checks().stream().filter(c -> c.name().equals("executor")).findFirst().orElseThrow();
+      assertFalse(executor.ok(), executor.detail());
+      assertTrue(executor.detail().contains("5 stuck"), executor.detail());
+      assertFalse(health.ready(), "past max-stuck-jobs the node is not ready");
+      assertEquals(5.0, almanac.meterRegistry().get("almanac.executor.stuck").gauge().value());
+    } finally {
+      never.countDown();
+    }
   }
 
   @Test

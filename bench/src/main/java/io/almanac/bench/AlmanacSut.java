@@ -59,7 +59,6 @@ final class AlmanacSut implements Sut {
       m.put("store", "pekko-persistence-jdbc journal on the H2 file (almanac-h2.conf, WRITE_DELAY=0, async:)");
     }
     m.put("executor.max-concurrent", Db.WORKERS);
-    m.put("job-dispatcher.fixed-pool-size", Db.WORKERS);
     m.put(Db.postgres() ? "postgres.pool-size" : "h2.pool-size", Db.POOL);
     m.put("trigger", "defaults (max-tick-interval 1s, max-in-flight 2000, persist-interval 1s)");
     m.put("task", "defaults (snapshot-every 100, overlap SKIP, retry none, catch-up none, recent-fire-grace 60s)");
@@ -91,7 +90,6 @@ final class AlmanacSut implements Sut {
         "include \"almanac-embedded.conf\"",
         storeConfig(db),
         "almanac.executor.max-concurrent = " + Db.WORKERS,
-        "almanac.executor.job-dispatcher.thread-pool-executor.fixed-pool-size = " + Db.WORKERS,
         "pekko.loglevel = WARNING",
         "pekko.log-dead-letters = off",
         "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off",

@@ -142,7 +142,6 @@ final class Cluster {
         "pekko.cluster.log-info-verbose = off",
         AlmanacSut.storeConfig(db),
         "almanac.executor.max-concurrent = " + Db.WORKERS,
-        "almanac.executor.job-dispatcher.thread-pool-executor.fixed-pool-size = " + Db.WORKERS,
         "pekko.loglevel = WARNING",
         "pekko.log-dead-letters = off",
         // the harness stops a node with STOP on stdin; a downed node must not call System.exit
@@ -301,7 +300,6 @@ final class Cluster {
     m.put("config", "almanac-cluster.conf + almanac-postgres.conf as shipped (lease-majority SBR, trigger singleton and"
         + " 100 task shards under the JDBC lease); seed nodes: every node" + (size == 1 ? " (itself)" : ""));
     m.put("executor.max-concurrent", Db.WORKERS);
-    m.put("job-dispatcher.fixed-pool-size", Db.WORKERS);
     m.put("postgres.pool-size", Db.POOL + " per node");
     m.put("registration", "node 1 registers every task; the others only start");
     String overrides = System.getProperty("almanac.bench.overrides", "");

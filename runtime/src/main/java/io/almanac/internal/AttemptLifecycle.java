@@ -30,7 +30,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import org.apache.pekko.Done;
 
 /**
@@ -121,7 +121,7 @@ final class AttemptLifecycle {
   AttemptGrant grant(State s, AttemptStarted started) {
     WindowState w = s.windows().get(started.window());
     return new AttemptGrant(taskId, started.window(), started.attempt(), started.kind(), started.leaseUntil(), w.start(),
-        w.end(), w.dueAt(), w.effects(), w.pendingEffects());
+        w.end(), w.dueAt(), w.effects(), w.pendingEffects(), started.executor());
   }
 
   /**
@@ -232,15 +232,18 @@ final class AttemptLifecycle {
 
   /**
    * Attempts that no longer run: a lease that ended, or an executor that is gone (its node
-   * restarted or left). They are timed out and handed to the retry policy. Decided before any fire,
-   * so that a dead attempt never counts as the previous run (R6, R24).
+   * restarted or left, and, with a fence, its executor's lease ended by the lease's clock: see
+   * {@link ExecutorLiveness}). They are timed out and handed to the retry policy. Decided before any
+   * fire, so that a dead attempt never counts as the previous run (R6, R24). An attempt whose
+   * executor is {@link ExecutorLiveness.State#ENDING} is left running: a retry must not start beside
+   * a job that may still run.
    *
    * @param state the task's state
-   * @param executorAlive whether an executor identity still runs
+   * @param executors what is known of an executor identity
    * @param now the time
    * @return the events (possibly none)
    */
-  List<Event> settle(State state, Predicate<String> executorAlive, Instant now) {
+  List<Event> settle(State state, Function<String, ExecutorLiveness.State> executors, Instant now) {
     List<Event> events = new ArrayList<>();
     for (WindowState w : state.windows().values()) {
       if (w.status() != InstanceStatus.RUNNING) {
@@ -248,7 +251,7 @@ final class AttemptLifecycle {
       }
       if (!now.isBefore(w.leaseUntil())) {
         events.addAll(timeOut(state, w, "lease expired at " + w.leaseUntil(), now));
-      } else if (w.executor() != null && !executorAlive.test(w.executor())) {
+      } else if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDED) {
         // checked only after the lease test: a lease that ended counts as a lease expiry
         events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
       }

@@ -1,6 +1,9 @@
 package io.almanac.internal;
 
 import io.almanac.AgentJob;
+import io.almanac.Alert;
+import io.almanac.AlertSink;
+import io.almanac.LeaseLostException;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
@@ -14,11 +17,15 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -47,15 +54,25 @@ import org.apache.pekko.pattern.StatusReply;
  * once, so a failed write never holds a slot.
  *
  * <ul>
- *   <li>Jobs run on their own dispatcher ({@code almanac.executor.job-dispatcher}), never on an
- *       actor thread.
+ *   <li>Jobs run on threads of the executor's own, never on an actor thread; a job that blocks holds
+ *       its thread, and a cancelled job that never returns (it ignores interrupts) keeps it while the
+ *       slot goes to the next job.
  *   <li>A global and a per-task concurrency limit; fresh windows (first and manual runs) go before
  *       backlog (retries and backfills), and backlog starts are rate-limited by token buckets,
  *       overall and per task (R17).
  *   <li>Each attempt holds a lease that the job extends with heartbeats. Its entity owns the lease's
- *       expiry (a timer there records TIMED_OUT and applies the retry policy, R23); the executor only
+ *       expiry (a timer there records TIMED_OUT and applies the retry policy, R23); the executor
  *       cancels the job once its deadline has passed (its future cancelled, a blocking job
- *       interrupted).
+ *       interrupted) and frees its slot at once, whatever the job's thread does. A cancelled job
+ *       whose thread has not returned {@code stuck-after} later is stuck: a JOB_STUCK alert, the
+ *       {@code almanac.executor.stuck} gauge, and a node that is not ready past {@code
+ *       max-stuck-jobs}. Its result, should it ever come, is reported as a late one.
+ *   <li>The node's lease ({@link ExecutorFence}): nothing is admitted or run unless the executor
+ *       holds it. A node that finds it lost (the lease says so, a renewal after a pause fails, the
+ *       node was downed) cancels every job it runs at once and reports nothing for them; it goes on
+ *       under a new identity once it holds a new lease. A gap between two checks longer than the
+ *       lease's safety margin (a frozen JVM) makes the lease suspect until renewed: nothing starts
+ *       and the ledger refuses meanwhile.
  *   <li>While jobs run short, up to {@code start-ahead} attempts are admitted before a job slot is
  *       free, so the slots do not idle during the start's round trip to the entity (a burst of
  *       short jobs); a started attempt waits for a slot and is not run if its lease ends first.
@@ -140,9 +157,35 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** Ask for the executor's counters. */
   public record GetStats(ActorRef<Stats> replyTo) implements Command {}
 
-  /** The executor's counters. */
-  public record Stats(int running, int queuedFresh, int queuedBacklog, long started, long finished, long cancelled)
-      implements AlmanacSerializable {}
+  /**
+   * The executor's counters.
+   *
+   * @param running jobs holding a slot
+   * @param queuedFresh first and manual runs waiting for a slot
+   * @param queuedBacklog retries, backfills and catch-ups waiting
+   * @param started jobs started
+   * @param finished jobs that ended in their slot
+   * @param cancelled jobs cancelled (lease end, operator, superseded, lost node lease)
+   * @param stuck cancelled jobs whose thread has not returned within stuck-after
+   * @param holdsLease whether the executor holds its node lease now (always true without a fence)
+   * @param identity the executor's identity now
+   */
+  public record Stats(int running, int queuedFresh, int queuedBacklog, long started, long finished, long cancelled,
+      int stuck, boolean holdsLease, String identity) implements AlmanacSerializable {}
+
+  /**
+   * This node was downed (or removed without leaving): cancel every job, report nothing, and never
+   * take a lease again.
+   *
+   * @param why for the log
+   */
+  public record NodeDown(String why) implements Command {}
+
+  /** The answer to an acquire (or renewal) of the lease of identity {@code id}. */
+  private record FenceAnswer(String id, boolean held, Throwable error) implements Command {}
+
+  /** The lease of identity {@code id} was lost. */
+  private record FenceLost(String id, String cause) implements Command {}
 
   /** An attempt its entity has started, waiting for a job slot (start-ahead). */
   private record Ready(Item item, TaskProtocol.AttemptGrant grant) {}
@@ -162,7 +205,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private static final String REFUSED = "result refused: ";
 
   private enum Check implements Command {
-    INSTANCE
+    INSTANCE,
+    /** A membership event of another member, or of this one that changes nothing here. */
+    IGNORED
   }
 
   /** A window offered by its entity, queued or admitted (a slot reserved for it). */
@@ -194,6 +239,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     final Instant startedAt;
     final CompletableFuture<Void> cancelled = new CompletableFuture<>();
     volatile Instant deadline;
+    /** Its node lost the lease it ran under: nothing is reported or recorded for it. */
+    volatile boolean fenced;
+    /** Set by the actor when the slot was freed (cancelled): from then on it is only watched. */
+    Instant abandonedAt;
+    /** Its thread had not returned stuck-after its cancel (alerted once). */
+    boolean stuck;
     private Thread thread;
     private CompletableFuture<JobResult> stage;
 
@@ -202,6 +253,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       this.attempt = attempt;
       this.startedAt = startedAt;
       this.deadline = deadline;
+    }
+
+    String id() {
+      return item.key() + "#" + attempt;
     }
 
     synchronized void enter() {
@@ -237,9 +292,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final TaskSettings taskSettings;
   private final JobRegistry jobs;
   private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
-  private final String executorId;
+  private final ExecutorFence fence;
+  private final AlertSink alerts;
+  private final LongSupplier nanoTime;
   private final NodeMeters meters;
-  private final java.util.concurrent.Executor jobPool;
+  private final ThreadPoolExecutor jobThreads;
+  private final JobCalls calls;
   private final ArrayDeque<Offered> fresh = new ArrayDeque<>();
   private final ArrayDeque<Offered> backlog = new ArrayDeque<>();
   private final Map<String, Offered> queued = new HashMap<>();
@@ -250,12 +308,23 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final Duration[] recentJobs = new Duration[16];
   private int recentJobsNext;
   private final Map<String, Running> running = new HashMap<>();
+  /** Cancelled jobs whose thread has not returned, by {@link Running#id()}: they hold no slot. */
+  private final Map<String, Running> abandoned = new HashMap<>();
+  private int stuckCount;
   /** Per task: reserved, ready and running attempts (the per-task limit). */
   private final Map<String, Integer> admittedPerTask = new HashMap<>();
   /** Per entity: its queued and reserved windows here (an entity is watched while it has any). */
   private final Map<ActorRef<TaskProtocol.Command>, Integer> holdings = new HashMap<>();
   private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
   private final TokenBucket globalBucket;
+  /** The lease: no fence, being acquired (or renewed) for the identity now, held, or never again. */
+  private enum FenceState { NONE, ACQUIRING, HELD, ENDED }
+  private FenceState fenceState;
+  /** An acquire or renewal is on its way (one at a time). */
+  private boolean fenceAsking;
+  private long lastCheckNanos;
+  /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
+  private final java.util.List<JobDone> heldBack = new java.util.ArrayList<>();
   private int reporting;
   private boolean draining;
   private final java.util.List<ActorRef<Done>> drainWaiters = new java.util.ArrayList<>();
@@ -264,6 +333,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private long cancelledCount;
 
   /**
+   * An executor without a fence, alerts or meters (unit tests).
+   *
    * @param clock where time comes from
    * @param settings the executor's settings
    * @param taskSettings bounds of results (a job's oversized exception message is shortened)
@@ -279,7 +350,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
       String executorId) {
-    return create(clock, settings, taskSettings, jobs, tasks, executorId, NodeMeters.NONE);
+    return create(clock, settings, taskSettings, jobs, tasks, ExecutorFence.none(executorId), NodeMeters.NONE,
+        a -> { }, System::nanoTime);
   }
 
   /**
@@ -288,8 +360,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * @param taskSettings bounds of results (a job's oversized exception message is shortened)
    * @param jobs the jobs this node can run
    * @param tasks how to reach a task entity by id (results, heartbeats and effects of jobs)
-   * @param executorId this executor's identity (node address and incarnation)
+   * @param fence the node lease the executor holds while it runs jobs, and its identity
    * @param meters the node's meters (its queues and running jobs)
+   * @param alerts where JOB_STUCK goes
+   * @param nanoTime the monotonic clock a pause is measured on
    * @return the executor's behavior
    */
   public static Behavior<Command> create(
@@ -298,10 +372,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
-      String executorId,
-      NodeMeters meters) {
+      ExecutorFence fence,
+      NodeMeters meters,
+      AlertSink alerts,
+      LongSupplier nanoTime) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, executorId, meters)));
+        new Executor(ctx, timers, clock, settings, taskSettings, jobs, tasks, fence, meters, alerts, nanoTime)));
   }
 
   private Executor(
@@ -312,8 +388,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       TaskSettings taskSettings,
       JobRegistry jobs,
       Function<String, RecipientRef<TaskProtocol.Command>> tasks,
-      String executorId,
-      NodeMeters meters) {
+      ExecutorFence fence,
+      NodeMeters meters,
+      AlertSink alerts,
+      LongSupplier nanoTime) {
     super(ctx);
     this.meters = meters;
     this.ctx = ctx;
@@ -322,14 +400,58 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     this.taskSettings = taskSettings;
     this.jobs = jobs;
     this.tasks = tasks;
-    this.executorId = executorId;
-    this.jobPool = ctx.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(settings.jobDispatcher()));
+    this.fence = fence;
+    this.alerts = alerts;
+    this.nanoTime = nanoTime;
+    // Threads of the executor's own, made as needed: at most max-concurrent run jobs that hold a slot,
+    // plus one per cancelled job that has not returned (stuck), which a fixed pool would run out of.
+    AtomicInteger threadNo = new AtomicInteger();
+    String threadPrefix = "almanac-job-" + ctx.getSystem().name() + "-";
+    this.jobThreads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+      Thread t = new Thread(r, threadPrefix + threadNo.incrementAndGet());
+      t.setDaemon(true); // a stuck job never keeps the JVM from exiting
+      return t;
+    });
+    this.calls = new JobCalls(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
     this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
+    this.lastCheckNanos = nanoTime.getAsLong();
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
+    this.fenceState = fence.configured() ? FenceState.ACQUIRING : FenceState.NONE;
+    if (fence.configured()) {
+      subscribeToDowning(ctx);
+      acquireFence();
+    }
     ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} admitted ahead while jobs take < {}, "
-        + "backlog {} starts/s (burst {}), {} per task", executorId, settings.maxConcurrent(),
+        + "backlog {} starts/s (burst {}), {} per task; {}", fence.id(), settings.maxConcurrent(),
         settings.maxConcurrentPerTask(), settings.startAhead(), settings.startAheadMaxJob(), settings.backlogRate(),
-        settings.backlogBurst(), settings.backlogRatePerTask());
+        settings.backlogBurst(), settings.backlogRatePerTask(),
+        fence.configured() ? "jobs run only while it holds its lease " + ExecutorFence.leaseName(fence.systemName(), fence.id())
+            : "no node lease (almanac.executor.fence-lease is empty)");
+  }
+
+  /** A downed (or removed) node runs nothing on: the executor hears of it from the cluster. */
+  private static void subscribeToDowning(ActorContext<Command> ctx) {
+    try {
+      org.apache.pekko.cluster.typed.Cluster cluster = org.apache.pekko.cluster.typed.Cluster.get(ctx.getSystem());
+      org.apache.pekko.cluster.UniqueAddress self = cluster.selfMember().uniqueAddress();
+      ActorRef<org.apache.pekko.cluster.ClusterEvent.MemberEvent> events = ctx.messageAdapter(
+          org.apache.pekko.cluster.ClusterEvent.MemberEvent.class, e -> {
+            if (e.member().uniqueAddress().equals(self)) {
+              if (e instanceof org.apache.pekko.cluster.ClusterEvent.MemberDowned) {
+                return new NodeDown("this node was downed");
+              }
+              if (e instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved) {
+                return new NodeDown("this node was removed from the cluster");
+              }
+            }
+            return Check.IGNORED;
+          });
+      cluster.subscriptions().tell(org.apache.pekko.cluster.typed.Subscribe.create(events,
+          org.apache.pekko.cluster.ClusterEvent.MemberEvent.class));
+    } catch (RuntimeException e) {
+      ctx.getLog().warn("executor: cannot watch this node's membership ({}); a downed node is fenced by its lease only",
+          e.toString());
+    }
   }
 
   @Override
@@ -347,11 +469,154 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         .onMessage(GetStats.class, this::onGetStats)
         .onMessage(Drain.class, this::onDrain)
         .onMessage(RetryReport.class, m -> {
-          report(m.key(), m.attempt(), m.result(), m.took(), m.tries());
+          if (fenceState != FenceState.ENDED) {
+            report(m.key(), m.attempt(), m.result(), m.took(), m.tries());
+          } else {
+            reportEnded();
+          }
           return this;
         })
+        .onMessage(FenceAnswer.class, this::onFenceAnswer)
+        .onMessage(FenceLost.class, this::onFenceLost)
+        .onMessage(NodeDown.class, this::onNodeDown)
         .onMessageEquals(Check.INSTANCE, this::onCheck)
+        .onMessageEquals(Check.IGNORED, () -> this)
+        .onSignal(org.apache.pekko.actor.typed.PostStop.class, signal -> {
+          jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
+          return this;
+        })
         .build();
+  }
+
+  // ---- the node lease (see ExecutorFence)
+
+  /** Asks for the lease of the identity now (a first acquire, or a renewal after a pause), one ask at a time. */
+  private void acquireFence() {
+    if (fenceAsking || fenceState == FenceState.ENDED || fenceState == FenceState.NONE) {
+      return;
+    }
+    fenceAsking = true;
+    String id = fence.id();
+    ActorRef<Command> self = ctx.getSelf();
+    java.util.concurrent.CompletionStage<Boolean> asked;
+    try {
+      asked = fence.acquire(cause -> self.tell(new FenceLost(id, cause.map(Throwable::getMessage).orElse("released"))));
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(asked, (held, error) -> new FenceAnswer(id, Boolean.TRUE.equals(held), error));
+  }
+
+  private Behavior<Command> onFenceAnswer(FenceAnswer m) {
+    fenceAsking = false;
+    if (!m.id().equals(fence.id()) || fenceState == FenceState.ENDED) {
+      acquireFence(); // the answer for an identity given up since: ask for the new one's
+      return this;
+    }
+    if (m.held() && m.error() == null) {
+      fence.granted();
+      if (fenceState != FenceState.HELD) {
+        ctx.getLog().info("executor {} holds its lease: jobs may run", m.id());
+      }
+      fenceState = FenceState.HELD;
+      if (!heldBack.isEmpty()) {
+        ctx.getLog().info("executor {}: lease renewed; reporting the {} results that came while it was suspect", m.id(),
+            heldBack.size());
+        java.util.List<JobDone> results = new java.util.ArrayList<>(heldBack);
+        heldBack.clear();
+        results.forEach(d -> report(d.key(), d.attempt(), d.result(), d.took(), 1));
+      }
+      admit();
+      return this;
+    }
+    String why = m.error() != null ? m.error().toString() : "the lease is held by another owner";
+    if (fenceState == FenceState.HELD) {
+      // a renewal after a pause failed: the lease may have been taken; this identity runs nothing more
+      lose("its renewal after a pause failed: " + why);
+    } else {
+      ctx.getLog().warn("executor {} could not take its lease ({}); no job runs here until it does; asking again", m.id(), why);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onFenceLost(FenceLost m) {
+    if (m.id().equals(fence.id()) && fenceState == FenceState.HELD) {
+      lose("the lease reported it lost: " + m.cause());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onNodeDown(NodeDown m) {
+    if (fenceState == FenceState.NONE || fenceState == FenceState.ENDED) {
+      return this;
+    }
+    if (draining && running.isEmpty() && ready.isEmpty()) {
+      fence.end(); // a node that drained and left: nothing to cancel
+      fenceState = FenceState.ENDED;
+      return this;
+    }
+    fence.end();
+    lose(m.why());
+    fenceState = FenceState.ENDED;
+    return this;
+  }
+
+  /** The lease is not valid although it was held: the same as lost. */
+  private boolean fenceBroken() {
+    if (fenceState == FenceState.HELD && !fenceAsking && !fence.valid()) {
+      lose("the lease is no longer valid (its holder could not renew it in time: a pause, or the database)");
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The identity now lost its lease: every job it runs is cancelled and nothing is reported for them;
+   * what waited for a slot is not run (each window's entity times its attempt out, here once the lost
+   * lease has ended, elsewhere the same way); queued offers stay, for the next identity.
+   */
+  private void lose(String why) {
+    String was = fence.lost();
+    int jobsCancelled = running.size();
+    Instant now = clock.instant();
+    for (Running r : running.values()) {
+      r.fenced = true;
+      r.cancel();
+      cancelledCount++;
+      abandon(r, now);
+    }
+    running.clear();
+    for (Ready w : ready) {
+      release(w.item().taskId());
+    }
+    int notRun = ready.size() + reserved.size();
+    ready.clear();
+    for (Offered o : reserved.values()) {
+      unhold(o.task());
+      release(o.taskId());
+    }
+    reserved.clear();
+    for (Running r : abandoned.values()) {
+      r.fenced = true; // a result that comes now would be reported by a node without its lease
+    }
+    if (!heldBack.isEmpty()) {
+      ctx.getLog().warn("executor {}: {} results that came while its lease was suspect are not reported: {}", was,
+          heldBack.size(), heldBack.stream().map(d -> d.key() + "#" + d.attempt()).toList());
+      heldBack.clear();
+    }
+    fenceState = fence.ended() ? FenceState.ENDED : FenceState.ACQUIRING;
+    ctx.getLog().error("executor {} lost its lease ({}): {} running jobs cancelled, nothing is reported for them, and {} "
+        + "started or admitted attempts are not run; their windows are timed out once the lease has ended by its "
+        + "clock{}", was, why, jobsCancelled, notRun,
+        fenceState == FenceState.ENDED ? "; this node runs no job again" : "; it goes on as " + fence.id() + " once it holds a new lease");
+    gauges();
+    checkDrained();
+    acquireFence();
+  }
+
+  /** Whether attempts may be admitted and run now. */
+  private boolean mayRun() {
+    return fenceState == FenceState.NONE || (fenceState == FenceState.HELD && fence.valid());
   }
 
   private Behavior<Command> onOffer(Offer m) {
@@ -424,7 +689,22 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     Offered was = reserved.remove(item.key());
     if (was != null) {
       unhold(was.task());
-    } else {
+    }
+    fenceBroken();
+    if (!mayRun() || (grant.executor() != null && !grant.executor().equals(fence.id()))) {
+      // Started under an identity that lost its lease since (or while it has none): never run. Its
+      // entity times the attempt out once that identity's lease has ended.
+      if (was != null) {
+        release(item.taskId());
+      }
+      try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
+        ctx.getLog().warn("task '{}' window '{}' attempt {} was started under executor {}, which does not hold its lease "
+            + "now: not run", item.taskId(), item.window(), grant.attempt(), grant.executor());
+      }
+      checkDrained();
+      return this;
+    }
+    if (was == null) {
       // Its reservation was freed (its entity restarted in between): the attempt is started in the
       // journal all the same, so it runs (or waits) like any other.
       admittedPerTask.merge(item.taskId(), 1, Integer::sum);
@@ -485,6 +765,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    */
   private void admit() {
     Instant now = clock.instant();
+    if (!mayRun()) {
+      gauges(); // nothing starts without the lease; what is queued waits for it
+      return;
+    }
     while (running.size() < settings.maxConcurrent() && !ready.isEmpty()) {
       Ready r = ready.pollFirst();
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
@@ -504,14 +788,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       }
       reserved.put(next.key(), next);
       admittedPerTask.merge(next.taskId(), 1, Integer::sum);
-      next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), executorId, ctx.getSelf().narrow()));
+      next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
     }
     gauges();
   }
 
   /** The node's gauges of the queues and running jobs, after a change. */
   private void gauges() {
-    meters.executor(fresh.size(), backlog.size(), running.size());
+    meters.executor(fresh.size(), backlog.size(), running.size(), stuckCount);
   }
 
   private int room(Instant now) {
@@ -588,12 +872,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
           item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
     }
-    JobContextImpl jobContext = new JobContextImpl(this, r, grant, item.zone());
+    JobContextImpl jobContext = new JobContextImpl(calls, r, grant, item.zone());
     ActorRef<Command> self = ctx.getSelf();
     String key = item.key();
     int attempt = grant.attempt();
     Instant startedAt = r.startedAt;
-    jobPool.execute(() -> {
+    jobThreads.execute(() -> {
       CompletionStage<JobResult> stage;
       r.enter();
       // the job's own log lines, on the thread that runs it, carry the task, window and attempt
@@ -656,8 +940,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onJobDone(JobDone m) {
-    Running r = running.remove(m.key());
-    if (r != null) {
+    fenceBroken(); // a job that ended after its node lost the lease is not reported
+    Running r = running.get(m.key());
+    if (r != null && r.attempt == m.attempt()) {
+      running.remove(m.key());
       release(r.item.taskId());
       finished++;
       recentJobs[recentJobsNext] = m.took();
@@ -671,10 +957,57 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
               m.attempt(), m.took().toMillis(), m.result().reason());
         }
       }
+      deliver(m);
+      admit();
+      return this;
+    }
+    Running gone = abandoned.remove(m.key() + "#" + m.attempt());
+    if (gone == null) {
+      deliver(m); // not known here (cannot happen): its entity decides
+      return this;
+    }
+    if (gone.stuck) {
+      stuckCount--;
+      gauges();
+    }
+    try (AttemptMdc mdc = AttemptMdc.of(gone.item.taskId(), gone.item.window(), m.attempt())) {
+      if (gone.fenced) {
+        ctx.getLog().warn("task '{}' window '{}' attempt {} ended {} ms after its node lost its lease ({}): not reported",
+            gone.item.taskId(), gone.item.window(), m.attempt(), Duration.between(gone.abandonedAt, clock.instant()).toMillis(),
+            m.result().succeeded() ? "succeeded" : m.result().reason());
+      } else {
+        ctx.getLog().info("task '{}' window '{}' attempt {} returned {} ms after it was cancelled{}: reported as a late result",
+            gone.item.taskId(), gone.item.window(), m.attempt(), Duration.between(gone.abandonedAt, clock.instant()).toMillis(),
+            gone.stuck ? " (it was stuck)" : "");
+      }
+    }
+    if (!gone.fenced) {
+      deliver(m);
+    }
+    checkDrained();
+    return this;
+  }
+
+  /**
+   * Reports a result, unless the lease is suspect now (a pause was seen and its renewal is on its
+   * way): then it waits for the renewal's answer, reported if the lease is still ours, dropped if not.
+   */
+  private void deliver(JobDone m) {
+    if (fenceState == FenceState.HELD && !fence.valid()) {
+      heldBack.add(m);
+      return;
     }
     report(m.key(), m.attempt(), m.result(), m.took(), 1);
-    admit();
-    return this;
+  }
+
+  /**
+   * A cancelled job gives up its slot at once, whatever its thread does; it is watched until it
+   * returns (and counted as stuck if it does not within stuck-after).
+   */
+  private void abandon(Running r, Instant now) {
+    r.abandonedAt = now;
+    abandoned.put(r.id(), r);
+    release(r.item.taskId());
   }
 
   private void report(String key, int attempt, JobResult result, Duration took, int tries) {
@@ -741,6 +1074,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
         ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
       }
+      running.remove(key);
+      abandon(r, clock.instant()); // its entity recorded the cancel: the slot is free whatever the thread does
+      checkDrained();
+      admit();
     }
     return this;
   }
@@ -755,6 +1092,20 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onCheck() {
     Instant now = clock.instant();
+    long nowNanos = nanoTime.getAsLong();
+    long gap = nowNanos - lastCheckNanos;
+    lastCheckNanos = nowNanos;
+    if (fenceState == FenceState.HELD && !fenceAsking
+        && gap > settings.checkInterval().plus(fence.pauseLimit()).toNanos()) {
+      // The JVM (or this actor) stood still for longer than the lease's safety margin: the lease may
+      // have been taken meanwhile. Nothing starts, and the ledger refuses, until a renewal says it is ours.
+      fence.suspect();
+      ctx.getLog().warn("executor {} saw no check for {} ms (more than check-interval plus the lease's safety margin, {}): "
+          + "its lease is suspect until renewed; nothing starts meanwhile", fence.id(), gap / 1_000_000, fence.pauseLimit());
+      acquireFence();
+    } else if (!fenceBroken() && fenceState == FenceState.ACQUIRING) {
+      acquireFence(); // again, after a failed try
+    }
     for (Iterator<Ready> it = ready.iterator(); it.hasNext(); ) {
       Ready w = it.next();
       if (!now.isBefore(w.grant().leaseUntil())) {
@@ -762,17 +1113,47 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
       }
     }
-    for (Running r : running.values()) {
+    for (Iterator<Running> it = running.values().iterator(); it.hasNext(); ) {
+      Running r = it.next();
       if (now.isAfter(r.deadline) && r.cancel()) {
         cancelledCount++;
         try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
-          ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled", r.item.taskId(),
+          ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled, its slot freed", r.item.taskId(),
               r.item.window(), r.attempt, r.deadline);
         }
+        it.remove();
+        abandon(r, now);
       }
     }
+    watchAbandoned(now);
+    checkDrained();
     admit();
     return this;
+  }
+
+  /** A cancelled job whose thread has not returned within stuck-after is stuck: alerted once, counted. */
+  private void watchAbandoned(Instant now) {
+    for (Running r : abandoned.values()) {
+      if (r.stuck || now.isBefore(r.abandonedAt.plus(settings.stuckAfter()))) {
+        continue;
+      }
+      r.stuck = true;
+      stuckCount++;
+      String message = "task '" + r.item.taskId() + "' window '" + r.item.window() + "' attempt " + r.attempt
+          + " was cancelled at " + r.abandonedAt + (r.fenced ? " (its node lost its lease)" : "") + " and its job has not "
+          + "returned since (it ignores interrupts and cancellation): its thread is stuck (" + stuckCount + " stuck on this "
+          + "node; not ready past almanac.executor.max-stuck-jobs = " + settings.maxStuckJobs() + "). The task's next "
+          + "windows run; its result, if it ever comes, is recorded as a late one";
+      try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
+        ctx.getLog().error(message);
+      }
+      try {
+        alerts.alert(new Alert(Alert.Kind.JOB_STUCK, r.item.taskId(), r.item.window(), message, now));
+      } catch (RuntimeException e) {
+        ctx.getLog().error("alert sink failed on {}: {}", Alert.Kind.JOB_STUCK, e.toString());
+      }
+    }
+    gauges();
   }
 
   private void reportEnded() {
@@ -792,43 +1173,94 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void checkDrained() {
-    if (draining && running.isEmpty() && ready.isEmpty() && reserved.isEmpty() && reporting == 0 && !drainWaiters.isEmpty()) {
+    if (draining && running.isEmpty() && ready.isEmpty() && reserved.isEmpty() && reporting == 0 && heldBack.isEmpty()
+        && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
+      if (fenceState == FenceState.HELD && abandoned.isEmpty()) {
+        // Nothing runs here any more: survivors need not wait for the lease to expire. With a job
+        // still stuck, the lease is left to expire with the JVM instead.
+        fenceState = FenceState.ENDED;
+        fence.end();
+        fence.release();
+        ctx.getLog().info("executor {} drained: its lease is released", fence.id());
+      }
     }
   }
 
   private Behavior<Command> onGetStats(GetStats m) {
-    m.replyTo().tell(new Stats(running.size(), fresh.size(), backlog.size(), started, finished, cancelledCount));
+    m.replyTo().tell(new Stats(running.size(), fresh.size(), backlog.size(), started, finished, cancelledCount, stuckCount,
+        mayRun(), fence.id()));
     return this;
   }
 
   // ---- used by JobContextImpl (from job threads) ----
 
-  CompletionStage<Instant> heartbeat(Running r) {
-    WindowKey window = WindowKey.of(r.item.window());
-    CompletionStage<StatusReply<TaskProtocol.LeaseGranted>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-        replyTo -> new TaskProtocol.Heartbeat(window, r.attempt, replyTo), settings.askTimeout(), ctx.getSystem().scheduler());
-    return ask.thenApply(reply -> {
-      if (reply.isError()) {
-        throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
-      }
-      Instant deadline = reply.getValue().leaseUntil();
-      ctx.getSelf().tell(new Extended(r.item.key(), r.attempt, deadline));
-      return deadline;
-    });
-  }
+  /**
+   * What a job's context may ask of the executor, from the job's threads: no actor context, only
+   * messages to the task entities and to the executor, and the node lease (a memory read).
+   */
+  static final class JobCalls {
+    private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
+    private final Duration askTimeout;
+    private final org.apache.pekko.actor.typed.Scheduler scheduler;
+    private final ActorRef<Command> executor;
+    private final ExecutorFence fence;
 
-  CompletionStage<TaskProtocol.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
-    WindowKey window = WindowKey.of(r.item.window());
-    CompletionStage<StatusReply<TaskProtocol.EffectReply>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-        replyTo -> new TaskProtocol.RecordEffect(window, r.attempt, key, value, intent, replyTo),
-        settings.askTimeout(), ctx.getSystem().scheduler());
-    return ask.thenApply(reply -> {
-      if (reply.isError()) {
-        throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
+    JobCalls(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout,
+        org.apache.pekko.actor.typed.Scheduler scheduler, ActorRef<Command> executor, ExecutorFence fence) {
+      this.tasks = tasks;
+      this.askTimeout = askTimeout;
+      this.scheduler = scheduler;
+      this.executor = executor;
+      this.fence = fence;
+    }
+
+    /** Whether the attempt may still act: not cancelled, and its node holds the lease it runs under. */
+    boolean holdsLease(Running r) {
+      return !r.fenced && !r.cancelled.isDone() && fence.valid();
+    }
+
+    /** Why it may not, for {@link LeaseLostException}. */
+    private String why(Running r) {
+      if (r.fenced || !fence.valid()) {
+        return "its node lost the executor's lease (a freeze, the journal's database out of reach, or downed); "
+            + "another node may run the window's retry";
       }
-      return reply.getValue();
-    });
+      return "the attempt was cancelled (its lease expired, an operator cancelled it, or it was superseded)";
+    }
+
+    CompletionStage<Instant> heartbeat(Running r) {
+      if (!holdsLease(r)) {
+        return CompletableFuture.failedFuture(new LeaseLostException(r.item.taskId(), r.item.window(), r.attempt, why(r)));
+      }
+      WindowKey window = WindowKey.of(r.item.window());
+      CompletionStage<StatusReply<TaskProtocol.LeaseGranted>> ask = Asks.ask(tasks.apply(r.item.taskId()),
+          replyTo -> new TaskProtocol.Heartbeat(window, r.attempt, replyTo), askTimeout, scheduler);
+      return ask.thenApply(reply -> {
+        if (reply.isError()) {
+          throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
+        }
+        Instant deadline = reply.getValue().leaseUntil();
+        executor.tell(new Extended(r.item.key(), r.attempt, deadline));
+        return deadline;
+      });
+    }
+
+    CompletionStage<TaskProtocol.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
+      if (!holdsLease(r)) {
+        // never an intent or an effect recorded for an attempt that may run beside its retry
+        return CompletableFuture.failedFuture(new LeaseLostException(r.item.taskId(), r.item.window(), r.attempt, why(r)));
+      }
+      WindowKey window = WindowKey.of(r.item.window());
+      CompletionStage<StatusReply<TaskProtocol.EffectReply>> ask = Asks.ask(tasks.apply(r.item.taskId()),
+          replyTo -> new TaskProtocol.RecordEffect(window, r.attempt, key, value, intent, replyTo), askTimeout, scheduler);
+      return ask.thenApply(reply -> {
+        if (reply.isError()) {
+          throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
+        }
+        return reply.getValue();
+      });
+    }
   }
 }

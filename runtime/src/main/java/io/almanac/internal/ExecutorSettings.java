@@ -22,7 +22,10 @@ import java.time.Duration;
  * @param reportRetries how often to try to report a result before leaving it to the lease
  * @param reportRetryDelay the pause before the first re-try of a report (growing linearly)
  * @param drainTimeout how long a stopping node waits for running attempts to end and report
- * @param jobDispatcher the config path of the dispatcher jobs run on
+ * @param stuckAfter how long a cancelled job's thread may take to return before it counts as stuck
+ * @param maxStuckJobs stuck jobs a ready node may have
+ * @param fenceLease the configuration path of the lease the executor holds while it runs jobs, or
+ *     empty for none
  */
 public record ExecutorSettings(
     int maxConcurrent,
@@ -38,7 +41,9 @@ public record ExecutorSettings(
     int reportRetries,
     Duration reportRetryDelay,
     Duration drainTimeout,
-    String jobDispatcher) {
+    Duration stuckAfter,
+    int maxStuckJobs,
+    String fenceLease) {
 
   private static final String P = "almanac.executor.";
 
@@ -57,9 +62,21 @@ public record ExecutorSettings(
     Settings.atLeast(P + "report-retries", reportRetries, 1);
     Settings.positive(P + "report-retry-delay", reportRetryDelay);
     Settings.positive(P + "drain-timeout", drainTimeout);
-    if (jobDispatcher == null || jobDispatcher.isBlank()) {
-      throw new InvalidSpecException(P + "job-dispatcher", jobDispatcher, "must name a dispatcher");
+    Settings.positive(P + "stuck-after", stuckAfter);
+    Settings.atLeast(P + "max-stuck-jobs", maxStuckJobs, 0);
+    if (fenceLease == null) {
+      throw new InvalidSpecException(P + "fence-lease", null, "must be a lease's configuration path, or empty for none");
     }
+  }
+
+  /** The fence lease's path: empty, or a configuration block with a lease-class. */
+  private static String fenceLease(Config config) {
+    String path = Settings.stringOf(config, P + "fence-lease").trim();
+    if (!path.isEmpty() && (!config.hasPath(path) || !config.hasPath(path + ".lease-class"))) {
+      throw new InvalidSpecException(P + "fence-lease", path, "names no lease configuration (a block with lease-class, "
+          + "e.g. almanac.lease.jdbc from almanac-persistence); leave it empty for no fence");
+    }
+    return path;
   }
 
   /**
@@ -81,6 +98,8 @@ public record ExecutorSettings(
         Settings.intOf(config, P + "report-retries"),
         Settings.durationOf(config, P + "report-retry-delay"),
         Settings.durationOf(config, P + "drain-timeout"),
-        "almanac.executor.job-dispatcher");
+        Settings.durationOf(config, P + "stuck-after"),
+        Settings.intOf(config, P + "max-stuck-jobs"),
+        fenceLease(config));
   }
 }

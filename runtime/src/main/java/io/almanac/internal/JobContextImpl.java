@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 
 /** The context of one running attempt; called from job threads. INTERNAL API. */
 final class JobContextImpl implements JobContext, EffectLedger {
-  private final Executor executor;
+  private final Executor.JobCalls executor;
   private final Executor.Running running;
   private final TaskProtocol.AttemptGrant grant;
   private final ZoneId zone;
@@ -26,7 +26,7 @@ final class JobContextImpl implements JobContext, EffectLedger {
   private final Set<String> pendingAtStart;
   private final Set<String> intendedHere = ConcurrentHashMap.newKeySet();
 
-  JobContextImpl(Executor executor, Executor.Running running, TaskProtocol.AttemptGrant grant, String zone) {
+  JobContextImpl(Executor.JobCalls executor, Executor.Running running, TaskProtocol.AttemptGrant grant, String zone) {
     this.executor = executor;
     this.running = running;
     this.grant = grant;
@@ -93,6 +93,11 @@ final class JobContextImpl implements JobContext, EffectLedger {
   @Override
   public boolean isCancelled() {
     return running.cancelled.isDone();
+  }
+
+  @Override
+  public boolean holdsLease() {
+    return executor.holdsLease(running);
   }
 
   @Override

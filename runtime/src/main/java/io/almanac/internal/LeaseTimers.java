@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
@@ -27,21 +28,34 @@ final class LeaseTimers {
 
   /**
    * Arms a timer for every running attempt whose lease end has no timer yet (or a different one),
-   * and cancels the timers of windows no longer running.
+   * and cancels the timers of windows no longer running. An attempt whose executor is ending (its
+   * node left, its lease not yet seen ended) is looked at again within {@code recheck}, so that it
+   * is timed out soon after its executor's lease ended rather than at its own lease's end.
    *
    * @param state the task's state
    * @param now the entity's clock
+   * @param executors what is known of an executor identity
+   * @param recheck how soon an ending executor is asked about again
    */
-  void arm(State state, Instant now) {
+  void arm(State state, Instant now, Function<String, ExecutorLiveness.State> executors, Duration recheck) {
     Map<String, Instant> running = new HashMap<>();
     for (WindowState w : state.windows().values()) {
       if (w.status() != InstanceStatus.RUNNING) {
         continue;
       }
-      running.put(w.key(), w.leaseUntil());
-      if (!w.leaseUntil().equals(armed.get(w.key()))) {
-        armed.put(w.key(), w.leaseUntil());
-        Duration in = Duration.between(now, w.leaseUntil());
+      Instant due = w.leaseUntil();
+      Instant armedAt = armed.get(w.key());
+      if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDING) {
+        Instant soon = now.plus(recheck);
+        if (soon.isBefore(due)) {
+          // keep an earlier check that is still to come; else check again soon
+          due = armedAt != null && armedAt.isAfter(now) && !armedAt.isAfter(soon) ? armedAt : soon;
+        }
+      }
+      running.put(w.key(), due);
+      if (!due.equals(armedAt)) {
+        armed.put(w.key(), due);
+        Duration in = Duration.between(now, due);
         timers.startSingleTimer(key(w.key()), new TaskProtocol.LeaseTimer(w.key(), w.attempt()),
             in.isNegative() ? Duration.ZERO : in);
       }

@@ -80,6 +80,9 @@ import org.apache.pekko.actor.Extension;
  *       for a slot (or, for the backlog, a token of its rate)</td></tr>
  *   <tr><td>{@code almanac.executor.running}</td><td>gauge</td><td></td><td>jobs running on this
  *       node</td></tr>
+ *   <tr><td>{@code almanac.executor.stuck}</td><td>gauge</td><td></td><td>cancelled jobs on this node
+ *       whose thread has not returned within {@code almanac.executor.stuck-after} (each raised a
+ *       JOB_STUCK alert)</td></tr>
  *   <tr><td>{@code almanac.journal.write}</td><td>timer, percentile histogram</td><td>{@code outcome}
  *       (ok, failed)</td><td>the journal's writes on this node (one per batch of atomic writes)</td></tr>
  *   <tr><td>{@code almanac.projection.lag}</td><td>time gauge</td><td></td><td>registered by the
@@ -115,6 +118,7 @@ public final class NodeMeters {
   private final AtomicInteger fresh = new AtomicInteger();
   private final AtomicInteger backlog = new AtomicInteger();
   private final AtomicInteger running = new AtomicInteger();
+  private final AtomicInteger stuck = new AtomicInteger();
 
   /**
    * @param registry where the meters are registered
@@ -129,6 +133,8 @@ public final class NodeMeters {
         .description("windows waiting in this node's executor for a slot").register(registry);
     Gauge.builder("almanac.executor.running", running, AtomicInteger::get)
         .description("jobs running on this node").register(registry);
+    Gauge.builder("almanac.executor.stuck", stuck, AtomicInteger::get)
+        .description("cancelled jobs whose thread has not returned (JOB_STUCK)").register(registry);
     this.triggerLag = Timer.builder("almanac.trigger.lag")
         .description("start of an on-time window's first attempt minus its due time")
         .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
@@ -351,11 +357,13 @@ public final class NodeMeters {
    * @param freshWaiting first and manual runs waiting for a slot
    * @param backlogWaiting retries, backfills and catch-ups waiting for a slot or a token
    * @param runningNow jobs running
+   * @param stuckNow cancelled jobs whose thread has not returned within stuck-after
    */
-  void executor(int freshWaiting, int backlogWaiting, int runningNow) {
+  void executor(int freshWaiting, int backlogWaiting, int runningNow, int stuckNow) {
     fresh.set(freshWaiting);
     backlog.set(backlogWaiting);
     running.set(runningNow);
+    stuck.set(stuckNow);
   }
 
   // ---------------------------------------------------------------------------------------------

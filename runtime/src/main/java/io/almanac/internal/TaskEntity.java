@@ -215,7 +215,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         // self
         .onCommand(LeaseTimer.class, this::onLeaseTimer)
         .onCommand(OfferUnanswered.class, (s, c) -> Effect().noReply())
-        .onCommand(Recovered.class, (s, c) -> persist(s, null, attempts.settle(s, env.executorAlive(), now()),
+        .onCommand(Recovered.class, (s, c) -> persist(s, null, attempts.settle(s, env.executors(), now()),
             attempts.dueRetries(s, now())).thenNoReply())
         // operators
         .onCommand(Pause.class, (s, c) -> run(s, operator.pause(s, now()), c.replyTo()))
@@ -286,7 +286,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
    */
   private <R> ReplyEffect<Event, State> settledFirst(State state, Origin origin, ActorRef<StatusReply<R>> replyTo,
       Function<State, Decided<R>> decide) {
-    List<Event> settled = attempts.settle(state, env.executorAlive(), now());
+    List<Event> settled = attempts.settle(state, env.executors(), now());
     return run(state, origin, decide.apply(Evolve.fold(state, settled, hot)).after(settled), replyTo);
   }
 
@@ -296,7 +296,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
    * scheduled alone and starts when admitted (R20, R21).
    */
   private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
-    List<Event> settled = attempts.settle(state, env.executorAlive(), now());
+    List<Event> settled = attempts.settle(state, env.executors(), now());
     State s = Evolve.fold(state, settled, hot);
     Decided<FireOutcome> decided = fires.fire(s, cmd, now());
     Decided<FireOutcome> d = decided.after(settled);
@@ -402,7 +402,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   /** A gate check came back: release, keep waiting, or end the wait at its deadline (R9). */
   private ReplyEffect<Event, State> onGateChecked(State state, GateChecked cmd) {
     checking.remove(cmd.window());
-    List<Event> settled = attempts.settle(state, env.executorAlive(), now());
+    List<Event> settled = attempts.settle(state, env.executors(), now());
     State s = Evolve.fold(state, settled, hot);
     GateDecider.Result r = gates.checked(s, cmd, gateMemory.get(cmd.window()), now());
     gateMemory.put(cmd.window(), r.memory());
@@ -538,7 +538,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
 
   private ReplyEffect<Event, State> onLeaseTimer(State state, LeaseTimer cmd) {
     leases.fired(cmd.window());
-    List<Event> events = attempts.settle(state, env.executorAlive(), now());
+    List<Event> events = attempts.settle(state, env.executors(), now());
     return persist(state, null, events).thenNoReply(); // a timer early by the clock is armed again after the (empty) write
   }
 
@@ -571,7 +571,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     if (Reactions.attemptEnded(events)) {
       dispatch.forgetOffers(); // a window held back by the ended attempt is offered now, not at the next wake-up
     }
-    leases.arm(state, now());
+    leases.arm(state, now(), env.executors(), env.goneRecheck());
     dispatch.offerPending(state);
     announceSuccesses(state, events);
     // one instant for the checks started and the next wake reported: read twice, a clock that moved

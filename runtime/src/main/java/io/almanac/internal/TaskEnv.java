@@ -1,19 +1,23 @@
 package io.almanac.internal;
 
 import io.almanac.AlertSink;
+import java.time.Duration;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * What a task entity talks to besides its journal: the trigger (told the task's next wake-up),
- * the node's executor (offered the windows that may start), the alert sink, and a liveness check for
- * executors. INTERNAL API.
+ * the node's executor (offered the windows that may start), the alert sink, and what is known of
+ * the executors that run its attempts. INTERNAL API.
  *
  * @param trigger the trigger singleton (proxy), or null in unit tests
  * @param executor the node's executor, or null in unit tests
  * @param alerts where final failures and repeated skips are reported
- * @param executorAlive whether the executor with this identity still runs (an attempt whose executor
- *     is gone is timed out at once instead of at its lease's end)
+ * @param executors what is known of an executor identity: an attempt whose executor has
+ *     {@link ExecutorLiveness.State#ENDED} is timed out at once instead of at its lease's end; one
+ *     {@link ExecutorLiveness.State#ENDING} is asked about again every {@code goneRecheck}
+ * @param goneRecheck how soon to ask again about an executor that is ending
  * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
  * @param meters the node's meters ({@link NodeMeters#NONE} in unit tests)
  * @param conditions the conditions registered on this node by name (null when none can be)
@@ -23,16 +27,18 @@ public record TaskEnv(
     ActorRef<TriggerActor.Command> trigger,
     ActorRef<Executor.Command> executor,
     AlertSink alerts,
-    Predicate<String> executorAlive,
+    Function<String, ExecutorLiveness.State> executors,
+    Duration goneRecheck,
     int repeatedSkipAlert,
     NodeMeters meters,
-    java.util.function.Function<String, io.almanac.Condition> conditions,
-    java.util.function.Function<String, org.apache.pekko.actor.typed.RecipientRef<TaskProtocol.Command>> tasks) {
+    Function<String, io.almanac.Condition> conditions,
+    Function<String, org.apache.pekko.actor.typed.RecipientRef<TaskProtocol.Command>> tasks) {
 
-  /** Without conditions or other tasks: for unit tests of the entity. */
+  /** Without conditions or other tasks: for unit tests of the entity (a live executor runs, a dead one ended). */
   public TaskEnv(ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, AlertSink alerts,
       Predicate<String> executorAlive, int repeatedSkipAlert, NodeMeters meters) {
-    this(trigger, executor, alerts, executorAlive, repeatedSkipAlert, meters, name -> null, null);
+    this(trigger, executor, alerts, id -> executorAlive.test(id) ? ExecutorLiveness.State.RUNS : ExecutorLiveness.State.ENDED,
+        Duration.ofSeconds(1), repeatedSkipAlert, meters, name -> null, null);
   }
 
   /** Without meters (they record nothing): for unit tests of the entity. */

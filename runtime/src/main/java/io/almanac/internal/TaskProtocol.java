@@ -302,7 +302,11 @@ public final class TaskProtocol {
   /** What the entity decided about a fire. */
   public record FireOutcome(String window, Decision decision, String reason) implements AlmanacSerializable {}
 
-  /** Permission to run one attempt: the attempt number is its fencing token. */
+  /**
+   * Permission to run one attempt: the attempt number is its fencing token, and the executor
+   * identity it was started under must still be the executor's (an identity that lost its lease
+   * runs nothing, see {@link ExecutorFence}).
+   */
   public record AttemptGrant(
       String taskId,
       String window,
@@ -313,7 +317,8 @@ public final class TaskProtocol {
       Instant windowEnd,
       Instant dueAt,
       Map<String, String> effects,
-      List<String> pendingEffects)
+      List<String> pendingEffects,
+      String executor)
       implements AlmanacSerializable {}
 
   /** The lease after a heartbeat. */

@@ -23,6 +23,7 @@ import io.almanac.WindowKey;
 import io.almanac.journal.TaskJournal.AttemptStarted;
 import io.almanac.journal.TaskJournal.AttemptSucceeded;
 import io.almanac.journal.TaskJournal.AttemptTimedOut;
+import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.Decision;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.Fire;
@@ -174,14 +175,27 @@ class CoreTest {
   @DisplayName("R24: an attempt whose executor is gone is settled (timed out, then the retry policy) before fresh fires")
   void settlesDeadExecutorsAttempt() {
     State s = started(fired(defined(spec().build()), 0), 0, "node-1#old");
-    List<Event> settled = attempts.settle(s, id -> !id.equals("node-1#old"), T0.plusSeconds(1));
+    List<Event> settled = attempts.settle(s,
+        id -> id.equals("node-1#old") ? ExecutorLiveness.State.ENDED : ExecutorLiveness.State.RUNS, T0.plusSeconds(1));
     assertInstanceOf(AttemptTimedOut.class, settled.get(0));
     InstanceFinalFailed ff = assertInstanceOf(InstanceFinalFailed.class, settled.get(1));
     assertTrue(ff.reason().contains("executor node-1#old is gone"), ff.reason());
     State after = fold(s, settled);
     Decided<FireOutcome> d = fires.fire(after, fire(1), T0.plusSeconds(1));
     assertEquals(Decision.SCHEDULED, d.reply().apply(after).decision(), "the dead attempt is not the previous run");
-    assertTrue(attempts.settle(s, id -> true, T0.plusSeconds(1)).isEmpty(), "a live attempt within its lease stays");
+    assertTrue(attempts.settle(s, id -> ExecutorLiveness.State.RUNS, T0.plusSeconds(1)).isEmpty(), "a live attempt within its lease stays");
+  }
+
+  @Test
+  @DisplayName("R24: an attempt whose executor left the cluster but whose executor lease has not ended yet is not "
+      + "timed out: no retry starts beside a job that may still run; once the lease ended it is")
+  void waitsForAGoneExecutorsLease() {
+    State s = started(fired(defined(spec().retry(RetryPolicy.immediate()).build()), 0), 0, "node-1#1");
+    assertTrue(attempts.settle(s, id -> ExecutorLiveness.State.ENDING, T0.plusSeconds(1)).isEmpty(),
+        "membership alone (the executor's node left) is not enough to retry");
+    List<Event> settled = attempts.settle(s, id -> ExecutorLiveness.State.ENDED, T0.plusSeconds(2));
+    assertInstanceOf(AttemptTimedOut.class, settled.get(0));
+    assertInstanceOf(RetryScheduled.class, settled.get(1));
   }
 
   @Test
@@ -189,7 +203,7 @@ class CoreTest {
   void settlesExpiredLease() {
     State s = started(fired(defined(spec().retry(RetryPolicy.immediate()).build()), 0), 0, "node-1");
     Instant late = T0.plus(Duration.ofHours(2));
-    List<Event> settled = attempts.settle(s, id -> true, late);
+    List<Event> settled = attempts.settle(s, id -> ExecutorLiveness.State.RUNS, late);
     AttemptTimedOut t = assertInstanceOf(AttemptTimedOut.class, settled.get(0));
     assertEquals(Duration.ofHours(1), t.duration());
     State after = fold(s, settled);

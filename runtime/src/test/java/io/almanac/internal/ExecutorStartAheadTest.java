@@ -102,7 +102,7 @@ class ExecutorStartAheadTest {
     TaskProtocol.Command m = n.tasks().receiveMessage();
     if (m instanceof TaskProtocol.Admitted a) {
       a.replyTo().tell(new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(), 1,
-          RunKind.FIRST, n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of())));
+          RunKind.FIRST, n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of(), "test-executor")));
     } else if (m instanceof TaskProtocol.FinishAttempt f) {
       f.replyTo().tell(StatusReply.ack());
     }
@@ -130,7 +130,7 @@ class ExecutorStartAheadTest {
     n.tasks().expectNoMessage(Duration.ofMillis(200));
     for (TaskProtocol.Admitted a : List.of(a1, a2)) {
       a.replyTo().tell(new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(),
-          1, RunKind.FIRST, T0.plus(LEASE), T0, T0, T0, Map.of(), List.of())));
+          1, RunKind.FIRST, T0.plus(LEASE), T0, T0, T0, Map.of(), List.of(), "test-executor")));
     }
     n.tasks().awaitAssert(() -> {
       assertEquals(Set.of("fired-1", "fired-2"), n.jobs().held.keySet());

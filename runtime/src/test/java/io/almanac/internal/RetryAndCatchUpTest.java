@@ -156,7 +156,7 @@ class RetryAndCatchUpTest {
   void defaultTimeOutIsFinalAtOnce() {
     State s = running(defined(spec().build()), DUE);
     Instant leaseEnd = s.windows().get(W).leaseUntil();
-    List<Event> settled = attempts.settle(s, id -> true, leaseEnd);
+    List<Event> settled = attempts.settle(s, id -> ExecutorLiveness.State.RUNS, leaseEnd);
     assertInstanceOf(AttemptTimedOut.class, settled.get(0));
     assertTrue(finalFailed(settled).reason().startsWith("not retried: the task is not marked for retry"));
   }

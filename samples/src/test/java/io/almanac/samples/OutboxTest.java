@@ -158,6 +158,11 @@ class OutboxTest {
     }
 
     @Override
+    public boolean holdsLease() {
+      return true;
+    }
+
+    @Override
     public boolean isCancelled() {
       return false;
     }
