@@ -42,7 +42,7 @@ final class ChildJvm implements AutoCloseable {
   private final List<java.util.function.Consumer<String>> listeners = new CopyOnWriteArrayList<>();
   private final Thread reader;
   private final Object lock = new Object();
-  /** Lines seen so far, but the frequent JOB-START and EFFECT lines (guarded by lock). */
+  /** Lines seen so far, but the frequent JOB-START, JOB-END and EFFECT lines (guarded by lock). */
   private final List<String> history = new ArrayList<>();
   private boolean ended;
 
@@ -131,7 +131,7 @@ final class ChildJvm implements AutoCloseable {
           }
         }
         synchronized (lock) {
-          if (!line.startsWith("JOB-START ") && !line.startsWith("EFFECT ")) {
+          if (!line.startsWith("JOB-START ") && !line.startsWith("JOB-END ") && !line.startsWith("EFFECT ")) {
             history.add(line);
           }
           for (Waiter waiter : waiters) {
@@ -198,7 +198,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /**
-   * Waits for the first matching line since the start (not a JOB-START or EFFECT line: those are
+   * Waits for the first matching line since the start (not a JOB-START, JOB-END or EFFECT line: those are
    * not kept), e.g. READY.
    *
    * @param match the line's test

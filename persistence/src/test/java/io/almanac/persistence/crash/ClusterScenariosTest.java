@@ -197,12 +197,21 @@ class ClusterScenariosTest {
           continue;
         }
         lateWrites.addAll(writesOf(run, c.frozen.port(), c.frozenAt, incarnation).late());
+        lateWrites.addAll(resultsReportedAfter(run, c.frozen.port(), c.frozenAt, c.wokenAt));
         long jobs = c.linesAfterWake.stream().filter(l -> l.startsWith("JOB-START ")).count();
         long effects = c.linesAfterWake.stream().filter(l -> l.startsWith("EFFECT ")).count();
+        // a job that was running when the node froze must not reach its effect after waking: the node
+        // cancels it (interrupt) and it finds its lease gone (holdsLease)
+        long finished = c.linesAfterWake.stream().filter(l -> l.startsWith("JOB-END ") && l.endsWith(" done")).count();
         long triggers = linesAfter(c.frozen.log(), c.wokenAt).stream().filter(l -> l.contains("trigger started:")).count();
-        if (jobs + effects + triggers > 0) {
-          woke.add("cycle " + c.n + ": " + jobs + " jobs, " + effects + " effects, " + triggers + " trigger starts: "
-              + c.linesAfterWake);
+        if (jobs + effects + finished + triggers > 0) {
+          woke.add("cycle " + c.n + ": " + jobs + " jobs, " + effects + " effects, " + finished + " jobs run to their effect, "
+              + triggers + " trigger starts: " + c.linesAfterWake);
+        }
+        if (c.slowAtFreeze != null) {
+          String end = c.linesAfterWake.stream().filter(l -> l.startsWith("JOB-END " + c.slowAtFreeze + " ")).findFirst()
+              .orElse("no JOB-END line");
+          run.log("cycle " + c.n + " (b): the slow job running at the freeze (" + c.slowAtFreeze + ") after waking: " + end);
         }
       }
       boolean freezeOk = freezeFast && lateWrites.isEmpty() && woke.isEmpty() && unknownIncarnation.isEmpty();
@@ -251,6 +260,8 @@ class ClusterScenariosTest {
     Instant wokenAt;
     String fate;
     Instant freezeDone;
+    /** The slow job running on the frozen node when it was frozen ("task window attempt"), or null. */
+    String slowAtFreeze;
     final List<String> linesAfterWake = new CopyOnWriteArrayList<>();
     Instant rollingFrom;
     Instant rollingTo;
@@ -294,8 +305,16 @@ class ClusterScenariosTest {
         c.linesAfterWake.add(l);
       }
     });
-    var jobLine = frozen.jvm().nextLine(l -> l.startsWith("JOB-START "));
-    frozen.jvm().await(jobLine, Duration.ofSeconds(30));
+    // Frozen while one of its slow jobs runs (8 s of work, then the effect), when the trigger's host
+    // hosts one (12 slow tasks on 3 nodes: almost always); else right after any job starts.
+    var slowLine = frozen.jvm().nextLine(l -> l.startsWith("JOB-START slow-"));
+    try {
+      c.slowAtFreeze = frozen.jvm().await(slowLine, Duration.ofSeconds(25)).substring("JOB-START ".length());
+    } catch (IllegalStateException none) {
+      run.log("cycle " + c.n + " (b): no slow job started on the trigger's host within 25 s; frozen after any job start");
+      var jobLine = frozen.jvm().nextLine(l -> l.startsWith("JOB-START "));
+      frozen.jvm().await(jobLine, Duration.ofSeconds(30));
+    }
     frozen.jvm().freeze();
     c.frozenAt = Instant.now();
     live.remove(frozen);
@@ -401,6 +420,52 @@ class ClusterScenariosTest {
       }
     }
     return incarnation;
+  }
+
+  /**
+   * Results recorded at or after {@code woken} for attempts the frozen node's executor had started
+   * (the last executor identity at that port before {@code frozen}, in any of its epochs): only that
+   * node can report them, and a node that woke without its lease must report nothing.
+   */
+  private static List<String> resultsReportedAfter(CrashRun run, int port, Instant frozen, Instant woken) {
+    String node = "@127.0.0.1:" + port + ",";
+    Map<String, List<AuditEvent>> byTask = new HashMap<>();
+    String executor = null;
+    Instant latest = Instant.MIN;
+    try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
+      for (String id : reader.taskIds()) {
+        List<AuditEvent> events = reader.read(id).events();
+        byTask.put(id, events);
+        for (AuditEvent e : events) {
+          if (e.event() instanceof TaskJournal.AttemptStarted a && a.executor() != null && a.executor().contains(node)
+              && a.at().isBefore(frozen) && a.at().isAfter(latest)) {
+            latest = a.at();
+            executor = io.almanac.internal.ExecutorFence.nodeOf(a.executor());
+          }
+        }
+      }
+    }
+    List<String> reported = new ArrayList<>();
+    if (executor == null) {
+      return reported;
+    }
+    for (Map.Entry<String, List<AuditEvent>> t : byTask.entrySet()) {
+      java.util.Set<String> ran = new java.util.HashSet<>();
+      for (AuditEvent e : t.getValue()) {
+        if (e.event() instanceof TaskJournal.AttemptStarted a && a.executor() != null
+            && io.almanac.internal.ExecutorFence.nodeOf(a.executor()).equals(executor)) {
+          ran.add(a.window() + "#" + a.attempt());
+        }
+        String result = e.event() instanceof TaskJournal.AttemptSucceeded r ? r.window() + "#" + r.attempt()
+            : e.event() instanceof TaskJournal.AttemptFailed r ? r.window() + "#" + r.attempt()
+            : e.event() instanceof TaskJournal.LateResultRecorded r ? r.window() + "#" + r.attempt() : null;
+        if (result != null && ran.contains(result) && !e.at().isBefore(woken)) {
+          reported.add(t.getKey() + " " + result + ": " + e.event().getClass().getSimpleName() + " at " + e.at()
+              + ", reported by the woken node");
+        }
+      }
+    }
+    return reported;
   }
 
   /** The windows recorded MISSED whose due time lies in [from, to]. */

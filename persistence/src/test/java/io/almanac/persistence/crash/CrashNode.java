@@ -136,6 +136,29 @@ public final class CrashNode {
     return List.copyOf(specs);
   }
 
+  /** How many slow tasks a cluster node adds: enough that the trigger's host almost surely runs one. */
+  static final int SLOW_TASK_COUNT = 12;
+
+  /** How long a slow job works before its effect. */
+  static final long SLOW_MILLIS = 8000;
+
+  /**
+   * The tasks a cluster node adds to {@link #TASKS} ({@code --cluster-port}): {@code slow-1..12},
+   * every 10 s (each at its own second), whose job works {@link #SLOW_MILLIS} (interruptibly, with a
+   * heartbeat every 3 s) and then, only while it holds its lease, makes the ledgered effect; overlap
+   * SKIP, retried at once. A node frozen while one runs must not finish it after waking.
+   */
+  static final List<TaskSpec> SLOW_TASKS = slowTasks();
+
+  private static List<TaskSpec> slowTasks() {
+    List<TaskSpec> specs = new ArrayList<>();
+    for (int i = 1; i <= SLOW_TASK_COUNT; i++) {
+      specs.add(TaskSpec.builder("slow-" + i).cron((i % 10) + "/10 * * * * ? UTC").window(WindowSpec.PER_FIRING)
+          .lease(LEASE).overlap(OverlapPolicy.SKIP).retry(RetryPolicy.immediate().withMaxRetries(5)).job("slow").build());
+    }
+    return List.copyOf(specs);
+  }
+
   /** Retried (up to 5 times, by the given back-off) and caught up after downtime. */
   private static TaskSpec.Builder backfilled(TaskSpec.Builder b, RetryPolicy retry) {
     return b.retry(retry.withMaxRetries(5)).catchUp(CatchUpPolicy.all());
@@ -305,7 +328,8 @@ public final class CrashNode {
     Config config = nodeConfig(o);
     LOG.info("crash node starting, pid {}, options {}", ProcessHandle.current().pid(), o);
     List<TaskSpec> tasks = switch (o.getOrDefault("tasks", "default")) {
-      case "default" -> TASKS;
+      case "default" -> o.containsKey("cluster-port")
+          ? java.util.stream.Stream.concat(TASKS.stream(), SLOW_TASKS.stream()).toList() : TASKS;
       case "events" -> EVENT_TASKS;
       case "chain" -> CHAIN_TASKS;
       default -> throw new IllegalArgumentException("--tasks must be default, events or chain, not '" + o.get("tasks") + "'");
@@ -331,6 +355,7 @@ public final class CrashNode {
           .job("long", CrashNode::longJob)
           .job("fail-first", CrashNode::failFirst)
           .job("ledger", ctx -> ledger(ctx, file, io))
+          .job("slow", ctx -> slow(ctx, file, io))
           .job("chain-fast", ctx -> ledger(ctx, file, io, ThreadLocalRandom.current().nextLong(0, 100)))
           .job("chain-slow", ctx -> ledger(ctx, file, io, CHAIN_B_MILLIS))
           .start();
@@ -453,6 +478,11 @@ public final class CrashNode {
   /** The ledger job, its effect {@code before} ms after the start. */
   static CompletionStage<JobResult> ledger(JobContext ctx, EffectsFile file, ExecutorService io, long before) {
     started(ctx);
+    return ledgerEffect(ctx, file, io, before);
+  }
+
+  /** The ledgered effect {@code before} ms from now, as the ledger job makes it. */
+  private static CompletionStage<JobResult> ledgerEffect(JobContext ctx, EffectsFile file, ExecutorService io, long before) {
     ThreadLocalRandom rnd = ThreadLocalRandom.current();
     long inside = rnd.nextLong(0, 200);
     long afterwards = rnd.nextLong(0, 200);
@@ -481,6 +511,34 @@ public final class CrashNode {
           }, io).thenCompose(value -> ctx.ledger().record(EFFECT_KEY, value));
         })
         .thenCompose(value -> after(afterwards, JobResult.success("effect " + value)));
+  }
+
+  /**
+   * The slow job, as a careful user writes a long agent job: it works on its thread (interruptibly,
+   * extending its lease every 3 s), checks that it still holds its lease, then makes its effect
+   * through the ledger. It prints {@code JOB-END <task> <window> <attempt> <how>}: {@code done} when it
+   * reached its effect, {@code interrupted} or {@code lease-lost} when it stopped short.
+   */
+  static CompletionStage<JobResult> slow(JobContext ctx, EffectsFile file, ExecutorService io) {
+    started(ctx);
+    String id = ctx.taskId() + " " + ctx.window().value() + " " + ctx.attempt();
+    try {
+      for (long worked = 0; worked < SLOW_MILLIS; worked += 1000) {
+        Thread.sleep(1000);
+        if (worked % 3000 == 2000) {
+          ctx.heartbeat(); // its answer is not awaited: a refused heartbeat shows in holdsLease()
+        }
+      }
+    } catch (InterruptedException e) {
+      out("JOB-END " + id + " interrupted");
+      return CompletableFuture.completedFuture(JobResult.failure("interrupted"));
+    }
+    if (!ctx.holdsLease()) {
+      out("JOB-END " + id + " lease-lost");
+      return CompletableFuture.completedFuture(JobResult.failure("the lease was lost before the effect"));
+    }
+    out("JOB-END " + id + " done");
+    return ledgerEffect(ctx, file, io, 0);
   }
 
   private static void sleep(long ms) {
