@@ -403,7 +403,7 @@ class VerifierTest {
     assertEquals(new VerificationReport.Checked(2, 0, 5), r.stats().checked(Invariant.I2));
     assertEquals(new VerificationReport.Checked(1, 1, 2), r.stats().checked(Invariant.I3));
     assertEquals(new VerificationReport.Checked(2, 2, 3), r.stats().checked(Invariant.I4));
-    assertTrue(r.toText().contains("OK: I1-I4 hold (checked 2 due windows, 2 windows with events, 2 attempts)"), r.toText());
+    assertTrue(r.toText().contains("OK: I1-I4 and I6 hold (checked 2 due windows, 2 windows with events, 2 attempts)"), r.toText());
   }
 
   @Test
