@@ -58,7 +58,7 @@ import java.util.TreeMap;
  *   <caption>Exit codes of the audit</caption>
  *   <tr><th>code</th><th>constant</th><th>meaning</th></tr>
  *   <tr><td>0</td><td>{@link #OK}</td><td>done; with {@code verify}, no invariant is violated and I2
- *       judged at least one due window</td></tr>
+ *       judged at least one due window (due by the schedule, or reached by an event)</td></tr>
  *   <tr><td>1</td><td>{@link #VIOLATION}</td><td>an invariant is violated (each violation printed
  *       with its task, window, invariant and events); only ever this meaning</td></tr>
  *   <tr><td>2</td><td>{@link #BAD_INPUT}</td><td>usage or configuration error, with a message naming
@@ -71,8 +71,8 @@ import java.util.TreeMap;
  *       does not deserialize; a read that timed out</td></tr>
  *   <tr><td>4</td><td>{@link #NOTHING_CHECKED}</td><td>with {@code verify}: no violation, but
  *       nothing was shown to hold, because I2 judged no due window (the journal is younger than the
- *       grace, the range holds no due time, or the schedule could not be computed); the report says
- *       which and what to do (e.g. a shorter {@code --grace})</td></tr>
+ *       grace, the range holds no due time and no window an event reached, or the schedule could not
+ *       be computed); the report says which and what to do (e.g. a shorter {@code --grace})</td></tr>
  * </table>
  */
 public final class Audit {

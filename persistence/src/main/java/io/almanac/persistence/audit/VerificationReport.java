@@ -12,7 +12,8 @@ import java.util.stream.Collectors;
  * What {@link Verifier} found: the violations of the invariants I1-I6 (none when {@link #ok()}),
  * what each invariant checked, the windows still open at the end of the journal, notes about what
  * could not be checked, and statistics. Its {@link #result()} is {@link Result#OK} only when there
- * is no violation <i>and</i> I2 judged at least one due window: a verification that checked
+ * is no violation <i>and</i> I2 judged at least one due window (due by the task's schedule, or
+ * reached by an event): a verification that checked
  * nothing is {@link Result#NOTHING_CHECKED}, never OK. I5 (one writer at a time) can only be judged
  * on events that carry their writer; when none does (a journal written before writer stamps), the
  * report says so instead of claiming that I5 holds.
@@ -51,13 +52,14 @@ public record VerificationReport(
 
   /** The outcome of a verification. */
   public enum Result {
-    /** No violation, and I2 judged at least one due window. */
+    /** No violation, and I2 judged at least one due window (by the schedule, or reached by an event). */
     OK,
     /** At least one violation. */
     FAILED,
     /**
      * No violation, but I2 judged no due window (none was due in the range before the journal's
-     * end minus the grace, or the schedule could not be computed): nothing was shown to hold.
+     * end minus the grace, no event reached a window in the range, or the schedule could not be
+     * computed): nothing was shown to hold.
      */
     NOTHING_CHECKED
   }
@@ -218,7 +220,7 @@ public record VerificationReport(
    * @param eventsRead events read
    * @param windowsSeen windows with events, in the range
    * @param windowsByStatus those windows by their status at the end of the journal
-   * @param windowsChecked windows due in the range that I2 looked for
+   * @param windowsChecked windows due in the range that I2 looked for (by the schedule, or reached by an event)
    * @param windowsLost due windows without any event (I2 violations)
    * @param doubleSuccesses windows that succeeded more than once (I1 violations)
    * @param attempts attempts started in the range
@@ -231,7 +233,8 @@ public record VerificationReport(
    *     end); zero when none outlived its lease
    * @param longestRunningPastLeaseOf which attempt that was ({@code task/window#attempt}), or null
    * @param checkedUntil the latest due time I2 checked (the end of the journal minus the grace, or
-   *     {@code to}), over all tasks; null when nothing was due
+   *     {@code to}; for windows reached by events, which need no grace, the end of the journal), over
+   *     all tasks; null when nothing was due
    * @param checked what each invariant checked; an invariant missing from the map checked nothing
    * @param journalEnd the latest end of a task's journal (see {@link TaskHistory#observedUntil()});
    *     null when no task had events
@@ -365,6 +368,7 @@ public record VerificationReport(
     if (from != null) {
       b.append(", in the range from ").append(from);
     }
+    b.append(", and no event reached a window");
     if (notes.stream().anyMatch(n -> n.contains("I2 not checked"))) {
       b.append(", or the schedule could not be computed (see the notes)");
     }

@@ -49,7 +49,12 @@ import java.util.TreeMap;
  *       {@code SpecDefined} are not expected. A removed task ({@code TaskRemoved}) is expected to
  *       have fired only the windows due before its removal, less the grace (a fire on its way when
  *       the task was removed is refused, not recorded), and again those after a later {@code
- *       SpecDefined} (registered anew). A due window without any of the three is <i>lost</i>.
+ *       SpecDefined} (registered anew). A window an event reached ({@code EventReceived}) is due
+ *       too, whatever the schedule (an event-only task has none; its decision is written with the
+ *       event, so no grace applies); one with no decision is lost, unless a window of the task had
+ *       ended before it (it may be an event for a window before the task's archived ones, which the
+ *       runtime records and does not run: counted as accounted for, with a note). A due window
+ *       without any of the three is <i>lost</i>.
  *       A window that ran must reach an outcome; one still PENDING, RUNNING or RETRY_WAIT at the end
  *       of the journal is reported as <i>open</i>, not as a violation; one left FAILED or TIMED_OUT
  *       (no retry and no final failure recorded) is a violation.
@@ -135,7 +140,7 @@ import java.util.TreeMap;
  *
  * <p><b>What was checked.</b> The report counts, for each invariant, the windows (and attempts)
  * it judged and their events ({@link VerificationReport.Checked}): I1 every window with events in
- * the range; I2 every due window up to the bound above; I3
+ * the range; I2 every due window up to the bound above, and every window an event reached; I3
  * every attempt that ended or whose lease (plus the grace) ended; I4 every attempt under an
  * overlap policy other than ALLOW; I6 every window with a PENDING or WAITING spell that ended, or
  * whose bound (plus the grace) ended. A verification whose I2 judged no due window is {@link
@@ -484,6 +489,9 @@ public final class Verifier {
     int waitsNotJudged;
     Duration pastBound = Duration.ZERO;
     Bound stuck;
+    // I2 of event-triggered windows: the first event that reached it, and whether a window had ended before
+    EventRef reachedBy;
+    boolean reachedAfterAnEnd;
 
     Win(String key, Instant firstAt) {
       this.key = key;
@@ -539,11 +547,12 @@ public final class Verifier {
     private final List<Attempt> all = new ArrayList<>();
     private boolean gaps;
     // I6, as the replay goes: attempts started without an outcome yet, the latest outcome, the latest
-    // new writer of this journal
+    // new writer of this journal; I2 of event windows: whether a window had ended (been archivable)
     private int running;
     private Instant lastAttemptEnd;
     private Instant writerResumed;
     private String lastWriter;
+    private boolean windowEnded;
 
     TaskCheck(TaskHistory history) {
       this.history = Objects.requireNonNull(history, "history");
@@ -648,6 +657,9 @@ public final class Verifier {
           w.retries++;
         } else if (ev instanceof TaskJournal.InstanceCancelled) {
           ended(w, w.openAttempt(), ref); // only one attempt of a window runs at a time
+        } else if (ev instanceof TaskJournal.EventReceived && w.reachedBy == null) {
+          w.reachedBy = ref; // its decision, if it made one, came first in the same write
+          w.reachedAfterAnEnd = windowEnded || gaps;
         }
         status(w, (TaskJournal.Event) ev, ref);
         if (startedOne) {
@@ -706,6 +718,9 @@ public final class Verifier {
         w.waitRef = ref;
         Instant due = ev instanceof TaskJournal.InstanceScheduled s ? s.dueAt() : null;
         w.waitFrom = due != null && due.isAfter(ref.at()) ? due : ref.at(); // a fire up to the clock skew early waits for its due time
+      }
+      if (to.isTerminal()) {
+        windowEnded = true;
       }
     }
 
@@ -800,21 +815,50 @@ public final class Verifier {
       return w.events.get(w.events.size() - 1);
     }
 
-    /** I2: every window due in the range has a scheduling, skip or miss event. */
+    /**
+     * I2: every window due in the range by the task's schedule, and every window an event reached,
+     * has a scheduling, wait, skip or miss event.
+     */
     private void checkDue() {
       if (end == null) {
         return;
       }
+      Set<String> found = new HashSet<>();
+      Set<String> lost = new HashSet<>();
+      Instant until = dueBySchedule(found, lost);
+      Instant byEvents = reachedByEvents(found, lost);
+      windowsChecked += found.size() + lost.size();
+      long events = 0;
+      for (String key : found) {
+        events += windows.get(key).events.size();
+      }
+      for (String key : lost) {
+        Win w = windows.get(key);
+        events += w == null ? 0 : w.events.size();
+      }
+      count(Invariant.I2, found.size() + lost.size(), 0, events);
+      windowsLost += lost.size();
+      Instant checked = latest(until, byEvents);
+      if (checked != null && (checkedUntil == null || checked.isAfter(checkedUntil))) {
+        checkedUntil = checked;
+      }
+    }
+
+    /**
+     * I2 by the schedule: the windows due by the cron (or the one-shot instant) of each spec in
+     * effect, up to the journal's end less the grace (or {@code to}), are looked for.
+     *
+     * @return the latest due time checked (null when none was due)
+     */
+    private Instant dueBySchedule(Set<String> found, Set<String> lost) {
       if (specs.isEmpty()) {
         notes.add("task '" + task + "': I2 not checked: no SpecDefined in the journal, so its schedule is unknown");
-        return;
+        return null;
       }
       Instant until = end.minus(grace);
       if (to != null && to.isBefore(until)) {
         until = to;
       }
-      Set<String> found = new HashSet<>();
-      Set<String> lost = new HashSet<>();
       Instant latestDue = null;
       for (int i = 0; i < specs.size(); i++) {
         Segment seg = specs.get(i);
@@ -866,24 +910,49 @@ public final class Verifier {
           cursor = due.get(due.size() - 1).dueAt();
         }
       }
-      windowsChecked += found.size() + lost.size();
-      long events = 0;
-      for (String key : found) {
-        events += windows.get(key).events.size();
-      }
-      for (String key : lost) {
-        Win w = windows.get(key);
-        events += w == null ? 0 : w.events.size();
-      }
-      count(Invariant.I2, found.size() + lost.size(), 0, events);
-      windowsLost += lost.size();
       Instant lastRemoval = removedAfter(specs.get(specs.size() - 1).at(), null);
       if (lastRemoval != null && lastRemoval.minus(grace).minusNanos(1).isBefore(until)) {
         until = lastRemoval.minus(grace).minusNanos(1); // a task that stays removed was checked until its removal
       }
-      if (latestDue != null && (checkedUntil == null || until.isAfter(checkedUntil))) {
-        checkedUntil = until;
+      return latestDue == null ? null : until;
+    }
+
+    /**
+     * I2 by the events: a window an event reached ({@code EventReceived}) is due, whatever the
+     * task's schedule (an event-only task has none). Its decision is written in the same write as
+     * the event, so no grace applies. A window an event reached with no decision is lost, unless a
+     * window of the task had ended before (or events are missing): then it may be one before the
+     * task's archived windows, for which the runtime records the event and runs nothing.
+     *
+     * @return up to when windows were judged ({@code to} or the journal's end), or null when none was
+     */
+    private Instant reachedByEvents(Set<String> found, Set<String> lost) {
+      boolean any = false;
+      int archived = 0;
+      for (Win w : windows.values()) {
+        if (w.reachedBy == null || !inRange(w) || found.contains(w.key) || lost.contains(w.key)) {
+          continue;
+        }
+        any = true;
+        if (w.accountedBy != null) {
+          found.add(w.key);
+        } else if (w.reachedAfterAnEnd) {
+          found.add(w.key);
+          archived++;
+        } else {
+          lost.add(w.key);
+          violations.add(new Violation(task, w.key, Invariant.I2, "lost window: an event reached it (" + w.reachedBy.type() + " #"
+              + w.reachedBy.sequenceNr() + " at " + w.reachedBy.at() + "), no InstanceScheduled, WindowWaiting, FireSkipped or"
+              + " WindowMissed, and no window of the task had ended before (so it is not one before the task's archived"
+              + " windows)", w.events));
+        }
       }
+      if (archived > 0) {
+        notes.add("task '" + task + "': " + archived + (archived == 1 ? " window" : " windows") + " reached only by an"
+            + " EventReceived, after windows of the task had ended: taken as events for windows before the task's archived"
+            + " ones (the event is recorded, nothing runs, and no decision is written)");
+      }
+      return !any ? null : to != null && to.isBefore(end) ? to : end;
     }
 
     /** The first removal at or after a spec's event and before the next spec's (null: none). */
