@@ -240,6 +240,32 @@ class StuckWindowTest {
   }
 
   @Test
+  @DisplayName("I6: a wait deadline that passed while no node was writing is judged from when the journal resumed")
+  void i6JudgesAWaitDeadlineFromTheResumeAfterDowntime() {
+    TaskSpec spec = daily("t", OverlapPolicy.SKIP);
+    List<TaskJournal.Event> events = journal(List.of(spec(spec, DEFINED)), ran("2026-11-29"),
+        List.of(waiting(Duration.ofHours(6))));
+    Instant back = DUE30.plus(Duration.ofHours(9)); // down from 05:00 to 09:00, over the 06:00 deadline
+    List<Written> beat = new ArrayList<>(heartbeat(DUE30, DUE30.plus(Duration.ofHours(5)), Duration.ofSeconds(5), A, 1));
+    beat.addAll(heartbeat(back, back.plus(Duration.ofMinutes(10)), Duration.ofSeconds(5), A2, 1_000_000));
+    TaskHistory h = until(events, back.plus(Verifier.DEFAULT_GRACE));
+    assertTrue(Verifier.create().heartbeat(beat).check(h).report().ok());
+    TaskHistory later = until(events, back.plus(Verifier.DEFAULT_GRACE).plusSeconds(1));
+    Violation v = only(Verifier.create().heartbeat(beat).check(later).report(), Invariant.I6);
+    assertTrue(v.message().contains("and the journal resumed at 2026-11-30T09:00:00Z"), v.message());
+  }
+
+  @Test
+  @DisplayName("I6: when the spec changes while a window is PENDING, the longest lease ceiling in effect bounds it")
+  void i6TakesTheLongestCeilingInEffectDuringTheWait() {
+    TaskSpec longer = TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j")
+        .lease(new io.almanac.LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(6), 1.5, 20)).build();
+    List<TaskJournal.Event> events = journal(pending30(OverlapPolicy.SKIP), List.of(spec(longer, DUE30.plusSeconds(60))));
+    assertTrue(verify(until(events, DUE30.plus(Duration.ofHours(5)))).ok());
+    assertEquals("2026-11-30", only(verify(until(events, DUE30.plus(Duration.ofHours(7)))), Invariant.I6).window());
+  }
+
+  @Test
   @DisplayName("I6: a window that waited past its bound and then started is not a violation; the longest such wait is a"
       + " statistic")
   void i6MeasuresTheLongestWaitPastItsBound() {
