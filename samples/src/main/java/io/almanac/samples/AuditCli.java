@@ -33,14 +33,16 @@ import picocli.CommandLine.Option;
  * <p>Exit codes (also in {@code --help}; the table is {@link Audit}'s):
  *
  * <ul>
- *   <li>0 ok: done; with {@code --verify}, no violation and at least one due window judged;
+ *   <li>0 ok: done; with {@code --verify}, no violation and at least one due window judged (due by
+ *       the schedule, or reached by an event);
  *   <li>1 an invariant is violated (each violation printed with task, window and events);
  *   <li>2 usage or configuration error: bad option or value, unknown task or window, a configuration
  *       file that is missing, does not parse, or names no journal database;
  *   <li>3 the journal could not be read: database unreachable or locked, tables missing, an event
  *       that does not deserialize; or the audit failed unexpectedly (message on stderr);
  *   <li>4 {@code --verify} judged nothing: no violation, but no due window was old enough to judge
- *       (the journal is shorter than the grace) or in the range; the report says what to do.
+ *       (the journal is shorter than the grace) or in the range, and no event reached a window in
+ *       it; the report says what to do.
  * </ul>
  */
 @Command(
@@ -49,18 +51,21 @@ import picocli.CommandLine.Option;
     description = {
       "Rebuilds the timeline of a task or a window from the journal and verifies the invariants:",
       "I1 no window succeeds twice; I2 every window due in the range is run, skipped or missed, with its reason;",
-      "I3 no attempt stays RUNNING past its lease; I4 no two attempts overlap unless the overlap policy allows it.",
+      "I3 no attempt stays RUNNING past its lease; I4 no two attempts overlap unless the overlap policy allows it;",
+      "I5 one writer per task at a time; I6 no window stays PENDING past its lease ceiling, or WAITING past its wait",
+      "deadline, without a recorded reason (judged as of the journal's end less the grace).",
       "The report says how many windows and events each invariant checked."
     },
     exitCodeListHeading = "Exit codes:%n",
     exitCodeList = {
-      "0:ok; with --verify: no violation, and at least one due window judged",
+      "0:ok; with --verify: no violation, and at least one due window judged (or a window an event reached)",
       "1:an invariant is violated",
       "2:usage or configuration error (bad option or value, unknown task or window, configuration missing,"
           + " unparsable or naming no journal database)",
       "3:the journal could not be read (database unreachable or locked, tables missing, bad event),"
           + " or the audit failed unexpectedly",
-      "4:--verify judged nothing: no violation, but no due window older than the grace (or in the range)"
+      "4:--verify judged nothing: no violation, but no due window older than the grace (or in the range),"
+          + " and no window an event reached"
     })
 public final class AuditCli implements Callable<Integer> {
 
@@ -82,7 +87,7 @@ public final class AuditCli implements Callable<Integer> {
   @Option(names = "--to", description = "end of the range: a date (UTC start of day) or an ISO instant")
   String to;
 
-  @Option(names = "--verify", description = "check the invariants I1-I5: exit 1 on a violation, 4 if no due window was judged")
+  @Option(names = "--verify", description = "check the invariants I1-I6: exit 1 on a violation, 4 if no due window was judged")
   boolean verify;
 
   @Option(names = "--format", defaultValue = "table", description = "table, json (one object per line) or csv (default: ${DEFAULT-VALUE})")
@@ -92,7 +97,7 @@ public final class AuditCli implements Callable<Integer> {
   boolean noTimeline;
 
   @Option(names = "--grace", defaultValue = "PT2M",
-      description = {"windows due, and leases ending, this close to the journal's end are not judged yet: the trigger"
+      description = {"windows due, and leases and I6 bounds ending, this close to the journal's end are not judged yet: the trigger"
           + " fires within about a second, so the default ${DEFAULT-VALUE} covers its lag many times over."
           + " A journal shorter than the grace has nothing to judge (exit 4); PT0S judges everything, right for a"
           + " journal whose node was stopped cleanly (ISO-8601 duration)"})

@@ -47,13 +47,18 @@ import java.util.TreeMap;
  * {@link Verifier}), and, when every task is audited (no {@code task}, no {@code window}), the
  * trigger's journal ({@code almanac-trigger}) too. A two-writer violation exits 1 like any other.
  *
+ * <p><b>I6.</b> With {@code verify}, the trigger's events are read first, whatever is audited: they
+ * are the journal's heartbeat, which tells I6 when no node was writing ({@link
+ * Verifier#heartbeat(List)}). Windows are judged as of the journal's end less the grace, not as of
+ * the wall clock.
+ *
  * <p><b>Exit codes.</b> Distinct, so that a script can tell a broken promise from a broken audit:
  *
  * <table>
  *   <caption>Exit codes of the audit</caption>
  *   <tr><th>code</th><th>constant</th><th>meaning</th></tr>
  *   <tr><td>0</td><td>{@link #OK}</td><td>done; with {@code verify}, no invariant is violated and I2
- *       judged at least one due window</td></tr>
+ *       judged at least one due window (due by the schedule, or reached by an event)</td></tr>
  *   <tr><td>1</td><td>{@link #VIOLATION}</td><td>an invariant is violated (each violation printed
  *       with its task, window, invariant and events); only ever this meaning</td></tr>
  *   <tr><td>2</td><td>{@link #BAD_INPUT}</td><td>usage or configuration error, with a message naming
@@ -66,8 +71,8 @@ import java.util.TreeMap;
  *       does not deserialize; a read that timed out</td></tr>
  *   <tr><td>4</td><td>{@link #NOTHING_CHECKED}</td><td>with {@code verify}: no violation, but
  *       nothing was shown to hold, because I2 judged no due window (the journal is younger than the
- *       grace, the range holds no due time, or the schedule could not be computed); the report says
- *       which and what to do (e.g. a shorter {@code --grace})</td></tr>
+ *       grace, the range holds no due time and no window an event reached, or the schedule could not
+ *       be computed); the report says which and what to do (e.g. a shorter {@code --grace})</td></tr>
  * </table>
  */
 public final class Audit {
@@ -274,6 +279,11 @@ public final class Audit {
     List<String> ids = p.task() != null ? List.of(p.task()) : reader.taskIds();
     Timeline timeline = p.timeline() ? Timeline.create(p.format(), out) : null;
     Verifier verifier = p.verify() ? Verifier.create().range(p.from(), p.to()).window(p.window()).grace(p.grace()) : null;
+    // The trigger's events, read first: the journal's heartbeat (I6: when no node was writing), and I5 of its journal.
+    List<Verifier.Written> trigger = verifier == null ? List.of() : reader.triggerWriters();
+    if (verifier != null) {
+      verifier.heartbeat(trigger);
+    }
     long windows = 0;
     int tasks = 0;
     boolean windowSeen = false;
@@ -310,7 +320,7 @@ public final class Audit {
       }
     }
     if (verifier != null && p.task() == null && p.window() == null) {
-      verifier.checkTrigger(reader.triggerWriters()); // I5 of the trigger's journal
+      verifier.checkTrigger(trigger); // I5 of the trigger's journal
     }
     err.println(String.format(Locale.ROOT, "audit: read %,d events of %,d %s (%,d windows) in %.1f s (%,.0f events/s)",
         read.eventsRead(), tasks, tasks == 1 ? "task" : "tasks", windows, read.elapsed().toMillis() / 1000.0,
@@ -403,6 +413,8 @@ public final class Audit {
     n.put("lateResults", s.lateResults());
     n.put("longestRunningPastLease", s.longestRunningPastLease().toString());
     n.put("longestRunningPastLeaseOf", s.longestRunningPastLeaseOf());
+    n.put("longestPastBound", s.longestPastBound().toString());
+    n.put("longestPastBoundOf", s.longestPastBoundOf());
     ObjectNode checked = n.putObject("checked");
     for (VerificationReport.Invariant i : VerificationReport.Invariant.values()) {
       VerificationReport.Checked c = s.checked(i);

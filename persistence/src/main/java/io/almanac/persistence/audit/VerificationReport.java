@@ -9,10 +9,11 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * What {@link Verifier} found: the violations of the invariants I1-I5 (none when {@link #ok()}),
+ * What {@link Verifier} found: the violations of the invariants I1-I6 (none when {@link #ok()}),
  * what each invariant checked, the windows still open at the end of the journal, notes about what
  * could not be checked, and statistics. Its {@link #result()} is {@link Result#OK} only when there
- * is no violation <i>and</i> I2 judged at least one due window: a verification that checked
+ * is no violation <i>and</i> I2 judged at least one due window (due by the task's schedule, or
+ * reached by an event): a verification that checked
  * nothing is {@link Result#NOTHING_CHECKED}, never OK. I5 (one writer at a time) can only be judged
  * on events that carry their writer; when none does (a journal written before writer stamps), the
  * report says so instead of claiming that I5 holds.
@@ -21,9 +22,10 @@ import java.util.stream.Collectors;
  * @param to the end of the checked range (inclusive), or null for the end of the journal
  * @param grace how long before the end of the journal due windows and leases are not yet judged
  * @param violations every violation found, task by task in journal order
- * @param open windows PENDING, RUNNING or RETRY_WAIT at the end of the journal: not violations (a
- *     RUNNING one whose lease ended more than the grace before the journal's end is an I3 violation
- *     instead)
+ * @param open windows PENDING, RUNNING, RETRY_WAIT or WAITING at the end of the journal: not
+ *     violations (a RUNNING one whose lease ended more than the grace before the journal's end is an
+ *     I3 violation instead, a PENDING or WAITING one past its bound by more than the grace an I6
+ *     violation)
  * @param notes what could not be checked and why (e.g. a window spec not registered in this JVM)
  * @param stats the counts
  */
@@ -50,13 +52,14 @@ public record VerificationReport(
 
   /** The outcome of a verification. */
   public enum Result {
-    /** No violation, and I2 judged at least one due window. */
+    /** No violation, and I2 judged at least one due window (by the schedule, or reached by an event). */
     OK,
     /** At least one violation. */
     FAILED,
     /**
      * No violation, but I2 judged no due window (none was due in the range before the journal's
-     * end minus the grace, or the schedule could not be computed): nothing was shown to hold.
+     * end minus the grace, no event reached a window in the range, or the schedule could not be
+     * computed): nothing was shown to hold.
      */
     NOTHING_CHECKED
   }
@@ -89,7 +92,12 @@ public record VerificationReport(
      * node was in, or the node incarnation outside a cluster; see {@link Verifier}) has been
      * succeeded by another in a journal, it never writes to that journal again.
      */
-    I5("one writer per task at a time");
+    I5("one writer per task at a time"),
+    /**
+     * No window stays PENDING past its lease ceiling, or WAITING past its wait deadline, without a
+     * recorded reason, as of the journal's end less the grace (see {@link Verifier}).
+     */
+    I6("no window stays PENDING or WAITING past its bound");
 
     private final String description;
 
@@ -173,19 +181,21 @@ public record VerificationReport(
   /**
    * What one invariant checked.
    *
-   * @param windows the windows it judged (I2: due windows looked for; 0 for I5)
+   * @param windows the windows it judged (I2: due windows looked for; I6: windows whose PENDING or
+   *     WAITING spells were measured; 0 for I5)
    * @param attempts the attempts it judged (I3, I4; 0 for I1, I2 and I5)
    * @param events the events of those windows (I1, I2) or attempts (I3, I4: starts, lease
-   *     extensions, outcomes) it looked at; for I5 the events whose writer is known
+   *     extensions, outcomes) it looked at; I6: the events that began and ended the spells it
+   *     measured; for I5 the events whose writer is known
    * @param journals the journals it judged (I5: the tasks' and the trigger's with at least one event
-   *     whose writer is known; 0 for I1-I4)
+   *     whose writer is known; 0 for I1-I4 and I6)
    */
   public record Checked(long windows, long attempts, long events, long journals) {
     /** Nothing checked. */
     public static final Checked NONE = new Checked(0, 0, 0, 0);
 
     /**
-     * What a window or attempt invariant (I1-I4) checked.
+     * What a window or attempt invariant (I1-I4, I6) checked.
      *
      * @param windows the windows it judged
      * @param attempts the attempts it judged
@@ -210,7 +220,7 @@ public record VerificationReport(
    * @param eventsRead events read
    * @param windowsSeen windows with events, in the range
    * @param windowsByStatus those windows by their status at the end of the journal
-   * @param windowsChecked windows due in the range that I2 looked for
+   * @param windowsChecked windows due in the range that I2 looked for (by the schedule, or reached by an event)
    * @param windowsLost due windows without any event (I2 violations)
    * @param doubleSuccesses windows that succeeded more than once (I1 violations)
    * @param attempts attempts started in the range
@@ -223,10 +233,14 @@ public record VerificationReport(
    *     end); zero when none outlived its lease
    * @param longestRunningPastLeaseOf which attempt that was ({@code task/window#attempt}), or null
    * @param checkedUntil the latest due time I2 checked (the end of the journal minus the grace, or
-   *     {@code to}), over all tasks; null when nothing was due
+   *     {@code to}; for windows reached by events, which need no grace, the end of the journal), over
+   *     all tasks; null when nothing was due
    * @param checked what each invariant checked; an invariant missing from the map checked nothing
    * @param journalEnd the latest end of a task's journal (see {@link TaskHistory#observedUntil()});
    *     null when no task had events
+   * @param longestPastBound the longest time a window stayed PENDING or WAITING past its bound (I6),
+   *     until it moved on, or until the journal's end for one still so; zero when none did
+   * @param longestPastBoundOf which window that was ({@code task/window}), or null
    */
   public record Stats(
       int tasks,
@@ -244,13 +258,16 @@ public record VerificationReport(
       String longestRunningPastLeaseOf,
       Instant checkedUntil,
       Map<Invariant, Checked> checked,
-      Instant journalEnd) {
+      Instant journalEnd,
+      Duration longestPastBound,
+      String longestPastBoundOf) {
 
     /** Copies the maps. */
     public Stats {
       windowsByStatus = Map.copyOf(windowsByStatus);
       checked = Map.copyOf(checked);
       Objects.requireNonNull(longestRunningPastLease, "longestRunningPastLease");
+      Objects.requireNonNull(longestPastBound, "longestPastBound");
     }
 
     /**
@@ -291,6 +308,7 @@ public record VerificationReport(
     Checked c3 = s.checked(Invariant.I3);
     Checked c4 = s.checked(Invariant.I4);
     Checked c5 = s.checked(Invariant.I5);
+    Checked c6 = s.checked(Invariant.I6);
     line(b, "I1 no window succeeds twice", "checked " + n(c1.windows(), "window") + " (" + n(c1.events(), "event") + "): "
         + n(s.doubleSuccesses(), "double success"));
     line(b, "I2 every due window accounted for", "checked " + n(c2.windows(), "due window") + " until "
@@ -303,8 +321,11 @@ public record VerificationReport(
         + " (" + n(c4.events(), "event") + "): " + n(count(Invariant.I4), "overlap"));
     line(b, "I5 one writer at a time", "checked " + n(c5.journals(), "journal") + " (" + n(c5.events(), "event")
         + " with a known writer): " + n(count(Invariant.I5), "interleaving"));
+    line(b, "I6 none stuck PENDING or WAITING", "checked " + n(c6.windows(), "window") + " (" + n(c6.events(), "event")
+        + "): longest past its bound " + s.longestPastBound()
+        + (s.longestPastBoundOf() == null ? "" : " (" + s.longestPastBoundOf() + ")"));
     switch (result()) {
-      case OK -> b.append(c5.events() > 0 ? "OK: I1-I5 hold (checked " : "OK: I1-I4 hold (checked ")
+      case OK -> b.append(c5.events() > 0 ? "OK: I1-I6 hold (checked " : "OK: I1-I4 and I6 hold (checked ")
           .append(n(c2.windows(), "due window")).append(", ")
           .append(n(c1.windows(), "window")).append(" with events, ").append(n(Math.max(c3.attempts(), c4.attempts()), "attempt"))
           .append(c5.events() > 0 ? ", " + n(c5.events(), "event") + " of " + n(c5.journals(), "journal") + " with a known writer)"
@@ -347,12 +368,14 @@ public record VerificationReport(
     if (from != null) {
       b.append(", in the range from ").append(from);
     }
-    if (notes.stream().anyMatch(n -> !n.startsWith("I5:"))) {
+    b.append(", and no event reached a window");
+    if (notes.stream().anyMatch(n -> n.contains("I2 not checked"))) {
       b.append(", or the schedule could not be computed (see the notes)");
     }
     b.append("; I1, I3 and I4 found no violation in ").append(n(s.checked(Invariant.I1).windows(), "window")).append(" and ")
         .append(n(Math.max(s.checked(Invariant.I3).attempts(), s.checked(Invariant.I4).attempts()), "attempt"))
         .append(", I5 none in ").append(n(s.checked(Invariant.I5).events(), "event")).append(" with a known writer")
+        .append(", I6 none in ").append(n(s.checked(Invariant.I6).windows(), "window"))
         .append(". Use --grace with a shorter duration (e.g. --grace PT0S: windows due up to the journal's end) to judge"
             + " recent windows, widen the range, or audit again once the journal is longer than the grace");
     return b.toString();

@@ -19,6 +19,7 @@ import io.almanac.persistence.audit.VerificationReport.Violation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -48,7 +49,12 @@ import java.util.TreeMap;
  *       {@code SpecDefined} are not expected. A removed task ({@code TaskRemoved}) is expected to
  *       have fired only the windows due before its removal, less the grace (a fire on its way when
  *       the task was removed is refused, not recorded), and again those after a later {@code
- *       SpecDefined} (registered anew). A due window without any of the three is <i>lost</i>.
+ *       SpecDefined} (registered anew). A window an event reached ({@code EventReceived}) is due
+ *       too, whatever the schedule (an event-only task has none; its decision is written with the
+ *       event, so no grace applies); one with no decision is lost, unless a window of the task had
+ *       ended before it (it may be an event for a window before the task's archived ones, which the
+ *       runtime records and does not run: counted as accounted for, with a note). A due window
+ *       without any of the three is <i>lost</i>.
  *       A window that ran must reach an outcome; one still PENDING, RUNNING or RETRY_WAIT at the end
  *       of the journal is reported as <i>open</i>, not as a violation; one left FAILED or TIMED_OUT
  *       (no retry and no final failure recorded) is a violation.
@@ -80,14 +86,52 @@ import java.util.TreeMap;
  *       show). Not seen by I5: two nodes of one cluster writing one task at once (Cluster Sharding
  *       runs one entity per cluster). Events without a writer (written before writer stamps, or
  *       through a journal plugin without them) are not judged; the notes say how many there were.
+ *   <li><b>I6</b> no window stays PENDING or WAITING past its bound without a recorded reason: a
+ *       window still PENDING or WAITING at the as-of time (below) whose bound ended before it is
+ *       <i>stuck</i>, a violation (not open). The bound of a PENDING window is the lease ceiling
+ *       ({@code LeasePolicy.ceiling} of the spec in effect; the longest if the spec changed
+ *       meanwhile) after the latest of:
+ *       <ul>
+ *         <li>when it became PENDING ({@code InstanceScheduled}: for a fresh window its due time, for
+ *             a retry, catch-up or backfill when that was decided), or its due time if that was
+ *             later (a fire up to the clock skew early);
+ *         <li>the end of the task's latest attempt; while an attempt of the task is RUNNING the
+ *             window is not stuck at all (the overlap policy holds it back, or the executor's
+ *             per-task limit: both are recorded, as the running attempt). An attempt that never
+ *             ends is I3's to report;
+ *         <li>when the journal resumed: the first event of a new writer of the task's journal (a
+ *             restart, a failover, a shard moving: the entity recovers and offers its PENDING
+ *             windows again), or the first trigger event after a pause in the trigger's heartbeat
+ *             ({@link #heartbeat(List)}: no node was writing, or its database was down).
+ *       </ul>
+ *       The bound of a WAITING window is its wait deadline ({@code WindowWaiting.waitUntil}) plus,
+ *       for a condition, its poll timeout (the check that ends the wait may be a poll in flight),
+ *       or, when the journal resumed after the deadline, that moment. Not reasons: a paused task
+ *       (the runtime still starts a paused task's PENDING windows, a pause only skips new fires,
+ *       and a paused task's wait ends at its deadline as {@code WaitEnded PAUSED}); the executor's
+ *       global limit and backlog rate (R17), which no task's journal records: a window that waits
+ *       for a slot held by other tasks longer than its own lease ceiling plus the grace is
+ *       reported (raise {@code almanac.executor.max-concurrent} or the lease ceiling). A spell that
+ *       ended (the window started, its wait ended, it was cancelled) is not a violation, however
+ *       late: the longest time past its bound is a statistic, as for I3. Not judged (a note says
+ *       how many): windows with no spec in effect during their spell (the ceiling is unknown) and
+ *       waits without a deadline. RETRY_WAIT is not I6's: a retry has its own due time.
  * </ul>
+ *
+ * <p><b>The as-of time.</b> The audit's "now" is the journal's end for each task ({@link
+ * TaskHistory#observedUntil()}: the later of its last event and the trigger's last event, which the
+ * trigger writes about every second while a node runs), never the wall clock: the journal cannot
+ * tell what happened after it ends, so a node stopped a week ago is judged as of its stop, and an
+ * audit of an unchanged journal gives the same answer whenever it runs. I3 and I6 judge as of that
+ * end less the grace: a lease or a bound that ends within the grace before it is not judged yet.
  *
  * <p><b>The grace.</b> The journal's end for a task is the later of its last event and the
  * trigger's last event ({@link TaskHistory#observedUntil()}). Windows due in the last
  * {@link #grace(Duration) grace} (default {@value #DEFAULT_GRACE_MINUTES} minutes) before that end
- * are not checked, and leases that ended in it are not judged, because the trigger may not have
- * fired them (nor the entity timed them out) yet when the journal was read. So I2 checks due times
- * up to {@code min(to, end - grace)}. Why 2 minutes: the trigger fires a due window within its
+ * are not checked, and leases and bounds (I6) that ended in it are not judged, because the trigger
+ * may not have fired them (nor the entity timed them out, the executor admitted the window or the
+ * gate check ended its wait) yet when the journal was read. So I2 checks due times up to {@code
+ * min(to, end - grace)}. Why 2 minutes: the trigger fires a due window within its
  * {@code max-tick-interval} (1 s) plus one journal write, and the executor has an expired lease
  * timed out within its {@code check-interval} (1 s); seconds even under a burst of thousands of
  * windows. Two minutes covers that lag many times over while leaving all but the
@@ -96,11 +140,13 @@ import java.util.TreeMap;
  *
  * <p><b>What was checked.</b> The report counts, for each invariant, the windows (and attempts)
  * it judged and their events ({@link VerificationReport.Checked}): I1 every window with events in
- * the range; I2 every due window up to the bound above; I3 every attempt that ended or whose lease
- * (plus the grace) ended; I4 every attempt under an overlap policy other than ALLOW. A
- * verification whose I2 judged no due window is {@link VerificationReport.Result#NOTHING_CHECKED},
- * not OK: e.g. a journal younger than the grace. I5 counts the journals it judged and their events
- * with a known writer; when there were none, the report says I5 was not judged.
+ * the range; I2 every due window up to the bound above, and every window an event reached; I3
+ * every attempt that ended or whose lease (plus the grace) ended; I4 every attempt under an
+ * overlap policy other than ALLOW; I6 every window with a PENDING or WAITING spell that ended, or
+ * whose bound (plus the grace) ended. A verification whose I2 judged no due window is {@link
+ * VerificationReport.Result#NOTHING_CHECKED}, not OK: e.g. a journal younger than the grace. I5
+ * counts the journals it judged and their events with a known writer; when there were none, the
+ * report says I5 was not judged.
  *
  * <p><b>The range.</b> {@code [from, to]} (both inclusive, either open) selects windows by their
  * due time (a window's first event when the journal has no due time for it) and attempts by their
@@ -113,6 +159,14 @@ public final class Verifier {
 
   /** Default: windows due, and leases ending, in the last 2 minutes of the journal are not judged. */
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(DEFAULT_GRACE_MINUTES);
+
+  /**
+   * The longest the trigger's heartbeat may pause without I6 taking it as a pause of the journal:
+   * the trigger writes its watermark about once a second while a node runs ({@code
+   * almanac.trigger.persist-interval}, 1 s), so no trigger event for longer than 5 s means no node
+   * was writing (it was down, or its database was). See {@link #heartbeat(List)}.
+   */
+  public static final Duration HEARTBEAT_GAP = Duration.ofSeconds(5);
 
   private static final int CHUNK = 10_000;
 
@@ -137,6 +191,9 @@ public final class Verifier {
   private long lateResults;
   private Duration longestPastLease = Duration.ZERO;
   private String longestPastLeaseOf;
+  private Duration longestPastBound = Duration.ZERO;
+  private String longestPastBoundOf;
+  private List<Instant> heartbeatResumes = List.of();
   private Instant checkedUntil;
   private Instant journalEnd;
   private final Map<Invariant, VerificationReport.Checked> checked = new EnumMap<>(Invariant.class);
@@ -235,6 +292,50 @@ public final class Verifier {
   }
 
   /**
+   * The trigger's events, as the journal's heartbeat for I6: call it before {@link #check}. The
+   * trigger writes its watermark about once a second while a node runs, so where its events pause
+   * for longer than {@link #HEARTBEAT_GAP}, or the next one was written by another node incarnation
+   * (a restart, a failover), no node was writing (down, or its database was): a PENDING window
+   * could not start and a waiting one could not end its wait. I6 measures a window's bound again
+   * from the event after such a pause. Without it (a verifier used on tasks alone) I6 sees restarts
+   * only as a new writer of the task's own journal. Only the trigger's events still in its journal
+   * count (retention deletes its older ones, see {@code almanac.trigger.snapshot-every}).
+   *
+   * @param events the trigger's events in journal order, with their writers (e.g. {@link
+   *     AuditReader#triggerWriters()})
+   * @return this verifier
+   */
+  public Verifier heartbeat(List<Written> events) {
+    List<Instant> resumes = new ArrayList<>();
+    Instant lastAt = null;
+    String lastWriter = null;
+    for (Written e : events) {
+      String writer = e.writer() == null ? null : e.writer().nodeIncarnation();
+      boolean paused = lastAt != null && e.at() != null && Duration.between(lastAt, e.at()).compareTo(HEARTBEAT_GAP) > 0;
+      boolean moved = lastWriter != null && writer != null && !writer.equals(lastWriter);
+      if ((paused || moved) && e.at() != null) {
+        resumes.add(e.at());
+      }
+      if (e.at() != null) {
+        lastAt = e.at();
+      }
+      if (writer != null) {
+        lastWriter = writer;
+      }
+    }
+    resumes.sort(null);
+    heartbeatResumes = List.copyOf(resumes);
+    return this;
+  }
+
+  /** The latest instant at or before {@code t} at which the trigger's heartbeat resumed, or null. */
+  private Instant heartbeatResumedBy(Instant t) {
+    int i = Collections.binarySearch(heartbeatResumes, t);
+    int at = i >= 0 ? i : -i - 2;
+    return at >= 0 ? heartbeatResumes.get(at) : null;
+  }
+
+  /**
    * The report of everything checked so far.
    *
    * @return the report
@@ -249,7 +350,7 @@ public final class Verifier {
     return new VerificationReport(from, to, grace, violations, open, notes,
         new VerificationReport.Stats(tasks, eventsRead, windowsSeen, byStatus, windowsChecked, windowsLost,
             doubleSuccesses, attempts, successes, retries, lateResults, longestPastLease, longestPastLeaseOf,
-            checkedUntil, checked, journalEnd));
+            checkedUntil, checked, journalEnd, longestPastBound, longestPastBoundOf));
   }
 
   private void count(Invariant invariant, long windows, long attempts, long events) {
@@ -379,6 +480,18 @@ public final class Verifier {
     int retries;
     int late;
     Violation illegal;
+    // I6: the current PENDING or WAITING spell, and what was judged of this window's spells
+    Instant waitSince;
+    Instant waitFrom;
+    EventRef waitRef;
+    int waitsJudged;
+    int waitEvents;
+    int waitsNotJudged;
+    Duration pastBound = Duration.ZERO;
+    Bound stuck;
+    // I2 of event-triggered windows: the first event that reached it, and whether a window had ended before
+    EventRef reachedBy;
+    boolean reachedAfterAnEnd;
 
     Win(String key, Instant firstAt) {
       this.key = key;
@@ -394,6 +507,12 @@ public final class Verifier {
       return null;
     }
   }
+
+  /**
+   * How long a PENDING or WAITING window may stay so: until {@code deadline}, for the reason {@code
+   * why} (for people).
+   */
+  private record Bound(Instant deadline, String why) {}
 
   private static final class Attempt {
     final String window;
@@ -427,6 +546,13 @@ public final class Verifier {
     private final List<Instant> removals = new ArrayList<>();
     private final List<Attempt> all = new ArrayList<>();
     private boolean gaps;
+    // I6, as the replay goes: attempts started without an outcome yet, the latest outcome, the latest
+    // new writer of this journal; I2 of event windows: whether a window had ended (been archivable)
+    private int running;
+    private Instant lastAttemptEnd;
+    private Instant writerResumed;
+    private String lastWriter;
+    private boolean windowEnded;
 
     TaskCheck(TaskHistory history) {
       this.history = Objects.requireNonNull(history, "history");
@@ -440,10 +566,12 @@ public final class Verifier {
         journalEnd = end;
       }
       replay();
+      judgeWaits();
       checkWindows();
       checkDue();
       checkLeases();
       checkOverlaps();
+      checkStuck();
       checkWriters();
     }
 
@@ -469,6 +597,13 @@ public final class Verifier {
               + " are not in the journal (deleted, e.g. by retention); what they recorded is not checked");
         }
         expected = ae.sequenceNr() + 1;
+        if (ae.writer() != null) {
+          String writer = ae.writer().nodeIncarnation();
+          if (lastWriter != null && !writer.equals(lastWriter)) {
+            writerResumed = ae.at(); // a restart, a failover or a move: the entity recovered and offers its windows again
+          }
+          lastWriter = writer;
+        }
         Object ev = ae.event();
         if (ev instanceof TaskJournal.SpecDefined s) {
           specs.add(new Segment(s.spec(), ae.at()));
@@ -483,6 +618,7 @@ public final class Verifier {
           continue;
         }
         Win w = windows.computeIfAbsent(ae.window(), k -> new Win(k, ae.at()));
+        boolean startedOne = false;
         EventRef ref = new EventRef(ae.sequenceNr(), ae.type(), ae.at());
         w.events.add(ref);
         if (ev instanceof TaskJournal.InstanceScheduled e) {
@@ -499,6 +635,7 @@ public final class Verifier {
           Attempt a = new Attempt(w.key, e.attempt(), ref, e.leaseUntil(), policy);
           w.attempts.add(a);
           all.add(a);
+          startedOne = true; // counted as running after its own window's PENDING spell is measured
         } else if (ev instanceof TaskJournal.LeaseExtended e) {
           Attempt a = attempt(w, e.attempt());
           if (a != null) {
@@ -520,8 +657,14 @@ public final class Verifier {
           w.retries++;
         } else if (ev instanceof TaskJournal.InstanceCancelled) {
           ended(w, w.openAttempt(), ref); // only one attempt of a window runs at a time
+        } else if (ev instanceof TaskJournal.EventReceived && w.reachedBy == null) {
+          w.reachedBy = ref; // its decision, if it made one, came first in the same write
+          w.reachedAfterAnEnd = windowEnded || gaps;
         }
         status(w, (TaskJournal.Event) ev, ref);
+        if (startedOne) {
+          running++;
+        }
       }
     }
 
@@ -537,7 +680,7 @@ public final class Verifier {
         return;
       }
       if (Transition.isAllowed(w.status, to.get())) {
-        w.status = to.get();
+        setStatus(w, to.get(), ev, ref);
         return;
       }
       if (w.illegal == null && !(w.status == null && gaps)) {
@@ -546,8 +689,43 @@ public final class Verifier {
             + " (the transition table refuses it: a second writer or a corrupted journal)", List.of(ref));
       }
       if (w.status == null) {
-        w.status = to.get(); // its earlier events are gone: take the journal's word
+        setStatus(w, to.get(), ev, ref); // its earlier events are gone: take the journal's word
       }
+    }
+
+    /** Sets the window's status; a PENDING or WAITING spell that ends is measured against its bound (I6). */
+    private void setStatus(Win w, InstanceStatus to, TaskJournal.Event ev, EventRef ref) {
+      InstanceStatus from = w.status;
+      if (from == to) {
+        return;
+      }
+      if (waits(from)) {
+        Bound b = bound(w, ref.at());
+        if (b == null) {
+          w.waitsNotJudged++;
+        } else {
+          w.waitsJudged++;
+          w.waitEvents += 2;
+          Duration past = Duration.between(b.deadline(), ref.at());
+          if (past.compareTo(w.pastBound) > 0) {
+            w.pastBound = past;
+          }
+        }
+      }
+      w.status = to;
+      if (waits(to)) {
+        w.waitSince = ref.at();
+        w.waitRef = ref;
+        Instant due = ev instanceof TaskJournal.InstanceScheduled s ? s.dueAt() : null;
+        w.waitFrom = due != null && due.isAfter(ref.at()) ? due : ref.at(); // a fire up to the clock skew early waits for its due time
+      }
+      if (to.isTerminal()) {
+        windowEnded = true;
+      }
+    }
+
+    private static boolean waits(InstanceStatus s) {
+      return s == InstanceStatus.PENDING || s == InstanceStatus.WAITING;
     }
 
     private void accounted(Win w, EventRef ref, Instant dueAt) {
@@ -572,6 +750,10 @@ public final class Verifier {
     private void ended(Win w, Attempt a, EventRef ref) {
       if (a != null && a.end == null) {
         a.end = ref;
+        running--;
+        if (lastAttemptEnd == null || ref.at().isAfter(lastAttemptEnd)) {
+          lastAttemptEnd = ref.at();
+        }
       }
     }
 
@@ -611,6 +793,9 @@ public final class Verifier {
         if (w.status == InstanceStatus.RUNNING && a != null && expired(a)) {
           continue; // not open: an I3 violation (checkLeases)
         }
+        if (w.stuck != null) {
+          continue; // not open: an I6 violation (checkStuck)
+        }
         if (w.status == InstanceStatus.WAITING) {
           open.add(new Open(task, w.key, status, "waiting since " + (w.accountedBy == null ? last(w).at() : w.accountedBy.at())
               + " until " + w.waitUntil));
@@ -630,21 +815,50 @@ public final class Verifier {
       return w.events.get(w.events.size() - 1);
     }
 
-    /** I2: every window due in the range has a scheduling, skip or miss event. */
+    /**
+     * I2: every window due in the range by the task's schedule, and every window an event reached,
+     * has a scheduling, wait, skip or miss event.
+     */
     private void checkDue() {
       if (end == null) {
         return;
       }
+      Set<String> found = new HashSet<>();
+      Set<String> lost = new HashSet<>();
+      Instant until = dueBySchedule(found, lost);
+      Instant byEvents = reachedByEvents(found, lost);
+      windowsChecked += found.size() + lost.size();
+      long events = 0;
+      for (String key : found) {
+        events += windows.get(key).events.size();
+      }
+      for (String key : lost) {
+        Win w = windows.get(key);
+        events += w == null ? 0 : w.events.size();
+      }
+      count(Invariant.I2, found.size() + lost.size(), 0, events);
+      windowsLost += lost.size();
+      Instant checked = latest(until, byEvents);
+      if (checked != null && (checkedUntil == null || checked.isAfter(checkedUntil))) {
+        checkedUntil = checked;
+      }
+    }
+
+    /**
+     * I2 by the schedule: the windows due by the cron (or the one-shot instant) of each spec in
+     * effect, up to the journal's end less the grace (or {@code to}), are looked for.
+     *
+     * @return the latest due time checked (null when none was due)
+     */
+    private Instant dueBySchedule(Set<String> found, Set<String> lost) {
       if (specs.isEmpty()) {
         notes.add("task '" + task + "': I2 not checked: no SpecDefined in the journal, so its schedule is unknown");
-        return;
+        return null;
       }
       Instant until = end.minus(grace);
       if (to != null && to.isBefore(until)) {
         until = to;
       }
-      Set<String> found = new HashSet<>();
-      Set<String> lost = new HashSet<>();
       Instant latestDue = null;
       for (int i = 0; i < specs.size(); i++) {
         Segment seg = specs.get(i);
@@ -696,24 +910,49 @@ public final class Verifier {
           cursor = due.get(due.size() - 1).dueAt();
         }
       }
-      windowsChecked += found.size() + lost.size();
-      long events = 0;
-      for (String key : found) {
-        events += windows.get(key).events.size();
-      }
-      for (String key : lost) {
-        Win w = windows.get(key);
-        events += w == null ? 0 : w.events.size();
-      }
-      count(Invariant.I2, found.size() + lost.size(), 0, events);
-      windowsLost += lost.size();
       Instant lastRemoval = removedAfter(specs.get(specs.size() - 1).at(), null);
       if (lastRemoval != null && lastRemoval.minus(grace).minusNanos(1).isBefore(until)) {
         until = lastRemoval.minus(grace).minusNanos(1); // a task that stays removed was checked until its removal
       }
-      if (latestDue != null && (checkedUntil == null || until.isAfter(checkedUntil))) {
-        checkedUntil = until;
+      return latestDue == null ? null : until;
+    }
+
+    /**
+     * I2 by the events: a window an event reached ({@code EventReceived}) is due, whatever the
+     * task's schedule (an event-only task has none). Its decision is written in the same write as
+     * the event, so no grace applies. A window an event reached with no decision is lost, unless a
+     * window of the task had ended before (or events are missing): then it may be one before the
+     * task's archived windows, for which the runtime records the event and runs nothing.
+     *
+     * @return up to when windows were judged ({@code to} or the journal's end), or null when none was
+     */
+    private Instant reachedByEvents(Set<String> found, Set<String> lost) {
+      boolean any = false;
+      int archived = 0;
+      for (Win w : windows.values()) {
+        if (w.reachedBy == null || !inRange(w) || found.contains(w.key) || lost.contains(w.key)) {
+          continue;
+        }
+        any = true;
+        if (w.accountedBy != null) {
+          found.add(w.key);
+        } else if (w.reachedAfterAnEnd) {
+          found.add(w.key);
+          archived++;
+        } else {
+          lost.add(w.key);
+          violations.add(new Violation(task, w.key, Invariant.I2, "lost window: an event reached it (" + w.reachedBy.type() + " #"
+              + w.reachedBy.sequenceNr() + " at " + w.reachedBy.at() + "), no InstanceScheduled, WindowWaiting, FireSkipped or"
+              + " WindowMissed, and no window of the task had ended before (so it is not one before the task's archived"
+              + " windows)", w.events));
+        }
       }
+      if (archived > 0) {
+        notes.add("task '" + task + "': " + archived + (archived == 1 ? " window" : " windows") + " reached only by an"
+            + " EventReceived, after windows of the task had ended: taken as events for windows before the task's archived"
+            + " ones (the event is recorded, nothing runs, and no decision is written)");
+      }
+      return !any ? null : to != null && to.isBefore(end) ? to : end;
     }
 
     /** The first removal at or after a spec's event and before the next spec's (null: none). */
@@ -760,6 +999,10 @@ public final class Verifier {
       count(Invariant.I3, judged.size(), judgedAttempts, events);
     }
 
+    private static Instant latest(Instant a, Instant b) {
+      return a == null ? b : b == null ? a : a.isAfter(b) ? a : b;
+    }
+
     /** Whether an attempt without an outcome is past its lease while the journal goes on beyond the grace. */
     private boolean expired(Attempt a) {
       return a.end == null && a.leaseUntil != null && end != null && a.leaseUntil.isBefore(end.minus(grace));
@@ -769,6 +1012,141 @@ public final class Verifier {
       if (past.compareTo(longestPastLease) > 0) {
         longestPastLease = past;
         longestPastLeaseOf = task + "/" + a.window + "#" + a.number;
+      }
+    }
+
+    /**
+     * How long a PENDING or WAITING window may stay so, judged at {@code x} (when its spell ended, or
+     * the journal's end): null when it cannot be judged (no spec in effect: the lease ceiling is
+     * unknown; a wait without a deadline).
+     *
+     * <p>PENDING: the lease ceiling of the spec in effect (the longest, if it changed meanwhile)
+     * after the latest of: when it became PENDING (or its due time, if that was later); the end of
+     * the task's latest attempt (while one runs, at {@code x} itself: the overlap policy or the
+     * executor's per-task limit holds the window back); when the journal resumed (a new writer of
+     * the task's journal, or the trigger's heartbeat after a pause: the entity recovers and offers
+     * its PENDING windows again). WAITING: its wait deadline, plus the condition's poll timeout (the
+     * check that ends the wait may be a poll in flight), or when the journal resumed after it.
+     */
+    private Bound bound(Win w, Instant x) {
+      Instant resumed = latest(writerResumed, heartbeatResumedBy(x));
+      if (w.status == InstanceStatus.PENDING) {
+        Duration ceiling = longest(w.waitSince, x, spec -> spec.lease() == null || spec.lease().ceiling() == null
+            ? io.almanac.LeasePolicy.MAX_CEILING : spec.lease().ceiling());
+        if (ceiling == null) {
+          return null;
+        }
+        Instant from = w.waitFrom;
+        String why = w.waitFrom.equals(w.waitSince) ? "when it became PENDING" : "its due time";
+        Instant activity = running > 0 ? x : lastAttemptEnd;
+        if (activity != null && activity.isAfter(from)) {
+          from = activity;
+          why = running > 0 ? "while another attempt of the task runs" : "when the task's last attempt ended";
+        }
+        if (resumed != null && resumed.isAfter(from)) {
+          from = resumed;
+          why = "when the journal resumed (a new writer, or the trigger's heartbeat after a pause)";
+        }
+        return new Bound(from.plus(ceiling), "the lease ceiling " + ceiling + " after " + from + ", " + why);
+      }
+      if (w.waitUntil == null) {
+        return null;
+      }
+      Duration poll = longest(w.waitSince, x, spec -> spec.condition() == null ? Duration.ZERO
+          : spec.condition().timeout() != null ? spec.condition().timeout()
+          : spec.condition().every() != null ? spec.condition().every() : io.almanac.ConditionTrigger.DEFAULT_TIMEOUT);
+      Instant deadline = w.waitUntil.plus(poll == null ? Duration.ZERO : poll);
+      String why = "its wait deadline " + w.waitUntil + (poll == null || poll.isZero() ? "" : " plus the condition's poll timeout " + poll);
+      if (resumed != null && resumed.isAfter(deadline)) {
+        return new Bound(resumed, why + ", and the journal resumed at " + resumed + " (a new writer, or the trigger's heartbeat"
+            + " after a pause)");
+      }
+      return new Bound(deadline, why);
+    }
+
+    /**
+     * The longest of a spec's durations over the specs in effect from {@code from} to {@code to}: the
+     * one in effect at {@code from} and every one defined after it until {@code to}; null if none.
+     */
+    private Duration longest(Instant from, Instant to, java.util.function.Function<SpecRecord, Duration> of) {
+      Duration max = null;
+      for (int i = 0; i < specs.size(); i++) {
+        Segment seg = specs.get(i);
+        boolean inEffectAtFrom = !seg.at().isAfter(from) && (i + 1 == specs.size() || specs.get(i + 1).at().isAfter(from));
+        boolean definedDuring = seg.at().isAfter(from) && !seg.at().isAfter(to);
+        if (inEffectAtFrom || definedDuring) {
+          Duration d = of.apply(seg.spec());
+          if (d != null && (max == null || d.compareTo(max) > 0)) {
+            max = d;
+          }
+        }
+      }
+      return max;
+    }
+
+    /**
+     * I6 as of the journal's end: a window still PENDING or WAITING whose bound ended more than the
+     * grace before the end is stuck. Runs before {@link #checkWindows} (a stuck window is not open).
+     */
+    private void judgeWaits() {
+      if (end == null) {
+        return;
+      }
+      Instant asOf = end.minus(grace);
+      for (Win w : windows.values()) {
+        if (!waits(w.status) || w.waitSince == null) {
+          continue;
+        }
+        Bound b = bound(w, end);
+        if (b == null) {
+          w.waitsNotJudged++;
+        } else if (b.deadline().isBefore(asOf)) {
+          w.stuck = b;
+          w.waitsJudged++;
+          w.waitEvents++;
+          Duration past = Duration.between(b.deadline(), end);
+          if (past.compareTo(w.pastBound) > 0) {
+            w.pastBound = past;
+          }
+        }
+      }
+    }
+
+    /** I6: the stuck windows' violations, what was judged, and the longest spell past its bound. */
+    private void checkStuck() {
+      long judged = 0;
+      long events = 0;
+      long notJudged = 0;
+      for (Win w : windows.values()) {
+        if (!inRange(w)) {
+          continue;
+        }
+        notJudged += w.waitsNotJudged > 0 ? 1 : 0;
+        if (w.waitsJudged == 0) {
+          continue;
+        }
+        judged++;
+        events += w.waitEvents;
+        if (w.pastBound.compareTo(longestPastBound) > 0) {
+          longestPastBound = w.pastBound;
+          longestPastBoundOf = task + "/" + w.key;
+        }
+        if (w.stuck == null) {
+          continue;
+        }
+        String what = w.status == InstanceStatus.PENDING
+            ? "stuck PENDING since " + w.waitSince + ": not started by its bound " + w.stuck.deadline() + " (" + w.stuck.why()
+                + "); nothing recorded holds it since (no attempt of the task running, no new writer, no pause in the trigger's"
+                + " heartbeat)"
+            : "stuck WAITING since " + w.waitSince + ": its wait deadline " + w.waitUntil + " passed and no WaitSatisfied,"
+                + " WaitEnded or InstanceCancelled followed by " + w.stuck.deadline() + " (" + w.stuck.why() + ")";
+        violations.add(new Violation(task, w.key, Invariant.I6, what + ", and the journal goes on until " + end,
+            List.of(w.waitRef)));
+      }
+      count(Invariant.I6, judged, 0, events);
+      if (notJudged > 0) {
+        notes.add("task '" + task + "': I6 not judged for " + notJudged + (notJudged == 1 ? " window" : " windows")
+            + ": no SpecDefined before or during its PENDING spell (its lease ceiling is unknown), or a wait without a deadline");
       }
     }
 

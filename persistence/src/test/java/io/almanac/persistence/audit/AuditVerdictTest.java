@@ -56,6 +56,7 @@ class AuditVerdictTest {
     // Registered a minute before its first window, which ran: the journal is a minute and a second long.
     journals.put("young", journal(List.of(spec(daily("young", OverlapPolicy.SKIP), due("2026-11-29").minus(Duration.ofMinutes(1)))),
         ran("2026-11-29")));
+    journals.put("orders", DailyEvents.orders("orders", 20)); // event-only: no cron to compute due windows from
     db = dir.resolve("journal");
     AuditTesting.write(db, journals, 100);
     config = AuditTesting.config(db);
@@ -76,7 +77,7 @@ class AuditVerdictTest {
         out);
     assertTrue(out.contains("I3 no attempt RUNNING past lease  checked 3 attempts of 3 windows (6 events)"), out);
     assertTrue(out.contains("I4 no overlap unless allowed      checked 3 attempts of 3 windows (6 events): 0 overlaps"), out);
-    assertTrue(out.contains("OK: I1-I5 hold"), out);
+    assertTrue(out.contains("OK: I1-I6 hold"), out);
   }
 
   @Test
@@ -91,6 +92,16 @@ class AuditVerdictTest {
     Result zero = verify(config, "young", Duration.ZERO);
     assertEquals(Audit.OK, zero.exit(), zero.toString());
     assertTrue(zero.out().contains("checked 1 due window until 2026-11-29T00:00:01Z (3 events): 0 lost"), zero.toString());
+  }
+
+  @Test
+  @DisplayName("R28: an event-only task's journal counts the windows its events reached as checked: exit 0, not 4")
+  void r28EventOnlyJournalIsChecked() {
+    Result r = verify(config, "orders", Verifier.DEFAULT_GRACE);
+    assertEquals(Audit.OK, r.exit(), r.toString());
+    assertTrue(r.out().contains("I2 every due window accounted for checked 20 due windows until 2026-11-29T19:10:02Z (80 events):"
+        + " 0 lost"), r.toString());
+    assertTrue(r.out().contains("OK: I1-I6 hold (checked 20 due windows, 20 windows with events, 20 attempts"), r.toString());
   }
 
   @Test
@@ -117,7 +128,7 @@ class AuditVerdictTest {
     Config minimal = ConfigFactory.parseString("almanac.persistence.h2.path = " + ConfigUtil.quoteString(db.toString()));
     Result r = verify(minimal, "fine", Verifier.DEFAULT_GRACE);
     assertEquals(Audit.OK, r.exit(), r.toString());
-    assertTrue(r.out().contains("OK: I1-I5 hold"), r.toString());
+    assertTrue(r.out().contains("OK: I1-I6 hold"), r.toString());
   }
 
   @Test

@@ -84,6 +84,9 @@ class AuditViolationsTest {
         scheduled("2026-11-29", RunKind.FIRST, d29), started("2026-11-29", 1, d29, Duration.ofMinutes(10)),
         skipped("2026-11-30", SkipReason.PREVIOUS_RUNNING, "window 2026-11-29 is RUNNING"),
         skipped("2026-12-01", SkipReason.PREVIOUS_RUNNING, "window 2026-11-29 is RUNNING"))));
+    // 11-29 scheduled when due and never started; the task writes on (a pause five hours later).
+    journals.put("pending", journal(defined("pending", OverlapPolicy.SKIP), List.of(scheduled("2026-11-29", RunKind.FIRST, d29),
+        new TaskJournal.TaskPaused(d29.plus(Duration.ofHours(5))))));
     journals.put("overlap-skip", overlapping("overlap-skip", OverlapPolicy.SKIP));
     journals.put("overlap-allow", overlapping("overlap-allow", OverlapPolicy.ALLOW));
     AuditTesting.write(dir.resolve("journal"), journals, 100);
@@ -98,9 +101,19 @@ class AuditViolationsTest {
   void correctJournalVerifiesWithExitZero() {
     Result r = verify("fine");
     assertEquals(Audit.OK, r.exit(), r.toString());
-    assertTrue(r.out().contains("OK: I1-I5 hold"), r.toString());
+    assertTrue(r.out().contains("OK: I1-I6 hold"), r.toString());
     assertTrue(r.out().contains("1 late results"), r.toString());
     assertTrue(r.err().contains("audit: read 11 events of 1 task (3 windows)"), r.toString());
+  }
+
+  @Test
+  void i6WindowStuckPendingExitsOneNamingTheWindow() {
+    Result r = verify("pending");
+    assertEquals(Audit.VIOLATION, r.exit(), r.toString());
+    assertTrue(r.out().contains("FAILED: 1 violation"), r.toString());
+    assertTrue(r.out().contains("I6 task 'pending' window '2026-11-29': stuck PENDING since 2026-11-29T00:00:00Z: not started"
+        + " by its bound 2026-11-29T02:00:00Z"), r.toString());
+    assertTrue(r.out().contains("events: #2 InstanceScheduled at 2026-11-29T00:00:00Z"), r.toString());
   }
 
   @Test
@@ -153,9 +166,9 @@ class AuditViolationsTest {
   void allTasksTogetherReportEveryViolation() {
     Result r = AuditTesting.audit(config, AuditRequest.builder().verify(true).timeline(false).build());
     assertEquals(Audit.VIOLATION, r.exit(), r.toString());
-    assertTrue(r.out().contains("verification of 6 tasks"), r.toString());
-    assertTrue(r.out().contains("FAILED: 4 violations"), r.toString());
-    assertTrue(r.err().contains("of 6 tasks"), r.toString());
+    assertTrue(r.out().contains("verification of 7 tasks"), r.toString());
+    assertTrue(r.out().contains("FAILED: 5 violations"), r.toString());
+    assertTrue(r.err().contains("of 7 tasks"), r.toString());
   }
 
   @Test
@@ -193,7 +206,7 @@ class AuditViolationsTest {
   void readsWithACallersActorSystem() {
     ActorTestKit kit = ActorTestKit.create("caller", AuditTesting.config(dir.resolve("journal"), "pekko.actor.provider = local"));
     try (AuditReader reader = AuditReader.builder(kit.system()).progressEvery(5).onProgress(p -> { }).start()) {
-      assertEquals(List.of("double", "fine", "lost", "overlap-allow", "overlap-skip", "stuck"), reader.taskIds());
+      assertEquals(List.of("double", "fine", "lost", "overlap-allow", "overlap-skip", "pending", "stuck"), reader.taskIds());
       List<AuditEvent> events = reader.events("stuck").runWith(Sink.seq(), kit.system()).toCompletableFuture().join();
       assertEquals(List.of("SpecDefined", "InstanceScheduled", "AttemptStarted", "FireSkipped", "FireSkipped"),
           events.stream().map(AuditEvent::type).toList());

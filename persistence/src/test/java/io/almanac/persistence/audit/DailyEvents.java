@@ -85,6 +85,38 @@ final class DailyEvents {
         succeeded(day, 1, due.plusSeconds(1)));
   }
 
+  /** The first hour of the event-only task's windows. */
+  static final Instant HOUR0 = Instant.parse("2026-11-29T00:00:00Z");
+
+  /** An event-only task: hourly UTC windows, one per order.paid event's hour. */
+  static TaskSpec orders(String id) {
+    return TaskSpec.builder(id).onEvent(io.almanac.EventTrigger.of("order.paid")).zone("UTC").window("hourly").job("j").build();
+  }
+
+  /** The key of the event-only task's window of hour i after {@link #HOUR0}. */
+  static String hour(int i) {
+    return String.format(java.util.Locale.ROOT, "2026-11-29-%02d", i);
+  }
+
+  /** The event of hour i arrives 10 minutes into it: its window is scheduled (the event in the same write), run and succeeds. */
+  static List<TaskJournal.Event> ordered(int i) {
+    Instant start = HOUR0.plus(Duration.ofHours(i));
+    Instant at = start.plusSeconds(600);
+    String key = hour(i);
+    return List.of(new TaskJournal.InstanceScheduled(key, start, start.plus(Duration.ofHours(1)), at, RunKind.FIRST, at),
+        new TaskJournal.EventReceived(key, "order.paid", "o-" + i, at, null, at),
+        started(key, 1, at.plusSeconds(1), Duration.ofHours(1)), succeeded(key, 1, at.plusSeconds(2)));
+  }
+
+  /** The event-only task defined a minute before {@link #HOUR0}, then one event (and run) per hour. */
+  static List<TaskJournal.Event> orders(String id, int windows) {
+    List<TaskJournal.Event> events = new ArrayList<>(List.of(spec(orders(id), HOUR0.minusSeconds(60))));
+    for (int i = 0; i < windows; i++) {
+      events.addAll(ordered(i));
+    }
+    return events;
+  }
+
   /** Joins event lists in order. */
   @SafeVarargs
   static List<TaskJournal.Event> journal(List<? extends TaskJournal.Event>... parts) {

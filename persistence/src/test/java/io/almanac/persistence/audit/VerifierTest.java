@@ -403,7 +403,7 @@ class VerifierTest {
     assertEquals(new VerificationReport.Checked(2, 0, 5), r.stats().checked(Invariant.I2));
     assertEquals(new VerificationReport.Checked(1, 1, 2), r.stats().checked(Invariant.I3));
     assertEquals(new VerificationReport.Checked(2, 2, 3), r.stats().checked(Invariant.I4));
-    assertTrue(r.toText().contains("OK: I1-I4 hold (checked 2 due windows, 2 windows with events, 2 attempts)"), r.toText());
+    assertTrue(r.toText().contains("OK: I1-I4 and I6 hold (checked 2 due windows, 2 windows with events, 2 attempts)"), r.toText());
   }
 
   @Test
@@ -422,6 +422,59 @@ class VerifierTest {
     VerificationReport r = Verifier.create().report();
     assertEquals(VerificationReport.Result.NOTHING_CHECKED, r.result());
     assertTrue(r.nothingChecked().startsWith("no events in the journal (no task)"), r.nothingChecked());
+  }
+
+  private static final Instant HOUR0 = DailyEvents.HOUR0;
+
+  private static List<TaskJournal.Event> orders(int windows) {
+    return DailyEvents.orders("t", windows);
+  }
+
+  private static List<TaskJournal.Event> ordered(int i) {
+    return DailyEvents.ordered(i);
+  }
+
+  private static String hour(int i) {
+    return DailyEvents.hour(i);
+  }
+
+  @Test
+  @DisplayName("I2: the windows events reached count as checked: an event-only journal is OK, not NOTHING CHECKED")
+  void i2CountsTheWindowsOfAnEventOnlyTaskAsChecked() {
+    VerificationReport r = verify(orders(20));
+    assertEquals(VerificationReport.Result.OK, r.result(), r.toText());
+    assertEquals(new VerificationReport.Checked(20, 0, 80), r.stats().checked(Invariant.I2));
+    assertEquals(20, r.stats().windowsChecked());
+    assertEquals(Instant.parse("2026-11-29T19:10:02Z"), r.stats().checkedUntil(), "up to the journal's end: no grace");
+    assertTrue(r.toText().contains("I2 every due window accounted for checked 20 due windows until 2026-11-29T19:10:02Z"
+        + " (80 events): 0 lost"), r.toText());
+    assertTrue(r.toText().contains("OK: I1-I4 and I6 hold (checked 20 due windows, 20 windows with events, 20 attempts)"),
+        r.toText());
+  }
+
+  @Test
+  @DisplayName("I2: a window an event reached with no decision (schedule, wait, skip or miss), before any window ended, is lost")
+  void i2FindsAWindowAnEventReachedWithoutADecision() {
+    Instant at = HOUR0.plusSeconds(600);
+    VerificationReport r = verify(journal(List.of(spec(DailyEvents.orders("t"), HOUR0.minusSeconds(60)),
+        new TaskJournal.EventReceived(hour(0), "order.paid", "o-0", at, null, at)), ordered(1)));
+    Violation v = only(r, Invariant.I2);
+    assertEquals(hour(0), v.window());
+    assertTrue(v.message().startsWith("lost window: an event reached it (EventReceived #2 at 2026-11-29T00:10:00Z), no"
+        + " InstanceScheduled, WindowWaiting, FireSkipped or WindowMissed"), v.message());
+    assertEquals(1, r.stats().windowsLost());
+  }
+
+  @Test
+  @DisplayName("I2: an event alone for a window, after windows had ended, may be one for a window before the archived ones"
+      + " (recorded, nothing runs): accounted for, with a note")
+  void i2AcceptsAnEventAloneAfterWindowsEnded() {
+    Instant at = HOUR0.plus(Duration.ofHours(3));
+    VerificationReport r = verify(journal(orders(2), List.of(new TaskJournal.EventReceived("2026-11-28-23", "order.paid", "o-late",
+        HOUR0.minusSeconds(60), null, at))));
+    assertEquals(VerificationReport.Result.OK, r.result(), r.toText());
+    assertEquals(3, r.stats().windowsChecked());
+    assertTrue(r.notes().stream().anyMatch(n -> n.contains("1 window reached only by an EventReceived")), r.toText());
   }
 
   @Test
