@@ -146,7 +146,7 @@ class WriterInterleavingTest {
   }
 
   @Test
-  @DisplayName("I5: one writer after another holds and is counted; the OK line says I1-I5")
+  @DisplayName("I5: one writer after another holds and is counted; the OK line says I1-I6")
   void successionVerifiesOk() {
     VerificationReport r = Verifier.create().check(stamped(twoDays(), A, A, A, A, B, B, B)).report();
     assertEquals(VerificationReport.Result.OK, r.result(), r.toText());
