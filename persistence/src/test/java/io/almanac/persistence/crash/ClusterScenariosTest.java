@@ -252,7 +252,9 @@ class ClusterScenariosTest {
           downTimes, journalOk && firedInDowntime.isEmpty() && nothingJudged.isEmpty(), cyclesNote + "; first SIGTERM to "
               + "the trigger's start " + downTimes + "; windows of catch-up-none tasks due while every node was down: "
               + missedInDowntime + " MISSED, " + firedInDowntime.size() + " not MISSED "
-              + firedInDowntime.stream().limit(10).toList(), run);
+              + firedInDowntime.stream().limit(10).toList() + "; the trigger's last event before the restart "
+              + cycles.stream().map(c -> c.lastTriggerEvent).toList() + " (a HandedOver is the case a successor must not "
+              + "take for a hand-over)", run);
 
       judge(check, facts, duplicateKeys, run, null);
       assertTrue(killFast, "(a) failover above " + ClusterFailoverTest.FAILOVER_LIMIT + ": " + killGaps);
@@ -298,6 +300,7 @@ class ClusterScenariosTest {
     Instant triggerBackAt;
     long downtimeMissed;
     final List<String> downtimeNotMissed = new ArrayList<>();
+    String lastTriggerEvent;
 
     Cycle(int n) {
       this.n = n;
@@ -428,6 +431,14 @@ class ClusterScenariosTest {
     }
     live.clear();
     c.allDownAt = Instant.now();
+    // What the restarted trigger will judge: a hand-over left in the journal (the last trigger to run stopped while
+    // others were up, and none ran after it), or none (a trigger started on a leaving node and moved the watermark, or
+    // its quiesce was lost). Reported, not judged: which one a stop leaves depends on Pekko's timing.
+    try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
+      List<Verifier.Written> trigger = reader.triggerWriters();
+      Verifier.Written last = trigger.isEmpty() ? null : trigger.get(trigger.size() - 1);
+      c.lastTriggerEvent = last == null ? "none" : last.type() + " at " + last.at();
+    }
     long down = Duration.between(Instant.now(), lastSigterm.plus(FULL_STOP_DOWN)).toMillis();
     if (down > 0) {
       Thread.sleep(down); // the downtime's length: the scenario, not a wait for a condition
@@ -442,7 +453,8 @@ class ClusterScenariosTest {
     c.triggerBackAt = awaitTriggerRestart(run, live, Map.of(), c.restartAt.plus(RESUME_TIMEOUT)).getValue();
     notes.add("cycle " + c.n + " (g): whole cluster stopped from " + c.fullStopAt + " (every node exited "
         + CrashReport.secs(Duration.between(c.fullStopAt, c.allDownAt)) + " later), started again at " + c.restartAt
-        + ", trigger back " + CrashReport.secs(Duration.between(c.fullStopAt, c.triggerBackAt)) + " after the first SIGTERM");
+        + ", trigger back " + CrashReport.secs(Duration.between(c.fullStopAt, c.triggerBackAt)) + " after the first SIGTERM; "
+        + "the trigger's last event before the restart: " + c.lastTriggerEvent);
     List<String> none = CrashNode.TASKS.stream().filter(t -> t.catchUp().mode() == io.almanac.CatchUpPolicy.Mode.NONE)
         .map(TaskSpec::id).toList();
     Map<String, String> decided = decisionsDue(run, none, c.allDownAt, c.triggerBackAt.minusSeconds(2),
