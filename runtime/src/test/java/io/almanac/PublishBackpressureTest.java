@@ -56,7 +56,8 @@ class PublishBackpressureTest {
     testKit = ActorTestKit.create("publish-backpressure", AlmanacNodeTest.config(
         "pekko.persistence.testkit.events.serialize = off\n"
             + "almanac.task.publish-retry-after = 2s\n"
-            + "almanac.executor.ask-timeout = 2s"));
+            + "almanac.executor.ask-timeout = 2s\n"
+            + "pekko.persistence.testkit.snapshots.serialize = off"));
     almanac = Almanac.builder(testKit.system()).clock(new SettableClock(Instant.parse("2026-11-28T23:59:00Z")))
         .job("sync", ctx -> CompletableFuture.completedFuture(JobResult.success("ok"))).start();
     almanac.ready().toCompletableFuture().get(30, TimeUnit.SECONDS);
