@@ -431,14 +431,6 @@ class ClusterScenariosTest {
     }
     live.clear();
     c.allDownAt = Instant.now();
-    // What the restarted trigger will judge: a hand-over left in the journal (the last trigger to run stopped while
-    // others were up, and none ran after it), or none (a trigger started on a leaving node and moved the watermark, or
-    // its quiesce was lost). Reported, not judged: which one a stop leaves depends on Pekko's timing.
-    try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
-      List<Verifier.Written> trigger = reader.triggerWriters();
-      Verifier.Written last = trigger.isEmpty() ? null : trigger.get(trigger.size() - 1);
-      c.lastTriggerEvent = last == null ? "none" : last.type() + " at " + last.at();
-    }
     long down = Duration.between(Instant.now(), lastSigterm.plus(FULL_STOP_DOWN)).toMillis();
     if (down > 0) {
       Thread.sleep(down); // the downtime's length: the scenario, not a wait for a condition
@@ -453,12 +445,20 @@ class ClusterScenariosTest {
     c.triggerBackAt = awaitTriggerRestart(run, live, Map.of(), c.restartAt.plus(RESUME_TIMEOUT)).getValue();
     notes.add("cycle " + c.n + " (g): whole cluster stopped from " + c.fullStopAt + " (every node exited "
         + CrashReport.secs(Duration.between(c.fullStopAt, c.allDownAt)) + " later), started again at " + c.restartAt
-        + ", trigger back " + CrashReport.secs(Duration.between(c.fullStopAt, c.triggerBackAt)) + " after the first SIGTERM; "
-        + "the trigger's last event before the restart: " + c.lastTriggerEvent);
+        + ", trigger back " + CrashReport.secs(Duration.between(c.fullStopAt, c.triggerBackAt)) + " after the first SIGTERM");
     List<String> none = CrashNode.TASKS.stream().filter(t -> t.catchUp().mode() == io.almanac.CatchUpPolicy.Mode.NONE)
         .map(TaskSpec::id).toList();
-    Map<String, String> decided = decisionsDue(run, none, c.allDownAt, c.triggerBackAt.minusSeconds(2),
-        c.restartAt.plus(RESUME_TIMEOUT));
+    Map<String, String> decided = new java.util.TreeMap<>();
+    try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
+      decided.putAll(decisionsDue(reader, run, none, c.allDownAt, c.triggerBackAt.minusSeconds(2),
+          c.restartAt.plus(RESUME_TIMEOUT)));
+      // What the restarted trigger judged: a hand-over left in the journal (the last trigger to run stopped while others
+      // were up, and none ran after it), or none (a later trigger moved the watermark: one started on a node that was
+      // leaving, or its node's quiesce did not reach it). Reported, not judged: which one a stop leaves is Pekko's timing.
+      c.lastTriggerEvent = reader.triggerWriters().stream().filter(w -> w.at().isBefore(c.restartAt))
+          .reduce((a, b) -> b).map(w -> w.type() + " at " + w.at()).orElse("none");
+    }
+    notes.add("cycle " + c.n + " (g): the trigger's last event before the restart: " + c.lastTriggerEvent);
     decided.forEach((window, type) -> {
       if (type.equals("WindowMissed")) {
         c.downtimeMissed++;
@@ -474,10 +474,10 @@ class ClusterScenariosTest {
   /**
    * The first decision the journal holds for each window of these tasks (one per second) due in
    * (from, to]: "task window" to its event's type (WindowMissed, InstanceScheduled, FireSkipped,
-   * WindowWaiting). Reads again (every second) until every such window has one, or the deadline.
+   * WindowWaiting). Reads again (every second, with the same reader) until every such window has one, or the deadline.
    */
-  private static Map<String, String> decisionsDue(CrashRun run, List<String> tasks, Instant from, Instant to,
-      Instant deadline) throws InterruptedException {
+  private static Map<String, String> decisionsDue(AuditReader reader, CrashRun run, List<String> tasks, Instant from,
+      Instant to, Instant deadline) throws InterruptedException {
     long due = 0;
     for (Instant t = from.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).plusSeconds(1); !t.isAfter(to);
         t = t.plusSeconds(1)) {
@@ -485,17 +485,15 @@ class ClusterScenariosTest {
     }
     while (true) {
       Map<String, String> decided = new java.util.TreeMap<>();
-      try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
-        for (String id : tasks) {
-          for (AuditEvent e : reader.read(id).events()) {
-            Instant d = e.event() instanceof TaskJournal.WindowMissed w ? w.dueAt()
-                : e.event() instanceof TaskJournal.InstanceScheduled i ? i.dueAt()
-                : e.event() instanceof TaskJournal.FireSkipped f ? f.dueAt()
-                : e.event() instanceof TaskJournal.WindowWaiting w ? w.dueAt() : null;
-            if (d != null && d.isAfter(from) && !d.isAfter(to)) {
-              decided.putIfAbsent(id + " " + e.window(), e.type()
-                  + (e.event() instanceof TaskJournal.InstanceScheduled i ? " " + i.kind() : ""));
-            }
+      for (String id : tasks) {
+        for (AuditEvent e : reader.read(id).events()) {
+          Instant d = e.event() instanceof TaskJournal.WindowMissed w ? w.dueAt()
+              : e.event() instanceof TaskJournal.InstanceScheduled i ? i.dueAt()
+              : e.event() instanceof TaskJournal.FireSkipped f ? f.dueAt()
+              : e.event() instanceof TaskJournal.WindowWaiting w ? w.dueAt() : null;
+          if (d != null && d.isAfter(from) && !d.isAfter(to)) {
+            decided.putIfAbsent(id + " " + e.window(), e.type()
+                + (e.event() instanceof TaskJournal.InstanceScheduled i ? " " + i.kind() : ""));
           }
         }
       }
