@@ -12,6 +12,7 @@ import io.almanac.internal.JobRegistry;
 import io.almanac.internal.LeaseGuard;
 import io.almanac.internal.NodeChecks;
 import io.almanac.internal.NodeMeters;
+import io.almanac.internal.PublishGate;
 import io.almanac.internal.TaskEntity;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
@@ -79,6 +80,9 @@ public final class Almanac {
   private final Duration registrationTimeout;
   private final CompositeMeterRegistry meterRegistry;
   private final Duration maxEventFuture;
+  private final PublishGate publishGate;
+  private final Duration publishRetryAfter;
+  private final NodeMeters meters;
   private final List<EventSource> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final CompletableFuture<Done> ready = new CompletableFuture<>();
   /** Set once the node said why it shuts down before it was ready (said once). */
@@ -86,12 +90,15 @@ public final class Almanac {
 
   private Almanac(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
       ActorRef<TriggerActor.Command> trigger, Duration askTimeout, Duration registrationTimeout,
-      CompositeMeterRegistry meterRegistry, Duration maxEventFuture, ActorRef<Executor.Command> executor,
-      int maxStuckJobs) {
+      CompositeMeterRegistry meterRegistry, TaskSettings taskSettings, NodeMeters meters,
+      ActorRef<Executor.Command> executor, int maxStuckJobs) {
     this.system = system;
     this.executor = executor;
     this.maxStuckJobs = maxStuckJobs;
-    this.maxEventFuture = maxEventFuture;
+    this.maxEventFuture = taskSettings.maxEventFuture();
+    this.publishGate = new PublishGate(taskSettings.maxPendingPublishes());
+    this.publishRetryAfter = taskSettings.publishRetryAfter();
+    this.meters = meters;
     this.meterRegistry = meterRegistry;
     this.clock = clock;
     this.jobs = jobs;
@@ -311,7 +318,7 @@ public final class Almanac {
         throw new InvalidSpecException("almanac.node.registration-timeout", registrationTimeout, "must be > 0");
       }
       Almanac almanac = new Almanac(system, clock, jobs, sharding, trigger, executorSettings.askTimeout(), registrationTimeout,
-          registry, taskSettings.maxEventFuture(), executor, executorSettings.maxStuckJobs());
+          registry, taskSettings, meters, executor, executorSettings.maxStuckJobs());
       shutdown.addTask(CoordinatedShutdown.PhaseServiceUnbind(), "almanac-close-event-sources", () -> {
         almanac.closeSources();
         return CompletableFuture.completedFuture(Done.getInstance());
@@ -592,11 +599,27 @@ public final class Almanac {
    * created (or waits for its dependency or condition), an existing one counts it, and an id that
    * arrived before is counted as a duplicate.
    *
+   * <p>Each task's queue of publishes from this node is bounded ({@code
+   * almanac.task.max-pending-publishes}, per node): a publish that finds a listening task's queue full
+   * is refused at once, before any task sees it. A failed stage says whether the event was stored:
+   *
+   * <ul>
+   *   <li>nothing was stored, by any task, when it fails with {@link InvalidSpecException} (a malformed
+   *       event), {@link RefusedException} {@link RefusedException.Reason#UNKNOWN_EVENT_TYPE} (no task
+   *       listens to its type), {@link OverloadedException} (a listening task's queue is full: publish
+   *       again after {@link OverloadedException#retryAfter()}), or a plain {@link AlmanacException}
+   *       saying the trigger did not answer (publish again);
+   *   <li>the outcome is unknown when it fails with {@link PublishOutcomeUnknownException}: a task did
+   *       not answer within {@code almanac.executor.ask-timeout} and may record the event later, or
+   *       never; publishing it again with the same id is safe (a task that recorded it counts a
+   *       duplicate);
+   *   <li>a listening task refused it when it fails with any other {@link RefusedException} (its
+   *       schedule failed, it was removed meanwhile): that task stored nothing; with several listening
+   *       tasks, the message names the others that recorded it.
+   * </ul>
+   *
    * @param event the event
-   * @return what each listening task did; fails with {@link InvalidSpecException} naming the field
-   *     (type, id, eventTime, summary) for a malformed event, or with {@link RefusedException}
-   *     ({@link RefusedException.Reason#UNKNOWN_EVENT_TYPE}) when no task listens to its type; in
-   *     either case nothing is stored
+   * @return what each listening task did; fails as listed above
    */
   public CompletionStage<PublishResult> publish(IncomingEvent event) {
     try {
@@ -608,10 +631,24 @@ public final class Almanac {
             + " ahead of this node's clock (" + now + "; almanac.task.max-event-future)");
       }
     } catch (InvalidSpecException | NullPointerException e) {
+      meters.published("refused");
       return CompletableFuture.failedFuture(e);
+    }
+    String busy = publishGate.full(event.type());
+    if (busy != null) { // refused at once, no message sent: an overloaded publish costs the node next to nothing
+      meters.published("overloaded");
+      return CompletableFuture.failedFuture(new OverloadedException(busy, publishGate.limit(), publishRetryAfter));
     }
     return Asks.<TriggerActor.Command, TriggerActor.SubscriberList>ask(trigger,
             r -> new TriggerActor.Subscribers(event.type(), r), askTimeout, system.scheduler())
+        .handle((list, error) -> {
+          if (error != null) {
+            throw new CompletionException(new AlmanacException("no answer from the trigger within " + askTimeout
+                + " (the tasks listening to type '" + InvalidSpecException.echo(event.type()) + "'): nothing was stored; "
+                + "publish again", error));
+          }
+          return list;
+        })
         .thenCompose(list -> {
           if (list.taskIds().isEmpty()) {
             throw new CompletionException(new RefusedException(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type '"
@@ -623,16 +660,83 @@ public final class Almanac {
                 + String.join(", ", list.byEventTime()) + " map events of type '" + event.type()
                 + "' to windows by their event time"));
           }
-          List<CompletableFuture<PublishResult.TaskOutcome>> each = new ArrayList<>();
-          for (String taskId : list.taskIds()) {
-            each.add(this.<TaskProtocol.EventOutcome>ask(taskId, r -> new TaskProtocol.PublishEvent(event.type(),
-                    event.id(), event.eventTime(), event.summary(), r))
-                .thenApply(o -> new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()))
-                .toCompletableFuture());
+          String full = publishGate.admit(event.type(), list.taskIds());
+          if (full != null) {
+            throw new CompletionException(new OverloadedException(full, publishGate.limit(), publishRetryAfter));
           }
-          return CompletableFuture.allOf(each.toArray(new CompletableFuture[0])).thenApply(v ->
-              new PublishResult(event.type(), event.id(), each.stream().map(CompletableFuture::join).toList()));
-        });
+          return send(event, list.taskIds());
+        })
+        .whenComplete((r, error) -> meters.published(publishOutcome(error)));
+  }
+
+  /** Sends an admitted event to its tasks (one slot taken in each, given back as each answers) and joins their answers. */
+  private CompletableFuture<PublishResult> send(IncomingEvent event, List<String> taskIds) {
+    List<CompletableFuture<StatusReply<TaskProtocol.EventOutcome>>> asks = new ArrayList<>();
+    for (String taskId : taskIds) {
+      asks.add(Asks.<TaskProtocol.Command, StatusReply<TaskProtocol.EventOutcome>>ask(
+              sharding.entityRefFor(TaskEntity.TYPE_KEY, taskId), r -> new TaskProtocol.PublishEvent(event.type(), event.id(),
+                  event.eventTime(), event.summary(), r), askTimeout, system.scheduler())
+          .whenComplete((r, e) -> publishGate.release(taskId)));
+    }
+    return CompletableFuture.allOf(asks.toArray(new CompletableFuture[0])).handle((all, ignored) -> {
+      List<PublishResult.TaskOutcome> answered = new ArrayList<>();
+      List<String> unanswered = new ArrayList<>();
+      Throwable noAnswer = null;
+      Throwable refusal = null;
+      for (int i = 0; i < taskIds.size(); i++) {
+        String taskId = taskIds.get(i);
+        StatusReply<TaskProtocol.EventOutcome> reply = null;
+        try {
+          reply = asks.get(i).join();
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+          unanswered.add(taskId);
+          noAnswer = noAnswer != null ? noAnswer : e.getCause() != null ? e.getCause() : e;
+          continue;
+        }
+        if (reply.isError()) {
+          refusal = refusal != null ? refusal : reply.getError();
+        } else {
+          TaskProtocol.EventOutcome o = reply.getValue();
+          answered.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
+        }
+      }
+      if (!unanswered.isEmpty()) {
+        throw new CompletionException(new PublishOutcomeUnknownException(event.type(), event.id(), unanswered, answered,
+            noAnswer));
+      }
+      if (refusal != null) {
+        throw new CompletionException(refusedByOne(refusal, answered));
+      }
+      return new PublishResult(event.type(), event.id(), answered);
+    });
+  }
+
+  /** A task's refusal as the publish's failure; when other tasks recorded the event, the message says which. */
+  private static AlmanacException refusedByOne(Throwable refusal, List<PublishResult.TaskOutcome> recorded) {
+    if (recorded.isEmpty()) {
+      return refusal instanceof AlmanacException a ? a : new AlmanacException(refusal.getMessage(), refusal);
+    }
+    String by = "; the other listening task(s) " + String.join(", ", recorded.stream().map(PublishResult.TaskOutcome::taskId)
+        .toList()) + " recorded the event";
+    if (refusal instanceof RefusedException r) {
+      return new RefusedException(r.reason(), r.getMessage() + by);
+    }
+    return new AlmanacException(refusal.getMessage() + by, refusal);
+  }
+
+  /** The {@code outcome} tag of {@code almanac.publishes} for a publish's failure (null: recorded). */
+  private static String publishOutcome(Throwable error) {
+    Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (e == null) {
+      return "recorded";
+    }
+    if (e instanceof OverloadedException) {
+      return "overloaded";
+    }
+    if (e instanceof PublishOutcomeUnknownException) {
+      return "unknown";
+    }
+    return e instanceof InvalidSpecException || e instanceof RefusedException ? "refused" : "failed";
   }
 
   /**

@@ -16,4 +16,15 @@ public class AlmanacException extends RuntimeException {
   public AlmanacException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /**
+   * For failures that are flow control rather than faults ({@link OverloadedException}): thrown often
+   * under load, they need no stack trace, which would cost more than the refusal itself.
+   *
+   * @param message what went wrong
+   * @param stackTrace whether to record a stack trace
+   */
+  protected AlmanacException(String message, boolean stackTrace) {
+    super(message, null, false, stackTrace);
+  }
 }

@@ -8,9 +8,13 @@ import java.util.concurrent.CompletionStage;
  * Publisher}; the source hands each message to it as an {@link IncomingEvent} and acknowledges the
  * message to its broker only when the returned stage completes: the event is then in the journal.
  * A stage that fails with {@link InvalidSpecException} or {@link RefusedException} names a message
- * that will never be accepted (dead-letter it); any other failure is transient (redeliver it). A
- * redelivered event is recognised by its id and counted as a duplicate, so at-least-once delivery
- * makes one instance per window. Stopped with the node ({@link #close()}).
+ * that will never be accepted (dead-letter it); any other failure is transient (redeliver it):
+ * {@link OverloadedException} stored nothing and says when to try again ({@link
+ * OverloadedException#retryAfter()}: pause the consumer that long rather than redeliver at once), and
+ * {@link PublishOutcomeUnknownException} may have stored it. A redelivered event is recognised by its
+ * id and counted as a duplicate, so at-least-once delivery makes one instance per window. Keep a
+ * source's publishes in flight per task below {@code almanac.task.max-pending-publishes} (a handful
+ * reaches a task's full write rate). Stopped with the node ({@link #close()}).
  */
 public interface EventSource extends AutoCloseable {
 

@@ -17,7 +17,11 @@ import org.apache.pekko.http.javadsl.server.Route;
  * instant, optional, and {@code summary} optional); the answer is the {@link PublishResult}: {@code
  * {"type","id","tasks":[{"task","window","outcome","detail"}]}}. A malformed field is a 400 naming
  * it (nothing is stored: the node checks an event before any task sees it); a type no task listens
- * to is a 404 naming {@code type}.
+ * to is a 404 naming {@code type}. A listening task whose queue of publishes from this node is full
+ * ({@link io.almanac.OverloadedException}) is a 429 {@code overloaded} with {@code Retry-After}:
+ * nothing is stored, send it again then. A task that did not answer in time ({@link
+ * io.almanac.PublishOutcomeUnknownException}) is a 503 {@code outcome-unknown}: the event may have
+ * been stored; sending it again with the same id is safe.
  */
 final class EventRoutes extends AllDirectives {
 

@@ -6,13 +6,30 @@ package io.almanac.http;
  *
  * @param status the HTTP status
  * @param kind the type's suffix: {@code invalid-input}, {@code unauthorized}, {@code not-found},
- *     {@code refused}, {@code unavailable} (or {@code internal-error})
+ *     {@code refused}, {@code overloaded}, {@code outcome-unknown}, {@code unavailable} (or {@code internal-error})
  * @param title the type's title
  * @param detail what happened, in words
  * @param field the field (parameter, body field, path part) that was refused, or null
  * @param value the value refused, as text (bounded, see {@link io.almanac.InvalidSpecException#echo}), or null
+ * @param retryAfter when the same call may be made again (answered as the {@code Retry-After} header, in
+ *     whole seconds rounded up), or null
  */
-public record Problem(int status, String kind, String title, String detail, String field, String value) {
+public record Problem(int status, String kind, String title, String detail, String field, String value,
+    java.time.Duration retryAfter) {
+
+  /**
+   * A problem without {@code Retry-After}.
+   *
+   * @param status the HTTP status
+   * @param kind the type's suffix
+   * @param title the type's title
+   * @param detail what happened, in words
+   * @param field the field refused, or null
+   * @param value the value refused, or null
+   */
+  public Problem(int status, String kind, String title, String detail, String field, String value) {
+    this(status, kind, title, detail, field, value, null);
+  }
 
   /** The type URIs' common prefix. */
   public static final String TYPE_PREFIX = "https://almanac.io/problems/";
@@ -71,6 +88,32 @@ public record Problem(int status, String kind, String title, String detail, Stri
    */
   public static Problem unavailable(String detail) {
     return new Problem(503, "unavailable", "Unavailable", detail, null, null);
+  }
+
+  /**
+   * A call refused because the node's queue for it is full (429): nothing was stored; the same call
+   * may be made again after {@code retryAfter}.
+   *
+   * @param detail the Java API's message
+   * @param field the field naming what is overloaded (e.g. {@code task})
+   * @param value its value
+   * @param retryAfter when to try again
+   * @return a 429 problem with {@code Retry-After}
+   */
+  public static Problem overloaded(String detail, String field, Object value, java.time.Duration retryAfter) {
+    return new Problem(429, "overloaded", "Overloaded", detail, field,
+        value == null ? null : io.almanac.InvalidSpecException.echo(value), retryAfter);
+  }
+
+  /**
+   * A call whose effect is not known (503): it reached the node's tasks, but not every answer came;
+   * the detail says whether repeating it is safe.
+   *
+   * @param detail the Java API's message
+   * @return a 503 problem
+   */
+  public static Problem outcomeUnknown(String detail) {
+    return new Problem(503, "outcome-unknown", "Outcome unknown", detail, null, null);
   }
 
   /** A problem thrown by pure parsing code, answered as it is. */

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Every error of the HTTP API as {@code application/problem+json} (RFC 9457), with the fields of
  * docs/http-api.md ({@code type, title, status, detail, field, value}): the node's refusals mapped
- * to their status, and pekko-http's own rejections (unknown path, method not allowed, missing or
+ * to their status (an overloaded call 429 with {@code Retry-After}, a publish with an unknown outcome
+ * 503), and pekko-http's own rejections (unknown path, method not allowed, missing or
  * unsupported entity) and exceptions too, through {@link #handled(Route)}.
  */
 public final class Problems {
@@ -79,7 +80,19 @@ public final class Problems {
     if (problem.status() == 401) {
       response = response.addHeader(RawHeader.create("WWW-Authenticate", "Bearer realm=\"almanac\""));
     }
+    if (problem.retryAfter() != null) {
+      response = response.addHeader(RawHeader.create("Retry-After", String.valueOf(retryAfterSeconds(problem.retryAfter()))));
+    }
     return response;
+  }
+
+  /**
+   * @param wait a duration
+   * @return it in whole seconds, rounded up, at least 1 (the {@code Retry-After} header's unit)
+   */
+  static long retryAfterSeconds(java.time.Duration wait) {
+    long s = wait.getSeconds() + (wait.getNano() > 0 ? 1 : 0);
+    return Math.max(1, s);
   }
 
   /**
@@ -102,6 +115,12 @@ public final class Problems {
     Throwable e = unwrap(error);
     if (e instanceof Problem.Raised raised) {
       return raised.problem();
+    }
+    if (e instanceof io.almanac.OverloadedException overloaded) {
+      return Problem.overloaded(overloaded.getMessage(), "task", overloaded.taskId(), overloaded.retryAfter());
+    }
+    if (e instanceof io.almanac.PublishOutcomeUnknownException unknown) {
+      return Problem.outcomeUnknown(unknown.getMessage());
     }
     if (e instanceof InvalidSpecException invalid) {
       return new Problem(400, "invalid-input", "Invalid input", invalid.getMessage(), invalid.field(), invalid.value());

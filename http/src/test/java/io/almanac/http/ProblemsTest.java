@@ -7,9 +7,14 @@ import io.almanac.AlmanacException;
 import io.almanac.IllegalTransitionException;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
+import io.almanac.OverloadedException;
+import io.almanac.PublishOutcomeUnknownException;
 import io.almanac.RefusedException;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.pattern.AskTimeoutException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -51,6 +56,29 @@ class ProblemsTest {
     String json = Problems.json(Problem.invalid("limit", "0", "must be between 1 and 500"));
     assertEquals("{\"type\":\"https://almanac.io/problems/invalid-input\",\"title\":\"Invalid input\",\"status\":400,"
         + "\"detail\":\"limit: 0 must be between 1 and 500\",\"field\":\"limit\",\"value\":\"0\"}", json);
+  }
+
+  @Test
+  @DisplayName("an overloaded publish is a 429 'overloaded' naming the task, with Retry-After in whole seconds rounded up; "
+      + "a publish with an unknown outcome a 503 'outcome-unknown' whose detail says that sending it again is safe")
+  void overloadAndUnknownOutcome() {
+    Problem p = Problems.of(new CompletionException(new OverloadedException("order-sync", 100, Duration.ofMillis(1500))),
+        null, null);
+    assertEquals(429, p.status());
+    assertEquals("https://almanac.io/problems/overloaded", p.type());
+    assertEquals("task", p.field());
+    assertEquals("order-sync", p.value());
+    assertTrue(p.detail().contains("nothing was stored"), p.detail());
+    HttpResponse r = Problems.response(p);
+    assertEquals(Optional.of("2"), r.getHeader("Retry-After").map(h -> h.value()));
+    assertEquals(1, Problems.retryAfterSeconds(Duration.ofMillis(10)));
+    assertEquals(1, Problems.retryAfterSeconds(Duration.ofSeconds(1)));
+    p = Problems.of(new CompletionException(new PublishOutcomeUnknownException("order.paid", "e1", List.of("order-sync"),
+        List.of(), new java.util.concurrent.TimeoutException("Ask timed out"))), null, null);
+    assertEquals(503, p.status());
+    assertEquals("https://almanac.io/problems/outcome-unknown", p.type());
+    assertTrue(p.detail().contains("publish it again with the same id"), p.detail());
+    assertEquals(Optional.empty(), Problems.response(p).getHeader("Retry-After"));
   }
 
   @Test

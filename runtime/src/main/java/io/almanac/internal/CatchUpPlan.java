@@ -11,7 +11,8 @@ import java.util.List;
  * step, a long pause) are handed over (R12, R14): only the latest is fired as on time, and only if
  * it is recent (due within the on-time grace); every older one, and a latest one that is not
  * recent, goes to the task's catch-up policy (its mode and horizon). After a planned hand-over of
- * the trigger between nodes ({@link #afterHandOver}) every recent window fires on time. INTERNAL API.
+ * the trigger between nodes ({@link #afterHandOver}), taken over within the lease time ({@link
+ * #handOverApplies}), every recent window fires on time. INTERNAL API.
  *
  * @param onTime the windows fired as on time, oldest first (at most one after downtime)
  * @param catchUp the windows handed to the catch-up policy, oldest first
@@ -65,10 +66,18 @@ record CatchUpPlan(List<DueWindow> onTime, List<DueWindow> catchUp) {
 
   /**
    * Whether the hand-over recorded at {@code handedOverAt} counts for a trigger starting at {@code
-   * now}: it was a hand-over, and its successor started within the grace. A trigger starting later
-   * (the whole cluster stopped, then started) treats the gap as downtime.
+   * now}: it was a hand-over, and its successor started within the lease time of it. A successor
+   * takes over within seconds of a hand-over, and at the latest when the leaving trigger's lease has
+   * expired; a trigger starting later took over from nobody (the whole cluster stopped, node after
+   * node, then started again) and treats the gap as downtime, however recent. Not the on-time grace:
+   * a cluster restarted within it would fire every window of its downtime as on time.
+   *
+   * @param handedOverAt when the hand-over was recorded, or null (none since the watermark last moved)
+   * @param now the successor's start
+   * @param leaseTime how long a successor may take ({@code almanac.trigger.hand-over-timeout})
+   * @return whether the gap is a hand-over rather than downtime
    */
-  static boolean handOverApplies(Instant handedOverAt, Instant now, Duration grace) {
-    return handedOverAt != null && !handedOverAt.isAfter(now) && !now.minus(grace).isAfter(handedOverAt);
+  static boolean handOverApplies(Instant handedOverAt, Instant now, Duration leaseTime) {
+    return handedOverAt != null && !handedOverAt.isAfter(now) && !now.minus(leaseTime).isAfter(handedOverAt);
   }
 }

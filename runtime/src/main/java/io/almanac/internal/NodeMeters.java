@@ -85,6 +85,11 @@ import org.apache.pekko.actor.Extension;
  *       JOB_STUCK alert)</td></tr>
  *   <tr><td>{@code almanac.journal.write}</td><td>timer, percentile histogram</td><td>{@code outcome}
  *       (ok, failed)</td><td>the journal's writes on this node (one per batch of atomic writes)</td></tr>
+ *   <tr><td>{@code almanac.publishes}</td><td>counter</td><td>{@code outcome} (recorded, overloaded,
+ *       unknown, refused, failed)</td><td>publishes this node's facade answered: recorded by every listening
+ *       task; refused at once because a task's queue was full (nothing stored); with an unknown outcome (a
+ *       task did not answer); refused (bad input, a type no task listens to, a task's refusal); failed (the
+ *       trigger did not answer: nothing stored)</td></tr>
  *   <tr><td>{@code almanac.projection.lag}</td><td>time gauge</td><td></td><td>registered by the
  *       projection that feeds the instance table ({@link #projectionLag})</td></tr>
  * </table>
@@ -331,6 +336,18 @@ public final class NodeMeters {
       n += c;
     }
     return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Publishes
+
+  /**
+   * A publish ended, as the facade answered it (R9).
+   *
+   * @param outcome {@code recorded}, {@code overloaded}, {@code unknown}, {@code refused} or {@code failed}
+   */
+  public void published(String outcome) {
+    count("almanac.publishes", "outcome", outcome);
   }
 
   // ---------------------------------------------------------------------------------------------

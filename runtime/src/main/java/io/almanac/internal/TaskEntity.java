@@ -134,6 +134,13 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   }
 
   @Override
+  public java.util.Optional<Integer> stashCapacity() {
+    // Explicit, so that the publishes each node may queue here (almanac.task.max-pending-publishes) are
+    // checked against it at start; Pekko drops what does not fit.
+    return java.util.Optional.of(settings.stashCapacity());
+  }
+
+  @Override
   public RetentionCriteria retentionCriteria() {
     var criteria = RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
     // Off by default: the retained journal is what keeps archived windows auditable (R28, R30).

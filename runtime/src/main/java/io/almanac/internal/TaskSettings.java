@@ -32,6 +32,11 @@ import java.time.Duration;
  * @param maxEventFuture how far ahead of the node's clock an event's own time may lie (R9, R33)
  * @param dependencyPoll how often a window waiting for its dependency asks its upstream tasks, besides
  *     being told at once when one succeeds (R9)
+ * @param maxPendingPublishes publishes to one task this node has sent and not had answered, at most;
+ *     a publish past it is refused at once ({@link io.almanac.OverloadedException})
+ * @param publishRetryAfter how long a publish refused as overloaded is told to wait before it tries again
+ * @param stashCapacity commands a task entity holds while one of its writes is in flight (Pekko drops
+ *     those beyond it); above {@code maxPendingPublishes}, which alone must never fill it
  */
 public record TaskSettings(
     int hotWindows,
@@ -53,7 +58,10 @@ public record TaskSettings(
     boolean deleteEventsBelowSnapshot,
     int eventIdsKept,
     Duration maxEventFuture,
-    Duration dependencyPoll) {
+    Duration dependencyPoll,
+    int maxPendingPublishes,
+    Duration publishRetryAfter,
+    int stashCapacity) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -100,6 +108,15 @@ public record TaskSettings(
       throw new InvalidSpecException(PREFIX + "dependency-poll", dependencyPoll, "must be >= 1s");
     }
     atMost("dependency-poll", dependencyPoll);
+    atLeast("max-pending-publishes", maxPendingPublishes, 1);
+    Settings.positive(PREFIX + "publish-retry-after", publishRetryAfter);
+    atMost("publish-retry-after", publishRetryAfter);
+    atLeast("stash-capacity", stashCapacity, 2);
+    if (maxPendingPublishes >= stashCapacity) {
+      throw new InvalidSpecException(PREFIX + "max-pending-publishes", maxPendingPublishes, "must be below "
+          + PREFIX + "stash-capacity (" + stashCapacity + "): the publishes one node sends to a task must never fill the "
+          + "task's stash, which also holds its other commands and the publishes of the other nodes");
+    }
   }
 
   /**
@@ -129,7 +146,10 @@ public record TaskSettings(
         Settings.booleanOf(c, PREFIX + "delete-events-below-snapshot"),
         intOf(c, PREFIX + "event-ids-kept"),
         durationOf(c, PREFIX + "max-event-future"),
-        durationOf(c, PREFIX + "dependency-poll"));
+        durationOf(c, PREFIX + "dependency-poll"),
+        intOf(c, PREFIX + "max-pending-publishes"),
+        durationOf(c, PREFIX + "publish-retry-after"),
+        intOf(c, PREFIX + "stash-capacity"));
   }
 
   /** An integer, refusing a fraction such as 2.5 (which {@link Config#getInt} truncates). */

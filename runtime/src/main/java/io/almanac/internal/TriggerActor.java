@@ -114,7 +114,8 @@ public final class TriggerActor
    * @param node the address of the node shutting down
    * @param othersStayUp whether, as that node sees it, other members of the cluster are up and stay:
    *     the trigger then records a planned hand-over ({@link TriggerJournal.HandedOver}), so its
-   *     successor fires the windows due meanwhile on time
+   *     successor, if it starts within {@code almanac.trigger.hand-over-timeout}, fires the windows
+   *     due meanwhile on time
    * @param replyTo answered once the trigger has stopped firing (and recorded the hand-over)
    */
   public record Quiesce(String node, boolean othersStayUp, ActorRef<Done> replyTo) implements Command {}
@@ -354,9 +355,10 @@ public final class TriggerActor
     watermark = state.watermark();
     Instant from = watermark == null ? now : watermark;
     // A planned hand-over (the previous trigger stopped on a node leaving a cluster whose other
-    // members stayed up), taken over within the on-time grace: not downtime, so every window due
-    // since the watermark within the grace fires on time (R12 applies to downtime, not to a move).
-    boolean handOver = CatchUpPlan.handOverApplies(state.handedOverAt(), now, recentFireGrace);
+    // members stayed up), taken over within the lease time: not downtime, so every window due since
+    // the watermark within the grace fires on time (R12 applies to downtime, not to a move). Later
+    // than that, nobody took over: the cluster stopped, node after node, and this is its restart.
+    boolean handOver = CatchUpPlan.handOverApplies(state.handedOverAt(), now, settings.handOverTimeout());
     int catchUp = 0;
     int onTime = 0;
     int beyondCap = 0;
@@ -405,7 +407,9 @@ public final class TriggerActor
         state.active().size(), beyondCap == 0 ? "" : ", " + beyondCap + " tasks had more than "
             + settings.maxCatchUpPerTask() + " windows due (only the latest handed over)",
         handOver ? "; taking over from a trigger handed over at " + state.handedOverAt()
-            + " (the windows due since, within the on-time grace, fire on time)" : "");
+            + " (the windows due since, within the on-time grace, fire on time)"
+            : state.handedOverAt() == null ? "" : "; the trigger handed over at " + state.handedOverAt() + " had no "
+            + "successor within " + settings.handOverTimeout() + " (almanac.trigger.hand-over-timeout): the gap is downtime");
     timers.startTimerWithFixedDelay(HeartbeatLog.INSTANCE, settings.heartbeatInterval());
     ctx.getSelf().tell(Tick.INSTANCE);
   }
@@ -692,7 +696,8 @@ public final class TriggerActor
     Instant at = clock.instant();
     return Effect().persist(new HandedOver(watermark, cmd.node(), at)).thenRun(s -> {
       ctx.getLog().info("trigger quiesced: its node is leaving, other members stay up: hand-over recorded at {}, watermark {}; "
-          + "a successor starting within {} fires the windows due meanwhile on time", at, watermark, recentFireGrace);
+          + "a successor starting within {} fires the windows due meanwhile on time", at, watermark,
+          settings.handOverTimeout());
       cmd.replyTo().tell(Done.getInstance());
     });
   }

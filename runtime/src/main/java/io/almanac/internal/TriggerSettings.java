@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param heartbeatInterval how often the trigger logs its heartbeat line (R25)
  * @param snapshotEvery events between two snapshots of the trigger's state
  * @param stashCapacity messages the trigger holds while it writes (Pekko drops those beyond it)
+ * @param handOverTimeout a recorded hand-over counts only for a successor starting within this time of
+ *     it (the lease time); a later start is downtime
  */
 public record TriggerSettings(
     Duration maxTickInterval,
@@ -27,9 +29,13 @@ public record TriggerSettings(
     int maxCatchUpPerTask,
     Duration heartbeatInterval,
     int snapshotEvery,
-    int stashCapacity) {
+    int stashCapacity,
+    Duration handOverTimeout) {
 
   private static final String P = "almanac.trigger.";
+
+  /** The hand-over timeout when the trigger singleton takes no lease ({@code pekko.cluster.singleton.use-lease = ""}). */
+  public static final Duration HAND_OVER_TIMEOUT_WITHOUT_LEASE = Duration.ofSeconds(10);
 
   /** Canonical constructor: validates. */
   public TriggerSettings {
@@ -42,6 +48,7 @@ public record TriggerSettings(
     Settings.positive(P + "heartbeat-interval", heartbeatInterval);
     Settings.atLeast(P + "snapshot-every", snapshotEvery, 1);
     Settings.atLeast(P + "stash-capacity", stashCapacity, 1);
+    Settings.positive(P + "hand-over-timeout", handOverTimeout);
   }
 
   /**
@@ -58,6 +65,30 @@ public record TriggerSettings(
         Settings.intOf(config, P + "max-catch-up-per-task"),
         Settings.durationOf(config, P + "heartbeat-interval"),
         Settings.intOf(config, P + "snapshot-every"),
-        Settings.intOf(config, P + "stash-capacity"));
+        Settings.intOf(config, P + "stash-capacity"),
+        handOverTimeout(config));
+  }
+
+  /**
+   * {@code almanac.trigger.hand-over-timeout}, or when it is "" the lease time of the trigger
+   * singleton: the {@code heartbeat-timeout} of the lease {@code pekko.cluster.singleton.use-lease}
+   * names (as Pekko reads it: that lease's configuration, falling back to {@code
+   * pekko.coordination.lease}), or {@link #HAND_OVER_TIMEOUT_WITHOUT_LEASE} when it takes none.
+   *
+   * @param config the whole configuration
+   * @return the hand-over timeout
+   */
+  static Duration handOverTimeout(Config config) {
+    String key = P + "hand-over-timeout";
+    if (config.hasPath(key) && !Settings.stringOf(config, key).isBlank()) {
+      return Settings.durationOf(config, key);
+    }
+    String lease = config.hasPath("pekko.cluster.singleton.use-lease") ? config.getString("pekko.cluster.singleton.use-lease")
+        : "";
+    if (lease.isBlank()) {
+      return HAND_OVER_TIMEOUT_WITHOUT_LEASE;
+    }
+    String own = lease + ".heartbeat-timeout";
+    return Settings.durationOf(config, config.hasPath(own) ? own : "pekko.coordination.lease.heartbeat-timeout");
   }
 }

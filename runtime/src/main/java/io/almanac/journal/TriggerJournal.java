@@ -69,9 +69,11 @@ public final class TriggerJournal {
   /**
    * The trigger stopped firing because its node is leaving a cluster whose other members stay up (a
    * normal stop, a rolling restart): a planned hand-over, not downtime. Its successor, if it starts
-   * within the on-time grace of {@code at}, fires every window due since the watermark that is
-   * within that grace as on time (not only the latest, as after downtime), so a hand-over does not
-   * turn the windows due during it into catch-ups. Cleared when the successor's watermark moves.
+   * within {@code almanac.trigger.hand-over-timeout} (the lease time) of {@code at}, fires every
+   * window due since the watermark that is within the on-time grace as on time (not only the latest,
+   * as after downtime), so a hand-over does not turn the windows due during it into catch-ups. A
+   * trigger that starts later took over from nobody (the cluster stopped, node after node): the gap
+   * is downtime. Cleared when the successor's watermark moves.
    *
    * @param watermark the watermark when it stopped: every fire due at or before it was acknowledged
    * @param node the address of the node it stopped on

@@ -44,13 +44,17 @@ class CatchUpPlanTest {
   }
 
   @Test
-  @DisplayName("R12: a hand-over counts only for a successor starting within the grace after it, never before it")
+  @DisplayName("R12: a hand-over counts only for a successor starting within the lease time after it, never before it; "
+      + "a cluster started again later (43 s, within the 60 s on-time grace) is downtime")
   void handOverApplies() {
-    assertTrue(CatchUpPlan.handOverApplies(NOW.minusSeconds(3), NOW, GRACE));
-    assertTrue(CatchUpPlan.handOverApplies(NOW.minusSeconds(60), NOW, GRACE));
-    assertFalse(CatchUpPlan.handOverApplies(NOW.minusSeconds(61), NOW, GRACE), "the whole cluster stopped: downtime");
-    assertFalse(CatchUpPlan.handOverApplies(null, NOW, GRACE));
-    assertFalse(CatchUpPlan.handOverApplies(NOW.plusSeconds(1), NOW, GRACE), "a hand-over in the future: a clock step back");
+    Duration lease = Duration.ofSeconds(8);
+    assertTrue(CatchUpPlan.handOverApplies(NOW.minusSeconds(3), NOW, lease), "a successor 3 s later: a hand-over");
+    assertTrue(CatchUpPlan.handOverApplies(NOW.minusSeconds(8), NOW, lease), "at the lease time's edge: still one");
+    assertFalse(CatchUpPlan.handOverApplies(NOW.minusSeconds(9), NOW, lease), "beyond the lease time: nobody took over");
+    assertFalse(CatchUpPlan.handOverApplies(NOW.minusSeconds(43), NOW, lease),
+        "the whole cluster stopped and started 43 s later: downtime, though within the on-time grace");
+    assertFalse(CatchUpPlan.handOverApplies(null, NOW, lease));
+    assertFalse(CatchUpPlan.handOverApplies(NOW.plusSeconds(1), NOW, lease), "a hand-over in the future: a clock step back");
   }
 
   private static List<DueWindow> windows(Instant... dues) {

@@ -31,7 +31,11 @@ class TaskSettingsTest {
       "redispatch-after        | 3661d",
       "retention               | 3661d",
       "retention               | 106751991167300d",
-      "redispatch-after        | abc"})
+      "redispatch-after        | abc",
+      "max-pending-publishes   | 0",
+      "max-pending-publishes   | 4096",
+      "publish-retry-after     | 3661d",
+      "stash-capacity          | 1"})
   void refused(String key, String value) {
     InvalidSpecException e = assertThrows(InvalidSpecException.class,
         () -> TaskSettings.from(with("almanac.task." + key + " = \"" + value + "\"")));
@@ -48,7 +52,8 @@ class TaskSettingsTest {
         d.durationSamples(), d.maxSummaryLength(), d.maxReasonLength(), d.maxArtifactUriLength(),
         d.maxEffectsPerWindow(), d.maxEffectKeyLength(), d.maxEffectValueLength(), d.maxBackfillWindows(),
         d.snapshotEvery(), d.recentFireGrace(), d.maxClockSkew(), huge, d.offerTimeout(), d.repeatedSkipAlert(), d.retention(),
-        d.deleteEventsBelowSnapshot(), d.eventIdsKept(), d.maxEventFuture(), d.dependencyPoll()));
+        d.deleteEventsBelowSnapshot(), d.eventIdsKept(), d.maxEventFuture(), d.dependencyPoll(), d.maxPendingPublishes(),
+        d.publishRetryAfter(), d.stashCapacity()));
     assertTrue(e.getMessage().startsWith("almanac.task.redispatch-after '" + huge + "'"), e.getMessage());
     assertEquals(TaskSettings.MAX_DURATION,
         TaskSettings.from(with("almanac.task.retention = 3660d")).retention());

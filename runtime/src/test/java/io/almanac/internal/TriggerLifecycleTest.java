@@ -254,10 +254,12 @@ class TriggerLifecycleTest {
     assertEquals(self, handedOver.node());
     assertEquals(T0.plusSeconds(6), handedOver.at());
     assertEquals(T0.plusSeconds(6), kit.getState().handedOverAt());
-    clock.set(T0.plusSeconds(17));
-    task.expectNoMessage(Duration.ofMillis(200)); // quiesced: the window at T0+10 s is not fired here
+    clock.set(T0.plusSeconds(16));
+    task.expectNoMessage(Duration.ofMillis(200)); // quiesced: the windows at T0+10 s and T0+15 s are not fired here
 
-    // The successor starts 11 s after the hand-over (within the 60 s on-time grace): T0+10 s and T0+15 s fire on time.
+    // The successor starts 10 s after the hand-over (within the lease time: 10 s, the singleton taking no lease here):
+    // T0+10 s and T0+15 s fire on time.
+    clock.set(T0.plusSeconds(16));
     kit.restart();
     assertEquals(List.of("ON_TIME " + T0.plusSeconds(10), "ON_TIME " + T0.plusSeconds(15)), firesAfterRestart(task, 2));
     clock.set(T0.plusSeconds(18));
@@ -310,5 +312,47 @@ class TriggerLifecycleTest {
     List<Object> got = firesAfterRestart(lateTask, 2);
     assertEquals("ON_TIME " + T0.plusSeconds(65), got.get(0));
     assertTrue(got.get(1).toString().startsWith("CATCH_UP [" + T0.plusSeconds(10)), got.toString());
+  }
+
+  @Test
+  @DisplayName("R12: the whole cluster stopped a node after another: the trigger handed over to a successor within the "
+      + "lease time fires on time; handed over again to nobody and started 43 s later, the gap is downtime (latest window "
+      + "on time, the older ones to the catch-up policy), though within the 60 s on-time grace")
+  void fullStopIsDowntime() {
+    String id = "full-stop-" + IDS.incrementAndGet();
+    TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
+    var kit = trigger(Map.of(id, task));
+    firedOnce(kit, id, task);
+    String self = testKit.system().address().toString();
+    // Node 1 stops (SIGTERM) while nodes 2 and 3 run: a hand-over; node 2's trigger starts 3 s later and fires on time.
+    kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(self, true, ref));
+    clock.set(T0.plusSeconds(9));
+    kit.restart();
+    task.expectNoMessage(Duration.ofMillis(200)); // nothing was due between the hand-over and its start
+    clock.set(T0.plusSeconds(10));
+    assertEquals(WindowKey.of(T0.plusSeconds(10).toString()), answerFire(task).window());
+    clock.set(T0.plusSeconds(11));
+    task.awaitAssert(() -> {
+      assertNull(kit.getState().handedOverAt(), "node 2's trigger fired: the first hand-over is over");
+      return null;
+    });
+    // Node 2 stops 2 s after node 1, node 3 still up: a hand-over again; node 3 stops 2 s later, before its trigger starts.
+    clock.set(T0.plusSeconds(12));
+    var second = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(self, true, ref));
+    assertEquals(T0.plusSeconds(12), ((TriggerJournal.HandedOver) second.events().get(0)).at());
+    assertEquals(T0.plusSeconds(12), kit.getState().handedOverAt());
+    // The cluster starts again 43 s after the last hand-over: nobody took over within the lease time (10 s here).
+    clock.set(T0.plusSeconds(55));
+    kit.restart();
+    List<String> olderWindows = new java.util.ArrayList<>();
+    for (int s = 15; s <= 50; s += 5) {
+      olderWindows.add(T0.plusSeconds(s).toString());
+    }
+    List<Object> got = firesAfterRestart(task, 2);
+    assertEquals("ON_TIME " + T0.plusSeconds(55), got.get(0), got.toString());
+    // the catch-up starts at the persisted watermark, so it may hold T0+10 s again (the task knows it ran)
+    String catchUp = got.get(1).toString();
+    assertTrue(catchUp.equals("CATCH_UP " + olderWindows) || catchUp.equals("CATCH_UP " + java.util.stream.Stream.concat(
+        java.util.stream.Stream.of(T0.plusSeconds(10).toString()), olderWindows.stream()).toList()), got.toString());
   }
 }

@@ -42,7 +42,9 @@ import picocli.CommandLine.Unmatched;
  *   <li>{@value #EXIT_UNREACHABLE} unreachable: connection refused or timed out (the URL is printed), or
  *       the node answered 5xx;
  *   <li>{@value #EXIT_UNAUTHORIZED} unauthorized: the API answered 401 (pass {@code --token} or set
- *       {@code ALMANAC_TOKEN}).
+ *       {@code ALMANAC_TOKEN});
+ *   <li>{@value #EXIT_OVERLOADED} overloaded: the API answered 429 (a task's queue of publishes is
+ *       full): nothing was stored; try again after the {@code Retry-After} it printed.
  * </ul>
  *
  * {@code audit} keeps its own codes (see {@link AuditCli}).
@@ -68,7 +70,8 @@ import picocli.CommandLine.Unmatched;
       "1:refused by the node (404 not found, 409 refused: its detail is printed); status: the node is not ready",
       "2:bad input: a usage error, or the API answered 400 (the field and the value are named)",
       "3:unreachable: connection refused or timed out (the URL is printed), or the node answered 5xx",
-      "4:unauthorized (401): pass --token or set ALMANAC_TOKEN"
+      "4:unauthorized (401): pass --token or set ALMANAC_TOKEN",
+      "5:overloaded (429): nothing was stored; try again after the Retry-After printed"
     },
     footer = {"%naudit keeps its own exit codes (almanac audit --help). More: docs/cli.md"})
 public final class AlmanacCli implements Callable<Integer> {
@@ -86,6 +89,8 @@ public final class AlmanacCli implements Callable<Integer> {
   public static final int EXIT_UNREACHABLE = 3;
   /** The API answered 401: no token or a wrong one. */
   public static final int EXIT_UNAUTHORIZED = 4;
+  /** The API answered 429: the node refused at once, nothing was stored; try again after the Retry-After. */
+  public static final int EXIT_OVERLOADED = 5;
 
   @Option(names = "--url", scope = ScopeType.INHERIT, paramLabel = "URL",
       defaultValue = "${env:ALMANAC_URL:-" + DEFAULT_URL + "}",
@@ -616,7 +621,9 @@ public final class AlmanacCli implements Callable<Integer> {
   @Command(name = "publish", description = {
       "Publishes an event to the tasks whose event trigger listens to its type (POST /api/events, needs the token)",
       "and prints what each task did: SCHEDULED, COALESCED, DUPLICATE, SKIPPED, MISSED or ARCHIVED. A second delivery of an id",
-      "is a DUPLICATE and makes no second instance. A type no task listens to exits 1; bad input exits 2."})
+      "is a DUPLICATE and makes no second instance. A type no task listens to exits 1; bad input exits 2; a task whose",
+      "queue of publishes is full exits 5 (nothing stored: try again after the Retry-After printed); a task that did not",
+      "answer exits 3 (the outcome is unknown: publishing the same id again is safe)."})
   static final class Publish extends ApiCommand {
     @Option(names = "--type", required = true, paramLabel = "TYPE", description = "the event type, e.g. order.paid")
     String type;

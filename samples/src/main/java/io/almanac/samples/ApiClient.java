@@ -28,8 +28,18 @@ final class ApiClient {
   private final Duration timeout;
   private final HttpClient http;
 
-  /** One answer: its status and body. */
-  record Answer(int status, String body) {
+  /**
+   * One answer: its status, body and {@code Retry-After} header.
+   *
+   * @param status the HTTP status
+   * @param body the body
+   * @param retryAfter the {@code Retry-After} header as sent (seconds), or null
+   */
+  record Answer(int status, String body, String retryAfter) {
+    Answer(int status, String body) {
+      this(status, body, null);
+    }
+
     /** @return the body as JSON */
     JsonNode json() {
       try {
@@ -122,7 +132,7 @@ final class ApiClient {
     HttpRequest r = request.timeout(timeout).header("Accept", "application/json").build();
     try {
       HttpResponse<String> response = http.send(r, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-      return new Answer(response.statusCode(), response.body());
+      return new Answer(response.statusCode(), response.body(), response.headers().firstValue("Retry-After").orElse(null));
     } catch (HttpConnectTimeoutException e) {
       throw unreachable("no connection within " + timeout.toSeconds() + " s");
     } catch (HttpTimeoutException e) {
@@ -156,6 +166,10 @@ final class ApiClient {
     if (a.status() == 400) {
       String named = p.field() == null ? "" : " (field '" + p.field() + "', value '" + p.value() + "')";
       throw new CliException(AlmanacCli.EXIT_BAD_INPUT, "almanac: invalid input" + named + ": " + detail);
+    }
+    if (a.status() == 429) {
+      throw new CliException(AlmanacCli.EXIT_OVERLOADED, "almanac: the node is overloaded (429): " + detail
+          + (a.retryAfter() == null ? "" : "; try again in " + a.retryAfter() + " s (Retry-After)"));
     }
     if (a.status() >= 500) {
       throw new CliException(AlmanacCli.EXIT_UNREACHABLE, "almanac: the node at " + base + " could not answer (" + a.status()

@@ -49,9 +49,11 @@ import org.slf4j.LoggerFactory;
  *       is not an event (not JSON, a field of the wrong JSON type, another field): it will never be
  *       accepted, so it is dead-lettered: {@code <name>.reason} (the refusal, one line) is written to
  *       {@code rejected/}, then the file is moved there;
- *   <li>any other failure (the node did not answer in time, the file could not be read) is
- *       transient: the file stays and the next scan delivers it again. A second delivery of an
- *       event that did reach the journal is recognised by its id and counted as a duplicate.
+ *   <li>any other failure (a task's queue of publishes is full: {@link io.almanac.OverloadedException};
+ *       the outcome is unknown: {@link io.almanac.PublishOutcomeUnknownException}; the file could not be
+ *       read) is transient: the file stays and the next scan delivers it again. A second delivery of an
+ *       event that did reach the journal is recognised by its id and counted as a duplicate. An
+ *       overloaded file is logged at DEBUG only (a storm would otherwise log a line per file and scan).
  * </ul>
  *
  * <p>Writers must create a file under another name (e.g. {@code .tmp}, or a name starting with a
@@ -243,8 +245,14 @@ public final class SpoolDirectoryEventSource implements EventSource {
           Files.move(file, rejected.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
           LOG.warn("event source: {} rejected: {}", file.getFileName(), reason);
         }
-        case RETRY -> LOG.warn("event source: {} not published, left for the next scan: {}", file.getFileName(),
-            String.valueOf(error));
+        case RETRY -> {
+          if (error instanceof io.almanac.OverloadedException) {
+            LOG.debug("event source: {} not published (overloaded), left for the next scan: {}", file.getFileName(),
+                error.getMessage());
+          } else {
+            LOG.warn("event source: {} not published, left for the next scan: {}", file.getFileName(), String.valueOf(error));
+          }
+        }
         default -> throw new IllegalStateException(disposition.name());
       }
     } catch (IOException | RuntimeException e) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The {@code almanac} command run in-process (picocli's execute, output captured) against a real
  * node serving the HTTP API ({@link ApiTestNode}): the tables and {@code --json}, and each exit code
- * (0 ok, 1 refused, 2 bad input, 3 unreachable, 4 unauthorized).
+ * (0 ok, 1 refused, 2 bad input, 3 unreachable, 4 unauthorized, 5 overloaded).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -317,6 +317,48 @@ class AlmanacCliTest {
     List<WindowView> after = ApiTestNode.await(node.almanac.windows("orders"));
     assertEquals(1, after.size(), after.toString());
     assertEquals(windows.get(0).window(), after.get(0).window());
+  }
+
+  @Test
+  @Order(12)
+  @DisplayName("publish: a 429 'overloaded' exits 5 with the detail and the Retry-After; a 503 'outcome-unknown' exits 3 "
+      + "with the detail saying that publishing the same id again is safe")
+  void publishOverloadedAndUnknown() throws Exception {
+    // A stub of the node: the statuses are the HTTP module's own (PublishOverloadRoutesTest); here only the CLI's reading
+    com.sun.net.httpserver.HttpServer stub = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    stub.createContext("/api/events", exchange -> {
+      boolean first = calls.incrementAndGet() == 1;
+      String body = first
+          ? "{\"type\":\"https://almanac.io/problems/overloaded\",\"title\":\"Overloaded\",\"status\":429,\"detail\":"
+              + "\"task 'orders' has 100 publishes from this node waiting for its answer: nothing was stored\",\"field\":\"task\","
+              + "\"value\":\"orders\"}"
+          : "{\"type\":\"https://almanac.io/problems/outcome-unknown\",\"title\":\"Outcome unknown\",\"status\":503,"
+              + "\"detail\":\"event 'evt-9' of type 'order.paid': no answer from task(s) orders; publish it again with the same id\"}";
+      exchange.getResponseHeaders().add("Content-Type", "application/problem+json");
+      if (first) {
+        exchange.getResponseHeaders().add("Retry-After", "2");
+      }
+      byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(first ? 429 : 503, bytes.length);
+      exchange.getResponseBody().write(bytes);
+      exchange.close();
+    });
+    stub.start();
+    try {
+      String url = "http://127.0.0.1:" + stub.getAddress().getPort();
+      Run busy = raw("--url", url, "--token", ApiTestNode.TOKEN, "publish", "--type", "order.paid", "--id", "evt-9");
+      assertEquals(AlmanacCli.EXIT_OVERLOADED, busy.code(), busy.toString());
+      assertTrue(busy.err().contains("overloaded (429)") && busy.err().contains("nothing was stored")
+          && busy.err().contains("try again in 2 s"), busy.toString());
+      Run unknown = raw("--url", url, "--token", ApiTestNode.TOKEN, "publish", "--type", "order.paid", "--id", "evt-9");
+      assertEquals(AlmanacCli.EXIT_UNREACHABLE, unknown.code(), unknown.toString());
+      assertTrue(unknown.err().contains("(503)") && unknown.err().contains("publish it again with the same id"),
+          unknown.toString());
+    } finally {
+      stub.stop(0);
+    }
   }
 
   private static String line(String text, String containing) {

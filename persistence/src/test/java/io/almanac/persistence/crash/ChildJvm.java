@@ -326,6 +326,11 @@ final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /** SIGTERM without waiting (a normal stop, see {@link #terminate}); {@link #awaitExit} waits for it. */
+  void sigterm() {
+    process.destroy();
+  }
+
   /**
    * SIGTERM (a normal stop as a service manager does it: the JVM's shutdown hook runs Pekko's
    * coordinated shutdown, the member leaves), then waits.
