@@ -304,9 +304,17 @@ public final class Almanac {
       // attempts and waits for running ones to report, all before the task shards stop.
       CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
       String self = cluster.selfMember().address().toString();
-      shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () ->
-          Asks.<TriggerActor.Command, Done>ask(trigger, r -> new TriggerActor.Quiesce(self, othersStayUp(cluster), r),
-              Duration.ofSeconds(2), system.scheduler()).exceptionally(e -> Done.getInstance()));
+      // Sent to this node's own instance of the trigger (only the trigger running here quiesces), not
+      // through the locator: one that started here moments ago may not be the one the locator found yet.
+      shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () -> {
+        boolean othersUp = othersStayUp(cluster);
+        return system.classicSystem().actorSelection(SingletonLocator.localPath("almanac-trigger"))
+            .resolveOne(Duration.ofSeconds(1))
+            .thenCompose(local -> Asks.<TriggerActor.Command, Done>ask(
+                org.apache.pekko.actor.typed.javadsl.Adapter.<TriggerActor.Command>toTyped(local),
+                r -> new TriggerActor.Quiesce(self, othersUp, r), Duration.ofSeconds(2), system.scheduler()))
+            .handle((r, e) -> Done.getInstance()); // not running here (not found at once): nothing to quiesce
+      });
       shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "almanac-drain-executor", () ->
           Asks.<Executor.Command, Done>ask(executor, Executor.Drain::new, executorSettings.drainTimeout(),
               system.scheduler()).exceptionally(e -> {

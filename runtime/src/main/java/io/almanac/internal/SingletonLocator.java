@@ -50,6 +50,17 @@ public final class SingletonLocator {
   private SingletonLocator() {}
 
   /**
+   * The path of the singleton's instance on this node, whether it runs here or not (a message sent
+   * there reaches it only while it runs here).
+   *
+   * @param name the singleton's name
+   * @return its local path, e.g. {@code /system/singletonManageralmanac-trigger/almanac-trigger}
+   */
+  public static String localPath(String name) {
+    return "/system/singletonManager" + name + "/" + name;
+  }
+
+  /**
    * Starts the singleton's manager on this node (as {@link ClusterSingleton#init} does) and a
    * locator for it; Pekko's proxy that {@code init} also starts is not used.
    *
@@ -117,7 +128,7 @@ public final class SingletonLocator {
 
     private Behavior<Object> identify() {
       oldest().ifPresent(m -> {
-        String path = m.address() + "/system/singletonManager" + name + "/" + name;
+        String path = m.address() + localPath(name);
         Adapter.toClassic(ctx).actorSelection(path).tell(new Identify(identifyId), Adapter.toClassic(ctx.getSelf()));
       });
       return Behaviors.same();
