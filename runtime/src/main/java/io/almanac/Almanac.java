@@ -449,7 +449,8 @@ public final class Almanac {
    * cluster, the tasks declared in {@code almanac.tasks} are registered ({@link #ready()}), and the
    * trigger (wherever it runs in the cluster) answers within the ask timeout, has looked at its queue
    * within {@code almanac.alerts.trigger-stall-after}, and has written its watermark to the journal
-   * within that time (so the journal takes writes). Never fails: a check that cannot be made is a
+   * within that time (so the journal takes writes), and this node's executor holds its lease (when
+   * one is configured) and has no more stuck jobs than {@code almanac.executor.max-stuck-jobs}. Never fails: a check that cannot be made is a
    * failed check, with the reason.
    *
    * @return the checks, completed within about the ask timeout

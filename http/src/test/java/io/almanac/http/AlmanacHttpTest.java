@@ -78,7 +78,7 @@ class AlmanacHttpTest {
     assertEquals(200, ready.statusCode(), ready.body());
     JsonNode body = new ObjectMapper().readTree(ready.body());
     assertTrue(body.get("ready").asBoolean());
-    assertEquals(5, body.get("checks").size(), ready.body());
+    assertEquals(6, body.get("checks").size(), ready.body()); // actor system, member, tasks, trigger, journal, executor
     for (JsonNode check : body.get("checks")) {
       assertTrue(check.get("ok").asBoolean(), ready.body());
       assertTrue(!check.get("detail").asText().isEmpty(), ready.body());
