@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a task's journal holds: its events (past tense, data only) and its snapshot state. This is
@@ -249,9 +250,71 @@ public final class TaskJournal {
 
     /** Canonical constructor: the maps are never null and never shared mutable. */
     public State {
+      WorkMeter.copied(windows == null ? 0 : windows.size());
       windows = windows == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(windows));
       eventIds = eventIds == null || eventIds.isEmpty() ? Map.of()
           : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(eventIds));
+    }
+
+    /**
+     * The hot windows by key, oldest first. A walk over them is counted ({@link WorkMeter}).
+     *
+     * @return the windows
+     */
+    @Override
+    public Map<String, WindowState> windows() {
+      return new CountedWalks(windows);
+    }
+
+    /** A read-only view of the windows whose walks count each window visited. */
+    private static final class CountedWalks extends java.util.AbstractMap<String, WindowState> {
+      private final Map<String, WindowState> m;
+
+      CountedWalks(Map<String, WindowState> m) {
+        this.m = m;
+      }
+
+      @Override
+      public WindowState get(Object key) {
+        return m.get(key);
+      }
+
+      @Override
+      public boolean containsKey(Object key) {
+        return m.containsKey(key);
+      }
+
+      @Override
+      public int size() {
+        return m.size();
+      }
+
+      @Override
+      public Set<Entry<String, WindowState>> entrySet() {
+        return new java.util.AbstractSet<>() {
+          @Override
+          public java.util.Iterator<Entry<String, WindowState>> iterator() {
+            java.util.Iterator<Entry<String, WindowState>> it = m.entrySet().iterator();
+            return new java.util.Iterator<>() {
+              @Override
+              public boolean hasNext() {
+                return it.hasNext();
+              }
+
+              @Override
+              public Entry<String, WindowState> next() {
+                WorkMeter.visited(1);
+                return it.next();
+              }
+            };
+          }
+
+          @Override
+          public int size() {
+            return m.size();
+          }
+        };
+      }
     }
 
     /** A state as snapshots held it before event ids were remembered. */
@@ -314,6 +377,7 @@ public final class TaskJournal {
     /** See the record. */
     public List<WindowState> activeForOverlap() {
       List<WindowState> out = new ArrayList<>();
+      WorkMeter.visited(windows.size());
       for (WindowState w : windows.values()) {
         boolean fresh = w.runKind() == RunKind.FIRST || w.runKind() == RunKind.RETRY;
         if (fresh && w.status().isActive()) {
@@ -325,6 +389,7 @@ public final class TaskJournal {
 
     /** See the record. */
     public Optional<WindowState> running(String except) {
+      WorkMeter.visited(windows.size());
       for (WindowState w : windows.values()) {
         if (w.status() == InstanceStatus.RUNNING && !w.key().equals(except)) {
           return Optional.of(w);
@@ -335,6 +400,7 @@ public final class TaskJournal {
 
     /** See the record. */
     public boolean hasActive() {
+      WorkMeter.visited(windows.size());
       for (WindowState w : windows.values()) {
         if (w.status().isActive()) {
           return true;
@@ -366,6 +432,8 @@ public final class TaskJournal {
      * deterministic).
      */
     State withWindow(WindowState w, HotState hot) {
+      WorkMeter.copied(windows.size());
+      WorkMeter.visited(windows.size()); // the age check below
       Map<String, WindowState> next = new LinkedHashMap<>(windows);
       next.put(w.key(), w);
       Instant cutoff = w.updatedAt() == null ? null : w.updatedAt().minus(hot.maxAge());
