@@ -528,7 +528,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       return;
     }
     Duration every = Gates.pollEvery(state.spec(), settings.dependencyPoll());
-    for (io.almanac.journal.WindowState w : state.windows().values()) {
+    for (io.almanac.journal.WindowState w : state.table().live()) {
       if (w.status() != io.almanac.InstanceStatus.WAITING) {
         continue;
       }

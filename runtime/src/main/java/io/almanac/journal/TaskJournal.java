@@ -248,73 +248,21 @@ public final class TaskJournal {
       Map<String, String> eventIds)
       implements JournalSerializable {
 
-    /** Canonical constructor: the maps are never null and never shared mutable. */
-    public State {
-      WorkMeter.copied(windows == null ? 0 : windows.size());
-      windows = windows == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(windows));
-      eventIds = eventIds == null || eventIds.isEmpty() ? Map.of()
-          : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(eventIds));
-    }
-
     /**
-     * The hot windows by key, oldest first. A walk over them is counted ({@link WorkMeter}).
-     *
-     * @return the windows
+     * Canonical constructor: the windows are a {@link WindowTable} and the event ids an ordered
+     * persistent map, never null, never shared mutable; a state built from another state shares their
+     * structure (a snapshot's plain maps are converted once).
      */
-    @Override
-    public Map<String, WindowState> windows() {
-      return new CountedWalks(windows);
+    public State {
+      windows = WindowTable.of(windows);
+      eventIds = eventIds instanceof org.pcollections.OrderedPMap<String, String> p ? p
+          : eventIds == null || eventIds.isEmpty() ? org.pcollections.OrderedPMap.empty()
+          : org.pcollections.OrderedPMap.<String, String>empty().plusAll(eventIds);
     }
 
-    /** A read-only view of the windows whose walks count each window visited. */
-    private static final class CountedWalks extends java.util.AbstractMap<String, WindowState> {
-      private final Map<String, WindowState> m;
-
-      CountedWalks(Map<String, WindowState> m) {
-        this.m = m;
-      }
-
-      @Override
-      public WindowState get(Object key) {
-        return m.get(key);
-      }
-
-      @Override
-      public boolean containsKey(Object key) {
-        return m.containsKey(key);
-      }
-
-      @Override
-      public int size() {
-        return m.size();
-      }
-
-      @Override
-      public Set<Entry<String, WindowState>> entrySet() {
-        return new java.util.AbstractSet<>() {
-          @Override
-          public java.util.Iterator<Entry<String, WindowState>> iterator() {
-            java.util.Iterator<Entry<String, WindowState>> it = m.entrySet().iterator();
-            return new java.util.Iterator<>() {
-              @Override
-              public boolean hasNext() {
-                return it.hasNext();
-              }
-
-              @Override
-              public Entry<String, WindowState> next() {
-                WorkMeter.visited(1);
-                return it.next();
-              }
-            };
-          }
-
-          @Override
-          public int size() {
-            return m.size();
-          }
-        };
-      }
+    /** @return the hot windows as the table they are kept in (with its indexes) */
+    public WindowTable table() {
+      return (WindowTable) windows;
     }
 
     /** A state as snapshots held it before event ids were remembered. */
@@ -339,12 +287,10 @@ public final class TaskJournal {
       if (eventIds.containsKey(eventId)) {
         return this;
       }
-      LinkedHashMap<String, String> next = new LinkedHashMap<>(eventIds);
-      next.put(eventId, window);
-      var it = next.keySet().iterator();
-      while (next.size() > Math.max(1, keep) && it.hasNext()) {
-        it.next();
-        it.remove();
+      org.pcollections.OrderedPMap<String, String> next = ((org.pcollections.OrderedPMap<String, String>) eventIds)
+          .plus(eventId, window);
+      while (next.size() > Math.max(1, keep)) {
+        next = next.minus(next.keySet().iterator().next()); // the oldest id leaves
       }
       return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next);
     }
@@ -377,8 +323,7 @@ public final class TaskJournal {
     /** See the record. */
     public List<WindowState> activeForOverlap() {
       List<WindowState> out = new ArrayList<>();
-      WorkMeter.visited(windows.size());
-      for (WindowState w : windows.values()) {
+      for (WindowState w : table().live()) {
         boolean fresh = w.runKind() == RunKind.FIRST || w.runKind() == RunKind.RETRY;
         if (fresh && w.status().isActive()) {
           out.add(w);
@@ -389,8 +334,7 @@ public final class TaskJournal {
 
     /** See the record. */
     public Optional<WindowState> running(String except) {
-      WorkMeter.visited(windows.size());
-      for (WindowState w : windows.values()) {
+      for (WindowState w : table().live()) {
         if (w.status() == InstanceStatus.RUNNING && !w.key().equals(except)) {
           return Optional.of(w);
         }
@@ -400,8 +344,7 @@ public final class TaskJournal {
 
     /** See the record. */
     public boolean hasActive() {
-      WorkMeter.visited(windows.size());
-      for (WindowState w : windows.values()) {
+      for (WindowState w : table().live()) {
         if (w.status().isActive()) {
           return true;
         }
@@ -432,46 +375,36 @@ public final class TaskJournal {
      * deterministic).
      */
     State withWindow(WindowState w, HotState hot) {
-      WorkMeter.copied(windows.size());
-      WorkMeter.visited(windows.size()); // the age check below
-      Map<String, WindowState> next = new LinkedHashMap<>(windows);
-      next.put(w.key(), w);
-      Instant cutoff = w.updatedAt() == null ? null : w.updatedAt().minus(hot.maxAge());
-      boolean tooOld = false;
-      if (cutoff != null) {
-        for (WindowState x : next.values()) {
-          if (x.status().isTerminal() && x.end() != null && x.end().isBefore(cutoff)) {
-            tooOld = true;
-            break;
-          }
-        }
-      }
-      if (next.size() <= hot.windows() && !tooOld) {
-        return new State(spec, paused, next, archivedThrough, archivedCount, samples, removedAt, eventIds);
-      }
-      List<WindowState> done = new ArrayList<>();
-      for (WindowState x : next.values()) {
-        if (x.status().isTerminal()) {
-          done.add(x);
-        }
-      }
-      // Windows that ran leave first; skipped, missed and cancelled ones (which an operator may still
-      // backfill) only when nothing else can go. Oldest first within each group.
-      done.sort(Comparator.comparing((WindowState x) -> x.status() == InstanceStatus.SUCCEEDED
-              || x.status() == InstanceStatus.RESOLVED ? 0 : 1)
-          .thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));
+      WindowTable next = table().with(w);
       Instant through = archivedThrough;
       long count = archivedCount;
-      for (WindowState x : done) {
-        boolean old = cutoff != null && x.end() != null && x.end().isBefore(cutoff);
-        if (next.size() <= hot.windows() && !old) {
-          continue;
+      // Windows that ran leave first; skipped, missed and cancelled ones (which an operator may still
+      // backfill) only when nothing else can go. Oldest first within each group. Then every done
+      // window that ended more than maxAge before this event.
+      while (next.size() > hot.windows()) {
+        WindowState x = next.nextToLeave();
+        if (x == null) {
+          break;
         }
-        next.remove(x.key());
+        next = next.without(x.key());
         count++;
-        through = x.start() == null || (through != null && !x.start().isAfter(through)) ? through : x.start();
+        through = later(through, x.start());
+      }
+      Instant cutoff = w.updatedAt() == null ? null : w.updatedAt().minus(hot.maxAge());
+      while (cutoff != null) {
+        WindowState x = next.earliestEnded();
+        if (x == null || x.end() == null || !x.end().isBefore(cutoff)) {
+          break;
+        }
+        next = next.without(x.key());
+        count++;
+        through = later(through, x.start());
       }
       return new State(spec, paused, next, through, count, samples, removedAt, eventIds);
+    }
+
+    private static Instant later(Instant through, Instant start) {
+      return start == null || (through != null && !start.isAfter(through)) ? through : start;
     }
   }
 
