@@ -94,8 +94,17 @@ public final class TriggerActor
    */
   public record Register(List<SpecRecord> specs, Instant since, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
-  /** A task's next wake-up and whether it has active windows (from its entity, after each change). */
-  public record TaskWakes(String taskId, Instant nextWake, boolean active) implements Command {}
+  /**
+   * A task's next wake-up and whether it has active windows (from its entity, after each change, and
+   * in its answer to every fire).
+   *
+   * @param taskId the task
+   * @param nextWake when it must next be woken, or null
+   * @param active whether it has active windows
+   * @param seq the entity's journal sequence number when it said so: an older one than the trigger
+   *     has applied (a fire's answer overtaken by a later report) is ignored
+   */
+  public record TaskWakes(String taskId, Instant nextWake, boolean active, long seq) implements Command {}
 
   /**
    * Stop firing and waking this task, for good (persisted, so a restart does not bring it back);
@@ -188,7 +197,11 @@ public final class TriggerActor
   }
 
   /** A fire's (or catch-up's) answer: what the task decided, or the error; both null: send again. */
-  private record FireDone(FireKey key, String outcome, Throwable error) implements Command {}
+  private record FireDone(FireKey key, String outcome, Throwable error, TaskWakes wakes) implements Command {
+    FireDone(FireKey key, String outcome, Throwable error) {
+      this(key, outcome, error, null);
+    }
+  }
 
   private record WakeDone(String taskId, Throwable error) implements Command {}
 
@@ -230,9 +243,13 @@ public final class TriggerActor
     Due wake;
     /** Why the task's schedule was set aside (it threw), or null. */
     String setAside;
+    /** The sequence number of the last wake-up report applied. */
+    long wakesSeq;
   }
 
   private final ActorContext<Command> ctx;
+  /** Per task: how many registered tasks depend on it. */
+  private final Map<String, Integer> dependentCount = new HashMap<>();
   private final TimerScheduler<Command> timers;
   private final Clock clock;
   private final TriggerSettings settings;
@@ -495,6 +512,8 @@ public final class TriggerActor
   private Slot slotFor(SpecRecord spec) {
     Slot slot = slots.computeIfAbsent(spec.id(), id -> new Slot());
     if (!spec.equals(slot.spec)) {
+      countDependents(slot.spec, -1);
+      countDependents(spec, 1);
       slot.spec = spec;
       slot.setAside = null;
       try {
@@ -506,6 +525,16 @@ public final class TriggerActor
       }
     }
     return slot;
+  }
+
+  /** Keeps, per task, how many registered tasks depend on it (a fire says whether to announce successes). */
+  private void countDependents(SpecRecord spec, int delta) {
+    if (spec == null || spec.dependency() == null) {
+      return;
+    }
+    for (String u : spec.dependency().upstream()) {
+      dependentCount.merge(u, delta, (a, b) -> a + b == 0 ? null : a + b);
+    }
   }
 
   /**
@@ -634,7 +663,10 @@ public final class TriggerActor
       return Effect().none();
     }
     return Effect().persist(new TaskRemoved(id, clock.instant())).thenRun(s -> {
-      slots.remove(id);
+      Slot gone = slots.remove(id);
+      if (gone != null) {
+        countDependents(gone.spec, -1);
+      }
       queue.removeIf(d -> d.taskId().equals(id)); // its cron and wake-up, and a catch-up not yet sent (rare: O(queue))
       becameActive.remove(id);
       becameIdle.remove(id);
@@ -645,9 +677,10 @@ public final class TriggerActor
 
   private Effect<Event, State> onTaskWakes(State state, TaskWakes cmd) {
     Slot slot = slots.get(cmd.taskId());
-    if (slot == null) {
-      return Effect().none();
+    if (slot == null || cmd.seq() < slot.wakesSeq) {
+      return Effect().none(); // unknown, or overtaken by a later report
     }
+    slot.wakesSeq = cmd.seq();
     if (cmd.nextWake() == null) {
       setWake(slot, null);
     } else {
@@ -872,9 +905,20 @@ public final class TriggerActor
       return;
     }
     DueWindow d = key.due();
-    pipe(key, Asks.<TaskProtocol.Command, StatusReply<TaskProtocol.FireOutcome>>ask(tasks.apply(key.taskId()),
-        replyTo -> new TaskProtocol.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(), replyTo),
-        settings.askTimeout(), ctx.getSystem().scheduler()), o -> o.decision() + " (" + o.reason() + ")");
+    CompletionStage<StatusReply<TaskProtocol.FireOutcome>> ask = Asks.ask(tasks.apply(key.taskId()),
+        replyTo -> new TaskProtocol.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(),
+            dependentCount.containsKey(key.taskId()), replyTo),
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    ctx.pipeToSelf(ask, (reply, error) -> {
+      if (error != null) {
+        return new FireDone(key, null, error);
+      }
+      if (reply.isError()) {
+        return new FireDone(key, null, reply.getError());
+      }
+      TaskProtocol.FireOutcome o = reply.getValue();
+      return new FireDone(key, o.decision() + " (" + o.reason() + ")", null, o.wakes()); // its wake-up rides along
+    });
   }
 
   private <R> void pipe(FireKey key, CompletionStage<StatusReply<R>> ask, Function<R, String> describe) {
@@ -896,6 +940,9 @@ public final class TriggerActor
 
   private Effect<Event, State> onFireDone(State state, FireDone m) {
     FireKey key = m.key();
+    if (m.wakes() != null) {
+      onTaskWakes(state, m.wakes()); // changes nothing persisted: its effect is none
+    }
     if (m.outcome() != null || m.error() != null) {
       meters.fired(key.kind(), m.outcome() != null ? "acknowledged" : m.error() instanceof RefusedException ? "refused" : "unanswered");
     }
