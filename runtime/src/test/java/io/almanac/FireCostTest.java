@@ -87,6 +87,16 @@ class FireCostTest {
   }
 
   record Cost(long writes, long rows, long bytes, Map<String, Long> messages, long copied, long visited) {
+    /**
+     * The messages up to the recorded result: all but what answers the result (its acknowledgement to
+     * the executor, the task's wake-up report after it, an announced success).
+     */
+    long toResult() {
+      return protocolMessages() - messages.getOrDefault("executor <- Executor$ReportDone", 0L)
+          - messages.getOrDefault("trigger <- TriggerActor$TaskWakes", 0L)
+          - messages.getOrDefault("trigger <- TriggerActor$UpstreamDone", 0L);
+    }
+
     long protocolMessages() {
       return messages.entrySet().stream().filter(e -> !background(e.getKey())).mapToLong(Map.Entry::getValue).sum();
     }
@@ -199,5 +209,18 @@ class FireCostTest {
     System.out.println("fire cost, 500 hot windows: " + many.writes() + " writes, " + many.rows() + " rows, " + many.bytes()
         + " bytes, " + many.protocolMessages() + " messages, " + many.copied() + " window entries copied, " + many.visited()
         + " windows visited: " + many.messages());
+    for (Cost c : List.of(one, many)) {
+      assertTrue(c.writes() <= 2, "journal writes per fire: " + c.writes());
+      assertTrue(c.rows() <= 2, "journal rows per fire: " + c.rows());
+      assertTrue(c.bytes() <= 600, "bytes written per fire: " + c.bytes());
+      assertTrue(c.toResult() <= 6, "messages from the fire to the recorded result: " + c.toResult() + " " + c.messages());
+      assertTrue(c.protocolMessages() <= 8, "messages of a fire in all (acknowledgements after the result included): "
+          + c.protocolMessages() + " " + c.messages());
+      assertEquals(0, c.copied(), "window entries copied per fire");
+    }
+    // the work does not grow with the hot windows: the same walks, the same messages
+    assertEquals(one.visited(), many.visited(), "windows visited with 1 and with 500 hot windows");
+    assertEquals(one.protocolMessages(), many.protocolMessages());
+    assertTrue(many.visited() <= 10, "windows visited per fire: " + many.visited());
   }
 }

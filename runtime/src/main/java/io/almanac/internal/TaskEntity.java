@@ -280,7 +280,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   @SafeVarargs
   private EffectBuilder<Event, State> persist(State before, Origin origin, List<Event>... parts) {
     List<Event> events = parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList();
-    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, events));
+    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, TaskJournal.expand(events)));
   }
 
   /** Carries out a decision: the refusal, or the events (if any) and then the reply. */
@@ -371,9 +371,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
           .thenReply(trigger, s -> StatusReply.success(h.decided().reply().apply(s).withWakes(takeReplyWakes())))
           .thenUnstashAll();
     }
-    List<Event> events = new ArrayList<>(h.decided().events());
+    // the fresh window's schedule and start: one event, one row (Reactions.startsAtOnce: the fire
+    // decided exactly one InstanceScheduled of a first run)
     AttemptStarted started = attempts.firstStart(h.decidedOn(), window, a.executorId(), now());
-    events.add(started);
+    List<Event> events = List.of(TaskJournal.WindowStarted.of((TaskJournal.InstanceScheduled) h.decided().events().get(0), started));
     return persist(state, Origin.of(h.fire().kind()), events)
         .thenRun(s -> trigger.tell(StatusReply.success(h.decided().reply().apply(s).withWakes(takeReplyWakes()))))
         .thenReply(a.replyTo(), s -> new Executor.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, started)))

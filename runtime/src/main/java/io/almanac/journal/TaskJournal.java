@@ -95,6 +95,79 @@ public final class TaskJournal {
   public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at)
       implements WindowEvent {}
 
+  /**
+   * A fresh window was scheduled and its first attempt started in one step: what {@link
+   * InstanceScheduled} followed by {@link AttemptStarted} record, in one journal row (the fire of a
+   * window whose executor admitted it at once, R20, R21). Everything that reads the journal sees
+   * the two events it stands for ({@link #expand}).
+   *
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when it was due
+   * @param kind why it runs (the scheduled and the started kind are the same)
+   * @param attempt the attempt's number
+   * @param leaseUntil the attempt's lease
+   * @param executor the executor identity that runs it
+   * @param at when
+   */
+  public record WindowStarted(String window, Instant start, Instant end, Instant dueAt, RunKind kind, int attempt,
+      Instant leaseUntil, String executor, Instant at) implements WindowEvent {
+
+    /**
+     * @param scheduled the window's schedule
+     * @param started its first attempt's start, in the same step
+     * @return the one event for both
+     */
+    public static WindowStarted of(InstanceScheduled scheduled, AttemptStarted started) {
+      return new WindowStarted(scheduled.window(), scheduled.start(), scheduled.end(), scheduled.dueAt(), scheduled.kind(),
+          started.attempt(), started.leaseUntil(), started.executor(), started.at());
+    }
+
+    /** @return the schedule it records */
+    public InstanceScheduled scheduled() {
+      return new InstanceScheduled(window, start, end, dueAt, kind, at);
+    }
+
+    /** @return the start it records */
+    public AttemptStarted started() {
+      return new AttemptStarted(window, attempt, kind, leaseUntil, executor, at);
+    }
+  }
+
+  /**
+   * The events an event stands for, in order: a {@link WindowStarted} is its schedule and its start;
+   * any other event is itself. Code that looks at events one kind at a time (meters, reactions, the
+   * audit) reads them through this.
+   *
+   * @param e an event
+   * @return what it stands for
+   */
+  public static List<Event> expand(Event e) {
+    return e instanceof WindowStarted w ? List.of(w.scheduled(), w.started()) : List.of(e);
+  }
+
+  /**
+   * @param events events in journal order
+   * @return what they stand for, in order (the same list when none needs expanding)
+   */
+  public static List<Event> expand(List<? extends Event> events) {
+    boolean any = false;
+    for (Event e : events) {
+      any |= e instanceof WindowStarted;
+    }
+    if (!any) {
+      @SuppressWarnings("unchecked")
+      List<Event> same = (List<Event>) events;
+      return same;
+    }
+    List<Event> out = new ArrayList<>(events.size() + 1);
+    for (Event e : events) {
+      out.addAll(expand(e));
+    }
+    return out;
+  }
+
   /** A heartbeat extended the running attempt's lease. */
   public record LeaseExtended(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {}
 
