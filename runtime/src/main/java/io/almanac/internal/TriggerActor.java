@@ -250,6 +250,9 @@ public final class TriggerActor
   private final ActorContext<Command> ctx;
   /** Per task: how many registered tasks depend on it. */
   private final Map<String, Integer> dependentCount = new HashMap<>();
+  /** Per event type: the tasks that listen to it, and those of them that map events by their event time. */
+  private final Map<String, java.util.TreeSet<String>> subscribers = new HashMap<>();
+  private final Map<String, java.util.TreeSet<String>> subscribersByEventTime = new HashMap<>();
   private final TimerScheduler<Command> timers;
   private final Clock clock;
   private final TriggerSettings settings;
@@ -514,6 +517,8 @@ public final class TriggerActor
     if (!spec.equals(slot.spec)) {
       countDependents(slot.spec, -1);
       countDependents(spec, 1);
+      subscribe(slot.spec, false);
+      subscribe(spec, true);
       slot.spec = spec;
       slot.setAside = null;
       try {
@@ -525,6 +530,29 @@ public final class TriggerActor
       }
     }
     return slot;
+  }
+
+  /** Keeps, per event type, the tasks that listen to it (a publish asks for them: no walk over every task). */
+  private void subscribe(SpecRecord spec, boolean add) {
+    if (spec == null || spec.event() == null) {
+      return;
+    }
+    String type = spec.event().type();
+    java.util.TreeSet<String> ids = subscribers.computeIfAbsent(type, t -> new java.util.TreeSet<>());
+    java.util.TreeSet<String> byTime = subscribersByEventTime.computeIfAbsent(type, t -> new java.util.TreeSet<>());
+    if (add) {
+      ids.add(spec.id());
+      if (spec.event().mapBy() != io.almanac.EventTrigger.TimeBasis.ARRIVAL_TIME) {
+        byTime.add(spec.id());
+      }
+    } else {
+      ids.remove(spec.id());
+      byTime.remove(spec.id());
+    }
+    if (ids.isEmpty()) {
+      subscribers.remove(type);
+      subscribersByEventTime.remove(type);
+    }
   }
 
   /** Keeps, per task, how many registered tasks depend on it (a fire says whether to announce successes). */
@@ -666,6 +694,7 @@ public final class TriggerActor
       Slot gone = slots.remove(id);
       if (gone != null) {
         countDependents(gone.spec, -1);
+        subscribe(gone.spec, false);
       }
       queue.removeIf(d -> d.taskId().equals(id)); // its cron and wake-up, and a catch-up not yet sent (rare: O(queue))
       becameActive.remove(id);
@@ -746,19 +775,8 @@ public final class TriggerActor
   }
 
   private Effect<Event, State> onSubscribers(State state, Subscribers cmd) {
-    List<String> ids = new ArrayList<>();
-    List<String> byEventTime = new ArrayList<>();
-    for (SpecRecord spec : state.tasks().values()) {
-      if (spec.event() != null && spec.event().type().equals(cmd.type())) {
-        ids.add(spec.id());
-        if (spec.event().mapBy() != io.almanac.EventTrigger.TimeBasis.ARRIVAL_TIME) {
-          byEventTime.add(spec.id());
-        }
-      }
-    }
-    Collections.sort(ids);
-    Collections.sort(byEventTime);
-    cmd.replyTo().tell(new SubscriberList(List.copyOf(ids), List.copyOf(byEventTime)));
+    cmd.replyTo().tell(new SubscriberList(List.copyOf(subscribers.getOrDefault(cmd.type(), new java.util.TreeSet<>())),
+        List.copyOf(subscribersByEventTime.getOrDefault(cmd.type(), new java.util.TreeSet<>()))));
     return Effect().none();
   }
 
