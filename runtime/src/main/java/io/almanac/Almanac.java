@@ -365,7 +365,7 @@ public final class Almanac {
           });
       // Ready: the declared tasks are stored and the trigger (wherever it runs) answers.
       registered.thenCompose(d -> almanac.retrying("the trigger's status", () -> Asks.<TriggerActor.Command,
-              TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, executorSettings.askTimeout(),
+              TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::withTaskIds, executorSettings.askTimeout(),
               system.scheduler()).thenApply(status -> {
                 undeclared(declared, status.taskIds()).ifPresent(LOG::info);
                 return Done.getInstance();
@@ -1012,7 +1012,7 @@ public final class Almanac {
 
   /** @return the ids of the registered tasks, sorted */
   public CompletionStage<List<String>> taskIds() {
-    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new,
+    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::withTaskIds,
         askTimeout, system.scheduler()).thenApply(TriggerActor.TriggerStatus::taskIds);
   }
 

@@ -130,7 +130,25 @@ public final class TriggerActor
   public record Quiesce(String node, boolean othersStayUp, ActorRef<Done> replyTo) implements Command {}
 
   /** Ask for the trigger's liveness and counters (R25). */
-  public record GetStatus(ActorRef<TriggerStatus> replyTo) implements Command {}
+  public record GetStatus(ActorRef<TriggerStatus> replyTo, boolean withTaskIds) implements Command {
+    /**
+     * The status without the registered tasks' ids (the watchdog's and the health check's: their
+     * number grows with the tasks, and these ask every few seconds).
+     *
+     * @param replyTo where the status goes
+     */
+    public GetStatus(ActorRef<TriggerStatus> replyTo) {
+      this(replyTo, false);
+    }
+
+    /**
+     * @param replyTo where the status goes
+     * @return a status request that lists the registered tasks' ids, sorted
+     */
+    public static GetStatus withTaskIds(ActorRef<TriggerStatus> replyTo) {
+      return new GetStatus(replyTo, true);
+    }
+  }
 
   /**
    * Which registered tasks listen to events of this type (R9).
@@ -248,6 +266,9 @@ public final class TriggerActor
   }
 
   private final ActorContext<Command> ctx;
+  /** The registered tasks' ids, sorted, and the map they were taken from (sorted again when it changes). */
+  private List<String> sortedIds = List.of();
+  private Map<String, SpecRecord> sortedIdsOf;
   /** Per task: how many registered tasks depend on it. */
   private final Map<String, Integer> dependentCount = new HashMap<>();
   /** Per event type: the tasks that listen to it, and those of them that map events by their event time. */
@@ -766,11 +787,19 @@ public final class TriggerActor
 
   private Effect<Event, State> onGetStatus(State state, GetStatus cmd) {
     Due head = peekLive();
-    List<String> ids = new ArrayList<>(state.tasks().keySet());
-    Collections.sort(ids);
+    List<String> ids = List.of();
+    if (cmd.withTaskIds()) {
+      if (sortedIdsOf != state.tasks()) { // sorted again only when the registered tasks changed
+        List<String> sorted = new ArrayList<>(state.tasks().keySet());
+        Collections.sort(sorted);
+        sortedIds = List.copyOf(sorted);
+        sortedIdsOf = state.tasks();
+      }
+      ids = sortedIds;
+    }
     // the persisted watermark: what the journal holds (a health check judges the journal by it)
     cmd.replyTo().tell(new TriggerStatus(state.tasks().size(), queue.size(), inFlight.size(), state.watermark(), lastTick,
-        head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, List.copyOf(ids), ticks));
+        head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, ids, ticks));
     return Effect().none();
   }
 
@@ -1035,30 +1064,15 @@ public final class TriggerActor
     return newEventHandlerBuilder()
         .forAnyState()
         .onEvent(TasksRegistered.class, (s, e) -> {
-          Map<String, SpecRecord> next = new LinkedHashMap<>(s.tasks());
-          for (SpecRecord spec : e.specs()) {
-            next.put(spec.id(), spec);
-          }
           Instant w = s.watermark() != null && e.since() != null && e.since().isBefore(s.watermark())
               ? e.since() : s.watermark();
-          return new State(next, w, s.active(), s.handedOverAt());
+          State next = s.withTasks(e.specs());
+          return new State(next.tasks(), w, next.active(), next.handedOverAt());
         })
         .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
-        .onEvent(TaskRemoved.class, (s, e) -> {
-          Map<String, SpecRecord> tasks = new LinkedHashMap<>(s.tasks());
-          tasks.remove(e.taskId());
-          Set<String> active = new HashSet<>(s.active());
-          active.remove(e.taskId());
-          return new State(tasks, s.watermark(), active, s.handedOverAt());
-        })
+        .onEvent(TaskRemoved.class, (s, e) -> s.withoutTask(e.taskId()))
         .onEvent(Progressed.class, (s, e) -> {
-          Set<String> active = s.active();
-          if (!e.active().isEmpty() || !e.idle().isEmpty()) {
-            Set<String> next = new HashSet<>(active);
-            next.addAll(e.active());
-            e.idle().forEach(next::remove);
-            active = next;
-          }
+          Set<String> active = e.active().isEmpty() && e.idle().isEmpty() ? s.active() : s.activeAfter(e.active(), e.idle());
           boolean moved = s.watermark() == null || (e.watermark() != null && e.watermark().isAfter(s.watermark()));
           // A trigger that fires again (its watermark moved) ends a hand-over; an operator's MarkActive
           // persisted by a quiesced trigger (same watermark) does not.

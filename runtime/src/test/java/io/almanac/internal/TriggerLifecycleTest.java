@@ -91,7 +91,7 @@ class TriggerLifecycleTest {
   private static TriggerActor.TriggerStatus status(
       EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit, ActorTestKit testKit) {
     TestProbe<TriggerActor.TriggerStatus> probe = testKit.createTestProbe();
-    kit.runCommand(new TriggerActor.GetStatus(probe.getRef()));
+    kit.runCommand(TriggerActor.GetStatus.withTaskIds(probe.getRef()));
     return probe.receiveMessage();
   }
 
