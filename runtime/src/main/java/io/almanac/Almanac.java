@@ -134,6 +134,7 @@ public final class Almanac {
     private Clock clock = Clock.systemUTC();
     private AlertSink alerts = AlertSinks.logging();
     private MeterRegistry meterRegistry;
+    private io.almanac.internal.MessageTap tap;
     private final JobRegistry jobs = new JobRegistry();
 
     private Builder(ActorSystem<?> system) {
@@ -173,6 +174,18 @@ public final class Almanac {
      */
     public Builder meterRegistry(MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
+      return this;
+    }
+
+    /**
+     * Sees every message the trigger, the task entities and the executor receive (tests that count a
+     * fire's cost). INTERNAL API.
+     *
+     * @param tap the tap
+     * @return this builder
+     */
+    Builder messageTap(io.almanac.internal.MessageTap tap) {
+      this.tap = tap;
       return this;
     }
 
@@ -279,8 +292,9 @@ public final class Almanac {
       // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
       // on a lost lease and started it anew on the same node (see SingletonLocator).
       ActorRef<TriggerActor.Command> trigger = SingletonLocator.init(system,
-          SingletonActor.of(LeaseGuard.singleton(TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts, meters),
-              TriggerActor.Command.class), "almanac-trigger"),
+          SingletonActor.of(io.almanac.internal.MessageTap.wrap(tap, "trigger", LeaseGuard.singleton(
+              TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts, meters), TriggerActor.Command.class)),
+              "almanac-trigger"),
           config.getDuration("pekko.cluster.singleton-proxy.singleton-identification-interval"),
           config.getInt("pekko.cluster.singleton-proxy.buffer-size"));
       String executorId = cluster.selfMember().uniqueAddress().toString();
@@ -290,12 +304,13 @@ public final class Almanac {
               "liveness-check:" + cluster.selfMember().address().hostPort()),
           System::nanoTime, executorSettings.checkInterval().toNanos());
       ActorRef<Executor.Command> executor = system.systemActorOf(
-          Executor.create(clock, executorSettings, taskSettings, jobs, tasks, fence, meters, alerts, System::nanoTime),
+          io.almanac.internal.MessageTap.wrap(tap, "executor",
+              Executor.create(clock, executorSettings, taskSettings, jobs, tasks, fence, meters, alerts, System::nanoTime)),
           "almanac-executor", Props.empty());
       TaskEnv env = new TaskEnv(trigger, executor, alerts, liveness::of, executorSettings.checkInterval(),
           taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks);
-      sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> LeaseGuard.shardEntity(
-          TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class))
+      sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> io.almanac.internal.MessageTap.wrap(tap, "task",
+          LeaseGuard.shardEntity(TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class)))
           .withSettings(TaskShardingSettings.of(system)));
       system.systemActorOf(Watchdog.create(trigger, alerts, clock, config.getDuration("almanac.alerts.watchdog-interval"),
           config.getDuration("almanac.alerts.trigger-stall-after")), "almanac-watchdog", Props.empty());
@@ -350,7 +365,7 @@ public final class Almanac {
           });
       // Ready: the declared tasks are stored and the trigger (wherever it runs) answers.
       registered.thenCompose(d -> almanac.retrying("the trigger's status", () -> Asks.<TriggerActor.Command,
-              TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, executorSettings.askTimeout(),
+              TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::withTaskIds, executorSettings.askTimeout(),
               system.scheduler()).thenApply(status -> {
                 undeclared(declared, status.taskIds()).ifPresent(LOG::info);
                 return Done.getInstance();
@@ -998,7 +1013,7 @@ public final class Almanac {
 
   /** @return the ids of the registered tasks, sorted */
   public CompletionStage<List<String>> taskIds() {
-    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new,
+    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::withTaskIds,
         askTimeout, system.scheduler()).thenApply(TriggerActor.TriggerStatus::taskIds);
   }
 

@@ -552,8 +552,11 @@ class AlmanacNodeTest {
   @DisplayName("R17: 500 backfill windows start no faster than the configured rate")
   void backfillIsRateLimited() {
     ScriptedJob backfilled = new ScriptedJob(clock);
+    // the in-memory journal unserialized: serialized, it reads a journal's every event back at each write, and
+    // 500 windows' events made this test take most of a minute (serialization has tests of its own)
     Almanac almanac = start("almanac.executor { backlog-rate = 10, backlog-burst = 20, backlog-rate-per-task = 10, "
-        + "backlog-burst-per-task = 20, max-concurrent = 32 }", Map.of("bf", backfilled));
+        + "backlog-burst-per-task = 20, max-concurrent = 32 }\npekko.persistence.testkit.events.serialize = off\n"
+        + "pekko.persistence.testkit.snapshots.serialize = off", Map.of("bf", backfilled));
     Instant t0 = Instant.parse("2026-11-29T00:00:00Z");
     clock.set(t0);
     await(almanac.register(TaskSpec.builder("history").cron("0 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bf").build()));

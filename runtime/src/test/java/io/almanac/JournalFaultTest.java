@@ -47,16 +47,16 @@ class JournalFaultTest {
 
   /** Fails, once, the first journal write whose batch holds an event of the given type. */
   static final class FailOnce implements ProcessingPolicy<JournalOperation> {
-    private final Class<?> type;
+    private final List<Class<?>> types;
     final AtomicBoolean failed = new AtomicBoolean();
 
-    FailOnce(Class<?> type) {
-      this.type = type;
+    FailOnce(Class<?>... types) {
+      this.types = List.of(types);
     }
 
     @Override
     public ProcessingResult tryProcess(String persistenceId, JournalOperation op) {
-      if (op instanceof WriteEvents w && w.getBatch().stream().anyMatch(e -> type.isInstance(unwrap(e)))
+      if (op instanceof WriteEvents w && w.getBatch().stream().anyMatch(e -> types.stream().anyMatch(t -> t.isInstance(unwrap(e))))
           && failed.compareAndSet(false, true)) {
         return new StorageFailure(new RuntimeException("injected: the database went away during this write"));
       }
@@ -97,7 +97,8 @@ class JournalFaultTest {
       runs.incrementAndGet();
       return CompletableFuture.completedFuture(JobResult.success("attempt " + ctx.attempt()));
     });
-    FailOnce policy = new FailOnce(TaskJournal.AttemptStarted.class);
+    // a fresh fire's start is written as WindowStarted (schedule and start in one row), a later one as AttemptStarted
+    FailOnce policy = new FailOnce(TaskJournal.AttemptStarted.class, TaskJournal.WindowStarted.class);
     PersistenceTestKit.create(testKit.system()).withPolicy(policy);
     await(almanac.register(TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j").build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));

@@ -209,7 +209,8 @@ final class AlmanacSut implements Sut {
     Map<String, Long> due = new java.util.HashMap<>();
     try (var ps = probeConn.prepareStatement("SELECT \"persistence_id\", \"event_ser_manifest\", \"write_timestamp\","
         + " \"event_payload\" FROM \"event_journal\" WHERE \"persistence_id\" LIKE ? AND (\"event_ser_manifest\" LIKE"
-        + " '%InstanceScheduled' OR \"event_ser_manifest\" LIKE '%AttemptStarted' OR \"event_ser_manifest\" LIKE '%AttemptSucceeded')")) {
+        + " '%InstanceScheduled' OR \"event_ser_manifest\" LIKE '%AttemptStarted' OR \"event_ser_manifest\" LIKE '%AttemptSucceeded'"
+        + " OR \"event_ser_manifest\" LIKE '%WindowStarted')")) {
       ps.setString(1, "task|" + prefix + "%");
       try (var rs = ps.executeQuery()) {
         java.util.regex.Pattern win = java.util.regex.Pattern.compile("\"window\":\"([^\"]+)\"");
@@ -229,6 +230,12 @@ final class AlmanacSut implements Sut {
           }
           String key = task + "@" + mm.group(1);
           long[] a = ts.computeIfAbsent(key, k -> new long[] {-1, -1, -1});
+          if (type.endsWith("WindowStarted")) { // a fresh window's schedule and start in one row: both at its at
+            a[0] = at;
+            a[1] = at;
+            due.put(key, Instant.parse(mm.group(1)).toEpochMilli());
+            continue;
+          }
           int i = type.endsWith("InstanceScheduled") ? 0 : type.endsWith("AttemptStarted") ? 1 : 2;
           a[i] = at;
           if (i == 0) {

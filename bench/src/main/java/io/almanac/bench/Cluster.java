@@ -561,11 +561,12 @@ final class Cluster {
         }
       }
       r.put("doubled_fires", keys.values().stream().mapToLong(c -> c - 1).sum());
-      // the journal: every InstanceScheduled but a retry's, by its "at"
+      // the journal: every InstanceScheduled (or WindowStarted) but a retry's, by its "at"
       List<Long> fires = new ArrayList<>();
       Map<String, Integer> scheduled = new HashMap<>();
       try (Connection c = db.connect(); var s = c.createStatement(); var rs = s.executeQuery(
-          "SELECT \"persistence_id\", \"event_payload\" FROM \"event_journal\" WHERE \"event_ser_manifest\" LIKE '%InstanceScheduled'")) {
+          "SELECT \"persistence_id\", \"event_payload\" FROM \"event_journal\" WHERE \"event_ser_manifest\" LIKE '%InstanceScheduled'"
+              + " OR \"event_ser_manifest\" LIKE '%WindowStarted'")) { // a fresh window scheduled and started in one row
         while (rs.next()) {
           String json = new String(rs.getBytes(2), StandardCharsets.UTF_8);
           Matcher k = KIND.matcher(json);

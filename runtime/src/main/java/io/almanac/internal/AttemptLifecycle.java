@@ -245,7 +245,7 @@ final class AttemptLifecycle {
    */
   List<Event> settle(State state, Function<String, ExecutorLiveness.State> executors, Instant now) {
     List<Event> events = new ArrayList<>();
-    for (WindowState w : state.windows().values()) {
+    for (WindowState w : state.table().live()) {
       if (w.status() != InstanceStatus.RUNNING) {
         continue;
       }
@@ -268,7 +268,7 @@ final class AttemptLifecycle {
    */
   List<Event> dueRetries(State state, Instant now) {
     List<Event> events = new ArrayList<>();
-    for (WindowState w : state.windows().values()) {
+    for (WindowState w : state.table().live()) {
       if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {
         Transition.check(w.status(), InstanceStatus.PENDING, w.key());
         events.add(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));

@@ -42,11 +42,15 @@ final class DependencyCheck {
       return new UpstreamReport(taskId, false, List.of(), List.of());
     }
     List<UpstreamWindow> windows = new ArrayList<>();
-    for (WindowState w : state.windows().values()) {
-      boolean inRange = w.start() != null && !w.start().isBefore(from) && w.start().isBefore(to);
-      if ((w.key().equals(key) || inRange) && windows.size() < MAX_REPORTED) {
-        windows.add(new UpstreamWindow(w.key(), w.start(), w.end(), w.status(), w.updatedAt()));
+    WindowState same = state.windows().get(key);
+    if (same != null && (same.start() == null || same.start().isBefore(from) || !same.start().isBefore(to))) {
+      windows.add(new UpstreamWindow(same.key(), same.start(), same.end(), same.status(), same.updatedAt()));
+    }
+    for (WindowState w : state.table().startingIn(from, to)) {
+      if (windows.size() >= MAX_REPORTED) {
+        break;
       }
+      windows.add(new UpstreamWindow(w.key(), w.start(), w.end(), w.status(), w.updatedAt()));
     }
     List<String> expected = new ArrayList<>();
     if (schedule != null && (schedule.cron() != null || schedule.once() != null)) {

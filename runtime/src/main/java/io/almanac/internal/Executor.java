@@ -195,8 +195,16 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private record JobDone(String key, int attempt, JobResult result, Duration took) implements Command {}
 
-  private record ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error)
-      implements Command {}
+  /**
+   * A report's answer. {@code direct}: the job's own thread reported its result as it ended (the
+   * attempt still held its slot), so this is also the news that the job ended.
+   */
+  private record ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error,
+      boolean direct) implements Command {
+    ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error) {
+      this(key, attempt, result, took, tries, error, false);
+    }
+  }
 
   private record Extended(String key, int attempt, Instant deadline) implements Command {}
 
@@ -241,6 +249,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     volatile Instant deadline;
     /** Its node lost the lease it ran under: nothing is reported or recorded for it. */
     volatile boolean fenced;
+    /** Set false by the actor when the attempt gives up its slot (cancelled, fenced): its end then goes through the actor. */
+    volatile boolean inSlot = true;
     /** Set by the actor when the slot was freed (cancelled): from then on it is only watched. */
     Instant abandonedAt;
     /** Its thread had not returned stuck-after its cancel (alerted once). */
@@ -298,6 +308,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final NodeMeters meters;
   private final ThreadPoolExecutor jobThreads;
   private final JobCalls calls;
+  private final org.apache.pekko.actor.typed.Scheduler scheduler;
   private final ArrayDeque<Offered> fresh = new ArrayDeque<>();
   private final ArrayDeque<Offered> backlog = new ArrayDeque<>();
   private final Map<String, Offered> queued = new HashMap<>();
@@ -308,6 +319,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final Duration[] recentJobs = new Duration[16];
   private int recentJobsNext;
   private final Map<String, Running> running = new HashMap<>();
+  /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
+  private final Map<String, Offer> afterRunning = new HashMap<>();
   /** Cancelled jobs whose thread has not returned, by {@link Running#id()}: they hold no slot. */
   private final Map<String, Running> abandoned = new HashMap<>();
   private int stuckCount;
@@ -413,6 +426,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       return t;
     });
     this.calls = new JobCalls(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
+    this.scheduler = ctx.getSystem().scheduler();
     this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
     this.lastCheckNanos = nanoTime.getAsLong();
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
@@ -586,6 +600,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       abandon(r, now);
     }
     running.clear();
+    new java.util.ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
     for (Ready w : ready) {
       release(w.item().taskId());
     }
@@ -622,7 +637,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private Behavior<Command> onOffer(Offer m) {
     Offered offered = new Offered(m.taskId(), m.window(), m.kind(), m.task());
     String key = offered.key();
-    if (running.containsKey(key) || reserved.containsKey(key) || isReady(key)) {
+    if (running.containsKey(key)) {
+      // Offered again while an attempt of the window runs here: a wake-up or a recovery (ignored then),
+      // or the window's next attempt, offered once its task recorded the end of this one, before the
+      // answer to the report that ends it here came back: looked at again when the attempt leaves.
+      afterRunning.put(key, m);
+      return this;
+    }
+    if (reserved.containsKey(key) || isReady(key)) {
       return this; // offered again (a wake-up, a recovery): it is admitted already
     }
     Offered before = queued.get(key);
@@ -899,9 +921,33 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       if (r.cancelled.isDone()) {
         stage.toCompletableFuture().cancel(true);
       }
-      stage.whenComplete((result, error) ->
-          self.tell(new JobDone(key, attempt, outcome(result, error, r), Duration.between(startedAt, clock.instant()))));
+      stage.whenComplete((result, error) -> {
+        JobResult outcome = outcome(result, error, r);
+        Duration took = Duration.between(startedAt, clock.instant());
+        if (r.inSlot && !r.fenced && calls.fenceValid()) {
+          // The common end: the job's thread reports its result itself, and the answer tells the
+          // executor that the job ended (one message less than telling the executor first).
+          reportDirect(item, attempt, outcome, took, self);
+        } else {
+          self.tell(new JobDone(key, attempt, outcome, took)); // cancelled, fenced or suspect: the actor decides
+        }
+      });
     });
+  }
+
+  /** From the job's thread: asks the task to record the result; the answer (or its failure) comes to the actor. */
+  private void reportDirect(Item item, int attempt, JobResult result, Duration took, ActorRef<Command> self) {
+    String key = item.key();
+    CompletionStage<StatusReply<org.apache.pekko.Done>> ask;
+    try {
+      ask = Asks.ask(tasks.apply(item.taskId()),
+          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replyTo),
+          settings.askTimeout(), scheduler);
+    } catch (RuntimeException e) {
+      ask = CompletableFuture.failedFuture(e);
+    }
+    ask.whenComplete((reply, error) -> self.tell(new ReportDone(key, attempt, result, took, 1,
+        error != null ? error : reply.isSuccess() ? null : new IllegalArgumentException(reply.getError().getMessage()), true)));
   }
 
   /**
@@ -945,19 +991,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (r != null && r.attempt == m.attempt()) {
       running.remove(m.key());
       release(r.item.taskId());
-      finished++;
-      recentJobs[recentJobsNext] = m.took();
-      recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
-      try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), m.attempt())) {
-        if (m.result().succeeded()) {
-          ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
-              m.attempt(), m.took().toMillis());
-        } else {
-          ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
-              m.attempt(), m.took().toMillis(), m.result().reason());
-        }
-      }
+      ended(r, m.result(), m.took());
       deliver(m);
+      reoffer(m.key());
       admit();
       return this;
     }
@@ -1000,11 +1036,36 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     report(m.key(), m.attempt(), m.result(), m.took(), 1);
   }
 
+  /** An attempt of this window left its slot: an offer of the window that came meanwhile is looked at now. */
+  private void reoffer(String key) {
+    Offer o = afterRunning.remove(key);
+    if (o != null) {
+      onOffer(o);
+    }
+  }
+
+  /** A job that held its slot ended: counted, its duration remembered (start-ahead), logged. */
+  private void ended(Running r, JobResult result, Duration took) {
+    finished++;
+    recentJobs[recentJobsNext] = took;
+    recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
+    try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
+      if (result.succeeded()) {
+        ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
+            r.attempt, took.toMillis());
+      } else {
+        ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
+            r.attempt, took.toMillis(), result.reason());
+      }
+    }
+  }
+
   /**
    * A cancelled job gives up its slot at once, whatever its thread does; it is watched until it
    * returns (and counted as stuck if it does not within stuck-after).
    */
   private void abandon(Running r, Instant now) {
+    r.inSlot = false;
     r.abandonedAt = now;
     abandoned.put(r.id(), r);
     release(r.item.taskId());
@@ -1030,6 +1091,23 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onReportDone(ReportDone m) {
+    if (m.direct()) {
+      Running r = running.get(m.key());
+      if (r != null && r.attempt == m.attempt()) {
+        running.remove(m.key());
+        release(r.item.taskId());
+        ended(r, m.result(), m.took());
+        reoffer(m.key());
+        admit();
+      } else {
+        Running gone = abandoned.remove(m.key() + "#" + m.attempt()); // given up while its report was on its way
+        if (gone != null && gone.stuck) {
+          stuckCount--;
+          gauges();
+        }
+      }
+      reporting++; // counted as a report from here on, as report() counts its first try
+    }
     if (m.error() == null) {
       reportEnded();
       return this;
@@ -1076,6 +1154,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       }
       running.remove(key);
       abandon(r, clock.instant()); // its entity recorded the cancel: the slot is free whatever the thread does
+      reoffer(key);
       checkDrained();
       admit();
     }
@@ -1123,6 +1202,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         }
         it.remove();
         abandon(r, now);
+        reoffer(r.item.key());
       }
     }
     watchAbandoned(now);
@@ -1214,6 +1294,11 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       this.scheduler = scheduler;
       this.executor = executor;
       this.fence = fence;
+    }
+
+    /** Whether the node holds its lease now (a memory read). */
+    boolean fenceValid() {
+      return fence.valid();
     }
 
     /** Whether the attempt may still act: not cancelled, and its node holds the lease it runs under. */

@@ -225,9 +225,8 @@ final class GateDecider {
     if (state.spec().dependency().mapping() == DependencyTrigger.Mapping.SAME_WINDOW) {
       return state.window(msg.window()).orElse(null);
     }
-    for (WindowState w : state.windows().values()) {
-      boolean contains = w.start() != null && w.end() != null && !msg.start().isBefore(w.start()) && msg.start().isBefore(w.end());
-      if (contains) {
+    for (WindowState w : state.table().startingAtOrBefore(msg.start())) {
+      if (w.end() != null && msg.start().isBefore(w.end())) {
         return w;
       }
     }

@@ -80,7 +80,7 @@ final class Gates {
       return null;
     }
     Instant next = null;
-    for (WindowState w : state.windows().values()) {
+    for (WindowState w : state.table().live()) {
       if (w.status() == InstanceStatus.WAITING) {
         Instant poll = nextPoll(taskId, pollEvery(state.spec(), dependencyPoll), now);
         next = earliest(next, earliest(poll, w.waitUntil()));

@@ -39,7 +39,7 @@ final class LeaseTimers {
    */
   void arm(State state, Instant now, Function<String, ExecutorLiveness.State> executors, Duration recheck) {
     Map<String, Instant> running = new HashMap<>();
-    for (WindowState w : state.windows().values()) {
+    for (WindowState w : state.table().live()) {
       if (w.status() != InstanceStatus.RUNNING) {
         continue;
       }

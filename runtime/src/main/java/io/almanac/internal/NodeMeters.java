@@ -260,14 +260,7 @@ public final class NodeMeters {
    * @param state its state
    */
   void interventionQueue(String taskId, State state) {
-    int n = 0;
-    if (!state.removed()) {
-      for (WindowState w : state.windows().values()) {
-        if (w.status() == InstanceStatus.FINAL_FAILED) {
-          n++;
-        }
-      }
-    }
+    int n = state.removed() ? 0 : state.table().finalFailedCount();
     if (n == 0) {
       interventionQueues.remove(taskId);
     } else {

@@ -106,7 +106,7 @@ final class OperatorActions {
       return Decided.reply(Done.getInstance());
     }
     List<Event> events = new ArrayList<>();
-    for (WindowState w : state.windows().values()) {
+    for (WindowState w : state.table().live()) {
       if ((w.status().isActive() || w.status() == InstanceStatus.WAITING)
           && Transition.isAllowed(w.status(), InstanceStatus.CANCELLED)) {
         events.add(new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now));

@@ -60,10 +60,8 @@ final class Reactions {
 
   /** How many of the latest windows (by start) were skipped in a row, for the overlap reasons. */
   static int skipStreak(State state) {
-    List<WindowState> byStart = new ArrayList<>(state.windows().values());
-    byStart.sort(Comparator.comparing(WindowState::start).reversed());
     int streak = 0;
-    for (WindowState w : byStart) {
+    for (WindowState w : state.table().newestFirst()) { // stops at the first that was not skipped
       if (w.skipReason() != SkipReason.PREVIOUS_RUNNING && w.skipReason() != SkipReason.BUFFER_FULL) {
         break;
       }
@@ -134,7 +132,7 @@ final class Reactions {
       return List.of(); // offered when the running attempt ends
     }
     List<WindowState> pending = new ArrayList<>();
-    for (WindowState w : state.windows().values()) {
+    for (WindowState w : state.table().live()) {
       if (w.status() == InstanceStatus.PENDING) {
         pending.add(w);
       }
@@ -161,7 +159,7 @@ final class Reactions {
         || scheduled.kind() != RunKind.FIRST || state.running("").isPresent()) {
       return false;
     }
-    for (WindowState x : state.windows().values()) {
+    for (WindowState x : state.table().live()) {
       if (x.status() == InstanceStatus.PENDING) {
         return false;
       }
@@ -180,7 +178,7 @@ final class Reactions {
    */
   static Instant nextWake(State state, Duration reofferAfter) {
     Instant next = null;
-    for (WindowState w : state.windows().values()) {
+    for (WindowState w : state.table().live()) {
       Instant at = switch (w.status()) {
         case RUNNING -> w.leaseUntil();
         case RETRY_WAIT -> w.retryDueAt();

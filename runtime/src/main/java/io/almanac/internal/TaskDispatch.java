@@ -59,17 +59,34 @@ final class TaskDispatch {
     offered.clear();
   }
 
-  /** Tells the trigger when this task next needs a wake-up (a lease's end, a retry's due time). */
-  void reportWakes(State state, Instant gateWake) {
+  /** Tells the trigger when this task next needs a wake-up (a lease's end, a retry's due time), when it changed. */
+  void reportWakes(State state, Instant gateWake, long seq) {
     if (env.trigger() == null) {
       return;
     }
-    Instant next = Gates.earliest(Reactions.nextWake(state, redispatchAfter), gateWake);
-    var wakes = new TriggerActor.TaskWakes(taskId, next, state.hasActive() || gateWake != null);
-    if (!wakes.equals(lastReported)) {
+    TriggerActor.TaskWakes wakes = wakes(state, gateWake, seq);
+    if (!sameAs(wakes, lastReported)) {
       lastReported = wakes;
       env.trigger().tell(wakes);
     }
+  }
+
+  /**
+   * The wake-up report that rides along with a fire's answer (always: a lost answer's fire comes
+   * again), noted as told.
+   */
+  TriggerActor.TaskWakes wakesForReply(State state, Instant gateWake, long seq) {
+    lastReported = wakes(state, gateWake, seq);
+    return lastReported;
+  }
+
+  private TriggerActor.TaskWakes wakes(State state, Instant gateWake, long seq) {
+    Instant next = Gates.earliest(Reactions.nextWake(state, redispatchAfter), gateWake);
+    return new TriggerActor.TaskWakes(taskId, next, state.hasActive() || gateWake != null, seq);
+  }
+
+  private static boolean sameAs(TriggerActor.TaskWakes a, TriggerActor.TaskWakes b) {
+    return b != null && java.util.Objects.equals(a.nextWake(), b.nextWake()) && a.active() == b.active();
   }
 
   /** After a recovery: nothing offered or reported survives it. */

@@ -78,6 +78,15 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final TaskDispatch dispatch;
   private final LeaseTimers leases;
   private Held held;
+  /** The write on its way answers a fire: its wake-up report goes in that answer, not in a message of its own. */
+  private boolean wakesInReply;
+  /**
+   * Whether some task depends on this one, as the last fire said (until one does, after a
+   * recovery): only then is each success announced to the trigger.
+   */
+  private boolean announce = true;
+  /** The wake-up report for that answer, computed after the write. */
+  private TriggerActor.TaskWakes replyWakes;
 
   /** A task entity with no trigger, executor or alert sink, for unit tests of its state machine. */
   public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings) {
@@ -157,6 +166,9 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
           timers.cancelAll();
           leases.forgetAll();
           held = null;
+          wakesInReply = false;
+          replyWakes = null;
+          announce = true;
           gateMemory.clear();
           lastCheck.clear();
           checking.clear();
@@ -268,12 +280,35 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   @SafeVarargs
   private EffectBuilder<Event, State> persist(State before, Origin origin, List<Event>... parts) {
     List<Event> events = parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList();
-    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, events));
+    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, TaskJournal.expand(events)));
   }
 
   /** Carries out a decision: the refusal, or the events (if any) and then the reply. */
   private <R> ReplyEffect<Event, State> run(State state, Decided<R> d, ActorRef<StatusReply<R>> replyTo) {
     return run(state, null, d, replyTo);
+  }
+
+  /**
+   * Carries out a fire's decision; the answer carries the task's wake-up report (the trigger needs no
+   * message of its own for it).
+   */
+  private ReplyEffect<Event, State> answerFire(State state, Origin origin, Decided<FireOutcome> d,
+      ActorRef<StatusReply<FireOutcome>> replyTo) {
+    if (d.refused()) {
+      return Effect().reply(replyTo, StatusReply.error(d.refusal()));
+    }
+    if (d.events().isEmpty()) {
+      TriggerActor.TaskWakes w = dispatch.wakesForReply(state, gateWake(state, now()), lastSequenceNumber(ctx));
+      return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state).withWakes(w)));
+    }
+    wakesInReply = true;
+    return persist(state, origin, d.events()).thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s).withWakes(takeReplyWakes())));
+  }
+
+  private TriggerActor.TaskWakes takeReplyWakes() {
+    TriggerActor.TaskWakes w = replyWakes;
+    replyWakes = null;
+    return w;
   }
 
   /** Carries out a decision that decides fires, brought about by origin (see {@link NodeMeters}). */
@@ -303,12 +338,13 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
    * scheduled alone and starts when admitted (R20, R21).
    */
   private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
+    announce = cmd.announce();
     List<Event> settled = attempts.settle(state, env.executors(), now());
     State s = Evolve.fold(state, settled, hot);
     Decided<FireOutcome> decided = fires.fire(s, cmd, now());
     Decided<FireOutcome> d = decided.after(settled);
     if (d.refused() || !dispatch.hasExecutor() || !Reactions.startsAtOnce(s, decided.events())) {
-      return run(state, Origin.of(cmd.kind()), d, cmd.replyTo());
+      return answerFire(state, Origin.of(cmd.kind()), d, cmd.replyTo());
     }
     held = new Held(cmd, d, s);
     timers.startSingleTimer(OFFER_TIMER, new OfferUnanswered(cmd.window().value()), settings.offerTimeout());
@@ -329,15 +365,18 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     held = null;
     timers.cancel(OFFER_TIMER);
     ActorRef<StatusReply<FireOutcome>> trigger = h.fire().replyTo();
+    wakesInReply = true;
     if (!(cmd instanceof Admitted a)) {
       return persist(state, Origin.of(h.fire().kind()), h.decided().events())
-          .thenReply(trigger, s -> StatusReply.success(h.decided().reply().apply(s))).thenUnstashAll();
+          .thenReply(trigger, s -> StatusReply.success(h.decided().reply().apply(s).withWakes(takeReplyWakes())))
+          .thenUnstashAll();
     }
-    List<Event> events = new ArrayList<>(h.decided().events());
+    // the fresh window's schedule and start: one event, one row (Reactions.startsAtOnce: the fire
+    // decided exactly one InstanceScheduled of a first run)
     AttemptStarted started = attempts.firstStart(h.decidedOn(), window, a.executorId(), now());
-    events.add(started);
+    List<Event> events = List.of(TaskJournal.WindowStarted.of((TaskJournal.InstanceScheduled) h.decided().events().get(0), started));
     return persist(state, Origin.of(h.fire().kind()), events)
-        .thenRun(s -> trigger.tell(StatusReply.success(h.decided().reply().apply(s))))
+        .thenRun(s -> trigger.tell(StatusReply.success(h.decided().reply().apply(s).withWakes(takeReplyWakes()))))
         .thenReply(a.replyTo(), s -> new Executor.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, started)))
         .thenUnstashAll();
   }
@@ -528,7 +567,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       return;
     }
     Duration every = Gates.pollEvery(state.spec(), settings.dependencyPoll());
-    for (io.almanac.journal.WindowState w : state.windows().values()) {
+    for (io.almanac.journal.WindowState w : state.table().live()) {
       if (w.status() != io.almanac.InstanceStatus.WAITING) {
         continue;
       }
@@ -585,12 +624,17 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     // between the two (a poll that took a moment) skipped a poll interval
     Instant now = now();
     probeDue(state, now);
-    dispatch.reportWakes(state, Gates.nextWake(taskId, state, settings.dependencyPoll(), now));
+    if (wakesInReply) {
+      wakesInReply = false;
+      replyWakes = dispatch.wakesForReply(state, gateWake(state, now), lastSequenceNumber(ctx));
+    } else {
+      dispatch.reportWakes(state, gateWake(state, now), lastSequenceNumber(ctx));
+    }
   }
 
   /** Tells the trigger of each window that succeeded (or was resolved), for the tasks that depend on this one (R9). */
   private void announceSuccesses(State state, List<Event> written) {
-    if (env.trigger() == null) {
+    if (env.trigger() == null || !announce) {
       return;
     }
     for (Event e : written) {
@@ -603,6 +647,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
 
   private Instant now() {
     return clock.instant();
+  }
+
+  /** When the task's waiting windows next need a look (a poll, a deadline), or null. */
+  private Instant gateWake(State state, Instant now) {
+    return Gates.nextWake(taskId, state, settings.dependencyPoll(), now);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -151,10 +151,31 @@ public final class TaskProtocol {
    */
   public record Define(SpecRecord spec, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
-  /** A window is due (from the trigger; a hint: duplicates are acknowledged and ignored, R5). */
+  /**
+   * A window is due (from the trigger; a hint: duplicates are acknowledged and ignored, R5).
+   * {@code announce}: whether some registered task depends on this one, so that its successes are
+   * told to the trigger (otherwise that message is saved).
+   */
   public record Fire(
-      WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, ActorRef<StatusReply<FireOutcome>> replyTo)
-      implements TriggerCommand {}
+      WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, boolean announce,
+      ActorRef<StatusReply<FireOutcome>> replyTo)
+      implements TriggerCommand {
+
+    /**
+     * A fire whose task may have dependents (it announces its successes).
+     *
+     * @param window the window
+     * @param start its start
+     * @param end its end
+     * @param dueAt when it was due
+     * @param kind on time or catch-up
+     * @param replyTo where the outcome goes
+     */
+    public Fire(WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind,
+        ActorRef<StatusReply<FireOutcome>> replyTo) {
+      this(window, start, end, dueAt, kind, true, replyTo);
+    }
+  }
 
   /**
    * The windows of this task due while the trigger was down, older than the latest one: each goes to
@@ -300,7 +321,26 @@ public final class TaskProtocol {
   // Replies
 
   /** What the entity decided about a fire. */
-  public record FireOutcome(String window, Decision decision, String reason) implements AlmanacSerializable {}
+  public record FireOutcome(String window, Decision decision, String reason, TriggerActor.TaskWakes wakes)
+      implements AlmanacSerializable {
+
+    /**
+     * @param window the window
+     * @param decision what was decided
+     * @param reason why
+     */
+    public FireOutcome(String window, Decision decision, String reason) {
+      this(window, decision, reason, null);
+    }
+
+    /**
+     * @param w the task's wake-up report, for the trigger
+     * @return this outcome carrying it
+     */
+    public FireOutcome withWakes(TriggerActor.TaskWakes w) {
+      return new FireOutcome(window, decision, reason, w);
+    }
+  }
 
   /**
    * Permission to run one attempt: the attempt number is its fencing token, and the executor

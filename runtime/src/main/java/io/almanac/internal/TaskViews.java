@@ -89,7 +89,7 @@ final class TaskViews {
 
   TaskView view(State state) {
     Optional<Duration> p99 = state.samples().p99();
-    int queue = (int) state.windows().values().stream().filter(w -> w.status() == InstanceStatus.FINAL_FAILED).count();
+    int queue = state.table().finalFailedCount();
     return new TaskView(state.spec().toSpec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
         state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
         intervalWarning(state), state.removed() ? null : nextDue(state), state.removedAt(), state.archivedThrough());

@@ -94,8 +94,17 @@ public final class TriggerActor
    */
   public record Register(List<SpecRecord> specs, Instant since, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
-  /** A task's next wake-up and whether it has active windows (from its entity, after each change). */
-  public record TaskWakes(String taskId, Instant nextWake, boolean active) implements Command {}
+  /**
+   * A task's next wake-up and whether it has active windows (from its entity, after each change, and
+   * in its answer to every fire).
+   *
+   * @param taskId the task
+   * @param nextWake when it must next be woken, or null
+   * @param active whether it has active windows
+   * @param seq the entity's journal sequence number when it said so: an older one than the trigger
+   *     has applied (a fire's answer overtaken by a later report) is ignored
+   */
+  public record TaskWakes(String taskId, Instant nextWake, boolean active, long seq) implements Command {}
 
   /**
    * Stop firing and waking this task, for good (persisted, so a restart does not bring it back);
@@ -121,7 +130,25 @@ public final class TriggerActor
   public record Quiesce(String node, boolean othersStayUp, ActorRef<Done> replyTo) implements Command {}
 
   /** Ask for the trigger's liveness and counters (R25). */
-  public record GetStatus(ActorRef<TriggerStatus> replyTo) implements Command {}
+  public record GetStatus(ActorRef<TriggerStatus> replyTo, boolean withTaskIds) implements Command {
+    /**
+     * The status without the registered tasks' ids (the watchdog's and the health check's: their
+     * number grows with the tasks, and these ask every few seconds).
+     *
+     * @param replyTo where the status goes
+     */
+    public GetStatus(ActorRef<TriggerStatus> replyTo) {
+      this(replyTo, false);
+    }
+
+    /**
+     * @param replyTo where the status goes
+     * @return a status request that lists the registered tasks' ids, sorted
+     */
+    public static GetStatus withTaskIds(ActorRef<TriggerStatus> replyTo) {
+      return new GetStatus(replyTo, true);
+    }
+  }
 
   /**
    * Which registered tasks listen to events of this type (R9).
@@ -188,7 +215,11 @@ public final class TriggerActor
   }
 
   /** A fire's (or catch-up's) answer: what the task decided, or the error; both null: send again. */
-  private record FireDone(FireKey key, String outcome, Throwable error) implements Command {}
+  private record FireDone(FireKey key, String outcome, Throwable error, TaskWakes wakes) implements Command {
+    FireDone(FireKey key, String outcome, Throwable error) {
+      this(key, outcome, error, null);
+    }
+  }
 
   private record WakeDone(String taskId, Throwable error) implements Command {}
 
@@ -230,9 +261,19 @@ public final class TriggerActor
     Due wake;
     /** Why the task's schedule was set aside (it threw), or null. */
     String setAside;
+    /** The sequence number of the last wake-up report applied. */
+    long wakesSeq;
   }
 
   private final ActorContext<Command> ctx;
+  /** The registered tasks' ids, sorted, and the map they were taken from (sorted again when it changes). */
+  private List<String> sortedIds = List.of();
+  private Map<String, SpecRecord> sortedIdsOf;
+  /** Per task: how many registered tasks depend on it. */
+  private final Map<String, Integer> dependentCount = new HashMap<>();
+  /** Per event type: the tasks that listen to it, and those of them that map events by their event time. */
+  private final Map<String, java.util.TreeSet<String>> subscribers = new HashMap<>();
+  private final Map<String, java.util.TreeSet<String>> subscribersByEventTime = new HashMap<>();
   private final TimerScheduler<Command> timers;
   private final Clock clock;
   private final TriggerSettings settings;
@@ -495,6 +536,10 @@ public final class TriggerActor
   private Slot slotFor(SpecRecord spec) {
     Slot slot = slots.computeIfAbsent(spec.id(), id -> new Slot());
     if (!spec.equals(slot.spec)) {
+      countDependents(slot.spec, -1);
+      countDependents(spec, 1);
+      subscribe(slot.spec, false);
+      subscribe(spec, true);
       slot.spec = spec;
       slot.setAside = null;
       try {
@@ -506,6 +551,39 @@ public final class TriggerActor
       }
     }
     return slot;
+  }
+
+  /** Keeps, per event type, the tasks that listen to it (a publish asks for them: no walk over every task). */
+  private void subscribe(SpecRecord spec, boolean add) {
+    if (spec == null || spec.event() == null) {
+      return;
+    }
+    String type = spec.event().type();
+    java.util.TreeSet<String> ids = subscribers.computeIfAbsent(type, t -> new java.util.TreeSet<>());
+    java.util.TreeSet<String> byTime = subscribersByEventTime.computeIfAbsent(type, t -> new java.util.TreeSet<>());
+    if (add) {
+      ids.add(spec.id());
+      if (spec.event().mapBy() != io.almanac.EventTrigger.TimeBasis.ARRIVAL_TIME) {
+        byTime.add(spec.id());
+      }
+    } else {
+      ids.remove(spec.id());
+      byTime.remove(spec.id());
+    }
+    if (ids.isEmpty()) {
+      subscribers.remove(type);
+      subscribersByEventTime.remove(type);
+    }
+  }
+
+  /** Keeps, per task, how many registered tasks depend on it (a fire says whether to announce successes). */
+  private void countDependents(SpecRecord spec, int delta) {
+    if (spec == null || spec.dependency() == null) {
+      return;
+    }
+    for (String u : spec.dependency().upstream()) {
+      dependentCount.merge(u, delta, (a, b) -> a + b == 0 ? null : a + b);
+    }
   }
 
   /**
@@ -634,7 +712,11 @@ public final class TriggerActor
       return Effect().none();
     }
     return Effect().persist(new TaskRemoved(id, clock.instant())).thenRun(s -> {
-      slots.remove(id);
+      Slot gone = slots.remove(id);
+      if (gone != null) {
+        countDependents(gone.spec, -1);
+        subscribe(gone.spec, false);
+      }
       queue.removeIf(d -> d.taskId().equals(id)); // its cron and wake-up, and a catch-up not yet sent (rare: O(queue))
       becameActive.remove(id);
       becameIdle.remove(id);
@@ -645,9 +727,10 @@ public final class TriggerActor
 
   private Effect<Event, State> onTaskWakes(State state, TaskWakes cmd) {
     Slot slot = slots.get(cmd.taskId());
-    if (slot == null) {
-      return Effect().none();
+    if (slot == null || cmd.seq() < slot.wakesSeq) {
+      return Effect().none(); // unknown, or overtaken by a later report
     }
+    slot.wakesSeq = cmd.seq();
     if (cmd.nextWake() == null) {
       setWake(slot, null);
     } else {
@@ -704,28 +787,25 @@ public final class TriggerActor
 
   private Effect<Event, State> onGetStatus(State state, GetStatus cmd) {
     Due head = peekLive();
-    List<String> ids = new ArrayList<>(state.tasks().keySet());
-    Collections.sort(ids);
+    List<String> ids = List.of();
+    if (cmd.withTaskIds()) {
+      if (sortedIdsOf != state.tasks()) { // sorted again only when the registered tasks changed
+        List<String> sorted = new ArrayList<>(state.tasks().keySet());
+        Collections.sort(sorted);
+        sortedIds = List.copyOf(sorted);
+        sortedIdsOf = state.tasks();
+      }
+      ids = sortedIds;
+    }
     // the persisted watermark: what the journal holds (a health check judges the journal by it)
     cmd.replyTo().tell(new TriggerStatus(state.tasks().size(), queue.size(), inFlight.size(), state.watermark(), lastTick,
-        head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, List.copyOf(ids), ticks));
+        head == null ? null : head.taskId(), head == null ? null : head.at(), firesSent, ids, ticks));
     return Effect().none();
   }
 
   private Effect<Event, State> onSubscribers(State state, Subscribers cmd) {
-    List<String> ids = new ArrayList<>();
-    List<String> byEventTime = new ArrayList<>();
-    for (SpecRecord spec : state.tasks().values()) {
-      if (spec.event() != null && spec.event().type().equals(cmd.type())) {
-        ids.add(spec.id());
-        if (spec.event().mapBy() != io.almanac.EventTrigger.TimeBasis.ARRIVAL_TIME) {
-          byEventTime.add(spec.id());
-        }
-      }
-    }
-    Collections.sort(ids);
-    Collections.sort(byEventTime);
-    cmd.replyTo().tell(new SubscriberList(List.copyOf(ids), List.copyOf(byEventTime)));
+    cmd.replyTo().tell(new SubscriberList(List.copyOf(subscribers.getOrDefault(cmd.type(), new java.util.TreeSet<>())),
+        List.copyOf(subscribersByEventTime.getOrDefault(cmd.type(), new java.util.TreeSet<>()))));
     return Effect().none();
   }
 
@@ -872,9 +952,20 @@ public final class TriggerActor
       return;
     }
     DueWindow d = key.due();
-    pipe(key, Asks.<TaskProtocol.Command, StatusReply<TaskProtocol.FireOutcome>>ask(tasks.apply(key.taskId()),
-        replyTo -> new TaskProtocol.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(), replyTo),
-        settings.askTimeout(), ctx.getSystem().scheduler()), o -> o.decision() + " (" + o.reason() + ")");
+    CompletionStage<StatusReply<TaskProtocol.FireOutcome>> ask = Asks.ask(tasks.apply(key.taskId()),
+        replyTo -> new TaskProtocol.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(),
+            dependentCount.containsKey(key.taskId()), replyTo),
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    ctx.pipeToSelf(ask, (reply, error) -> {
+      if (error != null) {
+        return new FireDone(key, null, error);
+      }
+      if (reply.isError()) {
+        return new FireDone(key, null, reply.getError());
+      }
+      TaskProtocol.FireOutcome o = reply.getValue();
+      return new FireDone(key, o.decision() + " (" + o.reason() + ")", null, o.wakes()); // its wake-up rides along
+    });
   }
 
   private <R> void pipe(FireKey key, CompletionStage<StatusReply<R>> ask, Function<R, String> describe) {
@@ -896,6 +987,9 @@ public final class TriggerActor
 
   private Effect<Event, State> onFireDone(State state, FireDone m) {
     FireKey key = m.key();
+    if (m.wakes() != null) {
+      onTaskWakes(state, m.wakes()); // changes nothing persisted: its effect is none
+    }
     if (m.outcome() != null || m.error() != null) {
       meters.fired(key.kind(), m.outcome() != null ? "acknowledged" : m.error() instanceof RefusedException ? "refused" : "unanswered");
     }
@@ -970,30 +1064,15 @@ public final class TriggerActor
     return newEventHandlerBuilder()
         .forAnyState()
         .onEvent(TasksRegistered.class, (s, e) -> {
-          Map<String, SpecRecord> next = new LinkedHashMap<>(s.tasks());
-          for (SpecRecord spec : e.specs()) {
-            next.put(spec.id(), spec);
-          }
           Instant w = s.watermark() != null && e.since() != null && e.since().isBefore(s.watermark())
               ? e.since() : s.watermark();
-          return new State(next, w, s.active(), s.handedOverAt());
+          State next = s.withTasks(e.specs());
+          return new State(next.tasks(), w, next.active(), next.handedOverAt());
         })
         .onEvent(TaskSetAside.class, (s, e) -> s) // a record of why; recovery finds the failure again
-        .onEvent(TaskRemoved.class, (s, e) -> {
-          Map<String, SpecRecord> tasks = new LinkedHashMap<>(s.tasks());
-          tasks.remove(e.taskId());
-          Set<String> active = new HashSet<>(s.active());
-          active.remove(e.taskId());
-          return new State(tasks, s.watermark(), active, s.handedOverAt());
-        })
+        .onEvent(TaskRemoved.class, (s, e) -> s.withoutTask(e.taskId()))
         .onEvent(Progressed.class, (s, e) -> {
-          Set<String> active = s.active();
-          if (!e.active().isEmpty() || !e.idle().isEmpty()) {
-            Set<String> next = new HashSet<>(active);
-            next.addAll(e.active());
-            e.idle().forEach(next::remove);
-            active = next;
-          }
+          Set<String> active = e.active().isEmpty() && e.idle().isEmpty() ? s.active() : s.activeAfter(e.active(), e.idle());
           boolean moved = s.watermark() == null || (e.watermark() != null && e.watermark().isAfter(s.watermark()));
           // A trigger that fires again (its watermark moved) ends a hand-over; an operator's MarkActive
           // persisted by a quiesced trigger (same watermark) does not.

@@ -94,8 +94,8 @@ public final class Evolve {
       to = current == null ? InstanceStatus.SKIPPED : null;
     } else if (event instanceof WindowMissed) {
       to = current == null ? InstanceStatus.MISSED : null;
-    } else if (event instanceof AttemptStarted) {
-      to = InstanceStatus.RUNNING;
+    } else if (event instanceof AttemptStarted || event instanceof TaskJournal.WindowStarted) {
+      to = InstanceStatus.RUNNING; // a WindowStarted goes through PENDING first (see apply)
     } else if (event instanceof AttemptSucceeded) {
       to = InstanceStatus.SUCCEEDED;
     } else if (event instanceof AttemptFailed) {
@@ -144,6 +144,10 @@ public final class Evolve {
     }
     if (!(e instanceof WindowEvent we)) {
       return s;
+    }
+    if (e instanceof TaskJournal.WindowStarted started) {
+      // its schedule, then its start: each transition looked up in the table like any other
+      return apply(apply(s, started.scheduled(), hot, violations), started.started(), hot, violations);
     }
     if (e instanceof EventReceived r) {
       s = s.withEventId(r.eventId(), r.window(), hot.eventIds()); // remembered even when its window left the hot state

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a task's journal holds: its events (past tense, data only) and its snapshot state. This is
@@ -93,6 +94,79 @@ public final class TaskJournal {
    */
   public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at)
       implements WindowEvent {}
+
+  /**
+   * A fresh window was scheduled and its first attempt started in one step: what {@link
+   * InstanceScheduled} followed by {@link AttemptStarted} record, in one journal row (the fire of a
+   * window whose executor admitted it at once, R20, R21). Everything that reads the journal sees
+   * the two events it stands for ({@link #expand}).
+   *
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when it was due
+   * @param kind why it runs (the scheduled and the started kind are the same)
+   * @param attempt the attempt's number
+   * @param leaseUntil the attempt's lease
+   * @param executor the executor identity that runs it
+   * @param at when
+   */
+  public record WindowStarted(String window, Instant start, Instant end, Instant dueAt, RunKind kind, int attempt,
+      Instant leaseUntil, String executor, Instant at) implements WindowEvent {
+
+    /**
+     * @param scheduled the window's schedule
+     * @param started its first attempt's start, in the same step
+     * @return the one event for both
+     */
+    public static WindowStarted of(InstanceScheduled scheduled, AttemptStarted started) {
+      return new WindowStarted(scheduled.window(), scheduled.start(), scheduled.end(), scheduled.dueAt(), scheduled.kind(),
+          started.attempt(), started.leaseUntil(), started.executor(), started.at());
+    }
+
+    /** @return the schedule it records */
+    public InstanceScheduled scheduled() {
+      return new InstanceScheduled(window, start, end, dueAt, kind, at);
+    }
+
+    /** @return the start it records */
+    public AttemptStarted started() {
+      return new AttemptStarted(window, attempt, kind, leaseUntil, executor, at);
+    }
+  }
+
+  /**
+   * The events an event stands for, in order: a {@link WindowStarted} is its schedule and its start;
+   * any other event is itself. Code that looks at events one kind at a time (meters, reactions, the
+   * audit) reads them through this.
+   *
+   * @param e an event
+   * @return what it stands for
+   */
+  public static List<Event> expand(Event e) {
+    return e instanceof WindowStarted w ? List.of(w.scheduled(), w.started()) : List.of(e);
+  }
+
+  /**
+   * @param events events in journal order
+   * @return what they stand for, in order (the same list when none needs expanding)
+   */
+  public static List<Event> expand(List<? extends Event> events) {
+    boolean any = false;
+    for (Event e : events) {
+      any |= e instanceof WindowStarted;
+    }
+    if (!any) {
+      @SuppressWarnings("unchecked")
+      List<Event> same = (List<Event>) events;
+      return same;
+    }
+    List<Event> out = new ArrayList<>(events.size() + 1);
+    for (Event e : events) {
+      out.addAll(expand(e));
+    }
+    return out;
+  }
 
   /** A heartbeat extended the running attempt's lease. */
   public record LeaseExtended(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {}
@@ -247,11 +321,21 @@ public final class TaskJournal {
       Map<String, String> eventIds)
       implements JournalSerializable {
 
-    /** Canonical constructor: the maps are never null and never shared mutable. */
+    /**
+     * Canonical constructor: the windows are a {@link WindowTable} and the event ids an ordered
+     * persistent map, never null, never shared mutable; a state built from another state shares their
+     * structure (a snapshot's plain maps are converted once).
+     */
     public State {
-      windows = windows == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(windows));
-      eventIds = eventIds == null || eventIds.isEmpty() ? Map.of()
-          : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(eventIds));
+      windows = WindowTable.of(windows);
+      eventIds = eventIds instanceof org.pcollections.OrderedPMap<String, String> p ? p
+          : eventIds == null || eventIds.isEmpty() ? org.pcollections.OrderedPMap.empty()
+          : org.pcollections.OrderedPMap.<String, String>empty().plusAll(eventIds);
+    }
+
+    /** @return the hot windows as the table they are kept in (with its indexes) */
+    public WindowTable table() {
+      return (WindowTable) windows;
     }
 
     /** A state as snapshots held it before event ids were remembered. */
@@ -276,12 +360,10 @@ public final class TaskJournal {
       if (eventIds.containsKey(eventId)) {
         return this;
       }
-      LinkedHashMap<String, String> next = new LinkedHashMap<>(eventIds);
-      next.put(eventId, window);
-      var it = next.keySet().iterator();
-      while (next.size() > Math.max(1, keep) && it.hasNext()) {
-        it.next();
-        it.remove();
+      org.pcollections.OrderedPMap<String, String> next = ((org.pcollections.OrderedPMap<String, String>) eventIds)
+          .plus(eventId, window);
+      while (next.size() > Math.max(1, keep)) {
+        next = next.minus(next.keySet().iterator().next()); // the oldest id leaves
       }
       return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next);
     }
@@ -314,7 +396,7 @@ public final class TaskJournal {
     /** See the record. */
     public List<WindowState> activeForOverlap() {
       List<WindowState> out = new ArrayList<>();
-      for (WindowState w : windows.values()) {
+      for (WindowState w : table().live()) {
         boolean fresh = w.runKind() == RunKind.FIRST || w.runKind() == RunKind.RETRY;
         if (fresh && w.status().isActive()) {
           out.add(w);
@@ -325,7 +407,7 @@ public final class TaskJournal {
 
     /** See the record. */
     public Optional<WindowState> running(String except) {
-      for (WindowState w : windows.values()) {
+      for (WindowState w : table().live()) {
         if (w.status() == InstanceStatus.RUNNING && !w.key().equals(except)) {
           return Optional.of(w);
         }
@@ -335,7 +417,7 @@ public final class TaskJournal {
 
     /** See the record. */
     public boolean hasActive() {
-      for (WindowState w : windows.values()) {
+      for (WindowState w : table().live()) {
         if (w.status().isActive()) {
           return true;
         }
@@ -366,44 +448,36 @@ public final class TaskJournal {
      * deterministic).
      */
     State withWindow(WindowState w, HotState hot) {
-      Map<String, WindowState> next = new LinkedHashMap<>(windows);
-      next.put(w.key(), w);
-      Instant cutoff = w.updatedAt() == null ? null : w.updatedAt().minus(hot.maxAge());
-      boolean tooOld = false;
-      if (cutoff != null) {
-        for (WindowState x : next.values()) {
-          if (x.status().isTerminal() && x.end() != null && x.end().isBefore(cutoff)) {
-            tooOld = true;
-            break;
-          }
-        }
-      }
-      if (next.size() <= hot.windows() && !tooOld) {
-        return new State(spec, paused, next, archivedThrough, archivedCount, samples, removedAt, eventIds);
-      }
-      List<WindowState> done = new ArrayList<>();
-      for (WindowState x : next.values()) {
-        if (x.status().isTerminal()) {
-          done.add(x);
-        }
-      }
-      // Windows that ran leave first; skipped, missed and cancelled ones (which an operator may still
-      // backfill) only when nothing else can go. Oldest first within each group.
-      done.sort(Comparator.comparing((WindowState x) -> x.status() == InstanceStatus.SUCCEEDED
-              || x.status() == InstanceStatus.RESOLVED ? 0 : 1)
-          .thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));
+      WindowTable next = table().with(w);
       Instant through = archivedThrough;
       long count = archivedCount;
-      for (WindowState x : done) {
-        boolean old = cutoff != null && x.end() != null && x.end().isBefore(cutoff);
-        if (next.size() <= hot.windows() && !old) {
-          continue;
+      // Windows that ran leave first; skipped, missed and cancelled ones (which an operator may still
+      // backfill) only when nothing else can go. Oldest first within each group. Then every done
+      // window that ended more than maxAge before this event.
+      while (next.size() > hot.windows()) {
+        WindowState x = next.nextToLeave();
+        if (x == null) {
+          break;
         }
-        next.remove(x.key());
+        next = next.without(x.key());
         count++;
-        through = x.start() == null || (through != null && !x.start().isAfter(through)) ? through : x.start();
+        through = later(through, x.start());
+      }
+      Instant cutoff = w.updatedAt() == null ? null : w.updatedAt().minus(hot.maxAge());
+      while (cutoff != null) {
+        WindowState x = next.earliestEnded();
+        if (x == null || x.end() == null || !x.end().isBefore(cutoff)) {
+          break;
+        }
+        next = next.without(x.key());
+        count++;
+        through = later(through, x.start());
       }
       return new State(spec, paused, next, through, count, samples, removedAt, eventIds);
+    }
+
+    private static Instant later(Instant through, Instant start) {
+      return start == null || (through != null && !start.isAfter(through)) ? through : start;
     }
   }
 

@@ -93,10 +93,47 @@ public final class TriggerJournal {
    */
   public record State(Map<String, SpecRecord> tasks, Instant watermark, Set<String> active, Instant handedOverAt)
       implements JournalSerializable {
-    /** Canonical constructor: never null, never shared mutable. */
+    /**
+     * Canonical constructor: never null, never shared mutable; persistent collections (a state built
+     * from another shares their structure: registering or removing a task, or a change of activity,
+     * costs O(log n), not a copy of every task). A snapshot's plain ones are converted once.
+     */
     public State {
-      tasks = tasks == null ? Map.of() : Collections.unmodifiableMap(tasks);
-      active = active == null ? Set.of() : Collections.unmodifiableSet(active);
+      tasks = tasks instanceof org.pcollections.OrderedPMap<String, SpecRecord> p ? p
+          : tasks == null ? org.pcollections.OrderedPMap.empty() : org.pcollections.OrderedPMap.<String, SpecRecord>empty().plusAll(tasks);
+      active = active instanceof org.pcollections.OrderedPSet<String> p ? p
+          : active == null ? org.pcollections.OrderedPSet.empty() : org.pcollections.OrderedPSet.from(active);
+    }
+
+    /**
+     * @param specs specs registered (new or changed)
+     * @return the state with them
+     */
+    public State withTasks(List<SpecRecord> specs) {
+      org.pcollections.OrderedPMap<String, SpecRecord> next = (org.pcollections.OrderedPMap<String, SpecRecord>) tasks;
+      for (SpecRecord spec : specs) {
+        next = next.plus(spec.id(), spec);
+      }
+      return new State(next, watermark, active, handedOverAt);
+    }
+
+    /**
+     * @param taskId a removed task
+     * @return the state without it
+     */
+    public State withoutTask(String taskId) {
+      return new State(((org.pcollections.OrderedPMap<String, SpecRecord>) tasks).minus(taskId), watermark,
+          ((org.pcollections.OrderedPSet<String>) active).minus(taskId), handedOverAt);
+    }
+
+    /**
+     * @param nowActive tasks that became active
+     * @param nowIdle tasks that became idle
+     * @return the active set after both
+     */
+    public Set<String> activeAfter(List<String> nowActive, List<String> nowIdle) {
+      org.pcollections.OrderedPSet<String> next = (org.pcollections.OrderedPSet<String>) active;
+      return next.plusAll(nowActive).minusAll(nowIdle);
     }
   }
 }

@@ -84,6 +84,8 @@ class EventSerializationTest {
         new TaskJournal.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
         new TaskJournal.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
         new TaskJournal.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), "pekko://almanac@127.0.0.1:25520#42", AT),
+        new TaskJournal.WindowStarted(W, start, end, AT, RunKind.FIRST, 1, AT.plusSeconds(90),
+            "pekko://almanac@127.0.0.1:25520#42", AT),
         new TaskJournal.LeaseExtended(W, 2, AT.plusSeconds(180), AT),
         new TaskJournal.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items", "s3://b/k", AT),
         new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT),
@@ -245,7 +247,7 @@ class EventSerializationTest {
   private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class,
       TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
       TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
-      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class);
+      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code

@@ -132,7 +132,8 @@ class StartOnFireTest {
     Executor.Started started = e.executor().expectMessageClass(Executor.Started.class, WAIT);
     assertEquals("digest", started.job());
     assertEquals(1, started.grant().attempt());
-    assertEquals(List.of("[SpecDefined]", "[InstanceScheduled, AttemptStarted]"), e.writes(writes), "one write, both events");
+    assertEquals(List.of("[SpecDefined]", "[WindowStarted]"), e.writes(writes),
+        "one write, one row: the schedule and the start (principle 10)");
     WindowView w = window(e, "2026-11-29");
     assertEquals(InstanceStatus.RUNNING, w.status());
     assertEquals(started.grant().leaseUntil(), w.leaseUntil());

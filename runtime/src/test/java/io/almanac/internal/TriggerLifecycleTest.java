@@ -91,7 +91,7 @@ class TriggerLifecycleTest {
   private static TriggerActor.TriggerStatus status(
       EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit, ActorTestKit testKit) {
     TestProbe<TriggerActor.TriggerStatus> probe = testKit.createTestProbe();
-    kit.runCommand(new TriggerActor.GetStatus(probe.getRef()));
+    kit.runCommand(TriggerActor.GetStatus.withTaskIds(probe.getRef()));
     return probe.receiveMessage();
   }
 
@@ -339,7 +339,9 @@ class TriggerLifecycleTest {
     // Node 2 stops 2 s after node 1, node 3 still up: a hand-over again; node 3 stops 2 s later, before its trigger starts.
     clock.set(T0.plusSeconds(12));
     var second = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(self, true, ref));
-    assertEquals(T0.plusSeconds(12), ((TriggerJournal.HandedOver) second.events().get(0)).at());
+    // the hand-over (a watermark write of a tick may have gone in just before it)
+    assertEquals(T0.plusSeconds(12), second.events().stream().filter(TriggerJournal.HandedOver.class::isInstance)
+        .map(TriggerJournal.HandedOver.class::cast).findFirst().orElseThrow().at());
     assertEquals(T0.plusSeconds(12), kit.getState().handedOverAt());
     // The cluster starts again 43 s after the last hand-over: nobody took over within the lease time (10 s here).
     clock.set(T0.plusSeconds(55));

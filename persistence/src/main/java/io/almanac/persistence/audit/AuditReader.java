@@ -259,10 +259,11 @@ public final class AuditReader implements AutoCloseable {
         .statefulMap(
             () -> (ZoneId) ZoneOffset.UTC,
             (ZoneId zone, EventEnvelope env) -> {
-              AuditEvent e = toAudit(taskId, env, zone);
-              return Pair.create(e.zone(), e);
+              List<AuditEvent> es = toAudit(taskId, env, zone);
+              return Pair.create(es.get(es.size() - 1).zone(), es);
             },
-            zone -> Optional.<AuditEvent>empty())
+            zone -> Optional.<List<AuditEvent>>empty())
+        .mapConcat(es -> es) // one row may stand for two events (TaskJournal.expand): both, with its sequence number
         .map(this::counted);
   }
 
@@ -383,9 +384,15 @@ public final class AuditReader implements AutoCloseable {
     return e;
   }
 
-  private static AuditEvent toAudit(String taskId, EventEnvelope env, ZoneId zone) {
-    AuditEvent e = AuditEvent.of(taskId, env.sequenceNr(), env.event(), zone).withWriter(writerOf(env));
-    return e.at() == null ? e.withAt(Instant.ofEpochMilli(env.timestamp())) : e;
+  private static List<AuditEvent> toAudit(String taskId, EventEnvelope env, ZoneId zone) {
+    List<Object> events = env.event() instanceof TaskJournal.Event te ? List.copyOf(TaskJournal.expand(te)) : List.of(env.event());
+    List<AuditEvent> out = new ArrayList<>(events.size());
+    for (Object raw : events) {
+      AuditEvent e = AuditEvent.of(taskId, env.sequenceNr(), raw, zone).withWriter(writerOf(env));
+      out.add(e.at() == null ? e.withAt(Instant.ofEpochMilli(env.timestamp())) : e);
+      zone = e.zone();
+    }
+    return out;
   }
 
   /** The event's writer, from its metadata (see {@link WriterStamp}); null when it has none. */

@@ -146,10 +146,13 @@ public final class WindowExplanation {
     List<AuditEvent> out = new ArrayList<>();
     ZoneId zone = ZoneOffset.UTC;
     long seq = 1;
-    for (TaskJournal.Event e : events) {
-      AuditEvent a = AuditEvent.of(taskId, seq++, e, zone);
-      zone = a.zone();
-      out.add(a);
+    for (TaskJournal.Event row : events) {
+      for (TaskJournal.Event e : TaskJournal.expand(row)) { // one row may stand for two events: both, with its number
+        AuditEvent a = AuditEvent.of(taskId, seq, e, zone);
+        zone = a.zone();
+        out.add(a);
+      }
+      seq++;
     }
     return AuditEvent.withCauses(out);
   }

@@ -745,7 +745,11 @@ class WindowExplanationTest {
             new UpstreamRerunRecorded(DAY, "order-export", DAY, "KEPT", "the window succeeded: no window succeeds twice",
                 t("03:00:00"))),
         journal(waiting(), new WaitEnded(DAY, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is "
-            + "FAILED", t("06:00:00"))));
+            + "FAILED", t("06:00:00"))),
+        // a fresh window's schedule and start in one row: explained as the two events it stands for
+        journal(new TaskJournal.WindowStarted(DAY, DUE.minus(Duration.ofHours(8)), DUE.plus(Duration.ofHours(16)), DUE,
+            RunKind.FIRST, 1, DUE.plus(Duration.ofHours(2)), N1, DUE),
+            new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:01"))));
     for (List<Event> j : journals) {
       j.forEach(e -> covered.add(e.getClass()));
       Explanation e = explain(j);

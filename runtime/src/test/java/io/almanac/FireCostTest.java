@@ -1,0 +1,226 @@
+package io.almanac;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.testkit.SettableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.persistence.testkit.JournalOperation;
+import org.apache.pekko.persistence.testkit.ProcessingResult;
+import org.apache.pekko.persistence.testkit.ProcessingSuccess$;
+import org.apache.pekko.persistence.testkit.WriteEvents;
+import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What one fresh fire costs, counted (operations, not time): journal writes, rows and bytes, and
+ * the messages the trigger, the task entity and the executor receive, from the trigger's fire to
+ * the recorded result. The regression guard of the fire path's budget (principle 10).
+ */
+class FireCostTest {
+
+  private ActorTestKit testKit;
+  private SettableClock clock;
+
+  /** Per persistence id: writes (persist calls), rows (events), bytes (serialized events). */
+  static final class Journal {
+    final Map<String, long[]> byPid = new ConcurrentHashMap<>();
+
+    final Map<String, java.util.concurrent.CountDownLatch> succeeded = new ConcurrentHashMap<>();
+
+    java.util.concurrent.CountDownLatch awaitSuccess(String window) {
+      return succeeded.computeIfAbsent(window, k -> new java.util.concurrent.CountDownLatch(1));
+    }
+
+    void wrote(String pid, List<Object> events, Serialization serialization) {
+      for (Object e : events) {
+        if (e instanceof io.almanac.journal.TaskJournal.AttemptSucceeded ok) {
+          awaitSuccess(ok.window()).countDown();
+        }
+      }
+      long bytes = 0;
+      for (Object e : events) {
+        bytes += serialization.serialize(e).get().length;
+      }
+      long[] c = byPid.computeIfAbsent(pid, k -> new long[3]);
+      synchronized (c) {
+        c[0]++;
+        c[1] += events.size();
+        c[2] += bytes;
+      }
+    }
+
+    long[] of(String pid) {
+      return byPid.getOrDefault(pid, new long[3]).clone();
+    }
+  }
+
+  /** Messages by actor and class. */
+  static final class Messages {
+    final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
+    volatile boolean on;
+
+    void received(String actor, Object message) {
+      if (on) {
+        counts.computeIfAbsent(actor + " <- " + name(message), k -> new AtomicLong()).incrementAndGet();
+      }
+    }
+
+    static String name(Object m) {
+      String n = m.getClass().getName();
+      return n.substring(n.lastIndexOf('.') + 1);
+    }
+  }
+
+  record Cost(long writes, long rows, long bytes, Map<String, Long> messages, long copied, long visited) {
+    /**
+     * The messages up to the recorded result: all but what answers the result (its acknowledgement to
+     * the executor, the task's wake-up report after it, an announced success).
+     */
+    long toResult() {
+      return protocolMessages() - messages.getOrDefault("executor <- Executor$ReportDone", 0L)
+          - messages.getOrDefault("trigger <- TriggerActor$TaskWakes", 0L)
+          - messages.getOrDefault("trigger <- TriggerActor$UpstreamDone", 0L);
+    }
+
+    long protocolMessages() {
+      return messages.entrySet().stream().filter(e -> !background(e.getKey())).mapToLong(Map.Entry::getValue).sum();
+    }
+
+    /** Periodic ticks and journal replies: not messages a fire sends. */
+    static boolean background(String key) {
+      return key.endsWith("Tick") || key.endsWith("Check") || key.contains("GetStatus") || key.contains("HeartbeatLog")
+          || key.contains("GetWindows")
+          || key.contains("InternalProtocol") || key.contains("JournalResponse") || key.contains("WriteMessage")
+          || key.contains("Response") || key.endsWith("$INSTANCE") || key.contains("LeaseTimer");
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    if (testKit != null) {
+      testKit.shutdownTestKit();
+    }
+  }
+
+  private Cost fireWithHotWindows(int hot) {
+    clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+    testKit = ActorTestKit.create("fire-cost", AlmanacNodeTest.config("almanac.task.hot-windows = 600"));
+    Journal journal = new Journal();
+    Serialization serialization = SerializationExtension.get(testKit.system());
+    PersistenceTestKit.create(testKit.system()).withPolicy((String pid, JournalOperation op) -> {
+      if (op instanceof WriteEvents w) {
+        journal.wrote(pid, w.getBatch(), serialization);
+      }
+      return (ProcessingResult) ProcessingSuccess$.MODULE$;
+    });
+    Messages messages = new Messages();
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })
+        .job("noop", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")))
+        .messageTap(messages::received).start();
+    await(almanac.ready());
+    // every minute, one window per firing; missed windows are recorded MISSED (catch-up none)
+    await(almanac.register(TaskSpec.builder("cost").cron("0 * * * * ? UTC").window("per-firing").job("noop").build()));
+    Instant first = Instant.parse("2026-11-29T00:00:00Z");
+    clock.set(first);
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, status(almanac, first)));
+    if (hot > 1) {
+      // the clock jumps: the windows in between are recorded MISSED in one catch-up, and stay hot
+      Instant later = first.plus(Duration.ofMinutes(hot));
+      clock.set(later);
+      eventually(() -> assertTrue(await(almanac.windows("cost")).size() >= hot, "hot windows"));
+      eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, status(almanac, later)));
+    }
+    settle();
+    Instant due = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plus(Duration.ofMinutes(1));
+    clock.set(due.minusSeconds(1));
+    settle();
+    long[] before = journal.of("task|cost");
+    long copiedBefore = io.almanac.journal.WorkMeter.copied();
+    long visitedBefore = io.almanac.journal.WorkMeter.visited();
+    messages.on = true;
+    java.util.concurrent.CountDownLatch recorded = journal.awaitSuccess(due.toString());
+    clock.set(due);
+    try {
+      assertTrue(recorded.await(20, TimeUnit.SECONDS), "the fire's result was recorded");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+    settle(); // the messages that follow the result (acknowledgements, wake-ups)
+    messages.on = false;
+    long copied = io.almanac.journal.WorkMeter.copied() - copiedBefore;
+    long visited = io.almanac.journal.WorkMeter.visited() - visitedBefore;
+    long[] after = journal.of("task|cost");
+    Map<String, Long> counted = new TreeMap<>();
+    messages.counts.forEach((k, v) -> counted.put(k, v.get()));
+    return new Cost(after[0] - before[0], after[1] - before[1], after[2] - before[2], counted, copied, visited);
+  }
+
+  private InstanceStatus status(Almanac almanac, Instant window) {
+    return await(almanac.windows("cost")).stream().filter(w -> w.window().value().equals(window.toString()))
+        .map(WindowView::status).findFirst().orElse(null);
+  }
+
+  private void settle() {
+    try {
+      Thread.sleep(300); // no clock moves meanwhile: only what is in flight completes
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+    return stage.toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
+  }
+
+  private void eventually(Runnable assertion) {
+    TestProbe<Object> probe = testKit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(20), Duration.ofMillis(20), () -> {
+      assertion.run();
+      return null;
+    });
+  }
+
+  @Test
+  @DisplayName("principle 10: a fresh fire of an idle task costs at most 2 journal writes and 2 rows, and at most 6 "
+      + "messages from the trigger's fire to the recorded result, with 1 hot window as with 500")
+  void freshFireBudget() {
+    Cost one = fireWithHotWindows(1);
+    System.out.println("fire cost, 1 hot window: " + one.writes() + " writes, " + one.rows() + " rows, " + one.bytes()
+        + " bytes, " + one.protocolMessages() + " messages, " + one.copied() + " window entries copied, " + one.visited()
+        + " windows visited: " + one.messages());
+    stop();
+    testKit = null;
+    Cost many = fireWithHotWindows(500);
+    System.out.println("fire cost, 500 hot windows: " + many.writes() + " writes, " + many.rows() + " rows, " + many.bytes()
+        + " bytes, " + many.protocolMessages() + " messages, " + many.copied() + " window entries copied, " + many.visited()
+        + " windows visited: " + many.messages());
+    for (Cost c : List.of(one, many)) {
+      assertTrue(c.writes() <= 2, "journal writes per fire: " + c.writes());
+      assertTrue(c.rows() <= 2, "journal rows per fire: " + c.rows());
+      assertTrue(c.bytes() <= 600, "bytes written per fire: " + c.bytes());
+      assertTrue(c.toResult() <= 6, "messages from the fire to the recorded result: " + c.toResult() + " " + c.messages());
+      assertTrue(c.protocolMessages() <= 8, "messages of a fire in all (acknowledgements after the result included): "
+          + c.protocolMessages() + " " + c.messages());
+      assertEquals(0, c.copied(), "window entries copied per fire");
+    }
+    // the work does not grow with the hot windows: the same walks, the same messages
+    assertEquals(one.visited(), many.visited(), "windows visited with 1 and with 500 hot windows");
+    assertEquals(one.protocolMessages(), many.protocolMessages());
+    assertTrue(many.visited() <= 10, "windows visited per fire: " + many.visited());
+  }
+}
