@@ -3,11 +3,13 @@ package io.almanac.persistence;
 import io.almanac.persistence.H2Compaction.FileSize;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
+import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.FileStore;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
@@ -36,14 +38,17 @@ import org.h2.store.fs.FileUtils;
  * lock), a commit writes them as one new chunk at the first free place of the file (the chunks they
  * came from are dead now), an {@code fsync} puts that commit on disk, and {@code
  * FileStore.dropUnusedChunks} frees the dead chunks; the next chunk written before the end of the
- * file cuts the free end off. These are the calls H2's own background compaction makes, and the
- * commits are ordinary ones: a {@code kill -9} at any moment leaves the last commit, with every
- * chunk it references ({@code H2CompactionCrashTest}). It does not move chunks ({@code
+ * file cuts the free end off. Each step also has its commit rewrite the file's header. These are
+ * the calls H2's own background compaction makes, and the commits are ordinary ones: a {@code kill
+ * -9} at any moment leaves the last acknowledged commit, with every chunk it references ({@code
+ * H2CompactionCrashTest}). It does not move chunks ({@code
  * RandomAccessStore.compactMoveChunks}): in 2.3.232 that can place a moved chunk over space that the
  * last stored version still references (fixed after 2.4.240 in "fix corner case with improper
  * allocation in moveChunkInside"), so a kill in between could lose it. While H2 rewrites or frees
- * (each call holding its store lock) the retention time is 0, as in H2's own {@code
- * MVStore.compactFile}; the journal's commits between the calls keep H2's 45 s.
+ * (each call under its store lock, so no commit of the journal runs meanwhile) the retention time
+ * is lowered only as far as the chunk named by the file's header ({@link #headerSafeRetention}):
+ * H2's own {@code MVStore.compactFile} lowers it to 0, which lost acknowledged commits under kill -9
+ * here. The journal's commits between the calls keep H2's 45 s.
  *
  * <p>A chunk whose pages are all live is never rewritten, so online compaction cannot shrink a file
  * past one near its end (a file grown before this compaction ran, with holes before its last
@@ -59,6 +64,12 @@ final class H2FileStore {
    * commit: the journal's commits wait for about this much I/O at most (1 MB: milliseconds on an SSD).
    */
   static final int STEP_BYTES = 1 << 20;
+
+  /**
+   * The store header's "clean" flag (FileStore.HDR_CLEAN): RandomAccessStore.shouldWriteStoreHeader
+   * removes it and rewrites the header, naming the chunk just written, with the next chunk.
+   */
+  private static final String HEADER_REWRITE = "clean";
 
   private final MVStore store;
 
@@ -131,17 +142,20 @@ final class H2FileStore {
     int rewritten = 0;
     while (true) {
       steps++;
+      // the next chunk written (this step's commit, or one of the journal's) also rewrites the file's
+      // header to name it, as H2 does on every clean close: the chunks before it become freeable
+      store.executeFilestoreOperation(() -> fs.getStoreHeader().put(HEADER_REWRITE, 1));
       // 101: every chunk with a dead page may be picked, not only while the average fill rate is low
-      boolean rewrote = withoutRetention(() -> store.compact(101, STEP_BYTES));
+      boolean rewrote = withHeaderSafeRetention(() -> store.compact(101, STEP_BYTES));
       if (rewrote) {
         rewritten++;
         store.commit();
       }
       // the commits that made chunks dead are on disk before those chunks are freed
       store.sync();
-      withoutRetention(() -> {
-        store.executeFilestoreOperation(fs::dropUnusedChunks);
-        return null;
+      withHeaderSafeRetention(() -> {
+        fs.dropUnusedChunks();
+        return true;
       });
       // stores the layout without the freed chunks; written before the end of the file, this chunk cuts the free end off
       store.commit();
@@ -153,17 +167,67 @@ final class H2FileStore {
   }
 
   /**
-   * Runs one of H2's compaction calls (each holds H2's store lock throughout) with the retention
-   * time 0, as H2's own MVStore.compactFile does, so that young chunks can be rewritten and dead ones
-   * freed at once; the journal's commits between the calls keep H2's margin.
+   * Runs one of H2's calls under H2's store lock (no commit of the journal runs meanwhile) with the
+   * retention time lowered as far as {@link #headerSafeRetention} allows, then puts it back.
+   *
+   * @return the call's result, or false when the retention cannot be lowered (the call did not run)
    */
-  private <T> T withoutRetention(Supplier<T> call) {
-    int retention = store.getRetentionTime();
-    store.setRetentionTime(0);
+  private boolean withHeaderSafeRetention(BooleanSupplier call) {
+    boolean[] result = new boolean[1];
+    // executeFilestoreOperation turns anything thrown into a panic that closes the database: nothing of ours throws
+    store.executeFilestoreOperation(() -> {
+      int retention = store.getRetentionTime();
+      int safe = headerSafeRetention();
+      if (safe < 0) {
+        return;
+      }
+      store.setRetentionTime(Math.min(safe, retention));
+      try {
+        result[0] = call.getAsBoolean();
+      } finally {
+        store.setRetentionTime(retention);
+      }
+    });
+    return result[0];
+  }
+
+  /**
+   * The retention time (ms) that lets H2 free or rewrite only chunks written before the chunk the
+   * file's header names. After a crash H2 finds the last commit from that chunk, following each
+   * chunk's prediction of where the next one goes, or else from the last chunk of the file: a chunk
+   * on that path that is freed and overwritten before the header names a later one cuts the path,
+   * and the commits after it are not found (seen with retention 0: acknowledged commits lost after
+   * kill -9). H2's own 45 s retention keeps them. The header moves on whenever a chunk is not where
+   * the previous one predicted (or 20 commits later), but not while chunks are appended to the end
+   * of the file: each step of {@link #compact} has the next commit rewrite it.
+   *
+   * @return the retention time, 0 when the header names the newest chunk, or -1 when the header's
+   *     chunk is not known (then nothing is freed or rewritten early)
+   */
+  private int headerSafeRetention() {
     try {
-      return call.get();
-    } finally {
-      store.setRetentionTime(retention);
+      FileStore<?> fs = store.getFileStore();
+      Map<String, Object> header = fs.getStoreHeader();
+      long version = DataUtils.readHexLong(header, "version", -1);
+      if (version < 0) {
+        return -1;
+      }
+      if (version == fs.lastChunkVersion()) {
+        return 0; // every other chunk is older, and the newest is live
+      }
+      // as read from the file: hexadecimal text; as written since: a number
+      Object id = header.get("chunk");
+      int chunkId = id instanceof Number n ? n.intValue() : Integer.parseInt(String.valueOf(id), 16);
+      String chunk = fs.getLayoutMap().get("chunk." + Integer.toHexString(chunkId));
+      long time = chunk == null ? -1 : DataUtils.readHexLong(DataUtils.parseMap(chunk), "time", -1);
+      if (time < 0) {
+        return -1;
+      }
+      long now = store.getTimeAbsolute() - fs.getCreationTime();
+      // seasoned (freeable) when chunk.time + retention <= now: only chunks strictly older than the header's
+      return (int) Math.max(0, Math.min(Integer.MAX_VALUE, now - time + 1));
+    } catch (RuntimeException e) {
+      return -1;
     }
   }
 
