@@ -66,6 +66,12 @@ final class H2FileStore {
   static final int STEP_BYTES = 1 << 20;
 
   /**
+   * The share (percent) of the chunks' bytes that is live at which a compaction stops: H2's own
+   * target (AUTO_COMPACT_FILL_RATE's default).
+   */
+  static final int DENSE_FILL_RATE = 90;
+
+  /**
    * The store header's "clean" flag (FileStore.HDR_CLEAN): RandomAccessStore.shouldWriteStoreHeader
    * removes it and rewrites the header, naming the chunk just written, with the next chunk.
    */
@@ -127,8 +133,9 @@ final class H2FileStore {
   record Compacted(FileSize before, FileSize after, int steps, int rewritten, long nanos) {}
 
   /**
-   * Compacts the open file in steps until nothing is left to rewrite or the deadline has passed
-   * (checked after each step, so it is passed by one step at most).
+   * Compacts the open file in steps until nothing is left to rewrite, {@value #DENSE_FILL_RATE}% of
+   * the chunks' bytes are live, or the deadline has passed (checked after each step, so it is passed
+   * by one step at most).
    *
    * @param deadline a {@code nanoTime} value
    * @param nanoTime the clock of the deadline
@@ -159,7 +166,8 @@ final class H2FileStore {
       });
       // stores the layout without the freed chunks; written before the end of the file, this chunk cuts the free end off
       store.commit();
-      if (!rewrote || nanoTime.getAsLong() - deadline >= 0) {
+      // done when little is left to rewrite: free space between chunks is reused by the next commits
+      if (!rewrote || fs.getChunksFillRate() >= DENSE_FILL_RATE || nanoTime.getAsLong() - deadline >= 0) {
         break;
       }
     }
