@@ -186,6 +186,29 @@ final class AlmanacSut implements Sut {
       }
     }
     m.put("events_by_type", byType);
+    if (!Db.postgres()) {
+      m.put("h2_file", h2File(probeConn));
+    }
+    return m;
+  }
+
+  /**
+   * The H2 file's size and its live data by H2's own counters (INFORMATION_SCHEMA.SETTINGS info.*):
+   * the node compacts the file when it is over almanac.persistence.h2.compaction.max-ratio.
+   */
+  static Map<String, Object> h2File(java.sql.Connection c) throws Exception {
+    Map<String, Long> info = new java.util.HashMap<>();
+    try (var s = c.createStatement(); var rs = s.executeQuery("SELECT SETTING_NAME, SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS "
+        + "WHERE SETTING_NAME IN ('info.FILE_SIZE', 'info.FILL_RATE', 'info.CHUNKS_FILL_RATE')")) {
+      while (rs.next()) {
+        info.put(rs.getString(1), Long.parseLong(rs.getString(2)));
+      }
+    }
+    long file = info.getOrDefault("info.FILE_SIZE", 0L);
+    long live = file * info.getOrDefault("info.FILL_RATE", 0L) / 100 * info.getOrDefault("info.CHUNKS_FILL_RATE", 0L) / 100;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("file_mb", file / 1e6);
+    m.put("live_mb", live / 1e6);
     return m;
   }
 

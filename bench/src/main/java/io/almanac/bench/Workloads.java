@@ -143,6 +143,9 @@ final class Workloads {
           out.put("rows_after", after);
           long journal = ((Number) after.get("event_journal")).longValue() - ((Number) before.get("event_journal")).longValue();
           out.put("journal_rows_per_fire", (double) journal / n);
+          if (after.get("h2_file") instanceof Map<?, ?> h2) {
+            Bench.progress("  H2 file after the burst: %.1f MB, live data %.1f MB", h2.get("file_mb"), h2.get("live_mb"));
+          }
         }
         Map<String, Object> prof = sut.profile(starts, "b");
         if (!prof.isEmpty()) {

@@ -5,6 +5,7 @@ import io.almanac.config.Settings;
 import io.almanac.InvalidSpecException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
@@ -39,11 +40,13 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2, Postgres post
    * @param path the database file's path without H2's ".mv.db" suffix
    * @param poolSize connections (and Slick threads) in the pool shared by journal, snapshots and
    *     read journal
+   * @param compaction how the running node keeps the file near the size of its data
    */
-  public record H2(String path, int poolSize) {
+  public record H2(String path, int poolSize, Compaction compaction) {
 
-    /** Canonical constructor: validates both settings. */
+    /** Canonical constructor: validates every setting. */
     public H2 {
+      Objects.requireNonNull(compaction, "compaction");
       String key = NAMESPACE + ".h2.path";
       if (path == null || path.isBlank()) {
         throw new InvalidSpecException(key, path, "must not be empty");
@@ -76,6 +79,39 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2, Postgres post
         return Path.of(path).isAbsolute();
       } catch (InvalidPathException e) {
         return false;
+      }
+    }
+  }
+
+  /**
+   * How the node keeps the embedded database's file near the size of its data, {@code
+   * almanac.persistence.h2.compaction} (see {@link H2Compaction}).
+   *
+   * @param enabled whether the node compacts the file (while it runs, and before it opens it)
+   * @param interval how often it compares the file's size with its live data
+   * @param maxRatio the file's size over its live data above which it compacts
+   * @param minFileSize the file size in bytes below which it never compacts
+   * @param maxTime how long one compaction may take (it may overrun by one step)
+   */
+  public record Compaction(boolean enabled, Duration interval, double maxRatio, long minFileSize, Duration maxTime) {
+
+    /** Canonical constructor: validates every setting. */
+    public Compaction {
+      String key = NAMESPACE + ".h2.compaction.";
+      positive(key + "interval", interval);
+      if (!(maxRatio >= 1.0) || Double.isInfinite(maxRatio)) {
+        throw new InvalidSpecException(key + "max-ratio", maxRatio,
+            "must be a number of at least 1.0 (the file can never be smaller than its data)");
+      }
+      if (minFileSize < 0) {
+        throw new InvalidSpecException(key + "min-file-size", minFileSize, "must not be negative");
+      }
+      positive(key + "max-time", maxTime);
+    }
+
+    private static void positive(String key, Duration d) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new InvalidSpecException(key, d, "must be a positive duration");
       }
     }
   }
@@ -160,7 +196,8 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2, Postgres post
     String pg = NAMESPACE + ".postgres.";
     return new PersistenceSettings(
         Settings.booleanOf(config, NAMESPACE + ".schema.auto-create"),
-        new H2(Settings.stringOf(config, NAMESPACE + ".h2.path"), Settings.intOf(config, NAMESPACE + ".h2.pool-size")),
+        new H2(Settings.stringOf(config, NAMESPACE + ".h2.path"), Settings.intOf(config, NAMESPACE + ".h2.pool-size"),
+            compaction(config, NAMESPACE + ".h2.compaction.")),
         new Postgres(
             Settings.stringOf(config, pg + "url"),
             Settings.stringOf(config, pg + "user"),
@@ -168,6 +205,26 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2, Postgres post
             Settings.intOf(config, pg + "pool-size"),
             // Optional: almanac-postgres.conf reads it with ${?...}, so a missing key means "not set".
             config.hasPath(pg + "schema") ? Optional.of(Settings.stringOf(config, pg + "schema")) : Optional.empty()));
+  }
+
+  private static Compaction compaction(Config config, String key) {
+    return new Compaction(
+        Settings.booleanOf(config, key + "enabled"),
+        Settings.durationOf(config, key + "interval"),
+        Settings.doubleOf(config, key + "max-ratio"),
+        bytes(config, key + "min-file-size"),
+        Settings.durationOf(config, key + "max-time"));
+  }
+
+  /** A size in bytes: a number, or HOCON's size units (e.g. 4MB, 512kB). */
+  private static long bytes(Config config, String key) {
+    try {
+      return config.getBytes(key);
+    } catch (com.typesafe.config.ConfigException.Missing e) {
+      throw new InvalidSpecException(key, null, "is missing");
+    } catch (com.typesafe.config.ConfigException.BadValue | com.typesafe.config.ConfigException.WrongType e) {
+      throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be a size in bytes, e.g. 4MB");
+    }
   }
 
   /** Like Settings.stringOf, without echoing a wrongly typed password into the message. */

@@ -52,6 +52,11 @@ import slick.jdbc.PostgresProfile;
  * configured tables exist and fails naming any that does not. With
  * {@code almanac.persistence.schema.auto-create = off} it only checks. Logs once what it did.
  *
+ * <p>On an embedded H2 file it also keeps the file near the size of its data ({@link H2Compaction},
+ * {@code almanac.persistence.h2.compaction}; with the {@code WRITE_DELAY=0} of almanac-h2.conf H2
+ * never compacts an open file): first, if nothing has opened the file yet and it is over the
+ * bounds, H2 compacts it offline; then, once per ActorSystem, the node's looks at the open file start.
+ *
  * <p>Unlike pekko-persistence-jdbc's test helper {@code SchemaUtils.createIfNotExists}, a failing
  * statement fails the bootstrap instead of being logged at DEBUG and ignored.
  */
@@ -218,6 +223,13 @@ public final class SchemaBootstrap {
 
   private static Done run(ActorSystem<?> system, PersistenceSettings settings) {
     Config config = system.settings().config();
+    String journalUrl = journalUrl(config);
+    if (journalUrl.startsWith("jdbc:h2:")) {
+      synchronized (H2_LOCK) {
+        // Before the journal's pool opens the file (if nothing in this JVM has opened it yet).
+        H2Compaction.beforeOpen(journalUrl, settings);
+      }
+    }
     SlickExtensionImpl slick = (SlickExtensionImpl) SlickExtension.get(system);
     // With use-shared-db (as in almanac-h2.conf) both plugins return the same database and pool.
     SlickDatabase journalDb = slick.database(config.getConfig("jdbc-journal"));
@@ -242,6 +254,10 @@ public final class SchemaBootstrap {
         ensure(journalDb, profileKey(config, "jdbc-journal"), journalAndLease, settings);
         ensure(snapshotDb, profileKey(config, "jdbc-snapshot-store"), snapshotTables, settings);
       }
+      if (Dialect.of(journalDb.profile(), profileKey(config, "jdbc-journal")) == Dialect.H2) {
+        // With WRITE_DELAY=0 H2 never compacts the open file: the node does (almanac.persistence.h2.compaction).
+        H2Compaction.start(system, settings);
+      }
     } finally {
       // A plugin without use-shared-db gets a pool of its own per lookup: this one was only ours.
       closeIfOwned(journalDb);
@@ -250,6 +266,13 @@ public final class SchemaBootstrap {
       }
     }
     return Done.getInstance();
+  }
+
+  /** The JDBC URL of the journal's database (its shared one, or its own), or "" when it has none configured. */
+  private static String journalUrl(Config config) {
+    String shared = config.hasPath("jdbc-journal.use-shared-db") ? config.getString("jdbc-journal.use-shared-db") : "";
+    String path = (shared.isEmpty() ? "jdbc-journal.slick" : "pekko-persistence-jdbc.shared-databases." + shared) + ".db.url";
+    return config.hasPath(path) ? config.getString(path) : "";
   }
 
   /** The key that names a plugin's Slick profile: its own, or its shared database's. */

@@ -44,7 +44,8 @@ class H2UrlTest {
   @Test
   void defaultUrlIsAnAsyncFileWithoutWriteDelay() {
     Config config = ConfigFactory.load(ConfigFactory.parseString("include \"almanac-h2.conf\""));
-    assertEquals("jdbc:h2:async:./data/almanac;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;DATABASE_TO_UPPER=false", url(config));
+    assertEquals("jdbc:h2:async:./data/almanac;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;DATABASE_TO_UPPER=false;MAX_COMPACT_TIME=0",
+        url(config));
   }
 
   @Test
@@ -60,6 +61,7 @@ class H2UrlTest {
       assertEquals("0", setting(c, "WRITE_DELAY"));
       assertEquals("REGULAR", setting(c, "MODE"));
       assertEquals("false", setting(c, "DATABASE_TO_UPPER"));
+      assertEquals("0", setting(c, "MAX_COMPACT_TIME"), "no compaction on close: the node compacts (H2Compaction)");
       assertEquals("jdbc:h2:async:" + db, c.getMetaData().getURL());
     }
     assertTrue(Files.exists(dir.resolve("sub folder").resolve("almanac.mv.db")), "a file database, folders created");

@@ -42,6 +42,8 @@ class PersistenceSettingsTest {
     assertTrue(s.autoCreateSchema());
     assertEquals("./data/almanac", s.h2().path());
     assertEquals(4, s.h2().poolSize());
+    assertEquals(new PersistenceSettings.Compaction(true, Duration.ofMillis(250), 2.0, 4_000_000, Duration.ofMillis(200)),
+        s.h2().compaction());
     assertEquals("jdbc:postgresql://127.0.0.1:5432/almanac", s.postgres().url());
     assertEquals("almanac", s.postgres().user());
     assertEquals("", s.postgres().password());
@@ -159,6 +161,47 @@ class PersistenceSettingsTest {
     InvalidSpecException e = refused("almanac.persistence.h2.pool-size = four", "almanac.persistence.h2.pool-size");
     assertEquals("four", e.value());
     assertTrue(e.getMessage().contains("must be an integer"), e.getMessage());
+  }
+
+  private static final String COMPACTION = "almanac.persistence.h2.compaction.";
+
+  @Test
+  void acceptsCompactionValues() {
+    PersistenceSettings.Compaction c = with(COMPACTION + "enabled = off\n" + COMPACTION + "interval = 250ms\n"
+        + COMPACTION + "max-ratio = 1.0\n" + COMPACTION + "min-file-size = 0\n" + COMPACTION + "max-time = 2s\n").h2().compaction();
+    assertEquals(new PersistenceSettings.Compaction(false, Duration.ofMillis(250), 1.0, 0, Duration.ofSeconds(2)), c);
+    assertEquals(512_000, with(COMPACTION + "min-file-size = 512kB").h2().compaction().minFileSize());
+  }
+
+  @Test
+  void refusesCompactionIntervalThatIsNotPositive() {
+    refused(COMPACTION + "interval = 0s", COMPACTION + "interval");
+    refused(COMPACTION + "interval = -1s", COMPACTION + "interval");
+    refused(COMPACTION + "interval = often", COMPACTION + "interval");
+  }
+
+  @Test
+  void refusesCompactionMaxRatioBelowOne() {
+    InvalidSpecException e = refused(COMPACTION + "max-ratio = 0.5", COMPACTION + "max-ratio");
+    assertTrue(e.getMessage().contains("at least 1.0"), e.getMessage());
+    refused(COMPACTION + "max-ratio = twice", COMPACTION + "max-ratio");
+  }
+
+  @Test
+  void refusesCompactionMinFileSizeThatIsNotASize() {
+    refused(COMPACTION + "min-file-size = -1", COMPACTION + "min-file-size");
+    InvalidSpecException e = refused(COMPACTION + "min-file-size = large", COMPACTION + "min-file-size");
+    assertTrue(e.getMessage().contains("size in bytes"), e.getMessage());
+  }
+
+  @Test
+  void refusesCompactionMaxTimeThatIsNotPositive() {
+    refused(COMPACTION + "max-time = 0ms", COMPACTION + "max-time");
+  }
+
+  @Test
+  void refusesCompactionEnabledThatIsNotABoolean() {
+    refused(COMPACTION + "enabled = sometimes", COMPACTION + "enabled");
   }
 
   @Test
