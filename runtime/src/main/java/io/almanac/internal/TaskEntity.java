@@ -371,10 +371,13 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
           .thenReply(trigger, s -> StatusReply.success(h.decided().reply().apply(s).withWakes(takeReplyWakes())))
           .thenUnstashAll();
     }
-    // the fresh window's schedule and start: one event, one row (Reactions.startsAtOnce: the fire
-    // decided exactly one InstanceScheduled of a first run)
+    // the fresh window's schedule and start: one event, one row. Reactions.startsAtOnce: the fire
+    // decided exactly one InstanceScheduled of a first run, the last event (after what settling the
+    // task's dead attempts wrote first, Decided.after)
     AttemptStarted started = attempts.firstStart(h.decidedOn(), window, a.executorId(), now());
-    List<Event> events = List.of(TaskJournal.WindowStarted.of((TaskJournal.InstanceScheduled) h.decided().events().get(0), started));
+    List<Event> events = new ArrayList<>(h.decided().events());
+    int last = events.size() - 1;
+    events.set(last, TaskJournal.WindowStarted.of((TaskJournal.InstanceScheduled) events.get(last), started));
     return persist(state, Origin.of(h.fire().kind()), events)
         .thenRun(s -> trigger.tell(StatusReply.success(h.decided().reply().apply(s).withWakes(takeReplyWakes()))))
         .thenReply(a.replyTo(), s -> new Executor.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, started)))

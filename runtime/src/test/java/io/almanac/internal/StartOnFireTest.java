@@ -78,7 +78,7 @@ class StartOnFireTest {
     });
   }
 
-  private record Entity(String id, ActorRef<Command> ref, TestProbe<Executor.Command> executor) {
+  private record Entity(String id, ActorRef<Command> ref, TestProbe<Executor.Command> executor, SettableClock clock) {
     List<String> writes(List<String> all) {
       String prefix = TaskJournal.persistenceId(id) + " ";
       return all.stream().filter(w -> w.startsWith(prefix)).map(w -> w.substring(prefix.length())).toList();
@@ -90,12 +90,13 @@ class StartOnFireTest {
     TaskSpec spec = TaskSpec.builder(id).cron("0 0 8 * * ? Asia/Shanghai").job("digest").build();
     TestProbe<Executor.Command> executor = testKit.createTestProbe();
     TaskEnv env = new TaskEnv(null, executor.getRef(), a -> { }, e -> true, 0);
-    ActorRef<Command> ref = testKit.spawn(TaskEntity.create(id, new SettableClock(T0), TaskSettings.from(CONFIG), env));
+    SettableClock clock = new SettableClock(T0);
+    ActorRef<Command> ref = testKit.spawn(TaskEntity.create(id, clock, TaskSettings.from(CONFIG), env));
     executor.expectMessageClass(Executor.TaskRecovered.class);
     TestProbe<StatusReply<Done>> defined = testKit.createTestProbe();
     ref.tell(new TaskProtocol.Define(SpecRecord.of(spec), defined.getRef()));
     assertTrue(defined.receiveMessage(WAIT).isSuccess());
-    return new Entity(id, ref, executor);
+    return new Entity(id, ref, executor, clock);
   }
 
   private TestProbe<StatusReply<FireOutcome>> fire(Entity e, String date) {
@@ -116,6 +117,31 @@ class StartOnFireTest {
     TestProbe<StatusReply<TaskProtocol.WindowList>> probe = testKit.createTestProbe();
     e.ref().tell(new TaskProtocol.GetWindow(WindowKey.of(window), probe.getRef()));
     return probe.receiveMessage(WAIT).getValue().windows().get(0);
+  }
+
+  @Test
+  @DisplayName("R24/R21: a fire that first settles a dead attempt (its lease ended) and starts at once writes the "
+      + "settlement and the one-row start together")
+  void startsAfterSettlingADeadAttempt() {
+    Entity e = entity();
+    TestProbe<StatusReply<FireOutcome>> first = fire(e, "2026-11-29");
+    offer(e, "2026-11-29").task().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), "node-1",
+        e.executor().getRef().narrow()));
+    assertEquals(Decision.SCHEDULED, first.receiveMessage(WAIT).getValue().decision());
+    e.executor().expectMessageClass(Executor.Started.class, WAIT);
+    // the next day's fire finds the first attempt past its lease (its job never reported): timed out
+    // first, then the new window starts, all in one write
+    e.clock().set(T0.plus(Duration.ofDays(1)));
+    TestProbe<StatusReply<FireOutcome>> second = fire(e, "2026-11-30");
+    offer(e, "2026-11-30").task().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-30"), "node-1",
+        e.executor().getRef().narrow()));
+    assertEquals(Decision.SCHEDULED, second.receiveMessage(WAIT).getValue().decision());
+    assertEquals("2026-11-29", e.executor().expectMessageClass(Executor.CancelAttempt.class, WAIT).window());
+    e.executor().expectMessageClass(Executor.Started.class, WAIT);
+    List<String> written = e.writes(writes);
+    assertEquals("[AttemptTimedOut, InstanceFinalFailed, WindowStarted]", written.get(written.size() - 1));
+    assertEquals(InstanceStatus.RUNNING, window(e, "2026-11-30").status());
+    assertEquals(InstanceStatus.FINAL_FAILED, window(e, "2026-11-29").status());
   }
 
   @Test
