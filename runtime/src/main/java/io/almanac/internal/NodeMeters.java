@@ -118,6 +118,8 @@ public final class NodeMeters {
   private final Timer triggerLag;
   private final Timer journalOk;
   private final Timer journalFailed;
+  private final Counter journalPersists;
+  private final Counter journalEvents;
   /** FINAL_FAILED windows per task hosted here. */
   private final Map<String, Integer> interventionQueues = new ConcurrentHashMap<>();
   private final AtomicInteger fresh = new AtomicInteger();
@@ -144,6 +146,10 @@ public final class NodeMeters {
         .description("start of an on-time window's first attempt minus its due time")
         .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
         .register(registry);
+    this.journalPersists = Counter.builder("almanac.journal.persists")
+        .description("persist calls (atomic writes) handed to the journal on this node").register(registry);
+    this.journalEvents = Counter.builder("almanac.journal.events")
+        .description("events (journal rows) handed to the journal on this node").register(registry);
     this.journalOk = journalTimer("ok");
     this.journalFailed = journalTimer("failed");
   }
@@ -387,6 +393,19 @@ public final class NodeMeters {
    */
   public void journalWrite(long nanos, boolean ok) {
     (ok ? journalOk : journalFailed).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Counts what the journal was asked to write: persist calls (atomic writes, one per persist of an
+   * actor) and the events (rows) in them. Counted as they are handed to the journal, whatever the
+   * outcome: the cost of the fire path, as the bench divides it by the fires.
+   *
+   * @param persists atomic writes in this call of the journal
+   * @param events events in them
+   */
+  public void journalAsked(int persists, int events) {
+    journalPersists.increment(persists);
+    journalEvents.increment(events);
   }
 
   /**
