@@ -328,9 +328,7 @@ public final class TaskJournal {
      */
     public State {
       windows = WindowTable.of(windows);
-      eventIds = eventIds instanceof org.pcollections.OrderedPMap<String, String> p ? p
-          : eventIds == null || eventIds.isEmpty() ? org.pcollections.OrderedPMap.empty()
-          : org.pcollections.OrderedPMap.<String, String>empty().plusAll(eventIds);
+      eventIds = OrderedMap.from(eventIds);
     }
 
     /** @return the hot windows as the table they are kept in (with its indexes) */
@@ -360,10 +358,9 @@ public final class TaskJournal {
       if (eventIds.containsKey(eventId)) {
         return this;
       }
-      org.pcollections.OrderedPMap<String, String> next = ((org.pcollections.OrderedPMap<String, String>) eventIds)
-          .plus(eventId, window);
+      OrderedMap<String, String> next = ((OrderedMap<String, String>) eventIds).plus(eventId, window);
       while (next.size() > Math.max(1, keep)) {
-        next = next.minus(next.keySet().iterator().next()); // the oldest id leaves
+        next = next.minus(next.firstKey()); // the oldest id leaves
       }
       return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next);
     }

@@ -99,10 +99,10 @@ public final class TriggerJournal {
      * costs O(log n), not a copy of every task). A snapshot's plain ones are converted once.
      */
     public State {
-      tasks = tasks instanceof org.pcollections.OrderedPMap<String, SpecRecord> p ? p
-          : tasks == null ? org.pcollections.OrderedPMap.empty() : org.pcollections.OrderedPMap.<String, SpecRecord>empty().plusAll(tasks);
-      active = active instanceof org.pcollections.OrderedPSet<String> p ? p
-          : active == null ? org.pcollections.OrderedPSet.empty() : org.pcollections.OrderedPSet.from(active);
+      tasks = OrderedMap.from(tasks);
+      // sorted (TreePSet): its contains is a lookup (pcollections' OrderedPSet walks every element)
+      active = active instanceof org.pcollections.TreePSet<String> p ? p
+          : active == null ? org.pcollections.TreePSet.<String>empty() : org.pcollections.TreePSet.from(active);
     }
 
     /**
@@ -110,7 +110,7 @@ public final class TriggerJournal {
      * @return the state with them
      */
     public State withTasks(List<SpecRecord> specs) {
-      org.pcollections.OrderedPMap<String, SpecRecord> next = (org.pcollections.OrderedPMap<String, SpecRecord>) tasks;
+      OrderedMap<String, SpecRecord> next = (OrderedMap<String, SpecRecord>) tasks;
       for (SpecRecord spec : specs) {
         next = next.plus(spec.id(), spec);
       }
@@ -122,8 +122,8 @@ public final class TriggerJournal {
      * @return the state without it
      */
     public State withoutTask(String taskId) {
-      return new State(((org.pcollections.OrderedPMap<String, SpecRecord>) tasks).minus(taskId), watermark,
-          ((org.pcollections.OrderedPSet<String>) active).minus(taskId), handedOverAt);
+      return new State(((OrderedMap<String, SpecRecord>) tasks).minus(taskId), watermark,
+          ((org.pcollections.TreePSet<String>) active).minus(taskId), handedOverAt);
     }
 
     /**
@@ -132,7 +132,7 @@ public final class TriggerJournal {
      * @return the active set after both
      */
     public Set<String> activeAfter(List<String> nowActive, List<String> nowIdle) {
-      org.pcollections.OrderedPSet<String> next = (org.pcollections.OrderedPSet<String>) active;
+      org.pcollections.TreePSet<String> next = (org.pcollections.TreePSet<String>) active;
       return next.plusAll(nowActive).minusAll(nowIdle);
     }
   }
