@@ -108,7 +108,8 @@ final class AlmanacSut implements Sut {
     url = config.getString(SLICK_DB + ".url");
     system = ActorSystem.create(Behaviors.empty(), "almanac-bench", config);
     SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
-    almanac = Almanac.builder(system)
+    almanac = io.almanac.BenchTap.tap(Almanac.builder(system), (actor, message) -> messages(actor).increment())
+        .meterRegistry(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()) // counters for Cost
         .job("bench", ctx -> {
           rec.record(ctx.taskId(), ctx.windowStart().toEpochMilli());
           return CompletableFuture.completedFuture(JobResult.success(""));
@@ -153,6 +154,41 @@ final class AlmanacSut implements Sut {
       }
     }
     return out;
+  }
+
+  private final java.util.concurrent.atomic.LongAdder triggerMessages = new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder taskMessages = new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder executorMessages = new java.util.concurrent.atomic.LongAdder();
+
+  private java.util.concurrent.atomic.LongAdder messages(String actor) {
+    return switch (actor) {
+      case "trigger" -> triggerMessages;
+      case "executor" -> executorMessages;
+      default -> taskMessages;
+    };
+  }
+
+  /**
+   * The node's journal counters ({@code almanac.journal.persists}, {@code almanac.journal.events}) and
+   * the messages its trigger, task entities and executor received (all of them: commands, timers and
+   * the journal's replies; counted by a tap that adds one increment per message).
+   */
+  @Override
+  public Map<String, Long> counters() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    if (system == null) {
+      return m;
+    }
+    var registry = io.almanac.internal.NodeMeters.of(system).registry();
+    var persists = registry.find("almanac.journal.persists").counter();
+    var events = registry.find("almanac.journal.events").counter();
+    m.put("journal_persists", persists == null ? -1L : (long) persists.count());
+    m.put("journal_events", events == null ? -1L : (long) events.count());
+    m.put("messages_trigger", triggerMessages.sum());
+    m.put("messages_task", taskMessages.sum());
+    m.put("messages_executor", executorMessages.sum());
+    m.put("messages", triggerMessages.sum() + taskMessages.sum() + executorMessages.sum());
+    return m;
   }
 
   @Override

@@ -117,7 +117,9 @@ final class PersistCeiling {
           AlmanacSut.storeConfig(db),
           "pekko.loglevel = WARNING",
           "pekko.log-dead-letters = off",
-          "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off")));
+          "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off",
+          // profiling only, as for Almanac's runs: extra HOCON from -Dalmanac.bench.overrides
+          System.getProperty("almanac.bench.overrides", ""))));
       ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "ceiling", config);
       try {
         SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));

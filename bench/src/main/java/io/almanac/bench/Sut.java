@@ -46,6 +46,14 @@ interface Sut extends AutoCloseable {
     return Map.of();
   }
 
+  /**
+   * @return the system's own running counters (Almanac: journal persists and events, actor messages by
+   *     receiver), read before and after a measured span by {@link Cost}; empty for the peers
+   */
+  default Map<String, Long> counters() {
+    return Map.of();
+  }
+
   @Override
   void close() throws Exception;
 

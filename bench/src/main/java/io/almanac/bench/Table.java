@@ -68,6 +68,30 @@ final class Table {
     return Math.abs(d) >= 1000 ? String.format("%.2f s", d / 1000) : String.format("%.0f ms", d);
   }
 
+  /**
+   * The cost of the run's fires (see {@link Cost}): CPU per fire for every system, and for Almanac its
+   * journal persists, events and actor messages per fire.
+   */
+  static String cost(Map<String, Object> r) {
+    if (!(get(r, "cost") instanceof Map)) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(" | CPU/fire " + ms3(num(r, "cost.cpu_ms_per_fire")) + ", threads started/fire "
+        + f(num(r, "cost.threads_started_per_fire")));
+    if (num(r, "cost.journal_persists_per_fire") != null) {
+      b.append(String.format(", persists/fire %s, events/fire %s, messages/fire %s (trigger %s, task %s, executor %s)",
+          f(num(r, "cost.journal_persists_per_fire")), f(num(r, "cost.journal_events_per_fire")),
+          f(num(r, "cost.messages_per_fire")), f(num(r, "cost.messages_trigger_per_fire")),
+          f(num(r, "cost.messages_task_per_fire")), f(num(r, "cost.messages_executor_per_fire"))));
+    }
+    return b.toString();
+  }
+
+  /** Milliseconds with three significant decimals (CPU per fire is well under one). */
+  static String ms3(Double d) {
+    return d == null ? "-" : String.format("%.3f ms", d);
+  }
+
   static String cells(Map<String, Object> r) {
     String w = String.valueOf(r.get("workload"));
     if (r.containsKey("error")) {
@@ -77,7 +101,8 @@ final class Table {
       return String.format("completions/s %s (fires/s %s) | lag p50 %s p99 %s max %s | started %s/%s dup %s%s",
           f(num(r, "completions_per_s")), f(num(r, "fires_per_s")), ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")),
           ms(num(r, "lag.max_ms")), f(num(r, "started")), f(num(r, "n")), f(num(r, "duplicates")),
-          r.containsKey("journal_rows_per_fire") ? " | journal rows/fire " + f(num(r, "journal_rows_per_fire")) : "");
+          r.containsKey("journal_rows_per_fire") ? " | journal rows/fire " + f(num(r, "journal_rows_per_fire")) : "")
+          + cost(r);
     }
     if (w.startsWith("cluster-steady")) {
       return String.format("%s node(s): lag p50 %s p99 %s max %s | missed %s of %s | doubled %s | journal rows/fire %s | fires per node %s",
@@ -99,7 +124,7 @@ final class Table {
           : "";
       return String.format("lag p50 %s p99 %s%s | missed %s of %s | dup %s | misfire-handled %s",
           ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), own, f(num(r, "missed")), f(num(r, "expected")),
-          f(num(r, "duplicates")), f(num(r, "misfire_handled_fires")));
+          f(num(r, "duplicates")), f(num(r, "misfire_handled_fires"))) + cost(r);
     }
     if (w.startsWith("restart")) {
       return String.format("due while down %s: run late %s (p50 %s), skipped %s, recorded %s | fresh p99 %s, %s/%s fired | dup %s | stuck %s",

@@ -94,6 +94,12 @@ final class Workloads {
         Bench.progress("  %s: %d tasks registered in %d ms; due at %s", system, n, registered - r0, due);
         long timeoutMs = Math.max(60_000, n * 30L);
         long deadline = due.toEpochMilli() + timeoutMs;
+        long untilDue = due.toEpochMilli() - 200 - System.currentTimeMillis();
+        if (untilDue > 0) {
+          Thread.sleep(untilDue);
+        }
+        Map<String, Long> cost0 = Cost.snapshot(sut);
+        long fired0 = rec.count();
         while (rec.count() < n && System.currentTimeMillis() < deadline) {
           Thread.sleep(20);
         }
@@ -109,6 +115,8 @@ final class Workloads {
             Thread.sleep(50);
           }
         }
+        Map<String, Long> cost1 = Cost.snapshot(sut);
+        out.put("cost", Cost.perFire(cost0, cost1, rec.count() - fired0));
         List<Recorder.Start> starts = rec.snapshot();
         double[] lags = new double[starts.size()];
         long last = 0;
@@ -181,6 +189,10 @@ final class Workloads {
         Thread.sleep(10);
       }
       rowsBefore = sut.rows();
+      Map<String, Long> cost0 = Cost.snapshot(sut);
+      long fired0 = rec.count();
+      Thread.sleep(Math.max(0, to.toEpochMilli() - System.currentTimeMillis()));
+      out.put("cost", Cost.perFire(cost0, Cost.snapshot(sut), rec.count() - fired0));
       Thread.sleep(to.toEpochMilli() - System.currentTimeMillis() + 5000); // 5 s grace for late fires
       Map<String, Object> rowsAfter = sut.rows();
       out.putAll(analyseSeconds(rec.snapshot(), from, to, m, system.startsWith("quartz") || system.equals("almanac")));

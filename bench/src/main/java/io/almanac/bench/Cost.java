@@ -1,0 +1,59 @@
+package io.almanac.bench;
+
+import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a run's fires cost, printed next to its throughput: the process's CPU time, and for Almanac
+ * its node's counters (journal persist calls and events, actor messages by receiver), each divided
+ * by the fires of the measured span. A snapshot is taken at the span's start and at its end; every
+ * system runs in a JVM of its own, so the process's CPU is the system's (and the harness's polling,
+ * the same for every system).
+ */
+final class Cost {
+  private Cost() {}
+
+  /** The counters now: "cpu_ns" and "threads_started" (the JVM's) for every system, plus what the system counts (see {@link Sut#counters()}). */
+  static Map<String, Long> snapshot(Sut sut) {
+    Map<String, Long> m = new LinkedHashMap<>();
+    m.put("cpu_ns", cpuNanos());
+    m.put("threads_started", ManagementFactory.getThreadMXBean().getTotalStartedThreadCount());
+    m.putAll(sut.counters());
+    return m;
+  }
+
+  static long cpuNanos() {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getProcessCpuTime();
+    }
+    return -1;
+  }
+
+  /**
+   * @param before the snapshot at the span's start
+   * @param after the snapshot at its end
+   * @param fires fires in the span
+   * @return per fire: cpu_ms_per_fire, and each counter's name with "_per_fire"
+   */
+  static Map<String, Object> perFire(Map<String, Long> before, Map<String, Long> after, long fires) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("fires", fires);
+    if (fires <= 0) {
+      return m;
+    }
+    for (Map.Entry<String, Long> e : after.entrySet()) {
+      Long b = before.get(e.getKey());
+      if (b == null || b < 0 || e.getValue() < 0) {
+        continue;
+      }
+      double d = (e.getValue() - b) / (double) fires;
+      if (e.getKey().equals("cpu_ns")) {
+        m.put("cpu_ms_per_fire", d / 1e6);
+      } else {
+        m.put(e.getKey() + "_per_fire", d);
+      }
+    }
+    return m;
+  }
+}
