@@ -109,7 +109,6 @@ final class AlmanacSut implements Sut {
     system = ActorSystem.create(Behaviors.empty(), "almanac-bench", config);
     SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
     almanac = io.almanac.BenchTap.tap(Almanac.builder(system), (actor, message) -> messages(actor).increment())
-        .meterRegistry(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()) // counters for Cost
         .job("bench", ctx -> {
           rec.record(ctx.taskId(), ctx.windowStart().toEpochMilli());
           return CompletableFuture.completedFuture(JobResult.success(""));
@@ -179,11 +178,9 @@ final class AlmanacSut implements Sut {
     if (system == null) {
       return m;
     }
-    var registry = io.almanac.internal.NodeMeters.of(system).registry();
-    var persists = registry.find("almanac.journal.persists").counter();
-    var events = registry.find("almanac.journal.events").counter();
-    m.put("journal_persists", persists == null ? -1L : (long) persists.count());
-    m.put("journal_events", events == null ? -1L : (long) events.count());
+    var meters = io.almanac.internal.NodeMeters.of(system);
+    m.put("journal_persists", meters.journalPersists());
+    m.put("journal_events", meters.journalEvents());
     m.put("messages_trigger", triggerMessages.sum());
     m.put("messages_task", taskMessages.sum());
     m.put("messages_executor", executorMessages.sum());

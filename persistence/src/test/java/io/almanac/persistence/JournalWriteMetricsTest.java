@@ -127,8 +127,8 @@ class JournalWriteMetricsTest {
     }
     java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
     long started = threads.getTotalStartedThreadCount();
-    double persists = registry.get("almanac.journal.persists").counter().count();
-    double events = registry.get("almanac.journal.events").counter().count();
+    double persists = registry.get("almanac.journal.persists").functionCounter().count();
+    double events = registry.get("almanac.journal.events").functionCounter().count();
     int writes = 300;
     for (int i = 50; i < 50 + writes; i++) {
       w.tell(i);
@@ -136,8 +136,8 @@ class JournalWriteMetricsTest {
     }
     long newThreads = threads.getTotalStartedThreadCount() - started;
     assertTrue(newThreads < 30, writes + " journal writes started " + newThreads + " threads");
-    assertEquals(writes, registry.get("almanac.journal.persists").counter().count() - persists, 0.0);
-    assertEquals(writes, registry.get("almanac.journal.events").counter().count() - events, 0.0);
+    assertEquals(writes, registry.get("almanac.journal.persists").functionCounter().count() - persists, 0.0);
+    assertEquals(writes, registry.get("almanac.journal.events").functionCounter().count() - events, 0.0);
     eventually(() -> assertTrue(registry.get("almanac.journal.write").tag("outcome", "ok").timer().count() >= 50 + writes));
   }
 }

@@ -35,6 +35,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.AbstractExtensionId;
 import org.apache.pekko.actor.ClassicActorSystemProvider;
@@ -118,8 +119,8 @@ public final class NodeMeters {
   private final Timer triggerLag;
   private final Timer journalOk;
   private final Timer journalFailed;
-  private final Counter journalPersists;
-  private final Counter journalEvents;
+  private final LongAdder journalPersists = new LongAdder();
+  private final LongAdder journalEvents = new LongAdder();
   /** FINAL_FAILED windows per task hosted here. */
   private final Map<String, Integer> interventionQueues = new ConcurrentHashMap<>();
   private final AtomicInteger fresh = new AtomicInteger();
@@ -146,9 +147,9 @@ public final class NodeMeters {
         .description("start of an on-time window's first attempt minus its due time")
         .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
         .register(registry);
-    this.journalPersists = Counter.builder("almanac.journal.persists")
+    io.micrometer.core.instrument.FunctionCounter.builder("almanac.journal.persists", journalPersists, LongAdder::sum)
         .description("persist calls (atomic writes) handed to the journal on this node").register(registry);
-    this.journalEvents = Counter.builder("almanac.journal.events")
+    io.micrometer.core.instrument.FunctionCounter.builder("almanac.journal.events", journalEvents, LongAdder::sum)
         .description("events (journal rows) handed to the journal on this node").register(registry);
     this.journalOk = journalTimer("ok");
     this.journalFailed = journalTimer("failed");
@@ -404,8 +405,18 @@ public final class NodeMeters {
    * @param events events in them
    */
   public void journalAsked(int persists, int events) {
-    journalPersists.increment(persists);
-    journalEvents.increment(events);
+    journalPersists.add(persists);
+    journalEvents.add(events);
+  }
+
+  /** @return persist calls handed to the journal so far (kept also when no registry records meters) */
+  public long journalPersists() {
+    return journalPersists.sum();
+  }
+
+  /** @return events handed to the journal so far (kept also when no registry records meters) */
+  public long journalEvents() {
+    return journalEvents.sum();
   }
 
   /**
