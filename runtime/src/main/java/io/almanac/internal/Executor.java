@@ -11,8 +11,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -821,29 +824,51 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private int room(Instant now) {
-    return settings.maxConcurrent() + (startAhead(now) ? settings.startAhead() : 0);
+    return settings.maxConcurrent() + ahead(now);
   }
 
   /**
-   * Whether attempts may be admitted ahead of a free slot: the last jobs to finish (a full ring of
-   * them) and every running one took less than start-ahead-max-job.
+   * How many attempts may be admitted ahead of a free slot. None unless the last jobs to finish (a
+   * full ring of them) and every running one took less than start-ahead-max-job; then as many as the
+   * slots work off in about start-ahead-max-job at the pace of the longest of those jobs
+   * (max-concurrent x start-ahead-max-job / that job's time, a job counted as 1 ms at least), at most
+   * start-ahead: a started attempt waits for its slot about start-ahead-max-job at most, and a burst
+   * of millisecond jobs starts most of its windows at their fire (one journal row less each).
    */
-  private boolean startAhead(Instant now) {
-    if (settings.startAhead() == 0) {
-      return false;
-    }
-    Duration max = settings.startAheadMaxJob();
-    for (Duration d : recentJobs) {
-      if (d == null || d.compareTo(max) >= 0) {
-        return false;
-      }
-    }
+  private int ahead(Instant now) {
+    List<Duration> ran = new ArrayList<>(running.size());
     for (Running r : running.values()) {
-      if (Duration.between(r.startedAt, now).compareTo(max) >= 0) {
-        return false;
+      ran.add(Duration.between(r.startedAt, now));
+    }
+    return ahead(settings.maxConcurrent(), settings.startAhead(), settings.startAheadMaxJob(), Arrays.asList(recentJobs), ran);
+  }
+
+  /**
+   * See {@link #ahead(Instant)}: the rule alone.
+   *
+   * @param maxConcurrent job slots
+   * @param cap start-ahead
+   * @param maxJob start-ahead-max-job
+   * @param recent the last jobs' times (a null: the ring is not full yet)
+   * @param running how long each running job has run so far
+   * @return attempts that may be admitted ahead of a free slot
+   */
+  static int ahead(int maxConcurrent, int cap, Duration maxJob, List<Duration> recent, List<Duration> running) {
+    if (cap == 0) {
+      return 0;
+    }
+    long longest = 0;
+    for (List<Duration> jobs : List.of(recent, running)) {
+      for (Duration d : jobs) {
+        if (d == null || d.compareTo(maxJob) >= 0) {
+          return 0;
+        }
+        longest = Math.max(longest, d.toNanos());
       }
     }
-    return true;
+    long pace = Math.max(longest, 1_000_000L);
+    double slotsWorth = (double) maxConcurrent * maxJob.toNanos() / pace;
+    return (int) Math.min(cap, Math.floor(slotsWorth));
   }
 
   /**

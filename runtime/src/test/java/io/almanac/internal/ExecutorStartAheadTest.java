@@ -288,4 +288,27 @@ class ExecutorStartAheadTest {
     n.tasks().expectNoMessage(Duration.ofMillis(300));
     assertEquals(Set.of("wait-1", "wait-2"), n.jobs().held.keySet(), "a waiting attempt past its lease never ran");
   }
+
+  @Test
+  @DisplayName("R21, R23: how many start ahead: none until a full ring of recent jobs ran short, then what the slots work off in "
+      + "about start-ahead-max-job at the longest recent job's pace, at most start-ahead")
+  void aheadFollowsThePace() {
+    Duration second = Duration.ofSeconds(1);
+    java.util.List<Duration> ms10 = java.util.Collections.nCopies(16, Duration.ofMillis(10));
+    java.util.List<Duration> none = java.util.List.of();
+    assertEquals(1024, Executor.ahead(16, 1024, second, ms10, none), "16 slots x 1 s / 10 ms = 1,600, capped");
+    assertEquals(800, Executor.ahead(8, 1024, second, ms10, none), "8 slots x 1 s / 10 ms");
+    java.util.List<Duration> mixed = new java.util.ArrayList<>(ms10);
+    mixed.set(3, Duration.ofMillis(500));
+    assertEquals(16, Executor.ahead(8, 1024, second, mixed, none), "the longest recent job sets the pace");
+    assertEquals(16, Executor.ahead(8, 1024, second, ms10, java.util.List.of(Duration.ofMillis(500))),
+        "so does a running one");
+    assertEquals(0, Executor.ahead(8, 1024, second, ms10, java.util.List.of(second)), "a job running 1 s: none ahead");
+    java.util.List<Duration> notFull = new java.util.ArrayList<>(ms10);
+    notFull.set(15, null);
+    assertEquals(0, Executor.ahead(8, 1024, second, notFull, none), "before a full ring of jobs: none ahead");
+    assertEquals(8000, Executor.ahead(8, 100_000, second, java.util.Collections.nCopies(16, Duration.ZERO), none),
+        "a job counts as 1 ms at least");
+    assertEquals(0, Executor.ahead(8, 0, second, ms10, none), "start-ahead 0: off");
+  }
 }
