@@ -258,6 +258,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     Instant abandonedAt;
     /** Its thread had not returned stuck-after its cancel (alerted once). */
     boolean stuck;
+    /** How long the job took, set by its thread when its stage completed (its result may still be on its way). */
+    volatile Duration took;
     private Thread thread;
     private CompletableFuture<JobResult> stage;
 
@@ -318,6 +320,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** Admitted windows whose entity has not answered yet: their slots are reserved. */
   private final Map<String, Offered> reserved = new HashMap<>();
   private final ArrayDeque<Ready> ready = new ArrayDeque<>();
+  /** The windows in {@link #ready}, counted (a lookup per offer, not a walk of start-ahead's thousands). */
+  private final Map<String, Integer> readyKeys = new HashMap<>();
   /** Durations of the latest finished jobs (a ring), to tell whether jobs run short (start-ahead). */
   private final Duration[] recentJobs = new Duration[16];
   private int recentJobsNext;
@@ -609,6 +613,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
     int notRun = ready.size() + reserved.size();
     ready.clear();
+    readyKeys.clear();
     for (Offered o : reserved.values()) {
       unhold(o.task());
       release(o.taskId());
@@ -679,12 +684,22 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private boolean isReady(String key) {
-    for (Ready r : ready) {
-      if (r.item().key().equals(key)) {
-        return true;
-      }
-    }
-    return false;
+    return readyKeys.containsKey(key);
+  }
+
+  private void readied(Ready r) {
+    ready.addLast(r);
+    readyKeys.merge(r.item().key(), 1, Integer::sum);
+  }
+
+  private void unreadied(Ready r) {
+    readyKeys.computeIfPresent(r.item().key(), (k, n) -> n == 1 ? null : n - 1);
+  }
+
+  /** For removeIf: forgets the window's key and answers true (it is being removed). */
+  private boolean unreadiedAnd(Ready r) {
+    unreadied(r);
+    return true;
   }
 
   private void unqueue(Offered o) {
@@ -737,7 +752,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (running.size() < settings.maxConcurrent()) {
       run(item, grant, clock.instant());
     } else {
-      ready.addLast(new Ready(item, grant)); // also while draining: the attempt is started in its entity
+      readied(new Ready(item, grant)); // also while draining: the attempt is started in its entity
     }
     gauges();
     return this;
@@ -796,6 +811,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
     while (running.size() < settings.maxConcurrent() && !ready.isEmpty()) {
       Ready r = ready.pollFirst();
+      unreadied(r);
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
     if (draining) {
@@ -830,15 +846,16 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /**
    * How many attempts may be admitted ahead of a free slot. None unless the last jobs to finish (a
    * full ring of them) and every running one took less than start-ahead-max-job; then as many as the
-   * slots work off in about start-ahead-max-job at the pace of the longest of those jobs
-   * (max-concurrent x start-ahead-max-job / that job's time, a job counted as 1 ms at least), at most
+   * slots work off in about start-ahead-max-job at the pace of those jobs
+   * (max-concurrent x start-ahead-max-job / their mean time, at least 1 ms), at most
    * start-ahead: a started attempt waits for its slot about start-ahead-max-job at most, and a burst
    * of millisecond jobs starts most of its windows at their fire (one journal row less each).
    */
   private int ahead(Instant now) {
     List<Duration> ran = new ArrayList<>(running.size());
     for (Running r : running.values()) {
-      ran.add(Duration.between(r.startedAt, now));
+      Duration took = r.took; // a job that ended holds its slot until its result is recorded: its own time counts
+      ran.add(took != null ? took : Duration.between(r.startedAt, now));
     }
     return ahead(settings.maxConcurrent(), settings.startAhead(), settings.startAheadMaxJob(), Arrays.asList(recentJobs), ran);
   }
@@ -857,16 +874,20 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (cap == 0) {
       return 0;
     }
-    long longest = 0;
+    long sum = 0;
+    int n = 0;
     for (List<Duration> jobs : List.of(recent, running)) {
       for (Duration d : jobs) {
         if (d == null || d.compareTo(maxJob) >= 0) {
           return 0;
         }
-        longest = Math.max(longest, d.toNanos());
+        sum += d.toNanos();
+        n++;
       }
     }
-    long pace = Math.max(longest, 1_000_000L);
+    // the mean: how fast the slots work off a queue (the longest would let one scheduling hiccup of
+    // a millisecond job, 30 ms, cut the room by thirty)
+    long pace = Math.max(n == 0 ? 0 : sum / n, 1_000_000L);
     double slotsWorth = (double) maxConcurrent * maxJob.toNanos() / pace;
     return (int) Math.min(cap, Math.floor(slotsWorth));
   }
@@ -949,6 +970,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       stage.whenComplete((result, error) -> {
         JobResult outcome = outcome(result, error, r);
         Duration took = Duration.between(startedAt, clock.instant());
+        r.took = took;
         if (r.inSlot && !r.fenced && calls.fenceValid()) {
           // The common end: the job's thread reports its result itself, and the answer tells the
           // executor that the job ended (one message less than telling the executor first).
@@ -1160,7 +1182,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onCancel(CancelAttempt m) {
     String key = m.taskId() + "|" + m.window();
-    if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == m.attempt())) {
+    if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == m.attempt() && unreadiedAnd(w))) {
       release(m.taskId());
       cancelledCount++;
       try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
@@ -1214,6 +1236,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       Ready w = it.next();
       if (!now.isBefore(w.grant().leaseUntil())) {
         it.remove();
+        unreadied(w);
         dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
       }
     }
