@@ -223,4 +223,52 @@ class FireCostTest {
     assertEquals(one.protocolMessages(), many.protocolMessages());
     assertTrue(many.visited() <= 10, "windows visited per fire: " + many.visited());
   }
+
+  @Test
+  @DisplayName("principle 10: a fire that must wait for a job slot costs at most 3 journal writes and 3 rows (its PENDING "
+      + "schedule, its start once admitted, its result)")
+  void queuedFireBudget() throws Exception {
+    clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+    testKit = ActorTestKit.create("fire-cost-queued", AlmanacNodeTest.config(String.join("\n",
+        "almanac.executor.max-concurrent = 1", "almanac.executor.start-ahead = 0")));
+    Journal journal = new Journal();
+    Serialization serialization = SerializationExtension.get(testKit.system());
+    PersistenceTestKit.create(testKit.system()).withPolicy((String pid, JournalOperation op) -> {
+      if (op instanceof WriteEvents w) {
+        journal.wrote(pid, w.getBatch(), serialization);
+      }
+      return (ProcessingResult) ProcessingSuccess$.MODULE$;
+    });
+    CompletableFuture<JobResult> release = new CompletableFuture<>();
+    java.util.concurrent.CountDownLatch blocking = new java.util.concurrent.CountDownLatch(1);
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })
+        .job("noop", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")))
+        .job("hold", ctx -> {
+          blocking.countDown();
+          return release;
+        })
+        .start();
+    await(almanac.ready());
+    Instant due = Instant.parse("2026-11-29T00:00:00Z");
+    await(almanac.register(TaskSpec.builder("holder").cron("0 0 0 * * ? UTC").window("per-firing").job("hold").build()));
+    await(almanac.register(TaskSpec.builder("cost").cron("0 0 0 * * ? UTC").window("per-firing").job("noop").build()));
+    settle();
+    long[] before = journal.of("task|cost");
+    java.util.concurrent.CountDownLatch recorded = journal.awaitSuccess(due.toString());
+    clock.set(due);
+    assertTrue(blocking.await(20, TimeUnit.SECONDS), "the holder's job took the only slot");
+    // the cost task's window waits: its PENDING schedule is written, and nothing else until the slot frees
+    eventually(() -> assertEquals(InstanceStatus.PENDING, await(almanac.windows("cost")).stream()
+        .filter(w -> w.window().value().equals(due.toString())).map(WindowView::status).findFirst().orElse(null)));
+    release.complete(JobResult.success("done"));
+    assertTrue(recorded.await(20, TimeUnit.SECONDS), "the waiting fire's result was recorded");
+    settle();
+    long[] after = journal.of("task|cost");
+    long writes = after[0] - before[0];
+    long rows = after[1] - before[1];
+    System.out.println("fire cost, waiting for a slot: " + writes + " writes, " + rows + " rows, " + (after[2] - before[2]) + " bytes");
+    assertTrue(writes <= 3, "journal writes of a fire that waited for a slot: " + writes);
+    assertTrue(rows <= 3, "journal rows of a fire that waited for a slot: " + rows);
+    assertTrue(after[2] - before[2] <= 700, "bytes of a fire that waited for a slot: " + (after[2] - before[2]));
+  }
 }
