@@ -117,9 +117,10 @@ class FireCostTest {
     }
   }
 
-  private Cost fireWithHotWindows(int hot) {
+  /** A node's test kit on the in-memory journal, its clock at 23:59 the day before, its writes counted. */
+  private Journal startKit(String name, String config) {
     clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
-    testKit = ActorTestKit.create("fire-cost", AlmanacNodeTest.config("almanac.task.hot-windows = 600"));
+    testKit = ActorTestKit.create(name, AlmanacNodeTest.config(config));
     Journal journal = new Journal();
     Serialization serialization = SerializationExtension.get(testKit.system());
     PersistenceTestKit.create(testKit.system()).withPolicy((String pid, JournalOperation op) -> {
@@ -128,6 +129,11 @@ class FireCostTest {
       }
       return (ProcessingResult) ProcessingSuccess$.MODULE$;
     });
+    return journal;
+  }
+
+  private Cost fireWithHotWindows(int hot) {
+    Journal journal = startKit("fire-cost", "almanac.task.hot-windows = 600");
     Messages messages = new Messages();
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })
         .job("noop", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")))
@@ -228,17 +234,8 @@ class FireCostTest {
   @DisplayName("principle 10: a fire that must wait for a job slot costs at most 3 journal writes and 3 rows (its PENDING "
       + "schedule, its start once admitted, its result)")
   void queuedFireBudget() throws Exception {
-    clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
-    testKit = ActorTestKit.create("fire-cost-queued", AlmanacNodeTest.config(String.join("\n",
-        "almanac.executor.max-concurrent = 1", "almanac.executor.start-ahead = 0")));
-    Journal journal = new Journal();
-    Serialization serialization = SerializationExtension.get(testKit.system());
-    PersistenceTestKit.create(testKit.system()).withPolicy((String pid, JournalOperation op) -> {
-      if (op instanceof WriteEvents w) {
-        journal.wrote(pid, w.getBatch(), serialization);
-      }
-      return (ProcessingResult) ProcessingSuccess$.MODULE$;
-    });
+    Journal journal = startKit("fire-cost-queued", String.join("\n",
+        "almanac.executor.max-concurrent = 1", "almanac.executor.start-ahead = 0"));
     CompletableFuture<JobResult> release = new CompletableFuture<>();
     java.util.concurrent.CountDownLatch blocking = new java.util.concurrent.CountDownLatch(1);
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })
@@ -252,8 +249,7 @@ class FireCostTest {
     Instant due = Instant.parse("2026-11-29T00:00:00Z");
     await(almanac.register(TaskSpec.builder("holder").cron("0 0 0 * * ? UTC").window("per-firing").job("hold").build()));
     await(almanac.register(TaskSpec.builder("cost").cron("0 0 0 * * ? UTC").window("per-firing").job("noop").build()));
-    settle();
-    long[] before = journal.of("task|cost");
+    long[] before = journal.of("task|cost"); // its definition is written once register completes; nothing else until the fire
     java.util.concurrent.CountDownLatch recorded = journal.awaitSuccess(due.toString());
     clock.set(due);
     assertTrue(blocking.await(20, TimeUnit.SECONDS), "the holder's job took the only slot");
