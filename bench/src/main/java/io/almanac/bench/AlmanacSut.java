@@ -145,6 +145,8 @@ final class AlmanacSut implements Sut {
         out.add(TaskSpec.builder(Plan.id("b", i)).cron(cronAt(o.due())).window(WindowSpec.PER_FIRING).job("bench").build());
       } else if (plan instanceof Plan.EverySecond) {
         out.add(TaskSpec.builder(Plan.id("s", i)).cron("* * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bench").build());
+      } else if (plan instanceof Plan.Overload o) {
+        out.add(TaskSpec.builder(Plan.id("o", i)).cron(o.cron(i, "?") + " UTC").window(WindowSpec.PER_FIRING).job("bench").build());
       } else if (plan instanceof Plan.Daily d) {
         ZonedDateTime z = d.firstAt().plusMillis(i * d.spacingMs()).atZone(ZoneOffset.UTC);
         out.add(TaskSpec.builder(Plan.id("d", i))
@@ -333,7 +335,8 @@ final class AlmanacSut implements Sut {
     Map<String, Long> byStatus = new TreeMap<>();
     Map<String, Long> reasons = new TreeMap<>();
     for (int i = 0; i < plan.n(); i++) {
-      List<WindowView> ws = almanac.windows(Plan.id("s", i)).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      List<WindowView> ws = almanac.windows(Plan.id(plan instanceof Plan.Overload ? "o" : "s", i))
+          .toCompletableFuture().get(30, TimeUnit.SECONDS);
       for (WindowView w : ws) {
         if (w.dueAt() != null && !w.dueAt().isBefore(from) && w.dueAt().isBefore(to)) {
           String k = w.status() + (w.status() == InstanceStatus.SUCCEEDED ? "(" + w.runKind() + ")" : "");

@@ -29,7 +29,7 @@ import java.util.stream.Stream;
 public final class Bench {
 
   static final List<String> SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc", "quartz-jdbc-tuned", "dbs", "dbs-tuned");
-  static final List<String> WORKLOADS = List.of("limit", "ceiling", "burst", "steady", "restart", "scale", "audit");
+  static final List<String> WORKLOADS = List.of("limit", "ceiling", "burst", "steady", "overload", "restart", "scale", "audit");
   /** Multi-node workloads (PostgreSQL only, several node JVMs, minutes each): named explicitly, not part of "all". */
   static final List<String> CLUSTER_WORKLOADS = List.of("cluster-steady", "cluster-failover");
   /** The instance table's workloads (Almanac only): named explicitly, not part of "all". */
@@ -64,6 +64,7 @@ public final class Bench {
         "usage: java -jar almanac-bench.jar [--system S[,S..]|all] [--workload W[,W..]|all] [--db h2|postgres] [--quick]",
         "  systems:   " + SYSTEMS + " (all)",
         "  workloads: " + WORKLOADS + " (all); burst = 1,000 and 10,000; steady = 100 and 1,000 tasks/s for 30 s;",
+        "             overload = N tasks (default 2,000) due every second for 30 s (from a whole minute), then N/20 of them;",
         "             restart = 100 tasks/s, kill -9 after 10 s, 10 s down, 10 s up; scale = 100,000 daily tasks;",
         "             restart and scale run for " + LONG_SYSTEMS + " unless --system names others",
         "  cluster workloads (--db postgres only; not part of 'all', name them: --workload cluster-steady,cluster-failover):",
@@ -222,6 +223,11 @@ public final class Bench {
             }
           }
         }
+        case "overload" -> {
+          for (String s : systems) {
+            runs.add(new String[] {s, "overload", opt.getOrDefault("n", quick ? "200" : "2000")});
+          }
+        }
         case "restart", "scale" -> {
           for (String s : systems) {
             if (explicitSystems || LONG_SYSTEMS.contains(s)) {
@@ -349,6 +355,7 @@ public final class Bench {
         case "audit" -> Workloads.audit(n);
         case "burst" -> Workloads.burst(system, n, dir);
         case "steady" -> Workloads.steady(system, n, quick ? 5 : 30, dir);
+        case "overload" -> Workloads.overload(system, n, Math.max(1, n / 20), quick ? 10 : 30, dir);
         case "scale" -> Workloads.scale(system, n, quick ? 5 : 20, dir);
         case "restart" -> quick ? Restart.run(system, n, 3, 3, 8, dir) : Restart.run(system, n, 10, 10, 10, dir);
         case "cluster-steady" -> Cluster.steady(system, system.equals("almanac-1node") ? 1 : 3, n, quick ? 10 : 30, dir);

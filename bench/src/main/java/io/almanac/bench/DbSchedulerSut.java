@@ -147,6 +147,12 @@ final class DbSchedulerSut implements Sut {
         recurring.add(Tasks.recurring(id, Schedules.cron("* * * * * *", ZoneOffset.UTC))
             .execute((inst, ctx) -> rec.record(id, ctx.getExecution().executionTime.toEpochMilli())));
       }
+    } else if (plan instanceof Plan.Overload o) {
+      for (int i = 0; i < o.n(); i++) {
+        String id = Plan.id("o", i);
+        recurring.add(Tasks.recurring(id, Schedules.cron(o.cron(i, "*"), ZoneOffset.UTC))
+            .execute((inst, ctx) -> rec.record(id, ctx.getExecution().executionTime.toEpochMilli())));
+      }
     }
     var builder = Scheduler.create(ds, known).threads(Db.WORKERS)
         .pollingInterval(tuned ? Duration.ofMillis(100) : Duration.ofSeconds(10));

@@ -31,11 +31,15 @@ public final class JfrSummary {
     {"quartz", "org.quartz"}, {"db-scheduler", "com.github.kagkarlsson"}};
 
   /**
-   * @param args the recording, and optionally how many rows of each list to print (default 25)
+   * @param args the recording; optionally how many rows of each list to print (default 25); optionally
+   *     a window of wall-clock time, two ISO instants or local times of day in UTC ({@code 21:38:56 21:39:11}),
+   *     to summarise one phase of a run (the bench's stderr stamps each phase)
    * @throws Exception when the recording cannot be read
    */
   public static void main(String[] args) throws Exception {
     int top = args.length > 1 ? Integer.parseInt(args[1]) : 25;
+    java.time.Instant from = args.length > 3 ? instant(args[2]) : java.time.Instant.MIN;
+    java.time.Instant to = args.length > 3 ? instant(args[3]) : java.time.Instant.MAX;
     Map<String, Integer> threads = new HashMap<>();
     Map<String, Integer> self = new HashMap<>();
     Map<String, Integer> total = new HashMap<>();
@@ -43,6 +47,9 @@ public final class JfrSummary {
     int n = 0;
     for (RecordedEvent e : RecordingFile.readAllEvents(Path.of(args[0]))) {
       if (!e.getEventType().getName().equals("jdk.ExecutionSample") || e.getStackTrace() == null) {
+        continue;
+      }
+      if (e.getStartTime().isBefore(from) || e.getStartTime().isAfter(to)) {
         continue;
       }
       RecordedStackTrace st = e.getStackTrace();
@@ -71,6 +78,14 @@ public final class JfrSummary {
     print("by component (innermost non-JDK frame)", components, n, top);
     print("self (innermost frame)", self, n, top);
     print("total (on the stack)", total, n, top);
+  }
+
+  private static java.time.Instant instant(String text) {
+    if (text.contains("T")) {
+      return java.time.Instant.parse(text);
+    }
+    return java.time.LocalDate.now(java.time.ZoneOffset.UTC).atTime(java.time.LocalTime.parse(text))
+        .toInstant(java.time.ZoneOffset.UTC);
   }
 
   private static String component(String type) {

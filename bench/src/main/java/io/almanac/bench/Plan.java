@@ -17,6 +17,28 @@ sealed interface Plan {
   /** n tasks firing every whole second. Ids s000000... */
   record EverySecond(int n) implements Plan {}
 
+  /**
+   * n tasks firing every whole second during {@code seconds} seconds from {@code from} (a whole
+   * minute, {@code seconds} at most 60), of which the first {@code low} go on firing every second
+   * before and after. Ids o000000...
+   */
+  record Overload(int n, int low, Instant from, int seconds) implements Plan {
+    public Overload {
+      if (from.getEpochSecond() % 60 != 0 || seconds < 1 || seconds > 60 || low > n) {
+        throw new IllegalArgumentException("overload plan: from a whole minute, 1-60 seconds, low <= n");
+      }
+    }
+
+    /** @return the six-field cron (seconds first) of task i, in UTC */
+    String cron(int i, String dayOfWeek) {
+      if (i < low) {
+        return "* * * * * " + dayOfWeek;
+      }
+      java.time.ZonedDateTime z = from.atZone(java.time.ZoneOffset.UTC);
+      return String.format("0-%d %d %d * * %s", seconds - 1, z.getMinute(), z.getHour(), dayOfWeek);
+    }
+  }
+
   /** n daily tasks: task i at the time of day of {@code firstAt + i * spacingMs} (UTC). Ids d000000... */
   record Daily(int n, Instant firstAt, long spacingMs) implements Plan {}
 }

@@ -156,7 +156,8 @@ final class QuartzSut implements Sut {
   }
 
   private void register(Plan plan) throws Exception {
-    String group = plan instanceof Plan.Once ? "burst" : plan instanceof Plan.EverySecond ? "steady" : "daily";
+    String group = plan instanceof Plan.Once ? "burst" : plan instanceof Plan.EverySecond ? "steady"
+        : plan instanceof Plan.Overload ? "overload" : "daily";
     Set<JobKey> existing = scheduler.getJobKeys(GroupMatcher.jobGroupEquals(group));
     long t0 = System.nanoTime();
     Map<JobDetail, Set<? extends Trigger>> batch = new HashMap<>();
@@ -172,6 +173,9 @@ final class QuartzSut implements Sut {
         trigger = tb.startAt(Date.from(o.due())).withSchedule(SimpleScheduleBuilder.simpleSchedule()).build();
       } else if (plan instanceof Plan.EverySecond) {
         trigger = tb.withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?").inTimeZone(java.util.TimeZone.getTimeZone("UTC")))
+            .build();
+      } else if (plan instanceof Plan.Overload o) {
+        trigger = tb.withSchedule(CronScheduleBuilder.cronSchedule(o.cron(i, "?")).inTimeZone(java.util.TimeZone.getTimeZone("UTC")))
             .build();
       } else {
         Plan.Daily d = (Plan.Daily) plan;

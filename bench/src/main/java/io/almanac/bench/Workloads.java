@@ -256,6 +256,187 @@ final class Workloads {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // overload
+
+  /**
+   * {@code n} tasks due every second for {@code seconds} seconds (from a whole minute), then only
+   * {@code low} of them (which also fire before): the start rate while it lasts, what the system
+   * recorded for what it could not start, its log lines, and how soon after the end its fires are on
+   * time again (every window of the low tasks started within {@code onTimeMs} of its due time, none
+   * missed, through the 30 s after).
+   */
+  static Map<String, Object> overload(String system, int n, int low, int seconds, Path dir) throws Exception {
+    final long onTimeMs = 1000;
+    final int afterSeconds = 30;
+    Db db = Db.at(dir, "overload");
+    Recorder rec = new Recorder();
+    Sut sut = Sut.create(system);
+    Map<String, Object> out = head(system, "overload-" + n, sut);
+    LogCount logs = LogCount.attach();
+    try {
+      db.createEmpty();
+      // the first whole minute after registration (estimated) and a 10 s settling margin
+      long ready = System.currentTimeMillis() + 10_000 + perTaskMicros(system) * n / 1000;
+      Instant from = Instant.ofEpochSecond((ready / 1000 / 60 + 1) * 60);
+      Instant to = from.plusSeconds(seconds);
+      Plan.Overload plan = new Plan.Overload(n, low, from, seconds);
+      long r0 = System.currentTimeMillis();
+      sut.start(db, plan, true, rec);
+      out.put("registration_ms", System.currentTimeMillis() - r0);
+      out.put("tasks", n);
+      out.put("low", low);
+      out.put("seconds", seconds);
+      Bench.progress("  %s: %d tasks registered in %d ms; %d due every second in [%s, %s), then %d", system, n,
+          System.currentTimeMillis() - r0, n, from, to, low);
+      if (System.currentTimeMillis() > from.toEpochMilli() - 1000) {
+        out.put("note", "registration ended less than 1 s before the overload began");
+      }
+      while (System.currentTimeMillis() < from.toEpochMilli()) {
+        Thread.sleep(10);
+      }
+      Map<String, Long> cost0 = Cost.snapshot(sut);
+      long fired0 = rec.count();
+      long logs0 = logs.total();
+      Thread.sleep(Math.max(0, to.toEpochMilli() - System.currentTimeMillis()));
+      out.put("cost", Cost.perFire(cost0, Cost.snapshot(sut), rec.count() - fired0));
+      out.put("log_lines_during", logs.total() - logs0);
+      Instant end = to.plusSeconds(afterSeconds);
+      Thread.sleep(Math.max(0, end.toEpochMilli() - System.currentTimeMillis()) + 5000); // 5 s grace for late fires
+      List<Recorder.Start> all = rec.snapshot();
+      out.putAll(analyseOverload(all, from, to, end, n, low, onTimeMs));
+      out.put("log_lines_by_level", logs.byLevel());
+      out.put("log_lines_sample", logs.sample());
+      Map<String, Object> recorded = sut.recordedBetween(plan, from, to);
+      out.put("recorded_for_the_overload_windows", recorded);
+      Map<String, Object> rows = sut.rows();
+      if (!rows.isEmpty()) {
+        out.put("rows_after", rows);
+      }
+      return out;
+    } finally {
+      logs.detach();
+      sut.close();
+      db.drop();
+    }
+  }
+
+  static Map<String, Object> analyseOverload(List<Recorder.Start> all, Instant from, Instant to, Instant end, int n, int low,
+      long onTimeMs) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    long f = from.toEpochMilli();
+    long t = to.toEpochMilli();
+    long e = end.toEpochMilli();
+    int seconds = (int) ((t - f) / 1000);
+    // starts per wall-clock second while the overload lasts (any window)
+    long[] perSecond = new long[seconds];
+    java.util.Set<String> overloadKeys = new java.util.HashSet<>();
+    List<Double> overloadLag = new ArrayList<>();
+    for (Recorder.Start s : all) {
+      long startMs = s.startMicros() / 1000;
+      if (startMs >= f && startMs < t) {
+        perSecond[(int) ((startMs - f) / 1000)]++;
+      }
+      long sec = s.secondMs();
+      if (sec >= f && sec < t && overloadKeys.add(s.task() + "@" + sec)) {
+        overloadLag.add(s.startMicros() / 1000.0 - sec);
+      }
+    }
+    long startedDuring = java.util.Arrays.stream(perSecond).sum();
+    out.put("start_rate_during_per_s", startedDuring / (double) seconds);
+    out.put("start_rate_by_second", java.util.Arrays.stream(perSecond).boxed().toList());
+    long expected = (long) n * seconds;
+    out.put("overload_windows_expected", expected);
+    out.put("overload_windows_started", overloadKeys.size());
+    out.put("overload_windows_not_started", expected - overloadKeys.size());
+    out.put("overload_lag", Stats.lag(overloadLag.stream().mapToDouble(Double::doubleValue).toArray()));
+    // the low tasks after the end: per due second, started on time or not
+    int after = (int) ((e - t) / 1000);
+    int[] onTime = new int[after];
+    int[] started = new int[after];
+    List<Double> afterLag = new ArrayList<>();
+    java.util.Set<String> afterKeys = new java.util.HashSet<>();
+    for (Recorder.Start s : all) {
+      long sec = s.secondMs();
+      if (sec < t || sec >= e || !afterKeys.add(s.task() + "@" + sec)) {
+        continue;
+      }
+      int k = (int) ((sec - t) / 1000);
+      double lag = s.startMicros() / 1000.0 - sec;
+      started[k]++;
+      if (lag <= onTimeMs) {
+        onTime[k]++;
+      }
+      if (k >= 5) {
+        afterLag.add(lag);
+      }
+    }
+    int firstLate = -1;
+    for (int k = after - 1; k >= 0; k--) {
+      if (onTime[k] < low) {
+        firstLate = k;
+        break;
+      }
+    }
+    out.put("on_time_again_after_s", firstLate + 1);
+    out.put("on_time_again_note", "seconds after the end from which every window of the " + low
+        + " tasks started within " + onTimeMs + " ms of its due time, none missed, through " + after + " s");
+    out.put("after_windows_not_started", (long) low * after - afterKeys.size());
+    out.put("after_lag_from_5s", Stats.lag(afterLag.stream().mapToDouble(Double::doubleValue).toArray()));
+    out.put("after_on_time_by_second", java.util.Arrays.stream(onTime).boxed().toList());
+    return out;
+  }
+
+  /** Counts the log lines of the run (at the level the bench logs, WARN), from every logger. */
+  static final class LogCount extends ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent> {
+    private final java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> levels =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<String> sample = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    static LogCount attach() {
+      LogCount c = new LogCount();
+      if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext lc) {
+        c.setContext(lc);
+        c.setName("bench-log-count");
+        c.start();
+        lc.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).addAppender(c);
+      }
+      return c;
+    }
+
+    void detach() {
+      if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext lc) {
+        lc.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).detachAppender(this);
+      }
+      stop();
+    }
+
+    @Override
+    protected void append(ch.qos.logback.classic.spi.ILoggingEvent event) {
+      total.incrementAndGet();
+      levels.computeIfAbsent(event.getLevel().toString(), k -> new java.util.concurrent.atomic.LongAdder()).increment();
+      if (sample.size() < 5) {
+        String m = event.getFormattedMessage();
+        sample.add(event.getLevel() + " " + event.getLoggerName() + ": " + (m.length() > 200 ? m.substring(0, 200) : m));
+      }
+    }
+
+    long total() {
+      return total.get();
+    }
+
+    Map<String, Long> byLevel() {
+      Map<String, Long> m = new java.util.TreeMap<>();
+      levels.forEach((k, v) -> m.put(k, v.sum()));
+      return m;
+    }
+
+    List<String> sample() {
+      return List.copyOf(sample);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // scale
 
   static Map<String, Object> scale(String system, int n, int idleSeconds, Path dir) throws Exception {
