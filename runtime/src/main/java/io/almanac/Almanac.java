@@ -14,6 +14,7 @@ import io.almanac.internal.NodeChecks;
 import io.almanac.internal.NodeMeters;
 import io.almanac.internal.PublishGate;
 import io.almanac.internal.TaskEntity;
+import io.almanac.internal.SkipSummary;
 import io.almanac.internal.TaskEnv;
 import io.almanac.internal.TaskSettings;
 import io.almanac.internal.SingletonLocator;
@@ -132,7 +133,7 @@ public final class Almanac {
   public static final class Builder {
     private final ActorSystem<?> system;
     private Clock clock = Clock.systemUTC();
-    private AlertSink alerts = AlertSinks.logging();
+    private AlertSink alerts; // null: AlertSinks.logging(almanac.alerts.summary-interval)
     private MeterRegistry meterRegistry;
     private io.almanac.internal.MessageTap tap;
     private final JobRegistry jobs = new JobRegistry();
@@ -152,7 +153,8 @@ public final class Almanac {
     }
 
     /**
-     * @param sink where final failures, repeated skips and a stalled trigger are reported (R32)
+     * @param sink where final failures, repeated skips and a stalled trigger are reported (R32);
+     *     default {@link AlertSinks#logging(Duration)} with {@code almanac.alerts.summary-interval}
      * @return this builder
      */
     public Builder alertSink(AlertSink sink) {
@@ -261,6 +263,9 @@ public final class Almanac {
       TaskSettings taskSettings = TaskSettings.from(config);
       TriggerSettings triggerSettings = TriggerSettings.from(config);
       ExecutorSettings executorSettings = ExecutorSettings.from(config);
+      Duration summaryInterval = io.almanac.config.Settings.durationOf(config, "almanac.alerts.summary-interval");
+      io.almanac.config.Settings.positive("almanac.alerts.summary-interval", summaryInterval);
+      AlertSink alerts = this.alerts != null ? this.alerts : AlertSinks.logging(summaryInterval);
       List<TaskSpec> declared = ConfigTasks.parse(config);
       for (TaskSpec spec : declared) {
         if (!jobs.has(spec.job())) {
@@ -287,6 +292,9 @@ public final class Almanac {
       }
       NodeMeters meters = new NodeMeters(registry);
       NodeMeters.install(system, meters); // the journal finds them through the ActorSystem
+      SkipSummary skips = new SkipSummary();
+      system.scheduler().scheduleAtFixedRate(summaryInterval, summaryInterval, () -> skips.log(summaryInterval),
+          system.executionContext());
       ClusterSharding sharding = ClusterSharding.get(system);
       Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
       // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
@@ -308,7 +316,7 @@ public final class Almanac {
               Executor.create(clock, executorSettings, taskSettings, jobs, tasks, fence, meters, alerts, System::nanoTime)),
           "almanac-executor", Props.empty());
       TaskEnv env = new TaskEnv(trigger, executor, alerts, liveness::of, executorSettings.checkInterval(),
-          taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks);
+          taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks, skips);
       sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> io.almanac.internal.MessageTap.wrap(tap, "task",
           LeaseGuard.shardEntity(TaskEntity.create(ctx.getEntityId(), clock, taskSettings, env), TaskProtocol.Command.class)))
           .withSettings(TaskShardingSettings.of(system)));

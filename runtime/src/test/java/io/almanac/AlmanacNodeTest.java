@@ -418,6 +418,51 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("R7/R32: skipped windows are logged as one summary line per interval, not a line per window or alert")
+  void skippedWindowsAreSummarised() {
+    ch.qos.logback.classic.Logger summaryLog =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.SkipSummary.class);
+    ch.qos.logback.classic.Logger entityLog =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.TaskEntity.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> summaryLines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> entityLines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    summaryLines.start();
+    entityLines.start();
+    summaryLog.addAppender(summaryLines);
+    entityLog.addAppender(entityLines);
+    try {
+      ScriptedJob slow = new ScriptedJob(clock);
+      CompletableFuture<JobResult> release = new CompletableFuture<>();
+      slow.behaviour = ctx -> release;
+      // a long interval: the skips below all fall into the first one
+      Almanac almanac = start("almanac.alerts.summary-interval = 3s", Map.of("slow", slow));
+      await(almanac.register(TaskSpec.builder("stuck").cron("0 */10 * * * ? UTC").window(WindowSpec.PER_FIRING).job("slow").build()));
+      Instant t = Instant.parse("2026-11-29T00:00:00Z");
+      clock.set(t);
+      eventually(() -> assertEquals(1, slow.runs.size()));
+      for (int i = 1; i <= 4; i++) {
+        Instant due = t.plus(Duration.ofMinutes(10L * i));
+        clock.set(due);
+        eventually(() -> assertEquals(InstanceStatus.SKIPPED, window(almanac, "stuck", due.toString()).status()));
+      }
+      assertEquals(1, alerts.stream().filter(a -> a.kind() == Alert.Kind.REPEATED_SKIPS).count(), "the sink still gets the alert");
+      eventually(() -> assertFalse(summaryLines.list.isEmpty(), "a summary line within the interval"));
+      String all = summaryLines.list.stream().map(e -> e.getFormattedMessage()).reduce("", (a, b) -> a + b + "\n");
+      assertTrue(all.contains("windows of 1 task did not run") && all.contains("PREVIOUS_RUNNING")
+          && all.contains("1 task raised REPEATED_SKIPS"), all);
+      assertEquals(ch.qos.logback.classic.Level.WARN, summaryLines.list.get(0).getLevel());
+      assertTrue(entityLines.list.stream().noneMatch(e -> e.getFormattedMessage().contains("skipped 3 windows in a row")),
+          "no line of its own for the alert: " + entityLines.list);
+      release.complete(JobResult.success("done"));
+    } finally {
+      summaryLog.detachAppender(summaryLines);
+      entityLog.detachAppender(entityLines);
+    }
+  }
+
+  @Test
   @DisplayName("R23: a hanging job is TIMED_OUT at lease expiry, interrupted, retried; its late result cannot succeed the window")
   void hangingJobTimesOutAndIsRetried() {
     ScriptedJob job = new ScriptedJob(clock);

@@ -610,6 +610,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
 
   private void afterPersist(State before, Origin origin, State state, List<Event> events) {
     env.meters().written(taskId, origin, before, state, events);
+    env.skips().written(taskId, events);
     Reactions.alerts(taskId, state, events, env.repeatedSkipAlert()).forEach(a -> env.raise(a, log));
     if (env.executor() != null) {
       Reactions.cancels(taskId, events).forEach(env.executor()::tell);

@@ -22,6 +22,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param meters the node's meters ({@link NodeMeters#NONE} in unit tests)
  * @param conditions the conditions registered on this node by name (null when none can be)
  * @param tasks how to reach another task's entity (a dependency's upstream), or null in unit tests
+ * @param skips the node's tally of windows that did not run, logged as one line per interval
  */
 public record TaskEnv(
     ActorRef<TriggerActor.Command> trigger,
@@ -32,13 +33,14 @@ public record TaskEnv(
     int repeatedSkipAlert,
     NodeMeters meters,
     Function<String, io.almanac.Condition> conditions,
-    Function<String, org.apache.pekko.actor.typed.RecipientRef<TaskProtocol.Command>> tasks) {
+    Function<String, org.apache.pekko.actor.typed.RecipientRef<TaskProtocol.Command>> tasks,
+    SkipSummary skips) {
 
   /** Without conditions or other tasks: for unit tests of the entity (a live executor runs, a dead one ended). */
   public TaskEnv(ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, AlertSink alerts,
       Predicate<String> executorAlive, int repeatedSkipAlert, NodeMeters meters) {
     this(trigger, executor, alerts, id -> executorAlive.test(id) ? ExecutorLiveness.State.RUNS : ExecutorLiveness.State.ENDED,
-        Duration.ofSeconds(1), repeatedSkipAlert, meters, name -> null, null);
+        Duration.ofSeconds(1), repeatedSkipAlert, meters, name -> null, null, new SkipSummary());
   }
 
   /** Without meters (they record nothing): for unit tests of the entity. */
@@ -48,7 +50,8 @@ public record TaskEnv(
   }
 
   /**
-   * Logs an alert (a final failure as an error, the rest as warnings) and hands it to the sink; a
+   * Logs an alert (a final failure as an error, the rest as warnings; a REPEATED_SKIPS alert is
+   * counted in the node's skip summary instead of a line of its own) and hands it to the sink; a
    * failing sink is logged and never fails the caller.
    *
    * @param a the alert
@@ -57,6 +60,8 @@ public record TaskEnv(
   public void raise(io.almanac.Alert a, org.slf4j.Logger log) {
     if (a.kind() == io.almanac.Alert.Kind.FINAL_FAILED) {
       log.error(a.message());
+    } else if (a.kind() == io.almanac.Alert.Kind.REPEATED_SKIPS) {
+      skips.alerted(a.taskId());
     } else {
       log.warn(a.message());
     }
