@@ -183,6 +183,9 @@ final class AlmanacSut implements Sut {
     var meters = io.almanac.internal.NodeMeters.of(system);
     m.put("journal_persists", meters.journalPersists());
     m.put("journal_events", meters.journalEvents());
+    long[] writes = meters.journalWriteTimes();
+    m.put("journal_writes_ended", writes[0]);
+    m.put("journal_write_ns", writes[1]);
     m.put("messages_trigger", triggerMessages.sum());
     m.put("messages_task", taskMessages.sum());
     m.put("messages_executor", executorMessages.sum());

@@ -42,7 +42,16 @@ final class Cost {
     if (fires <= 0) {
       return m;
     }
+    Long w0 = before.get("journal_writes_ended");
+    Long t0 = before.get("journal_write_ns");
+    if (w0 != null && t0 != null && after.get("journal_writes_ended") > w0) {
+      // not per fire: the mean time a persist waited for its write in the span
+      m.put("journal_write_ms_mean", (after.get("journal_write_ns") - t0) / 1e6 / (after.get("journal_writes_ended") - w0));
+    }
     for (Map.Entry<String, Long> e : after.entrySet()) {
+      if (e.getKey().equals("journal_writes_ended") || e.getKey().equals("journal_write_ns")) {
+        continue;
+      }
       Long b = before.get(e.getKey());
       if (b == null || b < 0 || e.getValue() < 0) {
         continue;

@@ -139,5 +139,9 @@ class JournalWriteMetricsTest {
     assertEquals(writes, registry.get("almanac.journal.persists").functionCounter().count() - persists, 0.0);
     assertEquals(writes, registry.get("almanac.journal.events").functionCounter().count() - events, 0.0);
     eventually(() -> assertTrue(registry.get("almanac.journal.write").tag("outcome", "ok").timer().count() >= 50 + writes));
+    // the bench's mean write time reads the same writes without a registry
+    long[] times = io.almanac.internal.NodeMeters.of(node.system()).journalWriteTimes();
+    assertEquals(registry.get("almanac.journal.write").tag("outcome", "ok").timer().count(), times[0]);
+    assertEquals(registry.get("almanac.journal.write").tag("outcome", "ok").timer().totalTime(TimeUnit.NANOSECONDS), times[1], 1e6);
   }
 }

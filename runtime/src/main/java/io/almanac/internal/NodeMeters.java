@@ -121,6 +121,8 @@ public final class NodeMeters {
   private final Timer journalFailed;
   private final LongAdder journalPersists = new LongAdder();
   private final LongAdder journalEvents = new LongAdder();
+  private final LongAdder journalWrites = new LongAdder();
+  private final LongAdder journalWriteNanos = new LongAdder();
   /** FINAL_FAILED windows per task hosted here. */
   private final Map<String, Integer> interventionQueues = new ConcurrentHashMap<>();
   private final AtomicInteger fresh = new AtomicInteger();
@@ -394,6 +396,8 @@ public final class NodeMeters {
    */
   public void journalWrite(long nanos, boolean ok) {
     (ok ? journalOk : journalFailed).record(nanos, TimeUnit.NANOSECONDS);
+    journalWrites.increment();
+    journalWriteNanos.add(nanos);
   }
 
   /**
@@ -417,6 +421,15 @@ public final class NodeMeters {
   /** @return events handed to the journal so far (kept also when no registry records meters) */
   public long journalEvents() {
     return journalEvents.sum();
+  }
+
+  /**
+   * @return the journal's writes that have ended so far, and their summed time from the call to the
+   *     outcome (nanoseconds), kept also when no registry records meters: their mean over a span is
+   *     how long a persist waited for its write under that load
+   */
+  public long[] journalWriteTimes() {
+    return new long[] {journalWrites.sum(), journalWriteNanos.sum()};
   }
 
   /**
