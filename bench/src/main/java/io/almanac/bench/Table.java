@@ -126,6 +126,15 @@ final class Table {
           ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), own, f(num(r, "missed")), f(num(r, "expected")),
           f(num(r, "duplicates")), f(num(r, "misfire_handled_fires"))) + cost(r);
     }
+    if (w.startsWith("overload")) {
+      return String.format("starts/s while it lasts %s (last 10 s: %s) | its windows started %s of %s, lag p50 %s p99 %s"
+              + " | recorded for the rest: %s | log lines during %s | on time again after %s s (after: missed %s, p99 %s)",
+          f(num(r, "start_rate_during_per_s")), f(lastTen(get(r, "start_rate_by_second"))), n(num(r, "overload_windows_started")),
+          n(num(r, "overload_windows_expected")), ms(num(r, "overload_lag.p50_ms")), ms(num(r, "overload_lag.p99_ms")),
+          get(r, "recorded_for_the_overload_windows.windows_by_status") instanceof Map<?, ?> st ? Json.write(st) : "nothing",
+          n(num(r, "log_lines_during")), n(num(r, "on_time_again_after_s")), n(num(r, "after_windows_not_started")),
+          ms(num(r, "after_lag_from_5s.p99_ms"))) + cost(r);
+    }
     if (w.startsWith("restart")) {
       return String.format("due while down %s: run late %s (p50 %s), skipped %s, recorded %s | fresh p99 %s, %s/%s fired | dup %s | stuck %s",
           f(num(r, "due_while_down")), f(num(r, "run_late")), ms(num(r, "run_late_lag.p50_ms")), f(num(r, "skipped")),
@@ -222,6 +231,10 @@ final class Table {
         } else if (w.startsWith("steady")) {
           parts.add("p99 lag x" + ratio(num(q, "lag.p99_ms"), num(a, "lag.p99_ms")));
           parts.add("missed " + f(num(a, "missed")) + " vs " + f(num(q, "missed")));
+        } else if (w.startsWith("overload")) {
+          parts.add("starts/s x" + ratio(num(a, "start_rate_during_per_s"), num(q, "start_rate_during_per_s")));
+          parts.add("not started " + n(num(a, "overload_windows_not_started")) + " vs " + n(num(q, "overload_windows_not_started")));
+          parts.add("on time again after " + n(num(a, "on_time_again_after_s")) + " s vs " + n(num(q, "on_time_again_after_s")) + " s");
         } else if (w.startsWith("restart")) {
           parts.add("fresh p99 lag x" + ratio(num(q, "fresh_lag.p99_ms"), num(a, "fresh_lag.p99_ms")));
           parts.add("dup " + f(num(a, "duplicates")) + " vs " + f(num(q, "duplicates")));
@@ -232,6 +245,19 @@ final class Table {
         }
         if (!parts.isEmpty()) {
           b.append("| ").append(w).append(" | ").append(p.getKey()).append(" | ").append(String.join("; ", parts)).append(" |\n");
+        }
+      }
+      if (e.getKey().startsWith("overload")) {
+        Double best = null;
+        for (var other : byWorkload.entrySet()) {
+          Map<String, Object> ab = other.getValue().get("almanac");
+          if (other.getKey().startsWith("burst") && ab != null && num(ab, "completions_per_s") != null) {
+            best = best == null ? num(ab, "completions_per_s") : Math.max(best, num(ab, "completions_per_s"));
+          }
+        }
+        if (best != null) {
+          b.append("| ").append(e.getKey()).append(" | Almanac's own best burst | starts/s while overloaded = ")
+              .append(String.format("%.0f%%", 100 * num(a, "start_rate_during_per_s") / best)).append(" of its burst's completions/s |\n");
         }
       }
       if (limit != null && e.getKey().startsWith("burst")) {
@@ -254,6 +280,18 @@ final class Table {
       }
     }
     return b.toString();
+  }
+
+  /** The mean of the last ten numbers of a list (the overload's start rate once it settled). */
+  static Double lastTen(Object o) {
+    if (!(o instanceof List<?> l) || l.size() < 10) {
+      return null;
+    }
+    double sum = 0;
+    for (Object x : l.subList(l.size() - 10, l.size())) {
+      sum += ((Number) x).doubleValue();
+    }
+    return sum / 10;
   }
 
   static String ratio(Double x, Double y) {
