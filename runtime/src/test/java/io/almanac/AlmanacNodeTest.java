@@ -418,6 +418,15 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("a wrong almanac.alerts.summary-interval is refused at start, naming the key and the value")
+  void wrongSummaryIntervalIsRefused() {
+    InvalidSpecException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidSpecException.class,
+        () -> start("almanac.alerts.summary-interval = 0s", Map.of()));
+    assertTrue(e.getMessage().contains("almanac.alerts.summary-interval") && e.getMessage().contains("positive duration"),
+        e.getMessage());
+  }
+
+  @Test
   @DisplayName("R7/R32: skipped windows are logged as one summary line per interval, not a line per window or alert")
   void skippedWindowsAreSummarised() {
     ch.qos.logback.classic.Logger summaryLog =

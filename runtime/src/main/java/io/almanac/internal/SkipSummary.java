@@ -86,11 +86,11 @@ public final class SkipSummary {
       if (windows == 0 && alerted.isEmpty()) {
         return null;
       }
+      String span = interval.toMillis() % 1000 == 0 ? interval.toSeconds() + " s" : interval.toMillis() + " ms";
       StringBuilder b = new StringBuilder();
-      b.append(windows).append(windows == 1 ? " window" : " windows").append(" of ").append(tasks.size())
-          .append(tasks.size() == 1 ? " task" : " tasks").append(" did not run in the last ").append(interval.toMillis() % 1000 == 0 ? interval.toSeconds() + " s" : interval.toMillis() + " ms");
       if (windows > 0) {
-        b.append(" (");
+        b.append(windows).append(windows == 1 ? " window" : " windows").append(" of ").append(tasks.size())
+            .append(tasks.size() == 1 ? " task" : " tasks").append(" did not run in the last ").append(span).append(" (");
         String sep = "";
         for (Map.Entry<String, Long> r : reasons.entrySet()) {
           b.append(sep).append(r.getKey()).append(' ').append(r.getValue());
@@ -105,8 +105,8 @@ public final class SkipSummary {
         b.append(')');
       }
       if (!alerted.isEmpty()) {
-        b.append("; ").append(alerted.size()).append(alerted.size() == 1 ? " task" : " tasks")
-            .append(" raised REPEATED_SKIPS (each alert went to the alert sink)");
+        b.append(windows > 0 ? "; " : "in the last " + span + " ").append(alerted.size())
+            .append(alerted.size() == 1 ? " task" : " tasks").append(" raised REPEATED_SKIPS (each alert went to the alert sink)");
       }
       b.append("; each window is recorded in its task's journal");
       Line line = new Line(overload || !alerted.isEmpty(), b.toString());

@@ -61,4 +61,15 @@ class SkipSummaryTest {
     assertEquals("2 windows of 2 tasks did not run in the last 1500 ms (OUTSIDE_HORIZON 1, PAUSED 1; e.g. task 'paused', "
         + "'late'); each window is recorded in its task's journal", line.text());
   }
+
+  @Test
+  @DisplayName("R32: an alert counted after its windows' line still makes a line of its own")
+  void alertAlone() {
+    SkipSummary summary = new SkipSummary();
+    summary.alerted("late-alert");
+    SkipSummary.Line line = summary.drain(FIVE);
+    assertTrue(line.warn());
+    assertEquals("in the last 5 s 1 task raised REPEATED_SKIPS (each alert went to the alert sink); each window is "
+        + "recorded in its task's journal", line.text());
+  }
 }
