@@ -395,13 +395,14 @@ class AlmanacNodeTest {
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "skipper", "2026-11-29T00:00:00Z").status()));
   }
 
-  @Test
-  @DisplayName("R8/R32: windows skipped three times in a row raise one REPEATED_SKIPS alert")
-  void repeatedSkipsRaiseOneAlert() {
+  /**
+   * A node whose task "stuck" (every 10 minutes) runs its first window until {@code release}
+   * completes: its next four windows are each recorded SKIPPED (PREVIOUS_RUNNING).
+   */
+  private Almanac skipFourWindows(String config, CompletableFuture<JobResult> release) {
     ScriptedJob slow = new ScriptedJob(clock);
-    CompletableFuture<JobResult> release = new CompletableFuture<>();
     slow.behaviour = ctx -> release;
-    Almanac almanac = start("", Map.of("slow", slow));
+    Almanac almanac = start(config, Map.of("slow", slow));
     await(almanac.register(TaskSpec.builder("stuck").cron("0 */10 * * * ? UTC").window(WindowSpec.PER_FIRING).job("slow").build()));
     Instant t = Instant.parse("2026-11-29T00:00:00Z");
     clock.set(t);
@@ -411,6 +412,14 @@ class AlmanacNodeTest {
       clock.set(due);
       eventually(() -> assertEquals(InstanceStatus.SKIPPED, window(almanac, "stuck", due.toString()).status()));
     }
+    return almanac;
+  }
+
+  @Test
+  @DisplayName("R8/R32: windows skipped three times in a row raise one REPEATED_SKIPS alert")
+  void repeatedSkipsRaiseOneAlert() {
+    CompletableFuture<JobResult> release = new CompletableFuture<>();
+    skipFourWindows("", release);
     List<Alert> skips = alerts.stream().filter(a -> a.kind() == Alert.Kind.REPEATED_SKIPS).toList();
     assertEquals(1, skips.size(), "one alert for the streak, at the third skip: " + skips);
     assertEquals("2026-11-29T00:30:00Z", skips.get(0).window());
@@ -442,20 +451,9 @@ class AlmanacNodeTest {
     summaryLog.addAppender(summaryLines);
     entityLog.addAppender(entityLines);
     try {
-      ScriptedJob slow = new ScriptedJob(clock);
       CompletableFuture<JobResult> release = new CompletableFuture<>();
-      slow.behaviour = ctx -> release;
-      // a long interval: the skips below all fall into the first one
-      Almanac almanac = start("almanac.alerts.summary-interval = 3s", Map.of("slow", slow));
-      await(almanac.register(TaskSpec.builder("stuck").cron("0 */10 * * * ? UTC").window(WindowSpec.PER_FIRING).job("slow").build()));
-      Instant t = Instant.parse("2026-11-29T00:00:00Z");
-      clock.set(t);
-      eventually(() -> assertEquals(1, slow.runs.size()));
-      for (int i = 1; i <= 4; i++) {
-        Instant due = t.plus(Duration.ofMinutes(10L * i));
-        clock.set(due);
-        eventually(() -> assertEquals(InstanceStatus.SKIPPED, window(almanac, "stuck", due.toString()).status()));
-      }
+      // a long interval: the four skips all fall into the first one
+      skipFourWindows("almanac.alerts.summary-interval = 3s", release);
       assertEquals(1, alerts.stream().filter(a -> a.kind() == Alert.Kind.REPEATED_SKIPS).count(), "the sink still gets the alert");
       eventually(() -> assertFalse(summaryLines.list.isEmpty(), "a summary line within the interval"));
       String all = summaryLines.list.stream().map(e -> e.getFormattedMessage()).reduce("", (a, b) -> a + b + "\n");
