@@ -207,11 +207,14 @@ public final class AlmanacHttp extends AllDirectives {
   /** The routes; every error (an unknown path too) as problem+json ({@link Problems}). */
   Route routes() {
     String iface = system.settings().config().getString("almanac.http.interface");
-    return Problems.handled(hostGuarded(iface, () -> concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
+    // Built once, here: the Prometheus registry joins the node's meters now, not at the first request
+    // (a recording made before a registry joins is lost to it).
+    Route inner = concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
         new DashboardRoutes().routes(), // GET / and /dashboard/*: the web dashboard
         pathPrefix("health", () -> concat(
             path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
-            path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))))));
+            path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
+    return Problems.handled(hostGuarded(iface, inner));
   }
 
   /**
@@ -220,11 +223,11 @@ public final class AlmanacHttp extends AllDirectives {
    * another site cannot read the API through a name of its own that resolves to 127.0.0.1 (DNS
    * rebinding). A node listening beyond loopback has a token for its actions and no such check.
    */
-  private Route hostGuarded(String iface, java.util.function.Supplier<Route> inner) {
+  private Route hostGuarded(String iface, Route inner) {
     if (!Settings.isLoopback(iface)) {
-      return inner.get();
+      return inner;
     }
-    return extractHost(host -> allowedHost(host, iface) ? inner.get()
+    return extractHost(host -> allowedHost(host, iface) ? inner
         : Problems.complete(new Problem(403, "forbidden-host", "Forbidden host",
             "this node listens on loopback and answers only requests to localhost, 127.0.0.1, [::1] or " + iface
                 + " (a Host header naming another name is refused against DNS rebinding)", "Host", host)));
