@@ -298,13 +298,17 @@ class FireCostTest {
         })
         .start();
     await(almanac.ready());
-    Instant due = Instant.parse("2026-11-29T00:00:00Z");
+    // the holder fires a second before the cost task, so its job has the only slot when the cost task fires
+    // (due at the same instant, either could take it first)
+    Instant holderDue = Instant.parse("2026-11-29T00:00:00Z");
+    Instant due = holderDue.plusSeconds(1);
     await(almanac.register(TaskSpec.builder("holder").cron("0 0 0 * * ? UTC").window("per-firing").job("hold").build()));
-    await(almanac.register(TaskSpec.builder("cost").cron("0 0 0 * * ? UTC").window("per-firing").job("noop").build()));
+    await(almanac.register(TaskSpec.builder("cost").cron("1 0 0 * * ? UTC").window("per-firing").job("noop").build()));
     long[] before = journal.of("task|cost"); // its definition is written once register completes; nothing else until the fire
     java.util.concurrent.CountDownLatch recorded = journal.awaitSuccess(due.toString());
-    clock.set(due);
+    clock.set(holderDue);
     assertTrue(blocking.await(20, TimeUnit.SECONDS), "the holder's job took the only slot");
+    clock.set(due);
     // the cost task's window waits: its PENDING schedule is written, and nothing else until the slot frees
     eventually(() -> assertEquals(InstanceStatus.PENDING, await(almanac.windows("cost")).stream()
         .filter(w -> w.window().value().equals(due.toString())).map(WindowView::status).findFirst().orElse(null)));
