@@ -57,7 +57,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 150, unit = TimeUnit.MINUTES)
 @Isolated // three JVMs whose failover times are judged: nothing else runs beside them
-@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
+@Tag("crash") // the crash module's: alone within it (crash/pom.xml)
 class ClusterScenariosTest {
 
   /** How long the trigger's host stays frozen ({@code almanac.cluster.freeze-seconds}). */

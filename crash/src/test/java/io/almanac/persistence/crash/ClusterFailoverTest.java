@@ -64,7 +64,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  */
 @Timeout(value = 90, unit = TimeUnit.MINUTES)
 @Isolated // three JVMs whose failover times are judged: nothing else runs beside them
-@Tag("crash") // runs alone, after the other persistence tests (persistence/pom.xml)
+@Tag("crash") // the crash module's: alone within it (crash/pom.xml)
 class ClusterFailoverTest {
 
   static final int CYCLES = Integer.getInteger("almanac.cluster.cycles", 1);
