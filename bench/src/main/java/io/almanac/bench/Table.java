@@ -108,6 +108,8 @@ final class Table {
       return String.format("%s node(s): lag p50 %s p99 %s max %s | missed %s of %s | doubled %s | journal rows/fire %s | fires per node %s",
           n(num(r, "nodes")), ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), ms(num(r, "lag.max_ms")), n(num(r, "missed")),
           n(num(r, "expected")), n(num(r, "duplicates")), f(num(r, "journal_rows_per_fire")), counts(get(r, "fires_per_node")))
+          + (get(r, "settle") instanceof Map<?, ?> st ? " | shards spread " + (Boolean.TRUE.equals(st.get("settled")) ? "after "
+              : "NOT within ") + ms(((Number) st.get("settle_ms")).doubleValue()) : "")
           + (get(r, "nodes_downed") instanceof List<?> l && !l.isEmpty() ? " | downed by the cluster: " + l : "");
     }
     if (w.startsWith("cluster-failover")) {
@@ -146,6 +148,13 @@ final class Table {
           f(num(r, "heap_after_full_gc_mb")), f(num(r, "idle_cpu_percent_of_one_core")),
           f(num(r, "idle_cpu_settled_percent_of_one_core")), ms(num(r, "time_to_first_fire_ms")),
           ms(num(r, "probe_due_after_start_ms")), ms(num(r, "registration_ms")));
+    }
+    if (w.equals("event-ingest")) {
+      return String.format("accepted (new ids) %s/s, calls %s/s by %s publishers | duplicates recognised %s of %s | latency p50 %s p99 %s"
+              + " | instances = distinct windows: %s | failed calls %s",
+          f(num(r, "accepted_per_s")), f(num(r, "publish_calls_per_s")), f(num(r, "publishers")),
+          f(num(r, "duplicates_recognised")), f(num(r, "duplicates_sent")), ms(num(r, "latency_all.p50_ms")),
+          ms(num(r, "latency_all.p99_ms")), get(r, "instances_equal_distinct_windows"), f(num(r, "failed_calls")));
     }
     if (w.equals("limit")) {
       return String.format("batched (100 rows/commit) %s rows/s | one commit per row %s rows/s",
