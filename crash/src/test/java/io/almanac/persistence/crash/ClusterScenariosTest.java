@@ -211,11 +211,11 @@ class ClusterScenariosTest {
         lateWrites.addAll(writesOf(run, c.frozen.port(), c.frozenAt, incarnation).late());
         lateWrites.addAll(resultsReportedAfter(run, c.frozen.port(), c.frozenAt, c.wokenAt));
         // A job that started just before the SIGSTOP can have its JOB-START line reach the pipe only
-        // after SIGCONT: the node's own log names it as running when its lease was lost, which a job
-        // started after waking cannot be (the loss cancels only what runs at that moment).
+        // after SIGCONT: the node's own log names it as running when its lease was lost, or as cancelled
+        // past an attempt lease that ended before the wake, which a job started after waking cannot be.
         String nodeLog = String.join("\n", linesAfter(c.frozen.log(), Instant.EPOCH));
         long jobs = c.linesAfterWake.stream().filter(l -> l.startsWith("JOB-START "))
-            .filter(l -> !runningAtLeaseLoss(l, nodeLog)).count();
+            .filter(l -> !runningAtLeaseLoss(l, nodeLog, c.wokenAt)).count();
         long effects = c.linesAfterWake.stream().filter(l -> l.startsWith("EFFECT ")).count();
         // a job that was running when the node froze must not reach its effect after waking: the node
         // cancels it (interrupt) and it finds its lease gone (holdsLease)
@@ -720,11 +720,30 @@ class ClusterScenariosTest {
    * @param nodeLog the node's whole log
    * @return whether the node's executor logged that attempt as ended after its node lost its lease
    */
-  static boolean runningAtLeaseLoss(String jobStart, String nodeLog) {
+  static boolean runningAtLeaseLoss(String jobStart, String nodeLog, Instant wokenAt) {
     String[] f = jobStart.split(" ");
-    return f.length >= 4 && java.util.regex.Pattern.compile("task '" + java.util.regex.Pattern.quote(f[1]) + "' window '"
-        + java.util.regex.Pattern.quote(f[2]) + "' attempt " + java.util.regex.Pattern.quote(f[3])
-        + " ended \\d+ ms after its node lost its lease").matcher(nodeLog).find();
+    if (f.length < 4) {
+      return false;
+    }
+    String attempt = "task '" + java.util.regex.Pattern.quote(f[1]) + "' window '" + java.util.regex.Pattern.quote(f[2])
+        + "' attempt " + java.util.regex.Pattern.quote(f[3]);
+    if (java.util.regex.Pattern.compile(attempt + " ended \\d+ ms after its node lost its lease").matcher(nodeLog).find()) {
+      return true;
+    }
+    // or the executor's check, on waking, found the attempt past its own lease, which ended before the wake: the
+    // lease is set when the attempt is admitted, so it was admitted before the freeze (an attempt admitted after
+    // waking has a lease that ends after it)
+    java.util.regex.Matcher passed = java.util.regex.Pattern.compile(attempt + " passed its lease \\(([^)]+)\\): cancelled").matcher(nodeLog);
+    while (passed.find()) {
+      try {
+        if (Instant.parse(passed.group(1)).isBefore(wokenAt)) {
+          return true;
+        }
+      } catch (java.time.format.DateTimeParseException e) {
+        // not an instant: not this case
+      }
+    }
+    return false;
   }
 
   static List<String> linesAfter(Path log, Instant from) {
