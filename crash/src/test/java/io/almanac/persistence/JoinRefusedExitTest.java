@@ -18,13 +18,17 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node refused at join, in a JVM of its own with almanac-cluster.conf as shipped (exit-jvm on):
  * it does not hang, its JVM exits with status 2 (the reason override in almanac-cluster.conf), and
- * its log says why, with its own schema.
+ * its log says why, with its own schema. Judged on exit codes and log lines with deadlines, not on
+ * timing: it runs beside the single-node crash tests (crash/pom.xml).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class JoinRefusedExitTest {
 
   private static final long DEADLINE_SECONDS = 90;
