@@ -54,7 +54,10 @@ class AlmanacNodeTest {
             + "pekko.cluster.downing-provider-class = \"org.apache.pekko.cluster.sbr.SplitBrainResolverProvider\"\n"
             + "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }\n"
             + "almanac.executor { check-interval = 20ms }\n"
-            + "almanac.alerts { watchdog-interval = 100ms }\n")
+            + "almanac.alerts { watchdog-interval = 100ms }\n"
+            // a node's coordinated shutdown (the executor's drain, late results of cancelled jobs, leaving
+            // the cluster) can take more than the testkit's 10 s on a loaded 2-core machine: seen once
+            + "pekko.actor.testkit.typed.system-shutdown-default = 30s\n")
         .withFallback(PersistenceTestKitPlugin.getInstance().config())
         .withFallback(PersistenceTestKitSnapshotPlugin.config())
         .withFallback(ConfigFactory.load());
