@@ -107,10 +107,12 @@ public final class InstanceTableScenarios {
         probe.awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
           assertAgrees(almanac, q, "digest");
           assertAgrees(almanac, q, "report");
+          // the projection has also read the journal's last events (the table can agree before it has
+          // taken the trigger's own bookkeeping: a lag of 0.12 s was seen once right after agreeing)
+          assertEquals(Duration.ZERO, projection.lag());
           return null;
         });
         assertTrue(projection.runningHere());
-        assertEquals(Duration.ZERO, projection.lag());
         live = snapshot(q, false);
         assertTrue(live.values().stream().anyMatch(r -> r.status() == InstanceStatus.MISSED), live.toString());
         assertEquals(5, live.values().stream().filter(r -> r.taskId().equals("digest")).count(), live.toString());
