@@ -718,7 +718,9 @@ class ClusterScenariosTest {
   /**
    * @param jobStart a {@code JOB-START <task> <window> <attempt>} line
    * @param nodeLog the node's whole log
-   * @return whether the node's executor logged that attempt as ended after its node lost its lease
+   * @param wokenAt when the node was woken (SIGCONT)
+   * @return whether the node's executor logged that attempt as ended after its node lost its lease, or
+   *     as cancelled past an attempt lease that ended before {@code wokenAt} (admitted before the freeze)
    */
   static boolean runningAtLeaseLoss(String jobStart, String nodeLog, Instant wokenAt) {
     String[] f = jobStart.split(" ");
