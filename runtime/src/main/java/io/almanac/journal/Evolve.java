@@ -78,46 +78,15 @@ public final class Evolve {
   private Evolve() {}
 
   /**
-   * The status an event asks its window to take, or empty when the event changes no status
-   * (leases, late results, effects, task-level events, and a skip or miss recorded for a window
-   * that already has an instance).
+   * The status an event asks its window to take, or empty when the event changes no status: what
+   * the event itself states ({@link WindowEvent#statusAfter}); task-level events change no window.
    *
    * @param current the window's status before the event, or null when it has no instance
    * @param event the event
    * @return the status after, if the event changes it
    */
   public static Optional<InstanceStatus> targetStatus(InstanceStatus current, Event event) {
-    InstanceStatus to;
-    if (event instanceof InstanceScheduled) {
-      to = InstanceStatus.PENDING;
-    } else if (event instanceof FireSkipped) {
-      to = current == null ? InstanceStatus.SKIPPED : null;
-    } else if (event instanceof WindowMissed) {
-      to = current == null ? InstanceStatus.MISSED : null;
-    } else if (event instanceof AttemptStarted || event instanceof TaskJournal.WindowStarted) {
-      to = InstanceStatus.RUNNING; // a WindowStarted goes through PENDING first (see apply)
-    } else if (event instanceof AttemptSucceeded) {
-      to = InstanceStatus.SUCCEEDED;
-    } else if (event instanceof AttemptFailed) {
-      to = InstanceStatus.FAILED;
-    } else if (event instanceof AttemptTimedOut) {
-      to = InstanceStatus.TIMED_OUT;
-    } else if (event instanceof RetryScheduled) {
-      to = InstanceStatus.RETRY_WAIT;
-    } else if (event instanceof InstanceFinalFailed) {
-      to = InstanceStatus.FINAL_FAILED;
-    } else if (event instanceof InstanceResolved) {
-      to = InstanceStatus.RESOLVED;
-    } else if (event instanceof InstanceCancelled) {
-      to = InstanceStatus.CANCELLED;
-    } else if (event instanceof WindowWaiting) {
-      to = InstanceStatus.WAITING;
-    } else if (event instanceof WaitEnded) {
-      to = InstanceStatus.SKIPPED;
-    } else {
-      to = null;
-    }
-    return Optional.ofNullable(to);
+    return event instanceof WindowEvent we ? Optional.ofNullable(we.statusAfter(current)) : Optional.empty();
   }
 
   /**
@@ -130,42 +99,7 @@ public final class Evolve {
    * @return the state after
    */
   public static State apply(State s, Event e, HotState hot, Violations violations) {
-    if (e instanceof SpecDefined d) {
-      return s.withSpec(d.spec()).withRemovedAt(null); // a removed task defined again is live again
-    }
-    if (e instanceof TaskRemoved r) {
-      return s.withRemovedAt(r.at()).withPaused(false); // defined again, it starts as a new task would: not paused
-    }
-    if (e instanceof TaskPaused) {
-      return s.withPaused(true);
-    }
-    if (e instanceof TaskResumed) {
-      return s.withPaused(false);
-    }
-    if (!(e instanceof WindowEvent we)) {
-      return s;
-    }
-    if (e instanceof TaskJournal.WindowStarted started) {
-      // its schedule, then its start: each transition looked up in the table like any other
-      return apply(apply(s, started.scheduled(), hot, violations), started.started(), hot, violations);
-    }
-    if (e instanceof EventReceived r) {
-      s = s.withEventId(r.eventId(), r.window(), hot.eventIds()); // remembered even when its window left the hot state
-    }
-    WindowState w = s.windows().get(we.window());
-    InstanceStatus from = w == null ? null : w.status();
-    Optional<InstanceStatus> to = targetStatus(from, e);
-    if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
-      if (w == null && s.archivedThrough() != null) {
-        return s; // the window left the hot state; the journal keeps the event for audit (R30)
-      }
-      violations.violated(we.window(), from, to.get(), e);
-      return s;
-    }
-    if (w == null) {
-      return created(s, e, hot);
-    }
-    return changed(s, w, e, to.orElse(null), hot);
+    return e.accept(new Step(s, hot, violations));
   }
 
   /**
@@ -202,31 +136,94 @@ public final class Evolve {
     return s;
   }
 
-  /** A window's first event: a schedule, a skip or a miss creates its instance. */
-  private static State created(State s, Event e, HotState hot) {
-    if (e instanceof InstanceScheduled x) {
-      return s.withWindow(
-          WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.PENDING, x.kind(), null, null, x.at()), hot);
-    }
-    if (e instanceof FireSkipped x) {
-      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.SKIPPED,
-          RunKind.FIRST, x.reason() + ": " + x.detail(), x.reason(), x.at()), hot);
-    }
-    if (e instanceof WindowMissed x) {
-      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.MISSED,
-          RunKind.BACKFILL, x.reason() + ": " + x.detail(), null, x.at()), hot);
-    }
-    if (e instanceof WindowWaiting x) {
-      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), InstanceStatus.WAITING,
-          x.kind(), "waiting for " + x.waitingFor(), null, x.waitUntil(), x.at()), hot);
-    }
-    return s; // an event about a window that left the hot state (R30), or never had an instance
-  }
+  /**
+   * One event applied to a state: task-level events change the task; a window event's status comes
+   * from the event ({@link WindowEvent#statusAfter}), is checked against the table, and the event's
+   * other changes are copied in. A window event for a window without an instance creates it only
+   * when the event creates instances (a schedule, a skip, a miss or a wait); otherwise the window
+   * left the hot state (R30) or never had an instance, and the state is unchanged.
+   */
+  private static final class Step implements TaskJournal.Visitor<State> {
+    private final State s;
+    private final HotState hot;
+    private final Violations violations;
+    private WindowState w;
+    private InstanceStatus to;
 
-  private static State changed(State s, WindowState w, Event e, InstanceStatus to, HotState hot) {
-    if (e instanceof InstanceScheduled x) {
+    Step(State s, HotState hot, Violations violations) {
+      this.s = s;
+      this.hot = hot;
+      this.violations = violations;
+    }
+
+    @Override
+    public State specDefined(SpecDefined e) {
+      return s.withSpec(e.spec()).withRemovedAt(null); // a removed task defined again is live again
+    }
+
+    @Override
+    public State taskPaused(TaskPaused e) {
+      return s.withPaused(true);
+    }
+
+    @Override
+    public State taskResumed(TaskResumed e) {
+      return s.withPaused(false);
+    }
+
+    @Override
+    public State taskRemoved(TaskRemoved e) {
+      return s.withRemovedAt(e.at()).withPaused(false); // defined again, it starts as a new task would: not paused
+    }
+
+    /**
+     * Looks the window up and checks the event's transition. Returns the state to answer with when the
+     * event stops here (refused, or about no hot instance), or null to go on with {@link #w} and
+     * {@link #to}.
+     */
+    private State enter(State state, WindowEvent e) {
+      w = state.windows().get(e.window());
+      InstanceStatus from = w == null ? null : w.status();
+      to = e.statusAfter(from);
+      if (to != null && !Transition.isAllowed(from, to)) {
+        if (w == null && state.archivedThrough() != null) {
+          return state; // the window left the hot state; the journal keeps the event for audit (R30)
+        }
+        violations.violated(e.window(), from, to, e);
+        return state;
+      }
+      if (w == null && !e.createsInstance()) {
+        return state; // an event about a window that left the hot state (R30), or never had an instance
+      }
+      return null;
+    }
+
+    /** The window's copy with the event's status and its other changes. */
+    private State update(State state, WindowEvent e, Consumer<WindowState.Copy> change) {
+      WindowState.Copy c = w.copy();
+      if (to != null) {
+        c.status = to;
+      }
+      change.accept(c);
+      return state.withWindow(c.at(e.at()), hot);
+    }
+
+    @Override
+    public State instanceScheduled(InstanceScheduled x) {
+      return scheduled(s, x);
+    }
+
+    private State scheduled(State state, InstanceScheduled x) {
+      State stop = enter(state, x);
+      if (stop != null) {
+        return stop;
+      }
+      if (w == null) {
+        return state.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), to, x.kind(), null, null,
+            x.at()), hot);
+      }
       boolean released = w.status() == InstanceStatus.WAITING;
-      return update(s, w, x, to, hot, c -> {
+      return update(state, x, c -> {
         c.runKind = x.kind();
         if (released) {
           c.reason = null; // "waiting for ..." no longer holds
@@ -239,11 +236,57 @@ public final class Evolve {
         }
       });
     }
-    if (e instanceof FireSkipped || e instanceof WindowMissed) {
-      return s; // recorded for an existing window (an operator's run of a done one): status unchanged
+
+    @Override
+    public State fireSkipped(FireSkipped x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      if (w != null) {
+        return s; // recorded for an existing window (an operator's run of a done one): status unchanged
+      }
+      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), to, RunKind.FIRST,
+          x.reason() + ": " + x.detail(), x.reason(), x.at()), hot);
     }
-    if (e instanceof AttemptStarted x) {
-      return update(s, w, x, to, hot, c -> {
+
+    @Override
+    public State windowMissed(WindowMissed x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      if (w != null) {
+        return s; // recorded for an existing window: status unchanged
+      }
+      return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), to, RunKind.BACKFILL,
+          x.reason() + ": " + x.detail(), null, x.at()), hot);
+    }
+
+    @Override
+    public State windowWaiting(WindowWaiting x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      if (w == null) {
+        return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), to, x.kind(),
+            "waiting for " + x.waitingFor(), null, x.waitUntil(), x.at()), hot);
+      }
+      return s; // unreachable: the table has no way into WAITING from an instance's status, refused above
+    }
+
+    @Override
+    public State attemptStarted(AttemptStarted x) {
+      return started(s, x);
+    }
+
+    private State started(State state, AttemptStarted x) {
+      State stop = enter(state, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(state, x, c -> {
         c.attempt = x.attempt();
         c.runKind = x.kind();
         c.leaseUntil = x.leaseUntil();
@@ -252,12 +295,30 @@ public final class Evolve {
         c.retryDueAt = null;
       });
     }
-    if (e instanceof LeaseExtended x) {
-      return w.status() != InstanceStatus.RUNNING || w.attempt() != x.attempt() ? s
-          : update(s, w, x, to, hot, c -> c.leaseUntil = x.leaseUntil());
+
+    @Override
+    public State windowStarted(TaskJournal.WindowStarted x) {
+      // its schedule, then its start: each transition looked up in the table like any other
+      return started(scheduled(s, x.scheduled()), x.started());
     }
-    if (e instanceof AttemptSucceeded x) {
-      return update(s.withSample(x.duration()), w, x, to, hot, c -> {
+
+    @Override
+    public State leaseExtended(LeaseExtended x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return w.status() != InstanceStatus.RUNNING || w.attempt() != x.attempt() ? s
+          : update(s, x, c -> c.leaseUntil = x.leaseUntil());
+    }
+
+    @Override
+    public State attemptSucceeded(AttemptSucceeded x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s.withSample(x.duration()), x, c -> {
         c.resultAttempt = x.attempt();
         c.summary = x.summary();
         c.artifactUri = x.artifactUri();
@@ -265,63 +326,134 @@ public final class Evolve {
         c.leaseUntil = null;
       });
     }
-    if (e instanceof AttemptFailed x) {
-      return update(s.withSample(x.duration()), w, x, to, hot, c -> {
+
+    @Override
+    public State attemptFailed(AttemptFailed x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s.withSample(x.duration()), x, c -> {
         c.resultAttempt = x.attempt();
         c.reason = x.reason();
         c.leaseUntil = null;
       });
     }
-    if (e instanceof AttemptTimedOut x) {
-      return update(x.duration() == null ? s : s.withSample(x.duration()), w, x, to, hot, c -> {
+
+    @Override
+    public State attemptTimedOut(AttemptTimedOut x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(x.duration() == null ? s : s.withSample(x.duration()), x, c -> {
         c.reason = "lease expired at " + x.leaseUntil();
         c.leaseUntil = null;
       });
     }
-    if (e instanceof LateResultRecorded x) {
-      return update(s, w, x, to, hot, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
+
+    @Override
+    public State lateResultRecorded(LateResultRecorded x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
     }
-    if (e instanceof RetryScheduled x) {
-      return update(s, w, x, to, hot, c -> {
+
+    @Override
+    public State retryScheduled(RetryScheduled x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> {
         c.retries = x.retryNumber();
         c.retryDueAt = x.dueAt();
       });
     }
-    if (e instanceof InstanceFinalFailed x) {
-      return update(s, w, x, to, hot, c -> {
+
+    @Override
+    public State instanceFinalFailed(InstanceFinalFailed x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> {
         c.reason = x.reason();
         c.leaseUntil = null;
         c.retryDueAt = null;
       });
     }
-    if (e instanceof InstanceResolved x) {
-      return update(s, w, x, to, hot, c -> {
-        c.reason = x.note();
-      });
+
+    @Override
+    public State instanceResolved(InstanceResolved x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> c.reason = x.note());
     }
-    if (e instanceof InstanceCancelled x) {
-      return update(s, w, x, to, hot, c -> {
+
+    @Override
+    public State instanceCancelled(InstanceCancelled x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> {
         c.reason = x.reason();
         c.leaseUntil = null;
         c.retryDueAt = null;
       });
     }
-    if (e instanceof WaitEnded x) {
-      return update(s, w, x, to, hot, c -> {
+
+    @Override
+    public State waitSatisfied(TaskJournal.WaitSatisfied x) {
+      return s; // recorded for the audit and "why": the window is unchanged
+    }
+
+    @Override
+    public State waitEnded(WaitEnded x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> {
         c.reason = x.reason() + ": " + x.detail();
         c.skipReason = x.reason();
       });
     }
-    if (e instanceof EventReceived x) {
-      return update(s, w, x, to, hot, c -> c.events = (c.events == null ? new WindowState.EventTally(0, 0, null, null)
+
+    @Override
+    public State eventReceived(EventReceived x) {
+      // remembered even when its window left the hot state
+      State withId = s.withEventId(x.eventId(), x.window(), hot.eventIds());
+      State stop = enter(withId, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(withId, x, c -> c.events = (c.events == null ? new WindowState.EventTally(0, 0, null, null)
           : c.events).receivedOne(x.eventId()));
     }
-    if (e instanceof EventDuplicated x) {
-      return update(s, w, x, to, hot, c -> c.events = (c.events == null ? new WindowState.EventTally(0, 0, null, null)
+
+    @Override
+    public State eventDuplicated(EventDuplicated x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> c.events = (c.events == null ? new WindowState.EventTally(0, 0, null, null)
           : c.events).duplicatedOne());
     }
-    if (e instanceof EffectIntended x) {
-      return update(s, w, x, to, hot, c -> {
+
+    @Override
+    public State effectIntended(EffectIntended x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> {
         if (!c.pendingEffects.contains(x.key()) && !c.effects.containsKey(x.key())) {
           List<String> next = new ArrayList<>(c.pendingEffects);
           next.add(x.key());
@@ -329,8 +461,14 @@ public final class Evolve {
         }
       });
     }
-    if (e instanceof EffectRecorded x) {
-      return update(s, w, x, to, hot, c -> {
+
+    @Override
+    public State effectRecorded(EffectRecorded x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(s, x, c -> {
         Map<String, String> next = new LinkedHashMap<>(c.effects);
         next.putIfAbsent(x.key(), x.value());
         c.effects = next;
@@ -341,17 +479,15 @@ public final class Evolve {
         }
       });
     }
-    return s;
-  }
 
-  /** A window's copy with the event's status (from {@link #targetStatus}, if it changes one) and its other changes. */
-  private static State update(State s, WindowState w, WindowEvent e, InstanceStatus to, HotState hot,
-      Consumer<WindowState.Copy> change) {
-    WindowState.Copy c = w.copy();
-    if (to != null) {
-      c.status = to;
+    @Override
+    public State conditionCheckFailed(TaskJournal.ConditionCheckFailed x) {
+      return s; // recorded for the audit and "why": the window is unchanged
     }
-    change.accept(c);
-    return s.withWindow(c.at(e.at()), hot);
+
+    @Override
+    public State upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded x) {
+      return s; // recorded for the audit and "why": the window is unchanged
+    }
   }
 }

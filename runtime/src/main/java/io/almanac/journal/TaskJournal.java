@@ -41,16 +41,120 @@ public final class TaskJournal {
 
   // Events (past tense; data only; never renamed without a migration)
 
-  /** Something that happened to the task; the journal is the truth. */
-  public interface Event extends JournalSerializable {
+  /**
+   * Something that happened to the task; the journal is the truth. The hierarchy is sealed: every
+   * kind of event is listed here, and every reader of the journal that looks at events one kind at a
+   * time does so through a {@link Visitor}, so a new kind does not compile until each of them says
+   * what it does with it.
+   */
+  public sealed interface Event extends JournalSerializable
+      permits SpecDefined, TaskPaused, TaskResumed, TaskRemoved, WindowEvent {
     /** @return when it happened (from the entity's clock) */
     Instant at();
+
+    /**
+     * @param visitor what to do with each kind of event
+     * @param <R> what it returns
+     * @return what the visitor returned for this event
+     */
+    <R> R accept(Visitor<R> visitor);
   }
 
-  /** An event about one window. */
-  public interface WindowEvent extends Event {
+  /**
+   * An event about one window. Each kind states, in {@link #statusAfter}, what it does to its window's
+   * status: that method is the one event-to-status mapping of the codebase. {@link Evolve} applies it
+   * (checking {@link Transition}), decisions ask {@link Transition#check(InstanceStatus, WindowEvent)}
+   * before they emit, and the audit and the read models fold the journal through {@link Evolve}.
+   */
+  public sealed interface WindowEvent extends Event
+      permits InstanceScheduled, FireSkipped, WindowMissed, AttemptStarted, WindowStarted, LeaseExtended,
+          AttemptSucceeded, AttemptFailed, AttemptTimedOut, LateResultRecorded, RetryScheduled,
+          InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded,
+          EventReceived, EventDuplicated, WindowWaiting, WaitSatisfied, WaitEnded, ConditionCheckFailed,
+          UpstreamRerunRecorded {
     /** @return the window key */
     String window();
+
+    /**
+     * What this event asks of its window's status.
+     *
+     * @param current the window's status before it, or null when the window has no instance
+     * @return the status it asks the window to take, or null when it changes no status (leases, late
+     *     results, effects, events, and a skip or miss recorded for a window that already has an
+     *     instance). Whether the change is allowed is {@link Transition}'s to say.
+     */
+    InstanceStatus statusAfter(InstanceStatus current);
+
+    /**
+     * @return whether this kind of event can create its window's instance (a schedule, a skip, a miss
+     *     or a wait: {@code statusAfter(null)} is not null)
+     */
+    default boolean createsInstance() {
+      return statusAfter(null) != null;
+    }
+  }
+
+  /**
+   * What a reader of the journal does with each kind of event: one method per kind, none with a
+   * default, so a new kind of event is a compile error in every reader until it is handled.
+   *
+   * @param <R> what it returns
+   */
+  public interface Visitor<R> {
+    R specDefined(SpecDefined e);
+
+    R taskPaused(TaskPaused e);
+
+    R taskResumed(TaskResumed e);
+
+    R taskRemoved(TaskRemoved e);
+
+    R instanceScheduled(InstanceScheduled e);
+
+    R fireSkipped(FireSkipped e);
+
+    R windowMissed(WindowMissed e);
+
+    R attemptStarted(AttemptStarted e);
+
+    /** A schedule and a start in one row: readers that look at each half see {@link WindowStarted#scheduled()} and {@link WindowStarted#started()}. */
+    R windowStarted(WindowStarted e);
+
+    R leaseExtended(LeaseExtended e);
+
+    R attemptSucceeded(AttemptSucceeded e);
+
+    R attemptFailed(AttemptFailed e);
+
+    R attemptTimedOut(AttemptTimedOut e);
+
+    R lateResultRecorded(LateResultRecorded e);
+
+    R retryScheduled(RetryScheduled e);
+
+    R instanceFinalFailed(InstanceFinalFailed e);
+
+    R instanceResolved(InstanceResolved e);
+
+    R instanceCancelled(InstanceCancelled e);
+
+    R effectIntended(EffectIntended e);
+
+    R effectRecorded(EffectRecorded e);
+
+    R eventReceived(EventReceived e);
+
+    R eventDuplicated(EventDuplicated e);
+
+    R windowWaiting(WindowWaiting e);
+
+    R waitSatisfied(WaitSatisfied e);
+
+    R waitEnded(WaitEnded e);
+
+    R conditionCheckFailed(ConditionCheckFailed e);
+
+    R upstreamRerunRecorded(UpstreamRerunRecorded e);
   }
 
   /**
@@ -59,41 +163,101 @@ public final class TaskJournal {
    * @param spec the spec, as the journal holds it
    * @param at when
    */
-  public record SpecDefined(SpecRecord spec, Instant at) implements Event {}
+  public record SpecDefined(SpecRecord spec, Instant at) implements Event {
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.specDefined(this);
+    }
+  }
 
   /** The task was paused. */
-  public record TaskPaused(Instant at) implements Event {}
+  public record TaskPaused(Instant at) implements Event {
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.taskPaused(this);
+    }
+  }
 
   /** The task was resumed. */
-  public record TaskResumed(Instant at) implements Event {}
+  public record TaskResumed(Instant at) implements Event {
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.taskResumed(this);
+    }
+  }
 
   /**
    * The task was removed: its trigger stopped, its open windows were cancelled (their {@link
    * InstanceCancelled} events come first, in the same write). Its history stays in the journal;
    * only queries and a new {@link SpecDefined} are accepted after it.
    */
-  public record TaskRemoved(Instant at) implements Event {}
+  public record TaskRemoved(Instant at) implements Event {
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.taskRemoved(this);
+    }
+  }
 
   /** The window's instance was created, or reopened, as PENDING. */
   public record InstanceScheduled(String window, Instant start, Instant end, Instant dueAt, RunKind kind, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.PENDING;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.instanceScheduled(this);
+    }
+  }
 
   /** A due window did not run (R7). When the window already exists its status is unchanged. */
   public record FireSkipped(
       String window, Instant start, Instant end, Instant dueAt, SkipReason reason, String detail, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return current == null ? InstanceStatus.SKIPPED : null; // recorded beside an existing instance: unchanged
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.fireSkipped(this);
+    }
+  }
 
   /** A past window is not caught up (R12, R14). */
   public record WindowMissed(
       String window, Instant start, Instant end, Instant dueAt, MissReason reason, String detail, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return current == null ? InstanceStatus.MISSED : null; // recorded beside an existing instance: unchanged
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.windowMissed(this);
+    }
+  }
 
   /**
    * PENDING to RUNNING: attempt {@code attempt}, run by {@code executor}, holds the lease until
    * {@code leaseUntil}.
    */
   public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.RUNNING;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.attemptStarted(this);
+    }
+  }
 
   /**
    * A fresh window was scheduled and its first attempt started in one step: what {@link
@@ -133,6 +297,17 @@ public final class TaskJournal {
     public AttemptStarted started() {
       return new AttemptStarted(window, attempt, kind, leaseUntil, executor, at);
     }
+
+    /** Its schedule, then its start: RUNNING (by way of PENDING, each step checked by {@link Evolve}). */
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.RUNNING;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.windowStarted(this);
+    }
   }
 
   /**
@@ -169,43 +344,153 @@ public final class TaskJournal {
   }
 
   /** A heartbeat extended the running attempt's lease. */
-  public record LeaseExtended(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {}
+  public record LeaseExtended(String window, int attempt, Instant leaseUntil, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.leaseExtended(this);
+    }
+  }
 
   /** The attempt succeeded (R22). */
   public record AttemptSucceeded(
       String window, int attempt, Duration duration, String summary, String artifactUri, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.SUCCEEDED;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.attemptSucceeded(this);
+    }
+  }
 
   /** The attempt failed (R22). */
   public record AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.FAILED;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.attemptFailed(this);
+    }
+  }
 
   /** The attempt's lease expired (R23). */
   public record AttemptTimedOut(String window, int attempt, Instant leaseUntil, Duration duration, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.TIMED_OUT;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.attemptTimedOut(this);
+    }
+  }
 
   /** A result arrived from an attempt that no longer holds the window; kept for audit only. */
   public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.lateResultRecorded(this);
+    }
+  }
 
   /** A retry was scheduled (R13, R15). */
-  public record RetryScheduled(String window, int retryNumber, Instant dueAt, Instant at) implements WindowEvent {}
+  public record RetryScheduled(String window, int retryNumber, Instant dueAt, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.RETRY_WAIT;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.retryScheduled(this);
+    }
+  }
 
   /** The window failed for good and waits in the intervention queue (R15). */
-  public record InstanceFinalFailed(String window, String reason, Instant at) implements WindowEvent {}
+  public record InstanceFinalFailed(String window, String reason, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.FINAL_FAILED;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.instanceFinalFailed(this);
+    }
+  }
 
   /** An operator resolved a FINAL_FAILED window. */
-  public record InstanceResolved(String window, String note, Instant at) implements WindowEvent {}
+  public record InstanceResolved(String window, String note, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.RESOLVED;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.instanceResolved(this);
+    }
+  }
 
   /** The window's instance was cancelled. */
-  public record InstanceCancelled(String window, int attempt, String reason, Instant at) implements WindowEvent {}
+  public record InstanceCancelled(String window, int attempt, String reason, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.CANCELLED;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.instanceCancelled(this);
+    }
+  }
 
   /** An effect is about to run: if no {@link EffectRecorded} follows, its outcome is unknown (R19). */
-  public record EffectIntended(String window, int attempt, String key, Instant at) implements WindowEvent {}
+  public record EffectIntended(String window, int attempt, String key, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.effectIntended(this);
+    }
+  }
 
   /** An effect was recorded in the window's ledger (R19). */
   public record EffectRecorded(String window, int attempt, String key, String value, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.effectRecorded(this);
+    }
+  }
 
   /**
    * An event of an event-triggered task's type arrived for this window (R9) and was recorded: its
@@ -220,7 +505,17 @@ public final class TaskJournal {
    * @param at when it arrived
    */
   public record EventReceived(String window, String type, String eventId, Instant eventTime, String summary, Instant at)
-      implements WindowEvent {}
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.eventReceived(this);
+    }
+  }
 
   /**
    * An event id arrived again (R9): counted on the window it first mapped to; nothing else changes.
@@ -229,7 +524,17 @@ public final class TaskJournal {
    * @param eventId the event's id
    * @param at when it arrived again
    */
-  public record EventDuplicated(String window, String eventId, Instant at) implements WindowEvent {}
+  public record EventDuplicated(String window, String eventId, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.eventDuplicated(this);
+    }
+  }
 
   /**
    * A due window of a task with a dependency or condition waits for it until {@code waitUntil} (R9).
@@ -244,7 +549,17 @@ public final class TaskJournal {
    * @param at when
    */
   public record WindowWaiting(String window, Instant start, Instant end, Instant dueAt, RunKind kind, String waitingFor,
-      Instant waitUntil, Instant at) implements WindowEvent {}
+      Instant waitUntil, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.WAITING;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.windowWaiting(this);
+    }
+  }
 
   /**
    * What a waiting (or not-met) window waited for was met, and why; the decision that follows (its
@@ -254,7 +569,17 @@ public final class TaskJournal {
    * @param detail what was met, e.g. {@code upstream order-export succeeded for 2026-11-29 at ...}
    * @param at when
    */
-  public record WaitSatisfied(String window, String detail, Instant at) implements WindowEvent {}
+  public record WaitSatisfied(String window, String detail, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null; // the decision that follows it in the same write changes the status
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.waitSatisfied(this);
+    }
+  }
 
   /**
    * A waiting window did not run: its deadline passed first ({@link SkipReason#DEPENDENCY_NOT_MET},
@@ -265,7 +590,17 @@ public final class TaskJournal {
    * @param detail details for people
    * @param at when
    */
-  public record WaitEnded(String window, SkipReason reason, String detail, Instant at) implements WindowEvent {}
+  public record WaitEnded(String window, SkipReason reason, String detail, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return current == null ? null : InstanceStatus.SKIPPED; // it ends a wait: it never creates an instance
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.waitEnded(this);
+    }
+  }
 
   /**
    * A poll of the task's condition for a waiting window failed (threw, failed or timed out); it is
@@ -276,7 +611,17 @@ public final class TaskJournal {
    * @param error what went wrong
    * @param at when
    */
-  public record ConditionCheckFailed(String window, String condition, String error, Instant at) implements WindowEvent {}
+  public record ConditionCheckFailed(String window, String condition, String error, Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.conditionCheckFailed(this);
+    }
+  }
 
   /**
    * An upstream task succeeded for a window after this task's window had already run (R9); what the
@@ -290,7 +635,17 @@ public final class TaskJournal {
    * @param at when
    */
   public record UpstreamRerunRecorded(String window, String upstream, String upstreamWindow, String decision, String detail,
-      Instant at) implements WindowEvent {}
+      Instant at) implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null; // a run again that it decided is its own schedule event
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.upstreamRerunRecorded(this);
+    }
+  }
 
   // ---------------------------------------------------------------------------------------------
   // State

@@ -144,6 +144,43 @@ public enum Transition {
     return t;
   }
 
+  /**
+   * Whether the table allows what {@code event} asks of a window in {@code from} ({@link
+   * TaskJournal.WindowEvent#statusAfter}): an event that changes no status is always allowed. A
+   * {@link TaskJournal.WindowStarted} is checked as its schedule, then its start. Decisions ask this
+   * before they emit, instead of naming the status their event will produce.
+   *
+   * @param from the window's status, or null when it has no instance yet
+   * @param event the event a decision is about to write
+   * @return true if allowed
+   */
+  public static boolean allows(InstanceStatus from, TaskJournal.WindowEvent event) {
+    if (event instanceof TaskJournal.WindowStarted started) {
+      return allows(from, started.scheduled()) && allows(started.scheduled().statusAfter(from), started.started());
+    }
+    InstanceStatus to = event.statusAfter(from);
+    return to == null || lookup(from, to) != null;
+  }
+
+  /**
+   * The event, if the table allows what it asks of a window in {@code from}; a refusal otherwise.
+   *
+   * @param from the window's status, or null when it has no instance yet
+   * @param event the event a decision is about to write
+   * @param <E> the event's type
+   * @return the event
+   * @throws IllegalTransitionException naming the window, from and to, if the table does not allow it
+   */
+  public static <E extends TaskJournal.WindowEvent> E check(InstanceStatus from, E event) {
+    if (event instanceof TaskJournal.WindowStarted started) {
+      check(from, started.scheduled());
+      check(started.scheduled().statusAfter(from), started.started());
+    } else if (!allows(from, event)) {
+      throw new IllegalTransitionException(from, event.statusAfter(from), event.window());
+    }
+    return event;
+  }
+
   private static Transition lookup(InstanceStatus from, InstanceStatus to) {
     return to == null ? null : TABLE[row(from)][to.ordinal()];
   }
