@@ -6,10 +6,8 @@ import io.almanac.journal.Transition;
 
 import io.almanac.CatchUpPolicy;
 import io.almanac.InstanceStatus;
-import io.almanac.MissReason;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RunKind;
-import io.almanac.SkipReason;
 import io.almanac.internal.TaskProtocol.CatchUpOutcome;
 import io.almanac.Decision;
 import io.almanac.internal.TaskProtocol.DueFire;
@@ -87,19 +85,19 @@ final class FireDecider {
         // and the new window is skipped rather than piled up.
         Optional<WindowState> running = active.stream().filter(w -> w.status() == InstanceStatus.RUNNING).findFirst();
         if (running.isPresent()) {
-          return skipOrEnd(released, cmd, SkipReason.PREVIOUS_RUNNING, "window " + running.get().key() + " is RUNNING", now);
+          WindowState r = running.get();
+          return skipOrEnd(released, cmd, new Causes.PreviousRunning(r.key(), r.attempt(), r.leaseUntil()), now);
         }
         List<String> waiting = active.stream()
             .filter(w -> w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST).map(WindowState::key).toList();
         return waiting.size() >= SKIP_QUEUE
-            ? skipOrEnd(released, cmd, SkipReason.BUFFER_FULL, "windows " + String.join(", ", waiting) + " are waiting to start "
-                + "(overlap SKIP queues at most " + SKIP_QUEUE + " not yet started)", now)
+            ? skipOrEnd(released, cmd, new Causes.StartQueueFull(waiting, SKIP_QUEUE), now)
             : scheduled(cmd, List.of(), now, released);
       }
       case BUFFER_ONE:
         for (WindowState w : active) {
           if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
-            return skipOrEnd(released, cmd, SkipReason.BUFFER_FULL, "window " + w.key() + " is already waiting", now);
+            return skipOrEnd(released, cmd, new Causes.AlreadyWaiting(w.key()), now);
           }
         }
         return scheduled(cmd, List.of(), now, released);
@@ -109,8 +107,7 @@ final class FireDecider {
       default:
         List<Event> cancels = new ArrayList<>();
         for (WindowState w : active) {
-          Transition.check(w.status(), InstanceStatus.CANCELLED, w.key());
-          cancels.add(new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now));
+          cancels.add(Transition.check(w.status(), new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now)));
         }
         return scheduled(cmd, cancels, now, released);
     }
@@ -177,21 +174,18 @@ final class FireDecider {
           + "' is not due yet (now " + now + ")");
     }
     if (state.paused()) {
-      return skip(cmd, SkipReason.PAUSED, "task is paused", now);
+      return skip(cmd, new Causes.Paused(), now);
     }
     CatchUpPolicy catchUp = state.spec().catchUp().toPolicy();
     if (!catchUp.withinHorizon(cmd.dueAt(), now)) {
-      return miss(cmd, MissReason.OUTSIDE_HORIZON, "due " + cmd.dueAt() + ", older than the catch-up horizon "
-          + catchUp.horizon(), now);
+      return miss(cmd, new Causes.OutsideHorizon(cmd.dueAt(), catchUp.horizon()), now);
     }
     if (cmd.kind() != FireKind.CATCH_UP) {
       return null;
     }
     if (!catchUp.allowsCatchUpAt(now, cmd.start())) {
-      return miss(cmd, MissReason.BACKFILL_NOT_ALLOWED, catchUp.mode() == CatchUpPolicy.Mode.NONE
-          ? "due " + cmd.dueAt() + " and not fired on time (the trigger was down or behind, or the task was registered"
-              + " later); the task does not catch up missed windows (catch-up mode NONE)"
-          : "due " + cmd.dueAt() + ", outside the catch-up span " + catchUp.span() + " after the window's start", now);
+      return miss(cmd, catchUp.mode() == CatchUpPolicy.Mode.NONE ? new Causes.NoCatchUp(cmd.dueAt())
+          : new Causes.OutsideSpan(cmd.dueAt(), catchUp.span()), now);
     }
     if (state.spec().gated()) {
       return waiting(state, cmd, RunKind.BACKFILL, now);
@@ -218,24 +212,24 @@ final class FireDecider {
     return Decided.persist(events, new FireOutcome(key, Decision.SCHEDULED, RunKind.FIRST.name()));
   }
 
-  private static Decided<FireOutcome> skipOrEnd(boolean released, Fire cmd, SkipReason reason, String detail, Instant now) {
+  private static Decided<FireOutcome> skipOrEnd(boolean released, Fire cmd, Causes.SkipCause cause, Instant now) {
     if (!released) {
-      return skip(cmd, reason, detail, now);
+      return skip(cmd, cause, now);
     }
     String key = cmd.window().value();
-    return Decided.persist(List.of(new TaskJournal.WaitEnded(key, reason, detail, now)),
-        new FireOutcome(key, Decision.SKIPPED, reason + ": " + detail));
+    return Decided.persist(List.of(new TaskJournal.WaitEnded(key, cause.reason(), cause.detail(), now)),
+        new FireOutcome(key, Decision.SKIPPED, cause.text()));
   }
 
-  private static Decided<FireOutcome> skip(Fire cmd, SkipReason reason, String detail, Instant now) {
+  private static Decided<FireOutcome> skip(Fire cmd, Causes.SkipCause cause, Instant now) {
     String key = cmd.window().value();
-    return Decided.persist(List.of(new FireSkipped(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
-        new FireOutcome(key, Decision.SKIPPED, reason + ": " + detail));
+    return Decided.persist(List.of(new FireSkipped(key, cmd.start(), cmd.end(), cmd.dueAt(), cause.reason(), cause.detail(),
+        now)), new FireOutcome(key, Decision.SKIPPED, cause.text()));
   }
 
-  private static Decided<FireOutcome> miss(Fire cmd, MissReason reason, String detail, Instant now) {
+  private static Decided<FireOutcome> miss(Fire cmd, Causes.MissCause cause, Instant now) {
     String key = cmd.window().value();
-    return Decided.persist(List.of(new WindowMissed(key, cmd.start(), cmd.end(), cmd.dueAt(), reason, detail, now)),
-        new FireOutcome(key, Decision.MISSED, reason + ": " + detail));
+    return Decided.persist(List.of(new WindowMissed(key, cmd.start(), cmd.end(), cmd.dueAt(), cause.reason(), cause.detail(),
+        now)), new FireOutcome(key, Decision.MISSED, cause.text()));
   }
 }

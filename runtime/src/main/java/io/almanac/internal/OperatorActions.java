@@ -12,7 +12,6 @@ import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RunKind;
-import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.Window;
 import io.almanac.WindowKey;
@@ -107,9 +106,9 @@ final class OperatorActions {
     }
     List<Event> events = new ArrayList<>();
     for (WindowState w : state.table().live()) {
-      if ((w.status().isActive() || w.status() == InstanceStatus.WAITING)
-          && Transition.isAllowed(w.status(), InstanceStatus.CANCELLED)) {
-        events.add(new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now));
+      InstanceCancelled cancel = new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now);
+      if ((w.status().isActive() || w.status() == InstanceStatus.WAITING) && Transition.allows(w.status(), cancel)) {
+        events.add(cancel);
       }
     }
     events.add(new TaskRemoved(now));
@@ -206,13 +205,12 @@ final class OperatorActions {
     }
     WindowState w = existing.get();
     if (REOPENABLE.contains(w.status())) {
-      Transition.check(w.status(), InstanceStatus.PENDING, w.key());
-      events.add(new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now));
+      events.add(Transition.check(w.status(), new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now)));
       return new FireOutcome(key, Decision.SCHEDULED, kind + " (was " + w.status() + ")");
     }
-    String detail = "window is " + w.status();
-    events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), SkipReason.WINDOW_EXISTS, detail, now));
-    return new FireOutcome(key, Decision.SKIPPED, SkipReason.WINDOW_EXISTS + ": " + detail);
+    Causes.WindowExists exists = new Causes.WindowExists(w.status());
+    events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), exists.reason(), exists.detail(), now));
+    return new FireOutcome(key, Decision.SKIPPED, exists.text());
   }
 
   Decided<Done> retry(State state, WindowKey window, Instant now) {
@@ -221,21 +219,21 @@ final class OperatorActions {
       return Decided.refuse(Reason.CONFLICT, "window '" + w.key() + "' is " + w.status()
           + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
     }
-    return transition(state, window, InstanceStatus.PENDING,
-        x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now), null);
+    return transition(state, window, x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now),
+        null);
   }
 
   Decided<Done> resolve(State state, WindowKey window, String note, Instant now) {
     String text = note == null ? "resolved by an operator" : note;
-    return transition(state, window, InstanceStatus.RESOLVED, w -> new InstanceResolved(w.key(), text, now), text);
+    return transition(state, window, w -> new InstanceResolved(w.key(), text, now), text);
   }
 
   Decided<Done> cancel(State state, WindowKey window, String reason, Instant now) {
     String text = reason == null ? "cancelled by an operator" : reason;
-    return transition(state, window, InstanceStatus.CANCELLED, w -> new InstanceCancelled(w.key(), w.attempt(), text, now), text);
+    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now), text);
   }
 
-  private Decided<Done> transition(State state, WindowKey window, InstanceStatus to, Function<WindowState, Event> event,
+  private Decided<Done> transition(State state, WindowKey window, Function<WindowState, TaskJournal.WindowEvent> event,
       String text) {
     WindowState w = state.windows().get(window.value());
     if (w == null) {
@@ -245,10 +243,11 @@ final class OperatorActions {
       return Decided.refuse(Reason.INVALID_ARGUMENT, "reason '" + Texts.abbreviate(text) + "' is invalid: "
           + text.length() + " characters, at most " + settings.maxReasonLength());
     }
-    if (!Transition.isAllowed(w.status(), to)) {
-      return Decided.refuse(new IllegalTransitionException(w.status(), to, w.key()));
+    TaskJournal.WindowEvent e = event.apply(w);
+    if (!Transition.allows(w.status(), e)) {
+      return Decided.refuse(new IllegalTransitionException(w.status(), e.statusAfter(w.status()), w.key()));
     }
-    return Decided.persist(List.of(event.apply(w)), Done.getInstance());
+    return Decided.persist(List.of(e), Done.getInstance());
   }
 
   /**
