@@ -1,7 +1,7 @@
 package io.almanac.persistence;
 
 import com.typesafe.config.Config;
-import io.almanac.internal.NodeMeters;
+import io.almanac.spi.StoreMeters;
 import org.apache.pekko.persistence.AtomicWrite;
 import org.apache.pekko.persistence.jdbc.journal.JdbcAsyncWriteJournal;
 import scala.concurrent.Future;
@@ -38,7 +38,7 @@ public class MeteredJournal extends JdbcAsyncWriteJournal {
   @Override
   public Future<scala.collection.immutable.Seq<Try<BoxedUnit>>> asyncWriteMessages(
       scala.collection.immutable.Seq<AtomicWrite> messages) {
-    NodeMeters meters = NodeMeters.of(context().system());
+    StoreMeters meters = StoreMeters.of(context().system());
     long start = System.nanoTime();
     int events = 0;
     for (AtomicWrite w : CollectionConverters.asJava(messages)) {

@@ -55,31 +55,6 @@ public final class NodeChecks {
   }
 
   /**
-   * The configuration paths of the leases the cluster takes: singleton, shard coordinator, shards,
-   * split brain resolver (with lease-majority).
-   *
-   * @return each lease's configuration path, with the first key that names it
-   */
-  public static Map<String, String> leasePaths(Config config) {
-    Map<String, String> paths = new LinkedHashMap<>();
-    for (String key : List.of("pekko.cluster.singleton.use-lease", "pekko.cluster.sharding.coordinator-singleton.use-lease",
-        "pekko.cluster.sharding.use-lease")) {
-      if (config.hasPath(key) && !config.getString(key).isEmpty()) {
-        paths.putIfAbsent(config.getString(key), key);
-      }
-    }
-    String sbr = "pekko.cluster.split-brain-resolver";
-    if (config.hasPath("pekko.cluster.downing-provider-class")
-        && config.getString("pekko.cluster.downing-provider-class").endsWith("SplitBrainResolverProvider")
-        && config.hasPath(sbr + ".active-strategy") && config.getString(sbr + ".active-strategy").equals("lease-majority")
-        && config.hasPath(sbr + ".lease-majority.lease-implementation")) {
-      String key = sbr + ".lease-majority.lease-implementation";
-      paths.putIfAbsent(config.getString(key), key);
-    }
-    return paths;
-  }
-
-  /**
    * Creates each configured lease once, as Pekko will (LeaseProvider, with the lease's own
    * validation of its settings, e.g. JdbcLease's timing), without acquiring it: a lease whose
    * settings cannot work fails the node's start instead of the singleton or shard that first
@@ -90,7 +65,7 @@ public final class NodeChecks {
    */
   public static void leasesCanWork(ExtendedActorSystem system, String owner) {
     Config config = system.settings().config();
-    for (Map.Entry<String, String> e : leasePaths(config).entrySet()) {
+    for (Map.Entry<String, String> e : io.almanac.config.LeaseSettings.leasePaths(config).entrySet()) {
       String path = e.getKey();
       if (!config.hasPath(path)) {
         throw new InvalidSpecException(e.getValue(), path, "no lease is configured at this path");
@@ -101,7 +76,7 @@ public final class NodeChecks {
         if (error instanceof IllegalArgumentException || error instanceof com.typesafe.config.ConfigException
             || error instanceof ReflectiveOperationException) {
           throw new InvalidSpecException(e.getValue(), path, "the lease's settings are refused: " + error.getMessage()
-              + " (" + timing(config, path) + ")");
+              + " (" + io.almanac.config.LeaseSettings.timing(config, path) + ")");
         }
         if (system.whenTerminated().isCompleted()) {
           return; // Almanac.start reports the terminated system
@@ -109,25 +84,6 @@ public final class NodeChecks {
         throw new InvalidSpecException(e.getValue(), path, "the lease could not be created: " + error);
       }
     }
-  }
-
-  /**
-   * A lease's timing settings as they stand, for messages: {@code path.heartbeat-timeout = 8s, ...}.
-   *
-   * @param config the node's configuration
-   * @param path the lease's configuration path (keys it lacks come from pekko.coordination.lease)
-   */
-  public static String timing(Config config, String path) {
-    List<String> shown = new ArrayList<>();
-    for (String key : List.of("heartbeat-timeout", "heartbeat-interval", "safety-margin", "lease-operation-timeout")) {
-      String at = config.hasPath(path + "." + key) ? path + "." + key
-          : config.hasPath("pekko.coordination.lease." + key) ? "pekko.coordination.lease." + key : null;
-      if (at != null) {
-        Object v = config.getValue(at).unwrapped();
-        shown.add(at + " = " + (v instanceof String str && str.isEmpty() ? "\"\"" : v));
-      }
-    }
-    return String.join(", ", shown);
   }
 
   /**

@@ -98,7 +98,7 @@ import org.apache.pekko.actor.Extension;
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
  * (the journal) records into the node's registry. INTERNAL API.
  */
-public final class NodeMeters {
+public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
   /** Meters that record into a registry with no member: nothing is kept (unit tests, before a node starts). */
   public static final NodeMeters NONE = new NodeMeters(new CompositeMeterRegistry());
@@ -394,6 +394,7 @@ public final class NodeMeters {
    * @param nanos how long it took
    * @param ok whether it succeeded
    */
+  @Override
   public void journalWrite(long nanos, boolean ok) {
     (ok ? journalOk : journalFailed).record(nanos, TimeUnit.NANOSECONDS);
     journalWrites.increment();
@@ -408,6 +409,7 @@ public final class NodeMeters {
    * @param persists atomic writes in this call of the journal
    * @param events events in them
    */
+  @Override
   public void journalAsked(int persists, int events) {
     journalPersists.add(persists);
     journalEvents.add(events);
@@ -439,6 +441,7 @@ public final class NodeMeters {
    *
    * @param lag read at each scrape; null or a failure reads as NaN
    */
+  @Override
   public void projectionLag(Supplier<Duration> lag) {
     Objects.requireNonNull(lag, "lag");
     TimeGauge.builder("almanac.projection.lag", lag, TimeUnit.MILLISECONDS, s -> {
@@ -449,6 +452,11 @@ public final class NodeMeters {
         return Double.NaN;
       }
     }).description("how far the instance table's projection is behind the journal").strongReference(true).register(registry);
+  }
+
+  @Override
+  public boolean installed() {
+    return this != NONE;
   }
 
   /** The trigger's lag: started minus due, never negative (a clock step or skew). */

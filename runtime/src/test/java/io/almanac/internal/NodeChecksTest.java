@@ -61,9 +61,9 @@ class NodeChecksTest {
         pekko.cluster.split-brain-resolver.lease-majority.lease-implementation = "c"
         """).withFallback(ConfigFactory.load());
     assertEquals(Map.of("a", "pekko.cluster.singleton.use-lease", "b", "pekko.cluster.sharding.use-lease",
-        "c", "pekko.cluster.split-brain-resolver.lease-majority.lease-implementation"), NodeChecks.leasePaths(config));
+        "c", "pekko.cluster.split-brain-resolver.lease-majority.lease-implementation"), io.almanac.config.LeaseSettings.leasePaths(config));
     // Pekko's defaults take no lease.
-    assertEquals(Map.of(), NodeChecks.leasePaths(ConfigFactory.load()));
+    assertEquals(Map.of(), io.almanac.config.LeaseSettings.leasePaths(ConfigFactory.load()));
   }
 
   @Test

@@ -188,7 +188,7 @@ public final class InstanceProjection {
   static final class Current implements org.apache.pekko.actor.Extension {
     volatile Handle handle;
     /** The meters the gauge is registered with, or null. */
-    io.almanac.internal.NodeMeters registeredWith;
+    io.almanac.spi.StoreMeters registeredWith;
   }
 
   private static final org.apache.pekko.actor.AbstractExtensionId<Current> CURRENT =
@@ -211,9 +211,9 @@ public final class InstanceProjection {
   private static void lagGauge(ActorSystem<?> system, Handle handle) {
     Current current = current(system);
     current.handle = handle;
-    io.almanac.internal.NodeMeters meters = io.almanac.internal.NodeMeters.of(system);
+    io.almanac.spi.StoreMeters meters = io.almanac.spi.StoreMeters.of(system);
     synchronized (current) {
-      if (meters == io.almanac.internal.NodeMeters.NONE) {
+      if (!meters.installed()) {
         log.warn("instance projection: the node's meters are not installed yet, so almanac_projection_lag_seconds is "
             + "not registered; start the projection after Almanac.start");
         return;

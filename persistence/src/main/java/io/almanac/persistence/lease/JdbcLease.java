@@ -128,7 +128,7 @@ public final class JdbcLease extends Lease {
    *     the rule broken and the timing keys with their values
    */
   public static void checkSettings(Config config) {
-    for (java.util.Map.Entry<String, String> e : io.almanac.internal.NodeChecks.leasePaths(config).entrySet()) {
+    for (java.util.Map.Entry<String, String> e : io.almanac.config.LeaseSettings.leasePaths(config).entrySet()) {
       String path = e.getKey();
       if (!config.hasPath(path) || !config.hasPath(path + ".lease-class")
           || !config.getString(path + ".lease-class").equals(JdbcLease.class.getName())) {
@@ -139,7 +139,7 @@ public final class JdbcLease extends Lease {
         Timing.of(LeaseSettings.apply(block, "settings-check", "settings-check"));
       } catch (IllegalArgumentException | com.typesafe.config.ConfigException ex) {
         throw new IllegalArgumentException(path + " (the lease of " + e.getValue() + "): " + ex.getMessage() + " ("
-            + io.almanac.internal.NodeChecks.timing(config, path) + ")", ex);
+            + io.almanac.config.LeaseSettings.timing(config, path) + ")", ex);
       }
     }
   }
