@@ -201,6 +201,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    */
   public static void install(ClassicActorSystemProvider system, NodeMeters meters) {
     HOLDER.get(system.classicSystem()).meters = Objects.requireNonNull(meters, "meters");
+    io.almanac.spi.StoreMeters.install(system, meters);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -456,7 +457,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
   @Override
   public boolean installed() {
-    return this != NONE;
+    return true; // NONE is never installed, and StoreMeters answers its own NONE before a start
   }
 
   /** The trigger's lag: started minus due, never negative (a clock step or skew). */

@@ -38,11 +38,53 @@ public interface StoreMeters {
   /** @return whether these are a started node's meters (false: they record nothing) */
   boolean installed();
 
+  /** Meters that record nothing: what a store plugin sees before the node's start installs its own. */
+  StoreMeters NONE = new StoreMeters() {
+    @Override
+    public void journalWrite(long nanos, boolean ok) {}
+
+    @Override
+    public void journalAsked(int persists, int events) {}
+
+    @Override
+    public void projectionLag(Supplier<Duration> lag) {}
+
+    @Override
+    public boolean installed() {
+      return false;
+    }
+  };
+
   /**
    * @param system an actor system
-   * @return the meters of the node started on it, or meters that record nothing before it started
+   * @return the meters of the node started on it, or {@link #NONE} before it started
    */
   static StoreMeters of(ClassicActorSystemProvider system) {
-    return io.almanac.internal.NodeMeters.of(system);
+    return Installed.ID.get(system.classicSystem()).meters;
+  }
+
+  /**
+   * Makes these the meters store plugins on that system report to (the node's start does this).
+   *
+   * @param system the node's actor system
+   * @param meters its meters
+   */
+  static void install(ClassicActorSystemProvider system, StoreMeters meters) {
+    Installed.ID.get(system.classicSystem()).meters = java.util.Objects.requireNonNull(meters, "meters");
+  }
+
+  /** The meters installed on one actor system. */
+  final class Installed implements org.apache.pekko.actor.Extension {
+    private static final org.apache.pekko.actor.AbstractExtensionId<Installed> ID =
+        new org.apache.pekko.actor.AbstractExtensionId<>() {
+          @Override
+          public Installed createExtension(org.apache.pekko.actor.ExtendedActorSystem system) {
+            return new Installed();
+          }
+        };
+
+    private volatile StoreMeters meters = NONE;
+
+    private Installed() {}
   }
 }
