@@ -285,6 +285,9 @@ final class DueQueue {
               List.of(FireKey.of(due.taskId(), due.window(), TaskProtocol.FireKind.ON_TIME, null)), null);
         case REFIRE:
           slot.refires.remove(due);
+          if (slot.refires.isEmpty()) {
+            slot.refires = null;
+          }
           return new Step(due.taskId(), false, List.of(FireKey.of(due.taskId(), due.window(), due.fireKind(), due.batch())),
               null);
         case WAKE:
@@ -311,10 +314,15 @@ final class DueQueue {
     return slots.containsKey(taskId);
   }
 
-  /** The zone of a registered task's schedule (for display), or null. */
-  ZoneId zoneOf(String taskId) {
-    Slot slot = slots.get(taskId);
-    return slot == null || slot.schedule == null ? null : slot.schedule.zone();
+  /** The earliest entry for the heartbeat line, e.g. "'a' window 2026-11-29 at ... (local time and zone)". */
+  String describeHead() {
+    Due head = head();
+    if (head == null) {
+      return "nothing";
+    }
+    ZoneId zone = slots.get(head.taskId()).schedule.zone();
+    return "'" + head.taskId() + "' " + (head.kind() == Kind.WAKE ? "wake-up" : "window " + head.window().key())
+        + " at " + head.at() + " (" + head.at().atZone(zone).toLocalDateTime() + " " + zone + ")";
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import io.almanac.journal.TriggerJournal.TasksRegistered;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -654,15 +653,8 @@ public final class TriggerActor
   }
 
   private Effect<Event, State> onHeartbeatLog(State state) {
-    DueQueue.Due head = queue.head();
-    String next = "nothing";
-    if (head != null) {
-      ZoneId zone = queue.zoneOf(head.taskId());
-      next = "'" + head.taskId() + "' " + (head.kind() == DueQueue.Kind.WAKE ? "wake-up" : "window " + head.window().key())
-          + " at " + head.at() + " (" + head.at().atZone(zone).toLocalDateTime() + " " + zone + ")";
-    }
     ctx.getLog().info("trigger heartbeat: {} tasks, {} queued, {} fires in flight, {} tasks active, watermark {}, next: {}",
-        state.tasks().size(), queue.size(), inFlight.size(), state.active().size(), watermark.current(), next);
+        state.tasks().size(), queue.size(), inFlight.size(), state.active().size(), watermark.current(), queue.describeHead());
     return Effect().none();
   }
 

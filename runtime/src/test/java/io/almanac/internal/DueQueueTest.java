@@ -122,6 +122,17 @@ class DueQueueTest {
   }
 
   @Test
+  @DisplayName("R25: the heartbeat names the earliest entry with its local time in the task's zone")
+  void describesTheHead() {
+    DueQueue queue = queue(1000, GRACE);
+    assertEquals("nothing", queue.describeHead());
+    queue.register(SpecRecord.of(TaskSpec.builder("a").cron("0 0 12 * * ? Europe/Paris").window("daily").build()), null, T0, T0);
+    assertEquals("'a' window 2026-11-29 at 2026-11-29T11:00:00Z (2026-11-29T12:00 Europe/Paris)", queue.describeHead());
+    queue.reportWakes("a", T0.plusSeconds(5), 1);
+    assertEquals("'a' wake-up at " + at(5) + " (2026-11-29T01:00:05 Europe/Paris)", queue.describeHead());
+  }
+
+  @Test
   @DisplayName("nothing is taken before it is due")
   void nothingBeforeItIsDue() {
     DueQueue queue = queue(1000, GRACE);
