@@ -8,7 +8,6 @@ import io.almanac.schedule.Schedules;
 import io.almanac.schedule.TaskSchedule;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -320,9 +319,10 @@ final class DueQueue {
     if (head == null) {
       return "nothing";
     }
-    ZoneId zone = slots.get(head.taskId()).schedule.zone();
+    TaskSchedule schedule = slots.get(head.taskId()).schedule;
     return "'" + head.taskId() + "' " + (head.kind() == Kind.WAKE ? "wake-up" : "window " + head.window().key())
-        + " at " + head.at() + " (" + head.at().atZone(zone).toLocalDateTime() + " " + zone + ")";
+        + " at " + head.at() + (schedule == null ? ""
+            : " (" + head.at().atZone(schedule.zone()).toLocalDateTime() + " " + schedule.zone() + ")");
   }
 
   // ---------------------------------------------------------------------------------------------

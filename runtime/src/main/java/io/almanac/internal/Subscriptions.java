@@ -3,6 +3,7 @@ package io.almanac.internal;
 import io.almanac.EventTrigger;
 import io.almanac.journal.SpecRecord;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import java.util.TreeSet;
  * shared. INTERNAL API.
  */
 final class Subscriptions {
+
+  private static final TreeSet<String> EMPTY = new TreeSet<>();
 
   private final Map<String, TreeSet<String>> byType = new HashMap<>();
   private final Map<String, TreeSet<String>> byTypeEventTime = new HashMap<>();
@@ -61,10 +64,8 @@ final class Subscriptions {
 
   /** The registered tasks that depend on this one, sorted. */
   Collection<String> dependentsOf(String taskId) {
-    return dependents.getOrDefault(taskId, EMPTY);
+    return Collections.unmodifiableSet(dependents.getOrDefault(taskId, EMPTY));
   }
-
-  private static final TreeSet<String> EMPTY = new TreeSet<>();
 
   private void subscribe(SpecRecord spec, boolean add) {
     if (spec.event() == null) {
