@@ -43,7 +43,7 @@ final class LeaseTimers {
       if (w.status() != InstanceStatus.RUNNING) {
         continue;
       }
-      Instant due = w.leaseUntil();
+      Instant due = LeaseExpiry.endsAt(w);
       Instant armedAt = armed.get(w.key());
       if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDING) {
         Instant soon = now.plus(recheck);

@@ -79,7 +79,7 @@ final class Reactions {
     List<Executor.CancelAttempt> cancels = new ArrayList<>();
     for (Event e : events) {
       if (e instanceof AttemptTimedOut t) {
-        cancels.add(new Executor.CancelAttempt(taskId, t.window(), t.attempt(), "lease expired at " + t.leaseUntil()));
+        cancels.add(new Executor.CancelAttempt(taskId, t.window(), t.attempt(), LeaseExpiry.reason(t.leaseUntil())));
       } else if (e instanceof InstanceCancelled c) {
         cancels.add(new Executor.CancelAttempt(taskId, c.window(), c.attempt(), c.reason()));
       }
@@ -180,7 +180,7 @@ final class Reactions {
     Instant next = null;
     for (WindowState w : state.table().live()) {
       Instant at = switch (w.status()) {
-        case RUNNING -> w.leaseUntil();
+        case RUNNING -> LeaseExpiry.endsAt(w);
         case RETRY_WAIT -> w.retryDueAt();
         case PENDING -> w.updatedAt().plus(reofferAfter);
         default -> null;

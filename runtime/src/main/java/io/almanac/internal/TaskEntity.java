@@ -262,7 +262,6 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Heartbeat.class, (s, c) -> run(s, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
         .onCommand(FinishAttempt.class, (s, c) -> run(s, attempts.finish(s, c, now()), c.replyTo()))
         .onCommand(RecordEffect.class, (s, c) -> run(s, effects.record(s, c, now()), c.replyTo()))
-        .onCommand(ExpireLease.class, (s, c) -> run(s, attempts.expireLease(s, c.window(), c.attempt(), now()), c.replyTo()))
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
         .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))
         .onCommand(GetWindow.class, this::onGetWindow)
