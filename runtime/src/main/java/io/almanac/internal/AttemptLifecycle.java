@@ -236,6 +236,33 @@ final class AttemptLifecycle {
   }
 
   /**
+   * Dead attempts settled (see {@link #settle}) and the state after them: what every decision that
+   * must not count a dead attempt as running is made on.
+   *
+   * @param events the settlement (possibly none), persisted ahead of what is decided on it
+   * @param state the state after it
+   */
+  record Settled(List<Event> events, State state) {
+    /** @return the decision with the settlement ahead of its events, in the same write */
+    <R> Decided<R> then(Decided<R> decided) {
+      return decided.after(events);
+    }
+  }
+
+  /**
+   * @param state the task's state
+   * @param executors what is known of an executor identity
+   * @param now the time
+   * @param hot the entity's hot-state bounds
+   * @return the settlement and the state after it
+   */
+  Settled settled(State state, Function<String, ExecutorLiveness.State> executors, Instant now,
+      io.almanac.journal.HotState hot) {
+    List<Event> events = settle(state, executors, now);
+    return new Settled(events, io.almanac.journal.Evolve.fold(state, events, hot));
+  }
+
+  /**
    * Waiting retries whose time has come become PENDING.
    *
    * @param state the task's state

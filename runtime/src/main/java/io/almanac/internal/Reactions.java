@@ -88,6 +88,24 @@ final class Reactions {
   }
 
   /**
+   * @param taskId the task
+   * @param state the state after the write
+   * @param events the events written
+   * @return what to tell the trigger, for the tasks that depend on this one (R9): each window that
+   *     succeeded or was resolved
+   */
+  static List<TriggerActor.UpstreamDone> upstreamDone(String taskId, State state, List<Event> events) {
+    List<TriggerActor.UpstreamDone> done = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof AttemptSucceeded || e instanceof io.almanac.journal.TaskJournal.InstanceResolved) {
+        String key = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
+        state.window(key).ifPresent(w -> done.add(new TriggerActor.UpstreamDone(taskId, key, w.start(), w.end(), e.at())));
+      }
+    }
+    return done;
+  }
+
+  /**
    * @param events the events written
    * @return whether an attempt ended (then a PENDING window held back by it may start)
    */
