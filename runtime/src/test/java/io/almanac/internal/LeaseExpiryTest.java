@@ -270,4 +270,51 @@ class LeaseExpiryTest {
     again.tell(new TaskProtocol.GetWindow(WindowKey.of(DAY), windows.getRef()));
     assertEquals(InstanceStatus.FINAL_FAILED, windows.receiveMessage(WAIT).getValue().windows().get(0).status());
   }
+
+  @Test
+  @DisplayName("R23: at the lease's end the node's executor cancels the job and the entity's timer times the attempt out, "
+      + "at the same instant by the same rule; the cancelled job's report cannot fail or succeed the window")
+  void executorCancelsAndEntityTimesOutAtTheLeaseEnd() throws Exception {
+    String id = newId();
+    TaskSpec spec = daily(id).job("digest").build();
+    clock.set(T0);
+    java.util.concurrent.CompletableFuture<io.almanac.JobContext> job = new java.util.concurrent.CompletableFuture<>();
+    JobRegistry jobs = new JobRegistry();
+    jobs.register("digest", ctx -> {
+      job.complete(ctx);
+      return new java.util.concurrent.CompletableFuture<>(); // runs until cancelled
+    });
+    java.util.concurrent.atomic.AtomicReference<ActorRef<Command>> entity = new java.util.concurrent.atomic.AtomicReference<>();
+    ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+        TaskSettings.from(CONFIG), jobs, taskId -> entity.get(), "node-1"));
+    TaskEnv env = new TaskEnv(null, executor, a -> { }, e -> true, 0);
+    entity.set(testKit.spawn(TaskEntity.create(id, clock, TaskSettings.from(CONFIG), env)));
+    TestProbe<StatusReply<Done>> done = testKit.createTestProbe();
+    entity.get().tell(new TaskProtocol.Define(SpecRecord.of(spec), done.getRef()));
+    assertTrue(done.receiveMessage(WAIT).isSuccess());
+    TestProbe<StatusReply<FireOutcome>> fired = testKit.createTestProbe();
+    entity.get().tell(fire(fired.getRef()));
+    assertTrue(fired.receiveMessage(WAIT).isSuccess());
+    io.almanac.JobContext running = job.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals(T0.plus(LEASE), running.deadline());
+
+    clock.set(T0.plus(LEASE));
+    ManualTime.get(testKit.system()).timePasses(LEASE); // the executor's checks and the entity's lease timer
+    running.cancellation().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    TestProbe<StatusReply<TaskProtocol.WindowList>> windows = testKit.createTestProbe();
+    windows.awaitAssert(WAIT, () -> {
+      entity.get().tell(new TaskProtocol.GetWindow(WindowKey.of(DAY), windows.getRef()));
+      assertEquals(InstanceStatus.FINAL_FAILED, windows.receiveMessage(WAIT).getValue().windows().get(0).status());
+      return null;
+    });
+    List<Event> written = org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit.create(testKit.system())
+        .persistedInStorage(TaskJournal.persistenceId(id)).stream().map(Event.class::cast).toList();
+    List<TaskJournal.AttemptTimedOut> timeOuts = written.stream().filter(TaskJournal.AttemptTimedOut.class::isInstance)
+        .map(TaskJournal.AttemptTimedOut.class::cast).toList();
+    assertEquals(1, timeOuts.size(), written::toString);
+    assertEquals(T0.plus(LEASE), timeOuts.get(0).at());
+    assertTrue(written.stream().noneMatch(e -> e instanceof TaskJournal.AttemptFailed || e instanceof TaskJournal.AttemptSucceeded),
+        written::toString);
+    testKit.stop(executor);
+  }
 }
