@@ -14,7 +14,6 @@ import io.almanac.journal.TaskJournal.AttemptFailed;
 import io.almanac.internal.TaskProtocol.AttemptGrant;
 import io.almanac.journal.TaskJournal.AttemptStarted;
 import io.almanac.journal.TaskJournal.AttemptSucceeded;
-import io.almanac.journal.TaskJournal.AttemptTimedOut;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.FinishAttempt;
 import io.almanac.journal.TaskJournal.InstanceFinalFailed;
@@ -139,7 +138,7 @@ final class AttemptLifecycle {
       return notRunning(state, window, attempt);
     }
     WindowState w = found.get();
-    if (now.isAfter(w.leaseUntil())) {
+    if (LeaseExpiry.over(w, now)) {
       return Decided.refuse(Reason.STALE_ATTEMPT,
           "lease of window '" + w.key() + "' attempt " + w.attempt() + " expired at " + w.leaseUntil());
     }
@@ -186,9 +185,9 @@ final class AttemptLifecycle {
           Done.getInstance());
     }
     List<Event> events = new ArrayList<>();
-    if (now.isAfter(w.leaseUntil())) {
-      events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), cmd.duration(), now));
-      events.addAll(afterFailure(state, w, "lease expired at " + w.leaseUntil(), now));
+    if (LeaseExpiry.over(w, now)) {
+      events.add(LeaseExpiry.timedOut(w, cmd.duration(), now));
+      events.addAll(afterFailure(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
       events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
     } else if (r.succeeded()) {
       Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
@@ -205,29 +204,6 @@ final class AttemptLifecycle {
     JobResult r = cmd.result();
     String what = r.succeeded() ? "summary: " + r.summary() : "reason: " + r.reason();
     return new LateResultRecorded(cmd.window().value(), cmd.attempt(), r.outcome(), detail + "; " + what, now);
-  }
-
-  /**
-   * The attempt's lease is due to expire: time it out if it has.
-   *
-   * @param state the task's state
-   * @param window the window
-   * @param attempt the attempt
-   * @param now the time
-   * @return the time-out and what follows, nothing when the attempt already ended, or a refusal
-   *     while the lease runs
-   */
-  Decided<Done> expireLease(State state, WindowKey window, int attempt, Instant now) {
-    Optional<WindowState> found = runningAttempt(state, window, attempt);
-    if (found.isEmpty()) {
-      return Decided.reply(Done.getInstance()); // already finished, timed out or superseded
-    }
-    WindowState w = found.get();
-    if (now.isBefore(w.leaseUntil())) {
-      return Decided.refuse(Reason.CONFLICT,
-          "lease of window '" + w.key() + "' attempt " + w.attempt() + " runs until " + w.leaseUntil());
-    }
-    return Decided.persist(timeOut(state, w, "lease expired at " + w.leaseUntil(), now), Done.getInstance());
   }
 
   /**
@@ -249,14 +225,41 @@ final class AttemptLifecycle {
       if (w.status() != InstanceStatus.RUNNING) {
         continue;
       }
-      if (!now.isBefore(w.leaseUntil())) {
-        events.addAll(timeOut(state, w, "lease expired at " + w.leaseUntil(), now));
+      if (LeaseExpiry.over(w, now)) {
+        events.addAll(timeOut(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
       } else if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDED) {
         // checked only after the lease test: a lease that ended counts as a lease expiry
         events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
       }
     }
     return events;
+  }
+
+  /**
+   * Dead attempts settled (see {@link #settle}) and the state after them: what every decision that
+   * must not count a dead attempt as running is made on.
+   *
+   * @param events the settlement (possibly none), persisted ahead of what is decided on it
+   * @param state the state after it
+   */
+  record Settled(List<Event> events, State state) {
+    /** @return the decision with the settlement ahead of its events, in the same write */
+    <R> Decided<R> then(Decided<R> decided) {
+      return decided.after(events);
+    }
+  }
+
+  /**
+   * @param state the task's state
+   * @param executors what is known of an executor identity
+   * @param now the time
+   * @param hot the entity's hot-state bounds
+   * @return the settlement and the state after it
+   */
+  Settled settled(State state, Function<String, ExecutorLiveness.State> executors, Instant now,
+      io.almanac.journal.HotState hot) {
+    List<Event> events = settle(state, executors, now);
+    return new Settled(events, io.almanac.journal.Evolve.fold(state, events, hot));
   }
 
   /**
@@ -278,18 +281,8 @@ final class AttemptLifecycle {
   }
 
   private List<Event> timeOut(State state, WindowState w, String reason, Instant now) {
-    Transition.check(w.status(), InstanceStatus.TIMED_OUT, w.key());
     List<Event> events = new ArrayList<>();
-    // An attempt that ran its whole lease counts with the lease as a (lower bound) duration sample,
-    // so a job longer than its lease makes the next lease longer (R23). An attempt whose executor
-    // died says nothing about the job's duration (the node may have been down for hours): no sample.
-    Duration held = null;
-    Instant startedAt = w.startedAt() != null ? w.startedAt() : w.updatedAt();
-    if (!now.isBefore(w.leaseUntil()) && startedAt != null) {
-      held = Duration.between(startedAt, w.leaseUntil());
-      held = held.isNegative() ? Duration.ZERO : held;
-    }
-    events.add(new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), held, now));
+    events.add(LeaseExpiry.timedOut(w, now));
     events.addAll(afterFailure(state, w, reason, now));
     return events;
   }

@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import io.almanac.RefusedException;
+import org.apache.pekko.pattern.StatusReply;
 
 /**
  * Dependencies as pure functions (R9): what an upstream task reports about its windows, and whether
@@ -63,6 +66,35 @@ final class DependencyCheck {
       }
     }
     return new UpstreamReport(taskId, true, windows, expected);
+  }
+
+  /**
+   * The answer to a dependent's question: the report, or a refusal when the task's cron's firings
+   * cannot be computed (the dependent records that it did not answer). A task whose schedule cannot
+   * be had reports its windows and expects none.
+   *
+   * @param taskId this task
+   * @param state its state
+   * @param schedule its schedule (called only for a defined task; may throw)
+   * @param ask the question
+   * @param log where a missing schedule is noted
+   */
+  static StatusReply<UpstreamReport> answer(String taskId, State state, Supplier<TaskSchedule> schedule,
+      TaskProtocol.GetUpstreamReport ask, org.slf4j.Logger log) {
+    TaskSchedule s = null;
+    if (state.defined() && !state.removed()) {
+      try {
+        s = schedule.get();
+      } catch (RuntimeException e) {
+        log.debug("task '{}': no schedule to report expected windows from: {}", taskId, e.toString());
+      }
+    }
+    try {
+      return StatusReply.success(report(taskId, state, s, ask.key(), ask.from(), ask.to()));
+    } catch (RuntimeException e) {
+      return StatusReply.error(new RefusedException(RefusedException.Reason.SCHEDULE_FAILED,
+          "task '" + taskId + "' cannot list its windows: " + e.getMessage()));
+    }
   }
 
   /**

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Event-trigger decisions as pure functions (R9): an event id seen before is a duplicate (counted);
@@ -33,6 +34,22 @@ final class EventDecider {
 
   EventDecider(FireDecider fires) {
     this.fires = fires;
+  }
+
+  /**
+   * As {@link #publish}, with the schedule made here: a task whose window spec throws, or whose stored
+   * spec is refused today, refuses the event.
+   *
+   * @param taskId the task
+   * @param schedule makes the task's schedule (may throw)
+   */
+  Decided<EventOutcome> publishScheduled(String taskId, State state, PublishEvent cmd, Supplier<TaskSchedule> schedule,
+      Instant now) {
+    try {
+      return publish(state, cmd, schedule.get(), now);
+    } catch (io.almanac.AlmanacException e) {
+      return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "' cannot map the event to a window: " + e.getMessage());
+    }
   }
 
   /**

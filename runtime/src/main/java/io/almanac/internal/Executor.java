@@ -927,7 +927,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void run(Item item, TaskProtocol.AttemptGrant grant, Instant now) {
-    if (!now.isBefore(grant.leaseUntil())) {
+    if (LeaseExpiry.over(grant.leaseUntil(), now)) {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
     }
@@ -1234,7 +1234,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
     for (Iterator<Ready> it = ready.iterator(); it.hasNext(); ) {
       Ready w = it.next();
-      if (!now.isBefore(w.grant().leaseUntil())) {
+      if (LeaseExpiry.over(w.grant().leaseUntil(), now)) {
         it.remove();
         unreadied(w);
         dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
@@ -1242,7 +1242,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
     for (Iterator<Running> it = running.values().iterator(); it.hasNext(); ) {
       Running r = it.next();
-      if (now.isAfter(r.deadline) && r.cancel()) {
+      if (LeaseExpiry.over(r.deadline, now) && r.cancel()) {
         cancelledCount++;
         try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
           ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled, its slot freed", r.item.taskId(),

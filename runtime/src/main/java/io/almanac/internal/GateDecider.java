@@ -171,26 +171,35 @@ final class GateDecider {
    *
    * @param state the task's state
    * @param msg the upstream success
-   * @param schedule the task's schedule (maps the upstream window to this task's window)
+   * @param schedule makes the task's schedule (maps the upstream window to this task's window; may throw)
    * @param now the time
    * @return the events to persist (for a window that already ran) and the window to check, if any
    */
-  Upstream upstreamSucceeded(State state, UpstreamSucceeded msg, io.almanac.schedule.TaskSchedule schedule, Instant now) {
+  Upstream upstreamSucceeded(State state, UpstreamSucceeded msg, java.util.function.Supplier<io.almanac.schedule.TaskSchedule> schedule,
+      Instant now) {
+    try {
+      return upstreamSucceeded(state, msg, schedule.get(), now);
+    } catch (RuntimeException e) { // the task's schedule cannot be had, or the mapping failed: nothing is written
+      return new Upstream(List.of(), null, e.toString());
+    }
+  }
+
+  private Upstream upstreamSucceeded(State state, UpstreamSucceeded msg, io.almanac.schedule.TaskSchedule schedule, Instant now) {
     SpecRecord spec = state.spec();
     if (spec == null || state.removed() || spec.dependency() == null || !spec.dependency().upstream().contains(msg.upstream())) {
-      return new Upstream(List.of(), null);
+      return new Upstream(List.of(), null, null);
     }
     WindowState w = mapped(state, msg, schedule);
     if (w == null) {
-      return new Upstream(List.of(), null); // not due yet here: its own trigger fires it, and it checks then
+      return new Upstream(List.of(), null, null); // not due yet here: its own trigger fires it, and it checks then
     }
     if (w.status() == InstanceStatus.WAITING
         || (w.status() == InstanceStatus.SKIPPED && w.skipReason() == SkipReason.DEPENDENCY_NOT_MET)) {
-      return new Upstream(List.of(), w.key());
+      return new Upstream(List.of(), w.key(), null);
     }
     boolean ran = w.attempt() > 0 && (w.startedAt() == null || w.startedAt().isBefore(msg.succeededAt()));
     if (!ran || w.status() == InstanceStatus.PENDING) {
-      return new Upstream(List.of(), null); // it runs anyway, or it never ran for a reason of its own (skipped, missed)
+      return new Upstream(List.of(), null, null); // it runs anyway, or it never ran for a reason of its own (skipped, missed)
     }
     DependencyTrigger.Rerun option = spec.dependency().onUpstreamRerun();
     boolean again = option == DependencyTrigger.Rerun.RUN_AGAIN
@@ -209,7 +218,7 @@ final class GateDecider {
               ? "on-upstream-rerun RUN_AGAIN, but a window never succeeds twice"
               : "on-upstream-rerun RUN_AGAIN, but it is " + w.status() + " now") + ": kept", now));
     }
-    return new Upstream(events, null);
+    return new Upstream(events, null, null);
   }
 
   /**
@@ -217,8 +226,9 @@ final class GateDecider {
    *
    * @param events to persist now
    * @param checkWindow a window to check now, or null
+   * @param failure why the success could not be handled (then nothing else), or null
    */
-  record Upstream(List<Event> events, String checkWindow) {}
+  record Upstream(List<Event> events, String checkWindow, String failure) {}
 
   /** This task's window an upstream window maps to: the same key, or the one containing its start. */
   private static WindowState mapped(State state, UpstreamSucceeded msg, io.almanac.schedule.TaskSchedule schedule) {

@@ -13,8 +13,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * A task entity's lease timers: one per running attempt, due at its lease's end by the entity's
- * clock. The entity is the one owner of lease expiry (R23): when a timer goes off it asks {@link
- * AttemptLifecycle#settle}, which times out what has really expired. In memory only; re-armed from
+ * clock ({@link LeaseExpiry#endsAt}). The entity is the one owner of lease expiry (R23): when a timer
+ * goes off it asks {@link AttemptLifecycle#settle}, which times out what {@link LeaseExpiry} says is
+ * over. In memory only; re-armed from
  * the state after every write, after a wake-up and after recovery. INTERNAL API.
  */
 final class LeaseTimers {
@@ -43,7 +44,7 @@ final class LeaseTimers {
       if (w.status() != InstanceStatus.RUNNING) {
         continue;
       }
-      Instant due = w.leaseUntil();
+      Instant due = LeaseExpiry.endsAt(w);
       Instant armedAt = armed.get(w.key());
       if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDING) {
         Instant soon = now.plus(recheck);

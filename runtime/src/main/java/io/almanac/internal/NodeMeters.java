@@ -241,7 +241,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
         jobDuration(taskId, f.duration());
       } else if (e instanceof AttemptTimedOut t) {
         count("almanac.attempts", "outcome", "timed_out");
-        count("almanac.lease.expiries", "cause", t.at().isBefore(t.leaseUntil()) ? "executor_gone" : "lease_expired");
+        count("almanac.lease.expiries", "cause", LeaseExpiry.leaseEnded(t) ? "lease_expired" : "executor_gone");
       } else if (e instanceof InstanceCancelled c) {
         if (before != null && before.window(c.window()).map(w -> w.status() == InstanceStatus.RUNNING).orElse(false)) {
           count("almanac.attempts", "outcome", "cancelled");

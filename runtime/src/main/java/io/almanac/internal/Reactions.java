@@ -79,12 +79,30 @@ final class Reactions {
     List<Executor.CancelAttempt> cancels = new ArrayList<>();
     for (Event e : events) {
       if (e instanceof AttemptTimedOut t) {
-        cancels.add(new Executor.CancelAttempt(taskId, t.window(), t.attempt(), "lease expired at " + t.leaseUntil()));
+        cancels.add(new Executor.CancelAttempt(taskId, t.window(), t.attempt(), LeaseExpiry.reason(t.leaseUntil())));
       } else if (e instanceof InstanceCancelled c) {
         cancels.add(new Executor.CancelAttempt(taskId, c.window(), c.attempt(), c.reason()));
       }
     }
     return cancels;
+  }
+
+  /**
+   * @param taskId the task
+   * @param state the state after the write
+   * @param events the events written
+   * @return what to tell the trigger, for the tasks that depend on this one (R9): each window that
+   *     succeeded or was resolved
+   */
+  static List<TriggerActor.UpstreamDone> upstreamDone(String taskId, State state, List<Event> events) {
+    List<TriggerActor.UpstreamDone> done = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof AttemptSucceeded || e instanceof io.almanac.journal.TaskJournal.InstanceResolved) {
+        String key = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
+        state.window(key).ifPresent(w -> done.add(new TriggerActor.UpstreamDone(taskId, key, w.start(), w.end(), e.at())));
+      }
+    }
+    return done;
   }
 
   /**
@@ -180,7 +198,7 @@ final class Reactions {
     Instant next = null;
     for (WindowState w : state.table().live()) {
       Instant at = switch (w.status()) {
-        case RUNNING -> w.leaseUntil();
+        case RUNNING -> LeaseExpiry.endsAt(w);
         case RETRY_WAIT -> w.retryDueAt();
         case PENDING -> w.updatedAt().plus(reofferAfter);
         default -> null;

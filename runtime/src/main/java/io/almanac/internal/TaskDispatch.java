@@ -12,7 +12,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What a task entity tells its node's executor and the trigger after a write: the PENDING windows
  * that may start (each offered once per attempt until an attempt ends or the task wakes), and when
- * the task next needs a wake-up (told only when it changed). In memory only (principle 1): nothing
+ * the task next needs a wake-up (told only when it changed, or carried in a fire's answer). In memory only (principle 1): nothing
  * here is truth, and {@link #reset} forgets it all after a recovery. INTERNAL API.
  */
 final class TaskDispatch {
@@ -21,14 +21,19 @@ final class TaskDispatch {
   private final TaskEnv env;
   private final ActorRef<TaskProtocol.Command> self;
   private final Duration redispatchAfter;
+  private final Duration dependencyPoll;
   private final Set<String> offered = new HashSet<>();
   private TriggerActor.TaskWakes lastReported;
+  private boolean wakesInReply;
+  private TriggerActor.TaskWakes replyWakes;
 
-  TaskDispatch(String taskId, TaskEnv env, ActorRef<TaskProtocol.Command> self, Duration redispatchAfter) {
+  TaskDispatch(String taskId, TaskEnv env, ActorRef<TaskProtocol.Command> self, Duration redispatchAfter,
+      Duration dependencyPoll) {
     this.taskId = taskId;
     this.env = env;
     this.self = self;
     this.redispatchAfter = redispatchAfter;
+    this.dependencyPoll = dependencyPoll;
   }
 
   /** Whether there is an executor to offer windows to (none in unit tests of the entity). */
@@ -42,8 +47,14 @@ final class TaskDispatch {
     env.executor().tell(new Executor.Offer(taskId, window, RunKind.FIRST, self, true));
   }
 
-  /** Offers the executor the PENDING windows that may start (it ignores one it holds already). */
-  void offerPending(State state) {
+  /**
+   * After a write: offers the executor the PENDING windows that may start (it ignores one it holds
+   * already); after an attempt ended, also those offered before (one may have been held back by it).
+   */
+  void offerPending(State state, java.util.List<io.almanac.journal.TaskJournal.Event> written) {
+    if (Reactions.attemptEnded(written)) {
+      forgetOffers();
+    }
     if (env.executor() == null) {
       return;
     }
@@ -60,11 +71,11 @@ final class TaskDispatch {
   }
 
   /** Tells the trigger when this task next needs a wake-up (a lease's end, a retry's due time), when it changed. */
-  void reportWakes(State state, Instant gateWake, long seq) {
+  void reportWakes(State state, Instant now, long seq) {
     if (env.trigger() == null) {
       return;
     }
-    TriggerActor.TaskWakes wakes = wakes(state, gateWake, seq);
+    TriggerActor.TaskWakes wakes = wakes(state, now, seq);
     if (!sameAs(wakes, lastReported)) {
       lastReported = wakes;
       env.trigger().tell(wakes);
@@ -75,12 +86,35 @@ final class TaskDispatch {
    * The wake-up report that rides along with a fire's answer (always: a lost answer's fire comes
    * again), noted as told.
    */
-  TriggerActor.TaskWakes wakesForReply(State state, Instant gateWake, long seq) {
-    lastReported = wakes(state, gateWake, seq);
+  TriggerActor.TaskWakes wakesForReply(State state, Instant now, long seq) {
+    lastReported = wakes(state, now, seq);
     return lastReported;
   }
 
-  private TriggerActor.TaskWakes wakes(State state, Instant gateWake, long seq) {
+  /** The write on its way answers a fire: its wake-up report goes in that answer, not in a message of its own. */
+  void answersFire() {
+    wakesInReply = true;
+  }
+
+  /** After a write: the wake-up report is told to the trigger (when it changed), or kept for the fire's answer. */
+  void afterWrite(State state, Instant now, long seq) {
+    if (wakesInReply) {
+      wakesInReply = false;
+      replyWakes = wakesForReply(state, now, seq);
+    } else {
+      reportWakes(state, now, seq);
+    }
+  }
+
+  /** @return the wake-up report kept for the fire's answer by the last {@link #afterWrite}, once */
+  TriggerActor.TaskWakes takeReplyWakes() {
+    TriggerActor.TaskWakes w = replyWakes;
+    replyWakes = null;
+    return w;
+  }
+
+  private TriggerActor.TaskWakes wakes(State state, Instant now, long seq) {
+    Instant gateWake = Gates.nextWake(taskId, state, dependencyPoll, now); // a waiting window's poll or deadline
     Instant next = Gates.earliest(Reactions.nextWake(state, redispatchAfter), gateWake);
     return new TriggerActor.TaskWakes(taskId, next, state.hasActive() || gateWake != null, seq);
   }
@@ -93,5 +127,7 @@ final class TaskDispatch {
   void reset() {
     offered.clear();
     lastReported = null;
+    wakesInReply = false;
+    replyWakes = null;
   }
 }

@@ -72,6 +72,25 @@ public record TaskEnv(
     }
   }
 
+  /**
+   * Tells the node what a task's write did, from its persisted state only (principle 1): the meters
+   * and the skip tally, the alerts it raises, the jobs it cancels, and, when some task depends on this
+   * one, the windows that succeeded (to the trigger, R9). As {@link Reactions} decides.
+   */
+  void written(String taskId, NodeMeters.Origin origin, io.almanac.journal.TaskJournal.State before,
+      io.almanac.journal.TaskJournal.State after, java.util.List<io.almanac.journal.TaskJournal.Event> events,
+      boolean announce, org.slf4j.Logger log) {
+    meters.written(taskId, origin, before, after, events);
+    skips.written(taskId, events);
+    Reactions.alerts(taskId, after, events, repeatedSkipAlert).forEach(a -> raise(a, log));
+    if (executor != null) {
+      Reactions.cancels(taskId, events).forEach(executor::tell);
+    }
+    if (trigger != null && announce) {
+      Reactions.upstreamDone(taskId, after, events).forEach(trigger::tell);
+    }
+  }
+
   /** No trigger, no executor, alerts dropped, every executor alive: for unit tests of the entity. */
   public static final TaskEnv NONE = new TaskEnv(null, null, a -> { }, id -> true, 0);
 }

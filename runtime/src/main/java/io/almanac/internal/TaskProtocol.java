@@ -56,7 +56,7 @@ public final class TaskProtocol {
       permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport {}
 
   /** From the entity itself: its lease timers, its unanswered offers, its recovery and its gate checks. */
-  public sealed interface SelfCommand extends Command permits ExpireLease, LeaseTimer, OfferUnanswered, Recovered, GateChecked {}
+  public sealed interface SelfCommand extends Command permits LeaseTimer, OfferUnanswered, Recovered, GateChecked {}
 
   /** From outside the schedule (R9): published events, and upstream successes forwarded by the trigger. */
   public sealed interface InputCommand extends Command permits PublishEvent, UpstreamSucceeded {}
@@ -252,12 +252,9 @@ public final class TaskProtocol {
       implements ExecutorCommand {}
 
   /**
-   * Time out this attempt if its lease has ended (R23). The entity owns lease expiry: its own lease
-   * timer sends {@link LeaseTimer}; this form, with a reply, is for tests and tools.
+   * The entity's lease timer for an attempt went off (from the entity's own timer, due when {@link
+   * LeaseExpiry} says the lease is over): the one trigger of lease expiry (R23).
    */
-  public record ExpireLease(WindowKey window, int attempt, ActorRef<StatusReply<Done>> replyTo) implements SelfCommand {}
-
-  /** The entity's lease timer for an attempt went off (from the entity's own timer). */
   record LeaseTimer(String window, int attempt) implements SelfCommand {}
 
   /** The executor did not answer a fire's offer in time: the fire is recorded without a start. */

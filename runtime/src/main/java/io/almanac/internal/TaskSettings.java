@@ -37,6 +37,7 @@ import java.time.Duration;
  * @param publishRetryAfter how long a publish refused as overloaded is told to wait before it tries again
  * @param stashCapacity commands a task entity holds while one of its writes is in flight (Pekko drops
  *     those beyond it); above {@code maxPendingPublishes}, which alone must never fill it
+ * @param upstreamAskTimeout how long a waiting window's check waits for each upstream task's report (R9)
  */
 public record TaskSettings(
     int hotWindows,
@@ -61,7 +62,8 @@ public record TaskSettings(
     Duration dependencyPoll,
     int maxPendingPublishes,
     Duration publishRetryAfter,
-    int stashCapacity) {
+    int stashCapacity,
+    Duration upstreamAskTimeout) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -117,6 +119,8 @@ public record TaskSettings(
           + PREFIX + "stash-capacity (" + stashCapacity + "): the publishes one node sends to a task must never fill the "
           + "task's stash, which also holds its other commands and the publishes of the other nodes");
     }
+    Settings.positive(PREFIX + "upstream-ask-timeout", upstreamAskTimeout);
+    atMost("upstream-ask-timeout", upstreamAskTimeout);
   }
 
   /**
@@ -149,7 +153,8 @@ public record TaskSettings(
         durationOf(c, PREFIX + "dependency-poll"),
         intOf(c, PREFIX + "max-pending-publishes"),
         durationOf(c, PREFIX + "publish-retry-after"),
-        intOf(c, PREFIX + "stash-capacity"));
+        intOf(c, PREFIX + "stash-capacity"),
+        durationOf(c, PREFIX + "upstream-ask-timeout"));
   }
 
   /** An integer, refusing a fraction such as 2.5 (which {@link Config#getInt} truncates). */

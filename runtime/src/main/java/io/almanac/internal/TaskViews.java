@@ -95,6 +95,20 @@ final class TaskViews {
         intervalWarning(state), state.removed() ? null : nextDue(state), state.removedAt(), state.archivedThrough());
   }
 
+  /**
+   * @param state the task's state
+   * @param key a window's key
+   * @param unknown the refusal when the task has no such window
+   * @return the window's view, or that refusal
+   */
+  Decided<TaskProtocol.WindowList> window(State state, io.almanac.WindowKey key,
+      java.util.function.Function<io.almanac.WindowKey, Decided<TaskProtocol.WindowList>> unknown) {
+    if (state.window(key.value()).isEmpty()) {
+      return unknown.apply(key);
+    }
+    return Decided.reply(windows(state, w -> w.key().equals(key.value())));
+  }
+
   /** The next due instant, or null when the schedule never fires again or cannot say. */
   private Instant nextDue(State state) {
     try {

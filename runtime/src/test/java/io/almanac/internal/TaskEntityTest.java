@@ -468,30 +468,6 @@ class TaskEntityTest {
   }
 
   @Test
-  @DisplayName("R23: a lease expiry times the attempt out; its late result is recorded but cannot succeed the window")
-  void leaseExpiryFencesTheAttempt() {
-    var kit = kit(daily(newId()).retry(RetryPolicy.immediate()).build());
-    fire(kit, "2026-11-29");
-    AttemptGrant g = start(kit, "2026-11-29");
-    clock.set(g.leaseUntil().minusSeconds(1));
-    var early = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
-    assertTrue(early.hasNoEvents(), "lease not expired yet");
-    clock.set(g.leaseUntil().plusSeconds(1));
-    var expired = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
-    assertInstanceOf(TaskJournal.AttemptTimedOut.class, expired.events().get(0));
-    // immediate back-off: the retry is PENDING at once
-    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
-    var late = finish(kit, "2026-11-29", 1, JobResult.success("finished after all"), Duration.ofHours(3));
-    assertInstanceOf(TaskJournal.LateResultRecorded.class, late.event());
-    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status());
-    AttemptGrant second = start(kit, "2026-11-29");
-    assertEquals(2, second.attempt());
-    finish(kit, "2026-11-29", 2, JobResult.success("done"), Duration.ofMinutes(2));
-    assertEquals(InstanceStatus.SUCCEEDED, window(kit, "2026-11-29").status());
-    assertEquals("done", window(kit, "2026-11-29").summary());
-  }
-
-  @Test
   @DisplayName("R23: a result reported after the lease expired, before the expiry was processed, is a timeout")
   void resultPastLeaseIsNotASuccess() {
     var kit = kit(daily(newId()).build());
@@ -755,18 +731,6 @@ class TaskEntityTest {
       return null;
     });
     assertTrue(window(kit, "2026-11-29").reason().contains("lease expired at " + g.leaseUntil()), window(kit, "2026-11-29").reason());
-  }
-
-  @Test
-  @DisplayName("R23: a timed-out attempt counts as a duration sample, so the lease can grow")
-  void timeoutsCountAsSamples() {
-    var kit = kit(daily(newId()).retry(RetryPolicy.immediate()).build());
-    fire(kit, "2026-11-29");
-    AttemptGrant g = start(kit, "2026-11-29");
-    clock.set(g.leaseUntil());
-    kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.ExpireLease(WindowKey.of("2026-11-29"), 1, ref));
-    assertEquals(1, kit.getState().samples().count());
-    assertEquals(LeasePolicy.DEFAULT.ceiling(), kit.getState().samples().p99().get());
   }
 
   @Test
