@@ -263,11 +263,18 @@ public record AuditEvent(
       Duration late = Duration.between(e.leaseUntil(), e.at());
       return "lease expired at " + e.leaseUntil() + (late.isZero() ? "" : ", timed out " + late + " later") + held;
     }
-    return "timed out before its lease ended (lease was until " + e.leaseUntil() + "): "
-        + (recordedCause != null ? recordedCause
-            : "cause not recorded (AttemptTimedOut has no cause; the entity times an attempt out before its lease"
-                + " ends when the attempt's executor is gone: node restarted or left)")
+    return "timed out before its lease ended (lease was until " + e.leaseUntil() + "): " + causeBeforeLease(recordedCause)
         + held;
+  }
+
+  /**
+   * @param recordedCause the cause the entity recorded with a timeout before its lease ended, or null
+   * @return the cause as people read it: the recorded one, or why there is none
+   */
+  static String causeBeforeLease(String recordedCause) {
+    return recordedCause != null ? recordedCause
+        : "cause not recorded (AttemptTimedOut has no cause; the entity times an attempt out before its lease"
+            + " ends when the attempt's executor is gone: node restarted or left)";
   }
 
   /**
@@ -283,26 +290,40 @@ public record AuditEvent(
     List<AuditEvent> out = new ArrayList<>(events);
     for (int i = 0; i < out.size(); i++) {
       AuditEvent a = out.get(i);
-      if (!(a.event() instanceof TaskJournal.AttemptTimedOut t)) {
-        continue;
-      }
-      for (int j = i + 1; j < out.size(); j++) {
-        AuditEvent b = out.get(j);
-        if (!Objects.equals(b.window(), a.window()) || !(b.event() instanceof TaskJournal.Event be)
-            || !Objects.equals(be.at(), t.at())) {
-          break; // only the events written with the timeout (same window, same instant)
-        }
-        if (be instanceof TaskJournal.InstanceFinalFailed f && f.reason() != null) {
-          int k = f.reason().lastIndexOf(LAST);
-          if (k >= 0) {
-            out.set(i, new AuditEvent(a.taskId, a.sequenceNr, a.type, a.window, a.attempt, a.at, a.zone,
-                timedOut(t, f.reason().substring(k + LAST.length()).trim()), a.event, a.writer));
-          }
-          break;
-        }
+      String cause = recordedCause(events, i);
+      if (cause != null && a.event() instanceof TaskJournal.AttemptTimedOut t) {
+        out.set(i, new AuditEvent(a.taskId, a.sequenceNr, a.type, a.window, a.attempt, a.at, a.zone, timedOut(t, cause),
+            a.event, a.writer));
       }
     }
     return out;
+  }
+
+  /**
+   * The cause the entity recorded with the timeout at {@code i}: the {@code last: <cause>} of an
+   * {@code InstanceFinalFailed} written with it (same window, same instant).
+   *
+   * @param events one task's events in journal order
+   * @param i the index of an event
+   * @return the cause, or null when the event is no timeout or none was recorded with it
+   */
+  static String recordedCause(List<AuditEvent> events, int i) {
+    AuditEvent a = events.get(i);
+    if (!(a.event() instanceof TaskJournal.AttemptTimedOut t)) {
+      return null;
+    }
+    for (int j = i + 1; j < events.size(); j++) {
+      AuditEvent b = events.get(j);
+      if (!Objects.equals(b.window(), a.window()) || !(b.event() instanceof TaskJournal.Event be)
+          || !Objects.equals(be.at(), t.at())) {
+        return null; // only the events written with the timeout (same window, same instant)
+      }
+      if (be instanceof TaskJournal.InstanceFinalFailed f && f.reason() != null) {
+        int k = f.reason().lastIndexOf(LAST);
+        return k < 0 ? null : f.reason().substring(k + LAST.length()).trim();
+      }
+    }
+    return null;
   }
 
   /** How the entity's final-failure reason names the reason of the failure or timeout before it. */

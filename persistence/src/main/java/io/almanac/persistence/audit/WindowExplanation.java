@@ -370,6 +370,8 @@ public final class WindowExplanation {
     /** The task, folded by {@link Evolve} (its running windows; done ones leave early), for the whole journal. */
     private State task = State.empty(1);
     private final Narration narration = new Narration();
+    /** The index in {@link #events} of the event being told. */
+    private int current;
     /** Whether the task is folded: only the whole journal of a window skipped for PREVIOUS_RUNNING needs it. */
     private final boolean foldTask;
     /** The journal's summary when {@link #events} are only what a {@link Digest} kept; null for the whole journal. */
@@ -395,7 +397,8 @@ public final class WindowExplanation {
     Explanation run() {
       AuditEvent previous = null; // the latest event of an earlier write (an earlier instant) than the current one
       AuditEvent last = null;
-      for (AuditEvent a : events) {
+      for (current = 0; current < events.size(); current++) {
+        AuditEvent a = events.get(current);
         if (last != null && last.at() != null && a.at() != null && last.at().isBefore(a.at())) {
           previous = last;
         }
@@ -692,11 +695,7 @@ public final class WindowExplanation {
           step(at, "Attempt " + e.attempt() + " timed out at " + time(e.at()) + ": " + lastError
               + (e.duration() == null ? "" : " after running " + human(e.duration())) + ".");
         } else {
-          String cause = a.detail();
-          int k = cause.indexOf("): ");
-          cause = k < 0 ? cause : cause.substring(k + 3);
-          int held = cause.lastIndexOf(", held ");
-          cause = held < 0 ? cause : cause.substring(0, held);
+          String cause = AuditEvent.causeBeforeLease(AuditEvent.recordedCause(events, current));
           lastError = "timed out before its lease ended: " + cause;
           step(at, "Attempt " + e.attempt() + " was timed out at " + time(e.at()) + ", before its lease ended at "
               + time(e.leaseUntil()) + ": " + cause + ".");
