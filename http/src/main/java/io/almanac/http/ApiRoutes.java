@@ -245,7 +245,7 @@ public final class ApiRoutes extends AllDirectives {
    */
   private CompletionStage<WindowView> retryable(String task, String window) {
     return active(task).thenCompose(v -> window(task, window)).thenApply(w -> {
-      if (!BackfillPlan.REOPENABLE.contains(w.status())) {
+      if (!io.almanac.internal.OperatorRun.REOPENABLE.contains(w.status())) {
         throw new RefusedException(RefusedException.Reason.CONFLICT, "window '" + w.window() + "' is " + w.status()
             + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
       }

@@ -1,29 +1,26 @@
 package io.almanac.http;
 
 import io.almanac.Decision;
-import io.almanac.InstanceStatus;
-import io.almanac.SkipReason;
+import io.almanac.RunKind;
 import io.almanac.TaskView;
 import io.almanac.WindowView;
+import io.almanac.internal.OperatorRun;
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.TaskSchedule;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * What a backfill of (from, to] would do, computed without actors from the task's schedule and its
- * current windows, as {@code Almanac.backfill} decides it: a window with no instance is scheduled
- * ({@code BACKFILL}), a FINAL_FAILED, CANCELLED, SKIPPED or MISSED one is reopened ({@code BACKFILL
- * (was STATUS)}), any other is skipped ({@code WINDOW_EXISTS: window is STATUS}); a window older
- * than the task's hot state is {@code ARCHIVED}. Also the range checks that both the dry run and
- * the real run go through: from before to, to not in the future, at most {@code
- * almanac.http.max-backfill-windows} windows.
+ * current windows: each window's decision is the task's own ({@link OperatorRun#decide}, which
+ * {@code Almanac.backfill} writes), asked without writing: a window with no instance is scheduled
+ * ({@code BACKFILL}), a reopenable one is reopened ({@code BACKFILL (was STATUS)}), any other is
+ * skipped ({@code WINDOW_EXISTS: window is STATUS}); a window older than the task's hot state is
+ * {@code ARCHIVED}. Also the range checks that both the dry run and the real run go through: from
+ * before to, to not in the future, at most {@code almanac.http.max-backfill-windows} windows.
  */
 public final class BackfillPlan {
 
@@ -32,10 +29,6 @@ public final class BackfillPlan {
    * thread); beyond, the refusal says "more than".
    */
   public static final int COUNT_CEILING = 10_000;
-
-  /** Statuses a backfill reopens (as the runtime's operator actions). */
-  static final Set<InstanceStatus> REOPENABLE =
-      EnumSet.of(InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED, InstanceStatus.MISSED);
 
   /**
    * One window a backfill would touch.
@@ -107,20 +100,10 @@ public final class BackfillPlan {
     List<Planned> out = new ArrayList<>();
     for (DueWindow d : due) {
       String key = d.key().value();
-      Optional<WindowView> existing = Optional.ofNullable(byKey.get(key));
-      if (existing.isEmpty()) {
-        boolean archived = task.archivedThrough() != null && !d.window().start().isAfter(task.archivedThrough());
-        out.add(archived
-            ? new Planned(key, d.window().start(), Decision.ARCHIVED, "window is older than the hot state; see the journal (R30)")
-            : new Planned(key, d.window().start(), Decision.SCHEDULED, "BACKFILL"));
-        continue;
-      }
-      WindowView w = existing.get();
-      if (REOPENABLE.contains(w.status())) {
-        out.add(new Planned(key, w.start(), Decision.SCHEDULED, "BACKFILL (was " + w.status() + ")"));
-      } else {
-        out.add(new Planned(key, w.start(), Decision.SKIPPED, SkipReason.WINDOW_EXISTS + ": window is " + w.status()));
-      }
+      WindowView w = byKey.get(key);
+      boolean archived = task.archivedThrough() != null && !d.window().start().isAfter(task.archivedThrough());
+      OperatorRun.Decided decided = OperatorRun.decide(w == null ? null : w.status(), archived, RunKind.BACKFILL);
+      out.add(new Planned(key, w == null ? d.window().start() : w.start(), decided.decision(), decided.reason()));
     }
     return out;
   }

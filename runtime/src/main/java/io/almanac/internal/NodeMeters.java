@@ -3,6 +3,7 @@ package io.almanac.internal;
 import io.almanac.InstanceStatus;
 import io.almanac.RunKind;
 import io.almanac.internal.TaskProtocol.FireKind;
+import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.AttemptFailed;
 import io.almanac.journal.TaskJournal.AttemptStarted;
 import io.almanac.journal.TaskJournal.AttemptSucceeded;
@@ -13,8 +14,6 @@ import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal.InstanceFinalFailed;
 import io.almanac.journal.TaskJournal.InstanceResolved;
 import io.almanac.journal.TaskJournal.InstanceScheduled;
-import io.almanac.journal.TaskJournal.SpecDefined;
-import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.LateResultRecorded;
 import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.State;
@@ -219,47 +218,183 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param events the events written
    */
   void written(String taskId, Origin origin, State before, State after, List<Event> events) {
+    Written metered = new Written(taskId, origin, before, after); // one per write, none per event
     boolean queueMayChange = false;
     for (Event e : events) {
-      if (e instanceof InstanceScheduled s) {
-        decision(kind(origin, s.kind()), "scheduled", "none");
-        queueMayChange = true; // an operator's retry takes a window out of the queue
-      } else if (e instanceof FireSkipped s) {
-        decision(kind(origin, null), "skipped", name(s.reason()));
-      } else if (e instanceof WindowMissed m) {
-        decision(kind(origin, null), "missed", name(m.reason()));
-      } else if (e instanceof AttemptStarted s) {
-        count("almanac.attempts.started", "kind", name(s.kind()));
-        if (s.kind() == RunKind.FIRST) {
-          after.window(s.window()).map(WindowState::dueAt).ifPresent(due -> triggerLag.record(lag(due, s.at())));
-        }
-      } else if (e instanceof AttemptSucceeded s) {
-        count("almanac.attempts", "outcome", "succeeded");
-        jobDuration(taskId, s.duration());
-      } else if (e instanceof AttemptFailed f) {
-        count("almanac.attempts", "outcome", "failed");
-        jobDuration(taskId, f.duration());
-      } else if (e instanceof AttemptTimedOut t) {
-        count("almanac.attempts", "outcome", "timed_out");
-        count("almanac.lease.expiries", "cause", LeaseExpiry.leaseEnded(t) ? "lease_expired" : "executor_gone");
-      } else if (e instanceof InstanceCancelled c) {
-        if (before != null && before.window(c.window()).map(w -> w.status() == InstanceStatus.RUNNING).orElse(false)) {
-          count("almanac.attempts", "outcome", "cancelled");
-        }
-        queueMayChange = true;
-      } else if (e instanceof LateResultRecorded) {
-        count("almanac.attempts", "outcome", "late_result");
-      } else if (e instanceof RetryScheduled) {
-        count("almanac.retries.scheduled", null, null);
-      } else if (e instanceof InstanceFinalFailed) {
-        count("almanac.windows.final.failed", null, null);
-        queueMayChange = true;
-      } else if (e instanceof InstanceResolved || e instanceof TaskRemoved || e instanceof SpecDefined) {
-        queueMayChange = true;
-      }
+      queueMayChange |= e.accept(metered);
     }
     if (queueMayChange) {
       interventionQueue(taskId, after);
+    }
+  }
+
+  /** What one write's events count; each answers whether the task's intervention queue may have changed. */
+  private final class Written implements TaskJournal.Visitor<Boolean> {
+    private final String taskId;
+    private final Origin origin;
+    private final State before;
+    private final State after;
+
+    Written(String taskId, Origin origin, State before, State after) {
+      this.taskId = taskId;
+      this.origin = origin;
+      this.before = before;
+      this.after = after;
+    }
+
+    @Override
+    public Boolean specDefined(TaskJournal.SpecDefined e) {
+      return true;
+    }
+
+    @Override
+    public Boolean taskPaused(TaskJournal.TaskPaused e) {
+      return false;
+    }
+
+    @Override
+    public Boolean taskResumed(TaskJournal.TaskResumed e) {
+      return false;
+    }
+
+    @Override
+    public Boolean taskRemoved(TaskJournal.TaskRemoved e) {
+      return true;
+    }
+
+    @Override
+    public Boolean instanceScheduled(InstanceScheduled s) {
+      decision(kind(origin, s.kind()), "scheduled", "none");
+      return true; // an operator's retry takes a window out of the queue
+    }
+
+    @Override
+    public Boolean fireSkipped(FireSkipped s) {
+      decision(kind(origin, null), "skipped", name(s.reason()));
+      return false;
+    }
+
+    @Override
+    public Boolean windowMissed(WindowMissed m) {
+      decision(kind(origin, null), "missed", name(m.reason()));
+      return false;
+    }
+
+    @Override
+    public Boolean attemptStarted(AttemptStarted s) {
+      count("almanac.attempts.started", "kind", name(s.kind()));
+      if (s.kind() == RunKind.FIRST) {
+        after.window(s.window()).map(WindowState::dueAt).ifPresent(due -> triggerLag.record(lag(due, s.at())));
+      }
+      return false;
+    }
+
+    @Override
+    public Boolean windowStarted(TaskJournal.WindowStarted w) {
+      // entities meter the events a write stands for (TaskJournal.expand); counted as its two halves all the same
+      return instanceScheduled(w.scheduled()) | attemptStarted(w.started());
+    }
+
+    @Override
+    public Boolean leaseExtended(TaskJournal.LeaseExtended e) {
+      return false;
+    }
+
+    @Override
+    public Boolean attemptSucceeded(AttemptSucceeded s) {
+      count("almanac.attempts", "outcome", "succeeded");
+      jobDuration(taskId, s.duration());
+      return false;
+    }
+
+    @Override
+    public Boolean attemptFailed(AttemptFailed f) {
+      count("almanac.attempts", "outcome", "failed");
+      jobDuration(taskId, f.duration());
+      return false;
+    }
+
+    @Override
+    public Boolean attemptTimedOut(AttemptTimedOut t) {
+      count("almanac.attempts", "outcome", "timed_out");
+      count("almanac.lease.expiries", "cause", LeaseExpiry.leaseEnded(t) ? "lease_expired" : "executor_gone");
+      return false;
+    }
+
+    @Override
+    public Boolean lateResultRecorded(LateResultRecorded e) {
+      count("almanac.attempts", "outcome", "late_result");
+      return false;
+    }
+
+    @Override
+    public Boolean retryScheduled(RetryScheduled e) {
+      count("almanac.retries.scheduled", null, null);
+      return false;
+    }
+
+    @Override
+    public Boolean instanceFinalFailed(InstanceFinalFailed e) {
+      count("almanac.windows.final.failed", null, null);
+      return true;
+    }
+
+    @Override
+    public Boolean instanceResolved(InstanceResolved e) {
+      return true;
+    }
+
+    @Override
+    public Boolean instanceCancelled(InstanceCancelled c) {
+      if (before != null && before.window(c.window()).map(w -> w.status() == InstanceStatus.RUNNING).orElse(false)) {
+        count("almanac.attempts", "outcome", "cancelled");
+      }
+      return true;
+    }
+
+    @Override
+    public Boolean effectIntended(TaskJournal.EffectIntended e) {
+      return false;
+    }
+
+    @Override
+    public Boolean effectRecorded(TaskJournal.EffectRecorded e) {
+      return false;
+    }
+
+    @Override
+    public Boolean eventReceived(TaskJournal.EventReceived e) {
+      return false;
+    }
+
+    @Override
+    public Boolean eventDuplicated(TaskJournal.EventDuplicated e) {
+      return false;
+    }
+
+    @Override
+    public Boolean windowWaiting(TaskJournal.WindowWaiting e) {
+      return false;
+    }
+
+    @Override
+    public Boolean waitSatisfied(TaskJournal.WaitSatisfied e) {
+      return false;
+    }
+
+    @Override
+    public Boolean waitEnded(TaskJournal.WaitEnded e) {
+      return false;
+    }
+
+    @Override
+    public Boolean conditionCheckFailed(TaskJournal.ConditionCheckFailed e) {
+      return false;
+    }
+
+    @Override
+    public Boolean upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
+      return false;
     }
   }
 

@@ -16,7 +16,6 @@ import io.almanac.TaskSpec;
 import io.almanac.Window;
 import io.almanac.WindowKey;
 import io.almanac.internal.TaskProtocol.BackfillReport;
-import io.almanac.Decision;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.TaskProtocol.FireOutcome;
 import io.almanac.journal.TaskJournal.FireSkipped;
@@ -30,12 +29,9 @@ import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import org.apache.pekko.Done;
 
@@ -45,10 +41,6 @@ import org.apache.pekko.Done;
  * table before it is decided; a refusal stores nothing. INTERNAL API.
  */
 final class OperatorActions {
-
-  /** Statuses an operator may run again (R15, R31); RETRY_WAIT is not one: the retry cap holds. */
-  static final Set<InstanceStatus> REOPENABLE =
-      EnumSet.of(InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED, InstanceStatus.MISSED);
 
   private final String taskId;
   private final TaskSettings settings;
@@ -192,30 +184,31 @@ final class OperatorActions {
     return Decided.persist(events, new BackfillReport(List.copyOf(outcomes)));
   }
 
-  /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31). */
+  /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31), as {@link OperatorRun} decides. */
   private static FireOutcome run(State state, Window window, Instant dueAt, RunKind kind, Instant now, List<Event> events) {
     String key = window.key().value();
-    Optional<WindowState> existing = state.window(key);
-    if (existing.isEmpty() && state.archived(window.start())) {
-      return new FireOutcome(key, Decision.ARCHIVED, "window is older than the hot state; see the journal (R30)");
+    WindowState w = state.window(key).orElse(null);
+    OperatorRun.Decided d = OperatorRun.decide(w == null ? null : w.status(), state.archived(window.start()), kind);
+    switch (d.action()) {
+      case SCHEDULE:
+        events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
+        break;
+      case REOPEN:
+        events.add(Transition.check(w.status(), new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now)));
+        break;
+      case RECORD_EXISTING:
+        events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), io.almanac.SkipReason.WINDOW_EXISTS, d.skipDetail(), now));
+        break;
+      case ARCHIVED:
+      default:
+        break;
     }
-    if (existing.isEmpty()) {
-      events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
-      return new FireOutcome(key, Decision.SCHEDULED, kind.name());
-    }
-    WindowState w = existing.get();
-    if (REOPENABLE.contains(w.status())) {
-      events.add(Transition.check(w.status(), new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now)));
-      return new FireOutcome(key, Decision.SCHEDULED, kind + " (was " + w.status() + ")");
-    }
-    Causes.WindowExists exists = new Causes.WindowExists(w.status());
-    events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), exists.reason(), exists.detail(), now));
-    return new FireOutcome(key, Decision.SKIPPED, exists.text());
+    return new FireOutcome(key, d.decision(), d.reason());
   }
 
   Decided<Done> retry(State state, WindowKey window, Instant now) {
     WindowState w = state.windows().get(window.value());
-    if (w != null && !REOPENABLE.contains(w.status())) {
+    if (w != null && !OperatorRun.REOPENABLE.contains(w.status())) {
       return Decided.refuse(Reason.CONFLICT, "window '" + w.key() + "' is " + w.status()
           + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
     }

@@ -137,6 +137,27 @@ public final class Evolve {
   }
 
   /**
+   * The state with a window it has no instance of taken at an event's word: the window goes on from
+   * the status the event asks of a new window ({@link WindowEvent#statusAfter statusAfter(null)}),
+   * also when the table refuses that from NEW. For a reader of a journal whose earlier events of the
+   * window are gone (deleted by retention) or refused (reported as a violation): the audit goes on
+   * judging what follows. The runtime never adopts (it recovers from its snapshot).
+   *
+   * @param s the state, without an instance of the event's window
+   * @param e the window's first event that the state has
+   * @param hot how much the hot state keeps
+   * @return the state with the window at the event's status; the same state when the event asks no
+   *     status of a new window, or the window has an instance
+   */
+  public static State adopt(State s, WindowEvent e, HotState hot) {
+    InstanceStatus to = e.statusAfter(null);
+    if (to == null || s.windows().containsKey(e.window())) {
+      return s;
+    }
+    return s.withWindow(WindowState.created(e.window(), null, null, null, to, RunKind.FIRST, null, null, e.at()), hot);
+  }
+
+  /**
    * One event applied to a state: task-level events change the task; a window event's status comes
    * from the event ({@link WindowEvent#statusAfter}), is checked against the table, and the event's
    * other changes are copied in. A window event for a window without an instance creates it only

@@ -86,78 +86,162 @@ public record AuditEvent(
     String type = event.getClass().getSimpleName();
     Instant at = event instanceof TaskJournal.Event e ? e.at() : null;
     String window = event instanceof TaskJournal.WindowEvent w ? w.window() : null;
-    int attempt = 0;
-    String detail;
     if (event instanceof TaskJournal.SpecDefined e) {
       z = zoneOf(e.spec(), z);
-      detail = describe(e.spec());
-    } else if (event instanceof TaskJournal.TaskPaused) {
-      detail = "task paused";
-    } else if (event instanceof TaskJournal.TaskResumed) {
-      detail = "task resumed";
-    } else if (event instanceof TaskJournal.TaskRemoved) {
-      detail = "task removed: not fired from here on; its history stays";
-    } else if (event instanceof TaskJournal.InstanceScheduled e) {
-      detail = e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")";
-    } else if (event instanceof TaskJournal.FireSkipped e) {
-      detail = e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")";
-    } else if (event instanceof TaskJournal.WindowMissed e) {
-      detail = e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")";
-    } else if (event instanceof TaskJournal.AttemptStarted e) {
-      attempt = e.attempt();
-      detail = e.kind() + ", lease until " + e.leaseUntil() + (e.executor() == null ? "" : ", executor " + e.executor());
-    } else if (event instanceof TaskJournal.LeaseExtended e) {
-      attempt = e.attempt();
-      detail = "lease until " + e.leaseUntil();
-    } else if (event instanceof TaskJournal.AttemptSucceeded e) {
-      attempt = e.attempt();
-      detail = "took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")");
-    } else if (event instanceof TaskJournal.AttemptFailed e) {
-      attempt = e.attempt();
-      detail = "took " + e.duration() + ": " + e.reason();
-    } else if (event instanceof TaskJournal.AttemptTimedOut e) {
-      attempt = e.attempt();
-      detail = timedOut(e, null);
-    } else if (event instanceof TaskJournal.LateResultRecorded e) {
-      attempt = e.attempt();
-      detail = e.outcome() + " arrived late (not counted): " + e.detail();
-    } else if (event instanceof TaskJournal.RetryScheduled e) {
-      detail = "retry " + e.retryNumber() + " due " + e.dueAt();
-    } else if (event instanceof TaskJournal.InstanceFinalFailed e) {
-      detail = e.reason();
-    } else if (event instanceof TaskJournal.InstanceResolved e) {
-      detail = e.note();
-    } else if (event instanceof TaskJournal.InstanceCancelled e) {
-      attempt = e.attempt();
-      detail = e.reason();
-    } else if (event instanceof TaskJournal.EffectIntended e) {
-      attempt = e.attempt();
-      detail = "effect '" + e.key() + "' about to run";
-    } else if (event instanceof TaskJournal.EffectRecorded e) {
-      attempt = e.attempt();
-      detail = "effect '" + e.key() + "' = " + e.value();
-    } else if (event instanceof TaskJournal.EventReceived e) {
-      detail = "event " + e.type() + " id " + e.eventId() + (e.eventTime() == null ? "" : ", event time " + e.eventTime())
-          + (e.summary() == null ? "" : ": " + e.summary());
-    } else if (event instanceof TaskJournal.EventDuplicated e) {
-      detail = "event id " + e.eventId() + " delivered again (duplicate, counted)";
-    } else if (event instanceof TaskJournal.WindowWaiting e) {
-      detail = e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + "), waiting for "
-          + e.waitingFor() + " until " + e.waitUntil();
-    } else if (event instanceof TaskJournal.WaitSatisfied e) {
-      detail = "released: " + e.detail();
-    } else if (event instanceof TaskJournal.WaitEnded e) {
-      detail = e.reason() + ": " + e.detail();
-    } else if (event instanceof TaskJournal.ConditionCheckFailed e) {
-      detail = "condition '" + e.condition() + "' check failed: " + e.error();
-    } else if (event instanceof TaskJournal.UpstreamRerunRecorded e) {
-      detail = "upstream " + e.upstream() + " window " + e.upstreamWindow() + " succeeded again: " + e.decision()
-          + (e.detail() == null ? "" : " (" + e.detail() + ")");
-    } else {
-      detail = String.valueOf(event);
     }
-    return new AuditEvent(taskId, sequenceNr, type, window, attempt, at, z, detail == null ? "" : detail, event);
+    Told told = event instanceof TaskJournal.Event e ? e.accept(TOLD) : new Told(String.valueOf(event), 0);
+    int attempt = told.attempt();
+    String detail = told.detail();
+    return new AuditEvent(taskId, sequenceNr, type, window, attempt, at, z, detail, event);
   }
+
+  /** An event's detail for people and the attempt it is about (0: none). */
+  private record Told(String detail, int attempt) {
+    Told {
+      detail = detail == null ? "" : detail;
+    }
+  }
+
+  /** How the audit words each kind of event. */
+  private static final TaskJournal.Visitor<Told> TOLD = new TaskJournal.Visitor<>() {
+    @Override
+    public Told specDefined(TaskJournal.SpecDefined e) {
+      return new Told(describe(e.spec()), 0);
+    }
+
+    @Override
+    public Told taskPaused(TaskJournal.TaskPaused e) {
+      return new Told("task paused", 0);
+    }
+
+    @Override
+    public Told taskResumed(TaskJournal.TaskResumed e) {
+      return new Told("task resumed", 0);
+    }
+
+    @Override
+    public Told taskRemoved(TaskJournal.TaskRemoved e) {
+      return new Told("task removed: not fired from here on; its history stays", 0);
+    }
+
+    @Override
+    public Told instanceScheduled(TaskJournal.InstanceScheduled e) {
+      return new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")", 0);
+    }
+
+    @Override
+    public Told fireSkipped(TaskJournal.FireSkipped e) {
+      return new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0);
+    }
+
+    @Override
+    public Told windowMissed(TaskJournal.WindowMissed e) {
+      return new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0);
+    }
+
+    @Override
+    public Told attemptStarted(TaskJournal.AttemptStarted e) {
+      return new Told(e.kind() + ", lease until " + e.leaseUntil() + (e.executor() == null ? "" : ", executor " + e.executor()), e.attempt());
+    }
+
+    @Override
+    public Told leaseExtended(TaskJournal.LeaseExtended e) {
+      return new Told("lease until " + e.leaseUntil(), e.attempt());
+    }
+
+    @Override
+    public Told attemptSucceeded(TaskJournal.AttemptSucceeded e) {
+      return new Told("took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")"), e.attempt());
+    }
+
+    @Override
+    public Told attemptFailed(TaskJournal.AttemptFailed e) {
+      return new Told("took " + e.duration() + ": " + e.reason(), e.attempt());
+    }
+
+    @Override
+    public Told attemptTimedOut(TaskJournal.AttemptTimedOut e) {
+      return new Told(timedOut(e, null), e.attempt());
+    }
+
+    @Override
+    public Told lateResultRecorded(TaskJournal.LateResultRecorded e) {
+      return new Told(e.outcome() + " arrived late (not counted): " + e.detail(), e.attempt());
+    }
+
+    @Override
+    public Told retryScheduled(TaskJournal.RetryScheduled e) {
+      return new Told("retry " + e.retryNumber() + " due " + e.dueAt(), 0);
+    }
+
+    @Override
+    public Told instanceFinalFailed(TaskJournal.InstanceFinalFailed e) {
+      return new Told(e.reason(), 0);
+    }
+
+    @Override
+    public Told instanceResolved(TaskJournal.InstanceResolved e) {
+      return new Told(e.note(), 0);
+    }
+
+    @Override
+    public Told instanceCancelled(TaskJournal.InstanceCancelled e) {
+      return new Told(e.reason(), e.attempt());
+    }
+
+    @Override
+    public Told effectIntended(TaskJournal.EffectIntended e) {
+      return new Told("effect '" + e.key() + "' about to run", e.attempt());
+    }
+
+    @Override
+    public Told effectRecorded(TaskJournal.EffectRecorded e) {
+      return new Told("effect '" + e.key() + "' = " + e.value(), e.attempt());
+    }
+
+    @Override
+    public Told eventReceived(TaskJournal.EventReceived e) {
+      return new Told("event " + e.type() + " id " + e.eventId() + (e.eventTime() == null ? "" : ", event time " + e.eventTime())
+          + (e.summary() == null ? "" : ": " + e.summary()), 0);
+    }
+
+    @Override
+    public Told eventDuplicated(TaskJournal.EventDuplicated e) {
+      return new Told("event id " + e.eventId() + " delivered again (duplicate, counted)", 0);
+    }
+
+    @Override
+    public Told windowWaiting(TaskJournal.WindowWaiting e) {
+      return new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + "), waiting for "
+          + e.waitingFor() + " until " + e.waitUntil(), 0);
+    }
+
+    @Override
+    public Told waitSatisfied(TaskJournal.WaitSatisfied e) {
+      return new Told("released: " + e.detail(), 0);
+    }
+
+    @Override
+    public Told waitEnded(TaskJournal.WaitEnded e) {
+      return new Told(e.reason() + ": " + e.detail(), 0);
+    }
+
+    @Override
+    public Told conditionCheckFailed(TaskJournal.ConditionCheckFailed e) {
+      return new Told("condition '" + e.condition() + "' check failed: " + e.error(), 0);
+    }
+
+    @Override
+    public Told upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
+      return new Told("upstream " + e.upstream() + " window " + e.upstreamWindow() + " succeeded again: " + e.decision()
+          + (e.detail() == null ? "" : " (" + e.detail() + ")"), 0);
+    }
+
+    @Override
+    public Told windowStarted(TaskJournal.WindowStarted e) {
+      return new Told(String.valueOf(e), 0); // the audit reads it as its schedule and its start (TaskJournal.expand)
+    }
+  };
 
   /**
    * What a timeout can honestly be said to be from its event alone, or with the cause the entity
@@ -179,11 +263,18 @@ public record AuditEvent(
       Duration late = Duration.between(e.leaseUntil(), e.at());
       return "lease expired at " + e.leaseUntil() + (late.isZero() ? "" : ", timed out " + late + " later") + held;
     }
-    return "timed out before its lease ended (lease was until " + e.leaseUntil() + "): "
-        + (recordedCause != null ? recordedCause
-            : "cause not recorded (AttemptTimedOut has no cause; the entity times an attempt out before its lease"
-                + " ends when the attempt's executor is gone: node restarted or left)")
+    return "timed out before its lease ended (lease was until " + e.leaseUntil() + "): " + causeBeforeLease(recordedCause)
         + held;
+  }
+
+  /**
+   * @param recordedCause the cause the entity recorded with a timeout before its lease ended, or null
+   * @return the cause as people read it: the recorded one, or why there is none
+   */
+  static String causeBeforeLease(String recordedCause) {
+    return recordedCause != null ? recordedCause
+        : "cause not recorded (AttemptTimedOut has no cause; the entity times an attempt out before its lease"
+            + " ends when the attempt's executor is gone: node restarted or left)";
   }
 
   /**
@@ -199,26 +290,40 @@ public record AuditEvent(
     List<AuditEvent> out = new ArrayList<>(events);
     for (int i = 0; i < out.size(); i++) {
       AuditEvent a = out.get(i);
-      if (!(a.event() instanceof TaskJournal.AttemptTimedOut t)) {
-        continue;
-      }
-      for (int j = i + 1; j < out.size(); j++) {
-        AuditEvent b = out.get(j);
-        if (!Objects.equals(b.window(), a.window()) || !(b.event() instanceof TaskJournal.Event be)
-            || !Objects.equals(be.at(), t.at())) {
-          break; // only the events written with the timeout (same window, same instant)
-        }
-        if (be instanceof TaskJournal.InstanceFinalFailed f && f.reason() != null) {
-          int k = f.reason().lastIndexOf(LAST);
-          if (k >= 0) {
-            out.set(i, new AuditEvent(a.taskId, a.sequenceNr, a.type, a.window, a.attempt, a.at, a.zone,
-                timedOut(t, f.reason().substring(k + LAST.length()).trim()), a.event, a.writer));
-          }
-          break;
-        }
+      String cause = recordedCause(events, i);
+      if (cause != null && a.event() instanceof TaskJournal.AttemptTimedOut t) {
+        out.set(i, new AuditEvent(a.taskId, a.sequenceNr, a.type, a.window, a.attempt, a.at, a.zone, timedOut(t, cause),
+            a.event, a.writer));
       }
     }
     return out;
+  }
+
+  /**
+   * The cause the entity recorded with the timeout at {@code i}: the {@code last: <cause>} of an
+   * {@code InstanceFinalFailed} written with it (same window, same instant).
+   *
+   * @param events one task's events in journal order
+   * @param i the index of an event
+   * @return the cause, or null when the event is no timeout or none was recorded with it
+   */
+  static String recordedCause(List<AuditEvent> events, int i) {
+    AuditEvent a = events.get(i);
+    if (!(a.event() instanceof TaskJournal.AttemptTimedOut t)) {
+      return null;
+    }
+    for (int j = i + 1; j < events.size(); j++) {
+      AuditEvent b = events.get(j);
+      if (!Objects.equals(b.window(), a.window()) || !(b.event() instanceof TaskJournal.Event be)
+          || !Objects.equals(be.at(), t.at())) {
+        return null; // only the events written with the timeout (same window, same instant)
+      }
+      if (be instanceof TaskJournal.InstanceFinalFailed f && f.reason() != null) {
+        int k = f.reason().lastIndexOf(LAST);
+        return k < 0 ? null : f.reason().substring(k + LAST.length()).trim();
+      }
+    }
+    return null;
   }
 
   /** How the entity's final-failure reason names the reason of the failure or timeout before it. */

@@ -6,8 +6,9 @@ import io.almanac.journal.WriterStamp;
 
 import io.almanac.InstanceStatus;
 import io.almanac.journal.Evolve;
+import io.almanac.journal.HotState;
+import io.almanac.journal.WindowState;
 import io.almanac.journal.SpecRecord;
-import io.almanac.journal.Transition;
 import io.almanac.OverlapPolicy;
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.Schedules;
@@ -26,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -169,6 +169,11 @@ public final class Verifier {
   public static final Duration HEARTBEAT_GAP = Duration.ofSeconds(5);
 
   private static final int CHUNK = 10_000;
+
+  /**
+   * The audit's fold keeps every window (it judges each), and no event ids (it counts events itself).
+   */
+  private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000), 1);
 
   private Instant from;
   private Instant to;
@@ -553,6 +558,11 @@ public final class Verifier {
     private Instant writerResumed;
     private String lastWriter;
     private boolean windowEnded;
+    // the task's state as Evolve folds it, and the status the latest event asked that the table refused
+    private TaskJournal.State state = TaskJournal.State.empty(1);
+    private InstanceStatus refused;
+    private final Evolve.Violations refusal = (key, from, to, event) -> refused = to;
+    private final Noted noted = new Noted();
 
     TaskCheck(TaskHistory history) {
       this.history = Objects.requireNonNull(history, "history");
@@ -587,7 +597,6 @@ public final class Verifier {
     }
 
     private void replay() {
-      SpecRecord current = null;
       long expected = 1;
       for (AuditEvent ae : history.events()) {
         eventsRead++;
@@ -604,92 +613,234 @@ public final class Verifier {
           }
           lastWriter = writer;
         }
-        Object ev = ae.event();
-        if (ev instanceof TaskJournal.SpecDefined s) {
-          specs.add(new Segment(s.spec(), ae.at()));
-          current = s.spec();
+        if (!(ae.event() instanceof TaskJournal.Event ev)) {
+          continue; // a type this version does not know: kept in the report's events, not judged
+        }
+        if (!(ev instanceof TaskJournal.WindowEvent we)) {
+          noted.at = ae.at();
+          ev.accept(noted);
+          state = Evolve.apply(state, ev, KEEP_ALL, Evolve.Violations.IGNORE);
           continue;
         }
-        if (ev instanceof TaskJournal.TaskRemoved) {
-          removals.add(ae.at());
-          continue;
-        }
-        if (ae.window() == null) {
-          continue;
-        }
-        Win w = windows.computeIfAbsent(ae.window(), k -> new Win(k, ae.at()));
-        boolean startedOne = false;
+        Win w = windows.computeIfAbsent(we.window(), k -> new Win(k, ae.at()));
         EventRef ref = new EventRef(ae.sequenceNr(), ae.type(), ae.at());
         w.events.add(ref);
-        if (ev instanceof TaskJournal.InstanceScheduled e) {
-          accounted(w, ref, e.dueAt());
-        } else if (ev instanceof TaskJournal.FireSkipped e) {
-          accounted(w, ref, e.dueAt());
-        } else if (ev instanceof TaskJournal.WindowMissed e) {
-          accounted(w, ref, e.dueAt());
-        } else if (ev instanceof TaskJournal.WindowWaiting e) {
-          accounted(w, ref, e.dueAt()); // due and waiting for its dependency or condition: accounted for
-          w.waitUntil = e.waitUntil();
-        } else if (ev instanceof TaskJournal.AttemptStarted e) {
-          OverlapPolicy policy = current == null ? OverlapPolicy.DEFAULT : current.overlap();
-          Attempt a = new Attempt(w.key, e.attempt(), ref, e.leaseUntil(), policy);
-          w.attempts.add(a);
-          all.add(a);
-          startedOne = true; // counted as running after its own window's PENDING spell is measured
-        } else if (ev instanceof TaskJournal.LeaseExtended e) {
-          Attempt a = attempt(w, e.attempt());
-          if (a != null) {
-            a.extensions.add(ref);
-            if (e.leaseUntil() != null && (a.leaseUntil == null || e.leaseUntil().isAfter(a.leaseUntil))) {
-              a.leaseUntil = e.leaseUntil();
-            }
-          }
-        } else if (ev instanceof TaskJournal.AttemptSucceeded e) {
-          w.successes.add(ref);
-          ended(w, attempt(w, e.attempt()), ref);
-        } else if (ev instanceof TaskJournal.AttemptFailed e) {
-          ended(w, attempt(w, e.attempt()), ref);
-        } else if (ev instanceof TaskJournal.AttemptTimedOut e) {
-          ended(w, attempt(w, e.attempt()), ref);
-        } else if (ev instanceof TaskJournal.LateResultRecorded) {
-          w.late++;
-        } else if (ev instanceof TaskJournal.RetryScheduled) {
-          w.retries++;
-        } else if (ev instanceof TaskJournal.InstanceCancelled) {
-          ended(w, w.openAttempt(), ref); // only one attempt of a window runs at a time
-        } else if (ev instanceof TaskJournal.EventReceived && w.reachedBy == null) {
-          w.reachedBy = ref; // its decision, if it made one, came first in the same write
-          w.reachedAfterAnEnd = windowEnded || gaps;
-        }
-        status(w, (TaskJournal.Event) ev, ref);
-        if (startedOne) {
-          running++;
+        noted.w = w;
+        noted.ref = ref;
+        noted.startedOne = false;
+        we.accept(noted);
+        status(w, we, ref);
+        if (noted.startedOne) {
+          running++; // counted as running after its own window's PENDING spell is measured
         }
       }
     }
 
     /**
-     * The window's status after the event, by the runtime's own evolve mapping (one event-to-status
-     * mapping in the codebase). The first status change the transition table refuses is an I1
-     * violation of its window (reported unless the window succeeded twice, which is reported as
-     * such), except, after events deleted by retention, for a window whose first events are gone.
+     * What each kind of event adds to the audit's records of its window and attempts (its status is
+     * {@link Evolve}'s). Reused for every event: {@link #w}, {@link #ref} and {@link #at} are the
+     * event's.
      */
-    private void status(Win w, TaskJournal.Event ev, EventRef ref) {
-      Optional<InstanceStatus> to = Evolve.targetStatus(w.status, ev);
-      if (to.isEmpty()) {
-        return;
+    private final class Noted implements TaskJournal.Visitor<Void> {
+      private SpecRecord current;
+      private Win w;
+      private EventRef ref;
+      private Instant at;
+      private boolean startedOne;
+
+      @Override
+      public Void specDefined(TaskJournal.SpecDefined e) {
+        specs.add(new Segment(e.spec(), at));
+        current = e.spec();
+        return null;
       }
-      if (Transition.isAllowed(w.status, to.get())) {
-        setStatus(w, to.get(), ev, ref);
-        return;
+
+      @Override
+      public Void taskPaused(TaskJournal.TaskPaused e) {
+        return null;
       }
-      if (w.illegal == null && !(w.status == null && gaps)) {
-        w.illegal = new Violation(task, w.key, Invariant.I1, "illegal transition " + (w.status == null ? "NEW" : w.status)
-            + " -> " + to.get() + " by " + ref.type() + " #" + ref.sequenceNr() + " at " + ref.at()
-            + " (the transition table refuses it: a second writer or a corrupted journal)", List.of(ref));
+
+      @Override
+      public Void taskResumed(TaskJournal.TaskResumed e) {
+        return null;
       }
-      if (w.status == null) {
-        setStatus(w, to.get(), ev, ref); // its earlier events are gone: take the journal's word
+
+      @Override
+      public Void taskRemoved(TaskJournal.TaskRemoved e) {
+        removals.add(at);
+        return null;
+      }
+
+      @Override
+      public Void instanceScheduled(TaskJournal.InstanceScheduled e) {
+        accounted(w, ref, e.dueAt());
+        return null;
+      }
+
+      @Override
+      public Void fireSkipped(TaskJournal.FireSkipped e) {
+        accounted(w, ref, e.dueAt());
+        return null;
+      }
+
+      @Override
+      public Void windowMissed(TaskJournal.WindowMissed e) {
+        accounted(w, ref, e.dueAt());
+        return null;
+      }
+
+      @Override
+      public Void windowWaiting(TaskJournal.WindowWaiting e) {
+        accounted(w, ref, e.dueAt()); // due and waiting for its dependency or condition: accounted for
+        w.waitUntil = e.waitUntil();
+        return null;
+      }
+
+      @Override
+      public Void attemptStarted(TaskJournal.AttemptStarted e) {
+        OverlapPolicy policy = current == null ? OverlapPolicy.DEFAULT : current.overlap();
+        Attempt a = new Attempt(w.key, e.attempt(), ref, e.leaseUntil(), policy);
+        w.attempts.add(a);
+        all.add(a);
+        startedOne = true;
+        return null;
+      }
+
+      @Override
+      public Void windowStarted(TaskJournal.WindowStarted e) {
+        instanceScheduled(e.scheduled()); // the audit reads a WindowStarted as its two events; kept for a caller that does not
+        return attemptStarted(e.started());
+      }
+
+      @Override
+      public Void leaseExtended(TaskJournal.LeaseExtended e) {
+        Attempt a = attempt(w, e.attempt());
+        if (a != null) {
+          a.extensions.add(ref);
+          if (e.leaseUntil() != null && (a.leaseUntil == null || e.leaseUntil().isAfter(a.leaseUntil))) {
+            a.leaseUntil = e.leaseUntil();
+          }
+        }
+        return null;
+      }
+
+      @Override
+      public Void attemptSucceeded(TaskJournal.AttemptSucceeded e) {
+        w.successes.add(ref);
+        ended(w, attempt(w, e.attempt()), ref);
+        return null;
+      }
+
+      @Override
+      public Void attemptFailed(TaskJournal.AttemptFailed e) {
+        ended(w, attempt(w, e.attempt()), ref);
+        return null;
+      }
+
+      @Override
+      public Void attemptTimedOut(TaskJournal.AttemptTimedOut e) {
+        ended(w, attempt(w, e.attempt()), ref);
+        return null;
+      }
+
+      @Override
+      public Void lateResultRecorded(TaskJournal.LateResultRecorded e) {
+        w.late++;
+        return null;
+      }
+
+      @Override
+      public Void retryScheduled(TaskJournal.RetryScheduled e) {
+        w.retries++;
+        return null;
+      }
+
+      @Override
+      public Void instanceFinalFailed(TaskJournal.InstanceFinalFailed e) {
+        return null;
+      }
+
+      @Override
+      public Void instanceResolved(TaskJournal.InstanceResolved e) {
+        return null;
+      }
+
+      @Override
+      public Void instanceCancelled(TaskJournal.InstanceCancelled e) {
+        ended(w, w.openAttempt(), ref); // only one attempt of a window runs at a time
+        return null;
+      }
+
+      @Override
+      public Void effectIntended(TaskJournal.EffectIntended e) {
+        return null;
+      }
+
+      @Override
+      public Void effectRecorded(TaskJournal.EffectRecorded e) {
+        return null;
+      }
+
+      @Override
+      public Void eventReceived(TaskJournal.EventReceived e) {
+        if (w.reachedBy == null) {
+          w.reachedBy = ref; // its decision, if it made one, came first in the same write
+          w.reachedAfterAnEnd = windowEnded || gaps;
+        }
+        return null;
+      }
+
+      @Override
+      public Void eventDuplicated(TaskJournal.EventDuplicated e) {
+        return null;
+      }
+
+      @Override
+      public Void waitSatisfied(TaskJournal.WaitSatisfied e) {
+        return null;
+      }
+
+      @Override
+      public Void waitEnded(TaskJournal.WaitEnded e) {
+        return null;
+      }
+
+      @Override
+      public Void conditionCheckFailed(TaskJournal.ConditionCheckFailed e) {
+        return null;
+      }
+
+      @Override
+      public Void upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
+        return null;
+      }
+    }
+
+    /**
+     * The window's status after the event: the task's state folded by the runtime's own {@link
+     * Evolve} (the one event-to-status mapping in the codebase). The first status change the
+     * transition table refuses is an I1 violation of its window (reported unless the window succeeded
+     * twice, which is reported as such), except, after events deleted by retention, for a window
+     * whose first events are gone; a window with no instance yet is then taken at the event's word
+     * ({@link Evolve#adopt}), so what follows is judged.
+     */
+    private void status(Win w, TaskJournal.WindowEvent ev, EventRef ref) {
+      InstanceStatus from = w.status;
+      refused = null;
+      state = Evolve.apply(state, ev, KEEP_ALL, refusal);
+      if (refused != null) {
+        if (w.illegal == null && !(from == null && gaps)) {
+          w.illegal = new Violation(task, w.key, Invariant.I1, "illegal transition " + (from == null ? "NEW" : from)
+              + " -> " + refused + " by " + ref.type() + " #" + ref.sequenceNr() + " at " + ref.at()
+              + " (the transition table refuses it: a second writer or a corrupted journal)", List.of(ref));
+        }
+        if (from == null) {
+          state = Evolve.adopt(state, ev, KEEP_ALL); // its earlier events are gone: take the journal's word
+        }
+      }
+      WindowState after = state.windows().get(w.key);
+      if (after != null) {
+        setStatus(w, after.status(), ev, ref);
       }
     }
 

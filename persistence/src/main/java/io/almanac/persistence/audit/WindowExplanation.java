@@ -125,9 +125,12 @@ public final class WindowExplanation {
    * events linear.
    */
   private static final HotState KEEP_ALL = new HotState(Integer.MAX_VALUE, Duration.ofDays(365L * 1000), 1);
-  /** A running attempt of another window: what a skip for PREVIOUS_RUNNING names. */
-  private record Running(int attempt, String executor, Instant leaseUntil) {}
-  private static final Pattern OTHER_WINDOW = Pattern.compile("^window (\\S+) is RUNNING");
+  /**
+   * The task's fold, for the windows that ran while the explained one was skipped: a window leaves
+   * it only when done (R30), so every window that runs is in it however long the journal; done ones
+   * are not needed and leave early, which keeps a long journal's fold small.
+   */
+  private static final HotState TASK_HOT = new HotState(64, Duration.ofHours(1), 1);
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
   private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
   private static final Pattern HOURLY_KEY = Pattern.compile("^(\\d{4}-\\d{2}-\\d{2})-(\\d{2})$");
@@ -187,8 +190,8 @@ public final class WindowExplanation {
     private final String window;
     private final long maxKept;
     private final List<AuditEvent> kept = new ArrayList<>();
-    private final Map<String, Running> running = new HashMap<>();
-    private final Map<Long, Map<String, Running>> runningAtSkip = new HashMap<>();
+    private State task = State.empty(1);
+    private final Map<Long, WindowState> runningAtSkip = new HashMap<>();
     private final LinkedHashMap<String, Instant> starts = new LinkedHashMap<>();
     private long read;
     private long firstSeq = 1;
@@ -236,19 +239,19 @@ public final class WindowExplanation {
         windowSeen = true;
         previousAtFirst = previous;
       }
-      if (about && raw instanceof FireSkipped f && f.reason() == SkipReason.PREVIOUS_RUNNING) {
-        Matcher m = OTHER_WINDOW.matcher(f.detail() == null ? "" : f.detail());
-        Running o = m.find() ? running.get(m.group(1)) : null;
-        runningAtSkip.put(a.sequenceNr(), o == null ? Map.of() : Map.of(m.group(1), o));
-      }
       if (raw instanceof TaskJournal.Event e) {
-        Explainer.track(running, e);
+        if (about && e instanceof TaskJournal.WindowEvent we) {
+          WindowState o = previousRunning(task, we);
+          if (o != null) {
+            runningAtSkip.put(a.sequenceNr(), o);
+          }
+        }
+        task = Evolve.apply(task, e, TASK_HOT, Evolve.Violations.IGNORE);
       }
-      if (!about) {
-        Instant start = raw instanceof InstanceScheduled s ? s.start() : raw instanceof FireSkipped f ? f.start()
-            : raw instanceof WindowMissed m ? m.start() : raw instanceof WindowWaiting ww ? ww.start() : null;
-        if (start != null && a.window() != null && !starts.containsKey(a.window())) {
-          near(a.window(), start, a.zone());
+      if (!about && raw instanceof TaskJournal.Event e) {
+        Placed p = e.accept(PLACED);
+        if (p != null && a.window() != null && !starts.containsKey(a.window())) {
+          near(a.window(), p.start(), a.zone());
         }
       }
       if (about || !(raw instanceof TaskJournal.WindowEvent)) {
@@ -359,7 +362,18 @@ public final class WindowExplanation {
     private String lastEventId;
     private final long firstSeq;
     private final boolean truncated;
-    private InstanceStatus partial;
+    /** Whether the window's first events were deleted by retention: it is told from its first event that is left. */
+    private boolean adopted;
+    private boolean seen;
+    /** The window explained, folded by {@link Evolve}: this window only, all of it. */
+    private State own = State.empty(1);
+    /** The task, folded by {@link Evolve} (its running windows; done ones leave early), for the whole journal. */
+    private State task = State.empty(1);
+    private final Narration narration = new Narration();
+    /** The index in {@link #events} of the event being told. */
+    private int current;
+    /** Whether the task is folded: only the whole journal of a window skipped for PREVIOUS_RUNNING needs it. */
+    private final boolean foldTask;
     /** The journal's summary when {@link #events} are only what a {@link Digest} kept; null for the whole journal. */
     private final Digest digest;
 
@@ -376,69 +390,35 @@ public final class WindowExplanation {
         this.firstSeq = this.events.isEmpty() ? 1 : this.events.get(0).sequenceNr();
       }
       this.truncated = firstSeq > 1;
+      this.foldTask = digest == null && this.events.stream().anyMatch(a -> a.isAbout(window)
+          && a.event() instanceof TaskJournal.WindowEvent we && previousRunningSkip(we) != null);
     }
 
     Explanation run() {
-      // The task's other windows' running attempts as of each event (O(1) per event: a long journal
-      // is explained in linear time; folding every window's state would copy it at each event).
-      Map<String, Running> running = new HashMap<>();
-      State own = State.empty(1); // this window only
       AuditEvent previous = null; // the latest event of an earlier write (an earlier instant) than the current one
       AuditEvent last = null;
-      boolean seen = false;
-      for (AuditEvent a : events) {
-        Object raw = a.event();
-        if (raw instanceof SpecDefined d) {
-          spec = d.spec();
-          if (registeredAt == null) {
-            registeredAt = d.at();
-          }
-        } else if (raw instanceof TaskPaused p) {
-          pausedAt = p.at();
-          if (seen && open(own)) {
-            step(a.at(), "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed.");
-          }
-        } else if (raw instanceof TaskResumed r) {
-          if (seen && open(own)) {
-            step(a.at(), "The task was resumed" + (pausedAt == null ? "." : " after a pause since " + time(pausedAt) + "."));
-          }
-          pausedAt = null;
-        } else if (raw instanceof TaskRemoved r) {
-          if (seen) {
-            step(r.at(), "The task was removed: it is fired no more; its history stays in the journal.");
-          }
-          removedAt = r.at();
-        }
+      for (current = 0; current < events.size(); current++) {
+        AuditEvent a = events.get(current);
         if (last != null && last.at() != null && a.at() != null && last.at().isBefore(a.at())) {
           previous = last;
         }
-        if (a.isAbout(window) && raw instanceof TaskJournal.WindowEvent we) {
-          WindowState before = own.windows().get(window);
-          if (!seen) {
-            seen = true;
-            downtime = gap(digest == null ? previous : digest.previousAtFirst, a, we);
+        if (a.event() instanceof TaskJournal.Event e) {
+          boolean about = a.isAbout(window) && e instanceof TaskJournal.WindowEvent;
+          boolean adopting = false;
+          if (about) {
+            adopting = about(a, (TaskJournal.WindowEvent) e, previous);
+          } else if (!(e instanceof TaskJournal.WindowEvent)) {
+            narration.at(a, null, null);
+            e.accept(narration);
           }
-          InstanceStatus from = before == null ? null : before.status();
-          Optional<InstanceStatus> to = Evolve.targetStatus(from, (TaskJournal.Event) raw);
-          if (before == null && truncated && (partial != null || to.isPresent() && !Transition.isAllowed(null, to.get()))) {
-            // The window's first events were deleted by retention: told as far as the journal goes.
-            if (partial == null) {
-              step(a.at(), "The window's earlier events were deleted by retention (the task's journal now starts at seq "
-                  + firstSeq + "); its history goes on from here.");
-            }
-            partial = Evolve.targetStatus(partial, (TaskJournal.Event) raw).orElse(partial == null ? from : partial);
-            describe(a, we, null, runningAt(running, a));
-          } else if (to.isPresent() && !Transition.isAllowed(from, to.get())) {
-            step(a.at(), "The journal holds a " + a.type() + " event the transition table refuses ("
-                + (from == null ? "NEW" : from) + " -> " + to.get() + "): the window kept its status.");
-          } else {
-            describe(a, we, before, runningAt(running, a));
+          if (foldTask) {
+            task = Evolve.apply(task, e, TASK_HOT, Evolve.Violations.IGNORE);
           }
-        }
-        if (raw instanceof TaskJournal.Event e) {
-          track(running, e);
-          if (a.isAbout(window)) {
+          if (about) {
             own = Evolve.apply(own, e, KEEP_ALL, Evolve.Violations.IGNORE);
+            if (adopting) {
+              own = Evolve.adopt(own, (TaskJournal.WindowEvent) e, KEEP_ALL);
+            }
           }
         }
         last = a;
@@ -447,23 +427,52 @@ public final class WindowExplanation {
         return unknown();
       }
       WindowState w = own.windows().get(window);
-      InstanceStatus status = w == null ? null : w.status();
-      if (status == null && partial != null) {
-        return new Explanation(taskId, window, partial.name(), shorten(partial.name().toLowerCase(java.util.Locale.ROOT)
+      if (w != null && adopted) {
+        String status = w.status().name();
+        return new Explanation(taskId, window, status, shorten(status.toLowerCase(java.util.Locale.ROOT)
             .replace('_', ' ') + " as far as the journal goes: the window's earlier events were deleted by retention (the "
             + "task's journal now starts at seq " + firstSeq + ")" + (lastError == null ? "" : "; last error: " + lastError)),
             steps);
       }
-      if (status == null) {
+      if (w == null) {
         return new Explanation(taskId, window, NO_SUCH_WINDOW, "no record: the journal's events about window " + window
             + " create no instance (they follow its archiving)", steps);
       }
-      return new Explanation(taskId, window, status.name(), shorten(verdict(w)), steps);
+      return new Explanation(taskId, window, w.status().name(), shorten(verdict(w)), steps);
     }
 
-    /** Other windows' running attempts at this event: the walk's own, or what the digest noted at a skip. */
-    private Map<String, Running> runningAt(Map<String, Running> running, AuditEvent a) {
-      return digest == null ? running : digest.runningAtSkip.getOrDefault(a.sequenceNr(), Map.of());
+    /**
+     * One event of the explained window, told with the window's state before it ({@link Evolve}'s
+     * fold). Returns whether the window is to be taken at the event's word ({@link Evolve#adopt}):
+     * its first events were deleted by retention, and the journal's story goes on from this one.
+     */
+    private boolean about(AuditEvent a, TaskJournal.WindowEvent we, AuditEvent previous) {
+      WindowState before = own.windows().get(window);
+      if (!seen) {
+        seen = true;
+        downtime = gap(digest == null ? previous : digest.previousAtFirst, a, we);
+      }
+      WindowState other = digest == null ? previousRunning(task, we) : digest.runningAtSkip.get(a.sequenceNr());
+      InstanceStatus from = before == null ? null : before.status();
+      InstanceStatus to = we.statusAfter(from);
+      boolean adopting = before == null && truncated && to != null && !Transition.isAllowed(null, to);
+      if (adopted || adopting) {
+        // The window's first events were deleted by retention: told as far as the journal goes.
+        if (!adopted) {
+          step(a.at(), "The window's earlier events were deleted by retention (the task's journal now starts at seq "
+              + firstSeq + "); its history goes on from here.");
+          adopted = true;
+        }
+        narration.at(a, null, other);
+      } else if (!Transition.allows(from, we)) {
+        step(a.at(), "The journal holds a " + a.type() + " event the transition table refuses ("
+            + (from == null ? "NEW" : from) + " -> " + to + "): the window kept its status.");
+        return false;
+      } else {
+        narration.at(a, before, other);
+      }
+      we.accept(narration);
+      return adopting;
     }
 
     private boolean open(State state) {
@@ -471,28 +480,71 @@ public final class WindowExplanation {
       return w != null && w.status().isActive();
     }
 
-    /** Keeps the running attempts up to date: started, lease extended, ended. */
-    private static void track(Map<String, Running> running, TaskJournal.Event e) {
-      if (e instanceof AttemptStarted x) {
-        running.put(x.window(), new Running(x.attempt(), x.executor(), x.leaseUntil()));
-      } else if (e instanceof LeaseExtended x) {
-        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? new Running(r.attempt(), r.executor(),
-            x.leaseUntil()) : r);
-      } else if (e instanceof AttemptSucceeded x) {
-        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
-      } else if (e instanceof AttemptFailed x) {
-        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
-      } else if (e instanceof AttemptTimedOut x) {
-        running.computeIfPresent(x.window(), (k, r) -> r.attempt() == x.attempt() ? null : r);
-      } else if (e instanceof InstanceCancelled || e instanceof InstanceFinalFailed || e instanceof InstanceScheduled) {
-        running.remove(((TaskJournal.WindowEvent) e).window());
-      }
-    }
+    /**
+     * What each kind of event adds to the story: a task-level event to what the walk knows of the
+     * task, a window event of the explained window its step. Reused: {@link #at} sets the event.
+     */
+    private final class Narration implements TaskJournal.Visitor<Void> {
+      private AuditEvent a;
+      private Instant at;
+      private WindowState before;
+      private InstanceStatus from;
+      /** The window that was running at this event, as the fold holds it: what a PREVIOUS_RUNNING skip names. */
+      private WindowState other;
 
-    private void describe(AuditEvent a, TaskJournal.WindowEvent raw, WindowState before, Map<String, Running> running) {
-      Instant at = a.at();
-      InstanceStatus from = before == null ? null : before.status();
-      if (raw instanceof InstanceScheduled e) {
+      void at(AuditEvent event, WindowState before, WindowState other) {
+        this.a = event;
+        this.at = event.at();
+        this.before = before;
+        this.from = before == null ? null : before.status();
+        this.other = other;
+      }
+
+      @Override
+      public Void specDefined(SpecDefined d) {
+        spec = d.spec();
+        if (registeredAt == null) {
+          registeredAt = d.at();
+        }
+        return null;
+      }
+
+      @Override
+      public Void taskPaused(TaskPaused p) {
+        pausedAt = p.at();
+        if (seen && open(own)) {
+          step(a.at(), "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed.");
+        }
+        return null;
+      }
+
+      @Override
+      public Void taskResumed(TaskResumed r) {
+        if (seen && open(own)) {
+          step(a.at(), "The task was resumed" + (pausedAt == null ? "." : " after a pause since " + time(pausedAt) + "."));
+        }
+        pausedAt = null;
+        return null;
+      }
+
+      @Override
+      public Void taskRemoved(TaskRemoved r) {
+        if (seen) {
+          step(r.at(), "The task was removed: it is fired no more; its history stays in the journal.");
+        }
+        removedAt = r.at();
+        return null;
+      }
+
+      @Override
+      public Void windowStarted(TaskJournal.WindowStarted e) {
+        // the audit reads a WindowStarted as its schedule and its start (AuditReader, auditEvents)
+        step(at, "The journal holds a " + a.type() + " event for the window: " + a.detail() + ".");
+        return null;
+      }
+
+      @Override
+      public Void instanceScheduled(InstanceScheduled e) {
         if (dueAt == null) {
           dueAt = e.dueAt();
           dueDate = local(e.dueAt()).toLocalDate();
@@ -506,7 +558,7 @@ public final class WindowExplanation {
           reopenedFrom = null;
           step(at, "Released, it was scheduled to run as " + e.kind() + " at " + time(e.at()) + ", " + human(late)
               + " after due.");
-          return;
+          return null;
         }
         switch (e.kind()) {
           case FIRST -> {
@@ -547,7 +599,11 @@ public final class WindowExplanation {
           }
           default -> step(at, "The window was scheduled to run as " + e.kind() + ".");
         }
-      } else if (raw instanceof FireSkipped e) {
+        return null;
+      }
+
+      @Override
+      public Void fireSkipped(FireSkipped e) {
         if (dueAt == null) {
           dueAt = e.dueAt();
           dueDate = local(e.dueAt()).toLocalDate();
@@ -555,11 +611,15 @@ public final class WindowExplanation {
         if (from != null) {
           step(at, "An operator's run or backfill found the window already " + from + " (" + e.reason()
               + "): nothing changed.");
-          return;
+          return null;
         }
-        skipText = skipped(e.reason(), e.detail(), running);
+        skipText = skipped(e.reason(), e.detail(), other);
         step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", it was skipped: " + skipText + ".");
-      } else if (raw instanceof WindowMissed e) {
+        return null;
+      }
+
+      @Override
+      public Void windowMissed(WindowMissed e) {
         if (dueAt == null) {
           dueAt = e.dueAt();
           dueDate = local(e.dueAt()).toLocalDate();
@@ -567,7 +627,7 @@ public final class WindowExplanation {
         if (from != null) {
           step(at, "A miss (" + e.reason() + ") was recorded for the window, which was already " + from
               + ": its status did not change.");
-          return;
+          return null;
         }
         if (downtime != null) {
           step(at, "Nothing fired the window when it was due at " + time(e.dueAt()) + ": " + downtime + ".");
@@ -575,7 +635,11 @@ public final class WindowExplanation {
         missText = missed(e);
         step(at, "At " + time(e.at()) + ", " + human(Duration.between(e.dueAt(), e.at())) + " after due, it was "
             + "recorded MISSED: " + missText + ".");
-      } else if (raw instanceof AttemptStarted e) {
+        return null;
+      }
+
+      @Override
+      public Void attemptStarted(AttemptStarted e) {
         lastStart = e;
         attempts = Math.max(attempts, e.attempt());
         leaseExtensions = 0;
@@ -590,7 +654,11 @@ public final class WindowExplanation {
             ? ", after waiting " + human(Duration.between(scheduledAt, e.at())) + " for a free executor slot" : "";
         step(at, "Attempt " + e.attempt() + " (" + e.kind() + ") started at " + time(e.at()) + lateness + waited
             + " on node " + node(e.executor(), a.writer()) + ", lease until " + time(e.leaseUntil()) + ".");
-      } else if (raw instanceof LeaseExtended e) {
+        return null;
+      }
+
+      @Override
+      public Void leaseExtended(LeaseExtended e) {
         leaseExtensions++;
         Step last = steps.isEmpty() ? null : steps.get(steps.size() - 1);
         String text = "Attempt " + e.attempt() + "'s heartbeat" + (leaseExtensions == 1 ? "" : "s (" + leaseExtensions + ")")
@@ -600,56 +668,96 @@ public final class WindowExplanation {
         } else {
           step(at, text);
         }
-      } else if (raw instanceof AttemptSucceeded e) {
+        return null;
+      }
+
+      @Override
+      public Void attemptSucceeded(AttemptSucceeded e) {
         succeededAt = e.at();
         step(at, "Attempt " + e.attempt() + " succeeded at " + time(e.at()) + " after " + human(e.duration())
             + (e.summary() == null || e.summary().isBlank() ? "" : ": " + e.summary())
             + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")") + ".");
-      } else if (raw instanceof AttemptFailed e) {
+        return null;
+      }
+
+      @Override
+      public Void attemptFailed(AttemptFailed e) {
         lastError = e.reason();
         step(at, "Attempt " + e.attempt() + " failed at " + time(e.at()) + " after " + human(e.duration()) + ": "
             + e.reason() + ".");
-      } else if (raw instanceof AttemptTimedOut e) {
+        return null;
+      }
+
+      @Override
+      public Void attemptTimedOut(AttemptTimedOut e) {
         if (e.leaseUntil() == null || !e.leaseUntil().isAfter(e.at())) {
           lastError = "its lease expired" + (e.leaseUntil() == null ? "" : " at " + time(e.leaseUntil()));
           step(at, "Attempt " + e.attempt() + " timed out at " + time(e.at()) + ": " + lastError
               + (e.duration() == null ? "" : " after running " + human(e.duration())) + ".");
         } else {
-          String cause = a.detail();
-          int k = cause.indexOf("): ");
-          cause = k < 0 ? cause : cause.substring(k + 3);
-          int held = cause.lastIndexOf(", held ");
-          cause = held < 0 ? cause : cause.substring(0, held);
+          String cause = AuditEvent.causeBeforeLease(AuditEvent.recordedCause(events, current));
           lastError = "timed out before its lease ended: " + cause;
           step(at, "Attempt " + e.attempt() + " was timed out at " + time(e.at()) + ", before its lease ended at "
               + time(e.leaseUntil()) + ": " + cause + ".");
         }
-      } else if (raw instanceof LateResultRecorded e) {
+        return null;
+      }
+
+      @Override
+      public Void lateResultRecorded(LateResultRecorded e) {
         step(at, "A late " + e.outcome() + " result of attempt " + e.attempt() + " arrived at " + time(e.at())
             + " and was recorded for audit only: that attempt no longer held the window (" + e.detail() + ").");
-      } else if (raw instanceof RetryScheduled e) {
+        return null;
+      }
+
+      @Override
+      public Void retryScheduled(RetryScheduled e) {
         lastRetry = e;
         int cap = spec == null ? 0 : spec.retry().maxRetries();
         step(at, "The retry policy scheduled retry " + e.retryNumber() + (cap > 0 ? " of " + cap : "") + ", due at "
             + time(e.dueAt()) + (e.dueAt().isAfter(e.at()) ? " (back-off " + human(Duration.between(e.at(), e.dueAt())) + ")"
             : " (at once)") + ".");
-      } else if (raw instanceof InstanceFinalFailed e) {
+        return null;
+      }
+
+      @Override
+      public Void instanceFinalFailed(InstanceFinalFailed e) {
         finalReason = e.reason();
         step(at, "It failed finally at " + time(e.at()) + ": " + e.reason() + "; it waits in the intervention queue "
             + "for an operator to retry or resolve it.");
-      } else if (raw instanceof InstanceResolved e) {
+        return null;
+      }
+
+      @Override
+      public Void instanceResolved(InstanceResolved e) {
         resolveNote = e.note();
         step(at, "An operator resolved the failed window at " + time(e.at()) + " with the note \"" + e.note() + "\".");
-      } else if (raw instanceof InstanceCancelled e) {
+        return null;
+      }
+
+      @Override
+      public Void instanceCancelled(InstanceCancelled e) {
         cancelText = cancelled(e);
         step(at, "It was cancelled at " + time(e.at()) + (from == InstanceStatus.RUNNING ? " while attempt " + e.attempt()
             + " ran" : from == null ? "" : " while " + from) + ": " + cancelText + ".");
-      } else if (raw instanceof EffectIntended e) {
+        return null;
+      }
+
+      @Override
+      public Void effectIntended(EffectIntended e) {
         step(at, "Attempt " + e.attempt() + " was about to run effect '" + e.key() + "' (its outcome is unknown until "
             + "it is recorded).");
-      } else if (raw instanceof EffectRecorded e) {
+        return null;
+      }
+
+      @Override
+      public Void effectRecorded(EffectRecorded e) {
         step(at, "Attempt " + e.attempt() + " recorded effect '" + e.key() + "' = " + e.value() + ".");
-      } else if (raw instanceof WindowWaiting e) {
+        return null;
+      }
+
+      @Override
+      public Void windowWaiting(WindowWaiting e) {
         if (dueAt == null) {
           dueAt = e.dueAt();
           dueDate = local(e.dueAt()).toLocalDate();
@@ -659,14 +767,22 @@ public final class WindowExplanation {
             + ", it was recorded WAITING for " + e.waitingFor() + " until " + time(e.waitUntil()) + " ("
             + e.kind() + (Objects.equals(e.start(), e.end()) ? "" : ", window " + dateTime(e.start()) + " to "
             + dateTime(e.end())) + ").");
-      } else if (raw instanceof WaitSatisfied e) {
+        return null;
+      }
+
+      @Override
+      public Void waitSatisfied(WaitSatisfied e) {
         released = e;
         releasePending = true;
         step(at, "Released at " + time(e.at()) + (waiting == null ? "" : ", after waiting "
             + human(Duration.between(waiting.at(), e.at()))) + ": " + e.detail() + ".");
-      } else if (raw instanceof WaitEnded e) {
+        return null;
+      }
+
+      @Override
+      public Void waitEnded(WaitEnded e) {
         releasePending = false;
-        skipText = skipped(e.reason(), e.detail(), running);
+        skipText = skipped(e.reason(), e.detail(), other);
         if (e.reason() == SkipReason.DEPENDENCY_NOT_MET || e.reason() == SkipReason.CONDITION_NOT_MET) {
           step(at, "Its wait ended at " + time(e.at()) + (waiting == null || waiting.waitUntil() == null ? ""
               : " (deadline " + time(waiting.waitUntil()) + ")") + " without what it waited for: it was recorded SKIPPED, "
@@ -674,11 +790,19 @@ public final class WindowExplanation {
         } else {
           step(at, "Released, it did not run: " + skipText + ".");
         }
-      } else if (raw instanceof ConditionCheckFailed e) {
+        return null;
+      }
+
+      @Override
+      public Void conditionCheckFailed(ConditionCheckFailed e) {
         conditionError = "condition '" + e.condition() + "' failed: " + e.error();
         step(at, "A poll of condition '" + e.condition() + "' failed at " + time(e.at()) + ": " + e.error()
             + "; it is polled again at the next poll.");
-      } else if (raw instanceof EventReceived e) {
+        return null;
+      }
+
+      @Override
+      public Void eventReceived(EventReceived e) {
         eventsReceived++;
         firstEventId = firstEventId == null ? e.eventId() : firstEventId;
         lastEventId = e.eventId();
@@ -690,15 +814,22 @@ public final class WindowExplanation {
         } else {
           coalesced(at);
         }
-      } else if (raw instanceof EventDuplicated e) {
+        return null;
+      }
+
+      @Override
+      public Void eventDuplicated(EventDuplicated e) {
         eventsDuplicated++;
         coalesced(at);
-      } else if (raw instanceof UpstreamRerunRecorded e) {
+        return null;
+      }
+
+      @Override
+      public Void upstreamRerunRecorded(UpstreamRerunRecorded e) {
         step(at, "Upstream task " + e.upstream() + " succeeded for its window " + e.upstreamWindow() + " at "
             + time(e.at()) + ", after this window had " + (from == null ? "ended" : "been " + from) + ": "
             + e.decision() + (e.detail() == null || e.detail().isBlank() ? "" : " (" + e.detail() + ")") + ".");
-      } else {
-        step(at, "The journal holds a " + a.type() + " event for the window: " + a.detail() + ".");
+        return null;
       }
     }
 
@@ -721,16 +852,13 @@ public final class WindowExplanation {
           + (firstEventId == null ? "" : ", first id " + firstEventId + ", last id " + lastEventId);
     }
 
-    private String skipped(SkipReason r, String why, Map<String, Running> running) {
+    private String skipped(SkipReason r, String why, WindowState o) {
       String detail = why == null ? "" : why;
       return switch (r) {
         case PREVIOUS_RUNNING -> {
-          Matcher m = OTHER_WINDOW.matcher(detail);
-          String other = m.find() ? m.group(1) : null;
-          Running o = other == null ? null : running.get(other);
           String policy = spec == null ? "the overlap policy" : "the overlap policy " + spec.overlap();
           if (o != null) {
-            yield "window " + other + " was RUNNING (attempt " + o.attempt() + " on node " + node(o.executor(), null)
+            yield "window " + o.key() + " was RUNNING (attempt " + o.attempt() + " on node " + node(o.executor(), null)
                 + ", lease until " + time(o.leaseUntil()) + ") and " + policy + " runs one window at a time"
                 + " (PREVIOUS_RUNNING)";
           }
@@ -778,8 +906,8 @@ public final class WindowExplanation {
 
     /** Why nothing happened between the task's previous event and the window's first one, if the journal shows it. */
     private String gap(AuditEvent previous, AuditEvent first, TaskJournal.WindowEvent e) {
-      Instant due = e instanceof InstanceScheduled s ? s.dueAt() : e instanceof WindowMissed m ? m.dueAt()
-          : e instanceof FireSkipped f ? f.dueAt() : e instanceof WindowWaiting w ? w.dueAt() : null;
+      Placed placed = e.accept(PLACED);
+      Instant due = placed == null ? null : placed.dueAt();
       if (due != null && dueDate == null) {
         dueDate = local(due).toLocalDate();
       }
@@ -972,11 +1100,9 @@ public final class WindowExplanation {
         starts.putAll(digest.starts);
       }
       for (AuditEvent a : digest != null ? List.<AuditEvent>of() : events) {
-        Object e = a.event();
-        Instant start = e instanceof InstanceScheduled s ? s.start() : e instanceof FireSkipped f ? f.start()
-            : e instanceof WindowMissed m ? m.start() : e instanceof WindowWaiting ww ? ww.start() : null;
-        if (start != null && a.window() != null) {
-          starts.putIfAbsent(a.window(), start);
+        Placed p = a.event() instanceof TaskJournal.Event e ? e.accept(PLACED) : null;
+        if (p != null && a.window() != null) {
+          starts.putIfAbsent(a.window(), p.start());
         }
       }
       Optional<Instant> guess = guessStart(window, zone);
@@ -1024,6 +1150,180 @@ public final class WindowExplanation {
       return at == null ? "(unknown)" : DATE_TIME.format(local(at));
     }
   }
+
+  /**
+   * The window that made a PREVIOUS_RUNNING skip ({@link FireSkipped}, or a {@link WaitEnded} of a
+   * released window) skip, in the task's state as it stood when the skip was recorded: the first
+   * fresh window that was RUNNING, as the fire decision picks it (a released window only minds
+   * windows that started before it). Null for other events, or when the state shows none.
+   */
+  static WindowState previousRunning(State task, TaskJournal.WindowEvent skip) {
+    Boolean released = previousRunningSkip(skip);
+    if (released == null) {
+      return null;
+    }
+    WindowState self = task.windows().get(skip.window());
+    for (WindowState w : task.activeForOverlap()) {
+      if (w.status() != InstanceStatus.RUNNING) {
+        continue;
+      }
+      if (released && (w.key().equals(skip.window()) || w.start() == null || self == null || self.start() == null
+          || !w.start().isBefore(self.start()))) {
+        continue;
+      }
+      return w;
+    }
+    return null;
+  }
+
+  /** @return null when the event is no PREVIOUS_RUNNING skip, else whether it ends a released window's wait */
+  private static Boolean previousRunningSkip(TaskJournal.WindowEvent e) {
+    if (e instanceof FireSkipped f && f.reason() == SkipReason.PREVIOUS_RUNNING) {
+      return false;
+    }
+    return e instanceof WaitEnded w && w.reason() == SkipReason.PREVIOUS_RUNNING ? true : null;
+  }
+
+  /** Where an event that places its window puts it: its start and due time. */
+  private record Placed(Instant start, Instant dueAt) {}
+
+  /** The events that place a window (a schedule, a skip, a miss, a wait) with its start and due time; null for others. */
+  private static final TaskJournal.Visitor<Placed> PLACED = new TaskJournal.Visitor<>() {
+    @Override
+    public Placed specDefined(SpecDefined e) {
+      return null;
+    }
+
+    @Override
+    public Placed taskPaused(TaskPaused e) {
+      return null;
+    }
+
+    @Override
+    public Placed taskResumed(TaskResumed e) {
+      return null;
+    }
+
+    @Override
+    public Placed taskRemoved(TaskRemoved e) {
+      return null;
+    }
+
+    @Override
+    public Placed instanceScheduled(InstanceScheduled e) {
+      return new Placed(e.start(), e.dueAt());
+    }
+
+    @Override
+    public Placed fireSkipped(FireSkipped e) {
+      return new Placed(e.start(), e.dueAt());
+    }
+
+    @Override
+    public Placed windowMissed(WindowMissed e) {
+      return new Placed(e.start(), e.dueAt());
+    }
+
+    @Override
+    public Placed attemptStarted(AttemptStarted e) {
+      return null;
+    }
+
+    @Override
+    public Placed windowStarted(TaskJournal.WindowStarted e) {
+      return null; // read as its schedule and its start
+    }
+
+    @Override
+    public Placed leaseExtended(LeaseExtended e) {
+      return null;
+    }
+
+    @Override
+    public Placed attemptSucceeded(AttemptSucceeded e) {
+      return null;
+    }
+
+    @Override
+    public Placed attemptFailed(AttemptFailed e) {
+      return null;
+    }
+
+    @Override
+    public Placed attemptTimedOut(AttemptTimedOut e) {
+      return null;
+    }
+
+    @Override
+    public Placed lateResultRecorded(LateResultRecorded e) {
+      return null;
+    }
+
+    @Override
+    public Placed retryScheduled(RetryScheduled e) {
+      return null;
+    }
+
+    @Override
+    public Placed instanceFinalFailed(InstanceFinalFailed e) {
+      return null;
+    }
+
+    @Override
+    public Placed instanceResolved(InstanceResolved e) {
+      return null;
+    }
+
+    @Override
+    public Placed instanceCancelled(InstanceCancelled e) {
+      return null;
+    }
+
+    @Override
+    public Placed effectIntended(EffectIntended e) {
+      return null;
+    }
+
+    @Override
+    public Placed effectRecorded(EffectRecorded e) {
+      return null;
+    }
+
+    @Override
+    public Placed eventReceived(EventReceived e) {
+      return null;
+    }
+
+    @Override
+    public Placed eventDuplicated(EventDuplicated e) {
+      return null;
+    }
+
+    @Override
+    public Placed windowWaiting(WindowWaiting e) {
+      return new Placed(e.start(), e.dueAt());
+    }
+
+    @Override
+    public Placed waitSatisfied(WaitSatisfied e) {
+      return null;
+    }
+
+    @Override
+    public Placed waitEnded(WaitEnded e) {
+      return null;
+    }
+
+    @Override
+    public Placed conditionCheckFailed(ConditionCheckFailed e) {
+      return null;
+    }
+
+    @Override
+    public Placed upstreamRerunRecorded(UpstreamRerunRecorded e) {
+      return null;
+    }
+  };
 
   /**
    * A node as people read it: an executor's id ({@code UniqueAddress(pekko://sys@host:port,uid)}) or a

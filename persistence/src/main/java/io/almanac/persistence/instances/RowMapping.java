@@ -6,9 +6,6 @@ import io.almanac.journal.DurationSamples;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
 import io.almanac.journal.TaskJournal;
-import io.almanac.journal.TaskJournal.AttemptFailed;
-import io.almanac.journal.TaskJournal.AttemptSucceeded;
-import io.almanac.journal.TaskJournal.AttemptTimedOut;
 import io.almanac.journal.TaskJournal.WindowEvent;
 import io.almanac.journal.WindowState;
 import java.time.Duration;
@@ -67,7 +64,7 @@ final class RowMapping {
       return Optional.empty();
     }
     InstanceStatus from = current == null ? null : current.status();
-    Instant finishedAt = finishedAt(current, from, next.status(), event);
+    Instant finishedAt = finishedAt(current, from, next.status(), event.at());
     Instant start = next.start() != null ? next.start() : next.dueAt() != null ? next.dueAt() : next.createdAt();
     return Optional.of(new InstanceRow(taskId, next.key(), start, next.end(), next.status(), next.attempt(),
         next.retries(), maxRetry, next.runKind(), next.summary(), next.reason(), next.dueAt(), next.startedAt(), finishedAt,
@@ -77,21 +74,19 @@ final class RowMapping {
   }
 
   /**
-   * When the window's last attempt ended, or it reached a done status without one: an attempt's
-   * outcome sets it; moving into a done status from one that is not sets it (cancel, skip, miss);
-   * moving between done statuses keeps it (FAILED to FINAL_FAILED to RESOLVED); PENDING and RUNNING
-   * clear it; RETRY_WAIT keeps the failed attempt's.
+   * When the window's last attempt ended, or it reached a done status without one, from the statuses
+   * before and after the event ({@link Evolve}'s): moving into a done status from one that is not
+   * sets it (an attempt's outcome, from RUNNING; a cancel, skip or miss); moving between done
+   * statuses keeps it (FAILED to FINAL_FAILED to RESOLVED); PENDING and RUNNING clear it; RETRY_WAIT
+   * keeps the failed attempt's.
    */
-  static Instant finishedAt(InstanceRow current, InstanceStatus from, InstanceStatus to, WindowEvent e) {
+  static Instant finishedAt(InstanceRow current, InstanceStatus from, InstanceStatus to, Instant at) {
     Instant before = current == null ? null : current.finishedAt();
-    if (e instanceof AttemptSucceeded || e instanceof AttemptFailed || e instanceof AttemptTimedOut) {
-      return e.at();
-    }
     if (to == InstanceStatus.PENDING || to == InstanceStatus.RUNNING) {
       return null;
     }
     if (DONE.contains(to)) {
-      return from != null && DONE.contains(from) && before != null ? before : (from == to && before != null ? before : e.at());
+      return from != null && DONE.contains(from) && before != null ? before : (from == to && before != null ? before : at);
     }
     return before;
   }

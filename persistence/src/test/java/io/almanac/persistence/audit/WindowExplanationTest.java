@@ -179,6 +179,28 @@ class WindowExplanationTest {
   }
 
   @Test
+  @DisplayName("skipped PREVIOUS_RUNNING: the window that ran comes from the task's state at the skip, not from the skip's "
+      + "detail (a detail that names no window, or another one, tells the same)")
+  void previousRunningComesFromTheStateNotTheDetail() {
+    String seven = "2026-11-28T23:00:00Z";
+    String eight = "2026-11-29T00:00:00Z";
+    Instant due7 = Instant.parse(seven);
+    for (String detail : List.of("window " + seven + " is RUNNING", "another run is in progress", "window 1999 is RUNNING")) {
+      List<Event> events = new ArrayList<>();
+      events.add(new SpecDefined(hourly(), Instant.parse("2026-11-28T00:00:00Z")));
+      events.add(new InstanceScheduled(seven, due7, due7, due7, RunKind.FIRST, due7));
+      events.add(new AttemptStarted(seven, 1, RunKind.FIRST, Instant.parse("2026-11-29T00:02:00Z"), N2, due7));
+      events.add(new FireSkipped(eight, DUE, DUE, DUE, SkipReason.PREVIOUS_RUNNING, detail, DUE));
+      Explanation e = explain(events, eight);
+      assertEquals("skipped: window 2026-11-28T23:00:00Z was RUNNING (attempt 1 on node almanac@10.0.0.2:2552, lease until "
+          + "08:02:00) and the overlap policy SKIP runs one window at a time (PREVIOUS_RUNNING)", e.verdict(), detail);
+      WindowExplanation.Digest digest = new WindowExplanation.Digest(eight, 10);
+      WindowExplanation.auditEvents(TASK, events).forEach(digest::add);
+      assertEquals(e, digest.explain(TASK), detail);
+    }
+  }
+
+  @Test
   @DisplayName("skipped PREVIOUS_RUNNING: names the window that ran, its attempt, node and lease, from the journal folded to then")
   void skippedPreviousRunning() {
     String seven = "2026-11-28T23:00:00Z";
