@@ -10,9 +10,7 @@ import io.almanac.WindowKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -190,9 +188,6 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** The lease of identity {@code id} was lost. */
   private record FenceLost(String id, String cause) implements Command {}
 
-  /** An attempt its entity has started, waiting for a job slot (start-ahead). */
-  private record Ready(Item item, TaskProtocol.AttemptGrant grant) {}
-
   /** An entity that held offers or reservations here stopped. */
   private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements Command {}
 
@@ -221,31 +216,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     IGNORED
   }
 
-  /** A window offered by its entity, queued or admitted (a slot reserved for it). */
-  private record Offered(String taskId, String window, RunKind kind, ActorRef<TaskProtocol.Command> task) {
-    String key() {
-      return taskId + "|" + window;
-    }
-
-    boolean fresh() {
-      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
-    }
-  }
-
-  /** A started attempt's window, as it runs here. */
-  private record Item(String taskId, String window, String job, RunKind kind, String zone) {
-    String key() {
-      return taskId + "|" + window;
-    }
-
-    boolean fresh() {
-      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
-    }
-  }
-
   /** One attempt running here. Mutable; touched by the actor and, for the thread, by the job. */
   static final class Running {
-    final Item item;
+    final AttemptItem item;
     final int attempt;
     final Instant startedAt;
     final CompletableFuture<Void> cancelled = new CompletableFuture<>();
@@ -263,7 +236,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     private Thread thread;
     private CompletableFuture<JobResult> stage;
 
-    Running(Item item, int attempt, Instant startedAt, Instant deadline) {
+    Running(AttemptItem item, int attempt, Instant startedAt, Instant deadline) {
       this.item = item;
       this.attempt = attempt;
       this.startedAt = startedAt;
@@ -314,29 +287,13 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final ThreadPoolExecutor jobThreads;
   private final JobCalls calls;
   private final org.apache.pekko.actor.typed.Scheduler scheduler;
-  private final ArrayDeque<Offered> fresh = new ArrayDeque<>();
-  private final ArrayDeque<Offered> backlog = new ArrayDeque<>();
-  private final Map<String, Offered> queued = new HashMap<>();
-  /** Admitted windows whose entity has not answered yet: their slots are reserved. */
-  private final Map<String, Offered> reserved = new HashMap<>();
-  private final ArrayDeque<Ready> ready = new ArrayDeque<>();
-  /** The windows in {@link #ready}, counted (a lookup per offer, not a walk of start-ahead's thousands). */
-  private final Map<String, Integer> readyKeys = new HashMap<>();
-  /** Durations of the latest finished jobs (a ring), to tell whether jobs run short (start-ahead). */
-  private final Duration[] recentJobs = new Duration[16];
-  private int recentJobsNext;
+  private final Admission<ActorRef<TaskProtocol.Command>> admission;
   private final Map<String, Running> running = new HashMap<>();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
   /** Cancelled jobs whose thread has not returned, by {@link Running#id()}: they hold no slot. */
   private final Map<String, Running> abandoned = new HashMap<>();
   private int stuckCount;
-  /** Per task: reserved, ready and running attempts (the per-task limit). */
-  private final Map<String, Integer> admittedPerTask = new HashMap<>();
-  /** Per entity: its queued and reserved windows here (an entity is watched while it has any). */
-  private final Map<ActorRef<TaskProtocol.Command>, Integer> holdings = new HashMap<>();
-  private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
-  private final TokenBucket globalBucket;
   /** The lease: no fence, being acquired (or renewed) for the identity now, held, or never again. */
   private enum FenceState { NONE, ACQUIRING, HELD, ENDED }
   private FenceState fenceState;
@@ -434,7 +391,17 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     });
     this.calls = new JobCalls(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
     this.scheduler = ctx.getSystem().scheduler();
-    this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
+    this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
+      @Override
+      public void watch(ActorRef<TaskProtocol.Command> task) {
+        ctx.watchWith(task, new TaskStopped(task));
+      }
+
+      @Override
+      public void unwatch(ActorRef<TaskProtocol.Command> task) {
+        ctx.unwatch(task);
+      }
+    });
     this.lastCheckNanos = nanoTime.getAsLong();
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
     this.fenceState = fence.configured() ? FenceState.ACQUIRING : FenceState.NONE;
@@ -571,7 +538,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (fenceState == FenceState.NONE || fenceState == FenceState.ENDED) {
       return this;
     }
-    if (draining && running.isEmpty() && ready.isEmpty()) {
+    if (draining && running.isEmpty() && admission.readyCount() == 0) {
       fence.end(); // a node that drained and left: nothing to cancel
       fenceState = FenceState.ENDED;
       return this;
@@ -608,17 +575,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
     running.clear();
     new java.util.ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
-    for (Ready w : ready) {
-      release(w.item().taskId());
-    }
-    int notRun = ready.size() + reserved.size();
-    ready.clear();
-    readyKeys.clear();
-    for (Offered o : reserved.values()) {
-      unhold(o.task());
-      release(o.taskId());
-    }
-    reserved.clear();
+    int notRun = admission.dropAdmitted();
     for (Running r : abandoned.values()) {
       r.fenced = true; // a result that comes now would be reported by a node without its lease
     }
@@ -643,8 +600,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onOffer(Offer m) {
-    Offered offered = new Offered(m.taskId(), m.window(), m.kind(), m.task());
-    String key = offered.key();
+    String key = m.taskId() + "|" + m.window();
     if (running.containsKey(key)) {
       // Offered again while an attempt of the window runs here: a wake-up or a recovery (ignored then),
       // or the window's next attempt, offered once its task recorded the end of this one, before the
@@ -652,27 +608,22 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       afterRunning.put(key, m);
       return this;
     }
-    if (reserved.containsKey(key) || isReady(key)) {
-      return this; // offered again (a wake-up, a recovery): it is admitted already
-    }
-    Offered before = queued.get(key);
-    if (before != null) {
-      if (before.task().equals(m.task())) {
+    switch (admission.offer(m.taskId(), m.window(), m.kind(), m.task(), draining)) {
+      case ADMITTED_ALREADY:
+        break;
+      case QUEUED_ALREADY:
+      case NOT_WHILE_DRAINING: // the window stays PENDING in its entity; it is offered again after the restart
         answerQueued(m);
-        return this;
-      }
-      unqueue(before); // offered by a new incarnation of its entity: answer that one
-    }
-    if (draining) {
-      answerQueued(m); // the window stays PENDING in its entity; it is offered again after the restart
-      return this;
-    }
-    queued.put(key, offered);
-    hold(offered.task());
-    (offered.fresh() ? fresh : backlog).addLast(offered);
-    admit();
-    if (queued.containsKey(key)) {
-      answerQueued(m);
+        gauges();
+        break;
+      case QUEUED:
+        admit();
+        if (admission.isQueued(key)) {
+          answerQueued(m);
+        }
+        break;
+      default:
+        throw new IllegalStateException();
     }
     return this;
   }
@@ -683,59 +634,16 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
   }
 
-  private boolean isReady(String key) {
-    return readyKeys.containsKey(key);
-  }
-
-  private void readied(Ready r) {
-    ready.addLast(r);
-    readyKeys.merge(r.item().key(), 1, Integer::sum);
-  }
-
-  private void unreadied(Ready r) {
-    readyKeys.computeIfPresent(r.item().key(), (k, n) -> n == 1 ? null : n - 1);
-  }
-
-  /** For removeIf: forgets the window's key and answers true (it is being removed). */
-  private boolean unreadiedAnd(Ready r) {
-    unreadied(r);
-    return true;
-  }
-
-  private void unqueue(Offered o) {
-    queued.remove(o.key());
-    (o.fresh() ? fresh : backlog).remove(o);
-    unhold(o.task());
-    gauges();
-  }
-
-  /** Counts an entity's holdings here; an entity is watched while it holds anything. */
-  private void hold(ActorRef<TaskProtocol.Command> task) {
-    if (holdings.merge(task, 1, Integer::sum) == 1) {
-      ctx.watchWith(task, new TaskStopped(task));
-    }
-  }
-
-  private void unhold(ActorRef<TaskProtocol.Command> task) {
-    Integer left = holdings.computeIfPresent(task, (k, v) -> v <= 1 ? null : v - 1);
-    if (left == null) {
-      ctx.unwatch(task);
-    }
-  }
-
   private Behavior<Command> onStarted(Started m) {
     TaskProtocol.AttemptGrant grant = m.grant();
-    Item item = new Item(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
-    Offered was = reserved.remove(item.key());
-    if (was != null) {
-      unhold(was.task());
-    }
+    AttemptItem item = new AttemptItem(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
+    boolean reservedHere = admission.endReservation(item.key());
     fenceBroken();
     if (!mayRun() || (grant.executor() != null && !grant.executor().equals(fence.id()))) {
       // Started under an identity that lost its lease since (or while it has none): never run. Its
       // entity times the attempt out once that identity's lease has ended.
-      if (was != null) {
-        release(item.taskId());
+      if (reservedHere) {
+        admission.release(item.taskId());
       }
       try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
         ctx.getLog().warn("task '{}' window '{}' attempt {} was started under executor {}, which does not hold its lease "
@@ -744,25 +652,23 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       checkDrained();
       return this;
     }
-    if (was == null) {
+    if (!reservedHere) {
       // Its reservation was freed (its entity restarted in between): the attempt is started in the
       // journal all the same, so it runs (or waits) like any other.
-      admittedPerTask.merge(item.taskId(), 1, Integer::sum);
+      admission.countUnreserved(item.taskId());
     }
     if (running.size() < settings.maxConcurrent()) {
       run(item, grant, clock.instant());
     } else {
-      readied(new Ready(item, grant)); // also while draining: the attempt is started in its entity
+      admission.ready(new Admission.Ready(item, grant)); // also while draining: the attempt is started in its entity
     }
     gauges();
     return this;
   }
 
   private Behavior<Command> onDeclined(Declined m) {
-    Offered was = reserved.remove(m.taskId() + "|" + m.window());
-    if (was != null) {
-      unhold(was.task());
-      release(m.taskId());
+    if (admission.endReservation(m.taskId() + "|" + m.window())) {
+      admission.release(m.taskId());
       ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.window(), m.taskId(), m.detail());
     }
     checkDrained();
@@ -781,54 +687,33 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
-  private void forget(java.util.function.Predicate<Offered> which) {
-    for (Iterator<Offered> it = reserved.values().iterator(); it.hasNext(); ) {
-      Offered o = it.next();
-      if (which.test(o)) {
-        it.remove();
-        unhold(o.task());
-        release(o.taskId());
-      }
-    }
-    for (Offered o : new java.util.ArrayList<>(queued.values())) {
-      if (which.test(o)) {
-        unqueue(o);
-      }
-    }
+  private void forget(java.util.function.Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
+    admission.forget(which);
     checkDrained();
     admit();
   }
 
-  /**
-   * Admits queued windows while there is room: fresh ones first, then the backlog at its rate. Each
-   * admission reserves a slot until the entity answers.
-   */
+  /** Runs started attempts while a slot is free, then admits queued windows while there is room. */
   private void admit() {
     Instant now = clock.instant();
     if (!mayRun()) {
       gauges(); // nothing starts without the lease; what is queued waits for it
       return;
     }
-    while (running.size() < settings.maxConcurrent() && !ready.isEmpty()) {
-      Ready r = ready.pollFirst();
-      unreadied(r);
+    Admission.Ready r;
+    while (running.size() < settings.maxConcurrent() && (r = admission.pollReady()) != null) {
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
     if (draining) {
       gauges();
       return;
     }
-    int room = room(now);
-    while (running.size() + ready.size() + reserved.size() < room) {
-      Offered next = take(fresh, false, now);
-      if (next == null) {
-        next = take(backlog, true, now);
-      }
-      if (next == null) {
-        break;
-      }
-      reserved.put(next.key(), next);
-      admittedPerTask.merge(next.taskId(), 1, Integer::sum);
+    List<Duration> ran = new ArrayList<>(running.size());
+    for (Running j : running.values()) {
+      Duration took = j.took; // a job that ended holds its slot until its result is recorded: its own time counts
+      ran.add(took != null ? took : Duration.between(j.startedAt, now));
+    }
+    for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(ran, now)) {
       next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
     }
     gauges();
@@ -836,98 +721,11 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   /** The node's gauges of the queues and running jobs, after a change. */
   private void gauges() {
-    meters.executor(fresh.size(), backlog.size(), running.size(), stuckCount);
+    meters.executor(admission.queuedFresh(), admission.queuedBacklog(), running.size(), stuckCount);
   }
 
-  private int room(Instant now) {
-    return settings.maxConcurrent() + ahead(now);
-  }
-
-  /**
-   * How many attempts may be admitted ahead of a free slot. None unless the last jobs to finish (a
-   * full ring of them) and every running one took less than start-ahead-max-job; then as many as the
-   * slots work off in about start-ahead-max-job at the pace of those jobs
-   * (max-concurrent x start-ahead-max-job / their mean time, at least 1 ms), at most
-   * start-ahead: a started attempt waits for its slot about start-ahead-max-job at most, and a burst
-   * of millisecond jobs starts most of its windows at their fire (one journal row less each).
-   */
-  private int ahead(Instant now) {
-    List<Duration> ran = new ArrayList<>(running.size());
-    for (Running r : running.values()) {
-      Duration took = r.took; // a job that ended holds its slot until its result is recorded: its own time counts
-      ran.add(took != null ? took : Duration.between(r.startedAt, now));
-    }
-    return ahead(settings.maxConcurrent(), settings.startAhead(), settings.startAheadMaxJob(), Arrays.asList(recentJobs), ran);
-  }
-
-  /**
-   * See {@link #ahead(Instant)}: the rule alone.
-   *
-   * @param maxConcurrent job slots
-   * @param cap start-ahead
-   * @param maxJob start-ahead-max-job
-   * @param recent the last jobs' times (a null: the ring is not full yet)
-   * @param running how long each running job has run so far
-   * @return attempts that may be admitted ahead of a free slot
-   */
-  static int ahead(int maxConcurrent, int cap, Duration maxJob, List<Duration> recent, List<Duration> running) {
-    if (cap == 0) {
-      return 0;
-    }
-    long sum = 0;
-    int n = 0;
-    for (List<Duration> jobs : List.of(recent, running)) {
-      for (Duration d : jobs) {
-        if (d == null || d.compareTo(maxJob) >= 0) {
-          return 0;
-        }
-        sum += d.toNanos();
-        n++;
-      }
-    }
-    // the mean: how fast the slots work off a queue (the longest would let one scheduling hiccup of
-    // a millisecond job, 30 ms, cut the room by thirty)
-    long pace = Math.max(n == 0 ? 0 : sum / n, 1_000_000L);
-    double slotsWorth = (double) maxConcurrent * maxJob.toNanos() / pace;
-    return (int) Math.min(cap, Math.floor(slotsWorth));
-  }
-
-  /**
-   * Takes the first queued window whose task has room (and, for backlog, a token); the entity's
-   * holding moves from the queue to the reservation.
-   */
-  private Offered take(ArrayDeque<Offered> queue, boolean limited, Instant now) {
-    Iterator<Offered> it = queue.iterator();
-    while (it.hasNext()) {
-      Offered o = it.next();
-      if (admittedPerTask.getOrDefault(o.taskId(), 0) >= settings.maxConcurrentPerTask()) {
-        continue;
-      }
-      if (limited) {
-        if (!globalBucket.available(now)) {
-          return null; // nothing in the backlog can start before the next refill
-        }
-        TokenBucket task = taskBuckets.computeIfAbsent(o.taskId(),
-            id -> new TokenBucket(settings.backlogRatePerTask(), settings.backlogBurstPerTask(), now));
-        if (!task.available(now)) {
-          continue;
-        }
-        task.take(now);
-        globalBucket.take(now);
-      }
-      it.remove();
-      queued.remove(o.key());
-      return o; // still held: now as a reservation
-    }
-    return null;
-  }
-
-  private void release(String taskId) {
-    admittedPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
-  }
-
-  private void run(Item item, TaskProtocol.AttemptGrant grant, Instant now) {
-    if (!now.isBefore(grant.leaseUntil())) {
+  private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now) {
+    if (Admission.leaseEnded(grant.leaseUntil(), now)) {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
     }
@@ -983,7 +781,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   /** From the job's thread: asks the task to record the result; the answer (or its failure) comes to the actor. */
-  private void reportDirect(Item item, int attempt, JobResult result, Duration took, ActorRef<Command> self) {
+  private void reportDirect(AttemptItem item, int attempt, JobResult result, Duration took, ActorRef<Command> self) {
     String key = item.key();
     CompletionStage<StatusReply<org.apache.pekko.Done>> ask;
     try {
@@ -1001,8 +799,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * A started attempt whose lease ended before it got a slot: not run. Its entity's lease timer
    * times it out; the executor only lets it go.
    */
-  private void dropExpired(Item item, int attempt, Instant leaseUntil) {
-    release(item.taskId());
+  private void dropExpired(AttemptItem item, int attempt, Instant leaseUntil) {
+    admission.release(item.taskId());
     try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
       ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
           item.taskId(), item.window(), attempt, leaseUntil);
@@ -1037,7 +835,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     Running r = running.get(m.key());
     if (r != null && r.attempt == m.attempt()) {
       running.remove(m.key());
-      release(r.item.taskId());
+      admission.release(r.item.taskId());
       ended(r, m.result(), m.took());
       deliver(m);
       reoffer(m.key());
@@ -1094,8 +892,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** A job that held its slot ended: counted, its duration remembered (start-ahead), logged. */
   private void ended(Running r, JobResult result, Duration took) {
     finished++;
-    recentJobs[recentJobsNext] = took;
-    recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
+    admission.jobEnded(took);
     try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
       if (result.succeeded()) {
         ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
@@ -1115,7 +912,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     r.inSlot = false;
     r.abandonedAt = now;
     abandoned.put(r.id(), r);
-    release(r.item.taskId());
+    admission.release(r.item.taskId());
   }
 
   private void report(String key, int attempt, JobResult result, Duration took, int tries) {
@@ -1142,7 +939,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       Running r = running.get(m.key());
       if (r != null && r.attempt == m.attempt()) {
         running.remove(m.key());
-        release(r.item.taskId());
+        admission.release(r.item.taskId());
         ended(r, m.result(), m.took());
         reoffer(m.key());
         admit();
@@ -1182,8 +979,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onCancel(CancelAttempt m) {
     String key = m.taskId() + "|" + m.window();
-    if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == m.attempt() && unreadiedAnd(w))) {
-      release(m.taskId());
+    if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
       cancelledCount++;
       try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
         ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
@@ -1232,13 +1028,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     } else if (!fenceBroken() && fenceState == FenceState.ACQUIRING) {
       acquireFence(); // again, after a failed try
     }
-    for (Iterator<Ready> it = ready.iterator(); it.hasNext(); ) {
-      Ready w = it.next();
-      if (!now.isBefore(w.grant().leaseUntil())) {
-        it.remove();
-        unreadied(w);
-        dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
-      }
+    for (Admission.Ready w : admission.takeExpired(now)) {
+      dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
     }
     for (Iterator<Running> it = running.values().iterator(); it.hasNext(); ) {
       Running r = it.next();
@@ -1292,7 +1083,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private Behavior<Command> onDrain(Drain m) {
     if (!draining) {
       ctx.getLog().info("executor draining: no new attempts; waiting for {} running, {} started and waiting for a slot, "
-          + "and {} results being reported", running.size(), ready.size(), reporting);
+          + "and {} results being reported", running.size(), admission.readyCount(), reporting);
     }
     draining = true; // no more admissions; what is queued stays PENDING in its entity
     drainWaiters.add(m.replyTo());
@@ -1301,7 +1092,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void checkDrained() {
-    if (draining && running.isEmpty() && ready.isEmpty() && reserved.isEmpty() && reporting == 0 && heldBack.isEmpty()
+    if (draining && running.isEmpty() && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
         && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
@@ -1317,7 +1108,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onGetStats(GetStats m) {
-    m.replyTo().tell(new Stats(running.size(), fresh.size(), backlog.size(), started, finished, cancelledCount, stuckCount,
+    m.replyTo().tell(new Stats(running.size(), admission.queuedFresh(), admission.queuedBacklog(), started, finished, cancelledCount, stuckCount,
         mayRun(), fence.id()));
     return this;
   }
