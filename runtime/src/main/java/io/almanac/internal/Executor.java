@@ -3,7 +3,6 @@ package io.almanac.internal;
 import io.almanac.AgentJob;
 import io.almanac.Alert;
 import io.almanac.AlertSink;
-import io.almanac.LeaseLostException;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
@@ -16,7 +15,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -191,20 +189,20 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** An entity that held offers or reservations here stopped. */
   private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements Command {}
 
-  private record JobDone(String key, int attempt, JobResult result, Duration took) implements Command {}
+  record JobDone(String key, int attempt, JobResult result, Duration took) implements Command {}
 
   /**
    * A report's answer. {@code direct}: the job's own thread reported its result as it ended (the
    * attempt still held its slot), so this is also the news that the job ended.
    */
-  private record ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error,
+  record ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error,
       boolean direct) implements Command {
     ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error) {
       this(key, attempt, result, took, tries, error, false);
     }
   }
 
-  private record Extended(String key, int attempt, Instant deadline) implements Command {}
+  record Extended(String key, int attempt, Instant deadline) implements Command {}
 
   private record RetryReport(String key, int attempt, JobResult result, Duration took, int tries) implements Command {}
 
@@ -214,64 +212,6 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     INSTANCE,
     /** A membership event of another member, or of this one that changes nothing here. */
     IGNORED
-  }
-
-  /** One attempt running here. Mutable; touched by the actor and, for the thread, by the job. */
-  static final class Running {
-    final AttemptItem item;
-    final int attempt;
-    final Instant startedAt;
-    final CompletableFuture<Void> cancelled = new CompletableFuture<>();
-    volatile Instant deadline;
-    /** Its node lost the lease it ran under: nothing is reported or recorded for it. */
-    volatile boolean fenced;
-    /** Set false by the actor when the attempt gives up its slot (cancelled, fenced): its end then goes through the actor. */
-    volatile boolean inSlot = true;
-    /** Set by the actor when the slot was freed (cancelled): from then on it is only watched. */
-    Instant abandonedAt;
-    /** Its thread had not returned stuck-after its cancel (alerted once). */
-    boolean stuck;
-    /** How long the job took, set by its thread when its stage completed (its result may still be on its way). */
-    volatile Duration took;
-    private Thread thread;
-    private CompletableFuture<JobResult> stage;
-
-    Running(AttemptItem item, int attempt, Instant startedAt, Instant deadline) {
-      this.item = item;
-      this.attempt = attempt;
-      this.startedAt = startedAt;
-      this.deadline = deadline;
-    }
-
-    String id() {
-      return item.key() + "#" + attempt;
-    }
-
-    synchronized void enter() {
-      thread = Thread.currentThread();
-      if (cancelled.isDone()) {
-        thread.interrupt(); // cancelled before the job's thread got here: a blocking job still sees it
-      }
-    }
-
-    synchronized void leave(CompletionStage<JobResult> s) {
-      thread = null;
-      stage = s == null ? null : s.toCompletableFuture();
-    }
-
-    /** Cancels the job: flag, stage and, while it is inside run(), its thread. */
-    synchronized boolean cancel() {
-      if (!cancelled.complete(null)) {
-        return false;
-      }
-      if (thread != null) {
-        thread.interrupt();
-      }
-      if (stage != null) {
-        stage.cancel(true);
-      }
-      return true;
-    }
   }
 
   private final ActorContext<Command> ctx;
@@ -285,14 +225,13 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final LongSupplier nanoTime;
   private final NodeMeters meters;
   private final ThreadPoolExecutor jobThreads;
-  private final JobCalls calls;
-  private final org.apache.pekko.actor.typed.Scheduler scheduler;
+  private final JobPort port;
   private final Admission<ActorRef<TaskProtocol.Command>> admission;
-  private final Map<String, Running> running = new HashMap<>();
+  private final Map<String, RunningAttempt> running = new HashMap<>();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
   /** Cancelled jobs whose thread has not returned, by {@link Running#id()}: they hold no slot. */
-  private final Map<String, Running> abandoned = new HashMap<>();
+  private final Map<String, RunningAttempt> abandoned = new HashMap<>();
   private int stuckCount;
   /** The lease: no fence, being acquired (or renewed) for the identity now, held, or never again. */
   private enum FenceState { NONE, ACQUIRING, HELD, ENDED }
@@ -389,8 +328,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       t.setDaemon(true); // a stuck job never keeps the JVM from exiting
       return t;
     });
-    this.calls = new JobCalls(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
-    this.scheduler = ctx.getSystem().scheduler();
+    this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
     this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
       @Override
       public void watch(ActorRef<TaskProtocol.Command> task) {
@@ -567,7 +505,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     String was = fence.lost();
     int jobsCancelled = running.size();
     Instant now = clock.instant();
-    for (Running r : running.values()) {
+    for (RunningAttempt r : running.values()) {
       r.fenced = true;
       r.cancel();
       cancelledCount++;
@@ -576,7 +514,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     running.clear();
     new java.util.ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
     int notRun = admission.dropAdmitted();
-    for (Running r : abandoned.values()) {
+    for (RunningAttempt r : abandoned.values()) {
       r.fenced = true; // a result that comes now would be reported by a node without its lease
     }
     if (!heldBack.isEmpty()) {
@@ -709,7 +647,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       return;
     }
     List<Duration> ran = new ArrayList<>(running.size());
-    for (Running j : running.values()) {
+    for (RunningAttempt j : running.values()) {
       Duration took = j.took; // a job that ended holds its slot until its result is recorded: its own time counts
       ran.add(took != null ? took : Duration.between(j.startedAt, now));
     }
@@ -729,7 +667,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
     }
-    Running r = new Running(item, grant.attempt(), now, grant.leaseUntil());
+    RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
     running.put(item.key(), r);
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
@@ -738,61 +676,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
           item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
     }
-    JobContextImpl jobContext = new JobContextImpl(calls, r, grant, item.zone());
-    ActorRef<Command> self = ctx.getSelf();
-    String key = item.key();
-    int attempt = grant.attempt();
-    Instant startedAt = r.startedAt;
-    jobThreads.execute(() -> {
-      CompletionStage<JobResult> stage;
-      r.enter();
-      // the job's own log lines, on the thread that runs it, carry the task, window and attempt
-      try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
-        stage = job == null
-            ? CompletableFuture.completedFuture(JobResult.failure(
-                "no job named '" + item.job() + "' is registered on this node for task '" + item.taskId() + "'"))
-            : job.run(jobContext);
-        if (stage == null) {
-          stage = CompletableFuture.completedFuture(JobResult.failure("the job returned null instead of a CompletionStage"));
-        }
-      } catch (Throwable t) {
-        stage = CompletableFuture.failedFuture(t);
-      } finally {
-        r.leave(null);
-        Thread.interrupted(); // never hand an interrupted thread back to the pool
-      }
-      r.leave(stage);
-      if (r.cancelled.isDone()) {
-        stage.toCompletableFuture().cancel(true);
-      }
-      stage.whenComplete((result, error) -> {
-        JobResult outcome = outcome(result, error, r);
-        Duration took = Duration.between(startedAt, clock.instant());
-        r.took = took;
-        if (r.inSlot && !r.fenced && calls.fenceValid()) {
-          // The common end: the job's thread reports its result itself, and the answer tells the
-          // executor that the job ended (one message less than telling the executor first).
-          reportDirect(item, attempt, outcome, took, self);
-        } else {
-          self.tell(new JobDone(key, attempt, outcome, took)); // cancelled, fenced or suspect: the actor decides
-        }
-      });
-    });
-  }
-
-  /** From the job's thread: asks the task to record the result; the answer (or its failure) comes to the actor. */
-  private void reportDirect(AttemptItem item, int attempt, JobResult result, Duration took, ActorRef<Command> self) {
-    String key = item.key();
-    CompletionStage<StatusReply<org.apache.pekko.Done>> ask;
-    try {
-      ask = Asks.ask(tasks.apply(item.taskId()),
-          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replyTo),
-          settings.askTimeout(), scheduler);
-    } catch (RuntimeException e) {
-      ask = CompletableFuture.failedFuture(e);
-    }
-    ask.whenComplete((reply, error) -> self.tell(new ReportDone(key, attempt, result, took, 1,
-        error != null ? error : reply.isSuccess() ? null : new IllegalArgumentException(reply.getError().getMessage()), true)));
+    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone());
+    jobThreads.execute(new JobRun(r, job, jobContext, port, clock, taskSettings.maxReasonLength()));
   }
 
   /**
@@ -808,31 +693,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     checkDrained();
   }
 
-  private JobResult outcome(JobResult result, Throwable error, Running r) {
-    if (error == null && result != null) {
-      return result;
-    }
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    String reason;
-    if (r.cancelled.isDone()) {
-      reason = "cancelled";
-    } else if (cause == null) {
-      reason = "the job completed without a result";
-    } else {
-      reason = cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
-    }
-    int max = taskSettings.maxReasonLength();
-    if (reason.length() > max) {
-      // An exception message is not the job's chosen result: shorten it visibly rather than lose the failure.
-      String marker = " ...[shortened from " + reason.length() + " characters]";
-      reason = reason.substring(0, Math.max(0, max - marker.length())) + marker;
-    }
-    return JobResult.failure(reason);
-  }
-
   private Behavior<Command> onJobDone(JobDone m) {
     fenceBroken(); // a job that ended after its node lost the lease is not reported
-    Running r = running.get(m.key());
+    RunningAttempt r = running.get(m.key());
     if (r != null && r.attempt == m.attempt()) {
       running.remove(m.key());
       admission.release(r.item.taskId());
@@ -842,7 +705,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       admit();
       return this;
     }
-    Running gone = abandoned.remove(m.key() + "#" + m.attempt());
+    RunningAttempt gone = abandoned.remove(m.key() + "#" + m.attempt());
     if (gone == null) {
       deliver(m); // not known here (cannot happen): its entity decides
       return this;
@@ -890,7 +753,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   /** A job that held its slot ended: counted, its duration remembered (start-ahead), logged. */
-  private void ended(Running r, JobResult result, Duration took) {
+  private void ended(RunningAttempt r, JobResult result, Duration took) {
     finished++;
     admission.jobEnded(took);
     try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
@@ -908,7 +771,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * A cancelled job gives up its slot at once, whatever its thread does; it is watched until it
    * returns (and counted as stuck if it does not within stuck-after).
    */
-  private void abandon(Running r, Instant now) {
+  private void abandon(RunningAttempt r, Instant now) {
     r.inSlot = false;
     r.abandonedAt = now;
     abandoned.put(r.id(), r);
@@ -936,7 +799,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onReportDone(ReportDone m) {
     if (m.direct()) {
-      Running r = running.get(m.key());
+      RunningAttempt r = running.get(m.key());
       if (r != null && r.attempt == m.attempt()) {
         running.remove(m.key());
         admission.release(r.item.taskId());
@@ -944,7 +807,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         reoffer(m.key());
         admit();
       } else {
-        Running gone = abandoned.remove(m.key() + "#" + m.attempt()); // given up while its report was on its way
+        RunningAttempt gone = abandoned.remove(m.key() + "#" + m.attempt()); // given up while its report was on its way
         if (gone != null && gone.stuck) {
           stuckCount--;
           gauges();
@@ -989,7 +852,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       admit();
       return this;
     }
-    Running r = running.get(key);
+    RunningAttempt r = running.get(key);
     if (r != null && r.attempt == m.attempt() && r.cancel()) {
       cancelledCount++;
       try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
@@ -1005,7 +868,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onExtended(Extended m) {
-    Running r = running.get(m.key());
+    RunningAttempt r = running.get(m.key());
     if (r != null && r.attempt == m.attempt() && m.deadline().isAfter(r.deadline)) {
       r.deadline = m.deadline();
     }
@@ -1031,8 +894,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     for (Admission.Ready w : admission.takeExpired(now)) {
       dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
     }
-    for (Iterator<Running> it = running.values().iterator(); it.hasNext(); ) {
-      Running r = it.next();
+    for (Iterator<RunningAttempt> it = running.values().iterator(); it.hasNext(); ) {
+      RunningAttempt r = it.next();
       if (now.isAfter(r.deadline) && r.cancel()) {
         cancelledCount++;
         try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
@@ -1052,7 +915,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   /** A cancelled job whose thread has not returned within stuck-after is stuck: alerted once, counted. */
   private void watchAbandoned(Instant now) {
-    for (Running r : abandoned.values()) {
+    for (RunningAttempt r : abandoned.values()) {
       if (r.stuck || now.isBefore(r.abandonedAt.plus(settings.stuckAfter()))) {
         continue;
       }
@@ -1111,80 +974,5 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     m.replyTo().tell(new Stats(running.size(), admission.queuedFresh(), admission.queuedBacklog(), started, finished, cancelledCount, stuckCount,
         mayRun(), fence.id()));
     return this;
-  }
-
-  // ---- used by JobContextImpl (from job threads) ----
-
-  /**
-   * What a job's context may ask of the executor, from the job's threads: no actor context, only
-   * messages to the task entities and to the executor, and the node lease (a memory read).
-   */
-  static final class JobCalls {
-    private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
-    private final Duration askTimeout;
-    private final org.apache.pekko.actor.typed.Scheduler scheduler;
-    private final ActorRef<Command> executor;
-    private final ExecutorFence fence;
-
-    JobCalls(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout,
-        org.apache.pekko.actor.typed.Scheduler scheduler, ActorRef<Command> executor, ExecutorFence fence) {
-      this.tasks = tasks;
-      this.askTimeout = askTimeout;
-      this.scheduler = scheduler;
-      this.executor = executor;
-      this.fence = fence;
-    }
-
-    /** Whether the node holds its lease now (a memory read). */
-    boolean fenceValid() {
-      return fence.valid();
-    }
-
-    /** Whether the attempt may still act: not cancelled, and its node holds the lease it runs under. */
-    boolean holdsLease(Running r) {
-      return !r.fenced && !r.cancelled.isDone() && fence.valid();
-    }
-
-    /** Why it may not, for {@link LeaseLostException}. */
-    private String why(Running r) {
-      if (r.fenced || !fence.valid()) {
-        return "its node lost the executor's lease (a freeze, the journal's database out of reach, or downed); "
-            + "another node may run the window's retry";
-      }
-      return "the attempt was cancelled (its lease expired, an operator cancelled it, or it was superseded)";
-    }
-
-    CompletionStage<Instant> heartbeat(Running r) {
-      if (!holdsLease(r)) {
-        return CompletableFuture.failedFuture(new LeaseLostException(r.item.taskId(), r.item.window(), r.attempt, why(r)));
-      }
-      WindowKey window = WindowKey.of(r.item.window());
-      CompletionStage<StatusReply<TaskProtocol.LeaseGranted>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-          replyTo -> new TaskProtocol.Heartbeat(window, r.attempt, replyTo), askTimeout, scheduler);
-      return ask.thenApply(reply -> {
-        if (reply.isError()) {
-          throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
-        }
-        Instant deadline = reply.getValue().leaseUntil();
-        executor.tell(new Extended(r.item.key(), r.attempt, deadline));
-        return deadline;
-      });
-    }
-
-    CompletionStage<TaskProtocol.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
-      if (!holdsLease(r)) {
-        // never an intent or an effect recorded for an attempt that may run beside its retry
-        return CompletableFuture.failedFuture(new LeaseLostException(r.item.taskId(), r.item.window(), r.attempt, why(r)));
-      }
-      WindowKey window = WindowKey.of(r.item.window());
-      CompletionStage<StatusReply<TaskProtocol.EffectReply>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-          replyTo -> new TaskProtocol.RecordEffect(window, r.attempt, key, value, intent, replyTo), askTimeout, scheduler);
-      return ask.thenApply(reply -> {
-        if (reply.isError()) {
-          throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
-        }
-        return reply.getValue();
-      });
-    }
   }
 }
