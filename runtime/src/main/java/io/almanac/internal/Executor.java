@@ -189,24 +189,28 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** An entity that held offers or reservations here stopped. */
   private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements Command {}
 
-  record JobDone(String key, int attempt, JobResult result, Duration took) implements Command {}
+  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took) implements Command {
+    String key() {
+      return taskId + "|" + window;
+    }
+  }
 
   /**
-   * A report's answer. {@code direct}: the job's own thread reported its result as it ended (the
-   * attempt still held its slot), so this is also the news that the job ended.
+   * A report's answer: {@code failure} is null when it got through. {@code direct}: the job's own
+   * thread reported its result as it ended (the attempt still held its slot), so this is also the
+   * news that the job ended.
    */
-  record ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error,
-      boolean direct) implements Command {
-    ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error) {
-      this(key, attempt, result, took, tries, error, false);
+  record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) implements Command {
+    String key() {
+      return taskId + "|" + window;
     }
   }
 
   record Extended(String key, int attempt, Instant deadline) implements Command {}
 
-  private record RetryReport(String key, int attempt, JobResult result, Duration took, int tries) implements Command {}
-
-  private static final String REFUSED = "result refused: ";
+  private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries) implements Command {}
 
   private enum Check implements Command {
     INSTANCE,
@@ -396,7 +400,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         .onMessage(Drain.class, this::onDrain)
         .onMessage(RetryReport.class, m -> {
           if (fenceState != FenceState.ENDED) {
-            report(m.key(), m.attempt(), m.result(), m.took(), m.tries());
+            report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
           } else {
             reportEnded();
           }
@@ -450,7 +454,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
             heldBack.size());
         java.util.List<JobDone> results = new java.util.ArrayList<>(heldBack);
         heldBack.clear();
-        results.forEach(d -> report(d.key(), d.attempt(), d.result(), d.took(), 1));
+        results.forEach(d -> report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1,
+            ResultReports.Carries.JOB_RESULT));
       }
       admit();
       return this;
@@ -741,7 +746,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       heldBack.add(m);
       return;
     }
-    report(m.key(), m.attempt(), m.result(), m.took(), 1);
+    report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), 1, ResultReports.Carries.JOB_RESULT);
   }
 
   /** An attempt of this window left its slot: an offer of the window that came meanwhile is looked at now. */
@@ -778,23 +783,16 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     admission.release(r.item.taskId());
   }
 
-  private void report(String key, int attempt, JobResult result, Duration took, int tries) {
+  private void report(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries) {
     if (tries == 1) {
       reporting++;
     }
-    int bar = key.indexOf('|');
-    String taskId = key.substring(0, bar);
-    WindowKey window = WindowKey.of(key.substring(bar + 1));
     CompletionStage<StatusReply<org.apache.pekko.Done>> ask = Asks.ask(tasks.apply(taskId),
-        replyTo -> new TaskProtocol.FinishAttempt(window, attempt, result, took, replyTo),
+        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
-    ctx.pipeToSelf(ask, (reply, error) -> {
-      if (error != null) {
-        return new ReportDone(key, attempt, result, took, tries, error);
-      }
-      return new ReportDone(key, attempt, result, took, tries,
-          reply.isSuccess() ? null : new IllegalArgumentException(reply.getError().getMessage()));
-    });
+    ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, tries, carries,
+        ResultReports.failureOf(reply, error), false));
   }
 
   private Behavior<Command> onReportDone(ReportDone m) {
@@ -815,27 +813,24 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       }
       reporting++; // counted as a report from here on, as report() counts its first try
     }
-    if (m.error() == null) {
+    if (m.failure() == null) {
       reportEnded();
       return this;
     }
-    boolean refused = m.error() instanceof IllegalArgumentException;
-    if (refused && (m.result().succeeded() || !m.result().reason().startsWith(REFUSED))) {
-      // The entity refused the result (e.g. an oversized summary): record the refusal as the failure,
-      // so the window is not left RUNNING until its lease expires.
-      ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.error().getMessage());
-      String reason = REFUSED + m.error().getMessage();
-      reason = reason.length() > taskSettings.maxReasonLength() ? reason.substring(0, taskSettings.maxReasonLength()) : reason;
-      report(m.key(), m.attempt(), JobResult.failure(reason), m.took(), m.tries() + 1);
-    } else if (!refused && m.tries() < settings.reportRetries()) {
-      Duration delay = settings.reportRetryDelay().multipliedBy(Math.min(m.tries(), 10));
+    ResultReports.Next next = ResultReports.next(m.carries(), m.failure(), m.tries(), settings.reportRetries(),
+        settings.reportRetryDelay(), taskSettings.maxReasonLength());
+    if (next instanceof ResultReports.ReportRefusal refusal) {
+      ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.failure().message());
+      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.tries() + 1, ResultReports.Carries.REFUSAL);
+    } else if (next instanceof ResultReports.Retry retry) {
       ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
-          m.tries(), m.error().getMessage(), delay);
-      ctx.scheduleOnce(delay, ctx.getSelf(), new RetryReport(m.key(), m.attempt(), m.result(), m.took(), m.tries() + 1));
+          m.tries(), m.failure().message(), retry.delay());
+      ctx.scheduleOnce(retry.delay(), ctx.getSelf(),
+          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries()));
     } else {
       reportEnded();
       ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "
-          + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.error().getMessage());
+          + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.failure().message());
     }
     return this;
   }

@@ -71,7 +71,6 @@ final class ExecutorJobPort implements JobPort {
 
   @Override
   public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took) {
-    String key = item.key();
     CompletionStage<StatusReply<Done>> ask;
     try {
       ask = Asks.ask(tasks.apply(item.taskId()),
@@ -80,12 +79,12 @@ final class ExecutorJobPort implements JobPort {
     } catch (RuntimeException e) {
       ask = CompletableFuture.failedFuture(e);
     }
-    ask.whenComplete((reply, error) -> executor.tell(new Executor.ReportDone(key, attempt, result, took, 1,
-        error != null ? error : reply.isSuccess() ? null : new IllegalArgumentException(reply.getError().getMessage()), true)));
+    ask.whenComplete((reply, error) -> executor.tell(new Executor.ReportDone(item.taskId(), item.window(), attempt, result,
+        took, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true)));
   }
 
   @Override
   public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took) {
-    executor.tell(new Executor.JobDone(item.key(), attempt, result, took));
+    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took));
   }
 }
