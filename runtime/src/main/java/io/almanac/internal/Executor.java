@@ -11,27 +11,30 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.UniqueAddress;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.pattern.StatusReply;
+import org.slf4j.event.Level;
 
 /**
  * Runs agent jobs for its node's task entities; the one authority that admits an attempt to start.
@@ -231,12 +234,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final ThreadPoolExecutor jobThreads;
   private final JobPort port;
   private final Admission<ActorRef<TaskProtocol.Command>> admission;
-  private final Map<String, RunningAttempt> running = new HashMap<>();
+  private final RunningJobs running = new RunningJobs();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
-  /** Cancelled jobs whose thread has not returned, by {@link Running#id()}: they hold no slot. */
-  private final Map<String, RunningAttempt> abandoned = new HashMap<>();
-  private int stuckCount;
   /** The lease: no fence, being acquired (or renewed) for the identity now, held, or never again. */
   private enum FenceState { NONE, ACQUIRING, HELD, ENDED }
   private FenceState fenceState;
@@ -244,10 +244,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private boolean fenceAsking;
   private long lastCheckNanos;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
-  private final java.util.List<JobDone> heldBack = new java.util.ArrayList<>();
+  private final List<JobDone> heldBack = new ArrayList<>();
   private int reporting;
   private boolean draining;
-  private final java.util.List<ActorRef<Done>> drainWaiters = new java.util.ArrayList<>();
+  private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
   private long started;
   private long finished;
   private long cancelledCount;
@@ -323,15 +323,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     this.fence = fence;
     this.alerts = alerts;
     this.nanoTime = nanoTime;
-    // Threads of the executor's own, made as needed: at most max-concurrent run jobs that hold a slot,
-    // plus one per cancelled job that has not returned (stuck), which a fixed pool would run out of.
-    AtomicInteger threadNo = new AtomicInteger();
-    String threadPrefix = "almanac-job-" + ctx.getSystem().name() + "-";
-    this.jobThreads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, threadPrefix + threadNo.incrementAndGet());
-      t.setDaemon(true); // a stuck job never keeps the JVM from exiting
-      return t;
-    });
+    this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
     this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
     this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
       @Override
@@ -362,22 +354,20 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** A downed (or removed) node runs nothing on: the executor hears of it from the cluster. */
   private static void subscribeToDowning(ActorContext<Command> ctx) {
     try {
-      org.apache.pekko.cluster.typed.Cluster cluster = org.apache.pekko.cluster.typed.Cluster.get(ctx.getSystem());
-      org.apache.pekko.cluster.UniqueAddress self = cluster.selfMember().uniqueAddress();
-      ActorRef<org.apache.pekko.cluster.ClusterEvent.MemberEvent> events = ctx.messageAdapter(
-          org.apache.pekko.cluster.ClusterEvent.MemberEvent.class, e -> {
-            if (e.member().uniqueAddress().equals(self)) {
-              if (e instanceof org.apache.pekko.cluster.ClusterEvent.MemberDowned) {
-                return new NodeDown("this node was downed");
-              }
-              if (e instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved) {
-                return new NodeDown("this node was removed from the cluster");
-              }
-            }
-            return Check.IGNORED;
-          });
-      cluster.subscriptions().tell(org.apache.pekko.cluster.typed.Subscribe.create(events,
-          org.apache.pekko.cluster.ClusterEvent.MemberEvent.class));
+      Cluster cluster = Cluster.get(ctx.getSystem());
+      UniqueAddress self = cluster.selfMember().uniqueAddress();
+      ActorRef<ClusterEvent.MemberEvent> events = ctx.messageAdapter(ClusterEvent.MemberEvent.class, e -> {
+        if (e.member().uniqueAddress().equals(self)) {
+          if (e instanceof ClusterEvent.MemberDowned) {
+            return new NodeDown("this node was downed");
+          }
+          if (e instanceof ClusterEvent.MemberRemoved) {
+            return new NodeDown("this node was removed from the cluster");
+          }
+        }
+        return Check.IGNORED;
+      });
+      cluster.subscriptions().tell(Subscribe.create(events, ClusterEvent.MemberEvent.class));
     } catch (RuntimeException e) {
       ctx.getLog().warn("executor: cannot watch this node's membership ({}); a downed node is fenced by its lease only",
           e.toString());
@@ -390,32 +380,32 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         .onMessage(Offer.class, this::onOffer)
         .onMessage(Started.class, this::onStarted)
         .onMessage(Declined.class, this::onDeclined)
-        .onMessage(TaskRecovered.class, this::onTaskRecovered)
-        .onMessage(TaskStopped.class, this::onTaskStopped)
+        .onMessage(TaskRecovered.class, m -> forget(o -> o.taskId().equals(m.taskId())))
+        .onMessage(TaskStopped.class, m -> forget(o -> o.task().equals(m.task())))
         .onMessage(CancelAttempt.class, this::onCancel)
         .onMessage(JobDone.class, this::onJobDone)
         .onMessage(ReportDone.class, this::onReportDone)
+        .onMessage(RetryReport.class, this::onRetryReport)
         .onMessage(Extended.class, this::onExtended)
         .onMessage(GetStats.class, this::onGetStats)
         .onMessage(Drain.class, this::onDrain)
-        .onMessage(RetryReport.class, m -> {
-          if (fenceState != FenceState.ENDED) {
-            report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
-          } else {
-            reportEnded();
-          }
-          return this;
-        })
         .onMessage(FenceAnswer.class, this::onFenceAnswer)
         .onMessage(FenceLost.class, this::onFenceLost)
         .onMessage(NodeDown.class, this::onNodeDown)
         .onMessageEquals(Check.INSTANCE, this::onCheck)
         .onMessageEquals(Check.IGNORED, () -> this)
-        .onSignal(org.apache.pekko.actor.typed.PostStop.class, signal -> {
+        .onSignal(PostStop.class, signal -> {
           jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
           return this;
         })
         .build();
+  }
+
+  /** Logs a line about one attempt, with the attempt's MDC. */
+  private void log(Level level, String taskId, String window, int attempt, String format, Object... args) {
+    try (AttemptMdc mdc = AttemptMdc.of(taskId, window, attempt)) {
+      ctx.getLog().atLevel(level).log(format, args);
+    }
   }
 
   // ---- the node lease (see ExecutorFence)
@@ -428,7 +418,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     fenceAsking = true;
     String id = fence.id();
     ActorRef<Command> self = ctx.getSelf();
-    java.util.concurrent.CompletionStage<Boolean> asked;
+    CompletionStage<Boolean> asked;
     try {
       asked = fence.acquire(cause -> self.tell(new FenceLost(id, cause.map(Throwable::getMessage).orElse("released"))));
     } catch (RuntimeException e) {
@@ -452,10 +442,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       if (!heldBack.isEmpty()) {
         ctx.getLog().info("executor {}: lease renewed; reporting the {} results that came while it was suspect", m.id(),
             heldBack.size());
-        java.util.List<JobDone> results = new java.util.ArrayList<>(heldBack);
+        List<JobDone> results = new ArrayList<>(heldBack);
         heldBack.clear();
-        results.forEach(d -> report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1,
-            ResultReports.Carries.JOB_RESULT));
+        results.forEach(this::reportResult);
       }
       admit();
       return this;
@@ -481,13 +470,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (fenceState == FenceState.NONE || fenceState == FenceState.ENDED) {
       return this;
     }
-    if (draining && running.isEmpty() && admission.readyCount() == 0) {
-      fence.end(); // a node that drained and left: nothing to cancel
-      fenceState = FenceState.ENDED;
-      return this;
-    }
     fence.end();
-    lose(m.why());
+    if (!draining || !running.isEmpty() || admission.readyCount() != 0) {
+      lose(m.why());
+    } // else a node that drained and left: nothing to cancel
     fenceState = FenceState.ENDED;
     return this;
   }
@@ -510,16 +496,15 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     String was = fence.lost();
     int jobsCancelled = running.size();
     Instant now = clock.instant();
-    for (RunningAttempt r : running.values()) {
+    for (RunningAttempt r : running.inSlotNow()) {
       r.fenced = true;
       r.cancel();
       cancelledCount++;
       abandon(r, now);
     }
-    running.clear();
-    new java.util.ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
+    new ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
     int notRun = admission.dropAdmitted();
-    for (RunningAttempt r : abandoned.values()) {
+    for (RunningAttempt r : running.abandoned()) {
       r.fenced = true; // a result that comes now would be reported by a node without its lease
     }
     if (!heldBack.isEmpty()) {
@@ -542,9 +527,11 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     return fenceState == FenceState.NONE || (fenceState == FenceState.HELD && fence.valid());
   }
 
+  // ---- admission (see Admission)
+
   private Behavior<Command> onOffer(Offer m) {
     String key = m.taskId() + "|" + m.window();
-    if (running.containsKey(key)) {
+    if (running.holds(key)) {
       // Offered again while an attempt of the window runs here: a wake-up or a recovery (ignored then),
       // or the window's next attempt, offered once its task recorded the end of this one, before the
       // answer to the report that ends it here came back: looked at again when the attempt leaves.
@@ -588,10 +575,9 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       if (reservedHere) {
         admission.release(item.taskId());
       }
-      try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} was started under executor {}, which does not hold its lease "
-            + "now: not run", item.taskId(), item.window(), grant.attempt(), grant.executor());
-      }
+      log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
+          + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
+          grant.executor());
       checkDrained();
       return this;
     }
@@ -619,21 +605,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     return this;
   }
 
-  private Behavior<Command> onTaskRecovered(TaskRecovered m) {
-    forget(o -> o.taskId().equals(m.taskId()));
-    return this;
-  }
-
-  private Behavior<Command> onTaskStopped(TaskStopped m) {
-    forget(o -> o.task().equals(m.task()));
-    return this;
-  }
-
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
-  private void forget(java.util.function.Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
+  private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
     admission.forget(which);
     checkDrained();
     admit();
+    return this;
   }
 
   /** Runs started attempts while a slot is free, then admits queued windows while there is room. */
@@ -647,25 +624,20 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     while (running.size() < settings.maxConcurrent() && (r = admission.pollReady()) != null) {
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
-    if (draining) {
-      gauges();
-      return;
-    }
-    List<Duration> ran = new ArrayList<>(running.size());
-    for (RunningAttempt j : running.values()) {
-      Duration took = j.took; // a job that ended holds its slot until its result is recorded: its own time counts
-      ran.add(took != null ? took : Duration.between(j.startedAt, now));
-    }
-    for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(ran, now)) {
-      next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
+    if (!draining) {
+      for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
+        next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
+      }
     }
     gauges();
   }
 
   /** The node's gauges of the queues and running jobs, after a change. */
   private void gauges() {
-    meters.executor(admission.queuedFresh(), admission.queuedBacklog(), running.size(), stuckCount);
+    meters.executor(admission.queuedFresh(), admission.queuedBacklog(), running.size(), running.stuck());
   }
+
+  // ---- running jobs
 
   private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now) {
     if (Admission.leaseEnded(grant.leaseUntil(), now)) {
@@ -673,14 +645,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       return;
     }
     RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
-    running.put(item.key(), r);
+    running.add(r);
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
     // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
-    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
-      ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
-          item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
-    }
+    log(Level.DEBUG, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} ({}) started, "
+        + "lease until {}", item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
     JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone());
     jobThreads.execute(new JobRun(r, job, jobContext, port, clock, taskSettings.maxReasonLength()));
   }
@@ -691,46 +661,38 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    */
   private void dropExpired(AttemptItem item, int attempt, Instant leaseUntil) {
     admission.release(item.taskId());
-    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
-      ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
-          item.taskId(), item.window(), attempt, leaseUntil);
-    }
+    log(Level.WARN, item.taskId(), item.window(), attempt, "task '{}' window '{}' attempt {} waited for a job slot past "
+        + "its lease ({}): not run", item.taskId(), item.window(), attempt, leaseUntil);
     checkDrained();
   }
 
   private Behavior<Command> onJobDone(JobDone m) {
     fenceBroken(); // a job that ended after its node lost the lease is not reported
-    RunningAttempt r = running.get(m.key());
-    if (r != null && r.attempt == m.attempt()) {
-      running.remove(m.key());
-      admission.release(r.item.taskId());
+    RunningAttempt r = running.leave(m.key(), m.attempt());
+    if (r != null) {
       ended(r, m.result(), m.took());
       deliver(m);
       reoffer(m.key());
       admit();
       return this;
     }
-    RunningAttempt gone = abandoned.remove(m.key() + "#" + m.attempt());
+    RunningAttempt gone = running.returned(m.key(), m.attempt());
     if (gone == null) {
       deliver(m); // not known here (cannot happen): its entity decides
       return this;
     }
     if (gone.stuck) {
-      stuckCount--;
       gauges();
     }
-    try (AttemptMdc mdc = AttemptMdc.of(gone.item.taskId(), gone.item.window(), m.attempt())) {
-      if (gone.fenced) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} ended {} ms after its node lost its lease ({}): not reported",
-            gone.item.taskId(), gone.item.window(), m.attempt(), Duration.between(gone.abandonedAt, clock.instant()).toMillis(),
-            m.result().succeeded() ? "succeeded" : m.result().reason());
-      } else {
-        ctx.getLog().info("task '{}' window '{}' attempt {} returned {} ms after it was cancelled{}: reported as a late result",
-            gone.item.taskId(), gone.item.window(), m.attempt(), Duration.between(gone.abandonedAt, clock.instant()).toMillis(),
-            gone.stuck ? " (it was stuck)" : "");
-      }
-    }
-    if (!gone.fenced) {
+    long after = Duration.between(gone.abandonedAt, clock.instant()).toMillis();
+    if (gone.fenced) {
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} ended {} ms after its node "
+          + "lost its lease ({}): not reported", m.taskId(), m.window(), m.attempt(), after,
+          m.result().succeeded() ? "succeeded" : m.result().reason());
+    } else {
+      log(Level.INFO, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} returned {} ms after it was "
+          + "cancelled{}: reported as a late result", m.taskId(), m.window(), m.attempt(), after,
+          gone.stuck ? " (it was stuck)" : "");
       deliver(m);
     }
     checkDrained();
@@ -746,7 +708,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
       heldBack.add(m);
       return;
     }
-    report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), 1, ResultReports.Carries.JOB_RESULT);
+    reportResult(m);
   }
 
   /** An attempt of this window left its slot: an offer of the window that came meanwhile is looked at now. */
@@ -757,30 +719,30 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
   }
 
-  /** A job that held its slot ended: counted, its duration remembered (start-ahead), logged. */
+  /** A job that held its slot ended: its task's count released, counted, its duration remembered (start-ahead), logged. */
   private void ended(RunningAttempt r, JobResult result, Duration took) {
+    admission.release(r.item.taskId());
     finished++;
     admission.jobEnded(took);
-    try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
-      if (result.succeeded()) {
-        ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
-            r.attempt, took.toMillis());
-      } else {
-        ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
-            r.attempt, took.toMillis(), result.reason());
-      }
+    if (result.succeeded()) {
+      log(Level.DEBUG, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} succeeded in {} ms",
+          r.item.taskId(), r.item.window(), r.attempt, took.toMillis());
+    } else {
+      log(Level.INFO, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} failed in {} ms: {}",
+          r.item.taskId(), r.item.window(), r.attempt, took.toMillis(), result.reason());
     }
   }
 
-  /**
-   * A cancelled job gives up its slot at once, whatever its thread does; it is watched until it
-   * returns (and counted as stuck if it does not within stuck-after).
-   */
+  /** A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs). */
   private void abandon(RunningAttempt r, Instant now) {
-    r.inSlot = false;
-    r.abandonedAt = now;
-    abandoned.put(r.id(), r);
+    running.abandon(r, now);
     admission.release(r.item.taskId());
+  }
+
+  // ---- reporting results (see ResultReports)
+
+  private void reportResult(JobDone d) {
+    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1, ResultReports.Carries.JOB_RESULT);
   }
 
   private void report(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
@@ -788,26 +750,32 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     if (tries == 1) {
       reporting++;
     }
-    CompletionStage<StatusReply<org.apache.pekko.Done>> ask = Asks.ask(tasks.apply(taskId),
+    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId),
         replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, tries, carries,
         ResultReports.failureOf(reply, error), false));
   }
 
+  private Behavior<Command> onRetryReport(RetryReport m) {
+    if (fenceState != FenceState.ENDED) {
+      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
+    } else {
+      reportEnded();
+    }
+    return this;
+  }
+
   private Behavior<Command> onReportDone(ReportDone m) {
     if (m.direct()) {
-      RunningAttempt r = running.get(m.key());
-      if (r != null && r.attempt == m.attempt()) {
-        running.remove(m.key());
-        admission.release(r.item.taskId());
+      RunningAttempt r = running.leave(m.key(), m.attempt());
+      if (r != null) {
         ended(r, m.result(), m.took());
         reoffer(m.key());
         admit();
       } else {
-        RunningAttempt gone = abandoned.remove(m.key() + "#" + m.attempt()); // given up while its report was on its way
+        RunningAttempt gone = running.returned(m.key(), m.attempt()); // given up while its report was on its way
         if (gone != null && gone.stuck) {
-          stuckCount--;
           gauges();
         }
       }
@@ -835,14 +803,19 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     return this;
   }
 
+  private void reportEnded() {
+    reporting = Math.max(0, reporting - 1);
+    checkDrained();
+  }
+
+  // ---- cancels, leases, stuck jobs
+
   private Behavior<Command> onCancel(CancelAttempt m) {
     String key = m.taskId() + "|" + m.window();
     if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
       cancelledCount++;
-      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
-            m.attempt(), m.reason());
-      }
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
+          m.taskId(), m.window(), m.attempt(), m.reason());
       checkDrained();
       admit();
       return this;
@@ -850,10 +823,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     RunningAttempt r = running.get(key);
     if (r != null && r.attempt == m.attempt() && r.cancel()) {
       cancelledCount++;
-      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
-      }
-      running.remove(key);
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled: {}", m.taskId(),
+          m.window(), m.attempt(), m.reason());
       abandon(r, clock.instant()); // its entity recorded the cancel: the slot is free whatever the thread does
       reoffer(key);
       checkDrained();
@@ -889,15 +860,11 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     for (Admission.Ready w : admission.takeExpired(now)) {
       dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
     }
-    for (Iterator<RunningAttempt> it = running.values().iterator(); it.hasNext(); ) {
-      RunningAttempt r = it.next();
+    for (RunningAttempt r : running.inSlotNow()) {
       if (now.isAfter(r.deadline) && r.cancel()) {
         cancelledCount++;
-        try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
-          ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled, its slot freed", r.item.taskId(),
-              r.item.window(), r.attempt, r.deadline);
-        }
-        it.remove();
+        log(Level.WARN, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} passed its lease "
+            + "({}): cancelled, its slot freed", r.item.taskId(), r.item.window(), r.attempt, r.deadline);
         abandon(r, now);
         reoffer(r.item.key());
       }
@@ -910,20 +877,16 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   /** A cancelled job whose thread has not returned within stuck-after is stuck: alerted once, counted. */
   private void watchAbandoned(Instant now) {
-    for (RunningAttempt r : abandoned.values()) {
-      if (r.stuck || now.isBefore(r.abandonedAt.plus(settings.stuckAfter()))) {
-        continue;
-      }
-      r.stuck = true;
-      stuckCount++;
+    List<RunningAttempt> stuck = running.newlyStuck(now, settings.stuckAfter());
+    int count = running.stuck() - stuck.size();
+    for (RunningAttempt r : stuck) {
+      count++;
       String message = "task '" + r.item.taskId() + "' window '" + r.item.window() + "' attempt " + r.attempt
           + " was cancelled at " + r.abandonedAt + (r.fenced ? " (its node lost its lease)" : "") + " and its job has not "
-          + "returned since (it ignores interrupts and cancellation): its thread is stuck (" + stuckCount + " stuck on this "
+          + "returned since (it ignores interrupts and cancellation): its thread is stuck (" + count + " stuck on this "
           + "node; not ready past almanac.executor.max-stuck-jobs = " + settings.maxStuckJobs() + "). The task's next "
           + "windows run; its result, if it ever comes, is recorded as a late one";
-      try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
-        ctx.getLog().error(message);
-      }
+      log(Level.ERROR, r.item.taskId(), r.item.window(), r.attempt, message);
       try {
         alerts.alert(new Alert(Alert.Kind.JOB_STUCK, r.item.taskId(), r.item.window(), message, now));
       } catch (RuntimeException e) {
@@ -933,10 +896,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     gauges();
   }
 
-  private void reportEnded() {
-    reporting = Math.max(0, reporting - 1);
-    checkDrained();
-  }
+  // ---- draining and stats
 
   private Behavior<Command> onDrain(Drain m) {
     if (!draining) {
@@ -954,7 +914,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
-      if (fenceState == FenceState.HELD && abandoned.isEmpty()) {
+      if (fenceState == FenceState.HELD && running.noneAbandoned()) {
         // Nothing runs here any more: survivors need not wait for the lease to expire. With a job
         // still stuck, the lease is left to expire with the JVM instead.
         fenceState = FenceState.ENDED;
@@ -966,8 +926,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onGetStats(GetStats m) {
-    m.replyTo().tell(new Stats(running.size(), admission.queuedFresh(), admission.queuedBacklog(), started, finished, cancelledCount, stuckCount,
-        mayRun(), fence.id()));
+    m.replyTo().tell(new Stats(running.size(), admission.queuedFresh(), admission.queuedBacklog(), started, finished,
+        cancelledCount, running.stuck(), mayRun(), fence.id()));
     return this;
   }
 }

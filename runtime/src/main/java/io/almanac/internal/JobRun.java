@@ -8,6 +8,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One attempt's job, run on a thread of the executor's own: it calls the job, and reports its
@@ -37,6 +41,19 @@ final class JobRun implements Runnable {
     this.port = port;
     this.clock = clock;
     this.maxReasonLength = maxReasonLength;
+  }
+
+  /**
+   * Threads of the executor's own, made as needed: at most max-concurrent run jobs that hold a slot,
+   * plus one per cancelled job that has not returned (stuck), which a fixed pool would run out of.
+   */
+  static ThreadPoolExecutor threads(String namePrefix) {
+    AtomicInteger threadNo = new AtomicInteger();
+    return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+      Thread t = new Thread(r, namePrefix + threadNo.incrementAndGet());
+      t.setDaemon(true); // a stuck job never keeps the JVM from exiting
+      return t;
+    });
   }
 
   @Override
