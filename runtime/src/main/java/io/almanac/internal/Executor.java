@@ -237,12 +237,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final RunningJobs running = new RunningJobs();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
-  /** The lease: no fence, being acquired (or renewed) for the identity now, held, or never again. */
-  private enum FenceState { NONE, ACQUIRING, HELD, ENDED }
-  private FenceState fenceState;
-  /** An acquire or renewal is on its way (one at a time). */
-  private boolean fenceAsking;
-  private long lastCheckNanos;
+  private final FenceHold hold;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
   private final List<JobDone> heldBack = new ArrayList<>();
   private int reporting;
@@ -336,9 +331,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         ctx.unwatch(task);
       }
     });
-    this.lastCheckNanos = nanoTime.getAsLong();
+    this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
-    this.fenceState = fence.configured() ? FenceState.ACQUIRING : FenceState.NONE;
     if (fence.configured()) {
       subscribeToDowning(ctx);
       acquireFence();
@@ -408,14 +402,13 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
   }
 
-  // ---- the node lease (see ExecutorFence)
+  // ---- the node lease (see ExecutorFence, FenceHold)
 
   /** Asks for the lease of the identity now (a first acquire, or a renewal after a pause), one ask at a time. */
   private void acquireFence() {
-    if (fenceAsking || fenceState == FenceState.ENDED || fenceState == FenceState.NONE) {
+    if (!hold.startAsk()) {
       return;
     }
-    fenceAsking = true;
     String id = fence.id();
     ActorRef<Command> self = ctx.getSelf();
     CompletionStage<Boolean> asked;
@@ -428,17 +421,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onFenceAnswer(FenceAnswer m) {
-    fenceAsking = false;
-    if (!m.id().equals(fence.id()) || fenceState == FenceState.ENDED) {
+    FenceHold.Answer answer = hold.answered(m.id().equals(fence.id()), m.held() && m.error() == null);
+    if (answer == FenceHold.Answer.STALE) {
       acquireFence(); // the answer for an identity given up since: ask for the new one's
-      return this;
-    }
-    if (m.held() && m.error() == null) {
+    } else if (answer == FenceHold.Answer.GRANTED || answer == FenceHold.Answer.RENEWED) {
       fence.granted();
-      if (fenceState != FenceState.HELD) {
+      if (answer == FenceHold.Answer.GRANTED) {
         ctx.getLog().info("executor {} holds its lease: jobs may run", m.id());
       }
-      fenceState = FenceState.HELD;
       if (!heldBack.isEmpty()) {
         ctx.getLog().info("executor {}: lease renewed; reporting the {} results that came while it was suspect", m.id(),
             heldBack.size());
@@ -447,40 +437,40 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         results.forEach(this::reportResult);
       }
       admit();
-      return this;
-    }
-    String why = m.error() != null ? m.error().toString() : "the lease is held by another owner";
-    if (fenceState == FenceState.HELD) {
-      // a renewal after a pause failed: the lease may have been taken; this identity runs nothing more
-      lose("its renewal after a pause failed: " + why);
     } else {
-      ctx.getLog().warn("executor {} could not take its lease ({}); no job runs here until it does; asking again", m.id(), why);
+      String why = m.error() != null ? m.error().toString() : "the lease is held by another owner";
+      if (answer == FenceHold.Answer.RENEWAL_FAILED) {
+        // a renewal after a pause failed: the lease may have been taken; this identity runs nothing more
+        lose("its renewal after a pause failed: " + why);
+      } else {
+        ctx.getLog().warn("executor {} could not take its lease ({}); no job runs here until it does; asking again", m.id(),
+            why);
+      }
     }
     return this;
   }
 
   private Behavior<Command> onFenceLost(FenceLost m) {
-    if (m.id().equals(fence.id()) && fenceState == FenceState.HELD) {
+    if (hold.lossCounts(m.id().equals(fence.id()))) {
       lose("the lease reported it lost: " + m.cause());
     }
     return this;
   }
 
   private Behavior<Command> onNodeDown(NodeDown m) {
-    if (fenceState == FenceState.NONE || fenceState == FenceState.ENDED) {
-      return this;
+    if (hold.mayEnd()) {
+      fence.end();
+      if (!draining || !running.isEmpty() || admission.readyCount() != 0) {
+        lose(m.why());
+      } // else a node that drained and left: nothing to cancel
+      hold.end();
     }
-    fence.end();
-    if (!draining || !running.isEmpty() || admission.readyCount() != 0) {
-      lose(m.why());
-    } // else a node that drained and left: nothing to cancel
-    fenceState = FenceState.ENDED;
     return this;
   }
 
   /** The lease is not valid although it was held: the same as lost. */
   private boolean fenceBroken() {
-    if (fenceState == FenceState.HELD && !fenceAsking && !fence.valid()) {
+    if (hold.broken(fence.valid())) {
       lose("the lease is no longer valid (its holder could not renew it in time: a pause, or the database)");
       return true;
     }
@@ -512,19 +502,18 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
           heldBack.size(), heldBack.stream().map(d -> d.key() + "#" + d.attempt()).toList());
       heldBack.clear();
     }
-    fenceState = fence.ended() ? FenceState.ENDED : FenceState.ACQUIRING;
+    hold.lost(fence.ended());
     ctx.getLog().error("executor {} lost its lease ({}): {} running jobs cancelled, nothing is reported for them, and {} "
         + "started or admitted attempts are not run; their windows are timed out once the lease has ended by its "
-        + "clock{}", was, why, jobsCancelled, notRun,
-        fenceState == FenceState.ENDED ? "; this node runs no job again" : "; it goes on as " + fence.id() + " once it holds a new lease");
+        + "clock{}", was, why, jobsCancelled, notRun, hold.state() == FenceHold.State.ENDED
+            ? "; this node runs no job again" : "; it goes on as " + fence.id() + " once it holds a new lease");
     gauges();
     checkDrained();
     acquireFence();
   }
 
-  /** Whether attempts may be admitted and run now. */
   private boolean mayRun() {
-    return fenceState == FenceState.NONE || (fenceState == FenceState.HELD && fence.valid());
+    return hold.mayRun(fence.valid());
   }
 
   // ---- admission (see Admission)
@@ -704,7 +693,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * way): then it waits for the renewal's answer, reported if the lease is still ours, dropped if not.
    */
   private void deliver(JobDone m) {
-    if (fenceState == FenceState.HELD && !fence.valid()) {
+    if (hold.suspect(fence.valid())) {
       heldBack.add(m);
       return;
     }
@@ -758,7 +747,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onRetryReport(RetryReport m) {
-    if (fenceState != FenceState.ENDED) {
+    if (hold.state() != FenceHold.State.ENDED) {
       report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
     } else {
       reportEnded();
@@ -843,18 +832,15 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onCheck() {
     Instant now = clock.instant();
-    long nowNanos = nanoTime.getAsLong();
-    long gap = nowNanos - lastCheckNanos;
-    lastCheckNanos = nowNanos;
-    if (fenceState == FenceState.HELD && !fenceAsking
-        && gap > settings.checkInterval().plus(fence.pauseLimit()).toNanos()) {
+    long gap = hold.paused(nanoTime.getAsLong(), settings.checkInterval().plus(fence.pauseLimit()).toNanos());
+    if (gap >= 0) {
       // The JVM (or this actor) stood still for longer than the lease's safety margin: the lease may
       // have been taken meanwhile. Nothing starts, and the ledger refuses, until a renewal says it is ours.
       fence.suspect();
       ctx.getLog().warn("executor {} saw no check for {} ms (more than check-interval plus the lease's safety margin, {}): "
           + "its lease is suspect until renewed; nothing starts meanwhile", fence.id(), gap / 1_000_000, fence.pauseLimit());
       acquireFence();
-    } else if (!fenceBroken() && fenceState == FenceState.ACQUIRING) {
+    } else if (!fenceBroken() && hold.acquiring()) {
       acquireFence(); // again, after a failed try
     }
     for (Admission.Ready w : admission.takeExpired(now)) {
@@ -914,10 +900,10 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
-      if (fenceState == FenceState.HELD && running.noneAbandoned()) {
+      if (hold.state() == FenceHold.State.HELD && running.noneAbandoned()) {
         // Nothing runs here any more: survivors need not wait for the lease to expire. With a job
         // still stuck, the lease is left to expire with the JVM instead.
-        fenceState = FenceState.ENDED;
+        hold.end();
         fence.end();
         fence.release();
         ctx.getLog().info("executor {} drained: its lease is released", fence.id());
