@@ -82,6 +82,11 @@ import org.slf4j.event.Level;
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
  * </ul>
  *
+ * The decisions are pure classes this actor owns: {@link Admission} (queues, reservations,
+ * start-ahead, limits and rates), {@link FenceHold} (the node lease) and {@link ResultReports} (a
+ * refused or undelivered report). A job's thread sees its {@link JobContextImpl} and {@link JobRun},
+ * which hold the attempt's data and a {@link JobPort}, never an actor.
+ *
  * INTERNAL API.
  */
 public final class Executor extends AbstractBehavior<Executor.Command> {
