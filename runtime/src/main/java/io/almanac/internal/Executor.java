@@ -29,10 +29,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.cluster.ClusterEvent;
-import org.apache.pekko.cluster.UniqueAddress;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.pattern.StatusReply;
 import org.slf4j.event.Level;
 
@@ -339,7 +335,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
     if (fence.configured()) {
-      subscribeToDowning(ctx);
+      try {
+        SelfDowning.subscribe(ctx, NodeDown::new, Check.IGNORED); // a downed (or removed) node runs nothing on
+      } catch (RuntimeException e) {
+        ctx.getLog().warn("executor: cannot watch this node's membership ({}); a downed node is fenced by its lease only",
+            e.toString());
+      }
       acquireFence();
     }
     ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} admitted ahead while jobs take < {}, "
@@ -348,29 +349,6 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
         settings.backlogBurst(), settings.backlogRatePerTask(),
         fence.configured() ? "jobs run only while it holds its lease " + ExecutorFence.leaseName(fence.systemName(), fence.id())
             : "no node lease (almanac.executor.fence-lease is empty)");
-  }
-
-  /** A downed (or removed) node runs nothing on: the executor hears of it from the cluster. */
-  private static void subscribeToDowning(ActorContext<Command> ctx) {
-    try {
-      Cluster cluster = Cluster.get(ctx.getSystem());
-      UniqueAddress self = cluster.selfMember().uniqueAddress();
-      ActorRef<ClusterEvent.MemberEvent> events = ctx.messageAdapter(ClusterEvent.MemberEvent.class, e -> {
-        if (e.member().uniqueAddress().equals(self)) {
-          if (e instanceof ClusterEvent.MemberDowned) {
-            return new NodeDown("this node was downed");
-          }
-          if (e instanceof ClusterEvent.MemberRemoved) {
-            return new NodeDown("this node was removed from the cluster");
-          }
-        }
-        return Check.IGNORED;
-      });
-      cluster.subscriptions().tell(Subscribe.create(events, ClusterEvent.MemberEvent.class));
-    } catch (RuntimeException e) {
-      ctx.getLog().warn("executor: cannot watch this node's membership ({}); a downed node is fenced by its lease only",
-          e.toString());
-    }
   }
 
   @Override
@@ -872,11 +850,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     int count = running.stuck() - stuck.size();
     for (RunningAttempt r : stuck) {
       count++;
-      String message = "task '" + r.item.taskId() + "' window '" + r.item.window() + "' attempt " + r.attempt
-          + " was cancelled at " + r.abandonedAt + (r.fenced ? " (its node lost its lease)" : "") + " and its job has not "
-          + "returned since (it ignores interrupts and cancellation): its thread is stuck (" + count + " stuck on this "
-          + "node; not ready past almanac.executor.max-stuck-jobs = " + settings.maxStuckJobs() + "). The task's next "
-          + "windows run; its result, if it ever comes, is recorded as a late one";
+      String message = RunningJobs.stuckMessage(r, count, settings.maxStuckJobs());
       log(Level.ERROR, r.item.taskId(), r.item.window(), r.attempt, message);
       try {
         alerts.alert(new Alert(Alert.Kind.JOB_STUCK, r.item.taskId(), r.item.window(), message, now));

@@ -119,4 +119,13 @@ final class RunningJobs {
     }
     return found;
   }
+
+  /** The JOB_STUCK alert's and log line's text; {@code count}: the stuck jobs on this node with it. */
+  static String stuckMessage(RunningAttempt r, int count, int maxStuckJobs) {
+    return "task '" + r.item.taskId() + "' window '" + r.item.window() + "' attempt " + r.attempt
+        + " was cancelled at " + r.abandonedAt + (r.fenced ? " (its node lost its lease)" : "") + " and its job has not "
+        + "returned since (it ignores interrupts and cancellation): its thread is stuck (" + count + " stuck on this "
+        + "node; not ready past almanac.executor.max-stuck-jobs = " + maxStuckJobs + "). The task's next "
+        + "windows run; its result, if it ever comes, is recorded as a late one";
+  }
 }
