@@ -3,32 +3,26 @@ package io.almanac.internal;
 import io.almanac.AgentJob;
 import io.almanac.Alert;
 import io.almanac.AlertSink;
-import io.almanac.LeaseLostException;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -36,6 +30,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
+import org.slf4j.event.Level;
 
 /**
  * Runs agent jobs for its node's task entities; the one authority that admits an attempt to start.
@@ -82,6 +77,11 @@ import org.apache.pekko.pattern.StatusReply;
  *       With long jobs nothing is admitted ahead.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
  * </ul>
+ *
+ * The decisions are pure classes this actor owns: {@link Admission} (queues, reservations,
+ * start-ahead, limits and rates), {@link FenceHold} (the node lease) and {@link ResultReports} (a
+ * refused or undelivered report). A job's thread sees its {@link JobContextImpl} and {@link JobRun},
+ * which hold the attempt's data and a {@link JobPort}, never an actor.
  *
  * INTERNAL API.
  */
@@ -190,115 +190,36 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   /** The lease of identity {@code id} was lost. */
   private record FenceLost(String id, String cause) implements Command {}
 
-  /** An attempt its entity has started, waiting for a job slot (start-ahead). */
-  private record Ready(Item item, TaskProtocol.AttemptGrant grant) {}
-
   /** An entity that held offers or reservations here stopped. */
   private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements Command {}
 
-  private record JobDone(String key, int attempt, JobResult result, Duration took) implements Command {}
-
-  /**
-   * A report's answer. {@code direct}: the job's own thread reported its result as it ended (the
-   * attempt still held its slot), so this is also the news that the job ended.
-   */
-  private record ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error,
-      boolean direct) implements Command {
-    ReportDone(String key, int attempt, JobResult result, Duration took, int tries, Throwable error) {
-      this(key, attempt, result, took, tries, error, false);
+  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took) implements Command {
+    String key() {
+      return taskId + "|" + window;
     }
   }
 
-  private record Extended(String key, int attempt, Instant deadline) implements Command {}
+  /**
+   * A report's answer: {@code failure} is null when it got through. {@code direct}: the job's own
+   * thread reported its result as it ended (the attempt still held its slot), so this is also the
+   * news that the job ended.
+   */
+  record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) implements Command {
+    String key() {
+      return taskId + "|" + window;
+    }
+  }
 
-  private record RetryReport(String key, int attempt, JobResult result, Duration took, int tries) implements Command {}
+  record Extended(String key, int attempt, Instant deadline) implements Command {}
 
-  private static final String REFUSED = "result refused: ";
+  private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries) implements Command {}
 
   private enum Check implements Command {
     INSTANCE,
     /** A membership event of another member, or of this one that changes nothing here. */
     IGNORED
-  }
-
-  /** A window offered by its entity, queued or admitted (a slot reserved for it). */
-  private record Offered(String taskId, String window, RunKind kind, ActorRef<TaskProtocol.Command> task) {
-    String key() {
-      return taskId + "|" + window;
-    }
-
-    boolean fresh() {
-      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
-    }
-  }
-
-  /** A started attempt's window, as it runs here. */
-  private record Item(String taskId, String window, String job, RunKind kind, String zone) {
-    String key() {
-      return taskId + "|" + window;
-    }
-
-    boolean fresh() {
-      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
-    }
-  }
-
-  /** One attempt running here. Mutable; touched by the actor and, for the thread, by the job. */
-  static final class Running {
-    final Item item;
-    final int attempt;
-    final Instant startedAt;
-    final CompletableFuture<Void> cancelled = new CompletableFuture<>();
-    volatile Instant deadline;
-    /** Its node lost the lease it ran under: nothing is reported or recorded for it. */
-    volatile boolean fenced;
-    /** Set false by the actor when the attempt gives up its slot (cancelled, fenced): its end then goes through the actor. */
-    volatile boolean inSlot = true;
-    /** Set by the actor when the slot was freed (cancelled): from then on it is only watched. */
-    Instant abandonedAt;
-    /** Its thread had not returned stuck-after its cancel (alerted once). */
-    boolean stuck;
-    /** How long the job took, set by its thread when its stage completed (its result may still be on its way). */
-    volatile Duration took;
-    private Thread thread;
-    private CompletableFuture<JobResult> stage;
-
-    Running(Item item, int attempt, Instant startedAt, Instant deadline) {
-      this.item = item;
-      this.attempt = attempt;
-      this.startedAt = startedAt;
-      this.deadline = deadline;
-    }
-
-    String id() {
-      return item.key() + "#" + attempt;
-    }
-
-    synchronized void enter() {
-      thread = Thread.currentThread();
-      if (cancelled.isDone()) {
-        thread.interrupt(); // cancelled before the job's thread got here: a blocking job still sees it
-      }
-    }
-
-    synchronized void leave(CompletionStage<JobResult> s) {
-      thread = null;
-      stage = s == null ? null : s.toCompletableFuture();
-    }
-
-    /** Cancels the job: flag, stage and, while it is inside run(), its thread. */
-    synchronized boolean cancel() {
-      if (!cancelled.complete(null)) {
-        return false;
-      }
-      if (thread != null) {
-        thread.interrupt();
-      }
-      if (stage != null) {
-        stage.cancel(true);
-      }
-      return true;
-    }
   }
 
   private final ActorContext<Command> ctx;
@@ -312,42 +233,17 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   private final LongSupplier nanoTime;
   private final NodeMeters meters;
   private final ThreadPoolExecutor jobThreads;
-  private final JobCalls calls;
-  private final org.apache.pekko.actor.typed.Scheduler scheduler;
-  private final ArrayDeque<Offered> fresh = new ArrayDeque<>();
-  private final ArrayDeque<Offered> backlog = new ArrayDeque<>();
-  private final Map<String, Offered> queued = new HashMap<>();
-  /** Admitted windows whose entity has not answered yet: their slots are reserved. */
-  private final Map<String, Offered> reserved = new HashMap<>();
-  private final ArrayDeque<Ready> ready = new ArrayDeque<>();
-  /** The windows in {@link #ready}, counted (a lookup per offer, not a walk of start-ahead's thousands). */
-  private final Map<String, Integer> readyKeys = new HashMap<>();
-  /** Durations of the latest finished jobs (a ring), to tell whether jobs run short (start-ahead). */
-  private final Duration[] recentJobs = new Duration[16];
-  private int recentJobsNext;
-  private final Map<String, Running> running = new HashMap<>();
+  private final JobPort port;
+  private final Admission<ActorRef<TaskProtocol.Command>> admission;
+  private final RunningJobs running = new RunningJobs();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
-  /** Cancelled jobs whose thread has not returned, by {@link Running#id()}: they hold no slot. */
-  private final Map<String, Running> abandoned = new HashMap<>();
-  private int stuckCount;
-  /** Per task: reserved, ready and running attempts (the per-task limit). */
-  private final Map<String, Integer> admittedPerTask = new HashMap<>();
-  /** Per entity: its queued and reserved windows here (an entity is watched while it has any). */
-  private final Map<ActorRef<TaskProtocol.Command>, Integer> holdings = new HashMap<>();
-  private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
-  private final TokenBucket globalBucket;
-  /** The lease: no fence, being acquired (or renewed) for the identity now, held, or never again. */
-  private enum FenceState { NONE, ACQUIRING, HELD, ENDED }
-  private FenceState fenceState;
-  /** An acquire or renewal is on its way (one at a time). */
-  private boolean fenceAsking;
-  private long lastCheckNanos;
+  private final FenceHold hold;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
-  private final java.util.List<JobDone> heldBack = new java.util.ArrayList<>();
+  private final List<JobDone> heldBack = new ArrayList<>();
   private int reporting;
   private boolean draining;
-  private final java.util.List<ActorRef<Done>> drainWaiters = new java.util.ArrayList<>();
+  private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
   private long started;
   private long finished;
   private long cancelledCount;
@@ -423,23 +319,28 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     this.fence = fence;
     this.alerts = alerts;
     this.nanoTime = nanoTime;
-    // Threads of the executor's own, made as needed: at most max-concurrent run jobs that hold a slot,
-    // plus one per cancelled job that has not returned (stuck), which a fixed pool would run out of.
-    AtomicInteger threadNo = new AtomicInteger();
-    String threadPrefix = "almanac-job-" + ctx.getSystem().name() + "-";
-    this.jobThreads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, threadPrefix + threadNo.incrementAndGet());
-      t.setDaemon(true); // a stuck job never keeps the JVM from exiting
-      return t;
+    this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
+    this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
+    this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
+      @Override
+      public void watch(ActorRef<TaskProtocol.Command> task) {
+        ctx.watchWith(task, new TaskStopped(task));
+      }
+
+      @Override
+      public void unwatch(ActorRef<TaskProtocol.Command> task) {
+        ctx.unwatch(task);
+      }
     });
-    this.calls = new JobCalls(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
-    this.scheduler = ctx.getSystem().scheduler();
-    this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), clock.instant());
-    this.lastCheckNanos = nanoTime.getAsLong();
+    this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
-    this.fenceState = fence.configured() ? FenceState.ACQUIRING : FenceState.NONE;
     if (fence.configured()) {
-      subscribeToDowning(ctx);
+      try {
+        SelfDowning.subscribe(ctx, NodeDown::new, Check.IGNORED); // a downed (or removed) node runs nothing on
+      } catch (RuntimeException e) {
+        ctx.getLog().warn("executor: cannot watch this node's membership ({}); a downed node is fenced by its lease only",
+            e.toString());
+      }
       acquireFence();
     }
     ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} admitted ahead while jobs take < {}, "
@@ -450,76 +351,50 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
             : "no node lease (almanac.executor.fence-lease is empty)");
   }
 
-  /** A downed (or removed) node runs nothing on: the executor hears of it from the cluster. */
-  private static void subscribeToDowning(ActorContext<Command> ctx) {
-    try {
-      org.apache.pekko.cluster.typed.Cluster cluster = org.apache.pekko.cluster.typed.Cluster.get(ctx.getSystem());
-      org.apache.pekko.cluster.UniqueAddress self = cluster.selfMember().uniqueAddress();
-      ActorRef<org.apache.pekko.cluster.ClusterEvent.MemberEvent> events = ctx.messageAdapter(
-          org.apache.pekko.cluster.ClusterEvent.MemberEvent.class, e -> {
-            if (e.member().uniqueAddress().equals(self)) {
-              if (e instanceof org.apache.pekko.cluster.ClusterEvent.MemberDowned) {
-                return new NodeDown("this node was downed");
-              }
-              if (e instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved) {
-                return new NodeDown("this node was removed from the cluster");
-              }
-            }
-            return Check.IGNORED;
-          });
-      cluster.subscriptions().tell(org.apache.pekko.cluster.typed.Subscribe.create(events,
-          org.apache.pekko.cluster.ClusterEvent.MemberEvent.class));
-    } catch (RuntimeException e) {
-      ctx.getLog().warn("executor: cannot watch this node's membership ({}); a downed node is fenced by its lease only",
-          e.toString());
-    }
-  }
-
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Offer.class, this::onOffer)
         .onMessage(Started.class, this::onStarted)
         .onMessage(Declined.class, this::onDeclined)
-        .onMessage(TaskRecovered.class, this::onTaskRecovered)
-        .onMessage(TaskStopped.class, this::onTaskStopped)
+        .onMessage(TaskRecovered.class, m -> forget(o -> o.taskId().equals(m.taskId())))
+        .onMessage(TaskStopped.class, m -> forget(o -> o.task().equals(m.task())))
         .onMessage(CancelAttempt.class, this::onCancel)
         .onMessage(JobDone.class, this::onJobDone)
         .onMessage(ReportDone.class, this::onReportDone)
+        .onMessage(RetryReport.class, this::onRetryReport)
         .onMessage(Extended.class, this::onExtended)
         .onMessage(GetStats.class, this::onGetStats)
         .onMessage(Drain.class, this::onDrain)
-        .onMessage(RetryReport.class, m -> {
-          if (fenceState != FenceState.ENDED) {
-            report(m.key(), m.attempt(), m.result(), m.took(), m.tries());
-          } else {
-            reportEnded();
-          }
-          return this;
-        })
         .onMessage(FenceAnswer.class, this::onFenceAnswer)
         .onMessage(FenceLost.class, this::onFenceLost)
         .onMessage(NodeDown.class, this::onNodeDown)
         .onMessageEquals(Check.INSTANCE, this::onCheck)
         .onMessageEquals(Check.IGNORED, () -> this)
-        .onSignal(org.apache.pekko.actor.typed.PostStop.class, signal -> {
+        .onSignal(PostStop.class, signal -> {
           jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
           return this;
         })
         .build();
   }
 
-  // ---- the node lease (see ExecutorFence)
+  /** Logs a line about one attempt, with the attempt's MDC. */
+  private void log(Level level, String taskId, String window, int attempt, String format, Object... args) {
+    try (AttemptMdc mdc = AttemptMdc.of(taskId, window, attempt)) {
+      ctx.getLog().atLevel(level).log(format, args);
+    }
+  }
+
+  // ---- the node lease (see ExecutorFence, FenceHold)
 
   /** Asks for the lease of the identity now (a first acquire, or a renewal after a pause), one ask at a time. */
   private void acquireFence() {
-    if (fenceAsking || fenceState == FenceState.ENDED || fenceState == FenceState.NONE) {
+    if (!hold.startAsk()) {
       return;
     }
-    fenceAsking = true;
     String id = fence.id();
     ActorRef<Command> self = ctx.getSelf();
-    java.util.concurrent.CompletionStage<Boolean> asked;
+    CompletionStage<Boolean> asked;
     try {
       asked = fence.acquire(cause -> self.tell(new FenceLost(id, cause.map(Throwable::getMessage).orElse("released"))));
     } catch (RuntimeException e) {
@@ -529,62 +404,56 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onFenceAnswer(FenceAnswer m) {
-    fenceAsking = false;
-    if (!m.id().equals(fence.id()) || fenceState == FenceState.ENDED) {
+    FenceHold.Answer answer = hold.answered(m.id().equals(fence.id()), m.held() && m.error() == null);
+    if (answer == FenceHold.Answer.STALE) {
       acquireFence(); // the answer for an identity given up since: ask for the new one's
-      return this;
-    }
-    if (m.held() && m.error() == null) {
+    } else if (answer == FenceHold.Answer.GRANTED || answer == FenceHold.Answer.RENEWED) {
       fence.granted();
-      if (fenceState != FenceState.HELD) {
+      if (answer == FenceHold.Answer.GRANTED) {
         ctx.getLog().info("executor {} holds its lease: jobs may run", m.id());
       }
-      fenceState = FenceState.HELD;
       if (!heldBack.isEmpty()) {
         ctx.getLog().info("executor {}: lease renewed; reporting the {} results that came while it was suspect", m.id(),
             heldBack.size());
-        java.util.List<JobDone> results = new java.util.ArrayList<>(heldBack);
+        List<JobDone> results = new ArrayList<>(heldBack);
         heldBack.clear();
-        results.forEach(d -> report(d.key(), d.attempt(), d.result(), d.took(), 1));
+        results.forEach(this::reportResult);
       }
       admit();
-      return this;
-    }
-    String why = m.error() != null ? m.error().toString() : "the lease is held by another owner";
-    if (fenceState == FenceState.HELD) {
-      // a renewal after a pause failed: the lease may have been taken; this identity runs nothing more
-      lose("its renewal after a pause failed: " + why);
     } else {
-      ctx.getLog().warn("executor {} could not take its lease ({}); no job runs here until it does; asking again", m.id(), why);
+      String why = m.error() != null ? m.error().toString() : "the lease is held by another owner";
+      if (answer == FenceHold.Answer.RENEWAL_FAILED) {
+        // a renewal after a pause failed: the lease may have been taken; this identity runs nothing more
+        lose("its renewal after a pause failed: " + why);
+      } else {
+        ctx.getLog().warn("executor {} could not take its lease ({}); no job runs here until it does; asking again", m.id(),
+            why);
+      }
     }
     return this;
   }
 
   private Behavior<Command> onFenceLost(FenceLost m) {
-    if (m.id().equals(fence.id()) && fenceState == FenceState.HELD) {
+    if (hold.lossCounts(m.id().equals(fence.id()))) {
       lose("the lease reported it lost: " + m.cause());
     }
     return this;
   }
 
   private Behavior<Command> onNodeDown(NodeDown m) {
-    if (fenceState == FenceState.NONE || fenceState == FenceState.ENDED) {
-      return this;
+    if (hold.mayEnd()) {
+      fence.end();
+      if (!draining || !running.isEmpty() || admission.readyCount() != 0) {
+        lose(m.why());
+      } // else a node that drained and left: nothing to cancel
+      hold.end();
     }
-    if (draining && running.isEmpty() && ready.isEmpty()) {
-      fence.end(); // a node that drained and left: nothing to cancel
-      fenceState = FenceState.ENDED;
-      return this;
-    }
-    fence.end();
-    lose(m.why());
-    fenceState = FenceState.ENDED;
     return this;
   }
 
   /** The lease is not valid although it was held: the same as lost. */
   private boolean fenceBroken() {
-    if (fenceState == FenceState.HELD && !fenceAsking && !fence.valid()) {
+    if (hold.broken(fence.valid())) {
       lose("the lease is no longer valid (its holder could not renew it in time: a pause, or the database)");
       return true;
     }
@@ -600,26 +469,15 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     String was = fence.lost();
     int jobsCancelled = running.size();
     Instant now = clock.instant();
-    for (Running r : running.values()) {
+    for (RunningAttempt r : running.inSlotNow()) {
       r.fenced = true;
       r.cancel();
       cancelledCount++;
       abandon(r, now);
     }
-    running.clear();
-    new java.util.ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
-    for (Ready w : ready) {
-      release(w.item().taskId());
-    }
-    int notRun = ready.size() + reserved.size();
-    ready.clear();
-    readyKeys.clear();
-    for (Offered o : reserved.values()) {
-      unhold(o.task());
-      release(o.taskId());
-    }
-    reserved.clear();
-    for (Running r : abandoned.values()) {
+    new ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
+    int notRun = admission.dropAdmitted();
+    for (RunningAttempt r : running.abandoned()) {
       r.fenced = true; // a result that comes now would be reported by a node without its lease
     }
     if (!heldBack.isEmpty()) {
@@ -627,52 +485,47 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
           heldBack.size(), heldBack.stream().map(d -> d.key() + "#" + d.attempt()).toList());
       heldBack.clear();
     }
-    fenceState = fence.ended() ? FenceState.ENDED : FenceState.ACQUIRING;
+    hold.lost(fence.ended());
     ctx.getLog().error("executor {} lost its lease ({}): {} running jobs cancelled, nothing is reported for them, and {} "
         + "started or admitted attempts are not run; their windows are timed out once the lease has ended by its "
-        + "clock{}", was, why, jobsCancelled, notRun,
-        fenceState == FenceState.ENDED ? "; this node runs no job again" : "; it goes on as " + fence.id() + " once it holds a new lease");
+        + "clock{}", was, why, jobsCancelled, notRun, hold.state() == FenceHold.State.ENDED
+            ? "; this node runs no job again" : "; it goes on as " + fence.id() + " once it holds a new lease");
     gauges();
     checkDrained();
     acquireFence();
   }
 
-  /** Whether attempts may be admitted and run now. */
   private boolean mayRun() {
-    return fenceState == FenceState.NONE || (fenceState == FenceState.HELD && fence.valid());
+    return hold.mayRun(fence.valid());
   }
 
+  // ---- admission (see Admission)
+
   private Behavior<Command> onOffer(Offer m) {
-    Offered offered = new Offered(m.taskId(), m.window(), m.kind(), m.task());
-    String key = offered.key();
-    if (running.containsKey(key)) {
+    String key = m.taskId() + "|" + m.window();
+    if (running.holds(key)) {
       // Offered again while an attempt of the window runs here: a wake-up or a recovery (ignored then),
       // or the window's next attempt, offered once its task recorded the end of this one, before the
       // answer to the report that ends it here came back: looked at again when the attempt leaves.
       afterRunning.put(key, m);
       return this;
     }
-    if (reserved.containsKey(key) || isReady(key)) {
-      return this; // offered again (a wake-up, a recovery): it is admitted already
-    }
-    Offered before = queued.get(key);
-    if (before != null) {
-      if (before.task().equals(m.task())) {
+    switch (admission.offer(m.taskId(), m.window(), m.kind(), m.task(), draining)) {
+      case ADMITTED_ALREADY:
+        break;
+      case QUEUED_ALREADY:
+      case NOT_WHILE_DRAINING: // the window stays PENDING in its entity; it is offered again after the restart
         answerQueued(m);
-        return this;
-      }
-      unqueue(before); // offered by a new incarnation of its entity: answer that one
-    }
-    if (draining) {
-      answerQueued(m); // the window stays PENDING in its entity; it is offered again after the restart
-      return this;
-    }
-    queued.put(key, offered);
-    hold(offered.task());
-    (offered.fresh() ? fresh : backlog).addLast(offered);
-    admit();
-    if (queued.containsKey(key)) {
-      answerQueued(m);
+        gauges();
+        break;
+      case QUEUED:
+        admit();
+        if (admission.isQueued(key)) {
+          answerQueued(m);
+        }
+        break;
+      default:
+        throw new IllegalStateException();
     }
     return this;
   }
@@ -683,86 +536,40 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
   }
 
-  private boolean isReady(String key) {
-    return readyKeys.containsKey(key);
-  }
-
-  private void readied(Ready r) {
-    ready.addLast(r);
-    readyKeys.merge(r.item().key(), 1, Integer::sum);
-  }
-
-  private void unreadied(Ready r) {
-    readyKeys.computeIfPresent(r.item().key(), (k, n) -> n == 1 ? null : n - 1);
-  }
-
-  /** For removeIf: forgets the window's key and answers true (it is being removed). */
-  private boolean unreadiedAnd(Ready r) {
-    unreadied(r);
-    return true;
-  }
-
-  private void unqueue(Offered o) {
-    queued.remove(o.key());
-    (o.fresh() ? fresh : backlog).remove(o);
-    unhold(o.task());
-    gauges();
-  }
-
-  /** Counts an entity's holdings here; an entity is watched while it holds anything. */
-  private void hold(ActorRef<TaskProtocol.Command> task) {
-    if (holdings.merge(task, 1, Integer::sum) == 1) {
-      ctx.watchWith(task, new TaskStopped(task));
-    }
-  }
-
-  private void unhold(ActorRef<TaskProtocol.Command> task) {
-    Integer left = holdings.computeIfPresent(task, (k, v) -> v <= 1 ? null : v - 1);
-    if (left == null) {
-      ctx.unwatch(task);
-    }
-  }
-
   private Behavior<Command> onStarted(Started m) {
     TaskProtocol.AttemptGrant grant = m.grant();
-    Item item = new Item(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
-    Offered was = reserved.remove(item.key());
-    if (was != null) {
-      unhold(was.task());
-    }
+    AttemptItem item = new AttemptItem(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
+    boolean reservedHere = admission.endReservation(item.key());
     fenceBroken();
     if (!mayRun() || (grant.executor() != null && !grant.executor().equals(fence.id()))) {
       // Started under an identity that lost its lease since (or while it has none): never run. Its
       // entity times the attempt out once that identity's lease has ended.
-      if (was != null) {
-        release(item.taskId());
+      if (reservedHere) {
+        admission.release(item.taskId());
       }
-      try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} was started under executor {}, which does not hold its lease "
-            + "now: not run", item.taskId(), item.window(), grant.attempt(), grant.executor());
-      }
+      log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
+          + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
+          grant.executor());
       checkDrained();
       return this;
     }
-    if (was == null) {
+    if (!reservedHere) {
       // Its reservation was freed (its entity restarted in between): the attempt is started in the
       // journal all the same, so it runs (or waits) like any other.
-      admittedPerTask.merge(item.taskId(), 1, Integer::sum);
+      admission.countUnreserved(item.taskId());
     }
     if (running.size() < settings.maxConcurrent()) {
       run(item, grant, clock.instant());
     } else {
-      readied(new Ready(item, grant)); // also while draining: the attempt is started in its entity
+      admission.ready(new Admission.Ready(item, grant)); // also while draining: the attempt is started in its entity
     }
     gauges();
     return this;
   }
 
   private Behavior<Command> onDeclined(Declined m) {
-    Offered was = reserved.remove(m.taskId() + "|" + m.window());
-    if (was != null) {
-      unhold(was.task());
-      release(m.taskId());
+    if (admission.endReservation(m.taskId() + "|" + m.window())) {
+      admission.release(m.taskId());
       ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.window(), m.taskId(), m.detail());
     }
     checkDrained();
@@ -770,301 +577,94 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     return this;
   }
 
-  private Behavior<Command> onTaskRecovered(TaskRecovered m) {
-    forget(o -> o.taskId().equals(m.taskId()));
-    return this;
-  }
-
-  private Behavior<Command> onTaskStopped(TaskStopped m) {
-    forget(o -> o.task().equals(m.task()));
-    return this;
-  }
-
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
-  private void forget(java.util.function.Predicate<Offered> which) {
-    for (Iterator<Offered> it = reserved.values().iterator(); it.hasNext(); ) {
-      Offered o = it.next();
-      if (which.test(o)) {
-        it.remove();
-        unhold(o.task());
-        release(o.taskId());
-      }
-    }
-    for (Offered o : new java.util.ArrayList<>(queued.values())) {
-      if (which.test(o)) {
-        unqueue(o);
-      }
-    }
+  private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
+    admission.forget(which);
     checkDrained();
     admit();
+    return this;
   }
 
-  /**
-   * Admits queued windows while there is room: fresh ones first, then the backlog at its rate. Each
-   * admission reserves a slot until the entity answers.
-   */
+  /** Runs started attempts while a slot is free, then admits queued windows while there is room. */
   private void admit() {
     Instant now = clock.instant();
     if (!mayRun()) {
       gauges(); // nothing starts without the lease; what is queued waits for it
       return;
     }
-    while (running.size() < settings.maxConcurrent() && !ready.isEmpty()) {
-      Ready r = ready.pollFirst();
-      unreadied(r);
+    Admission.Ready r;
+    while (running.size() < settings.maxConcurrent() && (r = admission.pollReady()) != null) {
       run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
     }
-    if (draining) {
-      gauges();
-      return;
-    }
-    int room = room(now);
-    while (running.size() + ready.size() + reserved.size() < room) {
-      Offered next = take(fresh, false, now);
-      if (next == null) {
-        next = take(backlog, true, now);
+    if (!draining) {
+      for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
+        next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
       }
-      if (next == null) {
-        break;
-      }
-      reserved.put(next.key(), next);
-      admittedPerTask.merge(next.taskId(), 1, Integer::sum);
-      next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
     }
     gauges();
   }
 
   /** The node's gauges of the queues and running jobs, after a change. */
   private void gauges() {
-    meters.executor(fresh.size(), backlog.size(), running.size(), stuckCount);
+    meters.executor(admission.queuedFresh(), admission.queuedBacklog(), running.size(), running.stuck());
   }
 
-  private int room(Instant now) {
-    return settings.maxConcurrent() + ahead(now);
-  }
+  // ---- running jobs
 
-  /**
-   * How many attempts may be admitted ahead of a free slot. None unless the last jobs to finish (a
-   * full ring of them) and every running one took less than start-ahead-max-job; then as many as the
-   * slots work off in about start-ahead-max-job at the pace of those jobs
-   * (max-concurrent x start-ahead-max-job / their mean time, at least 1 ms), at most
-   * start-ahead: a started attempt waits for its slot about start-ahead-max-job at most, and a burst
-   * of millisecond jobs starts most of its windows at their fire (one journal row less each).
-   */
-  private int ahead(Instant now) {
-    List<Duration> ran = new ArrayList<>(running.size());
-    for (Running r : running.values()) {
-      Duration took = r.took; // a job that ended holds its slot until its result is recorded: its own time counts
-      ran.add(took != null ? took : Duration.between(r.startedAt, now));
-    }
-    return ahead(settings.maxConcurrent(), settings.startAhead(), settings.startAheadMaxJob(), Arrays.asList(recentJobs), ran);
-  }
-
-  /**
-   * See {@link #ahead(Instant)}: the rule alone.
-   *
-   * @param maxConcurrent job slots
-   * @param cap start-ahead
-   * @param maxJob start-ahead-max-job
-   * @param recent the last jobs' times (a null: the ring is not full yet)
-   * @param running how long each running job has run so far
-   * @return attempts that may be admitted ahead of a free slot
-   */
-  static int ahead(int maxConcurrent, int cap, Duration maxJob, List<Duration> recent, List<Duration> running) {
-    if (cap == 0) {
-      return 0;
-    }
-    long sum = 0;
-    int n = 0;
-    for (List<Duration> jobs : List.of(recent, running)) {
-      for (Duration d : jobs) {
-        if (d == null || d.compareTo(maxJob) >= 0) {
-          return 0;
-        }
-        sum += d.toNanos();
-        n++;
-      }
-    }
-    // the mean: how fast the slots work off a queue (the longest would let one scheduling hiccup of
-    // a millisecond job, 30 ms, cut the room by thirty)
-    long pace = Math.max(n == 0 ? 0 : sum / n, 1_000_000L);
-    double slotsWorth = (double) maxConcurrent * maxJob.toNanos() / pace;
-    return (int) Math.min(cap, Math.floor(slotsWorth));
-  }
-
-  /**
-   * Takes the first queued window whose task has room (and, for backlog, a token); the entity's
-   * holding moves from the queue to the reservation.
-   */
-  private Offered take(ArrayDeque<Offered> queue, boolean limited, Instant now) {
-    Iterator<Offered> it = queue.iterator();
-    while (it.hasNext()) {
-      Offered o = it.next();
-      if (admittedPerTask.getOrDefault(o.taskId(), 0) >= settings.maxConcurrentPerTask()) {
-        continue;
-      }
-      if (limited) {
-        if (!globalBucket.available(now)) {
-          return null; // nothing in the backlog can start before the next refill
-        }
-        TokenBucket task = taskBuckets.computeIfAbsent(o.taskId(),
-            id -> new TokenBucket(settings.backlogRatePerTask(), settings.backlogBurstPerTask(), now));
-        if (!task.available(now)) {
-          continue;
-        }
-        task.take(now);
-        globalBucket.take(now);
-      }
-      it.remove();
-      queued.remove(o.key());
-      return o; // still held: now as a reservation
-    }
-    return null;
-  }
-
-  private void release(String taskId) {
-    admittedPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
-  }
-
-  private void run(Item item, TaskProtocol.AttemptGrant grant, Instant now) {
-    if (LeaseExpiry.over(grant.leaseUntil(), now)) {
+  private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now) {
+    if (Admission.leaseEnded(grant.leaseUntil(), now)) {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
     }
-    Running r = new Running(item, grant.attempt(), now, grant.leaseUntil());
-    running.put(item.key(), r);
+    RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
+    running.add(r);
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
     // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
-    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), grant.attempt())) {
-      ctx.getLog().debug("task '{}' window '{}' attempt {} ({}) started, lease until {}",
-          item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
-    }
-    JobContextImpl jobContext = new JobContextImpl(calls, r, grant, item.zone());
-    ActorRef<Command> self = ctx.getSelf();
-    String key = item.key();
-    int attempt = grant.attempt();
-    Instant startedAt = r.startedAt;
-    jobThreads.execute(() -> {
-      CompletionStage<JobResult> stage;
-      r.enter();
-      // the job's own log lines, on the thread that runs it, carry the task, window and attempt
-      try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
-        stage = job == null
-            ? CompletableFuture.completedFuture(JobResult.failure(
-                "no job named '" + item.job() + "' is registered on this node for task '" + item.taskId() + "'"))
-            : job.run(jobContext);
-        if (stage == null) {
-          stage = CompletableFuture.completedFuture(JobResult.failure("the job returned null instead of a CompletionStage"));
-        }
-      } catch (Throwable t) {
-        stage = CompletableFuture.failedFuture(t);
-      } finally {
-        r.leave(null);
-        Thread.interrupted(); // never hand an interrupted thread back to the pool
-      }
-      r.leave(stage);
-      if (r.cancelled.isDone()) {
-        stage.toCompletableFuture().cancel(true);
-      }
-      stage.whenComplete((result, error) -> {
-        JobResult outcome = outcome(result, error, r);
-        Duration took = Duration.between(startedAt, clock.instant());
-        r.took = took;
-        if (r.inSlot && !r.fenced && calls.fenceValid()) {
-          // The common end: the job's thread reports its result itself, and the answer tells the
-          // executor that the job ended (one message less than telling the executor first).
-          reportDirect(item, attempt, outcome, took, self);
-        } else {
-          self.tell(new JobDone(key, attempt, outcome, took)); // cancelled, fenced or suspect: the actor decides
-        }
-      });
-    });
-  }
-
-  /** From the job's thread: asks the task to record the result; the answer (or its failure) comes to the actor. */
-  private void reportDirect(Item item, int attempt, JobResult result, Duration took, ActorRef<Command> self) {
-    String key = item.key();
-    CompletionStage<StatusReply<org.apache.pekko.Done>> ask;
-    try {
-      ask = Asks.ask(tasks.apply(item.taskId()),
-          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replyTo),
-          settings.askTimeout(), scheduler);
-    } catch (RuntimeException e) {
-      ask = CompletableFuture.failedFuture(e);
-    }
-    ask.whenComplete((reply, error) -> self.tell(new ReportDone(key, attempt, result, took, 1,
-        error != null ? error : reply.isSuccess() ? null : new IllegalArgumentException(reply.getError().getMessage()), true)));
+    log(Level.DEBUG, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} ({}) started, "
+        + "lease until {}", item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
+    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone());
+    jobThreads.execute(new JobRun(r, job, jobContext, port, clock, taskSettings.maxReasonLength()));
   }
 
   /**
    * A started attempt whose lease ended before it got a slot: not run. Its entity's lease timer
    * times it out; the executor only lets it go.
    */
-  private void dropExpired(Item item, int attempt, Instant leaseUntil) {
-    release(item.taskId());
-    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
-      ctx.getLog().warn("task '{}' window '{}' attempt {} waited for a job slot past its lease ({}): not run",
-          item.taskId(), item.window(), attempt, leaseUntil);
-    }
+  private void dropExpired(AttemptItem item, int attempt, Instant leaseUntil) {
+    admission.release(item.taskId());
+    log(Level.WARN, item.taskId(), item.window(), attempt, "task '{}' window '{}' attempt {} waited for a job slot past "
+        + "its lease ({}): not run", item.taskId(), item.window(), attempt, leaseUntil);
     checkDrained();
-  }
-
-  private JobResult outcome(JobResult result, Throwable error, Running r) {
-    if (error == null && result != null) {
-      return result;
-    }
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    String reason;
-    if (r.cancelled.isDone()) {
-      reason = "cancelled";
-    } else if (cause == null) {
-      reason = "the job completed without a result";
-    } else {
-      reason = cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
-    }
-    int max = taskSettings.maxReasonLength();
-    if (reason.length() > max) {
-      // An exception message is not the job's chosen result: shorten it visibly rather than lose the failure.
-      String marker = " ...[shortened from " + reason.length() + " characters]";
-      reason = reason.substring(0, Math.max(0, max - marker.length())) + marker;
-    }
-    return JobResult.failure(reason);
   }
 
   private Behavior<Command> onJobDone(JobDone m) {
     fenceBroken(); // a job that ended after its node lost the lease is not reported
-    Running r = running.get(m.key());
-    if (r != null && r.attempt == m.attempt()) {
-      running.remove(m.key());
-      release(r.item.taskId());
+    RunningAttempt r = running.leave(m.key(), m.attempt());
+    if (r != null) {
       ended(r, m.result(), m.took());
       deliver(m);
       reoffer(m.key());
       admit();
       return this;
     }
-    Running gone = abandoned.remove(m.key() + "#" + m.attempt());
+    RunningAttempt gone = running.returned(m.key(), m.attempt());
     if (gone == null) {
       deliver(m); // not known here (cannot happen): its entity decides
       return this;
     }
     if (gone.stuck) {
-      stuckCount--;
       gauges();
     }
-    try (AttemptMdc mdc = AttemptMdc.of(gone.item.taskId(), gone.item.window(), m.attempt())) {
-      if (gone.fenced) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} ended {} ms after its node lost its lease ({}): not reported",
-            gone.item.taskId(), gone.item.window(), m.attempt(), Duration.between(gone.abandonedAt, clock.instant()).toMillis(),
-            m.result().succeeded() ? "succeeded" : m.result().reason());
-      } else {
-        ctx.getLog().info("task '{}' window '{}' attempt {} returned {} ms after it was cancelled{}: reported as a late result",
-            gone.item.taskId(), gone.item.window(), m.attempt(), Duration.between(gone.abandonedAt, clock.instant()).toMillis(),
-            gone.stuck ? " (it was stuck)" : "");
-      }
-    }
-    if (!gone.fenced) {
+    long after = Duration.between(gone.abandonedAt, clock.instant()).toMillis();
+    if (gone.fenced) {
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} ended {} ms after its node "
+          + "lost its lease ({}): not reported", m.taskId(), m.window(), m.attempt(), after,
+          m.result().succeeded() ? "succeeded" : m.result().reason());
+    } else {
+      log(Level.INFO, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} returned {} ms after it was "
+          + "cancelled{}: reported as a late result", m.taskId(), m.window(), m.attempt(), after,
+          gone.stuck ? " (it was stuck)" : "");
       deliver(m);
     }
     checkDrained();
@@ -1076,11 +676,11 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
    * way): then it waits for the renewal's answer, reported if the lease is still ours, dropped if not.
    */
   private void deliver(JobDone m) {
-    if (fenceState == FenceState.HELD && !fence.valid()) {
+    if (hold.suspect(fence.valid())) {
       heldBack.add(m);
       return;
     }
-    report(m.key(), m.attempt(), m.result(), m.took(), 1);
+    reportResult(m);
   }
 
   /** An attempt of this window left its slot: an offer of the window that came meanwhile is looked at now. */
@@ -1091,115 +691,112 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     }
   }
 
-  /** A job that held its slot ended: counted, its duration remembered (start-ahead), logged. */
-  private void ended(Running r, JobResult result, Duration took) {
+  /** A job that held its slot ended: its task's count released, counted, its duration remembered (start-ahead), logged. */
+  private void ended(RunningAttempt r, JobResult result, Duration took) {
+    admission.release(r.item.taskId());
     finished++;
-    recentJobs[recentJobsNext] = took;
-    recentJobsNext = (recentJobsNext + 1) % recentJobs.length;
-    try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
-      if (result.succeeded()) {
-        ctx.getLog().debug("task '{}' window '{}' attempt {} succeeded in {} ms", r.item.taskId(), r.item.window(),
-            r.attempt, took.toMillis());
-      } else {
-        ctx.getLog().info("task '{}' window '{}' attempt {} failed in {} ms: {}", r.item.taskId(), r.item.window(),
-            r.attempt, took.toMillis(), result.reason());
-      }
+    admission.jobEnded(took);
+    if (result.succeeded()) {
+      log(Level.DEBUG, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} succeeded in {} ms",
+          r.item.taskId(), r.item.window(), r.attempt, took.toMillis());
+    } else {
+      log(Level.INFO, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} failed in {} ms: {}",
+          r.item.taskId(), r.item.window(), r.attempt, took.toMillis(), result.reason());
     }
   }
 
-  /**
-   * A cancelled job gives up its slot at once, whatever its thread does; it is watched until it
-   * returns (and counted as stuck if it does not within stuck-after).
-   */
-  private void abandon(Running r, Instant now) {
-    r.inSlot = false;
-    r.abandonedAt = now;
-    abandoned.put(r.id(), r);
-    release(r.item.taskId());
+  /** A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs). */
+  private void abandon(RunningAttempt r, Instant now) {
+    running.abandon(r, now);
+    admission.release(r.item.taskId());
   }
 
-  private void report(String key, int attempt, JobResult result, Duration took, int tries) {
+  // ---- reporting results (see ResultReports)
+
+  private void reportResult(JobDone d) {
+    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1, ResultReports.Carries.JOB_RESULT);
+  }
+
+  private void report(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries) {
     if (tries == 1) {
       reporting++;
     }
-    int bar = key.indexOf('|');
-    String taskId = key.substring(0, bar);
-    WindowKey window = WindowKey.of(key.substring(bar + 1));
-    CompletionStage<StatusReply<org.apache.pekko.Done>> ask = Asks.ask(tasks.apply(taskId),
-        replyTo -> new TaskProtocol.FinishAttempt(window, attempt, result, took, replyTo),
+    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId),
+        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
-    ctx.pipeToSelf(ask, (reply, error) -> {
-      if (error != null) {
-        return new ReportDone(key, attempt, result, took, tries, error);
-      }
-      return new ReportDone(key, attempt, result, took, tries,
-          reply.isSuccess() ? null : new IllegalArgumentException(reply.getError().getMessage()));
-    });
+    ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, tries, carries,
+        ResultReports.failureOf(reply, error), false));
+  }
+
+  private Behavior<Command> onRetryReport(RetryReport m) {
+    if (hold.state() != FenceHold.State.ENDED) {
+      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
+    } else {
+      reportEnded();
+    }
+    return this;
   }
 
   private Behavior<Command> onReportDone(ReportDone m) {
     if (m.direct()) {
-      Running r = running.get(m.key());
-      if (r != null && r.attempt == m.attempt()) {
-        running.remove(m.key());
-        release(r.item.taskId());
+      RunningAttempt r = running.leave(m.key(), m.attempt());
+      if (r != null) {
         ended(r, m.result(), m.took());
         reoffer(m.key());
         admit();
       } else {
-        Running gone = abandoned.remove(m.key() + "#" + m.attempt()); // given up while its report was on its way
+        RunningAttempt gone = running.returned(m.key(), m.attempt()); // given up while its report was on its way
         if (gone != null && gone.stuck) {
-          stuckCount--;
           gauges();
         }
       }
       reporting++; // counted as a report from here on, as report() counts its first try
     }
-    if (m.error() == null) {
+    if (m.failure() == null) {
       reportEnded();
       return this;
     }
-    boolean refused = m.error() instanceof IllegalArgumentException;
-    if (refused && (m.result().succeeded() || !m.result().reason().startsWith(REFUSED))) {
-      // The entity refused the result (e.g. an oversized summary): record the refusal as the failure,
-      // so the window is not left RUNNING until its lease expires.
-      ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.error().getMessage());
-      String reason = REFUSED + m.error().getMessage();
-      reason = reason.length() > taskSettings.maxReasonLength() ? reason.substring(0, taskSettings.maxReasonLength()) : reason;
-      report(m.key(), m.attempt(), JobResult.failure(reason), m.took(), m.tries() + 1);
-    } else if (!refused && m.tries() < settings.reportRetries()) {
-      Duration delay = settings.reportRetryDelay().multipliedBy(Math.min(m.tries(), 10));
+    ResultReports.Next next = ResultReports.next(m.carries(), m.failure(), m.tries(), settings.reportRetries(),
+        settings.reportRetryDelay(), taskSettings.maxReasonLength());
+    if (next instanceof ResultReports.ReportRefusal refusal) {
+      ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.failure().message());
+      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.tries() + 1, ResultReports.Carries.REFUSAL);
+    } else if (next instanceof ResultReports.Retry retry) {
       ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
-          m.tries(), m.error().getMessage(), delay);
-      ctx.scheduleOnce(delay, ctx.getSelf(), new RetryReport(m.key(), m.attempt(), m.result(), m.took(), m.tries() + 1));
+          m.tries(), m.failure().message(), retry.delay());
+      ctx.scheduleOnce(retry.delay(), ctx.getSelf(),
+          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries()));
     } else {
       reportEnded();
       ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "
-          + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.error().getMessage());
+          + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.failure().message());
     }
     return this;
   }
 
+  private void reportEnded() {
+    reporting = Math.max(0, reporting - 1);
+    checkDrained();
+  }
+
+  // ---- cancels, leases, stuck jobs
+
   private Behavior<Command> onCancel(CancelAttempt m) {
     String key = m.taskId() + "|" + m.window();
-    if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == m.attempt() && unreadiedAnd(w))) {
-      release(m.taskId());
+    if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
       cancelledCount++;
-      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled before it ran: {}", m.taskId(), m.window(),
-            m.attempt(), m.reason());
-      }
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
+          m.taskId(), m.window(), m.attempt(), m.reason());
       checkDrained();
       admit();
       return this;
     }
-    Running r = running.get(key);
+    RunningAttempt r = running.get(key);
     if (r != null && r.attempt == m.attempt() && r.cancel()) {
       cancelledCount++;
-      try (AttemptMdc mdc = AttemptMdc.of(m.taskId(), m.window(), m.attempt())) {
-        ctx.getLog().warn("task '{}' window '{}' attempt {} cancelled: {}", m.taskId(), m.window(), m.attempt(), m.reason());
-      }
-      running.remove(key);
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled: {}", m.taskId(),
+          m.window(), m.attempt(), m.reason());
       abandon(r, clock.instant()); // its entity recorded the cancel: the slot is free whatever the thread does
       reoffer(key);
       checkDrained();
@@ -1209,7 +806,7 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onExtended(Extended m) {
-    Running r = running.get(m.key());
+    RunningAttempt r = running.get(m.key());
     if (r != null && r.attempt == m.attempt() && m.deadline().isAfter(r.deadline)) {
       r.deadline = m.deadline();
     }
@@ -1218,37 +815,25 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   private Behavior<Command> onCheck() {
     Instant now = clock.instant();
-    long nowNanos = nanoTime.getAsLong();
-    long gap = nowNanos - lastCheckNanos;
-    lastCheckNanos = nowNanos;
-    if (fenceState == FenceState.HELD && !fenceAsking
-        && gap > settings.checkInterval().plus(fence.pauseLimit()).toNanos()) {
+    long gap = hold.paused(nanoTime.getAsLong(), settings.checkInterval().plus(fence.pauseLimit()).toNanos());
+    if (gap >= 0) {
       // The JVM (or this actor) stood still for longer than the lease's safety margin: the lease may
       // have been taken meanwhile. Nothing starts, and the ledger refuses, until a renewal says it is ours.
       fence.suspect();
       ctx.getLog().warn("executor {} saw no check for {} ms (more than check-interval plus the lease's safety margin, {}): "
           + "its lease is suspect until renewed; nothing starts meanwhile", fence.id(), gap / 1_000_000, fence.pauseLimit());
       acquireFence();
-    } else if (!fenceBroken() && fenceState == FenceState.ACQUIRING) {
+    } else if (!fenceBroken() && hold.acquiring()) {
       acquireFence(); // again, after a failed try
     }
-    for (Iterator<Ready> it = ready.iterator(); it.hasNext(); ) {
-      Ready w = it.next();
-      if (LeaseExpiry.over(w.grant().leaseUntil(), now)) {
-        it.remove();
-        unreadied(w);
-        dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
-      }
+    for (Admission.Ready w : admission.takeExpired(now)) {
+      dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
     }
-    for (Iterator<Running> it = running.values().iterator(); it.hasNext(); ) {
-      Running r = it.next();
+    for (RunningAttempt r : running.inSlotNow()) {
       if (LeaseExpiry.over(r.deadline, now) && r.cancel()) {
         cancelledCount++;
-        try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
-          ctx.getLog().warn("task '{}' window '{}' attempt {} passed its lease ({}): cancelled, its slot freed", r.item.taskId(),
-              r.item.window(), r.attempt, r.deadline);
-        }
-        it.remove();
+        log(Level.WARN, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} passed its lease "
+            + "({}): cancelled, its slot freed", r.item.taskId(), r.item.window(), r.attempt, r.deadline);
         abandon(r, now);
         reoffer(r.item.key());
       }
@@ -1261,20 +846,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
 
   /** A cancelled job whose thread has not returned within stuck-after is stuck: alerted once, counted. */
   private void watchAbandoned(Instant now) {
-    for (Running r : abandoned.values()) {
-      if (r.stuck || now.isBefore(r.abandonedAt.plus(settings.stuckAfter()))) {
-        continue;
-      }
-      r.stuck = true;
-      stuckCount++;
-      String message = "task '" + r.item.taskId() + "' window '" + r.item.window() + "' attempt " + r.attempt
-          + " was cancelled at " + r.abandonedAt + (r.fenced ? " (its node lost its lease)" : "") + " and its job has not "
-          + "returned since (it ignores interrupts and cancellation): its thread is stuck (" + stuckCount + " stuck on this "
-          + "node; not ready past almanac.executor.max-stuck-jobs = " + settings.maxStuckJobs() + "). The task's next "
-          + "windows run; its result, if it ever comes, is recorded as a late one";
-      try (AttemptMdc mdc = AttemptMdc.of(r.item.taskId(), r.item.window(), r.attempt)) {
-        ctx.getLog().error(message);
-      }
+    List<RunningAttempt> stuck = running.newlyStuck(now, settings.stuckAfter());
+    int count = running.stuck() - stuck.size();
+    for (RunningAttempt r : stuck) {
+      count++;
+      String message = RunningJobs.stuckMessage(r, count, settings.maxStuckJobs());
+      log(Level.ERROR, r.item.taskId(), r.item.window(), r.attempt, message);
       try {
         alerts.alert(new Alert(Alert.Kind.JOB_STUCK, r.item.taskId(), r.item.window(), message, now));
       } catch (RuntimeException e) {
@@ -1284,15 +861,12 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
     gauges();
   }
 
-  private void reportEnded() {
-    reporting = Math.max(0, reporting - 1);
-    checkDrained();
-  }
+  // ---- draining and stats
 
   private Behavior<Command> onDrain(Drain m) {
     if (!draining) {
       ctx.getLog().info("executor draining: no new attempts; waiting for {} running, {} started and waiting for a slot, "
-          + "and {} results being reported", running.size(), ready.size(), reporting);
+          + "and {} results being reported", running.size(), admission.readyCount(), reporting);
     }
     draining = true; // no more admissions; what is queued stays PENDING in its entity
     drainWaiters.add(m.replyTo());
@@ -1301,14 +875,14 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private void checkDrained() {
-    if (draining && running.isEmpty() && ready.isEmpty() && reserved.isEmpty() && reporting == 0 && heldBack.isEmpty()
+    if (draining && running.isEmpty() && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
         && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
-      if (fenceState == FenceState.HELD && abandoned.isEmpty()) {
+      if (hold.state() == FenceHold.State.HELD && running.noneAbandoned()) {
         // Nothing runs here any more: survivors need not wait for the lease to expire. With a job
         // still stuck, the lease is left to expire with the JVM instead.
-        fenceState = FenceState.ENDED;
+        hold.end();
         fence.end();
         fence.release();
         ctx.getLog().info("executor {} drained: its lease is released", fence.id());
@@ -1317,83 +891,8 @@ public final class Executor extends AbstractBehavior<Executor.Command> {
   }
 
   private Behavior<Command> onGetStats(GetStats m) {
-    m.replyTo().tell(new Stats(running.size(), fresh.size(), backlog.size(), started, finished, cancelledCount, stuckCount,
-        mayRun(), fence.id()));
+    m.replyTo().tell(new Stats(running.size(), admission.queuedFresh(), admission.queuedBacklog(), started, finished,
+        cancelledCount, running.stuck(), mayRun(), fence.id()));
     return this;
-  }
-
-  // ---- used by JobContextImpl (from job threads) ----
-
-  /**
-   * What a job's context may ask of the executor, from the job's threads: no actor context, only
-   * messages to the task entities and to the executor, and the node lease (a memory read).
-   */
-  static final class JobCalls {
-    private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
-    private final Duration askTimeout;
-    private final org.apache.pekko.actor.typed.Scheduler scheduler;
-    private final ActorRef<Command> executor;
-    private final ExecutorFence fence;
-
-    JobCalls(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout,
-        org.apache.pekko.actor.typed.Scheduler scheduler, ActorRef<Command> executor, ExecutorFence fence) {
-      this.tasks = tasks;
-      this.askTimeout = askTimeout;
-      this.scheduler = scheduler;
-      this.executor = executor;
-      this.fence = fence;
-    }
-
-    /** Whether the node holds its lease now (a memory read). */
-    boolean fenceValid() {
-      return fence.valid();
-    }
-
-    /** Whether the attempt may still act: not cancelled, and its node holds the lease it runs under. */
-    boolean holdsLease(Running r) {
-      return !r.fenced && !r.cancelled.isDone() && fence.valid();
-    }
-
-    /** Why it may not, for {@link LeaseLostException}. */
-    private String why(Running r) {
-      if (r.fenced || !fence.valid()) {
-        return "its node lost the executor's lease (a freeze, the journal's database out of reach, or downed); "
-            + "another node may run the window's retry";
-      }
-      return "the attempt was cancelled (its lease expired, an operator cancelled it, or it was superseded)";
-    }
-
-    CompletionStage<Instant> heartbeat(Running r) {
-      if (!holdsLease(r)) {
-        return CompletableFuture.failedFuture(new LeaseLostException(r.item.taskId(), r.item.window(), r.attempt, why(r)));
-      }
-      WindowKey window = WindowKey.of(r.item.window());
-      CompletionStage<StatusReply<TaskProtocol.LeaseGranted>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-          replyTo -> new TaskProtocol.Heartbeat(window, r.attempt, replyTo), askTimeout, scheduler);
-      return ask.thenApply(reply -> {
-        if (reply.isError()) {
-          throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
-        }
-        Instant deadline = reply.getValue().leaseUntil();
-        executor.tell(new Extended(r.item.key(), r.attempt, deadline));
-        return deadline;
-      });
-    }
-
-    CompletionStage<TaskProtocol.EffectReply> recordEffect(Running r, String key, String value, boolean intent) {
-      if (!holdsLease(r)) {
-        // never an intent or an effect recorded for an attempt that may run beside its retry
-        return CompletableFuture.failedFuture(new LeaseLostException(r.item.taskId(), r.item.window(), r.attempt, why(r)));
-      }
-      WindowKey window = WindowKey.of(r.item.window());
-      CompletionStage<StatusReply<TaskProtocol.EffectReply>> ask = Asks.ask(tasks.apply(r.item.taskId()),
-          replyTo -> new TaskProtocol.RecordEffect(window, r.attempt, key, value, intent, replyTo), askTimeout, scheduler);
-      return ask.thenApply(reply -> {
-        if (reply.isError()) {
-          throw new CompletionException(new io.almanac.AlmanacException(reply.getError().getMessage()));
-        }
-        return reply.getValue();
-      });
-    }
   }
 }

@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param maxConcurrent jobs running at once on this node
  * @param maxConcurrentPerTask jobs of one task running at once on this node
  * @param startAhead attempts started ahead of a free job slot while the jobs run short, at most (0:
- *     none); fewer as the jobs take longer (see {@code Executor.ahead})
+ *     none); fewer as the jobs take longer (see {@code JobPace.ahead})
  * @param startAheadMaxJob how short "short" is: every recent job and every running one took less
  * @param backlogRate retries and backfills started per second on this node, all tasks together
  * @param backlogBurst backlog starts allowed at once after a quiet period

@@ -3,6 +3,7 @@ package io.almanac.internal;
 import io.almanac.EffectLedger;
 import io.almanac.EffectOutcomeUnknownException;
 import io.almanac.JobContext;
+import io.almanac.LeaseLostException;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
 import java.time.Instant;
@@ -16,18 +17,21 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-/** The context of one running attempt; called from job threads. INTERNAL API. */
+/**
+ * The context of one running attempt; called from job threads. It holds the attempt's data and a
+ * {@link JobPort}, never an actor (JobContextHoldsNoActorTest). INTERNAL API.
+ */
 final class JobContextImpl implements JobContext, EffectLedger {
-  private final Executor.JobCalls executor;
-  private final Executor.Running running;
+  private final JobPort port;
+  private final RunningAttempt running;
   private final TaskProtocol.AttemptGrant grant;
   private final ZoneId zone;
   private final Map<String, String> recorded;
   private final Set<String> pendingAtStart;
   private final Set<String> intendedHere = ConcurrentHashMap.newKeySet();
 
-  JobContextImpl(Executor.JobCalls executor, Executor.Running running, TaskProtocol.AttemptGrant grant, String zone) {
-    this.executor = executor;
+  JobContextImpl(JobPort port, RunningAttempt running, TaskProtocol.AttemptGrant grant, String zone) {
+    this.port = port;
     this.running = running;
     this.grant = grant;
     this.zone = ZoneId.of(zone);
@@ -87,7 +91,10 @@ final class JobContextImpl implements JobContext, EffectLedger {
 
   @Override
   public CompletionStage<Instant> heartbeat() {
-    return executor.heartbeat(running);
+    if (!holdsLease()) {
+      return CompletableFuture.failedFuture(leaseLost());
+    }
+    return port.heartbeat(running.item, running.attempt);
   }
 
   @Override
@@ -97,7 +104,26 @@ final class JobContextImpl implements JobContext, EffectLedger {
 
   @Override
   public boolean holdsLease() {
-    return executor.holdsLease(running);
+    return !running.fenced && !running.cancelled.isDone() && port.leaseValid();
+  }
+
+  private LeaseLostException leaseLost() {
+    String why;
+    if (running.fenced || !port.leaseValid()) {
+      why = "its node lost the executor's lease (a freeze, the journal's database out of reach, or downed); "
+          + "another node may run the window's retry";
+    } else {
+      why = "the attempt was cancelled (its lease expired, an operator cancelled it, or it was superseded)";
+    }
+    return new LeaseLostException(running.item.taskId(), running.item.window(), running.attempt, why);
+  }
+
+  /** Never an intent or an effect recorded for an attempt that may run beside its retry. */
+  private CompletionStage<TaskProtocol.EffectReply> recordEffect(String key, String value, boolean intent) {
+    if (!holdsLease()) {
+      return CompletableFuture.failedFuture(leaseLost());
+    }
+    return port.recordEffect(running.item, running.attempt, key, value, intent);
   }
 
   @Override
@@ -124,7 +150,7 @@ final class JobContextImpl implements JobContext, EffectLedger {
     if (pendingAtStart.contains(key) && !intendedHere.contains(key)) {
       return CompletableFuture.failedFuture(new EffectOutcomeUnknownException(grant.taskId(), grant.window(), key));
     }
-    return executor.recordEffect(running, key, null, true).thenCompose(intent -> {
+    return recordEffect(key, null, true).thenCompose(intent -> {
       if (intent.value() != null) {
         recorded.put(key, intent.value());
         return CompletableFuture.completedFuture(intent.value());
@@ -142,7 +168,7 @@ final class JobContextImpl implements JobContext, EffectLedger {
 
   @Override
   public CompletionStage<String> record(String key, String value) {
-    return executor.recordEffect(running, key, value, false).thenApply(reply -> {
+    return recordEffect(key, value, false).thenApply(reply -> {
       recorded.put(key, reply.value());
       return reply.value();
     });

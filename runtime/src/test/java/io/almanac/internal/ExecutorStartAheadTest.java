@@ -296,21 +296,21 @@ class ExecutorStartAheadTest {
     Duration second = Duration.ofSeconds(1);
     java.util.List<Duration> ms10 = java.util.Collections.nCopies(16, Duration.ofMillis(10));
     java.util.List<Duration> none = java.util.List.of();
-    assertEquals(1024, Executor.ahead(16, 1024, second, ms10, none), "16 slots x 1 s / 10 ms = 1,600, capped");
-    assertEquals(800, Executor.ahead(8, 1024, second, ms10, none), "8 slots x 1 s / 10 ms");
+    assertEquals(1024, JobPace.ahead(16, 1024, second, ms10, none), "16 slots x 1 s / 10 ms = 1,600, capped");
+    assertEquals(800, JobPace.ahead(8, 1024, second, ms10, none), "8 slots x 1 s / 10 ms");
     java.util.List<Duration> ms500 = java.util.Collections.nCopies(16, Duration.ofMillis(500));
-    assertEquals(16, Executor.ahead(8, 1024, second, ms500, none), "8 slots x 1 s / 500 ms");
+    assertEquals(16, JobPace.ahead(8, 1024, second, ms500, none), "8 slots x 1 s / 500 ms");
     java.util.List<Duration> mixed = new java.util.ArrayList<>(ms10);
     mixed.set(3, Duration.ofMillis(330)); // mean (15 x 10 + 330) / 16 = 30 ms: one slow job does not stop the rest
-    assertEquals(266, Executor.ahead(8, 1024, second, mixed, none), "the mean of the recent jobs sets the pace");
-    assertEquals(16, Executor.ahead(8, 1024, second, ms500, java.util.List.of(Duration.ofMillis(500))),
+    assertEquals(266, JobPace.ahead(8, 1024, second, mixed, none), "the mean of the recent jobs sets the pace");
+    assertEquals(16, JobPace.ahead(8, 1024, second, ms500, java.util.List.of(Duration.ofMillis(500))),
         "a running job counts with its time so far");
-    assertEquals(0, Executor.ahead(8, 1024, second, ms10, java.util.List.of(second)), "a job running 1 s: none ahead");
+    assertEquals(0, JobPace.ahead(8, 1024, second, ms10, java.util.List.of(second)), "a job running 1 s: none ahead");
     java.util.List<Duration> notFull = new java.util.ArrayList<>(ms10);
     notFull.set(15, null);
-    assertEquals(0, Executor.ahead(8, 1024, second, notFull, none), "before a full ring of jobs: none ahead");
-    assertEquals(8000, Executor.ahead(8, 100_000, second, java.util.Collections.nCopies(16, Duration.ZERO), none),
+    assertEquals(0, JobPace.ahead(8, 1024, second, notFull, none), "before a full ring of jobs: none ahead");
+    assertEquals(8000, JobPace.ahead(8, 100_000, second, java.util.Collections.nCopies(16, Duration.ZERO), none),
         "a job counts as 1 ms at least");
-    assertEquals(0, Executor.ahead(8, 0, second, ms10, none), "start-ahead 0: off");
+    assertEquals(0, JobPace.ahead(8, 0, second, ms10, none), "start-ahead 0: off");
   }
 }
