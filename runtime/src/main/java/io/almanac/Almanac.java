@@ -570,6 +570,20 @@ public final class Almanac {
   }
 
   /**
+   * What {@link #backfill} would decide for each window due in (from, to], decided by the task as a
+   * backfill is and refused as it would be, with nothing written and nothing run (a dry run).
+   *
+   * @param taskId the task
+   * @param from the start of the range (exclusive)
+   * @param to the end of the range (inclusive), not in the future
+   * @return what the task would decide for each window
+   */
+  public CompletionStage<List<FireDecision>> planBackfill(String taskId, Instant from, Instant to) {
+    return this.<TaskProtocol.BackfillReport>ask(taskId, r -> new TaskProtocol.Backfill(from, to, true, r))
+        .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
+  }
+
+  /**
    * Runs a FINAL_FAILED, cancelled, skipped or missed window again (R15).
    *
    * @param taskId the task

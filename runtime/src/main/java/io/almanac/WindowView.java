@@ -54,6 +54,16 @@ public record WindowView(
     Events events) {
 
   /**
+   * Whether an operator may run this window again: a retry, a run now or a backfill reopens it
+   * (FINAL_FAILED, CANCELLED, SKIPPED or MISSED); the task decides by the same rule.
+   *
+   * @return true if it may be run again
+   */
+  public boolean reopenable() {
+    return io.almanac.internal.OperatorRun.REOPENABLE.contains(status);
+  }
+
+  /**
    * The events counted on a window of an event-triggered task: a storm of events makes one
    * instance, with its counts and its first and last event ids.
    *

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import io.almanac.Almanac;
+import io.almanac.FireDecision;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
 import io.almanac.RefusedException;
@@ -245,7 +246,7 @@ public final class ApiRoutes extends AllDirectives {
    */
   private CompletionStage<WindowView> retryable(String task, String window) {
     return active(task).thenCompose(v -> window(task, window)).thenApply(w -> {
-      if (!io.almanac.internal.OperatorRun.REOPENABLE.contains(w.status())) {
+      if (!w.reopenable()) {
         throw new RefusedException(RefusedException.Reason.CONFLICT, "window '" + w.window() + "' is " + w.status()
             + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
       }
@@ -283,7 +284,7 @@ public final class ApiRoutes extends AllDirectives {
     if (!from.isBefore(to)) {
       throw new Problem.Raised(Problem.invalid("from", from, "must be before to (" + to + "): the range is (from, to]"));
     }
-    CompletionStage<List<BackfillPlan.Planned>> result = active(task).thenCompose(view -> {
+    CompletionStage<List<FireDecision>> result = active(task).thenCompose(view -> {
       TaskSchedule schedule;
       try {
         schedule = Schedules.of(view.spec());
@@ -292,11 +293,7 @@ public final class ApiRoutes extends AllDirectives {
             + "cannot be computed: " + e.getMessage());
       }
       List<DueWindow> due = BackfillPlan.windows(schedule, from, to, almanac.clock().instant(), maxBackfillWindows);
-      if (dryRun) {
-        return almanac.windows(task).thenApply(current -> BackfillPlan.plan(view, current, due));
-      }
-      return almanac.backfill(task, from, to).thenApply(decisions -> decisions.stream()
-          .map(f -> new BackfillPlan.Planned(f.window().value(), null, f.decision(), f.reason())).toList());
+      return (dryRun ? almanac.planBackfill(task, from, to) : almanac.backfill(task, from, to));
     });
     return answer(() -> result, task, null, planned -> {
       ObjectNode root = ApiJson.JSON.createObjectNode();
@@ -306,8 +303,8 @@ public final class ApiRoutes extends AllDirectives {
       root.put("range", "(" + from + ", " + to + "]");
       root.put("dryRun", dryRun);
       ArrayNode out = root.putArray("windows");
-      for (BackfillPlan.Planned p : planned) {
-        out.addObject().put("window", p.window()).put("decision", p.decision().name()).put("reason", p.reason());
+      for (FireDecision p : planned) {
+        out.addObject().put("window", p.window().value()).put("decision", p.decision().name()).put("reason", p.reason());
       }
       return ok(root);
     });

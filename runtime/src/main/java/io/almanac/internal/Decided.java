@@ -83,6 +83,15 @@ public record Decided<R>(List<Event> events, Function<State, R> reply, AlmanacEx
    * @param before events decided first (e.g. settling dead attempts), persisted in the same write
    * @return this decision with those events ahead of its own; a refusal stays a refusal
    */
+  /**
+   * @param dry whether the decision is asked for without being carried out
+   * @return this decision, or, for a dry run, its reply (answered on the unchanged state) with no
+   *     event: what the decision would do, written nowhere
+   */
+  public Decided<R> dryRun(boolean dry) {
+    return dry && !refused() ? new Decided<>(List.of(), reply, null) : this;
+  }
+
   public Decided<R> after(List<Event> before) {
     if (refused() || before.isEmpty()) {
       return this;

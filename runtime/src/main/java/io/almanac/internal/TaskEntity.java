@@ -204,7 +204,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(RunNow.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
             x -> operator.runNow(s, x, now())), c.replyTo()))
         .onCommand(Backfill.class, (s, c) -> run(s, Origin.BACKFILL, operator.withSchedule(() -> views.schedule(s),
-            x -> operator.backfill(s, x, c.from(), c.to(), now())), c.replyTo()))
+            x -> operator.backfill(s, x, c.from(), c.to(), now()).dryRun(c.dryRun())), c.replyTo()))
         .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
         .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()));

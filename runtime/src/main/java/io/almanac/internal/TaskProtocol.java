@@ -285,8 +285,18 @@ public final class TaskProtocol {
   /** Run the window that contains now, as a manual run (R31). */
   public record RunNow(ActorRef<StatusReply<FireOutcome>> replyTo) implements OperatorCommand {}
 
-  /** Schedule every window due in (from, to] as a backfill (R31). */
-  public record Backfill(Instant from, Instant to, ActorRef<StatusReply<BackfillReport>> replyTo) implements OperatorCommand {}
+  /**
+   * Schedule every window due in (from, to] as a backfill (R31); or, as a dry run, answer what that
+   * would decide for each window and write nothing.
+   */
+  public record Backfill(Instant from, Instant to, boolean dryRun, ActorRef<StatusReply<BackfillReport>> replyTo)
+      implements OperatorCommand {
+
+    /** A backfill that runs. */
+    public Backfill(Instant from, Instant to, ActorRef<StatusReply<BackfillReport>> replyTo) {
+      this(from, to, false, replyTo);
+    }
+  }
 
   /** Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31). */
   public record Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}

@@ -615,6 +615,33 @@ class TaskEntityTest {
   }
 
   @Test
+  @DisplayName("R31: a backfill's dry run answers what the backfill decides for each window, refuses what it refuses, "
+      + "and writes nothing")
+  void backfillDryRunIsTheBackfillsOwnDecisionUnwritten() {
+    var kit = kit(daily(newId()).build());
+    clock.set(Instant.parse("2026-11-28T00:00:01Z"));
+    fire(kit, "2026-11-28");
+    start(kit, "2026-11-28");
+    finish(kit, "2026-11-28", 1, JobResult.success("done"), Duration.ofMinutes(1));
+    clock.set(Instant.parse("2026-11-29T06:00:00Z"));
+    Instant from = Instant.parse("2026-11-25T12:00:00Z");
+    Instant to = Instant.parse("2026-11-28T12:00:00Z");
+    var dry = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(from, to, true, ref));
+    assertTrue(dry.hasNoEvents(), "a dry run writes nothing");
+    List<String> planned = dry.reply().getValue().outcomes().stream().map(o -> o.window() + " " + o.decision() + " "
+        + o.reason()).toList();
+    assertEquals(List.of("2026-11-26 SCHEDULED BACKFILL", "2026-11-27 SCHEDULED BACKFILL",
+        "2026-11-28 SKIPPED WINDOW_EXISTS: window is SUCCEEDED"), planned);
+    assertTrue(kit.getState().window("2026-11-26").isEmpty(), "not scheduled");
+    var real = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(from, to, ref));
+    assertEquals(planned, real.reply().getValue().outcomes().stream().map(o -> o.window() + " " + o.decision() + " "
+        + o.reason()).toList(), "the backfill decides what its dry run said");
+    var tooMany = kit.<StatusReply<TaskProtocol.BackfillReport>>runCommand(ref -> new TaskProtocol.Backfill(
+        Instant.parse("2020-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:00:00Z"), true, ref));
+    assertTrue(tooMany.reply().getError().getMessage().contains("max-backfill-windows"));
+  }
+
+  @Test
   @DisplayName("R31: cancel a running window; its attempt can no longer record effects or succeed")
   void cancelRunning() {
     var kit = kit(daily(newId()).build());
