@@ -54,7 +54,7 @@ class LifecycleDecisionsTest {
   private static TaskSpec spec() {
     return TaskSpec.builder("t").cron("* * * * * ? UTC").window("per-firing").overlap(io.almanac.OverlapPolicy.ALLOW)
         .retry(RetryPolicy.delayed(Duration.ofMinutes(5))).maxRetries(1)
-        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(1), 1.5, 20)).build();
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofHours(1)).factor(1.5).minSamples(20).build()).build();
   }
 
   private static State fold(State s, List<Event> events) {
