@@ -683,8 +683,8 @@ public final class Almanac {
         })
         .thenCompose(list -> {
           if (list.taskIds().isEmpty()) {
-            throw new CompletionException(new RefusedException(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type '"
-                + InvalidSpecException.echo(event.type()) + "' is invalid: no registered task listens to this event type"));
+            throw new CompletionException(RefusedException.invalid(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type",
+                InvalidSpecException.echo(event.type()), "no registered task listens to this event type"));
           }
           if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
             // refused before any task sees it, so no task stores what another refuses
@@ -751,7 +751,7 @@ public final class Almanac {
     String by = "; the other listening task(s) " + String.join(", ", recorded.stream().map(PublishResult.TaskOutcome::taskId)
         .toList()) + " recorded the event";
     if (refusal instanceof RefusedException r) {
-      return new RefusedException(r.reason(), r.getMessage() + by);
+      return r.withMore(by);
     }
     return new AlmanacException(refusal.getMessage() + by, refusal);
   }

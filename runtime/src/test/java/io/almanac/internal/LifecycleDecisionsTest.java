@@ -144,6 +144,26 @@ class LifecycleDecisionsTest {
   }
 
   @Test
+  @DisplayName("R33: a refused backfill range and a spec-less define carry the field and the value as data, worded in the message")
+  void invalidArgumentRefusalsAreTyped() {
+    State s = busy();
+    Instant later = T0.plusSeconds(3600);
+    RefusedException order = assertInstanceOf(RefusedException.class,
+        operator.backfill(s, Schedules.of(spec()), later, T0, later).refusal());
+    assertEquals(RefusedException.Reason.INVALID_ARGUMENT, order.reason());
+    assertEquals("from", order.field());
+    assertEquals(later.toString(), order.value());
+    assertEquals("from '" + later + "' is invalid: must be before to '" + T0 + "'", order.getMessage());
+    RefusedException future = assertInstanceOf(RefusedException.class,
+        operator.backfill(s, Schedules.of(spec()), T0, later, T0.plusSeconds(60)).refusal());
+    assertEquals("to", future.field());
+    assertEquals(later.toString(), future.value());
+    RefusedException none = assertInstanceOf(RefusedException.class, operator.define(s, null, T0).refusal());
+    assertEquals("spec", none.field());
+    assertEquals("null", none.value());
+  }
+
+  @Test
   @DisplayName("R31: defining a removed task again, even with the same spec, writes SpecDefined: it is live and not paused, "
       + "its windows kept (a window that ran is not run again, R5)")
   void definingARemovedTaskAgainBringsItBack() {
