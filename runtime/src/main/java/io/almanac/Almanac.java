@@ -268,8 +268,10 @@ public final class Almanac {
       AlertSink alerts = this.alerts != null ? this.alerts : AlertSinks.logging(summaryInterval);
       List<TaskSpec> declared = ConfigTasks.parse(config);
       for (TaskSpec spec : declared) {
-        if (!jobs.has(spec.job())) {
-          jobs.registerClass(spec.job());
+        try {
+          jobs.resolve(spec.job(), spec.id());
+        } catch (InvalidSpecException e) {
+          throw new InvalidSpecException(spec.id(), e);
         }
       }
 
@@ -818,15 +820,17 @@ public final class Almanac {
    *
    * @param spec the task
    * @return completes when the task is stored and the trigger knows it
-   * @throws InvalidSpecException at once if the spec is invalid or names a job not registered here
+   * @throws InvalidSpecException at once if the spec is invalid, or its job ({@link TaskSpec#job()})
+   *     is neither registered here nor the name of an {@link AgentJob} class with a public
+   *     no-argument constructor (field {@code job}, with the value)
    */
   public CompletionStage<Done> register(TaskSpec spec) {
     return registerAll(List.of(spec));
   }
 
   /**
-   * Defines or updates a task bound to a job, registering the job under the spec's job name (or
-   * the task id when the spec names none).
+   * Defines or updates a task bound to a job, registering the job under the spec's job name (the
+   * task's id unless the spec names another).
    *
    * @param spec the task
    * @param job its job
@@ -847,9 +851,10 @@ public final class Almanac {
     List<TaskSpec> valid = new ArrayList<>();
     for (TaskSpec spec : specs) {
       spec.validate();
-      if (jobs.find(spec.job(), spec.id()) == null) {
-        throw new InvalidSpecException(spec.id(), new InvalidSpecException("job", spec.job(),
-            "no job is registered under this name (or the task id) on this node: register it first"));
+      try {
+        jobs.resolve(spec.job(), spec.id());
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(spec.id(), e);
       }
       if (spec.condition() != null && jobs.condition(spec.condition().name()) == null) {
         throw new InvalidSpecException(spec.id(), new InvalidSpecException("condition.name", spec.condition().name(),
