@@ -783,7 +783,7 @@ public final class Almanac {
    * @return what each listening task did
    */
   public CompletionStage<PublishResult> publish(String type, String eventId, Instant eventTime, String summary) {
-    return publish(new IncomingEvent(type, eventId, eventTime, summary));
+    return publish(IncomingEvent.of(type, eventId).withEventTime(eventTime).withSummary(summary));
   }
 
   /**

@@ -21,11 +21,14 @@ import java.util.regex.Pattern;
  * Not persisted itself: the journal, and the commands that carry a spec between nodes, hold the
  * journal's own {@link io.almanac.journal.SpecRecord}, converted by {@code SpecRecord.of} and
  * {@link io.almanac.journal.SpecRecord#toSpec()}; a change here changes those two conversions, and
- * the journal's format only if it must hold something new.
+ * the journal's format only if it must hold something new. It travels between nodes as JSON only
+ * inside a task's view ({@link TaskView#spec()}), with the property names and order it had as a
+ * record.
  */
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
-@JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once", "event", "dependency", "condition"})
+@JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
+    "event", "dependency", "condition"})
 public final class TaskSpec {
 
   /** Longest task id accepted. */
@@ -61,7 +64,10 @@ public final class TaskSpec {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final ConditionTrigger condition;
 
-  /** Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and its zone with {@code UTC}); it does not validate. */
+  /**
+   * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
+   * its zone with {@code UTC}) and an unset job with the id; it does not validate.
+   */
   private TaskSpec(Builder b, String window) {
     this.id = b.id;
     this.cron = b.cron;

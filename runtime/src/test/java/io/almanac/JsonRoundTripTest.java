@@ -68,6 +68,8 @@ class JsonRoundTripTest {
         .onEvent(EventTrigger.of("order.paid"))
         .dependsOn(DependencyTrigger.on("export").waitAtMost(java.time.Duration.ofHours(6)))
         .when(ConditionTrigger.named("settlement").debounce(2)).build());
+    values.add(JobResult.success("sent 3", "s3://digests/2026-11-29"));
+    values.add(JobResult.failure("upstream down"));
     values.addAll(List.of(OverlapPolicy.values()));
     values.addAll(List.of(InstanceStatus.values()));
     values.addAll(List.of(RetryPolicy.Backoff.values()));
@@ -102,7 +104,8 @@ class JsonRoundTripTest {
                         LeasePolicy.DEFAULT,
                         DurationSamples.empty(),
                         TaskSpec.builder("daily").cron("0 0 8 * * ? Asia/Shanghai").job("j").build(),
-                        TaskSpec.builder("launch").once(java.time.Instant.parse("2026-12-01T08:00:00Z")).build())
+                        TaskSpec.builder("launch").once(java.time.Instant.parse("2026-12-01T08:00:00Z")).build(),
+                        JobResult.success("sent 3", "s3://digests/2026-11-29"))
                     .map(v -> Arguments.of(m.get()[0], m.get()[1], v)));
   }
 

@@ -37,7 +37,7 @@ class BackfillPlanTest {
 
   static WindowView window(String key, Instant start, InstanceStatus status) {
     return new WindowView("digest", WindowKey.of(key), start, start.plusSeconds(86_400), start, status, RunKind.FIRST, 1, 0,
-        0, null, null, null, null, null, Map.of(), start, start);
+        0, null, null, null, null, null, Map.of(), start, start, null, null, null);
   }
 
   @Test

@@ -374,7 +374,7 @@ class EventSerializationTest {
   void windowListRoundTrips() {
     io.almanac.WindowView view = new io.almanac.WindowView("t", io.almanac.WindowKey.of(W), AT, AT.plusSeconds(60), AT,
         InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of("k", "v"), AT, AT,
-        AT.plusSeconds(1));
+        AT.plusSeconds(1), null, null);
     TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
     assertEquals(list, roundTrip(list));
     Serializer serializer = serialization.findSerializerFor(list);
