@@ -38,7 +38,13 @@ public final class ConditionTrigger {
 
   /** Fills unset durations with their defaults; it does not validate. */
   @JsonCreator
-  private ConditionTrigger(@JsonProperty("name") String name, @JsonProperty("every") Duration every, @JsonProperty("timeout") Duration timeout, @JsonProperty("debounce") int debounce, @JsonProperty("holdFor") Duration holdFor, @JsonProperty("waitAtMost") Duration waitAtMost) {
+  private ConditionTrigger(
+      @JsonProperty("name") String name,
+      @JsonProperty("every") Duration every,
+      @JsonProperty("timeout") Duration timeout,
+      @JsonProperty("debounce") int debounce,
+      @JsonProperty("holdFor") Duration holdFor,
+      @JsonProperty("waitAtMost") Duration waitAtMost) {
     every = every == null ? DEFAULT_EVERY : every;
     timeout = timeout == null ? (every.compareTo(DEFAULT_TIMEOUT) < 0 ? every : DEFAULT_TIMEOUT) : timeout;
     holdFor = holdFor == null ? Duration.ZERO : holdFor;
@@ -160,7 +166,10 @@ public final class ConditionTrigger {
     return holdFor;
   }
 
-  /** @return how long after the window came due it waits; null: until the window's end (or 24 h after it came due, for a window that ends when it starts) */
+  /**
+   * @return how long after the window came due it waits; null: until the window's end (or 24 h after
+   *     it came due, for a window that ends when it starts)
+   */
   public Duration waitAtMost() {
     return waitAtMost;
   }
@@ -192,6 +201,11 @@ public final class ConditionTrigger {
   /** @return every part, named */
   @Override
   public String toString() {
-    return "ConditionTrigger[" + "name=" + name + ", every=" + every + ", timeout=" + timeout + ", debounce=" + debounce + ", holdFor=" + holdFor + ", waitAtMost=" + waitAtMost + "]";
+    return "ConditionTrigger[" + "name=" + name
+        + ", every=" + every
+        + ", timeout=" + timeout
+        + ", debounce=" + debounce
+        + ", holdFor=" + holdFor
+        + ", waitAtMost=" + waitAtMost + "]";
   }
 }

@@ -83,7 +83,13 @@ public final class DependencyTrigger {
 
   /** Fills unset parts with their defaults; it does not validate. */
   @JsonCreator
-  private DependencyTrigger(@JsonProperty("upstream") List<String> upstream, @JsonProperty("require") Require require, @JsonProperty("mapping") Mapping mapping, @JsonProperty("waitAtMost") Duration waitAtMost, @JsonProperty("missingUpstream") MissingUpstream missingUpstream, @JsonProperty("onUpstreamRerun") Rerun onUpstreamRerun) {
+  private DependencyTrigger(
+      @JsonProperty("upstream") List<String> upstream,
+      @JsonProperty("require") Require require,
+      @JsonProperty("mapping") Mapping mapping,
+      @JsonProperty("waitAtMost") Duration waitAtMost,
+      @JsonProperty("missingUpstream") MissingUpstream missingUpstream,
+      @JsonProperty("onUpstreamRerun") Rerun onUpstreamRerun) {
     upstream = upstream == null ? List.of() : List.copyOf(upstream);
     require = require == null ? Require.ALL : require;
     mapping = mapping == null ? Mapping.SAME_WINDOW : mapping;
@@ -198,7 +204,10 @@ public final class DependencyTrigger {
     return mapping;
   }
 
-  /** @return how long after the window came due it waits; null: until the window's end (or 24 h after it came due, for a window that ends when it starts) */
+  /**
+   * @return how long after the window came due it waits; null: until the window's end (or 24 h after
+   *     it came due, for a window that ends when it starts)
+   */
   public Duration waitAtMost() {
     return waitAtMost;
   }
@@ -208,7 +217,10 @@ public final class DependencyTrigger {
     return missingUpstream;
   }
 
-  /** @return what an upstream success that arrives after this task's window already ran does (recorded either way) */
+  /**
+   * @return what an upstream success that arrives after this task's window already ran does
+   *     (recorded either way)
+   */
   public Rerun onUpstreamRerun() {
     return onUpstreamRerun;
   }
@@ -240,6 +252,11 @@ public final class DependencyTrigger {
   /** @return every part, named */
   @Override
   public String toString() {
-    return "DependencyTrigger[" + "upstream=" + upstream + ", require=" + require + ", mapping=" + mapping + ", waitAtMost=" + waitAtMost + ", missingUpstream=" + missingUpstream + ", onUpstreamRerun=" + onUpstreamRerun + "]";
+    return "DependencyTrigger[" + "upstream=" + upstream
+        + ", require=" + require
+        + ", mapping=" + mapping
+        + ", waitAtMost=" + waitAtMost
+        + ", missingUpstream=" + missingUpstream
+        + ", onUpstreamRerun=" + onUpstreamRerun + "]";
   }
 }

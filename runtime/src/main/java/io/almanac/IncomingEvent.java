@@ -77,12 +77,18 @@ public final class IncomingEvent {
     return type;
   }
 
-  /** @return the event's id, unique per event: a second delivery of the same id is a duplicate (1-200 characters) */
+  /**
+   * @return the event's id, unique per event: a second delivery of the same id is a duplicate (1-200
+   *     characters)
+   */
   public String id() {
     return id;
   }
 
-  /** @return when the event happened by its publisher; required for tasks that map events by event time, and never more than {@code almanac.task.max-event-future} ahead of the node's clock */
+  /**
+   * @return when the event happened by its publisher; required for tasks that map events by event
+   *     time, and never more than {@code almanac.task.max-event-future} ahead of the node's clock
+   */
   public Instant eventTime() {
     return eventTime;
   }

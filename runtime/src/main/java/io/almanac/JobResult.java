@@ -120,6 +120,9 @@ public final class JobResult {
   /** @return every part, named */
   @Override
   public String toString() {
-    return "JobResult[" + "outcome=" + outcome + ", summary=" + summary + ", artifactUri=" + artifactUri + ", reason=" + reason + "]";
+    return "JobResult[" + "outcome=" + outcome
+        + ", summary=" + summary
+        + ", artifactUri=" + artifactUri
+        + ", reason=" + reason + "]";
   }
 }

@@ -66,7 +66,11 @@ public final class LeasePolicy {
    *     lease.factor} or {@code lease.minSamples}
    */
   @JsonCreator
-  private LeasePolicy(@JsonProperty("floor") Duration floor, @JsonProperty("ceiling") Duration ceiling, @JsonProperty("factor") double factor, @JsonProperty("minSamples") int minSamples) {
+  private LeasePolicy(
+      @JsonProperty("floor") Duration floor,
+      @JsonProperty("ceiling") Duration ceiling,
+      @JsonProperty("factor") double factor,
+      @JsonProperty("minSamples") int minSamples) {
     if (floor == null || floor.isNegative() || floor.isZero()) {
       throw new InvalidSpecException("lease.floor", floor, "must be positive");
     }
@@ -188,7 +192,10 @@ public final class LeasePolicy {
     return floor;
   }
 
-  /** @return the longest lease, and the lease while samples are too few; at least {@code floor} and at most {@link #MAX_CEILING} */
+  /**
+   * @return the longest lease, and the lease while samples are too few; at least {@code floor} and
+   *     at most {@link #MAX_CEILING}
+   */
   public Duration ceiling() {
     return ceiling;
   }
@@ -228,6 +235,9 @@ public final class LeasePolicy {
   /** @return every part, named */
   @Override
   public String toString() {
-    return "LeasePolicy[" + "floor=" + floor + ", ceiling=" + ceiling + ", factor=" + factor + ", minSamples=" + minSamples + "]";
+    return "LeasePolicy[" + "floor=" + floor
+        + ", ceiling=" + ceiling
+        + ", factor=" + factor
+        + ", minSamples=" + minSamples + "]";
   }
 }

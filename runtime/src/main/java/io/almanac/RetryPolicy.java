@@ -83,7 +83,8 @@ public final class RetryPolicy {
 
   /**
    * Validates the components for the back-off; used by the factories and {@link Builder#build()}
-   * (which a persisted spec is read back with, {@code SpecRecord.Retry#toPolicy}). A null component that the back-off does not use is
+   * (which a persisted spec is read back with, {@code SpecRecord.Retry#toPolicy}). A null component
+   * that the back-off does not use is
    * read as its neutral value, a null span as zero.
    *
    * @param maxRetries the number of retries after the first attempt
@@ -99,7 +100,15 @@ public final class RetryPolicy {
    *     retry.maxDelay}, {@code retry.jitter} or {@code retry.span}) and the value refused
    */
   @JsonCreator
-  private RetryPolicy(@JsonProperty("maxRetries") int maxRetries, @JsonProperty("backoff") Backoff backoff, @JsonProperty("delays") List<Duration> delays, @JsonProperty("initialDelay") Duration initialDelay, @JsonProperty("multiplier") double multiplier, @JsonProperty("maxDelay") Duration maxDelay, @JsonProperty("jitter") double jitter, @JsonProperty("span") Duration span) {
+  private RetryPolicy(
+      @JsonProperty("maxRetries") int maxRetries,
+      @JsonProperty("backoff") Backoff backoff,
+      @JsonProperty("delays") List<Duration> delays,
+      @JsonProperty("initialDelay") Duration initialDelay,
+      @JsonProperty("multiplier") double multiplier,
+      @JsonProperty("maxDelay") Duration maxDelay,
+      @JsonProperty("jitter") double jitter,
+      @JsonProperty("span") Duration span) {
     checkMaxRetries(maxRetries);
     if (backoff == null) {
       throw new InvalidSpecException("retry.backoff", null, "must be one of IMMEDIATE, DELAYS, EXPONENTIAL");
@@ -551,7 +560,10 @@ public final class RetryPolicy {
     }
   }
 
-  /** @return how many retries follow the first attempt, 0 to {@value #MAX_ALLOWED_RETRIES}; 0 means the task is not marked for retry and a failure is final at once */
+  /**
+   * @return how many retries follow the first attempt, 0 to {@value #MAX_ALLOWED_RETRIES}; 0 means
+   *     the task is not marked for retry and a failure is final at once
+   */
   public int maxRetries() {
     return maxRetries;
   }
@@ -561,32 +573,52 @@ public final class RetryPolicy {
     return backoff;
   }
 
-  /** @return for {@link Backoff#DELAYS}: 1 to {@value #MAX_DELAYS} positive, strictly increasing delays from the failure to the retry, each at most {@link #MAX_DELAY}; the last one repeats. Empty otherwise */
+  /**
+   * @return for {@link Backoff#DELAYS}: 1 to {@value #MAX_DELAYS} positive, strictly increasing
+   *     delays from the failure to the retry, each at most {@link #MAX_DELAY}; the last one repeats.
+   *     Empty otherwise
+   */
   public List<Duration> delays() {
     return delays;
   }
 
-  /** @return for {@link Backoff#EXPONENTIAL}: the delay before the first retry, at most {@link #MAX_DELAY}; zero otherwise */
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the delay before the first retry, at most {@link
+   *     #MAX_DELAY}; zero otherwise
+   */
   public Duration initialDelay() {
     return initialDelay;
   }
 
-  /** @return for {@link Backoff#EXPONENTIAL}: the factor between consecutive delays (1.0 to {@value #MAX_MULTIPLIER}); 1.0 otherwise */
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the factor between consecutive delays (1.0 to {@value
+   *     #MAX_MULTIPLIER}); 1.0 otherwise
+   */
   public double multiplier() {
     return multiplier;
   }
 
-  /** @return for {@link Backoff#EXPONENTIAL}: the cap on a delay before jitter, at most {@link #MAX_DELAY}; zero otherwise */
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the cap on a delay before jitter, at most {@link
+   *     #MAX_DELAY}; zero otherwise
+   */
   public Duration maxDelay() {
     return maxDelay;
   }
 
-  /** @return for {@link Backoff#EXPONENTIAL}: the relative spread in [0, 1] applied to each delay; 0.0 otherwise */
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the relative spread in [0, 1] applied to each delay;
+   *     0.0 otherwise
+   */
   public double jitter() {
     return jitter;
   }
 
-  /** @return how long after the window's start a retry may be due, e.g. 24 hours for the same business day of a daily task (R13's windowed strategy), at most {@link #MAX_SPAN}; zero for no such limit */
+  /**
+   * @return how long after the window's start a retry may be due, e.g. 24 hours for the same
+   *     business day of a daily task (R13's windowed strategy), at most {@link #MAX_SPAN}; zero for
+   *     no such limit
+   */
   public Duration span() {
     return span;
   }
@@ -620,6 +652,13 @@ public final class RetryPolicy {
   /** @return every part, named */
   @Override
   public String toString() {
-    return "RetryPolicy[" + "maxRetries=" + maxRetries + ", backoff=" + backoff + ", delays=" + delays + ", initialDelay=" + initialDelay + ", multiplier=" + multiplier + ", maxDelay=" + maxDelay + ", jitter=" + jitter + ", span=" + span + "]";
+    return "RetryPolicy[" + "maxRetries=" + maxRetries
+        + ", backoff=" + backoff
+        + ", delays=" + delays
+        + ", initialDelay=" + initialDelay
+        + ", multiplier=" + multiplier
+        + ", maxDelay=" + maxDelay
+        + ", jitter=" + jitter
+        + ", span=" + span + "]";
   }
 }

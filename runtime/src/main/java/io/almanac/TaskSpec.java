@@ -232,13 +232,28 @@ public final class TaskSpec {
   /** @return a hash of every part */
   @Override
   public int hashCode() {
-    return Objects.hash(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition);
+    return Objects.hash(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event,
+        dependency, condition);
   }
 
   /** @return every part, named, as a record would print them */
   @Override
   public String toString() {
-    return "TaskSpec[" + "id=" + id + ", cron=" + cron + ", zone=" + zone + ", window=" + window + ", dst=" + dst + ", overlap=" + overlap + ", retry=" + retry + ", catchUp=" + catchUp + ", lease=" + lease + ", job=" + job + ", description=" + description + ", once=" + once + ", event=" + event + ", dependency=" + dependency + ", condition=" + condition + "]";
+    return "TaskSpec[" + "id=" + id
+        + ", cron=" + cron
+        + ", zone=" + zone
+        + ", window=" + window
+        + ", dst=" + dst
+        + ", overlap=" + overlap
+        + ", retry=" + retry
+        + ", catchUp=" + catchUp
+        + ", lease=" + lease
+        + ", job=" + job
+        + ", description=" + description
+        + ", once=" + once
+        + ", event=" + event
+        + ", dependency=" + dependency
+        + ", condition=" + condition + "]";
   }
 
   /**
