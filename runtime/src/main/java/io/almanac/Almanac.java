@@ -318,8 +318,8 @@ public final class Almanac {
         })
         .thenCompose(list -> {
           if (list.taskIds().isEmpty()) {
-            throw new CompletionException(new RefusedException(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type '"
-                + InvalidSpecException.echo(event.type()) + "' is invalid: no registered task listens to this event type"));
+            throw new CompletionException(RefusedException.invalid(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type",
+                InvalidSpecException.echo(event.type()), "no registered task listens to this event type"));
           }
           if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
             // refused before any task sees it, so no task stores what another refuses
@@ -386,7 +386,7 @@ public final class Almanac {
     String by = "; the other listening task(s) " + String.join(", ", recorded.stream().map(PublishResult.TaskOutcome::taskId)
         .toList()) + " recorded the event";
     if (refusal instanceof RefusedException r) {
-      return new RefusedException(r.reason(), r.getMessage() + by);
+      return r.withMore(by);
     }
     return new AlmanacException(refusal.getMessage() + by, refusal);
   }
@@ -416,7 +416,7 @@ public final class Almanac {
    * @return what each listening task did
    */
   public CompletionStage<PublishResult> publish(String type, String eventId, Instant eventTime, String summary) {
-    return publish(new IncomingEvent(type, eventId, eventTime, summary));
+    return publish(IncomingEvent.of(type, eventId).withEventTime(eventTime).withSummary(summary));
   }
 
   /**
@@ -453,15 +453,17 @@ public final class Almanac {
    *
    * @param spec the task
    * @return completes when the task is stored and the trigger knows it
-   * @throws InvalidSpecException at once if the spec is invalid or names a job not registered here
+   * @throws InvalidSpecException at once if the spec is invalid, or its job ({@link TaskSpec#job()})
+   *     is neither registered here nor the name of an {@link AgentJob} class with a public
+   *     no-argument constructor (field {@code job}, with the value)
    */
   public CompletionStage<Done> register(TaskSpec spec) {
     return registerAll(List.of(spec));
   }
 
   /**
-   * Defines or updates a task bound to a job, registering the job under the spec's job name (or
-   * the task id when the spec names none).
+   * Defines or updates a task bound to a job, registering the job under the spec's job name (the
+   * task's id unless the spec names another).
    *
    * @param spec the task
    * @param job its job
@@ -482,9 +484,10 @@ public final class Almanac {
     List<TaskSpec> valid = new ArrayList<>();
     for (TaskSpec spec : specs) {
       spec.validate();
-      if (jobs.find(spec.job(), spec.id()) == null) {
-        throw new InvalidSpecException(spec.id(), new InvalidSpecException("job", spec.job(),
-            "no job is registered under this name (or the task id) on this node: register it first"));
+      try {
+        jobs.resolve(spec.job(), spec.id());
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(spec.id(), e);
       }
       if (spec.condition() != null && jobs.condition(spec.condition().name()) == null) {
         throw new InvalidSpecException(spec.id(), new InvalidSpecException("condition.name", spec.condition().name(),

@@ -1,5 +1,9 @@
 package io.almanac;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Duration;
 
 /**
@@ -11,17 +15,17 @@ import java.time.Duration;
  * SkipReason#CONDITION_NOT_MET} at its deadline. A poll that throws or outlives {@link #timeout()} is
  * recorded in the journal and the condition is polled again at the next poll; it never stops
  * another task.
- *
- * @param name the name the condition is registered under ({@link Almanac.Builder#condition})
- * @param every how often it is polled, at least {@link #MIN_EVERY}
- * @param timeout how long one poll may take, positive and at most {@code every}
- * @param debounce consecutive polls it must hold for, at least 1
- * @param holdFor how long it must have held (from the first of those polls); zero for no minimum
- * @param waitAtMost how long after the window came due it waits; null: until the window's end (or
- *     24 h after it came due, for a window that ends when it starts)
  */
-public record ConditionTrigger(String name, Duration every, Duration timeout, int debounce, Duration holdFor,
-    Duration waitAtMost) {
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
+    isGetterVisibility = JsonAutoDetect.Visibility.NONE)
+@JsonPropertyOrder({"name", "every", "timeout", "debounce", "holdFor", "waitAtMost"})
+public final class ConditionTrigger {
+  private final String name;
+  private final Duration every;
+  private final Duration timeout;
+  private final int debounce;
+  private final Duration holdFor;
+  private final Duration waitAtMost;
 
   /** The shortest poll interval accepted. */
   public static final Duration MIN_EVERY = Duration.ofSeconds(1);
@@ -32,11 +36,24 @@ public record ConditionTrigger(String name, Duration every, Duration timeout, in
   /** The default time one poll may take. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
-  /** Canonical constructor: fills unset durations with their defaults; it does not validate. */
-  public ConditionTrigger {
+  /** Fills unset durations with their defaults; it does not validate. */
+  @JsonCreator
+  private ConditionTrigger(
+      @JsonProperty("name") String name,
+      @JsonProperty("every") Duration every,
+      @JsonProperty("timeout") Duration timeout,
+      @JsonProperty("debounce") int debounce,
+      @JsonProperty("holdFor") Duration holdFor,
+      @JsonProperty("waitAtMost") Duration waitAtMost) {
     every = every == null ? DEFAULT_EVERY : every;
     timeout = timeout == null ? (every.compareTo(DEFAULT_TIMEOUT) < 0 ? every : DEFAULT_TIMEOUT) : timeout;
     holdFor = holdFor == null ? Duration.ZERO : holdFor;
+    this.name = name;
+    this.every = every;
+    this.timeout = timeout;
+    this.debounce = debounce;
+    this.holdFor = holdFor;
+    this.waitAtMost = waitAtMost;
   }
 
   /**
@@ -122,5 +139,73 @@ public record ConditionTrigger(String name, Duration every, Duration timeout, in
           + DependencyTrigger.MAX_WAIT);
     }
     return this;
+  }
+
+  /** @return the name the condition is registered under ({@link Almanac.Builder#condition}) */
+  public String name() {
+    return name;
+  }
+
+  /** @return how often it is polled, at least {@link #MIN_EVERY} */
+  public Duration every() {
+    return every;
+  }
+
+  /** @return how long one poll may take, positive and at most {@code every} */
+  public Duration timeout() {
+    return timeout;
+  }
+
+  /** @return consecutive polls it must hold for, at least 1 */
+  public int debounce() {
+    return debounce;
+  }
+
+  /** @return how long it must have held (from the first of those polls); zero for no minimum */
+  public Duration holdFor() {
+    return holdFor;
+  }
+
+  /**
+   * @return how long after the window came due it waits; null: until the window's end (or 24 h after
+   *     it came due, for a window that ends when it starts)
+   */
+  public Duration waitAtMost() {
+    return waitAtMost;
+  }
+
+  /**
+   * @param other another object
+   * @return whether it is a ConditionTrigger with equal parts
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    return other instanceof ConditionTrigger o
+        && java.util.Objects.equals(name, o.name)
+        && java.util.Objects.equals(every, o.every)
+        && java.util.Objects.equals(timeout, o.timeout)
+        && debounce == o.debounce
+        && java.util.Objects.equals(holdFor, o.holdFor)
+        && java.util.Objects.equals(waitAtMost, o.waitAtMost);
+  }
+
+  /** @return a hash of every part */
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(name, every, timeout, debounce, holdFor, waitAtMost);
+  }
+
+  /** @return every part, named */
+  @Override
+  public String toString() {
+    return "ConditionTrigger[" + "name=" + name
+        + ", every=" + every
+        + ", timeout=" + timeout
+        + ", debounce=" + debounce
+        + ", holdFor=" + holdFor
+        + ", waitAtMost=" + waitAtMost + "]";
   }
 }

@@ -1,5 +1,9 @@
 package io.almanac;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,23 +22,17 @@ import java.util.Set;
  * window with the same key, or the upstream windows that start inside this window's range (all of
  * them, or only the latest). A {@link InstanceStatus#RESOLVED} upstream window (an operator did its
  * work by hand) counts as succeeded.
- *
- * @param upstream the upstream task ids, at least one, no duplicates, not the task itself
- * @param require whether all upstream tasks or any one must have succeeded
- * @param mapping which upstream windows a window waits for
- * @param waitAtMost how long after the window came due it waits; null: until the window's end (or
- *     24 h after it came due, for a window that ends when it starts)
- * @param missingUpstream what a registration naming an upstream task that is not registered does
- * @param onUpstreamRerun what an upstream success that arrives after this task's window already ran
- *     does (recorded either way)
  */
-public record DependencyTrigger(
-    List<String> upstream,
-    Require require,
-    Mapping mapping,
-    Duration waitAtMost,
-    MissingUpstream missingUpstream,
-    Rerun onUpstreamRerun) {
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
+    isGetterVisibility = JsonAutoDetect.Visibility.NONE)
+@JsonPropertyOrder({"upstream", "require", "mapping", "waitAtMost", "missingUpstream", "onUpstreamRerun"})
+public final class DependencyTrigger {
+  private final List<String> upstream;
+  private final Require require;
+  private final Mapping mapping;
+  private final Duration waitAtMost;
+  private final MissingUpstream missingUpstream;
+  private final Rerun onUpstreamRerun;
 
   /** Whether all upstream tasks or any one must have succeeded. Persisted by name. */
   public enum Require {
@@ -83,13 +81,26 @@ public record DependencyTrigger(
   /** Most upstream tasks accepted. */
   public static final int MAX_UPSTREAM = 50;
 
-  /** Canonical constructor: fills unset parts with their defaults; it does not validate. */
-  public DependencyTrigger {
+  /** Fills unset parts with their defaults; it does not validate. */
+  @JsonCreator
+  private DependencyTrigger(
+      @JsonProperty("upstream") List<String> upstream,
+      @JsonProperty("require") Require require,
+      @JsonProperty("mapping") Mapping mapping,
+      @JsonProperty("waitAtMost") Duration waitAtMost,
+      @JsonProperty("missingUpstream") MissingUpstream missingUpstream,
+      @JsonProperty("onUpstreamRerun") Rerun onUpstreamRerun) {
     upstream = upstream == null ? List.of() : List.copyOf(upstream);
     require = require == null ? Require.ALL : require;
     mapping = mapping == null ? Mapping.SAME_WINDOW : mapping;
     missingUpstream = missingUpstream == null ? MissingUpstream.REJECT : missingUpstream;
     onUpstreamRerun = onUpstreamRerun == null ? Rerun.KEEP : onUpstreamRerun;
+    this.upstream = upstream;
+    this.require = require;
+    this.mapping = mapping;
+    this.waitAtMost = waitAtMost;
+    this.missingUpstream = missingUpstream;
+    this.onUpstreamRerun = onUpstreamRerun;
   }
 
   /**
@@ -176,5 +187,76 @@ public record DependencyTrigger(
       throw new InvalidSpecException("dependency.wait-at-most", waitAtMost, "must be positive and at most " + MAX_WAIT);
     }
     return this;
+  }
+
+  /** @return the upstream task ids, at least one, no duplicates, not the task itself */
+  public List<String> upstream() {
+    return upstream;
+  }
+
+  /** @return whether all upstream tasks or any one must have succeeded */
+  public Require require() {
+    return require;
+  }
+
+  /** @return which upstream windows a window waits for */
+  public Mapping mapping() {
+    return mapping;
+  }
+
+  /**
+   * @return how long after the window came due it waits; null: until the window's end (or 24 h after
+   *     it came due, for a window that ends when it starts)
+   */
+  public Duration waitAtMost() {
+    return waitAtMost;
+  }
+
+  /** @return what a registration naming an upstream task that is not registered does */
+  public MissingUpstream missingUpstream() {
+    return missingUpstream;
+  }
+
+  /**
+   * @return what an upstream success that arrives after this task's window already ran does
+   *     (recorded either way)
+   */
+  public Rerun onUpstreamRerun() {
+    return onUpstreamRerun;
+  }
+
+  /**
+   * @param other another object
+   * @return whether it is a DependencyTrigger with equal parts
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    return other instanceof DependencyTrigger o
+        && java.util.Objects.equals(upstream, o.upstream)
+        && java.util.Objects.equals(require, o.require)
+        && java.util.Objects.equals(mapping, o.mapping)
+        && java.util.Objects.equals(waitAtMost, o.waitAtMost)
+        && java.util.Objects.equals(missingUpstream, o.missingUpstream)
+        && java.util.Objects.equals(onUpstreamRerun, o.onUpstreamRerun);
+  }
+
+  /** @return a hash of every part */
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(upstream, require, mapping, waitAtMost, missingUpstream, onUpstreamRerun);
+  }
+
+  /** @return every part, named */
+  @Override
+  public String toString() {
+    return "DependencyTrigger[" + "upstream=" + upstream
+        + ", require=" + require
+        + ", mapping=" + mapping
+        + ", waitAtMost=" + waitAtMost
+        + ", missingUpstream=" + missingUpstream
+        + ", onUpstreamRerun=" + onUpstreamRerun + "]";
   }
 }

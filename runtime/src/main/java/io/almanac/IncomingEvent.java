@@ -4,23 +4,52 @@ import java.time.Instant;
 
 /**
  * An event for event-triggered tasks ({@link EventTrigger}), as a publisher or a message-queue
- * adapter hands it to {@link Almanac#publish(IncomingEvent)}.
- *
- * @param type the event type: tasks with an event trigger of this type receive it
- * @param id the event's id, unique per event: a second delivery of the same id is a duplicate
- *     (1-200 characters)
- * @param eventTime when the event happened by its publisher; required for tasks that map events by
- *     event time, and never more than {@code almanac.task.max-event-future} ahead of the node's clock
- * @param summary a short description kept with the event in the journal (at most 500 characters),
- *     or null
+ * adapter hands it to {@link Almanac#publish(IncomingEvent)}: {@code IncomingEvent.of(type,
+ * id).withEventTime(at).withSummary(text)}.
  */
-public record IncomingEvent(String type, String id, Instant eventTime, String summary) {
+public final class IncomingEvent {
+  private final String type;
+  private final String id;
+  private final Instant eventTime;
+  private final String summary;
+
+  private IncomingEvent(String type, String id, Instant eventTime, String summary) {
+    this.type = type;
+    this.id = id;
+    this.eventTime = eventTime;
+    this.summary = summary;
+  }
 
   /** Longest event id accepted. */
   public static final int MAX_ID_LENGTH = 200;
 
   /** Longest summary accepted. */
   public static final int MAX_SUMMARY_LENGTH = 500;
+
+  /**
+   * @param type the event type: tasks with an event trigger of this type receive it
+   * @param id the event's id, unique per event: a second delivery of the same id is a duplicate
+   * @return the event, without an event time or a summary
+   */
+  public static IncomingEvent of(String type, String id) {
+    return new IncomingEvent(type, id, null, null);
+  }
+
+  /**
+   * @param at when the event happened by its publisher, or null
+   * @return this event with that event time
+   */
+  public IncomingEvent withEventTime(Instant at) {
+    return new IncomingEvent(type, id, at, summary);
+  }
+
+  /**
+   * @param text a short description kept with the event in the journal, or null
+   * @return this event with that summary
+   */
+  public IncomingEvent withSummary(String text) {
+    return new IncomingEvent(type, id, eventTime, text);
+  }
 
   /**
    * Checks the parts that need no task: the type, the id and the summary.
@@ -41,5 +70,59 @@ public record IncomingEvent(String type, String id, Instant eventTime, String su
           + MAX_SUMMARY_LENGTH);
     }
     return this;
+  }
+
+  /** @return the event type: tasks with an event trigger of this type receive it */
+  public String type() {
+    return type;
+  }
+
+  /**
+   * @return the event's id, unique per event: a second delivery of the same id is a duplicate (1-200
+   *     characters)
+   */
+  public String id() {
+    return id;
+  }
+
+  /**
+   * @return when the event happened by its publisher; required for tasks that map events by event
+   *     time, and never more than {@code almanac.task.max-event-future} ahead of the node's clock
+   */
+  public Instant eventTime() {
+    return eventTime;
+  }
+
+  /** @return a short description kept with the event in the journal (at most 500 characters), or null */
+  public String summary() {
+    return summary;
+  }
+
+  /**
+   * @param other another object
+   * @return whether it is a IncomingEvent with equal parts
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    return other instanceof IncomingEvent o
+        && java.util.Objects.equals(type, o.type)
+        && java.util.Objects.equals(id, o.id)
+        && java.util.Objects.equals(eventTime, o.eventTime)
+        && java.util.Objects.equals(summary, o.summary);
+  }
+
+  /** @return a hash of every part */
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(type, id, eventTime, summary);
+  }
+
+  /** @return every part, named */
+  @Override
+  public String toString() {
+    return "IncomingEvent[" + "type=" + type + ", id=" + id + ", eventTime=" + eventTime + ", summary=" + summary + "]";
   }
 }

@@ -1,19 +1,26 @@
 package io.almanac;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.Objects;
 
 /**
  * What an attempt of an agent job produced (R22): on success a bounded summary and an optional
  * artifact URI (never the full output), on failure a bounded reason. The bounds are settings
  * ({@code almanac.task.max-summary-length}, {@code max-reason-length}, {@code max-artifact-uri-length});
- * a result over them is refused with an error naming the field, never truncated silently.
- *
- * @param outcome succeeded or failed
- * @param summary a short summary of a success (may be empty, never null)
- * @param artifactUri where the full output lives, or null
- * @param reason why it failed (null on success)
+ * a result over them is refused with an error naming the field, never truncated silently. Made by
+ * {@link #success(String)}, {@link #success(String, String)} and {@link #failure(String)}.
  */
-public record JobResult(Outcome outcome, String summary, String artifactUri, String reason) {
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
+    isGetterVisibility = JsonAutoDetect.Visibility.NONE)
+@JsonPropertyOrder({"outcome", "summary", "artifactUri", "reason"})
+public final class JobResult {
+  private final Outcome outcome;
+  private final String summary;
+  private final String artifactUri;
+  private final String reason;
 
   /**
    * The outcome of an attempt as the job reports it. Persisted by name (a late result's, {@code
@@ -26,10 +33,16 @@ public record JobResult(Outcome outcome, String summary, String artifactUri, Str
     FAILED
   }
 
-  /** Canonical constructor; normalises a null summary to empty. */
-  public JobResult {
+  /** Normalises a null summary to empty. */
+  @JsonCreator
+  private JobResult(@JsonProperty("outcome") Outcome outcome, @JsonProperty("summary") String summary,
+      @JsonProperty("artifactUri") String artifactUri, @JsonProperty("reason") String reason) {
     Objects.requireNonNull(outcome, "outcome");
     summary = summary == null ? "" : summary;
+    this.outcome = outcome;
+    this.summary = summary;
+    this.artifactUri = artifactUri;
+    this.reason = reason;
   }
 
   /**
@@ -60,5 +73,56 @@ public record JobResult(Outcome outcome, String summary, String artifactUri, Str
   /** @return true when the outcome is {@link Outcome#SUCCEEDED} */
   public boolean succeeded() {
     return outcome == Outcome.SUCCEEDED;
+  }
+
+  /** @return succeeded or failed */
+  public Outcome outcome() {
+    return outcome;
+  }
+
+  /** @return a short summary of a success (may be empty, never null) */
+  public String summary() {
+    return summary;
+  }
+
+  /** @return where the full output lives, or null */
+  public String artifactUri() {
+    return artifactUri;
+  }
+
+  /** @return why it failed (null on success) */
+  public String reason() {
+    return reason;
+  }
+
+  /**
+   * @param other another object
+   * @return whether it is a JobResult with equal parts
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    return other instanceof JobResult o
+        && Objects.equals(outcome, o.outcome)
+        && Objects.equals(summary, o.summary)
+        && Objects.equals(artifactUri, o.artifactUri)
+        && Objects.equals(reason, o.reason);
+  }
+
+  /** @return a hash of every part */
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(outcome, summary, artifactUri, reason);
+  }
+
+  /** @return every part, named */
+  @Override
+  public String toString() {
+    return "JobResult[" + "outcome=" + outcome
+        + ", summary=" + summary
+        + ", artifactUri=" + artifactUri
+        + ", reason=" + reason + "]";
   }
 }

@@ -1,5 +1,9 @@
 package io.almanac;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -9,15 +13,15 @@ import java.util.Optional;
  * factor} times their P99, kept between {@code floor} and {@code ceiling}. Until then the duration
  * is unknown and the lease is the generous {@code ceiling}, so that a slow first run is not killed.
  * A job can heartbeat to extend its lease.
- *
- * @param floor the shortest lease, positive
- * @param ceiling the longest lease, and the lease while samples are too few; at least {@code floor}
- *     and at most {@link #MAX_CEILING}
- * @param factor the multiple of the P99 duration, from 1.0 to {@value #MAX_FACTOR}
- * @param minSamples how many durations are needed before the P99 is trusted, from 1 to {@value
- *     #MAX_MIN_SAMPLES}
  */
-public record LeasePolicy(Duration floor, Duration ceiling, double factor, int minSamples) {
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
+    isGetterVisibility = JsonAutoDetect.Visibility.NONE)
+@JsonPropertyOrder({"floor", "ceiling", "factor", "minSamples"})
+public final class LeasePolicy {
+  private final Duration floor;
+  private final Duration ceiling;
+  private final double factor;
+  private final int minSamples;
 
   /** The default floor: 1 minute. */
   public static final Duration DEFAULT_FLOOR = Duration.ofMinutes(1);
@@ -61,7 +65,12 @@ public record LeasePolicy(Duration floor, Duration ceiling, double factor, int m
    * @throws InvalidSpecException naming {@code lease.floor}, {@code lease.ceiling}, {@code
    *     lease.factor} or {@code lease.minSamples}
    */
-  public LeasePolicy {
+  @JsonCreator
+  private LeasePolicy(
+      @JsonProperty("floor") Duration floor,
+      @JsonProperty("ceiling") Duration ceiling,
+      @JsonProperty("factor") double factor,
+      @JsonProperty("minSamples") int minSamples) {
     if (floor == null || floor.isNegative() || floor.isZero()) {
       throw new InvalidSpecException("lease.floor", floor, "must be positive");
     }
@@ -83,6 +92,10 @@ public record LeasePolicy(Duration floor, Duration ceiling, double factor, int m
       throw new InvalidSpecException(
           "lease.minSamples", minSamples, "must be from 1 to " + MAX_MIN_SAMPLES);
     }
+    this.floor = floor;
+    this.ceiling = ceiling;
+    this.factor = factor;
+    this.minSamples = minSamples;
   }
 
   /**
@@ -107,5 +120,124 @@ public record LeasePolicy(Duration floor, Duration ceiling, double factor, int m
       return floor;
     }
     return scaled.compareTo(ceiling) > 0 ? ceiling : scaled;
+  }
+
+
+  /**
+   * @return a builder holding the parts of {@link #DEFAULT}; set those that differ
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Names each part of a {@link LeasePolicy}; {@link #build()} validates them together. */
+  public static final class Builder {
+    private Duration floor = DEFAULT_FLOOR;
+    private Duration ceiling = DEFAULT_CEILING;
+    private double factor = DEFAULT_FACTOR;
+    private int minSamples = DEFAULT_MIN_SAMPLES;
+
+    private Builder() {}
+
+    /**
+     * @param d the shortest lease, positive (default {@link #DEFAULT_FLOOR})
+     * @return this builder
+     */
+    public Builder floor(Duration d) {
+      this.floor = d;
+      return this;
+    }
+
+    /**
+     * @param d the longest lease, and the lease while samples are too few (default {@link
+     *     #DEFAULT_CEILING})
+     * @return this builder
+     */
+    public Builder ceiling(Duration d) {
+      this.ceiling = d;
+      return this;
+    }
+
+    /**
+     * @param f the multiple of the P99 duration (default {@value #DEFAULT_FACTOR})
+     * @return this builder
+     */
+    public Builder factor(double f) {
+      this.factor = f;
+      return this;
+    }
+
+    /**
+     * @param n how many durations are needed before the P99 is trusted (default {@value
+     *     #DEFAULT_MIN_SAMPLES})
+     * @return this builder
+     */
+    public Builder minSamples(int n) {
+      this.minSamples = n;
+      return this;
+    }
+
+    /**
+     * @return the policy
+     * @throws InvalidSpecException naming {@code lease.floor}, {@code lease.ceiling}, {@code
+     *     lease.factor} or {@code lease.minSamples}
+     */
+    public LeasePolicy build() {
+      return new LeasePolicy(floor, ceiling, factor, minSamples);
+    }
+  }
+
+  /** @return the shortest lease, positive */
+  public Duration floor() {
+    return floor;
+  }
+
+  /**
+   * @return the longest lease, and the lease while samples are too few; at least {@code floor} and
+   *     at most {@link #MAX_CEILING}
+   */
+  public Duration ceiling() {
+    return ceiling;
+  }
+
+  /** @return the multiple of the P99 duration, from 1.0 to {@value #MAX_FACTOR} */
+  public double factor() {
+    return factor;
+  }
+
+  /** @return how many durations are needed before the P99 is trusted, from 1 to {@value #MAX_MIN_SAMPLES} */
+  public int minSamples() {
+    return minSamples;
+  }
+
+  /**
+   * @param other another object
+   * @return whether it is a LeasePolicy with equal parts
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    return other instanceof LeasePolicy o
+        && java.util.Objects.equals(floor, o.floor)
+        && java.util.Objects.equals(ceiling, o.ceiling)
+        && java.util.Objects.equals(factor, o.factor)
+        && minSamples == o.minSamples;
+  }
+
+  /** @return a hash of every part */
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(floor, ceiling, factor, minSamples);
+  }
+
+  /** @return every part, named */
+  @Override
+  public String toString() {
+    return "LeasePolicy[" + "floor=" + floor
+        + ", ceiling=" + ceiling
+        + ", factor=" + factor
+        + ", minSamples=" + minSamples + "]";
   }
 }

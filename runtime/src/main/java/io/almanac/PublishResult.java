@@ -36,11 +36,61 @@ public record PublishResult(String type, String id, List<TaskOutcome> tasks) {
     ARCHIVED
   }
 
-  /**
-   * @param taskId the task
-   * @param window the window the event mapped to
-   * @param outcome what the task did
-   * @param detail why, for people
-   */
-  public record TaskOutcome(String taskId, WindowKey window, Outcome outcome, String detail) {}
+  /** What one listening task did with the event. Made by the runtime; read by callers. */
+  public static final class TaskOutcome {
+    private final String taskId;
+    private final WindowKey window;
+    private final Outcome outcome;
+    private final String detail;
+
+    TaskOutcome(String taskId, WindowKey window, Outcome outcome, String detail) {
+      this.taskId = taskId;
+      this.window = window;
+      this.outcome = outcome;
+      this.detail = detail;
+    }
+
+    /** @return the task */
+    public String taskId() {
+      return taskId;
+    }
+
+    /** @return the window the event mapped to */
+    public WindowKey window() {
+      return window;
+    }
+
+    /** @return what the task did */
+    public Outcome outcome() {
+      return outcome;
+    }
+
+    /** @return why, for people */
+    public String detail() {
+      return detail;
+    }
+
+    /**
+     * @param other another object
+     * @return whether it is a TaskOutcome with equal parts
+     */
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof TaskOutcome o && java.util.Objects.equals(taskId, o.taskId)
+          && java.util.Objects.equals(window, o.window) && outcome == o.outcome
+          && java.util.Objects.equals(detail, o.detail);
+    }
+
+    /** @return a hash of every part */
+    @Override
+    public int hashCode() {
+      return java.util.Objects.hash(taskId, window, outcome, detail);
+    }
+
+    /** @return every part, named */
+    @Override
+    public String toString() {
+      return "TaskOutcome[taskId=" + taskId + ", window=" + window + ", outcome=" + outcome + ", detail=" + detail + "]";
+    }
+  }
 }

@@ -14,8 +14,8 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
 /**
  * Serializes the refusals a task entity answers with ({@link RefusedException}, {@link
  * InvalidSpecException}, {@link IllegalTransitionException}, any other {@link AlmanacException}),
- * so that a refusal crossing nodes of a cluster arrives as the same type, with its reason or field
- * and its message, instead of failing to serialize (Java serialization is off). Bound to {@code
+ * so that a refusal crossing nodes of a cluster arrives as the same type, with its reason, field and
+ * value and its message, instead of failing to serialize (Java serialization is off). Bound to {@code
  * io.almanac.AlmanacException} in reference.conf. Not part of the API: Pekko instantiates it.
  */
 final class RefusalSerializer extends SerializerWithStringManifest {
@@ -54,6 +54,9 @@ final class RefusalSerializer extends SerializerWithStringManifest {
       write(out, e.getMessage());
       if (e instanceof RefusedException r) {
         write(out, r.reason().name());
+        // after the reason, so a node that reads only the reason still reads the refusal
+        write(out, r.field());
+        write(out, r.value());
       } else if (e instanceof InvalidSpecException i) {
         write(out, i.field());
         write(out, i.value());
@@ -73,7 +76,11 @@ final class RefusalSerializer extends SerializerWithStringManifest {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       String message = read(in);
       return switch (manifest) {
-        case REFUSED -> new RefusedException(RefusedException.Reason.valueOf(read(in)), message);
+        case REFUSED -> {
+          RefusedException.Reason reason = RefusedException.Reason.valueOf(read(in));
+          boolean typed = in.available() > 0; // absent from a node that sent only the reason
+          yield new RefusedException(reason, typed ? read(in) : null, typed ? read(in) : null, message);
+        }
         case INVALID -> new InvalidSpecException(message, read(in), read(in), read(in));
         case TRANSITION -> {
           String from = read(in);

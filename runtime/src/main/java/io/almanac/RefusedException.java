@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * A command about a task was refused and nothing was stored. {@link #reason()} says why as a value
- * callers can branch on; the message says it in words, naming the field and the value.
+ * callers can branch on, and {@link #field()} and {@link #value()} which input, when the refusal is
+ * about one; the message says it in words, naming the field and the value.
  */
 public class RefusedException extends AlmanacException {
   private static final long serialVersionUID = 1L;
@@ -35,18 +36,66 @@ public class RefusedException extends AlmanacException {
   }
 
   private final Reason reason;
+  private final String field;
+  private final String value;
 
   /**
    * @param reason why
    * @param message what was refused, naming the field and the value
    */
   public RefusedException(Reason reason, String message) {
+    this(reason, null, null, message);
+  }
+
+  /**
+   * A refusal about one field, with the field and the value as data beside the message.
+   *
+   * @param reason why
+   * @param field the field refused, e.g. {@code from}; null when the refusal is not about one field
+   * @param value the value refused, as the message shows it; null if none
+   * @param message what was refused, in words
+   */
+  public RefusedException(Reason reason, String field, String value, String message) {
     super(message);
     this.reason = Objects.requireNonNull(reason, "reason");
+    this.field = field;
+    this.value = value;
+  }
+
+  /**
+   * A refusal of one field's value, worded {@code field 'value' is invalid: why}.
+   *
+   * @param reason why, e.g. {@link Reason#INVALID_ARGUMENT}
+   * @param field the field refused, e.g. {@code from}
+   * @param value the value refused, as the message shows it (the caller bounds long texts)
+   * @param why what is wrong with it
+   * @return the refusal, its field and value as data
+   */
+  public static RefusedException invalid(Reason reason, String field, Object value, String why) {
+    String shown = String.valueOf(value);
+    return new RefusedException(reason, field, shown, field + " '" + shown + "' is invalid: " + why);
   }
 
   /** @return why the command was refused */
   public Reason reason() {
     return reason;
+  }
+
+  /** @return the field the refusal is about, or null when it is not about one field */
+  public String field() {
+    return field;
+  }
+
+  /** @return the value refused, as the message shows it, or null */
+  public String value() {
+    return value;
+  }
+
+  /**
+   * @param more words to add to the message
+   * @return this refusal, its reason, field and value, with {@code more} after its message
+   */
+  public RefusedException withMore(String more) {
+    return new RefusedException(reason, field, value, getMessage() + more);
   }
 }

@@ -1,6 +1,9 @@
 package io.almanac;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.time.Duration;
@@ -26,36 +29,21 @@ import java.util.SplittableRandom;
  * Windows missed while nothing fired them are the {@link CatchUpPolicy}'s business, not this one's.
  *
  * <p>Components that the back-off does not use hold neutral values (empty list, {@link
- * Duration#ZERO}, multiplier 1.0, jitter 0.0); the canonical constructor refuses anything else, so
- * equal policies are equal records.
- *
- * @param maxRetries how many retries follow the first attempt, 0 to {@value #MAX_ALLOWED_RETRIES}; 0
- *     means the task is not marked for retry and a failure is final at once
- * @param backoff when each retry is due
- * @param delays for {@link Backoff#DELAYS}: 1 to {@value #MAX_DELAYS} positive, strictly increasing
- *     delays from the failure to the retry, each at most {@link #MAX_DELAY}; the last one repeats.
- *     Empty otherwise
- * @param initialDelay for {@link Backoff#EXPONENTIAL}: the delay before the first retry, at most
- *     {@link #MAX_DELAY}; zero otherwise
- * @param multiplier for {@link Backoff#EXPONENTIAL}: the factor between consecutive delays (1.0 to
- *     {@value #MAX_MULTIPLIER}); 1.0 otherwise
- * @param maxDelay for {@link Backoff#EXPONENTIAL}: the cap on a delay before jitter, at most {@link
- *     #MAX_DELAY}; zero otherwise
- * @param jitter for {@link Backoff#EXPONENTIAL}: the relative spread in [0, 1] applied to each
- *     delay; 0.0 otherwise
- * @param span how long after the window's start a retry may be due, e.g. 24 hours for the same
- *     business day of a daily task (R13's windowed strategy), at most {@link #MAX_SPAN}; zero for no
- *     such limit
+ * Duration#ZERO}, multiplier 1.0, jitter 0.0); the factories, and {@link #builder()} that names
+ * every part, refuse anything else, so equal policies have equal parts.
  */
-public record RetryPolicy(
-    int maxRetries,
-    Backoff backoff,
-    List<Duration> delays,
-    Duration initialDelay,
-    double multiplier,
-    Duration maxDelay,
-    double jitter,
-    Duration span) {
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
+    isGetterVisibility = JsonAutoDetect.Visibility.NONE)
+@JsonPropertyOrder({"maxRetries", "backoff", "delays", "initialDelay", "multiplier", "maxDelay", "jitter", "span"})
+public final class RetryPolicy {
+  private final int maxRetries;
+  private final Backoff backoff;
+  private final List<Duration> delays;
+  private final Duration initialDelay;
+  private final double multiplier;
+  private final Duration maxDelay;
+  private final double jitter;
+  private final Duration span;
 
   /** When a retry is due after a failure (R13). */
   public enum Backoff {
@@ -94,8 +82,9 @@ public record RetryPolicy(
       new RetryPolicy(0, Backoff.IMMEDIATE, List.of(), Duration.ZERO, 1.0, Duration.ZERO, 0.0, Duration.ZERO);
 
   /**
-   * Validates the components for the back-off; used by the factories and when a persisted spec is
-   * read ({@code SpecRecord.Retry#toPolicy}). A null component that the back-off does not use is
+   * Validates the components for the back-off; used by the factories and {@link Builder#build()}
+   * (which a persisted spec is read back with, {@code SpecRecord.Retry#toPolicy}). A null component
+   * that the back-off does not use is
    * read as its neutral value, a null span as zero.
    *
    * @param maxRetries the number of retries after the first attempt
@@ -110,7 +99,16 @@ public record RetryPolicy(
    *     {@code retry.delays}, {@code retry.initialDelay}, {@code retry.multiplier}, {@code
    *     retry.maxDelay}, {@code retry.jitter} or {@code retry.span}) and the value refused
    */
-  public RetryPolicy {
+  @JsonCreator
+  private RetryPolicy(
+      @JsonProperty("maxRetries") int maxRetries,
+      @JsonProperty("backoff") Backoff backoff,
+      @JsonProperty("delays") List<Duration> delays,
+      @JsonProperty("initialDelay") Duration initialDelay,
+      @JsonProperty("multiplier") double multiplier,
+      @JsonProperty("maxDelay") Duration maxDelay,
+      @JsonProperty("jitter") double jitter,
+      @JsonProperty("span") Duration span) {
     checkMaxRetries(maxRetries);
     if (backoff == null) {
       throw new InvalidSpecException("retry.backoff", null, "must be one of IMMEDIATE, DELAYS, EXPONENTIAL");
@@ -154,6 +152,14 @@ public record RetryPolicy(
       throw new InvalidSpecException("retry.span", span, "must be positive, or zero for no limit");
     }
     checkAtMost("retry.span", span, MAX_SPAN);
+    this.maxRetries = maxRetries;
+    this.backoff = backoff;
+    this.delays = delays;
+    this.initialDelay = initialDelay;
+    this.multiplier = multiplier;
+    this.maxDelay = maxDelay;
+    this.jitter = jitter;
+    this.span = span;
   }
 
   /**
@@ -310,7 +316,6 @@ public record RetryPolicy(
    *
    * @return true if a failed window may be retried
    */
-  @JsonIgnore
   public boolean allowsRetry() {
     return maxRetries > 0;
   }
@@ -320,7 +325,6 @@ public record RetryPolicy(
    *
    * @return true if {@link #span()} is set (not zero)
    */
-  @JsonIgnore
   public boolean hasSpan() {
     return !span.isZero();
   }
@@ -446,5 +450,215 @@ public record RetryPolicy(
 
   private static String unused(String usedBy, String neutral) {
     return "not used by " + usedBy + ", must be " + neutral;
+  }
+
+
+  /**
+   * A builder that names every part, starting from {@link #DEFAULT}: for a policy read back part by
+   * part (from a journal, from configuration). The factories ({@link #immediate()}, {@link
+   * #delayed(Duration...)}, {@link #exponential(Duration, double, Duration, double)}) are the usual
+   * way to choose a policy.
+   *
+   * @return a builder holding the parts of {@link #DEFAULT}
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Names each part of a {@link RetryPolicy}; {@link #build()} validates them together. */
+  public static final class Builder {
+    private int maxRetries;
+    private Backoff backoff = Backoff.IMMEDIATE;
+    private List<Duration> delays = List.of();
+    private Duration initialDelay = Duration.ZERO;
+    private double multiplier = 1.0;
+    private Duration maxDelay = Duration.ZERO;
+    private double jitter;
+    private Duration span = Duration.ZERO;
+
+    private Builder() {}
+
+    /**
+     * @param cap how many retries follow the first attempt
+     * @return this builder
+     */
+    public Builder maxRetries(int cap) {
+      this.maxRetries = cap;
+      return this;
+    }
+
+    /**
+     * @param b when each retry is due
+     * @return this builder
+     */
+    public Builder backoff(Backoff b) {
+      this.backoff = b;
+      return this;
+    }
+
+    /**
+     * @param list the delays of {@link Backoff#DELAYS}; empty (or null) for another back-off
+     * @return this builder
+     */
+    public Builder delays(List<Duration> list) {
+      this.delays = list;
+      return this;
+    }
+
+    /**
+     * @param d the first delay of {@link Backoff#EXPONENTIAL}; zero (or null) for another back-off
+     * @return this builder
+     */
+    public Builder initialDelay(Duration d) {
+      this.initialDelay = d;
+      return this;
+    }
+
+    /**
+     * @param m the factor of {@link Backoff#EXPONENTIAL}; 1.0 for another back-off
+     * @return this builder
+     */
+    public Builder multiplier(double m) {
+      this.multiplier = m;
+      return this;
+    }
+
+    /**
+     * @param d the cap of {@link Backoff#EXPONENTIAL}; zero (or null) for another back-off
+     * @return this builder
+     */
+    public Builder maxDelay(Duration d) {
+      this.maxDelay = d;
+      return this;
+    }
+
+    /**
+     * @param j the jitter of {@link Backoff#EXPONENTIAL}; 0.0 for another back-off
+     * @return this builder
+     */
+    public Builder jitter(double j) {
+      this.jitter = j;
+      return this;
+    }
+
+    /**
+     * @param limit how long after the window's start a retry may be due; zero (or null) for no limit
+     * @return this builder
+     */
+    public Builder span(Duration limit) {
+      this.span = limit;
+      return this;
+    }
+
+    /**
+     * @return the policy
+     * @throws InvalidSpecException naming the field ({@code retry.*}) and the value refused, as the
+     *     factories do
+     */
+    public RetryPolicy build() {
+      return new RetryPolicy(maxRetries, backoff, delays, initialDelay, multiplier, maxDelay, jitter, span);
+    }
+  }
+
+  /**
+   * @return how many retries follow the first attempt, 0 to {@value #MAX_ALLOWED_RETRIES}; 0 means
+   *     the task is not marked for retry and a failure is final at once
+   */
+  public int maxRetries() {
+    return maxRetries;
+  }
+
+  /** @return when each retry is due */
+  public Backoff backoff() {
+    return backoff;
+  }
+
+  /**
+   * @return for {@link Backoff#DELAYS}: 1 to {@value #MAX_DELAYS} positive, strictly increasing
+   *     delays from the failure to the retry, each at most {@link #MAX_DELAY}; the last one repeats.
+   *     Empty otherwise
+   */
+  public List<Duration> delays() {
+    return delays;
+  }
+
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the delay before the first retry, at most {@link
+   *     #MAX_DELAY}; zero otherwise
+   */
+  public Duration initialDelay() {
+    return initialDelay;
+  }
+
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the factor between consecutive delays (1.0 to {@value
+   *     #MAX_MULTIPLIER}); 1.0 otherwise
+   */
+  public double multiplier() {
+    return multiplier;
+  }
+
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the cap on a delay before jitter, at most {@link
+   *     #MAX_DELAY}; zero otherwise
+   */
+  public Duration maxDelay() {
+    return maxDelay;
+  }
+
+  /**
+   * @return for {@link Backoff#EXPONENTIAL}: the relative spread in [0, 1] applied to each delay;
+   *     0.0 otherwise
+   */
+  public double jitter() {
+    return jitter;
+  }
+
+  /**
+   * @return how long after the window's start a retry may be due, e.g. 24 hours for the same
+   *     business day of a daily task (R13's windowed strategy), at most {@link #MAX_SPAN}; zero for
+   *     no such limit
+   */
+  public Duration span() {
+    return span;
+  }
+
+  /**
+   * @param other another object
+   * @return whether it is a RetryPolicy with equal parts
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (this == other) {
+      return true;
+    }
+    return other instanceof RetryPolicy o
+        && maxRetries == o.maxRetries
+        && java.util.Objects.equals(backoff, o.backoff)
+        && java.util.Objects.equals(delays, o.delays)
+        && java.util.Objects.equals(initialDelay, o.initialDelay)
+        && java.util.Objects.equals(multiplier, o.multiplier)
+        && java.util.Objects.equals(maxDelay, o.maxDelay)
+        && java.util.Objects.equals(jitter, o.jitter)
+        && java.util.Objects.equals(span, o.span);
+  }
+
+  /** @return a hash of every part */
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(maxRetries, backoff, delays, initialDelay, multiplier, maxDelay, jitter, span);
+  }
+
+  /** @return every part, named */
+  @Override
+  public String toString() {
+    return "RetryPolicy[" + "maxRetries=" + maxRetries
+        + ", backoff=" + backoff
+        + ", delays=" + delays
+        + ", initialDelay=" + initialDelay
+        + ", multiplier=" + multiplier
+        + ", maxDelay=" + maxDelay
+        + ", jitter=" + jitter
+        + ", span=" + span + "]";
   }
 }

@@ -1,7 +1,10 @@
 package io.almanac;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.Optional;
@@ -11,54 +14,22 @@ import java.util.regex.Pattern;
 
 /**
  * What a task is: its id, its time trigger (a Quartz cron with seconds in an explicit zone, R2, or
- * one instant for a one-shot task), how its firings map to business windows (R4), and its policies.
- * Immutable; built with {@link #builder(String)}, validated by {@link Builder#build()} (R33: every
- * refusal names the field and the value). Not persisted itself: the journal, and the commands
- * that carry a spec between nodes, hold the journal's own {@link io.almanac.journal.SpecRecord},
- * converted by {@code SpecRecord.of} and {@link io.almanac.journal.SpecRecord#toSpec()}; a change
- * here changes those two conversions, and the journal's format only if it must hold something new.
- *
- * @param id the task's unique id: 1-100 characters of letters, digits, {@code . _ -}
- * @param cron the cron expression, Quartz syntax with seconds, without the zone; null for a
- *     one-shot task
- * @param zone the task's zone id, e.g. {@code Asia/Shanghai} (UTC inside, R26); {@code UTC} for a
- *     one-shot task unless set
- * @param window the name of the window spec ({@link WindowSpec#byName(String)}), e.g. {@code daily}
- * @param dst the daylight-saving policy (R3)
- * @param overlap what happens when a window fires while the previous instance is active (R6)
- * @param retry what follows a failed or timed-out attempt: how many retries, when, until when (R12,
- *     R13, R15); by default none
- * @param catchUp what happens to windows missed while nothing fired them: whether they run, and the
- *     horizon beyond which they never do (R12, R14); by default they do not run
- * @param lease how long an attempt may run without a heartbeat (R23)
- * @param job the name of the job the executor runs for this task (a registered name or class name);
- *     may be null for tasks whose job is bound in code
- * @param description free text for operators; may be null
- * @param once the one instant a one-shot task fires at ({@link Builder#once(Instant)}), or null for
- *     a cron task. Its one window is that instant ({@code per-firing}); after downtime it goes to
- *     the catch-up policy and its horizon like any missed window (R14)
- * @param event the event trigger: the task runs a window when an event of its type arrives for it
- *     (R9), or null. A task with an event trigger needs no cron; its zone ({@code UTC} unless set)
- *     maps event times to windows
- * @param dependency the dependency trigger: a due window waits for its upstream tasks (R9), or null
- * @param condition the condition trigger: a due window waits for a polled condition (R9), or null
+ * one instant for a one-shot task), how its firings map to business windows (R4), its job and its
+ * policies. Immutable; built with {@link #builder(String)} and validated by {@link Builder#build()}
+ * (R33: every refusal names the field and the value). There is no public constructor: a spec is
+ * built by naming each part, so adding a part never makes an older call bind to other parts.
+ * Not persisted itself: the journal, and the commands that carry a spec between nodes, hold the
+ * journal's own {@link io.almanac.journal.SpecRecord}, converted by {@code SpecRecord.of} and
+ * {@link io.almanac.journal.SpecRecord#toSpec()}; a change here changes those two conversions, and
+ * the journal's format only if it must hold something new. It travels between nodes as JSON only
+ * inside a task's view ({@link TaskView#spec()}), with the property names and order it had as a
+ * record.
  */
-public record TaskSpec(
-    String id,
-    String cron,
-    String zone,
-    String window,
-    DstPolicy dst,
-    OverlapPolicy overlap,
-    RetryPolicy retry,
-    CatchUpPolicy catchUp,
-    LeasePolicy lease,
-    String job,
-    String description,
-    Instant once,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) EventTrigger event,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) DependencyTrigger dependency,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) ConditionTrigger condition) {
+@JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
+    isGetterVisibility = JsonAutoDetect.Visibility.NONE)
+@JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
+    "event", "dependency", "condition"})
+public final class TaskSpec {
 
   /** Longest task id accepted. */
   public static final int MAX_ID_LENGTH = 100;
@@ -74,61 +45,215 @@ public record TaskSpec(
 
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]+");
 
+  private final String id;
+  private final String cron;
+  private final String zone;
+  private final String window;
+  private final DstPolicy dst;
+  private final OverlapPolicy overlap;
+  private final RetryPolicy retry;
+  private final CatchUpPolicy catchUp;
+  private final LeasePolicy lease;
+  private final String job;
+  private final String description;
+  private final Instant once;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final EventTrigger event;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final DependencyTrigger dependency;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final ConditionTrigger condition;
+
   /**
-   * Canonical constructor: fills unset policies with their defaults (a one-shot task's window with
-   * {@code per-firing} and its zone with {@code UTC}); it does not validate.
+   * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
+   * its zone with {@code UTC}) and an unset job with the id; it does not validate.
+   */
+  private TaskSpec(Builder b, String window) {
+    this.id = b.id;
+    this.cron = b.cron;
+    this.once = b.once;
+    this.event = b.event;
+    this.window = window == null ? (once != null ? WindowSpec.PER_FIRING.name() : WindowSpec.DAILY.name()) : window;
+    this.zone = b.zone == null && (once != null || (cron == null && event != null)) ? "UTC" : b.zone;
+    this.dst = b.dst == null ? DstPolicy.DEFAULT : b.dst;
+    this.overlap = b.overlap == null ? OverlapPolicy.DEFAULT : b.overlap;
+    RetryPolicy retries = b.retry == null ? RetryPolicy.DEFAULT : b.retry;
+    this.retry = b.maxRetries == null ? retries : retries.withMaxRetries(b.maxRetries);
+    this.catchUp = b.catchUp == null ? CatchUpPolicy.DEFAULT : b.catchUp;
+    this.lease = b.lease == null ? LeasePolicy.DEFAULT : b.lease;
+    this.job = b.jobSet ? b.job : b.id;
+    this.description = b.description;
+    this.dependency = b.dependency;
+    this.condition = b.condition;
+  }
+
+  /**
+   * A spec as another node sends it in a view ({@code TaskProtocol.TaskInfo}): its parts as they
+   * were, defaults for those missing; not validated.
    */
   @JsonCreator
-  public TaskSpec {
-    window = window == null ? (once != null ? WindowSpec.PER_FIRING.name() : WindowSpec.DAILY.name()) : window;
-    zone = zone == null && (once != null || (cron == null && event != null)) ? "UTC" : zone;
-    dst = dst == null ? DstPolicy.DEFAULT : dst;
-    overlap = overlap == null ? OverlapPolicy.DEFAULT : overlap;
-    retry = retry == null ? RetryPolicy.DEFAULT : retry;
-    catchUp = catchUp == null ? CatchUpPolicy.DEFAULT : catchUp;
-    lease = lease == null ? LeasePolicy.DEFAULT : lease;
+  private static TaskSpec fromJson(
+      @JsonProperty("id") String id,
+      @JsonProperty("cron") String cron,
+      @JsonProperty("zone") String zone,
+      @JsonProperty("window") String window,
+      @JsonProperty("dst") DstPolicy dst,
+      @JsonProperty("overlap") OverlapPolicy overlap,
+      @JsonProperty("retry") RetryPolicy retry,
+      @JsonProperty("catchUp") CatchUpPolicy catchUp,
+      @JsonProperty("lease") LeasePolicy lease,
+      @JsonProperty("job") String job,
+      @JsonProperty("description") String description,
+      @JsonProperty("once") Instant once,
+      @JsonProperty("event") EventTrigger event,
+      @JsonProperty("dependency") DependencyTrigger dependency,
+      @JsonProperty("condition") ConditionTrigger condition) {
+    Builder b = builder(id).cron(cron, zone).window(window).dst(dst).overlap(overlap).retry(retry).catchUp(catchUp)
+        .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition);
+    b.once = once;
+    return b.buildUnvalidated();
+  }
+
+  /** @return the task's unique id: 1-100 characters of letters, digits, {@code . _ -} */
+  public String id() {
+    return id;
+  }
+
+  /** @return the cron expression, Quartz syntax with seconds, without the zone; null for a one-shot task
+   *     and for a task triggered by events only */
+  public String cron() {
+    return cron;
+  }
+
+  /** @return the task's zone id, e.g. {@code Asia/Shanghai} (UTC inside, R26); {@code UTC} for a
+   *     one-shot task unless set */
+  public String zone() {
+    return zone;
+  }
+
+  /** @return the name of the window spec ({@link WindowSpec#byName(String)}), e.g. {@code daily} */
+  public String window() {
+    return window;
+  }
+
+  /** @return the daylight-saving policy (R3) */
+  public DstPolicy dst() {
+    return dst;
+  }
+
+  /** @return what happens when a window fires while the previous instance is active (R6) */
+  public OverlapPolicy overlap() {
+    return overlap;
+  }
+
+  /** @return what follows a failed or timed-out attempt: how many retries, when, until when (R12,
+   *     R13, R15); by default none */
+  public RetryPolicy retry() {
+    return retry;
+  }
+
+  /** @return what happens to windows missed while nothing fired them: whether they run, and the
+   *     horizon beyond which they never do (R12, R14); by default they do not run */
+  public CatchUpPolicy catchUp() {
+    return catchUp;
+  }
+
+  /** @return how long an attempt may run without a heartbeat (R23) */
+  public LeasePolicy lease() {
+    return lease;
+  }
+
+  /** @return the job the executor runs for this task: the name it is registered under ({@link
+   *     Almanac.Builder#job}), or the name of an {@link AgentJob} class with a public no-argument
+   *     constructor; by default the task's id. Null only in a spec read back from a journal written
+   *     before every spec named its job (such a task runs the job registered under its id) */
+  public String job() {
+    return job;
+  }
+
+  /** @return free text for operators; may be null */
+  public String description() {
+    return description;
+  }
+
+  /** @return the one instant a one-shot task fires at ({@link Builder#once(Instant)}), or null for
+   *     a cron task. Its one window is that instant ({@code per-firing}); after downtime it goes to
+   *     the catch-up policy and its horizon like any missed window (R14) */
+  public Instant once() {
+    return once;
+  }
+
+  /** @return the event trigger: the task runs a window when an event of its type arrives for it
+   *     (R9), or null. A task with an event trigger needs no cron; its zone ({@code UTC} unless set)
+   *     maps event times to windows */
+  public EventTrigger event() {
+    return event;
+  }
+
+  /** @return the dependency trigger: a due window waits for its upstream tasks (R9), or null */
+  public DependencyTrigger dependency() {
+    return dependency;
+  }
+
+  /** @return the condition trigger: a due window waits for a polled condition (R9), or null */
+  public ConditionTrigger condition() {
+    return condition;
   }
 
   /**
-   * A cron task as specs were before one-shot tasks existed ({@code once} null).
-   *
-   * @param id the task's id
-   * @param cron the cron expression, without the zone
-   * @param zone the zone id
-   * @param window the window spec's name
-   * @param dst the daylight-saving policy
-   * @param overlap the overlap policy
-   * @param retry the retry policy
-   * @param catchUp the catch-up policy
-   * @param lease the lease policy
-   * @param job the job's name
-   * @param description free text
+   * @param o another object
+   * @return whether it is a spec with equal parts
    */
-  public TaskSpec(String id, String cron, String zone, String window, DstPolicy dst, OverlapPolicy overlap,
-      RetryPolicy retry, CatchUpPolicy catchUp, LeasePolicy lease, String job, String description) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, null);
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof TaskSpec t)) {
+      return false;
+    }
+    return Objects.equals(id, t.id)
+        && Objects.equals(cron, t.cron)
+        && Objects.equals(zone, t.zone)
+        && Objects.equals(window, t.window)
+        && Objects.equals(dst, t.dst)
+        && Objects.equals(overlap, t.overlap)
+        && Objects.equals(retry, t.retry)
+        && Objects.equals(catchUp, t.catchUp)
+        && Objects.equals(lease, t.lease)
+        && Objects.equals(job, t.job)
+        && Objects.equals(description, t.description)
+        && Objects.equals(once, t.once)
+        && Objects.equals(event, t.event)
+        && Objects.equals(dependency, t.dependency)
+        && Objects.equals(condition, t.condition);
   }
 
-  /**
-   * A time-triggered task (cron or one-shot), as specs were before event, dependency and condition
-   * triggers existed.
-   *
-   * @param id the task's id
-   * @param cron the cron expression, without the zone, or null
-   * @param zone the zone id
-   * @param window the window spec's name
-   * @param dst the daylight-saving policy
-   * @param overlap the overlap policy
-   * @param retry the retry policy
-   * @param catchUp the catch-up policy
-   * @param lease the lease policy
-   * @param job the job's name
-   * @param description free text
-   * @param once the one-shot instant, or null
-   */
-  public TaskSpec(String id, String cron, String zone, String window, DstPolicy dst, OverlapPolicy overlap,
-      RetryPolicy retry, CatchUpPolicy catchUp, LeasePolicy lease, String job, String description, Instant once) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null);
+  /** @return a hash of every part */
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event,
+        dependency, condition);
+  }
+
+  /** @return every part, named, as a record would print them */
+  @Override
+  public String toString() {
+    return "TaskSpec[" + "id=" + id
+        + ", cron=" + cron
+        + ", zone=" + zone
+        + ", window=" + window
+        + ", dst=" + dst
+        + ", overlap=" + overlap
+        + ", retry=" + retry
+        + ", catchUp=" + catchUp
+        + ", lease=" + lease
+        + ", job=" + job
+        + ", description=" + description
+        + ", once=" + once
+        + ", event=" + event
+        + ", dependency=" + dependency
+        + ", condition=" + condition + "]";
   }
 
   /**
@@ -170,6 +295,10 @@ public record TaskSpec(
         condition.validate();
       }
       WindowSpec.byName(window);
+      if (job == null || job.isBlank()) {
+        throw new InvalidSpecException("job", job, "a task names the job it runs: a registered job name or an"
+            + " AgentJob class name (by default the task's id)");
+      }
       if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
         throw new InvalidSpecException(
             "description",
@@ -187,7 +316,6 @@ public record TaskSpec(
    *
    * @return true when {@code once} is set
    */
-  @JsonIgnore
   public boolean oneShot() {
     return once != null;
   }
@@ -206,7 +334,6 @@ public record TaskSpec(
    *
    * @return true when {@code cron} or {@code once} is set
    */
-  @JsonIgnore
   public boolean timeTriggered() {
     return cron != null || once != null;
   }
@@ -216,7 +343,6 @@ public record TaskSpec(
    *
    * @return true when {@code dependency} or {@code condition} is set
    */
-  @JsonIgnore
   public boolean gated() {
     return dependency != null || condition != null;
   }
@@ -276,7 +402,6 @@ public record TaskSpec(
    * @return the zone as a {@link ZoneId}
    * @throws InvalidSpecException if the zone is unknown
    */
-  @JsonIgnore
   public ZoneId zoneId() {
     if (once != null || cron == null) {
       try {
@@ -321,6 +446,7 @@ public record TaskSpec(
     private CatchUpPolicy catchUp = CatchUpPolicy.DEFAULT;
     private LeasePolicy lease = LeasePolicy.DEFAULT;
     private String job;
+    private boolean jobSet;
     private String description;
     private Instant once;
     private EventTrigger event;
@@ -465,11 +591,16 @@ public record TaskSpec(
     }
 
     /**
-     * @param jobName the job the executor runs for this task
+     * The job the executor runs for this task. Unset, it is the task's id: the task runs the job
+     * registered under its own id.
+     *
+     * @param jobName a job's registered name ({@link Almanac.Builder#job}), or the name of an {@link
+     *     AgentJob} class with a public no-argument constructor, e.g. {@code com.example.DigestJob}
      * @return this builder
      */
     public Builder job(String jobName) {
       this.job = jobName;
+      this.jobSet = true;
       return this;
     }
 
@@ -536,17 +667,24 @@ public record TaskSpec(
             new InvalidSpecException("cron", null, "a cron expression, a one-shot instant (once(...)) or an event"
                 + " trigger (onEvent(...)) is required: it says when a window comes due"));
       }
-      RetryPolicy retries = retry;
-      if (maxRetries != null) {
-        retries = (retry == null ? RetryPolicy.DEFAULT : retry).withMaxRetries(maxRetries);
-      }
-      TaskSpec spec = new TaskSpec(id, cron, zone, once != null && !windowChosen ? WindowSpec.PER_FIRING.name() : window, dst, overlap,
-          retries, catchUp, lease, job, description, once, event, dependency, condition)
-          .validate();
+      TaskSpec spec = buildUnvalidated().validate();
       if (!windowChosen && once == null && cron != null) {
         spec.refuseSeveralFiringsPerDefaultWindow();
       }
       return spec;
+    }
+
+    /**
+     * The spec as given, not validated: for a spec read back from a journal, which must read
+     * whatever today's rules say of it (a task whose stored spec they refuse is set aside, not
+     * lost). Unset policies are their defaults, as with {@link #build()}.
+     *
+     * @return the spec; {@link TaskSpec#validate()} checks it
+     * @throws InvalidSpecException ({@code retry.maxRetries}) if {@link #maxRetries(int)} does not fit the
+     *     retry policy
+     */
+    public TaskSpec buildUnvalidated() {
+      return new TaskSpec(this, once != null && !windowChosen ? WindowSpec.PER_FIRING.name() : window);
     }
   }
 }

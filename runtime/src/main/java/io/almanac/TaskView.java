@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * A task as an operator sees it.
+ * A task as an operator sees it. Made by the runtime and read by callers; it keeps only its
+ * canonical constructor, so that a part added later fails a build that constructs a view rather than
+ * binding its call to another shape.
  *
  * @param spec the task's current spec
  * @param paused whether the task is paused (R31)
@@ -37,29 +39,6 @@ public record TaskView(
     Instant nextDue,
     Instant removedAt,
     Instant archivedThrough) {
-
-  /**
-   * A view without {@code archivedThrough} (null), as views were before it was added.
-   *
-   * @param spec the task's current spec
-   * @param paused whether the task is paused
-   * @param hotWindows how many windows the task keeps in its hot state
-   * @param archivedWindows how many windows left the hot state
-   * @param interventionQueue how many windows are FINAL_FAILED
-   * @param durationSamples how many attempt durations the P99 is computed from
-   * @param p99 the P99 of observed attempt durations, or null
-   * @param lease the lease an attempt would get now
-   * @param minInterval the shortest interval between the cron's next firings, or null
-   * @param intervalShorterThanP99 whether the cron fires more often than a run lasts at P99
-   * @param nextDue the next firing after now, or null
-   * @param removedAt when the task was removed, or null
-   */
-  public TaskView(TaskSpec spec, boolean paused, int hotWindows, long archivedWindows, int interventionQueue,
-      int durationSamples, Duration p99, Duration lease, Duration minInterval, boolean intervalShorterThanP99,
-      Instant nextDue, Instant removedAt) {
-    this(spec, paused, hotWindows, archivedWindows, interventionQueue, durationSamples, p99, lease, minInterval,
-        intervalShorterThanP99, nextDue, removedAt, null);
-  }
 
   /** @return whether the task was removed */
   public boolean removed() {

@@ -5,7 +5,9 @@ import java.util.Map;
 
 /**
  * One window of a task as an operator sees it (R29's instance row). Times are UTC instants (R26);
- * render them in the task's zone only for display.
+ * render them in the task's zone only for display. Made by the runtime and read by callers; it keeps
+ * only its canonical constructor, so that a part added later fails a build that constructs a view
+ * rather than binding its call to another shape.
  *
  * @param taskId the task
  * @param window the window's key, e.g. {@code 2026-11-29}
@@ -73,66 +75,4 @@ public record WindowView(
    * @param lastId the latest event's id, or null
    */
   public record Events(long received, long duplicates, String firstId, String lastId) {}
-
-  /**
-   * A view without a wait deadline or events, as views were before event, dependency and condition
-   * triggers.
-   *
-   * @param taskId the task
-   * @param window the window's key
-   * @param start the window's start
-   * @param end the window's end
-   * @param dueAt when the window fired (or was due)
-   * @param status the instance's status
-   * @param runKind why the current or last attempt runs
-   * @param attempt the current or last attempt's number
-   * @param retries how many retries have been scheduled so far
-   * @param maxRetries the task's retry cap
-   * @param leaseUntil the running attempt's lease expiry, or null
-   * @param retryDueAt when the next retry is due, or null
-   * @param summary the success's summary, or null
-   * @param artifactUri the success's output, or null
-   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
-   * @param effects the effect ledger
-   * @param createdAt when the instance was created
-   * @param updatedAt when it last changed
-   * @param startedAt when the current or last attempt started, or null before the first
-   */
-  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
-      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
-      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
-      Instant startedAt) {
-    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
-        artifactUri, reason, effects, createdAt, updatedAt, startedAt, null, null);
-  }
-
-  /**
-   * A view without the attempt's start time ({@code startedAt} null), as views were before it was
-   * added.
-   *
-   * @param taskId the task
-   * @param window the window's key
-   * @param start the window's start
-   * @param end the window's end
-   * @param dueAt when the window fired (or was due)
-   * @param status the instance's status
-   * @param runKind why the current or last attempt runs
-   * @param attempt the current or last attempt's number
-   * @param retries how many retries have been scheduled so far
-   * @param maxRetries the task's retry cap
-   * @param leaseUntil the running attempt's lease expiry, or null
-   * @param retryDueAt when the next retry is due, or null
-   * @param summary the success's summary, or null
-   * @param artifactUri the success's output, or null
-   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
-   * @param effects the effect ledger
-   * @param createdAt when the instance was created
-   * @param updatedAt when it last changed
-   */
-  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
-      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
-      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt) {
-    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
-        artifactUri, reason, effects, createdAt, updatedAt, null, null, null);
-  }
 }

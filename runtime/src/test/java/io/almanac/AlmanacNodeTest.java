@@ -492,7 +492,7 @@ class AlmanacNodeTest {
     Almanac almanac = start("", Map.of("hang", job));
     await(almanac.register(TaskSpec.builder("hanging").cron("0 0 8 * * ? Asia/Shanghai").job("hang")
         .retry(RetryPolicy.immediate())
-        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(5), 1.5, 20)).build()));
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofMinutes(5)).factor(1.5).minSamples(20).build()).build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventually(() -> assertEquals(InstanceStatus.RUNNING, window(almanac, "hanging", "2026-11-29").status()));
     WindowView running = window(almanac, "hanging", "2026-11-29");
@@ -541,7 +541,7 @@ class AlmanacNodeTest {
     almanac.meterRegistry().add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
     try {
       await(almanac.register(TaskSpec.builder("stubborn").cron("0 0 * * * ? UTC").window("per-firing").job("hang")
-          .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(1), 1.5, 20)).build()));
+          .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofMinutes(1)).factor(1.5).minSamples(20).build()).build()));
       Instant hour = Instant.parse("2026-11-29T00:00:00Z");
       for (int i = 0; i < 6; i++) {
         Instant due = hour.plus(Duration.ofHours(i));

@@ -123,7 +123,7 @@ class JournalFaultTest {
     PersistenceTestKit.create(testKit.system()).withPolicy(policy);
     await(almanac.register(TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j")
         .retry(RetryPolicy.immediate())
-        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(2), 1.5, 20)).build()));
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofMinutes(2)).factor(1.5).minSamples(20).build()).build()));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventually(() -> assertEquals(true, policy.failed.get()));
     // The success of attempt 1 was never recorded: the outcome is unknown until the lease ends.

@@ -59,7 +59,7 @@ class JsonRoundTripTest {
     values.add(CatchUpPolicy.none().withHorizon(Duration.ZERO));
     values.add(CatchUpPolicy.all().withHorizon(ofHours(6)).withinSpan(ofHours(24)));
     values.add(LeasePolicy.DEFAULT);
-    values.add(new LeasePolicy(Duration.ofSeconds(30), ofHours(6), 2.25, 5));
+    values.add(LeasePolicy.builder().floor(Duration.ofSeconds(30)).ceiling(ofHours(6)).factor(2.25).minSamples(5).build());
     values.add(DurationSamples.empty());
     values.add(DurationSamples.of(3, List.of(120_000L, 5L, 7_200_000L)));
     values.add(TaskSpec.builder("daily").cron("0 0 8 * * ? Asia/Shanghai").job("j").build());
@@ -68,6 +68,8 @@ class JsonRoundTripTest {
         .onEvent(EventTrigger.of("order.paid"))
         .dependsOn(DependencyTrigger.on("export").waitAtMost(java.time.Duration.ofHours(6)))
         .when(ConditionTrigger.named("settlement").debounce(2)).build());
+    values.add(JobResult.success("sent 3", "s3://digests/2026-11-29"));
+    values.add(JobResult.failure("upstream down"));
     values.addAll(List.of(OverlapPolicy.values()));
     values.addAll(List.of(InstanceStatus.values()));
     values.addAll(List.of(RetryPolicy.Backoff.values()));
@@ -102,14 +104,15 @@ class JsonRoundTripTest {
                         LeasePolicy.DEFAULT,
                         DurationSamples.empty(),
                         TaskSpec.builder("daily").cron("0 0 8 * * ? Asia/Shanghai").job("j").build(),
-                        TaskSpec.builder("launch").once(java.time.Instant.parse("2026-12-01T08:00:00Z")).build())
+                        TaskSpec.builder("launch").once(java.time.Instant.parse("2026-12-01T08:00:00Z")).build(),
+                        JobResult.success("sent 3", "s3://digests/2026-11-29"))
                     .map(v -> Arguments.of(m.get()[0], m.get()[1], v)));
   }
 
   @ParameterizedTest(name = "{0}: {2}")
   @MethodSource("records")
-  @DisplayName("records serialize exactly their components, no derived properties")
-  void onlyComponentsAreProperties(String mapperName, ObjectMapper mapper, Record value)
+  @DisplayName("records and the API's value classes serialize exactly their components, no derived properties")
+  void onlyComponentsAreProperties(String mapperName, ObjectMapper mapper, Object value)
       throws Exception {
     JsonNode node = mapper.valueToTree(value);
     Set<String> names = new TreeSet<>();
@@ -117,12 +120,26 @@ class JsonRoundTripTest {
       names.add(it.next());
     }
     Set<String> components = new TreeSet<>();
-    for (var c : value.getClass().getRecordComponents()) {
-      // an optional component marked to be left out when unset (the triggers of R9) is absent only then
-      boolean leftOut = c.getAccessor().getAnnotation(com.fasterxml.jackson.annotation.JsonInclude.class) != null
-          && c.getAccessor().invoke(value) == null;
-      if (!leftOut) {
-        components.add(c.getName());
+    if (value.getClass().isRecord()) {
+      for (var c : value.getClass().getRecordComponents()) {
+        // an optional component marked to be left out when unset (the triggers of R9) is absent only then
+        boolean leftOut = c.getAccessor().getAnnotation(com.fasterxml.jackson.annotation.JsonInclude.class) != null
+            && c.getAccessor().invoke(value) == null;
+        if (!leftOut) {
+          components.add(c.getName());
+        }
+      }
+    } else {
+      // a final class of the API (no public constructor): its parts are its instance fields
+      for (var f : value.getClass().getDeclaredFields()) {
+        if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+          continue;
+        }
+        f.setAccessible(true);
+        boolean leftOut = f.getAnnotation(com.fasterxml.jackson.annotation.JsonInclude.class) != null && f.get(value) == null;
+        if (!leftOut) {
+          components.add(f.getName());
+        }
       }
     }
     assertEquals(components, names);

@@ -18,7 +18,7 @@ class LeasePolicyTest {
   @Test
   @DisplayName("R23 defaults: floor 1 min, ceiling 2 h, 1.5 x P99, 20 samples")
   void defaults() {
-    assertEquals(new LeasePolicy(ofMinutes(1), ofHours(2), 1.5, 20), P);
+    assertEquals(LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(1.5).minSamples(20).build(), P);
   }
 
   @Test
@@ -54,8 +54,8 @@ class LeasePolicyTest {
   @Test
   @DisplayName("R33 lease.floor must be positive")
   void floorPositive() {
-    assertRefused("lease.floor", "PT0S", () -> new LeasePolicy(Duration.ZERO, ofHours(2), 1.5, 20));
-    assertRefused("lease.floor", "null", () -> new LeasePolicy(null, ofHours(2), 1.5, 20));
+    assertRefused("lease.floor", "PT0S", () -> LeasePolicy.builder().floor(Duration.ZERO).ceiling(ofHours(2)).factor(1.5).minSamples(20).build());
+    assertRefused("lease.floor", "null", () -> LeasePolicy.builder().floor(null).ceiling(ofHours(2)).factor(1.5).minSamples(20).build());
   }
 
   @Test
@@ -63,30 +63,30 @@ class LeasePolicyTest {
   void floorNotAboveCeiling() {
     InvalidSpecException e =
         assertRefused(
-            "lease.floor", "PT3H", () -> new LeasePolicy(ofHours(3), ofHours(2), 1.5, 20));
+            "lease.floor", "PT3H", () -> LeasePolicy.builder().floor(ofHours(3)).ceiling(ofHours(2)).factor(1.5).minSamples(20).build());
     assertEquals(
         "lease.floor 'PT3H' is invalid: must not exceed lease.ceiling PT2H", e.getMessage());
-    assertEquals(ofHours(2), new LeasePolicy(ofHours(2), ofHours(2), 1.5, 20).floor());
+    assertEquals(ofHours(2), LeasePolicy.builder().floor(ofHours(2)).ceiling(ofHours(2)).factor(1.5).minSamples(20).build().floor());
   }
 
   @Test
   @DisplayName("R33 lease.ceiling must be set")
   void ceilingSet() {
-    assertRefused("lease.ceiling", "null", () -> new LeasePolicy(ofMinutes(1), null, 1.5, 20));
+    assertRefused("lease.ceiling", "null", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(null).factor(1.5).minSamples(20).build());
   }
 
   @Test
   @DisplayName("R33 lease.factor must be >= 1.0")
   void factorAtLeastOne() {
     assertRefused(
-        "lease.factor", "0.99", () -> new LeasePolicy(ofMinutes(1), ofHours(2), 0.99, 20));
+        "lease.factor", "0.99", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(0.99).minSamples(20).build());
     assertRefused(
-        "lease.factor", "NaN", () -> new LeasePolicy(ofMinutes(1), ofHours(2), Double.NaN, 20));
+        "lease.factor", "NaN", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(Double.NaN).minSamples(20).build());
   }
 
   @Test
   @DisplayName("R33 lease.minSamples must be >= 1")
   void minSamplesAtLeastOne() {
-    assertRefused("lease.minSamples", "0", () -> new LeasePolicy(ofMinutes(1), ofHours(2), 1.5, 0));
+    assertRefused("lease.minSamples", "0", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(1.5).minSamples(0).build());
   }
 }

@@ -132,7 +132,7 @@ class NodeMetersTest {
     AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry)
         .job("hangs", hangs).job("ok", ok).start();
-    LeasePolicy oneMinute = new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(1), 1.5, 20);
+    LeasePolicy oneMinute = LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofMinutes(1)).factor(1.5).minSamples(20).build();
     await(almanac.registerAll(List.of(
         TaskSpec.builder("stuck").cron("0 0 8 * * ? Asia/Shanghai").job("hangs").lease(oneMinute).build(),
         TaskSpec.builder("cancelled").cron("0 0 8 * * ? Asia/Shanghai").job("hangs").build(),

@@ -64,8 +64,7 @@ class OneShotSpecTest {
   @DisplayName("R33: a spec with both a cron and a one-shot instant is refused naming once")
   void cronAndOnceTogetherAreRefused() {
     refused("once", T.toString(), () -> TaskSpec.builder("t").cron("0 0 8 * * ? UTC").once(T).build());
-    refused("once", T.toString(), () -> new TaskSpec("t", "0 0 8 * * ?", "UTC", null, null, null, null, null, null,
-        null, null, T).validate());
+    refused("once", T.toString(), () -> TaskSpec.builder("t").cron("0 0 8 * * ?", "UTC").job(null).once(T).buildUnvalidated().validate());
   }
 
   @Test
@@ -88,8 +87,7 @@ class OneShotSpecTest {
   @Test
   @DisplayName("R33: a one-shot spec with an unknown zone is refused naming zone")
   void unknownZoneIsRefused() {
-    refused("zone", "Mars/Olympus", () -> new TaskSpec("t", null, "Mars/Olympus", null, null, null, null, null, null,
-        null, null, T).validate());
+    refused("zone", "Mars/Olympus", () -> TaskSpec.builder("t").cron(null, "Mars/Olympus").job(null).once(T).buildUnvalidated().validate());
   }
 
   @Test
@@ -103,7 +101,7 @@ class OneShotSpecTest {
   @Test
   @DisplayName("the spec before one-shot tasks (11 components) is a cron spec with no instant")
   void cronSpecsAreUnchanged() {
-    TaskSpec old = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", null, null, null, null, null, null, "j", null);
+    TaskSpec old = TaskSpec.builder("t").cron("0 0 8 * * ?", "Asia/Shanghai").job("j").buildUnvalidated();
     assertNull(old.once());
     assertFalse(old.oneShot());
     assertEquals("daily", old.window());

@@ -32,32 +32,32 @@ class PolicyBoundsTest {
   @Test
   @DisplayName("R23/R33: a lease ceiling of Long.MAX_VALUE seconds is refused naming lease.ceiling and the value")
   void leaseCeilingBounded() {
-    assertRefused("lease.ceiling", HUGE_TEXT, () -> new LeasePolicy(ofMinutes(1), HUGE, 1.5, 20));
-    assertRefused("lease.ceiling", "PT192H", () -> new LeasePolicy(ofMinutes(1), ofDays(8), 1.5, 20));
-    assertEquals(LeasePolicy.MAX_CEILING, new LeasePolicy(ofMinutes(1), LeasePolicy.MAX_CEILING, 1.5, 20).ceiling());
-    assertRefused("lease.floor", HUGE_TEXT, () -> new LeasePolicy(HUGE, ofHours(2), 1.5, 20));
-    assertRefused("lease.ceiling", HUGE_TEXT, () -> new LeasePolicy(HUGE, HUGE, 1.5, 20));
+    assertRefused("lease.ceiling", HUGE_TEXT, () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(HUGE).factor(1.5).minSamples(20).build());
+    assertRefused("lease.ceiling", "PT192H", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofDays(8)).factor(1.5).minSamples(20).build());
+    assertEquals(LeasePolicy.MAX_CEILING, LeasePolicy.builder().floor(ofMinutes(1)).ceiling(LeasePolicy.MAX_CEILING).factor(1.5).minSamples(20).build().ceiling());
+    assertRefused("lease.floor", HUGE_TEXT, () -> LeasePolicy.builder().floor(HUGE).ceiling(ofHours(2)).factor(1.5).minSamples(20).build());
+    assertRefused("lease.ceiling", HUGE_TEXT, () -> LeasePolicy.builder().floor(HUGE).ceiling(HUGE).factor(1.5).minSamples(20).build());
   }
 
   @Test
   @DisplayName("R23/R33: lease factor and min samples are bounded")
   void leaseNumbersBounded() {
-    assertRefused("lease.factor", "1.0E300", () -> new LeasePolicy(ofMinutes(1), ofHours(2), 1e300, 20));
+    assertRefused("lease.factor", "1.0E300", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(1e300).minSamples(20).build());
     assertRefused("lease.factor", "Infinity",
-        () -> new LeasePolicy(ofMinutes(1), ofHours(2), Double.POSITIVE_INFINITY, 20));
-    assertRefused("lease.factor", "101.0", () -> new LeasePolicy(ofMinutes(1), ofHours(2), 101.0, 20));
+        () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(Double.POSITIVE_INFINITY).minSamples(20).build());
+    assertRefused("lease.factor", "101.0", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(101.0).minSamples(20).build());
     assertEquals(LeasePolicy.MAX_FACTOR,
-        new LeasePolicy(ofMinutes(1), ofHours(2), LeasePolicy.MAX_FACTOR, 20).factor());
+        LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(LeasePolicy.MAX_FACTOR).minSamples(20).build().factor());
     assertRefused("lease.minSamples", String.valueOf(Integer.MAX_VALUE),
-        () -> new LeasePolicy(ofMinutes(1), ofHours(2), 1.5, Integer.MAX_VALUE));
+        () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(1.5).minSamples(Integer.MAX_VALUE).build());
     assertEquals(LeasePolicy.MAX_MIN_SAMPLES,
-        new LeasePolicy(ofMinutes(1), ofHours(2), 1.5, LeasePolicy.MAX_MIN_SAMPLES).minSamples());
+        LeasePolicy.builder().floor(ofMinutes(1)).ceiling(ofHours(2)).factor(1.5).minSamples(LeasePolicy.MAX_MIN_SAMPLES).build().minSamples());
   }
 
   @Test
   @DisplayName("R23: the largest lease policy gives a lease without overflow for any P99")
   void largestLeaseDoesNotOverflow() {
-    LeasePolicy p = new LeasePolicy(LeasePolicy.MAX_CEILING, LeasePolicy.MAX_CEILING, LeasePolicy.MAX_FACTOR, 1);
+    LeasePolicy p = LeasePolicy.builder().floor(LeasePolicy.MAX_CEILING).ceiling(LeasePolicy.MAX_CEILING).factor(LeasePolicy.MAX_FACTOR).minSamples(1).build();
     assertEquals(LeasePolicy.MAX_CEILING, p.leaseFor(Optional.of(HUGE), 1));
     assertEquals(LeasePolicy.MAX_CEILING, p.leaseFor(Optional.of(ofDays(6)), 1));
     Instant.MAX.minus(ofDays(365 * 1000L)).plus(p.leaseFor(Optional.empty(), 0));

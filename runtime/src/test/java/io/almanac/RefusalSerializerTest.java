@@ -52,6 +52,43 @@ class RefusalSerializerTest {
   }
 
   @Test
+  @DisplayName("R33: a refusal of one field keeps its field and value as data across nodes; one without them has none")
+  void refusedField() {
+    RefusedException e = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "to", "2027-01-01T00:00:00Z",
+        "a backfill covers past windows only");
+    assertEquals("to '2027-01-01T00:00:00Z' is invalid: a backfill covers past windows only", e.getMessage());
+    RefusedException back = assertInstanceOf(RefusedException.class, across(e));
+    assertEquals(RefusedException.Reason.INVALID_ARGUMENT, back.reason());
+    assertEquals("to", back.field());
+    assertEquals("2027-01-01T00:00:00Z", back.value());
+    assertEquals(e.getMessage(), back.getMessage());
+    RefusedException plain = assertInstanceOf(RefusedException.class,
+        across(new RefusedException(RefusedException.Reason.CONFLICT, "window 'w' is RUNNING")));
+    assertNull(plain.field());
+    assertNull(plain.value());
+  }
+
+  @Test
+  @DisplayName("a refusal from a node that sends only the reason and the message reads without a field")
+  void refusedFromAnOlderNode() throws Exception {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+      for (String s : List.of("task 'x' is unknown", "UNKNOWN_TASK")) {
+        byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        out.writeBoolean(true);
+        out.writeInt(b.length);
+        out.write(b);
+      }
+    }
+    var serializer = (org.apache.pekko.serialization.SerializerWithStringManifest) serialization.findSerializerFor(
+        new RefusedException(RefusedException.Reason.UNKNOWN_TASK, "x"));
+    RefusedException back = (RefusedException) serializer.fromBinary(bytes.toByteArray(), "refused");
+    assertEquals(RefusedException.Reason.UNKNOWN_TASK, back.reason());
+    assertEquals("task 'x' is unknown", back.getMessage());
+    assertNull(back.field());
+  }
+
+  @Test
   @DisplayName("R33: a bad spec keeps its field, value, reason and message across nodes, including a null value")
   void invalidSpec() {
     for (InvalidSpecException e : List.of(new InvalidSpecException("cron", "0 0 25 * * ?", "hour 25 is out of range"),

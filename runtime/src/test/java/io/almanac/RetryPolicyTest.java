@@ -301,7 +301,7 @@ class RetryPolicyTest {
     @Test
     @DisplayName("R33 retry.backoff must be set")
     void backoffMustBeSet() {
-      assertRefused("retry.backoff", "null", () -> new RetryPolicy(3, null, List.of(), Z, 1.0, Z, 0, Z));
+      assertRefused("retry.backoff", "null", () -> RetryPolicy.builder().maxRetries(3).backoff(null).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(Z).build());
     }
 
     @Test
@@ -309,7 +309,7 @@ class RetryPolicyTest {
     void delaysMustNotBeEmpty() {
       assertRefused("retry.delays", "[]", () -> RetryPolicy.delayed());
       assertRefused("retry.delays", "null", () -> RetryPolicy.delayed((Duration[]) null));
-      assertRefused("retry.delays", "[]", () -> new RetryPolicy(3, Backoff.DELAYS, List.of(), Z, 1.0, Z, 0, Z));
+      assertRefused("retry.delays", "[]", () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.DELAYS).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(Z).build());
     }
 
     @Test
@@ -369,31 +369,31 @@ class RetryPolicyTest {
       assertRefused("retry.span", "PT0S", () -> RetryPolicy.immediate().withinSpan(Duration.ZERO));
       assertRefused("retry.span", "PT-1H", () -> RetryPolicy.immediate().withinSpan(ofHours(-1)));
       assertRefused("retry.span", "null", () -> RetryPolicy.immediate().withinSpan(null));
-      assertRefused("retry.span", "PT-1H", () -> new RetryPolicy(3, Backoff.IMMEDIATE, List.of(), Z, 1.0, Z, 0, ofHours(-1)));
+      assertRefused("retry.span", "PT-1H", () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.IMMEDIATE).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(ofHours(-1)).build());
     }
 
     @Test
     @DisplayName("R33 components the back-off does not use must hold neutral values")
     void unusedComponentsMustBeNeutral() {
       assertRefused("retry.delays", "[PT5M]",
-          () -> new RetryPolicy(3, Backoff.IMMEDIATE, List.of(ofMinutes(5)), Z, 1.0, Z, 0, Z));
+          () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.IMMEDIATE).delays(List.of(ofMinutes(5))).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(Z).build());
       assertRefused("retry.multiplier", "2.0",
-          () -> new RetryPolicy(3, Backoff.DELAYS, List.of(ofMinutes(5)), Z, 2.0, Z, 0, Z));
+          () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.DELAYS).delays(List.of(ofMinutes(5))).initialDelay(Z).multiplier(2.0).maxDelay(Z).jitter(0).span(Z).build());
       assertRefused("retry.initialDelay", "PT5M",
-          () -> new RetryPolicy(3, Backoff.IMMEDIATE, List.of(), ofMinutes(5), 1.0, Z, 0, Z));
-      assertRefused("retry.jitter", "0.1", () -> new RetryPolicy(3, Backoff.IMMEDIATE, List.of(), Z, 1.0, Z, 0.1, Z));
+          () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.IMMEDIATE).delays(List.of()).initialDelay(ofMinutes(5)).multiplier(1.0).maxDelay(Z).jitter(0).span(Z).build());
+      assertRefused("retry.jitter", "0.1", () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.IMMEDIATE).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0.1).span(Z).build());
       assertRefused("retry.maxDelay", "PT1H",
-          () -> new RetryPolicy(3, Backoff.DELAYS, List.of(ofMinutes(5)), Z, 1.0, ofHours(1), 0, Z));
+          () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.DELAYS).delays(List.of(ofMinutes(5))).initialDelay(Z).multiplier(1.0).maxDelay(ofHours(1)).jitter(0).span(Z).build());
       assertRefused("retry.delays", "[PT5M]",
-          () -> new RetryPolicy(3, Backoff.EXPONENTIAL, List.of(ofMinutes(5)), ofMinutes(5), 2.0, ofHours(1), 0, Z));
+          () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.EXPONENTIAL).delays(List.of(ofMinutes(5))).initialDelay(ofMinutes(5)).multiplier(2.0).maxDelay(ofHours(1)).jitter(0).span(Z).build());
     }
 
     @Test
     @DisplayName("unused null components read as neutral values (lenient deserialization)")
     void nullUnusedComponentsAreNeutral() {
       assertEquals(RetryPolicy.immediate().withinSpan(ofHours(2)),
-          new RetryPolicy(3, Backoff.IMMEDIATE, null, null, 1.0, null, 0.0, ofHours(2)));
-      assertEquals(RetryPolicy.immediate(), new RetryPolicy(3, Backoff.IMMEDIATE, null, null, 1.0, null, 0.0, null));
+          RetryPolicy.builder().maxRetries(3).backoff(Backoff.IMMEDIATE).delays(null).initialDelay(null).multiplier(1.0).maxDelay(null).jitter(0.0).span(ofHours(2)).build());
+      assertEquals(RetryPolicy.immediate(), RetryPolicy.builder().maxRetries(3).backoff(Backoff.IMMEDIATE).delays(null).initialDelay(null).multiplier(1.0).maxDelay(null).jitter(0.0).span(null).build());
     }
   }
 }

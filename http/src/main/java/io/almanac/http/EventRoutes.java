@@ -61,7 +61,7 @@ final class EventRoutes extends AllDirectives {
     String id = body.requiredText("id");
     Instant eventTime = body.optionalInstant("eventTime");
     String summary = body.optionalText("summary");
-    return new IncomingEvent(type, id, eventTime, summary);
+    return IncomingEvent.of(type, id).withEventTime(eventTime).withSummary(summary);
   }
 
   /** {@code {"type","id","tasks":[{"task","window","outcome","detail"}]}}. */

@@ -9,8 +9,6 @@ import io.almanac.RefusedException;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
@@ -45,9 +43,6 @@ public final class Problems {
   public static final ContentType.NonBinary PROBLEM_JSON =
       MediaTypes.applicationWithFixedCharset("problem+json", org.apache.pekko.http.javadsl.model.HttpCharsets.UTF_8)
           .toContentType();
-
-  /** "field 'value' is invalid: ..." as the Java API words an invalid argument. */
-  private static final Pattern INVALID = Pattern.compile("^(\\w+) '(.*?)' is invalid", Pattern.DOTALL);
 
   private Problems() {}
 
@@ -168,18 +163,14 @@ public final class Problems {
     return "err-" + String.format("%08x", java.util.concurrent.ThreadLocalRandom.current().nextInt());
   }
 
-  /** An INVALID_ARGUMENT refusal: 400, its field and value read from the Java API's message. */
+  /** An INVALID_ARGUMENT refusal: 400, with the field and the value the refusal carries. */
   private static Problem invalidArgument(RefusedException refused) {
-    Matcher m = INVALID.matcher(refused.getMessage());
-    return m.find()
-        ? new Problem(400, "invalid-input", "Invalid input", refused.getMessage(), m.group(1), m.group(2))
-        : new Problem(400, "invalid-input", "Invalid input", refused.getMessage(), null, null);
+    return new Problem(400, "invalid-input", "Invalid input", refused.getMessage(), refused.field(), refused.value());
   }
 
-  /** An event type no task listens to: 404 naming {@code type}, its value read from the Java API's message. */
+  /** An event type no task listens to: 404 naming {@code type}, with the value the refusal carries. */
   private static Problem unknownEventType(RefusedException refused) {
-    Matcher m = INVALID.matcher(refused.getMessage());
-    return Problem.notFound(refused.getMessage(), "type", m.find() ? m.group(2) : null);
+    return Problem.notFound(refused.getMessage(), "type", refused.value());
   }
 
   private static Throwable unwrap(Throwable error) {

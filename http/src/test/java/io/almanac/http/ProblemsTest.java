@@ -24,7 +24,7 @@ class ProblemsTest {
 
   @Test
   @DisplayName("InvalidSpecException 400 with its field and value; UNKNOWN_TASK and UNKNOWN_WINDOW 404; "
-      + "INVALID_ARGUMENT 400 naming the field from the message; other refusals and illegal transitions 409 with the "
+      + "INVALID_ARGUMENT 400 with the field and value the refusal carries; other refusals and illegal transitions 409 with the "
       + "Java API's message; an ask timeout 503")
   void mapping() {
     Problem p = Problems.of(new CompletionException(new InvalidSpecException("windowKey", "", "must not be blank")), "t", "");
@@ -37,11 +37,23 @@ class ProblemsTest {
     p = Problems.of(new RefusedException(RefusedException.Reason.UNKNOWN_WINDOW, "window 'w' is unknown"), "x", "w");
     assertEquals(404, p.status());
     assertEquals("window", p.field());
+    p = Problems.of(RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "to", "2027-01-01T00:00:00Z",
+        "a backfill covers past windows only"), "x", null);
+    assertEquals(400, p.status());
+    assertEquals("to '2027-01-01T00:00:00Z' is invalid: a backfill covers past windows only", p.detail());
+    assertEquals("to", p.field());
+    assertEquals("2027-01-01T00:00:00Z", p.value());
+    // the field and the value are the refusal's data: its message is never parsed for them
     p = Problems.of(new RefusedException(RefusedException.Reason.INVALID_ARGUMENT,
         "to '2027-01-01T00:00:00Z' is invalid: a backfill covers past windows only"), "x", null);
     assertEquals(400, p.status());
-    assertEquals("to", p.field());
-    assertEquals("2027-01-01T00:00:00Z", p.value());
+    assertEquals(null, p.field());
+    assertEquals(null, p.value());
+    p = Problems.of(RefusedException.invalid(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type", "order.paid",
+        "no registered task listens to this event type"), null, null);
+    assertEquals(404, p.status());
+    assertEquals("type", p.field());
+    assertEquals("order.paid", p.value());
     p = Problems.of(new RefusedException(RefusedException.Reason.REMOVED, "task 'x' was removed"), "x", null);
     assertEquals(409, p.status());
     assertEquals("task 'x' was removed", p.detail());

@@ -34,7 +34,7 @@ class WindowFilterTest {
   static WindowView w(String task, String key, String start, InstanceStatus status) {
     Instant s = Instant.parse(start);
     return new WindowView(task, WindowKey.of(key), s, s.plusSeconds(3600), s, status, RunKind.FIRST, 0, 0, 0, null, null,
-        null, null, null, Map.of(), s, s);
+        null, null, null, Map.of(), s, s, null, null, null);
   }
 
   @Test

@@ -42,7 +42,7 @@ class WindowJsonTest {
     assertTrue(n.get("finishedAt").isNull(), "a WAITING window is not finished");
 
     WindowView plain = new WindowView("digest", WindowKey.of("2026-11-29"), T, T, T, InstanceStatus.SUCCEEDED,
-        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T);
+        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T, null, null, null);
     JsonNode p = ApiJson.window(plain);
     assertTrue(p.get("waitUntil").isNull(), p.toString());
     assertTrue(p.get("events").isNull(), p.toString());

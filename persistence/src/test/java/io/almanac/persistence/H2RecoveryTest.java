@@ -82,7 +82,7 @@ class H2RecoveryTest {
   private final TaskSpec spec = TaskSpec.builder(TASK)
       .cron("0 0 8 * * ? Asia/Shanghai")
       .overlap(OverlapPolicy.ALLOW)
-      .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofDays(3), 1.5, 20))
+      .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofDays(3)).factor(1.5).minSamples(20).build())
       .build();
 
   @ParameterizedTest(name = "snapshot-every = {0}")

@@ -210,7 +210,7 @@ abstract class NodeRestartScenarios {
     CompletableFuture<JobResult> never = new CompletableFuture<>();
     job.behaviour = ctx -> ctx.attempt() == 1 ? never : CompletableFuture.completedFuture(JobResult.success("second node"));
     TaskSpec spec = TaskSpec.builder("orphan").cron("0 0 8 * * ? Asia/Shanghai").job("j").retry(RetryPolicy.immediate())
-        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(2), 1.5, 20)).build();
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofHours(2)).factor(1.5).minSamples(20).build()).build();
     Almanac a = startNode(Map.of("j", job));
     await(a.register(spec));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));

@@ -231,7 +231,8 @@ public final class ConfigTasks {
       Duration ceiling = l.has("ceiling") ? l.duration("ceiling") : d.ceiling();
       double factor = l.has("factor") ? l.number("factor") : d.factor();
       int minSamples = l.has("min-samples") ? l.integer("min-samples") : d.minSamples();
-      b.lease(t.mapped(() -> new LeasePolicy(floor, ceiling, factor, minSamples)));
+      b.lease(t.mapped(() -> LeasePolicy.builder().floor(floor).ceiling(ceiling).factor(factor).minSamples(minSamples)
+          .build()));
     }
     if (t.has("dst")) {
       Node d = t.object("dst");
@@ -321,7 +322,9 @@ public final class ConfigTasks {
         ? d.enumOf("missing-upstream", DependencyTrigger.MissingUpstream.class) : null;
     DependencyTrigger.Rerun rerun = d.has("on-upstream-rerun")
         ? d.enumOf("on-upstream-rerun", DependencyTrigger.Rerun.class) : null;
-    return new DependencyTrigger(upstream, require, mapping, waitAtMost, missing, rerun);
+    DependencyTrigger t = DependencyTrigger.on(upstream.toArray(new String[0]));
+    return (require == DependencyTrigger.Require.ANY ? t.any() : t).mapping(mapping).waitAtMost(waitAtMost)
+        .missingUpstream(missing).onUpstreamRerun(rerun);
   }
 
   /** A condition block: name is required, every other key has the Java API's default. */
@@ -333,7 +336,9 @@ public final class ConfigTasks {
     int debounce = c.has("debounce") ? c.integer("debounce") : 1;
     Duration holdFor = c.has("hold-for") ? c.duration("hold-for") : null;
     Duration waitAtMost = c.has("wait-at-most") ? c.duration("wait-at-most") : null;
-    return new ConditionTrigger(name, every, timeout, debounce, holdFor, waitAtMost);
+    // every first: it may lower the default timeout, which a configured one then replaces
+    return ConditionTrigger.named(name).every(every).timeout(timeout).debounce(debounce).holdFor(holdFor)
+        .waitAtMost(waitAtMost);
   }
 
   /** A value as written: strings bare, anything else as its unwrapped form ({@code [5m, abc]}). */

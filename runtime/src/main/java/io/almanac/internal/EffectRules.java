@@ -3,6 +3,7 @@ package io.almanac.internal;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 
+import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
 import io.almanac.journal.TaskJournal.EffectIntended;
 import io.almanac.journal.TaskJournal.EffectRecorded;
@@ -36,7 +37,8 @@ final class EffectRules {
    */
   Decided<EffectReply> record(State state, RecordEffect cmd, Instant now) {
     if (cmd.key() == null || cmd.key().isBlank()) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "effect key '" + cmd.key() + "' is invalid: must not be empty");
+      return Decided.refuse(new RefusedException(Reason.INVALID_ARGUMENT, "effect.key", String.valueOf(cmd.key()),
+          "effect key '" + cmd.key() + "' is invalid: must not be empty"));
     }
     Optional<WindowState> found = AttemptLifecycle.runningAttempt(state, cmd.window(), cmd.attempt());
     if (found.isEmpty()) {
@@ -53,12 +55,14 @@ final class EffectRules {
     }
     String value = cmd.value() == null ? "" : cmd.value();
     if (cmd.key().length() > settings.maxEffectKeyLength()) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "effect key '" + Texts.abbreviate(cmd.key()) + "' is invalid: "
-          + cmd.key().length() + " characters, at most " + settings.maxEffectKeyLength());
+      return Decided.refuse(new RefusedException(Reason.INVALID_ARGUMENT, "effect.key", Texts.abbreviate(cmd.key()),
+          "effect key '" + Texts.abbreviate(cmd.key()) + "' is invalid: " + cmd.key().length() + " characters, at most "
+          + settings.maxEffectKeyLength()));
     }
     if (value.length() > settings.maxEffectValueLength()) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "effect value '" + Texts.abbreviate(value) + "' is invalid: "
-          + value.length() + " characters, at most " + settings.maxEffectValueLength());
+      return Decided.refuse(new RefusedException(Reason.INVALID_ARGUMENT, "effect.value", Texts.abbreviate(value),
+          "effect value '" + Texts.abbreviate(value) + "' is invalid: " + value.length() + " characters, at most "
+          + settings.maxEffectValueLength()));
     }
     if (!pending && w.effects().size() + w.pendingEffects().size() >= settings.maxEffectsPerWindow()) {
       return Decided.refuse(Reason.CONFLICT, "effect key '" + Texts.abbreviate(cmd.key()) + "' is refused: window '"

@@ -2,6 +2,7 @@ package io.almanac.internal;
 
 import io.almanac.EventTrigger;
 import io.almanac.PublishResult.Outcome;
+import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
 import io.almanac.Window;
 import io.almanac.internal.TaskProtocol.EventOutcome;
@@ -62,11 +63,11 @@ final class EventDecider {
     SpecRecord spec = state.spec();
     SpecRecord.Event trigger = spec.event();
     if (trigger == null || !trigger.type().equals(cmd.type())) {
-      return Decided.refuse(Reason.UNKNOWN_EVENT_TYPE, "type '" + cmd.type() + "' is invalid: task '" + spec.id()
-          + "' does not listen to it" + (trigger == null ? " (it has no event trigger)" : " (it listens to '" + trigger.type() + "')"));
+      return Decided.refuse(RefusedException.invalid(Reason.UNKNOWN_EVENT_TYPE, "type", cmd.type(), "task '" + spec.id()
+          + "' does not listen to it" + (trigger == null ? " (it has no event trigger)" : " (it listens to '" + trigger.type() + "')")));
     }
     if (cmd.eventId() == null || cmd.eventId().isBlank()) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "id '" + cmd.eventId() + "' is invalid: an event needs an id");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "id", cmd.eventId(), "an event needs an id"));
     }
     Optional<String> seen = state.eventWindow(cmd.eventId());
     if (seen.isPresent()) {
@@ -78,8 +79,8 @@ final class EventDecider {
     if (trigger.mapBy() == EventTrigger.TimeBasis.ARRIVAL_TIME) {
       basis = now;
     } else if (cmd.eventTime() == null) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "eventTime 'null' is invalid: task '" + spec.id()
-          + "' maps events to windows by their event time, so every event needs one");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "eventTime", null, "task '" + spec.id()
+          + "' maps events to windows by their event time, so every event needs one"));
     } else {
       basis = cmd.eventTime();
     }

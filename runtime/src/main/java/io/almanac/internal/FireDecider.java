@@ -6,6 +6,8 @@ import io.almanac.journal.Transition;
 
 import io.almanac.CatchUpPolicy;
 import io.almanac.InstanceStatus;
+import io.almanac.MissReason;
+import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RunKind;
 import io.almanac.internal.TaskProtocol.CatchUpOutcome;
@@ -125,14 +127,14 @@ final class FireDecider {
    */
   Decided<CatchUpOutcome> catchUp(State state, List<DueFire> windows, Instant now) {
     if (windows == null || windows.isEmpty()) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "windows '" + windows + "' is invalid: a catch-up names at least one window");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "windows", windows, "a catch-up names at least one window"));
     }
     List<Event> events = new ArrayList<>();
     List<FireOutcome> outcomes = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (DueFire due : windows) {
       if (due == null) {
-        return Decided.refuse(Reason.INVALID_ARGUMENT, "window 'null' is invalid: a catch-up names windows");
+        return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "window", null, "a catch-up names windows"));
       }
       if (due.window() != null && !seen.add(due.window().value())) {
         outcomes.add(new FireOutcome(due.window().value(), Decision.DUPLICATE, "twice in one catch-up"));
@@ -158,8 +160,8 @@ final class FireDecider {
   private Decided<FireOutcome> beforeOverlap(State state, Fire cmd, Instant now) {
     if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
         || cmd.end().isBefore(cmd.start())) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "fire '" + cmd.window() + "' is invalid: window, start <= end,"
-          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "fire", cmd.window(), "window, start <= end,"
+          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")"));
     }
     String key = cmd.window().value();
     Optional<WindowState> existing = state.window(key);
@@ -170,8 +172,8 @@ final class FireDecider {
     }
     if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
       // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
-      return Decided.refuse(Reason.NOT_DUE, "dueAt '" + cmd.dueAt() + "' is invalid: window '" + key
-          + "' is not due yet (now " + now + ")");
+      return Decided.refuse(RefusedException.invalid(Reason.NOT_DUE, "dueAt", cmd.dueAt(), "window '" + key
+          + "' is not due yet (now " + now + ")"));
     }
     if (state.paused()) {
       return skip(cmd, new Causes.Paused(), now);

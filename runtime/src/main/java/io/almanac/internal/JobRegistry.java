@@ -7,8 +7,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The jobs a node can run, by name: a task names its job ({@code TaskSpec.job}), or is bound to a
- * job under its own id. Jobs are code, so they are registered on every node, not persisted.
+ * The jobs a node can run, by name: a task names its job ({@code TaskSpec.job}) by the name it is
+ * registered under or by its {@link AgentJob} class, or is bound to a job under its own id. Jobs are code, so they are registered on every node, not persisted.
  * Thread-safe. INTERNAL API.
  */
 public final class JobRegistry {
@@ -50,41 +50,96 @@ public final class JobRegistry {
 
   /**
    * Instantiates a job class by its name (public no-argument constructor), registering it under
-   * that name, as for tasks declared in {@code almanac.tasks}.
+   * that name, so that a spec can name its job by class ({@code TaskSpec.job}).
    *
    * @param className the class name
    * @return the job
-   * @throws InvalidSpecException if the class is missing, not an AgentJob, or cannot be created
+   * @throws InvalidSpecException ({@code job}) if the class is missing, not an AgentJob, or cannot be created
    */
   public AgentJob registerClass(String className) {
+    AgentJob job = classJob(className);
+    if (job == null) {
+      throw new InvalidSpecException("job", className, "no job is registered under this name on this node and no class"
+          + " of this name is on the classpath: register the job first (Almanac.Builder#job), or name an"
+          + " io.almanac.AgentJob class");
+    }
+    return job;
+  }
+
+  /**
+   * The job a task runs, checked at its registration: the job registered under {@code name}, else
+   * the {@link AgentJob} class of that name (instantiated and registered under it), else the job
+   * registered under the task's id.
+   *
+   * @param name the spec's job: a registered name or a class name (may be null)
+   * @param taskId the task's id
+   * @return the job
+   * @throws InvalidSpecException ({@code job}) naming the value, if none of these is found, or the
+   *     class is not an AgentJob or cannot be created
+   */
+  public AgentJob resolve(String name, String taskId) {
+    AgentJob job = name == null ? null : jobs.get(name);
+    if (job != null) {
+      return job;
+    }
+    AgentJob byClass = name == null ? null : classJob(name);
+    if (byClass != null) {
+      return byClass;
+    }
+    AgentJob byId = jobs.get(taskId);
+    if (byId != null) {
+      return byId;
+    }
+    if (name == null) {
+      throw new InvalidSpecException("job", null, "a task names the job it runs");
+    }
+    return registerClass(name);
+  }
+
+  /** The job of a class name, registered under it; null when no class has that name. */
+  private AgentJob classJob(String className) {
     AgentJob existing = jobs.get(className);
     if (existing != null) {
       return existing;
     }
+    Class<?> c;
     try {
-      Class<?> c = Class.forName(className, true, Thread.currentThread().getContextClassLoader() != null
+      c = Class.forName(className, true, Thread.currentThread().getContextClassLoader() != null
           ? Thread.currentThread().getContextClassLoader() : JobRegistry.class.getClassLoader());
-      if (!AgentJob.class.isAssignableFrom(c)) {
-        throw new InvalidSpecException("job", className, "is not an io.almanac.AgentJob");
-      }
-      AgentJob job = (AgentJob) c.getDeclaredConstructor().newInstance();
-      jobs.put(className, job);
-      return job;
-    } catch (ClassNotFoundException e) {
-      throw new InvalidSpecException("job", className, "no such class on the classpath");
-    } catch (ReflectiveOperationException e) {
+    } catch (ClassNotFoundException | LinkageError e) {
+      return null;
+    }
+    if (!AgentJob.class.isAssignableFrom(c)) {
+      throw new InvalidSpecException("job", className, "is a class but not an io.almanac.AgentJob");
+    }
+    try {
+      AgentJob job = (AgentJob) c.getConstructor().newInstance();
+      AgentJob raced = jobs.putIfAbsent(className, job);
+      return raced != null ? raced : job;
+    } catch (ReflectiveOperationException | RuntimeException e) {
       throw new InvalidSpecException("job", className, "cannot be created with a public no-argument constructor: " + e);
     }
   }
 
   /**
-   * @param name the job's name (may be null)
+   * The job an attempt runs: as {@link #resolve} finds it, or null when it finds none (a node that
+   * lacks the job fails the attempt with a reason, it does not throw).
+   *
+   * @param name the job's name or class name (may be null)
    * @param taskId the task's id, the fallback name
-   * @return the job, or null if neither is registered
+   * @return the job, or null if none is found
    */
   public AgentJob find(String name, String taskId) {
     AgentJob job = name == null ? null : jobs.get(name);
-    return job != null ? job : jobs.get(taskId);
+    if (job != null) {
+      return job;
+    }
+    try {
+      AgentJob byClass = name == null ? null : classJob(name);
+      return byClass != null ? byClass : jobs.get(taskId);
+    } catch (InvalidSpecException e) {
+      return jobs.get(taskId);
+    }
   }
 
   /**

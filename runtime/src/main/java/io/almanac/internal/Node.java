@@ -183,8 +183,10 @@ public final class Node {
     AlertSink alerts = alertSink != null ? alertSink : AlertSinks.logging(summaryInterval);
     List<TaskSpec> declared = ConfigTasks.parse(config);
     for (TaskSpec spec : declared) {
-      if (!jobs.has(spec.job())) {
-        jobs.registerClass(spec.job());
+      try {
+        jobs.resolve(spec.job(), spec.id());
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(spec.id(), e);
       }
     }
 

@@ -10,6 +10,7 @@ import io.almanac.journal.Transition;
 import io.almanac.IllegalTransitionException;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
+import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RunKind;
 import io.almanac.TaskSpec;
@@ -60,7 +61,7 @@ final class OperatorActions {
    */
   Decided<Done> define(State state, SpecRecord sent, Instant now) {
     if (sent == null) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "spec 'null' is invalid: a task needs a spec");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "spec", null, "a task needs a spec"));
     }
     TaskSpec spec;
     try {
@@ -152,11 +153,10 @@ final class OperatorActions {
    */
   Decided<BackfillReport> backfill(State state, TaskSchedule schedule, Instant from, Instant to, Instant now) {
     if (from == null || to == null || !from.isBefore(to)) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "from '" + from + "' is invalid: must be before to '" + to + "'");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "from", from, "must be before to '" + to + "'"));
     }
     if (to.isAfter(now)) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT,
-          "to '" + to + "' is invalid: a backfill covers past windows only (now " + now + ")");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "to", to, "a backfill covers past windows only (now " + now + ")"));
     }
     int max = settings.maxBackfillWindows();
     // One entry per window: several firings may share a window (an hourly cron with daily windows).
@@ -173,8 +173,8 @@ final class OperatorActions {
       cursor = due.get(due.size() - 1).dueAt();
     }
     if (windows.size() > max) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "to '" + to + "' is invalid: the range from " + from
-          + " covers more than " + max + " windows (almanac.task.max-backfill-windows); ask in parts");
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "to", to, "the range from " + from
+          + " covers more than " + max + " windows (almanac.task.max-backfill-windows); ask in parts"));
     }
     List<Event> events = new ArrayList<>();
     List<FireOutcome> outcomes = new ArrayList<>();
@@ -233,8 +233,8 @@ final class OperatorActions {
       return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
     }
     if (text != null && text.length() > settings.maxReasonLength()) {
-      return Decided.refuse(Reason.INVALID_ARGUMENT, "reason '" + Texts.abbreviate(text) + "' is invalid: "
-          + text.length() + " characters, at most " + settings.maxReasonLength());
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "reason", Texts.abbreviate(text),
+          text.length() + " characters, at most " + settings.maxReasonLength()));
     }
     TaskJournal.WindowEvent e = event.apply(w);
     if (!Transition.allows(w.status(), e)) {

@@ -29,9 +29,10 @@ import java.util.List;
  * added last, nullable, so journals written before it read as before.
  *
  * <p>A record is data, not validated: reading it never refuses. {@link #toSpec()} builds the
- * public spec through {@code TaskSpec}'s and the policies' constructors, which check the policies
- * as reading the journal did before this type existed. A missing component reads as the default
- * {@code TaskSpec} gives it (see the canonical constructor).
+ * public spec through {@code TaskSpec}'s and the policies' builders, which check the policies as
+ * reading the journal did before this type existed. A missing component reads as the default
+ * {@code TaskSpec} gives it, except the job: a spec written before every spec named its job reads
+ * without one, and runs the job registered under its task's id, as it always did.
  *
  * @param id the task's id
  * @param cron the cron expression without the zone, or null for a one-shot task
@@ -68,7 +69,7 @@ public record SpecRecord(
     @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition) {
 
   /**
-   * Fills missing components with the defaults of {@link TaskSpec}'s canonical constructor (a
+   * Fills missing components with the defaults {@link TaskSpec} gives them (a
    * one-shot task's window {@code per-firing} and zone {@code UTC}); it does not validate.
    */
   @JsonCreator
@@ -121,16 +122,22 @@ public record SpecRecord(
   }
 
   /**
-   * The public spec, built through its constructor and the policies' (which check the policies, as
+   * The public spec, built through its builder and the policies' (which check the policies, as
    * reading a spec did); {@link TaskSpec#validate()} is the caller's to run.
    *
    * @return the spec
    * @throws io.almanac.InvalidSpecException naming the field, if a policy is one today's rules refuse
    */
   public TaskSpec toSpec() {
-    return new TaskSpec(id, cron, zone, window, dst.toPolicy(), overlap, retry.toPolicy(), catchUp.toPolicy(),
-        lease.toPolicy(), job, description, once, event == null ? null : event.toTrigger(),
-        dependency == null ? null : dependency.toTrigger(), condition == null ? null : condition.toTrigger());
+    TaskSpec.Builder b = TaskSpec.builder(id).cron(cron, zone).window(window).dst(dst.toPolicy()).overlap(overlap)
+        .retry(retry.toPolicy()).catchUp(catchUp.toPolicy()).lease(lease.toPolicy()).description(description)
+        .onEvent(event == null ? null : event.toTrigger())
+        .dependsOn(dependency == null ? null : dependency.toTrigger())
+        .when(condition == null ? null : condition.toTrigger()).job(job);
+    if (once != null) {
+      b.once(once);
+    }
+    return b.buildUnvalidated();
   }
 
   /**
@@ -201,7 +208,8 @@ public record SpecRecord(
      * @throws io.almanac.InvalidSpecException naming the field ({@code retry.*}) if today's rules refuse it
      */
     public RetryPolicy toPolicy() {
-      return new RetryPolicy(maxRetries, backoff, delays, initialDelay, multiplier, maxDelay, jitter, span);
+      return RetryPolicy.builder().maxRetries(maxRetries).backoff(backoff).delays(delays).initialDelay(initialDelay)
+          .multiplier(multiplier).maxDelay(maxDelay).jitter(jitter).span(span).build();
     }
   }
 
@@ -260,7 +268,7 @@ public record SpecRecord(
      * @throws io.almanac.InvalidSpecException naming the field ({@code lease.*}) if today's rules refuse it
      */
     public LeasePolicy toPolicy() {
-      return new LeasePolicy(floor, ceiling, factor, minSamples);
+      return LeasePolicy.builder().floor(floor).ceiling(ceiling).factor(factor).minSamples(minSamples).build();
     }
   }
 
@@ -313,7 +321,9 @@ public record SpecRecord(
 
     /** @return the trigger */
     public DependencyTrigger toTrigger() {
-      return new DependencyTrigger(upstream, require, mapping, waitAtMost, missingUpstream, onUpstreamRerun);
+      DependencyTrigger t = DependencyTrigger.on(upstream.toArray(new String[0]));
+      return (require == DependencyTrigger.Require.ANY ? t.any() : t).mapping(mapping).waitAtMost(waitAtMost)
+          .missingUpstream(missingUpstream).onUpstreamRerun(onUpstreamRerun);
     }
   }
 
@@ -339,7 +349,9 @@ public record SpecRecord(
 
     /** @return the trigger */
     public ConditionTrigger toTrigger() {
-      return new ConditionTrigger(name, every, timeout, debounce, holdFor, waitAtMost);
+      // every first: it may lower the default timeout, which the stored one then replaces
+      return ConditionTrigger.named(name).every(every).timeout(timeout).debounce(debounce).holdFor(holdFor)
+          .waitAtMost(waitAtMost);
     }
   }
 }

@@ -71,7 +71,7 @@ class BadInputTest {
         Arguments.of("catch-up span on mode NONE", "catchUp.span", "PT24H",
             (Supplier<Object>) () -> CatchUpPolicy.none().withinSpan(Duration.ofHours(24))),
         Arguments.of("lease floor above ceiling", "lease.floor", "PT3H",
-            (Supplier<Object>) () -> new LeasePolicy(Duration.ofHours(3), Duration.ofHours(2), 1.5, 20)),
+            (Supplier<Object>) () -> LeasePolicy.builder().floor(Duration.ofHours(3)).ceiling(Duration.ofHours(2)).factor(1.5).minSamples(20).build()),
         Arguments.of("empty task id", "id", "",
             (Supplier<Object>) () -> TaskSpec.builder("").cron("0 0 8 * * ? UTC").build()),
         Arguments.of("cron whose firings throw (31W)", "cron", "0 0 12 31W * ?",
@@ -104,13 +104,13 @@ class BadInputTest {
   static Stream<Arguments> invalidDefinitions() {
     TaskSpec good = TaskSpec.builder("stored").cron("0 0 8 * * ? Asia/Shanghai").build();
     return Stream.of(
-        Arguments.of("malformed cron", new TaskSpec("stored", "not a cron", "UTC", null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("hour 25", new TaskSpec("stored", "0 0 25 * * ?", "UTC", null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("cron whose firings throw (31W)", new TaskSpec("stored", "0 0 12 31W * ?", "UTC", null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("cron with a fullwidth digit", new TaskSpec("stored", "0 0 \uFF18 * * ?", "UTC", null, null, null, null, null, null, null, null), "cron"),
-        Arguments.of("unknown zone", new TaskSpec("stored", good.cron(), "America/New_Yrok", null, null, null, null, null, null, null, null), "zone"),
-        Arguments.of("unknown window", new TaskSpec("stored", good.cron(), good.zone(), "fortnightly", null, null, null, null, null, null, null), "window"),
-        Arguments.of("another task's id", new TaskSpec("other", good.cron(), good.zone(), null, null, null, null, null, null, null, null), "id"));
+        Arguments.of("malformed cron", TaskSpec.builder("stored").cron("not a cron", "UTC").buildUnvalidated(), "cron"),
+        Arguments.of("hour 25", TaskSpec.builder("stored").cron("0 0 25 * * ?", "UTC").buildUnvalidated(), "cron"),
+        Arguments.of("cron whose firings throw (31W)", TaskSpec.builder("stored").cron("0 0 12 31W * ?", "UTC").buildUnvalidated(), "cron"),
+        Arguments.of("cron with a fullwidth digit", TaskSpec.builder("stored").cron("0 0 \uFF18 * * ?", "UTC").buildUnvalidated(), "cron"),
+        Arguments.of("unknown zone", TaskSpec.builder("stored").cron(good.cron(), "America/New_Yrok").buildUnvalidated(), "zone"),
+        Arguments.of("unknown window", TaskSpec.builder("stored").cron(good.cron(), good.zone()).window("fortnightly").buildUnvalidated(), "window"),
+        Arguments.of("another task's id", TaskSpec.builder("other").cron(good.cron(), good.zone()).buildUnvalidated(), "id"));
   }
 
   @ParameterizedTest(name = "R33 {0}: an update with it is refused and the stored task is unchanged")

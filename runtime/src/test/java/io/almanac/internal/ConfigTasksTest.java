@@ -343,7 +343,8 @@ class ConfigTasksTest {
     assertEquals("reports.daily", specs.get(0).id());
     assertEquals(RetryPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1).withMaxRetries(2),
         specs.get(0).retry());
-    assertEquals(new io.almanac.LeasePolicy(Duration.ofSeconds(30), Duration.ofHours(6), 2.25, 5), specs.get(0).lease());
+    assertEquals(io.almanac.LeasePolicy.builder().floor(Duration.ofSeconds(30)).ceiling(Duration.ofHours(6)).factor(2.25)
+        .minSamples(5).build(), specs.get(0).lease());
     assertEquals(RetryPolicy.immediate().withinSpan(Duration.ofHours(24)), specs.get(1).retry());
     assertEquals(CatchUpPolicy.all().withHorizon(Duration.ofDays(366)).withinSpan(Duration.ofHours(24)), specs.get(1).catchUp());
   }

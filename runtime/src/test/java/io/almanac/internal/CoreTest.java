@@ -52,7 +52,7 @@ class CoreTest {
   private static final TaskSettings SETTINGS = TaskSettings.from(ConfigFactory.load());
   private static final HotState HOT = new HotState(1_000, Duration.ofDays(3650));
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
-  private static final LeasePolicy HOUR = new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(1), 1.5, 20);
+  private static final LeasePolicy HOUR = LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofHours(1)).factor(1.5).minSamples(20).build();
 
   private final FireDecider fires = new FireDecider(SETTINGS);
   private final AttemptLifecycle attempts = new AttemptLifecycle("t", SETTINGS);

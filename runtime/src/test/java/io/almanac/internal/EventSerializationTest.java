@@ -59,12 +59,12 @@ class EventSerializationTest {
    * (backfill DELAYED exponential 5 min x2 up to 1 h, jitter 0.1, 5 retries, horizon 6 h) read as.
    */
   static TaskSpec fullSpec() {
-    return new TaskSpec("daily-digest", "0 0 8 * * ?", "Asia/Shanghai", WindowSpec.HOURLY.name(),
-        new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.BOTH), OverlapPolicy.BUFFER_ONE,
-        RetryPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1).withMaxRetries(5),
-        CatchUpPolicy.all().withHorizon(Duration.ofHours(6)),
-        new LeasePolicy(Duration.ofMinutes(2), Duration.ofHours(1), 1.5, 10),
-        "news-digest", "the field report's 08:00 digest");
+    return TaskSpec.builder("daily-digest").cron("0 0 8 * * ?", "Asia/Shanghai").window(WindowSpec.HOURLY.name())
+        .dst(new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.BOTH)).overlap(OverlapPolicy.BUFFER_ONE)
+        .retry(RetryPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1).withMaxRetries(5))
+        .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(6)))
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(2)).ceiling(Duration.ofHours(1)).factor(1.5).minSamples(10).build())
+        .job("news-digest").description("the field report's 08:00 digest").buildUnvalidated();
   }
 
   /** {@link #fullSpec()} as the journal holds it. */
@@ -374,7 +374,7 @@ class EventSerializationTest {
   void windowListRoundTrips() {
     io.almanac.WindowView view = new io.almanac.WindowView("t", io.almanac.WindowKey.of(W), AT, AT.plusSeconds(60), AT,
         InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of("k", "v"), AT, AT,
-        AT.plusSeconds(1));
+        AT.plusSeconds(1), null, null);
     TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
     assertEquals(list, roundTrip(list));
     Serializer serializer = serialization.findSerializerFor(list);

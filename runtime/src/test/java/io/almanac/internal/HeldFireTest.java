@@ -39,7 +39,7 @@ class HeldFireTest {
   private final AttemptLifecycle attempts = new AttemptLifecycle("t", SETTINGS);
 
   private static State defined() {
-    TaskSpec spec = TaskSpec.builder("t").cron("0 0 * * * ? UTC").window("per-firing").lease(new LeasePolicy(Duration.ofMinutes(1), LEASE, 1.5, 20))
+    TaskSpec spec = TaskSpec.builder("t").cron("0 0 * * * ? UTC").window("per-firing").lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(LEASE).factor(1.5).minSamples(20).build())
         .build();
     return CoreTest.fold(State.empty(20), List.of(new TaskJournal.SpecDefined(SpecRecord.of(spec), T0)));
   }

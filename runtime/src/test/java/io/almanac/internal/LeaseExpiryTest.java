@@ -68,7 +68,7 @@ class LeaseExpiryTest {
   private static final String DAY = "2026-11-29";
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final Duration LEASE = Duration.ofMinutes(10);
-  private static final LeasePolicy TEN_MINUTES = new LeasePolicy(Duration.ofMinutes(1), LEASE, 1.5, 20);
+  private static final LeasePolicy TEN_MINUTES = LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(LEASE).factor(1.5).minSamples(20).build();
 
   private final SettableClock clock = new SettableClock(T0);
 

@@ -54,7 +54,7 @@ class LifecycleDecisionsTest {
   private static TaskSpec spec() {
     return TaskSpec.builder("t").cron("* * * * * ? UTC").window("per-firing").overlap(io.almanac.OverlapPolicy.ALLOW)
         .retry(RetryPolicy.delayed(Duration.ofMinutes(5))).maxRetries(1)
-        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(1), 1.5, 20)).build();
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofHours(1)).factor(1.5).minSamples(20).build()).build();
   }
 
   private static State fold(State s, List<Event> events) {
@@ -141,6 +141,26 @@ class LifecycleDecisionsTest {
     assertEquals(RefusedException.Reason.REMOVED, e.reason());
     assertEquals("task 't' was removed at " + T0.plusSeconds(10) + ": its history answers queries; register it again to "
         + "define it anew", e.getMessage());
+  }
+
+  @Test
+  @DisplayName("R33: a refused backfill range and a spec-less define carry the field and the value as data, worded in the message")
+  void invalidArgumentRefusalsAreTyped() {
+    State s = busy();
+    Instant later = T0.plusSeconds(3600);
+    RefusedException order = assertInstanceOf(RefusedException.class,
+        operator.backfill(s, Schedules.of(spec()), later, T0, later).refusal());
+    assertEquals(RefusedException.Reason.INVALID_ARGUMENT, order.reason());
+    assertEquals("from", order.field());
+    assertEquals(later.toString(), order.value());
+    assertEquals("from '" + later + "' is invalid: must be before to '" + T0 + "'", order.getMessage());
+    RefusedException future = assertInstanceOf(RefusedException.class,
+        operator.backfill(s, Schedules.of(spec()), T0, later, T0.plusSeconds(60)).refusal());
+    assertEquals("to", future.field());
+    assertEquals(later.toString(), future.value());
+    RefusedException none = assertInstanceOf(RefusedException.class, operator.define(s, null, T0).refusal());
+    assertEquals("spec", none.field());
+    assertEquals("null", none.value());
   }
 
   @Test

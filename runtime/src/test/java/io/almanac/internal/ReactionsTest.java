@@ -37,7 +37,7 @@ class ReactionsTest {
 
   private static final HotState HOT = new HotState(1_000, Duration.ofDays(3650));
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
-  private static final LeasePolicy HOUR = new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(1), 1.5, 20);
+  private static final LeasePolicy HOUR = LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofHours(1)).factor(1.5).minSamples(20).build();
 
   private static State state(OverlapPolicy overlap, Event... events) {
     TaskSpec spec = TaskSpec.builder("t").cron("0 * * * * ? UTC").window("per-firing").lease(HOUR).overlap(overlap).build();

@@ -65,7 +65,7 @@ class RetryAndCatchUpTest {
 
   static TaskSpec.Builder spec() {
     return TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j")
-        .lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(1), 1.5, 20));
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofHours(1)).factor(1.5).minSamples(20).build());
   }
 
   static State fold(State s, List<Event> events) {

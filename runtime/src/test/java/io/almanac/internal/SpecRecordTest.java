@@ -74,7 +74,7 @@ class SpecRecordTest {
     TaskSpec.Builder b = TaskSpec.builder("everything").cron("0 30 2 * * ? America/New_York").window(WindowSpec.HOURLY)
         .dst(new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.LAST)).overlap(OverlapPolicy.CANCEL_PREVIOUS)
         .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(6)).withinSpan(Duration.ofHours(24)))
-        .lease(new LeasePolicy(Duration.ofSeconds(30), Duration.ofHours(6), 2.25, 5))
+        .lease(LeasePolicy.builder().floor(Duration.ofSeconds(30)).ceiling(Duration.ofHours(6)).factor(2.25).minSamples(5).build())
         .job("everything-job").description("every policy set");
     return List.of(
         b.retry(RetryPolicy.delayed(Duration.ofMinutes(5), Duration.ofMinutes(15)).withMaxRetries(7)
@@ -183,15 +183,14 @@ class SpecRecordTest {
   @DisplayName("a record missing components reads with TaskSpec's defaults (a cron task's and a one-shot task's)")
   void missingComponentsReadAsTheDefaults() throws Exception {
     SpecRecord cron = mapper.readValue("{\"id\":\"d\",\"cron\":\"0 0 8 * * ?\",\"zone\":\"UTC\"}", SpecRecord.class);
-    TaskSpec cronDefaults = new TaskSpec("d", "0 0 8 * * ?", "UTC", null, null, null, null, null, null, null, null, null);
+    TaskSpec cronDefaults = TaskSpec.builder("d").cron("0 0 8 * * ?", "UTC").job(null).buildUnvalidated();
     assertEquals(SpecRecord.of(cronDefaults), cron);
     assertEquals(cronDefaults, cron.toSpec());
     assertEquals(WindowSpec.DAILY.name(), cron.window());
     assertEquals(LeasePolicy.DEFAULT, cron.lease().toPolicy());
 
     SpecRecord once = mapper.readValue("{\"id\":\"o\",\"once\":\"2026-12-01T08:00:00Z\"}", SpecRecord.class);
-    TaskSpec onceDefaults = new TaskSpec("o", null, null, null, null, null, null, null, null, null, null,
-        Instant.parse("2026-12-01T08:00:00Z"));
+    TaskSpec onceDefaults = TaskSpec.builder("o").job(null).once(Instant.parse("2026-12-01T08:00:00Z")).buildUnvalidated();
     assertEquals(SpecRecord.of(onceDefaults), once);
     assertEquals(onceDefaults, once.toSpec());
     assertEquals("UTC", once.zone());

@@ -83,7 +83,7 @@ class TaskEntityTest {
   }
 
   /** A lease that outlasts two days, so a daily window still holds it when the next two fire. */
-  private static final LeasePolicy RUNS_A_DAY = new LeasePolicy(Duration.ofMinutes(1), Duration.ofDays(3), 1.5, 20);
+  private static final LeasePolicy RUNS_A_DAY = LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofDays(3)).factor(1.5).minSamples(20).build();
 
   private TaskSpec.Builder daily(String id) {
     return TaskSpec.builder(id).cron("0 0 8 * * ? Asia/Shanghai");
@@ -483,7 +483,7 @@ class TaskEntityTest {
   @Test
   @DisplayName("R23: heartbeats extend the lease of the running attempt only")
   void heartbeatExtendsLease() {
-    var kit = kit(daily(newId()).lease(new LeasePolicy(Duration.ofMinutes(1), Duration.ofMinutes(10), 1.5, 20)).build());
+    var kit = kit(daily(newId()).lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofMinutes(10)).factor(1.5).minSamples(20).build()).build());
     fire(kit, "2026-11-29");
     AttemptGrant g = start(kit, "2026-11-29");
     assertEquals(T0.plus(Duration.ofMinutes(10)), g.leaseUntil());
@@ -500,7 +500,7 @@ class TaskEntityTest {
   @DisplayName("R8/R23: the lease follows 1.5 x P99 of observed durations; a cron faster than the P99 is flagged")
   void leaseFollowsP99AndIntervalWarning() {
     var kit = kit(TaskSpec.builder(newId()).cron("*/10 * * * * ? UTC").window(WindowSpec.PER_FIRING).overlap(OverlapPolicy.ALLOW)
-        .lease(new LeasePolicy(Duration.ofSeconds(5), Duration.ofMinutes(30), 1.5, 5)).build());
+        .lease(LeasePolicy.builder().floor(Duration.ofSeconds(5)).ceiling(Duration.ofMinutes(30)).factor(1.5).minSamples(5).build()).build());
     for (int i = 0; i < 5; i++) {
       Instant due = T0.plusSeconds(10L * i);
       clock.set(due);

@@ -86,7 +86,8 @@ public final class DemoTasks {
    * Leases for the demo jobs: at least 30 s, at most 2 min (the ceiling until 20 durations are
    * known), so that nothing here times out unless it hangs or its node died.
    */
-  public static final LeasePolicy DEMO_LEASE = new LeasePolicy(Duration.ofSeconds(30), Duration.ofMinutes(2), 1.5, 20);
+  public static final LeasePolicy DEMO_LEASE =
+      LeasePolicy.builder().floor(Duration.ofSeconds(30)).ceiling(Duration.ofMinutes(2)).factor(1.5).minSamples(20).build();
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -311,7 +311,8 @@ public final class SpoolDirectoryEventSource implements EventSource {
     } catch (DateTimeParseException e) {
       throw new InvalidSpecException("eventTime", time, "is not an ISO-8601 instant (e.g. 2026-11-29T02:15:00Z)");
     }
-    return new IncomingEvent(text(object, "type"), text(object, "id"), eventTime, text(object, "summary"));
+    return IncomingEvent.of(text(object, "type"), text(object, "id")).withEventTime(eventTime)
+        .withSummary(text(object, "summary"));
   }
 
   private static String text(ObjectNode object, String field) {

@@ -109,7 +109,7 @@ public final class CrashNode {
   static final String EFFECT_KEY = "send";
 
   /** Leases short enough that an orphaned attempt resolves within seconds. */
-  static final LeasePolicy LEASE = new LeasePolicy(Duration.ofSeconds(5), Duration.ofSeconds(10), 1.5, 5);
+  static final LeasePolicy LEASE = LeasePolicy.builder().floor(Duration.ofSeconds(5)).ceiling(Duration.ofSeconds(10)).factor(1.5).minSamples(5).build();
 
   /** The tasks, by id. */
   static final List<TaskSpec> TASKS = tasks();

@@ -259,7 +259,7 @@ class StuckWindowTest {
   @DisplayName("I6: when the spec changes while a window is PENDING, the longest lease ceiling in effect bounds it")
   void i6TakesTheLongestCeilingInEffectDuringTheWait() {
     TaskSpec longer = TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j")
-        .lease(new io.almanac.LeasePolicy(Duration.ofMinutes(1), Duration.ofHours(6), 1.5, 20)).build();
+        .lease(io.almanac.LeasePolicy.builder().ceiling(Duration.ofHours(6)).build()).build();
     List<TaskJournal.Event> events = journal(pending30(OverlapPolicy.SKIP), List.of(spec(longer, DUE30.plusSeconds(60))));
     assertTrue(verify(until(events, DUE30.plus(Duration.ofHours(5)))).ok());
     assertEquals("2026-11-30", only(verify(until(events, DUE30.plus(Duration.ofHours(7)))), Invariant.I6).window());

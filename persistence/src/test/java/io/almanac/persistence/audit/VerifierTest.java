@@ -479,7 +479,7 @@ class VerifierTest {
 
   @Test
   void aWindowSpecThisJvmDoesNotKnowIsANoteNotAViolation() {
-    TaskSpec custom = new TaskSpec("t", "0 0 8 * * ?", "Asia/Shanghai", "fiscal-week", null, null, null, null, null, "j", null);
+    TaskSpec custom = TaskSpec.builder("t").cron("0 0 8 * * ?", "Asia/Shanghai").window("fiscal-week").job("j").buildUnvalidated();
     VerificationReport r = verify(journal(List.of(spec(custom, DEFINED)), ran("2026-11-29"), ran("2026-11-30")));
     assertTrue(r.ok(), r.toText());
     assertEquals(2, r.notes().size(), r.toText()); // and I5's: these hand-written events name no writer
