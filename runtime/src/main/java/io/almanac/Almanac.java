@@ -1,5 +1,6 @@
 package io.almanac;
 
+import io.almanac.internal.TriggerProtocol;
 import io.almanac.internal.TaskProtocol;
 import io.almanac.internal.Asks;
 import io.almanac.internal.JobRegistry;
@@ -53,7 +54,7 @@ public final class Almanac {
   private final Clock clock;
   private final JobRegistry jobs;
   private final ClusterSharding sharding;
-  private final ActorRef<TriggerActor.Command> trigger;
+  private final ActorRef<TriggerProtocol.Command> trigger;
   private final Duration askTimeout;
   private final CompositeMeterRegistry meterRegistry;
   private final Duration maxEventFuture;
@@ -306,8 +307,8 @@ public final class Almanac {
       meters.published("overloaded");
       return CompletableFuture.failedFuture(new OverloadedException(busy, publishGate.limit(), publishRetryAfter));
     }
-    return Asks.<TriggerActor.Command, TriggerActor.SubscriberList>ask(trigger,
-            r -> new TriggerActor.Subscribers(event.type(), r), askTimeout, system.scheduler())
+    return Asks.<TriggerProtocol.Command, TriggerProtocol.SubscriberList>ask(trigger,
+            r -> new TriggerProtocol.Subscribers(event.type(), r), askTimeout, system.scheduler())
         .handle((list, error) -> {
           if (error != null) {
             throw new CompletionException(new AlmanacException("no answer from the trigger within " + askTimeout
@@ -501,8 +502,8 @@ public final class Almanac {
     Instant since = clock.instant();
     // Cycles and missing upstream tasks are refused before anything is stored (R9, R33).
     List<SpecRecord> records = valid.stream().map(SpecRecord::of).toList();
-    return retrying("the trigger's dependency check", () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(
-            trigger, r -> new TriggerActor.CheckDependencies(records, r), askTimeout, system.scheduler())))
+    return retrying("the trigger's dependency check", () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(
+            trigger, r -> new TriggerProtocol.CheckDependencies(records, r), askTimeout, system.scheduler())))
         .thenCompose(ok -> define(valid, since));
   }
 
@@ -517,8 +518,8 @@ public final class Almanac {
       for (int i = 0; i < valid.size(); i += 1000) {
         List<SpecRecord> batch = valid.subList(i, Math.min(valid.size(), i + 1000)).stream().map(SpecRecord::of).toList();
         batches.add(retrying("the trigger's registration of " + batch.size() + " tasks",
-            () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
-                r -> new TriggerActor.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())))
+            () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
+                r -> new TriggerProtocol.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())))
             .toCompletableFuture());
       }
       return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
@@ -639,8 +640,8 @@ public final class Almanac {
    */
   public CompletionStage<Done> remove(String taskId) {
     return this.<Done>ask(taskId, TaskProtocol.Remove::new).thenCompose(d -> retrying("the trigger's removal of task '"
-        + taskId + "'", () -> unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
-            r -> new TriggerActor.Remove(taskId, r), askTimeout, system.scheduler()))));
+        + taskId + "'", () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
+            r -> new TriggerProtocol.Remove(taskId, r), askTimeout, system.scheduler()))));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -673,8 +674,8 @@ public final class Almanac {
 
   /** @return the ids of the registered tasks, sorted */
   public CompletionStage<List<String>> taskIds() {
-    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::withTaskIds,
-        askTimeout, system.scheduler()).thenApply(TriggerActor.TriggerStatus::taskIds);
+    return Asks.<TriggerProtocol.Command, TriggerProtocol.TriggerStatus>ask(trigger, TriggerProtocol.GetStatus::withTaskIds,
+        askTimeout, system.scheduler()).thenApply(TriggerProtocol.TriggerStatus::taskIds);
   }
 
   /** @return the FINAL_FAILED windows of every task (R31) */
@@ -710,8 +711,8 @@ public final class Almanac {
   // ---------------------------------------------------------------------------------------------
 
   private CompletionStage<Done> markActive(String taskId) {
-    return unwrap(Asks.<TriggerActor.Command, StatusReply<Done>>ask(trigger,
-        r -> new TriggerActor.MarkActive(taskId, r), askTimeout, system.scheduler()));
+    return unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
+        r -> new TriggerProtocol.MarkActive(taskId, r), askTimeout, system.scheduler()));
   }
 
   private <T> CompletionStage<T> ask(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {

@@ -1,5 +1,6 @@
 package io.almanac;
 
+import io.almanac.internal.ExecutorProtocol;
 import io.almanac.internal.TaskProtocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -172,11 +173,11 @@ class AlmanacNodeTest {
     assertEquals(List.of("actor-system", "cluster-member", "tasks-registered", "trigger", "journal", "executor"),
         h.checks().stream().map(NodeHealth.Check::name).toList());
     // the executor's check: past max-stuck-jobs stuck jobs, or without its lease, the node is not ready
-    assertTrue(io.almanac.internal.Node.executorCheck(new Executor.Stats(0, 0, 0, 0, 0, 0, 4, true, "node-1"), 4).ok());
-    NodeHealth.Check tooMany = io.almanac.internal.Node.executorCheck(new Executor.Stats(0, 0, 0, 0, 0, 0, 5, true, "node-1"), 4);
+    assertTrue(io.almanac.internal.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 4, true, "node-1"), 4).ok());
+    NodeHealth.Check tooMany = io.almanac.internal.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 5, true, "node-1"), 4);
     assertFalse(tooMany.ok());
     assertTrue(tooMany.detail().contains("5 stuck (almanac.executor.max-stuck-jobs = 4)"), tooMany.detail());
-    assertFalse(io.almanac.internal.Node.executorCheck(new Executor.Stats(0, 0, 0, 0, 0, 0, 0, false, "node-1#1"), 4).ok());
+    assertFalse(io.almanac.internal.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 0, false, "node-1#1"), 4).ok());
     // judged by the node's clock: a trigger that has not looked at its queue for longer than the threshold is not ready
     Instant now = Instant.parse("2026-11-30T10:00:00Z");
     NodeHealth.Check stale = io.almanac.internal.Node.fresh("trigger", now.minusSeconds(61), now, Duration.ofMinutes(1), "looked at its queue");

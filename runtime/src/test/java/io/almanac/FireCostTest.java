@@ -93,8 +93,8 @@ class FireCostTest {
      */
     long toResult() {
       return protocolMessages() - messages.getOrDefault("executor <- Executor$ReportDone", 0L)
-          - messages.getOrDefault("trigger <- TriggerActor$TaskWakes", 0L)
-          - messages.getOrDefault("trigger <- TriggerActor$UpstreamDone", 0L);
+          - messages.getOrDefault("trigger <- TriggerProtocol$TaskWakes", 0L)
+          - messages.getOrDefault("trigger <- TriggerProtocol$UpstreamDone", 0L);
     }
 
     long protocolMessages() {

@@ -1,5 +1,6 @@
 package io.almanac.bench;
 
+import io.almanac.internal.ExecutorProtocol;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
@@ -256,7 +257,7 @@ final class AlmanacSut implements Sut {
    * due -> InstanceScheduled is the trigger, its Fire and (for a window that may start at once) the
    * offer to the executor and its admission; InstanceScheduled -> AttemptStarted is zero when both
    * were written together, otherwise the first write, the offer, the executor's queue and its
-   * admission; AttemptStarted -> job start is the start's write, Executor.Started and the hand-off to
+   * admission; AttemptStarted -> job start is the start's write, ExecutorProtocol.Started and the hand-off to
    * the job dispatcher; job start -> AttemptSucceeded is JobDone, the result's ask, to its persist.
    */
   @Override

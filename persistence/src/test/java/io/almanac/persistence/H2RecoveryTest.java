@@ -1,5 +1,6 @@
 package io.almanac.persistence;
 
+import io.almanac.internal.ExecutorProtocol;
 import io.almanac.journal.SpecRecord;
 
 import io.almanac.internal.TaskProtocol;
@@ -56,15 +57,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class H2RecoveryTest {
 
   /** The executor admits the window: the entity answers Started or Declined. */
-  private static Executor.AdmissionAnswer admit(ActorTestKit kit, ActorRef<Command> task, String window) {
-    TestProbe<Executor.AdmissionAnswer> probe = kit.createTestProbe();
+  private static ExecutorProtocol.AdmissionAnswer admit(ActorTestKit kit, ActorRef<Command> task, String window) {
+    TestProbe<ExecutorProtocol.AdmissionAnswer> probe = kit.createTestProbe();
     task.tell(new TaskProtocol.Admitted(WindowKey.of(window), null, probe.getRef()));
     return probe.receiveMessage(TIMEOUT);
   }
 
   private static AttemptGrant start(ActorTestKit kit, ActorRef<Command> task, String window) {
-    Executor.AdmissionAnswer a = admit(kit, task, window);
-    if (!(a instanceof Executor.Started started)) {
+    ExecutorProtocol.AdmissionAnswer a = admit(kit, task, window);
+    if (!(a instanceof ExecutorProtocol.Started started)) {
       throw new AssertionError("not started: " + a);
     }
     return started.grant();
@@ -156,8 +157,8 @@ class H2RecoveryTest {
         FireOutcome again = fire(second, task, date);
         assertEquals(Decision.DUPLICATE, again.decision(), date + ": " + again);
       }
-      assertTrue(admit(second, task, "2026-11-25") instanceof Executor.Declined, "a succeeded window does not start again");
-      assertTrue(admit(second, task, "2026-11-28") instanceof Executor.Declined, "the running window's attempt still holds it");
+      assertTrue(admit(second, task, "2026-11-25") instanceof ExecutorProtocol.Declined, "a succeeded window does not start again");
+      assertTrue(admit(second, task, "2026-11-28") instanceof ExecutorProtocol.Declined, "the running window's attempt still holds it");
 
       // the attempt that was running before the restart still holds its lease and can finish
       done(second, task, r -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-28"), 1,

@@ -1,5 +1,6 @@
 package io.almanac.persistence;
 
+import io.almanac.internal.ExecutorProtocol;
 import io.almanac.journal.SpecRecord;
 
 import io.almanac.internal.TaskProtocol;
@@ -82,7 +83,7 @@ class RetentionTest {
         Instant start = due.minus(Duration.ofHours(8));
         ask(first, task, (ActorRef<StatusReply<TaskProtocol.FireOutcome>> r) -> new TaskProtocol.Fire(WindowKey.of(date), start,
             start.plus(Duration.ofDays(1)), due, TaskProtocol.FireKind.ON_TIME, r));
-        TaskProtocol.AttemptGrant g = ((io.almanac.internal.Executor.Started) AskPattern.<Command, io.almanac.internal.Executor.AdmissionAnswer>ask(
+        TaskProtocol.AttemptGrant g = ((io.almanac.internal.ExecutorProtocol.Started) AskPattern.<Command, io.almanac.internal.ExecutorProtocol.AdmissionAnswer>ask(
             task, r -> new TaskProtocol.Admitted(WindowKey.of(date), null, r), TIMEOUT, first.system().scheduler())
             .toCompletableFuture().join()).grant();
         clock.set(due.plusSeconds(90));

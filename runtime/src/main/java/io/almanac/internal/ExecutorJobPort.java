@@ -24,11 +24,11 @@ final class ExecutorJobPort implements JobPort {
   private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
   private final Duration askTimeout;
   private final Scheduler scheduler;
-  private final ActorRef<Executor.Command> executor;
+  private final ActorRef<ExecutorProtocol.Command> executor;
   private final ExecutorFence fence;
 
   ExecutorJobPort(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout, Scheduler scheduler,
-      ActorRef<Executor.Command> executor, ExecutorFence fence) {
+      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence) {
     this.tasks = tasks;
     this.askTimeout = askTimeout;
     this.scheduler = scheduler;

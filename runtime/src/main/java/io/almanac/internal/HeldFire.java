@@ -89,7 +89,7 @@ record HeldFire(Fire fire, Decided<FireOutcome> decided, State decidedOn) {
    * @param wakes the task's wake-up report, for the trigger
    * @return the fire's answer
    */
-  FireOutcome outcome(State written, TriggerActor.TaskWakes wakes) {
+  FireOutcome outcome(State written, TriggerProtocol.TaskWakes wakes) {
     return decided.reply().apply(written).withWakes(wakes);
   }
 }

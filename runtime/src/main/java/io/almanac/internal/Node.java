@@ -46,8 +46,8 @@ public final class Node {
   private final Clock clock;
   private final JobRegistry jobs;
   private final ClusterSharding sharding;
-  private final ActorRef<TriggerActor.Command> trigger;
-  private final ActorRef<Executor.Command> executor;
+  private final ActorRef<TriggerProtocol.Command> trigger;
+  private final ActorRef<ExecutorProtocol.Command> executor;
   private final CompositeMeterRegistry registry;
   private final TaskSettings taskSettings;
   private final NodeMeters meters;
@@ -64,7 +64,7 @@ public final class Node {
   private final java.util.concurrent.atomic.AtomicBoolean notReadyReported = new java.util.concurrent.atomic.AtomicBoolean();
 
   private Node(ActorSystem<?> system, Clock clock, JobRegistry jobs, ClusterSharding sharding,
-      ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, CompositeMeterRegistry registry,
+      ActorRef<TriggerProtocol.Command> trigger, ActorRef<ExecutorProtocol.Command> executor, CompositeMeterRegistry registry,
       TaskSettings taskSettings, NodeMeters meters, ExecutorSettings executorSettings, Duration registrationTimeout,
       List<TaskSpec> declared, List<String> seedNodes, String self, String executorId) {
     this.system = system;
@@ -107,7 +107,7 @@ public final class Node {
   }
 
   /** @return the trigger, wherever it runs in the cluster */
-  public ActorRef<TriggerActor.Command> trigger() {
+  public ActorRef<TriggerProtocol.Command> trigger() {
     return trigger;
   }
 
@@ -216,9 +216,9 @@ public final class Node {
     Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
     // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
     // on a lost lease and started it anew on the same node (see SingletonLocator).
-    ActorRef<TriggerActor.Command> trigger = SingletonLocator.init(system,
+    ActorRef<TriggerProtocol.Command> trigger = SingletonLocator.init(system,
         SingletonActor.of(MessageTap.wrap(tap, "trigger", LeaseGuard.singleton(
-            TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts, meters), TriggerActor.Command.class)),
+            TriggerActor.create(clock, triggerSettings, taskSettings, tasks, alerts, meters), TriggerProtocol.Command.class)),
             "almanac-trigger"),
         config.getDuration("pekko.cluster.singleton-proxy.singleton-identification-interval"),
         config.getInt("pekko.cluster.singleton-proxy.buffer-size"));
@@ -228,7 +228,7 @@ public final class Node {
         executorSettings.fenceLease().isEmpty() ? null : leases(system, executorSettings.fenceLease(),
             "liveness-check:" + cluster.selfMember().address().hostPort()),
         System::nanoTime, executorSettings.checkInterval().toNanos());
-    ActorRef<Executor.Command> executor = system.systemActorOf(
+    ActorRef<ExecutorProtocol.Command> executor = system.systemActorOf(
         MessageTap.wrap(tap, "executor",
             Executor.create(clock, executorSettings, taskSettings, jobs, tasks, fence, meters, alerts, System::nanoTime)),
         "almanac-executor", Props.empty());
@@ -250,13 +250,13 @@ public final class Node {
       boolean othersUp = othersStayUp(cluster);
       return system.classicSystem().actorSelection(SingletonLocator.localPath("almanac-trigger"))
           .resolveOne(Duration.ofSeconds(1))
-          .thenCompose(local -> Asks.<TriggerActor.Command, Done>ask(
-              org.apache.pekko.actor.typed.javadsl.Adapter.<TriggerActor.Command>toTyped(local),
-              r -> new TriggerActor.Quiesce(self, othersUp, r), Duration.ofSeconds(2), system.scheduler()))
+          .thenCompose(local -> Asks.<TriggerProtocol.Command, Done>ask(
+              org.apache.pekko.actor.typed.javadsl.Adapter.<TriggerProtocol.Command>toTyped(local),
+              r -> new TriggerProtocol.Quiesce(self, othersUp, r), Duration.ofSeconds(2), system.scheduler()))
           .handle((r, e) -> Done.getInstance()); // not running here (not found at once): nothing to quiesce
     });
     shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "almanac-drain-executor", () ->
-        Asks.<Executor.Command, Done>ask(executor, Executor.Drain::new, executorSettings.drainTimeout(),
+        Asks.<ExecutorProtocol.Command, Done>ask(executor, ExecutorProtocol.Drain::new, executorSettings.drainTimeout(),
             system.scheduler()).exceptionally(e -> {
               LOG.warn("attempts still running after {}: they are timed out at the next start", executorSettings.drainTimeout());
               return Done.getInstance();
@@ -306,8 +306,8 @@ public final class Node {
           }
         });
     // Ready: the declared tasks are stored and the trigger (wherever it runs) answers.
-    registered.thenCompose(d -> almanac.retrying("the trigger's status", () -> Asks.<TriggerActor.Command,
-            TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::withTaskIds, askTimeout,
+    registered.thenCompose(d -> almanac.retrying("the trigger's status", () -> Asks.<TriggerProtocol.Command,
+            TriggerProtocol.TriggerStatus>ask(trigger, TriggerProtocol.GetStatus::withTaskIds, askTimeout,
             system.scheduler()).thenApply(status -> {
               undeclared(declared, status.taskIds()).ifPresent(LOG::info);
               return Done.getInstance();
@@ -447,12 +447,12 @@ public final class Node {
     if (!live) {
       return CompletableFuture.completedFuture(new NodeHealth(false, false, checks));
     }
-    CompletableFuture<NodeHealth.Check> executorCheck = Asks.<Executor.Command, Executor.Stats>ask(executor,
-            Executor.GetStats::new, askTimeout, system.scheduler())
+    CompletableFuture<NodeHealth.Check> executorCheck = Asks.<ExecutorProtocol.Command, ExecutorProtocol.Stats>ask(executor,
+            ExecutorProtocol.GetStats::new, askTimeout, system.scheduler())
         .handle((st, error) -> error != null
             ? new NodeHealth.Check("executor", false, "no answer within " + askTimeout)
             : executorCheck(st, maxStuckJobs));
-    return Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger, TriggerActor.GetStatus::new, askTimeout,
+    return Asks.<TriggerProtocol.Command, TriggerProtocol.TriggerStatus>ask(trigger, TriggerProtocol.GetStatus::new, askTimeout,
             system.scheduler())
         .handle((st, error) -> {
           if (error != null) {
@@ -473,7 +473,7 @@ public final class Node {
   }
 
   /** The executor's check: it holds its lease (or has none to hold) and has no more stuck jobs than allowed. */
-  public static NodeHealth.Check executorCheck(Executor.Stats st, int maxStuckJobs) {
+  public static NodeHealth.Check executorCheck(ExecutorProtocol.Stats st, int maxStuckJobs) {
     boolean ok = st.holdsLease() && st.stuck() <= maxStuckJobs;
     return new NodeHealth.Check("executor", ok, "executor " + st.identity() + (st.holdsLease() ? "" : " does not hold its lease: "
         + "no job runs here") + "; " + st.running() + " running, " + st.stuck() + " stuck (almanac.executor.max-stuck-jobs = "

@@ -75,13 +75,13 @@ final class Reactions {
    * @param events the events written
    * @return the jobs to cancel: attempts timed out or cancelled by these events
    */
-  static List<Executor.CancelAttempt> cancels(String taskId, List<Event> events) {
-    List<Executor.CancelAttempt> cancels = new ArrayList<>();
+  static List<ExecutorProtocol.CancelAttempt> cancels(String taskId, List<Event> events) {
+    List<ExecutorProtocol.CancelAttempt> cancels = new ArrayList<>();
     for (Event e : events) {
       if (e instanceof AttemptTimedOut t) {
-        cancels.add(new Executor.CancelAttempt(taskId, t.window(), t.attempt(), LeaseExpiry.reason(t.leaseUntil())));
+        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, t.window(), t.attempt(), LeaseExpiry.reason(t.leaseUntil())));
       } else if (e instanceof InstanceCancelled c) {
-        cancels.add(new Executor.CancelAttempt(taskId, c.window(), c.attempt(), c.reason()));
+        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, c.window(), c.attempt(), c.reason()));
       }
     }
     return cancels;
@@ -94,12 +94,12 @@ final class Reactions {
    * @return what to tell the trigger, for the tasks that depend on this one (R9): each window that
    *     succeeded or was resolved
    */
-  static List<TriggerActor.UpstreamDone> upstreamDone(String taskId, State state, List<Event> events) {
-    List<TriggerActor.UpstreamDone> done = new ArrayList<>();
+  static List<TriggerProtocol.UpstreamDone> upstreamDone(String taskId, State state, List<Event> events) {
+    List<TriggerProtocol.UpstreamDone> done = new ArrayList<>();
     for (Event e : events) {
       if (e instanceof AttemptSucceeded || e instanceof io.almanac.journal.TaskJournal.InstanceResolved) {
         String key = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
-        state.window(key).ifPresent(w -> done.add(new TriggerActor.UpstreamDone(taskId, key, w.start(), w.end(), e.at())));
+        state.window(key).ifPresent(w -> done.add(new TriggerProtocol.UpstreamDone(taskId, key, w.start(), w.end(), e.at())));
       }
     }
     return done;

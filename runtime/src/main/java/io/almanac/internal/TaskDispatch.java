@@ -23,9 +23,9 @@ final class TaskDispatch {
   private final Duration redispatchAfter;
   private final Duration dependencyPoll;
   private final Set<String> offered = new HashSet<>();
-  private TriggerActor.TaskWakes lastReported;
+  private TriggerProtocol.TaskWakes lastReported;
   private boolean wakesInReply;
-  private TriggerActor.TaskWakes replyWakes;
+  private TriggerProtocol.TaskWakes replyWakes;
 
   TaskDispatch(String taskId, TaskEnv env, ActorRef<TaskProtocol.Command> self, Duration redispatchAfter,
       Duration dependencyPoll) {
@@ -44,7 +44,7 @@ final class TaskDispatch {
   /** Offers a fresh window's first attempt; the executor answers even when it can only queue it. */
   void offerFresh(String window) {
     offered.add(window + "#0");
-    env.executor().tell(new Executor.Offer(taskId, window, RunKind.FIRST, self, true));
+    env.executor().tell(new ExecutorProtocol.Offer(taskId, window, RunKind.FIRST, self, true));
   }
 
   /**
@@ -60,7 +60,7 @@ final class TaskDispatch {
     }
     for (WindowState w : Reactions.offerable(state)) {
       if (offered.add(w.key() + "#" + w.attempt())) {
-        env.executor().tell(new Executor.Offer(taskId, w.key(), w.runKind(), self, false));
+        env.executor().tell(new ExecutorProtocol.Offer(taskId, w.key(), w.runKind(), self, false));
       }
     }
   }
@@ -75,7 +75,7 @@ final class TaskDispatch {
     if (env.trigger() == null) {
       return;
     }
-    TriggerActor.TaskWakes wakes = wakes(state, now, seq);
+    TriggerProtocol.TaskWakes wakes = wakes(state, now, seq);
     if (!sameAs(wakes, lastReported)) {
       lastReported = wakes;
       env.trigger().tell(wakes);
@@ -86,7 +86,7 @@ final class TaskDispatch {
    * The wake-up report that rides along with a fire's answer (always: a lost answer's fire comes
    * again), noted as told.
    */
-  TriggerActor.TaskWakes wakesForReply(State state, Instant now, long seq) {
+  TriggerProtocol.TaskWakes wakesForReply(State state, Instant now, long seq) {
     lastReported = wakes(state, now, seq);
     return lastReported;
   }
@@ -107,19 +107,19 @@ final class TaskDispatch {
   }
 
   /** @return the wake-up report kept for the fire's answer by the last {@link #afterWrite}, once */
-  TriggerActor.TaskWakes takeReplyWakes() {
-    TriggerActor.TaskWakes w = replyWakes;
+  TriggerProtocol.TaskWakes takeReplyWakes() {
+    TriggerProtocol.TaskWakes w = replyWakes;
     replyWakes = null;
     return w;
   }
 
-  private TriggerActor.TaskWakes wakes(State state, Instant now, long seq) {
+  private TriggerProtocol.TaskWakes wakes(State state, Instant now, long seq) {
     Instant gateWake = Gates.nextWake(taskId, state, dependencyPoll, now); // a waiting window's poll or deadline
     Instant next = Gates.earliest(Reactions.nextWake(state, redispatchAfter), gateWake);
-    return new TriggerActor.TaskWakes(taskId, next, state.hasActive() || gateWake != null, seq);
+    return new TriggerProtocol.TaskWakes(taskId, next, state.hasActive() || gateWake != null, seq);
   }
 
-  private static boolean sameAs(TriggerActor.TaskWakes a, TriggerActor.TaskWakes b) {
+  private static boolean sameAs(TriggerProtocol.TaskWakes a, TriggerProtocol.TaskWakes b) {
     return b != null && java.util.Objects.equals(a.nextWake(), b.nextWake()) && a.active() == b.active();
   }
 

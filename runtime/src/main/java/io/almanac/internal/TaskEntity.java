@@ -150,7 +150,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     env.meters().interventionQueue(taskId, state);
     if (env.executor() != null) {
       // Slots reserved for this entity and not answered are freed; its PENDING windows are offered again.
-      env.executor().tell(new Executor.TaskRecovered(taskId));
+      env.executor().tell(new ExecutorProtocol.TaskRecovered(taskId));
       if (state.defined()) {
         ctx.getSelf().tell(new Recovered()); // settles, then re-arms the lease timers after the write
       }
@@ -280,7 +280,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       return Effect().reply(replyTo, StatusReply.error(d.refusal()));
     }
     if (d.events().isEmpty()) {
-      TriggerActor.TaskWakes w = dispatch.wakesForReply(state, now(), lastSequenceNumber(ctx));
+      TriggerProtocol.TaskWakes w = dispatch.wakesForReply(state, now(), lastSequenceNumber(ctx));
       return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state).withWakes(w)));
     }
     dispatch.answersFire();
@@ -304,7 +304,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     HeldFire.Start start = h.admitted(attempts, a.executorId(), now());
     return persist(state, h.origin(), start.events())
         .thenRun(s -> trigger.tell(StatusReply.success(h.outcome(s, dispatch.takeReplyWakes()))))
-        .thenReply(a.replyTo(), s -> new Executor.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, start.started())))
+        .thenReply(a.replyTo(), s -> new ExecutorProtocol.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, start.started())))
         .thenUnstashAll();
   }
 
@@ -315,11 +315,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       return decline(cmd, ((RefusedException) d.refusal()).reason(), d.refusal().getMessage());
     }
     return persist(state, null, d.events()).thenReply(cmd.replyTo(),
-        s -> new Executor.Started(s.spec().job(), s.spec().zone(), d.reply().apply(s)));
+        s -> new ExecutorProtocol.Started(s.spec().job(), s.spec().zone(), d.reply().apply(s)));
   }
 
   private ReplyEffect<Event, State> decline(Admitted cmd, Reason reason, String why) {
-    return Effect().reply(cmd.replyTo(), new Executor.Declined(taskId, cmd.window().value(), reason, why));
+    return Effect().reply(cmd.replyTo(), new ExecutorProtocol.Declined(taskId, cmd.window().value(), reason, why));
   }
 
   private ReplyEffect<Event, State> onWake(State state, Wake cmd) {

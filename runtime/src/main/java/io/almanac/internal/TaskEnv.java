@@ -25,8 +25,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * @param skips the node's tally of windows that did not run, logged as one line per interval
  */
 public record TaskEnv(
-    ActorRef<TriggerActor.Command> trigger,
-    ActorRef<Executor.Command> executor,
+    ActorRef<TriggerProtocol.Command> trigger,
+    ActorRef<ExecutorProtocol.Command> executor,
     AlertSink alerts,
     Function<String, ExecutorLiveness.State> executors,
     Duration goneRecheck,
@@ -37,14 +37,14 @@ public record TaskEnv(
     SkipSummary skips) {
 
   /** Without conditions or other tasks: for unit tests of the entity (a live executor runs, a dead one ended). */
-  public TaskEnv(ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, AlertSink alerts,
+  public TaskEnv(ActorRef<TriggerProtocol.Command> trigger, ActorRef<ExecutorProtocol.Command> executor, AlertSink alerts,
       Predicate<String> executorAlive, int repeatedSkipAlert, NodeMeters meters) {
     this(trigger, executor, alerts, id -> executorAlive.test(id) ? ExecutorLiveness.State.RUNS : ExecutorLiveness.State.ENDED,
         Duration.ofSeconds(1), repeatedSkipAlert, meters, name -> null, null, new SkipSummary());
   }
 
   /** Without meters (they record nothing): for unit tests of the entity. */
-  public TaskEnv(ActorRef<TriggerActor.Command> trigger, ActorRef<Executor.Command> executor, AlertSink alerts,
+  public TaskEnv(ActorRef<TriggerProtocol.Command> trigger, ActorRef<ExecutorProtocol.Command> executor, AlertSink alerts,
       Predicate<String> executorAlive, int repeatedSkipAlert) {
     this(trigger, executor, alerts, executorAlive, repeatedSkipAlert, NodeMeters.NONE);
   }

@@ -214,9 +214,9 @@ public final class TaskProtocol {
 
   /**
    * The node's executor has reserved a job slot for this PENDING window (the answer to its {@link
-   * Executor.Offer}): start the window's next attempt now (R21). The entity answers {@link
-   * Executor.Started} with the attempt's grant, in the same journal write as the window's schedule
-   * when the offer came from a fire, or {@link Executor.Declined} when the window may no longer start
+   * ExecutorProtocol.Offer}): start the window's next attempt now (R21). The entity answers {@link
+   * ExecutorProtocol.Started} with the attempt's grant, in the same journal write as the window's schedule
+   * when the offer came from a fire, or {@link ExecutorProtocol.Declined} when the window may no longer start
    * (it ended, was cancelled, or another window runs under a non-ALLOW overlap policy).
    *
    * @param window the window
@@ -224,7 +224,7 @@ public final class TaskProtocol {
    *     attempt: an attempt whose executor is gone is timed out without waiting for its lease
    * @param replyTo the executor
    */
-  public record Admitted(WindowKey window, String executorId, ActorRef<Executor.AdmissionAnswer> replyTo)
+  public record Admitted(WindowKey window, String executorId, ActorRef<ExecutorProtocol.AdmissionAnswer> replyTo)
       implements ExecutorCommand {}
 
   /**
@@ -328,7 +328,7 @@ public final class TaskProtocol {
   // Replies
 
   /** What the entity decided about a fire. */
-  public record FireOutcome(String window, Decision decision, String reason, TriggerActor.TaskWakes wakes)
+  public record FireOutcome(String window, Decision decision, String reason, TriggerProtocol.TaskWakes wakes)
       implements AlmanacSerializable {
 
     /**
@@ -344,7 +344,7 @@ public final class TaskProtocol {
      * @param w the task's wake-up report, for the trigger
      * @return this outcome carrying it
      */
-    public FireOutcome withWakes(TriggerActor.TaskWakes w) {
+    public FireOutcome withWakes(TriggerProtocol.TaskWakes w) {
       return new FireOutcome(window, decision, reason, w);
     }
   }

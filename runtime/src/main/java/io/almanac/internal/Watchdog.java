@@ -28,7 +28,7 @@ public final class Watchdog {
     INSTANCE
   }
 
-  private record Status(TriggerActor.TriggerStatus status, Throwable error) implements Command {}
+  private record Status(TriggerProtocol.TriggerStatus status, Throwable error) implements Command {}
 
   /**
    * @param trigger the trigger (proxy)
@@ -39,7 +39,7 @@ public final class Watchdog {
    * @return the watchdog's behavior
    */
   public static Behavior<Command> create(
-      ActorRef<TriggerActor.Command> trigger, AlertSink alerts, Clock clock, Duration interval, Duration stallAfter) {
+      ActorRef<TriggerProtocol.Command> trigger, AlertSink alerts, Clock clock, Duration interval, Duration stallAfter) {
     return create(trigger, alerts, clock, interval, stallAfter, System::nanoTime);
   }
 
@@ -52,7 +52,7 @@ public final class Watchdog {
    * @param nanoTime the monotonic clock a stall is measured on
    * @return the watchdog's behavior
    */
-  static Behavior<Command> create(ActorRef<TriggerActor.Command> trigger, AlertSink alerts, Clock clock, Duration interval,
+  static Behavior<Command> create(ActorRef<TriggerProtocol.Command> trigger, AlertSink alerts, Clock clock, Duration interval,
       Duration stallAfter, LongSupplier nanoTime) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(Check.INSTANCE, interval);
@@ -64,8 +64,8 @@ public final class Watchdog {
               report(detector.check(nanoTime.getAsLong()), detector, lastError[0], nanoTime, alerts, clock, ctx);
             }
             // one check's ask at a time: it times out before the next check asks again
-            ctx.pipeToSelf(Asks.<TriggerActor.Command, TriggerActor.TriggerStatus>ask(trigger,
-                TriggerActor.GetStatus::new, interval, ctx.getSystem().scheduler()), Status::new);
+            ctx.pipeToSelf(Asks.<TriggerProtocol.Command, TriggerProtocol.TriggerStatus>ask(trigger,
+                TriggerProtocol.GetStatus::new, interval, ctx.getSystem().scheduler()), Status::new);
             return Behaviors.same();
           })
           .onMessage(Status.class, m -> {

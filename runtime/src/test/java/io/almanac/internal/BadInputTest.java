@@ -140,7 +140,7 @@ class BadInputTest {
     Instant start = Instant.parse("2026-11-28T16:00:00Z");
     kit.<StatusReply<TaskProtocol.FireOutcome>>runCommand(ref -> new TaskProtocol.Fire(WindowKey.of("2026-11-29"), start, start.plus(Duration.ofDays(1)),
         Instant.parse("2026-11-29T00:00:00Z"), TaskProtocol.FireKind.ON_TIME, ref));
-    kit.<Executor.AdmissionAnswer>runCommand(ref -> new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), null, ref));
+    kit.<ExecutorProtocol.AdmissionAnswer>runCommand(ref -> new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), null, ref));
     State before = kit.getState();
     var r = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-29"), 1,
         JobResult.success("s".repeat(10_000)), Duration.ofSeconds(1), ref));

@@ -147,15 +147,15 @@ class ExecutorFenceTest {
     }
   }
 
-  private record Node(ActorRef<Executor.Command> executor, TestProbe<TaskProtocol.Command> tasks, SettableClock clock,
+  private record Node(ActorRef<ExecutorProtocol.Command> executor, TestProbe<TaskProtocol.Command> tasks, SettableClock clock,
       Jobs jobs, Map<String, TestLease> leases, List<Alert> alerts, AtomicLong nanos) {
     TestLease lease(String suffix) {
       return leases.get(ExecutorFence.leaseName("test", "node-1" + suffix));
     }
 
-    Executor.Stats stats(ActorTestKit kit) {
-      TestProbe<Executor.Stats> p = kit.createTestProbe();
-      executor.tell(new Executor.GetStats(p.getRef()));
+    ExecutorProtocol.Stats stats(ActorTestKit kit) {
+      TestProbe<ExecutorProtocol.Stats> p = kit.createTestProbe();
+      executor.tell(new ExecutorProtocol.GetStats(p.getRef()));
       return p.receiveMessage();
     }
   }
@@ -170,21 +170,21 @@ class ExecutorFenceTest {
     ExecutorFence fence = fenced
         ? new ExecutorFence("test", "node-1", name -> leases.computeIfAbsent(name, TestLease::new), MARGIN)
         : ExecutorFence.none("node-1");
-    ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
         TaskSettings.from(CONFIG), jobs.registry(), id -> tasks.getRef(), fence, NodeMeters.NONE, alerts::add, nanos::get));
     return new Node(executor, tasks, clock, jobs, leases, alerts, nanos);
   }
 
   /** Offers a window (named after its task) and starts the attempt the executor admits, as its entity would. */
   private static void start(Node n, String taskId, int attempt) {
-    n.executor().tell(new Executor.Offer(taskId, taskId, RunKind.FIRST, n.tasks().getRef(), false));
+    n.executor().tell(new ExecutorProtocol.Offer(taskId, taskId, RunKind.FIRST, n.tasks().getRef(), false));
     TaskProtocol.Admitted a = n.tasks().expectMessageClass(TaskProtocol.Admitted.class);
     assertEquals(taskId, a.window().value());
     a.replyTo().tell(grant(n, taskId, attempt, a.executorId()));
   }
 
-  private static Executor.Started grant(Node n, String taskId, int attempt, String executor) {
-    return new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant(taskId, taskId, attempt, RunKind.FIRST,
+  private static ExecutorProtocol.Started grant(Node n, String taskId, int attempt, String executor) {
+    return new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant(taskId, taskId, attempt, RunKind.FIRST,
         n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of(), executor));
   }
 
@@ -203,7 +203,7 @@ class ExecutorFenceTest {
     start(n, "hung", 1);
     awaitRunning(n, "hung", 1);
     // the next window of the same task (max-concurrent-per-task = 1) waits while the job runs
-    n.executor().tell(new Executor.Offer("hung", "hung-2", RunKind.FIRST, n.tasks().getRef(), false));
+    n.executor().tell(new ExecutorProtocol.Offer("hung", "hung-2", RunKind.FIRST, n.tasks().getRef(), false));
     n.tasks().expectNoMessage(Duration.ofMillis(300));
     n.clock().set(T0.plus(LEASE).plusSeconds(1)); // past its lease: cancelled (interrupted), and the slot is free
     TaskProtocol.Admitted next = n.tasks().expectMessageClass(TaskProtocol.Admitted.class, Duration.ofSeconds(5));
@@ -250,7 +250,7 @@ class ExecutorFenceTest {
     awaitRunning(n, "hung-b", 1);
     JobContext hung = n.jobs().contexts.get("hung-b/1");
     assertTrue(hung.holdsLease());
-    n.executor().tell(new Executor.Offer("c", "c", RunKind.FIRST, n.tasks().getRef(), false));
+    n.executor().tell(new ExecutorProtocol.Offer("c", "c", RunKind.FIRST, n.tasks().getRef(), false));
     TaskProtocol.Admitted c = n.tasks().expectMessageClass(TaskProtocol.Admitted.class);
     assertEquals("node-1", c.executorId());
 
@@ -282,7 +282,7 @@ class ExecutorFenceTest {
     });
     assertTrue(n.lease("").released, "the lost lease is released (never taken again)");
     assertEquals("node-1#1", n.stats(testKit).identity());
-    n.executor().tell(new Executor.Offer("d", "d", RunKind.FIRST, n.tasks().getRef(), false));
+    n.executor().tell(new ExecutorProtocol.Offer("d", "d", RunKind.FIRST, n.tasks().getRef(), false));
     TaskProtocol.Admitted d = n.tasks().expectMessageClass(TaskProtocol.Admitted.class, Duration.ofSeconds(5));
     assertEquals("node-1#1", d.executorId());
   }
@@ -317,7 +317,7 @@ class ExecutorFenceTest {
     Throwable refused = ctx.ledger().once("push", () -> CompletableFuture.completedFuture("sent"))
         .toCompletableFuture().handle((v, e) -> e).get(5, TimeUnit.SECONDS);
     assertTrue(refused != null, "the ledger refuses while the lease is suspect");
-    n.executor().tell(new Executor.Offer("c", "c", RunKind.FIRST, n.tasks().getRef(), false));
+    n.executor().tell(new ExecutorProtocol.Offer("c", "c", RunKind.FIRST, n.tasks().getRef(), false));
     // nothing admitted, and polite-a's result ("interrupted") is held back
     n.tasks().expectNoMessage(Duration.ofMillis(400));
     renewal.complete(true);
@@ -366,12 +366,12 @@ class ExecutorFenceTest {
     });
     start(n, "polite-a", 1);
     awaitRunning(n, "polite-a", 1);
-    n.executor().tell(new Executor.NodeDown("this node was downed"));
+    n.executor().tell(new ExecutorProtocol.NodeDown("this node was downed"));
     n.tasks().awaitAssert(() -> {
       assertTrue(n.jobs().interrupted.containsKey("polite-a/1"));
       return null;
     });
-    n.executor().tell(new Executor.Offer("b", "b", RunKind.FIRST, n.tasks().getRef(), false));
+    n.executor().tell(new ExecutorProtocol.Offer("b", "b", RunKind.FIRST, n.tasks().getRef(), false));
     n.tasks().expectNoMessage(Duration.ofMillis(500));
     assertEquals(null, n.lease("#1"), "no new lease after being downed");
     assertFalse(n.stats(testKit).holdsLease());

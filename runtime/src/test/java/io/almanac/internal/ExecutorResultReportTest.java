@@ -48,11 +48,11 @@ class ExecutorResultReportTest {
     TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
     JobRegistry jobs = new JobRegistry();
     jobs.register("j", ctx -> CompletableFuture.completedFuture(result));
-    ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
         TaskSettings.from(CONFIG), jobs, id -> task.getRef(), "test-executor"));
-    executor.tell(new Executor.Offer("t", "w", RunKind.FIRST, task.getRef(), false));
+    executor.tell(new ExecutorProtocol.Offer("t", "w", RunKind.FIRST, task.getRef(), false));
     TaskProtocol.Admitted a = task.expectMessageClass(TaskProtocol.Admitted.class);
-    a.replyTo().tell(new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant("t", "w", 1, RunKind.FIRST,
+    a.replyTo().tell(new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant("t", "w", 1, RunKind.FIRST,
         T0.plusSeconds(30), T0, T0, T0, Map.of(), List.of(), "test-executor")));
     return task;
   }

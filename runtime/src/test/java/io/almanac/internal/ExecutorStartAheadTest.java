@@ -76,21 +76,21 @@ class ExecutorStartAheadTest {
     }
   }
 
-  private record Node(ActorRef<Executor.Command> executor, TestProbe<TaskProtocol.Command> tasks, SettableClock clock,
+  private record Node(ActorRef<ExecutorProtocol.Command> executor, TestProbe<TaskProtocol.Command> tasks, SettableClock clock,
                       Jobs jobs) {}
 
   private Node node() {
     SettableClock clock = new SettableClock(T0);
     TestProbe<TaskProtocol.Command> tasks = testKit.createTestProbe();
     Jobs jobs = new Jobs();
-    ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
         TaskSettings.from(CONFIG), jobs.registry(), id -> tasks.getRef(), "test-executor"));
     return new Node(executor, tasks, clock, jobs);
   }
 
   /** The probe stands for every task: each window is named after its task, so an admission names both. */
   private static void offer(Node n, String taskId, boolean answerIfQueued) {
-    n.executor().tell(new Executor.Offer(taskId, taskId, RunKind.FIRST, n.tasks().getRef(), answerIfQueued));
+    n.executor().tell(new ExecutorProtocol.Offer(taskId, taskId, RunKind.FIRST, n.tasks().getRef(), answerIfQueued));
   }
 
   private static void run(Node n, String taskId) {
@@ -101,7 +101,7 @@ class ExecutorStartAheadTest {
   private static TaskProtocol.Command answer(Node n) {
     TaskProtocol.Command m = n.tasks().receiveMessage();
     if (m instanceof TaskProtocol.Admitted a) {
-      a.replyTo().tell(new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(), 1,
+      a.replyTo().tell(new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(), 1,
           RunKind.FIRST, n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of(), "test-executor")));
     } else if (m instanceof TaskProtocol.FinishAttempt f) {
       f.replyTo().tell(StatusReply.ack());
@@ -129,7 +129,7 @@ class ExecutorStartAheadTest {
     offer(n, "fired-1", true); // offered again while admitted: ignored
     n.tasks().expectNoMessage(Duration.ofMillis(200));
     for (TaskProtocol.Admitted a : List.of(a1, a2)) {
-      a.replyTo().tell(new Executor.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(),
+      a.replyTo().tell(new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(),
           1, RunKind.FIRST, T0.plus(LEASE), T0, T0, T0, Map.of(), List.of(), "test-executor")));
     }
     n.tasks().awaitAssert(() -> {
@@ -162,16 +162,16 @@ class ExecutorStartAheadTest {
     admitted(n, "b");
     offer(n, "c", false);
     n.tasks().expectNoMessage(Duration.ofMillis(200)); // both slots are reserved
-    n.executor().tell(new Executor.Declined("a", "a", RefusedException.Reason.CONFLICT, "no longer PENDING"));
+    n.executor().tell(new ExecutorProtocol.Declined("a", "a", RefusedException.Reason.CONFLICT, "no longer PENDING"));
     admitted(n, "c");
     offer(n, "d", false);
     n.tasks().expectNoMessage(Duration.ofMillis(200));
-    n.executor().tell(new Executor.TaskRecovered("b")); // b's entity restarted after a failed write
+    n.executor().tell(new ExecutorProtocol.TaskRecovered("b")); // b's entity restarted after a failed write
     admitted(n, "d");
     // An entity that stops with a reservation (passivated, rebalanced) frees it through death watch.
-    n.executor().tell(new Executor.TaskRecovered("c"));
+    n.executor().tell(new ExecutorProtocol.TaskRecovered("c"));
     TestProbe<TaskProtocol.Command> gone = testKit.createTestProbe();
-    n.executor().tell(new Executor.Offer("f", "f", RunKind.FIRST, gone.getRef(), false));
+    n.executor().tell(new ExecutorProtocol.Offer("f", "f", RunKind.FIRST, gone.getRef(), false));
     gone.expectMessageClass(TaskProtocol.Admitted.class);
     offer(n, "g", false);
     n.tasks().expectNoMessage(Duration.ofMillis(200)); // d and f hold both slots

@@ -148,9 +148,9 @@ class LeaseExpiryTest {
   }
 
   private static AttemptGrant start(EventSourcedBehaviorTestKit<Command, Event, State> kit) {
-    Executor.AdmissionAnswer reply = kit.<Executor.AdmissionAnswer>runCommand(
+    ExecutorProtocol.AdmissionAnswer reply = kit.<ExecutorProtocol.AdmissionAnswer>runCommand(
         ref -> new TaskProtocol.Admitted(WindowKey.of(DAY), null, ref)).reply();
-    return assertInstanceOf(Executor.Started.class, reply, () -> "start failed: " + reply).grant();
+    return assertInstanceOf(ExecutorProtocol.Started.class, reply, () -> "start failed: " + reply).grant();
   }
 
   /** The entity's clock and the actor system's scheduler move on together. */
@@ -238,24 +238,24 @@ class LeaseExpiryTest {
     String id = newId();
     TaskSpec spec = daily(id).job("digest").build();
     clock.set(T0);
-    TestProbe<Executor.Command> executor = testKit.createTestProbe();
+    TestProbe<ExecutorProtocol.Command> executor = testKit.createTestProbe();
     TaskEnv env = new TaskEnv(null, executor.getRef(), a -> { }, e -> true, 0);
     ActorRef<Command> entity = testKit.spawn(TaskEntity.create(id, clock, TaskSettings.from(CONFIG), env));
-    executor.expectMessageClass(Executor.TaskRecovered.class, WAIT);
+    executor.expectMessageClass(ExecutorProtocol.TaskRecovered.class, WAIT);
     TestProbe<StatusReply<Done>> done = testKit.createTestProbe();
     entity.tell(new TaskProtocol.Define(SpecRecord.of(spec), done.getRef()));
     assertTrue(done.receiveMessage(WAIT).isSuccess());
     TestProbe<StatusReply<FireOutcome>> fired = testKit.createTestProbe();
     entity.tell(fire(fired.getRef()));
-    Executor.Offer offer = executor.expectMessageClass(Executor.Offer.class, WAIT);
+    ExecutorProtocol.Offer offer = executor.expectMessageClass(ExecutorProtocol.Offer.class, WAIT);
     offer.task().tell(new TaskProtocol.Admitted(WindowKey.of(DAY), "node-1", executor.getRef().narrow()));
     assertTrue(fired.receiveMessage(WAIT).isSuccess());
-    executor.expectMessageClass(Executor.Started.class, WAIT);
+    executor.expectMessageClass(ExecutorProtocol.Started.class, WAIT);
 
     testKit.stop(entity);
     passes(Duration.ofMinutes(5));
     ActorRef<Command> again = testKit.spawn(TaskEntity.create(id, clock, TaskSettings.from(CONFIG), env));
-    executor.expectMessageClass(Executor.TaskRecovered.class, WAIT);
+    executor.expectMessageClass(ExecutorProtocol.TaskRecovered.class, WAIT);
     TestProbe<StatusReply<TaskProtocol.WindowList>> windows = testKit.createTestProbe();
     // two queries: the second is handled after the recovery's own settling (which arms the timers)
     for (int i = 0; i < 2; i++) {
@@ -264,7 +264,7 @@ class LeaseExpiryTest {
     }
 
     passes(Duration.ofMinutes(5));
-    Executor.CancelAttempt cancel = executor.expectMessageClass(Executor.CancelAttempt.class, WAIT);
+    ExecutorProtocol.CancelAttempt cancel = executor.expectMessageClass(ExecutorProtocol.CancelAttempt.class, WAIT);
     assertEquals(DAY, cancel.window());
     assertEquals(LeaseExpiry.reason(T0.plus(LEASE)), cancel.reason());
     again.tell(new TaskProtocol.GetWindow(WindowKey.of(DAY), windows.getRef()));
@@ -285,7 +285,7 @@ class LeaseExpiryTest {
       return new java.util.concurrent.CompletableFuture<>(); // runs until cancelled
     });
     java.util.concurrent.atomic.AtomicReference<ActorRef<Command>> entity = new java.util.concurrent.atomic.AtomicReference<>();
-    ActorRef<Executor.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
         TaskSettings.from(CONFIG), jobs, taskId -> entity.get(), "node-1"));
     TaskEnv env = new TaskEnv(null, executor, a -> { }, e -> true, 0);
     entity.set(testKit.spawn(TaskEntity.create(id, clock, TaskSettings.from(CONFIG), env)));

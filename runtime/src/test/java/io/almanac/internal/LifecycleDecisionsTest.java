@@ -120,8 +120,8 @@ class LifecycleDecisionsTest {
     assertFalse(after.hasActive());
     assertEquals(List.of(), Reactions.offerable(after));
     assertNull(Reactions.nextWake(after, Duration.ofMinutes(1)), "nothing left to wake it for");
-    List<Executor.CancelAttempt> cancels = Reactions.cancels("t", d.events());
-    assertTrue(cancels.contains(new Executor.CancelAttempt("t", key(2), 1, "task removed")), "the running job is cancelled: " + cancels);
+    List<ExecutorProtocol.CancelAttempt> cancels = Reactions.cancels("t", d.events());
+    assertTrue(cancels.contains(new ExecutorProtocol.CancelAttempt("t", key(2), 1, "task removed")), "the running job is cancelled: " + cancels);
   }
 
   @Test

@@ -123,8 +123,8 @@ class ReactionsTest {
   void cancels() {
     List<Event> events = List.of(new AttemptTimedOut("a", 2, T0, null, T0), new InstanceCancelled("b", 1, "operator", T0),
         new AttemptSucceeded("c", 1, Duration.ofSeconds(1), "ok", null, T0));
-    assertEquals(List.of(new Executor.CancelAttempt("t", "a", 2, "lease expired at " + T0),
-        new Executor.CancelAttempt("t", "b", 1, "operator")), Reactions.cancels("t", events));
+    assertEquals(List.of(new ExecutorProtocol.CancelAttempt("t", "a", 2, "lease expired at " + T0),
+        new ExecutorProtocol.CancelAttempt("t", "b", 1, "operator")), Reactions.cancels("t", events));
     assertTrue(Reactions.attemptEnded(events));
     assertTrue(Reactions.attemptFinished(events));
     assertFalse(Reactions.attemptFinished(List.of(events.get(0))));

@@ -78,7 +78,7 @@ class StartOnFireTest {
     });
   }
 
-  private record Entity(String id, ActorRef<Command> ref, TestProbe<Executor.Command> executor, SettableClock clock) {
+  private record Entity(String id, ActorRef<Command> ref, TestProbe<ExecutorProtocol.Command> executor, SettableClock clock) {
     List<String> writes(List<String> all) {
       String prefix = TaskJournal.persistenceId(id) + " ";
       return all.stream().filter(w -> w.startsWith(prefix)).map(w -> w.substring(prefix.length())).toList();
@@ -88,11 +88,11 @@ class StartOnFireTest {
   private Entity entity() {
     String id = "start-on-fire-" + IDS.incrementAndGet();
     TaskSpec spec = TaskSpec.builder(id).cron("0 0 8 * * ? Asia/Shanghai").job("digest").build();
-    TestProbe<Executor.Command> executor = testKit.createTestProbe();
+    TestProbe<ExecutorProtocol.Command> executor = testKit.createTestProbe();
     TaskEnv env = new TaskEnv(null, executor.getRef(), a -> { }, e -> true, 0);
     SettableClock clock = new SettableClock(T0);
     ActorRef<Command> ref = testKit.spawn(TaskEntity.create(id, clock, TaskSettings.from(CONFIG), env));
-    executor.expectMessageClass(Executor.TaskRecovered.class);
+    executor.expectMessageClass(ExecutorProtocol.TaskRecovered.class);
     TestProbe<StatusReply<Done>> defined = testKit.createTestProbe();
     ref.tell(new TaskProtocol.Define(SpecRecord.of(spec), defined.getRef()));
     assertTrue(defined.receiveMessage(WAIT).isSuccess());
@@ -107,8 +107,8 @@ class StartOnFireTest {
     return reply;
   }
 
-  private static Executor.Offer offer(Entity e, String window) {
-    Executor.Offer o = e.executor().expectMessageClass(Executor.Offer.class, WAIT);
+  private static ExecutorProtocol.Offer offer(Entity e, String window) {
+    ExecutorProtocol.Offer o = e.executor().expectMessageClass(ExecutorProtocol.Offer.class, WAIT);
     assertEquals(window, o.window());
     return o;
   }
@@ -128,7 +128,7 @@ class StartOnFireTest {
     offer(e, "2026-11-29").task().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), "node-1",
         e.executor().getRef().narrow()));
     assertEquals(Decision.SCHEDULED, first.receiveMessage(WAIT).getValue().decision());
-    e.executor().expectMessageClass(Executor.Started.class, WAIT);
+    e.executor().expectMessageClass(ExecutorProtocol.Started.class, WAIT);
     // the next day's fire finds the first attempt past its lease (its job never reported): timed out
     // first, then the new window starts, all in one write
     e.clock().set(T0.plus(Duration.ofDays(1)));
@@ -136,8 +136,8 @@ class StartOnFireTest {
     offer(e, "2026-11-30").task().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-30"), "node-1",
         e.executor().getRef().narrow()));
     assertEquals(Decision.SCHEDULED, second.receiveMessage(WAIT).getValue().decision());
-    assertEquals("2026-11-29", e.executor().expectMessageClass(Executor.CancelAttempt.class, WAIT).window());
-    e.executor().expectMessageClass(Executor.Started.class, WAIT);
+    assertEquals("2026-11-29", e.executor().expectMessageClass(ExecutorProtocol.CancelAttempt.class, WAIT).window());
+    e.executor().expectMessageClass(ExecutorProtocol.Started.class, WAIT);
     List<String> written = e.writes(writes);
     assertEquals("[AttemptTimedOut, InstanceFinalFailed, WindowStarted]", written.get(written.size() - 1));
     assertEquals(InstanceStatus.RUNNING, window(e, "2026-11-30").status());
@@ -149,13 +149,13 @@ class StartOnFireTest {
   void startsWithTheFire() {
     Entity e = entity();
     TestProbe<StatusReply<FireOutcome>> reply = fire(e, "2026-11-29");
-    Executor.Offer o = offer(e, "2026-11-29");
+    ExecutorProtocol.Offer o = offer(e, "2026-11-29");
     assertTrue(o.answerIfQueued());
     assertEquals(RunKind.FIRST, o.kind());
     reply.expectNoMessage(Duration.ofMillis(50)); // nothing is written before the executor answers
     o.task().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), "node-1", e.executor().getRef().narrow()));
     assertEquals(Decision.SCHEDULED, reply.receiveMessage(WAIT).getValue().decision());
-    Executor.Started started = e.executor().expectMessageClass(Executor.Started.class, WAIT);
+    ExecutorProtocol.Started started = e.executor().expectMessageClass(ExecutorProtocol.Started.class, WAIT);
     assertEquals("digest", started.job());
     assertEquals(1, started.grant().attempt());
     assertEquals(List.of("[SpecDefined]", "[WindowStarted]"), e.writes(writes),
@@ -165,9 +165,9 @@ class StartOnFireTest {
     assertEquals(started.grant().leaseUntil(), w.leaseUntil());
 
     // The attempt is started once (R21): a second admission is declined, and the slot freed.
-    TestProbe<Executor.AdmissionAnswer> again = testKit.createTestProbe();
+    TestProbe<ExecutorProtocol.AdmissionAnswer> again = testKit.createTestProbe();
     e.ref().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), "node-1", again.getRef()));
-    assertInstanceOf(Executor.Declined.class, again.receiveMessage(WAIT));
+    assertInstanceOf(ExecutorProtocol.Declined.class, again.receiveMessage(WAIT));
     // Its result is recorded as for any attempt.
     TestProbe<StatusReply<Done>> done = testKit.createTestProbe();
     e.ref().tell(new TaskProtocol.FinishAttempt(WindowKey.of("2026-11-29"), 1, JobResult.success("ok"), Duration.ofSeconds(1),
@@ -181,13 +181,13 @@ class StartOnFireTest {
   void queuedThenAdmitted() {
     Entity e = entity();
     TestProbe<StatusReply<FireOutcome>> reply = fire(e, "2026-11-29");
-    Executor.Offer o = offer(e, "2026-11-29");
+    ExecutorProtocol.Offer o = offer(e, "2026-11-29");
     o.task().tell(new TaskProtocol.Queued(WindowKey.of("2026-11-29")));
     assertEquals(Decision.SCHEDULED, reply.receiveMessage(WAIT).getValue().decision());
     assertEquals(InstanceStatus.PENDING, window(e, "2026-11-29").status());
     e.executor().expectNoMessage(Duration.ofMillis(100)); // not offered twice: the executor holds it
     o.task().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), "node-1", e.executor().getRef().narrow()));
-    assertEquals(1, e.executor().expectMessageClass(Executor.Started.class, WAIT).grant().attempt());
+    assertEquals(1, e.executor().expectMessageClass(ExecutorProtocol.Started.class, WAIT).grant().attempt());
     assertEquals(List.of("[SpecDefined]", "[InstanceScheduled]", "[AttemptStarted]"), e.writes(writes));
   }
 
@@ -206,13 +206,13 @@ class StartOnFireTest {
   void commandsWaitWhileTheOfferIsOpen() {
     Entity e = entity();
     TestProbe<StatusReply<FireOutcome>> first = fire(e, "2026-11-29");
-    Executor.Offer o = offer(e, "2026-11-29");
+    ExecutorProtocol.Offer o = offer(e, "2026-11-29");
     TestProbe<StatusReply<FireOutcome>> second = fire(e, "2026-11-29");
     second.expectNoMessage(Duration.ofMillis(50));
     o.task().tell(new TaskProtocol.Admitted(WindowKey.of("2026-11-29"), "node-1", e.executor().getRef().narrow()));
     assertEquals(Decision.SCHEDULED, first.receiveMessage(WAIT).getValue().decision());
     assertEquals(Decision.DUPLICATE, second.receiveMessage(WAIT).getValue().decision());
-    e.executor().expectMessageClass(Executor.Started.class, WAIT);
+    e.executor().expectMessageClass(ExecutorProtocol.Started.class, WAIT);
     e.executor().expectNoMessage(Duration.ofMillis(100));
   }
 
@@ -224,7 +224,7 @@ class StartOnFireTest {
     offer(e, "2026-11-28").task().tell(
         new TaskProtocol.Admitted(WindowKey.of("2026-11-28"), "node-1", e.executor().getRef().narrow()));
     first.receiveMessage(WAIT);
-    e.executor().expectMessageClass(Executor.Started.class, WAIT);
+    e.executor().expectMessageClass(ExecutorProtocol.Started.class, WAIT);
     TestProbe<StatusReply<FireOutcome>> second = fire(e, "2026-11-29"); // overlap SKIP by default
     assertEquals(Decision.SKIPPED, second.receiveMessage(WAIT).getValue().decision());
     e.executor().expectNoMessage(Duration.ofMillis(100));

@@ -115,20 +115,20 @@ class TaskEntityTest {
   }
 
   private static AttemptGrant start(EventSourcedBehaviorTestKit<Command, Event, State> kit, String window) {
-    Executor.AdmissionAnswer reply = admit(kit, window, null).reply();
-    assertInstanceOf(Executor.Started.class, reply, () -> "start failed: " + reply);
-    return ((Executor.Started) reply).grant();
+    ExecutorProtocol.AdmissionAnswer reply = admit(kit, window, null).reply();
+    assertInstanceOf(ExecutorProtocol.Started.class, reply, () -> "start failed: " + reply);
+    return ((ExecutorProtocol.Started) reply).grant();
   }
 
   /** The executor admits the window: the entity answers Started or Declined. */
-  private static CommandResultWithReply<Command, Event, State, Executor.AdmissionAnswer> admit(
+  private static CommandResultWithReply<Command, Event, State, ExecutorProtocol.AdmissionAnswer> admit(
       EventSourcedBehaviorTestKit<Command, Event, State> kit, String window, String executorId) {
     return kit.runCommand(ref -> new TaskProtocol.Admitted(WindowKey.of(window), executorId, ref));
   }
 
-  private static Executor.Declined declined(CommandResultWithReply<Command, Event, State, Executor.AdmissionAnswer> r) {
+  private static ExecutorProtocol.Declined declined(CommandResultWithReply<Command, Event, State, ExecutorProtocol.AdmissionAnswer> r) {
     assertTrue(r.hasNoEvents(), "a declined admission writes nothing");
-    return assertInstanceOf(Executor.Declined.class, r.reply());
+    return assertInstanceOf(ExecutorProtocol.Declined.class, r.reply());
   }
 
   private static CommandResultWithReply<Command, Event, State, StatusReply<Done>> finish(
@@ -211,7 +211,7 @@ class TaskEntityTest {
     assertEquals(1, grant.attempt());
     assertEquals(RunKind.FIRST, grant.kind());
     assertEquals(LeasePolicy.DEFAULT.ceiling(), Duration.between(T0, grant.leaseUntil()), "ceiling until enough samples (R23)");
-    Executor.Declined second = declined(admit(kit, "2026-11-29", null));
+    ExecutorProtocol.Declined second = declined(admit(kit, "2026-11-29", null));
     assertTrue(second.detail().contains("RUNNING, not PENDING"), second.detail());
     assertEquals(io.almanac.RefusedException.Reason.CONFLICT, second.reason());
   }
@@ -272,7 +272,7 @@ class TaskEntityTest {
         testKit.system(), TaskEntity.create(spec.id(), clock, TaskSettings.from(CONFIG), env));
     kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Define(SpecRecord.of(spec), ref));
     fire(kit, "2026-11-29");
-    assertInstanceOf(Executor.Started.class, admit(kit, "2026-11-29", "node-a#1").reply());
+    assertInstanceOf(ExecutorProtocol.Started.class, admit(kit, "2026-11-29", "node-a#1").reply());
     kit.restart(); // the node died with its executor; the attempt is RUNNING in the journal
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
@@ -673,7 +673,7 @@ class TaskEntityTest {
         assertInstanceOf(io.almanac.RefusedException.class, r.reply().getError()).reason(), "a typed refusal, not a matched string");
     assertTrue(r.hasNoEvents());
     var defined = kit(daily(newId()).build());
-    Executor.Declined w = declined(admit(defined, "2031-01-01", null));
+    ExecutorProtocol.Declined w = declined(admit(defined, "2031-01-01", null));
     assertTrue(w.detail().contains("window '2031-01-01' is unknown"), w.detail());
     assertEquals(io.almanac.RefusedException.Reason.UNKNOWN_WINDOW, w.reason());
     assertNull(defined.getState().windows().get("2031-01-01"));
@@ -836,7 +836,7 @@ class TaskEntityTest {
     refusedAsRemoved(kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Retry(WindowKey.of("2026-11-29"), ref)).reply(), id);
     refusedAsRemoved(kit.<StatusReply<TaskProtocol.CatchUpOutcome>>runCommand(ref -> new TaskProtocol.CatchUp(List.of(
         new TaskProtocol.DueFire(WindowKey.of("2026-11-30"), T0, T0.plus(Duration.ofDays(1)), T0)), ref)).reply(), id);
-    Executor.Declined declined = declined(admit(kit, "2026-11-29", null));
+    ExecutorProtocol.Declined declined = declined(admit(kit, "2026-11-29", null));
     assertEquals(io.almanac.RefusedException.Reason.REMOVED, declined.reason());
 
     var heartbeat = kit.<StatusReply<TaskProtocol.LeaseGranted>>runCommand(ref ->

@@ -63,11 +63,11 @@ class TriggerLifecycleTest {
    */
   private SettableClock clock = new SettableClock(T0);
 
-  private EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> trigger(
+  private EventSourcedBehaviorTestKit<TriggerProtocol.Command, TriggerJournal.Event, TriggerJournal.State> trigger(
       Map<String, TestProbe<TaskProtocol.Command>> tasks) {
     clock = new SettableClock(T0);
     // One trigger journal per test: the persistence id is fixed, so each test starts from a cleared journal.
-    EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit =
+    EventSourcedBehaviorTestKit<TriggerProtocol.Command, TriggerJournal.Event, TriggerJournal.State> kit =
         EventSourcedBehaviorTestKit.create(testKit.system(), TriggerActor.create(clock, TriggerSettings.from(CONFIG),
             TaskSettings.from(CONFIG), id -> tasks.get(id).getRef()));
     kit.clear();
@@ -75,9 +75,9 @@ class TriggerLifecycleTest {
     return kit;
   }
 
-  private static void register(EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit,
+  private static void register(EventSourcedBehaviorTestKit<TriggerProtocol.Command, TriggerJournal.Event, TriggerJournal.State> kit,
       TaskSpec spec) {
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Register(List.of(SpecRecord.of(spec)), null, ref));
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerProtocol.Register(List.of(SpecRecord.of(spec)), null, ref));
     assertTrue(r.reply().isSuccess(), () -> "register failed: " + r.reply());
   }
 
@@ -88,10 +88,10 @@ class TriggerLifecycleTest {
     return fire;
   }
 
-  private static TriggerActor.TriggerStatus status(
-      EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit, ActorTestKit testKit) {
-    TestProbe<TriggerActor.TriggerStatus> probe = testKit.createTestProbe();
-    kit.runCommand(TriggerActor.GetStatus.withTaskIds(probe.getRef()));
+  private static TriggerProtocol.TriggerStatus status(
+      EventSourcedBehaviorTestKit<TriggerProtocol.Command, TriggerJournal.Event, TriggerJournal.State> kit, ActorTestKit testKit) {
+    TestProbe<TriggerProtocol.TriggerStatus> probe = testKit.createTestProbe();
+    kit.runCommand(TriggerProtocol.GetStatus.withTaskIds(probe.getRef()));
     return probe.receiveMessage();
   }
 
@@ -105,11 +105,11 @@ class TriggerLifecycleTest {
     var kit = trigger(Map.of(removed, removedTask, kept, keptTask));
     register(kit, TaskSpec.builder(removed).cron("0 * * * * ? UTC").window("per-firing").build());
     register(kit, TaskSpec.builder(kept).cron("0 * * * * ? UTC").window("per-firing").build());
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Remove(removed, ref));
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerProtocol.Remove(removed, ref));
     assertTrue(r.reply().isSuccess());
     assertEquals(List.of(new TriggerJournal.TaskRemoved(removed, T0)), r.events());
     assertFalse(kit.getState().tasks().containsKey(removed));
-    var again = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Remove(removed, ref));
+    var again = kit.<StatusReply<Done>>runCommand(ref -> new TriggerProtocol.Remove(removed, ref));
     assertTrue(again.reply().isSuccess(), "a task not registered: acknowledged");
     assertTrue(again.hasNoEvents());
 
@@ -129,7 +129,7 @@ class TriggerLifecycleTest {
     var kit = trigger(Map.of(id, task));
     Instant at = T0.plusSeconds(10);
     register(kit, TaskSpec.builder(id).once(at).build());
-    TriggerActor.TriggerStatus before = status(kit, testKit);
+    TriggerProtocol.TriggerStatus before = status(kit, testKit);
     assertEquals(id, before.nextTask());
     assertEquals(at, before.nextAt());
     task.expectNoMessage(Duration.ofMillis(100));
@@ -189,7 +189,7 @@ class TriggerLifecycleTest {
       return null;
     });
     // A registration made at T0+1 s reaches it only now: its windows at T0+5 s and T0+10 s are due.
-    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerActor.Register(List.of(SpecRecord.of(
+    var r = kit.<StatusReply<Done>>runCommand(ref -> new TriggerProtocol.Register(List.of(SpecRecord.of(
         TaskSpec.builder(id).cron("*/5 * * * * ? UTC").window("per-firing").build())), T0.plusSeconds(1), ref));
     assertTrue(r.reply().isSuccess());
     assertEquals(T0.plusSeconds(1), ((TriggerJournal.TasksRegistered) r.events().get(0)).since());
@@ -207,7 +207,7 @@ class TriggerLifecycleTest {
   }
 
   /** Registers a task firing every 5 s, fires and acknowledges its window at T0+5 s, and waits until that is persisted (T0+6 s). */
-  private String firedOnce(EventSourcedBehaviorTestKit<TriggerActor.Command, TriggerJournal.Event, TriggerJournal.State> kit,
+  private String firedOnce(EventSourcedBehaviorTestKit<TriggerProtocol.Command, TriggerJournal.Event, TriggerJournal.State> kit,
       String id, TestProbe<TaskProtocol.Command> task) {
     register(kit, TaskSpec.builder(id).cron("*/5 * * * * ? UTC").window("per-firing").build());
     clock.set(T0.plusSeconds(5));
@@ -247,7 +247,7 @@ class TriggerLifecycleTest {
     var kit = trigger(Map.of(id, task));
     firedOnce(kit, id, task);
     String self = testKit.system().address().toString();
-    var q = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(self, true, ref));
+    var q = kit.<Done>runCommand(ref -> new TriggerProtocol.Quiesce(self, true, ref));
     assertEquals(Done.getInstance(), q.reply());
     assertEquals(1, q.events().size());
     TriggerJournal.HandedOver handedOver = (TriggerJournal.HandedOver) q.events().get(0);
@@ -283,7 +283,7 @@ class TriggerLifecycleTest {
     TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
     var kit = trigger(Map.of(id, task));
     firedOnce(kit, id, task);
-    var other = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce("pekko://almanac@10.0.0.9:25520", true, ref));
+    var other = kit.<Done>runCommand(ref -> new TriggerProtocol.Quiesce("pekko://almanac@10.0.0.9:25520", true, ref));
     assertTrue(other.hasNoEvents(), "another node shutting down: the trigger stays and records nothing");
     clock.set(T0.plusSeconds(10));
     assertEquals(WindowKey.of(T0.plusSeconds(10).toString()), answerFire(task).window());
@@ -292,7 +292,7 @@ class TriggerLifecycleTest {
       assertEquals(T0.plusSeconds(11), kit.getState().watermark());
       return null;
     });
-    var alone = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(testKit.system().address().toString(), false, ref));
+    var alone = kit.<Done>runCommand(ref -> new TriggerProtocol.Quiesce(testKit.system().address().toString(), false, ref));
     assertEquals(Done.getInstance(), alone.reply());
     assertTrue(alone.hasNoEvents(), "no other member stays up: a stop, not a hand-over");
     clock.set(T0.plusSeconds(22));
@@ -305,7 +305,7 @@ class TriggerLifecycleTest {
     TestProbe<TaskProtocol.Command> lateTask = testKit.createTestProbe();
     var kit2 = trigger(Map.of(late, lateTask));
     firedOnce(kit2, late, lateTask);
-    kit2.<Done>runCommand(ref -> new TriggerActor.Quiesce(testKit.system().address().toString(), true, ref));
+    kit2.<Done>runCommand(ref -> new TriggerProtocol.Quiesce(testKit.system().address().toString(), true, ref));
     assertEquals(T0.plusSeconds(6), kit2.getState().handedOverAt());
     clock.set(T0.plusSeconds(6 + 61));
     kit2.restart();
@@ -325,7 +325,7 @@ class TriggerLifecycleTest {
     firedOnce(kit, id, task);
     String self = testKit.system().address().toString();
     // Node 1 stops (SIGTERM) while nodes 2 and 3 run: a hand-over; node 2's trigger starts 3 s later and fires on time.
-    kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(self, true, ref));
+    kit.<Done>runCommand(ref -> new TriggerProtocol.Quiesce(self, true, ref));
     clock.set(T0.plusSeconds(9));
     kit.restart();
     task.expectNoMessage(Duration.ofMillis(200)); // nothing was due between the hand-over and its start
@@ -338,7 +338,7 @@ class TriggerLifecycleTest {
     });
     // Node 2 stops 2 s after node 1, node 3 still up: a hand-over again; node 3 stops 2 s later, before its trigger starts.
     clock.set(T0.plusSeconds(12));
-    var second = kit.<Done>runCommand(ref -> new TriggerActor.Quiesce(self, true, ref));
+    var second = kit.<Done>runCommand(ref -> new TriggerProtocol.Quiesce(self, true, ref));
     // the hand-over (a watermark write of a tick may have gone in just before it)
     assertEquals(T0.plusSeconds(12), second.events().stream().filter(TriggerJournal.HandedOver.class::isInstance)
         .map(TriggerJournal.HandedOver.class::cast).findFirst().orElseThrow().at());

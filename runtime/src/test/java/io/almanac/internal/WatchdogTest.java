@@ -33,18 +33,18 @@ class WatchdogTest {
       int rounds) {
     List<Alert> alerts = new CopyOnWriteArrayList<>();
     AtomicLong nanos = new AtomicLong();
-    TestProbe<TriggerActor.Command> trigger = testKit.createTestProbe();
+    TestProbe<TriggerProtocol.Command> trigger = testKit.createTestProbe();
     testKit.spawn(Watchdog.create(trigger.getRef(), alerts::add, clock, Duration.ofMillis(50), Duration.ofSeconds(60),
         nanos::get));
     for (int round = 0; round < rounds; round++) {
       before.accept(round);
       nanos.addAndGet(Duration.ofSeconds(10).toNanos());
-      TriggerActor.GetStatus ask = (TriggerActor.GetStatus) trigger.expectMessageClass(TriggerActor.GetStatus.class);
+      TriggerProtocol.GetStatus ask = (TriggerProtocol.GetStatus) trigger.expectMessageClass(TriggerProtocol.GetStatus.class);
       Instant t = clock.instant();
-      ask.replyTo().tell(new TriggerActor.TriggerStatus(1, 1, 0, t, t, "t", t, 1, List.of("t"), ticksAt.apply(round)));
+      ask.replyTo().tell(new TriggerProtocol.TriggerStatus(1, 1, 0, t, t, "t", t, 1, List.of("t"), ticksAt.apply(round)));
     }
-    trigger.expectMessageClass(TriggerActor.GetStatus.class);
-    trigger.expectMessageClass(TriggerActor.GetStatus.class);
+    trigger.expectMessageClass(TriggerProtocol.GetStatus.class);
+    trigger.expectMessageClass(TriggerProtocol.GetStatus.class);
     return alerts.stream().map(Alert::kind).toList();
   }
 
@@ -81,12 +81,12 @@ class WatchdogTest {
         CoordinatedShutdown.get(kit.system()).run(CoordinatedShutdown.unknownReason());
       }
       List<Alert> alerts = new CopyOnWriteArrayList<>();
-      TestProbe<TriggerActor.Command> trigger = kit.createTestProbe();
+      TestProbe<TriggerProtocol.Command> trigger = kit.createTestProbe();
       SettableClock clock = new SettableClock(Instant.parse("2026-11-29T00:00:00Z"));
       kit.spawn(Watchdog.create(trigger.getRef(), alerts::add, clock, Duration.ofMillis(50), Duration.ofMillis(100)));
       // eight checks, none answered: the first five asks have timed out by the eighth check
       for (int i = 0; i < 8; i++) {
-        trigger.expectMessageClass(TriggerActor.GetStatus.class);
+        trigger.expectMessageClass(TriggerProtocol.GetStatus.class);
       }
       return alerts.stream().map(Alert::kind).toList();
     } finally {
