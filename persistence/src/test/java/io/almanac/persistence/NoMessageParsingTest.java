@@ -40,9 +40,7 @@ class NoMessageParsingTest {
    * entry that matches nothing fails the test, so the list never outlives its offenders.
    */
   private static final List<Allowed> ALLOWED = List.of(
-      // API slice: Problems recovers a refusal's field and value from its message (typed refusal coming)
-      new Allowed("http/src/main/java/io/almanac/http/Problems.java", "INVALID.matcher(refused.getMessage())"),
-      // API slice: CronSchedule rewords cron-utils' exception text (a third party's message, no typed field)
+      // CronSchedule rewords cron-utils' exception text (a third party's message, no typed field)
       new Allowed("runtime/src/main/java/io/almanac/CronSchedule.java", "OUT_OF_RANGE.matcher(message)"));
 
   private record Allowed(String file, String code) {}
