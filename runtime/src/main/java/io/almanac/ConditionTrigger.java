@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.lang.invoke.MethodHandles;
 import java.time.Duration;
 
 /**
@@ -19,7 +20,15 @@ import java.time.Duration;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"name", "every", "timeout", "debounce", "holdFor", "waitAtMost"})
-public final class ConditionTrigger {
+public final class ConditionTrigger extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
+      "name", "every", "timeout", "debounce", "holdFor", "waitAtMost");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
+
   private final String name;
   private final Duration every;
   private final Duration timeout;
@@ -172,40 +181,5 @@ public final class ConditionTrigger {
    */
   public Duration waitAtMost() {
     return waitAtMost;
-  }
-
-  /**
-   * @param other another object
-   * @return whether it is a ConditionTrigger with equal parts
-   */
-  @Override
-  public boolean equals(Object other) {
-    if (this == other) {
-      return true;
-    }
-    return other instanceof ConditionTrigger o
-        && java.util.Objects.equals(name, o.name)
-        && java.util.Objects.equals(every, o.every)
-        && java.util.Objects.equals(timeout, o.timeout)
-        && debounce == o.debounce
-        && java.util.Objects.equals(holdFor, o.holdFor)
-        && java.util.Objects.equals(waitAtMost, o.waitAtMost);
-  }
-
-  /** @return a hash of every part */
-  @Override
-  public int hashCode() {
-    return java.util.Objects.hash(name, every, timeout, debounce, holdFor, waitAtMost);
-  }
-
-  /** @return every part, named */
-  @Override
-  public String toString() {
-    return "ConditionTrigger[" + "name=" + name
-        + ", every=" + every
-        + ", timeout=" + timeout
-        + ", debounce=" + debounce
-        + ", holdFor=" + holdFor
-        + ", waitAtMost=" + waitAtMost + "]";
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.lang.invoke.MethodHandles;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,7 +27,15 @@ import java.util.Set;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"upstream", "require", "mapping", "waitAtMost", "missingUpstream", "onUpstreamRerun"})
-public final class DependencyTrigger {
+public final class DependencyTrigger extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
+      "upstream", "require", "mapping", "waitAtMost", "missingUpstream", "onUpstreamRerun");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
+
   private final List<String> upstream;
   private final Require require;
   private final Mapping mapping;
@@ -223,40 +232,5 @@ public final class DependencyTrigger {
    */
   public Rerun onUpstreamRerun() {
     return onUpstreamRerun;
-  }
-
-  /**
-   * @param other another object
-   * @return whether it is a DependencyTrigger with equal parts
-   */
-  @Override
-  public boolean equals(Object other) {
-    if (this == other) {
-      return true;
-    }
-    return other instanceof DependencyTrigger o
-        && java.util.Objects.equals(upstream, o.upstream)
-        && java.util.Objects.equals(require, o.require)
-        && java.util.Objects.equals(mapping, o.mapping)
-        && java.util.Objects.equals(waitAtMost, o.waitAtMost)
-        && java.util.Objects.equals(missingUpstream, o.missingUpstream)
-        && java.util.Objects.equals(onUpstreamRerun, o.onUpstreamRerun);
-  }
-
-  /** @return a hash of every part */
-  @Override
-  public int hashCode() {
-    return java.util.Objects.hash(upstream, require, mapping, waitAtMost, missingUpstream, onUpstreamRerun);
-  }
-
-  /** @return every part, named */
-  @Override
-  public String toString() {
-    return "DependencyTrigger[" + "upstream=" + upstream
-        + ", require=" + require
-        + ", mapping=" + mapping
-        + ", waitAtMost=" + waitAtMost
-        + ", missingUpstream=" + missingUpstream
-        + ", onUpstreamRerun=" + onUpstreamRerun + "]";
   }
 }

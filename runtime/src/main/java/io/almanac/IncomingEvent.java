@@ -1,5 +1,6 @@
 package io.almanac;
 
+import java.lang.invoke.MethodHandles;
 import java.time.Instant;
 
 /**
@@ -7,7 +8,14 @@ import java.time.Instant;
  * adapter hands it to {@link Almanac#publish(IncomingEvent)}: {@code IncomingEvent.of(type,
  * id).withEventTime(at).withSummary(text)}.
  */
-public final class IncomingEvent {
+public final class IncomingEvent extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "type", "id", "eventTime", "summary");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
+
   private final String type;
   private final String id;
   private final Instant eventTime;
@@ -96,33 +104,5 @@ public final class IncomingEvent {
   /** @return a short description kept with the event in the journal (at most 500 characters), or null */
   public String summary() {
     return summary;
-  }
-
-  /**
-   * @param other another object
-   * @return whether it is a IncomingEvent with equal parts
-   */
-  @Override
-  public boolean equals(Object other) {
-    if (this == other) {
-      return true;
-    }
-    return other instanceof IncomingEvent o
-        && java.util.Objects.equals(type, o.type)
-        && java.util.Objects.equals(id, o.id)
-        && java.util.Objects.equals(eventTime, o.eventTime)
-        && java.util.Objects.equals(summary, o.summary);
-  }
-
-  /** @return a hash of every part */
-  @Override
-  public int hashCode() {
-    return java.util.Objects.hash(type, id, eventTime, summary);
-  }
-
-  /** @return every part, named */
-  @Override
-  public String toString() {
-    return "IncomingEvent[" + "type=" + type + ", id=" + id + ", eventTime=" + eventTime + ", summary=" + summary + "]";
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.lang.invoke.MethodHandles;
 import java.util.Objects;
 
 /**
@@ -16,7 +17,14 @@ import java.util.Objects;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"outcome", "summary", "artifactUri", "reason"})
-public final class JobResult {
+public final class JobResult extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "outcome", "summary", "artifactUri", "reason");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
+
   private final Outcome outcome;
   private final String summary;
   private final String artifactUri;
@@ -93,36 +101,5 @@ public final class JobResult {
   /** @return why it failed (null on success) */
   public String reason() {
     return reason;
-  }
-
-  /**
-   * @param other another object
-   * @return whether it is a JobResult with equal parts
-   */
-  @Override
-  public boolean equals(Object other) {
-    if (this == other) {
-      return true;
-    }
-    return other instanceof JobResult o
-        && Objects.equals(outcome, o.outcome)
-        && Objects.equals(summary, o.summary)
-        && Objects.equals(artifactUri, o.artifactUri)
-        && Objects.equals(reason, o.reason);
-  }
-
-  /** @return a hash of every part */
-  @Override
-  public int hashCode() {
-    return java.util.Objects.hash(outcome, summary, artifactUri, reason);
-  }
-
-  /** @return every part, named */
-  @Override
-  public String toString() {
-    return "JobResult[" + "outcome=" + outcome
-        + ", summary=" + summary
-        + ", artifactUri=" + artifactUri
-        + ", reason=" + reason + "]";
   }
 }

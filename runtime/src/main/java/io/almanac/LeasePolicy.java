@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.lang.invoke.MethodHandles;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -17,7 +18,14 @@ import java.util.Optional;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"floor", "ceiling", "factor", "minSamples"})
-public final class LeasePolicy {
+public final class LeasePolicy extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "floor", "ceiling", "factor", "minSamples");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
+
   private final Duration floor;
   private final Duration ceiling;
   private final double factor;
@@ -208,36 +216,5 @@ public final class LeasePolicy {
   /** @return how many durations are needed before the P99 is trusted, from 1 to {@value #MAX_MIN_SAMPLES} */
   public int minSamples() {
     return minSamples;
-  }
-
-  /**
-   * @param other another object
-   * @return whether it is a LeasePolicy with equal parts
-   */
-  @Override
-  public boolean equals(Object other) {
-    if (this == other) {
-      return true;
-    }
-    return other instanceof LeasePolicy o
-        && java.util.Objects.equals(floor, o.floor)
-        && java.util.Objects.equals(ceiling, o.ceiling)
-        && java.util.Objects.equals(factor, o.factor)
-        && minSamples == o.minSamples;
-  }
-
-  /** @return a hash of every part */
-  @Override
-  public int hashCode() {
-    return java.util.Objects.hash(floor, ceiling, factor, minSamples);
-  }
-
-  /** @return every part, named */
-  @Override
-  public String toString() {
-    return "LeasePolicy[" + "floor=" + floor
-        + ", ceiling=" + ceiling
-        + ", factor=" + factor
-        + ", minSamples=" + minSamples + "]";
   }
 }

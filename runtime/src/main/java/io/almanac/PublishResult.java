@@ -1,5 +1,6 @@
 package io.almanac;
 
+import java.lang.invoke.MethodHandles;
 import java.util.List;
 
 /**
@@ -37,7 +38,14 @@ public record PublishResult(String type, String id, List<TaskOutcome> tasks) {
   }
 
   /** What one listening task did with the event. Made by the runtime; read by callers. */
-  public static final class TaskOutcome {
+  public static final class TaskOutcome extends Value {
+    private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "taskId", "window", "outcome", "detail");
+
+    @Override
+    Parts parts() {
+      return PARTS;
+    }
+
     private final String taskId;
     private final WindowKey window;
     private final Outcome outcome;
@@ -68,29 +76,6 @@ public record PublishResult(String type, String id, List<TaskOutcome> tasks) {
     /** @return why, for people */
     public String detail() {
       return detail;
-    }
-
-    /**
-     * @param other another object
-     * @return whether it is a TaskOutcome with equal parts
-     */
-    @Override
-    public boolean equals(Object other) {
-      return other instanceof TaskOutcome o && java.util.Objects.equals(taskId, o.taskId)
-          && java.util.Objects.equals(window, o.window) && outcome == o.outcome
-          && java.util.Objects.equals(detail, o.detail);
-    }
-
-    /** @return a hash of every part */
-    @Override
-    public int hashCode() {
-      return java.util.Objects.hash(taskId, window, outcome, detail);
-    }
-
-    /** @return every part, named */
-    @Override
-    public String toString() {
-      return "TaskOutcome[taskId=" + taskId + ", window=" + window + ", outcome=" + outcome + ", detail=" + detail + "]";
     }
   }
 }

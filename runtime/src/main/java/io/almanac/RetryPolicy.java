@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.lang.invoke.MethodHandles;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.time.Duration;
@@ -35,7 +36,15 @@ import java.util.SplittableRandom;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"maxRetries", "backoff", "delays", "initialDelay", "multiplier", "maxDelay", "jitter", "span"})
-public final class RetryPolicy {
+public final class RetryPolicy extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
+      "maxRetries", "backoff", "delays", "initialDelay", "multiplier", "maxDelay", "jitter", "span");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
+
   private final int maxRetries;
   private final Backoff backoff;
   private final List<Duration> delays;
@@ -621,44 +630,5 @@ public final class RetryPolicy {
    */
   public Duration span() {
     return span;
-  }
-
-  /**
-   * @param other another object
-   * @return whether it is a RetryPolicy with equal parts
-   */
-  @Override
-  public boolean equals(Object other) {
-    if (this == other) {
-      return true;
-    }
-    return other instanceof RetryPolicy o
-        && maxRetries == o.maxRetries
-        && java.util.Objects.equals(backoff, o.backoff)
-        && java.util.Objects.equals(delays, o.delays)
-        && java.util.Objects.equals(initialDelay, o.initialDelay)
-        && java.util.Objects.equals(multiplier, o.multiplier)
-        && java.util.Objects.equals(maxDelay, o.maxDelay)
-        && java.util.Objects.equals(jitter, o.jitter)
-        && java.util.Objects.equals(span, o.span);
-  }
-
-  /** @return a hash of every part */
-  @Override
-  public int hashCode() {
-    return java.util.Objects.hash(maxRetries, backoff, delays, initialDelay, multiplier, maxDelay, jitter, span);
-  }
-
-  /** @return every part, named */
-  @Override
-  public String toString() {
-    return "RetryPolicy[" + "maxRetries=" + maxRetries
-        + ", backoff=" + backoff
-        + ", delays=" + delays
-        + ", initialDelay=" + initialDelay
-        + ", multiplier=" + multiplier
-        + ", maxDelay=" + maxDelay
-        + ", jitter=" + jitter
-        + ", span=" + span + "]";
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.lang.invoke.MethodHandles;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.Optional;
@@ -29,7 +30,15 @@ import java.util.regex.Pattern;
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
     "event", "dependency", "condition"})
-public final class TaskSpec {
+public final class TaskSpec extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
+      "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
+      "event", "dependency", "condition");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
 
   /** Longest task id accepted. */
   public static final int MAX_ID_LENGTH = 100;
@@ -198,62 +207,6 @@ public final class TaskSpec {
   /** @return the condition trigger: a due window waits for a polled condition (R9), or null */
   public ConditionTrigger condition() {
     return condition;
-  }
-
-  /**
-   * @param o another object
-   * @return whether it is a spec with equal parts
-   */
-  @Override
-  public boolean equals(Object o) {
-    if (this == o) {
-      return true;
-    }
-    if (!(o instanceof TaskSpec t)) {
-      return false;
-    }
-    return Objects.equals(id, t.id)
-        && Objects.equals(cron, t.cron)
-        && Objects.equals(zone, t.zone)
-        && Objects.equals(window, t.window)
-        && Objects.equals(dst, t.dst)
-        && Objects.equals(overlap, t.overlap)
-        && Objects.equals(retry, t.retry)
-        && Objects.equals(catchUp, t.catchUp)
-        && Objects.equals(lease, t.lease)
-        && Objects.equals(job, t.job)
-        && Objects.equals(description, t.description)
-        && Objects.equals(once, t.once)
-        && Objects.equals(event, t.event)
-        && Objects.equals(dependency, t.dependency)
-        && Objects.equals(condition, t.condition);
-  }
-
-  /** @return a hash of every part */
-  @Override
-  public int hashCode() {
-    return Objects.hash(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event,
-        dependency, condition);
-  }
-
-  /** @return every part, named, as a record would print them */
-  @Override
-  public String toString() {
-    return "TaskSpec[" + "id=" + id
-        + ", cron=" + cron
-        + ", zone=" + zone
-        + ", window=" + window
-        + ", dst=" + dst
-        + ", overlap=" + overlap
-        + ", retry=" + retry
-        + ", catchUp=" + catchUp
-        + ", lease=" + lease
-        + ", job=" + job
-        + ", description=" + description
-        + ", once=" + once
-        + ", event=" + event
-        + ", dependency=" + dependency
-        + ", condition=" + condition + "]";
   }
 
   /**
