@@ -19,12 +19,19 @@ import org.junit.jupiter.api.Test;
  * is made of them only at the edge. A source scan of every module's {@code src/main/java} for the
  * shapes such code takes: {@code getMessage().contains/startsWith/endsWith/matches/indexOf/equals(},
  * a regex matched over {@code getMessage()} or over a variable or accessor named like a detail, a
- * reason or a message ({@code .matcher(detail)}, {@code Pattern.matches(re, reason)}, {@code
- * message.matches(re)}). Comments are not scanned. It reports every offender at once.
+ * reason, a message or a note ({@code .matcher(detail)}, {@code Pattern.matches(re, reason)}, {@code
+ * message.matches(re)}), a text test on one ({@code reason.startsWith(..)}, {@code
+ * w.reason().equals(..)}, {@code "x".equals(e.getMessage())}), and {@code getMessage()} compared
+ * through {@code Objects.equals} or switched on. Comments are not scanned. It reports every
+ * offender at once.
  */
 class NoMessageParsingTest {
 
-  private static final String WORD = "\\w*(?i:detail|reason|message)\\w*";
+  private static final String WORD = "\\w*(?i:detail|reason|message|note)\\w*";
+
+  /** The string methods that read a fact out of a text. */
+  private static final String TEXT_TEST = "(?:contains|startsWith|endsWith|matches|indexOf|lastIndexOf|equals|equalsIgnoreCase"
+      + "|contentEquals|regionMatches|split|replaceFirst)";
 
   /** The shapes of code that parses a message, each with what it is for the report. */
   private static final List<Pattern> SHAPES = List.of(
@@ -32,7 +39,14 @@ class NoMessageParsingTest {
       // a regex over anything inside the matcher's argument named like a message (getMessage() too)
       Pattern.compile("\\.matcher\\s*\\((?:[^()]|\\((?:[^()]|\\([^()]*\\))*\\))*?\\b" + WORD),
       Pattern.compile("Pattern\\s*\\.\\s*matches\\s*\\([^;]*?,\\s*[\\w.]*?" + WORD + "(\\(\\))?\\s*\\)"),
-      Pattern.compile("\\b" + WORD + "(\\(\\))?\\s*\\.\\s*(matches|replaceFirst|split)\\s*\\(\\s*\""));
+      Pattern.compile("\\b" + WORD + "(\\(\\))?\\s*\\.\\s*(matches|replaceFirst|split)\\s*\\(\\s*\""),
+      // a text test on a variable or accessor named like a message (reason.startsWith, w.reason().equals, detail.indexOf)
+      Pattern.compile("\\b" + WORD + "(\\(\\))?\\s*\\)?\\s*\\.\\s*" + TEXT_TEST + "\\s*\\("),
+      // ... or with one as the argument ("x".equals(e.getMessage()), "task removed".equals(reason))
+      Pattern.compile("\\.\\s*" + TEXT_TEST + "\\s*\\(\\s*[\\w.]*?\\b" + WORD + "(\\(\\))?\\s*\\)"),
+      // getMessage() compared through Objects.equals, or switched on
+      Pattern.compile("Objects\\s*\\.\\s*equals\\s*\\([^;]*?getMessage\\(\\)"),
+      Pattern.compile("switch\\s*\\(\\s*[\\w.]*getMessage\\(\\)"));
 
   /**
    * Offenders outside this slice, which other engineers are removing in parallel: each names its
@@ -41,7 +55,11 @@ class NoMessageParsingTest {
    */
   private static final List<Allowed> ALLOWED = List.of(
       // CronSchedule rewords cron-utils' exception text (a third party's message, no typed field)
-      new Allowed("runtime/src/main/java/io/almanac/CronSchedule.java", "OUT_OF_RANGE.matcher(message)"));
+      new Allowed("runtime/src/main/java/io/almanac/CronSchedule.java", "OUT_OF_RANGE.matcher(message)"),
+      new Allowed("runtime/src/main/java/io/almanac/CronSchedule.java", "message.contains(\"Both, a day-of-week AND"),
+      // NOT DONE: the live table tells a not-met skip by its reason's text, because WindowView (public API,
+      // japicmp baseline) carries no typed skip reason yet; goes when WindowView gains one (WindowState has it)
+      new Allowed("samples/src/main/java/io/almanac/samples/LiveTable.java", "w.reason().startsWith(\"DEPENDENCY_NOT_MET\")"));
 
   private record Allowed(String file, String code) {}
 
@@ -97,7 +115,20 @@ class NoMessageParsingTest {
         "Matcher m = OTHER.matcher(detail);",
         "Matcher m = OTHER.matcher(e.reason());",
         "boolean b = Pattern.matches(\"a.*\", message);",
-        "boolean b = failReason.matches(\"a.*\");")) {
+        "boolean b = failReason.matches(\"a.*\");",
+        // the shapes found after the scan first ran (each once in main code)
+        "if (reason.startsWith(\"superseded by window \")) {",
+        "if (reason.equals(\"task removed\")) {",
+        "int k = f.reason().lastIndexOf(LAST);",
+        "int k = reason.indexOf(\"; last: \");",
+        "&& (w.reason().startsWith(\"DEPENDENCY_NOT_MET\") || x);",
+        "+ (\"window start out of range\".equals(e.getMessage()) ? \" (x)\" : \"\"));",
+        "String.valueOf(e.getMessage()).contains(\"already in use\")",
+        "boolean same = Objects.equals(e.getMessage(), \"x\");",
+        "switch (e.getMessage()) {",
+        "if (note.contains(\"x\")) {",
+        "if (\"task removed\".equals(c.reason())) {",
+        "boolean d = detail.endsWith(\"x\");")) {
       assertTrue(!offences(code).isEmpty(), "not seen: " + code);
     }
     for (String code : List.of(
@@ -105,7 +136,15 @@ class NoMessageParsingTest {
         "/* P.matcher(detail) */ int x = 1;",
         "if (!ID.matcher(id).matches()) {",
         "Matcher m = HOURLY_KEY.matcher(key);",
-        "String s = \"failed: \" + e.getMessage();")) {
+        "String s = \"failed: \" + e.getMessage();",
+        // legitimate code near the shapes: typed comparisons, null checks, rendering, a key compared
+        "if (e.cause() == CancelCause.TASK_REMOVED) {",
+        "String reason = e.reason() == null ? \"\" : e.reason();",
+        "return reason.isEmpty() ? null : reason.strip();",
+        "boolean sameKey = w.key().equals(skip.window());",
+        "if (reasonCode == SkipReason.PAUSED) {",
+        "out.append(detail).append(message.length());",
+        "Objects.equals(a.window(), b.window())")) {
       assertTrue(offences(code).isEmpty(), "seen wrongly: " + code + " " + offences(code));
     }
   }

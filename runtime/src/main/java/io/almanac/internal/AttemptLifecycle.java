@@ -292,18 +292,18 @@ final class AttemptLifecycle {
     RetryPolicy retry = state.spec().retry().toPolicy();
     int cap = retry.maxRetries();
     if (!retry.allowsRetry()) {
-      return List.of(new InstanceFinalFailed(w.key(),
-          "not retried: the task is not marked for retry (max retries 0, R12); last: " + lastReason, now));
+      return List.of(InstanceFinalFailed.after(w.key(),
+          "not retried: the task is not marked for retry (max retries 0, R12)", lastReason, now));
     }
     if (w.retries() >= cap) {
-      return List.of(new InstanceFinalFailed(w.key(), "retry cap " + cap + " reached; last: " + lastReason, now));
+      return List.of(InstanceFinalFailed.after(w.key(), "retry cap " + cap + " reached", lastReason, now));
     }
     int retryNumber = w.retries() + 1;
     long seed = (taskId + "|" + w.key()).hashCode();
     Optional<Instant> due = retry.retryDueAt(retryNumber, now, w.start(), seed);
     if (due.isEmpty()) {
-      return List.of(new InstanceFinalFailed(w.key(), "retry " + retryNumber + " would be outside the retry span "
-          + retry.span() + " after the window's start " + w.start() + "; last: " + lastReason, now));
+      return List.of(InstanceFinalFailed.after(w.key(), "retry " + retryNumber + " would be outside the retry span "
+          + retry.span() + " after the window's start " + w.start(), lastReason, now));
     }
     if (due.get().isAfter(now)) {
       return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now));

@@ -109,7 +109,8 @@ final class FireDecider {
       default:
         List<Event> cancels = new ArrayList<>();
         for (WindowState w : active) {
-          cancels.add(Transition.check(w.status(), new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now)));
+          cancels.add(Transition.check(w.status(), new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now,
+              TaskJournal.CancelCause.SUPERSEDED)));
         }
         return scheduled(cmd, cancels, now, released);
     }

@@ -99,7 +99,7 @@ final class OperatorActions {
     }
     List<Event> events = new ArrayList<>();
     for (WindowState w : state.table().live()) {
-      InstanceCancelled cancel = new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now);
+      InstanceCancelled cancel = new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now, TaskJournal.CancelCause.TASK_REMOVED);
       if ((w.status().isActive() || w.status() == InstanceStatus.WAITING) && Transition.allows(w.status(), cancel)) {
         events.add(cancel);
       }
@@ -223,7 +223,7 @@ final class OperatorActions {
 
   Decided<Done> cancel(State state, WindowKey window, String reason, Instant now) {
     String text = reason == null ? "cancelled by an operator" : reason;
-    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now), text);
+    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now, TaskJournal.CancelCause.OPERATOR), text);
   }
 
   private Decided<Done> transition(State state, WindowKey window, Function<WindowState, TaskJournal.WindowEvent> event,

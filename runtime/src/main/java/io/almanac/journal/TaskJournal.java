@@ -1,5 +1,6 @@
 package io.almanac.journal;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.MissReason;
@@ -426,8 +427,45 @@ public final class TaskJournal {
     }
   }
 
-  /** The window failed for good and waits in the intervention queue (R15). */
-  public record InstanceFinalFailed(String window, String reason, Instant at) implements WindowEvent {
+  /**
+   * The window failed for good and waits in the intervention queue (R15).
+   *
+   * <p>{@code reason} is the text people read and the instance table keeps ({@code fail_reason},
+   * R29): the retry policy's decision, then {@code ; last: } and the failed or timed-out attempt's
+   * own reason. The two facts it is made of are also carried as they are ({@code decision}, {@code
+   * lastCause}), so no reader takes the text apart. Both are null in events written before they
+   * existed (the JSON has no such field) and in events built with the three-argument constructor;
+   * a null part is not written, so such an event is written in the old shape.
+   *
+   * @param window the window's key
+   * @param reason the whole reason, as rendered by {@link #after}
+   * @param at when
+   * @param decision why no retry follows (e.g. {@code retry cap 3 reached}), or null when not recorded
+   * @param lastCause the reason of the attempt that failed or timed out last, or null when not recorded
+   */
+  public record InstanceFinalFailed(String window, String reason, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String decision,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String lastCause)
+      implements WindowEvent {
+
+    /** A final failure recorded without its parts (as events written before they existed read). */
+    public InstanceFinalFailed(String window, String reason, Instant at) {
+      this(window, reason, at, null, null);
+    }
+
+    /**
+     * The final failure after a failed or timed-out attempt: its reason is rendered from the two facts.
+     *
+     * @param window the window's key
+     * @param decision why no retry follows
+     * @param lastCause the last attempt's reason
+     * @param at when
+     * @return the event, its reason {@code <decision>; last: <lastCause>}
+     */
+    public static InstanceFinalFailed after(String window, String decision, String lastCause, Instant at) {
+      return new InstanceFinalFailed(window, decision + "; last: " + lastCause, at, decision, lastCause);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return InstanceStatus.FINAL_FAILED;
@@ -452,8 +490,39 @@ public final class TaskJournal {
     }
   }
 
-  /** The window's instance was cancelled. */
-  public record InstanceCancelled(String window, int attempt, String reason, Instant at) implements WindowEvent {
+  /**
+   * Who or what cancels a window's instance: persisted by name with {@link InstanceCancelled}, so
+   * readers tell a removal, an overlap policy's cancel and an operator's cancel apart without
+   * reading its reason.
+   */
+  public enum CancelCause {
+    /** An operator cancelled it (R31); the reason is the operator's. */
+    OPERATOR,
+    /** The task was removed (R31): its open windows are cancelled with the removal. */
+    TASK_REMOVED,
+    /** The overlap policy CANCEL_PREVIOUS cancelled it when the task's next window fired (R6). */
+    SUPERSEDED
+  }
+
+  /**
+   * The window's instance was cancelled.
+   *
+   * @param window the window's key
+   * @param attempt the attempt it had
+   * @param reason the reason people read
+   * @param at when
+   * @param cause who or what cancelled it, or null in events written before it was recorded (the JSON
+   *     has no such field) and in events built with the four-argument constructor; not written when null
+   */
+  public record InstanceCancelled(String window, int attempt, String reason, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) CancelCause cause)
+      implements WindowEvent {
+
+    /** A cancel recorded without its cause (as events written before it existed read). */
+    public InstanceCancelled(String window, int attempt, String reason, Instant at) {
+      this(window, attempt, reason, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return InstanceStatus.CANCELLED;

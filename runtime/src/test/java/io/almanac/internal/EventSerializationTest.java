@@ -331,6 +331,78 @@ class EventSerializationTest {
     }
   }
 
+  /**
+   * The typed facts a final failure and a cancel carry since they were recorded (a final failure's
+   * {@code decision} and {@code lastCause}, a cancel's {@code cause}), each with its committed fixture
+   * {@code TaskJournal.<Type>.typed.json}: they round-trip and their fixtures read as the same values.
+   */
+  static Map<String, TaskJournal.Event> typedShapes() {
+    return Map.of(
+        "TaskJournal.InstanceFinalFailed.typed.json", TaskJournal.InstanceFinalFailed.after(W, "retry cap 3 reached",
+            "lease expired at 2026-11-29T00:01:30Z", AT),
+        "TaskJournal.InstanceCancelled.typed.json", new TaskJournal.InstanceCancelled(W, 1, "superseded by window 2026-11-30",
+            AT, TaskJournal.CancelCause.SUPERSEDED));
+  }
+
+  @Test
+  @DisplayName("R15/R6/R31: a final failure's decision and last cause and a cancel's cause round-trip, and their committed "
+      + "fixtures still read")
+  void typedFactsRoundTripAndTheirFixturesRead() throws Exception {
+    assertEquals("retry cap 3 reached; last: lease expired at 2026-11-29T00:01:30Z",
+        ((TaskJournal.InstanceFinalFailed) typedShapes().get("TaskJournal.InstanceFinalFailed.typed.json")).reason(),
+        "the reason people read is rendered from the two facts, as before they were recorded");
+    for (Map.Entry<String, TaskJournal.Event> shape : typedShapes().entrySet()) {
+      TaskJournal.Event value = shape.getValue();
+      assertEquals(value, roundTrip(value), shape.getKey());
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      java.nio.file.Path file = java.nio.file.Path.of("src/test/resources/serialization", shape.getKey());
+      if (Boolean.getBoolean("almanac.writeFixtures")) {
+        java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
+            java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        continue;
+      }
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(manifest, lines.get(0), "the typed facts are new fields, not a new type or version: " + file);
+      assertEquals(value, serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get(), file + " no longer reads as the same value");
+    }
+  }
+
+  /**
+   * Final failures and cancels written before their typed facts were recorded (the committed
+   * fixtures, under today's and the pre-move class names) read with those facts null, their reason
+   * as written; an event without them is still written in that old shape (a null fact is left out).
+   */
+  @Test
+  @DisplayName("R24: a final failure and a cancel written before their typed facts read with them null, and are still "
+      + "written in the old shape")
+  void eventsWrittenBeforeTheTypedFactsRead() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    for (String prefix : List.of("TaskJournal", "TaskEntity")) {
+      TaskJournal.InstanceFinalFailed ff = (TaskJournal.InstanceFinalFailed) readFixture(dir.resolve(prefix
+          + ".InstanceFinalFailed.json"));
+      assertEquals(new TaskJournal.InstanceFinalFailed(W, "retry cap 3 reached", AT, null, null), ff, prefix);
+      TaskJournal.InstanceCancelled c = (TaskJournal.InstanceCancelled) readFixture(dir.resolve(prefix
+          + ".InstanceCancelled.json"));
+      assertEquals(new TaskJournal.InstanceCancelled(W, 1, "operator", AT, null), c, prefix);
+    }
+    for (TaskJournal.Event old : List.of(new TaskJournal.InstanceFinalFailed(W, "retry cap 3 reached", AT),
+        new TaskJournal.InstanceCancelled(W, 1, "operator", AT))) {
+      String json = new String(serialization.findSerializerFor(old).toBinary(old), java.nio.charset.StandardCharsets.UTF_8);
+      String committed = java.nio.file.Files.readAllLines(dir.resolve("TaskJournal." + old.getClass().getSimpleName()
+          + ".json")).get(1);
+      assertEquals(committed, json, "an event without its typed facts is written as before they existed");
+    }
+  }
+
+  private Object readFixture(java.nio.file.Path file) throws Exception {
+    List<String> lines = java.nio.file.Files.readAllLines(file);
+    Serializer serializer = serialization.serializerFor(Class.forName("io.almanac.journal.TaskJournal$InstanceCancelled"));
+    return serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(),
+        lines.get(0)).get();
+  }
+
   @Test
   @DisplayName("a skipped window's typed reason survives a snapshot round trip")
   void skipReasonRoundTrips() {

@@ -105,12 +105,14 @@ class LifecycleDecisionsTest {
   @DisplayName("R31: removing a task cancels its PENDING, RUNNING and RETRY_WAIT windows with a reason, then records "
       + "TaskRemoved; done windows keep their status")
   void removalCancelsOpenWindowsAndKeepsHistory() {
+    var byRemoval = io.almanac.journal.TaskJournal.CancelCause.TASK_REMOVED; // typed: readers never compare the reason
     State s = busy();
     Instant now = T0.plusSeconds(10);
     Decided<org.apache.pekko.Done> d = operator.remove(s, now);
     assertFalse(d.refused());
-    assertEquals(List.of(new InstanceCancelled(key(1), 1, "task removed", now), new InstanceCancelled(key(2), 1, "task removed", now),
-        new InstanceCancelled(key(3), 0, "task removed", now), new TaskRemoved(now)), d.events());
+    assertEquals(List.of(new InstanceCancelled(key(1), 1, "task removed", now, byRemoval),
+        new InstanceCancelled(key(2), 1, "task removed", now, byRemoval),
+        new InstanceCancelled(key(3), 0, "task removed", now, byRemoval), new TaskRemoved(now)), d.events());
     State after = fold(s, d.events());
     assertTrue(after.removed());
     assertEquals(now, after.removedAt());

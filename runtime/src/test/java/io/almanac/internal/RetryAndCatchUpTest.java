@@ -144,6 +144,9 @@ class RetryAndCatchUpTest {
     List<Event> after = fail(s, DUE.plusSeconds(3));
     InstanceFinalFailed ff = finalFailed(after);
     assertEquals("not retried: the task is not marked for retry (max retries 0, R12); last: upstream 503", ff.reason());
+    // the two facts the reason is made of are carried as they are: no reader takes the text apart
+    assertEquals("not retried: the task is not marked for retry (max retries 0, R12)", ff.decision());
+    assertEquals("upstream 503", ff.lastCause());
     State done = fold(s, after);
     assertEquals(InstanceStatus.FINAL_FAILED, done.windows().get(W).status());
     assertEquals(0, done.windows().get(W).retries());
@@ -171,7 +174,10 @@ class RetryAndCatchUpTest {
       s = fold(s, fail(s, DUE));
     }
     s = running(s, DUE);
-    assertTrue(finalFailed(fail(s, DUE)).reason().startsWith("retry cap 3 reached; last: upstream 503"));
+    InstanceFinalFailed capped = finalFailed(fail(s, DUE));
+    assertTrue(capped.reason().startsWith("retry cap 3 reached; last: upstream 503"));
+    assertEquals("retry cap 3 reached", capped.decision());
+    assertEquals("upstream 503", capped.lastCause());
   }
 
   @Test
@@ -222,6 +228,7 @@ class RetryAndCatchUpTest {
     InstanceFinalFailed ff = finalFailed(fail(s, due));
     assertTrue(ff.reason().startsWith("retry 2 would be outside the retry span PT9H after the window's start "
         + START + "; last: upstream 503"), ff.reason());
+    assertEquals("upstream 503", ff.lastCause());
   }
 
   // --- catch-up --------------------------------------------------------------------------------

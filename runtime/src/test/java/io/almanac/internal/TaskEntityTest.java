@@ -361,7 +361,8 @@ class TaskEntityTest {
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
     assertEquals(2, r.events().size());
-    assertInstanceOf(TaskJournal.InstanceCancelled.class, r.events().get(0));
+    var cancel = assertInstanceOf(TaskJournal.InstanceCancelled.class, r.events().get(0));
+    assertEquals(TaskJournal.CancelCause.SUPERSEDED, cancel.cause()); // typed at the source: no reader reads the reason
     assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
     assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-30").status());
     // the cancelled attempt's late result is recorded for audit but cannot succeed the window
@@ -649,6 +650,7 @@ class TaskEntityTest {
     start(kit, "2026-11-29");
     var c = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Cancel(WindowKey.of("2026-11-29"), "operator: bad input data", ref));
     assertTrue(c.reply().isSuccess());
+    assertEquals(TaskJournal.CancelCause.OPERATOR, assertInstanceOf(TaskJournal.InstanceCancelled.class, c.event()).cause());
     assertEquals(InstanceStatus.CANCELLED, window(kit, "2026-11-29").status());
     assertEquals("operator: bad input data", window(kit, "2026-11-29").reason());
     var again = kit.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Cancel(WindowKey.of("2026-11-29"), null, ref));
@@ -823,7 +825,8 @@ class TaskEntityTest {
     clock.set(T0.plusSeconds(60));
     var removed = kit.<StatusReply<Done>>runCommand(TaskProtocol.Remove::new);
     assertTrue(removed.reply().isSuccess());
-    assertEquals(List.of(new TaskJournal.InstanceCancelled("2026-11-29", 1, "task removed", T0.plusSeconds(60)),
+    assertEquals(List.of(new TaskJournal.InstanceCancelled("2026-11-29", 1, "task removed", T0.plusSeconds(60),
+        TaskJournal.CancelCause.TASK_REMOVED),
         new TaskJournal.TaskRemoved(T0.plusSeconds(60))), removed.events());
     assertTrue(kit.getState().removed());
 

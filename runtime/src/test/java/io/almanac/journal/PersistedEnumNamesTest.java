@@ -57,6 +57,7 @@ class PersistedEnumNamesTest {
     PINNED.put(io.almanac.DependencyTrigger.Mapping.class, List.of("SAME_WINDOW", "ALL_WITHIN", "LATEST_WITHIN"));
     PINNED.put(io.almanac.DependencyTrigger.MissingUpstream.class, List.of("REJECT", "WAIT"));
     PINNED.put(io.almanac.DependencyTrigger.Rerun.class, List.of("KEEP", "RUN_AGAIN"));
+    PINNED.put(TaskJournal.CancelCause.class, List.of("OPERATOR", "TASK_REMOVED", "SUPERSEDED"));
   }
 
   @Test

@@ -212,9 +212,8 @@ public final class DemoNode {
       if (isConfigurationError(e)) {
         throw e; // a bad almanac.persistence value: reported as a configuration error by the caller
       }
-      LOG.error("cannot open the journal at {}: {}{}", db, e.getMessage(),
-          String.valueOf(e.getMessage()).contains("already in use") || String.valueOf(e).contains("locked")
-              ? " (is another demo node running on the same ./data? one JVM at a time can open it)" : "");
+      LOG.error("cannot open the journal at {}: {}{}", db, e.getMessage(), databaseAlreadyOpen(e)
+          ? " (is another demo node running on the same ./data? one JVM at a time can open it)" : "");
       terminate(system);
       return EXIT_FAILURE;
     }
@@ -257,7 +256,8 @@ public final class DemoNode {
             + "(ALMANAC_TOKEN)");
       }
     }).exceptionally(e -> {
-      LOG.warn("no HTTP endpoints: {} (set -Dalmanac.http.port to a free port)", e.toString());
+      LOG.warn("no HTTP endpoints: {}{} (set -Dalmanac.http.port to a free port)", e.toString(),
+          causedBy(e, java.net.BindException.class) ? " (its port is in use)" : "");
       return null;
     });
 
@@ -419,5 +419,28 @@ public final class DemoNode {
         ==========================================================================================""",
         source, db, fresh ? "new: first start" : "existing: state recovered from the journal",
         data.resolve(Outbox.FILE_NAME), data.resolve("digests"), data);
+  }
+
+  /** H2's error code for a database file another process holds open (org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1). */
+  private static final int H2_DATABASE_ALREADY_OPEN = 90020;
+
+  /** Whether opening the journal failed because another JVM holds the H2 file: told by the SQL error code, not the text. */
+  static boolean databaseAlreadyOpen(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && sql.getErrorCode() == H2_DATABASE_ALREADY_OPEN) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code type} is in the cause chain of {@code e} (e.g. a {@link java.net.BindException}: a port in use). */
+  static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

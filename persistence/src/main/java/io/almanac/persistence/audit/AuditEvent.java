@@ -280,8 +280,8 @@ public record AuditEvent(
   /**
    * The events with each timeout's detail completed by the cause the entity recorded with it:
    * when a timeout is followed, at the same instant and in the same window, by an
-   * {@code InstanceFinalFailed} whose reason ends with {@code last: <cause>} (the entity writes the
-   * timeout's reason there), that cause is shown with the timeout. Other events are unchanged.
+   * {@code InstanceFinalFailed} that carries its {@code lastCause} (the entity records the timeout's
+   * reason there), that cause is shown with the timeout. Other events are unchanged.
    *
    * @param events one task's events in journal order
    * @return the same events, timeouts described with their recorded cause where there is one
@@ -300,8 +300,10 @@ public record AuditEvent(
   }
 
   /**
-   * The cause the entity recorded with the timeout at {@code i}: the {@code last: <cause>} of an
-   * {@code InstanceFinalFailed} written with it (same window, same instant).
+   * The cause the entity recorded with the timeout at {@code i}: the {@code lastCause} of an
+   * {@code InstanceFinalFailed} written with it (same window, same instant). A final failure written
+   * before that field existed has none (its reason's text is not taken apart): the cause is then not
+   * recorded.
    *
    * @param events one task's events in journal order
    * @param i the index of an event
@@ -318,16 +320,12 @@ public record AuditEvent(
           || !Objects.equals(be.at(), t.at())) {
         return null; // only the events written with the timeout (same window, same instant)
       }
-      if (be instanceof TaskJournal.InstanceFinalFailed f && f.reason() != null) {
-        int k = f.reason().lastIndexOf(LAST);
-        return k < 0 ? null : f.reason().substring(k + LAST.length()).trim();
+      if (be instanceof TaskJournal.InstanceFinalFailed f) {
+        return f.lastCause(); // null in final failures written before it was recorded: not taken from the text
       }
     }
     return null;
   }
-
-  /** How the entity's final-failure reason names the reason of the failure or timeout before it. */
-  private static final String LAST = "last: ";
 
   AuditEvent withAt(Instant time) {
     return new AuditEvent(taskId, sequenceNr, type, window, attempt, time, zone, detail, event, writer);

@@ -722,7 +722,8 @@ public final class WindowExplanation {
 
       @Override
       public Void instanceFinalFailed(InstanceFinalFailed e) {
-        finalReason = e.reason();
+        // the policy's decision as recorded; a final failure written before it was recorded: its whole reason
+        finalReason = e.decision() != null ? e.decision() : e.reason();
         step(at, "It failed finally at " + time(e.at()) + ": " + e.reason() + "; it waits in the intervention queue "
             + "for an operator to retry or resolve it.");
         return null;
@@ -892,16 +893,39 @@ public final class WindowExplanation {
       };
     }
 
-    private static String cancelled(InstanceCancelled e) {
+    /** Who or what cancelled the window, from its typed cause (R6, R31); the reason is shown as recorded. */
+    private String cancelled(InstanceCancelled e) {
       String reason = e.reason() == null ? "" : e.reason();
-      if (reason.equals("task removed")) {
-        return "the task was removed";
+      TaskJournal.CancelCause cause = e.cause() != null ? e.cause() : causeOfAnOlderCancel(e);
+      if (cause == null) {
+        return "an operator or the overlap policy CANCEL_PREVIOUS (when the next window fired) cancelled it with the "
+            + "reason \"" + reason + "\" (the journal predates the recorded cause)";
       }
-      if (reason.startsWith("superseded by window ")) {
-        return "the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires ("
+      return switch (cause) {
+        case TASK_REMOVED -> "the task was removed";
+        case SUPERSEDED -> "the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires ("
             + reason + ")";
+        case OPERATOR -> "an operator cancelled it with the reason \"" + reason + "\"";
+      };
+    }
+
+    /**
+     * The cause of a cancel written before {@link InstanceCancelled#cause()} was recorded, from the
+     * journal around it, never from its reason: a removal writes its {@code TaskRemoved} after the
+     * cancels, at the same instant; otherwise an operator cancelled it, unless the task's overlap
+     * policy at the time was CANCEL_PREVIOUS, which also cancels (then the journal cannot tell: null).
+     */
+    private TaskJournal.CancelCause causeOfAnOlderCancel(InstanceCancelled e) {
+      for (int j = current + 1; j < events.size(); j++) {
+        if (!(events.get(j).event() instanceof TaskJournal.Event next) || !Objects.equals(next.at(), e.at())) {
+          break; // only the events written with it (the same instant)
+        }
+        if (next instanceof TaskJournal.TaskRemoved) {
+          return TaskJournal.CancelCause.TASK_REMOVED;
+        }
       }
-      return "an operator cancelled it with the reason \"" + reason + "\"";
+      return spec != null && spec.overlap() == io.almanac.OverlapPolicy.CANCEL_PREVIOUS ? null
+          : TaskJournal.CancelCause.OPERATOR;
     }
 
     /** Why nothing happened between the task's previous event and the window's first one, if the journal shows it. */
@@ -953,7 +977,7 @@ public final class WindowExplanation {
         case MISSED -> "missed: " + (downtime == null ? "" : downtime + "; ") + (missText != null ? missText : w.reason());
         case FINAL_FAILED -> "failed finally after " + attempts + (attempts == 1 ? " attempt" : " attempts")
             + (lastError == null ? "" : ", last error: " + lastError) + (finalReason == null ? ""
-            : " (" + firstPart(finalReason) + ")") + "; waiting in the intervention queue for an operator";
+            : " (" + finalReason + ")") + "; waiting in the intervention queue for an operator";
         case RESOLVED -> "resolved by an operator after failing finally" + (lastError == null ? "" : " (last error: "
             + lastError + ")") + (resolveNote == null ? "" : ", with the note \"" + resolveNote + "\"");
         case CANCELLED -> "cancelled: " + (cancelText != null ? cancelText : w.reason());
@@ -1352,11 +1376,6 @@ public final class WindowExplanation {
       return human(d.negated()) + " before " + what;
     }
     return d.isZero() ? "on the dot" : human(d) + " late";
-  }
-
-  private static String firstPart(String reason) {
-    int k = reason.indexOf("; last: ");
-    return k < 0 ? reason : reason.substring(0, k);
   }
 
   private static String specText(SpecRecord s) {

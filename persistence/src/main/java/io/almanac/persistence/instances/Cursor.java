@@ -48,7 +48,7 @@ record Cursor(Instant windowStart, String taskId, String windowKey) {
       }
       Instant start = Instant.ofEpochSecond(b.getLong(), b.getInt());
       if (start.isBefore(InstanceFilter.MIN_INSTANT) || !start.isBefore(InstanceFilter.MAX_INSTANT)) {
-        throw new IllegalArgumentException("window start out of range");
+        throw new StartOutOfRange();
       }
       String task = string(b);
       String window = string(b);
@@ -58,7 +58,16 @@ record Cursor(Instant windowStart, String taskId, String windowKey) {
       return new Cursor(start, task, window);
     } catch (RuntimeException e) {
       throw new InvalidSpecException("after", text, "is not a cursor from a previous page's next"
-          + ("window start out of range".equals(e.getMessage()) ? " (its instant is outside the years 0001..9999)" : ""));
+          + (e instanceof StartOutOfRange ? " (its instant is outside the years 0001..9999)" : ""));
+    }
+  }
+
+  /** A cursor whose window start is outside the years the instance table holds: told by its type. */
+  private static final class StartOutOfRange extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    StartOutOfRange() {
+      super("window start out of range");
     }
   }
 

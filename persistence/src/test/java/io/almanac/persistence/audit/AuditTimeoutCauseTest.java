@@ -59,11 +59,11 @@ class AuditTimeoutCauseTest {
   @BeforeAll
   void writeJournals() {
     Map<String, List<TaskJournal.Event>> journals = new LinkedHashMap<>();
-    // Orphaned at recovery, no retry left: the entity's reason is in the InstanceFinalFailed written with the timeout.
+    // Orphaned at recovery, no retry left: the entity's reason is the lastCause of the InstanceFinalFailed written with it.
     journals.put("orphan-final", journal(start("orphan-final"), List.of(
         new TaskJournal.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
-        new TaskJournal.InstanceFinalFailed("2026-11-29",
-            "retry cap 0 reached; last: executor node-1 is gone (node restarted or left)", FOUND)),
+        TaskJournal.InstanceFinalFailed.after("2026-11-29", "retry cap 0 reached",
+            "executor node-1 is gone (node restarted or left)", FOUND)),
         ran("2026-11-30")));
     // Orphaned at recovery, retried: the RetryScheduled carries no reason.
     journals.put("orphan-retry", journal(start("orphan-retry"), List.of(
@@ -75,7 +75,7 @@ class AuditTimeoutCauseTest {
     journals.put("expired", journal(List.of(spec(daily("expired", OverlapPolicy.SKIP), DEFINED)), List.of(
         scheduled("2026-11-29", RunKind.FIRST, DUE), started("2026-11-29", 1, DUE, Duration.ofMinutes(10)),
         new TaskJournal.AttemptTimedOut("2026-11-29", 1, leaseEnd, Duration.ofMinutes(10), leaseEnd.plus(Duration.ofMinutes(5))),
-        new TaskJournal.InstanceFinalFailed("2026-11-29", "retry cap 0 reached; last: lease expired at " + leaseEnd,
+        TaskJournal.InstanceFinalFailed.after("2026-11-29", "retry cap 0 reached", "lease expired at " + leaseEnd,
             leaseEnd.plus(Duration.ofMinutes(5)))),
         ran("2026-11-30")));
     AuditTesting.write(dir.resolve("journal"), journals, 100);

@@ -1,6 +1,7 @@
 package io.almanac.persistence.audit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,7 @@ import io.almanac.journal.TaskJournal.EffectIntended;
 import io.almanac.journal.TaskJournal.EffectRecorded;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.CancelCause;
 import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal.InstanceFinalFailed;
 import io.almanac.journal.TaskJournal.InstanceResolved;
@@ -428,7 +430,7 @@ class WindowExplanationTest {
         new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:16:03")),
         new AttemptStarted(DAY, 3, RunKind.RETRY, t("02:16:03"), N2, t("00:16:03")),
         new AttemptFailed(DAY, 3, Duration.ofSeconds(4), "model quota exceeded", t("00:16:07")),
-        new InstanceFinalFailed(DAY, "retry cap 2 reached; last: model quota exceeded", t("00:16:07"))));
+        InstanceFinalFailed.after(DAY, "retry cap 2 reached", "model quota exceeded", t("00:16:07"))));
     wellFormed(e);
     assertEquals("FINAL_FAILED", e.status());
     assertEquals("failed finally after 3 attempts, last error: model quota exceeded (retry cap 2 reached); waiting in the "
@@ -449,7 +451,7 @@ class WindowExplanationTest {
         scheduled(RunKind.FIRST, DUE),
         started(1, RunKind.FIRST, DUE, N1),
         new AttemptTimedOut(DAY, 1, t("02:00:00"), null, t("00:10:00")),
-        new InstanceFinalFailed(DAY, "not retried: the task is not marked for retry (max retries 0, R12); last: executor "
+        InstanceFinalFailed.after(DAY, "not retried: the task is not marked for retry (max retries 0, R12)", "executor "
             + N1 + " is gone (node restarted or left)", t("00:10:00")),
         new LateResultRecorded(DAY, 1, JobResult.Outcome.SUCCEEDED, "attempt 1 no longer holds the window; summary: ok",
             t("00:11:00"))));
@@ -470,7 +472,7 @@ class WindowExplanationTest {
         scheduled(RunKind.FIRST, DUE),
         started(1, RunKind.FIRST, DUE, N1),
         new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
-        new InstanceFinalFailed(DAY, "not retried: the task is not marked for retry (max retries 0, R12); last: upstream 503",
+        InstanceFinalFailed.after(DAY, "not retried: the task is not marked for retry (max retries 0, R12)", "upstream 503",
             t("00:00:03")),
         scheduled(RunKind.MANUAL, t("03:00:00")),
         started(2, RunKind.MANUAL, t("03:00:01"), N2),
@@ -512,7 +514,7 @@ class WindowExplanationTest {
         scheduled(RunKind.FIRST, DUE),
         started(1, RunKind.FIRST, DUE, N1),
         new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
-        new InstanceFinalFailed(DAY, "retry cap 0 reached; last: upstream 503", t("00:00:03")),
+        InstanceFinalFailed.after(DAY, "retry cap 0 reached", "upstream 503", t("00:00:03")),
         new InstanceResolved(DAY, "sent by hand", t("04:00:00"))));
     wellFormed(e);
     assertEquals("RESOLVED", e.status());
@@ -528,7 +530,7 @@ class WindowExplanationTest {
     Explanation byOperator = explain(journal(
         scheduled(RunKind.FIRST, DUE),
         started(1, RunKind.FIRST, DUE, N1),
-        new InstanceCancelled(DAY, 1, "wrong prompt", t("00:01:00"))));
+        new InstanceCancelled(DAY, 1, "wrong prompt", t("00:01:00"), CancelCause.OPERATOR)));
     wellFormed(byOperator);
     assertEquals("cancelled: an operator cancelled it with the reason \"wrong prompt\"", byOperator.verdict());
     assertTrue(texts(byOperator).contains("It was cancelled at 08:01:00 while attempt 1 ran: an operator cancelled it with the "
@@ -536,18 +538,96 @@ class WindowExplanationTest {
 
     Explanation superseded = explain(journal(
         scheduled(RunKind.FIRST, DUE),
-        new InstanceCancelled(DAY, 0, "superseded by window 2026-11-30", Instant.parse("2026-11-30T00:00:00Z"))));
+        new InstanceCancelled(DAY, 0, "superseded by window 2026-11-30", Instant.parse("2026-11-30T00:00:00Z"),
+            CancelCause.SUPERSEDED)));
     assertEquals("cancelled: the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires "
         + "(superseded by window 2026-11-30)", superseded.verdict());
 
     Explanation removed = explain(journal(
         scheduled(RunKind.FIRST, DUE),
-        new InstanceCancelled(DAY, 0, "task removed", t("00:00:10")),
+        new InstanceCancelled(DAY, 0, "task removed", t("00:00:10"), CancelCause.TASK_REMOVED),
         new TaskRemoved(t("00:00:10"))));
     wellFormed(removed);
     assertEquals("cancelled: the task was removed", removed.verdict());
     assertEquals("The task was removed: it is fired no more; its history stays in the journal.",
         texts(removed).get(texts(removed).size() - 1));
+  }
+
+  @Test
+  @DisplayName("R31: a cancel is told by its typed cause, never by its reason: an operator's reason 'task removed' is theirs")
+  void cancelToldByItsCauseNotItsReason() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        new InstanceCancelled(DAY, 0, "task removed", t("00:00:10"), CancelCause.OPERATOR)));
+    assertEquals("cancelled: an operator cancelled it with the reason \"task removed\"", e.verdict());
+  }
+
+  /** Reads an event as the journal stored it (JSON), the way the journal's Jackson serializer does. */
+  static Event stored(Class<? extends Event> type, String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper()
+          .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule()).readValue(json, type);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Journals written before final failures carried their decision and last cause and cancels their
+   * cause: those events read with them null and are explained from what they record, never by taking
+   * their reason apart. A final failure's reason without a last part and a removal's or an operator's
+   * cancel are told as before; where the fact was only in the text, the text is shown whole (a final
+   * failure's reason in the verdict), the cause is said not to be recorded (a timeout before its
+   * lease), or both possible writers are named (a cancel under CANCEL_PREVIOUS).
+   */
+  @Test
+  @DisplayName("R28: final failures and cancels stored before their typed facts read with them null and are explained "
+      + "from what they record")
+  void eventsStoredBeforeTheTypedFacts() {
+    InstanceFinalFailed ff = (InstanceFinalFailed) stored(InstanceFinalFailed.class,
+        "{\"window\":\"2026-11-29\",\"reason\":\"retry cap 0 reached\",\"at\":\"2026-11-29T00:00:03Z\"}");
+    assertNull(ff.decision());
+    assertNull(ff.lastCause());
+    Explanation plain = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")), ff));
+    assertEquals("failed finally after 1 attempt, last error: upstream 503 (retry cap 0 reached); waiting in the "
+        + "intervention queue for an operator", plain.verdict(), "as before the typed facts");
+
+    Event withLast = stored(InstanceFinalFailed.class, "{\"window\":\"2026-11-29\",\"reason\":\"retry cap 0 reached; last: "
+        + "upstream 503\",\"at\":\"2026-11-29T00:00:03Z\"}");
+    Explanation whole = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")), withLast));
+    assertTrue(texts(whole).contains("It failed finally at 08:00:03: retry cap 0 reached; last: upstream 503; it waits in the "
+        + "intervention queue for an operator to retry or resolve it."), texts(whole).toString());
+    assertEquals("failed finally after 1 attempt, last error: upstream 503 (retry cap 0 reached; last: upstream 503); "
+        + "waiting in the intervention queue for an operator", whole.verdict(), "the stored reason, whole");
+
+    Explanation orphan = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptTimedOut(DAY, 1, t("02:00:00"), null, t("00:10:00")),
+        stored(InstanceFinalFailed.class, "{\"window\":\"2026-11-29\",\"reason\":\"retry cap 0 reached; last: executor "
+            + "almanac@10.0.0.1:2552 is gone (node restarted or left)\",\"at\":\"2026-11-29T00:10:00Z\"}")));
+    assertTrue(texts(orphan).contains("Attempt 1 was timed out at 08:10:00, before its lease ended at 10:00:00: cause not "
+        + "recorded (AttemptTimedOut has no cause; the entity times an attempt out before its lease ends when the attempt's "
+        + "executor is gone: node restarted or left)."), texts(orphan).toString());
+
+    InstanceCancelled removedCancel = (InstanceCancelled) stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\","
+        + "\"attempt\":0,\"reason\":\"task removed\",\"at\":\"2026-11-29T00:00:10Z\"}");
+    assertNull(removedCancel.cause());
+    assertEquals("cancelled: the task was removed", explain(journal(scheduled(RunKind.FIRST, DUE), removedCancel,
+        new TaskRemoved(t("00:00:10")))).verdict(), "as before: its TaskRemoved was written with it");
+    Event operatorCancel = stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\",\"attempt\":0,\"reason\":"
+        + "\"wrong prompt\",\"at\":\"2026-11-29T00:00:10Z\"}");
+    assertEquals("cancelled: an operator cancelled it with the reason \"wrong prompt\"",
+        explain(journal(scheduled(RunKind.FIRST, DUE), operatorCancel)).verdict(), "as before: only an operator cancels here");
+    List<Event> underCancelPrevious = new ArrayList<>();
+    underCancelPrevious.add(new SpecDefined(spec(TaskSpec.builder(TASK).cron("0 0 8 * * ? Asia/Shanghai")
+        .overlap(io.almanac.OverlapPolicy.CANCEL_PREVIOUS)), Instant.parse("2026-11-28T00:00:00Z")));
+    underCancelPrevious.add(scheduled(RunKind.FIRST, DUE));
+    underCancelPrevious.add(stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\",\"attempt\":0,\"reason\":"
+        + "\"superseded by window 2026-11-30\",\"at\":\"2026-11-30T00:00:00Z\"}"));
+    assertEquals("cancelled: an operator or the overlap policy CANCEL_PREVIOUS (when the next window fired) cancelled it with "
+        + "the reason \"superseded by window 2026-11-30\" (the journal predates the recorded cause)",
+        explain(underCancelPrevious).verdict());
   }
 
   @Test
@@ -750,12 +830,13 @@ class WindowExplanationTest {
             new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:41:00")),
             started(2, RunKind.RETRY, t("00:41:00"), N1),
             new AttemptTimedOut(DAY, 2, t("02:41:00"), Duration.ofHours(2), t("02:41:00")),
-            new InstanceFinalFailed(DAY, "retry cap 1 reached; last: lease expired", t("02:41:00")),
+            InstanceFinalFailed.after(DAY, "retry cap 1 reached", "lease expired", t("02:41:00")),
             new LateResultRecorded(DAY, 2, JobResult.Outcome.FAILED, "late", t("02:42:00")),
             new InstanceResolved(DAY, "ok", t("03:00:00"))),
         journal(new FireSkipped(DAY, START, END, DUE, SkipReason.PAUSED, "p", DUE)),
         journal(new WindowMissed(DAY, START, END, DUE, MissReason.OUTSIDE_HORIZON, "m", DUE),
-            scheduled(RunKind.MANUAL, t("01:00:00")), new InstanceCancelled(DAY, 0, "task removed", t("01:00:01")),
+            scheduled(RunKind.MANUAL, t("01:00:00")), new InstanceCancelled(DAY, 0, "task removed", t("01:00:01"),
+                CancelCause.TASK_REMOVED),
             new TaskRemoved(t("01:00:01")),
             new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("01:00:02"))),
         journal(waiting(), new ConditionCheckFailed(DAY, "settlement-file", "timed out after 10 s", t("00:01:00")),
@@ -797,7 +878,7 @@ class WindowExplanationTest {
   void refusedTransition() {
     Explanation e = explain(journal(
         scheduled(RunKind.FIRST, DUE),
-        new InstanceCancelled(DAY, 0, "wrong prompt", t("00:00:10")),
+        new InstanceCancelled(DAY, 0, "wrong prompt", t("00:00:10"), CancelCause.OPERATOR),
         new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:20"))));
     wellFormed(e);
     assertEquals("CANCELLED", e.status());
@@ -810,7 +891,7 @@ class WindowExplanationTest {
   void retentionDeletedTheStart() {
     List<Event> raw = List.of(
         new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
-        new InstanceFinalFailed(DAY, "retry cap 0 reached; last: upstream 503", t("00:00:03")));
+        InstanceFinalFailed.after(DAY, "retry cap 0 reached", "upstream 503", t("00:00:03")));
     List<AuditEvent> events = new ArrayList<>();
     long seq = 40;
     for (Event e : raw) {
