@@ -1,6 +1,6 @@
 package io.almanac;
 
-import io.almanac.internal.MessageTap;
+import io.almanac.internal.meter.MessageTap;
 
 /**
  * The bench's way to the builder's package-private message tap: it counts the messages the node's

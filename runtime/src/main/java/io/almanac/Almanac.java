@@ -1,15 +1,15 @@
 package io.almanac;
 
-import io.almanac.internal.TriggerProtocol;
-import io.almanac.internal.TaskProtocol;
-import io.almanac.internal.Asks;
-import io.almanac.internal.JobRegistry;
-import io.almanac.internal.MessageTap;
-import io.almanac.internal.Node;
-import io.almanac.internal.NodeMeters;
-import io.almanac.internal.PublishGate;
-import io.almanac.internal.TaskEntity;
-import io.almanac.internal.TriggerActor;
+import io.almanac.internal.protocol.TriggerProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.protocol.Asks;
+import io.almanac.internal.executor.JobRegistry;
+import io.almanac.internal.meter.MessageTap;
+import io.almanac.internal.node.Node;
+import io.almanac.internal.meter.NodeMeters;
+import io.almanac.internal.node.PublishGate;
+import io.almanac.internal.task.TaskEntity;
+import io.almanac.internal.trigger.TriggerActor;
 import io.almanac.journal.SpecRecord;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;

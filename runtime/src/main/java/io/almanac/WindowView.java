@@ -62,7 +62,7 @@ public record WindowView(
    * @return true if it may be run again
    */
   public boolean reopenable() {
-    return io.almanac.internal.OperatorRun.REOPENABLE.contains(status);
+    return io.almanac.internal.task.OperatorRun.REOPENABLE.contains(status);
   }
 
   /**

@@ -1,16 +1,16 @@
 package io.almanac;
 
-import io.almanac.internal.ExecutorProtocol;
-import io.almanac.internal.TaskProtocol;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.testkit.SettableClock;
-import io.almanac.internal.Executor;
+import io.almanac.internal.executor.Executor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -173,18 +173,18 @@ class AlmanacNodeTest {
     assertEquals(List.of("actor-system", "cluster-member", "tasks-registered", "trigger", "journal", "executor"),
         h.checks().stream().map(NodeHealth.Check::name).toList());
     // the executor's check: past max-stuck-jobs stuck jobs, or without its lease, the node is not ready
-    assertTrue(io.almanac.internal.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 4, true, "node-1"), 4).ok());
-    NodeHealth.Check tooMany = io.almanac.internal.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 5, true, "node-1"), 4);
+    assertTrue(io.almanac.internal.node.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 4, true, "node-1"), 4).ok());
+    NodeHealth.Check tooMany = io.almanac.internal.node.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 5, true, "node-1"), 4);
     assertFalse(tooMany.ok());
     assertTrue(tooMany.detail().contains("5 stuck (almanac.executor.max-stuck-jobs = 4)"), tooMany.detail());
-    assertFalse(io.almanac.internal.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 0, false, "node-1#1"), 4).ok());
+    assertFalse(io.almanac.internal.node.Node.executorCheck(new ExecutorProtocol.Stats(0, 0, 0, 0, 0, 0, 0, false, "node-1#1"), 4).ok());
     // judged by the node's clock: a trigger that has not looked at its queue for longer than the threshold is not ready
     Instant now = Instant.parse("2026-11-30T10:00:00Z");
-    NodeHealth.Check stale = io.almanac.internal.Node.fresh("trigger", now.minusSeconds(61), now, Duration.ofMinutes(1), "looked at its queue");
+    NodeHealth.Check stale = io.almanac.internal.node.Node.fresh("trigger", now.minusSeconds(61), now, Duration.ofMinutes(1), "looked at its queue");
     assertFalse(stale.ok());
     assertEquals("the trigger looked at its queue 61000 ms ago, more than PT1M", stale.detail());
-    assertTrue(io.almanac.internal.Node.fresh("journal", now.minusSeconds(5), now, Duration.ofMinutes(1), "wrote its watermark").ok());
-    assertFalse(io.almanac.internal.Node.fresh("journal", null, now, Duration.ofMinutes(1), "wrote its watermark").ok());
+    assertTrue(io.almanac.internal.node.Node.fresh("journal", now.minusSeconds(5), now, Duration.ofMinutes(1), "wrote its watermark").ok());
+    assertFalse(io.almanac.internal.node.Node.fresh("journal", null, now, Duration.ofMinutes(1), "wrote its watermark").ok());
   }
 
   @Test
@@ -210,7 +210,7 @@ class AlmanacNodeTest {
   @DisplayName("the executor's own line about a failed attempt carries the task, window and attempt in the MDC")
   void executorLinesCarryMdc() {
     ch.qos.logback.classic.Logger logger =
-        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.Executor.class);
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.executor.Executor.class);
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
         new ch.qos.logback.core.read.ListAppender<>();
     lines.start();
@@ -443,9 +443,9 @@ class AlmanacNodeTest {
   @DisplayName("R7/R32: skipped windows are logged as one summary line per interval, not a line per window or alert")
   void skippedWindowsAreSummarised() {
     ch.qos.logback.classic.Logger summaryLog =
-        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.SkipSummary.class);
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.meter.SkipSummary.class);
     ch.qos.logback.classic.Logger entityLog =
-        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.TaskEntity.class);
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.internal.task.TaskEntity.class);
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> summaryLines =
         new ch.qos.logback.core.read.ListAppender<>();
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> entityLines =

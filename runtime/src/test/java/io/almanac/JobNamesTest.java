@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.almanac.internal.JobRegistry;
+import io.almanac.internal.executor.JobRegistry;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,7 +4,7 @@ import io.almanac.journal.TaskJournal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

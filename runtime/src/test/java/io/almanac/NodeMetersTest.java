@@ -208,11 +208,11 @@ class NodeMetersTest {
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).start();
     assertNotNull(almanac.meterRegistry());
     assertTrue(almanac.meterRegistry().getRegistries().isEmpty());
-    assertSame(almanac.meterRegistry(), io.almanac.internal.NodeMeters.of(testKit.system()).registry(),
+    assertSame(almanac.meterRegistry(), io.almanac.internal.meter.NodeMeters.of(testKit.system()).registry(),
         "the journal and a projection find the node's meters through its ActorSystem");
     MeterRegistry later = new SimpleMeterRegistry();
     almanac.meterRegistry().add(later);
-    io.almanac.internal.NodeMeters.of(testKit.system()).projectionLag(() -> Duration.ofMillis(1500));
+    io.almanac.internal.meter.NodeMeters.of(testKit.system()).projectionLag(() -> Duration.ofMillis(1500));
     assertEquals(1.5, later.get("almanac.projection.lag").timeGauge().value(TimeUnit.SECONDS));
     assertEquals(0.0, later.get("almanac.intervention.queue").gauge().value(), "meters made before the member was added");
   }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.internal.ConfigTasks;
+import io.almanac.internal.node.ConfigTasks;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

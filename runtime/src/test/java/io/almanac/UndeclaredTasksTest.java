@@ -21,15 +21,15 @@ class UndeclaredTasksTest {
   void namesRegisteredTasksNotDeclared() {
     assertEquals(Optional.of("1 registered tasks are not declared in almanac.tasks (registered through the API, or taken "
             + "out of the configuration): old; they keep firing until removed with Almanac.remove(id)"),
-        io.almanac.internal.Node.undeclared(List.of(declared("kept")), List.of("kept", "old")));
-    assertEquals(Optional.empty(), io.almanac.internal.Node.undeclared(List.of(declared("kept")), List.of("kept")));
+        io.almanac.internal.node.Node.undeclared(List.of(declared("kept")), List.of("kept", "old")));
+    assertEquals(Optional.empty(), io.almanac.internal.node.Node.undeclared(List.of(declared("kept")), List.of("kept")));
   }
 
   @Test
   @DisplayName("principle 6: at most 10 ids are named, then the count")
   void isBounded() {
     List<String> many = IntStream.range(0, 1000).mapToObj(i -> "t" + i).toList();
-    String message = io.almanac.internal.Node.undeclared(List.of(), many).orElseThrow();
+    String message = io.almanac.internal.node.Node.undeclared(List.of(), many).orElseThrow();
     assertTrue(message.startsWith("1000 registered tasks"), message);
     assertTrue(message.contains("t9, ...;"), message);
     assertTrue(message.length() < 300, message);

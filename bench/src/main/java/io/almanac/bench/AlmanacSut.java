@@ -1,6 +1,6 @@
 package io.almanac.bench;
 
-import io.almanac.internal.ExecutorProtocol;
+import io.almanac.internal.protocol.ExecutorProtocol;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
@@ -181,7 +181,7 @@ final class AlmanacSut implements Sut {
     if (system == null) {
       return m;
     }
-    var meters = io.almanac.internal.NodeMeters.of(system);
+    var meters = io.almanac.internal.meter.NodeMeters.of(system);
     m.put("journal_persists", meters.journalPersists());
     m.put("journal_events", meters.journalEvents());
     long[] writes = meters.journalWriteTimes();

@@ -2,7 +2,7 @@ package io.almanac.bench;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.almanac.internal.AlmanacSerializable;
+import io.almanac.internal.protocol.AlmanacSerializable;
 import io.almanac.persistence.SchemaBootstrap;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -196,7 +196,7 @@ class InstanceWindowsTest {
   private List<String> taskEntities() {
     TestProbe<org.apache.pekko.cluster.sharding.ShardRegion.CurrentShardRegionState> probe = node.createTestProbe();
     org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system()).shardState().tell(
-        new org.apache.pekko.cluster.sharding.typed.GetShardRegionState(io.almanac.internal.TaskEntity.TYPE_KEY,
+        new org.apache.pekko.cluster.sharding.typed.GetShardRegionState(io.almanac.internal.task.TaskEntity.TYPE_KEY,
             probe.getRef()));
     List<String> ids = new ArrayList<>();
     probe.receiveMessage(Duration.ofSeconds(10)).getShards().forEach(s -> ids.addAll(s.getEntityIds()));

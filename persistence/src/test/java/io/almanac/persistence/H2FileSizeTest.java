@@ -3,7 +3,7 @@ package io.almanac.persistence;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
-import io.almanac.internal.AlmanacSerializable;
+import io.almanac.internal.protocol.AlmanacSerializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

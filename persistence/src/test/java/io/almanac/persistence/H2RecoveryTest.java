@@ -1,9 +1,9 @@
 package io.almanac.persistence;
 
-import io.almanac.internal.ExecutorProtocol;
+import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.journal.SpecRecord;
 
-import io.almanac.internal.TaskProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,14 +16,14 @@ import io.almanac.TaskSpec;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
-import io.almanac.internal.Executor;
-import io.almanac.internal.TaskEntity;
-import io.almanac.internal.TaskProtocol.AttemptGrant;
-import io.almanac.internal.TaskProtocol.Command;
+import io.almanac.internal.executor.Executor;
+import io.almanac.internal.task.TaskEntity;
+import io.almanac.internal.protocol.TaskProtocol.AttemptGrant;
+import io.almanac.internal.protocol.TaskProtocol.Command;
 import io.almanac.Decision;
-import io.almanac.internal.TaskProtocol.FireKind;
-import io.almanac.internal.TaskProtocol.FireOutcome;
-import io.almanac.internal.TaskSettings;
+import io.almanac.internal.protocol.TaskProtocol.FireKind;
+import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.internal.task.TaskSettings;
 import io.almanac.testkit.SettableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

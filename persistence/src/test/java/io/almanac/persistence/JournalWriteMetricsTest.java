@@ -85,7 +85,7 @@ class JournalWriteMetricsTest {
   }
 
   /** A journal-shaped event (Jackson, as Almanac's events are). */
-  record Wrote(int n) implements io.almanac.internal.AlmanacSerializable {}
+  record Wrote(int n) implements io.almanac.internal.protocol.AlmanacSerializable {}
 
   /** Persists one event per command, the next command only after the write (as a task entity does). */
   static org.apache.pekko.actor.typed.Behavior<Integer> writer(String id,
@@ -118,7 +118,7 @@ class JournalWriteMetricsTest {
     node = ActorTestKit.create("journal-threads", config);
     SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    io.almanac.internal.NodeMeters.install(node.system(), new io.almanac.internal.NodeMeters(registry));
+    io.almanac.internal.meter.NodeMeters.install(node.system(), new io.almanac.internal.meter.NodeMeters(registry));
     TestProbe<Integer> done = node.createTestProbe();
     var w = node.spawn(writer("threads-1", done.getRef()));
     for (int i = 0; i < 50; i++) { // warm-up: the dispatchers and the pool start their threads
@@ -140,7 +140,7 @@ class JournalWriteMetricsTest {
     assertEquals(writes, registry.get("almanac.journal.events").functionCounter().count() - events, 0.0);
     eventually(() -> assertTrue(registry.get("almanac.journal.write").tag("outcome", "ok").timer().count() >= 50 + writes));
     // the bench's mean write time reads the same writes without a registry
-    long[] times = io.almanac.internal.NodeMeters.of(node.system()).journalWriteTimes();
+    long[] times = io.almanac.internal.meter.NodeMeters.of(node.system()).journalWriteTimes();
     assertEquals(registry.get("almanac.journal.write").tag("outcome", "ok").timer().count(), times[0]);
     assertEquals(registry.get("almanac.journal.write").tag("outcome", "ok").timer().totalTime(TimeUnit.NANOSECONDS), times[1], 1e6);
   }

@@ -1,9 +1,9 @@
 package io.almanac.persistence;
 
-import io.almanac.internal.ExecutorProtocol;
+import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.journal.SpecRecord;
 
-import io.almanac.internal.TaskProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.Decision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,9 +14,9 @@ import io.almanac.TaskSpec;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
-import io.almanac.internal.TaskEntity;
-import io.almanac.internal.TaskProtocol.Command;
-import io.almanac.internal.TaskSettings;
+import io.almanac.internal.task.TaskEntity;
+import io.almanac.internal.protocol.TaskProtocol.Command;
+import io.almanac.internal.task.TaskSettings;
 import io.almanac.persistence.audit.Audit;
 import io.almanac.persistence.audit.AuditRequest;
 import io.almanac.testkit.SettableClock;
@@ -83,7 +83,7 @@ class RetentionTest {
         Instant start = due.minus(Duration.ofHours(8));
         ask(first, task, (ActorRef<StatusReply<TaskProtocol.FireOutcome>> r) -> new TaskProtocol.Fire(WindowKey.of(date), start,
             start.plus(Duration.ofDays(1)), due, TaskProtocol.FireKind.ON_TIME, r));
-        TaskProtocol.AttemptGrant g = ((io.almanac.internal.ExecutorProtocol.Started) AskPattern.<Command, io.almanac.internal.ExecutorProtocol.AdmissionAnswer>ask(
+        TaskProtocol.AttemptGrant g = ((io.almanac.internal.protocol.ExecutorProtocol.Started) AskPattern.<Command, io.almanac.internal.protocol.ExecutorProtocol.AdmissionAnswer>ask(
             task, r -> new TaskProtocol.Admitted(WindowKey.of(date), null, r), TIMEOUT, first.system().scheduler())
             .toCompletableFuture().join()).grant();
         clock.set(due.plusSeconds(90));

@@ -1,2 +1,6 @@
-/** INTERNAL API: actors, cron and window arithmetic, serialization. Not for use outside Almanac. */
+/**
+ * INTERNAL API: the actors and the pure classes they ask, in packages that import one way (see
+ * docs/architecture.md): {@code node} wires {@code task}, {@code trigger} and {@code executor},
+ * which share {@code meter}, {@code lease} and {@code protocol}. Not for use outside Almanac.
+ */
 package io.almanac.internal;

@@ -606,7 +606,7 @@ class ClusterScenariosTest {
           if (e.event() instanceof TaskJournal.AttemptStarted a && a.executor() != null && a.executor().contains(node)
               && a.at().isBefore(frozen) && a.at().isAfter(latest)) {
             latest = a.at();
-            executor = io.almanac.internal.ExecutorFence.nodeOf(a.executor());
+            executor = io.almanac.internal.lease.ExecutorFence.nodeOf(a.executor());
           }
         }
       }
@@ -619,7 +619,7 @@ class ClusterScenariosTest {
       java.util.Set<String> ran = new java.util.HashSet<>();
       for (AuditEvent e : t.getValue()) {
         if (e.event() instanceof TaskJournal.AttemptStarted a && a.executor() != null
-            && io.almanac.internal.ExecutorFence.nodeOf(a.executor()).equals(executor)) {
+            && io.almanac.internal.lease.ExecutorFence.nodeOf(a.executor()).equals(executor)) {
           ran.add(a.window() + "#" + a.attempt());
         }
         String result = e.event() instanceof TaskJournal.AttemptSucceeded r ? r.window() + "#" + r.attempt()

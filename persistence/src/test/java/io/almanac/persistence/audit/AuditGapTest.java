@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import io.almanac.OverlapPolicy;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

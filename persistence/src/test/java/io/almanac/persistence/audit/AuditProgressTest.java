@@ -11,7 +11,7 @@ import io.almanac.RunKind;
 import io.almanac.TaskSpec;
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.Schedules;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.nio.file.Path;
 import java.time.Duration;

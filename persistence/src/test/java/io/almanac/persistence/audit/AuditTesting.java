@@ -5,7 +5,7 @@ import io.almanac.journal.TaskJournal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.persistence.SchemaBootstrap;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

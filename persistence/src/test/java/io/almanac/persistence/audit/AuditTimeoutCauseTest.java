@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -17,7 +17,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.OverlapPolicy;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -22,7 +22,7 @@ import com.typesafe.config.Config;
 import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -10,7 +10,7 @@ import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;

@@ -2,7 +2,7 @@ package io.almanac.persistence.audit;
 
 import io.almanac.journal.TaskJournal;
 
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import java.util.List;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;

@@ -24,7 +24,7 @@ import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
-import io.almanac.internal.TaskEntity;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.persistence.audit.VerificationReport.Invariant;
 import io.almanac.persistence.audit.VerificationReport.Violation;
 import java.time.Duration;

@@ -319,7 +319,7 @@ class InstanceProjectionH2Test {
       assertTrue(!before.runningHere());
       return null;
     });
-    io.almanac.internal.NodeMeters.install(kit.system(), new io.almanac.internal.NodeMeters(registry));
+    io.almanac.internal.meter.NodeMeters.install(kit.system(), new io.almanac.internal.meter.NodeMeters(registry));
     InstanceProjection.Handle first = startAgain();
     probe.awaitAssert(Duration.ofSeconds(10), Duration.ofMillis(20), () -> {
       assertTrue(first.runningHere());

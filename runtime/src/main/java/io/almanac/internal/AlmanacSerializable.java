@@ -1,8 +1,0 @@
-package io.almanac.internal;
-
-/**
- * Marker for everything Almanac persists or sends between nodes: commands, events, snapshots,
- * replies. {@code reference.conf} binds it to Jackson (JSON, so the journal stays readable for
- * audit). INTERNAL API.
- */
-public interface AlmanacSerializable {}

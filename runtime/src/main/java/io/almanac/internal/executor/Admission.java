@@ -1,0 +1,339 @@
+package io.almanac.internal.executor;
+
+import io.almanac.internal.lease.LeaseExpiry;
+import io.almanac.internal.protocol.TaskProtocol;
+
+import io.almanac.RunKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The executor's admission decisions (see {@link Executor} for the protocol): which offered window
+ * is queued, admitted into a slot or ignored, the reservations until the entity answers, the
+ * started attempts that wait for a slot (start-ahead at the jobs' pace), the per-task limit and the
+ * backlog's token buckets. Pure: no actors, time passed in; not thread-safe, owned by the executor
+ * actor. {@code T} is how an entity is answered (an actor ref in the executor, anything in tests).
+ * INTERNAL API.
+ */
+final class Admission<T> {
+
+  /** Told when an entity first holds something here and when it holds nothing any more (death watch). */
+  interface Watch<T> {
+    void watch(T task);
+
+    void unwatch(T task);
+  }
+
+  /** A window offered by its entity, queued or admitted (a slot reserved for it). */
+  record Offered<T>(String taskId, String window, RunKind kind, T task) {
+    String key() {
+      return taskId + "|" + window;
+    }
+
+    boolean fresh() {
+      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
+    }
+  }
+
+  /** An attempt its entity has started, waiting for a job slot (start-ahead). */
+  record Ready(AttemptItem item, TaskProtocol.AttemptGrant grant) {}
+
+  /** What became of an offer. */
+  enum OfferDecision {
+    /** It is admitted already (reserved or started and waiting for a slot): nothing to do. */
+    ADMITTED_ALREADY,
+    /** The same entity offered it before and it waits in the queue. */
+    QUEUED_ALREADY,
+    /** Nothing is admitted while the executor drains: the window stays PENDING in its entity. */
+    NOT_WHILE_DRAINING,
+    /** Queued now: {@link #admit} may admit it at once. */
+    QUEUED
+  }
+
+  private final ExecutorSettings settings;
+  private final Watch<T> watch;
+  private final ArrayDeque<Offered<T>> fresh = new ArrayDeque<>();
+  private final ArrayDeque<Offered<T>> backlog = new ArrayDeque<>();
+  private final Map<String, Offered<T>> queued = new HashMap<>();
+  /** Admitted windows whose entity has not answered yet: their slots are reserved. */
+  private final Map<String, Offered<T>> reserved = new HashMap<>();
+  private final ArrayDeque<Ready> ready = new ArrayDeque<>();
+  /** The windows in {@link #ready}, counted (a lookup per offer, not a walk of start-ahead's thousands). */
+  private final Map<String, Integer> readyKeys = new HashMap<>();
+  /** Per task: reserved, ready and running attempts (the per-task limit). */
+  private final Map<String, Integer> admittedPerTask = new HashMap<>();
+  /** Per entity: its queued and reserved windows here (an entity is watched while it has any). */
+  private final Map<T, Integer> holdings = new HashMap<>();
+  private final Map<String, TokenBucket> taskBuckets = new HashMap<>();
+  private final TokenBucket globalBucket;
+  private final JobPace pace = new JobPace();
+
+  Admission(ExecutorSettings settings, Instant now, Watch<T> watch) {
+    this.settings = settings;
+    this.watch = watch;
+    this.globalBucket = new TokenBucket(settings.backlogRate(), settings.backlogBurst(), now);
+  }
+
+  /**
+   * Whether a started attempt whose lease ends at {@code leaseUntil} may no longer run: the executor
+   * lets an attempt go that has not got a slot yet by the one lease rule ({@link LeaseExpiry#over}),
+   * and its entity's lease timer times it out by the same rule.
+   */
+  static boolean leaseEnded(Instant leaseUntil, Instant now) {
+    return LeaseExpiry.over(leaseUntil, now);
+  }
+
+  /** An offer of a window that does not run here now. */
+  OfferDecision offer(String taskId, String window, RunKind kind, T task, boolean draining) {
+    Offered<T> offered = new Offered<>(taskId, window, kind, task);
+    String key = offered.key();
+    if (reserved.containsKey(key) || readyKeys.containsKey(key)) {
+      return OfferDecision.ADMITTED_ALREADY; // offered again (a wake-up, a recovery)
+    }
+    Offered<T> before = queued.get(key);
+    if (before != null) {
+      if (before.task().equals(task)) {
+        return OfferDecision.QUEUED_ALREADY;
+      }
+      unqueue(before); // offered by a new incarnation of its entity: answer that one
+    }
+    if (draining) {
+      return OfferDecision.NOT_WHILE_DRAINING;
+    }
+    queued.put(key, offered);
+    hold(task);
+    (offered.fresh() ? fresh : backlog).addLast(offered);
+    return OfferDecision.QUEUED;
+  }
+
+  boolean isQueued(String key) {
+    return queued.containsKey(key);
+  }
+
+  /** The next started attempt waiting for a slot, taken off the queue; null if none waits. */
+  Ready pollReady() {
+    Ready r = ready.pollFirst();
+    if (r != null) {
+      unreadied(r);
+    }
+    return r;
+  }
+
+  /**
+   * Admits queued windows while there is room (the slots, plus start-ahead at the jobs' pace): fresh
+   * ones first, then the backlog at its rate. Each admission reserves a slot until the entity
+   * answers.
+   *
+   * @param running how long each job holding a slot has run so far (or took, if it ended)
+   * @param now the time now
+   * @return the windows admitted, in order: each entity is to be told
+   */
+  List<Offered<T>> admit(List<Duration> running, Instant now) {
+    int room = settings.maxConcurrent() + ahead(running);
+    List<Offered<T>> admitted = new ArrayList<>();
+    while (running.size() + ready.size() + reserved.size() < room) {
+      Offered<T> next = take(fresh, false, now);
+      if (next == null) {
+        next = take(backlog, true, now);
+      }
+      if (next == null) {
+        break;
+      }
+      reserved.put(next.key(), next);
+      admittedPerTask.merge(next.taskId(), 1, Integer::sum);
+      admitted.add(next);
+    }
+    return admitted;
+  }
+
+  private int ahead(List<Duration> running) {
+    return JobPace.ahead(settings.maxConcurrent(), settings.startAhead(), settings.startAheadMaxJob(), pace.recent(),
+        running);
+  }
+
+  /**
+   * Takes the first queued window whose task has room (and, for backlog, a token); the entity's
+   * holding moves from the queue to the reservation.
+   */
+  private Offered<T> take(ArrayDeque<Offered<T>> queue, boolean limited, Instant now) {
+    Iterator<Offered<T>> it = queue.iterator();
+    while (it.hasNext()) {
+      Offered<T> o = it.next();
+      if (admittedPerTask.getOrDefault(o.taskId(), 0) >= settings.maxConcurrentPerTask()) {
+        continue;
+      }
+      if (limited) {
+        if (!globalBucket.available(now)) {
+          return null; // nothing in the backlog can start before the next refill
+        }
+        TokenBucket task = taskBuckets.computeIfAbsent(o.taskId(),
+            id -> new TokenBucket(settings.backlogRatePerTask(), settings.backlogBurstPerTask(), now));
+        if (!task.available(now)) {
+          continue;
+        }
+        task.take(now);
+        globalBucket.take(now);
+      }
+      it.remove();
+      queued.remove(o.key());
+      return o; // still held: now as a reservation
+    }
+    return null;
+  }
+
+  /**
+   * The entity answered an admission of this window (started or declined): its reservation ends.
+   *
+   * @return whether it was reserved (false: freed meanwhile, its entity restarted)
+   */
+  boolean endReservation(String key) {
+    Offered<T> was = reserved.remove(key);
+    if (was != null) {
+      unhold(was.task());
+    }
+    return was != null;
+  }
+
+  /** A started attempt whose reservation was freed meanwhile: it counts for its task all the same. */
+  void countUnreserved(String taskId) {
+    admittedPerTask.merge(taskId, 1, Integer::sum);
+  }
+
+  /** A started attempt waits for a slot. */
+  void ready(Ready r) {
+    ready.addLast(r);
+    readyKeys.merge(r.item().key(), 1, Integer::sum);
+  }
+
+  /** An attempt of this task left (ended, cancelled, not run): its task has room for one more. */
+  void release(String taskId) {
+    admittedPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
+  }
+
+  /** A job that held its slot ended after {@code took} (the pace of start-ahead). */
+  void jobEnded(Duration took) {
+    pace.ended(took);
+  }
+
+  /**
+   * Cancels this attempt if it waits for a slot (fenced by its attempt number).
+   *
+   * @return whether it waited (it is gone now, its task's count released)
+   */
+  boolean cancelReady(String taskId, String window, int attempt) {
+    String key = taskId + "|" + window;
+    if (ready.removeIf(w -> w.item().key().equals(key) && w.grant().attempt() == attempt && unreadiedAnd(w))) {
+      release(taskId);
+      return true;
+    }
+    return false;
+  }
+
+  /** The waiting attempts whose lease ended ({@link #leaseEnded}), taken off the queue; their counts are not released. */
+  List<Ready> takeExpired(Instant now) {
+    List<Ready> expired = new ArrayList<>();
+    for (Iterator<Ready> it = ready.iterator(); it.hasNext(); ) {
+      Ready w = it.next();
+      if (leaseEnded(w.grant().leaseUntil(), now)) {
+        it.remove();
+        unreadied(w);
+        expired.add(w);
+      }
+    }
+    return expired;
+  }
+
+  /**
+   * Frees the reservations and drops the queued offers that match: their entity will not answer.
+   */
+  void forget(Predicate<Offered<T>> which) {
+    for (Iterator<Offered<T>> it = reserved.values().iterator(); it.hasNext(); ) {
+      Offered<T> o = it.next();
+      if (which.test(o)) {
+        it.remove();
+        unhold(o.task());
+        release(o.taskId());
+      }
+    }
+    for (Offered<T> o : new ArrayList<>(queued.values())) {
+      if (which.test(o)) {
+        unqueue(o);
+      }
+    }
+  }
+
+  /**
+   * The node lost its lease: what waited for a slot or was reserved is dropped (queued offers stay,
+   * for the next identity).
+   *
+   * @return how many attempts were dropped
+   */
+  int dropAdmitted() {
+    for (Ready w : ready) {
+      release(w.item().taskId());
+    }
+    int dropped = ready.size() + reserved.size();
+    ready.clear();
+    readyKeys.clear();
+    for (Offered<T> o : reserved.values()) {
+      unhold(o.task());
+      release(o.taskId());
+    }
+    reserved.clear();
+    return dropped;
+  }
+
+  int queuedFresh() {
+    return fresh.size();
+  }
+
+  int queuedBacklog() {
+    return backlog.size();
+  }
+
+  /** Started attempts waiting for a slot. */
+  int readyCount() {
+    return ready.size();
+  }
+
+  /** Whether nothing is reserved or waiting for a slot. */
+  boolean noneAdmitted() {
+    return ready.isEmpty() && reserved.isEmpty();
+  }
+
+  private void unreadied(Ready r) {
+    readyKeys.computeIfPresent(r.item().key(), (k, n) -> n == 1 ? null : n - 1);
+  }
+
+  /** For removeIf: forgets the window's key and answers true (it is being removed). */
+  private boolean unreadiedAnd(Ready r) {
+    unreadied(r);
+    return true;
+  }
+
+  private void unqueue(Offered<T> o) {
+    queued.remove(o.key());
+    (o.fresh() ? fresh : backlog).remove(o);
+    unhold(o.task());
+  }
+
+  private void hold(T task) {
+    if (holdings.merge(task, 1, Integer::sum) == 1) {
+      watch.watch(task);
+    }
+  }
+
+  private void unhold(T task) {
+    Integer left = holdings.computeIfPresent(task, (k, v) -> v <= 1 ? null : v - 1);
+    if (left == null) {
+      watch.unwatch(task);
+    }
+  }
+}

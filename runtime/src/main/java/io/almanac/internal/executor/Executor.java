@@ -1,0 +1,820 @@
+package io.almanac.internal.executor;
+
+import io.almanac.internal.lease.ExecutorFence;
+import io.almanac.internal.lease.LeaseExpiry;
+import io.almanac.internal.meter.AttemptMdc;
+import io.almanac.internal.meter.NodeMeters;
+import io.almanac.internal.protocol.Asks;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
+
+import io.almanac.internal.protocol.ExecutorProtocol.Command;
+import io.almanac.internal.protocol.ExecutorProtocol.Offer;
+import io.almanac.internal.protocol.ExecutorProtocol.Started;
+import io.almanac.internal.protocol.ExecutorProtocol.Declined;
+import io.almanac.internal.protocol.ExecutorProtocol.TaskRecovered;
+import io.almanac.internal.protocol.ExecutorProtocol.CancelAttempt;
+import io.almanac.internal.protocol.ExecutorProtocol.Drain;
+import io.almanac.internal.protocol.ExecutorProtocol.GetStats;
+import io.almanac.internal.protocol.ExecutorProtocol.Stats;
+import io.almanac.internal.protocol.ExecutorProtocol.NodeDown;
+
+import io.almanac.AgentJob;
+import io.almanac.Alert;
+import io.almanac.AlertSink;
+import io.almanac.JobResult;
+import io.almanac.RunKind;
+import io.almanac.WindowKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.pattern.StatusReply;
+import org.slf4j.event.Level;
+
+/**
+ * Runs agent jobs for its node's task entities; the one authority that admits an attempt to start.
+ * One per node.
+ *
+ * <p>The start protocol, the same for fresh fires, retries, catch-ups, backfills and operator runs:
+ *
+ * <ol>
+ *   <li>An entity with a window that may start sends {@link Offer}.
+ *   <li>The executor queues it and, when a slot is free (its limits and rate permitting), reserves
+ *       the slot and answers {@link TaskProtocol.Admitted}. An offer that asked for it is answered
+ *       {@link TaskProtocol.Queued} at once when there is no slot now.
+ *   <li>The entity persists the attempt's start (for a fire: in the same journal write as the
+ *       window's schedule) and answers {@link Started} with the attempt's grant, or {@link Declined}
+ *       when the window may no longer start; either frees the reservation.
+ * </ol>
+ *
+ * A reservation whose entity restarted ({@link TaskRecovered}) or stopped (death watch) is freed at
+ * once, so a failed write never holds a slot.
+ *
+ * <ul>
+ *   <li>Jobs run on threads of the executor's own, never on an actor thread; a job that blocks holds
+ *       its thread, and a cancelled job that never returns (it ignores interrupts) keeps it while the
+ *       slot goes to the next job.
+ *   <li>A global and a per-task concurrency limit; fresh windows (first and manual runs) go before
+ *       backlog (retries and backfills), and backlog starts are rate-limited by token buckets,
+ *       overall and per task (R17).
+ *   <li>Each attempt holds a lease that the job extends with heartbeats. Its entity owns the lease's
+ *       expiry (a timer there records TIMED_OUT and applies the retry policy, R23); the executor
+ *       cancels the job once its deadline has passed (its future cancelled, a blocking job
+ *       interrupted) and frees its slot at once, whatever the job's thread does. A cancelled job
+ *       whose thread has not returned {@code stuck-after} later is stuck: a JOB_STUCK alert, the
+ *       {@code almanac.executor.stuck} gauge, and a node that is not ready past {@code
+ *       max-stuck-jobs}. Its result, should it ever come, is reported as a late one.
+ *   <li>The node's lease ({@link ExecutorFence}): nothing is admitted or run unless the executor
+ *       holds it. A node that finds it lost (the lease says so, a renewal after a pause fails, the
+ *       node was downed) cancels every job it runs at once and reports nothing for them; it goes on
+ *       under a new identity once it holds a new lease. A gap between two checks longer than the
+ *       lease's safety margin (a frozen JVM) makes the lease suspect until renewed: nothing starts
+ *       and the ledger refuses meanwhile.
+ *   <li>While jobs run short, up to {@code start-ahead} attempts are admitted before a job slot is
+ *       free, so the slots do not idle during the start's round trip to the entity (a burst of
+ *       short jobs); a started attempt waits for a slot and is not run if its lease ends first.
+ *       With long jobs nothing is admitted ahead.
+ *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
+ * </ul>
+ *
+ * The decisions are pure classes this actor owns: {@link Admission} (queues, reservations,
+ * start-ahead, limits and rates), {@link FenceHold} (the node lease) and {@link ResultReports} (a
+ * refused or undelivered report). A job's thread sees its {@link JobContextImpl} and {@link JobRun},
+ * which hold the attempt's data and a {@link JobPort}, never an actor.
+ *
+ * INTERNAL API.
+ */
+public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
+
+  /** The answer to an acquire (or renewal) of the lease of identity {@code id}. */
+  private record FenceAnswer(String id, boolean held, Throwable error) implements ExecutorProtocol.Internal {}
+
+  /** The lease of identity {@code id} was lost. */
+  private record FenceLost(String id, String cause) implements ExecutorProtocol.Internal {}
+
+  /** An entity that held offers or reservations here stopped. */
+  private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements ExecutorProtocol.Internal {}
+
+  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took) implements ExecutorProtocol.Internal {
+    String key() {
+      return taskId + "|" + window;
+    }
+  }
+
+  /**
+   * A report's answer: {@code failure} is null when it got through. {@code direct}: the job's own
+   * thread reported its result as it ended (the attempt still held its slot), so this is also the
+   * news that the job ended.
+   */
+  record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) implements ExecutorProtocol.Internal {
+    String key() {
+      return taskId + "|" + window;
+    }
+  }
+
+  record Extended(String key, int attempt, Instant deadline) implements ExecutorProtocol.Internal {}
+
+  private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries) implements ExecutorProtocol.Internal {}
+
+  private enum Check implements ExecutorProtocol.Internal {
+    INSTANCE,
+    /** A membership event of another member, or of this one that changes nothing here. */
+    IGNORED
+  }
+
+  private final ActorContext<Command> ctx;
+  private final Clock clock;
+  private final ExecutorSettings settings;
+  private final int maxReasonLength;
+  private final JobRegistry jobs;
+  private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
+  private final ExecutorFence fence;
+  private final AlertSink alerts;
+  private final LongSupplier nanoTime;
+  private final NodeMeters meters;
+  private final ThreadPoolExecutor jobThreads;
+  private final JobPort port;
+  private final Admission<ActorRef<TaskProtocol.Command>> admission;
+  private final RunningJobs running = new RunningJobs();
+  /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
+  private final Map<String, Offer> afterRunning = new HashMap<>();
+  private final FenceHold hold;
+  /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
+  private final List<JobDone> heldBack = new ArrayList<>();
+  private int reporting;
+  private boolean draining;
+  private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
+  private long started;
+  private long finished;
+  private long cancelledCount;
+
+  /**
+   * An executor without a fence, alerts or meters (unit tests).
+   *
+   * @param clock where time comes from
+   * @param settings the executor's settings
+   * @param maxReasonLength how long a result's reason may be; a job's longer exception message is shortened ({@code almanac.task.max-reason-length})
+   * @param jobs the jobs this node can run
+   * @param tasks how to reach a task entity by id (results, heartbeats and effects of jobs)
+   * @param executorId this executor's identity (node address and incarnation)
+   * @return the executor's behavior
+   */
+  public static Behavior<Command> create(
+      Clock clock,
+      ExecutorSettings settings,
+      int maxReasonLength,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
+      String executorId) {
+    return create(clock, settings, maxReasonLength, jobs, tasks, ExecutorFence.none(executorId), NodeMeters.NONE,
+        a -> { }, System::nanoTime);
+  }
+
+  /**
+   * @param clock where time comes from
+   * @param settings the executor's settings
+   * @param maxReasonLength how long a result's reason may be; a job's longer exception message is shortened ({@code almanac.task.max-reason-length})
+   * @param jobs the jobs this node can run
+   * @param tasks how to reach a task entity by id (results, heartbeats and effects of jobs)
+   * @param fence the node lease the executor holds while it runs jobs, and its identity
+   * @param meters the node's meters (its queues and running jobs)
+   * @param alerts where JOB_STUCK goes
+   * @param nanoTime the monotonic clock a pause is measured on
+   * @return the executor's behavior
+   */
+  public static Behavior<Command> create(
+      Clock clock,
+      ExecutorSettings settings,
+      int maxReasonLength,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
+      ExecutorFence fence,
+      NodeMeters meters,
+      AlertSink alerts,
+      LongSupplier nanoTime) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+        new Executor(ctx, timers, clock, settings, maxReasonLength, jobs, tasks, fence, meters, alerts, nanoTime)));
+  }
+
+  private Executor(
+      ActorContext<Command> ctx,
+      TimerScheduler<Command> timers,
+      Clock clock,
+      ExecutorSettings settings,
+      int maxReasonLength,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
+      ExecutorFence fence,
+      NodeMeters meters,
+      AlertSink alerts,
+      LongSupplier nanoTime) {
+    super(ctx);
+    this.meters = meters;
+    this.ctx = ctx;
+    this.clock = clock;
+    this.settings = settings;
+    this.maxReasonLength = maxReasonLength;
+    this.jobs = jobs;
+    this.tasks = tasks;
+    this.fence = fence;
+    this.alerts = alerts;
+    this.nanoTime = nanoTime;
+    this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
+    this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
+    this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
+      @Override
+      public void watch(ActorRef<TaskProtocol.Command> task) {
+        ctx.watchWith(task, new TaskStopped(task));
+      }
+
+      @Override
+      public void unwatch(ActorRef<TaskProtocol.Command> task) {
+        ctx.unwatch(task);
+      }
+    });
+    this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
+    timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
+    if (fence.configured()) {
+      try {
+        SelfDowning.subscribe(ctx, NodeDown::new, Check.IGNORED); // a downed (or removed) node runs nothing on
+      } catch (RuntimeException e) {
+        ctx.getLog().warn("executor: cannot watch this node's membership ({}); a downed node is fenced by its lease only",
+            e.toString());
+      }
+      acquireFence();
+    }
+    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} admitted ahead while jobs take < {}, "
+        + "backlog {} starts/s (burst {}), {} per task; {}", fence.id(), settings.maxConcurrent(),
+        settings.maxConcurrentPerTask(), settings.startAhead(), settings.startAheadMaxJob(), settings.backlogRate(),
+        settings.backlogBurst(), settings.backlogRatePerTask(),
+        fence.configured() ? "jobs run only while it holds its lease " + ExecutorFence.leaseName(fence.systemName(), fence.id())
+            : "no node lease (almanac.executor.fence-lease is empty)");
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Offer.class, this::onOffer)
+        .onMessage(Started.class, this::onStarted)
+        .onMessage(Declined.class, this::onDeclined)
+        .onMessage(TaskRecovered.class, m -> forget(o -> o.taskId().equals(m.taskId())))
+        .onMessage(TaskStopped.class, m -> forget(o -> o.task().equals(m.task())))
+        .onMessage(CancelAttempt.class, this::onCancel)
+        .onMessage(JobDone.class, this::onJobDone)
+        .onMessage(ReportDone.class, this::onReportDone)
+        .onMessage(RetryReport.class, this::onRetryReport)
+        .onMessage(Extended.class, this::onExtended)
+        .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(Drain.class, this::onDrain)
+        .onMessage(FenceAnswer.class, this::onFenceAnswer)
+        .onMessage(FenceLost.class, this::onFenceLost)
+        .onMessage(NodeDown.class, this::onNodeDown)
+        .onMessageEquals(Check.INSTANCE, this::onCheck)
+        .onMessageEquals(Check.IGNORED, () -> this)
+        .onSignal(PostStop.class, signal -> {
+          jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
+          return this;
+        })
+        .build();
+  }
+
+  /** Logs a line about one attempt, with the attempt's MDC. */
+  private void log(Level level, String taskId, String window, int attempt, String format, Object... args) {
+    try (AttemptMdc mdc = AttemptMdc.of(taskId, window, attempt)) {
+      ctx.getLog().atLevel(level).log(format, args);
+    }
+  }
+
+  // ---- the node lease (see ExecutorFence, FenceHold)
+
+  /** Asks for the lease of the identity now (a first acquire, or a renewal after a pause), one ask at a time. */
+  private void acquireFence() {
+    if (!hold.startAsk()) {
+      return;
+    }
+    String id = fence.id();
+    ActorRef<Command> self = ctx.getSelf();
+    CompletionStage<Boolean> asked;
+    try {
+      asked = fence.acquire(cause -> self.tell(new FenceLost(id, cause.map(Throwable::getMessage).orElse("released"))));
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(asked, (held, error) -> new FenceAnswer(id, Boolean.TRUE.equals(held), error));
+  }
+
+  private Behavior<Command> onFenceAnswer(FenceAnswer m) {
+    FenceHold.Answer answer = hold.answered(m.id().equals(fence.id()), m.held() && m.error() == null);
+    if (answer == FenceHold.Answer.STALE) {
+      acquireFence(); // the answer for an identity given up since: ask for the new one's
+    } else if (answer == FenceHold.Answer.GRANTED || answer == FenceHold.Answer.RENEWED) {
+      fence.granted();
+      if (answer == FenceHold.Answer.GRANTED) {
+        ctx.getLog().info("executor {} holds its lease: jobs may run", m.id());
+      }
+      if (!heldBack.isEmpty()) {
+        ctx.getLog().info("executor {}: lease renewed; reporting the {} results that came while it was suspect", m.id(),
+            heldBack.size());
+        List<JobDone> results = new ArrayList<>(heldBack);
+        heldBack.clear();
+        results.forEach(this::reportResult);
+      }
+      admit();
+    } else {
+      String why = m.error() != null ? m.error().toString() : "the lease is held by another owner";
+      if (answer == FenceHold.Answer.RENEWAL_FAILED) {
+        // a renewal after a pause failed: the lease may have been taken; this identity runs nothing more
+        lose("its renewal after a pause failed: " + why);
+      } else {
+        ctx.getLog().warn("executor {} could not take its lease ({}); no job runs here until it does; asking again", m.id(),
+            why);
+      }
+    }
+    return this;
+  }
+
+  private Behavior<Command> onFenceLost(FenceLost m) {
+    if (hold.lossCounts(m.id().equals(fence.id()))) {
+      lose("the lease reported it lost: " + m.cause());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onNodeDown(NodeDown m) {
+    if (hold.mayEnd()) {
+      fence.end();
+      if (!draining || !running.isEmpty() || admission.readyCount() != 0) {
+        lose(m.why());
+      } // else a node that drained and left: nothing to cancel
+      hold.end();
+    }
+    return this;
+  }
+
+  /** The lease is not valid although it was held: the same as lost. */
+  private boolean fenceBroken() {
+    if (hold.broken(fence.valid())) {
+      lose("the lease is no longer valid (its holder could not renew it in time: a pause, or the database)");
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The identity now lost its lease: every job it runs is cancelled and nothing is reported for them;
+   * what waited for a slot is not run (each window's entity times its attempt out, here once the lost
+   * lease has ended, elsewhere the same way); queued offers stay, for the next identity.
+   */
+  private void lose(String why) {
+    String was = fence.lost();
+    int jobsCancelled = running.size();
+    Instant now = clock.instant();
+    for (RunningAttempt r : running.inSlotNow()) {
+      r.fenced = true;
+      r.cancel();
+      cancelledCount++;
+      abandon(r, now);
+    }
+    new ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
+    int notRun = admission.dropAdmitted();
+    for (RunningAttempt r : running.abandoned()) {
+      r.fenced = true; // a result that comes now would be reported by a node without its lease
+    }
+    if (!heldBack.isEmpty()) {
+      ctx.getLog().warn("executor {}: {} results that came while its lease was suspect are not reported: {}", was,
+          heldBack.size(), heldBack.stream().map(d -> d.key() + "#" + d.attempt()).toList());
+      heldBack.clear();
+    }
+    hold.lost(fence.ended());
+    ctx.getLog().error("executor {} lost its lease ({}): {} running jobs cancelled, nothing is reported for them, and {} "
+        + "started or admitted attempts are not run; their windows are timed out once the lease has ended by its "
+        + "clock{}", was, why, jobsCancelled, notRun, hold.state() == FenceHold.State.ENDED
+            ? "; this node runs no job again" : "; it goes on as " + fence.id() + " once it holds a new lease");
+    gauges();
+    checkDrained();
+    acquireFence();
+  }
+
+  private boolean mayRun() {
+    return hold.mayRun(fence.valid());
+  }
+
+  // ---- admission (see Admission)
+
+  private Behavior<Command> onOffer(Offer m) {
+    String key = m.taskId() + "|" + m.window();
+    if (running.holds(key)) {
+      // Offered again while an attempt of the window runs here: a wake-up or a recovery (ignored then),
+      // or the window's next attempt, offered once its task recorded the end of this one, before the
+      // answer to the report that ends it here came back: looked at again when the attempt leaves.
+      afterRunning.put(key, m);
+      return this;
+    }
+    switch (admission.offer(m.taskId(), m.window(), m.kind(), m.task(), draining)) {
+      case ADMITTED_ALREADY:
+        break;
+      case QUEUED_ALREADY:
+      case NOT_WHILE_DRAINING: // the window stays PENDING in its entity; it is offered again after the restart
+        answerQueued(m);
+        gauges();
+        break;
+      case QUEUED:
+        admit();
+        if (admission.isQueued(key)) {
+          answerQueued(m);
+        }
+        break;
+      default:
+        throw new IllegalStateException();
+    }
+    return this;
+  }
+
+  private static void answerQueued(Offer m) {
+    if (m.answerIfQueued()) {
+      m.task().tell(new TaskProtocol.Queued(WindowKey.of(m.window())));
+    }
+  }
+
+  private Behavior<Command> onStarted(Started m) {
+    TaskProtocol.AttemptGrant grant = m.grant();
+    AttemptItem item = new AttemptItem(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
+    boolean reservedHere = admission.endReservation(item.key());
+    fenceBroken();
+    if (!mayRun() || (grant.executor() != null && !grant.executor().equals(fence.id()))) {
+      // Started under an identity that lost its lease since (or while it has none): never run. Its
+      // entity times the attempt out once that identity's lease has ended.
+      if (reservedHere) {
+        admission.release(item.taskId());
+      }
+      log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
+          + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
+          grant.executor());
+      checkDrained();
+      return this;
+    }
+    if (!reservedHere) {
+      // Its reservation was freed (its entity restarted in between): the attempt is started in the
+      // journal all the same, so it runs (or waits) like any other.
+      admission.countUnreserved(item.taskId());
+    }
+    if (running.size() < settings.maxConcurrent()) {
+      run(item, grant, clock.instant());
+    } else {
+      admission.ready(new Admission.Ready(item, grant)); // also while draining: the attempt is started in its entity
+    }
+    gauges();
+    return this;
+  }
+
+  private Behavior<Command> onDeclined(Declined m) {
+    if (admission.endReservation(m.taskId() + "|" + m.window())) {
+      admission.release(m.taskId());
+      ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.window(), m.taskId(), m.detail());
+    }
+    checkDrained();
+    admit();
+    return this;
+  }
+
+  /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
+  private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
+    admission.forget(which);
+    checkDrained();
+    admit();
+    return this;
+  }
+
+  /** Runs started attempts while a slot is free, then admits queued windows while there is room. */
+  private void admit() {
+    Instant now = clock.instant();
+    if (!mayRun()) {
+      gauges(); // nothing starts without the lease; what is queued waits for it
+      return;
+    }
+    Admission.Ready r;
+    while (running.size() < settings.maxConcurrent() && (r = admission.pollReady()) != null) {
+      run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
+    }
+    if (!draining) {
+      for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
+        next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
+      }
+    }
+    gauges();
+  }
+
+  /** The node's gauges of the queues and running jobs, after a change. */
+  private void gauges() {
+    meters.executor(admission.queuedFresh(), admission.queuedBacklog(), running.size(), running.stuck());
+  }
+
+  // ---- running jobs
+
+  private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now) {
+    if (Admission.leaseEnded(grant.leaseUntil(), now)) {
+      dropExpired(item, grant.attempt(), grant.leaseUntil());
+      return;
+    }
+    RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
+    running.add(r);
+    started++;
+    AgentJob job = jobs.find(item.job(), item.taskId());
+    // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
+    log(Level.DEBUG, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} ({}) started, "
+        + "lease until {}", item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
+    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone());
+    jobThreads.execute(new JobRun(r, job, jobContext, port, clock, maxReasonLength));
+  }
+
+  /**
+   * A started attempt whose lease ended before it got a slot: not run. Its entity's lease timer
+   * times it out; the executor only lets it go.
+   */
+  private void dropExpired(AttemptItem item, int attempt, Instant leaseUntil) {
+    admission.release(item.taskId());
+    log(Level.WARN, item.taskId(), item.window(), attempt, "task '{}' window '{}' attempt {} waited for a job slot past "
+        + "its lease ({}): not run", item.taskId(), item.window(), attempt, leaseUntil);
+    checkDrained();
+  }
+
+  private Behavior<Command> onJobDone(JobDone m) {
+    fenceBroken(); // a job that ended after its node lost the lease is not reported
+    RunningAttempt r = running.leave(m.key(), m.attempt());
+    if (r != null) {
+      ended(r, m.result(), m.took());
+      deliver(m);
+      reoffer(m.key());
+      admit();
+      return this;
+    }
+    RunningAttempt gone = running.returned(m.key(), m.attempt());
+    if (gone == null) {
+      deliver(m); // not known here (cannot happen): its entity decides
+      return this;
+    }
+    if (gone.stuck) {
+      gauges();
+    }
+    long after = Duration.between(gone.abandonedAt, clock.instant()).toMillis();
+    if (gone.fenced) {
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} ended {} ms after its node "
+          + "lost its lease ({}): not reported", m.taskId(), m.window(), m.attempt(), after,
+          m.result().succeeded() ? "succeeded" : m.result().reason());
+    } else {
+      log(Level.INFO, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} returned {} ms after it was "
+          + "cancelled{}: reported as a late result", m.taskId(), m.window(), m.attempt(), after,
+          gone.stuck ? " (it was stuck)" : "");
+      deliver(m);
+    }
+    checkDrained();
+    return this;
+  }
+
+  /**
+   * Reports a result, unless the lease is suspect now (a pause was seen and its renewal is on its
+   * way): then it waits for the renewal's answer, reported if the lease is still ours, dropped if not.
+   */
+  private void deliver(JobDone m) {
+    if (hold.suspect(fence.valid())) {
+      heldBack.add(m);
+      return;
+    }
+    reportResult(m);
+  }
+
+  /** An attempt of this window left its slot: an offer of the window that came meanwhile is looked at now. */
+  private void reoffer(String key) {
+    Offer o = afterRunning.remove(key);
+    if (o != null) {
+      onOffer(o);
+    }
+  }
+
+  /** A job that held its slot ended: its task's count released, counted, its duration remembered (start-ahead), logged. */
+  private void ended(RunningAttempt r, JobResult result, Duration took) {
+    admission.release(r.item.taskId());
+    finished++;
+    admission.jobEnded(took);
+    if (result.succeeded()) {
+      log(Level.DEBUG, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} succeeded in {} ms",
+          r.item.taskId(), r.item.window(), r.attempt, took.toMillis());
+    } else {
+      log(Level.INFO, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} failed in {} ms: {}",
+          r.item.taskId(), r.item.window(), r.attempt, took.toMillis(), result.reason());
+    }
+  }
+
+  /** A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs). */
+  private void abandon(RunningAttempt r, Instant now) {
+    running.abandon(r, now);
+    admission.release(r.item.taskId());
+  }
+
+  // ---- reporting results (see ResultReports)
+
+  private void reportResult(JobDone d) {
+    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1, ResultReports.Carries.JOB_RESULT);
+  }
+
+  private void report(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+      ResultReports.Carries carries) {
+    if (tries == 1) {
+      reporting++;
+    }
+    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId),
+        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replyTo),
+        settings.askTimeout(), ctx.getSystem().scheduler());
+    ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, tries, carries,
+        ResultReports.failureOf(reply, error), false));
+  }
+
+  private Behavior<Command> onRetryReport(RetryReport m) {
+    if (hold.state() != FenceHold.State.ENDED) {
+      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
+    } else {
+      reportEnded();
+    }
+    return this;
+  }
+
+  private Behavior<Command> onReportDone(ReportDone m) {
+    if (m.direct()) {
+      RunningAttempt r = running.leave(m.key(), m.attempt());
+      if (r != null) {
+        ended(r, m.result(), m.took());
+        reoffer(m.key());
+        admit();
+      } else {
+        RunningAttempt gone = running.returned(m.key(), m.attempt()); // given up while its report was on its way
+        if (gone != null && gone.stuck) {
+          gauges();
+        }
+      }
+      reporting++; // counted as a report from here on, as report() counts its first try
+    }
+    if (m.failure() == null) {
+      reportEnded();
+      return this;
+    }
+    ResultReports.Next next = ResultReports.next(m.carries(), m.failure(), m.tries(), settings.reportRetries(),
+        settings.reportRetryDelay(), maxReasonLength);
+    if (next instanceof ResultReports.ReportRefusal refusal) {
+      ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.failure().message());
+      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.tries() + 1, ResultReports.Carries.REFUSAL);
+    } else if (next instanceof ResultReports.Retry retry) {
+      ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
+          m.tries(), m.failure().message(), retry.delay());
+      ctx.scheduleOnce(retry.delay(), ctx.getSelf(),
+          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries()));
+    } else {
+      reportEnded();
+      ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "
+          + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.failure().message());
+    }
+    return this;
+  }
+
+  private void reportEnded() {
+    reporting = Math.max(0, reporting - 1);
+    checkDrained();
+  }
+
+  // ---- cancels, leases, stuck jobs
+
+  private Behavior<Command> onCancel(CancelAttempt m) {
+    String key = m.taskId() + "|" + m.window();
+    if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
+      cancelledCount++;
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
+          m.taskId(), m.window(), m.attempt(), m.reason());
+      checkDrained();
+      admit();
+      return this;
+    }
+    RunningAttempt r = running.get(key);
+    if (r != null && r.attempt == m.attempt() && r.cancel()) {
+      cancelledCount++;
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled: {}", m.taskId(),
+          m.window(), m.attempt(), m.reason());
+      abandon(r, clock.instant()); // its entity recorded the cancel: the slot is free whatever the thread does
+      reoffer(key);
+      checkDrained();
+      admit();
+    }
+    return this;
+  }
+
+  private Behavior<Command> onExtended(Extended m) {
+    RunningAttempt r = running.get(m.key());
+    if (r != null && r.attempt == m.attempt() && m.deadline().isAfter(r.deadline)) {
+      r.deadline = m.deadline();
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCheck() {
+    Instant now = clock.instant();
+    long gap = hold.paused(nanoTime.getAsLong(), settings.checkInterval().plus(fence.pauseLimit()).toNanos());
+    if (gap >= 0) {
+      // The JVM (or this actor) stood still for longer than the lease's safety margin: the lease may
+      // have been taken meanwhile. Nothing starts, and the ledger refuses, until a renewal says it is ours.
+      fence.suspect();
+      ctx.getLog().warn("executor {} saw no check for {} ms (more than check-interval plus the lease's safety margin, {}): "
+          + "its lease is suspect until renewed; nothing starts meanwhile", fence.id(), gap / 1_000_000, fence.pauseLimit());
+      acquireFence();
+    } else if (!fenceBroken() && hold.acquiring()) {
+      acquireFence(); // again, after a failed try
+    }
+    for (Admission.Ready w : admission.takeExpired(now)) {
+      dropExpired(w.item(), w.grant().attempt(), w.grant().leaseUntil());
+    }
+    for (RunningAttempt r : running.inSlotNow()) {
+      if (LeaseExpiry.over(r.deadline, now) && r.cancel()) {
+        cancelledCount++;
+        log(Level.WARN, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} passed its lease "
+            + "({}): cancelled, its slot freed", r.item.taskId(), r.item.window(), r.attempt, r.deadline);
+        abandon(r, now);
+        reoffer(r.item.key());
+      }
+    }
+    watchAbandoned(now);
+    checkDrained();
+    admit();
+    return this;
+  }
+
+  /** A cancelled job whose thread has not returned within stuck-after is stuck: alerted once, counted. */
+  private void watchAbandoned(Instant now) {
+    List<RunningAttempt> stuck = running.newlyStuck(now, settings.stuckAfter());
+    int count = running.stuck() - stuck.size();
+    for (RunningAttempt r : stuck) {
+      count++;
+      String message = RunningJobs.stuckMessage(r, count, settings.maxStuckJobs());
+      log(Level.ERROR, r.item.taskId(), r.item.window(), r.attempt, message);
+      try {
+        alerts.alert(new Alert(Alert.Kind.JOB_STUCK, r.item.taskId(), r.item.window(), message, now));
+      } catch (RuntimeException e) {
+        ctx.getLog().error("alert sink failed on {}: {}", Alert.Kind.JOB_STUCK, e.toString());
+      }
+    }
+    gauges();
+  }
+
+  // ---- draining and stats
+
+  private Behavior<Command> onDrain(Drain m) {
+    if (!draining) {
+      ctx.getLog().info("executor draining: no new attempts; waiting for {} running, {} started and waiting for a slot, "
+          + "and {} results being reported", running.size(), admission.readyCount(), reporting);
+    }
+    draining = true; // no more admissions; what is queued stays PENDING in its entity
+    drainWaiters.add(m.replyTo());
+    checkDrained();
+    return this;
+  }
+
+  private void checkDrained() {
+    if (draining && running.isEmpty() && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
+        && !drainWaiters.isEmpty()) {
+      drainWaiters.forEach(w -> w.tell(Done.getInstance()));
+      drainWaiters.clear();
+      if (hold.state() == FenceHold.State.HELD && running.noneAbandoned()) {
+        // Nothing runs here any more: survivors need not wait for the lease to expire. With a job
+        // still stuck, the lease is left to expire with the JVM instead.
+        hold.end();
+        fence.end();
+        fence.release();
+        ctx.getLog().info("executor {} drained: its lease is released", fence.id());
+      }
+    }
+  }
+
+  private Behavior<Command> onGetStats(GetStats m) {
+    m.replyTo().tell(new Stats(running.size(), admission.queuedFresh(), admission.queuedBacklog(), started, finished,
+        cancelledCount, running.stuck(), mayRun(), fence.id()));
+    return this;
+  }
+}

@@ -1,0 +1,95 @@
+package io.almanac.internal.executor;
+
+import io.almanac.internal.lease.ExecutorFence;
+import io.almanac.internal.protocol.Asks;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
+
+import io.almanac.AlmanacException;
+import io.almanac.JobResult;
+import io.almanac.WindowKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.pattern.StatusReply;
+
+/**
+ * The executor's {@link JobPort}: asks to the task entities, tells to the executor (both
+ * thread-safe), and the fence's memory read. No actor context: a job's thread reaches neither the
+ * executor's state nor its actor system. INTERNAL API.
+ */
+final class ExecutorJobPort implements JobPort {
+  private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
+  private final Duration askTimeout;
+  private final Scheduler scheduler;
+  private final ActorRef<ExecutorProtocol.Command> executor;
+  private final ExecutorFence fence;
+
+  ExecutorJobPort(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout, Scheduler scheduler,
+      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence) {
+    this.tasks = tasks;
+    this.askTimeout = askTimeout;
+    this.scheduler = scheduler;
+    this.executor = executor;
+    this.fence = fence;
+  }
+
+  @Override
+  public boolean leaseValid() {
+    return fence.valid();
+  }
+
+  @Override
+  public CompletionStage<Instant> heartbeat(AttemptItem item, int attempt) {
+    WindowKey window = WindowKey.of(item.window());
+    CompletionStage<StatusReply<TaskProtocol.LeaseGranted>> ask = Asks.ask(tasks.apply(item.taskId()),
+        replyTo -> new TaskProtocol.Heartbeat(window, attempt, replyTo), askTimeout, scheduler);
+    return ask.thenApply(reply -> {
+      Instant deadline = valueOf(reply).leaseUntil();
+      executor.tell(new Executor.Extended(item.key(), attempt, deadline));
+      return deadline;
+    });
+  }
+
+  @Override
+  public CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
+      boolean intent) {
+    WindowKey window = WindowKey.of(item.window());
+    CompletionStage<StatusReply<TaskProtocol.EffectReply>> ask = Asks.ask(tasks.apply(item.taskId()),
+        replyTo -> new TaskProtocol.RecordEffect(window, attempt, key, value, intent, replyTo), askTimeout, scheduler);
+    return ask.thenApply(ExecutorJobPort::valueOf);
+  }
+
+  private static <T> T valueOf(StatusReply<T> reply) {
+    if (reply.isError()) {
+      throw new CompletionException(new AlmanacException(reply.getError().getMessage()));
+    }
+    return reply.getValue();
+  }
+
+  @Override
+  public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took) {
+    CompletionStage<StatusReply<Done>> ask;
+    try {
+      ask = Asks.ask(tasks.apply(item.taskId()),
+          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replyTo),
+          askTimeout, scheduler);
+    } catch (RuntimeException e) {
+      ask = CompletableFuture.failedFuture(e);
+    }
+    ask.whenComplete((reply, error) -> executor.tell(new Executor.ReportDone(item.taskId(), item.window(), attempt, result,
+        took, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true)));
+  }
+
+  @Override
+  public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took) {
+    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took));
+  }
+}

@@ -1,0 +1,106 @@
+package io.almanac.internal.executor;
+
+import io.almanac.config.Settings;
+import com.typesafe.config.Config;
+import io.almanac.InvalidSpecException;
+import java.time.Duration;
+
+/**
+ * Settings of the executor, from {@code almanac.executor} (reference.conf documents each key).
+ * INTERNAL API.
+ *
+ * @param maxConcurrent jobs running at once on this node
+ * @param maxConcurrentPerTask jobs of one task running at once on this node
+ * @param startAhead attempts started ahead of a free job slot while the jobs run short, at most (0:
+ *     none); fewer as the jobs take longer (see {@code JobPace.ahead})
+ * @param startAheadMaxJob how short "short" is: every recent job and every running one took less
+ * @param backlogRate retries and backfills started per second on this node, all tasks together
+ * @param backlogBurst backlog starts allowed at once after a quiet period
+ * @param backlogRatePerTask retries and backfills of one task started per second
+ * @param backlogBurstPerTask backlog starts of one task allowed at once
+ * @param checkInterval how often leases are checked and the backlog is drained
+ * @param askTimeout how long to wait for a task entity's answer
+ * @param reportRetries how often to try to report a result before leaving it to the lease
+ * @param reportRetryDelay the pause before the first re-try of a report (growing linearly)
+ * @param drainTimeout how long a stopping node waits for running attempts to end and report
+ * @param stuckAfter how long a cancelled job's thread may take to return before it counts as stuck
+ * @param maxStuckJobs stuck jobs a ready node may have
+ * @param fenceLease the configuration path of the lease the executor holds while it runs jobs, or
+ *     empty for none
+ */
+public record ExecutorSettings(
+    int maxConcurrent,
+    int maxConcurrentPerTask,
+    int startAhead,
+    Duration startAheadMaxJob,
+    double backlogRate,
+    int backlogBurst,
+    double backlogRatePerTask,
+    int backlogBurstPerTask,
+    Duration checkInterval,
+    Duration askTimeout,
+    int reportRetries,
+    Duration reportRetryDelay,
+    Duration drainTimeout,
+    Duration stuckAfter,
+    int maxStuckJobs,
+    String fenceLease) {
+
+  private static final String P = "almanac.executor.";
+
+  /** Canonical constructor: validates. */
+  public ExecutorSettings {
+    Settings.atLeast(P + "max-concurrent", maxConcurrent, 1);
+    Settings.atLeast(P + "max-concurrent-per-task", maxConcurrentPerTask, 1);
+    Settings.atLeast(P + "start-ahead", startAhead, 0);
+    Settings.positive(P + "start-ahead-max-job", startAheadMaxJob);
+    Settings.positive(P + "backlog-rate", backlogRate);
+    Settings.atLeast(P + "backlog-burst", backlogBurst, 1);
+    Settings.positive(P + "backlog-rate-per-task", backlogRatePerTask);
+    Settings.atLeast(P + "backlog-burst-per-task", backlogBurstPerTask, 1);
+    Settings.positive(P + "check-interval", checkInterval);
+    Settings.positive(P + "ask-timeout", askTimeout);
+    Settings.atLeast(P + "report-retries", reportRetries, 1);
+    Settings.positive(P + "report-retry-delay", reportRetryDelay);
+    Settings.positive(P + "drain-timeout", drainTimeout);
+    Settings.positive(P + "stuck-after", stuckAfter);
+    Settings.atLeast(P + "max-stuck-jobs", maxStuckJobs, 0);
+    if (fenceLease == null) {
+      throw new InvalidSpecException(P + "fence-lease", null, "must be a lease's configuration path, or empty for none");
+    }
+  }
+
+  /** The fence lease's path: empty, or a configuration block with a lease-class. */
+  private static String fenceLease(Config config) {
+    String path = Settings.stringOf(config, P + "fence-lease").trim();
+    if (!path.isEmpty() && (!config.hasPath(path) || !config.hasPath(path + ".lease-class"))) {
+      throw new InvalidSpecException(P + "fence-lease", path, "names no lease configuration (a block with lease-class, "
+          + "e.g. almanac.lease.jdbc from almanac-persistence); leave it empty for no fence");
+    }
+    return path;
+  }
+
+  /**
+   * @param config the whole configuration
+   * @return the validated settings
+   */
+  public static ExecutorSettings from(Config config) {
+    return new ExecutorSettings(
+        Settings.intOf(config, P + "max-concurrent"),
+        Settings.intOf(config, P + "max-concurrent-per-task"),
+        Settings.intOf(config, P + "start-ahead"),
+        Settings.durationOf(config, P + "start-ahead-max-job"),
+        Settings.doubleOf(config, P + "backlog-rate"),
+        Settings.intOf(config, P + "backlog-burst"),
+        Settings.doubleOf(config, P + "backlog-rate-per-task"),
+        Settings.intOf(config, P + "backlog-burst-per-task"),
+        Settings.durationOf(config, P + "check-interval"),
+        Settings.durationOf(config, P + "ask-timeout"),
+        Settings.intOf(config, P + "report-retries"),
+        Settings.durationOf(config, P + "report-retry-delay"),
+        Settings.durationOf(config, P + "drain-timeout"),
+        Settings.durationOf(config, P + "stuck-after"),
+        Settings.intOf(config, P + "max-stuck-jobs"),
+        fenceLease(config));
+  }
+}

@@ -1,0 +1,32 @@
+package io.almanac.internal.executor;
+
+import io.almanac.internal.protocol.TaskProtocol;
+
+import io.almanac.JobResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * All a job's threads may ask of the node: messages to the attempt's task entity and to the
+ * executor, and the node lease (a memory read). Thread-safe; the job's context and its runner hold
+ * this port and immutable data, never an actor. INTERNAL API.
+ */
+interface JobPort {
+
+  /** Whether the node holds its executor lease now (a memory read). */
+  boolean leaseValid();
+
+  /** Asks the task to extend the attempt's lease; the executor is told the new deadline. */
+  CompletionStage<Instant> heartbeat(AttemptItem item, int attempt);
+
+  /** Asks the task to record an effect (or an intent) in the window's ledger. */
+  CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
+      boolean intent);
+
+  /** The job ended in its slot under a valid lease: asks its task to record the result; the answer goes to the executor. */
+  void reportResult(AttemptItem item, int attempt, JobResult result, Duration took);
+
+  /** The job ended after it gave up its slot, or while the lease is in doubt: the executor decides. */
+  void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took);
+}

@@ -1,0 +1,129 @@
+package io.almanac.internal.lease;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import org.apache.pekko.coordination.lease.javadsl.Lease;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether the executor that runs an attempt may still be running it, as a task entity asks before it
+ * times out an attempt whose executor looks gone (R24). Membership alone is not enough: a frozen or
+ * partitioned node is removed from the cluster while its job may go on, so with a fence ({@link
+ * ExecutorFence}) an executor that is no up member counts as gone only once its lease has ended by
+ * the lease's own clock, which this class learns by taking that lease's row: the lease grants it
+ * only when the row is free or expired (for the JDBC lease, by the database's clock), and then the
+ * frozen holder, should it wake, finds its lease taken and runs nothing on. The row is released at
+ * once; the identity is never used again (an executor that lost its lease takes a new one).
+ *
+ * <p>Answers from memory at once and checks in the background, at most one check per identity per
+ * {@code recheckNanos}; an entity told {@link State#ENDING} asks again a little later. Thread-safe.
+ * INTERNAL API.
+ */
+public final class ExecutorLiveness {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutorLiveness.class);
+
+  /** Identities known to have ended, most recent last (a bounded memory: ends are final). */
+  private static final int ENDED_KEPT = 10_000;
+
+  /** What is known of an executor identity. */
+  public enum State {
+    /** It runs (this node's executor now, or an up member's): its attempts end with their lease. */
+    RUNS,
+    /** Its node is no up member, and its lease has not been seen ended yet: wait, and ask again. */
+    ENDING,
+    /** It runs nothing any more: its lease ended (or, without a fence, its node is gone). */
+    ENDED
+  }
+
+  private final ExecutorFence self;
+  private final Predicate<String> memberUp;
+  private final ExecutorFence.Leases foreign;
+  private final LongSupplier nanoTime;
+  private final long recheckNanos;
+  private final Set<String> ended = Collections.newSetFromMap(Collections.synchronizedMap(
+      new LinkedHashMap<String, Boolean>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+          return size() > ENDED_KEPT;
+        }
+      }));
+  /** Identity to the nanoTime its last check started (present while one runs or ran lately). */
+  private final Map<String, Long> checks = new ConcurrentHashMap<>();
+
+  /**
+   * @param self this node's executor fence (its identity now)
+   * @param memberUp whether a node's unique address is an up (or joining) member of the cluster
+   * @param foreign opens another identity's lease, owned by this node (null: no fence configured)
+   * @param nanoTime the monotonic clock the checks are spaced on
+   * @param recheckNanos the least time between two checks of one identity
+   */
+  public ExecutorLiveness(ExecutorFence self, Predicate<String> memberUp, ExecutorFence.Leases foreign,
+      LongSupplier nanoTime, long recheckNanos) {
+    this.self = self;
+    this.memberUp = memberUp;
+    this.foreign = foreign;
+    this.nanoTime = nanoTime;
+    this.recheckNanos = recheckNanos;
+  }
+
+  /**
+   * @param executorId the identity an attempt was started by
+   * @return what is known of it now (a check starts in the background when that may change)
+   */
+  public State of(String executorId) {
+    if (executorId.equals(self.id())) {
+      return State.RUNS;
+    }
+    String node = ExecutorFence.nodeOf(executorId);
+    if (!self.configured() || foreign == null) {
+      // no fence: a node that is no member is gone, and this node's other identities are its past lives
+      return !node.equals(self.baseId()) && memberUp.test(node) ? State.RUNS : State.ENDED;
+    }
+    if (ended.contains(executorId)) {
+      return State.ENDED;
+    }
+    if (!node.equals(self.baseId()) && memberUp.test(node)) {
+      return State.RUNS; // another member's: it fences itself; its attempt ends with its lease at worst
+    }
+    check(executorId);
+    return ended.contains(executorId) ? State.ENDED : State.ENDING;
+  }
+
+  private void check(String executorId) {
+    long now = nanoTime.getAsLong();
+    Long last = checks.get(executorId);
+    if (last != null && now - last < recheckNanos) {
+      return;
+    }
+    if (last == null ? checks.putIfAbsent(executorId, now) != null : !checks.replace(executorId, last, now)) {
+      return; // another thread started this check
+    }
+    Lease lease;
+    try {
+      lease = foreign.lease(ExecutorFence.leaseName(self.systemName(), executorId));
+    } catch (RuntimeException e) {
+      LOG.warn("cannot open the lease of executor {}: {}", executorId, e.toString());
+      return;
+    }
+    lease.acquire().whenComplete((taken, error) -> {
+      if (error != null) {
+        LOG.debug("the lease of executor {} could not be checked: {}", executorId, error.toString());
+      } else if (Boolean.TRUE.equals(taken)) {
+        ended.add(executorId);
+        checks.remove(executorId);
+        LOG.info("executor {} is gone: its lease has ended (taken and released here); its attempts are timed out",
+            executorId);
+        lease.release().exceptionally(e -> false);
+      } else {
+        LOG.debug("executor {} is no member but still holds its lease: its attempts wait", executorId);
+      }
+    });
+  }
+}

@@ -1,0 +1,605 @@
+package io.almanac.internal.meter;
+
+import io.almanac.internal.lease.LeaseExpiry;
+
+import io.almanac.InstanceStatus;
+import io.almanac.RunKind;
+import io.almanac.internal.protocol.TaskProtocol.FireKind;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.AttemptFailed;
+import io.almanac.journal.TaskJournal.AttemptStarted;
+import io.almanac.journal.TaskJournal.AttemptSucceeded;
+import io.almanac.journal.TaskJournal.AttemptTimedOut;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceFinalFailed;
+import io.almanac.journal.TaskJournal.InstanceResolved;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.LateResultRecorded;
+import io.almanac.journal.TaskJournal.RetryScheduled;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.WindowState;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.AbstractExtensionId;
+import org.apache.pekko.actor.ClassicActorSystemProvider;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.Extension;
+
+/**
+ * The node's meters (Micrometer), in one place: the actors call it where they apply what the pure
+ * core decided (a task entity after its journal write, the executor as its queues change, the
+ * journal around its writes); nothing here decides anything. Every meter is named {@code almanac.*}
+ * and its tags are bounded (kinds, outcomes, reasons, task ids; never a window key):
+ *
+ * <table>
+ *   <caption>meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>what</th></tr>
+ *   <tr><td>{@code almanac.fires}</td><td>counter</td><td>{@code kind} (on_time, catch_up), {@code result}
+ *       (acknowledged, refused, unanswered)</td><td>fires the trigger sent (on the node it runs on), by
+ *       their answer; an unanswered fire is sent again; a catch-up of many windows is one fire</td></tr>
+ *   <tr><td>{@code almanac.decisions}</td><td>counter</td><td>{@code kind} (on_time, catch_up, manual,
+ *       backfill, retry), {@code decision} (scheduled, skipped, missed), {@code reason} (none, or the skip
+ *       or miss reason, e.g. previous_running, outside_horizon)</td><td>what was decided for a window,
+ *       as written to the journal (a repeated fire is no decision and is not counted)</td></tr>
+ *   <tr><td>{@code almanac.attempts.started}</td><td>counter</td><td>{@code kind} (first, retry,
+ *       backfill, manual)</td><td>attempts started (PENDING to RUNNING)</td></tr>
+ *   <tr><td>{@code almanac.attempts}</td><td>counter</td><td>{@code outcome} (succeeded, failed,
+ *       timed_out, cancelled, late_result)</td><td>attempts ended; late_result: a result from an
+ *       attempt that no longer held its window</td></tr>
+ *   <tr><td>{@code almanac.retries.scheduled}</td><td>counter</td><td></td><td>retries planned by a
+ *       retry policy</td></tr>
+ *   <tr><td>{@code almanac.windows.final.failed}</td><td>counter</td><td></td><td>windows that entered
+ *       the intervention queue</td></tr>
+ *   <tr><td>{@code almanac.job.duration}</td><td>timer, percentile histogram</td><td>{@code task}</td>
+ *       <td>durations of attempts that succeeded or failed (as the executor reported them)</td></tr>
+ *   <tr><td>{@code almanac.lease.expiries}</td><td>counter</td><td>{@code cause} (lease_expired,
+ *       executor_gone)</td><td>running attempts timed out</td></tr>
+ *   <tr><td>{@code almanac.intervention.queue}</td><td>gauge</td><td></td><td>FINAL_FAILED windows of
+ *       the tasks this node hosts (a task entity that stopped for being idle still counts)</td></tr>
+ *   <tr><td>{@code almanac.trigger.lag}</td><td>timer, percentile histogram</td><td></td><td>start of a
+ *       first attempt minus its window's due time (on-time fires only: a backfill, a retry or a manual
+ *       run is late by design)</td></tr>
+ *   <tr><td>{@code almanac.backlog}</td><td>gauge</td><td>{@code queue} (fresh: first and manual runs;
+ *       backlog: retries, backfills and catch-ups)</td><td>windows this node's executor holds waiting
+ *       for a slot (or, for the backlog, a token of its rate)</td></tr>
+ *   <tr><td>{@code almanac.executor.running}</td><td>gauge</td><td></td><td>jobs running on this
+ *       node</td></tr>
+ *   <tr><td>{@code almanac.executor.stuck}</td><td>gauge</td><td></td><td>cancelled jobs on this node
+ *       whose thread has not returned within {@code almanac.executor.stuck-after} (each raised a
+ *       JOB_STUCK alert)</td></tr>
+ *   <tr><td>{@code almanac.journal.write}</td><td>timer, percentile histogram</td><td>{@code outcome}
+ *       (ok, failed)</td><td>the journal's writes on this node (one per batch of atomic writes)</td></tr>
+ *   <tr><td>{@code almanac.publishes}</td><td>counter</td><td>{@code outcome} (recorded, overloaded,
+ *       unknown, refused, failed)</td><td>publishes this node's facade answered: recorded by every listening
+ *       task; refused at once because a task's queue was full (nothing stored); with an unknown outcome (a
+ *       task did not answer); refused (bad input, a type no task listens to, a task's refusal); failed (the
+ *       trigger did not answer: nothing stored)</td></tr>
+ *   <tr><td>{@code almanac.projection.lag}</td><td>time gauge</td><td></td><td>registered by the
+ *       projection that feeds the instance table ({@link #projectionLag})</td></tr>
+ * </table>
+ *
+ * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
+ * (the journal) records into the node's registry. INTERNAL API.
+ */
+public final class NodeMeters implements io.almanac.spi.StoreMeters {
+
+  /** Meters that record into a registry with no member: nothing is kept (unit tests, before a node starts). */
+  public static final NodeMeters NONE = new NodeMeters(new CompositeMeterRegistry());
+
+  /**
+   * The job-duration histogram's buckets: fixed and few (14 per task), so thousands of tasks stay
+   * thousands of series, not 95 times that; sized for agent jobs that run seconds to hours.
+   */
+  static final Duration[] JOB_BUCKETS = {
+    Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5),
+    Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2),
+    Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofMinutes(30), Duration.ofHours(1),
+    Duration.ofHours(2), Duration.ofHours(4)};
+
+  private final MeterRegistry registry;
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<String, Timer> jobDurations = new ConcurrentHashMap<>();
+  private final Timer triggerLag;
+  private final Timer journalOk;
+  private final Timer journalFailed;
+  private final LongAdder journalPersists = new LongAdder();
+  private final LongAdder journalEvents = new LongAdder();
+  private final LongAdder journalWrites = new LongAdder();
+  private final LongAdder journalWriteNanos = new LongAdder();
+  /** FINAL_FAILED windows per task hosted here. */
+  private final Map<String, Integer> interventionQueues = new ConcurrentHashMap<>();
+  private final AtomicInteger fresh = new AtomicInteger();
+  private final AtomicInteger backlog = new AtomicInteger();
+  private final AtomicInteger running = new AtomicInteger();
+  private final AtomicInteger stuck = new AtomicInteger();
+
+  /**
+   * @param registry where the meters are registered
+   */
+  public NodeMeters(MeterRegistry registry) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    Gauge.builder("almanac.intervention.queue", interventionQueues, NodeMeters::sum)
+        .description("FINAL_FAILED windows (the intervention queue) of the tasks this node hosts").register(registry);
+    Gauge.builder("almanac.backlog", fresh, AtomicInteger::get).tag("queue", "fresh")
+        .description("windows waiting in this node's executor for a slot").register(registry);
+    Gauge.builder("almanac.backlog", backlog, AtomicInteger::get).tag("queue", "backlog")
+        .description("windows waiting in this node's executor for a slot").register(registry);
+    Gauge.builder("almanac.executor.running", running, AtomicInteger::get)
+        .description("jobs running on this node").register(registry);
+    Gauge.builder("almanac.executor.stuck", stuck, AtomicInteger::get)
+        .description("cancelled jobs whose thread has not returned (JOB_STUCK)").register(registry);
+    this.triggerLag = Timer.builder("almanac.trigger.lag")
+        .description("start of an on-time window's first attempt minus its due time")
+        .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
+        .register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder("almanac.journal.persists", journalPersists, LongAdder::sum)
+        .description("persist calls (atomic writes) handed to the journal on this node").register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder("almanac.journal.events", journalEvents, LongAdder::sum)
+        .description("events (journal rows) handed to the journal on this node").register(registry);
+    this.journalOk = journalTimer("ok");
+    this.journalFailed = journalTimer("failed");
+  }
+
+  private Timer journalTimer(String outcome) {
+    return Timer.builder("almanac.journal.write").tag("outcome", outcome)
+        .description("the journal's writes on this node")
+        .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+        .register(registry);
+  }
+
+  /** @return the registry these meters are in */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Per ActorSystem
+
+  private static final class Holder implements Extension {
+    volatile NodeMeters meters = NONE;
+  }
+
+  private static final AbstractExtensionId<Holder> HOLDER = new AbstractExtensionId<>() {
+    @Override
+    public Holder createExtension(ExtendedActorSystem system) {
+      return new Holder();
+    }
+  };
+
+  /**
+   * The node's meters, for code that has only the ActorSystem (a journal plugin, a projection).
+   *
+   * @param system the node's ActorSystem (typed or classic)
+   * @return the meters the node started with, or {@link #NONE} before it started
+   */
+  public static NodeMeters of(ClassicActorSystemProvider system) {
+    return HOLDER.get(system.classicSystem()).meters;
+  }
+
+  /**
+   * Makes these the meters of the node on that ActorSystem (Almanac's start).
+   *
+   * @param system the node's ActorSystem
+   * @param meters its meters
+   */
+  public static void install(ClassicActorSystemProvider system, NodeMeters meters) {
+    HOLDER.get(system.classicSystem()).meters = Objects.requireNonNull(meters, "meters");
+    io.almanac.spi.StoreMeters.install(system, meters);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Task entities: after a journal write
+
+  /**
+   * A task entity wrote these events: counts the decisions, attempts and lease expiries they say,
+   * times the jobs that ended and the trigger's lag, and keeps the task's intervention queue.
+   *
+   * @param taskId the task
+   * @param origin what brought the write about when it decides a fire (on-time or catch-up fire, an
+   *     operator's run or backfill), or null
+   * @param before the state before the write
+   * @param after the state after it
+   * @param events the events written
+   */
+  public void written(String taskId, Origin origin, State before, State after, List<Event> events) {
+    Written metered = new Written(taskId, origin, before, after); // one per write, none per event
+    boolean queueMayChange = false;
+    for (Event e : events) {
+      queueMayChange |= e.accept(metered);
+    }
+    if (queueMayChange) {
+    interventionQueue(taskId, after);
+    }
+  }
+
+  /** What one write's events count; each answers whether the task's intervention queue may have changed. */
+  private final class Written implements TaskJournal.Visitor<Boolean> {
+    private final String taskId;
+    private final Origin origin;
+    private final State before;
+    private final State after;
+
+    Written(String taskId, Origin origin, State before, State after) {
+      this.taskId = taskId;
+      this.origin = origin;
+      this.before = before;
+      this.after = after;
+    }
+
+    @Override
+    public Boolean specDefined(TaskJournal.SpecDefined e) {
+      return true;
+    }
+
+    @Override
+    public Boolean taskPaused(TaskJournal.TaskPaused e) {
+      return false;
+    }
+
+    @Override
+    public Boolean taskResumed(TaskJournal.TaskResumed e) {
+      return false;
+    }
+
+    @Override
+    public Boolean taskRemoved(TaskJournal.TaskRemoved e) {
+      return true;
+    }
+
+    @Override
+    public Boolean instanceScheduled(InstanceScheduled s) {
+      decision(kind(origin, s.kind()), "scheduled", "none");
+      return true; // an operator's retry takes a window out of the queue
+    }
+
+    @Override
+    public Boolean fireSkipped(FireSkipped s) {
+      decision(kind(origin, null), "skipped", name(s.reason()));
+      return false;
+    }
+
+    @Override
+    public Boolean windowMissed(WindowMissed m) {
+      decision(kind(origin, null), "missed", name(m.reason()));
+      return false;
+    }
+
+    @Override
+    public Boolean attemptStarted(AttemptStarted s) {
+      count("almanac.attempts.started", "kind", name(s.kind()));
+      if (s.kind() == RunKind.FIRST) {
+        after.window(s.window()).map(WindowState::dueAt).ifPresent(due -> triggerLag.record(lag(due, s.at())));
+      }
+      return false;
+    }
+
+    @Override
+    public Boolean windowStarted(TaskJournal.WindowStarted w) {
+      // entities meter the events a write stands for (TaskJournal.expand); counted as its two halves all the same
+      return instanceScheduled(w.scheduled()) | attemptStarted(w.started());
+    }
+
+    @Override
+    public Boolean leaseExtended(TaskJournal.LeaseExtended e) {
+      return false;
+    }
+
+    @Override
+    public Boolean attemptSucceeded(AttemptSucceeded s) {
+      count("almanac.attempts", "outcome", "succeeded");
+      jobDuration(taskId, s.duration());
+      return false;
+    }
+
+    @Override
+    public Boolean attemptFailed(AttemptFailed f) {
+      count("almanac.attempts", "outcome", "failed");
+      jobDuration(taskId, f.duration());
+      return false;
+    }
+
+    @Override
+    public Boolean attemptTimedOut(AttemptTimedOut t) {
+      count("almanac.attempts", "outcome", "timed_out");
+      count("almanac.lease.expiries", "cause", LeaseExpiry.leaseEnded(t) ? "lease_expired" : "executor_gone");
+      return false;
+    }
+
+    @Override
+    public Boolean lateResultRecorded(LateResultRecorded e) {
+      count("almanac.attempts", "outcome", "late_result");
+      return false;
+    }
+
+    @Override
+    public Boolean retryScheduled(RetryScheduled e) {
+      count("almanac.retries.scheduled", null, null);
+      return false;
+    }
+
+    @Override
+    public Boolean instanceFinalFailed(InstanceFinalFailed e) {
+      count("almanac.windows.final.failed", null, null);
+      return true;
+    }
+
+    @Override
+    public Boolean instanceResolved(InstanceResolved e) {
+      return true;
+    }
+
+    @Override
+    public Boolean instanceCancelled(InstanceCancelled c) {
+      if (before != null && before.window(c.window()).map(w -> w.status() == InstanceStatus.RUNNING).orElse(false)) {
+        count("almanac.attempts", "outcome", "cancelled");
+      }
+      return true;
+    }
+
+    @Override
+    public Boolean effectIntended(TaskJournal.EffectIntended e) {
+      return false;
+    }
+
+    @Override
+    public Boolean effectRecorded(TaskJournal.EffectRecorded e) {
+      return false;
+    }
+
+    @Override
+    public Boolean eventReceived(TaskJournal.EventReceived e) {
+      return false;
+    }
+
+    @Override
+    public Boolean eventDuplicated(TaskJournal.EventDuplicated e) {
+      return false;
+    }
+
+    @Override
+    public Boolean windowWaiting(TaskJournal.WindowWaiting e) {
+      return false;
+    }
+
+    @Override
+    public Boolean waitSatisfied(TaskJournal.WaitSatisfied e) {
+      return false;
+    }
+
+    @Override
+    public Boolean waitEnded(TaskJournal.WaitEnded e) {
+      return false;
+    }
+
+    @Override
+    public Boolean conditionCheckFailed(TaskJournal.ConditionCheckFailed e) {
+      return false;
+    }
+
+    @Override
+    public Boolean upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
+      return false;
+    }
+  }
+
+  /**
+   * A task entity recovered (or its queue may have changed): keeps its count of FINAL_FAILED windows.
+   *
+   * @param taskId the task
+   * @param state its state
+   */
+  public void interventionQueue(String taskId, State state) {
+    int n = state.removed() ? 0 : state.table().finalFailedCount();
+    if (n == 0) {
+      interventionQueues.remove(taskId);
+    } else {
+      interventionQueues.put(taskId, n);
+    }
+  }
+
+  /** What brought about a task's write that decides fires. */
+  public enum Origin {
+    ON_TIME, CATCH_UP, MANUAL, BACKFILL;
+
+    public static Origin of(FireKind kind) {
+      return kind == FireKind.CATCH_UP ? CATCH_UP : ON_TIME;
+    }
+  }
+
+  /** The decision's kind: a retry is a retry whoever wrote it; else what brought the write about. */
+  private static String kind(Origin origin, RunKind scheduled) {
+    if (scheduled == RunKind.RETRY) {
+      return "retry";
+    }
+    if (origin != null) {
+      return name(origin);
+    }
+    if (scheduled == null) {
+      return "unknown";
+    }
+    return switch (scheduled) {
+      case FIRST -> "on_time";
+      case MANUAL -> "manual";
+      case BACKFILL -> "backfill";
+      case RETRY -> "retry";
+    };
+  }
+
+  private void decision(String kind, String decision, String reason) {
+    String key = "almanac.decisions|" + kind + "|" + decision + "|" + reason;
+    counters.computeIfAbsent(key, k -> Counter.builder("almanac.decisions").tag("kind", kind).tag("decision", decision)
+        .tag("reason", reason).description("decisions on windows, as written to the journal").register(registry))
+        .increment();
+  }
+
+  private void count(String name, String tag, String value) {
+    counters.computeIfAbsent(name + "|" + value, k -> {
+      Counter.Builder b = Counter.builder(name);
+      return (tag == null ? b : b.tag(tag, value)).register(registry);
+    }).increment();
+  }
+
+  private void jobDuration(String taskId, Duration took) {
+    if (took == null) {
+      return;
+    }
+    jobDurations.computeIfAbsent(taskId, id -> Timer.builder("almanac.job.duration").tag("task", id)
+        .description("durations of attempts that succeeded or failed")
+        .serviceLevelObjectives(JOB_BUCKETS).register(registry)).record(took);
+  }
+
+  private static String name(Enum<?> e) {
+    return e == null ? "unknown" : e.name().toLowerCase(Locale.ROOT);
+  }
+
+  private static double sum(Map<String, Integer> counts) {
+    long n = 0;
+    for (Integer c : counts.values()) {
+      n += c;
+    }
+    return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Publishes
+
+  /**
+   * A publish ended, as the facade answered it (R9).
+   *
+   * @param outcome {@code recorded}, {@code overloaded}, {@code unknown}, {@code refused} or {@code failed}
+   */
+  public void published(String outcome) {
+    count("almanac.publishes", "outcome", outcome);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Trigger
+
+  /**
+   * The trigger had an answer to a fire (a catch-up of many windows is one fire), or none in time.
+   *
+   * @param kind on time or catch-up
+   * @param result acknowledged (whatever the task decided), refused, or unanswered (it is sent again)
+   */
+  public void fired(FireKind kind, String result) {
+    String k = name(kind);
+    counters.computeIfAbsent("almanac.fires|" + k + "|" + result, x -> Counter.builder("almanac.fires").tag("kind", k)
+        .tag("result", result).description("fires the trigger sent, by their answer").register(registry)).increment();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Executor
+
+  /**
+   * The executor's queues changed (from its actor; read by the gauges from any thread).
+   *
+   * @param freshWaiting first and manual runs waiting for a slot
+   * @param backlogWaiting retries, backfills and catch-ups waiting for a slot or a token
+   * @param runningNow jobs running
+   * @param stuckNow cancelled jobs whose thread has not returned within stuck-after
+   */
+  public void executor(int freshWaiting, int backlogWaiting, int runningNow, int stuckNow) {
+    fresh.set(freshWaiting);
+    backlog.set(backlogWaiting);
+    running.set(runningNow);
+    stuck.set(stuckNow);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Journal and projection
+
+  /**
+   * Records one write of the journal.
+   *
+   * @param nanos how long it took
+   * @param ok whether it succeeded
+   */
+  @Override
+  public void journalWrite(long nanos, boolean ok) {
+    (ok ? journalOk : journalFailed).record(nanos, TimeUnit.NANOSECONDS);
+    journalWrites.increment();
+    journalWriteNanos.add(nanos);
+  }
+
+  /**
+   * Counts what the journal was asked to write: persist calls (atomic writes, one per persist of an
+   * actor) and the events (rows) in them. Counted as they are handed to the journal, whatever the
+   * outcome: the cost of the fire path, as the bench divides it by the fires.
+   *
+   * @param persists atomic writes in this call of the journal
+   * @param events events in them
+   */
+  @Override
+  public void journalAsked(int persists, int events) {
+    journalPersists.add(persists);
+    journalEvents.add(events);
+  }
+
+  /** @return persist calls handed to the journal so far (kept also when no registry records meters) */
+  public long journalPersists() {
+    return journalPersists.sum();
+  }
+
+  /** @return events handed to the journal so far (kept also when no registry records meters) */
+  public long journalEvents() {
+    return journalEvents.sum();
+  }
+
+  /**
+   * @return the journal's writes that have ended so far, and their summed time from the call to the
+   *     outcome (nanoseconds), kept also when no registry records meters: their mean over a span is
+   *     how long a persist waited for its write under that load
+   */
+  public long[] journalWriteTimes() {
+    return new long[] {journalWrites.sum(), journalWriteNanos.sum()};
+  }
+
+  /**
+   * Registers the gauge {@code almanac.projection.lag}: how far the projection that feeds the
+   * instance table is behind the journal. Registering again replaces nothing (Micrometer keeps the
+   * first gauge of a name): register once per node.
+   *
+   * @param lag read at each scrape; null or a failure reads as NaN
+   */
+  @Override
+  public void projectionLag(Supplier<Duration> lag) {
+    Objects.requireNonNull(lag, "lag");
+    TimeGauge.builder("almanac.projection.lag", lag, TimeUnit.MILLISECONDS, s -> {
+      try {
+        Duration d = s.get();
+        return d == null ? Double.NaN : d.toMillis();
+      } catch (RuntimeException e) {
+        return Double.NaN;
+      }
+    }).description("how far the instance table's projection is behind the journal").strongReference(true).register(registry);
+  }
+
+  @Override
+  public boolean installed() {
+    return true; // NONE is never installed, and StoreMeters answers its own NONE before a start
+  }
+
+  /** The trigger's lag: started minus due, never negative (a clock step or skew). */
+  static Duration lag(Instant due, Instant started) {
+    Duration d = Duration.between(due, started);
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+}

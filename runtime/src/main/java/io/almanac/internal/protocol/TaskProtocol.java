@@ -1,0 +1,389 @@
+package io.almanac.internal.protocol;
+
+
+import io.almanac.journal.TaskJournal;
+
+import io.almanac.Decision;
+import io.almanac.JobResult;
+import io.almanac.RunKind;
+import io.almanac.TaskSpec;
+import io.almanac.journal.SpecRecord;
+import io.almanac.TaskView;
+import io.almanac.WindowKey;
+import io.almanac.WindowView;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.pattern.StatusReply;
+
+/**
+ * What a task entity is told and what it answers: the commands of its audiences and their replies.
+ * Each audience has its own sealed interface: {@link TriggerCommand} (the trigger singleton), {@link
+ * ExecutorCommand} (the node's executor and the jobs it runs), {@link OperatorCommand} (operators
+ * through the facade), {@link QueryCommand} (reads) and {@link SelfCommand} (the entity's own timers
+ * and recovery). Not persisted: the journal holds only {@link TaskJournal.Event}s. INTERNAL API.
+ */
+public final class TaskProtocol {
+
+  private TaskProtocol() {}
+
+  /** What a task entity is told or asked: one of the audiences' commands. */
+  public sealed interface Command extends AlmanacSerializable
+      permits TriggerCommand, ExecutorCommand, OperatorCommand, QueryCommand, SelfCommand, InputCommand {
+    /** @return where the reply goes, or null for a command that gets none */
+    default ActorRef<?> replyTo() {
+      return null;
+    }
+  }
+
+  /** From the trigger singleton: fires, catch-ups and wake-ups. */
+  public sealed interface TriggerCommand extends Command permits Fire, CatchUp, Wake {}
+
+  /**
+   * From the node's executor and the jobs it runs: admissions (the executor is the one admission
+   * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
+   */
+  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect {}
+
+  /** From operators, through the facade: the spec and the operator actions (R31). */
+  public sealed interface OperatorCommand extends Command
+      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, Remove {}
+
+  /** Reads: they never change anything. */
+  public sealed interface QueryCommand extends Command
+      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport {}
+
+  /** From the entity itself: its lease timers, its unanswered offers, its recovery and its gate checks. */
+  public sealed interface SelfCommand extends Command permits LeaseTimer, OfferUnanswered, Recovered, GateChecked {}
+
+  /** From outside the schedule (R9): published events, and upstream successes forwarded by the trigger. */
+  public sealed interface InputCommand extends Command permits PublishEvent, UpstreamSucceeded {}
+
+  /**
+   * An event of a type the task listens to (R9).
+   *
+   * @param type the event type
+   * @param eventId its id
+   * @param eventTime its own time, or null
+   * @param summary its summary, or null
+   * @param replyTo what the task did with it
+   */
+  public record PublishEvent(String type, String eventId, Instant eventTime, String summary,
+      ActorRef<StatusReply<EventOutcome>> replyTo) implements InputCommand {}
+
+  /**
+   * What a task did with an event.
+   *
+   * @param window the window it mapped to
+   * @param outcome what it did
+   * @param detail why
+   */
+  public record EventOutcome(String window, io.almanac.PublishResult.Outcome outcome, String detail)
+      implements AlmanacSerializable {}
+
+  /**
+   * An upstream task succeeded for a window (from the trigger, which knows who depends on whom): a
+   * waiting window is checked now rather than at its next poll; a window that did not meet its
+   * dependency in time is released; one that already ran follows its on-upstream-rerun option.
+   *
+   * @param upstream the upstream task
+   * @param window its window's key
+   * @param start its window's start
+   * @param end its window's end
+   * @param succeededAt when it succeeded
+   */
+  public record UpstreamSucceeded(String upstream, String window, Instant start, Instant end, Instant succeededAt)
+      implements InputCommand {}
+
+  /**
+   * Ask a task, as an upstream, for its windows that a dependent's window waits for (R9).
+   *
+   * @param key the dependent window's key (for SAME_WINDOW)
+   * @param from the dependent window's start
+   * @param to the dependent window's end
+   * @param replyTo the report
+   */
+  public record GetUpstreamReport(String key, Instant from, Instant to, ActorRef<StatusReply<UpstreamReport>> replyTo)
+      implements QueryCommand {}
+
+  /**
+   * An upstream task's windows as a dependent sees them.
+   *
+   * @param taskId the upstream task
+   * @param defined whether it is defined (and not removed)
+   * @param windows its hot windows with the asked key or starting in the asked range
+   * @param expected the keys of the windows its schedule fires whose start lies in the range, in order
+   *     (empty for a task without a time trigger)
+   */
+  public record UpstreamReport(String taskId, boolean defined, List<UpstreamWindow> windows, List<String> expected)
+      implements AlmanacSerializable {}
+
+  /**
+   * One upstream window.
+   *
+   * @param key its key
+   * @param start its start
+   * @param end its end
+   * @param status its status
+   * @param updatedAt when it last changed (when it succeeded, for a SUCCEEDED one)
+   */
+  public record UpstreamWindow(String key, Instant start, Instant end, io.almanac.InstanceStatus status, Instant updatedAt)
+      implements AlmanacSerializable {}
+
+  /**
+   * A check of a waiting window's gates came back (from the entity's own probe).
+   *
+   * @param window the window
+   * @param upstream the upstream reports by task id (null when the task has no dependency); a
+   *     report that could not be had is absent
+   * @param upstreamErrors why reports are absent, by task id
+   * @param conditionHolds whether the condition held (null when not polled, or it failed)
+   * @param conditionError why the poll failed, or null
+   */
+  public record GateChecked(String window, Map<String, UpstreamReport> upstream, Map<String, String> upstreamErrors,
+      Boolean conditionHolds, String conditionError) implements SelfCommand {}
+
+  /**
+   * Define or update the task's spec: the journal's record of it ({@link SpecRecord#of}), not the
+   * API's {@link TaskSpec}, so that nodes of different versions understand each other.
+   */
+  public record Define(SpecRecord spec, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /**
+   * A window is due (from the trigger; a hint: duplicates are acknowledged and ignored, R5).
+   * {@code announce}: whether some registered task depends on this one, so that its successes are
+   * told to the trigger (otherwise that message is saved).
+   */
+  public record Fire(
+      WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, boolean announce,
+      ActorRef<StatusReply<FireOutcome>> replyTo)
+      implements TriggerCommand {
+
+    /**
+     * A fire whose task may have dependents (it announces its successes).
+     *
+     * @param window the window
+     * @param start its start
+     * @param end its end
+     * @param dueAt when it was due
+     * @param kind on time or catch-up
+     * @param replyTo where the outcome goes
+     */
+    public Fire(WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind,
+        ActorRef<StatusReply<FireOutcome>> replyTo) {
+      this(window, start, end, dueAt, kind, true, replyTo);
+    }
+  }
+
+  /**
+   * The windows of this task due while the trigger was down, older than the latest one: each goes to
+   * the catch-up policy (R12, R14), all in one journal write (from the trigger after a restart or
+   * failover; windows already known are acknowledged as duplicates, R5).
+   *
+   * @param windows the windows, each as a catch-up fire would carry it
+   * @param replyTo one outcome per window, in order
+   */
+  public record CatchUp(List<DueFire> windows, ActorRef<StatusReply<CatchUpOutcome>> replyTo) implements TriggerCommand {}
+
+  /**
+   * A window due while the trigger was down (see {@link CatchUp}).
+   *
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when it was due
+   */
+  public record DueFire(WindowKey window, Instant start, Instant end, Instant dueAt) implements AlmanacSerializable {}
+
+  /**
+   * The outcome of each window of a {@link CatchUp}, in order.
+   *
+   * @param outcomes one per window
+   */
+  public record CatchUpOutcome(List<FireOutcome> outcomes) implements AlmanacSerializable {}
+
+  /** How the trigger came to fire a window. Persisted by name. */
+  public enum FireKind {
+    /** Due now, fired on time. */
+    ON_TIME,
+    /** Due while the trigger was down or behind: handed to the catch-up policy (R12, R14). */
+    CATCH_UP
+  }
+
+  /**
+   * The node's executor has reserved a job slot for this PENDING window (the answer to its {@link
+   * ExecutorProtocol.Offer}): start the window's next attempt now (R21). The entity answers {@link
+   * ExecutorProtocol.Started} with the attempt's grant, in the same journal write as the window's schedule
+   * when the offer came from a fire, or {@link ExecutorProtocol.Declined} when the window may no longer start
+   * (it ended, was cancelled, or another window runs under a non-ALLOW overlap policy).
+   *
+   * @param window the window
+   * @param executorId the executor's identity (node address and incarnation), recorded with the
+   *     attempt: an attempt whose executor is gone is timed out without waiting for its lease
+   * @param replyTo the executor
+   */
+  public record Admitted(WindowKey window, String executorId, ActorRef<ExecutorProtocol.AdmissionAnswer> replyTo)
+      implements ExecutorCommand {}
+
+  /**
+   * The node's executor has no slot now for this window; it is queued there and an {@link Admitted}
+   * follows when a slot is free. Sent only for offers that asked for it (a fire waiting to know
+   * whether it starts at once).
+   *
+   * @param window the window
+   */
+  public record Queued(WindowKey window) implements ExecutorCommand {}
+
+  /**
+   * Something may be due (from the trigger at a retry's due time or a lease's end, and so waking a
+   * passivated entity): release due retries, arm the lease timers, offer PENDING windows, and report
+   * the next wake-up.
+   */
+  public record Wake(ActorRef<StatusReply<Done>> replyTo) implements TriggerCommand {}
+
+  /** The running attempt is alive: extend its lease (R23). */
+  public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements ExecutorCommand {}
+
+  /** The attempt ended with this result. */
+  public record FinishAttempt(
+      WindowKey window, int attempt, JobResult result, Duration duration, ActorRef<StatusReply<Done>> replyTo)
+      implements ExecutorCommand {}
+
+  /**
+   * The entity's lease timer for an attempt went off (from the entity's own timer, due when {@link
+   * LeaseExpiry} says the lease is over): the one trigger of lease expiry (R23).
+   */
+  public record LeaseTimer(String window, int attempt) implements SelfCommand {}
+
+  /** The executor did not answer a fire's offer in time: the fire is recorded without a start. */
+  public record OfferUnanswered(String window) implements SelfCommand {}
+
+  /** After recovery: settle attempts whose executor is gone, release due retries, offer PENDING windows. */
+  public record Recovered() implements SelfCommand {}
+
+  /**
+   * Record an effect in the window's ledger unless it is there already (R19). With {@code intent}
+   * the effect is about to run (value ignored); without, it ran and produced {@code value}.
+   */
+  public record RecordEffect(
+      WindowKey window, int attempt, String key, String value, boolean intent, ActorRef<StatusReply<EffectReply>> replyTo)
+      implements ExecutorCommand {
+    /** Records a completed effect. */
+    public RecordEffect(WindowKey window, int attempt, String key, String value, ActorRef<StatusReply<EffectReply>> replyTo) {
+      this(window, attempt, key, value, false, replyTo);
+    }
+  }
+
+  /** Stop firing windows until resumed (R31); fires meanwhile are recorded as skipped. */
+  public record Pause(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /** Fire windows again (R31). */
+  public record Resume(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /** Run the window that contains now, as a manual run (R31). */
+  public record RunNow(ActorRef<StatusReply<FireOutcome>> replyTo) implements OperatorCommand {}
+
+  /**
+   * Schedule every window due in (from, to] as a backfill (R31); or, as a dry run, answer what that
+   * would decide for each window and write nothing.
+   */
+  public record Backfill(Instant from, Instant to, boolean dryRun, ActorRef<StatusReply<BackfillReport>> replyTo)
+      implements OperatorCommand {
+
+    /** A backfill that runs. */
+    public Backfill(Instant from, Instant to, ActorRef<StatusReply<BackfillReport>> replyTo) {
+      this(from, to, false, replyTo);
+    }
+  }
+
+  /** Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31). */
+  public record Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /** Mark a FINAL_FAILED window resolved by an operator (R15). */
+  public record Resolve(WindowKey window, String note, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /** Cancel a pending, running or retry-waiting window (R31). */
+  public record Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /**
+   * Remove the task: cancel its open windows, record {@link TaskJournal.TaskRemoved}; afterwards
+   * only queries and a new {@link Define} are accepted (R31). A repeated removal is acknowledged.
+   */
+  public record Remove(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /** Ask for the task's view. */
+  public record GetTask(ActorRef<StatusReply<TaskInfo>> replyTo) implements QueryCommand {}
+
+  /** Ask for the hot windows, oldest first. */
+  public record GetWindows(ActorRef<StatusReply<WindowList>> replyTo) implements QueryCommand {}
+
+  /** Ask for one window. */
+  public record GetWindow(WindowKey window, ActorRef<StatusReply<WindowList>> replyTo) implements QueryCommand {}
+
+  /** Ask for the FINAL_FAILED windows waiting for an operator (R15, R31). */
+  public record GetInterventionQueue(ActorRef<StatusReply<WindowList>> replyTo) implements QueryCommand {}
+
+  // Replies
+
+  /** What the entity decided about a fire. */
+  public record FireOutcome(String window, Decision decision, String reason, TriggerProtocol.TaskWakes wakes)
+      implements AlmanacSerializable {
+
+    /**
+     * @param window the window
+     * @param decision what was decided
+     * @param reason why
+     */
+    public FireOutcome(String window, Decision decision, String reason) {
+      this(window, decision, reason, null);
+    }
+
+    /**
+     * @param w the task's wake-up report, for the trigger
+     * @return this outcome carrying it
+     */
+    public FireOutcome withWakes(TriggerProtocol.TaskWakes w) {
+      return new FireOutcome(window, decision, reason, w);
+    }
+  }
+
+  /**
+   * Permission to run one attempt: the attempt number is its fencing token, and the executor
+   * identity it was started under must still be the executor's (an identity that lost its lease
+   * runs nothing, see {@code ExecutorFence}).
+   */
+  public record AttemptGrant(
+      String taskId,
+      String window,
+      int attempt,
+      RunKind kind,
+      Instant leaseUntil,
+      Instant windowStart,
+      Instant windowEnd,
+      Instant dueAt,
+      Map<String, String> effects,
+      List<String> pendingEffects,
+      String executor)
+      implements AlmanacSerializable {}
+
+  /** The lease after a heartbeat. */
+  public record LeaseGranted(Instant leaseUntil) implements AlmanacSerializable {}
+
+  /**
+   * Whether the effect (or its intent) was recorded now, the value the ledger holds for its key
+   * (null while only an intent is recorded), and whether an intent without an end is recorded.
+   */
+  public record EffectReply(boolean recordedNow, String value, boolean pending) implements AlmanacSerializable {}
+
+  /** The outcome of every window a backfill covered. */
+  public record BackfillReport(List<FireOutcome> outcomes) implements AlmanacSerializable {}
+
+  /** A task's view. */
+  public record TaskInfo(TaskView view) implements AlmanacSerializable {}
+
+  /** Windows' views. */
+  public record WindowList(List<WindowView> windows) implements AlmanacSerializable {}
+}

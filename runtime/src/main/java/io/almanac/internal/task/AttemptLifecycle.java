@@ -1,0 +1,351 @@
+package io.almanac.internal.task;
+
+import io.almanac.internal.lease.ExecutorLiveness;
+import io.almanac.internal.lease.LeaseExpiry;
+
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.Transition;
+
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.RefusedException.Reason;
+import io.almanac.RetryPolicy;
+import io.almanac.RunKind;
+import io.almanac.WindowKey;
+import io.almanac.journal.TaskJournal.AttemptFailed;
+import io.almanac.internal.protocol.TaskProtocol.AttemptGrant;
+import io.almanac.journal.TaskJournal.AttemptStarted;
+import io.almanac.journal.TaskJournal.AttemptSucceeded;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.internal.protocol.TaskProtocol.FinishAttempt;
+import io.almanac.journal.TaskJournal.InstanceFinalFailed;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.LateResultRecorded;
+import io.almanac.journal.TaskJournal.LeaseExtended;
+import io.almanac.internal.protocol.TaskProtocol.LeaseGranted;
+import io.almanac.journal.TaskJournal.RetryScheduled;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.OverlapPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+
+/**
+ * The attempt lifecycle as pure decisions (R21-R24): start a PENDING window, extend a lease, record
+ * a result (fenced by the attempt number), time out an attempt whose lease ended or whose executor
+ * is gone, and plan what follows a failure (a retry by the task's policies, or FINAL_FAILED). No
+ * actor, no clock: {@code now} is an argument. INTERNAL API.
+ */
+final class AttemptLifecycle {
+
+  private final String taskId;
+  private final TaskSettings settings;
+
+  AttemptLifecycle(String taskId, TaskSettings settings) {
+    this.taskId = taskId;
+    this.settings = settings;
+  }
+
+  /** The lease a new or extended attempt gets now (R23). */
+  static Duration currentLease(State state) {
+    return state.spec().lease().toPolicy().leaseFor(state.samples().p99(), state.samples().count());
+  }
+
+  /**
+   * The executor admitted a PENDING window: start its next attempt, unless it may no longer start.
+   *
+   * @param state the task's state
+   * @param window the window
+   * @param executorId the executor's identity, or null
+   * @param now the time
+   * @return the start and the grant, or a refusal
+   */
+  Decided<AttemptGrant> start(State state, WindowKey window, String executorId, Instant now) {
+    WindowState w = state.windows().get(window.value());
+    if (w == null) {
+      return unknownWindow(window);
+    }
+    if (w.status() != InstanceStatus.PENDING) {
+      return Decided.refuse(Reason.CONFLICT,
+          "window '" + w.key() + "' is " + w.status() + ", not PENDING: attempt " + w.attempt() + " already started");
+    }
+    if (state.spec().overlap() != OverlapPolicy.ALLOW) {
+      Optional<WindowState> other = state.running(w.key());
+      if (other.isPresent()) {
+        return Decided.refuse(Reason.CONFLICT, "window '" + other.get().key()
+            + "' is still RUNNING and the overlap policy is " + state.spec().overlap());
+      }
+    }
+    AttemptStarted started = startEvent(state, w, executorId, now);
+    return Decided.persistThen(List.of(started), s -> grant(s, started));
+  }
+
+  /**
+   * The start of the next attempt of a PENDING window (PENDING to RUNNING, R21), for a caller that
+   * has checked it may start.
+   *
+   * @param state the task's state, with the window PENDING
+   * @param w the window
+   * @param executorId the executor's identity, or null
+   * @param now the time
+   * @return the event
+   */
+  private AttemptStarted startEvent(State state, WindowState w, String executorId, Instant now) {
+    Transition.check(w.status(), InstanceStatus.RUNNING, w.key());
+    return new AttemptStarted(w.key(), w.attempt() + 1, w.runKind(), now.plus(currentLease(state)), executorId, now);
+  }
+
+  /**
+   * The first attempt of a window this fire has just scheduled (PENDING to RUNNING in the same
+   * write as its schedule).
+   *
+   * @param state the task's state before the schedule
+   * @param window the window's key
+   * @param executorId the executor's identity
+   * @param now the time
+   * @return the event
+   */
+  AttemptStarted firstStart(State state, String window, String executorId, Instant now) {
+    Transition.check(InstanceStatus.PENDING, InstanceStatus.RUNNING, window);
+    return new AttemptStarted(window, 1, RunKind.FIRST, now.plus(currentLease(state)), executorId, now);
+  }
+
+  /**
+   * @param s the state after the start
+   * @param started the start
+   * @return the grant the executor runs the attempt under
+   */
+  AttemptGrant grant(State s, AttemptStarted started) {
+    WindowState w = s.windows().get(started.window());
+    return new AttemptGrant(taskId, started.window(), started.attempt(), started.kind(), started.leaseUntil(), w.start(),
+        w.end(), w.dueAt(), w.effects(), w.pendingEffects(), started.executor());
+  }
+
+  /**
+   * The running attempt is alive: extend its lease.
+   *
+   * @param state the task's state
+   * @param window the window
+   * @param attempt the attempt
+   * @param now the time
+   * @return the extension (if the lease grows) and the lease, or a refusal
+   */
+  Decided<LeaseGranted> heartbeat(State state, WindowKey window, int attempt, Instant now) {
+    Optional<WindowState> found = runningAttempt(state, window, attempt);
+    if (found.isEmpty()) {
+      return notRunning(state, window, attempt);
+    }
+    WindowState w = found.get();
+    if (LeaseExpiry.over(w, now)) {
+      return Decided.refuse(Reason.STALE_ATTEMPT,
+          "lease of window '" + w.key() + "' attempt " + w.attempt() + " expired at " + w.leaseUntil());
+    }
+    Instant leaseUntil = now.plus(currentLease(state));
+    if (!leaseUntil.isAfter(w.leaseUntil())) {
+      return Decided.reply(new LeaseGranted(w.leaseUntil()));
+    }
+    return Decided.persist(List.of(new LeaseExtended(w.key(), w.attempt(), leaseUntil, now)), new LeaseGranted(leaseUntil));
+  }
+
+  /**
+   * The attempt ended with a result. The attempt number fences: a result from an attempt that no
+   * longer holds the window is recorded as late and changes nothing; past its lease it cannot
+   * succeed the window.
+   *
+   * @param state the task's state
+   * @param cmd the result
+   * @param now the time
+   * @return the events and the acknowledgement, or a refusal
+   */
+  Decided<Done> finish(State state, FinishAttempt cmd, Instant now) {
+    Optional<String> tooBig = oversized(cmd.result());
+    if (tooBig.isPresent()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, tooBig.get());
+    }
+    if (cmd.duration() == null || cmd.duration().isNegative()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "duration '" + cmd.duration() + "' is invalid: must be >= 0");
+    }
+    WindowState w = state.windows().get(cmd.window().value());
+    if (w == null) {
+      return unknownWindow(cmd.window());
+    }
+    if (cmd.attempt() < 1 || cmd.attempt() > w.attempt()) {
+      return Decided.refuse(Reason.INVALID_ARGUMENT, "attempt '" + cmd.attempt() + "' is invalid: window '"
+          + w.key() + "' has started " + w.attempt() + " attempts");
+    }
+    JobResult r = cmd.result();
+    if (cmd.attempt() == w.resultAttempt()) {
+      // The same result delivered again (the executor retries until acknowledged): already recorded.
+      return Decided.reply(Done.getInstance());
+    }
+    if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
+      return Decided.persist(List.of(late(cmd, "window is " + w.status() + " at attempt " + w.attempt(), now)),
+          Done.getInstance());
+    }
+    List<Event> events = new ArrayList<>();
+    if (LeaseExpiry.over(w, now)) {
+      events.add(LeaseExpiry.timedOut(w, cmd.duration(), now));
+      events.addAll(afterFailure(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
+      events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
+    } else if (r.succeeded()) {
+      Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
+      events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now));
+    } else {
+      Transition.check(w.status(), InstanceStatus.FAILED, w.key());
+      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now));
+      events.addAll(afterFailure(state, w, r.reason(), now));
+    }
+    return Decided.persist(events, Done.getInstance());
+  }
+
+  private static LateResultRecorded late(FinishAttempt cmd, String detail, Instant now) {
+    JobResult r = cmd.result();
+    String what = r.succeeded() ? "summary: " + r.summary() : "reason: " + r.reason();
+    return new LateResultRecorded(cmd.window().value(), cmd.attempt(), r.outcome(), detail + "; " + what, now);
+  }
+
+  /**
+   * Attempts that no longer run: a lease that ended, or an executor that is gone (its node
+   * restarted or left, and, with a fence, its executor's lease ended by the lease's clock: see
+   * {@link ExecutorLiveness}). They are timed out and handed to the retry policy. Decided before any
+   * fire, so that a dead attempt never counts as the previous run (R6, R24). An attempt whose
+   * executor is {@link ExecutorLiveness.State#ENDING} is left running: a retry must not start beside
+   * a job that may still run.
+   *
+   * @param state the task's state
+   * @param executors what is known of an executor identity
+   * @param now the time
+   * @return the events (possibly none)
+   */
+  List<Event> settle(State state, Function<String, ExecutorLiveness.State> executors, Instant now) {
+    List<Event> events = new ArrayList<>();
+    for (WindowState w : state.table().live()) {
+      if (w.status() != InstanceStatus.RUNNING) {
+        continue;
+      }
+      if (LeaseExpiry.over(w, now)) {
+        events.addAll(timeOut(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
+      } else if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDED) {
+        // checked only after the lease test: a lease that ended counts as a lease expiry
+        events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
+      }
+    }
+    return events;
+  }
+
+  /**
+   * Dead attempts settled (see {@link #settle}) and the state after them: what every decision that
+   * must not count a dead attempt as running is made on.
+   *
+   * @param events the settlement (possibly none), persisted ahead of what is decided on it
+   * @param state the state after it
+   */
+  record Settled(List<Event> events, State state) {
+    /** @return the decision with the settlement ahead of its events, in the same write */
+    <R> Decided<R> then(Decided<R> decided) {
+      return decided.after(events);
+    }
+  }
+
+  /**
+   * @param state the task's state
+   * @param executors what is known of an executor identity
+   * @param now the time
+   * @param hot the entity's hot-state bounds
+   * @return the settlement and the state after it
+   */
+  Settled settled(State state, Function<String, ExecutorLiveness.State> executors, Instant now,
+      io.almanac.journal.HotState hot) {
+    List<Event> events = settle(state, executors, now);
+    return new Settled(events, io.almanac.journal.Evolve.fold(state, events, hot));
+  }
+
+  /**
+   * Waiting retries whose time has come become PENDING.
+   *
+   * @param state the task's state
+   * @param now the time
+   * @return the events (possibly none)
+   */
+  List<Event> dueRetries(State state, Instant now) {
+    List<Event> events = new ArrayList<>();
+    for (WindowState w : state.table().live()) {
+      if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {
+        Transition.check(w.status(), InstanceStatus.PENDING, w.key());
+        events.add(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
+      }
+    }
+    return events;
+  }
+
+  private List<Event> timeOut(State state, WindowState w, String reason, Instant now) {
+    List<Event> events = new ArrayList<>();
+    events.add(LeaseExpiry.timedOut(w, now));
+    events.addAll(afterFailure(state, w, reason, now));
+    return events;
+  }
+
+  /** What follows a failed or timed-out attempt: a retry by the task's retry policy, or FINAL_FAILED. */
+  List<Event> afterFailure(State state, WindowState w, String lastReason, Instant now) {
+    RetryPolicy retry = state.spec().retry().toPolicy();
+    int cap = retry.maxRetries();
+    if (!retry.allowsRetry()) {
+      return List.of(InstanceFinalFailed.after(w.key(),
+          "not retried: the task is not marked for retry (max retries 0, R12)", lastReason, now));
+    }
+    if (w.retries() >= cap) {
+      return List.of(InstanceFinalFailed.after(w.key(), "retry cap " + cap + " reached", lastReason, now));
+    }
+    int retryNumber = w.retries() + 1;
+    long seed = (taskId + "|" + w.key()).hashCode();
+    Optional<Instant> due = retry.retryDueAt(retryNumber, now, w.start(), seed);
+    if (due.isEmpty()) {
+      return List.of(InstanceFinalFailed.after(w.key(), "retry " + retryNumber + " would be outside the retry span "
+          + retry.span() + " after the window's start " + w.start(), lastReason, now));
+    }
+    if (due.get().isAfter(now)) {
+      return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now));
+    }
+    return List.of(new RetryScheduled(w.key(), retryNumber, due.get(), now),
+        new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
+  }
+
+  private Optional<String> oversized(JobResult r) {
+    if (r == null) {
+      return Optional.of("result 'null' is invalid: an attempt must report a result");
+    }
+    if (r.summary().length() > settings.maxSummaryLength()) {
+      return Optional.of("summary '" + Texts.abbreviate(r.summary()) + "' is invalid: " + r.summary().length()
+          + " characters, at most " + settings.maxSummaryLength() + " (almanac.task.max-summary-length); keep the full output"
+          + " elsewhere and pass its artifactUri");
+    }
+    if (r.reason() != null && r.reason().length() > settings.maxReasonLength()) {
+      return Optional.of("reason '" + Texts.abbreviate(r.reason()) + "' is invalid: " + r.reason().length()
+          + " characters, at most " + settings.maxReasonLength() + " (almanac.task.max-reason-length)");
+    }
+    if (r.artifactUri() != null && r.artifactUri().length() > settings.maxArtifactUriLength()) {
+      return Optional.of("artifactUri '" + Texts.abbreviate(r.artifactUri()) + "' is invalid: " + r.artifactUri().length()
+          + " characters, at most " + settings.maxArtifactUriLength() + " (almanac.task.max-artifact-uri-length)");
+    }
+    return Optional.empty();
+  }
+
+  static Optional<WindowState> runningAttempt(State state, WindowKey window, int attempt) {
+    return state.window(window.value()).filter(w -> w.status() == InstanceStatus.RUNNING && w.attempt() == attempt);
+  }
+
+  static <T> Decided<T> notRunning(State state, WindowKey window, int attempt) {
+    String now = state.window(window.value()).map(w -> w.status() + " at attempt " + w.attempt()).orElse("unknown");
+    return Decided.refuse(Reason.STALE_ATTEMPT,
+        "attempt " + attempt + " of window '" + window.value() + "' does not hold the window (window is " + now + ")");
+  }
+
+  <T> Decided<T> unknownWindow(WindowKey window) {
+    return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
+  }
+}

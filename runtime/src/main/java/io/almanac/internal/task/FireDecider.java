@@ -1,0 +1,238 @@
+package io.almanac.internal.task;
+
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.Transition;
+
+import io.almanac.CatchUpPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.MissReason;
+import io.almanac.RefusedException;
+import io.almanac.RefusedException.Reason;
+import io.almanac.RunKind;
+import io.almanac.internal.protocol.TaskProtocol.CatchUpOutcome;
+import io.almanac.Decision;
+import io.almanac.internal.protocol.TaskProtocol.DueFire;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.internal.protocol.TaskProtocol.Fire;
+import io.almanac.internal.protocol.TaskProtocol.FireKind;
+import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.TaskJournal.WindowMissed;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Fire decisions as pure functions (R5-R7, R12, R14): a fire from the trigger is a duplicate, not
+ * yet due, skipped while paused, missed outside the catch-up horizon, a catch-up decided by the
+ * task's {@link CatchUpPolicy} (missed, or run as a backfill), or decided by the overlap policy.
+ * Catch-ups decide each window alike, in one write. What follows a failed attempt is not decided
+ * here: that is {@link AttemptLifecycle} and the task's retry policy (R11). INTERNAL API.
+ */
+final class FireDecider {
+
+  /** How many fresh windows overlap SKIP lets wait for their start before it skips new ones. */
+  static final int SKIP_QUEUE = 2;
+
+  private final TaskSettings settings;
+
+  FireDecider(TaskSettings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * An on-time or catch-up fire of one window.
+   *
+   * @param state the task's state, with its dead attempts already settled
+   * @param cmd the fire
+   * @param now the time
+   * @return the events and the outcome, or a refusal
+   */
+  Decided<FireOutcome> fire(State state, Fire cmd, Instant now) {
+    Decided<FireOutcome> early = beforeOverlap(state, cmd, now);
+    if (early != null) {
+      return early;
+    }
+    if (state.spec().gated()) {
+      return waiting(state, cmd, RunKind.FIRST, now);
+    }
+    return overlap(state, cmd, now, false);
+  }
+
+  /**
+   * The overlap policy's decision for a window that may run now (R6): a fresh fire, or a waiting
+   * window whose dependency or condition was just met ({@code released}: then a skip ends its wait
+   * with {@link TaskJournal.WaitEnded} instead of recording a new window).
+   */
+  Decided<FireOutcome> overlap(State state, Fire cmd, Instant now, boolean released) {
+    String key = cmd.window().value();
+    List<WindowState> active = state.activeForOverlap();
+    if (released) {
+      // A window released late overlaps only windows that started before it: it never supersedes a newer one.
+      active = active.stream().filter(w -> !w.key().equals(key) && w.start() != null && w.start().isBefore(cmd.start()))
+          .toList();
+    }
+    switch (state.spec().overlap()) {
+      case SKIP: {
+        // Only an attempt that runs is "the previous run": a window queued but not started yet is not
+        // (it starts before this one, one at a time), so a slow start costs no window (R6). The queue
+        // is bounded: with SKIP_QUEUE fresh windows already waiting to start, the task is overloaded
+        // and the new window is skipped rather than piled up.
+        Optional<WindowState> running = active.stream().filter(w -> w.status() == InstanceStatus.RUNNING).findFirst();
+        if (running.isPresent()) {
+          WindowState r = running.get();
+          return skipOrEnd(released, cmd, new Causes.PreviousRunning(r.key(), r.attempt(), r.leaseUntil()), now);
+        }
+        List<String> waiting = active.stream()
+            .filter(w -> w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST).map(WindowState::key).toList();
+        return waiting.size() >= SKIP_QUEUE
+            ? skipOrEnd(released, cmd, new Causes.StartQueueFull(waiting, SKIP_QUEUE), now)
+            : scheduled(cmd, List.of(), now, released);
+      }
+      case BUFFER_ONE:
+        for (WindowState w : active) {
+          if (w.status() == InstanceStatus.PENDING && w.runKind() == RunKind.FIRST) {
+            return skipOrEnd(released, cmd, new Causes.AlreadyWaiting(w.key()), now);
+          }
+        }
+        return scheduled(cmd, List.of(), now, released);
+      case ALLOW:
+        return scheduled(cmd, List.of(), now, released);
+      case CANCEL_PREVIOUS:
+      default:
+        List<Event> cancels = new ArrayList<>();
+        for (WindowState w : active) {
+          cancels.add(Transition.check(w.status(), new InstanceCancelled(w.key(), w.attempt(), "superseded by window " + key, now,
+              TaskJournal.CancelCause.SUPERSEDED)));
+        }
+        return scheduled(cmd, cancels, now, released);
+    }
+  }
+
+  /**
+   * Windows due while the trigger was down: each decided as a catch-up fire (a duplicate, skipped
+   * while paused, missed, or scheduled as a backfill), all in one write. An invalid window refuses
+   * the whole command.
+   *
+   * @param state the task's state, with its dead attempts already settled
+   * @param windows the windows
+   * @param now the time
+   * @return the events and one outcome per window, or a refusal
+   */
+  Decided<CatchUpOutcome> catchUp(State state, List<DueFire> windows, Instant now) {
+    if (windows == null || windows.isEmpty()) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "windows", windows, "a catch-up names at least one window"));
+    }
+    List<Event> events = new ArrayList<>();
+    List<FireOutcome> outcomes = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (DueFire due : windows) {
+      if (due == null) {
+        return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "window", null, "a catch-up names windows"));
+      }
+      if (due.window() != null && !seen.add(due.window().value())) {
+        outcomes.add(new FireOutcome(due.window().value(), Decision.DUPLICATE, "twice in one catch-up"));
+        continue;
+      }
+      Decided<FireOutcome> d = beforeOverlap(state,
+          new Fire(due.window(), due.start(), due.end(), due.dueAt(), FireKind.CATCH_UP, null), now);
+      if (d.refused()) {
+        return Decided.refuse(d.refusal());
+      }
+      events.addAll(d.events());
+      outcomes.add(d.reply().apply(state));
+    }
+    return Decided.persist(events, new CatchUpOutcome(List.copyOf(outcomes)));
+  }
+
+  /**
+   * Decides a fire up to its overlap policy: refused when invalid or not yet due, a duplicate when
+   * the window exists (R5), skipped while paused, missed outside the horizon (R14), and a catch-up
+   * fire entirely by the catch-up policy: missed, or scheduled as a backfill (R12). Null: an on-time fire, for the overlap
+   * policy to decide.
+   */
+  private Decided<FireOutcome> beforeOverlap(State state, Fire cmd, Instant now) {
+    if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
+        || cmd.end().isBefore(cmd.start())) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "fire", cmd.window(), "window, start <= end,"
+          + " dueAt and kind are required (start " + cmd.start() + ", end " + cmd.end() + ", dueAt " + cmd.dueAt() + ")"));
+    }
+    String key = cmd.window().value();
+    Optional<WindowState> existing = state.window(key);
+    if (existing.isPresent() || state.archived(cmd.start())) {
+      // A repeated fire is a hint the entity has already acted on (R5): no event, just the ack.
+      String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
+      return Decided.reply(new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status));
+    }
+    if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
+      // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
+      return Decided.refuse(RefusedException.invalid(Reason.NOT_DUE, "dueAt", cmd.dueAt(), "window '" + key
+          + "' is not due yet (now " + now + ")"));
+    }
+    if (state.paused()) {
+      return skip(cmd, new Causes.Paused(), now);
+    }
+    CatchUpPolicy catchUp = state.spec().catchUp().toPolicy();
+    if (!catchUp.withinHorizon(cmd.dueAt(), now)) {
+      return miss(cmd, new Causes.OutsideHorizon(cmd.dueAt(), catchUp.horizon()), now);
+    }
+    if (cmd.kind() != FireKind.CATCH_UP) {
+      return null;
+    }
+    if (!catchUp.allowsCatchUpAt(now, cmd.start())) {
+      return miss(cmd, catchUp.mode() == CatchUpPolicy.Mode.NONE ? new Causes.NoCatchUp(cmd.dueAt())
+          : new Causes.OutsideSpan(cmd.dueAt(), catchUp.span()), now);
+    }
+    if (state.spec().gated()) {
+      return waiting(state, cmd, RunKind.BACKFILL, now);
+    }
+    return Decided.persist(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),
+        new FireOutcome(key, Decision.SCHEDULED, RunKind.BACKFILL.name()));
+  }
+
+  /** A due window of a task with a dependency or condition: it waits until its deadline (R9). */
+  private Decided<FireOutcome> waiting(State state, Fire cmd, RunKind kind, Instant now) {
+    String key = cmd.window().value();
+    // A wait is measured from when it begins: a catch-up window or a late event gets its whole wait too.
+    Instant base = now.isAfter(cmd.dueAt().plus(settings.recentFireGrace())) ? now : cmd.dueAt();
+    Instant until = Gates.deadline(state.spec(), cmd.start(), cmd.end(), base);
+    String what = Gates.waitingFor(state.spec());
+    return Decided.persist(List.of(new TaskJournal.WindowWaiting(key, cmd.start(), cmd.end(), cmd.dueAt(), kind, what, until, now)),
+        new FireOutcome(key, Decision.SCHEDULED, "WAITING for " + what + " until " + until));
+  }
+
+  private static Decided<FireOutcome> scheduled(Fire cmd, List<Event> before, Instant now, boolean released) {
+    String key = cmd.window().value();
+    List<Event> events = new ArrayList<>(before);
+    events.add(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.FIRST, now));
+    return Decided.persist(events, new FireOutcome(key, Decision.SCHEDULED, RunKind.FIRST.name()));
+  }
+
+  private static Decided<FireOutcome> skipOrEnd(boolean released, Fire cmd, Causes.SkipCause cause, Instant now) {
+    if (!released) {
+      return skip(cmd, cause, now);
+    }
+    String key = cmd.window().value();
+    return Decided.persist(List.of(new TaskJournal.WaitEnded(key, cause.reason(), cause.detail(), now)),
+        new FireOutcome(key, Decision.SKIPPED, cause.text()));
+  }
+
+  private static Decided<FireOutcome> skip(Fire cmd, Causes.SkipCause cause, Instant now) {
+    String key = cmd.window().value();
+    return Decided.persist(List.of(new FireSkipped(key, cmd.start(), cmd.end(), cmd.dueAt(), cause.reason(), cause.detail(),
+        now)), new FireOutcome(key, Decision.SKIPPED, cause.text()));
+  }
+
+  private static Decided<FireOutcome> miss(Fire cmd, Causes.MissCause cause, Instant now) {
+    String key = cmd.window().value();
+    return Decided.persist(List.of(new WindowMissed(key, cmd.start(), cmd.end(), cmd.dueAt(), cause.reason(), cause.detail(),
+        now)), new FireOutcome(key, Decision.MISSED, cause.text()));
+  }
+}

@@ -1,0 +1,262 @@
+package io.almanac.internal.task;
+
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.TaskSchedule;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.Transition;
+
+import io.almanac.IllegalTransitionException;
+import io.almanac.InstanceStatus;
+import io.almanac.InvalidSpecException;
+import io.almanac.RefusedException;
+import io.almanac.RefusedException.Reason;
+import io.almanac.RunKind;
+import io.almanac.TaskSpec;
+import io.almanac.Window;
+import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol.BackfillReport;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceResolved;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.SpecDefined;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.TaskJournal.TaskPaused;
+import io.almanac.journal.TaskJournal.TaskRemoved;
+import io.almanac.journal.TaskJournal.TaskResumed;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+
+/**
+ * Operator actions as pure decisions (R15, R31): define, pause, resume, run now, backfill a range,
+ * retry, resolve and cancel a window, and remove the task. Each is checked against the transition
+ * table before it is decided; a refusal stores nothing. INTERNAL API.
+ */
+final class OperatorActions {
+
+  private final String taskId;
+  private final TaskSettings settings;
+
+  OperatorActions(String taskId, TaskSettings settings) {
+    this.taskId = taskId;
+    this.settings = settings;
+  }
+
+  /**
+   * Define or change the task's spec.
+   *
+   * @param state the task's state
+   * @param sent the spec as the command carries it
+   * @param now the time
+   * @return the definition (none when unchanged), or a refusal naming the field
+   */
+  Decided<Done> define(State state, SpecRecord sent, Instant now) {
+    if (sent == null) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "spec", null, "a task needs a spec"));
+    }
+    TaskSpec spec;
+    try {
+      spec = sent.toSpec().validate();
+    } catch (InvalidSpecException e) {
+      return Decided.refuse(e);
+    }
+    if (!taskId.equals(spec.id())) {
+      return Decided.refuse(new InvalidSpecException("id", spec.id(), "this entity is task '" + taskId + "'"));
+    }
+    SpecRecord record = SpecRecord.of(spec);
+    if (record.equals(state.spec()) && !state.removed()) {
+      return Decided.reply(Done.getInstance());
+    }
+    return Decided.persist(List.of(new SpecDefined(record, now)), Done.getInstance());
+  }
+
+  /** The reason recorded on the windows a removal cancels. */
+  static final String REMOVED_REASON = "task removed";
+
+  /**
+   * Remove the task (R31): its PENDING, RUNNING and RETRY_WAIT windows are cancelled, each with
+   * the reason {@value #REMOVED_REASON} (a running job is then cancelled as for an operator's
+   * cancel), and {@link TaskRemoved} is recorded after them in the same write. Its history stays:
+   * done windows and the intervention queue keep their status. A task already removed is
+   * acknowledged with nothing written, so a removal can be repeated safely.
+   *
+   * @param state the task's state
+   * @param now the time
+   * @return the cancellations and the removal, or nothing when already removed
+   */
+  Decided<Done> remove(State state, Instant now) {
+    if (state.removed()) {
+      return Decided.reply(Done.getInstance());
+    }
+    List<Event> events = new ArrayList<>();
+    for (WindowState w : state.table().live()) {
+      InstanceCancelled cancel = new InstanceCancelled(w.key(), w.attempt(), REMOVED_REASON, now, TaskJournal.CancelCause.TASK_REMOVED);
+      if ((w.status().isActive() || w.status() == InstanceStatus.WAITING) && Transition.allows(w.status(), cancel)) {
+        events.add(cancel);
+      }
+    }
+    events.add(new TaskRemoved(now));
+    return Decided.persist(events, Done.getInstance());
+  }
+
+  /**
+   * @param state the removed task's state
+   * @param <R> the reply's type
+   * @return the refusal of any command but a query, a new definition or a repeated removal
+   */
+  <R> Decided<R> refuseRemoved(State state) {
+    return Decided.refuse(Reason.REMOVED, "task '" + taskId + "' was removed at " + state.removedAt()
+        + ": its history answers queries; register it again to define it anew");
+  }
+
+  Decided<Done> pause(State state, Instant now) {
+    return state.paused() ? Decided.reply(Done.getInstance()) : Decided.persist(List.of(new TaskPaused(now)), Done.getInstance());
+  }
+
+  Decided<Done> resume(State state, Instant now) {
+    return state.paused() ? Decided.persist(List.of(new TaskResumed(now)), Done.getInstance()) : Decided.reply(Done.getInstance());
+  }
+
+  /**
+   * Run the window that contains now, as a manual run (a one-shot task's one window, whenever).
+   *
+   * @param state the task's state
+   * @param schedule the task's schedule
+   * @param now the time
+   * @return the run (or a skip recorded for a done window) and its outcome
+   */
+  Decided<FireOutcome> runNow(State state, TaskSchedule schedule, Instant now) {
+    Window window = schedule.windowAt(now);
+    List<Event> events = new ArrayList<>();
+    FireOutcome outcome = run(state, window, now, RunKind.MANUAL, now, events);
+    return Decided.persist(events, outcome);
+  }
+
+  /**
+   * Schedule every window due in (from, to] as a backfill.
+   *
+   * @param state the task's state
+   * @param schedule the task's schedule
+   * @param from the range's start, exclusive
+   * @param to the range's end, inclusive
+   * @param now the time
+   * @return the runs and one outcome per window, or a refusal
+   */
+  Decided<BackfillReport> backfill(State state, TaskSchedule schedule, Instant from, Instant to, Instant now) {
+    if (from == null || to == null || !from.isBefore(to)) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "from", from, "must be before to '" + to + "'"));
+    }
+    if (to.isAfter(now)) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "to", to, "a backfill covers past windows only (now " + now + ")"));
+    }
+    int max = settings.maxBackfillWindows();
+    // One entry per window: several firings may share a window (an hourly cron with daily windows).
+    Map<String, DueWindow> windows = new LinkedHashMap<>();
+    Instant cursor = from;
+    while (windows.size() <= max) {
+      List<DueWindow> due = schedule.dueBetween(cursor, to, max + 1);
+      for (DueWindow d : due) {
+        windows.putIfAbsent(d.key().value(), d);
+      }
+      if (due.size() <= max) {
+        break;
+      }
+      cursor = due.get(due.size() - 1).dueAt();
+    }
+    if (windows.size() > max) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "to", to, "the range from " + from
+          + " covers more than " + max + " windows (almanac.task.max-backfill-windows); ask in parts"));
+    }
+    List<Event> events = new ArrayList<>();
+    List<FireOutcome> outcomes = new ArrayList<>();
+    for (DueWindow d : windows.values()) {
+      outcomes.add(run(state, d.window(), d.dueAt(), RunKind.BACKFILL, now, events));
+    }
+    return Decided.persist(events, new BackfillReport(List.copyOf(outcomes)));
+  }
+
+  /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31), as {@link OperatorRun} decides. */
+  private static FireOutcome run(State state, Window window, Instant dueAt, RunKind kind, Instant now, List<Event> events) {
+    String key = window.key().value();
+    WindowState w = state.window(key).orElse(null);
+    OperatorRun.Decided d = OperatorRun.decide(w == null ? null : w.status(), state.archived(window.start()), kind);
+    switch (d.action()) {
+      case SCHEDULE:
+        events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
+        break;
+      case REOPEN:
+        events.add(Transition.check(w.status(), new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now)));
+        break;
+      case RECORD_EXISTING:
+        events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), io.almanac.SkipReason.WINDOW_EXISTS, d.skipDetail(), now));
+        break;
+      case ARCHIVED:
+      default:
+        break;
+    }
+    return new FireOutcome(key, d.decision(), d.reason());
+  }
+
+  Decided<Done> retry(State state, WindowKey window, Instant now) {
+    WindowState w = state.windows().get(window.value());
+    if (w != null && !OperatorRun.REOPENABLE.contains(w.status())) {
+      return Decided.refuse(Reason.CONFLICT, "window '" + w.key() + "' is " + w.status()
+          + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
+    }
+    return transition(state, window, x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now),
+        null);
+  }
+
+  Decided<Done> resolve(State state, WindowKey window, String note, Instant now) {
+    String text = note == null ? "resolved by an operator" : note;
+    return transition(state, window, w -> new InstanceResolved(w.key(), text, now), text);
+  }
+
+  Decided<Done> cancel(State state, WindowKey window, String reason, Instant now) {
+    String text = reason == null ? "cancelled by an operator" : reason;
+    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now, TaskJournal.CancelCause.OPERATOR), text);
+  }
+
+  private Decided<Done> transition(State state, WindowKey window, Function<WindowState, TaskJournal.WindowEvent> event,
+      String text) {
+    WindowState w = state.windows().get(window.value());
+    if (w == null) {
+      return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
+    }
+    if (text != null && text.length() > settings.maxReasonLength()) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "reason", Texts.abbreviate(text),
+          text.length() + " characters, at most " + settings.maxReasonLength()));
+    }
+    TaskJournal.WindowEvent e = event.apply(w);
+    if (!Transition.allows(w.status(), e)) {
+      return Decided.refuse(new IllegalTransitionException(w.status(), e.statusAfter(w.status()), w.key()));
+    }
+    return Decided.persist(List.of(e), Done.getInstance());
+  }
+
+  /**
+   * Runs a decision that needs the task's schedule; a schedule that fails (a cron or window spec
+   * that throws) refuses this command alone and never fails the entity (principle 8).
+   *
+   * @param schedule computes the task's schedule (it may throw)
+   * @param decide the decision on it
+   * @param <R> the reply's type
+   * @return the decision, or a {@link Reason#SCHEDULE_FAILED} refusal
+   */
+  <R> Decided<R> withSchedule(java.util.function.Supplier<TaskSchedule> schedule, java.util.function.Function<TaskSchedule, Decided<R>> decide) {
+    try {
+      return decide.apply(schedule.get());
+    } catch (io.almanac.InvalidSpecException | io.almanac.ScheduleComputationException e) {
+      return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "': its schedule failed: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package io.almanac.internal.task;
+
+import io.almanac.internal.lease.LeaseExpiry;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TriggerProtocol;
+
+import io.almanac.Alert;
+import io.almanac.InstanceStatus;
+import io.almanac.OverlapPolicy;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.journal.TaskJournal.AttemptFailed;
+import io.almanac.journal.TaskJournal.AttemptSucceeded;
+import io.almanac.journal.TaskJournal.AttemptTimedOut;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal.InstanceFinalFailed;
+import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * What follows a persisted write, as pure decisions: the alerts it raises, the attempts whose jobs
+ * must be cancelled, the PENDING windows to offer the executor, and when the task next needs a
+ * wake-up. The entity carries them out only after the write succeeded, and only from persisted state
+ * (principle 1). INTERNAL API.
+ */
+public final class Reactions {
+
+  private Reactions() {}
+
+  /**
+   * @param taskId the task
+   * @param state the state after the write
+   * @param events the events written
+   * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
+   * @return the alerts to raise, in event order
+   */
+  static List<Alert> alerts(String taskId, State state, List<Event> events, int repeatedSkipAlert) {
+    List<Alert> alerts = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof io.almanac.journal.TaskJournal.WaitEnded we
+          && (we.reason() == SkipReason.DEPENDENCY_NOT_MET || we.reason() == SkipReason.CONDITION_NOT_MET)) {
+        alerts.add(new Alert(Alert.Kind.WAIT_EXPIRED, taskId, we.window(), "window '" + we.window() + "' of task '" + taskId
+            + "' did not run: " + we.reason() + " (" + we.detail() + ")", we.at()));
+      } else if (e instanceof InstanceFinalFailed ff) {
+        alerts.add(new Alert(Alert.Kind.FINAL_FAILED, taskId, ff.window(), "window '" + ff.window() + "' of task '"
+            + taskId + "' failed for good and waits in the intervention queue: " + ff.reason(), ff.at()));
+      } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0
+          && skipStreak(state) == repeatedSkipAlert) {
+        alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, fs.window(), "task '" + taskId + "' skipped "
+            + repeatedSkipAlert + " windows in a row, the last '" + fs.window() + "': " + fs.reason() + " ("
+            + fs.detail() + ")", fs.at()));
+      }
+    }
+    return alerts;
+  }
+
+  /** How many of the latest windows (by start) were skipped in a row, for the overlap reasons. */
+  static int skipStreak(State state) {
+    int streak = 0;
+    for (WindowState w : state.table().newestFirst()) { // stops at the first that was not skipped
+      if (w.skipReason() != SkipReason.PREVIOUS_RUNNING && w.skipReason() != SkipReason.BUFFER_FULL) {
+        break;
+      }
+      streak++;
+    }
+    return streak;
+  }
+
+  /**
+   * @param taskId the task
+   * @param events the events written
+   * @return the jobs to cancel: attempts timed out or cancelled by these events
+   */
+  static List<ExecutorProtocol.CancelAttempt> cancels(String taskId, List<Event> events) {
+    List<ExecutorProtocol.CancelAttempt> cancels = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof AttemptTimedOut t) {
+        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, t.window(), t.attempt(), LeaseExpiry.reason(t.leaseUntil())));
+      } else if (e instanceof InstanceCancelled c) {
+        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, c.window(), c.attempt(), c.reason()));
+      }
+    }
+    return cancels;
+  }
+
+  /**
+   * @param taskId the task
+   * @param state the state after the write
+   * @param events the events written
+   * @return what to tell the trigger, for the tasks that depend on this one (R9): each window that
+   *     succeeded or was resolved
+   */
+  static List<TriggerProtocol.UpstreamDone> upstreamDone(String taskId, State state, List<Event> events) {
+    List<TriggerProtocol.UpstreamDone> done = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof AttemptSucceeded || e instanceof io.almanac.journal.TaskJournal.InstanceResolved) {
+        String key = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
+        state.window(key).ifPresent(w -> done.add(new TriggerProtocol.UpstreamDone(taskId, key, w.start(), w.end(), e.at())));
+      }
+    }
+    return done;
+  }
+
+  /**
+   * @param events the events written
+   * @return whether an attempt ended (then a PENDING window held back by it may start)
+   */
+  static boolean attemptEnded(List<Event> events) {
+    for (Event e : events) {
+      if (e instanceof AttemptSucceeded || e instanceof AttemptFailed || e instanceof AttemptTimedOut
+          || e instanceof InstanceCancelled) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * @param events the events written
+   * @return whether an attempt finished with a result (its duration then counts)
+   */
+  static boolean attemptFinished(List<Event> events) {
+    for (Event e : events) {
+      if (e instanceof AttemptSucceeded || e instanceof AttemptFailed) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The PENDING windows that may be offered to the executor now, in the order to offer them: fresh
+   * windows (first and manual runs) before retries before backlog (catch-ups, backfills), so a
+   * backlog never holds up the window due now (R11, R17); oldest first within each. Under a non-ALLOW
+   * overlap policy at most one, and none while a window runs.
+   *
+   * @param state the task's state
+   * @return the windows to offer
+   */
+  static List<WindowState> offerable(State state) {
+    if (!state.defined() || state.removed()) {
+      return List.of();
+    }
+    boolean allow = state.spec().overlap() == OverlapPolicy.ALLOW;
+    if (!allow && state.running("").isPresent()) {
+      return List.of(); // offered when the running attempt ends
+    }
+    List<WindowState> pending = new ArrayList<>();
+    for (WindowState w : state.table().live()) {
+      if (w.status() == InstanceStatus.PENDING) {
+        pending.add(w);
+      }
+    }
+    pending.sort(Comparator.comparingInt((WindowState w) -> switch (w.runKind()) {
+      case FIRST, MANUAL -> 0;
+      case RETRY -> 1;
+      case BACKFILL -> 2;
+    }).thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));
+    return allow || pending.isEmpty() ? pending : List.of(pending.get(0));
+  }
+
+  /**
+   * Whether a fire's decision is a fresh first run alone (no cancellation), with nothing running and
+   * nothing queued before it (an older PENDING window starts first): such a window is offered before
+   * its schedule is written, so that an admitted one starts in the same write.
+   *
+   * @param state the state the fire was decided on
+   * @param decided the fire's events
+   * @return whether the fired window may start at once
+   */
+  static boolean startsAtOnce(State state, List<Event> decided) {
+    if (decided.size() != 1 || !(decided.get(0) instanceof InstanceScheduled scheduled)
+        || scheduled.kind() != RunKind.FIRST || state.running("").isPresent()) {
+      return false;
+    }
+    for (WindowState x : state.table().live()) {
+      if (x.status() == InstanceStatus.PENDING) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * When the trigger must next wake this task: a running lease's end (a passivated entity's lease
+   * timer is gone; the wake-up brings the entity back, which re-arms it), a retry's due time, or a
+   * PENDING window's offer going stale.
+   *
+   * @param state the task's state
+   * @param reofferAfter how long a PENDING window waits before it is offered again
+   * @return the next wake-up, or null
+   */
+  public static Instant nextWake(State state, Duration reofferAfter) {
+    Instant next = null;
+    for (WindowState w : state.table().live()) {
+      Instant at = switch (w.status()) {
+        case RUNNING -> LeaseExpiry.endsAt(w);
+        case RETRY_WAIT -> w.retryDueAt();
+        case PENDING -> w.updatedAt().plus(reofferAfter);
+        default -> null;
+      };
+      if (at != null && (next == null || at.isBefore(next))) {
+        next = at;
+      }
+    }
+    return next;
+  }
+}

@@ -1,0 +1,404 @@
+package io.almanac.internal.task;
+
+import io.almanac.internal.meter.AttemptMdc;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TriggerProtocol;
+
+import io.almanac.InstanceStatus;
+import io.almanac.RefusedException;
+import io.almanac.RefusedException.Reason;
+import io.almanac.internal.task.AttemptLifecycle.Settled;
+import io.almanac.internal.meter.NodeMeters.Origin;
+import io.almanac.internal.protocol.TaskProtocol.*;
+import io.almanac.journal.Evolve;
+import io.almanac.journal.HotState;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.State;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.pattern.StatusReply;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.javadsl.*;
+import org.slf4j.Logger;
+
+/**
+ * One task: its spec and the state machine of its windows (R20); persistence id {@code task|<id>}.
+ * The single writer of its windows, so PENDING to RUNNING is a compare-and-set by construction (R5,
+ * R21); every decision, including not running a window, is an event persisted before it takes
+ * effect (R7). A shell: the pure core ({@link FireDecider}, {@link AttemptLifecycle}, {@link
+ * LeaseExpiry}, {@link GateDecider}, {@link OperatorActions}, {@link Reactions}, ...) decides; this
+ * class persists, then carries out what follows: its lease timers ({@link LeaseTimers}), the
+ * executor's admission ({@link HeldFire}), and gate checks, whose I/O its child {@link GateProbe}
+ * does. INTERNAL API: users go through the public facade.
+ */
+public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Command, Event, State> {
+
+  /** The sharding type key of task entities. */
+  public static final EntityTypeKey<Command> TYPE_KEY = EntityTypeKey.create(Command.class, "almanac-task");
+
+  private static final String OFFER_TIMER = "offer";
+
+  private final String taskId;
+  private final Clock clock;
+  private final TaskSettings settings;
+  private final TaskEnv env;
+  private final ActorContext<Command> ctx;
+  private final TimerScheduler<Command> timers;
+  private final Logger log;
+  private final TaskViews views;
+  private final HotState hot;
+  private final FireDecider fires;
+  private final AttemptLifecycle attempts;
+  private final EffectRules effects;
+  private final OperatorActions operator;
+  private final EventDecider events;
+  private final GateDecider gates;
+  // In memory only, on the entity's thread only: nothing here is truth (principle 1); forgotten on recovery.
+  private final GateWatch gateWatch;
+  private final TaskDispatch dispatch;
+  private final LeaseTimers leases;
+  private HeldFire held;
+  /** Whether some task depends on this one, as the last fire said: only then are successes announced. */
+  private boolean announce = true;
+
+  /** A task entity with no trigger, executor or alert sink, for unit tests of its state machine. */
+  public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings) {
+    return create(taskId, clock, settings, TaskEnv.NONE);
+  }
+
+  /** The entity of a task, with its clock (principle 3), settings and what it talks to besides its journal. */
+  public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings, TaskEnv env) {
+    // the entity's log lines carry its task's id in the MDC, as the job's do (AttemptMdc.MDC_TASK)
+    return Behaviors.withMdc(Command.class, java.util.Map.of(AttemptMdc.MDC_TASK, taskId),
+        Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TaskEntity(taskId, clock, settings, env, ctx, timers))));
+  }
+
+  /** The persistence id of a task, {@code task|<id>}. */
+  public static PersistenceId persistenceId(String taskId) {
+    return PersistenceId.ofUniqueId(TaskJournal.persistenceId(taskId));
+  }
+
+  private TaskEntity(String taskId, Clock clock, TaskSettings settings, TaskEnv env, ActorContext<Command> ctx,
+      TimerScheduler<Command> timers) {
+    super(persistenceId(taskId), SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 0.2)
+        .withStopChildren(false));
+    this.taskId = Objects.requireNonNull(taskId, "taskId");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.env = Objects.requireNonNull(env, "env");
+    this.ctx = ctx;
+    this.timers = timers;
+    this.leases = new LeaseTimers(timers);
+    this.log = ctx.getLog();
+    this.hot = new HotState(settings.hotWindows(), settings.retention(), settings.eventIdsKept());
+    this.fires = new FireDecider(settings);
+    this.attempts = new AttemptLifecycle(taskId, settings);
+    this.effects = new EffectRules(settings);
+    this.operator = new OperatorActions(taskId, settings);
+    this.events = new EventDecider(fires);
+    this.gates = new GateDecider(fires);
+    this.views = new TaskViews(taskId, clock, log);
+    this.dispatch = new TaskDispatch(taskId, env, ctx.getSelf(), settings.redispatchAfter(), settings.dependencyPoll());
+    // the probe outlives a restart (withStopChildren(false)): a condition call still running keeps its slot
+    this.gateWatch = new GateWatch(() -> ctx.spawnAnonymous(GateProbe.create(taskId, env, settings.upstreamAskTimeout(),
+        ctx.getSelf())));
+  }
+
+  @Override
+  public State emptyState() {
+    return State.empty(settings.durationSamples());
+  }
+
+  @Override
+  public java.util.Optional<Integer> stashCapacity() {
+    // Explicit, so that the publishes each node may queue here (almanac.task.max-pending-publishes) are
+    // checked against it at start; Pekko drops what does not fit.
+    return java.util.Optional.of(settings.stashCapacity());
+  }
+
+  @Override
+  public RetentionCriteria retentionCriteria() {
+    var criteria = RetentionCriteria.snapshotEvery(settings.snapshotEvery(), 2);
+    // Off by default: the retained journal is what keeps archived windows auditable (R28, R30).
+    return settings.deleteEventsBelowSnapshot() ? criteria.withDeleteEventsOnSnapshot() : criteria;
+  }
+
+  @Override
+  public SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::onRecovered).build();
+  }
+
+  private void onRecovered(State state) {
+    log.debug("task '{}' recovered: {} hot windows, {} archived", taskId, state.windows().size(), state.archivedCount());
+    // A restart after a failed persist reuses this instance: nothing in memory survives it.
+    dispatch.reset();
+    timers.cancelAll();
+    leases.forgetAll();
+    gateWatch.clear();
+    held = null;
+    announce = true;
+    env.meters().interventionQueue(taskId, state);
+    if (env.executor() != null) {
+      // Slots reserved for this entity and not answered are freed; its PENDING windows are offered again.
+      env.executor().tell(new ExecutorProtocol.TaskRecovered(taskId));
+      if (state.defined()) {
+        ctx.getSelf().tell(new Recovered()); // settles, then re-arms the lease timers after the write
+      }
+    }
+  }
+
+  // Command handlers, per state: each asks the pure core, then persists what it decided.
+
+  @Override
+  public CommandHandlerWithReply<Command, Event, State> commandHandler() {
+    CommandHandlerWithReplyBuilder<Command, Event, State> b = newCommandHandlerWithReplyBuilder();
+    b.forState(s -> held != null).onAnyCommand(this::whileHeld);
+    b.forState(s -> !s.defined())
+        .onCommand(Define.class, (s, c) -> run(s, null, operator.define(s, c.spec(), now()), c.replyTo()))
+        .onCommand(GateChecked.class, this::dropGateCheck)
+        .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
+        .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
+        .onCommand(Admitted.class, (s, c) -> decline(c, Reason.UNKNOWN_TASK, "task '" + taskId + "' is unknown"))
+        .onAnyCommand((s, c) -> refuse(c, new RefusedException(Reason.UNKNOWN_TASK,
+            "task '" + taskId + "' is unknown: define it first")));
+    // Removed: the history answers queries; a new Define brings the task back. Results of attempts the
+    // removal cancelled are still recorded (as late results, for audit); everything else is refused.
+    shared(b.forState(State::removed))
+        .onCommand(Admitted.class, (s, c) -> decline(c, Reason.REMOVED, operator.refuseRemoved(s).refusal().getMessage()))
+        .onCommand(Queued.class, (s, c) -> Effect().noReply())
+        .onCommand(UpstreamSucceeded.class, (s, c) -> Effect().noReply())
+        .onCommand(Wake.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.ack())) // nothing is due any more
+        .onCommand(GateChecked.class, this::dropGateCheck)
+        .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
+        .onAnyCommand((s, c) -> refuse(c, operator.refuseRemoved(s).refusal()));
+    shared(b.forState(State::defined))
+        // trigger
+        .onCommand(Fire.class, this::onFire)
+        .onCommand(CatchUp.class, (s, c) -> decideSettled(s, Origin.CATCH_UP, c.replyTo(), x -> fires.catchUp(x, c.windows(), now())))
+        .onCommand(Wake.class, this::onWake)
+        // events and dependencies (R9)
+        .onCommand(PublishEvent.class, (s, c) -> decideSettled(s, Origin.ON_TIME, c.replyTo(),
+            x -> events.publishScheduled(taskId, x, c, () -> views.schedule(x), now())))
+        .onCommand(UpstreamSucceeded.class, this::onUpstreamSucceeded)
+        .onCommand(GateChecked.class, this::onGateChecked)
+        // executor
+        .onCommand(Admitted.class, this::onAdmitted)
+        .onCommand(Queued.class, (s, c) -> Effect().noReply())
+        // self
+        .onCommand(LeaseTimer.class, this::onLeaseTimer)
+        .onCommand(OfferUnanswered.class, (s, c) -> Effect().noReply())
+        .onCommand(Recovered.class, (s, c) -> persist(s, null, settled(s).events(), attempts.dueRetries(s, now())).thenNoReply())
+        // operators
+        .onCommand(Pause.class, (s, c) -> run(s, null, operator.pause(s, now()), c.replyTo()))
+        .onCommand(Resume.class, (s, c) -> run(s, null, operator.resume(s, now()), c.replyTo()))
+        .onCommand(RunNow.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
+            x -> operator.runNow(s, x, now())), c.replyTo()))
+        .onCommand(Backfill.class, (s, c) -> run(s, Origin.BACKFILL, operator.withSchedule(() -> views.schedule(s),
+            x -> operator.backfill(s, x, c.from(), c.to(), now()).dryRun(c.dryRun())), c.replyTo()))
+        .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), now()), c.replyTo()))
+        .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
+        .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()));
+    return b.build();
+  }
+
+  /** What a defined and a removed task handle alike: the spec, a removal, the attempts' reports, the queries. */
+  private CommandHandlerWithReplyBuilderByState<Command, Event, State, State> shared(
+      CommandHandlerWithReplyBuilderByState<Command, Event, State, State> b) {
+    return b
+        .onCommand(Define.class, (s, c) -> run(s, null, operator.define(s, c.spec(), now()), c.replyTo()))
+        .onCommand(Remove.class, (s, c) -> run(s, null, operator.remove(s, now()), c.replyTo()))
+        .onCommand(Heartbeat.class, (s, c) -> run(s, null, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
+        .onCommand(FinishAttempt.class, (s, c) -> run(s, null, attempts.finish(s, c, now()), c.replyTo()))
+        .onCommand(RecordEffect.class, (s, c) -> run(s, null, effects.record(s, c, now()), c.replyTo()))
+        .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
+        .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))
+        .onCommand(GetWindow.class, (s, c) -> run(s, null, views.window(s, c.window(), attempts::unknownWindow), c.replyTo()))
+        .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
+        .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(
+            views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED))));
+  }
+
+  /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
+  @SafeVarargs
+  private EffectBuilder<Event, State> persist(State before, Origin origin, List<Event>... parts) {
+    List<Event> events = parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList();
+    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, TaskJournal.expand(events)));
+  }
+
+  /** Carries out a decision: the refusal, or the events (if any) and then the reply; origin: what brought it about (meters). */
+  private <R> ReplyEffect<Event, State> run(State state, Origin origin, Decided<R> d, ActorRef<StatusReply<R>> replyTo) {
+    if (d.refused()) {
+      return Effect().reply(replyTo, StatusReply.error(d.refusal()));
+    }
+    if (d.events().isEmpty()) {
+      return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state)));
+    }
+    return persist(state, origin, d.events()).thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s)));
+  }
+
+  /** The state with dead attempts settled, so one whose executor died never counts as the previous run (R6, R24). */
+  private Settled settled(State state) {
+    return attempts.settled(state, env.executors(), now(), hot);
+  }
+
+  /** Decides on the state with dead attempts settled first, in the same write. */
+  private <R> ReplyEffect<Event, State> decideSettled(State state, Origin origin, ActorRef<StatusReply<R>> replyTo,
+      Function<State, Decided<R>> decide) {
+    Settled x = settled(state);
+    return run(state, origin, x.then(decide.apply(x.state())), replyTo);
+  }
+
+  /** A fire, on the settled state: a fresh window that may start at once is first offered ({@link HeldFire}). */
+  private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
+    announce = cmd.announce();
+    Settled x = settled(state);
+    Decided<FireOutcome> own = fires.fire(x.state(), cmd, now());
+    Decided<FireOutcome> d = x.then(own);
+    if (HeldFire.applies(d, own.events(), x.state(), dispatch.hasExecutor())) {
+      held = new HeldFire(cmd, d, x.state());
+      timers.startSingleTimer(OFFER_TIMER, new OfferUnanswered(held.window()), settings.offerTimeout());
+      dispatch.offerFresh(held.window());
+      return Effect().noReply();
+    }
+    return answerFire(state, Origin.of(cmd.kind()), d, cmd.replyTo());
+  }
+
+  /** Carries out a fire's decision; the answer carries the task's wake-up report (no message of its own). */
+  private ReplyEffect<Event, State> answerFire(State state, Origin origin, Decided<FireOutcome> d,
+      ActorRef<StatusReply<FireOutcome>> replyTo) {
+    if (d.refused()) {
+      return Effect().reply(replyTo, StatusReply.error(d.refusal()));
+    }
+    if (d.events().isEmpty()) {
+      TriggerProtocol.TaskWakes w = dispatch.wakesForReply(state, now(), lastSequenceNumber(ctx));
+      return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state).withWakes(w)));
+    }
+    dispatch.answersFire();
+    return persist(state, origin, d.events())
+        .thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s).withWakes(dispatch.takeReplyWakes())));
+  }
+
+  /** While a fire waits for the executor's answer, only that answer is handled; the rest waits. */
+  private ReplyEffect<Event, State> whileHeld(State state, Command cmd) {
+    if (!held.answeredBy(cmd)) {
+      return Effect().stash();
+    }
+    HeldFire h = held;
+    held = null;
+    timers.cancel(OFFER_TIMER);
+    if (!(cmd instanceof Admitted a)) { // queued or unanswered: the schedule alone (the decision has its events)
+      return answerFire(state, h.origin(), h.decided(), h.fire().replyTo()).thenUnstashAll();
+    }
+    ActorRef<StatusReply<FireOutcome>> trigger = h.fire().replyTo();
+    dispatch.answersFire();
+    HeldFire.Start start = h.admitted(attempts, a.executorId(), now());
+    return persist(state, h.origin(), start.events())
+        .thenRun(s -> trigger.tell(StatusReply.success(h.outcome(s, dispatch.takeReplyWakes()))))
+        .thenReply(a.replyTo(), s -> new ExecutorProtocol.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, start.started())))
+        .thenUnstashAll();
+  }
+
+  /** The executor reserved a slot for a PENDING window: start it, or decline so the slot is freed. */
+  private ReplyEffect<Event, State> onAdmitted(State state, Admitted cmd) {
+    Decided<AttemptGrant> d = attempts.start(state, cmd.window(), cmd.executorId(), now());
+    if (d.refused()) {
+      return decline(cmd, ((RefusedException) d.refusal()).reason(), d.refusal().getMessage());
+    }
+    return persist(state, null, d.events()).thenReply(cmd.replyTo(),
+        s -> new ExecutorProtocol.Started(s.spec().job(), s.spec().zone(), d.reply().apply(s)));
+  }
+
+  private ReplyEffect<Event, State> decline(Admitted cmd, Reason reason, String why) {
+    return Effect().reply(cmd.replyTo(), new ExecutorProtocol.Declined(taskId, cmd.window().value(), reason, why));
+  }
+
+  private ReplyEffect<Event, State> onWake(State state, Wake cmd) {
+    dispatch.forgetOffers(); // whatever was offered before is offered again (the executor ignores what it holds)
+    leases.forgetAll(); // and every lease timer re-armed by the clock now (it may have stepped)
+    return persist(state, null, attempts.dueRetries(state, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  /** A lease timer went off: settle what LeaseExpiry says is over (a timer early by the clock is re-armed after the write). */
+  private ReplyEffect<Event, State> onLeaseTimer(State state, LeaseTimer cmd) {
+    leases.fired(cmd.window());
+    return persist(state, null, settled(state).events()).thenNoReply();
+  }
+
+  /** Answers a dependent task's question about this task's windows (R9). */
+  private ReplyEffect<Event, State> onUpstreamReport(State state, GetUpstreamReport cmd) {
+    return Effect().reply(cmd.replyTo(), DependencyCheck.answer(taskId, state, () -> views.schedule(state), cmd, log));
+  }
+
+  /** An upstream task succeeded (told by the trigger): check the mapped window now, or record a late success. */
+  private ReplyEffect<Event, State> onUpstreamSucceeded(State state, UpstreamSucceeded cmd) {
+    GateDecider.Upstream u = gates.upstreamSucceeded(state, cmd, () -> views.schedule(state), now());
+    if (u.failure() != null) {
+      log.warn("task '{}': upstream success of '{}' for {} not handled: {}", taskId, cmd.upstream(), cmd.window(), u.failure());
+      return Effect().noReply();
+    }
+    return persist(state, null, u.events()).thenRun(s -> gateWatch.checkNow(s, u.checkWindow(), now())).thenNoReply();
+  }
+
+  /** A gate check came back: release, keep waiting, or end the wait at its deadline (R9). */
+  private ReplyEffect<Event, State> onGateChecked(State state, GateChecked cmd) {
+    GateDecider.Memory memory = gateWatch.checked(cmd.window());
+    Settled x = settled(state);
+    GateDecider.Result r = gates.checked(x.state(), cmd, memory, now());
+    gateWatch.remember(cmd.window(), r.memory());
+    return persist(state, Origin.ON_TIME, x.events(), r.events()).thenNoReply();
+  }
+
+  private ReplyEffect<Event, State> dropGateCheck(State state, GateChecked cmd) {
+    gateWatch.checked(cmd.window());
+    return Effect().noReply();
+  }
+
+  /** Refuses a command with a reply (commands without one are dropped). */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private ReplyEffect<Event, State> refuse(Command cmd, Throwable refusal) {
+    ActorRef replyTo = cmd.replyTo();
+    return replyTo == null ? Effect().noReply() : Effect().reply(replyTo, StatusReply.error(refusal));
+  }
+
+  // After a persist: only ever from persisted state (principle 1), as Reactions decides.
+
+  private void afterPersist(State before, Origin origin, State state, List<Event> written) {
+    env.written(taskId, origin, before, state, written, announce, log);
+    if (Reactions.attemptFinished(written)) {
+      views.checkInterval(state);
+    }
+    leases.arm(state, now(), env.executors(), env.goneRecheck());
+    dispatch.offerPending(state, written);
+    // one instant for the checks started and the next wake reported: read twice, a clock that moved
+    // between the two (a poll that took a moment) skipped a poll interval
+    Instant now = now();
+    gateWatch.checkDue(state, settings.dependencyPoll(), now);
+    dispatch.afterWrite(state, now, lastSequenceNumber(ctx));
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  // Event handler: the one evolve (it never validates: replay must always succeed).
+
+  @Override
+  public EventHandler<State, Event> eventHandler() {
+    Evolve.Violations violations = Evolve.Violations.logTo(log, "task '" + taskId + "'");
+    return newEventHandlerBuilder().forAnyState().onAnyEvent((s, e) -> Evolve.apply(s, e, hot, violations));
+  }
+}

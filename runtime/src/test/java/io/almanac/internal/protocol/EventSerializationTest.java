@@ -1,0 +1,482 @@
+package io.almanac.internal.protocol;
+
+
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TriggerJournal;
+import io.almanac.journal.WindowState;
+import io.almanac.journal.DurationSamples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.almanac.CatchUpPolicy;
+import io.almanac.DstPolicy;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.LeasePolicy;
+import io.almanac.MissReason;
+import io.almanac.OverlapPolicy;
+import io.almanac.RetryPolicy;
+import io.almanac.RunKind;
+import io.almanac.SkipReason;
+import io.almanac.TaskSpec;
+import io.almanac.WindowSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.SerializerWithStringManifest;
+import org.apache.pekko.serialization.jackson.JacksonJsonSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Every event and snapshot type round-trips through the serializer Pekko binds for it (Jackson
+ * JSON). The list of fixtures is checked against the event types the entity declares, so a new
+ * event cannot be added without a serialization test.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class EventSerializationTest {
+
+  private final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.load());
+  private final Serialization serialization = SerializationExtension.get(testKit.system().classicSystem());
+
+  private static final Instant AT = Instant.parse("2026-11-29T00:00:00Z");
+  private static final String W = "2026-11-29";
+
+  /**
+   * A spec with every component set. It is also what the committed fixtures of the version 1 spec
+   * (backfill DELAYED exponential 5 min x2 up to 1 h, jitter 0.1, 5 retries, horizon 6 h) read as.
+   */
+  static TaskSpec fullSpec() {
+    return TaskSpec.builder("daily-digest").cron("0 0 8 * * ?", "Asia/Shanghai").window(WindowSpec.HOURLY.name())
+        .dst(new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.BOTH)).overlap(OverlapPolicy.BUFFER_ONE)
+        .retry(RetryPolicy.exponential(Duration.ofMinutes(5), 2.0, Duration.ofHours(1), 0.1).withMaxRetries(5))
+        .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(6)))
+        .lease(LeasePolicy.builder().floor(Duration.ofMinutes(2)).ceiling(Duration.ofHours(1)).factor(1.5).minSamples(10).build())
+        .job("news-digest").description("the field report's 08:00 digest").buildUnvalidated();
+  }
+
+  /** {@link #fullSpec()} as the journal holds it. */
+  static SpecRecord fullRecord() {
+    return SpecRecord.of(fullSpec());
+  }
+
+  static List<TaskJournal.Event> fixtures() {
+    Instant start = AT.minus(Duration.ofHours(8));
+    Instant end = start.plus(Duration.ofDays(1));
+    return List.of(
+        new TaskJournal.SpecDefined(fullRecord(), AT),
+        new TaskJournal.TaskPaused(AT),
+        new TaskJournal.TaskResumed(AT),
+        new TaskJournal.TaskRemoved(AT),
+        new TaskJournal.InstanceScheduled(W, start, end, AT, RunKind.BACKFILL, AT),
+        new TaskJournal.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
+        new TaskJournal.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
+        new TaskJournal.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), "pekko://almanac@127.0.0.1:25520#42", AT),
+        new TaskJournal.WindowStarted(W, start, end, AT, RunKind.FIRST, 1, AT.plusSeconds(90),
+            "pekko://almanac@127.0.0.1:25520#42", AT),
+        new TaskJournal.LeaseExtended(W, 2, AT.plusSeconds(180), AT),
+        new TaskJournal.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items", "s3://b/k", AT),
+        new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT),
+        new TaskJournal.AttemptTimedOut(W, 2, AT.plusSeconds(90), Duration.ofSeconds(90), AT),
+        new TaskJournal.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED, "after the lease", AT),
+        new TaskJournal.RetryScheduled(W, 1, AT.plusSeconds(300), AT),
+        new TaskJournal.InstanceFinalFailed(W, "retry cap 3 reached", AT),
+        new TaskJournal.InstanceResolved(W, "sent by hand", AT),
+        new TaskJournal.InstanceCancelled(W, 1, "operator", AT),
+        new TaskJournal.EffectIntended(W, 1, "push:wechat", AT),
+        new TaskJournal.EffectRecorded(W, 1, "push:wechat", "msg-1", AT),
+        new TaskJournal.EventReceived(W, "order.paid", "evt-1234", AT.minusSeconds(30), "order 1234 paid", AT),
+        new TaskJournal.EventDuplicated(W, "evt-1234", AT),
+        new TaskJournal.WindowWaiting(W, start, end, AT, RunKind.FIRST, "upstream order-export (SAME_WINDOW)",
+            AT.plus(Duration.ofHours(6)), AT),
+        new TaskJournal.WaitSatisfied(W, "upstream order-export succeeded for 2026-11-29", AT),
+        new TaskJournal.WaitEnded(W, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is FAILED", AT),
+        new TaskJournal.ConditionCheckFailed(W, "settlement-file", "timed out after PT10S", AT),
+        new TaskJournal.UpstreamRerunRecorded(W, "order-export", W, "KEPT", "the window succeeded: no window succeeds twice",
+            AT));
+  }
+
+  static TaskJournal.State snapshot() {
+    WindowState w = new WindowState(W, AT.minus(Duration.ofHours(8)), AT.plus(Duration.ofHours(16)), AT,
+        InstanceStatus.RETRY_WAIT, RunKind.RETRY, 2, 1, 2, AT.minusSeconds(60), null, "pekko://almanac@127.0.0.1:25520#42",
+        AT.plusSeconds(300), null, null, "tool timeout", Map.of("push:wechat", "msg-1"), List.of("push:email"), AT,
+        AT.plusSeconds(5), null); // skipReason: absent from snapshots written before it existed, read as null
+
+    return new TaskJournal.State(fullRecord(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
+        DurationSamples.of(100, List.of(1000L, 2000L, 3000L)), null); // removedAt: absent from snapshots before it existed
+  }
+
+  /** The snapshot of a removed task: its spec and history kept, removedAt set. */
+  static TaskJournal.State removedSnapshot() {
+    TaskJournal.State s = snapshot();
+    return new TaskJournal.State(s.spec(), false, s.windows(), s.archivedThrough(), s.archivedCount(), s.samples(),
+        AT.plusSeconds(60));
+  }
+
+  /** The trigger's events and snapshot. */
+  static List<Object> triggerFixtures() {
+    return List.of(
+        new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, null),
+        new TriggerJournal.Progressed(AT, List.of("daily-digest"), List.of("other"), AT),
+        new TriggerJournal.TaskSetAside("daily-digest", "window spec 'w': the window of the firing at " + AT
+            + " cannot be computed: IllegalStateException: boom", AT),
+        new TriggerJournal.TaskRemoved("daily-digest", AT),
+        new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"), null),
+        new TriggerJournal.HandedOver(AT, "pekko://almanac@127.0.0.1:25520", AT.plusSeconds(1)));
+  }
+
+  @Test
+  @DisplayName("the trigger's events and snapshot round-trip unchanged")
+  void triggerTypesRoundTrip() {
+    for (Object value : triggerFixtures()) {
+      assertEquals(value, roundTrip(value), value.getClass().getSimpleName());
+    }
+    Set<Class<?>> declared = Arrays.stream(TriggerJournal.class.getDeclaredClasses())
+        .filter(c -> (TriggerJournal.Event.class.isAssignableFrom(c) || c == TriggerJournal.State.class) && !c.isInterface())
+        .collect(Collectors.toSet());
+    assertEquals(declared, triggerFixtures().stream().map(Object::getClass).collect(Collectors.toSet()));
+  }
+
+  @AfterAll
+  void shutdown() {
+    testKit.shutdownTestKit();
+  }
+
+  private Object roundTrip(Object value) {
+    Serializer serializer = serialization.findSerializerFor(value);
+    assertTrue(serializer instanceof JacksonJsonSerializer, value.getClass() + " must be bound to Jackson JSON, is " + serializer);
+    byte[] bytes = serializer.toBinary(value);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+    return serialization.deserialize(bytes, serializer.identifier(), manifest).get();
+  }
+
+  /**
+   * The committed fixtures: the JSON each event and snapshot type was written as. Reading them with
+   * today's code must give today's fixture objects, so a renamed type, field or enum constant fails
+   * here before it breaks a user's journal. A type with a migration is written with its version in
+   * the manifest ({@code ...$SpecDefined#2}); its fixture is {@code <Type>.v<version>.json}, and the
+   * fixtures of its older versions stay, read by {@link #fixturesOfOlderVersionsStillRead}. After an
+   * intended, migrated change, regenerate them with {@code mvn -pl runtime test
+   * -Dtest=EventSerializationTest -Dalmanac.writeFixtures=true}.
+   */
+  @Test
+  @DisplayName("committed JSON fixtures of every event and of the snapshot still read as the same values")
+  void committedFixturesStillRead() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    boolean write = Boolean.getBoolean("almanac.writeFixtures");
+    List<Object> all = new java.util.ArrayList<>(fixtures());
+    all.add(snapshot());
+    all.addAll(triggerFixtures());
+    for (Object value : all) {
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      java.nio.file.Path file = dir.resolve(fixtureName(value, manifest));
+      if (write) {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
+            java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        continue;
+      }
+      assertTrue(java.nio.file.Files.exists(file), "missing fixture " + file + ": regenerate with -Dalmanac.writeFixtures=true");
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(manifest, lines.get(0), "the manifest (class name) of " + file + " changed: a rename needs a migration");
+      Object read = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get();
+      assertEquals(value, read, file + " no longer reads as the same value: a changed field needs a migration");
+    }
+  }
+
+  /** {@code TaskJournal.SpecDefined.json}, or {@code TaskJournal.SpecDefined.v2.json} for a versioned manifest. */
+  private static String fixtureName(Object value, String manifest) {
+    int hash = manifest.indexOf('#');
+    String version = hash < 0 ? "" : ".v" + manifest.substring(hash + 1);
+    return value.getClass().getEnclosingClass().getSimpleName() + "." + value.getClass().getSimpleName() + version + ".json";
+  }
+
+  /**
+   * The types that hold a spec are at version 2 ({@link io.almanac.journal.TaskSpecMigration}): their
+   * fixtures of version 1, committed before (a {@code backfill} object in the spec, no version in the
+   * manifest), read as today's values, with the same retry and catch-up behaviour.
+   */
+  @Test
+  @DisplayName("events and snapshots holding a version 1 spec (one backfill policy) still read, as the same behaviour")
+  void fixturesOfOlderVersionsStillRead() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    List<Object> specHolders = List.of(fixtures().get(0), snapshot(), triggerFixtures().get(0), triggerFixtures().get(4));
+    for (Object value : specHolders) {
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      assertTrue(manifest.endsWith("#" + io.almanac.journal.TaskSpecMigration.VERSION), manifest);
+      java.nio.file.Path file = dir.resolve(fixtureName(value, manifest.substring(0, manifest.indexOf('#'))));
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(value.getClass().getName(), lines.get(0), "version 1: no version in the manifest of " + file);
+      assertTrue(lines.get(1).contains("\"backfill\":{\"mode\":\"DELAYED\""), file + " holds the version 1 spec");
+      Object read = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get();
+      assertEquals(value, read, file + " must read as today's " + value.getClass().getName());
+    }
+  }
+
+  /**
+   * Journals written before the journal's types moved to {@code io.almanac.journal} hold the old
+   * class names ({@code TaskEntity.*.json} here, committed before the move): they read as today's
+   * values through {@link io.almanac.journal.JournalRenames}.
+   */
+  @Test
+  @DisplayName("events and snapshots written under the old class names (io.almanac.internal.TaskEntity$...) still read")
+  void journalsWrittenBeforeTheMoveStillRead() throws Exception {
+    List<Object> today = new java.util.ArrayList<>(fixtures());
+    today.removeIf(v -> AFTER_THE_MOVE.contains(v.getClass()));
+    today.add(snapshot());
+    assertEquals(19, readUnderOldNames("TaskEntity", today), "18 event types and the snapshot");
+  }
+
+  /** Types added after the journal's types moved: they were never written under the old names. */
+  private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class,
+      TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
+      TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
+      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class);
+
+  /**
+   * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
+   * io.almanac.journal.TriggerJournal} ({@code TriggerActor.*.json} here, committed before the
+   * move) read as today's values through {@link io.almanac.journal.JournalRenames}.
+   */
+  @Test
+  @DisplayName("the trigger's events and snapshot written under the old class names (io.almanac.internal.TriggerActor$...) still read")
+  void triggerJournalsWrittenBeforeTheMoveStillRead() throws Exception {
+    List<Object> today = new java.util.ArrayList<>(triggerFixtures());
+    today.removeIf(v -> AFTER_THE_MOVE.contains(v.getClass()));
+    assertEquals(4, readUnderOldNames("TriggerActor", today), "3 event types and the snapshot");
+  }
+
+  /** Reads each value's pre-move fixture {@code <oldClass>.<Name>.json}; returns how many read as the value. */
+  private int readUnderOldNames(String oldClass, List<Object> today) throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    int read = 0;
+    for (Object value : today) {
+      java.nio.file.Path file = dir.resolve(oldClass + "." + value.getClass().getSimpleName() + ".json");
+      assertTrue(java.nio.file.Files.exists(file), "missing pre-move fixture " + file);
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals("io.almanac.internal." + oldClass + "$" + value.getClass().getSimpleName(), lines.get(0));
+      Serializer serializer = serialization.findSerializerFor(value);
+      Object old = serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get();
+      assertEquals(value, old, file + " must read as today's " + value.getClass().getName());
+      read++;
+    }
+    return read;
+  }
+
+  /** A one-shot task's spec (its instant in {@code once}, no cron), as its SpecDefined is written. */
+  static TaskJournal.SpecDefined oneShotSpecDefined() {
+    return new TaskJournal.SpecDefined(SpecRecord.of(oneShotSpec()), AT);
+  }
+
+  /** A one-shot task's spec: its instant in {@code once}, no cron. */
+  static TaskSpec oneShotSpec() {
+    return TaskSpec.builder("launch").once(Instant.parse("2026-12-01T08:00:00Z"))
+        .catchUp(CatchUpPolicy.all().withHorizon(Duration.ofHours(1))).job("launch-job")
+        .description("run once").build();
+  }
+
+  /**
+   * Shapes of a type beyond its {@link #fixtures()} value, each with its own committed fixture
+   * {@code <Enclosing>.<Type>.<shape>.json}, so a renamed component of that shape fails here: a
+   * one-shot task's spec ({@code once} set, no cron), a removed task's snapshot ({@code
+   * removedAt} set) and a registration whose windows are fired from an earlier instant ({@code
+   * since} set) and the trigger's snapshot after a hand-over ({@code handedOverAt} set). Written with
+   * the other fixtures under {@code -Dalmanac.writeFixtures=true}.
+   */
+  static Map<String, Object> shapes() {
+    return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
+        "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
+        "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
+            AT.plusSeconds(1)));
+  }
+
+  @Test
+  @DisplayName("R1/R31: a one-shot spec and a removed task's snapshot round-trip, and their committed fixtures still read")
+  void shapeFixturesStillRead() throws Exception {
+    boolean write = Boolean.getBoolean("almanac.writeFixtures");
+    for (Map.Entry<String, Object> shape : shapes().entrySet()) {
+      Object value = shape.getValue();
+      assertEquals(value, roundTrip(value), shape.getKey());
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      java.nio.file.Path file = java.nio.file.Path.of("src/test/resources/serialization", value.getClass().getEnclosingClass()
+          .getSimpleName() + "." + value.getClass().getSimpleName() + "." + shape.getKey() + ".json");
+      if (write) {
+        java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
+            java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        continue;
+      }
+      assertTrue(java.nio.file.Files.exists(file), "missing fixture " + file + ": regenerate with -Dalmanac.writeFixtures=true");
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(manifest, lines.get(0), file.toString());
+      assertEquals(value, serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get(), file + " no longer reads as the same value");
+    }
+  }
+
+  /**
+   * The typed facts a final failure and a cancel carry since they were recorded (a final failure's
+   * {@code decision} and {@code lastCause}, a cancel's {@code cause}), each with its committed fixture
+   * {@code TaskJournal.<Type>.typed.json}: they round-trip and their fixtures read as the same values.
+   */
+  static Map<String, TaskJournal.Event> typedShapes() {
+    return Map.of(
+        "TaskJournal.InstanceFinalFailed.typed.json", TaskJournal.InstanceFinalFailed.after(W, "retry cap 3 reached",
+            "lease expired at 2026-11-29T00:01:30Z", AT),
+        "TaskJournal.InstanceCancelled.typed.json", new TaskJournal.InstanceCancelled(W, 1, "superseded by window 2026-11-30",
+            AT, TaskJournal.CancelCause.SUPERSEDED));
+  }
+
+  @Test
+  @DisplayName("R15/R6/R31: a final failure's decision and last cause and a cancel's cause round-trip, and their committed "
+      + "fixtures still read")
+  void typedFactsRoundTripAndTheirFixturesRead() throws Exception {
+    assertEquals("retry cap 3 reached; last: lease expired at 2026-11-29T00:01:30Z",
+        ((TaskJournal.InstanceFinalFailed) typedShapes().get("TaskJournal.InstanceFinalFailed.typed.json")).reason(),
+        "the reason people read is rendered from the two facts, as before they were recorded");
+    for (Map.Entry<String, TaskJournal.Event> shape : typedShapes().entrySet()) {
+      TaskJournal.Event value = shape.getValue();
+      assertEquals(value, roundTrip(value), shape.getKey());
+      Serializer serializer = serialization.findSerializerFor(value);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
+      java.nio.file.Path file = java.nio.file.Path.of("src/test/resources/serialization", shape.getKey());
+      if (Boolean.getBoolean("almanac.writeFixtures")) {
+        java.nio.file.Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value),
+            java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        continue;
+      }
+      List<String> lines = java.nio.file.Files.readAllLines(file);
+      assertEquals(manifest, lines.get(0), "the typed facts are new fields, not a new type or version: " + file);
+      assertEquals(value, serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          serializer.identifier(), lines.get(0)).get(), file + " no longer reads as the same value");
+    }
+  }
+
+  /**
+   * Final failures and cancels written before their typed facts were recorded (the committed
+   * fixtures, under today's and the pre-move class names) read with those facts null, their reason
+   * as written; an event without them is still written in that old shape (a null fact is left out).
+   */
+  @Test
+  @DisplayName("R24: a final failure and a cancel written before their typed facts read with them null, and are still "
+      + "written in the old shape")
+  void eventsWrittenBeforeTheTypedFactsRead() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    for (String prefix : List.of("TaskJournal", "TaskEntity")) {
+      TaskJournal.InstanceFinalFailed ff = (TaskJournal.InstanceFinalFailed) readFixture(dir.resolve(prefix
+          + ".InstanceFinalFailed.json"));
+      assertEquals(new TaskJournal.InstanceFinalFailed(W, "retry cap 3 reached", AT, null, null), ff, prefix);
+      TaskJournal.InstanceCancelled c = (TaskJournal.InstanceCancelled) readFixture(dir.resolve(prefix
+          + ".InstanceCancelled.json"));
+      assertEquals(new TaskJournal.InstanceCancelled(W, 1, "operator", AT, null), c, prefix);
+    }
+    for (TaskJournal.Event old : List.of(new TaskJournal.InstanceFinalFailed(W, "retry cap 3 reached", AT),
+        new TaskJournal.InstanceCancelled(W, 1, "operator", AT))) {
+      String json = new String(serialization.findSerializerFor(old).toBinary(old), java.nio.charset.StandardCharsets.UTF_8);
+      String committed = java.nio.file.Files.readAllLines(dir.resolve("TaskJournal." + old.getClass().getSimpleName()
+          + ".json")).get(1);
+      assertEquals(committed, json, "an event without its typed facts is written as before they existed");
+    }
+  }
+
+  private Object readFixture(java.nio.file.Path file) throws Exception {
+    List<String> lines = java.nio.file.Files.readAllLines(file);
+    Serializer serializer = serialization.serializerFor(Class.forName("io.almanac.journal.TaskJournal$InstanceCancelled"));
+    return serialization.deserialize(lines.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(),
+        lines.get(0)).get();
+  }
+
+  @Test
+  @DisplayName("a skipped window's typed reason survives a snapshot round trip")
+  void skipReasonRoundTrips() {
+    WindowState skipped = new WindowState(W, AT, AT.plusSeconds(1), AT, InstanceStatus.SKIPPED, RunKind.FIRST, 0, 0, 0, null,
+        null, null, null, null, null, "PREVIOUS_RUNNING: window x is RUNNING", Map.of(), List.of(), AT, AT,
+        SkipReason.PREVIOUS_RUNNING);
+    TaskJournal.State s = new TaskJournal.State(fullRecord(), false, Map.of(W, skipped), null, 0, DurationSamples.empty(10), null);
+    assertEquals(s, roundTrip(s));
+  }
+
+  @Test
+  @DisplayName("every event type declared by TaskJournal has a fixture here")
+  void everyEventTypeHasAFixture() {
+    Set<Class<?>> declared = Arrays.stream(TaskJournal.class.getDeclaredClasses())
+        .filter(c -> TaskJournal.Event.class.isAssignableFrom(c) && !c.isInterface())
+        .collect(Collectors.toSet());
+    Set<Class<?>> covered = fixtures().stream().map(Object::getClass).collect(Collectors.toSet());
+    assertEquals(declared, covered);
+  }
+
+  @Test
+  @DisplayName("every event round-trips unchanged through Jackson JSON")
+  void eventsRoundTrip() {
+    for (TaskJournal.Event e : fixtures()) {
+      assertEquals(e, roundTrip(e), e.getClass().getSimpleName());
+    }
+  }
+
+  @Test
+  @DisplayName("the snapshot (state with spec, windows, ledger, samples) round-trips unchanged")
+  void snapshotRoundTrips() {
+    TaskJournal.State s = snapshot();
+    assertEquals(s, roundTrip(s));
+    TaskJournal.State empty = TaskJournal.State.empty(100);
+    assertEquals(empty, roundTrip(empty));
+  }
+
+  @Test
+  @DisplayName("a window list (the answer of windows()) round-trips with the attempt's start; one from a node that "
+      + "did not send it reads with startedAt null")
+  void windowListRoundTrips() {
+    io.almanac.WindowView view = new io.almanac.WindowView("t", io.almanac.WindowKey.of(W), AT, AT.plusSeconds(60), AT,
+        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of("k", "v"), AT, AT,
+        AT.plusSeconds(1), null, null);
+    TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
+    assertEquals(list, roundTrip(list));
+    Serializer serializer = serialization.findSerializerFor(list);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(list);
+    String json = new String(serialization.serialize(list).get(), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(json.contains("\"startedAt\""), json);
+    String older = json.replaceAll(",?\"startedAt\":\"[^\"]*\"", "");
+    TaskProtocol.WindowList read = (TaskProtocol.WindowList) serialization.deserialize(
+        older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    assertEquals(null, read.windows().get(0).startedAt(), older);
+    assertEquals(view.window(), read.windows().get(0).window());
+  }
+
+  @Test
+  @DisplayName("a task's view (the answer of task()) round-trips with archivedThrough; one from a node that did not send "
+      + "it reads with null")
+  void taskInfoRoundTrips() {
+    io.almanac.TaskView view = new io.almanac.TaskView(fullSpec(), true, 3, 7, 1, 5, Duration.ofSeconds(2),
+        Duration.ofMinutes(2), Duration.ofHours(1), false, AT.plusSeconds(3600), null, AT.minusSeconds(86_400));
+    TaskProtocol.TaskInfo info = new TaskProtocol.TaskInfo(view);
+    assertEquals(info, roundTrip(info));
+    Serializer serializer = serialization.findSerializerFor(info);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(info);
+    String json = new String(serialization.serialize(info).get(), java.nio.charset.StandardCharsets.UTF_8);
+    String older = json.replaceAll(",?\"archivedThrough\":\"[^\"]*\"", "");
+    assertTrue(!older.equals(json), json);
+    TaskProtocol.TaskInfo read = (TaskProtocol.TaskInfo) serialization.deserialize(
+        older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    assertEquals(null, read.view().archivedThrough(), older);
+    assertEquals(view.spec(), read.view().spec());
+  }
+}
