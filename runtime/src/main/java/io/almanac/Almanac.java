@@ -1,13 +1,13 @@
 package io.almanac;
 
-import io.almanac.internal.protocol.TriggerProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.protocol.Asks;
 import io.almanac.internal.executor.JobRegistry;
 import io.almanac.internal.meter.MessageTap;
-import io.almanac.internal.node.Node;
 import io.almanac.internal.meter.NodeMeters;
+import io.almanac.internal.node.Node;
 import io.almanac.internal.node.PublishGate;
+import io.almanac.internal.protocol.Asks;
+import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.protocol.TriggerProtocol;
 import io.almanac.internal.task.TaskEntity;
 import io.almanac.internal.trigger.TriggerActor;
 import io.almanac.journal.SpecRecord;

@@ -1,10 +1,9 @@
 package io.almanac;
 
-import io.almanac.journal.TaskJournal;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

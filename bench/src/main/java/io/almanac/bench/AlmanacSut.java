@@ -1,6 +1,5 @@
 package io.almanac.bench;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
@@ -10,6 +9,7 @@ import io.almanac.JobResult;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
 import io.almanac.WindowView;
+import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.persistence.SchemaBootstrap;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,13 +1,10 @@
 package io.almanac.persistence;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.internal.protocol.TaskProtocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
+import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
@@ -17,13 +14,15 @@ import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
 import io.almanac.internal.executor.Executor;
-import io.almanac.internal.task.TaskEntity;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.AttemptGrant;
 import io.almanac.internal.protocol.TaskProtocol.Command;
-import io.almanac.Decision;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.internal.task.TaskSettings;
+import io.almanac.journal.SpecRecord;
 import io.almanac.testkit.SettableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,22 +1,21 @@
 package io.almanac.persistence;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.Decision;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
+import io.almanac.Decision;
 import io.almanac.JobResult;
 import io.almanac.TaskSpec;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
-import io.almanac.internal.task.TaskEntity;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.Command;
+import io.almanac.internal.task.TaskEntity;
 import io.almanac.internal.task.TaskSettings;
+import io.almanac.journal.SpecRecord;
 import io.almanac.persistence.audit.Audit;
 import io.almanac.persistence.audit.AuditRequest;
 import io.almanac.testkit.SettableClock;

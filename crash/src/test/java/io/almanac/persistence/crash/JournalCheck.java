@@ -1,9 +1,8 @@
 package io.almanac.persistence.crash;
 
-import io.almanac.journal.TaskJournal;
-
 import com.typesafe.config.Config;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.Audit;
 import io.almanac.persistence.audit.AuditEvent;
 import io.almanac.persistence.audit.AuditReader;

@@ -1,7 +1,5 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.TaskJournal;
-
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.ran;
 import static io.almanac.persistence.audit.DailyEvents.spec;
@@ -11,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import io.almanac.OverlapPolicy;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,18 +1,16 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.journal.TaskJournal;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.almanac.RunKind;
 import io.almanac.TaskSpec;
+import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.persistence.audit.AuditTesting.Result;
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.Schedules;
-import io.almanac.internal.task.TaskEntity;
-import io.almanac.persistence.audit.AuditTesting.Result;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,11 +1,10 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.TaskJournal;
-
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.SchemaBootstrap;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

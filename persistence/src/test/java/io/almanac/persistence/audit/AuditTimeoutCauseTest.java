@@ -1,7 +1,5 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.TaskJournal;
-
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.journal;
@@ -17,6 +15,7 @@ import com.typesafe.config.Config;
 import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,7 +1,5 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.TaskJournal;
-
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.journal;
@@ -18,6 +16,7 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.almanac.OverlapPolicy;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.nio.file.Path;
 import java.time.Duration;

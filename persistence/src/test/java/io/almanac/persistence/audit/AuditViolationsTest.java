@@ -1,7 +1,5 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.TaskJournal;
-
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.journal;
@@ -23,6 +21,7 @@ import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.AuditTesting.Result;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,9 +1,5 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.journal.TaskJournal;
-
 import io.almanac.JobResult;
 import io.almanac.MissReason;
 import io.almanac.OverlapPolicy;
@@ -11,6 +7,8 @@ import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;

@@ -1,8 +1,7 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.TaskJournal;
-
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import java.util.List;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;

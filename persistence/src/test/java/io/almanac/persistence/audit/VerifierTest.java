@@ -1,7 +1,5 @@
 package io.almanac.persistence.audit;
 
-import io.almanac.journal.TaskJournal;
-
 import static io.almanac.persistence.audit.DailyEvents.daily;
 import static io.almanac.persistence.audit.DailyEvents.due;
 import static io.almanac.persistence.audit.DailyEvents.failed;
@@ -25,6 +23,7 @@ import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.internal.task.TaskEntity;
+import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.VerificationReport.Invariant;
 import io.almanac.persistence.audit.VerificationReport.Violation;
 import java.time.Duration;

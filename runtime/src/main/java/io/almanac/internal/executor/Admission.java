@@ -1,9 +1,8 @@
 package io.almanac.internal.executor;
 
+import io.almanac.RunKind;
 import io.almanac.internal.lease.LeaseExpiry;
 import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.RunKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;

@@ -1,30 +1,28 @@
 package io.almanac.internal.executor;
 
-import io.almanac.internal.lease.ExecutorFence;
-import io.almanac.internal.lease.LeaseExpiry;
-import io.almanac.internal.meter.AttemptMdc;
-import io.almanac.internal.meter.NodeMeters;
-import io.almanac.internal.protocol.Asks;
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.internal.protocol.ExecutorProtocol.Command;
-import io.almanac.internal.protocol.ExecutorProtocol.Offer;
-import io.almanac.internal.protocol.ExecutorProtocol.Started;
-import io.almanac.internal.protocol.ExecutorProtocol.Declined;
-import io.almanac.internal.protocol.ExecutorProtocol.TaskRecovered;
-import io.almanac.internal.protocol.ExecutorProtocol.CancelAttempt;
-import io.almanac.internal.protocol.ExecutorProtocol.Drain;
-import io.almanac.internal.protocol.ExecutorProtocol.GetStats;
-import io.almanac.internal.protocol.ExecutorProtocol.Stats;
-import io.almanac.internal.protocol.ExecutorProtocol.NodeDown;
-
 import io.almanac.AgentJob;
 import io.almanac.Alert;
 import io.almanac.AlertSink;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
+import io.almanac.internal.lease.ExecutorFence;
+import io.almanac.internal.lease.LeaseExpiry;
+import io.almanac.internal.meter.AttemptMdc;
+import io.almanac.internal.meter.NodeMeters;
+import io.almanac.internal.protocol.Asks;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.ExecutorProtocol.CancelAttempt;
+import io.almanac.internal.protocol.ExecutorProtocol.Command;
+import io.almanac.internal.protocol.ExecutorProtocol.Declined;
+import io.almanac.internal.protocol.ExecutorProtocol.Drain;
+import io.almanac.internal.protocol.ExecutorProtocol.GetStats;
+import io.almanac.internal.protocol.ExecutorProtocol.NodeDown;
+import io.almanac.internal.protocol.ExecutorProtocol.Offer;
+import io.almanac.internal.protocol.ExecutorProtocol.Started;
+import io.almanac.internal.protocol.ExecutorProtocol.Stats;
+import io.almanac.internal.protocol.ExecutorProtocol.TaskRecovered;
+import io.almanac.internal.protocol.TaskProtocol;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

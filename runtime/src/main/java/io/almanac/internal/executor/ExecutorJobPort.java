@@ -1,13 +1,12 @@
 package io.almanac.internal.executor;
 
+import io.almanac.AlmanacException;
+import io.almanac.JobResult;
+import io.almanac.WindowKey;
 import io.almanac.internal.lease.ExecutorFence;
 import io.almanac.internal.protocol.Asks;
 import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.AlmanacException;
-import io.almanac.JobResult;
-import io.almanac.WindowKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;

@@ -1,13 +1,12 @@
 package io.almanac.internal.executor;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import io.almanac.EffectLedger;
 import io.almanac.EffectOutcomeUnknownException;
 import io.almanac.JobContext;
 import io.almanac.LeaseLostException;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.HashSet;

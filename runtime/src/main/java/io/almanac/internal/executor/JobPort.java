@@ -1,8 +1,7 @@
 package io.almanac.internal.executor;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import io.almanac.JobResult;
+import io.almanac.internal.protocol.TaskProtocol;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletionStage;

@@ -1,10 +1,9 @@
 package io.almanac.internal.executor;
 
-import io.almanac.internal.meter.AttemptMdc;
-
 import io.almanac.AgentJob;
 import io.almanac.JobContext;
 import io.almanac.JobResult;
+import io.almanac.internal.meter.AttemptMdc;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,5 @@
 package io.almanac.internal.lease;
 
-
 import com.typesafe.config.Config;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,5 @@
 package io.almanac.internal.meter;
 
-
 import org.slf4j.MDC;
 
 /**

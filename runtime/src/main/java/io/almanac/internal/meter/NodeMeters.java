@@ -1,9 +1,8 @@
 package io.almanac.internal.meter;
 
-import io.almanac.internal.lease.LeaseExpiry;
-
 import io.almanac.InstanceStatus;
 import io.almanac.RunKind;
+import io.almanac.internal.lease.LeaseExpiry;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.AttemptFailed;

@@ -1,5 +1,12 @@
 package io.almanac.internal.node;
 
+import com.typesafe.config.Config;
+import io.almanac.AlertSink;
+import io.almanac.AlertSinks;
+import io.almanac.AlmanacException;
+import io.almanac.InvalidSpecException;
+import io.almanac.NodeHealth;
+import io.almanac.TaskSpec;
 import io.almanac.internal.executor.Executor;
 import io.almanac.internal.executor.ExecutorSettings;
 import io.almanac.internal.executor.JobRegistry;
@@ -19,14 +26,6 @@ import io.almanac.internal.task.TaskSettings;
 import io.almanac.internal.task.TaskShardingSettings;
 import io.almanac.internal.trigger.TriggerActor;
 import io.almanac.internal.trigger.TriggerSettings;
-
-import com.typesafe.config.Config;
-import io.almanac.AlertSink;
-import io.almanac.AlertSinks;
-import io.almanac.AlmanacException;
-import io.almanac.InvalidSpecException;
-import io.almanac.NodeHealth;
-import io.almanac.TaskSpec;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;

@@ -1,10 +1,9 @@
 package io.almanac.internal.node;
 
-import io.almanac.internal.protocol.Asks;
-import io.almanac.internal.protocol.TriggerProtocol;
-
 import io.almanac.Alert;
 import io.almanac.AlertSink;
+import io.almanac.internal.protocol.Asks;
+import io.almanac.internal.protocol.TriggerProtocol;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,5 @@
 package io.almanac.internal.protocol;
 
-
 import io.almanac.RunKind;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;

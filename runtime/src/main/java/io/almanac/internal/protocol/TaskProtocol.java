@@ -1,16 +1,14 @@
 package io.almanac.internal.protocol;
 
-
-import io.almanac.journal.TaskJournal;
-
 import io.almanac.Decision;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
 import io.almanac.TaskSpec;
-import io.almanac.journal.SpecRecord;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,5 @@
 package io.almanac.internal.protocol;
 
-
 import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TriggerJournal;
 import java.time.Instant;

@@ -1,32 +1,30 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.lease.ExecutorLiveness;
-import io.almanac.internal.lease.LeaseExpiry;
-
-import io.almanac.journal.TaskJournal;
-import io.almanac.journal.WindowState;
-import io.almanac.journal.Transition;
-
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
+import io.almanac.OverlapPolicy;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RetryPolicy;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
-import io.almanac.journal.TaskJournal.AttemptFailed;
+import io.almanac.internal.lease.ExecutorLiveness;
+import io.almanac.internal.lease.LeaseExpiry;
 import io.almanac.internal.protocol.TaskProtocol.AttemptGrant;
+import io.almanac.internal.protocol.TaskProtocol.FinishAttempt;
+import io.almanac.internal.protocol.TaskProtocol.LeaseGranted;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.AttemptFailed;
 import io.almanac.journal.TaskJournal.AttemptStarted;
 import io.almanac.journal.TaskJournal.AttemptSucceeded;
 import io.almanac.journal.TaskJournal.Event;
-import io.almanac.internal.protocol.TaskProtocol.FinishAttempt;
 import io.almanac.journal.TaskJournal.InstanceFinalFailed;
 import io.almanac.journal.TaskJournal.InstanceScheduled;
 import io.almanac.journal.TaskJournal.LateResultRecorded;
 import io.almanac.journal.TaskJournal.LeaseExtended;
-import io.almanac.internal.protocol.TaskProtocol.LeaseGranted;
 import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.State;
-import io.almanac.OverlapPolicy;
+import io.almanac.journal.Transition;
+import io.almanac.journal.WindowState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,9 +1,8 @@
 package io.almanac.internal.task;
 
-import io.almanac.journal.TaskJournal;
-
 import io.almanac.AlmanacException;
 import io.almanac.RefusedException;
+import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.State;
 import java.util.List;

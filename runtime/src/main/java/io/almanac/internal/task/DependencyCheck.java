@@ -1,9 +1,9 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import io.almanac.DependencyTrigger;
 import io.almanac.InstanceStatus;
+import io.almanac.RefusedException;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.UpstreamReport;
 import io.almanac.internal.protocol.TaskProtocol.UpstreamWindow;
 import io.almanac.journal.SpecRecord;
@@ -17,7 +17,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import io.almanac.RefusedException;
 import org.apache.pekko.pattern.StatusReply;
 
 /**

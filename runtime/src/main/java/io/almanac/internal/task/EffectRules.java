@@ -1,15 +1,14 @@
 package io.almanac.internal.task;
 
-import io.almanac.journal.TaskJournal;
-import io.almanac.journal.WindowState;
-
 import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
-import io.almanac.journal.TaskJournal.EffectIntended;
-import io.almanac.journal.TaskJournal.EffectRecorded;
 import io.almanac.internal.protocol.TaskProtocol.EffectReply;
 import io.almanac.internal.protocol.TaskProtocol.RecordEffect;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.EffectIntended;
+import io.almanac.journal.TaskJournal.EffectRecorded;
 import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowState;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

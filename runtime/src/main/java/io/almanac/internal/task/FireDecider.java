@@ -1,27 +1,26 @@
 package io.almanac.internal.task;
 
-import io.almanac.journal.TaskJournal;
-import io.almanac.journal.WindowState;
-import io.almanac.journal.Transition;
-
 import io.almanac.CatchUpPolicy;
+import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.MissReason;
 import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RunKind;
 import io.almanac.internal.protocol.TaskProtocol.CatchUpOutcome;
-import io.almanac.Decision;
 import io.almanac.internal.protocol.TaskProtocol.DueFire;
-import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.FireSkipped;
 import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal.InstanceScheduled;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.Transition;
+import io.almanac.journal.WindowState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,12 +1,11 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import io.almanac.DependencyTrigger;
 import io.almanac.InstanceStatus;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.GateChecked;

@@ -2,7 +2,6 @@ package io.almanac.internal.task;
 
 import io.almanac.internal.protocol.Asks;
 import io.almanac.internal.protocol.TaskProtocol;
-
 import io.almanac.internal.protocol.TaskProtocol.GateChecked;
 import io.almanac.internal.protocol.TaskProtocol.GetUpstreamReport;
 import io.almanac.internal.protocol.TaskProtocol.UpstreamReport;

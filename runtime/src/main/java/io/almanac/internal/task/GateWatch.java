@@ -1,6 +1,7 @@
 package io.almanac.internal.task;
 
 import io.almanac.InstanceStatus;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.WindowState;
 import java.time.Duration;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import io.almanac.journal.SpecRecord;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**

@@ -1,14 +1,13 @@
 package io.almanac.internal.task;
 
 import io.almanac.internal.meter.NodeMeters;
-import io.almanac.internal.protocol.TriggerProtocol;
-
 import io.almanac.internal.protocol.TaskProtocol.Admitted;
 import io.almanac.internal.protocol.TaskProtocol.Command;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
 import io.almanac.internal.protocol.TaskProtocol.OfferUnanswered;
 import io.almanac.internal.protocol.TaskProtocol.Queued;
+import io.almanac.internal.protocol.TriggerProtocol;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.AttemptStarted;
 import io.almanac.journal.TaskJournal.Event;

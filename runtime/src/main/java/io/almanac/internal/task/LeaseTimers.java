@@ -1,10 +1,9 @@
 package io.almanac.internal.task;
 
+import io.almanac.InstanceStatus;
 import io.almanac.internal.lease.ExecutorLiveness;
 import io.almanac.internal.lease.LeaseExpiry;
 import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.InstanceStatus;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.WindowState;
 import java.time.Duration;

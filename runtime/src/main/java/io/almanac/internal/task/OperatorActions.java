@@ -1,12 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.schedule.DueWindow;
-import io.almanac.schedule.TaskSchedule;
-import io.almanac.journal.SpecRecord;
-import io.almanac.journal.TaskJournal;
-import io.almanac.journal.WindowState;
-import io.almanac.journal.Transition;
-
 import io.almanac.IllegalTransitionException;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
@@ -17,8 +10,10 @@ import io.almanac.TaskSpec;
 import io.almanac.Window;
 import io.almanac.WindowKey;
 import io.almanac.internal.protocol.TaskProtocol.BackfillReport;
-import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.FireSkipped;
 import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal.InstanceResolved;
@@ -28,6 +23,10 @@ import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.TaskPaused;
 import io.almanac.journal.TaskJournal.TaskRemoved;
 import io.almanac.journal.TaskJournal.TaskResumed;
+import io.almanac.journal.Transition;
+import io.almanac.journal.WindowState;
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.TaskSchedule;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,14 +1,13 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.lease.LeaseExpiry;
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TriggerProtocol;
-
 import io.almanac.Alert;
 import io.almanac.InstanceStatus;
 import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
+import io.almanac.internal.lease.LeaseExpiry;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TriggerProtocol;
 import io.almanac.journal.TaskJournal.AttemptFailed;
 import io.almanac.journal.TaskJournal.AttemptSucceeded;
 import io.almanac.journal.TaskJournal.AttemptTimedOut;

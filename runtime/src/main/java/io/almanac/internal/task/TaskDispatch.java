@@ -1,10 +1,9 @@
 package io.almanac.internal.task;
 
+import io.almanac.RunKind;
 import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TriggerProtocol;
-
-import io.almanac.RunKind;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.WindowState;
 import java.time.Duration;

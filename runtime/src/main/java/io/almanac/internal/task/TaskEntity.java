@@ -1,15 +1,14 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.meter.AttemptMdc;
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TriggerProtocol;
-
 import io.almanac.InstanceStatus;
 import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
-import io.almanac.internal.task.AttemptLifecycle.Settled;
+import io.almanac.internal.meter.AttemptMdc;
 import io.almanac.internal.meter.NodeMeters.Origin;
+import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.internal.protocol.TaskProtocol.*;
+import io.almanac.internal.protocol.TriggerProtocol;
+import io.almanac.internal.task.AttemptLifecycle.Settled;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
 import io.almanac.journal.TaskJournal;
@@ -82,7 +81,6 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
 
   /** The entity of a task, with its clock (principle 3), settings and what it talks to besides its journal. */
   public static Behavior<Command> create(String taskId, Clock clock, TaskSettings settings, TaskEnv env) {
-    // the entity's log lines carry its task's id in the MDC, as the job's do (AttemptMdc.MDC_TASK)
     return Behaviors.withMdc(Command.class, java.util.Map.of(AttemptMdc.MDC_TASK, taskId),
         Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new TaskEntity(taskId, clock, settings, env, ctx, timers))));
   }
@@ -125,8 +123,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
 
   @Override
   public java.util.Optional<Integer> stashCapacity() {
-    // Explicit, so that the publishes each node may queue here (almanac.task.max-pending-publishes) are
-    // checked against it at start; Pekko drops what does not fit.
+    // explicit: checked at start against almanac.task.max-pending-publishes; Pekko drops what does not fit
     return java.util.Optional.of(settings.stashCapacity());
   }
 
@@ -383,8 +380,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     }
     leases.arm(state, now(), env.executors(), env.goneRecheck());
     dispatch.offerPending(state, written);
-    // one instant for the checks started and the next wake reported: read twice, a clock that moved
-    // between the two (a poll that took a moment) skipped a poll interval
+    // one instant for the checks started and the wake reported (a clock read twice could skip a poll)
     Instant now = now();
     gateWatch.checkDue(state, settings.dependencyPoll(), now);
     dispatch.afterWrite(state, now, lastSequenceNumber(ctx));

@@ -1,13 +1,12 @@
 package io.almanac.internal.task;
 
+import io.almanac.AlertSink;
 import io.almanac.internal.lease.ExecutorLiveness;
 import io.almanac.internal.meter.NodeMeters;
 import io.almanac.internal.meter.SkipSummary;
 import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TriggerProtocol;
-
-import io.almanac.AlertSink;
 import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Predicate;

@@ -1,8 +1,8 @@
 package io.almanac.internal.task;
 
-import io.almanac.config.Settings;
 import com.typesafe.config.Config;
 import io.almanac.InvalidSpecException;
+import io.almanac.config.Settings;
 import java.time.Duration;
 
 /**

@@ -1,20 +1,19 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.schedule.DueWindow;
-import io.almanac.schedule.Schedules;
-import io.almanac.schedule.TaskSchedule;
+import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
 import io.almanac.OverlapPolicy;
 import io.almanac.ScheduleComputationException;
-import io.almanac.journal.SpecRecord;
 import io.almanac.TaskView;
 import io.almanac.WindowView;
-import io.almanac.InstanceStatus;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.WindowList;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.WindowState;
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.Schedules;
+import io.almanac.schedule.TaskSchedule;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

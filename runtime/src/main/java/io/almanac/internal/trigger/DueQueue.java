@@ -1,9 +1,8 @@
 package io.almanac.internal.trigger;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import io.almanac.InvalidSpecException;
 import io.almanac.ScheduleComputationException;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.journal.SpecRecord;
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.Schedules;

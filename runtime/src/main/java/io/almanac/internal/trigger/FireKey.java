@@ -1,7 +1,6 @@
 package io.almanac.internal.trigger;
 
 import io.almanac.internal.protocol.TaskProtocol;
-
 import io.almanac.schedule.DueWindow;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.almanac.internal.trigger;
 
-import io.almanac.config.Settings;
 import com.typesafe.config.Config;
+import io.almanac.config.Settings;
 import java.time.Duration;
 
 /**

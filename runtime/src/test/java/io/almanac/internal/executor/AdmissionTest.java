@@ -1,7 +1,5 @@
 package io.almanac.internal.executor;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -9,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.almanac.RunKind;
+import io.almanac.internal.protocol.TaskProtocol;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

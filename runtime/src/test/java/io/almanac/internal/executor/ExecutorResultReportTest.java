@@ -1,9 +1,5 @@
 package io.almanac.internal.executor;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.task.TaskSettings;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.typesafe.config.Config;
@@ -11,6 +7,9 @@ import com.typesafe.config.ConfigFactory;
 import io.almanac.JobResult;
 import io.almanac.RefusedException;
 import io.almanac.RunKind;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.task.TaskSettings;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

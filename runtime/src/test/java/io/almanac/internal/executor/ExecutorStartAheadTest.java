@@ -1,17 +1,18 @@
 package io.almanac.internal.executor;
 
-import io.almanac.internal.node.Node;
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.task.TaskSettings;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.JobResult;
+import io.almanac.RefusedException;
 import io.almanac.RunKind;
+import io.almanac.WindowKey;
+import io.almanac.internal.node.Node;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.task.TaskSettings;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,8 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import io.almanac.RefusedException;
-import io.almanac.WindowKey;
 import org.apache.pekko.pattern.StatusReply;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;

@@ -1,10 +1,9 @@
 package io.almanac.internal.lease;
 
-import io.almanac.internal.task.TaskShardingSettings;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.almanac.internal.task.TaskShardingSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;

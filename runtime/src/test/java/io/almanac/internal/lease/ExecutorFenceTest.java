@@ -1,14 +1,5 @@
 package io.almanac.internal.lease;
 
-import io.almanac.internal.executor.Executor;
-import io.almanac.internal.executor.ExecutorSettings;
-import io.almanac.internal.executor.JobRegistry;
-import io.almanac.internal.meter.NodeMeters;
-import io.almanac.internal.node.Node;
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.task.TaskSettings;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -21,6 +12,14 @@ import io.almanac.JobContext;
 import io.almanac.JobResult;
 import io.almanac.LeaseLostException;
 import io.almanac.RunKind;
+import io.almanac.internal.executor.Executor;
+import io.almanac.internal.executor.ExecutorSettings;
+import io.almanac.internal.executor.JobRegistry;
+import io.almanac.internal.meter.NodeMeters;
+import io.almanac.internal.node.Node;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.task.TaskSettings;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,15 +1,5 @@
 package io.almanac.internal.lease;
 
-import io.almanac.internal.executor.Executor;
-import io.almanac.internal.executor.ExecutorSettings;
-import io.almanac.internal.executor.JobRegistry;
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.task.Reactions;
-import io.almanac.internal.task.TaskEntity;
-import io.almanac.internal.task.TaskEnv;
-import io.almanac.internal.task.TaskSettings;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -25,10 +15,19 @@ import io.almanac.RetryPolicy;
 import io.almanac.RunKind;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.executor.Executor;
+import io.almanac.internal.executor.ExecutorSettings;
+import io.almanac.internal.executor.JobRegistry;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.AttemptGrant;
 import io.almanac.internal.protocol.TaskProtocol.Command;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.internal.task.Reactions;
+import io.almanac.internal.task.TaskEntity;
+import io.almanac.internal.task.TaskEnv;
+import io.almanac.internal.task.TaskSettings;
 import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;

@@ -1,12 +1,11 @@
 package io.almanac.internal.meter;
 
-import io.almanac.journal.DurationSamples;
-
 import static io.almanac.Refusals.assertRefused;
 import static java.time.Duration.ofMillis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.almanac.journal.DurationSamples;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,10 +1,9 @@
 package io.almanac.internal.node;
 
-import io.almanac.internal.lease.TestLease;
-
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.almanac.internal.lease.TestLease;
 import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;

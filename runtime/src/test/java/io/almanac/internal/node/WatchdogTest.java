@@ -1,11 +1,10 @@
 package io.almanac.internal.node;
 
-import io.almanac.internal.protocol.TriggerProtocol;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.typesafe.config.ConfigFactory;
 import io.almanac.Alert;
+import io.almanac.internal.protocol.TriggerProtocol;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

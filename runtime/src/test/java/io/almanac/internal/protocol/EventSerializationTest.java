@@ -1,12 +1,5 @@
 package io.almanac.internal.protocol;
 
-
-import io.almanac.journal.SpecRecord;
-import io.almanac.journal.TaskJournal;
-import io.almanac.journal.TriggerJournal;
-import io.almanac.journal.WindowState;
-import io.almanac.journal.DurationSamples;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +16,11 @@ import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
+import io.almanac.journal.DurationSamples;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TriggerJournal;
+import io.almanac.journal.WindowState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;

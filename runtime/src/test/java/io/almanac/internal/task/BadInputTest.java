@@ -1,25 +1,22 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.journal.TaskJournal;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.almanac.CatchUpPolicy;
 import io.almanac.InvalidSpecException;
 import io.almanac.JobResult;
-import io.almanac.RetryPolicy;
-import io.almanac.CatchUpPolicy;
 import io.almanac.LeasePolicy;
+import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.Command;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.testkit.SettableClock;

@@ -1,29 +1,26 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.journal.TaskJournal;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.CatchUpPolicy;
+import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.MissReason;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.CatchUpOutcome;
 import io.almanac.internal.protocol.TaskProtocol.Command;
-import io.almanac.Decision;
 import io.almanac.internal.protocol.TaskProtocol.DueFire;
-import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;

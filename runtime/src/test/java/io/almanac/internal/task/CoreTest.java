@@ -1,41 +1,38 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.lease.ExecutorLiveness;
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.journal.TaskJournal;
-import io.almanac.journal.Evolve;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.RetryPolicy;
+import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
 import io.almanac.RefusedException;
+import io.almanac.RetryPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
-import io.almanac.journal.TaskJournal.AttemptStarted;
-import io.almanac.journal.TaskJournal.AttemptSucceeded;
-import io.almanac.journal.TaskJournal.AttemptTimedOut;
-import io.almanac.journal.TaskJournal.RetryScheduled;
-import io.almanac.Decision;
-import io.almanac.journal.TaskJournal.Event;
+import io.almanac.internal.lease.ExecutorLiveness;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
-import io.almanac.journal.TaskJournal.FireSkipped;
+import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.AttemptStarted;
+import io.almanac.journal.TaskJournal.AttemptSucceeded;
+import io.almanac.journal.TaskJournal.AttemptTimedOut;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.FireSkipped;
 import io.almanac.journal.TaskJournal.InstanceFinalFailed;
 import io.almanac.journal.TaskJournal.InstanceScheduled;
+import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.SpecDefined;
 import io.almanac.journal.TaskJournal.State;
 import java.time.Duration;

@@ -1,16 +1,15 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.lease.ExecutorLiveness;
-import io.almanac.internal.meter.NodeMeters;
-import io.almanac.internal.meter.SkipSummary;
-import io.almanac.internal.protocol.TaskProtocol;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.almanac.Condition;
 import io.almanac.InstanceStatus;
+import io.almanac.internal.lease.ExecutorLiveness;
+import io.almanac.internal.meter.NodeMeters;
+import io.almanac.internal.meter.SkipSummary;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.GateChecked;
 import io.almanac.internal.protocol.TaskProtocol.GetUpstreamReport;
 import io.almanac.internal.protocol.TaskProtocol.UpstreamReport;

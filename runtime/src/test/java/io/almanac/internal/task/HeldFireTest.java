@@ -1,8 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.lease.ExecutorLiveness;
-import io.almanac.internal.protocol.TaskProtocol;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -13,6 +10,8 @@ import io.almanac.InstanceStatus;
 import io.almanac.LeasePolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.lease.ExecutorLiveness;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;

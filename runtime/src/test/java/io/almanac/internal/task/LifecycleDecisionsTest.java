@@ -1,10 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.journal.SpecRecord;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,19 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.RetryPolicy;
 import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
 import io.almanac.RefusedException;
+import io.almanac.RetryPolicy;
 import io.almanac.RunKind;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
 import io.almanac.journal.Evolve;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal.SpecDefined;

@@ -1,9 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-
-import io.almanac.journal.SpecRecord;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,8 +10,10 @@ import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
+import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal.AttemptStarted;
 import io.almanac.journal.TaskJournal.AttemptSucceeded;
 import io.almanac.journal.TaskJournal.AttemptTimedOut;

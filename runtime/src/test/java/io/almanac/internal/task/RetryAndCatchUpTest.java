@@ -1,16 +1,10 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.lease.ExecutorLiveness;
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.journal.SpecRecord;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.almanac.schedule.TaskSchedule;
 import io.almanac.CatchUpPolicy;
 import io.almanac.CronSchedule;
 import io.almanac.Decision;
@@ -23,6 +17,8 @@ import io.almanac.RunKind;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
 import io.almanac.WindowSpec;
+import io.almanac.internal.lease.ExecutorLiveness;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.CatchUpOutcome;
 import io.almanac.internal.protocol.TaskProtocol.DueFire;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
@@ -30,6 +26,7 @@ import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal.AttemptTimedOut;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.InstanceFinalFailed;
@@ -38,6 +35,7 @@ import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.SpecDefined;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.schedule.TaskSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

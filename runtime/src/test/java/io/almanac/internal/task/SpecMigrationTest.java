@@ -1,7 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,17 +13,18 @@ import io.almanac.MissReason;
 import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.CatchUpOutcome;
 import io.almanac.internal.protocol.TaskProtocol.DueFire;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.InstanceFinalFailed;
 import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.WindowMissed;
-import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskSpecMigration;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,10 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.journal.SpecRecord;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,14 +10,17 @@ import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.RunKind;
-import io.almanac.testkit.SettableClock;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
 import io.almanac.WindowView;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.Command;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
+import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

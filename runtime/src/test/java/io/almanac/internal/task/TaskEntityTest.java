@@ -1,13 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.ExecutorProtocol;
-import io.almanac.internal.protocol.TaskProtocol;
-
-import io.almanac.journal.SpecRecord;
-
-import io.almanac.journal.TaskJournal;
-import io.almanac.journal.WindowState;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -18,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.CatchUpPolicy;
+import io.almanac.Decision;
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
@@ -31,13 +24,17 @@ import io.almanac.TaskView;
 import io.almanac.WindowKey;
 import io.almanac.WindowSpec;
 import io.almanac.WindowView;
+import io.almanac.internal.protocol.ExecutorProtocol;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.AttemptGrant;
 import io.almanac.internal.protocol.TaskProtocol.Command;
-import io.almanac.Decision;
-import io.almanac.journal.TaskJournal.Event;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowState;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.journal.Transition;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.almanac.IllegalTransitionException;
 import io.almanac.InstanceStatus;
+import io.almanac.journal.Transition;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

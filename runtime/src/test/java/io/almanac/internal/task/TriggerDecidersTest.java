@@ -1,8 +1,5 @@
 package io.almanac.internal.task;
 
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.trigger.DependencyGraph;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -20,6 +17,7 @@ import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TaskProtocol.EventOutcome;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
@@ -27,6 +25,7 @@ import io.almanac.internal.protocol.TaskProtocol.GateChecked;
 import io.almanac.internal.protocol.TaskProtocol.PublishEvent;
 import io.almanac.internal.protocol.TaskProtocol.UpstreamReport;
 import io.almanac.internal.protocol.TaskProtocol.UpstreamWindow;
+import io.almanac.internal.trigger.DependencyGraph;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
 import io.almanac.journal.SpecRecord;

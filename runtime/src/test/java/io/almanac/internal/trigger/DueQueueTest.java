@@ -1,7 +1,5 @@
 package io.almanac.internal.trigger;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.almanac.TaskSpec;
 import io.almanac.Window;
 import io.almanac.WindowSpec;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.journal.SpecRecord;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,5 @@
 package io.almanac.internal.trigger;
 
-import io.almanac.internal.protocol.TaskProtocol;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -11,6 +9,7 @@ import io.almanac.Firing;
 import io.almanac.RefusedException;
 import io.almanac.Window;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.schedule.DueWindow;
 import java.time.Instant;
 import java.time.ZoneOffset;

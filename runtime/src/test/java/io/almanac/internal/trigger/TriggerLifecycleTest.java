@@ -1,11 +1,5 @@
 package io.almanac.internal.trigger;
 
-import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.protocol.TriggerProtocol;
-import io.almanac.internal.task.TaskSettings;
-
-import io.almanac.journal.SpecRecord;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -16,6 +10,10 @@ import com.typesafe.config.ConfigFactory;
 import io.almanac.Decision;
 import io.almanac.TaskSpec;
 import io.almanac.WindowKey;
+import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.protocol.TriggerProtocol;
+import io.almanac.internal.task.TaskSettings;
+import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TriggerJournal;
 import io.almanac.testkit.SettableClock;
 import java.time.Duration;
