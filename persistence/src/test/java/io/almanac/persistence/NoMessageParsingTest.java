@@ -48,15 +48,26 @@ class NoMessageParsingTest {
       Pattern.compile("Objects\\s*\\.\\s*equals\\s*\\([^;]*?getMessage\\(\\)"),
       Pattern.compile("switch\\s*\\(\\s*[\\w.]*getMessage\\(\\)"));
 
+  /** The audit's reader of legacy journals' text (see its entries in {@link #ALLOWED}). */
+  private static final String LEGACY = "persistence/src/main/java/io/almanac/persistence/audit/LegacyReasons.java";
+
   /**
-   * Offenders outside this slice, which other engineers are removing in parallel: each names its
-   * file and the text of the offending code. The lead empties this list after merging their work; an
+   * Offenders allowed, each naming its file and the text of the offending code: those that stay, each
+   * with why (a third party's message, legacy journals' text), and those outside this slice (NOT DONE),
+   * which other engineers are removing in parallel and the lead drops after merging their work. An
    * entry that matches nothing fails the test, so the list never outlives its offenders.
    */
   private static final List<Allowed> ALLOWED = List.of(
       // CronSchedule rewords cron-utils' exception text (a third party's message, no typed field)
       new Allowed("runtime/src/main/java/io/almanac/CronSchedule.java", "OUT_OF_RANGE.matcher(message)"),
       new Allowed("runtime/src/main/java/io/almanac/CronSchedule.java", "message.contains(\"Both, a day-of-week AND"),
+      // LegacyReasons is the audit's one reader of the text legacy journals carry: final failures and cancels
+      // written before their typed decision, lastCause and cause existed have those facts only in their reason,
+      // and are explained exactly as before the fields; it is called only when the typed fields are null
+      new Allowed(LEGACY, "reason.indexOf(\"; last: \")"),
+      new Allowed(LEGACY, "reason.lastIndexOf(\"last: \")"),
+      new Allowed(LEGACY, "reason.equals(\"task removed\")"),
+      new Allowed(LEGACY, "reason.startsWith(\"superseded by window \")"),
       // NOT DONE: the live table tells a not-met skip by its reason's text, because WindowView (public API,
       // japicmp baseline) carries no typed skip reason yet; goes when WindowView gains one (WindowState has it)
       new Allowed("samples/src/main/java/io/almanac/samples/LiveTable.java", "w.reason().startsWith(\"DEPENDENCY_NOT_MET\")"));

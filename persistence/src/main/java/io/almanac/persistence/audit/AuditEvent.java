@@ -281,7 +281,9 @@ public record AuditEvent(
    * The events with each timeout's detail completed by the cause the entity recorded with it:
    * when a timeout is followed, at the same instant and in the same window, by an
    * {@code InstanceFinalFailed} that carries its {@code lastCause} (the entity records the timeout's
-   * reason there), that cause is shown with the timeout. Other events are unchanged.
+   * reason there), that cause is shown with the timeout; one written before that field existed gives
+   * the cause its reason names after {@code last:} (read by {@link LegacyReasons}). Other events are
+   * unchanged.
    *
    * @param events one task's events in journal order
    * @return the same events, timeouts described with their recorded cause where there is one
@@ -302,8 +304,7 @@ public record AuditEvent(
   /**
    * The cause the entity recorded with the timeout at {@code i}: the {@code lastCause} of an
    * {@code InstanceFinalFailed} written with it (same window, same instant). A final failure written
-   * before that field existed has none (its reason's text is not taken apart): the cause is then not
-   * recorded.
+   * before that field existed has it only in its reason's text, read by {@link LegacyReasons} alone.
    *
    * @param events one task's events in journal order
    * @param i the index of an event
@@ -321,7 +322,7 @@ public record AuditEvent(
         return null; // only the events written with the timeout (same window, same instant)
       }
       if (be instanceof TaskJournal.InstanceFinalFailed f) {
-        return f.lastCause(); // null in final failures written before it was recorded: not taken from the text
+        return LegacyReasons.legacy(f) ? LegacyReasons.lastCause(f.reason()) : f.lastCause();
       }
     }
     return null;

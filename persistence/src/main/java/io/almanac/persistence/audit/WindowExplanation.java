@@ -722,8 +722,8 @@ public final class WindowExplanation {
 
       @Override
       public Void instanceFinalFailed(InstanceFinalFailed e) {
-        // the policy's decision as recorded; a final failure written before it was recorded: its whole reason
-        finalReason = e.decision() != null ? e.decision() : e.reason();
+        // the policy's decision as recorded; a final failure written before it was recorded: read from its reason
+        finalReason = !LegacyReasons.legacy(e) ? e.decision() : e.reason() == null ? null : LegacyReasons.decision(e.reason());
         step(at, "It failed finally at " + time(e.at()) + ": " + e.reason() + "; it waits in the intervention queue "
             + "for an operator to retry or resolve it.");
         return null;
@@ -893,39 +893,19 @@ public final class WindowExplanation {
       };
     }
 
-    /** Who or what cancelled the window, from its typed cause (R6, R31); the reason is shown as recorded. */
-    private String cancelled(InstanceCancelled e) {
+    /**
+     * Who or what cancelled the window, from its typed cause (R6, R31); a cancel written before the
+     * cause was recorded is told by {@link LegacyReasons}. The reason is shown as recorded.
+     */
+    private static String cancelled(InstanceCancelled e) {
       String reason = e.reason() == null ? "" : e.reason();
-      TaskJournal.CancelCause cause = e.cause() != null ? e.cause() : causeOfAnOlderCancel(e);
-      if (cause == null) {
-        return "an operator or the overlap policy CANCEL_PREVIOUS (when the next window fired) cancelled it with the "
-            + "reason \"" + reason + "\" (the journal predates the recorded cause)";
-      }
+      TaskJournal.CancelCause cause = e.cause() != null ? e.cause() : LegacyReasons.cancelCause(e.reason());
       return switch (cause) {
         case TASK_REMOVED -> "the task was removed";
         case SUPERSEDED -> "the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires ("
             + reason + ")";
         case OPERATOR -> "an operator cancelled it with the reason \"" + reason + "\"";
       };
-    }
-
-    /**
-     * The cause of a cancel written before {@link InstanceCancelled#cause()} was recorded, from the
-     * journal around it, never from its reason: a removal writes its {@code TaskRemoved} after the
-     * cancels, at the same instant; otherwise an operator cancelled it, unless the task's overlap
-     * policy at the time was CANCEL_PREVIOUS, which also cancels (then the journal cannot tell: null).
-     */
-    private TaskJournal.CancelCause causeOfAnOlderCancel(InstanceCancelled e) {
-      for (int j = current + 1; j < events.size(); j++) {
-        if (!(events.get(j).event() instanceof TaskJournal.Event next) || !Objects.equals(next.at(), e.at())) {
-          break; // only the events written with it (the same instant)
-        }
-        if (next instanceof TaskJournal.TaskRemoved) {
-          return TaskJournal.CancelCause.TASK_REMOVED;
-        }
-      }
-      return spec != null && spec.overlap() == io.almanac.OverlapPolicy.CANCEL_PREVIOUS ? null
-          : TaskJournal.CancelCause.OPERATOR;
     }
 
     /** Why nothing happened between the task's previous event and the window's first one, if the journal shows it. */

@@ -64,6 +64,18 @@ class AuditTimeoutCauseTest {
         TaskJournal.InstanceFinalFailed.after("2026-11-29", "retry cap 0 reached",
             "executor node-1 is gone (node restarted or left)", FOUND)),
         ran("2026-11-30")));
+    // The same, written before InstanceFinalFailed carried its lastCause: the cause is only in the reason's text.
+    journals.put("orphan-legacy", journal(start("orphan-legacy"), List.of(
+        new TaskJournal.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
+        new TaskJournal.InstanceFinalFailed("2026-11-29",
+            "retry cap 0 reached; last: executor node-1 is gone (node restarted or left)", FOUND)),
+        ran("2026-11-30")));
+    // A new final failure whose typed lastCause differs from its text: the field is what is shown.
+    journals.put("orphan-typed", journal(start("orphan-typed"), List.of(
+        new TaskJournal.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
+        new TaskJournal.InstanceFinalFailed("2026-11-29", "retry cap 0 reached; last: words of another writer", FOUND,
+            "retry cap 0 reached", "executor node-1 is gone (node restarted or left)")),
+        ran("2026-11-30")));
     // Orphaned at recovery, retried: the RetryScheduled carries no reason.
     journals.put("orphan-retry", journal(start("orphan-retry"), List.of(
         new TaskJournal.AttemptTimedOut("2026-11-29", 1, LEASE_2H, null, FOUND),
@@ -95,6 +107,23 @@ class AuditTimeoutCauseTest {
     assertFalse(row.contains("lease expired at " + LEASE_2H), row);
     assertTrue(row.contains("executor node-1 is gone (node restarted or left)"), row);
     assertTrue(row.contains("before its lease ended (lease was until " + LEASE_2H + ")"), row);
+  }
+
+  @Test
+  @DisplayName("R28: a final failure stored before its lastCause existed gives the timeout the cause its reason names, as before")
+  void legacyFinalFailureStillGivesItsCause() {
+    String row = timedOutRow("orphan-legacy");
+    assertTrue(row.contains("before its lease ended (lease was until " + LEASE_2H + "): executor node-1 is gone (node "
+        + "restarted or left)"), row);
+    assertFalse(row.contains("cause not recorded"), row);
+  }
+
+  @Test
+  @DisplayName("R28: a final failure that carries its lastCause gives that, whatever its reason's text says")
+  void typedLastCauseWinsOverTheText() {
+    String row = timedOutRow("orphan-typed");
+    assertTrue(row.contains("executor node-1 is gone (node restarted or left)"), row);
+    assertFalse(row.contains("words of another writer"), row);
   }
 
   @Test

@@ -574,15 +574,14 @@ class WindowExplanationTest {
 
   /**
    * Journals written before final failures carried their decision and last cause and cancels their
-   * cause: those events read with them null and are explained from what they record, never by taking
-   * their reason apart. A final failure's reason without a last part and a removal's or an operator's
-   * cancel are told as before; where the fact was only in the text, the text is shown whole (a final
-   * failure's reason in the verdict), the cause is said not to be recorded (a timeout before its
-   * lease), or both possible writers are named (a cancel under CANCEL_PREVIOUS).
+   * cause: those events read with them null and are explained exactly as before the fields existed
+   * (the texts below are those of the tests before them), their facts read from their reason by
+   * LegacyReasons alone: a final failure's verdict shows its reason up to "; last: ", a timeout before
+   * its lease the cause after "last: ", and a cancel is told by "task removed" / "superseded by window".
    */
   @Test
   @DisplayName("R28: final failures and cancels stored before their typed facts read with them null and are explained "
-      + "from what they record")
+      + "exactly as before")
   void eventsStoredBeforeTheTypedFacts() {
     InstanceFinalFailed ff = (InstanceFinalFailed) stored(InstanceFinalFailed.class,
         "{\"window\":\"2026-11-29\",\"reason\":\"retry cap 0 reached\",\"at\":\"2026-11-29T00:00:03Z\"}");
@@ -593,41 +592,81 @@ class WindowExplanationTest {
     assertEquals("failed finally after 1 attempt, last error: upstream 503 (retry cap 0 reached); waiting in the "
         + "intervention queue for an operator", plain.verdict(), "as before the typed facts");
 
-    Event withLast = stored(InstanceFinalFailed.class, "{\"window\":\"2026-11-29\",\"reason\":\"retry cap 0 reached; last: "
-        + "upstream 503\",\"at\":\"2026-11-29T00:00:03Z\"}");
-    Explanation whole = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
-        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")), withLast));
-    assertTrue(texts(whole).contains("It failed finally at 08:00:03: retry cap 0 reached; last: upstream 503; it waits in the "
-        + "intervention queue for an operator to retry or resolve it."), texts(whole).toString());
-    assertEquals("failed finally after 1 attempt, last error: upstream 503 (retry cap 0 reached; last: upstream 503); "
-        + "waiting in the intervention queue for an operator", whole.verdict(), "the stored reason, whole");
+    // (a) the verdict shows the decision part of the stored reason, the step the reason whole (as before)
+    Event withLast = stored(InstanceFinalFailed.class, "{\"window\":\"2026-11-29\",\"reason\":\"retry cap 2 reached; last: "
+        + "model quota exceeded\",\"at\":\"2026-11-29T00:00:03Z\"}");
+    Explanation legacyFinal = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "model quota exceeded", t("00:00:03")), withLast));
+    assertTrue(texts(legacyFinal).contains("It failed finally at 08:00:03: retry cap 2 reached; last: model quota exceeded; it "
+        + "waits in the intervention queue for an operator to retry or resolve it."), texts(legacyFinal).toString());
+    assertEquals("failed finally after 1 attempt, last error: model quota exceeded (retry cap 2 reached); waiting in the "
+        + "intervention queue for an operator", legacyFinal.verdict());
 
+    // (b) a timeout before its lease: the cause its final failure's reason names after "last:" (as before)
     Explanation orphan = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
         new AttemptTimedOut(DAY, 1, t("02:00:00"), null, t("00:10:00")),
-        stored(InstanceFinalFailed.class, "{\"window\":\"2026-11-29\",\"reason\":\"retry cap 0 reached; last: executor "
-            + "almanac@10.0.0.1:2552 is gone (node restarted or left)\",\"at\":\"2026-11-29T00:10:00Z\"}")));
-    assertTrue(texts(orphan).contains("Attempt 1 was timed out at 08:10:00, before its lease ended at 10:00:00: cause not "
-        + "recorded (AttemptTimedOut has no cause; the entity times an attempt out before its lease ends when the attempt's "
-        + "executor is gone: node restarted or left)."), texts(orphan).toString());
+        stored(InstanceFinalFailed.class, "{\"window\":\"2026-11-29\",\"reason\":\"not retried: the task is not marked "
+            + "for retry (max retries 0, R12); last: executor almanac@10.0.0.1:2552 is gone (node restarted or left)\","
+            + "\"at\":\"2026-11-29T00:10:00Z\"}")));
+    assertTrue(texts(orphan).contains("Attempt 1 was timed out at 08:10:00, before its lease ended at 10:00:00: executor "
+        + "almanac@10.0.0.1:2552 is gone (node restarted or left)."), texts(orphan).toString());
+    assertEquals("failed finally after 1 attempt, last error: timed out before its lease ended: executor almanac@10.0.0.1:2552 "
+        + "is gone (node restarted or left) (not retried: the task is not marked for retry (max retries 0, R12)); waiting in "
+        + "the intervention queue for an operator", orphan.verdict());
 
+    // (c) a cancel is told by its reason, as before
     InstanceCancelled removedCancel = (InstanceCancelled) stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\","
         + "\"attempt\":0,\"reason\":\"task removed\",\"at\":\"2026-11-29T00:00:10Z\"}");
     assertNull(removedCancel.cause());
     assertEquals("cancelled: the task was removed", explain(journal(scheduled(RunKind.FIRST, DUE), removedCancel,
-        new TaskRemoved(t("00:00:10")))).verdict(), "as before: its TaskRemoved was written with it");
-    Event operatorCancel = stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\",\"attempt\":0,\"reason\":"
-        + "\"wrong prompt\",\"at\":\"2026-11-29T00:00:10Z\"}");
-    assertEquals("cancelled: an operator cancelled it with the reason \"wrong prompt\"",
-        explain(journal(scheduled(RunKind.FIRST, DUE), operatorCancel)).verdict(), "as before: only an operator cancels here");
+        new TaskRemoved(t("00:00:10")))).verdict());
+    Event operatorCancel = stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\",\"attempt\":1,\"reason\":"
+        + "\"wrong prompt\",\"at\":\"2026-11-29T00:01:00Z\"}");
+    Explanation byOperator = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1), operatorCancel));
+    assertEquals("cancelled: an operator cancelled it with the reason \"wrong prompt\"", byOperator.verdict());
+    assertTrue(texts(byOperator).contains("It was cancelled at 08:01:00 while attempt 1 ran: an operator cancelled it with the "
+        + "reason \"wrong prompt\"."), texts(byOperator).toString());
     List<Event> underCancelPrevious = new ArrayList<>();
     underCancelPrevious.add(new SpecDefined(spec(TaskSpec.builder(TASK).cron("0 0 8 * * ? Asia/Shanghai")
         .overlap(io.almanac.OverlapPolicy.CANCEL_PREVIOUS)), Instant.parse("2026-11-28T00:00:00Z")));
     underCancelPrevious.add(scheduled(RunKind.FIRST, DUE));
     underCancelPrevious.add(stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\",\"attempt\":0,\"reason\":"
         + "\"superseded by window 2026-11-30\",\"at\":\"2026-11-30T00:00:00Z\"}"));
-    assertEquals("cancelled: an operator or the overlap policy CANCEL_PREVIOUS (when the next window fired) cancelled it with "
-        + "the reason \"superseded by window 2026-11-30\" (the journal predates the recorded cause)",
-        explain(underCancelPrevious).verdict());
+    assertEquals("cancelled: the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires "
+        + "(superseded by window 2026-11-30)", explain(underCancelPrevious).verdict());
+    assertEquals("cancelled: the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires "
+        + "(superseded by window 2026-11-30)", explain(journal(scheduled(RunKind.FIRST, DUE),
+        stored(InstanceCancelled.class, "{\"window\":\"2026-11-29\",\"attempt\":0,\"reason\":\"superseded by window "
+            + "2026-11-30\",\"at\":\"2026-11-30T00:00:00Z\"}"))).verdict(), "as before: told by its reason alone");
+  }
+
+  /** Events that carry the typed facts are explained from them, even where their reason's text says otherwise. */
+  @Test
+  @DisplayName("R28: final failures and cancels that carry their typed facts are explained from them, not from their text")
+  void typedFactsWinOverTheText() {
+    Explanation e = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptTimedOut(DAY, 1, t("02:00:00"), null, t("00:10:00")),
+        new InstanceFinalFailed(DAY, "retry cap 9 reached; last: words of another writer", t("00:10:00"), "retry cap 0 reached",
+            "executor " + N1 + " is gone (node restarted or left)")));
+    assertTrue(texts(e).contains("Attempt 1 was timed out at 08:10:00, before its lease ended at 10:00:00: executor "
+        + "almanac@10.0.0.1:2552 is gone (node restarted or left)."), texts(e).toString());
+    assertEquals("failed finally after 1 attempt, last error: timed out before its lease ended: executor almanac@10.0.0.1:2552 "
+        + "is gone (node restarted or left) (retry cap 0 reached); waiting in the intervention queue for an operator",
+        e.verdict());
+
+    Explanation noCause = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptTimedOut(DAY, 1, t("02:00:00"), null, t("00:10:00")),
+        new InstanceFinalFailed(DAY, "retry cap 0 reached; last: words of another writer", t("00:10:00"), "retry cap 0 reached",
+            null)));
+    assertTrue(texts(noCause).stream().anyMatch(x -> x.contains("before its lease ended at 10:00:00: cause not recorded")),
+        "a decision without a last cause is a new event: its text is not read " + texts(noCause));
+
+    assertEquals("cancelled: the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires "
+        + "(task removed)", explain(journal(scheduled(RunKind.FIRST, DUE),
+        new InstanceCancelled(DAY, 0, "task removed", t("00:00:10"), CancelCause.SUPERSEDED))).verdict());
+    assertEquals("cancelled: the task was removed", explain(journal(scheduled(RunKind.FIRST, DUE),
+        new InstanceCancelled(DAY, 0, "superseded by window 2026-11-30", t("00:00:10"), CancelCause.TASK_REMOVED),
+        new TaskRemoved(t("00:00:10")))).verdict());
   }
 
   @Test
