@@ -6,9 +6,9 @@ import org.apache.pekko.serialization.jackson.JacksonMigration;
 
 /**
  * Reads journals written before the journal's types moved out of the runtime's internals: the
- * task's events and snapshot were {@code io.almanac.internal.task.TaskEntity$<Name>} and are {@code
+ * task's events and snapshot were {@code io.almanac.internal.TaskEntity$<Name>} and are {@code
  * io.almanac.journal.TaskJournal$<Name>}; the trigger's were {@code
- * io.almanac.internal.trigger.TriggerActor$<Name>} and are {@code io.almanac.journal.TriggerJournal$<Name>}.
+ * io.almanac.internal.TriggerActor$<Name>} and are {@code io.almanac.journal.TriggerJournal$<Name>}.
  * The JSON is the same but for the specs held by {@code SpecDefined}, the task's {@code State},
  * {@code TasksRegistered} and the trigger's {@code State}, which are read through {@link
  * TaskSpecMigration} (every journal written under the old names predates the version 2 spec).
