@@ -39,6 +39,17 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
      * cancellation, and its thread stays busy. Its slot was freed and the task's next windows run;
      * past {@code almanac.executor.max-stuck-jobs} the node is not ready.
      */
-    JOB_STUCK
+    JOB_STUCK,
+    /**
+     * A window of a task with a deadline ({@link TaskSpec#deadline()}) had not SUCCEEDED by its due
+     * time plus that deadline while it was still pending, waiting, running or waiting to retry. Raised
+     * once per window; the window goes on running.
+     */
+    DEADLINE_MISSED,
+    /**
+     * A task paused itself: its {@link TaskSpec#pauseAfterFailures()} windows in a row ended
+     * FINAL_FAILED. Its next windows are skipped (PAUSED) until an operator resumes it.
+     */
+    TASK_PAUSED_ON_FAILURES
   }
 }

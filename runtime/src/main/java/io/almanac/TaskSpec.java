@@ -29,11 +29,11 @@ import java.util.regex.Pattern;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-    "event", "dependency", "condition"})
+    "event", "dependency", "condition", "deadline", "pauseAfterFailures"})
 public final class TaskSpec extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
       "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-      "event", "dependency", "condition");
+      "event", "dependency", "condition", "deadline", "pauseAfterFailures");
 
   @Override
   Parts parts() {
@@ -72,6 +72,10 @@ public final class TaskSpec extends Value {
   private final DependencyTrigger dependency;
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final ConditionTrigger condition;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final java.time.Duration deadline;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final Integer pauseAfterFailures;
 
   /**
    * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
@@ -94,6 +98,8 @@ public final class TaskSpec extends Value {
     this.description = b.description;
     this.dependency = b.dependency;
     this.condition = b.condition;
+    this.deadline = b.deadline;
+    this.pauseAfterFailures = b.pauseAfterFailures;
   }
 
   /**
@@ -116,10 +122,14 @@ public final class TaskSpec extends Value {
       @JsonProperty("once") Instant once,
       @JsonProperty("event") EventTrigger event,
       @JsonProperty("dependency") DependencyTrigger dependency,
-      @JsonProperty("condition") ConditionTrigger condition) {
+      @JsonProperty("condition") ConditionTrigger condition,
+      @JsonProperty("deadline") java.time.Duration deadline,
+      @JsonProperty("pauseAfterFailures") Integer pauseAfterFailures) {
     Builder b = builder(id).cron(cron, zone).window(window).dst(dst).overlap(overlap).retry(retry).catchUp(catchUp)
         .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition);
     b.once = once;
+    b.deadline = deadline;
+    b.pauseAfterFailures = pauseAfterFailures;
     return b.buildUnvalidated();
   }
 
@@ -210,6 +220,22 @@ public final class TaskSpec extends Value {
   }
 
   /**
+   * @return how long after its due time a window must have SUCCEEDED ({@link Builder#deadline}), or
+   *     null for no deadline
+   */
+  public java.time.Duration deadline() {
+    return deadline;
+  }
+
+  /**
+   * @return after how many windows in a row that end FINAL_FAILED the task pauses itself ({@link
+   *     Builder#pauseAfterFailures}), or null when it never does (the default)
+   */
+  public Integer pauseAfterFailures() {
+    return pauseAfterFailures;
+  }
+
+  /**
    * @param id the task's id
    * @return a builder with every policy at its default and a daily window
    */
@@ -247,6 +273,8 @@ public final class TaskSpec extends Value {
       if (condition != null) {
         condition.validate();
       }
+      checkDeadline(deadline);
+      checkPauseAfterFailures(pauseAfterFailures);
       WindowSpec.byName(window);
       if (job == null || job.isBlank()) {
         throw new InvalidSpecException("job", job, "a task names the job it runs: a registered job name or an"
@@ -271,6 +299,20 @@ public final class TaskSpec extends Value {
    */
   public boolean oneShot() {
     return once != null;
+  }
+
+  private static void checkDeadline(java.time.Duration d) {
+    if (d != null && (d.isZero() || d.isNegative())) {
+      throw new InvalidSpecException("deadline", d, "must be positive: how long after its due time a window must have"
+          + " succeeded");
+    }
+  }
+
+  private static void checkPauseAfterFailures(Integer n) {
+    if (n != null && n < 1) {
+      throw new InvalidSpecException("pauseAfterFailures", n, "must be at least 1: the number of windows in a row"
+          + " that end FINAL_FAILED before the task pauses itself");
+    }
   }
 
   private void validateZone() {
@@ -405,6 +447,8 @@ public final class TaskSpec extends Value {
     private EventTrigger event;
     private DependencyTrigger dependency;
     private ConditionTrigger condition;
+    private java.time.Duration deadline;
+    private Integer pauseAfterFailures;
 
     private Builder(String id) {
       this.id = id;
@@ -607,6 +651,46 @@ public final class TaskSpec extends Value {
      */
     public Builder description(String text) {
       this.description = text;
+      return this;
+    }
+
+    /**
+     * A deadline: each window (a first run and its retries) must have SUCCEEDED within {@code d} of
+     * its due time. One still PENDING, WAITING, RUNNING or waiting to retry then is recorded with a
+     * {@code DeadlineMissed} event and raises a {@link Alert.Kind#DEADLINE_MISSED} alert, once per
+     * window; the window goes on as before. Unset (null), the task has no deadline.
+     *
+     * @param d how long after the window's due time, positive; null for none
+     * @return this builder
+     * @throws InvalidSpecException ({@code deadline}) if zero or negative
+     */
+    public Builder deadline(java.time.Duration d) {
+      try {
+        checkDeadline(d);
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(id == null ? "?" : id, e);
+      }
+      this.deadline = d;
+      return this;
+    }
+
+    /**
+     * Pause on failure: after {@code n} windows in a row end FINAL_FAILED, the task pauses itself
+     * (recorded as a {@code TaskPaused} event with its cause) and raises a {@link
+     * Alert.Kind#TASK_PAUSED_ON_FAILURES} alert. A SUCCEEDED window starts the count again; an
+     * operator's resume resets it. Off by default.
+     *
+     * @param n windows in a row, at least 1
+     * @return this builder
+     * @throws InvalidSpecException ({@code pauseAfterFailures}) if below 1
+     */
+    public Builder pauseAfterFailures(int n) {
+      try {
+        checkPauseAfterFailures(n);
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException(id == null ? "?" : id, e);
+      }
+      this.pauseAfterFailures = n;
       return this;
     }
 

@@ -5,9 +5,7 @@ import java.util.Map;
 
 /**
  * One window of a task as an operator sees it (R29's instance row). Times are UTC instants (R26);
- * render them in the task's zone only for display. Made by the runtime and read by callers; it keeps
- * only its canonical constructor, so that a part added later fails a build that constructs a view
- * rather than binding its call to another shape.
+ * render them in the task's zone only for display. Made by the runtime and read by callers.
  *
  * @param taskId the task
  * @param window the window's key, e.g. {@code 2026-11-29}
@@ -31,6 +29,8 @@ import java.util.Map;
  * @param waitUntil the deadline of a {@link InstanceStatus#WAITING} window (for its dependency or
  *     condition), null in any other status
  * @param events the events of an event-triggered task counted on this window, or null when none
+ * @param deadlineMissedAt when the window was recorded as having missed its task's deadline ({@link
+ *     TaskSpec#deadline()}: not SUCCEEDED by its due time plus the deadline while still open), or null
  */
 public record WindowView(
     String taskId,
@@ -53,7 +53,42 @@ public record WindowView(
     Instant updatedAt,
     Instant startedAt,
     Instant waitUntil,
-    Events events) {
+    Events events,
+    Instant deadlineMissedAt) {
+
+  /**
+   * A view without a deadline mark: the shape before deadlines existed, kept so that code built
+   * against it still links.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt
+   * @param retries retries scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease, or null
+   * @param retryDueAt the next retry's due time, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's artifact, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the window's effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param startedAt when the current or last attempt started, or null
+   * @param waitUntil the deadline of a WAITING window, or null
+   * @param events the events counted on the window, or null
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
+      Instant startedAt, Instant waitUntil, Events events) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, null);
+  }
 
   /**
    * Whether an operator may run this window again: a retry, a run now or a backfill reopens it

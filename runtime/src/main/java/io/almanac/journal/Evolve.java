@@ -184,17 +184,21 @@ public final class Evolve {
 
     @Override
     public State taskPaused(TaskPaused e) {
+      if (e.onFailures() && e.failures() != null) { // the streak that paused it, kept for "why" until a resume
+        TaskJournal.FailureStreak f = e.failures();
+        return s.withPaused(true).withFailures(new TaskJournal.FailureStreak(f.count(), f.first(), f.last(), e.at()));
+      }
       return s.withPaused(true);
     }
 
     @Override
     public State taskResumed(TaskResumed e) {
-      return s.withPaused(false);
+      return s.withPaused(false).withFailures(null); // an operator's resume starts the failure count again
     }
 
     @Override
     public State taskRemoved(TaskRemoved e) {
-      return s.withRemovedAt(e.at()).withPaused(false); // defined again, it starts as a new task would: not paused
+      return s.withRemovedAt(e.at()).withPaused(false).withFailures(null); // defined again, it starts as a new task would
     }
 
     /**
@@ -339,7 +343,9 @@ public final class Evolve {
       if (stop != null) {
         return stop;
       }
-      return update(s.withSample(x.duration()), x, c -> {
+      // a success ends a run of failures, except while paused: the pause's cause stands until a resume
+      State after = s.failures() == null || s.paused() ? s : s.withFailures(null);
+      return update(after.withSample(x.duration()), x, c -> {
         c.resultAttempt = x.attempt();
         c.summary = x.summary();
         c.artifactUri = x.artifactUri();
@@ -400,7 +406,7 @@ public final class Evolve {
       if (stop != null) {
         return stop;
       }
-      return update(s, x, c -> {
+      return update(s.withFailures(TaskJournal.FailureStreak.plus(s.failures(), x.window())), x, c -> {
         c.reason = x.reason();
         c.leaseUntil = null;
         c.retryDueAt = null;
@@ -509,6 +515,17 @@ public final class Evolve {
     @Override
     public State upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded x) {
       return s; // recorded for the audit and "why": the window is unchanged
+    }
+
+    @Override
+    public State deadlineMissed(TaskJournal.DeadlineMissed x) {
+      State stop = enter(s, x);
+      if (stop != null || w.deadlineMissedAt() != null) {
+        return stop != null ? stop : s; // recorded once per window
+      }
+      WindowState.Copy c = w.copy();
+      c.deadlineMissedAt = x.at();
+      return s.withWindow(c.at(w.updatedAt()), hot); // no change of the instance's run: its updatedAt stays
     }
   }
 }

@@ -50,6 +50,10 @@ import java.util.List;
  * @param event the event trigger, or null (absent from specs written before it existed)
  * @param dependency the dependency trigger, or null (likewise)
  * @param condition the condition trigger, or null (likewise)
+ * @param deadline how long after its due time a window must have succeeded, or null for none
+ *     (absent from specs written before deadlines existed)
+ * @param pauseAfterFailures after how many windows in a row end FINAL_FAILED the task pauses itself,
+ *     or null for never (likewise)
  */
 public record SpecRecord(
     String id,
@@ -66,7 +70,9 @@ public record SpecRecord(
     Instant once,
     @JsonInclude(JsonInclude.Include.NON_NULL) Event event,
     @JsonInclude(JsonInclude.Include.NON_NULL) Dependency dependency,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Duration deadline,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Integer pauseAfterFailures) {
 
   /**
    * Fills missing components with the defaults {@link TaskSpec} gives them (a
@@ -92,7 +98,33 @@ public record SpecRecord(
         Retry.of(spec.retry()), CatchUp.of(spec.catchUp()), Lease.of(spec.lease()), spec.job(), spec.description(),
         spec.once(), spec.event() == null ? null : Event.of(spec.event()),
         spec.dependency() == null ? null : Dependency.of(spec.dependency()),
-        spec.condition() == null ? null : Condition.of(spec.condition()));
+        spec.condition() == null ? null : Condition.of(spec.condition()), spec.deadline(), spec.pauseAfterFailures());
+  }
+
+  /**
+   * A record as specs were written before deadlines and pause on failure existed.
+   *
+   * @param id the task's id
+   * @param cron the cron, or null
+   * @param zone the zone
+   * @param window the window spec's name
+   * @param dst the DST policy
+   * @param overlap the overlap policy
+   * @param retry the retry policy
+   * @param catchUp the catch-up policy
+   * @param lease the lease policy
+   * @param job the job's name, or null
+   * @param description free text, or null
+   * @param once the one-shot instant, or null
+   * @param event the event trigger, or null
+   * @param dependency the dependency trigger, or null
+   * @param condition the condition trigger, or null
+   */
+  public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
+      CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
+      Condition condition) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition,
+        null, null);
   }
 
   /**
@@ -113,7 +145,7 @@ public record SpecRecord(
    */
   public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
       CatchUp catchUp, Lease lease, String job, String description, Instant once) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null);
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null, null);
   }
 
   /** @return whether a due window waits for a dependency or a condition */
@@ -136,6 +168,10 @@ public record SpecRecord(
         .when(condition == null ? null : condition.toTrigger()).job(job);
     if (once != null) {
       b.once(once);
+    }
+    b.deadline(deadline);
+    if (pauseAfterFailures != null) {
+      b.pauseAfterFailures(pauseAfterFailures);
     }
     return b.buildUnvalidated();
   }

@@ -72,7 +72,7 @@ public final class TaskJournal {
           AttemptSucceeded, AttemptFailed, AttemptTimedOut, LateResultRecorded, RetryScheduled,
           InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded,
           EventReceived, EventDuplicated, WindowWaiting, WaitSatisfied, WaitEnded, ConditionCheckFailed,
-          UpstreamRerunRecorded {
+          UpstreamRerunRecorded, DeadlineMissed {
     /** @return the window key */
     String window();
 
@@ -156,6 +156,8 @@ public final class TaskJournal {
     R conditionCheckFailed(ConditionCheckFailed e);
 
     R upstreamRerunRecorded(UpstreamRerunRecorded e);
+
+    R deadlineMissed(DeadlineMissed e);
   }
 
   /**
@@ -171,8 +173,28 @@ public final class TaskJournal {
     }
   }
 
-  /** The task was paused. */
-  public record TaskPaused(Instant at) implements Event {
+  /**
+   * The task was paused.
+   *
+   * @param at when
+   * @param cause why: null for an operator's pause (and in events written before causes were
+   *     recorded); not written when null, so an operator's pause is written in the old shape
+   * @param failures with {@link PauseCause#FAILURES}: the windows in a row that ended FINAL_FAILED, the
+   *     first and the last; null otherwise (not written)
+   */
+  public record TaskPaused(Instant at, @JsonInclude(JsonInclude.Include.NON_NULL) PauseCause cause,
+      @JsonInclude(JsonInclude.Include.NON_NULL) FailureStreak failures) implements Event {
+
+    /** An operator's pause (as events written before causes were recorded read). */
+    public TaskPaused(Instant at) {
+      this(at, null, null);
+    }
+
+    /** @return whether the task paused itself because its windows failed ({@link PauseCause#FAILURES}) */
+    public boolean onFailures() {
+      return cause == PauseCause.FAILURES;
+    }
+
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.taskPaused(this);
@@ -490,6 +512,75 @@ public final class TaskJournal {
     }
   }
 
+  /** Why a task paused: persisted by name with {@link TaskPaused}; an operator's pause has no cause (null). */
+  public enum PauseCause {
+    /** Its {@code pause-after-failures} windows in a row ended FINAL_FAILED: it paused itself. */
+    FAILURES
+  }
+
+  /**
+   * Windows in a row that ended FINAL_FAILED (pause on failure): how many, the first and the last.
+   * Kept in the task's state (bounded: three fields) and carried by a {@link TaskPaused} it caused.
+   *
+   * @param count how many windows in a row
+   * @param first the first window's key
+   * @param last the latest window's key
+   * @param pausedAt in the task's state: when this streak paused the task (null until then, and in
+   *     the {@link TaskPaused} event, where it is not written)
+   */
+  public record FailureStreak(int count, String first, String last,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Instant pausedAt) {
+
+    /**
+     * @param count how many windows in a row
+     * @param first the first window's key
+     * @param last the latest window's key
+     */
+    public FailureStreak(int count, String first, String last) {
+      this(count, first, last, null);
+    }
+
+    /**
+     * @param streak the streak so far, or null for none
+     * @param window a window that just ended FINAL_FAILED
+     * @return the streak with it
+     */
+    public static FailureStreak plus(FailureStreak streak, String window) {
+      return streak == null ? new FailureStreak(1, window, window)
+          : new FailureStreak(streak.count + 1, streak.first, window, streak.pausedAt);
+    }
+
+    /** @return this streak as a {@link TaskPaused} event carries it (without {@link #pausedAt}) */
+    public FailureStreak facts() {
+      return pausedAt == null ? this : new FailureStreak(count, first, last);
+    }
+  }
+
+  /**
+   * A window had not SUCCEEDED by its deadline ({@code deadline} after its due time) while it was
+   * still open (PENDING, WAITING, RUNNING or waiting to retry). Recorded once per window; it changes
+   * no status: the window goes on as before.
+   *
+   * @param window the window's key
+   * @param dueAt when the window was due
+   * @param deadline when it had to have succeeded (due time plus the task's deadline)
+   * @param status the window's status when the deadline passed
+   * @param attempt its attempt then (0 before the first)
+   * @param at when it was recorded (the deadline, or later when the task was down or passivated then)
+   */
+  public record DeadlineMissed(String window, Instant dueAt, Instant deadline, InstanceStatus status, int attempt, Instant at)
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.deadlineMissed(this);
+    }
+  }
+
   /**
    * Who or what cancels a window's instance: persisted by name with {@link InstanceCancelled}, so
    * readers tell a removal, an overlap policy's cancel and an operator's cancel apart without
@@ -732,6 +823,8 @@ public final class TaskJournal {
    *     (and in snapshots taken before this component existed)
    * @param eventIds the event ids an event-triggered task remembers, each with the window it mapped
    *     to, oldest first (empty in snapshots taken before this component existed)
+   * @param failures the windows in a row that ended FINAL_FAILED since the last SUCCEEDED window or
+   *     resume (pause on failure), or null for none (and in snapshots taken before it existed)
    */
   public record State(
       SpecRecord spec,
@@ -742,7 +835,9 @@ public final class TaskJournal {
       DurationSamples samples,
       Instant removedAt,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-      Map<String, String> eventIds)
+      Map<String, String> eventIds,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      FailureStreak failures)
       implements JournalSerializable {
 
     /**
@@ -758,6 +853,12 @@ public final class TaskJournal {
     /** @return the hot windows as the table they are kept in (with its indexes) */
     public WindowTable table() {
       return (WindowTable) windows;
+    }
+
+    /** A state as snapshots held it before failure streaks were kept. */
+    public State(SpecRecord spec, boolean paused, Map<String, WindowState> windows, Instant archivedThrough,
+        long archivedCount, DurationSamples samples, Instant removedAt, Map<String, String> eventIds) {
+      this(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, null);
     }
 
     /** A state as snapshots held it before event ids were remembered. */
@@ -786,7 +887,7 @@ public final class TaskJournal {
       while (next.size() > Math.max(1, keep)) {
         next = next.minus(next.firstKey()); // the oldest id leaves
       }
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next, failures);
     }
 
     /** See the record. */
@@ -846,20 +947,24 @@ public final class TaskJournal {
       return false;
     }
 
+    State withFailures(FailureStreak f) {
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, f);
+    }
+
     State withSpec(SpecRecord s) {
-      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds);
+      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures);
     }
 
     State withPaused(boolean p) {
-      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds);
+      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures);
     }
 
     State withRemovedAt(Instant at) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds, failures);
     }
 
     State withSample(Duration d) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds, failures);
     }
 
     /**
@@ -894,7 +999,7 @@ public final class TaskJournal {
         count++;
         through = later(through, x.start());
       }
-      return new State(spec, paused, next, through, count, samples, removedAt, eventIds);
+      return new State(spec, paused, next, through, count, samples, removedAt, eventIds, failures);
     }
 
     private static Instant later(Instant through, Instant start) {

@@ -41,6 +41,8 @@ import java.util.Map;
  * @param waitUntil the deadline of a WAITING window (null otherwise, and in snapshots taken before
  *     this component existed)
  * @param events the events of an event-triggered task counted on this window, or null
+ * @param deadlineMissedAt when its deadline was recorded missed ({@link TaskJournal.DeadlineMissed}),
+ *     or null (and in snapshots taken before deadlines existed); set once, it stays
  */
 public record WindowState(
     String key,
@@ -65,7 +67,8 @@ public record WindowState(
     Instant updatedAt,
     SkipReason skipReason,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant waitUntil,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) EventTally events) {
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) EventTally events,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant deadlineMissedAt) {
 
   /**
    * The events counted on a window (R9): a storm makes one instance, with its count and its first
@@ -85,6 +88,17 @@ public record WindowState(
     EventTally duplicatedOne() {
       return new EventTally(received, duplicates + 1, firstId, lastId);
     }
+  }
+
+  /** A window as snapshots held it before deadlines existed. */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        null);
   }
 
   /** A window as snapshots held it before waits and event tallies existed. */
@@ -110,7 +124,7 @@ public record WindowState(
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason, waitUntil, null);
+        List.of(), at, at, skipReason, waitUntil, null, null);
   }
 
   Copy copy() {
@@ -126,7 +140,8 @@ public record WindowState(
     return new WindowView(taskId, WindowKey.of(key), start, end, dueAt, status, runKind, attempt, retries, maxRetries,
         leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt,
         status == InstanceStatus.WAITING ? waitUntil : null,
-        events == null ? null : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()));
+        events == null ? null : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()),
+        deadlineMissedAt);
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
@@ -148,6 +163,7 @@ public record WindowState(
     SkipReason skipReason;
     Instant waitUntil;
     EventTally events;
+    Instant deadlineMissedAt;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -169,12 +185,14 @@ public record WindowState(
       skipReason = w.skipReason;
       waitUntil = w.waitUntil;
       events = w.events;
+      deadlineMissedAt = w.deadlineMissedAt;
     }
 
     WindowState at(Instant updatedAt) {
       return new WindowState(from.key, from.start, from.end, from.dueAt, status, runKind, attempt, retries, resultAttempt,
           startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt,
-          status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events);
+          status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events,
+          deadlineMissedAt);
     }
   }
 }

@@ -58,6 +58,7 @@ class PersistedEnumNamesTest {
     PINNED.put(io.almanac.DependencyTrigger.MissingUpstream.class, List.of("REJECT", "WAIT"));
     PINNED.put(io.almanac.DependencyTrigger.Rerun.class, List.of("KEEP", "RUN_AGAIN"));
     PINNED.put(TaskJournal.CancelCause.class, List.of("OPERATOR", "TASK_REMOVED", "SUPERSEDED"));
+    PINNED.put(TaskJournal.PauseCause.class, List.of("FAILURES"));
   }
 
   @Test

@@ -111,6 +111,10 @@ public record AuditEvent(
 
     @Override
     public Told taskPaused(TaskJournal.TaskPaused e) {
+      if (e.onFailures() && e.failures() != null) {
+        return new Told("task paused itself: " + e.failures().count() + " windows in a row ended FINAL_FAILED, from "
+            + e.failures().first() + " to " + e.failures().last(), 0);
+      }
       return new Told("task paused", 0);
     }
 
@@ -235,6 +239,12 @@ public record AuditEvent(
     public Told upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
       return new Told("upstream " + e.upstream() + " window " + e.upstreamWindow() + " succeeded again: " + e.decision()
           + (e.detail() == null ? "" : " (" + e.detail() + ")"), 0);
+    }
+
+    @Override
+    public Told deadlineMissed(TaskJournal.DeadlineMissed e) {
+      return new Told("deadline " + e.deadline() + " missed (due " + e.dueAt() + "): still " + e.status()
+          + (e.attempt() > 0 ? " at attempt " + e.attempt() : ""), e.attempt());
     }
 
     @Override

@@ -334,6 +334,8 @@ public final class WindowExplanation {
     private SpecRecord spec;
     private Instant registeredAt;
     private Instant pausedAt;
+    /** The pause in force when the task paused itself on failures, else null. */
+    private TaskPaused pausedOnFailures;
     private Instant removedAt;
     private Instant dueAt;
     private Instant scheduledAt;
@@ -512,7 +514,11 @@ public final class WindowExplanation {
       @Override
       public Void taskPaused(TaskPaused p) {
         pausedAt = p.at();
-        if (seen && open(own)) {
+        pausedOnFailures = p.onFailures() && p.failures() != null ? p : null;
+        if (seen && open(own) && pausedOnFailures != null) {
+          step(a.at(), "The task paused itself: " + failures(p) + ". Windows due from here on are skipped until an operator"
+              + " resumes it; a TASK_PAUSED_ON_FAILURES alert was raised.");
+        } else if (seen && open(own)) {
           step(a.at(), "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed.");
         }
         return null;
@@ -524,6 +530,7 @@ public final class WindowExplanation {
           step(a.at(), "The task was resumed" + (pausedAt == null ? "." : " after a pause since " + time(pausedAt) + "."));
         }
         pausedAt = null;
+        pausedOnFailures = null;
         return null;
       }
 
@@ -826,6 +833,15 @@ public final class WindowExplanation {
       }
 
       @Override
+      public Void deadlineMissed(TaskJournal.DeadlineMissed e) {
+        step(at, "Its deadline " + time(e.deadline()) + " (" + human(Duration.between(e.dueAt(), e.deadline()))
+            + " after due) passed while it was still " + e.status() + (e.attempt() > 0 ? " (attempt " + e.attempt() + ")" : "")
+            + ": DEADLINE_MISSED was recorded at " + time(e.at()) + " and a DEADLINE_MISSED alert was raised; the window"
+            + " went on.");
+        return null;
+      }
+
+      @Override
       public Void upstreamRerunRecorded(UpstreamRerunRecorded e) {
         step(at, "Upstream task " + e.upstream() + " succeeded for its window " + e.upstreamWindow() + " at "
             + time(e.at()) + ", after this window had " + (from == null ? "ended" : "been " + from) + ": "
@@ -867,7 +883,9 @@ public final class WindowExplanation {
         }
         case BUFFER_FULL -> detail + " and " + (spec == null ? "the overlap policy" : "the overlap policy " + spec.overlap())
             + " queues no more (BUFFER_FULL)";
-        case PAUSED -> "the task was paused" + (pausedAt == null ? "" : " since " + time(pausedAt) + " by an operator")
+        case PAUSED -> pausedOnFailures != null ? "the task had paused itself since " + time(pausedAt) + ", after "
+            + failures(pausedOnFailures) + ", so the window was recorded SKIPPED (PAUSED)"
+            : "the task was paused" + (pausedAt == null ? "" : " since " + time(pausedAt) + " by an operator")
             + ", so the window was recorded SKIPPED (PAUSED)";
         case WINDOW_EXISTS -> "the window already had an instance (WINDOW_EXISTS: " + detail + ")";
         case DEPENDENCY_NOT_MET -> "a dependency had not succeeded for this window (DEPENDENCY_NOT_MET: " + detail + ")";
@@ -1327,7 +1345,18 @@ public final class WindowExplanation {
     public Placed upstreamRerunRecorded(UpstreamRerunRecorded e) {
       return null;
     }
+
+    @Override
+    public Placed deadlineMissed(TaskJournal.DeadlineMissed e) {
+      return null;
+    }
   };
+
+  /** e.g. {@code 3 windows in a row ended FINAL_FAILED (from 2026-11-27 to 2026-11-29)}. */
+  private static String failures(TaskPaused p) {
+    return p.failures().count() + " windows in a row ended FINAL_FAILED (from " + p.failures().first() + " to "
+        + p.failures().last() + ")";
+  }
 
   /**
    * A node as people read it: an executor's id ({@code UniqueAddress(pekko://sys@host:port,uid)}) or a

@@ -397,6 +397,12 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     public Boolean upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
       return false;
     }
+
+    @Override
+    public Boolean deadlineMissed(TaskJournal.DeadlineMissed e) {
+      count("almanac.deadlines.missed", "status", name(e.status()));
+      return false;
+    }
   }
 
   /**

@@ -66,11 +66,14 @@ import java.util.function.Supplier;
  * bounds (an {@code every} below 1 s, a {@code debounce} of 0, ...) are the triggers' own, refused
  * naming the full key. Unknown keys in these blocks are refused too. Whether the named condition is
  * registered on the node, and whether the upstream tasks exist, is checked at registration.
+ * {@code deadline = 1h} (a positive duration after each window's due time) and {@code
+ * pause-after-failures = 3} (windows in a row that end FINAL_FAILED, at least 1) are read into the
+ * builder's {@code deadline} and {@code pauseAfterFailures}; docs/deadlines.md says what they do.
  */
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
-      "dst", "description", "zone", "event", "depends-on", "condition");
+      "dst", "description", "zone", "event", "depends-on", "condition", "deadline", "pause-after-failures");
   private static final Set<String> EVENT_KEYS = Set.of("type", "map-by");
   private static final Set<String> DEPENDS_ON_KEYS = Set.of("upstream", "require", "mapping", "wait-at-most",
       "missing-upstream", "on-upstream-rerun");
@@ -127,7 +130,9 @@ public final class ConfigTasks {
       Map.entry("condition.timeout", "condition.timeout"),
       Map.entry("condition.debounce", "condition.debounce"),
       Map.entry("condition.hold-for", "condition.hold-for"),
-      Map.entry("condition.wait-at-most", "condition.wait-at-most"));
+      Map.entry("condition.wait-at-most", "condition.wait-at-most"),
+      Map.entry("deadline", "deadline"),
+      Map.entry("pauseAfterFailures", "pause-after-failures"));
 
   private ConfigTasks() {}
 
@@ -244,6 +249,14 @@ public final class ConfigTasks {
     }
     if (t.has("description")) {
       b.description(t.string("description", false));
+    }
+    if (t.has("deadline")) { // a duration after each window's due time, positive
+      Duration deadline = t.duration("deadline");
+      t.mapped(() -> b.deadline(deadline));
+    }
+    if (t.has("pause-after-failures")) { // windows in a row that end FINAL_FAILED, at least 1
+      int failures = t.integer("pause-after-failures");
+      t.mapped(() -> b.pauseAfterFailures(failures));
     }
     return t.mapped(b::build);
   }

@@ -55,7 +55,8 @@ public final class TaskProtocol {
       permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport {}
 
   /** From the entity itself: its lease timers, its unanswered offers, its recovery and its gate checks. */
-  public sealed interface SelfCommand extends Command permits LeaseTimer, OfferUnanswered, Recovered, GateChecked {}
+  public sealed interface SelfCommand extends Command permits LeaseTimer, OfferUnanswered, Recovered, GateChecked,
+      DeadlineTimer {}
 
   /** From outside the schedule (R9): published events, and upstream successes forwarded by the trigger. */
   public sealed interface InputCommand extends Command permits PublishEvent, UpstreamSucceeded {}
@@ -261,6 +262,9 @@ public final class TaskProtocol {
 
   /** After recovery: settle attempts whose executor is gone, release due retries, offer PENDING windows. */
   public record Recovered() implements SelfCommand {}
+
+  /** The entity's deadline timer went off: record the open windows whose deadline passed (once each). */
+  public record DeadlineTimer() implements SelfCommand {}
 
   /**
    * Record an effect in the window's ledger unless it is there already (R19). With {@code intent}

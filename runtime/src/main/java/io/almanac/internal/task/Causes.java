@@ -55,7 +55,22 @@ final class Causes {
   }
 
   /** The task is paused (R31). */
-  record Paused() implements SkipCause {
+  record Paused(io.almanac.journal.TaskJournal.FailureStreak failures) implements SkipCause {
+
+    /** Paused by an operator. */
+    Paused() {
+      this(null);
+    }
+
+    /**
+     * @param state the task's state, paused
+     * @return the pause as the state knows it: by its failures (the streak that paused it), or by an operator
+     */
+    static Paused of(io.almanac.journal.TaskJournal.State state) {
+      io.almanac.journal.TaskJournal.FailureStreak f = state.failures();
+      return new Paused(f != null && f.pausedAt() != null ? f : null);
+    }
+
     @Override
     public SkipReason reason() {
       return SkipReason.PAUSED;
@@ -63,9 +78,12 @@ final class Causes {
 
     @Override
     public String detail() {
-      return "task is paused";
+      return failures == null ? "task is paused" : "task paused itself after " + failures.count()
+          + " windows in a row ended FINAL_FAILED, from '" + failures.first() + "' to '" + failures.last()
+          + "'; an operator's resume runs it again";
     }
   }
+
 
   /**
    * Overlap SKIP: another fresh window's attempt runs (R6).

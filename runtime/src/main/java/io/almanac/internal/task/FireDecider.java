@@ -176,7 +176,7 @@ final class FireDecider {
           + "' is not due yet (now " + now + ")"));
     }
     if (state.paused()) {
-      return skip(cmd, new Causes.Paused(), now);
+      return skip(cmd, Causes.Paused.of(state), now);
     }
     CatchUpPolicy catchUp = state.spec().catchUp().toPolicy();
     if (!catchUp.withinHorizon(cmd.dueAt(), now)) {

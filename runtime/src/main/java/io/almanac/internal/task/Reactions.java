@@ -51,6 +51,14 @@ public final class Reactions {
       } else if (e instanceof InstanceFinalFailed ff) {
         alerts.add(new Alert(Alert.Kind.FINAL_FAILED, taskId, ff.window(), "window '" + ff.window() + "' of task '"
             + taskId + "' failed for good and waits in the intervention queue: " + ff.reason(), ff.at()));
+      } else if (e instanceof io.almanac.journal.TaskJournal.DeadlineMissed dm) {
+        alerts.add(new Alert(Alert.Kind.DEADLINE_MISSED, taskId, dm.window(), "window '" + dm.window() + "' of task '"
+            + taskId + "' missed its deadline " + dm.deadline() + " (due " + dm.dueAt() + "): still " + dm.status()
+            + (dm.attempt() > 0 ? " at attempt " + dm.attempt() : ""), dm.at()));
+      } else if (e instanceof io.almanac.journal.TaskJournal.TaskPaused p && p.onFailures() && p.failures() != null) {
+        alerts.add(new Alert(Alert.Kind.TASK_PAUSED_ON_FAILURES, taskId, p.failures().last(), "task '" + taskId
+            + "' paused itself: " + p.failures().count() + " windows in a row ended FINAL_FAILED, from '"
+            + p.failures().first() + "' to '" + p.failures().last() + "'; resume it when the cause is fixed", p.at()));
       } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0
           && skipStreak(state) == repeatedSkipAlert) {
         alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, fs.window(), "task '" + taskId + "' skipped "

@@ -118,7 +118,8 @@ final class TaskDispatch {
 
   private TriggerProtocol.TaskWakes wakes(State state, Instant now, long seq) {
     Instant gateWake = Gates.nextWake(taskId, state, dependencyPoll, now); // a waiting window's poll or deadline
-    Instant next = Gates.earliest(Reactions.nextWake(state, redispatchAfter), gateWake);
+    Instant next = Gates.earliest(Gates.earliest(Reactions.nextWake(state, redispatchAfter), gateWake),
+        Deadlines.next(state)); // a deadline: a passivated entity's timer is gone, the wake-up brings it back
     return new TriggerProtocol.TaskWakes(taskId, next, state.hasActive() || gateWake != null, seq);
   }
 

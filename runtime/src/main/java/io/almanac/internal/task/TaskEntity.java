@@ -70,6 +70,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final GateWatch gateWatch;
   private final TaskDispatch dispatch;
   private final LeaseTimers leases;
+  private final DeadlineTimers deadlines;
   private HeldFire held;
   /** Whether some task depends on this one, as the last fire said: only then are successes announced. */
   private boolean announce = true;
@@ -101,6 +102,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     this.ctx = ctx;
     this.timers = timers;
     this.leases = new LeaseTimers(timers);
+    this.deadlines = new DeadlineTimers(timers);
     this.log = ctx.getLog();
     this.hot = new HotState(settings.hotWindows(), settings.retention(), settings.eventIdsKept());
     this.fires = new FireDecider(settings);
@@ -145,6 +147,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     dispatch.reset();
     timers.cancelAll();
     leases.forgetAll();
+    deadlines.forget();
+    deadlines.arm(state, now()); // one passed while the task was down or passivated is recorded at once
     gateWatch.clear();
     held = null;
     announce = true;
@@ -198,6 +202,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         // self
         .onCommand(LeaseTimer.class, this::onLeaseTimer)
         .onCommand(OfferUnanswered.class, (s, c) -> Effect().noReply())
+        .onCommand(DeadlineTimer.class, this::onDeadlineTimer)
         .onCommand(Recovered.class, (s, c) -> persist(s, null, settled(s).events(), attempts.dueRetries(s, now())).thenNoReply())
         // operators
         .onCommand(Pause.class, (s, c) -> run(s, null, operator.pause(s, now()), c.replyTo()))
@@ -232,7 +237,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
   @SafeVarargs
   private EffectBuilder<Event, State> persist(State before, Origin origin, List<Event>... parts) {
-    List<Event> events = parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList();
+    List<Event> events = PauseOnFailures.withPause(before,
+        parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList(), hot, now());
     return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, TaskJournal.expand(events)));
   }
 
@@ -326,7 +332,20 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private ReplyEffect<Event, State> onWake(State state, Wake cmd) {
     dispatch.forgetOffers(); // whatever was offered before is offered again (the executor ignores what it holds)
     leases.forgetAll(); // and every lease timer re-armed by the clock now (it may have stepped)
-    return persist(state, null, attempts.dueRetries(state, now())).thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    deadlines.forget();
+    return persist(state, null, attempts.dueRetries(state, now()), Deadlines.missed(state, now()))
+        .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+  }
+
+  /** The deadline timer went off: record the windows whose deadline passed (a timer early by the clock is re-armed). */
+  private ReplyEffect<Event, State> onDeadlineTimer(State state, DeadlineTimer cmd) {
+    deadlines.forget();
+    List<Event> missed = Deadlines.missed(state, now());
+    if (missed.isEmpty()) {
+      deadlines.arm(state, now());
+      return Effect().noReply();
+    }
+    return persist(state, null, missed).thenNoReply();
   }
 
   /** A lease timer went off: settle what LeaseExpiry says is over (a timer early by the clock is re-armed after the write). */
@@ -379,6 +398,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
       views.checkInterval(state);
     }
     leases.arm(state, now(), env.executors(), env.goneRecheck());
+    deadlines.arm(state, now());
     dispatch.offerPending(state, written);
     // one instant for the checks started and the wake reported (a clock read twice could skip a poll)
     Instant now = now();

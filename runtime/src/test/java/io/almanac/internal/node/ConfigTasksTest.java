@@ -283,7 +283,28 @@ class ConfigTasksTest {
         row(T + "condition { name = ready, hold-for = 32d } }", "almanac.tasks.t.condition.hold-for", "32d"),
         row(T + "condition { name = ready, wait-at-most = 0s } }", "almanac.tasks.t.condition.wait-at-most", "0s"),
         row(T + "condition { name = ready, wait-at-most = 32d } }", "almanac.tasks.t.condition.wait-at-most", "32d"),
-        row(T + "condition { name = ready, colour = red } }", "almanac.tasks.t.condition.colour", "red"));
+        row(T + "condition { name = ready, colour = red } }", "almanac.tasks.t.condition.colour", "red"),
+        // deadlines and pause on failure (docs/deadlines.md)
+        row(T + "deadline = 0s }", "almanac.tasks.t.deadline", "0s"),
+        row(T + "deadline = -5m }", "almanac.tasks.t.deadline", "-5m"),
+        row(T + "deadline = soon }", "almanac.tasks.t.deadline", "soon"),
+        row(T + "pause-after-failures = 0 }", "almanac.tasks.t.pause-after-failures", "0"),
+        row(T + "pause-after-failures = -2 }", "almanac.tasks.t.pause-after-failures", "-2"),
+        row(T + "pause-after-failures = many }", "almanac.tasks.t.pause-after-failures", "many"),
+        row(T + "pause-after-failures = 2.5 }", "almanac.tasks.t.pause-after-failures", "2.5"));
+  }
+
+  @org.junit.jupiter.api.Test
+  @DisplayName("deadline and pause-after-failures read into the builder's deadline and pauseAfterFailures; unset, none")
+  void readsDeadlineAndPauseAfterFailures() {
+    List<TaskSpec> specs = ConfigTasks.parse(ConfigFactory.parseString("almanac.tasks { " + T
+        + "deadline = 1h, pause-after-failures = 3 }, u { cron = \"0 0 8 * * ? UTC\", job = J } }"));
+    assertEquals(TaskSpec.builder("t").cron("0 0 8 * * ? UTC").job("J").deadline(Duration.ofHours(1)).pauseAfterFailures(3)
+        .build(), specs.get(0));
+    assertEquals(Duration.ofHours(1), specs.get(0).deadline());
+    assertEquals(3, specs.get(0).pauseAfterFailures());
+    assertEquals(null, specs.get(1).deadline());
+    assertEquals(null, specs.get(1).pauseAfterFailures());
   }
 
   private static Arguments row(String tasks, String key, String value) {

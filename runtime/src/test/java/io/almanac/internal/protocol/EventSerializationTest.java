@@ -104,7 +104,9 @@ class EventSerializationTest {
         new TaskJournal.WaitEnded(W, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is FAILED", AT),
         new TaskJournal.ConditionCheckFailed(W, "settlement-file", "timed out after PT10S", AT),
         new TaskJournal.UpstreamRerunRecorded(W, "order-export", W, "KEPT", "the window succeeded: no window succeeds twice",
-            AT));
+            AT),
+        new TaskJournal.DeadlineMissed(W, AT, AT.plus(Duration.ofHours(1)), InstanceStatus.RUNNING, 2,
+            AT.plus(Duration.ofHours(1))));
   }
 
   static TaskJournal.State snapshot() {
@@ -246,7 +248,8 @@ class EventSerializationTest {
   private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class,
       TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
       TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
-      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class);
+      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
+      TaskJournal.DeadlineMissed.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -303,7 +306,26 @@ class EventSerializationTest {
     return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
         "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
         "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
-            AT.plusSeconds(1)));
+            AT.plusSeconds(1)),
+        "deadlines", deadlinesSnapshot(),
+        "deadline-spec", new TaskJournal.SpecDefined(deadlinesSnapshot().spec(), AT));
+  }
+
+  /**
+   * The snapshot of a task with a deadline and pause on failure: its spec with both, a window whose
+   * deadline was recorded missed ({@code deadlineMissedAt}), and the streak of failures that paused it.
+   */
+  static TaskJournal.State deadlinesSnapshot() {
+    TaskJournal.State s = snapshot();
+    SpecRecord spec = SpecRecord.of(TaskSpec.builder("daily-digest").cron("0 0 8 * * ?", "Asia/Shanghai").job("news-digest")
+        .deadline(Duration.ofHours(1)).pauseAfterFailures(3).buildUnvalidated());
+    WindowState w = s.windows().get(W);
+    WindowState missed = new WindowState(w.key(), w.start(), w.end(), w.dueAt(), w.status(), w.runKind(), w.attempt(),
+        w.retries(), w.resultAttempt(), w.startedAt(), w.leaseUntil(), w.executor(), w.retryDueAt(), w.summary(),
+        w.artifactUri(), w.reason(), w.effects(), w.pendingEffects(), w.createdAt(), w.updatedAt(), w.skipReason(), null,
+        null, AT.plus(Duration.ofHours(1)));
+    return new TaskJournal.State(spec, true, Map.of(W, missed), s.archivedThrough(), s.archivedCount(), s.samples(), null,
+        Map.of(), new TaskJournal.FailureStreak(3, "2026-11-27", W, AT.plusSeconds(5)));
   }
 
   @Test
@@ -340,7 +362,9 @@ class EventSerializationTest {
         "TaskJournal.InstanceFinalFailed.typed.json", TaskJournal.InstanceFinalFailed.after(W, "retry cap 3 reached",
             "lease expired at 2026-11-29T00:01:30Z", AT),
         "TaskJournal.InstanceCancelled.typed.json", new TaskJournal.InstanceCancelled(W, 1, "superseded by window 2026-11-30",
-            AT, TaskJournal.CancelCause.SUPERSEDED));
+            AT, TaskJournal.CancelCause.SUPERSEDED),
+        "TaskJournal.TaskPaused.typed.json", new TaskJournal.TaskPaused(AT, TaskJournal.PauseCause.FAILURES,
+            new TaskJournal.FailureStreak(3, "2026-11-27", W)));
   }
 
   @Test

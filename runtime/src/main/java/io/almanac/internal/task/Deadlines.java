@@ -1,0 +1,90 @@
+package io.almanac.internal.task;
+
+import io.almanac.InstanceStatus;
+import io.almanac.RunKind;
+import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal.DeadlineMissed;
+import io.almanac.journal.TaskJournal.Event;
+import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A task's deadlines, as pure decisions: which open windows missed theirs, and when the next one
+ * falls due. A window is watched when its task has a deadline, it runs on schedule (a first run or
+ * its retries: backfills, catch-ups and operators' runs are late by design and not watched), it is
+ * still open (PENDING, WAITING, RUNNING, FAILED or TIMED_OUT before its retry is decided, or waiting
+ * to retry), and its miss is not recorded yet ({@link WindowState#deadlineMissedAt()}): so each
+ * window's miss is recorded once, whatever restarts, passivations or repeated timers come between.
+ * A window that ended before its deadline (SUCCEEDED, FINAL_FAILED, SKIPPED, CANCELLED, RESOLVED,
+ * MISSED) is not watched: a final failure has its own alert. A task without a deadline costs one
+ * null check. INTERNAL API.
+ */
+final class Deadlines {
+
+  private Deadlines() {}
+
+  /**
+   * @param state the task's state
+   * @param now the entity's clock
+   * @return a {@link DeadlineMissed} for each watched window whose deadline is not after {@code now}
+   */
+  static List<Event> missed(State state, Instant now) {
+    Duration d = deadline(state);
+    if (d == null) {
+      return List.of();
+    }
+    List<Event> out = new ArrayList<>();
+    for (WindowState w : state.table().live()) {
+      if (watched(w)) {
+        Instant at = w.dueAt().plus(d);
+        if (!at.isAfter(now)) {
+          out.add(new DeadlineMissed(w.key(), w.dueAt(), at, w.status(), w.attempt(), now));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * @param state the task's state
+   * @return the earliest deadline of a watched window (possibly past: then it is due at once), or
+   *     null when none is watched
+   */
+  static Instant next(State state) {
+    Duration d = deadline(state);
+    if (d == null) {
+      return null;
+    }
+    Instant next = null;
+    for (WindowState w : state.table().live()) {
+      if (watched(w)) {
+        Instant at = w.dueAt().plus(d);
+        next = next == null || at.isBefore(next) ? at : next;
+      }
+    }
+    return next;
+  }
+
+  /**
+   * @param w a window
+   * @return whether its deadline is watched (see the class)
+   */
+  static boolean watched(WindowState w) {
+    if (w.deadlineMissedAt() != null || w.dueAt() == null) {
+      return false;
+    }
+    if (w.runKind() != RunKind.FIRST && w.runKind() != RunKind.RETRY) {
+      return false;
+    }
+    return w.status().isActive() || w.status() == InstanceStatus.WAITING;
+  }
+
+  private static Duration deadline(State state) {
+    SpecRecord spec = state.spec();
+    return spec == null || state.removed() ? null : spec.deadline();
+  }
+}
