@@ -35,6 +35,8 @@ class FireCostTest {
 
   private ActorTestKit testKit;
   private SettableClock clock;
+  /** The deadline of the task "cost" (docs/deadlines.md), or null for none (the budget's tests). */
+  private Duration deadline;
 
   /** Per persistence id: writes (persist calls), rows (events), bytes (serialized events). */
   static final class Journal {
@@ -165,7 +167,8 @@ class FireCostTest {
         .messageTap(messages::received).start();
     await(almanac.ready());
     // every minute, one window per firing; missed windows are recorded MISSED (catch-up none)
-    await(almanac.register(TaskSpec.builder("cost").cron("0 * * * * ? UTC").window("per-firing").job("noop").build()));
+    await(almanac.register(TaskSpec.builder("cost").cron("0 * * * * ? UTC").window("per-firing").job("noop")
+        .deadline(deadline).build()));
     Instant first = Instant.parse("2026-11-29T00:00:00Z");
     clock.set(first);
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, status(almanac, first)));
@@ -268,6 +271,24 @@ class FireCostTest {
     assertTrue(Math.abs(one.bytes() - crowded.bytes()) <= 8, "bytes per fire: " + one.bytes() + " and " + crowded.bytes());
     assertEquals(protocol(one), protocol(crowded), "messages per fire by receiver and kind, 1 task and 100,000");
     assertEquals(one.visited(), crowded.visited(), "windows visited per fire, 1 task and 100,000");
+  }
+
+  @Test
+  @DisplayName("a deadline that is met costs a fresh fire nothing: the same journal writes, rows and messages as without "
+      + "one (its timer is started and cancelled on the entity, no message)")
+  void deadlineMetCostsNothing() {
+    Cost without = fireWithHotWindows(1);
+    stop();
+    testKit = null;
+    deadline = Duration.ofHours(1);
+    Cost with = fireWithHotWindows(1);
+    System.out.println("fire cost, with a deadline of 1 h met: " + with.writes() + " writes, " + with.rows() + " rows, "
+        + with.bytes() + " bytes, " + with.protocolMessages() + " messages: " + with.messages());
+    assertEquals(without.writes(), with.writes(), "journal writes");
+    assertEquals(without.rows(), with.rows(), "journal rows");
+    assertTrue(Math.abs(without.bytes() - with.bytes()) <= 8, "bytes: " + without.bytes() + " and " + with.bytes());
+    assertEquals(without.toResult(), with.toResult(), "messages to the result: " + with.messages());
+    assertEquals(without.copied(), with.copied());
   }
 
   /** The messages a fire sends, by receiver and kind (ticks and journal replies left out). */

@@ -43,12 +43,14 @@ final class ApiJson {
 
   /**
    * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
-   * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt","waitUntil","events"}}:
+   * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt","waitUntil","events",
+   * "deadlineMissedAt"}}:
    * {@code startedAt} is when the current or last attempt started; {@code finishedAt} is the last
    * change of a window that is done or waits for an operator, else null; {@code waitUntil} is the
    * deadline of a WAITING window (for its dependency or condition), else null; {@code events} is
    * {@code {"received","duplicates","firstId","lastId"}}, the events of an event-triggered task
-   * coalesced into the window, or null when none.
+   * coalesced into the window, or null when none; {@code deadlineMissedAt} is when the window was
+   * recorded as having missed its task's deadline (docs/deadlines.md), else null.
    */
   static ObjectNode window(WindowView w) {
     ObjectNode n = JSON.createObjectNode();
@@ -79,6 +81,7 @@ final class ApiJson {
       e.put("firstId", w.events().firstId());
       e.put("lastId", w.events().lastId());
     }
+    n.put("deadlineMissedAt", text(w.deadlineMissedAt()));
     return n;
   }
 

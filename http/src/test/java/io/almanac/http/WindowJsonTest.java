@@ -74,6 +74,25 @@ class WindowJsonTest {
     assertTrue(js.contains("['wait until',") && js.contains("['events', eventsText(w)]"), "in the detail panel");
   }
 
+  @Test
+  @DisplayName("a window that missed its deadline: deadlineMissedAt in its JSON (null otherwise), and the dashboard marks "
+      + "its cell LATE and shows the time in the detail panel")
+  void deadlineMissedInJsonAndDashboard() throws Exception {
+    WindowView late = new WindowView("digest", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
+        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, T.plusSeconds(7200), null, null, null, null, Map.of(), T, T, T, null,
+        null, T.plusSeconds(3600));
+    assertEquals("2026-11-29T01:00:00Z", ApiJson.window(late).get("deadlineMissedAt").asText());
+    WindowView onTime = new WindowView("digest", WindowKey.of("2026-11-29"), T, T, T, InstanceStatus.SUCCEEDED,
+        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T, null, null, null);
+    assertTrue(ApiJson.window(onTime).get("deadlineMissedAt").isNull());
+    String js = resource("app.js");
+    String css = resource("app.css");
+    assertTrue(js.contains("(w.deadlineMissedAt ? ' late' : '')") && js.contains("className: 'late-mark', text: 'LATE'"),
+        "the cell is marked");
+    assertTrue(js.contains("['deadline missed',"), "in the detail panel");
+    assertTrue(css.contains(".cell.late {") && css.contains(".cell .late-mark {"), "a visible mark");
+  }
+
   private static String resource(String name) throws Exception {
     try (InputStream in = WindowJsonTest.class.getResourceAsStream("/io/almanac/http/dashboard/" + name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);

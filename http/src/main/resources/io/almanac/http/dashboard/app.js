@@ -148,13 +148,15 @@ function cell(w) {
   const title = w.task + ' ' + w.window + ': ' + w.status + (w.attempt ? ', attempt ' + w.attempt : '')
     + (w.reason ? '\n' + w.reason : w.summary ? '\n' + w.summary : '')
     + (w.status === 'WAITING' && w.waitUntil ? '\nuntil ' + w.waitUntil + ' (UTC)' : '')
-    + (w.events ? '\n' + eventsText(w) : '');
+    + (w.events ? '\n' + eventsText(w) : '')
+    + (w.deadlineMissedAt ? '\ndeadline missed (recorded ' + w.deadlineMissedAt + ' UTC)' : '');
   const selected = state.selected && state.selected.task === w.task && state.selected.window === w.window;
   return el('span', {
-    className: 'cell st-' + w.status + (selected ? ' selected' : ''), title, tabindex: '0', role: 'button',
-    dataset: { task: w.task, window: w.window, status: w.status },
+    className: 'cell st-' + w.status + (selected ? ' selected' : '') + (w.deadlineMissedAt ? ' late' : ''), title,
+    tabindex: '0', role: 'button', dataset: { task: w.task, window: w.window, status: w.status },
     onclick: () => select(w), onkeydown: (e) => { if (e.key === 'Enter') select(w); },
   }, el('span', { className: 'st', text: w.status.replace('_', ' ') }),
+  w.deadlineMissedAt ? el('span', { className: 'late-mark', text: 'LATE' }) : null,
   explained ? el('span', { className: 'why', text: reasonHead(w) }) : null);
 }
 
@@ -215,6 +217,7 @@ async function select(w) {
     ['attempt', w.attempt + ' (retries ' + w.retries + ' of ' + w.maxRetries + ')'],
     ['window', shown(w.start) + ' – ' + shown(w.end) + ' (UTC)'], ['due', shown(w.dueAt)],
     ['wait until', w.waitUntil ? shown(w.waitUntil) + ' (UTC)' : null], ['events', eventsText(w)],
+    ['deadline missed', w.deadlineMissedAt ? shown(w.deadlineMissedAt) + ' (UTC)' : null],
     ['finished', shown(w.finishedAt)], ['updated', shown(w.updatedAt)]];
   $('#detail-fields').replaceChildren(...fields.filter(([, v]) => v !== null && v !== undefined && v !== '')
     .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { className: 'f-' + k.replace(' ', '-'), text: v })]));
