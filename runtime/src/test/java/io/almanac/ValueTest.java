@@ -35,7 +35,8 @@ class ValueTest {
     TaskSpec spec = TaskSpec.builder("daily").cron("0 0 8 * * ? Asia/Shanghai").job("j").build();
     assertTrue(spec.toString().startsWith("TaskSpec[id=daily, cron=0 0 8 * * ?, zone=Asia/Shanghai, window=daily, "),
         spec.toString());
-    assertTrue(spec.toString().endsWith(", event=null, dependency=null, condition=null]"), spec.toString());
+    assertTrue(spec.toString().endsWith(", event=null, dependency=null, condition=null, deadline=null, pauseAfterFailures=null]"),
+        spec.toString());
   }
 
   @Test

@@ -257,6 +257,34 @@ class WindowExplanationTest {
   }
 
   @Test
+  @DisplayName("skipped PAUSED after the task paused itself on failures: says so, since when and which windows")
+  void skippedPausedOnFailures() {
+    Explanation e = explain(journal(
+        new TaskPaused(Instant.parse("2026-11-28T10:15:00Z"), io.almanac.journal.TaskJournal.PauseCause.FAILURES,
+            new io.almanac.journal.TaskJournal.FailureStreak(3, "2026-11-26", "2026-11-28")),
+        new FireSkipped(DAY, START, END, DUE, SkipReason.PAUSED, "task paused itself after 3 windows in a row ended "
+            + "FINAL_FAILED, from '2026-11-26' to '2026-11-28'; an operator's resume runs it again", DUE)));
+    wellFormed(e);
+    assertEquals("skipped: the task had paused itself since 2026-11-28 18:15:00, after 3 windows in a row ended FINAL_FAILED "
+        + "(from 2026-11-26 to 2026-11-28), so the window was recorded SKIPPED (PAUSED)", e.verdict());
+  }
+
+  @Test
+  @DisplayName("a deadline missed while the window ran is a step of its story, and the window went on")
+  void deadlineMissedWhileRunning() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new io.almanac.journal.TaskJournal.DeadlineMissed(DAY, DUE, t("01:00:00"), io.almanac.InstanceStatus.RUNNING, 1,
+            t("01:00:00")),
+        new AttemptSucceeded(DAY, 1, Duration.ofMinutes(90), "late", null, t("01:30:00"))));
+    wellFormed(e);
+    assertEquals("SUCCEEDED", e.status());
+    assertTrue(texts(e).stream().anyMatch(x -> x.startsWith("Its deadline 09:00:00 (1 h after due) passed while it was still "
+        + "RUNNING (attempt 1): DEADLINE_MISSED was recorded at 09:00:00")), texts(e).toString());
+  }
+
+  @Test
   @DisplayName("a pause and a resume while the window waits to retry are steps of its story")
   void pausedAndResumedWhileOpen() {
     Explanation e = explain(journal(

@@ -46,6 +46,17 @@ final class DeadlineTimers {
     }
   }
 
+  /**
+   * Forgets the timer and arms it again by the clock now (after recovery).
+   *
+   * @param state the task's state
+   * @param now the entity's clock
+   */
+  void rearm(State state, Instant now) {
+    forget();
+    arm(state, now);
+  }
+
   /** The timer went off (or the clock may have stepped): the next {@link #arm} arms it again by the clock now. */
   void forget() {
     armed = null;

@@ -147,8 +147,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     dispatch.reset();
     timers.cancelAll();
     leases.forgetAll();
-    deadlines.forget();
-    deadlines.arm(state, now()); // one passed while the task was down or passivated is recorded at once
+    deadlines.rearm(state, now()); // one that passed while the task was down or passivated is due at once
     gateWatch.clear();
     held = null;
     announce = true;
@@ -337,15 +336,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .thenReply(cmd.replyTo(), s -> StatusReply.ack());
   }
 
-  /** The deadline timer went off: record the windows whose deadline passed (a timer early by the clock is re-armed). */
+  /** The deadline timer went off: record the windows whose deadline passed; re-armed after the write (empty when early). */
   private ReplyEffect<Event, State> onDeadlineTimer(State state, DeadlineTimer cmd) {
     deadlines.forget();
-    List<Event> missed = Deadlines.missed(state, now());
-    if (missed.isEmpty()) {
-      deadlines.arm(state, now());
-      return Effect().noReply();
-    }
-    return persist(state, null, missed).thenNoReply();
+    return persist(state, null, Deadlines.missed(state, now())).thenNoReply();
   }
 
   /** A lease timer went off: settle what LeaseExpiry says is over (a timer early by the clock is re-armed after the write). */
