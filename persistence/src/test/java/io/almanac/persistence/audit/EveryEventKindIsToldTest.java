@@ -127,6 +127,9 @@ class EveryEventKindIsToldTest {
     if (type.isEnum()) {
       return type.getEnumConstants()[0];
     }
+    if (type == io.almanac.journal.TaskJournal.FailureStreak.class) {
+      return new io.almanac.journal.TaskJournal.FailureStreak(3, "2026-11-27", WINDOW);
+    }
     throw new AssertionError("no sample value for " + name + " of " + type + ": add one");
   }
 }
