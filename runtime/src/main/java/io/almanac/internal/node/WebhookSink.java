@@ -68,7 +68,7 @@ final class WebhookSink implements AlertSink {
   private boolean busy;
   private boolean closed;
   /** The alert being sent and its attempts so far: touched by steps only, which run one at a time. */
-  private Alert current;
+  private volatile Alert current;
   private int attempts;
 
   WebhookSink(WebhookSettings settings, String node, NodeMeters meters, Runner runner, Duration logEvery,
