@@ -51,6 +51,7 @@ record WebhookSettings(URI url, Duration timeout, int maxAttempts, Duration back
    * @throws InvalidSpecException naming the key and the value of the first bad setting
    */
   static WebhookSettings from(Config config) {
+    knownKeysOnly(config);
     String urlText = Settings.stringOf(config, PATH + ".url").strip();
     if (urlText.isEmpty()) {
       return null;
@@ -93,6 +94,23 @@ record WebhookSettings(URI url, Duration timeout, int maxAttempts, Duration back
   String target() {
     return url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort())
         + (url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/") ? "" : "/…");
+  }
+
+  /** The keys of almanac.alerts.webhook; another (a misspelt max-attempt) would be ignored silently. */
+  static final List<String> KEYS = List.of("url", "timeout", "max-attempts", "backoff", "max-backoff", "queue-size", "kinds",
+      "headers");
+
+  private static void knownKeysOnly(Config config) {
+    if (!config.hasPath(PATH)) {
+      return;
+    }
+    for (String key : config.getObject(PATH).keySet()) {
+      if (!KEYS.contains(key)) {
+        // the value is not echoed: a header put here by mistake holds a secret
+        throw new InvalidSpecException(PATH + "." + key, "(not shown)", "unknown key; known: " + String.join(", ", KEYS)
+            + " (request headers go in " + PATH + ".headers)");
+      }
+    }
   }
 
   private static URI url(String text) {

@@ -91,6 +91,17 @@ class WebhookSettingsTest {
   }
 
   @Test
+  @DisplayName("webhook: an unknown key is refused naming it, without showing its value (a misplaced header may be a secret)")
+  void unknownKey() {
+    InvalidSpecException typo = assertThrows(InvalidSpecException.class, () -> read("url = \"http://127.0.0.1:9/x\", max-attempt = 3"));
+    assertEquals("almanac.alerts.webhook.max-attempt", typo.field());
+    assertTrue(typo.getMessage().contains("unknown key") && typo.getMessage().contains("max-attempts"), typo.getMessage());
+    InvalidSpecException misplaced = assertThrows(InvalidSpecException.class, () -> read("Authorization = \"Bearer s3cret\""));
+    assertEquals("almanac.alerts.webhook.Authorization", misplaced.field(), "refused even without a url");
+    assertFalse(misplaced.getMessage().contains("s3cret"), misplaced.getMessage());
+  }
+
+  @Test
   @DisplayName("webhook: a bad header is refused naming it, without showing its value (it may be a secret)")
   void badHeaders() {
     InvalidSpecException restricted = assertThrows(InvalidSpecException.class,
