@@ -234,7 +234,7 @@ public final class Node {
       WebhookSink sink = WebhookSink.start(webhook, cluster.selfMember().address().toString(), meters, summaryInterval);
       CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-close-webhook",
           () -> {
-            sink.close();
+            sink.close(webhook.timeout().compareTo(Duration.ofSeconds(3)) < 0 ? webhook.timeout() : Duration.ofSeconds(3));
             return CompletableFuture.completedFuture(Done.getInstance());
           });
       alerts = WebhookSink.both(alerts, sink);

@@ -67,6 +67,8 @@ final class WebhookSink implements AlertSink {
   /** A step is scheduled or running (under lock). */
   private boolean busy;
   private boolean closed;
+  /** Stopping: new alerts are refused, a failed attempt is not tried again (under lock). */
+  private boolean closing;
   /** The alert being sent and its attempts so far: touched by steps only, which run one at a time. */
   private volatile Alert current;
   private int attempts;
@@ -119,7 +121,7 @@ final class WebhookSink implements AlertSink {
     boolean refused = false;
     int size;
     synchronized (lock) {
-      if (closed) {
+      if (closing) {
         refused = true;
       } else {
         if (queue.size() >= settings.queueSize()) {
@@ -148,10 +150,26 @@ final class WebhookSink implements AlertSink {
     }
   }
 
-  /** Stops sending: alerts still waiting are not sent (the count is logged). */
-  void close() {
+  /**
+   * Stops: refuses new alerts, sends those waiting for at most {@code grace} (a failed attempt is not
+   * tried again), then stops sending; the alerts still not sent are counted in the log.
+   *
+   * @param grace the most time given to the alerts waiting
+   */
+  void close(Duration grace) {
+    long deadline = System.nanoTime() + grace.toNanos();
     int left;
     synchronized (lock) {
+      closing = true;
+      long wait;
+      while (busy && (wait = deadline - System.nanoTime()) > 0) {
+        try {
+          TimeUnit.NANOSECONDS.timedWait(lock, wait);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
       closed = true;
       left = queue.size() + (current == null ? 0 : 1);
     }
@@ -177,6 +195,7 @@ final class WebhookSink implements AlertSink {
         current = queue.pollFirst();
         if (current == null) {
           busy = false;
+          lock.notifyAll(); // close() waits for this
           return;
         }
       }
@@ -192,7 +211,12 @@ final class WebhookSink implements AlertSink {
     meters.webhookAttemptFailed(result.cause());
     Alert a = current;
     int n = attempts;
-    if (!result.retry()) {
+    if (result.retry() && closingNow()) {
+      meters.webhookDropped("closed");
+      failLog.log(k -> "webhook alerts: the node is stopping: a " + a.kind() + " alert" + about(a) + " is not sent again to "
+          + settings.target() + " after " + result.detail() + more(k));
+      next();
+    } else if (!result.retry()) {
       meters.webhookDropped("refused");
       failLog.log(k -> "webhook alerts: " + settings.target() + " refused a " + a.kind() + " alert" + about(a) + ": "
           + result.detail() + "; not sent again" + more(k));
@@ -229,6 +253,12 @@ final class WebhookSink implements AlertSink {
       runner.run(step);
     } catch (RejectedExecutionException stopped) {
       // closing: close() counted what is left
+    }
+  }
+
+  private boolean closingNow() {
+    synchronized (lock) {
+      return closing;
     }
   }
 

@@ -177,7 +177,7 @@ class WebhookSinkTest {
       assertEquals("TRIGGER_STALLED", second.get("kind").asText(), "in the order raised");
       assertTrue(second.get("task").isNull() && second.get("window").isNull(), second.toString());
     } finally {
-      sink.close();
+      sink.close(Duration.ZERO);
     }
   }
 
@@ -328,11 +328,29 @@ class WebhookSinkTest {
   void closed() {
     WebhookSink sink = sink(settings("http://127.0.0.1:" + closedPort() + "/alerts", ""));
     sink.alert(failed("a"));
-    sink.close();
+    sink.close(Duration.ZERO);
     sink.alert(failed("b"));
     assertEquals(1, count("almanac.alerts.webhook.dropped", "reason", "closed"));
     assertTrue(messages().stream().anyMatch(m -> m.contains("stopping with 1 alerts not sent")), messages().toString());
     hand.now.clear();
     assertNull(registry.find("almanac.alerts.webhook.sent").counter());
+  }
+
+  @Test
+  @DisplayName("webhook: closing sends the alerts still waiting within its grace, without retries, and refuses new ones")
+  void closeSendsWhatIsWaiting() {
+    AlertReceiver server = receiver().answer(0, 500); // a hangs until its timeout, b gets a 500, c a 204
+    WebhookSink sink = WebhookSink.start(settings(server.url(), "timeout = 2s, backoff = 1m"), NODE, meters, Duration.ofSeconds(5));
+    sink.alert(failed("a"));
+    sink.alert(failed("b"));
+    sink.alert(failed("c"));
+    server.next(WITHIN); // a is being sent (its answer hangs): close() begins meanwhile
+    sink.close(WITHIN);
+    sink.alert(failed("d"));
+    assertEquals(1, count("almanac.alerts.webhook.failed.attempts", "cause", "timeout"));
+    assertEquals(1, count("almanac.alerts.webhook.failed.attempts", "cause", "status"));
+    assertEquals(1, count("almanac.alerts.webhook.sent", null, null), "c");
+    assertEquals(3, count("almanac.alerts.webhook.dropped", "reason", "closed"), "a and b (not tried again while stopping), d (raised after)");
+    assertEquals(List.of("b", "c"), server.pending().stream().map(r -> r.json().get("task").asText()).toList());
   }
 }
