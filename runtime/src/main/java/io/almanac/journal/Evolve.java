@@ -510,5 +510,10 @@ public final class Evolve {
     public State upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded x) {
       return s; // recorded for the audit and "why": the window is unchanged
     }
+
+    @Override
+    public State poolWaited(TaskJournal.PoolWaited x) {
+      return s; // recorded for the audit and "why": the window stays PENDING
+    }
   }
 }

@@ -682,6 +682,13 @@ public final class WindowExplanation {
 
       @Override
       public Void attemptFailed(AttemptFailed e) {
+        if (e.throttled()) {
+          step(at, "Attempt " + e.attempt() + " was THROTTLED at " + time(e.at()) + " after " + human(e.duration())
+              + ": its job asked to retry after " + human(e.throttledFor()) + (e.throttledPool() == null
+              ? "; the task's pools paused for as long" : "; pool " + e.throttledPool() + " paused for as long")
+              + " (not counted against the retry cap).");
+          return null;
+        }
         lastError = e.reason();
         step(at, "Attempt " + e.attempt() + " failed at " + time(e.at()) + " after " + human(e.duration()) + ": "
             + e.reason() + ".");
@@ -830,6 +837,16 @@ public final class WindowExplanation {
         step(at, "Upstream task " + e.upstream() + " succeeded for its window " + e.upstreamWindow() + " at "
             + time(e.at()) + ", after this window had " + (from == null ? "ended" : "been " + from) + ": "
             + e.decision() + (e.detail() == null || e.detail().isBlank() ? "" : " (" + e.detail() + ")") + ".");
+        return null;
+      }
+
+      @Override
+      public Void poolWaited(TaskJournal.PoolWaited e) {
+        step(at, "The window waited for resource pool " + e.pool() + ": " + switch (e.reason()) {
+          case FULL -> "its max-concurrent attempts were running across the cluster";
+          case RATE -> "its rate allowed no start" + (e.until() == null ? "" : " before " + time(e.until()));
+          case PAUSED -> "a throttled job paused it" + (e.until() == null ? "" : " until " + time(e.until()));
+        } + " (recorded once per wait; it starts when every pool it names has room).");
         return null;
       }
     }
@@ -1325,6 +1342,11 @@ public final class WindowExplanation {
 
     @Override
     public Placed upstreamRerunRecorded(UpstreamRerunRecorded e) {
+      return null;
+    }
+
+    @Override
+    public Placed poolWaited(TaskJournal.PoolWaited e) {
       return null;
     }
   };
