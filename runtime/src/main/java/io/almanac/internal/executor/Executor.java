@@ -618,6 +618,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
           next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
         }
       }
+      if (pools.any()) {
+        for (Admission.Skipped<ActorRef<TaskProtocol.Command>> k : admission.takeSkipped()) {
+          io.almanac.PoolWaitReason why = k.block().reason();
+          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until());
+        }
+      }
     }
     gauges();
   }
@@ -919,7 +925,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** Asks the store for a hold in every pool the admitted window names; its slot stays reserved until the answer. */
   private void askPools(Admission.Offered<ActorRef<TaskProtocol.Command>> next, Instant now) {
     if (!pools.ready()) {
-      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), false);
+      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()),
+          io.almanac.PoolWaitReason.FULL);
       wakeForPools(now);
       return;
     }
@@ -942,7 +949,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       // A failed store keeps the window queued (never failed): asked again after the poll interval.
       ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
           + "in {}", o.taskId(), o.window(), m.error().toString(), pools.settings().pollInterval());
-      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), false);
+      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), io.almanac.PoolWaitReason.FULL);
       wakeForPools(now);
       admit();
       return this;
@@ -967,14 +974,22 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
     Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval()) : now.plus(a.retryAfter());
-    if (admission.requeue(key, a.pool(), until, full) && pools.firstWait(key)) {
-      log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
-          a.pool(), a.reason());
-      o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), a.pool(), a.reason(), full ? null : until));
+    if (admission.requeue(key, a.pool(), until, a.reason())) {
+      toldWait(o, a.pool(), a.reason(), full ? null : until);
     }
     wakeForPools(now);
     admit();
     return this;
+  }
+
+  /** Tells the window's entity that it waits for the pool, once per wait (not at every try). */
+  private void toldWait(Admission.Offered<ActorRef<TaskProtocol.Command>> o, String pool, io.almanac.PoolWaitReason reason,
+      Instant until) {
+    if (pools.firstWait(o.key())) {
+      log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
+          pool, reason);
+      o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), pool, reason, until));
+    }
   }
 
   /** Wakes the executor when the first pool's block ends. */
@@ -1021,7 +1036,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private void pausePools(String key, JobResult result) {
     Instant until = clock.instant().plus(result.retryAfter());
     for (String pool : pools.pausedBy(result, key, List.of())) {
-      admission.block(pool, until, false);
+      admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
       ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
       try {
         pools.store().pause(pool, result.retryAfter()).whenComplete((ok, error) -> {
@@ -1044,6 +1059,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     declarePools();
     releaseOrphanedPools();
+    pools.forgetWaitsUnless(k -> admission.isQueued(k) || admission.admitted(k));
     pools.takeFailedReleases().forEach((key, tw) -> {
       pools.held(key, List.of()); // held again, so releasePools sends it
       releasePools(key, tw[0], tw[1]);
