@@ -31,10 +31,12 @@ class PoolsNodeTest {
 
   private ActorTestKit testKit;
   private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+  private final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+      new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 
   private Almanac start(String extraConfig, Map<String, AgentJob> jobs, PoolSpec... pools) {
     testKit = ActorTestKit.create("pools-test", AlmanacNodeTest.config(extraConfig));
-    Almanac.Builder b = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { });
+    Almanac.Builder b = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { }).meterRegistry(registry);
     jobs.forEach(b::job);
     for (PoolSpec p : pools) {
       b.pool(p);
@@ -135,6 +137,9 @@ class PoolsNodeTest {
     assertEquals(PoolWaitReason.PAUSED, waits("b").get(0).reason());
     assertEquals(Instant.parse("2026-11-29T00:05:01Z"), waits("b").get(0).until());
     assertEquals(1, ran.size(), ran.toString());
+    assertEquals("waiting for pool llm: PAUSED until 2026-11-29T00:05:01Z", window(almanac, "b", "2026-11-29").reason(),
+        "the view says what the window waits for");
+    eventually(() -> assertEquals(1.0, registry.get("almanac.pool.waiting").tag("pool", "llm").gauge().value()));
     clock.set(Instant.parse("2026-11-29T00:05:02Z"));
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "a", "2026-11-29").status()));
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "b", "2026-11-29").status()));
@@ -145,6 +150,9 @@ class PoolsNodeTest {
         .map(e -> (TaskJournal.AttemptFailed) e).findFirst().orElseThrow();
     assertTrue(throttled.throttled());
     assertEquals(Duration.ofMinutes(5), throttled.throttledFor());
+    assertEquals(1.0, registry.get("almanac.attempts").tag("outcome", "throttled").counter().count());
+    assertTrue(registry.get("almanac.pool.admissions").tag("pool", "llm").tag("outcome", "admitted").counter().count() >= 3);
+    assertTrue(registry.get("almanac.pool.admission.latency").tag("pool", "llm").timer().count() >= 3);
   }
 
   @Test
