@@ -166,4 +166,35 @@ class PoolsNodeTest {
         e.getMessage());
     assertFalse(await(almanac.taskIds()).contains("t"));
   }
+
+  @Test
+  @DisplayName("a pool store that fails keeps the window queued (PENDING, no wait recorded), counts the error, and admits "
+      + "it once the store answers again")
+  void storeFailureKeepsTheWindowQueued() {
+    FlakyPoolStore.DOWN.set(true);
+    FlakyPoolStore.FAILED.set(0);
+    List<String> ran = new CopyOnWriteArrayList<>();
+    AgentJob job = ctx -> {
+      ran.add(ctx.taskId());
+      return CompletableFuture.completedFuture(JobResult.success("ok"));
+    };
+    Almanac almanac = start("almanac.pool-store { class = \"io.almanac.FlakyPoolStore\", poll-interval = 50ms }",
+        Map.of("j", job), PoolSpec.of("llm", 1));
+    await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    eventually(() -> {
+      clock.set(clock.instant().plusMillis(100)); // the poll interval passes by the node's clock
+      assertTrue(FlakyPoolStore.FAILED.get() >= 3, "asked again and again");
+    });
+    assertEquals(InstanceStatus.PENDING, window(almanac, "a", "2026-11-29").status());
+    assertEquals(List.of(), ran);
+    assertEquals(List.of(), waits("a"), "a failed store is not a wait for the pool");
+    assertTrue(registry.get("almanac.pool.admissions").tag("outcome", "error").counter().count() >= 3);
+    FlakyPoolStore.DOWN.set(false);
+    eventually(() -> {
+      clock.set(clock.instant().plusMillis(100));
+      assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "a", "2026-11-29").status());
+    });
+    assertEquals(List.of("a"), ran);
+  }
 }

@@ -410,7 +410,8 @@ final class Admission<T> {
   /**
    * The pool is asked nothing until {@code until} (a later block stays).
    *
-   * @param reason why: a FULL block is lifted by a release of one of this node's holds
+   * @param reason why: a FULL block is lifted by a release of one of this node's holds; null when the
+   *     store could not be asked (not a wait for the pool: nothing is recorded)
    */
   void block(String pool, Instant until, io.almanac.PoolWaitReason reason) {
     Block before = poolBlocked.get(pool);
@@ -427,6 +428,11 @@ final class Admission<T> {
         poolBlocked.remove(pool);
       }
     }
+  }
+
+  /** Lifts the blocks of pools whose store could not be asked (reason null): it can be now. */
+  void unblockUnknown() {
+    poolBlocked.values().removeIf(b -> b.reason() == null);
   }
 
   /** @return the earliest end of a pool's block, or null */

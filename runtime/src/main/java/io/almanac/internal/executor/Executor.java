@@ -621,6 +621,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       if (pools.any()) {
         for (Admission.Skipped<ActorRef<TaskProtocol.Command>> k : admission.takeSkipped()) {
           io.almanac.PoolWaitReason why = k.block().reason();
+          if (why == null) {
+            continue; // passed over while the store could not be asked: not a wait for the pool
+          }
           toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until());
         }
       }
@@ -917,6 +920,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     } else {
       ctx.getLog().info("executor: pools {} declared in the pools' store ({})", pools.limits(),
           pools.store().getClass().getSimpleName());
+      admission.unblockUnknown(); // what waited for the declaration is asked now
       admit();
     }
     return this;
@@ -925,8 +929,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** Asks the store for a hold in every pool the admitted window names; its slot stays reserved until the answer. */
   private void askPools(Admission.Offered<ActorRef<TaskProtocol.Command>> next, Instant now) {
     if (!pools.ready()) {
-      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()),
-          io.almanac.PoolWaitReason.FULL);
+      // the store does not know the pools yet: asked again after the poll interval, no wait recorded (reason null)
+      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
       wakeForPools(now);
       return;
     }
@@ -949,7 +953,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       // A failed store keeps the window queued (never failed): asked again after the poll interval.
       ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
           + "in {}", o.taskId(), o.window(), m.error().toString(), pools.settings().pollInterval());
-      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), io.almanac.PoolWaitReason.FULL);
+      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), null); // no wait recorded: the store failed
       wakeForPools(now);
       admit();
       return this;
