@@ -188,6 +188,20 @@ public final class Almanac {
     }
 
     /**
+     * Declares a resource pool ({@link PoolSpec}) that tasks name with {@link
+     * TaskSpec.Builder#pools(String...)}; as {@code almanac.pools.<name>} does. Declare the same pools
+     * on every node.
+     *
+     * @param pool the pool
+     * @return this builder
+     * @throws InvalidSpecException if a pool of that name with other limits is declared already
+     */
+    public Builder pool(PoolSpec pool) {
+      jobs.registerPool(pool);
+      return this;
+    }
+
+    /**
      * Starts the node: joins the cluster (itself, when embedded), starts the task shards, the
      * trigger singleton, this node's executor and watchdog, and registers the tasks declared in
      * {@code almanac.tasks}.
@@ -491,6 +505,7 @@ public final class Almanac {
       } catch (InvalidSpecException e) {
         throw new InvalidSpecException(spec.id(), e);
       }
+      io.almanac.internal.node.ConfigPools.requireKnown(spec, jobs.pools(), "pools");
       if (spec.condition() != null && jobs.condition(spec.condition().name()) == null) {
         throw new InvalidSpecException(spec.id(), new InvalidSpecException("condition.name", spec.condition().name(),
             "no condition is registered under this name on this node: register it first"));

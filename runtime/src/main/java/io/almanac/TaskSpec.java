@@ -29,11 +29,11 @@ import java.util.regex.Pattern;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-    "event", "dependency", "condition"})
+    "event", "dependency", "condition", "pools"})
 public final class TaskSpec extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
       "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-      "event", "dependency", "condition");
+      "event", "dependency", "condition", "pools");
 
   @Override
   Parts parts() {
@@ -72,6 +72,9 @@ public final class TaskSpec extends Value {
   private final DependencyTrigger dependency;
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final ConditionTrigger condition;
+  /** The resource pools the task's job uses (empty: none); see {@link PoolSpec}. */
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  private final java.util.List<String> pools; // null when none, so a spec without pools reads and prints as before
 
   /**
    * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
@@ -94,6 +97,7 @@ public final class TaskSpec extends Value {
     this.description = b.description;
     this.dependency = b.dependency;
     this.condition = b.condition;
+    this.pools = b.pools == null || b.pools.isEmpty() ? null : java.util.List.copyOf(b.pools);
   }
 
   /**
@@ -210,6 +214,14 @@ public final class TaskSpec extends Value {
   }
 
   /**
+   * @return the resource pools the task's job uses, in the order given (empty: none): an attempt
+   *     starts only when every one has room ({@link PoolSpec})
+   */
+  public java.util.List<String> pools() {
+    return pools == null ? java.util.List.of() : pools;
+  }
+
+  /**
    * @param id the task's id
    * @return a builder with every policy at its default and a daily window
    */
@@ -248,6 +260,7 @@ public final class TaskSpec extends Value {
         condition.validate();
       }
       WindowSpec.byName(window);
+      validatePools();
       if (job == null || job.isBlank()) {
         throw new InvalidSpecException("job", job, "a task names the job it runs: a registered job name or an"
             + " AgentJob class name (by default the task's id)");
@@ -261,6 +274,20 @@ public final class TaskSpec extends Value {
       return this;
     } catch (InvalidSpecException e) {
       throw new InvalidSpecException(where, e);
+    }
+  }
+
+  private void validatePools() {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String pool : pools()) {
+      try {
+        PoolSpec.validateName(pool);
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException("pools", pool, e.reason());
+      }
+      if (!seen.add(pool)) {
+        throw new InvalidSpecException("pools", pool, "is named twice");
+      }
     }
   }
 
@@ -405,6 +432,7 @@ public final class TaskSpec extends Value {
     private EventTrigger event;
     private DependencyTrigger dependency;
     private ConditionTrigger condition;
+    private java.util.List<String> pools;
 
     private Builder(String id) {
       this.id = id;
@@ -607,6 +635,29 @@ public final class TaskSpec extends Value {
      */
     public Builder description(String text) {
       this.description = text;
+      return this;
+    }
+
+    /**
+     * Names the resource pools the task's job uses ({@link PoolSpec}): an attempt starts only when
+     * every one has room. Each must be declared on the node ({@code almanac.pools.<name>} or {@code
+     * Almanac.Builder.pool}); registration refuses an unknown one.
+     *
+     * @param names the pools (none: the task uses no pool)
+     * @return this builder
+     */
+    public Builder pools(String... names) {
+      this.pools = names == null ? null : java.util.Arrays.asList(names.clone());
+      return this;
+    }
+
+    /**
+     * @param names the pools (null or empty: none)
+     * @return this builder
+     * @see #pools(String...)
+     */
+    public Builder pools(java.util.List<String> names) {
+      this.pools = names == null ? null : new java.util.ArrayList<>(names);
       return this;
     }
 
