@@ -57,6 +57,7 @@ class EventKindsTest {
       Map.entry("WaitEnded", "- from NEW, SKIPPED otherwise"),
       Map.entry("ConditionCheckFailed", "-"),
       Map.entry("UpstreamRerunRecorded", "-"),
+      Map.entry("PoolWaited", "-"),
       Map.entry("DeadlineMissed", "-"));
 
   private static final Set<String> TASK_EVENTS = Set.of("SpecDefined", "TaskPaused", "TaskResumed", "TaskRemoved");

@@ -242,6 +242,12 @@ public record AuditEvent(
     }
 
     @Override
+    public Told poolWaited(TaskJournal.PoolWaited e) {
+      return new Told("waits for pool " + e.pool() + ": " + e.reason()
+          + (e.until() == null ? "" : " until " + e.until()), 0);
+    }
+
+    @Override
     public Told deadlineMissed(TaskJournal.DeadlineMissed e) {
       return new Told("deadline " + e.deadline() + " missed (due " + e.dueAt() + "): still " + e.status()
           + (e.attempt() > 0 ? " at attempt " + e.attempt() : ""), e.attempt());

@@ -816,6 +816,11 @@ public final class Verifier {
       }
 
       @Override
+      public Void poolWaited(TaskJournal.PoolWaited e) {
+        return null;
+      }
+
+      @Override
       public Void deadlineMissed(TaskJournal.DeadlineMissed e) {
         return null;
       }

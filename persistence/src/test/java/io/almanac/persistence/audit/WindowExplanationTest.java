@@ -920,6 +920,9 @@ class WindowExplanationTest {
         journal(new TaskJournal.WindowStarted(DAY, DUE.minus(Duration.ofHours(8)), DUE.plus(Duration.ofHours(16)), DUE,
             RunKind.FIRST, 1, DUE.plus(Duration.ofHours(2)), N1, DUE),
             new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:01"))),
+        // a window that waits for a resource pool (PoolExplanationTest tells it in full)
+        journal(scheduled(RunKind.FIRST, DUE), new TaskJournal.PoolWaited(DAY, "openai", io.almanac.PoolWaitReason.FULL, null,
+            DUE)),
         // a deadline missed while running (docs/deadlines.md)
         journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
             new TaskJournal.DeadlineMissed(DAY, DUE, t("01:00:00"), io.almanac.InstanceStatus.RUNNING, 1, t("01:00:00"))));

@@ -73,7 +73,7 @@ import java.util.function.Supplier;
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
-      "dst", "description", "zone", "event", "depends-on", "condition", "deadline", "pause-after-failures");
+      "dst", "description", "zone", "event", "depends-on", "condition", "pools", "deadline", "pause-after-failures");
   private static final Set<String> EVENT_KEYS = Set.of("type", "map-by");
   private static final Set<String> DEPENDS_ON_KEYS = Set.of("upstream", "require", "mapping", "wait-at-most",
       "missing-upstream", "on-upstream-rerun");
@@ -131,6 +131,7 @@ public final class ConfigTasks {
       Map.entry("condition.debounce", "condition.debounce"),
       Map.entry("condition.hold-for", "condition.hold-for"),
       Map.entry("condition.wait-at-most", "condition.wait-at-most"),
+      Map.entry("pools", "pools"),
       Map.entry("deadline", "deadline"),
       Map.entry("pauseAfterFailures", "pause-after-failures"));
 
@@ -249,6 +250,9 @@ public final class ConfigTasks {
     }
     if (t.has("description")) {
       b.description(t.string("description", false));
+    }
+    if (t.has("pools")) {
+      b.pools(t.strings("pools", "a list of pool names declared under almanac.pools, e.g. [openai]"));
     }
     if (t.has("deadline")) { // a duration after each window's due time, positive
       Duration deadline = t.duration("deadline");

@@ -105,6 +105,7 @@ class EventSerializationTest {
         new TaskJournal.ConditionCheckFailed(W, "settlement-file", "timed out after PT10S", AT),
         new TaskJournal.UpstreamRerunRecorded(W, "order-export", W, "KEPT", "the window succeeded: no window succeeds twice",
             AT),
+        new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT),
         new TaskJournal.DeadlineMissed(W, AT, AT.plus(Duration.ofHours(1)), InstanceStatus.RUNNING, 2,
             AT.plus(Duration.ofHours(1))));
   }
@@ -249,6 +250,7 @@ class EventSerializationTest {
       TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
       TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
       TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
+      TaskJournal.PoolWaited.class,
       TaskJournal.DeadlineMissed.class);
 
   /**
@@ -307,6 +309,8 @@ class EventSerializationTest {
         "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
         "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
             AT.plusSeconds(1)),
+        "pools", new TaskJournal.SpecDefined(SpecRecord.of(TaskSpec.builder("digest").cron("0 0 8 * * ? UTC")
+            .pools("openai", "search").buildUnvalidated()), AT),
         "deadlines", deadlinesSnapshot(),
         "deadline-spec", new TaskJournal.SpecDefined(deadlinesSnapshot().spec(), AT));
   }
@@ -363,6 +367,8 @@ class EventSerializationTest {
             "lease expired at 2026-11-29T00:01:30Z", AT),
         "TaskJournal.InstanceCancelled.typed.json", new TaskJournal.InstanceCancelled(W, 1, "superseded by window 2026-11-30",
             AT, TaskJournal.CancelCause.SUPERSEDED),
+        "TaskJournal.AttemptFailed.throttled.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(3),
+            "throttled: retry after PT30S (pool openai)", AT, Duration.ofSeconds(30), "openai"),
         "TaskJournal.TaskPaused.typed.json", new TaskJournal.TaskPaused(AT, TaskJournal.PauseCause.FAILURES,
             new TaskJournal.FailureStreak(3, "2026-11-27", W)));
   }
