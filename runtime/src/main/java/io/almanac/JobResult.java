@@ -2,6 +2,7 @@ package io.almanac;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.lang.invoke.MethodHandles;
@@ -18,7 +19,8 @@ import java.util.Objects;
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"outcome", "summary", "artifactUri", "reason"})
 public final class JobResult extends Value {
-  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "outcome", "summary", "artifactUri", "reason");
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "outcome", "summary", "artifactUri", "reason",
+      "usage");
 
   @Override
   Parts parts() {
@@ -101,5 +103,33 @@ public final class JobResult extends Value {
   /** @return why it failed (null on success) */
   public String reason() {
     return reason;
+  }
+
+  // Usage: what the attempt used (model, tokens, cost), reported with the result.
+
+  /**
+   * Set only by {@link #withUsage} on a new result (and by JSON reading); never changed afterwards.
+   * Not written when null, so a result without usage is written as before usage existed.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private Usage usage;
+
+  /**
+   * This result with what the attempt used: the task sums it per day in its zone, and a task's daily
+   * budget is measured against that sum ({@link TaskSpec.Builder#budgetPerDay}). Report it on a
+   * failure too: a failed attempt spent money as well.
+   *
+   * @param usage the model, tokens and cost of the attempt, or null for none
+   * @return a result equal to this one but for its usage
+   */
+  public JobResult withUsage(Usage usage) {
+    JobResult r = new JobResult(outcome, summary, artifactUri, reason);
+    r.usage = usage;
+    return r;
+  }
+
+  /** @return what the attempt used, or null when the job did not report it */
+  public Usage usage() {
+    return usage;
   }
 }

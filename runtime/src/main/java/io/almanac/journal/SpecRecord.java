@@ -50,6 +50,8 @@ import java.util.List;
  * @param event the event trigger, or null (absent from specs written before it existed)
  * @param dependency the dependency trigger, or null (likewise)
  * @param condition the condition trigger, or null (likewise)
+ * @param budgetPerDayMicros the task's budget per day in millionths of the operator's cost unit, or
+ *     null for none (absent from specs written before budgets existed)
  */
 public record SpecRecord(
     String id,
@@ -66,7 +68,8 @@ public record SpecRecord(
     Instant once,
     @JsonInclude(JsonInclude.Include.NON_NULL) Event event,
     @JsonInclude(JsonInclude.Include.NON_NULL) Dependency dependency,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long budgetPerDayMicros) {
 
   /**
    * Fills missing components with the defaults {@link TaskSpec} gives them (a
@@ -92,7 +95,16 @@ public record SpecRecord(
         Retry.of(spec.retry()), CatchUp.of(spec.catchUp()), Lease.of(spec.lease()), spec.job(), spec.description(),
         spec.once(), spec.event() == null ? null : Event.of(spec.event()),
         spec.dependency() == null ? null : Dependency.of(spec.dependency()),
-        spec.condition() == null ? null : Condition.of(spec.condition()));
+        spec.condition() == null ? null : Condition.of(spec.condition()),
+        spec.budgetPerDay() == null ? null : io.almanac.Usage.toMicros("budgetPerDay", spec.budgetPerDay()));
+  }
+
+  /** A record as specs were written before budgets existed. */
+  public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
+      CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
+      Condition condition) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency,
+        condition, null);
   }
 
   /**
@@ -136,6 +148,9 @@ public record SpecRecord(
         .when(condition == null ? null : condition.toTrigger()).job(job);
     if (once != null) {
       b.once(once);
+    }
+    if (budgetPerDayMicros != null) {
+      b.budgetPerDay(java.math.BigDecimal.valueOf(budgetPerDayMicros, 6));
     }
     return b.buildUnvalidated();
   }
