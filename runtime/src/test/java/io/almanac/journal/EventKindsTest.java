@@ -58,7 +58,8 @@ class EventKindsTest {
       Map.entry("ConditionCheckFailed", "-"),
       Map.entry("UpstreamRerunRecorded", "-"));
 
-  private static final Set<String> TASK_EVENTS = Set.of("SpecDefined", "TaskPaused", "TaskResumed", "TaskRemoved");
+  private static final Set<String> TASK_EVENTS = Set.of("SpecDefined", "TaskPaused", "TaskResumed", "TaskRemoved",
+      "BudgetRaised");
 
   static List<Class<?>> concreteKinds(Class<?> sealed) {
     List<Class<?>> out = new ArrayList<>();
