@@ -123,7 +123,8 @@ public final class Almanac {
 
     /**
      * @param sink where final failures, repeated skips and a stalled trigger are reported (R32);
-     *     default {@link AlertSinks#logging(Duration)} with {@code almanac.alerts.summary-interval}
+     *     default {@link AlertSinks#logging(Duration)} with {@code almanac.alerts.summary-interval}; a
+     *     webhook configured in {@code almanac.alerts.webhook} gets every alert too, whichever sink this is
      * @return this builder
      */
     public Builder alertSink(AlertSink sink) {
@@ -183,6 +184,20 @@ public final class Almanac {
      */
     public Builder condition(String name, Condition condition) {
       jobs.registerCondition(name, condition);
+      return this;
+    }
+
+    /**
+     * Declares a resource pool ({@link PoolSpec}) that tasks name with {@link
+     * TaskSpec.Builder#pools(String...)}; as {@code almanac.pools.<name>} does. Declare the same pools
+     * on every node.
+     *
+     * @param pool the pool
+     * @return this builder
+     * @throws InvalidSpecException if a pool of that name with other limits is declared already
+     */
+    public Builder pool(PoolSpec pool) {
+      jobs.registerPool(pool);
       return this;
     }
 
@@ -490,6 +505,7 @@ public final class Almanac {
       } catch (InvalidSpecException e) {
         throw new InvalidSpecException(spec.id(), e);
       }
+      io.almanac.internal.node.ConfigPools.requireKnown(spec, jobs.pools(), "pools");
       if (spec.condition() != null && jobs.condition(spec.condition().name()) == null) {
         throw new InvalidSpecException(spec.id(), new InvalidSpecException("condition.name", spec.condition().name(),
             "no condition is registered under this name on this node: register it first"));

@@ -17,10 +17,10 @@ import java.util.Objects;
  */
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
-@JsonPropertyOrder({"outcome", "summary", "artifactUri", "reason"})
+@JsonPropertyOrder({"outcome", "summary", "artifactUri", "reason", "retryAfter", "pool"})
 public final class JobResult extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "outcome", "summary", "artifactUri", "reason",
-      "usage");
+      "retryAfter", "pool", "usage");
 
   @Override
   Parts parts() {
@@ -31,6 +31,12 @@ public final class JobResult extends Value {
   private final String summary;
   private final String artifactUri;
   private final String reason;
+  /** A throttled result's wait; null otherwise. */
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  private final java.time.Duration retryAfter;
+  /** The pool a throttled result names, or null (all the task's pools). */
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  private final String pool;
 
   /**
    * The outcome of an attempt as the job reports it. Persisted by name (a late result's, {@code
@@ -40,19 +46,28 @@ public final class JobResult extends Value {
     /** The job did its work. */
     SUCCEEDED,
     /** The job failed; the task's retry policy decides what happens next. */
-    FAILED
+    FAILED,
+    /**
+     * The job was throttled by the service it calls (an HTTP 429, a provider's {@code Retry-After}):
+     * the window is tried again after the wait, not counted against the retry cap, and the pool
+     * pauses its admissions for as long.
+     */
+    THROTTLED
   }
 
   /** Normalises a null summary to empty. */
   @JsonCreator
   private JobResult(@JsonProperty("outcome") Outcome outcome, @JsonProperty("summary") String summary,
-      @JsonProperty("artifactUri") String artifactUri, @JsonProperty("reason") String reason) {
+      @JsonProperty("artifactUri") String artifactUri, @JsonProperty("reason") String reason,
+      @JsonProperty("retryAfter") java.time.Duration retryAfter, @JsonProperty("pool") String pool) {
     Objects.requireNonNull(outcome, "outcome");
     summary = summary == null ? "" : summary;
     this.outcome = outcome;
     this.summary = summary;
     this.artifactUri = artifactUri;
     this.reason = reason;
+    this.retryAfter = retryAfter;
+    this.pool = pool;
   }
 
   /**
@@ -60,7 +75,7 @@ public final class JobResult extends Value {
    * @return a successful result without artifact
    */
   public static JobResult success(String summary) {
-    return new JobResult(Outcome.SUCCEEDED, summary, null, null);
+    return new JobResult(Outcome.SUCCEEDED, summary, null, null, null, null);
   }
 
   /**
@@ -69,7 +84,7 @@ public final class JobResult extends Value {
    * @return a successful result pointing at its artifact
    */
   public static JobResult success(String summary, String artifactUri) {
-    return new JobResult(Outcome.SUCCEEDED, summary, artifactUri, null);
+    return new JobResult(Outcome.SUCCEEDED, summary, artifactUri, null, null, null);
   }
 
   /**
@@ -77,7 +92,7 @@ public final class JobResult extends Value {
    * @return a failed result
    */
   public static JobResult failure(String reason) {
-    return new JobResult(Outcome.FAILED, "", null, reason == null ? "failed" : reason);
+    return new JobResult(Outcome.FAILED, "", null, reason == null ? "failed" : reason, null, null);
   }
 
   /** @return true when the outcome is {@link Outcome#SUCCEEDED} */
@@ -105,6 +120,53 @@ public final class JobResult extends Value {
     return reason;
   }
 
+  // ---- throttling (resource pools)
+
+  /**
+   * The service the job calls throttled it: the attempt ends THROTTLED, does not count against the
+   * task's retry cap, the window is tried again after {@code retryAfter}, and every pool the task
+   * names pauses its admissions for as long, across the cluster.
+   *
+   * @param retryAfter how long to wait (a provider's {@code Retry-After}); positive
+   * @return a throttled result
+   * @throws InvalidSpecException ({@code retryAfter}) if it is null, zero or negative
+   */
+  public static JobResult throttled(java.time.Duration retryAfter) {
+    return throttled(retryAfter, null);
+  }
+
+  /**
+   * As {@link #throttled(java.time.Duration)}, pausing only the named pool (for a task that names
+   * several and whose job knows which one refused).
+   *
+   * @param retryAfter how long to wait; positive
+   * @param pool the pool that throttled, one the task names; null pauses all of them
+   * @return a throttled result
+   * @throws InvalidSpecException ({@code retryAfter}) if it is null, zero or negative
+   */
+  public static JobResult throttled(java.time.Duration retryAfter, String pool) {
+    if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
+      throw new InvalidSpecException("retryAfter", retryAfter, "a throttled result waits a positive time");
+    }
+    return new JobResult(Outcome.THROTTLED, "", null, "throttled: retry after " + retryAfter
+        + (pool == null ? "" : " (pool " + pool + ")"), retryAfter, pool);
+  }
+
+  /** @return true when the outcome is {@link Outcome#THROTTLED} */
+  public boolean throttled() {
+    return outcome == Outcome.THROTTLED;
+  }
+
+  /** @return a throttled result's wait, or null */
+  public java.time.Duration retryAfter() {
+    return retryAfter;
+  }
+
+  /** @return the pool a throttled result names, or null (all the task's pools, or not throttled) */
+  public String pool() {
+    return pool;
+  }
+
   // Usage: what the attempt used (model, tokens, cost), reported with the result.
 
   /**
@@ -123,7 +185,7 @@ public final class JobResult extends Value {
    * @return a result equal to this one but for its usage
    */
   public JobResult withUsage(Usage usage) {
-    JobResult r = new JobResult(outcome, summary, artifactUri, reason);
+    JobResult r = new JobResult(outcome, summary, artifactUri, reason, retryAfter, pool);
     r.usage = usage;
     return r;
   }

@@ -30,11 +30,11 @@ import java.util.regex.Pattern;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-    "event", "dependency", "condition", "budgetPerDay"})
+    "event", "dependency", "condition", "pools", "budgetPerDay"})
 public final class TaskSpec extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
       "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-      "event", "dependency", "condition", "budgetPerDay");
+      "event", "dependency", "condition", "pools", "budgetPerDay");
 
   @Override
   Parts parts() {
@@ -73,6 +73,9 @@ public final class TaskSpec extends Value {
   private final DependencyTrigger dependency;
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final ConditionTrigger condition;
+  /** The resource pools the task's job uses (empty: none); see {@link PoolSpec}. */
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  private final java.util.List<String> pools; // null when none, so a spec without pools reads and prints as before
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final BigDecimal budgetPerDay;
 
@@ -97,6 +100,7 @@ public final class TaskSpec extends Value {
     this.description = b.description;
     this.dependency = b.dependency;
     this.condition = b.condition;
+    this.pools = b.pools == null || b.pools.isEmpty() ? null : java.util.List.copyOf(b.pools);
     this.budgetPerDay = b.budgetPerDay == null ? null : plain(b.budgetPerDay);
   }
 
@@ -222,6 +226,14 @@ public final class TaskSpec extends Value {
   }
 
   /**
+   * @return the resource pools the task's job uses, in the order given (empty: none): an attempt
+   *     starts only when every one has room ({@link PoolSpec})
+   */
+  public java.util.List<String> pools() {
+    return pools == null ? java.util.List.of() : pools;
+  }
+
+  /**
    * @param id the task's id
    * @return a builder with every policy at its default and a daily window
    */
@@ -261,6 +273,7 @@ public final class TaskSpec extends Value {
       }
       validateBudget();
       WindowSpec.byName(window);
+      validatePools();
       if (job == null || job.isBlank()) {
         throw new InvalidSpecException("job", job, "a task names the job it runs: a registered job name or an"
             + " AgentJob class name (by default the task's id)");
@@ -274,6 +287,20 @@ public final class TaskSpec extends Value {
       return this;
     } catch (InvalidSpecException e) {
       throw new InvalidSpecException(where, e);
+    }
+  }
+
+  private void validatePools() {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String pool : pools()) {
+      try {
+        PoolSpec.validateName(pool);
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException("pools", pool, e.reason());
+      }
+      if (!seen.add(pool)) {
+        throw new InvalidSpecException("pools", pool, "is named twice");
+      }
     }
   }
 
@@ -438,6 +465,7 @@ public final class TaskSpec extends Value {
     private EventTrigger event;
     private DependencyTrigger dependency;
     private ConditionTrigger condition;
+    private java.util.List<String> pools;
     private BigDecimal budgetPerDay;
 
     private Builder(String id) {
@@ -656,6 +684,29 @@ public final class TaskSpec extends Value {
      */
     public Builder budgetPerDay(BigDecimal amount) {
       this.budgetPerDay = amount;
+      return this;
+    }
+
+    /**
+     * Names the resource pools the task's job uses ({@link PoolSpec}): an attempt starts only when
+     * every one has room. Each must be declared on the node ({@code almanac.pools.<name>} or {@code
+     * Almanac.Builder.pool}); registration refuses an unknown one.
+     *
+     * @param names the pools (none: the task uses no pool)
+     * @return this builder
+     */
+    public Builder pools(String... names) {
+      this.pools = names == null ? null : java.util.Arrays.asList(names.clone());
+      return this;
+    }
+
+    /**
+     * @param names the pools (null or empty: none)
+     * @return this builder
+     * @see #pools(String...)
+     */
+    public Builder pools(java.util.List<String> names) {
+      this.pools = names == null ? null : new java.util.ArrayList<>(names);
       return this;
     }
 

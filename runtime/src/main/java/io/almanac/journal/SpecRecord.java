@@ -50,6 +50,8 @@ import java.util.List;
  * @param event the event trigger, or null (absent from specs written before it existed)
  * @param dependency the dependency trigger, or null (likewise)
  * @param condition the condition trigger, or null (likewise)
+ * @param pools the resource pools the task's job uses, or null when none (absent from specs written
+ *     before pools existed)
  * @param budgetPerDayMicros the task's budget per day in millionths of the operator's cost unit, or
  *     null for none (absent from specs written before budgets existed)
  */
@@ -69,6 +71,7 @@ public record SpecRecord(
     @JsonInclude(JsonInclude.Include.NON_NULL) Event event,
     @JsonInclude(JsonInclude.Include.NON_NULL) Dependency dependency,
     @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition,
+    @JsonInclude(JsonInclude.Include.NON_NULL) List<String> pools,
     @JsonInclude(JsonInclude.Include.NON_NULL) Long budgetPerDayMicros) {
 
   /**
@@ -84,6 +87,7 @@ public record SpecRecord(
     retry = retry == null ? Retry.of(RetryPolicy.DEFAULT) : retry;
     catchUp = catchUp == null ? CatchUp.of(CatchUpPolicy.DEFAULT) : catchUp;
     lease = lease == null ? Lease.of(LeasePolicy.DEFAULT) : lease;
+    pools = pools == null || pools.isEmpty() ? null : List.copyOf(pools);
   }
 
   /**
@@ -96,15 +100,16 @@ public record SpecRecord(
         spec.once(), spec.event() == null ? null : Event.of(spec.event()),
         spec.dependency() == null ? null : Dependency.of(spec.dependency()),
         spec.condition() == null ? null : Condition.of(spec.condition()),
+        spec.pools().isEmpty() ? null : spec.pools(),
         spec.budgetPerDay() == null ? null : io.almanac.Usage.toMicros("budgetPerDay", spec.budgetPerDay()));
   }
 
   /** A record as specs were written before budgets existed. */
   public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
       CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
-      Condition condition) {
+      Condition condition, List<String> pools) {
     this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency,
-        condition, null);
+        condition, pools, null);
   }
 
   /**
@@ -125,7 +130,38 @@ public record SpecRecord(
    */
   public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
       CatchUp catchUp, Lease lease, String job, String description, Instant once) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null);
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null);
+  }
+
+  /**
+   * A record as specs were written before resource pools existed.
+   *
+   * @param id the task's id
+   * @param cron the cron, or null
+   * @param zone the zone
+   * @param window the window spec's name
+   * @param dst the DST policy
+   * @param overlap the overlap policy
+   * @param retry the retry policy
+   * @param catchUp the catch-up policy
+   * @param lease the lease policy
+   * @param job the job's name, or null
+   * @param description free text, or null
+   * @param once the one-shot instant, or null
+   * @param event the event trigger, or null
+   * @param dependency the dependency trigger, or null
+   * @param condition the condition trigger, or null
+   */
+  public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
+      CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
+      Condition condition) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition,
+        null);
+  }
+
+  /** @return the pools the task's job uses, empty when none */
+  public List<String> poolNames() {
+    return pools == null ? List.of() : pools;
   }
 
   /** @return whether a due window waits for a dependency or a condition */
@@ -145,7 +181,7 @@ public record SpecRecord(
         .retry(retry.toPolicy()).catchUp(catchUp.toPolicy()).lease(lease.toPolicy()).description(description)
         .onEvent(event == null ? null : event.toTrigger())
         .dependsOn(dependency == null ? null : dependency.toTrigger())
-        .when(condition == null ? null : condition.toTrigger()).job(job);
+        .when(condition == null ? null : condition.toTrigger()).job(job).pools(pools);
     if (once != null) {
       b.once(once);
     }

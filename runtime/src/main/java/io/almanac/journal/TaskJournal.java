@@ -72,7 +72,7 @@ public final class TaskJournal {
           AttemptSucceeded, AttemptFailed, AttemptTimedOut, LateResultRecorded, RetryScheduled,
           InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded,
           EventReceived, EventDuplicated, WindowWaiting, WaitSatisfied, WaitEnded, ConditionCheckFailed,
-          UpstreamRerunRecorded {
+          UpstreamRerunRecorded, PoolWaited {
     /** @return the window key */
     String window();
 
@@ -156,6 +156,8 @@ public final class TaskJournal {
     R conditionCheckFailed(ConditionCheckFailed e);
 
     R upstreamRerunRecorded(UpstreamRerunRecorded e);
+
+    R poolWaited(PoolWaited e);
 
     R budgetRaised(BudgetRaised e);
   }
@@ -387,18 +389,37 @@ public final class TaskJournal {
   }
 
   /**
-   * The attempt failed (R22).
+   * The attempt failed (R22), or its job answered throttled ({@link #throttled()}: then {@code
+   * throttledFor} is the wait it asked for and {@code throttledPool} the pool it named, or null).
    *
+   * @param window the window
+   * @param attempt the attempt
+   * @param duration how long it ran
+   * @param reason why it failed
+   * @param at when
+   * @param throttledFor a throttled attempt's wait; null for a failure (and in events written before throttling)
+   * @param throttledPool the pool a throttled result named, or null
    * @param usage what the attempt used, as its job reported it, or null (not reported, and in events
    *     written before usage was recorded); not written when null
    */
   public record AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at,
-      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage)
-      implements WindowEvent {
-
-    /** A failure without usage (as events written before usage was recorded read). */
+      @JsonInclude(JsonInclude.Include.NON_NULL) Duration throttledFor,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String throttledPool,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage) implements WindowEvent {
+    /** A failure as recorded before throttling existed (or a plain one). */
     public AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at) {
-      this(window, attempt, duration, reason, at, null);
+      this(window, attempt, duration, reason, at, null, null, null);
+    }
+
+    /** A failure or throttle without usage (as events written before usage was recorded read). */
+    public AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at, Duration throttledFor,
+        String throttledPool) {
+      this(window, attempt, duration, reason, at, throttledFor, throttledPool, null);
+    }
+
+    /** @return whether the job answered throttled (the attempt ended THROTTLED, not counted against the retry cap) */
+    public boolean throttled() {
+      return throttledFor != null;
     }
 
     @Override
@@ -751,6 +772,29 @@ public final class TaskJournal {
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.upstreamRerunRecorded(this);
+    }
+  }
+
+  /**
+   * A PENDING window waits for a resource pool (recorded once per wait, not at every try): it starts
+   * when every pool its task names has room. Changes no status.
+   *
+   * @param window the window
+   * @param pool the pool without room
+   * @param reason why: full, its rate, or paused by a throttled job
+   * @param until when the wait ends at the latest, if known (a pause's end, the next rate token), or null
+   * @param at when
+   */
+  public record PoolWaited(String window, String pool, io.almanac.PoolWaitReason reason, Instant until, Instant at)
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.poolWaited(this);
     }
   }
 

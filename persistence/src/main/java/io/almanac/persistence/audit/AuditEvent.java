@@ -266,6 +266,12 @@ public record AuditEvent(
     }
 
     @Override
+    public Told poolWaited(TaskJournal.PoolWaited e) {
+      return new Told("waits for pool " + e.pool() + ": " + e.reason()
+          + (e.until() == null ? "" : " until " + e.until()), 0);
+    }
+
+    @Override
     public Told windowStarted(TaskJournal.WindowStarted e) {
       return new Told(String.valueOf(e), 0); // the audit reads it as its schedule and its start (TaskJournal.expand)
     }

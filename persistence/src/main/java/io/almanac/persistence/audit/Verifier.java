@@ -819,6 +819,11 @@ public final class Verifier {
       public Void upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
         return null;
       }
+
+      @Override
+      public Void poolWaited(TaskJournal.PoolWaited e) {
+        return null;
+      }
     }
 
     /**

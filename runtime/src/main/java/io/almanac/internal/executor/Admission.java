@@ -30,8 +30,19 @@ final class Admission<T> {
     void unwatch(T task);
   }
 
-  /** A window offered by its entity, queued or admitted (a slot reserved for it). */
-  record Offered<T>(String taskId, String window, RunKind kind, T task) {
+  /**
+   * A window offered by its entity, queued or admitted (a slot reserved for it); {@code pools} the
+   * resource pools its task names (empty: none, the path of every task without pools).
+   */
+  record Offered<T>(String taskId, String window, RunKind kind, T task, List<String> pools) {
+    Offered(String taskId, String window, RunKind kind, T task) {
+      this(taskId, window, kind, task, List.of());
+    }
+
+    boolean pooled() {
+      return !pools.isEmpty();
+    }
+
     String key() {
       return taskId + "|" + window;
     }
@@ -91,7 +102,12 @@ final class Admission<T> {
 
   /** An offer of a window that does not run here now. */
   OfferDecision offer(String taskId, String window, RunKind kind, T task, boolean draining) {
-    Offered<T> offered = new Offered<>(taskId, window, kind, task);
+    return offer(taskId, window, kind, task, draining, List.of());
+  }
+
+  /** An offer of a window of a task that names resource pools (none: as {@link #offer(String, String, RunKind, Object, boolean)}). */
+  OfferDecision offer(String taskId, String window, RunKind kind, T task, boolean draining, List<String> pools) {
+    Offered<T> offered = new Offered<>(taskId, window, kind, task, pools == null ? List.of() : pools);
     String key = offered.key();
     if (reserved.containsKey(key) || readyKeys.containsKey(key)) {
       return OfferDecision.ADMITTED_ALREADY; // offered again (a wake-up, a recovery)
@@ -167,6 +183,9 @@ final class Admission<T> {
       Offered<T> o = it.next();
       if (admittedPerTask.getOrDefault(o.taskId(), 0) >= settings.maxConcurrentPerTask()) {
         continue;
+      }
+      if (o.pooled() && poolBlocked(o, now)) {
+        continue; // its pool has no room now (as far as this node knows): the queue goes on past it
       }
       if (limited) {
         if (!globalBucket.available(now)) {
@@ -334,5 +353,106 @@ final class Admission<T> {
     if (left == null) {
       watch.unwatch(task);
     }
+  }
+
+  // ---- resource pools (only offers that name pools go here; see Executor)
+
+  /** Why and until when this node asks the store nothing for a pool. */
+  record Block(Instant until, io.almanac.PoolWaitReason reason) {}
+
+  /** A queued window passed over because one of its pools is blocked here. */
+  record Skipped<T>(Offered<T> offered, String pool, Block block) {}
+
+  /** Per pool: until when this node asks the store nothing for it (refused: full, rate, paused). */
+  private final Map<String, Block> poolBlocked = new HashMap<>();
+  /** The windows passed over by the last {@link #admit}s, until taken by {@link #takeSkipped}. */
+  private final Map<String, Skipped<T>> skipped = new java.util.LinkedHashMap<>();
+
+  private boolean poolBlocked(Offered<T> o, Instant now) {
+    for (String pool : o.pools()) {
+      Block b = poolBlocked.get(pool);
+      if (b != null) {
+        if (b.until().isAfter(now)) {
+          skipped.putIfAbsent(o.key(), new Skipped<>(o, pool, b));
+          return true;
+        }
+        poolBlocked.remove(pool);
+      }
+    }
+    return false;
+  }
+
+  /** @return the windows passed over for a blocked pool since the last call (each once), taken */
+  List<Skipped<T>> takeSkipped() {
+    List<Skipped<T>> out = new ArrayList<>(skipped.values());
+    skipped.clear();
+    return out;
+  }
+
+  /**
+   * The store refused an admitted window of a pooled task: its reservation ends, it goes back to the
+   * front of its queue (its place kept), and the pool is asked nothing until {@code until}.
+   *
+   * @return whether it was reserved (false: freed meanwhile, its entity restarted or stopped)
+   */
+  boolean requeue(String key, String pool, Instant until, io.almanac.PoolWaitReason reason) {
+    Offered<T> o = reserved.remove(key);
+    block(pool, until, reason);
+    if (o == null) {
+      return false;
+    }
+    release(o.taskId());
+    queued.put(key, o);
+    (o.fresh() ? fresh : backlog).addFirst(o); // still held: as a queued offer again
+    return true;
+  }
+
+  /**
+   * The pool is asked nothing until {@code until} (a later block stays).
+   *
+   * @param reason why: a FULL block is lifted by a release of one of this node's holds; null when the
+   *     store could not be asked (not a wait for the pool: nothing is recorded)
+   */
+  void block(String pool, Instant until, io.almanac.PoolWaitReason reason) {
+    Block before = poolBlocked.get(pool);
+    if (before == null || until.isAfter(before.until())) {
+      poolBlocked.put(pool, new Block(until, reason));
+    }
+  }
+
+  /** One of this node's holds of these pools ended: a pool blocked as full may have room now. */
+  void unblockFull(List<String> pools) {
+    for (String pool : pools) {
+      Block b = poolBlocked.get(pool);
+      if (b != null && b.reason() == io.almanac.PoolWaitReason.FULL) {
+        poolBlocked.remove(pool);
+      }
+    }
+  }
+
+  /** Lifts the blocks of pools whose store could not be asked (reason null): it can be now. */
+  void unblockUnknown() {
+    poolBlocked.values().removeIf(b -> b.reason() == null);
+  }
+
+  /** @return the earliest end of a pool's block, or null */
+  Instant nextUnblock() {
+    return poolBlocked.values().stream().map(Block::until).min(Instant::compareTo).orElse(null);
+  }
+
+  /** @return whether this window is reserved or started and waiting for a slot here */
+  boolean admitted(String key) {
+    return reserved.containsKey(key) || readyKeys.containsKey(key);
+  }
+
+  /** @return the queued windows naming each pool */
+  Map<String, Integer> waitingPerPool() {
+    Map<String, Integer> out = new HashMap<>();
+    for (Offered<T> o : queued.values()) {
+      for (String pool : o.pools()) {
+        out.merge(pool, 1, Integer::sum);
+      }
+    }
+    return out;
   }
 }

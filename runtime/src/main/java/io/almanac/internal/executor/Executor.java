@@ -136,11 +136,30 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
       ResultReports.Carries carries) implements ExecutorProtocol.Internal {}
 
+  /** The pools' store answered an acquire for an admitted window of a pooled task. */
+  private record PoolAnswered(Admission.Offered<ActorRef<TaskProtocol.Command>> offered, io.almanac.spi.PoolStore.Answer answer,
+      Throwable error, long nanos) implements ExecutorProtocol.Internal {}
+
+  /** The pools' store answered the declaration of this node's pools. */
+  private record PoolsDeclared(Throwable error) implements ExecutorProtocol.Internal {}
+
+  /** A release of a window's holds failed: tried again at the next check. */
+  private record PoolReleaseFailed(String key, String taskId, String window, Throwable error)
+      implements ExecutorProtocol.Internal {}
+
+  /** The store's count of the pools' holds, for the gauges. */
+  private record PoolsInUse(Map<String, Integer> inUse) implements ExecutorProtocol.Internal {}
+
+  /** A pool's block ended (its pause, its next rate token, the poll interval): queued windows may go. */
+  private enum PoolWake implements ExecutorProtocol.Internal { INSTANCE }
+
   private enum Check implements ExecutorProtocol.Internal {
     INSTANCE,
     /** A membership event of another member, or of this one that changes nothing here. */
     IGNORED
   }
+
+  private static final org.slf4j.Logger POOL_LOG = org.slf4j.LoggerFactory.getLogger(Executor.class);
 
   private final ActorContext<Command> ctx;
   private final Clock clock;
@@ -154,6 +173,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private final NodeMeters meters;
   private final ThreadPoolExecutor jobThreads;
   private final JobPort port;
+  /** The resource pools: only offers of tasks that name pools go through it. */
+  private final PoolGate pools;
   private final Admission<ActorRef<TaskProtocol.Command>> admission;
   private final RunningJobs running = new RunningJobs();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
@@ -191,6 +212,27 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   }
 
   /**
+   * An executor without a fence or alerts whose pools' counts live in {@code pools} (tests).
+   *
+   * @param clock where time comes from
+   * @param settings the executor's settings
+   * @param maxReasonLength how long a result's reason may be
+   * @param jobs the jobs (and pools) this node knows
+   * @param tasks how to reach a task entity by id
+   * @param executorId this executor's identity
+   * @param pools the pools' store
+   * @param poolSettings its settings
+   * @param meters the node's meters
+   * @return the executor's behavior
+   */
+  public static Behavior<Command> create(Clock clock, ExecutorSettings settings, int maxReasonLength, JobRegistry jobs,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks, String executorId, io.almanac.spi.PoolStore pools,
+      PoolSettings poolSettings, NodeMeters meters) {
+    return create(clock, settings, maxReasonLength, jobs, tasks, ExecutorFence.none(executorId), meters, a -> { },
+        System::nanoTime, pools, poolSettings);
+  }
+
+  /**
    * @param clock where time comes from
    * @param settings the executor's settings
    * @param maxReasonLength how long a result's reason may be; a job's longer exception message is shortened ({@code almanac.task.max-reason-length})
@@ -212,8 +254,41 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       NodeMeters meters,
       AlertSink alerts,
       LongSupplier nanoTime) {
+    return create(clock, settings, maxReasonLength, jobs, tasks, fence, meters, alerts, nanoTime, null, PoolSettings.DEFAULT);
+  }
+
+  /**
+   * As {@link #create(Clock, ExecutorSettings, int, JobRegistry, Function, ExecutorFence, NodeMeters,
+   * AlertSink, LongSupplier)}, with the store of the resource pools' counts.
+   *
+   * @param clock where time comes from
+   * @param settings the executor's settings
+   * @param maxReasonLength how long a result's reason may be
+   * @param jobs the jobs (and pools) this node knows
+   * @param tasks how to reach a task entity by id
+   * @param fence the node lease
+   * @param meters the node's meters
+   * @param alerts where JOB_STUCK goes
+   * @param nanoTime the monotonic clock
+   * @param pools the pools' store, or null for one in this executor's memory
+   * @param poolSettings the pools' settings
+   * @return the executor's behavior
+   */
+  public static Behavior<Command> create(
+      Clock clock,
+      ExecutorSettings settings,
+      int maxReasonLength,
+      JobRegistry jobs,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks,
+      ExecutorFence fence,
+      NodeMeters meters,
+      AlertSink alerts,
+      LongSupplier nanoTime,
+      io.almanac.spi.PoolStore pools,
+      PoolSettings poolSettings) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-        new Executor(ctx, timers, clock, settings, maxReasonLength, jobs, tasks, fence, meters, alerts, nanoTime)));
+        new Executor(ctx, timers, clock, settings, maxReasonLength, jobs, tasks, fence, meters, alerts, nanoTime,
+            new PoolGate(pools != null ? pools : new InMemoryPoolStore(clock), poolSettings, jobs.pools(), timers))));
   }
 
   private Executor(
@@ -227,8 +302,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       ExecutorFence fence,
       NodeMeters meters,
       AlertSink alerts,
-      LongSupplier nanoTime) {
+      LongSupplier nanoTime,
+      PoolGate pools) {
     super(ctx);
+    this.pools = pools;
     this.meters = meters;
     this.ctx = ctx;
     this.clock = clock;
@@ -254,6 +331,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     });
     this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
     timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
+    declarePools();
     if (fence.configured()) {
       try {
         SelfDowning.subscribe(ctx, NodeDown::new, Check.IGNORED); // a downed (or removed) node runs nothing on
@@ -289,10 +367,22 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(FenceAnswer.class, this::onFenceAnswer)
         .onMessage(FenceLost.class, this::onFenceLost)
         .onMessage(NodeDown.class, this::onNodeDown)
+        .onMessage(PoolAnswered.class, this::onPoolAnswered)
+        .onMessage(PoolsDeclared.class, this::onPoolsDeclared)
+        .onMessage(PoolReleaseFailed.class, this::onPoolReleaseFailed)
+        .onMessage(PoolsInUse.class, m -> {
+          meters.pools(m.inUse(), admission.waitingPerPool(), pools.names());
+          return this;
+        })
+        .onMessageEquals(PoolWake.INSTANCE, () -> {
+          admit();
+          return this;
+        })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
         .onMessageEquals(Check.IGNORED, () -> this)
         .onSignal(PostStop.class, signal -> {
           jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
+          pools.store().close();
           return this;
         })
         .build();
@@ -397,6 +487,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     new ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
     int notRun = admission.dropAdmitted();
+    releaseOrphanedPools();
     for (RunningAttempt r : running.abandoned()) {
       r.fenced = true; // a result that comes now would be reported by a node without its lease
     }
@@ -430,7 +521,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       afterRunning.put(key, m);
       return this;
     }
-    switch (admission.offer(m.taskId(), m.window(), m.kind(), m.task(), draining)) {
+    switch (admission.offer(m.taskId(), m.window(), m.kind(), m.task(), draining, m.pools())) {
       case ADMITTED_ALREADY:
         break;
       case QUEUED_ALREADY:
@@ -467,6 +558,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       if (reservedHere) {
         admission.release(item.taskId());
       }
+      releasePools(item.key(), item.taskId(), item.window());
       log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
           + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
           grant.executor());
@@ -490,6 +582,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private Behavior<Command> onDeclined(Declined m) {
     if (admission.endReservation(m.taskId() + "|" + m.window())) {
       admission.release(m.taskId());
+      releasePools(m.taskId() + "|" + m.window(), m.taskId(), m.window());
       ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.window(), m.taskId(), m.detail());
     }
     checkDrained();
@@ -500,6 +593,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
   private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
     admission.forget(which);
+    releaseOrphanedPools();
     checkDrained();
     admit();
     return this;
@@ -518,7 +612,20 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     if (!draining) {
       for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
-        next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
+        if (next.pooled()) {
+          askPools(next, now); // its slot is reserved meanwhile; admitted once the store says every pool has room
+        } else {
+          next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
+        }
+      }
+      if (pools.any()) {
+        for (Admission.Skipped<ActorRef<TaskProtocol.Command>> k : admission.takeSkipped()) {
+          io.almanac.PoolWaitReason why = k.block().reason();
+          if (why == null) {
+            continue; // passed over while the store could not be asked: not a wait for the pool
+          }
+          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until());
+        }
       }
     }
     gauges();
@@ -553,6 +660,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
    */
   private void dropExpired(AttemptItem item, int attempt, Instant leaseUntil) {
     admission.release(item.taskId());
+    releasePools(item.key(), item.taskId(), item.window());
     log(Level.WARN, item.taskId(), item.window(), attempt, "task '{}' window '{}' attempt {} waited for a job slot past "
         + "its lease ({}): not run", item.taskId(), item.window(), attempt, leaseUntil);
     checkDrained();
@@ -614,6 +722,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** A job that held its slot ended: its task's count released, counted, its duration remembered (start-ahead), logged. */
   private void ended(RunningAttempt r, JobResult result, Duration took) {
     admission.release(r.item.taskId());
+    if (result.throttled()) {
+      pausePools(r.item.key(), result);
+    }
+    releasePools(r.item.key(), r.item.taskId(), r.item.window());
     finished++;
     admission.jobEnded(took);
     if (result.succeeded()) {
@@ -629,6 +741,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private void abandon(RunningAttempt r, Instant now) {
     running.abandon(r, now);
     admission.release(r.item.taskId());
+    releasePools(r.item.key(), r.item.taskId(), r.item.window());
   }
 
   // ---- reporting results (see ResultReports)
@@ -706,6 +819,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     String key = m.taskId() + "|" + m.window();
     if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
       cancelledCount++;
+      releasePools(key, m.taskId(), m.window());
       log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
           m.taskId(), m.window(), m.attempt(), m.reason());
       checkDrained();
@@ -759,6 +873,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     }
     watchAbandoned(now);
+    checkPools();
     checkDrained();
     admit();
     return this;
@@ -779,6 +894,187 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     }
     gauges();
+  }
+
+  // ---- resource pools (only windows of tasks that name pools; see PoolGate, PoolStore)
+
+  /** Makes the store know this node's pools (and drop this node's holds of an earlier life); again at each check until it did. */
+  private void declarePools() {
+    if (!pools.any() || !pools.startDeclare()) {
+      return;
+    }
+    CompletionStage<Void> declared;
+    try {
+      declared = pools.store().declare(pools.limits());
+    } catch (RuntimeException e) {
+      declared = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(declared, (ok, error) -> new PoolsDeclared(error));
+  }
+
+  private Behavior<Command> onPoolsDeclared(PoolsDeclared m) {
+    pools.declared(m.error() == null);
+    if (m.error() != null) {
+      ctx.getLog().warn("executor: the pools' store could not declare the pools {} ({}); windows of pooled tasks stay "
+          + "queued; asking again at the next check", pools.names(), m.error().toString());
+    } else {
+      ctx.getLog().info("executor: pools {} declared in the pools' store ({})", pools.limits(),
+          pools.store().getClass().getSimpleName());
+      admission.unblockUnknown(); // what waited for the declaration is asked now
+      admit();
+    }
+    return this;
+  }
+
+  /** Asks the store for a hold in every pool the admitted window names; its slot stays reserved until the answer. */
+  private void askPools(Admission.Offered<ActorRef<TaskProtocol.Command>> next, Instant now) {
+    if (!pools.ready()) {
+      // the store does not know the pools yet: asked again after the poll interval, no wait recorded (reason null)
+      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
+      wakeForPools(now);
+      return;
+    }
+    long start = nanoTime.getAsLong();
+    CompletionStage<io.almanac.spi.PoolStore.Answer> asked;
+    try {
+      asked = pools.store().acquire(next.pools(), next.taskId(), next.window());
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(asked, (answer, error) -> new PoolAnswered(next, answer, error, nanoTime.getAsLong() - start));
+  }
+
+  private Behavior<Command> onPoolAnswered(PoolAnswered m) {
+    Instant now = clock.instant();
+    Admission.Offered<ActorRef<TaskProtocol.Command>> o = m.offered();
+    String key = o.key();
+    if (m.error() != null) {
+      meters.poolAdmission(o.pools(), "error", m.nanos());
+      // A failed store keeps the window queued (never failed): asked again after the poll interval.
+      ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
+          + "in {}", o.taskId(), o.window(), m.error().toString(), pools.settings().pollInterval());
+      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), null); // no wait recorded: the store failed
+      wakeForPools(now);
+      admit();
+      return this;
+    }
+    io.almanac.spi.PoolStore.Answer a = m.answer();
+    meters.poolAdmission(a.admitted() ? o.pools() : List.of(a.pool()),
+        a.admitted() ? "admitted" : a.reason().name().toLowerCase(java.util.Locale.ROOT), m.nanos());
+    if (a.admitted()) {
+      pools.held(key, o.pools());
+      if (!admission.admitted(key) || !mayRun() || draining) {
+        // freed meanwhile (its entity restarted or stopped, the lease was lost): give the holds back
+        if (admission.endReservation(key)) {
+          admission.release(o.taskId());
+        }
+        releasePools(key, o.taskId(), o.window());
+        checkDrained();
+        admit();
+        return this;
+      }
+      o.task().tell(new TaskProtocol.Admitted(WindowKey.of(o.window()), fence.id(), ctx.getSelf().narrow()));
+      return this;
+    }
+    boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
+    Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval()) : now.plus(a.retryAfter());
+    if (admission.requeue(key, a.pool(), until, a.reason())) {
+      toldWait(o, a.pool(), a.reason(), full ? null : until);
+    }
+    wakeForPools(now);
+    admit();
+    return this;
+  }
+
+  /** Tells the window's entity that it waits for the pool, once per wait (not at every try). */
+  private void toldWait(Admission.Offered<ActorRef<TaskProtocol.Command>> o, String pool, io.almanac.PoolWaitReason reason,
+      Instant until) {
+    if (pools.firstWait(o.key())) {
+      log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
+          pool, reason);
+      o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), pool, reason, until));
+    }
+  }
+
+  /** Wakes the executor when the first pool's block ends. */
+  private void wakeForPools(Instant now) {
+    Instant next = admission.nextUnblock();
+    if (next != null) {
+      Duration in = Duration.between(now, next);
+      pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isNegative() || in.isZero() ? Duration.ofMillis(1) : in);
+    }
+  }
+
+  /** The window's attempt left (ended, cancelled, not run): its holds go back, and a pool it filled may admit here. */
+  private void releasePools(String key, String taskId, String window) {
+    List<String> held = pools.takeHold(key);
+    if (held == null) {
+      return;
+    }
+    admission.unblockFull(held);
+    CompletionStage<Void> released;
+    try {
+      released = pools.store().release(taskId, window);
+    } catch (RuntimeException e) {
+      released = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(released, (ok, error) -> error == null ? Check.IGNORED : new PoolReleaseFailed(key, taskId, window, error));
+  }
+
+  /** Holds whose window is neither admitted nor running here any more (forgotten, dropped): released. */
+  private void releaseOrphanedPools() {
+    for (String key : pools.orphans(k -> admission.admitted(k) || running.holds(k))) {
+      int bar = key.indexOf('|');
+      releasePools(key, key.substring(0, bar), key.substring(bar + 1));
+    }
+  }
+
+  private Behavior<Command> onPoolReleaseFailed(PoolReleaseFailed m) {
+    ctx.getLog().warn("executor: releasing the pools' holds of '{}' failed ({}); trying again at the next check", m.key(),
+        m.error().toString());
+    pools.releaseFailed(m.key(), m.taskId(), m.window());
+    return this;
+  }
+
+  /** A throttled job pauses its pools, here at once and in the store (so across the cluster). */
+  private void pausePools(String key, JobResult result) {
+    Instant until = clock.instant().plus(result.retryAfter());
+    for (String pool : pools.pausedBy(result, key, List.of())) {
+      admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
+      ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
+      try {
+        pools.store().pause(pool, result.retryAfter()).whenComplete((ok, error) -> {
+          if (error != null) { // on the store's thread: logged, never the actor touched; the pause holds here
+            POOL_LOG.warn("executor: pausing pool '{}' in the pools' store failed ({}); it pauses on this node only", pool,
+                error.toString());
+          }
+        });
+      } catch (RuntimeException e) {
+        ctx.getLog().warn("executor: pausing pool '{}' in the store failed ({}); it pauses on this node only", pool, e.toString());
+      }
+    }
+    wakeForPools(clock.instant());
+  }
+
+  /** At each check: the pools' declaration (if it failed), failed releases again, the gauges. */
+  private void checkPools() {
+    if (!pools.any()) {
+      return;
+    }
+    declarePools();
+    releaseOrphanedPools();
+    pools.forgetWaitsUnless(k -> admission.isQueued(k) || admission.admitted(k));
+    pools.takeFailedReleases().forEach((key, tw) -> {
+      pools.held(key, List.of()); // held again, so releasePools sends it
+      releasePools(key, tw[0], tw[1]);
+    });
+    CompletionStage<Map<String, Integer>> inUse;
+    try {
+      inUse = pools.store().inUse();
+    } catch (RuntimeException e) {
+      inUse = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(inUse, (m, error) -> new PoolsInUse(error == null ? m : null));
   }
 
   // ---- draining and stats

@@ -149,4 +149,28 @@ public final class JobRegistry {
   public boolean has(String name) {
     return name != null && jobs.containsKey(name);
   }
+
+  // ---- resource pools (declared on every node, like jobs)
+
+  private final Map<String, io.almanac.PoolSpec> pools = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+  /**
+   * Declares a resource pool on this node.
+   *
+   * @param pool the pool
+   * @throws InvalidSpecException ({@code almanac.pools.<name>}) if another pool of that name with other limits is declared
+   */
+  public void registerPool(io.almanac.PoolSpec pool) {
+    Objects.requireNonNull(pool, "pool");
+    io.almanac.PoolSpec before = pools.putIfAbsent(pool.name(), pool);
+    if (before != null && !before.equals(pool)) {
+      throw new InvalidSpecException("almanac.pools." + pool.name(), pool.toString(),
+          "is declared twice with other limits: " + before);
+    }
+  }
+
+  /** @return the pools declared on this node, by name (sorted) */
+  public Map<String, io.almanac.PoolSpec> pools() {
+    return java.util.Collections.unmodifiableMap(pools);
+  }
 }

@@ -106,6 +106,13 @@ import org.apache.pekko.actor.Extension;
  *       bounded the same way</td></tr>
  *   <tr><td>{@code almanac.budget.raises}</td><td>counter</td><td></td><td>operators' raises of a task's
  *       budget for the day</td></tr>
+ *   <tr><td>{@code almanac.alerts.webhook.sent}</td><td>counter</td><td></td><td>alerts the webhook sink
+ *       delivered (a 2xx answer)</td></tr>
+ *   <tr><td>{@code almanac.alerts.webhook.failed.attempts}</td><td>counter</td><td>{@code cause} (status,
+ *       timeout, connect, error)</td><td>attempts to POST an alert that failed (each retry counts)</td></tr>
+ *   <tr><td>{@code almanac.alerts.webhook.dropped}</td><td>counter</td><td>{@code reason} (queue_full,
+ *       gave_up, refused, closed)</td><td>alerts the webhook sink did not deliver: the oldest waiting one
+ *       when its queue was full, after max-attempts, refused by a 3xx/4xx answer, raised while stopping</td></tr>
  * </table>
  *
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
@@ -324,7 +331,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
     @Override
     public Boolean attemptFailed(AttemptFailed f) {
-      count("almanac.attempts", "outcome", "failed");
+      count("almanac.attempts", "outcome", f.throttled() ? "throttled" : "failed");
       jobDuration(taskId, f.duration());
       usage(taskId, f.usage());
       return false;
@@ -411,6 +418,11 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
     @Override
     public Boolean upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
+      return false;
+    }
+
+    @Override
+    public Boolean poolWaited(TaskJournal.PoolWaited e) {
       return false;
     }
 
@@ -673,5 +685,78 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   static Duration lag(Instant due, Instant started) {
     Duration d = Duration.between(due, started);
     return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Webhook alerts (almanac.alerts.webhook)
+
+  /** The webhook delivered an alert (a 2xx answer). */
+  public void webhookSent() {
+    count("almanac.alerts.webhook.sent", null, "");
+  }
+
+  /** @param cause why an attempt to POST an alert failed: status, timeout, connect or error */
+  public void webhookAttemptFailed(String cause) {
+    count("almanac.alerts.webhook.failed.attempts", "cause", cause);
+  }
+
+  /** @param reason why an alert was not delivered: queue_full, gave_up, refused or closed */
+  public void webhookDropped(String reason) {
+    count("almanac.alerts.webhook.dropped", "reason", reason);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Resource pools (only tasks that name pools record here)
+
+  private final Map<String, Timer> poolLatency = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> poolInUse = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> poolWaiting = new ConcurrentHashMap<>();
+
+  /**
+   * One ask of the pools' store for a window of a pooled task: {@code almanac.pool.admissions} by
+   * pool and outcome ({@code admitted}, {@code full}, {@code rate}, {@code paused}, {@code error})
+   * and the round trip in {@code almanac.pool.admission.latency}.
+   *
+   * @param pools the pools asked
+   * @param outcome what the store answered
+   * @param nanos how long the store took
+   */
+  public void poolAdmission(java.util.List<String> pools, String outcome, long nanos) {
+    for (String pool : pools) {
+      counters.computeIfAbsent("almanac.pool.admissions|" + pool + "|" + outcome, k -> Counter.builder("almanac.pool.admissions")
+          .tag("pool", pool).tag("outcome", outcome).description("asks of the pools' store for a window, by answer")
+          .register(registry)).increment();
+      poolLatency.computeIfAbsent(pool, k -> Timer.builder("almanac.pool.admission.latency").tag("pool", pool)
+          .description("round trip of one admission through the pools' store")
+          .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+          .maximumExpectedValue(Duration.ofSeconds(10)).register(registry)).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /**
+   * The pools' gauges: {@code almanac.pool.in-use} (holds across the cluster, as the store last
+   * said) and {@code almanac.pool.waiting} (this node's windows queued for the pool).
+   *
+   * @param inUse holds per pool, or null when not known now
+   * @param waiting queued windows per pool (absent: none)
+   * @param declared every declared pool
+   */
+  public void pools(Map<String, Integer> inUse, Map<String, Integer> waiting, java.util.Collection<String> declared) {
+    for (String pool : declared) {
+      if (inUse != null) {
+        poolGauge(poolInUse, "almanac.pool.in-use", "attempts holding a place in the pool across the cluster", pool)
+            .set(inUse.getOrDefault(pool, 0));
+      }
+      poolGauge(poolWaiting, "almanac.pool.waiting", "windows queued on this node that wait for the pool", pool)
+          .set(waiting.getOrDefault(pool, 0));
+    }
+  }
+
+  private AtomicInteger poolGauge(Map<String, AtomicInteger> gauges, String name, String description, String pool) {
+    return gauges.computeIfAbsent(pool, k -> {
+      AtomicInteger v = new AtomicInteger();
+      Gauge.builder(name, v, AtomicInteger::get).tag("pool", pool).description(description).register(registry);
+      return v;
+    });
   }
 }

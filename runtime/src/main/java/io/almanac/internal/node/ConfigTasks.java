@@ -70,7 +70,7 @@ import java.util.function.Supplier;
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
-      "dst", "description", "zone", "event", "depends-on", "condition", "budget-per-day");
+      "dst", "description", "zone", "event", "depends-on", "condition", "pools", "budget-per-day");
   private static final Set<String> EVENT_KEYS = Set.of("type", "map-by");
   private static final Set<String> DEPENDS_ON_KEYS = Set.of("upstream", "require", "mapping", "wait-at-most",
       "missing-upstream", "on-upstream-rerun");
@@ -127,7 +127,8 @@ public final class ConfigTasks {
       Map.entry("condition.timeout", "condition.timeout"),
       Map.entry("condition.debounce", "condition.debounce"),
       Map.entry("condition.hold-for", "condition.hold-for"),
-      Map.entry("condition.wait-at-most", "condition.wait-at-most"));
+      Map.entry("condition.wait-at-most", "condition.wait-at-most"),
+      Map.entry("pools", "pools"));
 
   private ConfigTasks() {}
 
@@ -244,6 +245,9 @@ public final class ConfigTasks {
     }
     if (t.has("description")) {
       b.description(t.string("description", false));
+    }
+    if (t.has("pools")) {
+      b.pools(t.strings("pools", "a list of pool names declared under almanac.pools, e.g. [openai]"));
     }
     if (t.has("budget-per-day")) {
       b.budgetPerDay(budgetPerDay(t));

@@ -9,6 +9,8 @@ import io.almanac.NodeHealth;
 import io.almanac.TaskSpec;
 import io.almanac.internal.executor.Executor;
 import io.almanac.internal.executor.ExecutorSettings;
+import io.almanac.internal.executor.InMemoryPoolStore;
+import io.almanac.internal.executor.PoolSettings;
 import io.almanac.internal.executor.JobRegistry;
 import io.almanac.internal.lease.ExecutorFence;
 import io.almanac.internal.lease.ExecutorLiveness;
@@ -200,6 +202,7 @@ public final class Node {
     Duration summaryInterval = io.almanac.config.Settings.durationOf(config, "almanac.alerts.summary-interval");
     io.almanac.config.Settings.positive("almanac.alerts.summary-interval", summaryInterval);
     AlertSink alerts = alertSink != null ? alertSink : AlertSinks.logging(summaryInterval);
+    WebhookSettings webhook = WebhookSettings.from(config); // null: no webhook; refused here, before anything starts
     List<TaskSpec> declared = ConfigTasks.parse(config);
     for (TaskSpec spec : declared) {
       try {
@@ -208,6 +211,12 @@ public final class Node {
         throw new InvalidSpecException(spec.id(), e);
       }
     }
+    // Resource pools: almanac.pools and the builder's; a declared task naming an unknown one is refused here.
+    ConfigPools.parse(config).forEach(jobs::registerPool);
+    for (TaskSpec spec : declared) {
+      ConfigPools.requireKnown(spec, jobs.pools(), "almanac.tasks." + spec.id() + ".pools");
+    }
+    PoolSettings poolSettings = PoolSettings.from(config);
 
     Cluster cluster = Cluster.get(system);
     List<String> seedNodes = config.getStringList("pekko.cluster.seed-nodes");
@@ -228,6 +237,17 @@ public final class Node {
     }
     NodeMeters meters = new NodeMeters(registry);
     NodeMeters.install(system, meters); // the journal finds them through the ActorSystem
+    if (webhook != null) {
+      // Every alert also goes to the webhook (almanac.alerts.webhook), on a thread of its own.
+      WebhookSink sink = WebhookSink.start(webhook, cluster.selfMember().address().toString(), meters, summaryInterval);
+      CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-close-webhook",
+          () -> {
+            sink.close(webhook.timeout().compareTo(Duration.ofSeconds(3)) < 0 ? webhook.timeout() : Duration.ofSeconds(3));
+            return CompletableFuture.completedFuture(Done.getInstance());
+          });
+      alerts = WebhookSink.both(alerts, sink);
+      LOG.info("alerts are also POSTed to the webhook at {}", webhook.target());
+    }
     SkipSummary skips = new SkipSummary();
     system.scheduler().scheduleAtFixedRate(summaryInterval, summaryInterval, () -> skips.log(summaryInterval),
         system.executionContext());
@@ -249,7 +269,8 @@ public final class Node {
         System::nanoTime, executorSettings.checkInterval().toNanos());
     ActorRef<ExecutorProtocol.Command> executor = system.systemActorOf(
         MessageTap.wrap(tap, "executor",
-            Executor.create(clock, executorSettings, taskSettings.maxReasonLength(), jobs, tasks, fence, meters, alerts, System::nanoTime)),
+            Executor.create(clock, executorSettings, taskSettings.maxReasonLength(), jobs, tasks, fence, meters, alerts, System::nanoTime,
+                poolStore(system, clock, poolSettings, jobs), poolSettings)),
         "almanac-executor", Props.empty());
     TaskEnv env = new TaskEnv(trigger, executor, alerts, liveness::of, executorSettings.checkInterval(),
         taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks, skips);
@@ -557,4 +578,38 @@ public final class Node {
     });
   }
 
+
+  /**
+   * The store of the pools' counts: the class named by almanac.pool-store.class (its static
+   * create(ActorSystem, Config) with the almanac.pool-store block), or this node's memory. Only
+   * used when a pool is declared: without one, nothing is created.
+   */
+  private static io.almanac.spi.PoolStore poolStore(ActorSystem<?> system, Clock clock, PoolSettings settings,
+      JobRegistry jobs) {
+    if (settings.storeClass().isEmpty() || jobs.pools().isEmpty()) {
+      return new InMemoryPoolStore(clock);
+    }
+    String key = "almanac.pool-store.class";
+    try {
+      Class<?> type = Class.forName(settings.storeClass(), true, Node.class.getClassLoader());
+      java.lang.reflect.Method create = type.getMethod("create", ActorSystem.class, Config.class);
+      Object store = create.invoke(null, system, system.settings().config().getConfig("almanac.pool-store"));
+      if (!(store instanceof io.almanac.spi.PoolStore pools)) {
+        throw new InvalidSpecException(key, settings.storeClass(), "its create(ActorSystem, Config) does not return an "
+            + "io.almanac.spi.PoolStore");
+      }
+      return pools;
+    } catch (ClassNotFoundException e) {
+      throw new InvalidSpecException(key, settings.storeClass(), "no such class on the classpath (the JDBC store is in "
+          + "almanac-persistence)");
+    } catch (NoSuchMethodException | IllegalAccessException e) {
+      throw new InvalidSpecException(key, settings.storeClass(), "has no public static create(ActorSystem, Config)");
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new AlmanacException("almanac.pool-store.class = " + settings.storeClass() + ": its create failed", cause);
+    }
+  }
 }

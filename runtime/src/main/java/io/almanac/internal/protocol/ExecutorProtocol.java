@@ -32,9 +32,15 @@ public final class ExecutorProtocol {
    * @param task the entity, to answer
    * @param answerIfQueued whether to answer {@link TaskProtocol.Queued} when there is no slot now
    *     (a fire waits for it before it writes the window's schedule)
+   * @param pools the resource pools the task names, or null when none
    */
   public record Offer(String taskId, String window, RunKind kind, ActorRef<TaskProtocol.Command> task,
-      boolean answerIfQueued) implements Command, AlmanacSerializable {}
+      boolean answerIfQueued, java.util.List<String> pools) implements Command, AlmanacSerializable {
+    /** An offer of a task without pools. */
+    public Offer(String taskId, String window, RunKind kind, ActorRef<TaskProtocol.Command> task, boolean answerIfQueued) {
+      this(taskId, window, kind, task, answerIfQueued, null);
+    }
+  }
 
   /** A task entity's answer to {@link TaskProtocol.Admitted}. */
   public sealed interface AdmissionAnswer extends Command, AlmanacSerializable permits Started, Declined {}

@@ -44,7 +44,8 @@ public final class TaskProtocol {
    * From the node's executor and the jobs it runs: admissions (the executor is the one admission
    * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
    */
-  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect {}
+  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect,
+      PoolWait {}
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
@@ -234,6 +235,18 @@ public final class TaskProtocol {
    * @param window the window
    */
   public record Queued(WindowKey window) implements ExecutorCommand {}
+
+  /**
+   * The window waits for a resource pool (told once per wait, not at every poll): the entity
+   * records it if the window is still PENDING.
+   *
+   * @param window the window
+   * @param pool the pool
+   * @param reason why it has no room
+   * @param until when the wait ends at the latest, if known (a pause's end, the next rate token), or null
+   */
+  public record PoolWait(WindowKey window, String pool, io.almanac.PoolWaitReason reason, java.time.Instant until)
+      implements ExecutorCommand {}
 
   /**
    * Something may be due (from the trigger at a retry's due time or a lease's end, and so waking a

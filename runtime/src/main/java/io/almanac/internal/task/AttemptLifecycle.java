@@ -195,12 +195,39 @@ final class AttemptLifecycle {
       Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
       events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now,
           UsageRecord.of(r.usage())));
+    } else if (r.throttled()) {
+      events.addAll(throttled(w, cmd.duration(), r, now));
     } else {
       Transition.check(w.status(), InstanceStatus.FAILED, w.key());
-      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now, UsageRecord.of(r.usage())));
+      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now, null, null,
+          UsageRecord.of(r.usage())));
       events.addAll(afterFailure(state, w, r.reason(), now));
     }
     return Decided.persist(events, Done.getInstance());
+  }
+
+  /**
+   * The job answered throttled: the attempt ends (recorded as a failure that is throttled), and the
+   * window waits {@code retryAfter} before it is tried again, whatever the retry policy says and
+   * without counting a retry: the retry number stays what it was.
+   */
+  static List<Event> throttled(WindowState w, Duration took, JobResult r, Instant now) {
+    Transition.check(w.status(), InstanceStatus.FAILED, w.key());
+    return List.of(new AttemptFailed(w.key(), w.attempt(), took, r.reason(), now, r.retryAfter(), r.pool(),
+        UsageRecord.of(r.usage())),
+        new RetryScheduled(w.key(), w.retries(), now.plus(r.retryAfter()), now));
+  }
+
+  /**
+   * The executor says a PENDING window waits for a resource pool: recorded once per wait (the
+   * executor tells it once); nothing when the window is no longer PENDING.
+   */
+  static Optional<Event> poolWaited(State state, io.almanac.internal.protocol.TaskProtocol.PoolWait cmd, Instant now) {
+    WindowState w = state.windows().get(cmd.window().value());
+    if (w == null || w.status() != InstanceStatus.PENDING) {
+      return Optional.empty();
+    }
+    return Optional.of(new TaskJournal.PoolWaited(w.key(), cmd.pool(), cmd.reason(), cmd.until(), now));
   }
 
   private static LateResultRecorded late(FinishAttempt cmd, String detail, Instant now) {

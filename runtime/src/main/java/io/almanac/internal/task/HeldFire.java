@@ -39,7 +39,9 @@ record HeldFire(Fire fire, Decided<FireOutcome> decided, State decidedOn) {
    * @param hasExecutor whether the node has an executor to offer to
    */
   static boolean applies(Decided<FireOutcome> decided, List<Event> own, State decidedOn, boolean hasExecutor) {
-    return !decided.refused() && hasExecutor && Reactions.startsAtOnce(decidedOn, own);
+    // A task with resource pools is admitted after a round trip to the pools' store: its fire
+    // records the window's schedule first (one more write, for pooled tasks only) and offers it.
+    return !decided.refused() && hasExecutor && decidedOn.spec().pools() == null && Reactions.startsAtOnce(decidedOn, own);
   }
 
   /** @return the fired window's key */

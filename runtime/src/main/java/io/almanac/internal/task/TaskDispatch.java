@@ -63,7 +63,7 @@ final class TaskDispatch {
     }
     for (WindowState w : Reactions.offerable(state)) {
       if (offered.add(w.key() + "#" + w.attempt())) {
-        env.executor().tell(new ExecutorProtocol.Offer(taskId, w.key(), w.runKind(), self, false));
+        env.executor().tell(new ExecutorProtocol.Offer(taskId, w.key(), w.runKind(), self, false, state.spec().pools()));
       }
     }
   }

@@ -105,6 +105,7 @@ class EventSerializationTest {
         new TaskJournal.ConditionCheckFailed(W, "settlement-file", "timed out after PT10S", AT),
         new TaskJournal.UpstreamRerunRecorded(W, "order-export", W, "KEPT", "the window succeeded: no window succeeds twice",
             AT),
+        new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT),
         new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 2_500_000, 7_500_000, "month-end report", AT));
   }
 
@@ -256,6 +257,7 @@ class EventSerializationTest {
       TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
       TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
       TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
+      TaskJournal.PoolWaited.class,
       TaskJournal.BudgetRaised.class);
 
   /**
@@ -316,7 +318,9 @@ class EventSerializationTest {
         "usage", usageSnapshot(),
         "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
         "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
-            AT.plusSeconds(1)));
+            AT.plusSeconds(1)),
+        "pools", new TaskJournal.SpecDefined(SpecRecord.of(TaskSpec.builder("digest").cron("0 0 8 * * ? UTC")
+            .pools("openai", "search").buildUnvalidated()), AT));
   }
 
   @Test
@@ -354,10 +358,12 @@ class EventSerializationTest {
             "lease expired at 2026-11-29T00:01:30Z", AT),
         "TaskJournal.InstanceCancelled.typed.json", new TaskJournal.InstanceCancelled(W, 1, "superseded by window 2026-11-30",
             AT, TaskJournal.CancelCause.SUPERSEDED),
+        "TaskJournal.AttemptFailed.throttled.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(3),
+            "throttled: retry after PT30S (pool openai)", AT, Duration.ofSeconds(30), "openai"),
         "TaskJournal.AttemptSucceeded.usage.json", new TaskJournal.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items",
             "s3://b/k", AT, new io.almanac.journal.UsageRecord("gpt-4o", 12_000, 1_500, 420_000)),
         "TaskJournal.AttemptFailed.usage.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT,
-            new io.almanac.journal.UsageRecord(null, 800, 0, 10_000)),
+            null, null, new io.almanac.journal.UsageRecord(null, 800, 0, 10_000)),
         "TaskJournal.LateResultRecorded.usage.json", new TaskJournal.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED,
             "after the lease", AT, new io.almanac.journal.UsageRecord("claude-sonnet", 3_000, 900, 75_000)));
   }

@@ -1,0 +1,209 @@
+package io.almanac.persistence.pools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.PoolWaitReason;
+import io.almanac.spi.PoolStore;
+import io.almanac.spi.PoolStore.Answer;
+import io.almanac.spi.PoolStore.Limit;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JDBC pool store's contract on a real database, with two store instances as two nodes
+ * competing for the same pools. Time passing is the database's own (a hold is expired by setting
+ * its expiry in the past, as the database's clock would after hold-ttl), never a sleep.
+ */
+abstract class PoolStoreScenarios {
+
+  private final List<JdbcPoolStore> stores = new ArrayList<>();
+
+  /** @return the JDBC URL of a fresh database (or schema) */
+  abstract String url();
+
+  /** @return user, password, properties */
+  abstract Properties properties();
+
+  /** @return a label for the printed measurement */
+  abstract String label();
+
+  JdbcPoolStore store(String node) {
+    JdbcPoolStore s = new JdbcPoolStore(url(), properties(), node, Duration.ofSeconds(30), Duration.ofHours(1),
+        Duration.ofSeconds(5));
+    stores.add(s);
+    return s;
+  }
+
+  @AfterEach
+  void closeStores() {
+    stores.forEach(JdbcPoolStore::close);
+  }
+
+  static <T> T get(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+    return stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
+  }
+
+  void sql(String statement) throws Exception {
+    try (Connection c = DriverManager.getConnection(url(), properties()); Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
+  @Test
+  @DisplayName("two nodes competing: never more than max-concurrent holds, a release lets one more in")
+  void twoNodesNeverExceedTheLimit() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("openai", 3, 0, null));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    List<CompletableFuture<Answer>> asks = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      asks.add(a.acquire(List.of("openai"), "t" + i, "w").toCompletableFuture());
+      asks.add(b.acquire(List.of("openai"), "u" + i, "w").toCompletableFuture());
+    }
+    int admitted = 0;
+    for (CompletableFuture<Answer> f : asks) {
+      Answer answer = f.get(20, TimeUnit.SECONDS);
+      if (answer.admitted()) {
+        admitted++;
+      } else {
+        assertEquals(PoolWaitReason.FULL, answer.reason());
+        assertEquals("openai", answer.pool());
+      }
+    }
+    assertEquals(3, admitted);
+    assertEquals(3, get(a.inUse()).get("openai"));
+    assertEquals(3, get(b.inUse()).get("openai"));
+    // release one of a's holds (whichever it got) or b's: one more is admitted
+    for (int i = 0; i < 20; i++) {
+      get(a.release("t" + i, "w"));
+      get(b.release("u" + i, "w"));
+    }
+    assertEquals(0, get(a.inUse()).get("openai"));
+    assertTrue(get(b.acquire(List.of("openai"), "x", "w")).admitted());
+    assertEquals(1, get(a.inUse()).get("openai"));
+  }
+
+  @Test
+  @DisplayName("a dead node's holds stop counting once expired; a renewal extends only the renewing node's")
+  void deadNodesHoldsExpire() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("p", 2, 0, null));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    assertTrue(get(a.acquire(List.of("p"), "t", "1")).admitted());
+    assertTrue(get(a.acquire(List.of("p"), "t", "2")).admitted());
+    assertEquals(PoolWaitReason.FULL, get(b.acquire(List.of("p"), "u", "1")).reason());
+    // node-a is killed: it renews no more, and hold-ttl passes by the database's clock
+    sql("UPDATE almanac_pool_hold SET expires_at = " + JdbcPoolStore.NOW_MS + " - 1 WHERE node = 'node-a'");
+    assertEquals(0, get(b.inUse()).get("p"));
+    assertTrue(get(b.acquire(List.of("p"), "u", "1")).admitted());
+    assertEquals(1, get(b.renew()), "one statement renews the node's holds");
+    assertEquals(1, get(b.inUse()).get("p"));
+  }
+
+  @Test
+  @DisplayName("a restarted node deletes the holds of its earlier life when it declares its pools")
+  void earlierLifeHoldsDeleted() throws Exception {
+    JdbcPoolStore first = store("node-a");
+    List<Limit> limits = List.of(new Limit("p", 1, 0, null));
+    get(first.declare(limits));
+    assertTrue(get(first.acquire(List.of("p"), "t", "1")).admitted());
+    JdbcPoolStore again = store("node-a"); // same node, new incarnation (kill -9 and restart)
+    assertEquals(PoolWaitReason.FULL, get(again.acquire(List.of("p"), "t", "2")).reason());
+    get(again.declare(limits));
+    assertTrue(get(again.acquire(List.of("p"), "t", "2")).admitted());
+  }
+
+  @Test
+  @DisplayName("rate: N starts per period, then RATE with the time to the next token")
+  void rate() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("r", 100, 2, Duration.ofHours(1)));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    assertTrue(get(a.acquire(List.of("r"), "t", "1")).admitted());
+    assertTrue(get(b.acquire(List.of("r"), "t", "2")).admitted());
+    Answer third = get(a.acquire(List.of("r"), "t", "3"));
+    assertFalse(third.admitted());
+    assertEquals(PoolWaitReason.RATE, third.reason());
+    assertNotNull(third.retryAfter());
+    assertTrue(third.retryAfter().compareTo(Duration.ofMinutes(25)) > 0 && third.retryAfter().compareTo(Duration.ofMinutes(31)) < 0,
+        "one token every 30 minutes: " + third.retryAfter());
+    // a token refilled (the bucket counted as of an hour ago, by the database's clock)
+    sql("UPDATE almanac_pool SET refilled_at = refilled_at - 1800001 WHERE name = 'r'");
+    assertTrue(get(b.acquire(List.of("r"), "t", "3")).admitted());
+  }
+
+  @Test
+  @DisplayName("pause: a paused pool admits nothing on any node until the pause ends; other pools are not paused")
+  void pause() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("p", 5, 0, null), new Limit("q", 5, 0, null));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    get(a.pause("p", Duration.ofMinutes(10)));
+    Answer refused = get(b.acquire(List.of("p"), "t", "1"));
+    assertEquals(PoolWaitReason.PAUSED, refused.reason());
+    assertTrue(refused.retryAfter().compareTo(Duration.ofMinutes(9)) > 0, refused.toString());
+    get(b.pause("p", Duration.ofSeconds(1))); // a shorter pause does not shorten it
+    assertEquals(PoolWaitReason.PAUSED, get(a.acquire(List.of("p"), "t", "1")).reason());
+    assertTrue(get(a.acquire(List.of("q"), "t", "1")).admitted());
+    sql("UPDATE almanac_pool SET paused_until = " + JdbcPoolStore.NOW_MS + " - 1 WHERE name = 'p'");
+    assertTrue(get(b.acquire(List.of("p"), "t", "2")).admitted());
+  }
+
+  @Test
+  @DisplayName("several pools: all or none (a full one takes nothing from the others)")
+  void allOrNone() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    get(a.declare(List.of(new Limit("a", 5, 0, null), new Limit("b", 1, 0, null))));
+    assertTrue(get(a.acquire(List.of("b"), "t", "0")).admitted());
+    Answer refused = get(a.acquire(List.of("a", "b"), "t", "1"));
+    assertEquals("b", refused.pool());
+    assertEquals(0, get(a.inUse()).get("a"));
+  }
+
+  @Test
+  @DisplayName("cost: one admission and its release, measured")
+  void admissionCost() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    get(a.declare(List.of(new Limit("m", 1000, 0, null), new Limit("mr", 1000, 1_000_000, Duration.ofSeconds(1)))));
+    for (String pool : List.of("m", "mr")) {
+      int n = 300;
+      for (int i = 0; i < 50; i++) { // warm-up
+        get(a.acquire(List.of(pool), "w", "x" + i));
+        get(a.release("w", "x" + i));
+      }
+      long acquire = 0;
+      long release = 0;
+      for (int i = 0; i < n; i++) {
+        long t0 = System.nanoTime();
+        assertTrue(get(a.acquire(List.of(pool), "t", "w" + i)).admitted());
+        long t1 = System.nanoTime();
+        get(a.release("t", "w" + i));
+        release += System.nanoTime() - t1;
+        acquire += t1 - t0;
+      }
+      System.out.printf("pool store %s, pool %s: acquire %.0f us, release %.0f us per attempt (mean of %d)%n", label(),
+          pool.equals("m") ? "without rate" : "with rate", acquire / 1000.0 / n, release / 1000.0 / n, n);
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package io.almanac;
+
+import java.lang.invoke.MethodHandles;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A named resource pool that tasks share, e.g. one model provider's quota: at most {@link
+ * #maxConcurrent()} attempts of the tasks that name it run at once across the whole cluster, and,
+ * with a rate, at most {@link #ratePermits()} attempts start per {@link #ratePer()} (a token bucket
+ * that holds up to {@code ratePermits} tokens). Declared in {@code almanac.pools.<name>} or with
+ * {@code Almanac.Builder.pool(PoolSpec)}, the same on every node; a task names its pools with
+ * {@link TaskSpec.Builder#pools(String...)}.
+ *
+ * <pre>{@code
+ * PoolSpec openai = PoolSpec.of("openai", 8).withRate("60/1m");
+ * }</pre>
+ */
+public final class PoolSpec extends Value {
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "name", "maxConcurrent", "ratePermits", "ratePer");
+
+  /** Longest pool name accepted. */
+  public static final int MAX_NAME_LENGTH = 100;
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+");
+  private static final Pattern RATE = Pattern.compile("\\s*(\\d{1,9})\\s*/\\s*(\\S.*?)\\s*");
+
+  @Override
+  Parts parts() {
+    return PARTS;
+  }
+
+  private final String name;
+  private final int maxConcurrent;
+  private final int ratePermits;
+  private final Duration ratePer;
+
+  private PoolSpec(String name, int maxConcurrent, int ratePermits, Duration ratePer) {
+    this.name = name;
+    this.maxConcurrent = maxConcurrent;
+    this.ratePermits = ratePermits;
+    this.ratePer = ratePer;
+  }
+
+  /**
+   * @param name the pool's name: 1 to {@value #MAX_NAME_LENGTH} letters, digits, {@code .}, {@code _}
+   *     and {@code -}
+   * @param maxConcurrent how many attempts of the pool may run at once across the cluster, at least 1
+   * @return a pool without a rate
+   * @throws InvalidSpecException ({@code almanac.pools.<name>} or {@code .max-concurrent}) naming the value
+   */
+  public static PoolSpec of(String name, int maxConcurrent) {
+    validateName(name);
+    if (maxConcurrent < 1) {
+      throw new InvalidSpecException(key(name, "max-concurrent"), maxConcurrent, "must be at least 1");
+    }
+    return new PoolSpec(name, maxConcurrent, 0, null);
+  }
+
+  /**
+   * @param permits how many attempts may start per {@code per}, at least 1
+   * @param per the period, positive
+   * @return this pool with that rate
+   * @throws InvalidSpecException ({@code almanac.pools.<name>.rate}) naming the value
+   */
+  public PoolSpec withRate(int permits, Duration per) {
+    String text = permits + "/" + per;
+    if (permits < 1) {
+      throw new InvalidSpecException(key(name, "rate"), text, "the number of starts must be at least 1");
+    }
+    if (per == null || per.isNegative() || per.isZero()) {
+      throw new InvalidSpecException(key(name, "rate"), text, "the period must be positive");
+    }
+    return new PoolSpec(name, maxConcurrent, permits, per);
+  }
+
+  /**
+   * @param rate {@code N/duration}, e.g. {@code 60/1m}, {@code 5/1s}, {@code 1000 / 1h} (the duration
+   *     in HOCON's format: {@code ms}, {@code s}, {@code m}, {@code h}, {@code d} and their long forms)
+   * @return this pool with that rate
+   * @throws InvalidSpecException ({@code almanac.pools.<name>.rate}) naming the value when it is not
+   *     {@code N/duration}, N is below 1 or the duration is not positive
+   */
+  public PoolSpec withRate(String rate) {
+    Matcher m = rate == null ? null : RATE.matcher(rate);
+    if (m == null || !m.matches()) {
+      throw new InvalidSpecException(key(name, "rate"), rate,
+          "must be N/duration with N a whole number of starts at least 1, e.g. 60/1m");
+    }
+    Duration per;
+    try {
+      per = com.typesafe.config.ConfigFactory.parseString("d = \"" + m.group(2).replace("\"", "") + "\"").getDuration("d");
+    } catch (com.typesafe.config.ConfigException e) {
+      throw new InvalidSpecException(key(name, "rate"), rate, "'" + InvalidSpecException.echo(m.group(2))
+          + "' is not a duration (e.g. 1s, 1m, 1h)");
+    }
+    int permits = Integer.parseInt(m.group(1));
+    if (permits < 1) {
+      throw new InvalidSpecException(key(name, "rate"), rate, "the number of starts must be at least 1");
+    }
+    if (per.isNegative() || per.isZero()) {
+      throw new InvalidSpecException(key(name, "rate"), rate, "the period must be positive");
+    }
+    return new PoolSpec(name, maxConcurrent, permits, per);
+  }
+
+  /**
+   * @param name a pool's name
+   * @throws InvalidSpecException ({@code almanac.pools}) if it is empty, too long or has another character
+   */
+  public static void validateName(String name) {
+    if (name == null || name.isBlank()) {
+      throw new InvalidSpecException("almanac.pools", name, "a pool name must not be empty");
+    }
+    if (name.length() > MAX_NAME_LENGTH) {
+      throw new InvalidSpecException("almanac.pools", name, "is " + name.length() + " characters; at most " + MAX_NAME_LENGTH);
+    }
+    if (!NAME.matcher(name).matches()) {
+      throw new InvalidSpecException("almanac.pools", name, "a pool name has only letters, digits, '.', '_' and '-'");
+    }
+  }
+
+  private static String key(String name, String field) {
+    return "almanac.pools." + name + "." + field;
+  }
+
+  /** @return the pool's name */
+  public String name() {
+    return name;
+  }
+
+  /** @return how many attempts of the pool may run at once across the cluster */
+  public int maxConcurrent() {
+    return maxConcurrent;
+  }
+
+  /** @return how many attempts may start per {@link #ratePer()}, 0 without a rate */
+  public int ratePermits() {
+    return ratePermits;
+  }
+
+  /** @return the rate's period, or null without a rate */
+  public Duration ratePer() {
+    return ratePer;
+  }
+
+  /** @return whether the pool has a rate */
+  public boolean hasRate() {
+    return ratePer != null;
+  }
+
+  /** @return the rate as {@code N/duration}, or null without one */
+  public String rateText() {
+    return ratePer == null ? null : ratePermits + "/" + ratePer;
+  }
+}

@@ -1,0 +1,118 @@
+package io.almanac.internal.executor;
+
+import io.almanac.spi.PoolRules;
+import io.almanac.spi.PoolStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The pools' counts in this JVM's memory: the limits hold for the nodes that share this instance (one
+ * node, or the nodes of one test), not across a cluster; nothing outlives the JVM. The store of a
+ * node without {@code almanac.pool-store.class}. Thread-safe (one lock). INTERNAL API.
+ */
+public final class InMemoryPoolStore implements PoolStore {
+
+  /** One pool's state. */
+  private static final class Pool {
+    Limit limit;
+    double tokens;
+    Instant refilledAt;
+    Instant pausedUntil;
+    final Set<String> holds = new HashSet<>();
+  }
+
+  private final Clock clock;
+  private final Map<String, Pool> pools = new LinkedHashMap<>();
+
+  /** @param clock where the pools' time (rate, pause) comes from */
+  public InMemoryPoolStore(Clock clock) {
+    this.clock = clock;
+  }
+
+  @Override
+  public synchronized CompletionStage<Void> declare(List<Limit> limits) {
+    Instant now = clock.instant();
+    for (Limit l : limits) {
+      Pool p = pools.computeIfAbsent(l.name(), n -> new Pool());
+      if (p.limit == null) {
+        p.tokens = l.ratePermits();
+        p.refilledAt = now;
+      }
+      p.limit = l;
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public synchronized CompletionStage<Answer> acquire(List<String> names, String taskId, String window) {
+    Instant now = clock.instant();
+    List<Pool> chosen = new ArrayList<>();
+    for (String name : names) {
+      Pool p = pools.get(name);
+      if (p == null) {
+        return CompletableFuture.failedFuture(new IllegalStateException("pool '" + name + "' is not declared in this store"));
+      }
+      Answer refusal = PoolRules.check(name, p.limit, p.holds.size(), refill(p, now), p.pausedUntil, now);
+      if (refusal != null) {
+        return CompletableFuture.completedFuture(refusal);
+      }
+      chosen.add(p);
+    }
+    String key = taskId + "|" + window;
+    for (Pool p : chosen) {
+      if (p.limit.hasRate()) {
+        p.tokens -= 1;
+      }
+      p.holds.add(key);
+    }
+    return CompletableFuture.completedFuture(Answer.ADMITTED);
+  }
+
+  /** Refills the pool's bucket up to now; the tokens now. */
+  private static double refill(Pool p, Instant now) {
+    if (p.limit.hasRate()) {
+      p.tokens = PoolRules.refilled(p.limit, p.tokens, p.refilledAt, now);
+      p.refilledAt = now;
+    }
+    return p.tokens;
+  }
+
+  @Override
+  public synchronized CompletionStage<Void> release(String taskId, String window) {
+    String key = taskId + "|" + window;
+    pools.values().forEach(p -> p.holds.remove(key));
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public synchronized CompletionStage<Void> pause(String pool, Duration pause) {
+    Pool p = pools.get(pool);
+    if (p != null) {
+      Instant until = clock.instant().plus(pause);
+      if (p.pausedUntil == null || until.isAfter(p.pausedUntil)) {
+        p.pausedUntil = until;
+      }
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public synchronized CompletionStage<Map<String, Integer>> inUse() {
+    Map<String, Integer> out = new HashMap<>();
+    pools.forEach((name, p) -> out.put(name, p.holds.size()));
+    return CompletableFuture.completedFuture(out);
+  }
+
+  @Override
+  public void close() {}
+}

@@ -1,0 +1,111 @@
+package io.almanac.spi;
+
+import io.almanac.PoolWaitReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where a node's executor keeps the counts of the resource pools ({@code io.almanac.PoolSpec}), so
+ * that a pool's limits hold across every node that shares the store. The runtime has an in-memory
+ * store (one JVM: the limits hold per node); the persistence module's {@code
+ * io.almanac.persistence.pools.JdbcPoolStore} keeps them in the journal's database, for a cluster.
+ * A node uses the class named by {@code almanac.pool-store.class} (see the runtime's reference.conf).
+ *
+ * <p>A hold is one admitted attempt's place in a pool, keyed by task and window, owned by the node
+ * that admitted it. Every operation is asynchronous and never runs on the caller's thread; a failed
+ * stage means the store could not be asked (the caller keeps the window queued and asks again).
+ * Implementations are thread-safe.
+ */
+public interface PoolStore extends AutoCloseable {
+
+  /**
+   * A pool's limits, as the store applies them.
+   *
+   * @param name the pool
+   * @param maxConcurrent most holds at once
+   * @param ratePermits starts per {@code ratePer}, 0 for no rate
+   * @param ratePer the rate's period, or null for no rate
+   */
+  record Limit(String name, int maxConcurrent, int ratePermits, Duration ratePer) {
+    /** @return whether the pool has a rate */
+    public boolean hasRate() {
+      return ratePer != null && ratePermits > 0;
+    }
+  }
+
+  /**
+   * The answer to an acquire: admitted (a hold is taken in every pool named), or refused by the first
+   * pool without room, with why and, when known, when to ask again.
+   *
+   * @param admitted whether the holds were taken
+   * @param pool the pool that refused, or null when admitted
+   * @param reason why it refused, or null when admitted
+   * @param retryAfter when asking again may succeed, from now (RATE: the next token; PAUSED: the
+   *     pause's end); null when unknown (FULL: when a hold is released)
+   */
+  record Answer(boolean admitted, String pool, PoolWaitReason reason, Duration retryAfter) {
+    /** Admitted. */
+    public static final Answer ADMITTED = new Answer(true, null, null, null);
+
+    /**
+     * @param pool the pool that refused
+     * @param reason why
+     * @param retryAfter when to ask again, or null
+     * @return a refusal
+     */
+    public static Answer refused(String pool, PoolWaitReason reason, Duration retryAfter) {
+      return new Answer(false, pool, reason, retryAfter);
+    }
+  }
+
+  /**
+   * Makes the store know these pools (creates what is missing and applies the limits given; a pool
+   * of another node's configuration is left as it is). Called once at the node's start, before any
+   * acquire, and it also deletes the holds this node left in an earlier life.
+   *
+   * @param pools the pools of this node's configuration
+   * @return completes when done
+   */
+  CompletionStage<Void> declare(List<Limit> pools);
+
+  /**
+   * Takes a hold in every pool named, all or none: each has fewer than max-concurrent live holds,
+   * a rate token, and is not paused.
+   *
+   * @param pools the pools, each declared
+   * @param taskId the task
+   * @param window the window
+   * @return the answer
+   */
+  CompletionStage<Answer> acquire(List<String> pools, String taskId, String window);
+
+  /**
+   * Gives up this node's holds of the window (its attempt ended, was cancelled or never ran).
+   * Idempotent.
+   *
+   * @param taskId the task
+   * @param window the window
+   * @return completes when done
+   */
+  CompletionStage<Void> release(String taskId, String window);
+
+  /**
+   * Pauses admissions to the pool for {@code pause} from now (a pause that ends later stays).
+   *
+   * @param pool the pool
+   * @param pause how long
+   * @return completes when done
+   */
+  CompletionStage<Void> pause(String pool, Duration pause);
+
+  /**
+   * @return each declared pool's live holds across the store's nodes now
+   */
+  CompletionStage<Map<String, Integer>> inUse();
+
+  /** Stops the store's own threads and connections; this node's holds expire with their TTL. */
+  @Override
+  void close();
+}
