@@ -50,6 +50,12 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
      * A task paused itself: its {@link TaskSpec#pauseAfterFailures()} windows in a row ended
      * FINAL_FAILED. Its next windows are skipped (PAUSED) until an operator resumes it.
      */
-    TASK_PAUSED_ON_FAILURES
+    TASK_PAUSED_ON_FAILURES,
+    /**
+     * A task's budget for the day was spent and its further windows of the day are skipped with
+     * {@link SkipReason#BUDGET_EXHAUSTED}; raised once per task per day (in the task's zone), on the
+     * day's first such skip.
+     */
+    BUDGET_EXHAUSTED
   }
 }

@@ -144,7 +144,26 @@ public final class ApiRoutes extends AllDirectives {
             task, null, f -> ok(ApiJson.JSON.createObjectNode().put("window", f.window().value())
                 .put("decision", f.decision().name()).put("reason", f.reason())))))),
         path("backfill", () -> post(() -> authorized(() -> body(Set.of("from", "to", "dryRun"), b -> backfill(task, b))))),
+        // usage and budgets (docs/budgets.md)
+        path("usage", () -> get(() -> answer(() -> almanac.usage(task), task, null, u -> ok(usageJson(u))))),
+        path("raise-budget", () -> post(() -> authorized(() -> body(Set.of("amount", "note"), b -> {
+          java.math.BigDecimal amount = b.requiredDecimal("amount");
+          String note = b.optionalText("note");
+          return answer(() -> known(task).thenCompose(v -> almanac.raiseBudget(task, amount, note)), task, null,
+              u -> ok(usageJson(u)));
+        })))),
         pathPrefix("windows", () -> pathPrefix(PathMatchers.segment(), window -> windowRoutes(task, window))));
+  }
+
+  /** A task's day of usage and budget as JSON: amounts as strings, exactly. */
+  static com.fasterxml.jackson.databind.node.ObjectNode usageJson(io.almanac.DailyUsage u) {
+    com.fasterxml.jackson.databind.node.ObjectNode o = ApiJson.JSON.createObjectNode().put("task", u.taskId())
+        .put("day", u.day().toString()).put("zone", u.zone()).put("tokensIn", u.tokensIn()).put("tokensOut", u.tokensOut())
+        .put("cost", u.cost().toPlainString()).put("attempts", u.attempts())
+        .put("raised", u.raised().toPlainString()).put("exhausted", u.exhausted()).put("windowsSkipped", u.windowsSkipped());
+    o.put("budgetPerDay", u.budgetPerDay() == null ? null : u.budgetPerDay().toPlainString());
+    o.put("limit", u.limit() == null ? null : u.limit().toPlainString());
+    return o;
   }
 
   private Route windowRoutes(String task, String window) {

@@ -68,6 +68,21 @@ final class JsonBody {
     return v.asText();
   }
 
+  /** A required decimal amount, as a JSON number or string (e.g. {@code 2.50} or {@code "2.50"}). */
+  java.math.BigDecimal requiredDecimal(String field) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isNull()) {
+      throw new Problem.Raised(Problem.invalid(field, null, "is required"));
+    }
+    String text = v.isTextual() ? v.asText().trim() : v.isNumber() ? v.decimalValue().toPlainString() : null;
+    try {
+      return new java.math.BigDecimal(text);
+    } catch (RuntimeException e) {
+      throw new Problem.Raised(Problem.invalid(field, v.isTextual() ? v.asText() : v.toString(),
+          "must be a number, e.g. 2.50"));
+    }
+  }
+
   /** An optional string field (any text, also empty), null when absent or JSON null. */
   String optionalText(String field) {
     JsonNode v = node.get(field);

@@ -56,6 +56,8 @@ import java.util.List;
  *     (absent from specs written before deadlines existed)
  * @param pauseAfterFailures after how many windows in a row end FINAL_FAILED the task pauses itself,
  *     or null for never (likewise)
+ * @param budgetPerDayMicros the task's budget per day in millionths of the operator's cost unit, or
+ *     null for none (absent from specs written before budgets existed)
  */
 public record SpecRecord(
     String id,
@@ -75,7 +77,8 @@ public record SpecRecord(
     @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition,
     @JsonInclude(JsonInclude.Include.NON_NULL) List<String> pools,
     @JsonInclude(JsonInclude.Include.NON_NULL) Duration deadline,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Integer pauseAfterFailures) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Integer pauseAfterFailures,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long budgetPerDayMicros) {
 
   /**
    * Fills missing components with the defaults {@link TaskSpec} gives them (a
@@ -103,7 +106,8 @@ public record SpecRecord(
         spec.once(), spec.event() == null ? null : Event.of(spec.event()),
         spec.dependency() == null ? null : Dependency.of(spec.dependency()),
         spec.condition() == null ? null : Condition.of(spec.condition()),
-        spec.pools().isEmpty() ? null : spec.pools(), spec.deadline(), spec.pauseAfterFailures());
+        spec.pools().isEmpty() ? null : spec.pools(), spec.deadline(), spec.pauseAfterFailures(),
+        spec.budgetPerDay() == null ? null : io.almanac.Usage.toMicros("budgetPerDay", spec.budgetPerDay()));
   }
 
   /**
@@ -124,7 +128,7 @@ public record SpecRecord(
    */
   public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
       CatchUp catchUp, Lease lease, String job, String description, Instant once) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null, null, null);
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null, null, null, null);
   }
 
   /**
@@ -177,7 +181,7 @@ public record SpecRecord(
       CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
       Condition condition, List<String> pools) {
     this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition,
-        pools, null, null);
+        pools, null, null, null);
   }
 
   /** @return the pools the task's job uses, empty when none */
@@ -209,6 +213,9 @@ public record SpecRecord(
     b.deadline(deadline);
     if (pauseAfterFailures != null) {
       b.pauseAfterFailures(pauseAfterFailures);
+    }
+    if (budgetPerDayMicros != null) {
+      b.budgetPerDay(java.math.BigDecimal.valueOf(budgetPerDayMicros, 6));
     }
     return b.buildUnvalidated();
   }

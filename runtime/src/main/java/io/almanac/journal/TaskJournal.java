@@ -49,7 +49,7 @@ public final class TaskJournal {
    * what it does with it.
    */
   public sealed interface Event extends JournalSerializable
-      permits SpecDefined, TaskPaused, TaskResumed, TaskRemoved, WindowEvent {
+      permits SpecDefined, TaskPaused, TaskResumed, TaskRemoved, WindowEvent, BudgetRaised {
     /** @return when it happened (from the entity's clock) */
     Instant at();
 
@@ -159,6 +159,8 @@ public final class TaskJournal {
 
     R poolWaited(PoolWaited e);
     R deadlineMissed(DeadlineMissed e);
+
+    R budgetRaised(BudgetRaised e);
   }
 
   /**
@@ -380,10 +382,22 @@ public final class TaskJournal {
     }
   }
 
-  /** The attempt succeeded (R22). */
+  /**
+   * The attempt succeeded (R22).
+   *
+   * @param usage what the attempt used, as its job reported it, or null (not reported, and in events
+   *     written before usage was recorded); not written when null
+   */
   public record AttemptSucceeded(
-      String window, int attempt, Duration duration, String summary, String artifactUri, Instant at)
+      String window, int attempt, Duration duration, String summary, String artifactUri, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage)
       implements WindowEvent {
+
+    /** A success without usage (as events written before usage was recorded read). */
+    public AttemptSucceeded(String window, int attempt, Duration duration, String summary, String artifactUri, Instant at) {
+      this(window, attempt, duration, summary, artifactUri, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return InstanceStatus.SUCCEEDED;
@@ -406,13 +420,22 @@ public final class TaskJournal {
    * @param at when
    * @param throttledFor a throttled attempt's wait; null for a failure (and in events written before throttling)
    * @param throttledPool the pool a throttled result named, or null
+   * @param usage what the attempt used, as its job reported it, or null (not reported, and in events
+   *     written before usage was recorded); not written when null
    */
   public record AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at,
       @JsonInclude(JsonInclude.Include.NON_NULL) Duration throttledFor,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String throttledPool) implements WindowEvent {
+      @JsonInclude(JsonInclude.Include.NON_NULL) String throttledPool,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage) implements WindowEvent {
     /** A failure as recorded before throttling existed (or a plain one). */
     public AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at) {
-      this(window, attempt, duration, reason, at, null, null);
+      this(window, attempt, duration, reason, at, null, null, null);
+    }
+
+    /** A failure or throttle without usage (as events written before usage was recorded read). */
+    public AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at, Duration throttledFor,
+        String throttledPool) {
+      this(window, attempt, duration, reason, at, throttledFor, throttledPool, null);
     }
 
     /** @return whether the job answered throttled (the attempt ended THROTTLED, not counted against the retry cap) */
@@ -445,9 +468,21 @@ public final class TaskJournal {
     }
   }
 
-  /** A result arrived from an attempt that no longer holds the window; kept for audit only. */
-  public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at)
+  /**
+   * A result arrived from an attempt that no longer holds the window; kept for audit only (and its
+   * usage counts towards the day's: the money was spent).
+   *
+   * @param usage what the attempt used, as its job reported it, or null; not written when null
+   */
+  public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage)
       implements WindowEvent {
+
+    /** A late result without usage (as events written before usage was recorded read). */
+    public LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at) {
+      this(window, attempt, outcome, detail, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return null;
@@ -853,6 +888,24 @@ public final class TaskJournal {
     }
   }
 
+  /**
+   * An operator raised the task's budget for one day (its zone's): that day's limit is the spec's
+   * budget per day plus every raise of that day; the next day starts afresh at the spec's budget.
+   *
+   * @param day the day raised, in the task's zone
+   * @param amountMicros how much it was raised by, in millionths (more than 0)
+   * @param limitMicros the day's limit after the raise, in millionths, for people and the audit
+   * @param note the operator's note, or null
+   * @param at when
+   */
+  public record BudgetRaised(java.time.LocalDate day, long amountMicros, long limitMicros, String note, Instant at)
+      implements Event {
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.budgetRaised(this);
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // State
 
@@ -871,6 +924,8 @@ public final class TaskJournal {
    *     to, oldest first (empty in snapshots taken before this component existed)
    * @param failures the windows in a row that ended FINAL_FAILED since the last SUCCEEDED window or
    *     resume (pause on failure), or null for none (and in snapshots taken before it existed)
+   * @param budget the task's usage of its current day ({@link BudgetDay}), or null before any usage,
+   *     raise or budget skip (and in snapshots taken before this component existed)
    */
   public record State(
       SpecRecord spec,
@@ -883,7 +938,8 @@ public final class TaskJournal {
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
       Map<String, String> eventIds,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-      FailureStreak failures)
+      FailureStreak failures,
+      @JsonInclude(JsonInclude.Include.NON_NULL) BudgetDay budget)
       implements JournalSerializable {
 
     /**
@@ -901,10 +957,10 @@ public final class TaskJournal {
       return (WindowTable) windows;
     }
 
-    /** A state as snapshots held it before failure streaks were kept. */
+    /** A state as snapshots held it before failure streaks were kept and usage was summed. */
     public State(SpecRecord spec, boolean paused, Map<String, WindowState> windows, Instant archivedThrough,
         long archivedCount, DurationSamples samples, Instant removedAt, Map<String, String> eventIds) {
-      this(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, null);
+      this(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, null, null);
     }
 
     /** A state as snapshots held it before event ids were remembered. */
@@ -914,7 +970,7 @@ public final class TaskJournal {
     }
 
     public static State empty(int sampleCapacity) {
-      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null, Map.of());
+      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null, Map.of(), null, null);
     }
 
     /**
@@ -933,7 +989,7 @@ public final class TaskJournal {
       while (next.size() > Math.max(1, keep)) {
         next = next.minus(next.firstKey()); // the oldest id leaves
       }
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next, failures);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next, failures, budget);
     }
 
     /** See the record. */
@@ -994,23 +1050,23 @@ public final class TaskJournal {
     }
 
     State withFailures(FailureStreak f) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, f);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, f, budget);
     }
 
     State withSpec(SpecRecord s) {
-      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures);
+      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget);
     }
 
     State withPaused(boolean p) {
-      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures);
+      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget);
     }
 
     State withRemovedAt(Instant at) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds, failures);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds, failures, budget);
     }
 
     State withSample(Duration d) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds, failures);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds, failures, budget);
     }
 
     /**
@@ -1045,7 +1101,21 @@ public final class TaskJournal {
         count++;
         through = later(through, x.start());
       }
-      return new State(spec, paused, next, through, count, samples, removedAt, eventIds, failures);
+      return new State(spec, paused, next, through, count, samples, removedAt, eventIds, failures, budget);
+    }
+
+    // Budgets: the current day's usage (see BudgetDay)
+
+    State withBudget(BudgetDay b) {
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, b);
+    }
+
+    /**
+     * @param day a day in the task's zone
+     * @return what the task used that day (a fresh day when the state holds another)
+     */
+    public BudgetDay budgetOn(java.time.LocalDate day) {
+      return BudgetDay.of(budget, day);
     }
 
     private static Instant later(Instant through, Instant start) {

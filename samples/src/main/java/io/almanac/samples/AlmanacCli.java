@@ -62,6 +62,7 @@ import picocli.CommandLine.Unmatched;
       AlmanacCli.Queue.class, AlmanacCli.Why.class, AlmanacCli.Timeline.class, AlmanacCli.Pause.class,
       AlmanacCli.Resume.class, AlmanacCli.Run.class, AlmanacCli.Backfill.class, AlmanacCli.Retry.class,
       AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Publish.class, AlmanacCli.Audit.class, AlmanacCli.RebuildInstances.class,
+      AlmanacCli.RaiseBudget.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "Exit codes:%n",
@@ -614,6 +615,31 @@ public final class AlmanacCli implements Callable<Integer> {
     @Override
     public Integer call() {
       return post("cancel", ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString());
+    }
+  }
+
+  /** {@code raise-budget}: raises a task's budget for today (docs/budgets.md). */
+  @Command(name = "raise-budget", description = "Raises a task's budget for today, in its zone, by an amount, with a note "
+      + "(needs the token); prints the day's cost and its new limit.")
+  static final class RaiseBudget extends TaskCommand {
+    @Option(names = "--amount", required = true, paramLabel = "AMOUNT", description = "how much to raise today's limit by, "
+        + "e.g. 2.50") String amount;
+    @Option(names = "--note", description = "why, kept in the journal") String note;
+
+    @Override
+    public Integer call() {
+      ObjectNode body = ApiClient.JSON.createObjectNode().put("amount", required("--amount", amount));
+      if (note != null) {
+        body.put("note", note);
+      }
+      ApiClient.Answer a = api().post(task(task) + "/raise-budget", body.toString());
+      if (!printedJson(a)) {
+        JsonNode r = a.json();
+        out().println(task + " budget for " + text(r, "day") + " (" + text(r, "zone") + "): limit " + text(r, "limit")
+            + ", cost so far " + text(r, "cost"));
+        out().flush();
+      }
+      return EXIT_OK;
     }
   }
 

@@ -916,6 +916,7 @@ class WindowExplanationTest {
                 t("03:00:00"))),
         journal(waiting(), new WaitEnded(DAY, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is "
             + "FAILED", t("06:00:00"))),
+        journal(WindowExplanationBudgetTest.budgetSkip(), WindowExplanationBudgetTest.raise()),
         // a fresh window's schedule and start in one row: explained as the two events it stands for
         journal(new TaskJournal.WindowStarted(DAY, DUE.minus(Duration.ofHours(8)), DUE.plus(Duration.ofHours(16)), DUE,
             RunKind.FIRST, 1, DUE.plus(Duration.ofHours(2)), N1, DUE),

@@ -62,7 +62,7 @@ public final class TriggerRowsScenarios {
 
   /** The columns added for triggers. */
   static final List<String> ADDED = List.of("wait_until", "event_count", "event_duplicates", "first_event_id",
-      "last_event_id");
+      "last_event_id", "tokens_in", "tokens_out", "cost", "model");
 
   static Map<String, List<TaskJournal.Event>> journals() {
     Map<String, List<TaskJournal.Event>> out = new java.util.LinkedHashMap<>();
@@ -79,7 +79,11 @@ public final class TriggerRowsScenarios {
     report.add(new WaitSatisfied("2026-11-28", "upstream order-export succeeded for 2026-11-28", d2.plusSeconds(600)));
     report.add(new InstanceScheduled("2026-11-28", d2, T0, d2, RunKind.FIRST, d2.plusSeconds(600)));
     report.add(new AttemptStarted("2026-11-28", 1, RunKind.FIRST, d2.plusSeconds(4200), "n1", d2.plusSeconds(601)));
-    report.add(new AttemptSucceeded("2026-11-28", 1, Duration.ofSeconds(5), "ok", null, d2.plusSeconds(606)));
+    report.add(new AttemptSucceeded("2026-11-28", 1, Duration.ofSeconds(5), "ok", null, d2.plusSeconds(606),
+        new io.almanac.journal.UsageRecord("gpt-4o", 1_200, 300, 420_000)));
+    // a late result's usage adds to the window's (the money was spent); it names no model: the last one stays
+    report.add(new TaskJournal.LateResultRecorded("2026-11-28", 1, io.almanac.JobResult.Outcome.SUCCEEDED, "late",
+        d2.plusSeconds(700), new io.almanac.journal.UsageRecord(null, 100, 50, 80_000)));
     // waited until its deadline: DEPENDENCY_NOT_MET
     Instant d3 = T0.minus(Duration.ofDays(2));
     report.add(new WindowWaiting("2026-11-27", d3, d2, d3, RunKind.FIRST, "upstream order-export (SAME_WINDOW)",
@@ -168,6 +172,12 @@ public final class TriggerRowsScenarios {
       InstanceRow ran = live.get("report/2026-11-28");
       assertEquals(InstanceStatus.SUCCEEDED, ran.status());
       assertNull(ran.waitUntil(), "only a WAITING row has a wait_until");
+      assertEquals(1_300, ran.tokensIn(), ran.toString());
+      assertEquals(350, ran.tokensOut(), ran.toString());
+      assertEquals(0, new java.math.BigDecimal("0.50").compareTo(ran.cost()), ran.toString());
+      assertEquals("gpt-4o", ran.model());
+      assertNull(live.get("report/2026-11-27").cost(), "no usage reported: cost null, tokens 0");
+      assertEquals(0, live.get("report/2026-11-27").tokensIn());
       InstanceRow notMet = live.get("report/2026-11-27");
       assertEquals(InstanceStatus.SKIPPED, notMet.status());
       assertNull(notMet.waitUntil());

@@ -107,7 +107,8 @@ class EventSerializationTest {
             AT),
         new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT),
         new TaskJournal.DeadlineMissed(W, AT, AT.plus(Duration.ofHours(1)), InstanceStatus.RUNNING, 2,
-            AT.plus(Duration.ofHours(1))));
+            AT.plus(Duration.ofHours(1))),
+        new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 2_500_000, 7_500_000, "month-end report", AT));
   }
 
   static TaskJournal.State snapshot() {
@@ -118,6 +119,14 @@ class EventSerializationTest {
 
     return new TaskJournal.State(fullRecord(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
         DurationSamples.of(100, List.of(1000L, 2000L, 3000L)), null); // removedAt: absent from snapshots before it existed
+  }
+
+  /** The snapshot of a task with a budget whose day has usage, a raise and budget skips. */
+  static TaskJournal.State usageSnapshot() {
+    TaskJournal.State s = snapshot();
+    return new TaskJournal.State(s.spec(), false, s.windows(), s.archivedThrough(), s.archivedCount(), s.samples(), null,
+        Map.of(), null, new io.almanac.journal.BudgetDay(java.time.LocalDate.of(2026, 11, 29), 12_000, 1_500, 5_420_000, 3,
+            2_500_000, 1));
   }
 
   /** The snapshot of a removed task: its spec and history kept, removedAt set. */
@@ -251,7 +260,8 @@ class EventSerializationTest {
       TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
       TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
       TaskJournal.PoolWaited.class,
-      TaskJournal.DeadlineMissed.class);
+      TaskJournal.DeadlineMissed.class,
+      TaskJournal.BudgetRaised.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -306,6 +316,9 @@ class EventSerializationTest {
    */
   static Map<String, Object> shapes() {
     return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
+        "budget", new TaskJournal.SpecDefined(SpecRecord.of(TaskSpec.builder("llm-digest").cron("0 0 8 * * ? Europe/Berlin")
+            .budgetPerDay(new java.math.BigDecimal("5.00")).build()), AT),
+        "usage", usageSnapshot(),
         "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
         "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
             AT.plusSeconds(1)),
@@ -329,7 +342,7 @@ class EventSerializationTest {
         w.artifactUri(), w.reason(), w.effects(), w.pendingEffects(), w.createdAt(), w.updatedAt(), w.skipReason(), null,
         null, AT.plus(Duration.ofHours(1)));
     return new TaskJournal.State(spec, true, Map.of(W, missed), s.archivedThrough(), s.archivedCount(), s.samples(), null,
-        Map.of(), new TaskJournal.FailureStreak(3, "2026-11-27", W, AT.plusSeconds(5)));
+        Map.of(), new TaskJournal.FailureStreak(3, "2026-11-27", W, AT.plusSeconds(5)), null);
   }
 
   @Test
@@ -370,7 +383,13 @@ class EventSerializationTest {
         "TaskJournal.AttemptFailed.throttled.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(3),
             "throttled: retry after PT30S (pool openai)", AT, Duration.ofSeconds(30), "openai"),
         "TaskJournal.TaskPaused.typed.json", new TaskJournal.TaskPaused(AT, TaskJournal.PauseCause.FAILURES,
-            new TaskJournal.FailureStreak(3, "2026-11-27", W)));
+            new TaskJournal.FailureStreak(3, "2026-11-27", W)),
+        "TaskJournal.AttemptSucceeded.usage.json", new TaskJournal.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items",
+            "s3://b/k", AT, new io.almanac.journal.UsageRecord("gpt-4o", 12_000, 1_500, 420_000)),
+        "TaskJournal.AttemptFailed.usage.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT,
+            null, null, new io.almanac.journal.UsageRecord(null, 800, 0, 10_000)),
+        "TaskJournal.LateResultRecorded.usage.json", new TaskJournal.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED,
+            "after the lease", AT, new io.almanac.journal.UsageRecord("claude-sonnet", 3_000, 900, 75_000)));
   }
 
   @Test
