@@ -39,6 +39,12 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
      * cancellation, and its thread stays busy. Its slot was freed and the task's next windows run;
      * past {@code almanac.executor.max-stuck-jobs} the node is not ready.
      */
-    JOB_STUCK
+    JOB_STUCK,
+    /**
+     * A task's budget for the day was spent and its further windows of the day are skipped with
+     * {@link SkipReason#BUDGET_EXHAUSTED}; raised once per task per day (in the task's zone), on the
+     * day's first such skip.
+     */
+    BUDGET_EXHAUSTED
   }
 }

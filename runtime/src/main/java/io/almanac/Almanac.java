@@ -660,6 +660,35 @@ public final class Almanac {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Usage and budgets
+
+  /**
+   * Raises a task's budget for today, in the task's zone, by an amount: its further windows of the
+   * day run again while the day's cost stays below the raised limit; the next day starts afresh at
+   * the spec's budget. Recorded in the task's journal as an operator action ({@code BudgetRaised},
+   * shown in the audit and in "why"). Raises of one day add up.
+   *
+   * @param taskId the task
+   * @param amount how much to raise today's limit by: more than 0, at most 6 decimal places
+   * @param note the operator's note (why), or null
+   * @return the day's usage and budget after the raise; fails with an {@link InvalidSpecException}
+   *     or {@link RefusedException} naming the field ({@code amount}, {@code note}, {@code
+   *     budgetPerDay} for a task without a budget) and the value, and nothing is stored
+   */
+  public CompletionStage<DailyUsage> raiseBudget(String taskId, java.math.BigDecimal amount, String note) {
+    return this.<TaskProtocol.UsageInfo>ask(taskId, r -> new TaskProtocol.RaiseBudget(amount, note, r))
+        .thenApply(TaskProtocol.UsageInfo::usage);
+  }
+
+  /**
+   * @param taskId the task
+   * @return what the task used today (in its zone) and its budget for the day
+   */
+  public CompletionStage<DailyUsage> usage(String taskId) {
+    return this.<TaskProtocol.UsageInfo>ask(taskId, TaskProtocol.GetUsage::new).thenApply(TaskProtocol.UsageInfo::usage);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Views
 
   /**

@@ -2,6 +2,7 @@ package io.almanac;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.lang.invoke.MethodHandles;
@@ -19,7 +20,7 @@ import java.util.Objects;
 @JsonPropertyOrder({"outcome", "summary", "artifactUri", "reason", "retryAfter", "pool"})
 public final class JobResult extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "outcome", "summary", "artifactUri", "reason",
-      "retryAfter", "pool");
+      "retryAfter", "pool", "usage");
 
   @Override
   Parts parts() {
@@ -162,5 +163,33 @@ public final class JobResult extends Value {
   /** @return the pool a throttled result names, or null (all the task's pools, or not throttled) */
   public String pool() {
     return pool;
+  }
+
+  // Usage: what the attempt used (model, tokens, cost), reported with the result.
+
+  /**
+   * Set only by {@link #withUsage} on a new result (and by JSON reading); never changed afterwards.
+   * Not written when null, so a result without usage is written as before usage existed.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private Usage usage;
+
+  /**
+   * This result with what the attempt used: the task sums it per day in its zone, and a task's daily
+   * budget is measured against that sum ({@link TaskSpec.Builder#budgetPerDay}). Report it on a
+   * failure too: a failed attempt spent money as well.
+   *
+   * @param usage the model, tokens and cost of the attempt, or null for none
+   * @return a result equal to this one but for its usage
+   */
+  public JobResult withUsage(Usage usage) {
+    JobResult r = new JobResult(outcome, summary, artifactUri, reason, retryAfter, pool);
+    r.usage = usage;
+    return r;
+  }
+
+  /** @return what the attempt used, or null when the job did not report it */
+  public Usage usage() {
+    return usage;
   }
 }

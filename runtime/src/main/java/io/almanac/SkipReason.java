@@ -16,5 +16,10 @@ public enum SkipReason {
   /** A dependency had not succeeded for the window (R9). */
   DEPENDENCY_NOT_MET,
   /** The task's condition did not hold (R9). */
-  CONDITION_NOT_MET
+  CONDITION_NOT_MET,
+  /**
+   * The task's budget for the day (in its zone) was spent: today's reported cost reached its
+   * budget per day plus any raise an operator made for the day. The next day starts afresh.
+   */
+  BUDGET_EXHAUSTED
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.lang.invoke.MethodHandles;
+import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.Optional;
@@ -29,11 +30,11 @@ import java.util.regex.Pattern;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-    "event", "dependency", "condition", "pools"})
+    "event", "dependency", "condition", "pools", "budgetPerDay"})
 public final class TaskSpec extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
       "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-      "event", "dependency", "condition", "pools");
+      "event", "dependency", "condition", "pools", "budgetPerDay");
 
   @Override
   Parts parts() {
@@ -75,6 +76,8 @@ public final class TaskSpec extends Value {
   /** The resource pools the task's job uses (empty: none); see {@link PoolSpec}. */
   @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
   private final java.util.List<String> pools;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final BigDecimal budgetPerDay;
 
   /**
    * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
@@ -98,6 +101,13 @@ public final class TaskSpec extends Value {
     this.dependency = b.dependency;
     this.condition = b.condition;
     this.pools = b.pools == null ? java.util.List.of() : java.util.List.copyOf(b.pools);
+    this.budgetPerDay = b.budgetPerDay == null ? null : plain(b.budgetPerDay);
+  }
+
+  /** An amount without trailing zeros (5.00 is 5), so equal budgets are equal specs. */
+  private static BigDecimal plain(BigDecimal amount) {
+    BigDecimal d = amount.stripTrailingZeros();
+    return d.scale() < 0 ? d.setScale(0) : d;
   }
 
   /**
@@ -120,10 +130,14 @@ public final class TaskSpec extends Value {
       @JsonProperty("once") Instant once,
       @JsonProperty("event") EventTrigger event,
       @JsonProperty("dependency") DependencyTrigger dependency,
-      @JsonProperty("condition") ConditionTrigger condition) {
+      @JsonProperty("condition") ConditionTrigger condition,
+      @JsonProperty("pools") java.util.List<String> pools,
+      @JsonProperty("budgetPerDay") BigDecimal budgetPerDay) {
     Builder b = builder(id).cron(cron, zone).window(window).dst(dst).overlap(overlap).retry(retry).catchUp(catchUp)
         .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition);
     b.once = once;
+    b.pools = pools;
+    b.budgetPerDay = budgetPerDay;
     return b.buildUnvalidated();
   }
 
@@ -259,6 +273,7 @@ public final class TaskSpec extends Value {
       if (condition != null) {
         condition.validate();
       }
+      validateBudget();
       WindowSpec.byName(window);
       validatePools();
       if (job == null || job.isBlank()) {
@@ -299,6 +314,26 @@ public final class TaskSpec extends Value {
   public boolean oneShot() {
     return once != null;
   }
+
+  // Budgets
+
+  /** @return the task's budget per day (in its zone), in the operator's cost unit, or null for none */
+  public BigDecimal budgetPerDay() {
+    return budgetPerDay;
+  }
+
+  private void validateBudget() {
+    if (budgetPerDay != null) {
+      long micros = Usage.toMicros("budgetPerDay", budgetPerDay); // refuses a negative, too fine or too large one
+      if (micros > MAX_BUDGET_MICROS) {
+        throw new InvalidSpecException("budgetPerDay", budgetPerDay.toPlainString(), "at most "
+            + Usage.fromMicros(MAX_BUDGET_MICROS).toPlainString());
+      }
+    }
+  }
+
+  /** Largest budget per day accepted, in millionths (a thousand times one attempt's largest cost). */
+  public static final long MAX_BUDGET_MICROS = 1_000L * Usage.MAX_COST_MICROS;
 
   private void validateZone() {
     try {
@@ -433,6 +468,7 @@ public final class TaskSpec extends Value {
     private DependencyTrigger dependency;
     private ConditionTrigger condition;
     private java.util.List<String> pools;
+    private BigDecimal budgetPerDay;
 
     private Builder(String id) {
       this.id = id;
@@ -658,6 +694,21 @@ public final class TaskSpec extends Value {
      */
     public Builder pools(java.util.List<String> names) {
       this.pools = names == null ? null : new java.util.ArrayList<>(names);
+      return this;
+    }
+
+    /**
+     * Gives the task a budget per day, in the task's zone: once the cost its attempts reported that
+     * day ({@link JobResult#withUsage(Usage)}) reaches it, its further windows of the day are
+     * skipped with {@link SkipReason#BUDGET_EXHAUSTED}. An operator may raise it for the day
+     * ({@link Almanac#raiseBudget}).
+     *
+     * @param amount the budget, at least 0, at most 6 decimal places, in the unit usage reports
+     *     cost in; null for none (the default)
+     * @return this builder (the amount is checked by {@link #build()}: {@code budgetPerDay})
+     */
+    public Builder budgetPerDay(BigDecimal amount) {
+      this.budgetPerDay = amount;
       return this;
     }
 

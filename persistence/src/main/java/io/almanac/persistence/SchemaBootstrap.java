@@ -451,7 +451,12 @@ public final class SchemaBootstrap {
       new String[] {"event_count", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
       new String[] {"event_duplicates", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
       new String[] {"first_event_id", "VARCHAR(255)", "VARCHAR(255)"},
-      new String[] {"last_event_id", "VARCHAR(255)", "VARCHAR(255)"});
+      new String[] {"last_event_id", "VARCHAR(255)", "VARCHAR(255)"},
+      // usage reported by the window's attempts (docs/budgets.md)
+      new String[] {"tokens_in", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
+      new String[] {"tokens_out", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
+      new String[] {"cost", "DECIMAL(24,6)", "NUMERIC(24,6)"},
+      new String[] {"model", "VARCHAR(255)", "VARCHAR(255)"});
 
   /**
    * Adds the {@link #INSTANCE_COLUMNS_ADDED} an existing instance table or history lacks ({@code

@@ -260,6 +260,7 @@ public final class Evolve {
 
     @Override
     public State fireSkipped(FireSkipped x) {
+      State s = budgetSkip(this.s, x.reason(), x.at());
       State stop = enter(s, x);
       if (stop != null) {
         return stop;
@@ -335,11 +336,12 @@ public final class Evolve {
 
     @Override
     public State attemptSucceeded(AttemptSucceeded x) {
-      State stop = enter(s, x);
+      State used = used(s, x.at(), x.usage());
+      State stop = enter(used, x);
       if (stop != null) {
         return stop;
       }
-      return update(s.withSample(x.duration()), x, c -> {
+      return update(used.withSample(x.duration()), x, c -> {
         c.resultAttempt = x.attempt();
         c.summary = x.summary();
         c.artifactUri = x.artifactUri();
@@ -350,11 +352,12 @@ public final class Evolve {
 
     @Override
     public State attemptFailed(AttemptFailed x) {
-      State stop = enter(s, x);
+      State used = used(s, x.at(), x.usage());
+      State stop = enter(used, x);
       if (stop != null) {
         return stop;
       }
-      return update(s.withSample(x.duration()), x, c -> {
+      return update(used.withSample(x.duration()), x, c -> {
         c.resultAttempt = x.attempt();
         c.reason = x.reason();
         c.leaseUntil = null;
@@ -375,11 +378,12 @@ public final class Evolve {
 
     @Override
     public State lateResultRecorded(LateResultRecorded x) {
-      State stop = enter(s, x);
+      State used = used(s, x.at(), x.usage());
+      State stop = enter(used, x);
       if (stop != null) {
         return stop;
       }
-      return update(s, x, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
+      return update(used, x, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
     }
 
     @Override
@@ -436,6 +440,7 @@ public final class Evolve {
 
     @Override
     public State waitEnded(WaitEnded x) {
+      State s = budgetSkip(this.s, x.reason(), x.at());
       State stop = enter(s, x);
       if (stop != null) {
         return stop;
@@ -514,6 +519,29 @@ public final class Evolve {
     @Override
     public State poolWaited(TaskJournal.PoolWaited x) {
       return s; // recorded for the audit and "why": the window stays PENDING
+    }
+
+    // Budgets: the day's usage, raises and budget skips (BudgetDay); the day is the event's, in the task's zone
+
+    @Override
+    public State budgetRaised(TaskJournal.BudgetRaised x) {
+      return s.withBudget(BudgetDay.raised(s.budget(), x.day(), x.amountMicros()));
+    }
+
+    /** The state with an attempt's usage added to its day's sums (a past day's usage is not today's). */
+    private static State used(State state, java.time.Instant at, UsageRecord usage) {
+      if (usage == null) {
+        return state;
+      }
+      return state.withBudget(BudgetDay.plus(state.budget(), BudgetDay.dayOf(state.spec(), at), usage));
+    }
+
+    /** The state with a window skipped because the budget was spent counted on its day. */
+    private static State budgetSkip(State state, io.almanac.SkipReason reason, java.time.Instant at) {
+      if (reason != io.almanac.SkipReason.BUDGET_EXHAUSTED) {
+        return state;
+      }
+      return state.withBudget(BudgetDay.skipped(state.budget(), BudgetDay.dayOf(state.spec(), at)));
     }
   }
 }

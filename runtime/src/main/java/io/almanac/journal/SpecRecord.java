@@ -52,6 +52,8 @@ import java.util.List;
  * @param condition the condition trigger, or null (likewise)
  * @param pools the resource pools the task's job uses, or null when none (absent from specs written
  *     before pools existed)
+ * @param budgetPerDayMicros the task's budget per day in millionths of the operator's cost unit, or
+ *     null for none (absent from specs written before budgets existed)
  */
 public record SpecRecord(
     String id,
@@ -69,7 +71,8 @@ public record SpecRecord(
     @JsonInclude(JsonInclude.Include.NON_NULL) Event event,
     @JsonInclude(JsonInclude.Include.NON_NULL) Dependency dependency,
     @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition,
-    @JsonInclude(JsonInclude.Include.NON_NULL) List<String> pools) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) List<String> pools,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long budgetPerDayMicros) {
 
   /**
    * Fills missing components with the defaults {@link TaskSpec} gives them (a
@@ -97,7 +100,16 @@ public record SpecRecord(
         spec.once(), spec.event() == null ? null : Event.of(spec.event()),
         spec.dependency() == null ? null : Dependency.of(spec.dependency()),
         spec.condition() == null ? null : Condition.of(spec.condition()),
-        spec.pools().isEmpty() ? null : spec.pools());
+        spec.pools().isEmpty() ? null : spec.pools(),
+        spec.budgetPerDay() == null ? null : io.almanac.Usage.toMicros("budgetPerDay", spec.budgetPerDay()));
+  }
+
+  /** A record as specs were written before budgets existed (with or without pools). */
+  public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
+      CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
+      Condition condition, List<String> pools) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency,
+        condition, pools, null);
   }
 
   /**
@@ -118,7 +130,7 @@ public record SpecRecord(
    */
   public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
       CatchUp catchUp, Lease lease, String job, String description, Instant once) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null);
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null, null);
   }
 
   /**
@@ -144,7 +156,7 @@ public record SpecRecord(
       CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
       Condition condition) {
     this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition,
-        null);
+        null, null);
   }
 
   /** @return the pools the task's job uses, empty when none */
@@ -172,6 +184,9 @@ public record SpecRecord(
         .when(condition == null ? null : condition.toTrigger()).job(job).pools(pools);
     if (once != null) {
       b.once(once);
+    }
+    if (budgetPerDayMicros != null) {
+      b.budgetPerDay(java.math.BigDecimal.valueOf(budgetPerDayMicros, 6));
     }
     return b.buildUnvalidated();
   }

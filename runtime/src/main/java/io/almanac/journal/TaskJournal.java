@@ -49,7 +49,7 @@ public final class TaskJournal {
    * what it does with it.
    */
   public sealed interface Event extends JournalSerializable
-      permits SpecDefined, TaskPaused, TaskResumed, TaskRemoved, WindowEvent {
+      permits SpecDefined, TaskPaused, TaskResumed, TaskRemoved, WindowEvent, BudgetRaised {
     /** @return when it happened (from the entity's clock) */
     Instant at();
 
@@ -158,6 +158,7 @@ public final class TaskJournal {
     R upstreamRerunRecorded(UpstreamRerunRecorded e);
 
     R poolWaited(PoolWaited e);
+    R budgetRaised(BudgetRaised e);
   }
 
   /**
@@ -359,10 +360,22 @@ public final class TaskJournal {
     }
   }
 
-  /** The attempt succeeded (R22). */
+  /**
+   * The attempt succeeded (R22).
+   *
+   * @param usage what the attempt used, as its job reported it, or null (not reported, and in events
+   *     written before usage was recorded); not written when null
+   */
   public record AttemptSucceeded(
-      String window, int attempt, Duration duration, String summary, String artifactUri, Instant at)
+      String window, int attempt, Duration duration, String summary, String artifactUri, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage)
       implements WindowEvent {
+
+    /** A success without usage (as events written before usage was recorded read). */
+    public AttemptSucceeded(String window, int attempt, Duration duration, String summary, String artifactUri, Instant at) {
+      this(window, attempt, duration, summary, artifactUri, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return InstanceStatus.SUCCEEDED;
@@ -385,13 +398,27 @@ public final class TaskJournal {
    * @param at when
    * @param throttledFor a throttled attempt's wait; null for a failure (and in events written before throttling)
    * @param throttledPool the pool a throttled result named, or null
+   * @param usage what the attempt used, as its job reported it, or null (not reported, and in events
+   *     written before usage was recorded); not written when null
    */
   public record AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at,
       @JsonInclude(JsonInclude.Include.NON_NULL) Duration throttledFor,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String throttledPool) implements WindowEvent {
-    /** A failure as recorded before throttling existed (or a plain one). */
+      @JsonInclude(JsonInclude.Include.NON_NULL) String throttledPool,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage) implements WindowEvent {
+    /** A failure as recorded before throttling and usage existed (or a plain one). */
     public AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at) {
-      this(window, attempt, duration, reason, at, null, null);
+      this(window, attempt, duration, reason, at, null, null, null);
+    }
+
+    /** A failure or throttled answer without usage. */
+    public AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at, Duration throttledFor,
+        String throttledPool) {
+      this(window, attempt, duration, reason, at, throttledFor, throttledPool, null);
+    }
+
+    /** A failure with its usage (not throttled). */
+    public AttemptFailed(String window, int attempt, Duration duration, String reason, Instant at, UsageRecord usage) {
+      this(window, attempt, duration, reason, at, null, null, usage);
     }
 
     /** @return whether the job answered throttled (the attempt ended THROTTLED, not counted against the retry cap) */
@@ -424,9 +451,21 @@ public final class TaskJournal {
     }
   }
 
-  /** A result arrived from an attempt that no longer holds the window; kept for audit only. */
-  public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at)
+  /**
+   * A result arrived from an attempt that no longer holds the window; kept for audit only (and its
+   * usage counts towards the day's: the money was spent).
+   *
+   * @param usage what the attempt used, as its job reported it, or null; not written when null
+   */
+  public record LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage)
       implements WindowEvent {
+
+    /** A late result without usage (as events written before usage was recorded read). */
+    public LateResultRecorded(String window, int attempt, JobResult.Outcome outcome, String detail, Instant at) {
+      this(window, attempt, outcome, detail, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return null;
@@ -763,6 +802,24 @@ public final class TaskJournal {
     }
   }
 
+  /**
+   * An operator raised the task's budget for one day (its zone's): that day's limit is the spec's
+   * budget per day plus every raise of that day; the next day starts afresh at the spec's budget.
+   *
+   * @param day the day raised, in the task's zone
+   * @param amountMicros how much it was raised by, in millionths (more than 0)
+   * @param limitMicros the day's limit after the raise, in millionths, for people and the audit
+   * @param note the operator's note, or null
+   * @param at when
+   */
+  public record BudgetRaised(java.time.LocalDate day, long amountMicros, long limitMicros, String note, Instant at)
+      implements Event {
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.budgetRaised(this);
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // State
 
@@ -779,6 +836,8 @@ public final class TaskJournal {
    *     (and in snapshots taken before this component existed)
    * @param eventIds the event ids an event-triggered task remembers, each with the window it mapped
    *     to, oldest first (empty in snapshots taken before this component existed)
+   * @param budget the task's usage of its current day ({@link BudgetDay}), or null before any usage,
+   *     raise or budget skip (and in snapshots taken before this component existed)
    */
   public record State(
       SpecRecord spec,
@@ -789,7 +848,8 @@ public final class TaskJournal {
       DurationSamples samples,
       Instant removedAt,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-      Map<String, String> eventIds)
+      Map<String, String> eventIds,
+      @JsonInclude(JsonInclude.Include.NON_NULL) BudgetDay budget)
       implements JournalSerializable {
 
     /**
@@ -807,6 +867,12 @@ public final class TaskJournal {
       return (WindowTable) windows;
     }
 
+    /** A state as snapshots held it before usage was summed. */
+    public State(SpecRecord spec, boolean paused, Map<String, WindowState> windows, Instant archivedThrough,
+        long archivedCount, DurationSamples samples, Instant removedAt, Map<String, String> eventIds) {
+      this(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, null);
+    }
+
     /** A state as snapshots held it before event ids were remembered. */
     public State(SpecRecord spec, boolean paused, Map<String, WindowState> windows, Instant archivedThrough,
         long archivedCount, DurationSamples samples, Instant removedAt) {
@@ -814,7 +880,7 @@ public final class TaskJournal {
     }
 
     public static State empty(int sampleCapacity) {
-      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null, Map.of());
+      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null, Map.of(), null);
     }
 
     /**
@@ -833,7 +899,7 @@ public final class TaskJournal {
       while (next.size() > Math.max(1, keep)) {
         next = next.minus(next.firstKey()); // the oldest id leaves
       }
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next, budget);
     }
 
     /** See the record. */
@@ -894,19 +960,19 @@ public final class TaskJournal {
     }
 
     State withSpec(SpecRecord s) {
-      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds);
+      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, budget);
     }
 
     State withPaused(boolean p) {
-      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds);
+      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, budget);
     }
 
     State withRemovedAt(Instant at) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds, budget);
     }
 
     State withSample(Duration d) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds, budget);
     }
 
     /**
@@ -941,7 +1007,21 @@ public final class TaskJournal {
         count++;
         through = later(through, x.start());
       }
-      return new State(spec, paused, next, through, count, samples, removedAt, eventIds);
+      return new State(spec, paused, next, through, count, samples, removedAt, eventIds, budget);
+    }
+
+    // Budgets: the current day's usage (see BudgetDay)
+
+    State withBudget(BudgetDay b) {
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, b);
+    }
+
+    /**
+     * @param day a day in the task's zone
+     * @return what the task used that day (a fresh day when the state holds another)
+     */
+    public BudgetDay budgetOn(java.time.LocalDate day) {
+      return BudgetDay.of(budget, day);
     }
 
     private static Instant later(Instant through, Instant start) {

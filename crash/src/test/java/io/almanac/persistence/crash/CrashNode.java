@@ -90,7 +90,8 @@ import org.slf4j.LoggerFactory;
  * of {@link #TASKS} (see TriggerCrashTest): {@link #EVENT_TASKS} (one event-triggered task) or
  * {@link #CHAIN_TASKS} (a dependency chain); with {@code --tasks pool} none, until a {@code
  * REGISTER-POOL} line (see {@link PoolNode}: one-shot tasks through named pools, their job's work
- * time set by {@code --pool-job-ms MIN-MAX}). Further lines on stdin, answered on stdout:
+ * time set by {@code --pool-job-ms MIN-MAX}), and a {@code REGISTER-BUDGET} line adds tasks with a
+ * budget per day whose job reports usage ({@link BudgetNode}). Further lines on stdin, answered on stdout:
  *
  * <ul>
  *   <li>{@code PUBLISH <type> <id> <eventTime>} publishes an event; {@code PUBLISHED <id> <task> <outcome>
@@ -365,6 +366,7 @@ public final class CrashNode {
           .job("chain-fast", ctx -> ledger(ctx, file, io, ThreadLocalRandom.current().nextLong(0, 100)))
           .job("chain-slow", ctx -> ledger(ctx, file, io, CHAIN_B_MILLIS))
           .job(PoolNode.JOB, ctx -> PoolNode.job(ctx, poolNode, poolMs[0], poolMs[1], CrashNode::out))
+          .job(BudgetNode.JOB, ctx -> BudgetNode.job(ctx, CrashNode::out))
           .start();
       // both retry until almanac.node.registration-timeout on a slow (loaded) machine, then fail
       almanac.registerAll(tasks).toCompletableFuture().join();
@@ -428,6 +430,10 @@ public final class CrashNode {
       awaitSucceeded(almanac, f[1], f[2]);
     } else if (f[0].equals("REGISTER-POOL") && f.length == 7) {
       PoolNode.register(almanac, f, CrashNode::out);
+    } else if (f[0].equals("REGISTER-BUDGET") && f.length >= 3 && f.length % 2 == 1) {
+      BudgetNode.register(almanac, f, CrashNode::out);
+    } else if (f[0].equals("USAGE") && f.length == 2) {
+      BudgetNode.usage(almanac, f[1], CrashNode::out);
     } else if (!line.isEmpty()) {
       out("UNKNOWN-COMMAND " + line);
     }

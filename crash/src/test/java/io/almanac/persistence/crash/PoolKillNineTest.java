@@ -30,6 +30,13 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * purged: the new node runs 2 jobs at once again (the pool reaches its limit), never more (counted from
  * the jobs' own lines, the killed jobs counted until the kill), every window SUCCEEDED once (an attempt
  * orphaned by the kill is retried after its lease), and after the normal stop the pool holds nothing.
+ *
+ * <p>Budgets, on the same node and kill: two tasks every second whose job reports usage ({@link
+ * BudgetNode}): {@link #SMALL} spends its day's budget before the kill and must stay over it after
+ * the restart (the same cost, its windows skipped {@code BUDGET_EXHAUSTED}, no job of it run);
+ * {@link #BIG} spends before and after the kill until its budget is spent. At the end each task's day
+ * usage, as its entity recovered it from the journal, equals the sum of the usage on its recorded
+ * results (no acknowledged result lost, none counted twice).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @Execution(ExecutionMode.CONCURRENT)
@@ -46,10 +53,20 @@ class PoolKillNineTest {
   /** The pool, and holds that outlive a dead node by 10 s (renewed every 2 s), so the test need not wait 30 s. */
   static final String HOCON = PoolClusterTest.POOL_HOCON + "\nalmanac.pool-store.hold-ttl = 10s\nalmanac.pool-store.renew-interval = 2s";
 
+  /** A task over budget before the kill: 0.10 an attempt, 0.50 a day (5 attempts). */
+  static final String SMALL = "budget-10c-small";
+
+  static final String SMALL_BUDGET = "0.5";
+
+  /** A task that spends before and after the kill: 0.01 an attempt, 0.40 a day (40 attempts, one a second). */
+  static final String BIG = "budget-1c-big";
+
+  static final String BIG_BUDGET = "0.4";
+
   @Test
-  @DisplayName("pools: kill -9 of a node holding both slots of a pool of 2 on PostgreSQL; after the restart the pool "
-      + "reaches 2 again and never more, nothing leaked")
-  void slotsComeBack() throws Exception {
+  @DisplayName("pools and budgets: kill -9 of a node holding both slots of a pool of 2 on PostgreSQL; after the restart "
+      + "the pool reaches 2 again and never more, nothing leaked; the day's usage is the journal's, an exhausted budget stays so")
+  void slotsAndBudgetsComeBack() throws Exception {
     Pg pg = Pg.shared().require();
     String schema = Pg.newSchema("almanac_poolkill");
     CrashRun run = CrashRun.create("poolkill-pg", dir -> Map.of("db", "pg", "pg-url", pg.url(schema, "almanac-poolkill"),
@@ -62,10 +79,18 @@ class PoolKillNineTest {
     Instant restartReady;
     Instant firstReady;
     Map<String, Integer> heldAtKill;
+    Usage smallBefore;
+    Usage bigBefore;
+    Usage smallAfterRestart;
+    Usage smallEnd;
+    Usage bigEnd;
     try (ChildJvm node = run.startNode(extra)) {
       AtomicInteger running = new AtomicInteger();
       CompletableFuture<Void> full = new CompletableFuture<>();
       node.onLine(l -> {
+        if (l.startsWith("BUDGET-JOB ")) {
+          lines.add(l);
+        }
         if (l.startsWith("POOL-JOB ")) {
           lines.add(l);
           int now = l.startsWith("POOL-JOB START ") ? running.incrementAndGet() : running.decrementAndGet();
@@ -75,6 +100,13 @@ class PoolKillNineTest {
         }
       });
       firstReady = run.awaitReady(node);
+      var budgets = node.nextLine(l -> l.startsWith("REGISTERED budget ") || l.startsWith("REGISTER-FAILED budget "));
+      node.send("REGISTER-BUDGET " + SMALL + " " + SMALL_BUDGET + " " + BIG + " " + BIG_BUDGET);
+      String b = node.await(budgets, Duration.ofSeconds(120));
+      assertTrue(b.startsWith("REGISTERED"), b);
+      smallBefore = awaitUsage(node, SMALL, u -> u.exhausted(), Instant.now().plusSeconds(120));
+      bigBefore = usage(node, BIG);
+      run.log("before the kill: " + smallBefore + "; " + bigBefore);
       Instant firstDue = Instant.now().plusSeconds(8).truncatedTo(ChronoUnit.SECONDS);
       var registered = node.nextLine(l -> l.startsWith("REGISTERED pool ") || l.startsWith("REGISTER-FAILED pool "));
       node.send("REGISTER-POOL pool " + TASKS + " " + firstDue.toEpochMilli() + " 3000 " + PER_DUE + " shared");
@@ -98,11 +130,12 @@ class PoolKillNineTest {
     run.log("the pool store right after the kill: " + heldAtKill);
     try (ChildJvm node = run.startNode(extra)) {
       node.onLine(l -> {
-        if (l.startsWith("POOL-JOB ")) {
+        if (l.startsWith("POOL-JOB ") || l.startsWith("BUDGET-JOB ")) {
           lines.add(l);
         }
       });
       restartReady = run.awaitReady(node);
+      smallAfterRestart = usage(node, SMALL);
       List<CompletableFuture<String>> awaited = new ArrayList<>();
       for (String w : windows) {
         String expect = "AWAITED " + w;
@@ -114,6 +147,9 @@ class PoolKillNineTest {
         node.await(a, Duration.ofMillis(Math.max(1, Duration.between(Instant.now(), deadline).toMillis())));
       }
       run.log("every window SUCCEEDED " + CrashReport.secs(Duration.between(restartReady, Instant.now())) + " after the restart");
+      bigEnd = awaitUsage(node, BIG, u -> u.exhausted(), Instant.now().plusSeconds(180));
+      smallEnd = usage(node, SMALL);
+      run.log("after the restart: " + smallAfterRestart + "; at the end " + smallEnd + "; " + bigEnd);
       assertEquals(0, node.stop(Duration.ofSeconds(60)), "the node did not stop normally; see " + node.output());
     }
     Map<String, Integer> heldAfter = PoolStoreProbe.inUse(run);
@@ -136,6 +172,9 @@ class PoolKillNineTest {
         + (firstAfter == null ? "none" : CrashReport.secs(Duration.between(killedAt, firstAfter)) + " after it")
         + "; pool store after the kill " + heldAtKill + ", after the final stop " + heldAfter);
     JournalCheck check = run.check(KillNineTest.GRACE, firstReady);
+    Map<String, Spent> journal = spent(run, smallEnd.day());
+    List<String> smallLines = lines.stream().filter(l -> l.startsWith("BUDGET-JOB END " + SMALL + " ")).toList();
+    run.log("usage in the journal, of " + smallEnd.day() + ": " + journal + "; the small task's job lines " + smallLines.size());
     assertEquals(List.of(), t.unmatched());
     assertEquals(MAX_CONCURRENT, heldAtKill.getOrDefault("shared", -1), "the dead node's holds in the store after the kill");
     assertTrue(all.count() <= MAX_CONCURRENT, "more than " + MAX_CONCURRENT + " jobs at once: " + all);
@@ -145,11 +184,108 @@ class PoolKillNineTest {
         "only the killed jobs have no END: " + t.unended());
     assertEquals(List.of(), notOnce, "windows that did not end exactly once");
     assertEquals(0, heldAfter.getOrDefault("shared", -1), "holds left in the pool after the final stop (leaked)");
+    // budgets: the usage of the acknowledged results (the journal's) is what the task's state says after the
+    // crash, neither lost nor counted twice; the task over budget before the kill stays over it
+    assertEquals(journal.get(SMALL).cost(), smallEnd.cost(), "the small task's day cost against the journal's results");
+    assertEquals(journal.get(SMALL).results(), smallEnd.attempts(), "the small task's results with usage");
+    assertEquals(journal.get(BIG).cost(), bigEnd.cost(), "the big task's day cost against the journal's results (some "
+        + "before the kill, some after)");
+    assertEquals(journal.get(BIG).results(), bigEnd.attempts(), "the big task's results with usage");
+    assertTrue(smallBefore.exhausted() && smallAfterRestart.exhausted() && smallEnd.exhausted(),
+        "the small task was over budget before the kill and must stay so: " + smallBefore + ", " + smallAfterRestart + ", " + smallEnd);
+    assertEquals(smallBefore.cost(), smallAfterRestart.cost(), "the small task's cost after the restart");
+    assertEquals(smallBefore.cost(), smallEnd.cost(), "the small task spent after it was over budget");
+    assertTrue(smallEnd.cost().compareTo(new java.math.BigDecimal(SMALL_BUDGET)) >= 0, "over budget: " + smallEnd);
+    assertTrue(journal.get(SMALL).budgetSkipsAfter(restartReady) > 0, "no window of the small task was skipped "
+        + "BUDGET_EXHAUSTED after the restart: " + journal.get(SMALL));
+    assertTrue(bigEnd.exhausted() && bigEnd.cost().compareTo(new java.math.BigDecimal(BIG_BUDGET)) >= 0, "the big task "
+        + "spent its budget: " + bigEnd);
+    assertTrue(bigBefore.cost().signum() > 0 && bigBefore.cost().compareTo(bigEnd.cost()) < 0,
+        "the big task spent both before the kill and after it: " + bigBefore + " then " + bigEnd);
     if (!check.ok()) {
       fail("the journal does not hold up (kept in " + run.dir + "):\n" + check.describe());
     }
     if (!CrashRun.keep()) {
       pg.dropSchema(schema);
     }
+  }
+
+  /** A {@code USAGE-OF} answer (see {@link BudgetNode}). */
+  record Usage(String task, java.time.LocalDate day, java.math.BigDecimal cost, long attempts, boolean exhausted,
+      long windowsSkipped) {
+    static Usage parse(String line) {
+      String[] f = line.split(" ");
+      return new Usage(f[1], java.time.LocalDate.parse(f[2]), new java.math.BigDecimal(f[3]).stripTrailingZeros(),
+          Long.parseLong(f[4]), Boolean.parseBoolean(f[5]), Long.parseLong(f[6]));
+    }
+  }
+
+  static Usage usage(ChildJvm node, String task) {
+    var answer = node.nextLine(l -> l.startsWith("USAGE-OF " + task + " ") || l.startsWith("USAGE-FAILED " + task + " "));
+    node.send("USAGE " + task);
+    String l = node.await(answer, Duration.ofSeconds(30));
+    assertTrue(l.startsWith("USAGE-OF"), l);
+    return Usage.parse(l);
+  }
+
+  /** Asks every 500 ms until the usage matches (the task's entity says so), or fails at the deadline. */
+  static Usage awaitUsage(ChildJvm node, String task, java.util.function.Predicate<Usage> done, Instant deadline)
+      throws InterruptedException {
+    while (true) {
+      Usage u = usage(node, task);
+      if (done.test(u)) {
+        return u;
+      }
+      if (Instant.now().isAfter(deadline)) {
+        fail("the usage of " + task + " did not come to the expected state by " + deadline + ": " + u);
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  /**
+   * What the journal says a task spent on a day (UTC): the usage of its recorded results (successes,
+   * failures, late results), and when its windows were skipped because the budget was spent.
+   */
+  record Spent(java.math.BigDecimal cost, long results, List<Instant> budgetSkips) {
+    long budgetSkipsAfter(Instant t) {
+      return budgetSkips.stream().filter(x -> x.isAfter(t)).count();
+    }
+  }
+
+  static Map<String, Spent> spent(CrashRun run, java.time.LocalDate day) throws Exception {
+    Map<String, Spent> m = new java.util.TreeMap<>();
+    try (io.almanac.persistence.audit.AuditReader reader = io.almanac.persistence.audit.AuditReader.builder(run.journal())
+        .start()) {
+      for (String id : List.of(SMALL, BIG)) {
+        long micros = 0;
+        long results = 0;
+        List<Instant> skips = new ArrayList<>();
+        for (io.almanac.persistence.audit.AuditEvent e : reader.read(id).events()) {
+          Object ev = e.event();
+          io.almanac.journal.UsageRecord u = null;
+          Instant at = null;
+          if (ev instanceof io.almanac.journal.TaskJournal.AttemptSucceeded x) {
+            u = x.usage();
+            at = x.at();
+          } else if (ev instanceof io.almanac.journal.TaskJournal.AttemptFailed x) {
+            u = x.usage();
+            at = x.at();
+          } else if (ev instanceof io.almanac.journal.TaskJournal.LateResultRecorded x) {
+            u = x.usage();
+            at = x.at();
+          } else if (ev instanceof io.almanac.journal.TaskJournal.FireSkipped x
+              && x.reason() == io.almanac.SkipReason.BUDGET_EXHAUSTED) {
+            skips.add(x.at());
+          }
+          if (u != null && at.atZone(java.time.ZoneOffset.UTC).toLocalDate().equals(day)) {
+            micros += u.costMicros();
+            results++;
+          }
+        }
+        m.put(id, new Spent(java.math.BigDecimal.valueOf(micros, 6).stripTrailingZeros(), results, skips));
+      }
+    }
+    return m;
   }
 }

@@ -95,6 +95,28 @@ public record AuditEvent(
     return new AuditEvent(taskId, sequenceNr, type, window, attempt, at, z, detail, event);
   }
 
+  /**
+   * @param u an attempt's usage, or null
+   * @return {@code ; used N tokens in, M out, cost C (model)}, or empty without usage
+   */
+  static String used(io.almanac.journal.UsageRecord u) {
+    if (u == null) {
+      return "";
+    }
+    return "; used " + u.tokensIn() + " tokens in, " + u.tokensOut() + " out, cost "
+        + io.almanac.Usage.fromMicros(u.costMicros()).toPlainString() + (u.model() == null ? "" : " (" + u.model() + ")");
+  }
+
+  /**
+   * @param e an operator's raise of a day's budget
+   * @return it for people: the day, the amount, the new limit and the note
+   */
+  static String budgetRaisedText(TaskJournal.BudgetRaised e) {
+    return "operator raised the budget for " + e.day() + " by " + io.almanac.Usage.fromMicros(e.amountMicros()).toPlainString()
+        + " to " + io.almanac.Usage.fromMicros(e.limitMicros()).toPlainString()
+        + (e.note() == null || e.note().isBlank() ? "" : ": " + e.note());
+  }
+
   /** An event's detail for people and the attempt it is about (0: none). */
   private record Told(String detail, int attempt) {
     Told {
@@ -117,6 +139,11 @@ public record AuditEvent(
     @Override
     public Told taskResumed(TaskJournal.TaskResumed e) {
       return new Told("task resumed", 0);
+    }
+
+    @Override
+    public Told budgetRaised(TaskJournal.BudgetRaised e) {
+      return new Told(budgetRaisedText(e), 0);
     }
 
     @Override
@@ -151,12 +178,13 @@ public record AuditEvent(
 
     @Override
     public Told attemptSucceeded(TaskJournal.AttemptSucceeded e) {
-      return new Told("took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")"), e.attempt());
+      return new Told("took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")")
+          + used(e.usage()), e.attempt());
     }
 
     @Override
     public Told attemptFailed(TaskJournal.AttemptFailed e) {
-      return new Told("took " + e.duration() + ": " + e.reason(), e.attempt());
+      return new Told("took " + e.duration() + ": " + e.reason() + used(e.usage()), e.attempt());
     }
 
     @Override
@@ -166,7 +194,7 @@ public record AuditEvent(
 
     @Override
     public Told lateResultRecorded(TaskJournal.LateResultRecorded e) {
-      return new Told(e.outcome() + " arrived late (not counted): " + e.detail(), e.attempt());
+      return new Told(e.outcome() + " arrived late (not counted): " + e.detail() + used(e.usage()), e.attempt());
     }
 
     @Override

@@ -661,6 +661,11 @@ public final class Verifier {
       }
 
       @Override
+      public Void budgetRaised(TaskJournal.BudgetRaised e) {
+        return null; // an operator's raise of a day's budget: about no window
+      }
+
+      @Override
       public Void taskResumed(TaskJournal.TaskResumed e) {
         return null;
       }

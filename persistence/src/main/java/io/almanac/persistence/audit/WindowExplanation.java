@@ -528,6 +528,20 @@ public final class WindowExplanation {
       }
 
       @Override
+      public Void budgetRaised(TaskJournal.BudgetRaised r) {
+        // told when it is about the explained window's day, after the window's first event (a raise before it
+        // shows in that event's own detail: a skip names the raised limit)
+        if (seen && dueDate != null && dueDate.equals(r.day())) {
+          step(r.at(), "An operator raised the task's budget for " + r.day() + " by "
+              + io.almanac.Usage.fromMicros(r.amountMicros()).toPlainString() + " to "
+              + io.almanac.Usage.fromMicros(r.limitMicros()).toPlainString()
+              + (r.note() == null || r.note().isBlank() ? "" : " (" + r.note() + ")")
+              + ": windows due later that day run while its cost stays below that.");
+        }
+        return null;
+      }
+
+      @Override
       public Void taskRemoved(TaskRemoved r) {
         if (seen) {
           step(r.at(), "The task was removed: it is fired no more; its history stays in the journal.");
@@ -676,7 +690,7 @@ public final class WindowExplanation {
         succeededAt = e.at();
         step(at, "Attempt " + e.attempt() + " succeeded at " + time(e.at()) + " after " + human(e.duration())
             + (e.summary() == null || e.summary().isBlank() ? "" : ": " + e.summary())
-            + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")") + ".");
+            + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")") + AuditEvent.used(e.usage()) + ".");
         return null;
       }
 
@@ -691,7 +705,7 @@ public final class WindowExplanation {
         }
         lastError = e.reason();
         step(at, "Attempt " + e.attempt() + " failed at " + time(e.at()) + " after " + human(e.duration()) + ": "
-            + e.reason() + ".");
+            + e.reason() + AuditEvent.used(e.usage()) + ".");
         return null;
       }
 
@@ -890,6 +904,9 @@ public final class WindowExplanation {
         case DEPENDENCY_NOT_MET -> "a dependency had not succeeded for this window (DEPENDENCY_NOT_MET: " + detail + ")";
         case CONDITION_NOT_MET -> "the task's condition did not hold (CONDITION_NOT_MET: " + detail + ")"
             + (conditionError == null ? "" : "; the last poll failed: " + conditionError);
+        case BUDGET_EXHAUSTED -> "the task's budget for the day was spent (BUDGET_EXHAUSTED: " + detail + "); the day's "
+            + "first such skip raises a BUDGET_EXHAUSTED alert, the next day starts afresh, and an operator may raise the "
+            + "budget for the day";
       };
     }
 
@@ -1227,6 +1244,11 @@ public final class WindowExplanation {
 
     @Override
     public Placed taskRemoved(TaskRemoved e) {
+      return null;
+    }
+
+    @Override
+    public Placed budgetRaised(TaskJournal.BudgetRaised e) {
       return null;
     }
 

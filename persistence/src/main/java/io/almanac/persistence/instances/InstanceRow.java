@@ -34,6 +34,10 @@ import java.util.Objects;
  * @param eventDuplicates repeated deliveries of event ids already counted on it (0 for none)
  * @param firstEventId the id of the first event counted on it, or null
  * @param lastEventId the id of the latest event counted on it, or null
+ * @param tokensIn tokens the window's attempts reported sending, summed (0 for none)
+ * @param tokensOut tokens they reported receiving, summed (0 for none)
+ * @param cost the cost they reported, summed, or null when none reported usage
+ * @param model the model the latest attempt that named one reported, or null
  */
 public record InstanceRow(
     String taskId,
@@ -58,7 +62,47 @@ public record InstanceRow(
     long eventCount,
     long eventDuplicates,
     String firstEventId,
-    String lastEventId) {
+    String lastEventId,
+    long tokensIn,
+    long tokensOut,
+    java.math.BigDecimal cost,
+    String model) {
+
+  /**
+   * A row without usage (as rows were before usage was reported).
+   *
+   * @param taskId the task
+   * @param windowKey the window's key
+   * @param windowStart the window's start
+   * @param windowEnd the window's end, or null
+   * @param status the instance's status
+   * @param attempt the current or last attempt number
+   * @param retryCount retries scheduled since the window was (re)opened
+   * @param maxRetry the task's retry cap
+   * @param runKind why the current or last attempt runs, or null
+   * @param resultSummary the success summary, or null
+   * @param failReason the last reason, or null
+   * @param scheduledAt when the window fired or was due, or null
+   * @param startedAt when the current or last attempt started, or null
+   * @param finishedAt when the last attempt ended or the window reached a done status, or null
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param lastSeq the sequence number of the last event applied
+   * @param movedAt when retention moved the row, or null for a live row
+   * @param waitUntil the deadline of a WAITING window, or null
+   * @param eventCount the distinct events counted on the window
+   * @param eventDuplicates repeated deliveries counted on it
+   * @param firstEventId the first event's id, or null
+   * @param lastEventId the latest event's id, or null
+   */
+  public InstanceRow(String taskId, String windowKey, Instant windowStart, Instant windowEnd, InstanceStatus status,
+      int attempt, int retryCount, int maxRetry, RunKind runKind, String resultSummary, String failReason,
+      Instant scheduledAt, Instant startedAt, Instant finishedAt, Instant createdAt, Instant updatedAt, long lastSeq,
+      Instant movedAt, Instant waitUntil, long eventCount, long eventDuplicates, String firstEventId, String lastEventId) {
+    this(taskId, windowKey, windowStart, windowEnd, status, attempt, retryCount, maxRetry, runKind, resultSummary,
+        failReason, scheduledAt, startedAt, finishedAt, createdAt, updatedAt, lastSeq, movedAt, waitUntil, eventCount,
+        eventDuplicates, firstEventId, lastEventId, 0, 0, null, null);
+  }
 
   /**
    * A row without a wait deadline or events (a window of a time-triggered task that does not wait).
@@ -100,10 +144,25 @@ public record InstanceRow(
     Objects.requireNonNull(updatedAt, "updatedAt");
   }
 
+  /**
+   * @param u what an attempt of the window reported it used, or null
+   * @return this row with it added to the window's sums (the model replaced when it names one)
+   */
+  public InstanceRow withUsage(io.almanac.journal.UsageRecord u) {
+    if (u == null) {
+      return this;
+    }
+    java.math.BigDecimal add = java.math.BigDecimal.valueOf(u.costMicros(), 6);
+    return new InstanceRow(taskId, windowKey, windowStart, windowEnd, status, attempt, retryCount, maxRetry, runKind,
+        resultSummary, failReason, scheduledAt, startedAt, finishedAt, createdAt, updatedAt, lastSeq, movedAt, waitUntil,
+        eventCount, eventDuplicates, firstEventId, lastEventId, tokensIn + u.tokensIn(), tokensOut + u.tokensOut(),
+        cost == null ? add : cost.add(add), u.model() != null ? u.model() : model);
+  }
+
   /** @return this row as it is in the live table (without {@link #movedAt()}) */
   public InstanceRow live() {
     return movedAt == null ? this : new InstanceRow(taskId, windowKey, windowStart, windowEnd, status, attempt, retryCount,
         maxRetry, runKind, resultSummary, failReason, scheduledAt, startedAt, finishedAt, createdAt, updatedAt, lastSeq, null,
-        waitUntil, eventCount, eventDuplicates, firstEventId, lastEventId);
+        waitUntil, eventCount, eventDuplicates, firstEventId, lastEventId, tokensIn, tokensOut, cost, model);
   }
 }

@@ -33,9 +33,10 @@ final class InstanceStore {
   /** The row's columns in {@link #read} and {@link #bind} order. */
   static final String COLUMNS = "task_id, window_key, window_start, window_end, status, attempt, retry_count, max_retry, "
       + "run_kind, result_summary, fail_reason, scheduled_at, started_at, finished_at, created_at, updated_at, last_seq, "
-      + "wait_until, event_count, event_duplicates, first_event_id, last_event_id";
+      + "wait_until, event_count, event_duplicates, first_event_id, last_event_id, "
+      + "tokens_in, tokens_out, cost, model";
 
-  private static final int NCOLS = 22;
+  private static final int NCOLS = 26;
 
   /** A journal row: its ordering, persistence id, sequence number, write time and serialized event. */
   record JournalRow(long ordering, String persistenceId, long seq, long writeMillis, byte[] payload, int serId,
@@ -84,12 +85,16 @@ final class InstanceStore {
         instant(rs, 15),
         instant(rs, 16),
         rs.getLong(17),
-        history ? instant(rs, 23) : null,
+        history ? instant(rs, 27) : null,
         instant(rs, 18),
         rs.getLong(19),
         rs.getLong(20),
         rs.getString(21),
-        rs.getString(22));
+        rs.getString(22),
+        rs.getLong(23),
+        rs.getLong(24),
+        rs.getBigDecimal(25),
+        rs.getString(26));
   }
 
   /** Binds the row's columns at 1..22 in {@link #COLUMNS} order. */
@@ -116,6 +121,10 @@ final class InstanceStore {
     p.setLong(20, r.eventDuplicates());
     p.setString(21, r.firstEventId());
     p.setString(22, r.lastEventId());
+    p.setLong(23, r.tokensIn());
+    p.setLong(24, r.tokensOut());
+    p.setBigDecimal(25, r.cost());
+    p.setString(26, r.model());
   }
 
   static void time(PreparedStatement p, int i, Instant t) throws SQLException {
@@ -198,7 +207,8 @@ final class InstanceStore {
     try (PreparedStatement p = c.prepareStatement("UPDATE " + LIVE + " SET window_start = ?, window_end = ?, status = ?, "
         + "attempt = ?, retry_count = ?, max_retry = ?, run_kind = ?, result_summary = ?, fail_reason = ?, scheduled_at = ?, "
         + "started_at = ?, finished_at = ?, created_at = ?, updated_at = ?, last_seq = ?, wait_until = ?, event_count = ?, "
-        + "event_duplicates = ?, first_event_id = ?, last_event_id = ? WHERE task_id = ? AND window_key = ?")) {
+        + "event_duplicates = ?, first_event_id = ?, last_event_id = ?, tokens_in = ?, tokens_out = ?, cost = ?, model = ? "
+        + "WHERE task_id = ? AND window_key = ?")) {
       for (InstanceRow r : rows) {
         time(p, 1, r.windowStart());
         time(p, 2, r.windowEnd());
@@ -220,8 +230,12 @@ final class InstanceStore {
         p.setLong(18, r.eventDuplicates());
         p.setString(19, r.firstEventId());
         p.setString(20, r.lastEventId());
-        p.setString(21, r.taskId());
-        p.setString(22, r.windowKey());
+        p.setLong(21, r.tokensIn());
+        p.setLong(22, r.tokensOut());
+        p.setBigDecimal(23, r.cost());
+        p.setString(24, r.model());
+        p.setString(25, r.taskId());
+        p.setString(26, r.windowKey());
         p.addBatch();
       }
       p.executeBatch();

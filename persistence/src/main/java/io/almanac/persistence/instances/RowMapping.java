@@ -70,7 +70,20 @@ final class RowMapping {
         next.retries(), maxRetry, next.runKind(), next.summary(), next.reason(), next.dueAt(), next.startedAt(), finishedAt,
         next.createdAt(), next.updatedAt(), seq, null, next.waitUntil(),
         next.events() == null ? 0 : next.events().received(), next.events() == null ? 0 : next.events().duplicates(),
-        next.events() == null ? null : next.events().firstId(), next.events() == null ? null : next.events().lastId()));
+        next.events() == null ? null : next.events().firstId(), next.events() == null ? null : next.events().lastId(),
+        current == null ? 0 : current.tokensIn(), current == null ? 0 : current.tokensOut(),
+        current == null ? null : current.cost(), current == null ? null : current.model()).withUsage(usageOf(event)));
+  }
+
+  /** What an event that ends an attempt reports the attempt used, or null. */
+  static io.almanac.journal.UsageRecord usageOf(WindowEvent e) {
+    if (e instanceof TaskJournal.AttemptSucceeded s) {
+      return s.usage();
+    }
+    if (e instanceof TaskJournal.AttemptFailed f) {
+      return f.usage();
+    }
+    return e instanceof TaskJournal.LateResultRecorded l ? l.usage() : null;
   }
 
   /**

@@ -2,7 +2,8 @@
 -- one row per (task, window) kept from the task journals by InstanceProjection, its history table
 -- (rows moved by retention), the projection's per-task memory and its offset. SchemaBootstrap runs
 -- it when one of the tables is missing; every statement is IF NOT EXISTS. Columns added since the
--- first release (wait_until, event_count, event_duplicates, first_event_id, last_event_id) are added
+-- first release (wait_until, event_count, event_duplicates, first_event_id, last_event_id, tokens_in,
+-- tokens_out, cost, model) are added
 -- to existing tables by SchemaBootstrap (ALTER TABLE ... ADD COLUMN IF NOT EXISTS). almanac-h2.conf sets
 -- DATABASE_TO_UPPER=false, so the unquoted names stay lower case, as on PostgreSQL.
 CREATE TABLE IF NOT EXISTS almanac_instance (
@@ -28,6 +29,10 @@ CREATE TABLE IF NOT EXISTS almanac_instance (
     event_duplicates BIGINT DEFAULT 0 NOT NULL,
     first_event_id VARCHAR(255),
     last_event_id VARCHAR(255),
+    tokens_in BIGINT DEFAULT 0 NOT NULL,
+    tokens_out BIGINT DEFAULT 0 NOT NULL,
+    cost DECIMAL(24,6),
+    model VARCHAR(255),
     PRIMARY KEY(task_id, window_key)
 );
 
@@ -68,6 +73,10 @@ CREATE TABLE IF NOT EXISTS almanac_instance_history (
     event_duplicates BIGINT DEFAULT 0 NOT NULL,
     first_event_id VARCHAR(255),
     last_event_id VARCHAR(255),
+    tokens_in BIGINT DEFAULT 0 NOT NULL,
+    tokens_out BIGINT DEFAULT 0 NOT NULL,
+    cost DECIMAL(24,6),
+    model VARCHAR(255),
     moved_at TIMESTAMP(9) WITH TIME ZONE NOT NULL,
     PRIMARY KEY(task_id, window_key)
 );

@@ -93,6 +93,19 @@ import org.apache.pekko.actor.Extension;
  *       trigger did not answer: nothing stored)</td></tr>
  *   <tr><td>{@code almanac.projection.lag}</td><td>time gauge</td><td></td><td>registered by the
  *       projection that feeds the instance table ({@link #projectionLag})</td></tr>
+ *   <tr><td>{@code almanac.usage.tokens}</td><td>counter</td><td>{@code task}, {@code direction} (in,
+ *       out)</td><td>tokens the attempts of a task reported (one series per task, as {@code
+ *       almanac.job.duration})</td></tr>
+ *   <tr><td>{@code almanac.usage.cost}</td><td>counter</td><td>{@code task}</td><td>cost the attempts of a
+ *       task reported, in the operator's unit</td></tr>
+ *   <tr><td>{@code almanac.usage.model.tokens}</td><td>counter</td><td>{@code model}, {@code
+ *       direction}</td><td>tokens by model: at most {@value #MAX_MODEL_TAGS} model names get their own
+ *       series on a node, later ones count as {@code other}, a usage without a model as {@code
+ *       unknown}</td></tr>
+ *   <tr><td>{@code almanac.usage.model.cost}</td><td>counter</td><td>{@code model}</td><td>cost by model,
+ *       bounded the same way</td></tr>
+ *   <tr><td>{@code almanac.budget.raises}</td><td>counter</td><td></td><td>operators' raises of a task's
+ *       budget for the day</td></tr>
  * </table>
  *
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
@@ -305,6 +318,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     public Boolean attemptSucceeded(AttemptSucceeded s) {
       count("almanac.attempts", "outcome", "succeeded");
       jobDuration(taskId, s.duration());
+      usage(taskId, s.usage());
       return false;
     }
 
@@ -312,6 +326,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     public Boolean attemptFailed(AttemptFailed f) {
       count("almanac.attempts", "outcome", f.throttled() ? "throttled" : "failed");
       jobDuration(taskId, f.duration());
+      usage(taskId, f.usage());
       return false;
     }
 
@@ -325,6 +340,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     @Override
     public Boolean lateResultRecorded(LateResultRecorded e) {
       count("almanac.attempts", "outcome", "late_result");
+      usage(taskId, e.usage());
       return false;
     }
 
@@ -401,6 +417,62 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     @Override
     public Boolean poolWaited(TaskJournal.PoolWaited e) {
       return false;
+    }
+
+    public Boolean budgetRaised(TaskJournal.BudgetRaised e) {
+      count("almanac.budget.raises", null, null);
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Usage (what attempts reported with their results)
+
+  /** How many model names get their own series of the by-model usage counters on a node. */
+  static final int MAX_MODEL_TAGS = 32;
+
+  private final Map<String, Boolean> modelTags = new ConcurrentHashMap<>();
+
+  private void usage(String taskId, io.almanac.journal.UsageRecord u) {
+    if (u == null) {
+      return;
+    }
+    add("almanac.usage.tokens|" + taskId + "|in", () -> Counter.builder("almanac.usage.tokens").tag("task", taskId)
+        .tag("direction", "in").description("tokens the attempts of a task reported").register(registry), u.tokensIn());
+    add("almanac.usage.tokens|" + taskId + "|out", () -> Counter.builder("almanac.usage.tokens").tag("task", taskId)
+        .tag("direction", "out").description("tokens the attempts of a task reported").register(registry), u.tokensOut());
+    add("almanac.usage.cost|" + taskId, () -> Counter.builder("almanac.usage.cost").tag("task", taskId)
+        .description("cost the attempts of a task reported").register(registry), u.costMicros() / 1e6);
+    String model = modelTag(u.model());
+    add("almanac.usage.model.tokens|" + model + "|in", () -> Counter.builder("almanac.usage.model.tokens")
+        .tag("model", model).tag("direction", "in").description("tokens reported, by model").register(registry), u.tokensIn());
+    add("almanac.usage.model.tokens|" + model + "|out", () -> Counter.builder("almanac.usage.model.tokens")
+        .tag("model", model).tag("direction", "out").description("tokens reported, by model").register(registry),
+        u.tokensOut());
+    add("almanac.usage.model.cost|" + model, () -> Counter.builder("almanac.usage.model.cost").tag("model", model)
+        .description("cost reported, by model").register(registry), u.costMicros() / 1e6);
+  }
+
+  /** A model's tag: its name while fewer than MAX_MODEL_TAGS names have one, then {@code other}. */
+  private String modelTag(String model) {
+    if (model == null) {
+      return "unknown";
+    }
+    if (modelTags.containsKey(model)) {
+      return model;
+    }
+    synchronized (modelTags) {
+      if (modelTags.size() < MAX_MODEL_TAGS) {
+        modelTags.put(model, Boolean.TRUE);
+        return model;
+      }
+    }
+    return modelTags.containsKey(model) ? model : "other";
+  }
+
+  private void add(String key, Supplier<Counter> make, double amount) {
+    if (amount > 0) {
+      counters.computeIfAbsent(key, k -> make.get()).increment(amount);
     }
   }
 

@@ -70,7 +70,7 @@ import java.util.function.Supplier;
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
-      "dst", "description", "zone", "event", "depends-on", "condition", "pools");
+      "dst", "description", "zone", "event", "depends-on", "condition", "pools", "budget-per-day");
   private static final Set<String> EVENT_KEYS = Set.of("type", "map-by");
   private static final Set<String> DEPENDS_ON_KEYS = Set.of("upstream", "require", "mapping", "wait-at-most",
       "missing-upstream", "on-upstream-rerun");
@@ -249,7 +249,44 @@ public final class ConfigTasks {
     if (t.has("pools")) {
       b.pools(t.strings("pools", "a list of pool names declared under almanac.pools, e.g. [openai]"));
     }
+    if (t.has("budget-per-day")) {
+      b.budgetPerDay(budgetPerDay(t));
+    }
     return t.mapped(b::build);
+  }
+
+  /**
+   * A task's {@code budget-per-day}: a number at least 0 with at most 6 decimal places (as written,
+   * {@code 5.00} or {@code "5.00"}), refused naming the key and the value otherwise.
+   */
+  private static java.math.BigDecimal budgetPerDay(Node t) {
+    ConfigValue v = t.obj.get("budget-per-day");
+    java.math.BigDecimal amount = null;
+    if (v.valueType() == ConfigValueType.NUMBER || v.valueType() == ConfigValueType.STRING) {
+      try {
+        amount = new java.math.BigDecimal(t.obj.toConfig().getString("budget-per-day").trim());
+      } catch (NumberFormatException | ConfigException e) {
+        amount = null;
+      }
+    }
+    if (amount == null) {
+      throw t.refuse("budget-per-day", "must be a number (an amount in the unit jobs report cost in), e.g. 5.00");
+    }
+    if (amount.signum() < 0) {
+      throw t.refuse("budget-per-day", "must be >= 0");
+    }
+    try {
+      long micros = io.almanac.Usage.toMicros("budget-per-day", amount);
+      if (micros > TaskSpec.MAX_BUDGET_MICROS) {
+        throw t.refuse("budget-per-day", "at most " + io.almanac.Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString());
+      }
+    } catch (InvalidSpecException e) {
+      if (e.field().startsWith(ROOT + ".")) {
+        throw e;
+      }
+      throw t.refuse("budget-per-day", e.reason());
+    }
+    return amount;
   }
 
   /** A retry block: declaring one marks the task for retry (max-retries 3 unless set, R15). */

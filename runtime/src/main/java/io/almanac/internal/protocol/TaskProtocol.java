@@ -49,11 +49,11 @@ public final class TaskProtocol {
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
-      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, Remove {}
+      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, Remove, RaiseBudget {}
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command
-      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport {}
+      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport, GetUsage {}
 
   /** From the entity itself: its lease timers, its unanswered offers, its recovery and its gate checks. */
   public sealed interface SelfCommand extends Command permits LeaseTimer, OfferUnanswered, Recovered, GateChecked {}
@@ -397,4 +397,19 @@ public final class TaskProtocol {
 
   /** Windows' views. */
   public record WindowList(List<WindowView> windows) implements AlmanacSerializable {}
+
+  // Usage and budgets
+
+  /**
+   * Raise the task's budget for today (in its zone) by {@code amount}: recorded as {@link
+   * TaskJournal.BudgetRaised}.
+   */
+  public record RaiseBudget(java.math.BigDecimal amount, String note, ActorRef<StatusReply<UsageInfo>> replyTo)
+      implements OperatorCommand {}
+
+  /** Ask for what the task used today and its budget. */
+  public record GetUsage(ActorRef<StatusReply<UsageInfo>> replyTo) implements QueryCommand {}
+
+  /** The answer of {@link GetUsage} and {@link RaiseBudget}. */
+  public record UsageInfo(io.almanac.DailyUsage usage) implements AlmanacSerializable {}
 }

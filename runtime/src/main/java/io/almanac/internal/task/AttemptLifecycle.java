@@ -2,6 +2,7 @@ package io.almanac.internal.task;
 
 import io.almanac.InstanceStatus;
 import io.almanac.JobResult;
+import io.almanac.journal.UsageRecord;
 import io.almanac.OverlapPolicy;
 import io.almanac.RefusedException.Reason;
 import io.almanac.RetryPolicy;
@@ -192,12 +193,13 @@ final class AttemptLifecycle {
       events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
     } else if (r.succeeded()) {
       Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
-      events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now));
+      events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now,
+          UsageRecord.of(r.usage())));
     } else if (r.throttled()) {
       events.addAll(throttled(w, cmd.duration(), r, now));
     } else {
       Transition.check(w.status(), InstanceStatus.FAILED, w.key());
-      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now));
+      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now, UsageRecord.of(r.usage())));
       events.addAll(afterFailure(state, w, r.reason(), now));
     }
     return Decided.persist(events, Done.getInstance());
@@ -210,7 +212,7 @@ final class AttemptLifecycle {
    */
   static List<Event> throttled(WindowState w, Duration took, JobResult r, Instant now) {
     Transition.check(w.status(), InstanceStatus.FAILED, w.key());
-    return List.of(new AttemptFailed(w.key(), w.attempt(), took, r.reason(), now, r.retryAfter(), r.pool()),
+    return List.of(new AttemptFailed(w.key(), w.attempt(), took, r.reason(), now, r.retryAfter(), r.pool(), UsageRecord.of(r.usage())),
         new RetryScheduled(w.key(), w.retries(), now.plus(r.retryAfter()), now));
   }
 
@@ -229,7 +231,8 @@ final class AttemptLifecycle {
   private static LateResultRecorded late(FinishAttempt cmd, String detail, Instant now) {
     JobResult r = cmd.result();
     String what = r.succeeded() ? "summary: " + r.summary() : "reason: " + r.reason();
-    return new LateResultRecorded(cmd.window().value(), cmd.attempt(), r.outcome(), detail + "; " + what, now);
+    return new LateResultRecorded(cmd.window().value(), cmd.attempt(), r.outcome(), detail + "; " + what, now,
+        UsageRecord.of(r.usage()));
   }
 
   /**

@@ -33,7 +33,7 @@ final class Causes {
 
   /** Why a due window is skipped (R6, R7). */
   sealed interface SkipCause extends Cause
-      permits Paused, PreviousRunning, StartQueueFull, AlreadyWaiting, WindowExists {
+      permits Paused, PreviousRunning, StartQueueFull, AlreadyWaiting, WindowExists, BudgetExhausted {
     /** @return the journal's reason */
     SkipReason reason();
 
@@ -194,6 +194,32 @@ final class Causes {
     @Override
     public String detail() {
       return "due " + dueAt + ", outside the catch-up span " + span + " after the window's start";
+    }
+  }
+
+  /**
+   * The task's budget for the day is spent: the day's cost reached the budget per day plus the day's
+   * raises.
+   *
+   * @param day the day, in the task's zone
+   * @param zone the task's zone
+   * @param costMicros the day's cost so far, in millionths
+   * @param budgetMicros the spec's budget per day
+   * @param raisedMicros what operators raised it by for the day
+   */
+  record BudgetExhausted(java.time.LocalDate day, java.time.ZoneId zone, long costMicros, long budgetMicros,
+      long raisedMicros) implements SkipCause {
+    @Override
+    public SkipReason reason() {
+      return SkipReason.BUDGET_EXHAUSTED;
+    }
+
+    @Override
+    public String detail() {
+      String limit = io.almanac.Usage.fromMicros(budgetMicros).toPlainString()
+          + (raisedMicros > 0 ? " + " + io.almanac.Usage.fromMicros(raisedMicros).toPlainString() + " raised" : "");
+      return "cost " + io.almanac.Usage.fromMicros(costMicros).toPlainString() + " on " + day + " (" + zone
+          + ") reached the budget per day " + limit;
     }
   }
 }

@@ -59,6 +59,10 @@ final class FireDecider {
     if (early != null) {
       return early;
     }
+    Causes.BudgetExhausted spent = budgetSpent(state, now);
+    if (spent != null) {
+      return skip(cmd, spent, now); // a window of a spent day does not wait for its dependency or condition either
+    }
     if (state.spec().gated()) {
       return waiting(state, cmd, RunKind.FIRST, now);
     }
@@ -71,6 +75,10 @@ final class FireDecider {
    * with {@link TaskJournal.WaitEnded} instead of recording a new window).
    */
   Decided<FireOutcome> overlap(State state, Fire cmd, Instant now, boolean released) {
+    Causes.BudgetExhausted spent = budgetSpent(state, now);
+    if (spent != null) {
+      return skipOrEnd(released, cmd, spent, now);
+    }
     String key = cmd.window().value();
     List<WindowState> active = state.activeForOverlap();
     if (released) {
@@ -189,11 +197,31 @@ final class FireDecider {
       return miss(cmd, catchUp.mode() == CatchUpPolicy.Mode.NONE ? new Causes.NoCatchUp(cmd.dueAt())
           : new Causes.OutsideSpan(cmd.dueAt(), catchUp.span()), now);
     }
+    Causes.BudgetExhausted spent = budgetSpent(state, now);
+    if (spent != null) {
+      return skip(cmd, spent, now);
+    }
     if (state.spec().gated()) {
       return waiting(state, cmd, RunKind.BACKFILL, now);
     }
     return Decided.persist(List.of(new InstanceScheduled(key, cmd.start(), cmd.end(), cmd.dueAt(), RunKind.BACKFILL, now)),
         new FireOutcome(key, Decision.SCHEDULED, RunKind.BACKFILL.name()));
+  }
+
+  /**
+   * Whether the task's budget for today (in its zone, as of {@code now}) is spent: null for a task
+   * without a budget (nothing else is looked at) or with budget left. Pure: today's sums are the
+   * state's ({@link io.almanac.journal.BudgetDay}); a new day starts afresh.
+   */
+  static Causes.BudgetExhausted budgetSpent(State state, Instant now) {
+    Long budget = state.spec().budgetPerDayMicros();
+    if (budget == null) {
+      return null;
+    }
+    java.time.LocalDate today = io.almanac.journal.BudgetDay.dayOf(state.spec(), now);
+    io.almanac.journal.BudgetDay day = state.budgetOn(today);
+    return day.exhausted(budget) ? new Causes.BudgetExhausted(today, io.almanac.journal.BudgetDay.zoneOf(state.spec()),
+        day.costMicros(), budget, day.raisedMicros()) : null;
   }
 
   /** A due window of a task with a dependency or condition: it waits until its deadline (R9). */

@@ -258,4 +258,67 @@ final class OperatorActions {
       return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "': its schedule failed: " + e.getMessage());
     }
   }
+
+  // Budgets
+
+  /**
+   * Raise the task's budget for today (in its zone) by an amount: its further windows of the day run
+   * again while the day's cost stays below the raised limit. Refused, nothing stored: an amount that
+   * is missing, not above 0, finer than a millionth or too large; a note over the reason bound; a
+   * task without a budget per day.
+   *
+   * @param state the task's state
+   * @param amount how much to raise today's limit by
+   * @param note the operator's note, or null
+   * @param now the time
+   * @return the raise and the day's usage after it, or a refusal naming the field and the value
+   */
+  Decided<io.almanac.internal.protocol.TaskProtocol.UsageInfo> raiseBudget(State state, java.math.BigDecimal amount,
+      String note, Instant now) {
+    if (amount == null || amount.signum() <= 0) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount",
+          amount == null ? null : amount.toPlainString(), "must be more than 0"));
+    }
+    long micros;
+    try {
+      micros = io.almanac.Usage.toMicros("amount", amount);
+    } catch (InvalidSpecException e) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(), e.reason()));
+    }
+    if (micros > TaskSpec.MAX_BUDGET_MICROS) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
+          "at most " + io.almanac.Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString()));
+    }
+    if (note != null && note.length() > settings.maxReasonLength()) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "note", Texts.abbreviate(note),
+          note.length() + " characters, at most " + settings.maxReasonLength()));
+    }
+    Long budget = state.spec().budgetPerDayMicros();
+    if (budget == null) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "budgetPerDay", null, "task '" + taskId
+          + "' has no budget per day to raise (set budget-per-day in its spec)"));
+    }
+    java.time.LocalDate today = io.almanac.journal.BudgetDay.dayOf(state.spec(), now);
+    long limit = state.budgetOn(today).limitMicros(budget) + micros;
+    return Decided.persistThen(List.of(new TaskJournal.BudgetRaised(today, micros, limit, note, now)),
+        s -> new io.almanac.internal.protocol.TaskProtocol.UsageInfo(usage(taskId, s, now)));
+  }
+
+  /**
+   * @param taskId the task
+   * @param state its state
+   * @param now the time: its day in the task's zone is the day shown
+   * @return what the task used that day, with its budget
+   */
+  static io.almanac.DailyUsage usage(String taskId, State state, Instant now) {
+    java.time.ZoneId zone = io.almanac.journal.BudgetDay.zoneOf(state.spec());
+    java.time.LocalDate today = java.time.LocalDate.ofInstant(now, zone);
+    io.almanac.journal.BudgetDay d = state.budgetOn(today);
+    Long budget = state.spec() == null ? null : state.spec().budgetPerDayMicros();
+    return new io.almanac.DailyUsage(taskId, today, zone.getId(), d.tokensIn(), d.tokensOut(),
+        io.almanac.Usage.fromMicros(d.costMicros()), d.attempts(),
+        budget == null ? null : io.almanac.Usage.fromMicros(budget), io.almanac.Usage.fromMicros(d.raisedMicros()),
+        budget == null ? null : io.almanac.Usage.fromMicros(d.limitMicros(budget)), budget != null && d.exhausted(budget),
+        d.exhaustedSkips());
+  }
 }

@@ -43,6 +43,7 @@ public final class Reactions {
    */
   static List<Alert> alerts(String taskId, State state, List<Event> events, int repeatedSkipAlert) {
     List<Alert> alerts = new ArrayList<>();
+    boolean budgetAlerted = false;
     for (Event e : events) {
       if (e instanceof io.almanac.journal.TaskJournal.WaitEnded we
           && (we.reason() == SkipReason.DEPENDENCY_NOT_MET || we.reason() == SkipReason.CONDITION_NOT_MET)) {
@@ -51,6 +52,12 @@ public final class Reactions {
       } else if (e instanceof InstanceFinalFailed ff) {
         alerts.add(new Alert(Alert.Kind.FINAL_FAILED, taskId, ff.window(), "window '" + ff.window() + "' of task '"
             + taskId + "' failed for good and waits in the intervention queue: " + ff.reason(), ff.at()));
+      } else if (budgetSkip(e) && !budgetAlerted) {
+        budgetAlerted = true; // the write's first budget skip: the day's alert if the day had none before
+        Alert a = budgetAlert(state, e, budgetSkips(events));
+        if (a != null) {
+          alerts.add(a);
+        }
       } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0
           && skipStreak(state) == repeatedSkipAlert) {
         alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, fs.window(), "task '" + taskId + "' skipped "
@@ -59,6 +66,36 @@ public final class Reactions {
       }
     }
     return alerts;
+  }
+
+  /**
+   * The day's BUDGET_EXHAUSTED alert, raised by the write holding the day's first window skipped
+   * because the budget was spent (the day's skip count, kept in the state, is then what this write
+   * added): once per task per day. Null when the day had such a skip before.
+   */
+  private static Alert budgetAlert(State state, Event e, int skipsInWrite) {
+    String window = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
+    String detail = e instanceof FireSkipped fs ? fs.detail() : ((io.almanac.journal.TaskJournal.WaitEnded) e).detail();
+    java.time.LocalDate day = io.almanac.journal.BudgetDay.dayOf(state.spec(), e.at());
+    if (state.budgetOn(day).exhaustedSkips() != skipsInWrite) {
+      return null; // the day's alert was raised by an earlier write
+    }
+    String taskId = state.spec().id();
+    return new Alert(Alert.Kind.BUDGET_EXHAUSTED, taskId, window, "task '" + taskId + "' spent its budget for " + day
+        + ": its further windows of the day are skipped (" + detail + "); an operator may raise it for the day", e.at());
+  }
+
+  private static boolean budgetSkip(Event e) {
+    return e instanceof FireSkipped fs && fs.reason() == SkipReason.BUDGET_EXHAUSTED
+        || e instanceof io.almanac.journal.TaskJournal.WaitEnded we && we.reason() == SkipReason.BUDGET_EXHAUSTED;
+  }
+
+  private static int budgetSkips(List<Event> events) {
+    int n = 0;
+    for (Event e : events) {
+      n += budgetSkip(e) ? 1 : 0;
+    }
+    return n;
   }
 
   /** How many of the latest windows (by start) were skipped in a row, for the overlap reasons. */

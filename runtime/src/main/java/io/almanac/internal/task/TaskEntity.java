@@ -210,7 +210,9 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             x -> operator.backfill(s, x, c.from(), c.to(), now()).dryRun(c.dryRun())), c.replyTo()))
         .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
-        .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()));
+        .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
+        // budgets
+        .onCommand(RaiseBudget.class, (s, c) -> run(s, null, operator.raiseBudget(s, c.amount(), c.note(), now()), c.replyTo()));
     return b.build();
   }
 
@@ -228,7 +230,9 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(GetWindow.class, (s, c) -> run(s, null, views.window(s, c.window(), attempts::unknownWindow), c.replyTo()))
         .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
         .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(
-            views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED))));
+            views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED))))
+        .onCommand(GetUsage.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new UsageInfo(
+            OperatorActions.usage(taskId, s, now())))));
   }
 
   /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
