@@ -428,7 +428,7 @@ public final class CrashNode {
       });
     } else if (f[0].equals("AWAIT-SUCCEEDED") && f.length == 3) {
       awaitSucceeded(almanac, f[1], f[2]);
-    } else if (f[0].equals("REGISTER-POOL") && f.length == 7) {
+    } else if (f[0].equals("REGISTER-POOL") && (f.length == 7 || f.length == 8)) {
       PoolNode.register(almanac, f, CrashNode::out);
     } else if (f[0].equals("REGISTER-BUDGET") && f.length >= 3 && f.length % 2 == 1) {
       BudgetNode.register(almanac, f, CrashNode::out);

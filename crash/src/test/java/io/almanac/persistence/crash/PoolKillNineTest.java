@@ -26,10 +26,12 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * ({@link CrashNode} with {@code --tasks pool}, on PostgreSQL) runs one-shot tasks through the pool
  * {@code shared} ({@code max-concurrent = 2}), more than the pool has room for; the moment it runs two
  * jobs at once (both slots held, as its START lines show and the pool store confirms) it gets SIGKILL,
- * then a new node starts on the same journal and pool tables. The dead node's holds expire or are
- * purged: the new node runs 2 jobs at once again (the pool reaches its limit), never more (counted from
- * the jobs' own lines, the killed jobs counted until the kill), every window SUCCEEDED once (an attempt
- * orphaned by the kill is retried after its lease), and after the normal stop the pool holds nothing.
+ * then a new node starts on the same journal and pool tables. The dead node's holds
+ * expire: the tasks are not retried, so the two killed windows fail for good and nothing takes their
+ * holds over; the new node (another address: its declare does not delete them) starts no job of the
+ * pool until they expired ({@code hold-ttl} 10 s, renewed every 2 s), then runs 2 jobs at once again
+ * (the pool reaches its limit), never more (counted from the jobs' own lines, the killed jobs counted
+ * until the kill); every other window SUCCEEDED once, and after the normal stop the pool holds nothing.
  *
  * <p>Budgets, on the same node and kill: two tasks every second whose job reports usage ({@link
  * BudgetNode}): {@link #SMALL} spends its day's budget before the kill and must stay over it after
@@ -74,6 +76,7 @@ class PoolKillNineTest {
     Map<String, String> extra = Map.of("tasks", "pool", "hocon", HOCON, "pool-job-ms", "2000-3000");
     List<String> lines = new CopyOnWriteArrayList<>();
     List<String> windows = new ArrayList<>();
+    List<String> killedWindows;
     Instant killedAt;
     String killedNode;
     Instant restartReady;
@@ -109,7 +112,7 @@ class PoolKillNineTest {
       run.log("before the kill: " + smallBefore + "; " + bigBefore);
       Instant firstDue = Instant.now().plusSeconds(8).truncatedTo(ChronoUnit.SECONDS);
       var registered = node.nextLine(l -> l.startsWith("REGISTERED pool ") || l.startsWith("REGISTER-FAILED pool "));
-      node.send("REGISTER-POOL pool " + TASKS + " " + firstDue.toEpochMilli() + " 3000 " + PER_DUE + " shared");
+      node.send("REGISTER-POOL pool " + TASKS + " " + firstDue.toEpochMilli() + " 3000 " + PER_DUE + " shared noretry");
       String answer = node.await(registered, Duration.ofSeconds(120));
       assertTrue(answer.startsWith("REGISTERED"), answer);
       for (int i = 0; i < TASKS; i++) {
@@ -123,6 +126,7 @@ class PoolKillNineTest {
       node.kill9();
       killedAt = Instant.now();
       killedNode = PoolTimeline.parse(lines).runs().get(0).node();
+      killedWindows = PoolTimeline.parse(lines).unended().stream().map(r -> r.task() + " " + r.window()).toList();
       run.log("kill -9 of " + killedNode + " (pid " + node.pid() + ") while it ran " + MAX_CONCURRENT + " pool jobs: "
           + PoolTimeline.parse(lines).unended());
     }
@@ -138,6 +142,9 @@ class PoolKillNineTest {
       smallAfterRestart = usage(node, SMALL);
       List<CompletableFuture<String>> awaited = new ArrayList<>();
       for (String w : windows) {
+        if (killedWindows.contains(w)) {
+          continue; // not retried: it fails for good once its attempt's lease has passed
+        }
         String expect = "AWAITED " + w;
         awaited.add(node.nextLine(expect::equals));
         node.send("AWAIT-SUCCEEDED " + w);
@@ -146,7 +153,7 @@ class PoolKillNineTest {
       for (CompletableFuture<String> a : awaited) {
         node.await(a, Duration.ofMillis(Math.max(1, Duration.between(Instant.now(), deadline).toMillis())));
       }
-      run.log("every window SUCCEEDED " + CrashReport.secs(Duration.between(restartReady, Instant.now())) + " after the restart");
+      run.log("every window but the killed ones SUCCEEDED " + CrashReport.secs(Duration.between(restartReady, Instant.now())) + " after the restart");
       bigEnd = awaitUsage(node, BIG, u -> u.exhausted(), Instant.now().plusSeconds(180));
       smallEnd = usage(node, SMALL);
       run.log("after the restart: " + smallAfterRestart + "; at the end " + smallEnd + "; " + bigEnd);
@@ -163,7 +170,7 @@ class PoolKillNineTest {
     Map<String, List<PoolTimeline.Run>> byWindow = t.byWindow();
     for (String w : windows) {
       long ended = byWindow.getOrDefault(w, List.of()).stream().filter(r -> r.end() != null).count();
-      if (ended != 1) {
+      if (ended != (killedWindows.contains(w) ? 0 : 1)) {
         notOnce.add(w + ": " + byWindow.get(w));
       }
     }
@@ -173,6 +180,8 @@ class PoolKillNineTest {
         + "; pool store after the kill " + heldAtKill + ", after the final stop " + heldAfter);
     JournalCheck check = run.check(KillNineTest.GRACE, firstReady);
     Map<String, Spent> journal = spent(run, smallEnd.day());
+    Map<String, List<String>> killedEvents = eventsOf(run, killedWindows);
+    run.log("the killed windows' events: " + killedEvents);
     List<String> smallLines = lines.stream().filter(l -> l.startsWith("BUDGET-JOB END " + SMALL + " ")).toList();
     run.log("usage in the journal, of " + smallEnd.day() + ": " + journal + "; the small task's job lines " + smallLines.size());
     assertEquals(List.of(), t.unmatched());
@@ -182,8 +191,15 @@ class PoolKillNineTest {
         + "slot?): " + afterRestart + "; see " + run.dir);
     assertTrue(t.unended().stream().allMatch(r -> r.node().equals(killedNode) && r.start().isBefore(killedAt)),
         "only the killed jobs have no END: " + t.unended());
-    assertEquals(List.of(), notOnce, "windows that did not end exactly once");
-    assertEquals(0, heldAfter.getOrDefault("shared", -1), "holds left in the pool after the final stop (leaked)");
+    assertEquals(List.of(), notOnce, "windows that did not end exactly once (the killed ones: never)");
+    assertEquals(MAX_CONCURRENT, killedWindows.size(), "the killed windows: " + killedWindows);
+    killedEvents.forEach((w, evs) -> assertTrue(evs.contains("InstanceFinalFailed") && !evs.contains("AttemptSucceeded"),
+        "a killed window (not retried) fails for good: " + w + " " + evs));
+    // the dead node's holds counted until they expired: renewed every 2 s, they live 10 s, so none of the new
+    // node's jobs starts before 7 s after the kill (1 s slack for the clocks' reading), and the pool fills again
+    assertTrue(firstAfter != null && !firstAfter.isBefore(killedAt.plusSeconds(7)), "a job started " + (firstAfter == null
+        ? "never" : Duration.between(killedAt, firstAfter)) + " after the kill, while the dead node's holds were live");
+    assertEquals(Map.of(), heldAfter, "holds live in the pool after the final stop (leaked)");
     // budgets: the usage of the acknowledged results (the journal's) is what the task's state says after the
     // crash, neither lost nor counted twice; the task over budget before the kill stays over it
     assertEquals(journal.get(SMALL).cost(), smallEnd.cost(), "the small task's day cost against the journal's results");
@@ -196,6 +212,7 @@ class PoolKillNineTest {
     assertEquals(smallBefore.cost(), smallAfterRestart.cost(), "the small task's cost after the restart");
     assertEquals(smallBefore.cost(), smallEnd.cost(), "the small task spent after it was over budget");
     assertTrue(smallEnd.cost().compareTo(new java.math.BigDecimal(SMALL_BUDGET)) >= 0, "over budget: " + smallEnd);
+    assertEquals(smallBefore.attempts(), smallLines.size(), "the small task's job ran after it was over budget: " + smallLines);
     assertTrue(journal.get(SMALL).budgetSkipsAfter(restartReady) > 0, "no window of the small task was skipped "
         + "BUDGET_EXHAUSTED after the restart: " + journal.get(SMALL));
     assertTrue(bigEnd.exhausted() && bigEnd.cost().compareTo(new java.math.BigDecimal(BIG_BUDGET)) >= 0, "the big task "
@@ -284,6 +301,25 @@ class PoolKillNineTest {
           }
         }
         m.put(id, new Spent(java.math.BigDecimal.valueOf(micros, 6).stripTrailingZeros(), results, skips));
+      }
+    }
+    return m;
+  }
+
+  /** Per window ({@code task window}), the types of its events in the journal, in order. */
+  static Map<String, List<String>> eventsOf(CrashRun run, List<String> windows) throws Exception {
+    Map<String, List<String>> m = new java.util.TreeMap<>();
+    try (io.almanac.persistence.audit.AuditReader reader = io.almanac.persistence.audit.AuditReader.builder(run.journal())
+        .start()) {
+      for (String w : windows) {
+        String[] f = w.split(" ");
+        List<String> types = new ArrayList<>();
+        for (io.almanac.persistence.audit.AuditEvent e : reader.read(f[0]).events()) {
+          if (e.event() instanceof io.almanac.journal.TaskJournal.WindowEvent we && we.window().equals(f[1])) {
+            types.add(e.type());
+          }
+        }
+        m.put(w, types);
       }
     }
     return m;

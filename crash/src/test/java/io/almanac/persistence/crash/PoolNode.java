@@ -34,11 +34,11 @@ import java.util.function.Consumer;
  * END line just before it returns its result (its pool hold is released only after that), so the
  * interval between them lies inside the attempt's hold of its pools.
  *
- * <p>{@code REGISTER-POOL <prefix> <count> <firstDueEpochMs> <spacingMs> <perDue> <pool[,pool]>}
+ * <p>{@code REGISTER-POOL <prefix> <count> <firstDueEpochMs> <spacingMs> <perDue> <pool[,pool]> [noretry]}
  * registers {@code count} one-shot tasks {@code <prefix>-1..count}, {@code perDue} of them due at each
  * of {@code firstDue, firstDue + spacing, ...} (whole seconds, UTC), each naming the pools; per
- * firing, overlap ALLOW, retried at once (an attempt orphaned by a kill times out with its lease) and
- * caught up. It answers {@code REGISTERED <prefix> <count>} once the registration is acknowledged, or
+ * firing, overlap ALLOW, retried at once (an attempt orphaned by a kill times out with its lease; with
+ * {@code noretry} not retried: its window fails for good) and caught up. It answers {@code REGISTERED <prefix> <count>} once the registration is acknowledged, or
  * {@code REGISTER-FAILED <prefix> <error>}.
  */
 final class PoolNode {
@@ -76,12 +76,14 @@ final class PoolNode {
   }
 
   /** The tasks of a REGISTER-POOL line (see the class comment). */
-  static List<TaskSpec> tasks(String prefix, int count, Instant firstDue, long spacingMs, int perDue, List<String> pools) {
+  static List<TaskSpec> tasks(String prefix, int count, Instant firstDue, long spacingMs, int perDue, List<String> pools,
+      boolean retried) {
     List<TaskSpec> specs = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       Instant due = firstDue.plusMillis(spacingMs * (i / perDue));
       specs.add(TaskSpec.builder(prefix + "-" + (i + 1)).cron(cronAt(due)).window(WindowSpec.PER_FIRING)
-          .lease(CrashNode.LEASE).overlap(OverlapPolicy.ALLOW).retry(RetryPolicy.immediate().withMaxRetries(5))
+          .lease(CrashNode.LEASE).overlap(OverlapPolicy.ALLOW)
+          .retry(retried ? RetryPolicy.immediate().withMaxRetries(5) : RetryPolicy.DEFAULT)
           .catchUp(CatchUpPolicy.all()).pools(pools).job(JOB).build());
     }
     return specs;
@@ -92,7 +94,7 @@ final class PoolNode {
     String prefix = f[1];
     try {
       List<TaskSpec> specs = tasks(prefix, Integer.parseInt(f[2]), Instant.ofEpochMilli(Long.parseLong(f[3])),
-          Long.parseLong(f[4]), Integer.parseInt(f[5]), List.of(f[6].split(",")));
+          Long.parseLong(f[4]), Integer.parseInt(f[5]), List.of(f[6].split(",")), f.length < 8 || !f[7].equals("noretry"));
       almanac.registerAll(specs).whenComplete((d, e) -> {
         if (e != null) {
           out.accept("REGISTER-FAILED " + prefix + " " + e);
