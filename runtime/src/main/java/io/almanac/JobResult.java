@@ -32,8 +32,10 @@ public final class JobResult extends Value {
   private final String artifactUri;
   private final String reason;
   /** A throttled result's wait; null otherwise. */
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
   private final java.time.Duration retryAfter;
   /** The pool a throttled result names, or null (all the task's pools). */
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
   private final String pool;
 
   /**

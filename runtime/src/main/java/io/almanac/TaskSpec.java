@@ -74,8 +74,8 @@ public final class TaskSpec extends Value {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final ConditionTrigger condition;
   /** The resource pools the task's job uses (empty: none); see {@link PoolSpec}. */
-  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-  private final java.util.List<String> pools;
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  private final java.util.List<String> pools; // null when none, so a spec without pools reads and prints as before
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final BigDecimal budgetPerDay;
 
@@ -100,7 +100,7 @@ public final class TaskSpec extends Value {
     this.description = b.description;
     this.dependency = b.dependency;
     this.condition = b.condition;
-    this.pools = b.pools == null ? java.util.List.of() : java.util.List.copyOf(b.pools);
+    this.pools = b.pools == null || b.pools.isEmpty() ? null : java.util.List.copyOf(b.pools);
     this.budgetPerDay = b.budgetPerDay == null ? null : plain(b.budgetPerDay);
   }
 
@@ -232,7 +232,7 @@ public final class TaskSpec extends Value {
    *     starts only when every one has room ({@link PoolSpec})
    */
   public java.util.List<String> pools() {
-    return pools;
+    return pools == null ? java.util.List.of() : pools;
   }
 
   /**
@@ -294,7 +294,7 @@ public final class TaskSpec extends Value {
 
   private void validatePools() {
     java.util.Set<String> seen = new java.util.HashSet<>();
-    for (String pool : pools) {
+    for (String pool : pools()) {
       try {
         PoolSpec.validateName(pool);
       } catch (InvalidSpecException e) {

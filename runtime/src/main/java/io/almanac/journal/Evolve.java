@@ -518,7 +518,12 @@ public final class Evolve {
 
     @Override
     public State poolWaited(TaskJournal.PoolWaited x) {
-      return s; // recorded for the audit and "why": the window stays PENDING
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      // the window stays PENDING; its reason says what it waits for (views and the dashboard show it)
+      return update(s, x, c -> c.reason = poolWaitText(x));
     }
 
     // Budgets: the day's usage, raises and budget skips (BudgetDay); the day is the event's, in the task's zone
@@ -543,5 +548,13 @@ public final class Evolve {
       }
       return state.withBudget(BudgetDay.skipped(state.budget(), BudgetDay.dayOf(state.spec(), at)));
     }
+  }
+
+  /**
+   * @param e a wait for a pool
+   * @return how a view shows it, e.g. {@code waiting for pool openai: FULL} or {@code ...: PAUSED until 2026-...}
+   */
+  public static String poolWaitText(TaskJournal.PoolWaited e) {
+    return "waiting for pool " + e.pool() + ": " + e.reason() + (e.until() == null ? "" : " until " + e.until());
   }
 }

@@ -56,7 +56,8 @@ class EventKindsTest {
       Map.entry("WaitSatisfied", "-"),
       Map.entry("WaitEnded", "- from NEW, SKIPPED otherwise"),
       Map.entry("ConditionCheckFailed", "-"),
-      Map.entry("UpstreamRerunRecorded", "-"));
+      Map.entry("UpstreamRerunRecorded", "-"),
+      Map.entry("PoolWaited", "-"));
 
   private static final Set<String> TASK_EVENTS = Set.of("SpecDefined", "TaskPaused", "TaskResumed", "TaskRemoved");
 

@@ -46,7 +46,8 @@ class PersistedEnumNamesTest {
     PINNED.put(SkipReason.class, List.of("WINDOW_EXISTS", "PREVIOUS_RUNNING", "BUFFER_FULL", "PAUSED",
         "DEPENDENCY_NOT_MET", "CONDITION_NOT_MET"));
     PINNED.put(MissReason.class, List.of("OUTSIDE_HORIZON", "BACKFILL_NOT_ALLOWED"));
-    PINNED.put(JobResult.Outcome.class, List.of("SUCCEEDED", "FAILED"));
+    PINNED.put(JobResult.Outcome.class, List.of("SUCCEEDED", "FAILED", "THROTTLED"));
+    PINNED.put(io.almanac.PoolWaitReason.class, List.of("FULL", "RATE", "PAUSED"));
     PINNED.put(OverlapPolicy.class, List.of("SKIP", "BUFFER_ONE", "ALLOW", "CANCEL_PREVIOUS"));
     PINNED.put(DstPolicy.Gap.class, List.of("SHIFT", "SKIP"));
     PINNED.put(DstPolicy.Overlap.class, List.of("FIRST", "LAST", "BOTH"));

@@ -144,7 +144,9 @@ function renderGrid(tasks, windows) {
 }
 
 function cell(w) {
-  const explained = w.status === 'SKIPPED' || w.status === 'MISSED' || w.status === 'WAITING';
+  // a PENDING window that waits for a resource pool shows it (the view's reason, docs/pools.md)
+  const explained = w.status === 'SKIPPED' || w.status === 'MISSED' || w.status === 'WAITING'
+    || (w.status === 'PENDING' && (w.reason || '').startsWith('waiting for pool'));
   const title = w.task + ' ' + w.window + ': ' + w.status + (w.attempt ? ', attempt ' + w.attempt : '')
     + (w.reason ? '\n' + w.reason : w.summary ? '\n' + w.summary : '')
     + (w.status === 'WAITING' && w.waitUntil ? '\nuntil ' + w.waitUntil + ' (UTC)' : '')

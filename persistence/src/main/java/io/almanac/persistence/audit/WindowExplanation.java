@@ -348,6 +348,9 @@ public final class WindowExplanation {
     private String resolveNote;
     private String finalReason;
     private RetryScheduled lastRetry;
+    /** The window's latest wait for a resource pool, and whether its latest attempt was throttled. */
+    private TaskJournal.PoolWaited poolWait;
+    private boolean throttledLast;
     private int leaseExtensions;
     private Instant succeededAt;
     private String downtime;
@@ -588,7 +591,8 @@ public final class WindowExplanation {
                   + "; as the latest window due while nothing fired it, it runs as a first run, not as a catch-up.");
             }
           }
-          case RETRY -> step(at, "The back-off passed: the window was scheduled again for "
+          case RETRY -> step(at, throttledLast ? "The throttled attempt's wait passed: the window was scheduled again."
+              : "The back-off passed: the window was scheduled again for "
               + (lastRetry == null ? "a retry" : "retry " + lastRetry.retryNumber()) + ".");
           case BACKFILL -> {
             if (from == null) {
@@ -696,6 +700,7 @@ public final class WindowExplanation {
 
       @Override
       public Void attemptFailed(AttemptFailed e) {
+        throttledLast = e.throttled();
         if (e.throttled()) {
           step(at, "Attempt " + e.attempt() + " was THROTTLED at " + time(e.at()) + " after " + human(e.duration())
               + ": its job asked to retry after " + human(e.throttledFor()) + (e.throttledPool() == null
@@ -734,6 +739,11 @@ public final class WindowExplanation {
       @Override
       public Void retryScheduled(RetryScheduled e) {
         lastRetry = e;
+        if (throttledLast) {
+          step(at, "The throttled window is tried again at " + time(e.dueAt()) + ", after the wait its job asked for; no "
+              + "retry is counted (retry number stays " + e.retryNumber() + ").");
+          return null;
+        }
         int cap = spec == null ? 0 : spec.retry().maxRetries();
         step(at, "The retry policy scheduled retry " + e.retryNumber() + (cap > 0 ? " of " + cap : "") + ", due at "
             + time(e.dueAt()) + (e.dueAt().isAfter(e.at()) ? " (back-off " + human(Duration.between(e.at(), e.dueAt())) + ")"
@@ -856,6 +866,7 @@ public final class WindowExplanation {
 
       @Override
       public Void poolWaited(TaskJournal.PoolWaited e) {
+        poolWait = e;
         step(at, "The window waited for resource pool " + e.pool() + ": " + switch (e.reason()) {
           case FULL -> "its max-concurrent attempts were running across the cluster";
           case RATE -> "its rate allowed no start" + (e.until() == null ? "" : " before " + time(e.until()));
@@ -996,10 +1007,13 @@ public final class WindowExplanation {
             + lastError + ")") + (resolveNote == null ? "" : ", with the note \"" + resolveNote + "\"");
         case CANCELLED -> "cancelled: " + (cancelText != null ? cancelText : w.reason());
         case PENDING -> "waiting to start: scheduled " + (scheduledKind == null ? "" : "as " + scheduledKind + " ")
-            + (scheduledAt == null ? "" : "at " + time(scheduledAt) + " ") + "and not yet taken by an executor";
+            + (scheduledAt == null ? "" : "at " + time(scheduledAt) + " ") + "and not yet taken by an executor"
+            + (poolWait == null ? "" : "; it waits for resource pool " + poolWait.pool() + " (" + poolWait.reason()
+            + (poolWait.until() == null ? "" : " until " + time(poolWait.until())) + ")");
         case RUNNING -> "running: attempt " + w.attempt() + " on node " + node(w.executor(), null) + " since "
             + time(w.startedAt()) + ", lease until " + time(w.leaseUntil());
-        case RETRY_WAIT -> "waiting to retry: retry " + w.retries() + " due at " + time(w.retryDueAt()) + " after attempt "
+        case RETRY_WAIT -> throttledLast ? "throttled: attempt " + w.attempt() + " was throttled by its job; tried again at "
+            + time(w.retryDueAt()) + " (no retry counted)" : "waiting to retry: retry " + w.retries() + " due at " + time(w.retryDueAt()) + " after attempt "
             + w.attempt() + (lastError == null ? " failed" : " failed: " + lastError);
         case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
             + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";

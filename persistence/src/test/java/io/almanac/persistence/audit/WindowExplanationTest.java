@@ -891,7 +891,10 @@ class WindowExplanationTest {
         // a fresh window's schedule and start in one row: explained as the two events it stands for
         journal(new TaskJournal.WindowStarted(DAY, DUE.minus(Duration.ofHours(8)), DUE.plus(Duration.ofHours(16)), DUE,
             RunKind.FIRST, 1, DUE.plus(Duration.ofHours(2)), N1, DUE),
-            new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:01"))));
+            new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:01"))),
+        // a window that waits for a resource pool (PoolExplanationTest tells it in full)
+        journal(scheduled(RunKind.FIRST, DUE), new TaskJournal.PoolWaited(DAY, "openai", io.almanac.PoolWaitReason.FULL, null,
+            DUE)));
     for (List<Event> j : journals) {
       j.forEach(e -> covered.add(e.getClass()));
       Explanation e = explain(j);

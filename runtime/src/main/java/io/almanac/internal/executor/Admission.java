@@ -357,23 +357,36 @@ final class Admission<T> {
 
   // ---- resource pools (only offers that name pools go here; see Executor)
 
+  /** Why and until when this node asks the store nothing for a pool. */
+  record Block(Instant until, io.almanac.PoolWaitReason reason) {}
+
+  /** A queued window passed over because one of its pools is blocked here. */
+  record Skipped<T>(Offered<T> offered, String pool, Block block) {}
+
   /** Per pool: until when this node asks the store nothing for it (refused: full, rate, paused). */
-  private final Map<String, Instant> poolBlocked = new HashMap<>();
-  /** The pools in {@link #poolBlocked} because they were full. */
-  private final java.util.Set<String> blockedFull = new java.util.HashSet<>();
+  private final Map<String, Block> poolBlocked = new HashMap<>();
+  /** The windows passed over by the last {@link #admit}s, until taken by {@link #takeSkipped}. */
+  private final Map<String, Skipped<T>> skipped = new java.util.LinkedHashMap<>();
 
   private boolean poolBlocked(Offered<T> o, Instant now) {
     for (String pool : o.pools()) {
-      Instant until = poolBlocked.get(pool);
-      if (until != null) {
-        if (until.isAfter(now)) {
+      Block b = poolBlocked.get(pool);
+      if (b != null) {
+        if (b.until().isAfter(now)) {
+          skipped.putIfAbsent(o.key(), new Skipped<>(o, pool, b));
           return true;
         }
         poolBlocked.remove(pool);
-        blockedFull.remove(pool);
       }
     }
     return false;
+  }
+
+  /** @return the windows passed over for a blocked pool since the last call (each once), taken */
+  List<Skipped<T>> takeSkipped() {
+    List<Skipped<T>> out = new ArrayList<>(skipped.values());
+    skipped.clear();
+    return out;
   }
 
   /**
@@ -382,9 +395,9 @@ final class Admission<T> {
    *
    * @return whether it was reserved (false: freed meanwhile, its entity restarted or stopped)
    */
-  boolean requeue(String key, String pool, Instant until, boolean full) {
+  boolean requeue(String key, String pool, Instant until, io.almanac.PoolWaitReason reason) {
     Offered<T> o = reserved.remove(key);
-    block(pool, until, full);
+    block(pool, until, reason);
     if (o == null) {
       return false;
     }
@@ -397,32 +410,34 @@ final class Admission<T> {
   /**
    * The pool is asked nothing until {@code until} (a later block stays).
    *
-   * @param full whether it was refused as full: a release of one of this node's holds lifts it
+   * @param reason why: a FULL block is lifted by a release of one of this node's holds; null when the
+   *     store could not be asked (not a wait for the pool: nothing is recorded)
    */
-  void block(String pool, Instant until, boolean full) {
-    Instant before = poolBlocked.get(pool);
-    if (before == null || until.isAfter(before)) {
-      poolBlocked.put(pool, until);
-      if (full) {
-        blockedFull.add(pool);
-      } else {
-        blockedFull.remove(pool);
-      }
+  void block(String pool, Instant until, io.almanac.PoolWaitReason reason) {
+    Block before = poolBlocked.get(pool);
+    if (before == null || until.isAfter(before.until())) {
+      poolBlocked.put(pool, new Block(until, reason));
     }
   }
 
   /** One of this node's holds of these pools ended: a pool blocked as full may have room now. */
   void unblockFull(List<String> pools) {
     for (String pool : pools) {
-      if (blockedFull.remove(pool)) {
+      Block b = poolBlocked.get(pool);
+      if (b != null && b.reason() == io.almanac.PoolWaitReason.FULL) {
         poolBlocked.remove(pool);
       }
     }
   }
 
+  /** Lifts the blocks of pools whose store could not be asked (reason null): it can be now. */
+  void unblockUnknown() {
+    poolBlocked.values().removeIf(b -> b.reason() == null);
+  }
+
   /** @return the earliest end of a pool's block, or null */
   Instant nextUnblock() {
-    return poolBlocked.values().stream().min(Instant::compareTo).orElse(null);
+    return poolBlocked.values().stream().map(Block::until).min(Instant::compareTo).orElse(null);
   }
 
   /** @return whether this window is reserved or started and waiting for a slot here */

@@ -618,6 +618,15 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
           next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
         }
       }
+      if (pools.any()) {
+        for (Admission.Skipped<ActorRef<TaskProtocol.Command>> k : admission.takeSkipped()) {
+          io.almanac.PoolWaitReason why = k.block().reason();
+          if (why == null) {
+            continue; // passed over while the store could not be asked: not a wait for the pool
+          }
+          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until());
+        }
+      }
     }
     gauges();
   }
@@ -911,6 +920,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     } else {
       ctx.getLog().info("executor: pools {} declared in the pools' store ({})", pools.limits(),
           pools.store().getClass().getSimpleName());
+      admission.unblockUnknown(); // what waited for the declaration is asked now
       admit();
     }
     return this;
@@ -919,7 +929,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** Asks the store for a hold in every pool the admitted window names; its slot stays reserved until the answer. */
   private void askPools(Admission.Offered<ActorRef<TaskProtocol.Command>> next, Instant now) {
     if (!pools.ready()) {
-      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), false);
+      // the store does not know the pools yet: asked again after the poll interval, no wait recorded (reason null)
+      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
       wakeForPools(now);
       return;
     }
@@ -942,7 +953,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       // A failed store keeps the window queued (never failed): asked again after the poll interval.
       ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
           + "in {}", o.taskId(), o.window(), m.error().toString(), pools.settings().pollInterval());
-      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), false);
+      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), null); // no wait recorded: the store failed
       wakeForPools(now);
       admit();
       return this;
@@ -967,14 +978,22 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
     Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval()) : now.plus(a.retryAfter());
-    if (admission.requeue(key, a.pool(), until, full) && pools.firstWait(key)) {
-      log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
-          a.pool(), a.reason());
-      o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), a.pool(), a.reason(), full ? null : until));
+    if (admission.requeue(key, a.pool(), until, a.reason())) {
+      toldWait(o, a.pool(), a.reason(), full ? null : until);
     }
     wakeForPools(now);
     admit();
     return this;
+  }
+
+  /** Tells the window's entity that it waits for the pool, once per wait (not at every try). */
+  private void toldWait(Admission.Offered<ActorRef<TaskProtocol.Command>> o, String pool, io.almanac.PoolWaitReason reason,
+      Instant until) {
+    if (pools.firstWait(o.key())) {
+      log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
+          pool, reason);
+      o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), pool, reason, until));
+    }
   }
 
   /** Wakes the executor when the first pool's block ends. */
@@ -1021,7 +1040,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private void pausePools(String key, JobResult result) {
     Instant until = clock.instant().plus(result.retryAfter());
     for (String pool : pools.pausedBy(result, key, List.of())) {
-      admission.block(pool, until, false);
+      admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
       ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
       try {
         pools.store().pause(pool, result.retryAfter()).whenComplete((ok, error) -> {
@@ -1044,6 +1063,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     declarePools();
     releaseOrphanedPools();
+    pools.forgetWaitsUnless(k -> admission.isQueued(k) || admission.admitted(k));
     pools.takeFailedReleases().forEach((key, tw) -> {
       pools.held(key, List.of()); // held again, so releasePools sends it
       releasePools(key, tw[0], tw[1]);

@@ -117,9 +117,9 @@ final class PoolGate {
     return waitTold.add(key);
   }
 
-  /** The window left the queue without a hold here (its entity forgot it, or restarted). */
-  void forgetWait(String key) {
-    waitTold.remove(key);
+  /** Forgets the told waits of windows that are no longer here (their entity forgot them, or restarted). */
+  void forgetWaitsUnless(Predicate<String> here) {
+    waitTold.removeIf(k -> !here.test(k));
   }
 
   void releaseFailed(String key, String taskId, String window) {

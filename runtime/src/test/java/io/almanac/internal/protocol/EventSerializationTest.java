@@ -104,7 +104,8 @@ class EventSerializationTest {
         new TaskJournal.WaitEnded(W, SkipReason.DEPENDENCY_NOT_MET, "upstream order-export window 2026-11-29 is FAILED", AT),
         new TaskJournal.ConditionCheckFailed(W, "settlement-file", "timed out after PT10S", AT),
         new TaskJournal.UpstreamRerunRecorded(W, "order-export", W, "KEPT", "the window succeeded: no window succeeds twice",
-            AT));
+            AT),
+        new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT));
   }
 
   static TaskJournal.State snapshot() {
@@ -246,7 +247,8 @@ class EventSerializationTest {
   private static final Set<Class<?>> AFTER_THE_MOVE = Set.of(TaskJournal.TaskRemoved.class, TriggerJournal.TaskRemoved.class,
       TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
       TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
-      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class);
+      TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
+      TaskJournal.PoolWaited.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -303,7 +305,9 @@ class EventSerializationTest {
     return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
         "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
         "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
-            AT.plusSeconds(1)));
+            AT.plusSeconds(1)),
+        "pools", new TaskJournal.SpecDefined(SpecRecord.of(TaskSpec.builder("digest").cron("0 0 8 * * ? UTC")
+            .pools("openai", "search").buildUnvalidated()), AT));
   }
 
   @Test
@@ -340,7 +344,9 @@ class EventSerializationTest {
         "TaskJournal.InstanceFinalFailed.typed.json", TaskJournal.InstanceFinalFailed.after(W, "retry cap 3 reached",
             "lease expired at 2026-11-29T00:01:30Z", AT),
         "TaskJournal.InstanceCancelled.typed.json", new TaskJournal.InstanceCancelled(W, 1, "superseded by window 2026-11-30",
-            AT, TaskJournal.CancelCause.SUPERSEDED));
+            AT, TaskJournal.CancelCause.SUPERSEDED),
+        "TaskJournal.AttemptFailed.throttled.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(3),
+            "throttled: retry after PT30S (pool openai)", AT, Duration.ofSeconds(30), "openai"));
   }
 
   @Test

@@ -1,0 +1,125 @@
+package io.almanac.persistence.pools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import io.almanac.AgentJob;
+import io.almanac.Almanac;
+import io.almanac.InstanceStatus;
+import io.almanac.JobResult;
+import io.almanac.PoolSpec;
+import io.almanac.TaskSpec;
+import io.almanac.WindowView;
+import io.almanac.persistence.SchemaBootstrap;
+import io.almanac.testkit.SettableClock;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node on almanac-h2.conf keeps its pools' counts in the journal's database: a pool declared in
+ * almanac.pools holds across tasks through JdbcPoolStore, and the holds are in the table while the
+ * jobs run, gone once they end.
+ */
+class PoolsH2NodeTest {
+
+  @TempDir Path dir;
+  private ActorTestKit node;
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+
+  @AfterEach
+  void stop() {
+    if (node != null) {
+      node.shutdownTestKit();
+    }
+  }
+
+  private void eventually(Runnable assertion) {
+    TestProbe<Object> probe = node.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(25), () -> {
+      assertion.run();
+      return null;
+    });
+  }
+
+  private static <T> T await(CompletionStage<T> s) {
+    return s.toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+  }
+
+  private int holds(Config config) throws Exception {
+    String db = "pekko-persistence-jdbc.shared-databases.slick.db";
+    try (Connection c = DriverManager.getConnection(config.getString(db + ".url"), config.getString(db + ".user"),
+        config.getString(db + ".password")); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM almanac_pool_hold")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  @Test
+  @DisplayName("max-concurrent = 2 across five tasks, through the pool store in the H2 journal's database")
+  void poolThroughTheJournalsDatabase() throws Exception {
+    Config config = ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
+        "include \"almanac-embedded.conf\"",
+        "include \"almanac-h2.conf\"",
+        "almanac.persistence.h2.path = " + ConfigUtil.quoteString(dir.resolve("almanac").toString()),
+        "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
+        "almanac.executor { check-interval = 20ms }",
+        "almanac.pool-store.poll-interval = 50ms",
+        "almanac.pools.llm { max-concurrent = 2, rate = \"1000/1s\" }")));
+    assertEquals("io.almanac.persistence.pools.JdbcPoolStore", config.getString("almanac.pool-store.class"));
+    node = ActorTestKit.create("pools-h2", config);
+    SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    AtomicInteger started = new AtomicInteger();
+    AgentJob job = ctx -> {
+      started.incrementAndGet();
+      most.accumulateAndGet(running.incrementAndGet(), Math::max);
+      return release.thenApply(v -> {
+        running.decrementAndGet();
+        return JobResult.success("ok");
+      });
+    };
+    Almanac almanac = Almanac.builder(node.system()).clock(clock).job("j", job).start();
+    for (int i = 0; i < 5; i++) {
+      await(almanac.register(TaskSpec.builder("t" + i).cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    }
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    eventually(() -> assertEquals(2, started.get()));
+    assertEquals(2, holds(config), "two holds in almanac_pool_hold");
+    release.complete(null);
+    eventually(() -> {
+      for (int i = 0; i < 5; i++) {
+        WindowView w = await(almanac.windows("t" + i)).get(0);
+        assertEquals(InstanceStatus.SUCCEEDED, w.status(), "t" + i);
+      }
+    });
+    assertTrue(most.get() <= 2, "at most max-concurrent at once: " + most.get());
+    eventually(() -> {
+      try {
+        assertEquals(0, holds(config), "every hold released");
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+  }
+}

@@ -1,0 +1,200 @@
+package io.almanac;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.journal.TaskJournal;
+import io.almanac.testkit.SettableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Resource pools end to end on one node (the in-memory pool store): a pool's max-concurrent across
+ * tasks, the wait recorded once, a throttled result that pauses the pool and consumes no retry, and
+ * an unknown pool refused at registration. Time comes from a SettableClock.
+ */
+class PoolsNodeTest {
+
+  private ActorTestKit testKit;
+  private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
+  private final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+      new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+
+  private Almanac start(String extraConfig, Map<String, AgentJob> jobs, PoolSpec... pools) {
+    testKit = ActorTestKit.create("pools-test", AlmanacNodeTest.config(extraConfig));
+    Almanac.Builder b = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { }).meterRegistry(registry);
+    jobs.forEach(b::job);
+    for (PoolSpec p : pools) {
+      b.pool(p);
+    }
+    return b.start();
+  }
+
+  @AfterEach
+  void stop() {
+    if (testKit != null) {
+      testKit.shutdownTestKit();
+    }
+  }
+
+  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+    return stage.toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
+  }
+
+  private void eventually(Runnable assertion) {
+    TestProbe<Object> probe = testKit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(20), Duration.ofMillis(20), () -> {
+      assertion.run();
+      return null;
+    });
+  }
+
+  private WindowView window(Almanac almanac, String task, String key) {
+    return await(almanac.windows(task)).stream().filter(w -> w.window().value().equals(key)).findFirst()
+        .orElseThrow(() -> new AssertionError("no window " + key + " in " + await(almanac.windows(task))));
+  }
+
+  private List<TaskJournal.PoolWaited> waits(String task) {
+    return PersistenceTestKit.create(testKit.system()).persistedInStorage(TaskJournal.persistenceId(task)).stream()
+        .filter(e -> e instanceof TaskJournal.PoolWaited).map(e -> (TaskJournal.PoolWaited) e).toList();
+  }
+
+  @Test
+  @DisplayName("max-concurrent holds across tasks: the second window waits (recorded once, FULL) until the first ends")
+  void poolLimitsAcrossTasks() {
+    CompletableFuture<JobResult> first = new CompletableFuture<>();
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    List<String> ran = new CopyOnWriteArrayList<>();
+    AgentJob job = ctx -> {
+      most.accumulateAndGet(running.incrementAndGet(), Math::max);
+      ran.add(ctx.taskId());
+      CompletableFuture<JobResult> r = ctx.taskId().equals("a") ? first : CompletableFuture.completedFuture(JobResult.success("ok"));
+      return r.whenComplete((x, e) -> running.decrementAndGet());
+    };
+    Almanac almanac = start("almanac.pool-store.poll-interval = 50ms", Map.of("j", job), PoolSpec.of("llm", 1));
+    await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    await(almanac.register(TaskSpec.builder("b").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    eventually(() -> assertEquals(1, ran.size()));
+    String holder = ran.get(0);
+    String other = holder.equals("a") ? "b" : "a";
+    if (holder.equals("b")) { // b ran first and ended: a runs and holds the pool now
+      eventually(() -> assertEquals(2, ran.size()));
+    } else {
+      eventually(() -> assertEquals(1, waits("b").size()));
+      assertEquals(PoolWaitReason.FULL, waits("b").get(0).reason());
+      assertEquals("llm", waits("b").get(0).pool());
+      clock.set(Instant.parse("2026-11-29T00:00:05Z")); // polls go on: still one wait recorded
+      assertEquals(InstanceStatus.PENDING, window(almanac, "b", "2026-11-29").status());
+      assertEquals(1, ran.size());
+    }
+    first.complete(JobResult.success("done"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "a", "2026-11-29").status()));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "b", "2026-11-29").status()));
+    assertEquals(1, most.get(), "never two attempts of the pool at once");
+    assertTrue(waits(other).size() <= 1, "a wait is recorded once, not at every poll: " + waits(other));
+  }
+
+  @Test
+  @DisplayName("a throttled result pauses the pool for D (another task of the pool waits, PAUSED), retries after D, and "
+      + "consumes no retry")
+  void throttledPausesThePool() {
+    AtomicInteger calls = new AtomicInteger();
+    List<String> ran = new CopyOnWriteArrayList<>();
+    AgentJob job = ctx -> {
+      ran.add(ctx.taskId() + "@" + clock.instant());
+      if (ctx.taskId().equals("a") && calls.getAndIncrement() == 0) {
+        return CompletableFuture.completedFuture(JobResult.throttled(Duration.ofMinutes(5)));
+      }
+      return CompletableFuture.completedFuture(JobResult.success("ok"));
+    };
+    Almanac almanac = start("almanac.pool-store.poll-interval = 50ms", Map.of("j", job), PoolSpec.of("llm", 4));
+    // task a is not marked for retry (max retries 0): a throttled attempt is retried all the same
+    await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    await(almanac.register(TaskSpec.builder("b").cron("0 1 0 * * ? UTC").job("j").pools("llm").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    eventually(() -> assertEquals(InstanceStatus.RETRY_WAIT, window(almanac, "a", "2026-11-29").status()));
+    WindowView a = window(almanac, "a", "2026-11-29");
+    assertEquals(0, a.retries(), "a throttled attempt does not count against the retry cap");
+    assertEquals(Instant.parse("2026-11-29T00:05:01Z"), a.retryDueAt());
+    clock.set(Instant.parse("2026-11-29T00:01:01Z")); // b is due, but the pool is paused until 00:05:01
+    eventually(() -> assertEquals(1, waits("b").size()));
+    assertEquals(PoolWaitReason.PAUSED, waits("b").get(0).reason());
+    assertEquals(Instant.parse("2026-11-29T00:05:01Z"), waits("b").get(0).until());
+    assertEquals(1, ran.size(), ran.toString());
+    assertEquals("waiting for pool llm: PAUSED until 2026-11-29T00:05:01Z", window(almanac, "b", "2026-11-29").reason(),
+        "the view says what the window waits for");
+    eventually(() -> assertEquals(1.0, registry.get("almanac.pool.waiting").tag("pool", "llm").gauge().value()));
+    clock.set(Instant.parse("2026-11-29T00:05:02Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "a", "2026-11-29").status()));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "b", "2026-11-29").status()));
+    assertEquals(0, window(almanac, "a", "2026-11-29").retries());
+    assertEquals(2, window(almanac, "a", "2026-11-29").attempt());
+    List<Object> journal = PersistenceTestKit.create(testKit.system()).persistedInStorage(TaskJournal.persistenceId("a"));
+    TaskJournal.AttemptFailed throttled = journal.stream().filter(e -> e instanceof TaskJournal.AttemptFailed)
+        .map(e -> (TaskJournal.AttemptFailed) e).findFirst().orElseThrow();
+    assertTrue(throttled.throttled());
+    assertEquals(Duration.ofMinutes(5), throttled.throttledFor());
+    assertEquals(1.0, registry.get("almanac.attempts").tag("outcome", "throttled").counter().count());
+    assertTrue(registry.get("almanac.pool.admissions").tag("pool", "llm").tag("outcome", "admitted").counter().count() >= 3);
+    assertTrue(registry.get("almanac.pool.admission.latency").tag("pool", "llm").timer().count() >= 3);
+  }
+
+  @Test
+  @DisplayName("an unknown pool is refused at registration, naming the task, the field and the pool; nothing is stored")
+  void unknownPoolRefused() {
+    Almanac almanac = start("", Map.of("j", ctx -> CompletableFuture.completedFuture(JobResult.success("ok"))),
+        PoolSpec.of("llm", 1));
+    InvalidSpecException e = assertThrows(InvalidSpecException.class,
+        () -> almanac.register(TaskSpec.builder("t").cron("0 0 0 * * ? UTC").job("j").pools("llm", "nope").build()));
+    assertTrue(e.getMessage().contains("t") && e.getMessage().contains("pools") && e.getMessage().contains("nope"),
+        e.getMessage());
+    assertFalse(await(almanac.taskIds()).contains("t"));
+  }
+
+  @Test
+  @DisplayName("a pool store that fails keeps the window queued (PENDING, no wait recorded), counts the error, and admits "
+      + "it once the store answers again")
+  void storeFailureKeepsTheWindowQueued() {
+    FlakyPoolStore.DOWN.set(true);
+    FlakyPoolStore.FAILED.set(0);
+    List<String> ran = new CopyOnWriteArrayList<>();
+    AgentJob job = ctx -> {
+      ran.add(ctx.taskId());
+      return CompletableFuture.completedFuture(JobResult.success("ok"));
+    };
+    Almanac almanac = start("almanac.pool-store { class = \"io.almanac.FlakyPoolStore\", poll-interval = 50ms }",
+        Map.of("j", job), PoolSpec.of("llm", 1));
+    await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    eventually(() -> {
+      clock.set(clock.instant().plusMillis(100)); // the poll interval passes by the node's clock
+      assertTrue(FlakyPoolStore.FAILED.get() >= 3, "asked again and again");
+    });
+    assertEquals(InstanceStatus.PENDING, window(almanac, "a", "2026-11-29").status());
+    assertEquals(List.of(), ran);
+    assertEquals(List.of(), waits("a"), "a failed store is not a wait for the pool");
+    assertTrue(registry.get("almanac.pool.admissions").tag("outcome", "error").counter().count() >= 3);
+    FlakyPoolStore.DOWN.set(false);
+    eventually(() -> {
+      clock.set(clock.instant().plusMillis(100));
+      assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "a", "2026-11-29").status());
+    });
+    assertEquals(List.of("a"), ran);
+  }
+}

@@ -1,0 +1,143 @@
+package io.almanac.internal.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.PoolWaitReason;
+import io.almanac.RunKind;
+import io.almanac.spi.PoolRules;
+import io.almanac.spi.PoolStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The executor's admission of windows of tasks that name pools (pure: no actors, time passed in), and the pools' rule. */
+class AdmissionPoolsTest {
+  private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
+  private static final List<Duration> NONE_RUNNING = List.of();
+
+  private static Admission<String> admission(int slots) {
+    ExecutorSettings s = new ExecutorSettings(slots, 10, 0, Duration.ofSeconds(1), 1000, 1000, 1000, 1000,
+        Duration.ofMillis(50), Duration.ofSeconds(5), 3, Duration.ofMillis(100), Duration.ofSeconds(10),
+        Duration.ofSeconds(30), 10, "");
+    return new Admission<>(s, T0, new Admission.Watch<>() {
+      @Override
+      public void watch(String task) {}
+
+      @Override
+      public void unwatch(String task) {}
+    });
+  }
+
+  private static List<String> windows(List<Admission.Offered<String>> admitted) {
+    return admitted.stream().map(Admission.Offered::window).toList();
+  }
+
+  @Test
+  @DisplayName("a refused window goes back to the front of its queue; the pool is skipped until its block ends, others go on")
+  void refusedWindowKeepsItsPlace() {
+    Admission<String> a = admission(10);
+    a.offer("t", "w1", RunKind.FIRST, "e", false, List.of("llm"));
+    a.offer("t", "w2", RunKind.FIRST, "e", false, List.of("llm"));
+    a.offer("u", "w3", RunKind.FIRST, "f", false, List.of());
+    List<Admission.Offered<String>> first = a.admit(NONE_RUNNING, T0);
+    assertEquals(List.of("w1", "w2", "w3"), windows(first));
+    assertTrue(first.get(0).pooled());
+    assertFalse(first.get(2).pooled());
+    // the store refused w2 (full) and w1 (full): both back in the queue, in their order
+    assertTrue(a.requeue("t|w2", "llm", T0.plusSeconds(2), PoolWaitReason.FULL));
+    assertTrue(a.requeue("t|w1", "llm", T0.plusSeconds(2), PoolWaitReason.FULL));
+    assertTrue(a.isQueued("t|w1") && a.isQueued("t|w2"));
+    a.offer("v", "w4", RunKind.FIRST, "g", false, List.of());
+    assertEquals(List.of("w4"), windows(a.admit(NONE_RUNNING, T0.plusSeconds(1))), "the blocked pool is skipped, not the queue");
+    assertEquals(T0.plusSeconds(2), a.nextUnblock());
+    assertEquals(List.of("w1", "w2"), windows(a.admit(NONE_RUNNING, T0.plusSeconds(2))), "in their order, once unblocked");
+    assertEquals(java.util.Map.of(), a.waitingPerPool());
+  }
+
+  @Test
+  @DisplayName("a release of one of this node's holds lifts a FULL block at once; a pause or a rate block stays")
+  void releaseLiftsFullOnly() {
+    Admission<String> a = admission(10);
+    a.offer("t", "w1", RunKind.FIRST, "e", false, List.of("llm"));
+    a.offer("t", "w2", RunKind.FIRST, "e", false, List.of("img"));
+    a.admit(NONE_RUNNING, T0);
+    a.requeue("t|w1", "llm", T0.plusSeconds(60), PoolWaitReason.FULL);
+    a.requeue("t|w2", "img", T0.plusSeconds(60), PoolWaitReason.PAUSED);
+    assertEquals(java.util.Map.of("llm", 1, "img", 1), a.waitingPerPool());
+    a.unblockFull(List.of("llm", "img"));
+    assertEquals(List.of("w1"), windows(a.admit(NONE_RUNNING, T0.plusSeconds(1))));
+  }
+
+  @Test
+  @DisplayName("fresh windows of a pool go before its catch-up and backfill")
+  void freshBeforeBacklog() {
+    Admission<String> a = admission(1);
+    a.offer("t", "old", RunKind.BACKFILL, "e", false, List.of("llm"));
+    a.offer("t", "retry", RunKind.RETRY, "e", false, List.of("llm"));
+    a.offer("u", "new", RunKind.FIRST, "f", false, List.of("llm"));
+    assertEquals(List.of("new"), windows(a.admit(NONE_RUNNING, T0)));
+    a.requeue("u|new", "llm", T0.plusSeconds(1), PoolWaitReason.FULL);
+    assertEquals(List.of(), windows(a.admit(NONE_RUNNING, T0)), "the pool is blocked: nothing of it is asked");
+    assertEquals(List.of("new"), windows(a.admit(NONE_RUNNING, T0.plusSeconds(1))), "still first once unblocked");
+  }
+
+  @Test
+  @DisplayName("a reservation freed meanwhile (its entity restarted) is not requeued, but the pool is blocked all the same")
+  void requeueOfAForgottenWindow() {
+    Admission<String> a = admission(1);
+    a.offer("t", "w1", RunKind.FIRST, "e", false, List.of("llm"));
+    a.admit(NONE_RUNNING, T0);
+    a.forget(o -> o.taskId().equals("t"));
+    assertFalse(a.requeue("t|w1", "llm", T0.plusSeconds(5), PoolWaitReason.FULL));
+    assertFalse(a.isQueued("t|w1"));
+    assertEquals(T0.plusSeconds(5), a.nextUnblock());
+  }
+
+  @Test
+  @DisplayName("the pools' rule: paused, then full, then rate; a bucket refills at N per period up to N")
+  void poolRule() {
+    PoolStore.Limit limit = new PoolStore.Limit("p", 2, 60, Duration.ofMinutes(1));
+    assertNull(PoolRules.check("p", limit, 1, 1.0, null, T0));
+    assertEquals(PoolWaitReason.PAUSED, PoolRules.check("p", limit, 5, 0, T0.plusSeconds(9), T0).reason());
+    assertEquals(Duration.ofSeconds(9), PoolRules.check("p", limit, 5, 0, T0.plusSeconds(9), T0).retryAfter());
+    assertEquals(PoolWaitReason.FULL, PoolRules.check("p", limit, 2, 5, T0.minusSeconds(1), T0).reason());
+    PoolStore.Answer rate = PoolRules.check("p", limit, 0, 0.5, null, T0);
+    assertEquals(PoolWaitReason.RATE, rate.reason());
+    assertEquals(Duration.ofMillis(500), rate.retryAfter());
+    assertEquals(1.0, PoolRules.refilled(limit, 0, T0, T0.plusSeconds(1)), 1e-9);
+    assertEquals(60.0, PoolRules.refilled(limit, 0, T0, T0.plusSeconds(3600)), 1e-9);
+  }
+
+  @Test
+  @DisplayName("the in-memory store: all pools or none, rate, pause, release; and what one admission costs there")
+  void inMemoryStore() throws Exception {
+    Clock clock = Clock.fixed(T0, ZoneOffset.UTC);
+    InMemoryPoolStore store = new InMemoryPoolStore(clock);
+    store.declare(List.of(new PoolStore.Limit("a", 5, 0, null), new PoolStore.Limit("b", 1, 0, null),
+        new PoolStore.Limit("r", 100, 1, Duration.ofHours(1)), new PoolStore.Limit("big", 1_000_000, 0, null)));
+    assertTrue(store.acquire(List.of("b"), "t", "0").toCompletableFuture().get().admitted());
+    assertEquals("b", store.acquire(List.of("a", "b"), "t", "1").toCompletableFuture().get().pool());
+    assertEquals(0, store.inUse().toCompletableFuture().get().get("a"), "all or none");
+    assertTrue(store.acquire(List.of("r"), "t", "2").toCompletableFuture().get().admitted());
+    assertEquals(PoolWaitReason.RATE, store.acquire(List.of("r"), "t", "3").toCompletableFuture().get().reason());
+    store.pause("a", Duration.ofMinutes(1));
+    assertEquals(PoolWaitReason.PAUSED, store.acquire(List.of("a"), "t", "4").toCompletableFuture().get().reason());
+    store.release("t", "0");
+    assertTrue(store.acquire(List.of("b"), "t", "5").toCompletableFuture().get().admitted());
+    int n = 200_000;
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      store.acquire(List.of("big"), "t", "w" + i);
+      store.release("t", "w" + i);
+    }
+    System.out.printf("in-memory pool store: %.2f us per admission and release (mean of %d)%n",
+        (System.nanoTime() - t0) / 1000.0 / n, n);
+  }
+}
