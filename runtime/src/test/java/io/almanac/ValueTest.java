@@ -22,7 +22,8 @@ class ValueTest {
     assertEquals("LeasePolicy[floor=PT1M, ceiling=PT2H, factor=1.5, minSamples=20]", LeasePolicy.DEFAULT.toString());
     assertEquals("RetryPolicy[maxRetries=0, backoff=IMMEDIATE, delays=[], initialDelay=PT0S, multiplier=1.0, "
         + "maxDelay=PT0S, jitter=0.0, span=PT0S]", RetryPolicy.DEFAULT.toString());
-    assertEquals("JobResult[outcome=FAILED, summary=, artifactUri=null, reason=down, retryAfter=null, pool=null]", JobResult.failure("down").toString());
+    assertEquals("JobResult[outcome=FAILED, summary=, artifactUri=null, reason=down, retryAfter=null, pool=null, usage=null]",
+        JobResult.failure("down").toString());
     assertEquals("IncomingEvent[type=order.paid, id=o-1, eventTime=2026-11-29T00:00:00Z, summary=null]",
         IncomingEvent.of("order.paid", "o-1").withEventTime(Instant.parse("2026-11-29T00:00:00Z")).toString());
     assertEquals("ConditionTrigger[name=settled, every=PT1M, timeout=PT10S, debounce=1, holdFor=PT0S, waitAtMost=null]",
@@ -35,7 +36,8 @@ class ValueTest {
     TaskSpec spec = TaskSpec.builder("daily").cron("0 0 8 * * ? Asia/Shanghai").job("j").build();
     assertTrue(spec.toString().startsWith("TaskSpec[id=daily, cron=0 0 8 * * ?, zone=Asia/Shanghai, window=daily, "),
         spec.toString());
-    assertTrue(spec.toString().endsWith(", event=null, dependency=null, condition=null, pools=null]"), spec.toString());
+    assertTrue(spec.toString().endsWith(", event=null, dependency=null, condition=null, pools=null, budgetPerDay=null]"),
+        spec.toString());
   }
 
   @Test

@@ -59,7 +59,8 @@ class EventKindsTest {
       Map.entry("UpstreamRerunRecorded", "-"),
       Map.entry("PoolWaited", "-"));
 
-  private static final Set<String> TASK_EVENTS = Set.of("SpecDefined", "TaskPaused", "TaskResumed", "TaskRemoved");
+  private static final Set<String> TASK_EVENTS = Set.of("SpecDefined", "TaskPaused", "TaskResumed", "TaskRemoved",
+      "BudgetRaised");
 
   static List<Class<?>> concreteKinds(Class<?> sealed) {
     List<Class<?>> out = new ArrayList<>();

@@ -105,7 +105,8 @@ class EventSerializationTest {
         new TaskJournal.ConditionCheckFailed(W, "settlement-file", "timed out after PT10S", AT),
         new TaskJournal.UpstreamRerunRecorded(W, "order-export", W, "KEPT", "the window succeeded: no window succeeds twice",
             AT),
-        new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT));
+        new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT),
+        new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 2_500_000, 7_500_000, "month-end report", AT));
   }
 
   static TaskJournal.State snapshot() {
@@ -116,6 +117,14 @@ class EventSerializationTest {
 
     return new TaskJournal.State(fullRecord(), true, Map.of(W, w), AT.minus(Duration.ofDays(30)), 42,
         DurationSamples.of(100, List.of(1000L, 2000L, 3000L)), null); // removedAt: absent from snapshots before it existed
+  }
+
+  /** The snapshot of a task with a budget whose day has usage, a raise and budget skips. */
+  static TaskJournal.State usageSnapshot() {
+    TaskJournal.State s = snapshot();
+    return new TaskJournal.State(s.spec(), false, s.windows(), s.archivedThrough(), s.archivedCount(), s.samples(), null,
+        Map.of(), new io.almanac.journal.BudgetDay(java.time.LocalDate.of(2026, 11, 29), 12_000, 1_500, 5_420_000, 3,
+            2_500_000, 1));
   }
 
   /** The snapshot of a removed task: its spec and history kept, removedAt set. */
@@ -248,7 +257,8 @@ class EventSerializationTest {
       TriggerJournal.HandedOver.class, TaskJournal.EventReceived.class, TaskJournal.EventDuplicated.class,
       TaskJournal.WindowWaiting.class, TaskJournal.WaitSatisfied.class, TaskJournal.WaitEnded.class,
       TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
-      TaskJournal.PoolWaited.class);
+      TaskJournal.PoolWaited.class,
+      TaskJournal.BudgetRaised.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -303,6 +313,9 @@ class EventSerializationTest {
    */
   static Map<String, Object> shapes() {
     return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
+        "budget", new TaskJournal.SpecDefined(SpecRecord.of(TaskSpec.builder("llm-digest").cron("0 0 8 * * ? Europe/Berlin")
+            .budgetPerDay(new java.math.BigDecimal("5.00")).build()), AT),
+        "usage", usageSnapshot(),
         "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
         "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
             AT.plusSeconds(1)),
@@ -346,7 +359,13 @@ class EventSerializationTest {
         "TaskJournal.InstanceCancelled.typed.json", new TaskJournal.InstanceCancelled(W, 1, "superseded by window 2026-11-30",
             AT, TaskJournal.CancelCause.SUPERSEDED),
         "TaskJournal.AttemptFailed.throttled.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(3),
-            "throttled: retry after PT30S (pool openai)", AT, Duration.ofSeconds(30), "openai"));
+            "throttled: retry after PT30S (pool openai)", AT, Duration.ofSeconds(30), "openai"),
+        "TaskJournal.AttemptSucceeded.usage.json", new TaskJournal.AttemptSucceeded(W, 2, Duration.ofMillis(123_456), "12 items",
+            "s3://b/k", AT, new io.almanac.journal.UsageRecord("gpt-4o", 12_000, 1_500, 420_000)),
+        "TaskJournal.AttemptFailed.usage.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT,
+            new io.almanac.journal.UsageRecord(null, 800, 0, 10_000)),
+        "TaskJournal.LateResultRecorded.usage.json", new TaskJournal.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED,
+            "after the lease", AT, new io.almanac.journal.UsageRecord("claude-sonnet", 3_000, 900, 75_000)));
   }
 
   @Test
