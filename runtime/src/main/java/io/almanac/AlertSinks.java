@@ -5,7 +5,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Ready-made {@link AlertSink}s. */
+/**
+ * Ready-made {@link AlertSink}s. Besides the node's sink, alerts can go to a webhook configured in
+ * {@code almanac.alerts.webhook} (no Java needed): each is POSTed as JSON, with retries (see docs/alerts.md).
+ */
 public final class AlertSinks {
   private static final Logger LOG = LoggerFactory.getLogger("io.almanac.alerts");
 

@@ -123,7 +123,8 @@ public final class Almanac {
 
     /**
      * @param sink where final failures, repeated skips and a stalled trigger are reported (R32);
-     *     default {@link AlertSinks#logging(Duration)} with {@code almanac.alerts.summary-interval}
+     *     default {@link AlertSinks#logging(Duration)} with {@code almanac.alerts.summary-interval}; a
+     *     webhook configured in {@code almanac.alerts.webhook} gets every alert too, whichever sink this is
      * @return this builder
      */
     public Builder alertSink(AlertSink sink) {

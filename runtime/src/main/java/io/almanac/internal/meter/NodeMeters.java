@@ -106,6 +106,13 @@ import org.apache.pekko.actor.Extension;
  *       bounded the same way</td></tr>
  *   <tr><td>{@code almanac.budget.raises}</td><td>counter</td><td></td><td>operators' raises of a task's
  *       budget for the day</td></tr>
+ *   <tr><td>{@code almanac.alerts.webhook.sent}</td><td>counter</td><td></td><td>alerts the webhook sink
+ *       delivered (a 2xx answer)</td></tr>
+ *   <tr><td>{@code almanac.alerts.webhook.failed.attempts}</td><td>counter</td><td>{@code cause} (status,
+ *       timeout, connect, error)</td><td>attempts to POST an alert that failed (each retry counts)</td></tr>
+ *   <tr><td>{@code almanac.alerts.webhook.dropped}</td><td>counter</td><td>{@code reason} (queue_full,
+ *       gave_up, refused, closed)</td><td>alerts the webhook sink did not deliver: the oldest waiting one
+ *       when its queue was full, after max-attempts, refused by a 3xx/4xx answer, raised while stopping</td></tr>
  * </table>
  *
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
@@ -677,6 +684,24 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   static Duration lag(Instant due, Instant started) {
     Duration d = Duration.between(due, started);
     return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Webhook alerts (almanac.alerts.webhook)
+
+  /** The webhook delivered an alert (a 2xx answer). */
+  public void webhookSent() {
+    count("almanac.alerts.webhook.sent", null, "");
+  }
+
+  /** @param cause why an attempt to POST an alert failed: status, timeout, connect or error */
+  public void webhookAttemptFailed(String cause) {
+    count("almanac.alerts.webhook.failed.attempts", "cause", cause);
+  }
+
+  /** @param reason why an alert was not delivered: queue_full, gave_up, refused or closed */
+  public void webhookDropped(String reason) {
+    count("almanac.alerts.webhook.dropped", "reason", reason);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -202,6 +202,7 @@ public final class Node {
     Duration summaryInterval = io.almanac.config.Settings.durationOf(config, "almanac.alerts.summary-interval");
     io.almanac.config.Settings.positive("almanac.alerts.summary-interval", summaryInterval);
     AlertSink alerts = alertSink != null ? alertSink : AlertSinks.logging(summaryInterval);
+    WebhookSettings webhook = WebhookSettings.from(config); // null: no webhook; refused here, before anything starts
     List<TaskSpec> declared = ConfigTasks.parse(config);
     for (TaskSpec spec : declared) {
       try {
@@ -236,6 +237,17 @@ public final class Node {
     }
     NodeMeters meters = new NodeMeters(registry);
     NodeMeters.install(system, meters); // the journal finds them through the ActorSystem
+    if (webhook != null) {
+      // Every alert also goes to the webhook (almanac.alerts.webhook), on a thread of its own.
+      WebhookSink sink = WebhookSink.start(webhook, cluster.selfMember().address().toString(), meters, summaryInterval);
+      CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-close-webhook",
+          () -> {
+            sink.close(webhook.timeout().compareTo(Duration.ofSeconds(3)) < 0 ? webhook.timeout() : Duration.ofSeconds(3));
+            return CompletableFuture.completedFuture(Done.getInstance());
+          });
+      alerts = WebhookSink.both(alerts, sink);
+      LOG.info("alerts are also POSTed to the webhook at {}", webhook.target());
+    }
     SkipSummary skips = new SkipSummary();
     system.scheduler().scheduleAtFixedRate(summaryInterval, summaryInterval, () -> skips.log(summaryInterval),
         system.executionContext());
