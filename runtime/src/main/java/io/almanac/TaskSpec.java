@@ -136,12 +136,14 @@ public final class TaskSpec extends Value {
       @JsonProperty("event") EventTrigger event,
       @JsonProperty("dependency") DependencyTrigger dependency,
       @JsonProperty("condition") ConditionTrigger condition,
+      @JsonProperty("pools") java.util.List<String> pools,
       @JsonProperty("deadline") java.time.Duration deadline,
       @JsonProperty("pauseAfterFailures") Integer pauseAfterFailures,
       @JsonProperty("budgetPerDay") BigDecimal budgetPerDay) {
     Builder b = builder(id).cron(cron, zone).window(window).dst(dst).overlap(overlap).retry(retry).catchUp(catchUp)
         .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition);
     b.once = once;
+    b.pools = pools;
     b.deadline = deadline;
     b.pauseAfterFailures = pauseAfterFailures;
     b.budgetPerDay = budgetPerDay;

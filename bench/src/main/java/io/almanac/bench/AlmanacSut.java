@@ -39,10 +39,31 @@ final class AlmanacSut implements Sut {
   private Almanac almanac;
   private String url;
   private Connection probeConn;
+  /** The pool workload's variant: its name, extra node HOCON, and the pools its tasks name. */
+  private final String name;
+  private final String extraHocon;
+  private final List<String> pools;
+
+  AlmanacSut() {
+    this("almanac", "", List.of());
+  }
+
+  /**
+   * A variant of the pool workload ({@link PoolBench}).
+   *
+   * @param name the system's name in the results
+   * @param extraHocon node configuration added (pools, the pool store)
+   * @param pools the pools every task names (empty: none)
+   */
+  AlmanacSut(String name, String extraHocon, List<String> pools) {
+    this.name = name;
+    this.extraHocon = extraHocon;
+    this.pools = List.copyOf(pools);
+  }
 
   @Override
   public String name() {
-    return "almanac";
+    return name;
   }
 
   @Override
@@ -67,6 +88,10 @@ final class AlmanacSut implements Sut {
     if (!overrides.isBlank()) {
       m.put("PROFILING_OVERRIDES", overrides);
     }
+    if (!extraHocon.isBlank()) {
+      m.put("node_config_added", extraHocon.replace('\n', ';'));
+    }
+    m.put("task_pools", pools);
     return m;
   }
 
@@ -87,9 +112,14 @@ final class AlmanacSut implements Sut {
   }
 
   static Config config(Db db) {
+    return config(db, "");
+  }
+
+  static Config config(Db db, String extraHocon) {
     return ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
         "include \"almanac-embedded.conf\"",
         storeConfig(db),
+        extraHocon,
         "almanac.executor.max-concurrent = " + Db.WORKERS,
         "pekko.loglevel = WARNING",
         "pekko.log-dead-letters = off",
@@ -105,7 +135,7 @@ final class AlmanacSut implements Sut {
 
   @Override
   public void start(Db db, Plan plan, boolean fresh, Recorder rec) throws Exception {
-    Config config = config(db);
+    Config config = config(db, extraHocon);
     url = config.getString(SLICK_DB + ".url");
     system = ActorSystem.create(Behaviors.empty(), "almanac-bench", config);
     SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
@@ -139,23 +169,28 @@ final class AlmanacSut implements Sut {
         z.getMonthValue(), z.getYear());
   }
 
-  private static List<TaskSpec> specs(Plan plan) {
+  private List<TaskSpec> specs(Plan plan) {
     List<TaskSpec> out = new ArrayList<>(plan.n());
     for (int i = 0; i < plan.n(); i++) {
       if (plan instanceof Plan.Once o) {
-        out.add(TaskSpec.builder(Plan.id("b", i)).cron(cronAt(o.due())).window(WindowSpec.PER_FIRING).job("bench").build());
+        out.add(pooled(TaskSpec.builder(Plan.id("b", i)).cron(cronAt(o.due())).window(WindowSpec.PER_FIRING).job("bench")).build());
       } else if (plan instanceof Plan.EverySecond) {
-        out.add(TaskSpec.builder(Plan.id("s", i)).cron("* * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bench").build());
+        out.add(pooled(TaskSpec.builder(Plan.id("s", i)).cron("* * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bench")).build());
       } else if (plan instanceof Plan.Overload o) {
-        out.add(TaskSpec.builder(Plan.id("o", i)).cron(o.cron(i, "?") + " UTC").window(WindowSpec.PER_FIRING).job("bench").build());
+        out.add(pooled(TaskSpec.builder(Plan.id("o", i)).cron(o.cron(i, "?") + " UTC").window(WindowSpec.PER_FIRING).job("bench")).build());
       } else if (plan instanceof Plan.Daily d) {
         ZonedDateTime z = d.firstAt().plusMillis(i * d.spacingMs()).atZone(ZoneOffset.UTC);
-        out.add(TaskSpec.builder(Plan.id("d", i))
+        out.add(pooled(TaskSpec.builder(Plan.id("d", i))
             .cron(String.format("%d %d %d * * ? UTC", z.getSecond(), z.getMinute(), z.getHour()))
-            .window(WindowSpec.DAILY).job("bench").build());
+            .window(WindowSpec.DAILY).job("bench")).build());
       }
     }
     return out;
+  }
+
+  /** The builder with the variant's pools, if any (none: the builder as it is). */
+  private TaskSpec.Builder pooled(TaskSpec.Builder b) {
+    return pools.isEmpty() ? b : b.pools(pools);
   }
 
   private final java.util.concurrent.atomic.LongAdder triggerMessages = new java.util.concurrent.atomic.LongAdder();
@@ -191,6 +226,9 @@ final class AlmanacSut implements Sut {
     m.put("messages_task", taskMessages.sum());
     m.put("messages_executor", executorMessages.sum());
     m.put("messages", triggerMessages.sum() + taskMessages.sum() + executorMessages.sum());
+    if (!extraHocon.isBlank()) {
+      m.putAll(CountingPoolStore.counters());
+    }
     return m;
   }
 
@@ -216,6 +254,10 @@ final class AlmanacSut implements Sut {
     m.put("event_journal", Db.count(probeConn, "SELECT COUNT(*) FROM \"event_journal\""));
     m.put("snapshot", Db.count(probeConn, "SELECT COUNT(*) FROM \"snapshot\""));
     m.put("event_tag", Db.count(probeConn, "SELECT COUNT(*) FROM \"event_tag\""));
+    if (!name.equals("almanac")) {
+      // the pool workload's variants: the journal's bytes too (a scan: not in the other workloads)
+      m.put("event_journal_bytes", Db.count(probeConn, "SELECT COALESCE(SUM(OCTET_LENGTH(\"event_payload\")), 0) FROM \"event_journal\""));
+    }
     Map<String, Object> byType = new TreeMap<>();
     try (var s = probeConn.createStatement();
         var rs = s.executeQuery("SELECT \"event_ser_manifest\", COUNT(*) FROM \"event_journal\" GROUP BY \"event_ser_manifest\"")) {

@@ -36,6 +36,8 @@ public final class Bench {
   static final List<String> INSTANCE_WORKLOADS = List.of("instance-query", "projection-lag");
   /** The event, dependency and condition triggers' workloads (Almanac only): named explicitly, not part of "all". */
   static final List<String> TRIGGER_WORKLOADS = List.of("event-ingest", "dependency-latency", "condition-cpu");
+  /** The resource pools' workload (Almanac only): named explicitly, not part of "all". */
+  static final List<String> POOL_WORKLOADS = List.of("pool");
   /** Restart and scale are run for one configuration of each peer (the tuned ones) and the in-memory reference. */
   static final List<String> LONG_SYSTEMS = List.of("almanac", "quartz-ram", "quartz-jdbc-tuned", "dbs-tuned");
 
@@ -78,6 +80,9 @@ public final class Bench {
         "             publishers for 20 s, 20% duplicate ids; dependency-latency = N pairs A->B (default 100), every 5 s",
         "             for 30 s; condition-cpu = N tasks (default 10,000) waiting on a false condition polled every 10 s",
         "             for 60 s, against the same tasks idle for 20 s",
+        "  pool workload (not part of 'all'): pool = N tasks every second (default 100) for 20 s, in three variants",
+        "             (" + String.join(", ", PoolBench.VARIANTS) + "): no pool; a pool declared, no task naming it;",
+        "             every task through it (never full): the fire path's counters and the admission's cost per attempt",
         "  --n N      one burst size instead of 1,000 and 10,000; the cluster workloads' number of tasks",
         "  --failover-runs R  kill cycles of cluster-failover (default 5; --quick: 2)",
         "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s;",
@@ -190,6 +195,7 @@ public final class Bench {
     knownWorkloads.addAll(CLUSTER_WORKLOADS);
     knownWorkloads.addAll(INSTANCE_WORKLOADS);
     knownWorkloads.addAll(TRIGGER_WORKLOADS);
+    knownWorkloads.addAll(POOL_WORKLOADS);
     List<String> workloads = opt.getOrDefault("workload", "all").equals("all") ? WORKLOADS
         : list(opt.get("workload"), knownWorkloads);
     if (!Db.postgres() && workloads.stream().anyMatch(CLUSTER_WORKLOADS::contains)) {
@@ -248,6 +254,12 @@ public final class Bench {
         case "event-ingest" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "20" : "200")});
         case "dependency-latency" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "10" : "100")});
         case "condition-cpu" -> runs.add(new String[] {"almanac", w, opt.getOrDefault("n", quick ? "1000" : "10000")});
+        case "pool" -> {
+          // three variants, each in its own JVM: no pools, a pool declared but unused, every task through it
+          for (String v : PoolBench.VARIANTS) {
+            runs.add(new String[] {v, w, opt.getOrDefault("n", quick ? "20" : "100")});
+          }
+        }
         default -> throw new IllegalArgumentException("unknown workload " + w);
       }
       for (String[] r : runs) {
@@ -365,6 +377,7 @@ public final class Bench {
         case "event-ingest" -> TriggerBench.eventIngest(n, 16, quick ? 5 : 20, 0.2, dir);
         case "dependency-latency" -> TriggerBench.dependencyLatency(n, quick ? 10 : 30, dir);
         case "condition-cpu" -> TriggerBench.conditionCpu(n, quick ? 20 : 60, quick ? 10 : 20, dir);
+        case "pool" -> PoolBench.run(system, n, quick ? 5 : 20, dir);
         default -> throw new IllegalArgumentException(workload);
       };
     } catch (Throwable e) {

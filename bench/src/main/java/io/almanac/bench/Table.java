@@ -119,6 +119,18 @@ final class Table {
           n(num(r, "runs")), ms(num(r, "kill_to_trigger_started_ms.median")), ms(num(r, "kill_to_trigger_started_ms.max")),
           n(num(r, "doubled_fires")), n(num(r, "windows_scheduled_twice")));
     }
+    if (w.startsWith("pool")) {
+      return String.format("%s: lag p50 %s p99 %s | missed %s of %s | dup %s | journal rows/fire %s, bytes/fire %s%s",
+          r.get("variant"), ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), f(num(r, "missed")), f(num(r, "expected")),
+          f(num(r, "duplicates")), f(num(r, "journal_rows_per_fire")), f(num(r, "journal_bytes_per_fire")),
+          get(r, "pool_store.acquire") instanceof Map<?, ?> a && a.get("mean_ms") != null
+              ? String.format(" | store acquire mean %s p99 %s, release mean %s p99 %s, acquires/fire %s, releases/fire %s",
+                  ms3(num(r, "pool_store.acquire.mean_ms")), ms3(num(r, "pool_store.acquire.p99_ms")),
+                  ms3(num(r, "pool_store.release.mean_ms")), ms3(num(r, "pool_store.release.p99_ms")),
+                  f(num(r, "cost.pool_acquires_per_fire")), f(num(r, "cost.pool_releases_per_fire")))
+              : "")
+          + cost(r);
+    }
     if (w.startsWith("steady")) {
       String own = r.containsKey("lag_vs_own_execution_time")
           ? String.format(" (vs own time p50 %s p99 %s)", ms(num(r, "lag_vs_own_execution_time.p50_ms")),
@@ -191,6 +203,10 @@ final class Table {
     return Json.write(r);
   }
 
+  private static Double diff(Double a, Double b) {
+    return a == null || b == null ? null : a - b;
+  }
+
   static String render(List<Map<String, Object>> results) {
     StringBuilder b = new StringBuilder();
     b.append("| workload | system | result |\n|---|---|---|\n");
@@ -222,6 +238,26 @@ final class Table {
             .append(" (1 node / 3 nodes); missed ").append(n(num(c3, "missed"))).append(" vs ").append(n(num(c1, "missed")))
             .append("; journal rows/fire ").append(f(num(c3, "journal_rows_per_fire"))).append(" vs ")
             .append(f(num(c1, "journal_rows_per_fire"))).append(" |\n");
+      }
+      Map<String, Object> none = e.getValue().get("almanac-no-pools");
+      if (e.getKey().startsWith("pool") && none != null && !none.containsKey("error")) {
+        for (String v : List.of("almanac-pools-unused", "almanac-pool")) {
+          Map<String, Object> q = e.getValue().get(v);
+          if (q == null || q.containsKey("error")) {
+            continue;
+          }
+          b.append("| ").append(e.getKey()).append(" | ").append(v).append(" vs almanac-no-pools | lag p50 ")
+              .append(ms(diff(num(q, "lag.p50_ms"), num(none, "lag.p50_ms")))).append(" added, p99 ")
+              .append(ms(diff(num(q, "lag.p99_ms"), num(none, "lag.p99_ms")))).append(" added; per fire: persists ")
+              .append(f(num(q, "cost.journal_persists_per_fire"))).append(" vs ").append(f(num(none, "cost.journal_persists_per_fire")))
+              .append(", events ").append(f(num(q, "cost.journal_events_per_fire"))).append(" vs ")
+              .append(f(num(none, "cost.journal_events_per_fire"))).append(", journal rows ").append(f(num(q, "journal_rows_per_fire")))
+              .append(" vs ").append(f(num(none, "journal_rows_per_fire"))).append(", bytes ").append(f(num(q, "journal_bytes_per_fire")))
+              .append(" vs ").append(f(num(none, "journal_bytes_per_fire"))).append(", messages ")
+              .append(f(num(q, "cost.messages_per_fire"))).append(" vs ").append(f(num(none, "cost.messages_per_fire")))
+              .append(", CPU ").append(ms3(num(q, "cost.cpu_ms_per_fire"))).append(" vs ").append(ms3(num(none, "cost.cpu_ms_per_fire")))
+              .append(" |\n");
+        }
       }
       Map<String, Object> a = e.getValue().get("almanac");
       if (a == null || a.containsKey("error")) {

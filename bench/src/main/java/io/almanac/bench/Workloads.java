@@ -171,10 +171,15 @@ final class Workloads {
   // steady
 
   static Map<String, Object> steady(String system, int m, int seconds, Path dir) throws Exception {
+    return steady(Sut.create(system), "steady-" + m, m, seconds, dir);
+  }
+
+  /** The steady workload for a system made by the caller (the pool workload's variants), under its own label. */
+  static Map<String, Object> steady(Sut sut, String label, int m, int seconds, Path dir) throws Exception {
+    String system = sut.name();
     Db db = Db.at(dir, "steady");
     Recorder rec = new Recorder();
-    Sut sut = Sut.create(system);
-    Map<String, Object> out = head(system, "steady-" + m, sut);
+    Map<String, Object> out = head(system, label, sut);
     try {
       db.createEmpty();
       long r0 = System.currentTimeMillis();
@@ -200,6 +205,9 @@ final class Workloads {
         long journal = ((Number) rowsAfter.get("event_journal")).longValue()
             - ((Number) rowsBefore.get("event_journal")).longValue();
         out.put("journal_rows_per_fire", journal / (double) Math.max(1, ((Number) out.get("fired")).longValue()));
+        if (rowsAfter.get("event_journal_bytes") instanceof Number b1 && rowsBefore.get("event_journal_bytes") instanceof Number b0) {
+          out.put("journal_bytes_per_fire", (b1.longValue() - b0.longValue()) / (double) Math.max(1, ((Number) out.get("fired")).longValue()));
+        }
         out.put("rows_after", rowsAfter);
       }
       Map<String, Object> prof = sut.profile(rec.snapshot().stream()

@@ -88,7 +88,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With {@code --tasks events} or {@code --tasks chain} the node registers another task set instead
  * of {@link #TASKS} (see TriggerCrashTest): {@link #EVENT_TASKS} (one event-triggered task) or
- * {@link #CHAIN_TASKS} (a dependency chain). Further lines on stdin, answered on stdout:
+ * {@link #CHAIN_TASKS} (a dependency chain); with {@code --tasks pool} none, until a {@code
+ * REGISTER-POOL} line (see {@link PoolNode}: one-shot tasks through named pools, their job's work
+ * time set by {@code --pool-job-ms MIN-MAX}), and a {@code REGISTER-BUDGET} line adds tasks with a
+ * budget per day whose job reports usage ({@link BudgetNode}). Further lines on stdin, answered on stdout:
  *
  * <ul>
  *   <li>{@code PUBLISH <type> <id> <eventTime>} publishes an event; {@code PUBLISHED <id> <task> <outcome>
@@ -332,7 +335,8 @@ public final class CrashNode {
           ? java.util.stream.Stream.concat(TASKS.stream(), SLOW_TASKS.stream()).toList() : TASKS;
       case "events" -> EVENT_TASKS;
       case "chain" -> CHAIN_TASKS;
-      default -> throw new IllegalArgumentException("--tasks must be default, events or chain, not '" + o.get("tasks") + "'");
+      case "pool" -> List.of(); // registered later, by a REGISTER-POOL line (PoolNode)
+      default -> throw new IllegalArgumentException("--tasks must be default, events, chain or pool, not '" + o.get("tasks") + "'");
     };
     if (o.containsKey("seeds")) {
       // a seed node restarted while the others run joins them (see LeaseSeeds), as the demo node does
@@ -346,6 +350,9 @@ public final class CrashNode {
       return t;
     });
     EffectsFile file = new EffectsFile(effects);
+    // the pool job's node name and work time (--pool-job-ms MIN-MAX), see PoolNode
+    String poolNode = "node-" + o.getOrDefault("cluster-port", "pid" + ProcessHandle.current().pid());
+    long[] poolMs = java.util.Arrays.stream(o.getOrDefault("pool-job-ms", "500-1000").split("-")).mapToLong(Long::parseLong).toArray();
     try {
       SchemaBootstrap.ensureSchemaBlocking(system, Duration.ofSeconds(60));
       // every member holds a lease of its own, so a restarted seed node finds it (LeaseSeeds)
@@ -358,6 +365,8 @@ public final class CrashNode {
           .job("slow", ctx -> slow(ctx, file, io))
           .job("chain-fast", ctx -> ledger(ctx, file, io, ThreadLocalRandom.current().nextLong(0, 100)))
           .job("chain-slow", ctx -> ledger(ctx, file, io, CHAIN_B_MILLIS))
+          .job(PoolNode.JOB, ctx -> PoolNode.job(ctx, poolNode, poolMs[0], poolMs[1], CrashNode::out))
+          .job(BudgetNode.JOB, ctx -> BudgetNode.job(ctx, CrashNode::out))
           .start();
       // both retry until almanac.node.registration-timeout on a slow (loaded) machine, then fail
       almanac.registerAll(tasks).toCompletableFuture().join();
@@ -419,6 +428,12 @@ public final class CrashNode {
       });
     } else if (f[0].equals("AWAIT-SUCCEEDED") && f.length == 3) {
       awaitSucceeded(almanac, f[1], f[2]);
+    } else if (f[0].equals("REGISTER-POOL") && (f.length == 7 || f.length == 8)) {
+      PoolNode.register(almanac, f, CrashNode::out);
+    } else if (f[0].equals("REGISTER-BUDGET") && f.length >= 3 && f.length % 2 == 1) {
+      BudgetNode.register(almanac, f, CrashNode::out);
+    } else if (f[0].equals("USAGE") && f.length == 2) {
+      BudgetNode.usage(almanac, f[1], CrashNode::out);
     } else if (!line.isEmpty()) {
       out("UNKNOWN-COMMAND " + line);
     }
