@@ -16,5 +16,12 @@ public enum SkipReason {
   /** A dependency had not succeeded for the window (R9). */
   DEPENDENCY_NOT_MET,
   /** The task's condition did not hold (R9). */
-  CONDITION_NOT_MET
+  CONDITION_NOT_MET,
+  /** The window's due date is in one of the task's exclusion calendars (docs/schedules.md); the record names it. */
+  EXCLUDED,
+  /**
+   * The window is due outside the task's start and end bounds (docs/schedules.md): a fire the trigger
+   * computed before the bounds changed; the record names the bound.
+   */
+  OUT_OF_BOUNDS
 }

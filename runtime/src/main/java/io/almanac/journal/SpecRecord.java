@@ -50,6 +50,8 @@ import java.util.List;
  * @param event the event trigger, or null (absent from specs written before it existed)
  * @param dependency the dependency trigger, or null (likewise)
  * @param condition the condition trigger, or null (likewise)
+ * @param schedule the richer schedule: further crons, bounds, exclusion calendars, jitter; or null
+ *     for none (absent from specs written before it existed; docs/schedules.md)
  */
 public record SpecRecord(
     String id,
@@ -66,7 +68,8 @@ public record SpecRecord(
     Instant once,
     @JsonInclude(JsonInclude.Include.NON_NULL) Event event,
     @JsonInclude(JsonInclude.Include.NON_NULL) Dependency dependency,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Condition condition,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Schedule schedule) {
 
   /**
    * Fills missing components with the defaults {@link TaskSpec} gives them (a
@@ -92,7 +95,34 @@ public record SpecRecord(
         Retry.of(spec.retry()), CatchUp.of(spec.catchUp()), Lease.of(spec.lease()), spec.job(), spec.description(),
         spec.once(), spec.event() == null ? null : Event.of(spec.event()),
         spec.dependency() == null ? null : Dependency.of(spec.dependency()),
-        spec.condition() == null ? null : Condition.of(spec.condition()));
+        spec.condition() == null ? null : Condition.of(spec.condition()),
+        spec.richSchedule() ? Schedule.of(spec) : null);
+  }
+
+  /**
+   * A record as specs were written before richer schedules existed.
+   *
+   * @param id the task's id
+   * @param cron the cron, or null
+   * @param zone the zone
+   * @param window the window spec's name
+   * @param dst the DST policy
+   * @param overlap the overlap policy
+   * @param retry the retry policy
+   * @param catchUp the catch-up policy
+   * @param lease the lease policy
+   * @param job the job's name, or null
+   * @param description free text, or null
+   * @param once the one-shot instant, or null
+   * @param event the event trigger, or null
+   * @param dependency the dependency trigger, or null
+   * @param condition the condition trigger, or null
+   */
+  public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
+      CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
+      Condition condition) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition,
+        null);
   }
 
   /**
@@ -113,7 +143,7 @@ public record SpecRecord(
    */
   public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
       CatchUp catchUp, Lease lease, String job, String description, Instant once) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null);
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null);
   }
 
   /** @return whether a due window waits for a dependency or a condition */
@@ -136,6 +166,9 @@ public record SpecRecord(
         .when(condition == null ? null : condition.toTrigger()).job(job);
     if (once != null) {
       b.once(once);
+    }
+    if (schedule != null) {
+      schedule.applyTo(b);
     }
     return b.buildUnvalidated();
   }
@@ -354,4 +387,56 @@ public record SpecRecord(
           .waitAtMost(waitAtMost);
     }
   }
+
+  /**
+   * The persisted richer schedule (docs/schedules.md); each component null when unused.
+   *
+   * @param alsoCrons the crons besides {@code cron}, each without its zone
+   * @param from the start bound as given (an ISO date or instant), or null
+   * @param until the end bound as given, or null
+   * @param calendars the exclusion calendars with their dates as they were at registration, or null
+   * @param jitter the jitter, or null
+   */
+  public record Schedule(
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<String> alsoCrons,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String from,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String until,
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<Calendar> calendars,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Duration jitter) {
+
+    /**
+     * @param spec a spec with a richer schedule
+     * @return its record
+     */
+    public static Schedule of(TaskSpec spec) {
+      return new Schedule(spec.alsoCrons().isEmpty() ? null : List.copyOf(spec.alsoCrons()), spec.from(), spec.until(),
+          spec.calendars().isEmpty() ? null
+              : spec.calendars().stream().map(c -> new Calendar(c.name(), List.copyOf(c.dates()))).toList(),
+          spec.jitter().isZero() ? null : spec.jitter());
+    }
+
+    /**
+     * Sets these parts on a spec's builder.
+     *
+     * @param b the builder
+     * @throws io.almanac.InvalidSpecException if a stored calendar's dates are ones today's rules refuse
+     */
+    void applyTo(TaskSpec.Builder b) {
+      if (alsoCrons != null) {
+        alsoCrons.forEach(b::alsoCron);
+      }
+      b.from(from).until(until).jitter(jitter);
+      if (calendars != null) {
+        calendars.forEach(c -> b.exclude(io.almanac.ExclusionCalendar.of(c.name(), c.dates())));
+      }
+    }
+  }
+
+  /**
+   * A persisted exclusion calendar.
+   *
+   * @param name its name
+   * @param dates its dates and inclusive ranges, e.g. {@code 2027-02-10..2027-02-16}
+   */
+  public record Calendar(String name, List<String> dates) {}
 }

@@ -200,7 +200,7 @@ public final class Node {
     Duration summaryInterval = io.almanac.config.Settings.durationOf(config, "almanac.alerts.summary-interval");
     io.almanac.config.Settings.positive("almanac.alerts.summary-interval", summaryInterval);
     AlertSink alerts = alertSink != null ? alertSink : AlertSinks.logging(summaryInterval);
-    List<TaskSpec> declared = ConfigTasks.parse(config);
+    List<TaskSpec> declared = ConfigTasks.parse(config, jobs.calendars());
     for (TaskSpec spec : declared) {
       try {
         jobs.resolve(spec.job(), spec.id());
