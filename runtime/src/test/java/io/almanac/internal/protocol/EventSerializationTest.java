@@ -303,7 +303,18 @@ class EventSerializationTest {
     return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
         "since", new TriggerJournal.TasksRegistered(List.of(fullRecord()), AT, AT.minusSeconds(9)),
         "handed-over", new TriggerJournal.State(Map.of("daily-digest", fullRecord()), AT, java.util.Set.of("daily-digest"),
-            AT.plusSeconds(1)));
+            AT.plusSeconds(1)),
+        "schedules", new TaskJournal.SpecDefined(SpecRecord.of(richScheduleSpec()), AT),
+        "excluded", new TaskJournal.FireSkipped("2027-02-10", AT, AT.plusSeconds(86_400), AT, io.almanac.SkipReason.EXCLUDED,
+            "due date 2027-02-10 is in exclusion calendar holidays-cn-2027 (2027-02-10..2027-02-16)", AT));
+  }
+
+  /** A spec with every part of a richer schedule (docs/schedules.md): two crons, bounds, a calendar, jitter. */
+  static TaskSpec richScheduleSpec() {
+    return TaskSpec.builder("weekday-report").cron("0 0 9 ? * MON-FRI", "Asia/Shanghai").alsoCron("0 0 9 1 * ?")
+        .window(WindowSpec.DAILY).from("2027-01-01").until("2027-03-31")
+        .exclude(io.almanac.ExclusionCalendar.of("holidays-cn-2027", "2027-01-01", "2027-02-10..2027-02-16"))
+        .jitter(Duration.ofMinutes(5)).job("report").build();
   }
 
   @Test
