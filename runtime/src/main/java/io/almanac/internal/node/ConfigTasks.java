@@ -299,8 +299,8 @@ public final class ConfigTasks {
       try {
         out.put(name, ExclusionCalendar.of(name, dates));
       } catch (InvalidSpecException e) {
-        String field = e.field().startsWith("calendars." + name + ".") ? "almanac." + e.field().replace("calendars." + name,
-            at) : at;
+        String field = e.field().startsWith("calendars." + name + ".")
+            ? at + e.field().substring(("calendars." + name).length()) : at;
         throw new InvalidSpecException(field, e.value(), e.reason());
       }
     }
