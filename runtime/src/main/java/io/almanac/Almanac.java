@@ -202,6 +202,20 @@ public final class Almanac {
     }
 
     /**
+     * Declares an exclusion calendar in code, which the tasks of {@code almanac.tasks} may name
+     * ({@code calendars = [name]}) as they name those of {@code almanac.calendars}; a task built in
+     * code takes the calendar itself ({@link TaskSpec.Builder#exclude}). A name declared both here and
+     * in {@code almanac.calendars} is refused at start. See docs/schedules.md.
+     *
+     * @param calendar the calendar
+     * @return this builder
+     */
+    public Builder calendar(ExclusionCalendar calendar) {
+      jobs.registerCalendar(java.util.Objects.requireNonNull(calendar, "calendar"));
+      return this;
+    }
+
+    /**
      * Starts the node: joins the cluster (itself, when embedded), starts the task shards, the
      * trigger singleton, this node's executor and watchdog, and registers the tasks declared in
      * {@code almanac.tasks}.

@@ -21,5 +21,12 @@ public enum SkipReason {
    * The task's budget for the day (in its zone) was spent: today's reported cost reached its
    * budget per day plus any raise an operator made for the day. The next day starts afresh.
    */
-  BUDGET_EXHAUSTED
+  BUDGET_EXHAUSTED,
+  /** The window's due date is in one of the task's exclusion calendars (docs/schedules.md); the record names it. */
+  EXCLUDED,
+  /**
+   * The window is due outside the task's start and end bounds (docs/schedules.md): a fire the trigger
+   * computed before the bounds changed; the record names the bound.
+   */
+  OUT_OF_BOUNDS
 }

@@ -8,6 +8,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.lang.invoke.MethodHandles;
 import java.math.BigDecimal;
 import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
 import java.time.ZoneId;
 import java.util.Optional;
 import java.time.Instant;
@@ -30,11 +34,13 @@ import java.util.regex.Pattern;
 @JsonAutoDetect(fieldVisibility = JsonAutoDetect.Visibility.ANY, getterVisibility = JsonAutoDetect.Visibility.NONE,
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-    "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay"})
+    "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay",
+    "alsoCrons", "from", "until", "calendars", "jitter"})
 public final class TaskSpec extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
       "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-      "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay");
+      "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay",
+      "alsoCrons", "from", "until", "calendars", "jitter");
 
   @Override
   Parts parts() {
@@ -81,6 +87,17 @@ public final class TaskSpec extends Value {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final Integer pauseAfterFailures;
   private final BigDecimal budgetPerDay;
+  // Richer schedules (docs/schedules.md): each null when unused.
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final List<String> alsoCrons;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final String from;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final String until;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final List<ExclusionCalendar> calendars;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final Duration jitter;
 
   /**
    * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
@@ -107,6 +124,12 @@ public final class TaskSpec extends Value {
     this.deadline = b.deadline;
     this.pauseAfterFailures = b.pauseAfterFailures;
     this.budgetPerDay = b.budgetPerDay == null ? null : plain(b.budgetPerDay);
+    this.alsoCrons = b.alsoCrons.isEmpty() ? null
+        : b.alsoCrons.stream().map(c -> withoutZone(c, this.zone)).toList();
+    this.from = b.from;
+    this.until = b.until;
+    this.calendars = b.calendars.isEmpty() ? null : List.copyOf(b.calendars);
+    this.jitter = b.jitter == null || b.jitter.isZero() ? null : b.jitter;
   }
 
   /** An amount without trailing zeros (5.00 is 5), so equal budgets are equal specs. */
@@ -139,9 +162,21 @@ public final class TaskSpec extends Value {
       @JsonProperty("pools") java.util.List<String> pools,
       @JsonProperty("deadline") java.time.Duration deadline,
       @JsonProperty("pauseAfterFailures") Integer pauseAfterFailures,
-      @JsonProperty("budgetPerDay") BigDecimal budgetPerDay) {
+      @JsonProperty("budgetPerDay") BigDecimal budgetPerDay,
+      @JsonProperty("alsoCrons") List<String> alsoCrons,
+      @JsonProperty("from") String from,
+      @JsonProperty("until") String until,
+      @JsonProperty("calendars") List<ExclusionCalendar> calendars,
+      @JsonProperty("jitter") Duration jitter) {
     Builder b = builder(id).cron(cron, zone).window(window).dst(dst).overlap(overlap).retry(retry).catchUp(catchUp)
-        .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition);
+        .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition)
+        .from(from).until(until).jitter(jitter);
+    if (alsoCrons != null) {
+      alsoCrons.forEach(b::alsoCron);
+    }
+    if (calendars != null) {
+      calendars.forEach(b::exclude);
+    }
     b.once = once;
     b.pools = pools;
     b.deadline = deadline;
@@ -236,6 +271,54 @@ public final class TaskSpec extends Value {
     return condition;
   }
 
+  /** @return the crons whose union is the task's schedule besides {@link #cron()} ({@link
+   *     Builder#alsoCron}), each without its zone (the task's zone); empty when the task has one cron */
+  public List<String> alsoCrons() {
+    return alsoCrons == null ? List.of() : alsoCrons;
+  }
+
+  /** @return every cron of the schedule: {@link #cron()} first, then {@link #alsoCrons()}; empty for a
+   *     task without a cron */
+  public List<String> crons() {
+    if (cron == null) {
+      return List.of();
+    }
+    List<String> all = new ArrayList<>(1 + alsoCrons().size());
+    all.add(cron);
+    all.addAll(alsoCrons());
+    return List.copyOf(all);
+  }
+
+  /** @return the schedule's start bound as given ({@link Builder#from(String)}): an ISO date, the start of
+   *     that day in the task's zone, or an ISO instant; no window due before it fires. Null for none */
+  public String from() {
+    return from;
+  }
+
+  /** @return the schedule's end bound as given ({@link Builder#until(String)}): an ISO date, the whole of
+   *     that day in the task's zone included, or an ISO instant, included; no window due after it fires
+   *     and the trigger stops asking. Null for none */
+  public String until() {
+    return until;
+  }
+
+  /** @return the exclusion calendars: a window whose due date (in the task's zone) is in one of them is
+   *     recorded SKIPPED, {@link SkipReason#EXCLUDED}; empty for none */
+  public List<ExclusionCalendar> calendars() {
+    return calendars == null ? List.of() : calendars;
+  }
+
+  /** @return the jitter J: each window fires at a deterministic offset in [0, J) after its due time
+   *     ({@link io.almanac.schedule.Jitter}); zero for none */
+  public Duration jitter() {
+    return jitter == null ? Duration.ZERO : jitter;
+  }
+
+  /** @return whether the spec uses a bound, an exclusion calendar, jitter or more than one cron */
+  public boolean richSchedule() {
+    return alsoCrons != null || from != null || until != null || calendars != null || jitter != null;
+  }
+
   /**
    * @return the resource pools the task's job uses, in the order given (empty: none): an attempt
    *     starts only when every one has room ({@link PoolSpec})
@@ -303,6 +386,9 @@ public final class TaskSpec extends Value {
       validateBudget();
       WindowSpec.byName(window);
       validatePools();
+      if (richSchedule()) {
+        validateRichSchedule();
+      }
       if (job == null || job.isBlank()) {
         throw new InvalidSpecException("job", job, "a task names the job it runs: a registered job name or an"
             + " AgentJob class name (by default the task's id)");
@@ -431,20 +517,21 @@ public final class TaskSpec extends Value {
    * {@code hourly}, or {@code daily} explicitly to run once a day on purpose.
    */
   private void refuseSeveralFiringsPerDefaultWindow() {
-    CronSchedule schedule = CronSchedule.parse(cron, zone);
+    // the union of the crons, without bounds: a second cron can make a day fire twice
+    io.almanac.schedule.TaskSchedule schedule = io.almanac.schedule.Schedules.unbounded(this);
     Instant t = Instant.parse("2027-01-04T00:00:00Z"); // any fixed instant: the check does not depend on today
     String previous = null;
     Instant previousAt = null;
-    for (int i = 0; i < 8; i++) {
-      Optional<Firing> next = schedule.nextAfter(t, dst);
+    for (int i = 0; i < 8 * crons().size(); i++) {
+      Optional<io.almanac.schedule.DueWindow> next = schedule.nextAfter(t);
       if (next.isEmpty()) {
         return;
       }
-      Firing f = next.get();
+      Firing f = next.get().firing();
       String key = WindowSpec.DAILY.windowOf(f.nominal(), f.at(), schedule.zone()).key().value();
       if (key.equals(previous)) {
         throw new InvalidSpecException(id, new InvalidSpecException("window", "daily (the default)", "cron '"
-            + InvalidSpecException.echo(cron) + "' fires more than once a day (" + previousAt + " and " + f.at()
+            + InvalidSpecException.echo(String.join("' + '", crons())) + "' fires more than once a day (" + previousAt + " and " + f.at()
             + " are both in window " + key + "), so all but one firing a day would be recorded as duplicates; set "
             + "window to per-firing (one instance per firing) or hourly, or to daily explicitly to run once a day"));
       }
@@ -467,6 +554,83 @@ public final class TaskSpec extends Value {
       }
     }
     return CronSchedule.parse(cron, zone).zone();
+  }
+
+  /**
+   * Checks the parts of a richer schedule (docs/schedules.md): each extra cron in the task's zone,
+   * the bounds (the end after the start), the calendars (no name twice) and the jitter (not negative,
+   * not above the shortest interval of the crons' union).
+   */
+  private void validateRichSchedule() {
+    if (cron == null) {
+      String field = alsoCrons != null ? "crons" : from != null ? "from" : until != null ? "until"
+          : calendars != null ? "calendars" : "jitter";
+      Object value = switch (field) {
+        case "crons" -> alsoCrons;
+        case "from" -> from;
+        case "until" -> until;
+        case "calendars" -> calendars().stream().map(ExclusionCalendar::name).toList();
+        default -> jitter;
+      };
+      throw new InvalidSpecException(field, value, "applies to a task with a cron: " + (once != null
+          ? "a one-shot task fires at its one instant" : "a task triggered by events only has no cron windows"));
+    }
+    java.time.ZoneId zoneId = zoneId();
+    for (String extra : alsoCrons()) {
+      String[] tokens = extra.strip().split("\\s+");
+      java.time.ZoneId other = tokens.length > 1 ? zoneOrNull(tokens[tokens.length - 1]) : null;
+      if (other != null) {
+        throw new InvalidSpecException("crons", extra, "is in zone " + other + "; every cron of a task is in the task's"
+            + " zone " + zoneId + " (give it without a zone)");
+      }
+      try {
+        CronSchedule.parse(extra, zoneId);
+      } catch (InvalidSpecException e) {
+        throw new InvalidSpecException("crons", extra, e.reason());
+      }
+    }
+    Instant start = io.almanac.schedule.Bounds.start(from, zoneId);
+    Instant end = io.almanac.schedule.Bounds.end(until, zoneId);
+    if (start != null && end != null && !end.isAfter(start)) {
+      throw new InvalidSpecException("until", until, "ends before the schedule starts (from '" + from + "')");
+    }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (ExclusionCalendar c : calendars()) {
+      if (!names.add(c.name())) {
+        throw new InvalidSpecException("calendars", c.name(), "named twice");
+      }
+    }
+    if (jitter != null) {
+      if (jitter.isNegative()) {
+        throw new InvalidSpecException("jitter", jitter, "must not be negative");
+      }
+      Duration interval = io.almanac.schedule.Schedules.unboundedMinInterval(this);
+      if (jitter.compareTo(interval) > 0) {
+        throw new InvalidSpecException("jitter", jitter, "is larger than the schedule's shortest interval " + interval
+            + " between due windows: a window could fire after the next one is due");
+      }
+    }
+  }
+
+  /** A cron whose last token is {@code zone} without it; any other as it is (validation refuses another zone). */
+  private static String withoutZone(String cron, String zone) {
+    String stripped = cron.strip();
+    int space = stripped.lastIndexOf(' ');
+    if (space > 0 && zone != null && stripped.substring(space + 1).equals(zone)) {
+      return stripped.substring(0, space).strip();
+    }
+    return stripped;
+  }
+
+  private static java.time.ZoneId zoneOrNull(String token) {
+    if (!token.contains("/") && !token.equals("UTC") && !token.equals("Z")) {
+      return null; // a year or a cron field, not a zone
+    }
+    try {
+      return java.time.ZoneId.of(token);
+    } catch (DateTimeException e) {
+      return null;
+    }
   }
 
   /**
@@ -512,6 +676,12 @@ public final class TaskSpec extends Value {
     private java.time.Duration deadline;
     private Integer pauseAfterFailures;
     private BigDecimal budgetPerDay;
+    // Richer schedules (docs/schedules.md)
+    private final List<String> alsoCrons = new ArrayList<>();
+    private String from;
+    private String until;
+    private final List<ExclusionCalendar> calendars = new ArrayList<>();
+    private Duration jitter;
 
     private Builder(String id) {
       this.id = id;
@@ -766,6 +936,24 @@ public final class TaskSpec extends Value {
     }
 
     /**
+     * Adds a cron to the schedule: the task is due whenever any of its crons fires (their union). Two
+     * crons firing at the same instant make one window; two firings in one window (two crons firing on
+     * the same day with daily windows) are one window too, the later firing recorded as a duplicate of
+     * it, as with one cron. With the window left at its default (daily), a union firing more than once a
+     * day is refused, as one such cron is.
+     *
+     * @param expression a Quartz cron with seconds in the task's zone, e.g. {@code 0 0 9 1 * ?}; a last
+     *     token naming a zone is accepted if it is the task's zone
+     * @return this builder
+     */
+    public Builder alsoCron(String expression) {
+      if (expression != null) {
+        alsoCrons.add(expression);
+      }
+      return this;
+    }
+
+    /**
      * @param names the pools (null or empty: none)
      * @return this builder
      * @see #pools(String...)
@@ -792,6 +980,89 @@ public final class TaskSpec extends Value {
         throw new InvalidSpecException(id == null ? "?" : id, e);
       }
       this.pauseAfterFailures = n;
+      return this;
+    }
+
+    /**
+     * The schedule's start: no window due before it fires.
+     *
+     * @param isoDateOrInstant an ISO date ({@code 2027-01-01}: from the start of that day in the task's
+     *     zone) or an ISO instant with its offset ({@code 2027-01-01T09:00:00Z}); null for none
+     * @return this builder
+     */
+    public Builder from(String isoDateOrInstant) {
+      this.from = isoDateOrInstant == null ? null : isoDateOrInstant.strip();
+      return this;
+    }
+
+    /**
+     * @param date the first day of the schedule, in the task's zone
+     * @return this builder
+     */
+    public Builder from(LocalDate date) {
+      return from(date == null ? null : date.toString());
+    }
+
+    /**
+     * @param instant the first instant a window may be due at
+     * @return this builder
+     */
+    public Builder from(Instant instant) {
+      return from(instant == null ? null : instant.toString());
+    }
+
+    /**
+     * The schedule's end: no window due after it fires, and the trigger stops asking for the task's
+     * next firing.
+     *
+     * @param isoDateOrInstant an ISO date ({@code 2027-03-31}: that whole day in the task's zone
+     *     included) or an ISO instant with its offset, included; null for none
+     * @return this builder
+     */
+    public Builder until(String isoDateOrInstant) {
+      this.until = isoDateOrInstant == null ? null : isoDateOrInstant.strip();
+      return this;
+    }
+
+    /**
+     * @param date the last day of the schedule, in the task's zone, included
+     * @return this builder
+     */
+    public Builder until(LocalDate date) {
+      return until(date == null ? null : date.toString());
+    }
+
+    /**
+     * @param instant the last instant a window may be due at, included
+     * @return this builder
+     */
+    public Builder until(Instant instant) {
+      return until(instant == null ? null : instant.toString());
+    }
+
+    /**
+     * Excludes the dates of a calendar: a window whose due date (the local date of its firing, in the
+     * task's zone) is in it is recorded SKIPPED with {@link SkipReason#EXCLUDED} instead of running.
+     * The spec holds the calendar's dates as given here. Several calendars may be named.
+     *
+     * @param calendar the calendar, shared by the tasks that name it
+     * @return this builder
+     */
+    public Builder exclude(ExclusionCalendar calendar) {
+      this.calendars.add(Objects.requireNonNull(calendar, "calendar"));
+      return this;
+    }
+
+    /**
+     * Spreads the task's windows: each fires at a deterministic offset in [0, J) after its due time,
+     * derived from the task's id and the window's key ({@link io.almanac.schedule.Jitter}), so a restart
+     * does not move it. The window's key and its recorded due time stay the un-jittered ones.
+     *
+     * @param j the jitter; zero or null for none; at most the schedule's shortest interval
+     * @return this builder
+     */
+    public Builder jitter(Duration j) {
+      this.jitter = j;
       return this;
     }
 

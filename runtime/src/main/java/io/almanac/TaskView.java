@@ -18,7 +18,9 @@ import java.time.Instant;
  * @param lease the lease an attempt would get now (R23)
  * @param minInterval the shortest interval between the cron's next firings, or null when the schedule failed
  * @param intervalShorterThanP99 true when the cron fires more often than a run lasts at P99 (R8)
- * @param nextDue the next firing after now, or null if the cron never fires again (or the task was removed)
+ * @param nextDue the next firing after now, or null if the cron never fires again, past its end bound
+ *     (or the task was removed); for a task with jitter, when that window fires (its due time plus its
+ *     offset, docs/schedules.md)
  * @param removedAt when the task was removed ({@link Almanac#remove(String)}), or null while it is
  *     defined; a removed task's view and windows are its history
  * @param archivedThrough the latest start of a window that left the hot state, or null when none

@@ -21,7 +21,8 @@ final class ApiJson {
   /**
    * {@code {"id","zone","schedule","window","paused","removed","nextFireUtc","nextFireLocal",
    * "interventionQueue","hotWindows","p99Millis","leaseMillis"}}: the next fire as a UTC instant and
-   * as an ISO offset date-time in the task's zone.
+   * as an ISO offset date-time in the task's zone; a task with a richer schedule has its parts too
+   * ({@link #richSchedule}).
    */
   static ObjectNode task(TaskView view) {
     TaskSpec spec = view.spec();
@@ -38,7 +39,31 @@ final class ApiJson {
     n.put("hotWindows", view.hotWindows());
     putMillis(n, "p99Millis", view.p99());
     putMillis(n, "leaseMillis", view.lease());
+    richSchedule(n, spec);
     return n;
+  }
+
+  /**
+   * A richer schedule's parts (docs/schedules.md), each only when the task has it: {@code "alsoCrons"}
+   * (the crons besides {@code schedule}), {@code "from"}, {@code "until"} (as given), {@code
+   * "calendars"} (names) and {@code "jitterMillis"}.
+   */
+  private static void richSchedule(ObjectNode n, TaskSpec spec) {
+    if (!spec.alsoCrons().isEmpty()) {
+      spec.alsoCrons().forEach(n.putArray("alsoCrons")::add);
+    }
+    if (spec.from() != null) {
+      n.put("from", spec.from());
+    }
+    if (spec.until() != null) {
+      n.put("until", spec.until());
+    }
+    if (!spec.calendars().isEmpty()) {
+      spec.calendars().forEach(c -> n.withArray("calendars").add(c.name()));
+    }
+    if (!spec.jitter().isZero()) {
+      n.put("jitterMillis", spec.jitter().toMillis());
+    }
   }
 
   /**

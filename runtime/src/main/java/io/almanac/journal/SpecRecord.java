@@ -58,6 +58,8 @@ import java.util.List;
  *     or null for never (likewise)
  * @param budgetPerDayMicros the task's budget per day in millionths of the operator's cost unit, or
  *     null for none (absent from specs written before budgets existed)
+ * @param schedule the richer schedule: further crons, bounds, exclusion calendars, jitter; or null
+ *     for none (absent from specs written before it existed; docs/schedules.md)
  */
 public record SpecRecord(
     String id,
@@ -78,7 +80,9 @@ public record SpecRecord(
     @JsonInclude(JsonInclude.Include.NON_NULL) List<String> pools,
     @JsonInclude(JsonInclude.Include.NON_NULL) Duration deadline,
     @JsonInclude(JsonInclude.Include.NON_NULL) Integer pauseAfterFailures,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Long budgetPerDayMicros) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long budgetPerDayMicros,
+
+    @JsonInclude(JsonInclude.Include.NON_NULL) Schedule schedule) {
 
   /**
    * Fills missing components with the defaults {@link TaskSpec} gives them (a
@@ -107,7 +111,8 @@ public record SpecRecord(
         spec.dependency() == null ? null : Dependency.of(spec.dependency()),
         spec.condition() == null ? null : Condition.of(spec.condition()),
         spec.pools().isEmpty() ? null : spec.pools(), spec.deadline(), spec.pauseAfterFailures(),
-        spec.budgetPerDay() == null ? null : io.almanac.Usage.toMicros("budgetPerDay", spec.budgetPerDay()));
+        spec.budgetPerDay() == null ? null : io.almanac.Usage.toMicros("budgetPerDay", spec.budgetPerDay()),
+        spec.richSchedule() ? Schedule.of(spec) : null);
   }
 
   /**
@@ -128,7 +133,7 @@ public record SpecRecord(
    */
   public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
       CatchUp catchUp, Lease lease, String job, String description, Instant once) {
-    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null, null, null, null);
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, null, null, null, null, null, null, null, null);
   }
 
   /**
@@ -181,7 +186,7 @@ public record SpecRecord(
       CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
       Condition condition, List<String> pools) {
     this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition,
-        pools, null, null, null);
+        pools, null, null, null, null);
   }
 
   /** @return the pools the task's job uses, empty when none */
@@ -216,6 +221,9 @@ public record SpecRecord(
     }
     if (budgetPerDayMicros != null) {
       b.budgetPerDay(java.math.BigDecimal.valueOf(budgetPerDayMicros, 6));
+    }
+    if (schedule != null) {
+      schedule.applyTo(b);
     }
     return b.buildUnvalidated();
   }
@@ -434,4 +442,56 @@ public record SpecRecord(
           .waitAtMost(waitAtMost);
     }
   }
+
+  /**
+   * The persisted richer schedule (docs/schedules.md); each component null when unused.
+   *
+   * @param alsoCrons the crons besides {@code cron}, each without its zone
+   * @param from the start bound as given (an ISO date or instant), or null
+   * @param until the end bound as given, or null
+   * @param calendars the exclusion calendars with their dates as they were at registration, or null
+   * @param jitter the jitter, or null
+   */
+  public record Schedule(
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<String> alsoCrons,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String from,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String until,
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<Calendar> calendars,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Duration jitter) {
+
+    /**
+     * @param spec a spec with a richer schedule
+     * @return its record
+     */
+    public static Schedule of(TaskSpec spec) {
+      return new Schedule(spec.alsoCrons().isEmpty() ? null : List.copyOf(spec.alsoCrons()), spec.from(), spec.until(),
+          spec.calendars().isEmpty() ? null
+              : spec.calendars().stream().map(c -> new Calendar(c.name(), List.copyOf(c.dates()))).toList(),
+          spec.jitter().isZero() ? null : spec.jitter());
+    }
+
+    /**
+     * Sets these parts on a spec's builder.
+     *
+     * @param b the builder
+     * @throws io.almanac.InvalidSpecException if a stored calendar's dates are ones today's rules refuse
+     */
+    void applyTo(TaskSpec.Builder b) {
+      if (alsoCrons != null) {
+        alsoCrons.forEach(b::alsoCron);
+      }
+      b.from(from).until(until).jitter(jitter);
+      if (calendars != null) {
+        calendars.forEach(c -> b.exclude(io.almanac.ExclusionCalendar.of(c.name(), c.dates())));
+      }
+    }
+  }
+
+  /**
+   * A persisted exclusion calendar.
+   *
+   * @param name its name
+   * @param dates its dates and inclusive ranges, e.g. {@code 2027-02-10..2027-02-16}
+   */
+  public record Calendar(String name, List<String> dates) {}
 }

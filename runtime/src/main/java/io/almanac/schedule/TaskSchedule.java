@@ -36,6 +36,12 @@ public final class TaskSchedule {
   private final DstPolicy dst;
   private final WindowSpec windows;
   private final ZoneRules rules;
+  // Richer schedules (docs/schedules.md): the crons beyond the first, the bounds and the jitter.
+  private final List<CronSchedule> alsoCrons;
+  private final Instant start;
+  private final Instant end;
+  private final String taskId;
+  private final Duration jitter;
 
   /**
    * Combines a task's schedule parts.
@@ -52,6 +58,11 @@ public final class TaskSchedule {
     this.dst = Objects.requireNonNull(dst, "dst");
     this.windows = Objects.requireNonNull(windows, "windows");
     this.rules = zone.getRules();
+    this.alsoCrons = List.of();
+    this.start = null;
+    this.end = null;
+    this.taskId = null;
+    this.jitter = Duration.ZERO;
   }
 
   private TaskSchedule(Instant once, ZoneId zone, WindowSpec windows) {
@@ -61,6 +72,181 @@ public final class TaskSchedule {
     this.dst = DstPolicy.DEFAULT;
     this.windows = Objects.requireNonNull(windows, "windows");
     this.rules = zone.getRules();
+    this.alsoCrons = List.of();
+    this.start = null;
+    this.end = null;
+    this.taskId = null;
+    this.jitter = Duration.ZERO;
+  }
+
+  private TaskSchedule(TaskSchedule base, List<CronSchedule> alsoCrons, Instant start, Instant end, String taskId,
+      Duration jitter) {
+    this.cron = base.cron;
+    this.once = base.once;
+    this.zone = base.zone;
+    this.dst = base.dst;
+    this.windows = base.windows;
+    this.rules = base.rules;
+    this.alsoCrons = List.copyOf(alsoCrons);
+    this.start = start;
+    this.end = end;
+    this.taskId = taskId;
+    this.jitter = jitter == null ? Duration.ZERO : jitter;
+  }
+
+  /**
+   * This schedule as the union of its cron and {@code more} crons: due whenever any of them fires;
+   * two crons firing at one instant are one firing.
+   *
+   * @param more further crons; each must be in this schedule's zone
+   * @return the union
+   * @throws IllegalArgumentException if a cron is in another zone, or this is not a cron schedule
+   */
+  public TaskSchedule withAlsoCrons(List<CronSchedule> more) {
+    if (cron == null && !more.isEmpty()) {
+      throw new IllegalArgumentException("only a cron schedule takes more crons");
+    }
+    for (CronSchedule c : more) {
+      if (!c.zone().equals(zone)) {
+        throw new IllegalArgumentException("cron " + c + " is not in the schedule's zone " + zone);
+      }
+    }
+    return new TaskSchedule(this, more, start, end, taskId, jitter);
+  }
+
+  /**
+   * This schedule within bounds: no window due before {@code start} or at or after {@code end}.
+   *
+   * @param start the first instant a window may be due at, or null
+   * @param end the first instant past the bounds (exclusive), or null
+   * @return the bounded schedule
+   */
+  public TaskSchedule withBounds(Instant start, Instant end) {
+    return new TaskSchedule(this, alsoCrons, start, end, taskId, jitter);
+  }
+
+  /**
+   * This schedule with jitter: each window fires at {@link #fireAt(DueWindow)}, its due time plus
+   * {@link Jitter#offset}; its key and due time are unchanged.
+   *
+   * @param taskId the task's id, which the offsets derive from
+   * @param jitter J; zero for none
+   * @return the jittered schedule
+   */
+  public TaskSchedule withJitter(String taskId, Duration jitter) {
+    return new TaskSchedule(this, alsoCrons, start, end, Objects.requireNonNull(taskId, "taskId"), jitter);
+  }
+
+  /**
+   * The crons beyond {@link #cron()} whose union is the schedule.
+   *
+   * @return the further crons, empty for one
+   */
+  public List<CronSchedule> alsoCrons() {
+    return alsoCrons;
+  }
+
+  /**
+   * The start bound.
+   *
+   * @return the first instant a window may be due at, or null
+   */
+  public Instant start() {
+    return start;
+  }
+
+  /**
+   * The end bound.
+   *
+   * @return the first instant past the bounds (exclusive), or null
+   */
+  public Instant end() {
+    return end;
+  }
+
+  /**
+   * The jitter.
+   *
+   * @return J, zero for none
+   */
+  public Duration jitter() {
+    return jitter;
+  }
+
+  /**
+   * Whether a due time is within the bounds.
+   *
+   * @param dueAt a window's due time
+   * @return whether it is at or after the start and before the end
+   */
+  public boolean inBounds(Instant dueAt) {
+    return (start == null || !dueAt.isBefore(start)) && (end == null || dueAt.isBefore(end));
+  }
+
+  /**
+   * A window's jitter offset.
+   *
+   * @param w a due window
+   * @return its offset in [0, J), zero without jitter
+   */
+  public Duration offsetOf(DueWindow w) {
+    return jitter.isZero() ? Duration.ZERO : Jitter.offset(taskId, w.key().value(), jitter);
+  }
+
+  /**
+   * When a window fires: its due time plus its jitter offset. Without jitter, its due time.
+   *
+   * @param w a due window
+   * @return the instant it fires at
+   */
+  public Instant fireAt(DueWindow w) {
+    return jitter.isZero() ? w.dueAt() : w.dueAt().plus(offsetOf(w));
+  }
+
+  /**
+   * The next window that fires strictly after {@code t}: {@link #nextAfter} without jitter; with it,
+   * possibly a window due at or before {@code t} whose offset makes it fire after (a jitter is at
+   * most the shortest interval, so windows fire in the order they are due).
+   *
+   * @param t the instant to search after (exclusive), by fire time
+   * @return the window, empty if none fires again
+   * @throws io.almanac.ScheduleComputationException if a firing cannot be computed
+   */
+  public Optional<DueWindow> nextFireAfter(Instant t) {
+    if (jitter.isZero()) {
+      return nextAfter(t);
+    }
+    for (DueWindow w : dueBetween(t.minus(jitter), t, 4)) {
+      if (fireAt(w).isAfter(t)) {
+        return Optional.of(w);
+      }
+    }
+    return nextAfter(t);
+  }
+
+  /**
+   * The windows that fire in {@code (fromExclusive, toInclusive]}, by fire time, in order: {@link
+   * #dueBetween} without jitter.
+   *
+   * @param fromExclusive the start (exclusive)
+   * @param toInclusive the end (inclusive)
+   * @param max the most windows to return
+   * @return up to {@code max} windows
+   * @throws io.almanac.ScheduleComputationException if a firing cannot be computed
+   */
+  public List<DueWindow> firingBetween(Instant fromExclusive, Instant toInclusive, int max) {
+    if (jitter.isZero()) {
+      return dueBetween(fromExclusive, toInclusive, max);
+    }
+    List<DueWindow> out = new ArrayList<>();
+    int ask = max >= Integer.MAX_VALUE - 4 ? Integer.MAX_VALUE : max + 4;
+    for (DueWindow w : dueBetween(fromExclusive.minus(jitter), toInclusive, ask)) {
+      Instant at = fireAt(w);
+      if (at.isAfter(fromExclusive) && !at.isAfter(toInclusive) && out.size() < max) {
+        out.add(w);
+      }
+    }
+    return out;
   }
 
   /**
@@ -150,6 +336,27 @@ public final class TaskSchedule {
     if (cron == null) {
       return Optional.empty(); // events only: never due by time
     }
+    if (start != null && t.isBefore(start)) {
+      t = start.minusNanos(1);
+    }
+    if (end != null && !t.isBefore(end)) {
+      return Optional.empty(); // past the end: the trigger stops asking
+    }
+    Optional<DueWindow> next = nextOf(cron, t);
+    for (CronSchedule more : alsoCrons) {
+      Optional<DueWindow> other = nextOf(more, t);
+      if (other.isPresent() && (next.isEmpty() || other.get().dueAt().isBefore(next.get().dueAt()))) {
+        next = other;
+      }
+    }
+    if (next.isPresent() && end != null && !next.get().dueAt().isBefore(end)) {
+      return Optional.empty();
+    }
+    return next;
+  }
+
+  /** One cron's next due window strictly after {@code t}. */
+  private Optional<DueWindow> nextOf(CronSchedule cron, Instant t) {
     Instant cursor = t;
     while (true) {
       Optional<Firing> next = cron.nextAfter(cursor, dst);
@@ -285,6 +492,11 @@ public final class TaskSchedule {
   public boolean equals(Object other) {
     return other instanceof TaskSchedule that
         && Objects.equals(cron, that.cron)
+        && alsoCrons.equals(that.alsoCrons)
+        && Objects.equals(start, that.start)
+        && Objects.equals(end, that.end)
+        && Objects.equals(taskId, that.taskId)
+        && jitter.equals(that.jitter)
         && Objects.equals(once, that.once)
         && zone.equals(that.zone)
         && dst.equals(that.dst)
@@ -298,7 +510,7 @@ public final class TaskSchedule {
    */
   @Override
   public int hashCode() {
-    return Objects.hash(cron, once, zone, dst, windows);
+    return Objects.hash(cron, once, zone, dst, windows, alsoCrons, start, end, taskId, jitter);
   }
 
   /**
@@ -315,6 +527,8 @@ public final class TaskSchedule {
     if (cron == null) {
       return "TaskSchedule[events only " + zone + ", " + windows.name() + "]";
     }
-    return "TaskSchedule[" + cron + ", " + dst + ", " + windows.name() + "]";
+    String more = (alsoCrons.isEmpty() ? "" : ", also " + alsoCrons) + (start == null ? "" : ", from " + start)
+        + (end == null ? "" : ", before " + end) + (jitter.isZero() ? "" : ", jitter " + jitter);
+    return "TaskSchedule[" + cron + ", " + dst + ", " + windows.name() + more + "]";
   }
 }

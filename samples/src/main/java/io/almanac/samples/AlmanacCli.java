@@ -377,13 +377,40 @@ public final class AlmanacCli implements Callable<Integer> {
       for (JsonNode k : a.json().path("tasks")) {
         String state = k.path("removed").asBoolean(false) ? "removed" : k.path("paused").asBoolean(false) ? "paused" : "active";
         String local = text(k, "nextFireLocal");
-        t.row(text(k, "id"), text(k, "schedule"), text(k, "window"), state,
+        t.row(text(k, "id"), scheduleText(k), text(k, "window"), state,
             local == null ? "never" : time(local) + " " + text(k, "zone"),
             text(k, "nextFireUtc") == null ? "never" : time(text(k, "nextFireUtc")), text(k, "interventionQueue"));
       }
       t.print(out());
       return EXIT_OK;
     }
+  }
+
+  /**
+   * A task's schedule for the {@code tasks} listing: its cron, and for a richer schedule
+   * (docs/schedules.md) its other crons ({@code + ...}), bounds ({@code from .. until ..}), calendars
+   * ({@code excl ...}) and jitter ({@code jitter 300s}).
+   */
+  static String scheduleText(JsonNode k) {
+    StringBuilder b = new StringBuilder(String.valueOf(text(k, "schedule")));
+    for (JsonNode c : k.path("alsoCrons")) {
+      b.append(" + ").append(c.asText());
+    }
+    if (text(k, "from") != null || text(k, "until") != null) {
+      b.append(" | ").append(text(k, "from") == null ? "" : "from " + text(k, "from"))
+          .append(text(k, "from") != null && text(k, "until") != null ? " " : "")
+          .append(text(k, "until") == null ? "" : "until " + text(k, "until"));
+    }
+    List<String> calendars = new java.util.ArrayList<>();
+    k.path("calendars").forEach(c -> calendars.add(c.asText()));
+    if (!calendars.isEmpty()) {
+      b.append(" | excl ").append(String.join(",", calendars));
+    }
+    if (k.hasNonNull("jitterMillis")) {
+      b.append(" | jitter ").append(java.time.Duration.ofMillis(k.path("jitterMillis").asLong()).toString().substring(2)
+          .toLowerCase(java.util.Locale.ROOT));
+    }
+    return b.toString();
   }
 
   /** {@code windows}: the instance table, filtered and paged. */

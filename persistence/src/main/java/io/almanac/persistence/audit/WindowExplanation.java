@@ -577,6 +577,14 @@ public final class WindowExplanation {
         scheduledKind = e.kind();
         reopenedFrom = from;
         Duration late = Duration.between(e.dueAt(), e.at());
+        Duration offset = jitterOffset();
+        if (e.kind() == RunKind.FIRST && !offset.isZero() && !releasePending) {
+          // a jittered window fires at its offset after due: that part is not lateness (docs/schedules.md)
+          step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + ", the task's jitter " + human(spec.schedule().jitter())
+              + " gives this window the offset " + human(offset) + ": it fires at " + time(e.dueAt().plus(offset))
+              + " (its key and due time are unchanged).");
+          late = late.minus(offset);
+        }
         if (releasePending) {
           releasePending = false;
           reopenedFrom = null;
@@ -670,7 +678,8 @@ public final class WindowExplanation {
         leaseExtensions = 0;
         // How late against what it waited for: a first run its due time, a retry its back-off; an operator's
         // run or a backfill only the executor (the waiting below).
-        Instant ref = e.kind() == RunKind.FIRST ? dueAt : e.kind() == RunKind.RETRY && lastRetry != null ? lastRetry.dueAt() : null;
+        Instant ref = e.kind() == RunKind.FIRST ? (dueAt == null ? null : dueAt.plus(jitterOffset()))
+            : e.kind() == RunKind.RETRY && lastRetry != null ? lastRetry.dueAt() : null;
         Duration behind = ref == null ? null : Duration.between(ref, e.at());
         String lateness = ref == null ? "" : e.kind() == RunKind.FIRST ? " (" + late(behind, "due") + ")"
             : behind.isNegative() || behind.isZero() ? " (as soon as its retry was due)"
@@ -936,7 +945,59 @@ public final class WindowExplanation {
         case BUDGET_EXHAUSTED -> "the task's budget for the day was spent (BUDGET_EXHAUSTED: " + detail + "); the day's "
             + "first such skip raises a BUDGET_EXHAUSTED alert, the next day starts afresh, and an operator may raise the "
             + "budget for the day";
+        case EXCLUDED -> excludedText(detail);
+        case OUT_OF_BOUNDS -> outOfBoundsText(detail);
       };
+    }
+
+    // --- richer schedules (docs/schedules.md), told from the spec the journal holds ---
+
+    /** The window's jitter offset by the task's spec; zero without jitter. */
+    private Duration jitterOffset() {
+      if (spec == null || spec.schedule() == null || spec.schedule().jitter() == null) {
+        return Duration.ZERO;
+      }
+      return io.almanac.schedule.Jitter.offset(taskId, window, spec.schedule().jitter());
+    }
+
+    /** Which calendar of the spec holds the window's due date. */
+    private String excludedText(String detail) {
+      if (spec != null && spec.schedule() != null && spec.schedule().calendars() != null && dueDate != null) {
+        for (SpecRecord.Calendar c : spec.schedule().calendars()) {
+          try {
+            String entry = io.almanac.ExclusionCalendar.of(c.name(), c.dates()).entryFor(dueDate);
+            if (entry != null) {
+              return "its due date " + dueDate + " (" + zone.getId() + ") is in the task's exclusion calendar " + c.name()
+                  + " (" + entry + "), so it was recorded SKIPPED (EXCLUDED) and did not run";
+            }
+          } catch (RuntimeException e) {
+            // a stored calendar today's rules refuse: told from the record below
+          }
+        }
+      }
+      return "its due date is in an exclusion calendar of the task (EXCLUDED: " + detail + ")";
+    }
+
+    /** Which bound of the spec the window is outside of. */
+    private String outOfBoundsText(String detail) {
+      if (spec != null && spec.schedule() != null && dueAt != null) {
+        SpecRecord.Schedule b = spec.schedule();
+        try {
+          Instant start = io.almanac.schedule.Bounds.start(b.from(), zone);
+          Instant end = io.almanac.schedule.Bounds.end(b.until(), zone);
+          if (start != null && dueAt.isBefore(start)) {
+            return "it was due " + dateTime(dueAt) + " " + zone.getId() + ", before the task's start bound (from "
+                + b.from() + "), so it was recorded SKIPPED (OUT_OF_BOUNDS): the trigger fired it before the bounds changed";
+          }
+          if (end != null && !dueAt.isBefore(end)) {
+            return "it was due " + dateTime(dueAt) + " " + zone.getId() + ", after the task's end bound (until "
+                + b.until() + "), so it was recorded SKIPPED (OUT_OF_BOUNDS): the trigger fired it before the bounds changed";
+          }
+        } catch (RuntimeException e) {
+          // told from the record below
+        }
+      }
+      return "it was due outside the task's bounds (OUT_OF_BOUNDS: " + detail + ")";
     }
 
     private String missed(WindowMissed e) {
@@ -1061,7 +1122,8 @@ public final class WindowExplanation {
             : ", because " + downtime) : ", reopened from " + reopenedFrom + " by an operator's backfill")
             + "; attempt " + attempt + " started " + time(started) + " on node " + node + ", " + done;
       }
-      Duration late = dueAt == null || started == null ? Duration.ZERO : Duration.between(dueAt, started);
+      Duration late = dueAt == null || started == null ? Duration.ZERO
+          : Duration.between(dueAt.plus(jitterOffset()), started);
       if (attempt > 1) {
         return "ran after " + (attempt - 1) + (attempt == 2 ? " retry" : " retries") + ": " + due
             + (lastError == null ? "" : ", last error before: " + lastError) + "; attempt " + attempt + " started "
@@ -1112,6 +1174,20 @@ public final class WindowExplanation {
             + example(schedule) + ")";
       }
       Optional<DueWindow> due = dueOf(schedule, guess.get());
+      if (due.isEmpty() && spec.schedule() != null && (spec.schedule().from() != null || spec.schedule().until() != null)) {
+        Optional<DueWindow> unbounded;
+        try {
+          unbounded = dueOf(Schedules.unbounded(spec.toSpec()), guess.get());
+        } catch (RuntimeException e) {
+          unbounded = Optional.empty();
+        }
+        if (unbounded.isPresent()) {
+          return "its crons fire then (" + dateTime(unbounded.get().dueAt()) + " " + zone.getId() + ") but that is outside"
+              + " the task's bounds" + (spec.schedule().from() == null ? "" : " from " + spec.schedule().from())
+              + (spec.schedule().until() == null ? "" : " until " + spec.schedule().until())
+              + ": no window fires outside them";
+        }
+      }
       if (due.isEmpty()) {
         return "its schedule (" + specText(spec) + ") does not fire in that window";
       }
@@ -1447,7 +1523,32 @@ public final class WindowExplanation {
 
   private static String specText(SpecRecord s) {
     return (s.once() != null ? "once at " + s.once() : "cron '" + s.cron() + "'") + " in " + s.zone() + ", window "
-        + s.window();
+        + s.window() + scheduleText(s.schedule());
+  }
+
+  /** The richer schedule's parts, e.g. {@code , also cron '0 0 9 1 * ?', from 2027-01-01, jitter 5m}. */
+  private static String scheduleText(SpecRecord.Schedule s) {
+    if (s == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    if (s.alsoCrons() != null) {
+      s.alsoCrons().forEach(c -> b.append(", also cron '").append(c).append('\''));
+    }
+    if (s.from() != null) {
+      b.append(", from ").append(s.from());
+    }
+    if (s.until() != null) {
+      b.append(", until ").append(s.until());
+    }
+    if (s.calendars() != null) {
+      b.append(", excluding calendar").append(s.calendars().size() == 1 ? " " : "s ")
+          .append(String.join(", ", s.calendars().stream().map(SpecRecord.Calendar::name).toList()));
+    }
+    if (s.jitter() != null) {
+      b.append(", jitter ").append(human(s.jitter()));
+    }
+    return b.toString();
   }
 
   /**

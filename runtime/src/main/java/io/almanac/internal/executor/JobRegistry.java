@@ -14,6 +14,22 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class JobRegistry {
   private final Map<String, AgentJob> jobs = new ConcurrentHashMap<>();
   private final Map<String, io.almanac.Condition> conditions = new ConcurrentHashMap<>();
+  /** Exclusion calendars declared in code, by name: held here with the node's other code-declared parts. */
+  private final Map<String, io.almanac.ExclusionCalendar> calendars = new ConcurrentHashMap<>();
+
+  /**
+   * Declares an exclusion calendar that tasks of {@code almanac.tasks} may name (docs/schedules.md).
+   *
+   * @param calendar the calendar
+   */
+  public void registerCalendar(io.almanac.ExclusionCalendar calendar) {
+    calendars.put(calendar.name(), Objects.requireNonNull(calendar, "calendar"));
+  }
+
+  /** @return the calendars declared in code, by name */
+  public Map<String, io.almanac.ExclusionCalendar> calendars() {
+    return Map.copyOf(calendars);
+  }
 
   /**
    * Registers a condition under the name condition triggers use ({@link io.almanac.ConditionTrigger#name()}).

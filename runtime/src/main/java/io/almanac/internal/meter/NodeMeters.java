@@ -74,7 +74,7 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.intervention.queue}</td><td>gauge</td><td></td><td>FINAL_FAILED windows of
  *       the tasks this node hosts (a task entity that stopped for being idle still counts)</td></tr>
  *   <tr><td>{@code almanac.trigger.lag}</td><td>timer, percentile histogram</td><td></td><td>start of a
- *       first attempt minus its window's due time (on-time fires only: a backfill, a retry or a manual
+ *       first attempt minus its window's due time, plus its jitter offset if any (on-time fires only: a backfill, a retry or a manual
  *       run is late by design)</td></tr>
  *   <tr><td>{@code almanac.backlog}</td><td>gauge</td><td>{@code queue} (fresh: first and manual runs;
  *       backlog: retries, backfills and catch-ups)</td><td>windows this node's executor holds waiting
@@ -305,7 +305,8 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     public Boolean attemptStarted(AttemptStarted s) {
       count("almanac.attempts.started", "kind", name(s.kind()));
       if (s.kind() == RunKind.FIRST) {
-        after.window(s.window()).map(WindowState::dueAt).ifPresent(due -> triggerLag.record(lag(due, s.at())));
+        after.window(s.window()).map(WindowState::dueAt).ifPresent(due -> triggerLag.record(lag(firesAt(after, s.window(), due),
+            s.at())));
       }
       return false;
     }
@@ -683,6 +684,18 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   @Override
   public boolean installed() {
     return true; // NONE is never installed, and StoreMeters answers its own NONE before a start
+  }
+
+  /**
+   * When a window was meant to fire: its due time, plus its jitter offset for a task with jitter
+   * (docs/schedules.md), so that the lag does not count the jitter.
+   */
+  static Instant firesAt(TaskJournal.State state, String window, Instant due) {
+    io.almanac.journal.SpecRecord spec = state.spec();
+    if (spec == null || spec.schedule() == null || spec.schedule().jitter() == null) {
+      return due;
+    }
+    return due.plus(io.almanac.schedule.Jitter.offset(spec.id(), window, spec.schedule().jitter()));
   }
 
   /** The trigger's lag: started minus due, never negative (a clock step or skew). */

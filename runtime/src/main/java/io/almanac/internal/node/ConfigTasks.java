@@ -11,6 +11,7 @@ import io.almanac.ConditionTrigger;
 import io.almanac.DependencyTrigger;
 import io.almanac.DstPolicy;
 import io.almanac.EventTrigger;
+import io.almanac.ExclusionCalendar;
 import io.almanac.InvalidSpecException;
 import io.almanac.LeasePolicy;
 import io.almanac.OverlapPolicy;
@@ -74,7 +75,8 @@ public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
       "dst", "description", "zone", "event", "depends-on", "condition", "pools", "deadline", "pause-after-failures",
-      "budget-per-day");
+      "budget-per-day",
+      "crons", "from", "until", "calendars", "jitter");
   private static final Set<String> EVENT_KEYS = Set.of("type", "map-by");
   private static final Set<String> DEPENDS_ON_KEYS = Set.of("upstream", "require", "mapping", "wait-at-most",
       "missing-upstream", "on-upstream-rerun");
@@ -134,7 +136,13 @@ public final class ConfigTasks {
       Map.entry("condition.wait-at-most", "condition.wait-at-most"),
       Map.entry("pools", "pools"),
       Map.entry("deadline", "deadline"),
-      Map.entry("pauseAfterFailures", "pause-after-failures"));
+      Map.entry("pauseAfterFailures", "pause-after-failures"),
+
+      Map.entry("crons", "crons"),
+      Map.entry("from", "from"),
+      Map.entry("until", "until"),
+      Map.entry("calendars", "calendars"),
+      Map.entry("jitter", "jitter"));
 
   private ConfigTasks() {}
 
@@ -144,6 +152,17 @@ public final class ConfigTasks {
    * @throws InvalidSpecException naming the full key and the value of the first problem
    */
   public static List<TaskSpec> parse(Config config) {
+    return parse(config, Map.of());
+  }
+
+  /**
+   * @param config the whole configuration
+   * @param declared exclusion calendars declared in code ({@code Almanac.Builder.calendar}), by name
+   * @return the declared tasks, validated, sorted by id
+   * @throws InvalidSpecException naming the full key and the value of the first problem
+   */
+  public static List<TaskSpec> parse(Config config, Map<String, ExclusionCalendar> declared) {
+    Map<String, ExclusionCalendar> calendars = calendars(config, declared);
     if (!config.hasPath(ROOT)) {
       return List.of();
     }
@@ -164,12 +183,12 @@ public final class ConfigTasks {
       if (task.valueType() != ConfigValueType.OBJECT) {
         throw new InvalidSpecException(at, text(task), "must be an object with cron (or at) and job");
       }
-      out.add(parseOne(id, new Node((ConfigObject) task, at), tasks));
+      out.add(parseOne(id, new Node((ConfigObject) task, at), tasks, calendars));
     }
     return out;
   }
 
-  private static TaskSpec parseOne(String id, Node t, ConfigObject tasks) {
+  private static TaskSpec parseOne(String id, Node t, ConfigObject tasks, Map<String, ExclusionCalendar> calendars) {
     for (String key : new TreeSet<>(t.obj.keySet())) {
       if (REPLACED_KEYS.containsKey(key)) {
         throw t.refuse(key, REPLACED_KEYS.get(key));
@@ -185,7 +204,7 @@ public final class ConfigTasks {
         throw t.refuse("dst", "not used by a one-shot task (at): it fires at one instant");
       }
       b.once(t.instant("at"));
-    } else if (t.has("cron") || !t.has("event")) {
+    } else if (t.has("cron") || !t.has("event") && !t.has("crons")) {
       if (!t.has("cron")) {
         throw t.refuse("cron", "is required (or at, the instant of a one-shot task, or event, for a task triggered"
             + " by events)");
@@ -194,7 +213,7 @@ public final class ConfigTasks {
       t.mapped(() -> b.cron(cron));
     }
     if (t.has("zone")) {
-      if (t.has("cron")) {
+      if (t.has("cron") || t.has("crons")) {
         throw t.refuse("zone", "a task with a cron takes its zone from the cron's last token (e.g. \"0 30 0 * * ?"
             + " Asia/Shanghai\"); zone is for a task without cron");
       }
@@ -266,6 +285,7 @@ public final class ConfigTasks {
     if (t.has("budget-per-day")) {
       b.budgetPerDay(budgetPerDay(t));
     }
+    richSchedule(t, b, calendars);
     return t.mapped(b::build);
   }
 
@@ -301,6 +321,92 @@ public final class ConfigTasks {
       throw t.refuse("budget-per-day", e.reason());
     }
     return amount;
+  }
+
+  /** Where exclusion calendars are declared. */
+  private static final String CALENDARS = "almanac.calendars";
+
+  /**
+   * The exclusion calendars of {@code almanac.calendars} and those declared in code, by name; a name
+   * declared in both is refused.
+   */
+  static Map<String, ExclusionCalendar> calendars(Config config, Map<String, ExclusionCalendar> declared) {
+    Map<String, ExclusionCalendar> out = new java.util.TreeMap<>(declared);
+    if (!config.hasPath(CALENDARS)) {
+      return out;
+    }
+    ConfigValue root = config.getValue(CALENDARS);
+    if (root.valueType() != ConfigValueType.OBJECT) {
+      throw new InvalidSpecException(CALENDARS, text(root), "must be an object with one entry per calendar, keyed by its name");
+    }
+    ConfigObject all = (ConfigObject) root;
+    for (String name : new TreeSet<>(all.keySet())) {
+      String at = ConfigUtil.joinPath("almanac", "calendars", name);
+      ConfigValue v = all.get(name);
+      if (v.valueType() != ConfigValueType.OBJECT) {
+        throw new InvalidSpecException(at, text(v), "must be an object { dates = [\"2027-01-01\", \"2027-02-10..2027-02-16\"] }");
+      }
+      Node c = new Node((ConfigObject) v, at);
+      c.refuseUnknown(Set.of("dates"), "known: [dates]");
+      List<String> dates = c.strings("dates", "a list of ISO dates and ranges, e.g. [\"2027-01-01\", \"2027-02-10..2027-02-16\"]");
+      if (out.containsKey(name)) {
+        throw new InvalidSpecException(at, name, "a calendar of this name is declared in code too (Almanac.Builder.calendar)");
+      }
+      try {
+        out.put(name, ExclusionCalendar.of(name, dates));
+      } catch (InvalidSpecException e) {
+        String field = e.field().startsWith("calendars." + name + ".")
+            ? at + e.field().substring(("calendars." + name).length()) : at;
+        throw new InvalidSpecException(field, e.value(), e.reason());
+      }
+    }
+    return out;
+  }
+
+  /** A task's crons, bounds, calendars and jitter (docs/schedules.md). */
+  private static void richSchedule(Node t, TaskSpec.Builder b, Map<String, ExclusionCalendar> calendars) {
+    if (t.has("crons")) {
+      List<String> crons = t.strings("crons", "a list of crons, e.g. [\"0 0 9 ? * MON-FRI Europe/Paris\", \"0 0 9 1 * ?\"]");
+      if (crons.isEmpty()) {
+        throw t.refuse("crons", "lists at least one cron");
+      }
+      int first = 0;
+      if (!t.has("cron")) {
+        if (t.has("at")) {
+          throw t.refuse("crons", "a task has either crons or at (a one-shot instant), not both");
+        }
+        String head = crons.get(0);
+        try {
+          b.cron(head);
+        } catch (InvalidSpecException e) {
+          InvalidSpecException cause = e.getCause() instanceof InvalidSpecException c ? c : e;
+          throw new InvalidSpecException(t.path("crons"), head, cause.field() + " " + cause.reason());
+        }
+        first = 1;
+      }
+      for (String more : crons.subList(first, crons.size())) {
+        b.alsoCron(more);
+      }
+    }
+    if (t.has("from")) {
+      b.from(t.string("from", false));
+    }
+    if (t.has("until")) {
+      b.until(t.string("until", false));
+    }
+    if (t.has("calendars")) {
+      for (String name : t.strings("calendars", "a list of calendar names, e.g. [holidays-cn-2027]")) {
+        ExclusionCalendar c = calendars.get(name);
+        if (c == null) {
+          throw new InvalidSpecException(t.path("calendars"), name, "unknown calendar: declare it in almanac.calendars"
+              + " (known: " + calendars.keySet() + ")");
+        }
+        b.exclude(c);
+      }
+    }
+    if (t.has("jitter")) {
+      b.jitter(t.duration("jitter"));
+    }
   }
 
   /** A retry block: declaring one marks the task for retry (max-retries 3 unless set, R15). */
@@ -588,7 +694,7 @@ public final class ConfigTasks {
         reason = "zone '" + e.value() + "': " + reason; // the zone is the cron's last token
       }
       ConfigValue written = valueAt(key);
-      if (written == null || "description".equals(key)) {
+      if (written == null || "description".equals(key) || "crons".equals(key)) {
         // A default the task did not set (named as such), or a value too long to repeat in full.
         String value = written == null ? e.value() + " (default)" : e.value();
         return new InvalidSpecException(at + "." + key, value, reason);

@@ -203,7 +203,7 @@ public final class Node {
     io.almanac.config.Settings.positive("almanac.alerts.summary-interval", summaryInterval);
     AlertSink alerts = alertSink != null ? alertSink : AlertSinks.logging(summaryInterval);
     WebhookSettings webhook = WebhookSettings.from(config); // null: no webhook; refused here, before anything starts
-    List<TaskSpec> declared = ConfigTasks.parse(config);
+    List<TaskSpec> declared = ConfigTasks.parse(config, jobs.calendars());
     for (TaskSpec spec : declared) {
       try {
         jobs.resolve(spec.job(), spec.id());

@@ -33,7 +33,8 @@ final class Causes {
 
   /** Why a due window is skipped (R6, R7). */
   sealed interface SkipCause extends Cause
-      permits Paused, PreviousRunning, StartQueueFull, AlreadyWaiting, WindowExists, BudgetExhausted {
+      permits Paused, PreviousRunning, StartQueueFull, AlreadyWaiting, WindowExists, BudgetExhausted, Excluded,
+          OutOfBounds {
     /** @return the journal's reason */
     SkipReason reason();
 
@@ -158,6 +159,45 @@ final class Causes {
     @Override
     public String detail() {
       return "window is " + status;
+    }
+  }
+
+  /**
+   * The window's due date is in an exclusion calendar of the task (docs/schedules.md).
+   *
+   * @param calendar the calendar's name
+   * @param date the window's due date in the task's zone
+   * @param entry the calendar's entry holding it, e.g. {@code 2027-02-10..2027-02-16}
+   */
+  record Excluded(String calendar, java.time.LocalDate date, String entry) implements SkipCause {
+    @Override
+    public SkipReason reason() {
+      return SkipReason.EXCLUDED;
+    }
+
+    @Override
+    public String detail() {
+      return "due date " + date + " is in exclusion calendar " + calendar + " (" + entry + ")";
+    }
+  }
+
+  /**
+   * The window is due outside the task's bounds (docs/schedules.md).
+   *
+   * @param dueAt when it was due
+   * @param bound {@code from} or {@code until}
+   * @param value the bound as given
+   */
+  record OutOfBounds(Instant dueAt, String bound, String value) implements SkipCause {
+    @Override
+    public SkipReason reason() {
+      return SkipReason.OUT_OF_BOUNDS;
+    }
+
+    @Override
+    public String detail() {
+      return "due " + dueAt + ", " + ("from".equals(bound) ? "before the schedule's start" : "after the schedule's end")
+          + " (" + bound + " " + value + ")";
     }
   }
 

@@ -46,6 +46,22 @@ final class FireDecider {
     this.settings = settings;
   }
 
+  /** The last richer schedule decided by, compiled once per spec (docs/schedules.md); null until one is needed. */
+  private ScheduleRules rules;
+
+  /**
+   * The rules of a spec's richer schedule.
+   *
+   * @param spec a spec with a schedule
+   * @return its rules, compiled once per spec
+   */
+  ScheduleRules rules(io.almanac.journal.SpecRecord spec) {
+    if (rules == null || !rules.from(spec.schedule())) {
+      rules = ScheduleRules.of(spec);
+    }
+    return rules;
+  }
+
   /**
    * An on-time or catch-up fire of one window.
    *
@@ -182,6 +198,13 @@ final class FireDecider {
       // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.
       return Decided.refuse(RefusedException.invalid(Reason.NOT_DUE, "dueAt", cmd.dueAt(), "window '" + key
           + "' is not due yet (now " + now + ")"));
+    }
+    if (state.spec().schedule() != null) {
+      // a richer schedule: an excluded date, or a fire computed before the bounds changed (docs/schedules.md)
+      Causes.SkipCause outside = rules(state.spec()).skipCause(cmd.dueAt());
+      if (outside != null) {
+        return skip(cmd, outside, now);
+      }
     }
     if (state.paused()) {
       return skip(cmd, Causes.Paused.of(state), now);

@@ -134,6 +134,14 @@ final class OperatorActions {
    * @return the run (or a skip recorded for a done window) and its outcome
    */
   Decided<FireOutcome> runNow(State state, TaskSchedule schedule, Instant now) {
+    if (state.spec().schedule() != null) {
+      Causes.OutOfBounds outside = ScheduleRules.of(state.spec()).outOfBounds(now);
+      if (outside != null) {
+        // an operator's run is not a way past the schedule's bounds: widen them to run it (docs/schedules.md)
+        return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, outside.bound(), outside.value(),
+            "task '" + taskId + "' runs only within its bounds: now " + now + " is " + outside.detail()));
+      }
+    }
     Window window = schedule.windowAt(now);
     List<Event> events = new ArrayList<>();
     FireOutcome outcome = run(state, window, now, RunKind.MANUAL, now, events);
@@ -177,7 +185,17 @@ final class OperatorActions {
     }
     List<Event> events = new ArrayList<>();
     List<FireOutcome> outcomes = new ArrayList<>();
+    ScheduleRules rules = state.spec().schedule() == null ? null : ScheduleRules.of(state.spec());
     for (DueWindow d : windows.values()) {
+      Causes.Excluded excluded = rules == null ? null : rules.excluded(d.dueAt());
+      if (excluded != null && state.window(d.key().value()).isEmpty() && !state.archived(d.window().start())) {
+        // a backfill runs the schedule's windows: an excluded date is recorded SKIPPED as the trigger would
+        String key = d.key().value();
+        events.add(new FireSkipped(key, d.window().start(), d.window().end(), d.dueAt(), excluded.reason(), excluded.detail(),
+            now));
+        outcomes.add(new FireOutcome(key, io.almanac.Decision.SKIPPED, excluded.text()));
+        continue;
+      }
       outcomes.add(run(state, d.window(), d.dueAt(), RunKind.BACKFILL, now, events));
     }
     return Decided.persist(events, new BackfillReport(List.copyOf(outcomes)));

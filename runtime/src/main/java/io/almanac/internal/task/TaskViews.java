@@ -113,7 +113,8 @@ final class TaskViews {
   /** The next due instant, or null when the schedule never fires again or cannot say. */
   private Instant nextDue(State state) {
     try {
-      return schedule(state).nextAfter(clock.instant()).map(DueWindow::dueAt).orElse(null);
+      io.almanac.schedule.TaskSchedule schedule = schedule(state);
+      return schedule.nextFireAfter(clock.instant()).map(schedule::fireAt).orElse(null); // with jitter: its fire time
     } catch (InvalidSpecException | ScheduleComputationException e) {
       return null;
     }

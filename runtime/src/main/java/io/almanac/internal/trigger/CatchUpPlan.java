@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * How the windows a task had due while nothing fired them (downtime, a failover, a forward clock
@@ -33,11 +34,25 @@ record CatchUpPlan(List<DueWindow> onTime, List<DueWindow> catchUp) {
    * @return the plan
    */
   static CatchUpPlan of(List<DueWindow> due, Instant now, Duration grace) {
+    return of(due, now, grace, DueWindow::dueAt);
+  }
+
+  /**
+   * After downtime, for windows that fire later than they are due (jitter): whether the latest is
+   * recent is judged by when it fires.
+   *
+   * @param due the windows due, oldest first
+   * @param now the time
+   * @param grace how old the latest window's fire time may be and still fire as on time
+   * @param fireAt when a window fires
+   * @return the plan
+   */
+  static CatchUpPlan of(List<DueWindow> due, Instant now, Duration grace, Function<DueWindow, Instant> fireAt) {
     if (due.isEmpty()) {
       return new CatchUpPlan(List.of(), List.of());
     }
     DueWindow latest = due.get(due.size() - 1);
-    if (latest.dueAt().isBefore(now.minus(grace))) {
+    if (fireAt.apply(latest).isBefore(now.minus(grace))) {
       return new CatchUpPlan(List.of(), due);
     }
     return new CatchUpPlan(List.of(latest), due.subList(0, due.size() - 1));
@@ -55,11 +70,16 @@ record CatchUpPlan(List<DueWindow> onTime, List<DueWindow> catchUp) {
    * @return the plan
    */
   static CatchUpPlan afterHandOver(List<DueWindow> due, Instant now, Duration grace) {
+    return afterHandOver(due, now, grace, DueWindow::dueAt);
+  }
+
+  /** {@link #afterHandOver(List, Instant, Duration)}, judging each window by when it fires (jitter). */
+  static CatchUpPlan afterHandOver(List<DueWindow> due, Instant now, Duration grace, Function<DueWindow, Instant> fireAt) {
     List<DueWindow> onTime = new ArrayList<>();
     List<DueWindow> catchUp = new ArrayList<>();
     Instant oldest = now.minus(grace);
     for (DueWindow w : due) {
-      (w.dueAt().isBefore(oldest) ? catchUp : onTime).add(w);
+      (fireAt.apply(w).isBefore(oldest) ? catchUp : onTime).add(w);
     }
     return new CatchUpPlan(onTime, catchUp);
   }

@@ -157,8 +157,9 @@ final class DueQueue {
       if (missed.beyondCap()) {
         beyondCap++;
       }
-      CatchUpPlan plan = handOver ? CatchUpPlan.afterHandOver(missed.due(), now, onTimeGrace)
-          : CatchUpPlan.of(missed.due(), now, onTimeGrace);
+      TaskSchedule schedule = slot.schedule;
+      CatchUpPlan plan = handOver ? CatchUpPlan.afterHandOver(missed.due(), now, onTimeGrace, schedule::fireAt)
+          : CatchUpPlan.of(missed.due(), now, onTimeGrace, schedule::fireAt);
       for (DueWindow w : plan.onTime()) {
         queueRefire(slot, now, w, TaskProtocol.FireKind.ON_TIME, null);
         onTime++;
@@ -280,7 +281,7 @@ final class DueQueue {
           if (Duration.between(due.at(), now).compareTo(onTimeGrace) > 0) {
             return behind(slot, due.window(), now);
           }
-          scheduleNext(slot, due.window().dueAt());
+          scheduleNext(slot, due.at()); // the window's fire time: its due time, plus its jitter offset if any
           return new Step(due.taskId(), false,
               List.of(FireKey.of(due.taskId(), due.window(), TaskProtocol.FireKind.ON_TIME, null)), null);
         case REFIRE:
@@ -348,7 +349,7 @@ final class DueQueue {
     List<DueWindow> due = new ArrayList<>();
     due.add(first);
     try {
-      due.addAll(dueSince(slot, first.dueAt(), now).due());
+      due.addAll(dueSince(slot, slot.schedule.fireAt(first), now).due());
     } catch (ScheduleComputationException e) {
       setAside(slot, e);
       return new Step(slot.spec.id(), false, List.of(), null);
@@ -356,7 +357,7 @@ final class DueQueue {
     if (due.size() > maxCatchUpPerTask) {
       due = due.subList(due.size() - maxCatchUpPerTask, due.size());
     }
-    CatchUpPlan plan = CatchUpPlan.of(due, now, onTimeGrace);
+    CatchUpPlan plan = CatchUpPlan.of(due, now, onTimeGrace, slot.schedule::fireAt);
     scheduleNext(slot, now);
     return new Step(slot.spec.id(), false, FireKey.of(slot.spec.id(), plan), new Behind(first.dueAt(), plan));
   }
@@ -365,16 +366,16 @@ final class DueQueue {
   private record Missed(List<DueWindow> due, boolean beyondCap) {}
 
   /**
-   * The task's windows due in (from, now], at most the latest max-catch-up-per-task of them: older
-   * ones stay unfired and the audit reports them (R28). Raise almanac.trigger.max-catch-up-per-task
-   * to hand over more.
+   * The task's windows that fire in (from, now] (due then, or, with jitter, due then plus their
+   * offset), at most the latest max-catch-up-per-task of them: older ones stay unfired and the audit
+   * reports them (R28). Raise almanac.trigger.max-catch-up-per-task to hand over more.
    */
   private Missed dueSince(Slot slot, Instant from, Instant now) {
-    List<DueWindow> due = slot.schedule.dueBetween(from, now, maxCatchUpPerTask + 1);
+    List<DueWindow> due = slot.schedule.firingBetween(from, now, maxCatchUpPerTask + 1);
     if (due.size() <= maxCatchUpPerTask) {
       return new Missed(due, false);
     }
-    List<DueWindow> all = slot.schedule.dueBetween(from, now, Integer.MAX_VALUE);
+    List<DueWindow> all = slot.schedule.firingBetween(from, now, Integer.MAX_VALUE);
     return new Missed(List.copyOf(all.subList(all.size() - maxCatchUpPerTask, all.size())), true);
   }
 
@@ -397,8 +398,9 @@ final class DueQueue {
       return;
     }
     try {
-      slot.schedule.nextAfter(after).ifPresent(d -> {
-        slot.cron = new Due(d.dueAt(), seq++, slot.spec.id(), Kind.CRON, d, TaskProtocol.FireKind.ON_TIME, null);
+      TaskSchedule schedule = slot.schedule;
+      schedule.nextFireAfter(after).ifPresent(d -> {
+        slot.cron = new Due(schedule.fireAt(d), seq++, slot.spec.id(), Kind.CRON, d, TaskProtocol.FireKind.ON_TIME, null);
         queue.add(slot.cron);
       });
     } catch (ScheduleComputationException e) {

@@ -315,7 +315,8 @@ class EventSerializationTest {
    * the other fixtures under {@code -Dalmanac.writeFixtures=true}.
    */
   static Map<String, Object> shapes() {
-    return Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.putAll(Map.of("one-shot", oneShotSpecDefined(), "removed", removedSnapshot(),
         "budget", new TaskJournal.SpecDefined(SpecRecord.of(TaskSpec.builder("llm-digest").cron("0 0 8 * * ? Europe/Berlin")
             .budgetPerDay(new java.math.BigDecimal("5.00")).build()), AT),
         "usage", usageSnapshot(),
@@ -325,7 +326,19 @@ class EventSerializationTest {
         "pools", new TaskJournal.SpecDefined(SpecRecord.of(TaskSpec.builder("digest").cron("0 0 8 * * ? UTC")
             .pools("openai", "search").buildUnvalidated()), AT),
         "deadlines", deadlinesSnapshot(),
-        "deadline-spec", new TaskJournal.SpecDefined(deadlinesSnapshot().spec(), AT));
+        "deadline-spec", new TaskJournal.SpecDefined(deadlinesSnapshot().spec(), AT)));
+    m.putAll(Map.of(        "schedules", new TaskJournal.SpecDefined(SpecRecord.of(richScheduleSpec()), AT),
+        "excluded", new TaskJournal.FireSkipped("2027-02-10", AT, AT.plusSeconds(86_400), AT, io.almanac.SkipReason.EXCLUDED,
+            "due date 2027-02-10 is in exclusion calendar holidays-cn-2027 (2027-02-10..2027-02-16)", AT)));
+    return m;
+  }
+
+  /** A spec with every part of a richer schedule (docs/schedules.md): two crons, bounds, a calendar, jitter. */
+  static TaskSpec richScheduleSpec() {
+    return TaskSpec.builder("weekday-report").cron("0 0 9 ? * MON-FRI", "Asia/Shanghai").alsoCron("0 0 9 1 * ?")
+        .window(WindowSpec.DAILY).from("2027-01-01").until("2027-03-31")
+        .exclude(io.almanac.ExclusionCalendar.of("holidays-cn-2027", "2027-01-01", "2027-02-10..2027-02-16"))
+        .jitter(Duration.ofMinutes(5)).job("report").build();
   }
 
   /**
