@@ -37,7 +37,8 @@ class ValueTest {
     assertTrue(spec.toString().startsWith("TaskSpec[id=daily, cron=0 0 8 * * ?, zone=Asia/Shanghai, window=daily, "),
         spec.toString());
     assertTrue(spec.toString().endsWith(", event=null, dependency=null, condition=null, pools=null, deadline=null, "
-        + "pauseAfterFailures=null, budgetPerDay=null]"), spec.toString());
+        + "pauseAfterFailures=null, budgetPerDay=null, alsoCrons=null, from=null, until=null, calendars=null, "
+        + "jitter=null]"), spec.toString());
   }
 
   @Test

@@ -44,7 +44,7 @@ class PersistedEnumNamesTest {
         "FINAL_FAILED", "CANCELLED", "SKIPPED", "MISSED", "RESOLVED", "WAITING"));
     PINNED.put(RunKind.class, List.of("FIRST", "RETRY", "BACKFILL", "MANUAL"));
     PINNED.put(SkipReason.class, List.of("WINDOW_EXISTS", "PREVIOUS_RUNNING", "BUFFER_FULL", "PAUSED",
-        "DEPENDENCY_NOT_MET", "CONDITION_NOT_MET", "BUDGET_EXHAUSTED"));
+        "DEPENDENCY_NOT_MET", "CONDITION_NOT_MET", "BUDGET_EXHAUSTED", "EXCLUDED", "OUT_OF_BOUNDS"));
     PINNED.put(MissReason.class, List.of("OUTSIDE_HORIZON", "BACKFILL_NOT_ALLOWED"));
     PINNED.put(JobResult.Outcome.class, List.of("SUCCEEDED", "FAILED", "THROTTLED"));
     PINNED.put(io.almanac.PoolWaitReason.class, List.of("FULL", "RATE", "PAUSED"));
