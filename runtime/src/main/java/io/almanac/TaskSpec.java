@@ -86,6 +86,7 @@ public final class TaskSpec extends Value {
   private final java.time.Duration deadline;
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final Integer pauseAfterFailures;
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   private final BigDecimal budgetPerDay;
   // Richer schedules (docs/schedules.md): each null when unused.
   @JsonInclude(JsonInclude.Include.NON_NULL)
