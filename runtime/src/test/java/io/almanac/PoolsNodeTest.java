@@ -90,7 +90,8 @@ class PoolsNodeTest {
     await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
     await(almanac.register(TaskSpec.builder("b").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
     clock.set(Instant.parse("2026-11-29T00:00:01Z"));
-    eventually(() -> assertEquals(1, ran.size()));
+    // b may run and end before this first look, and a then runs too: wait for the first start, not for exactly one
+    eventually(() -> assertTrue(!ran.isEmpty()));
     String holder = ran.get(0);
     String other = holder.equals("a") ? "b" : "a";
     if (holder.equals("b")) { // b ran first and ended: a runs and holds the pool now
