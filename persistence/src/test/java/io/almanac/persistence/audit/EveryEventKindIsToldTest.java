@@ -130,6 +130,12 @@ class EveryEventKindIsToldTest {
     if (type == io.almanac.journal.TaskJournal.FailureStreak.class) {
       return new io.almanac.journal.TaskJournal.FailureStreak(3, "2026-11-27", WINDOW);
     }
+    if (type == io.almanac.journal.UsageRecord.class) {
+      return new io.almanac.journal.UsageRecord("model-sample", 1_000, 200, 42_000);
+    }
+    if (type == java.time.LocalDate.class) {
+      return java.time.LocalDate.ofInstant(AT, java.time.ZoneOffset.UTC);
+    }
     throw new AssertionError("no sample value for " + name + " of " + type + ": add one");
   }
 }
