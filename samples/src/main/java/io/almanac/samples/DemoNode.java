@@ -342,6 +342,19 @@ public final class DemoNode {
         "the application.conf packed in the jar (no ./application.conf here)"));
   }
 
+  /**
+   * As {@link #loadConfig(String)} with {@code -Dconfig.file=file}: the file (its includes resolved
+   * against its folder, then the class path), the overlay over it, every library's reference.conf
+   * under it, resolved and checked.
+   *
+   * @param file the configuration file
+   * @param overlay HOCON that wins over the file, or null
+   * @return the configuration and a description of its source
+   */
+  static Loaded loadConfigFile(File file, String overlay) {
+    return fromFile(file, "-Dconfig.file=" + file, overlay);
+  }
+
   private static Config load(Config application, String overlay) {
     return ConfigFactory.load(overlay == null ? application : ConfigFactory.parseString(overlay).withFallback(application));
   }
