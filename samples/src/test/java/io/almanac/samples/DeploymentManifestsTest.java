@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -12,6 +13,7 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import io.almanac.Almanac;
+import io.almanac.InvalidSpecException;
 import io.almanac.http.AlmanacHttp;
 import io.almanac.persistence.SchemaBootstrap;
 import java.io.IOException;
@@ -394,9 +396,12 @@ class DeploymentManifestsTest {
     assertEquals(node.env().get("ALMANAC_DB_USER"), node.config().getString("almanac.persistence.postgres.user"));
     assertEquals(node.env().get("ALMANAC_DB_PASSWORD"), node.config().getString("almanac.persistence.postgres.password"));
     assertEquals(node.env().get("ALMANAC_TOKEN"), node.config().getString("almanac.http.token"));
-    // beyond loopback the HTTP endpoints need a token: the Secret's is long enough to be taken
-    AlmanacHttp.Settings http = AlmanacHttp.Settings.from(node.config());
-    assertEquals("0.0.0.0", http.iface());
+    // beyond loopback the HTTP endpoints need a token: the Secret's placeholder is refused, so no
+    // cluster runs with it; a real one (16 characters or more) is taken
+    InvalidSpecException refused = assertThrows(InvalidSpecException.class, () -> AlmanacHttp.Settings.from(node.config()));
+    assertTrue(refused.getMessage().contains("almanac.http.token"), refused.getMessage());
+    Config replaced = ConfigFactory.parseMap(Map.of("almanac.http.token", "t".repeat(24))).withFallback(node.config());
+    assertEquals("0.0.0.0", AlmanacHttp.Settings.from(replaced).iface());
 
     // the journal's URL names the PostgreSQL Service of the manifests
     Matcher pg = Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/").matcher(node.env().get("ALMANAC_DB_URL"));
