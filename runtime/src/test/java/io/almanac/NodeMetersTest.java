@@ -251,7 +251,7 @@ class NodeMetersTest {
     assertEquals(1, timerCount("almanac.trigger.lag"), "the export's start only: the report started when let go, "
         + "55 minutes after its due time, which is not the trigger's lag");
     assertTrue(registry.get("almanac.trigger.lag").timer().max(TimeUnit.SECONDS) < 60);
-    double lastSuccess = registry.get("almanac.task.last.success").tag("task", "report").gauge().value();
+    double lastSuccess = registry.get("almanac.task.last.success.timestamp").tag("task", "report").gauge().value();
     assertEquals(Instant.parse("2026-11-29T01:00:00Z").getEpochSecond(), lastSuccess, 1.0);
 
     // day 2: the export fails for good; the report's wait ends as a DEPENDENCY_NOT_MET skip, counted by reason

@@ -76,6 +76,12 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.trigger.lag}</td><td>timer, percentile histogram</td><td></td><td>start of a
  *       first attempt minus its window's due time, plus its jitter offset if any (on-time fires only: a backfill, a retry or a manual
  *       run is late by design)</td></tr>
+ *   <tr><td>{@code almanac.windows}</td><td>gauge</td><td>{@code status} (pending, waiting, running,
+ *       retry_wait, final_failed)</td><td>windows of the tasks this node hosts with the status now</td></tr>
+ *   <tr><td>{@code almanac.tasks}, {@code almanac.tasks.paused}</td><td>gauges</td><td></td><td>defined
+ *       and paused tasks this node hosts</td></tr>
+ *   <tr><td>{@code almanac.task.last.success.timestamp}</td><td>gauge</td><td>{@code task}</td><td>when
+ *       the task's newest SUCCEEDED window succeeded (epoch seconds)</td></tr>
  *   <tr><td>{@code almanac.backlog}</td><td>gauge</td><td>{@code queue} (fresh: first and manual runs;
  *       backlog: retries, backfills and catch-ups)</td><td>windows this node's executor holds waiting
  *       for a slot (or, for the backlog, a token of its rate)</td></tr>
@@ -114,6 +120,9 @@ import org.apache.pekko.actor.Extension;
  *       gave_up, refused, closed)</td><td>alerts the webhook sink did not deliver: the oldest waiting one
  *       when its queue was full, after max-attempts, refused by a 3xx/4xx answer, raised while stopping</td></tr>
  * </table>
+ *
+ * Meters tagged {@code task} (fires, decisions, attempts, attempts.started, job.duration, usage,
+ * last success) take the tag from {@link TaskTags}: capped by {@code almanac.metrics.max-task-tags}.
  *
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
  * (the journal) records into the node's registry. INTERNAL API.
@@ -567,7 +576,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     if (TaskTags.OTHER.equals(tag) || lastSuccessGauges.putIfAbsent(taskId, Boolean.TRUE) != null) {
       return;
     }
-    Gauge.builder("almanac.task.last.success", hosted, h -> {
+    Gauge.builder("almanac.task.last.success.timestamp", hosted, h -> {
       Hosted x = h.get(taskId);
       return x == null || x.lastSuccess() == null ? Double.NaN : x.lastSuccess().toEpochMilli() / 1000.0;
     }).tag("task", tag).baseUnit("seconds").description("when the task's newest SUCCEEDED window succeeded, in seconds "
