@@ -440,6 +440,18 @@ class AlmanacNodeTest {
   }
 
   @Test
+  @DisplayName("a wrong almanac.metrics.max-task-tags is refused at start, naming the key and the value")
+  void wrongMaxTaskTagsIsRefused() {
+    InvalidSpecException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidSpecException.class,
+        () -> start("almanac.metrics.max-task-tags = -1", Map.of()));
+    assertTrue(e.getMessage().contains("almanac.metrics.max-task-tags") && e.getMessage().contains("-1"), e.getMessage());
+    InvalidSpecException notNumber = org.junit.jupiter.api.Assertions.assertThrows(InvalidSpecException.class,
+        () -> start("almanac.metrics.max-task-tags = lots", Map.of()));
+    assertTrue(notNumber.getMessage().contains("almanac.metrics.max-task-tags") && notNumber.getMessage().contains("lots"),
+        notNumber.getMessage());
+  }
+
+  @Test
   @DisplayName("R7/R32: skipped windows are logged as one summary line per interval, not a line per window or alert")
   void skippedWindowsAreSummarised() {
     ch.qos.logback.classic.Logger summaryLog =

@@ -58,14 +58,13 @@ class NodeMetersTest {
     });
   }
 
+  /** The sum over every series of the counter that has these tags (the task's among them, or all tasks'). */
   private double counter(String name, String... tags) {
-    Counter c = registry.find(name).tags(tags).counter();
-    return c == null ? 0 : c.count();
+    return registry.find(name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
   }
 
   private long timerCount(String name, String... tags) {
-    Timer t = registry.find(name).tags(tags).timer();
-    return t == null ? 0 : t.count();
+    return registry.find(name).tags(tags).timers().stream().mapToLong(Timer::count).sum();
   }
 
   private double gauge(String name, String... tags) {
@@ -215,5 +214,72 @@ class NodeMetersTest {
     io.almanac.internal.meter.NodeMeters.of(testKit.system()).projectionLag(() -> Duration.ofMillis(1500));
     assertEquals(1.5, later.get("almanac.projection.lag").timeGauge().value(TimeUnit.SECONDS));
     assertEquals(0.0, later.get("almanac.intervention.queue").gauge().value(), "meters made before the member was added");
+  }
+
+  @Test
+  @DisplayName("the windows gauge counts PENDING windows the executor does not hold yet (a backfill waiting behind a running "
+      + "job); a dependency skip is a decision by reason; a released window is not trigger lag; last success and paused "
+      + "tasks are gauges; task tags stop at the cap")
+  void windowsByStatusDependencySkipsLastSuccessAndTaskCap() {
+    testKit = ActorTestKit.create("meters-windows-test", AlmanacNodeTest.config(
+        "almanac.executor { max-concurrent = 1, start-ahead = 0, backlog-burst-per-task = 10 }\nalmanac.metrics.max-task-tags = 3"));
+    CompletableFuture<JobResult> exportDone = new CompletableFuture<>();
+    CompletableFuture<JobResult> hold = new CompletableFuture<>();
+    AgentJob export = ctx -> ctx.window().value().equals("2026-11-29") ? exportDone
+        : CompletableFuture.completedFuture(JobResult.failure("upstream database down"));
+    AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    AgentJob held = ctx -> hold;
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry)
+        .job("export", export).job("ok", ok).job("held", held).start();
+    // one by one: a task's tag is given at its first metered write, so the order decides which 3 have one
+    await(almanac.register(TaskSpec.builder("export").cron("0 0 0 * * ? UTC").window("daily").job("export").build()));
+    await(almanac.register(TaskSpec.builder("report").cron("0 5 0 * * ? UTC").window("daily").job("ok")
+        .dependsOn(DependencyTrigger.on("export").waitAtMost(Duration.ofHours(2))).build()));
+    await(almanac.register(TaskSpec.builder("third").cron("0 0 12 * * ? UTC").job("ok").build()));
+    await(almanac.register(TaskSpec.builder("fourth").cron("0 0 12 * * ? UTC").job("ok").build()));
+    assertEquals(4.0, gauge("almanac.tasks"));
+
+    // day 1: the report waits for the export (WAITING), which ends late: the report runs when let go
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    eventually(() -> assertEquals(1.0, gauge("almanac.windows", "status", "running")));
+    clock.set(Instant.parse("2026-11-29T00:05:01Z"));
+    eventually(() -> assertEquals(1.0, gauge("almanac.windows", "status", "waiting")));
+    assertEquals(1.0, counter("almanac.decisions", "task", "report", "decision", "waiting"));
+    clock.set(Instant.parse("2026-11-29T01:00:00Z"));
+    exportDone.complete(JobResult.success("exported"));
+    eventually(() -> assertEquals(2.0, counter("almanac.attempts", "outcome", "succeeded")));
+    assertEquals(1, timerCount("almanac.trigger.lag"), "the export's start only: the report started when let go, "
+        + "55 minutes after its due time, which is not the trigger's lag");
+    assertTrue(registry.get("almanac.trigger.lag").timer().max(TimeUnit.SECONDS) < 60);
+    double lastSuccess = registry.get("almanac.task.last.success.timestamp").tag("task", "report").gauge().value();
+    assertEquals(Instant.parse("2026-11-29T01:00:00Z").getEpochSecond(), lastSuccess, 1.0);
+
+    // day 2: the export fails for good; the report's wait ends as a DEPENDENCY_NOT_MET skip, counted by reason
+    clock.set(Instant.parse("2026-11-30T00:00:01Z"));
+    eventually(() -> assertEquals(1.0, gauge("almanac.windows", "status", "final_failed")));
+    clock.set(Instant.parse("2026-11-30T00:05:01Z"));
+    eventually(() -> assertEquals(1.0, gauge("almanac.windows", "status", "waiting")));
+    clock.set(Instant.parse("2026-11-30T02:05:01Z"));
+    eventually(() -> assertEquals(1.0, counter("almanac.decisions", "task", "report", "decision", "skipped",
+        "reason", "dependency_not_met")));
+    assertEquals(0.0, gauge("almanac.windows", "status", "waiting"));
+    assertEquals(1.0, gauge("almanac.intervention.queue"));
+
+    // a running job holds the only slot; a backfill of 5 windows of another task stays PENDING in its entity
+    await(almanac.register(TaskSpec.builder("holder").cron("0 0 3 * * ? UTC").job("held").build()));
+    clock.set(Instant.parse("2026-11-30T03:00:01Z"));
+    eventually(() -> assertEquals(1.0, gauge("almanac.executor.running")));
+    await(almanac.backfill("third", Instant.parse("2026-11-20T00:00:00Z"), Instant.parse("2026-11-25T00:00:00Z")));
+    eventually(() -> assertEquals(5.0, gauge("almanac.windows", "status", "pending"), "the backfill's windows"));
+    await(almanac.pause("fourth"));
+    eventually(() -> assertEquals(1.0, gauge("almanac.tasks.paused")));
+    hold.complete(JobResult.success("done"));
+    eventually(() -> assertEquals(0.0, gauge("almanac.windows", "status", "pending")));
+
+    // the cap: export, report and third have their own tag; holder (the fifth task metered) counts as ~other
+    assertTrue(registry.find("almanac.attempts").tag("task", "holder").counters().isEmpty());
+    eventually(() -> assertEquals(5.0, counter("almanac.attempts", "task", "third", "outcome", "succeeded")));
+    assertEquals(1.0, counter("almanac.attempts", "task", io.almanac.internal.meter.TaskTags.OTHER, "outcome", "succeeded"));
+    assertTrue(registry.find("jvm.memory.used").gauges().size() > 0, "the JVM's meters are bound");
   }
 }

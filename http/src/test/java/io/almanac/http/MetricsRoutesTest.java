@@ -56,7 +56,7 @@ class MetricsRoutesTest {
     io.almanac.testkit.Eventually.eventually(Duration.ofSeconds(20), () -> assertTrue(almanac.windows("digest")
         .toCompletableFuture().get(10, TimeUnit.SECONDS).stream().anyMatch(w -> w.status() == io.almanac.InstanceStatus.SUCCEEDED)));
 
-    String expected = "almanac_attempts_total{outcome=\"succeeded\"} 1.0";
+    String expected = "almanac_attempts_total{outcome=\"succeeded\",task=\"digest\"} 1.0";
     java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> scraped = new java.util.concurrent.atomic.AtomicReference<>();
     io.almanac.testkit.Eventually.eventually(Duration.ofSeconds(20), () -> {
       HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
@@ -71,14 +71,18 @@ class MetricsRoutesTest {
     String body = metrics.body();
     assertEquals("text/plain; version=0.0.4; charset=utf-8", metrics.headers().firstValue("Content-Type").orElse(""));
     assertTrue(body.contains(expected), body);
-    assertTrue(body.contains("almanac_decisions_total{decision=\"scheduled\",kind=\"on_time\",reason=\"none\"} 1.0"), body);
-    assertTrue(body.contains("almanac_attempts_started_total{kind=\"first\"} 1.0"), body);
+    assertTrue(body.contains("almanac_decisions_total{decision=\"scheduled\",kind=\"on_time\",reason=\"none\",task=\"digest\"} 1.0"), body);
+    assertTrue(body.contains("almanac_attempts_started_total{kind=\"first\",task=\"digest\"} 1.0"), body);
     assertTrue(body.contains("almanac_job_duration_seconds_count{task=\"digest\"} 1"), body);
     assertTrue(body.contains("almanac_job_duration_seconds_bucket{task=\"digest\",le="), "a histogram per task: " + body);
     assertTrue(body.contains("almanac_trigger_lag_seconds_count 1"), body);
     assertTrue(body.contains("almanac_intervention_queue 0.0"), body);
     assertTrue(body.contains("almanac_backlog{queue=\"fresh\"} 0.0"), body);
     assertTrue(body.contains("# TYPE almanac_journal_write_seconds histogram"), body);
+    assertTrue(body.contains("almanac_windows{status=\"pending\"} 0.0"), body);
+    assertTrue(body.contains("almanac_tasks_paused 0.0"), body);
+    assertTrue(body.contains("almanac_task_last_success_timestamp_seconds{task=\"digest\"} 1.7959104E9"), body);
+    assertTrue(body.contains("jvm_memory_used_bytes{"), "Micrometer's JVM meters: " + body);
     assertTrue(!body.contains("2026-11-29"), "no window key in any tag");
     long buckets = body.lines().filter(l -> l.startsWith("almanac_job_duration_seconds_bucket{task=\"digest\"")).count();
     assertEquals(15, buckets, "a histogram per task of 14 fixed buckets and +Inf: " + buckets + " buckets");

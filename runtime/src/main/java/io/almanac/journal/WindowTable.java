@@ -48,7 +48,7 @@ public final class WindowTable extends AbstractMap<String, WindowState> {
 
   /** No windows. */
   public static final WindowTable EMPTY = new WindowTable(HashTreePMap.empty(), NO_POS, NO_POS, NO_POS, NO_POS,
-      TreePSet.empty(END_ORDER), NO_POS);
+      TreePSet.empty(END_ORDER), NO_POS, new int[InstanceStatus.values().length]);
 
   private final PMap<String, WindowState> byKey;
   private final TreePSet<Pos> all;
@@ -57,9 +57,11 @@ public final class WindowTable extends AbstractMap<String, WindowState> {
   private final TreePSet<Pos> other;
   private final TreePSet<Pos> doneByEnd;
   private final TreePSet<Pos> finalFailed;
+  /** How many windows have each status, by ordinal (never written after construction). */
+  private final int[] counts;
 
   private WindowTable(PMap<String, WindowState> byKey, TreePSet<Pos> all, TreePSet<Pos> live, TreePSet<Pos> ran,
-      TreePSet<Pos> other, TreePSet<Pos> doneByEnd, TreePSet<Pos> finalFailed) {
+      TreePSet<Pos> other, TreePSet<Pos> doneByEnd, TreePSet<Pos> finalFailed, int[] counts) {
     this.byKey = byKey;
     this.all = all;
     this.live = live;
@@ -67,6 +69,14 @@ public final class WindowTable extends AbstractMap<String, WindowState> {
     this.other = other;
     this.doneByEnd = doneByEnd;
     this.finalFailed = finalFailed;
+    this.counts = counts;
+  }
+
+  /** The counts with one more (or, with -1, one fewer) window of this status: a copy, O(statuses). */
+  private int[] counted(InstanceStatus s, int by) {
+    int[] c = counts.clone();
+    c[s.ordinal()] += by;
+    return c;
   }
 
   /**
@@ -108,7 +118,7 @@ public final class WindowTable extends AbstractMap<String, WindowState> {
         s.isTerminal() && ran(s) ? t.ran.plus(at) : t.ran,
         s.isTerminal() && !ran(s) ? t.other.plus(at) : t.other,
         s.isTerminal() ? t.doneByEnd.plus(new Pos(w.end(), w.key())) : t.doneByEnd,
-        s == InstanceStatus.FINAL_FAILED ? t.finalFailed.plus(at) : t.finalFailed);
+        s == InstanceStatus.FINAL_FAILED ? t.finalFailed.plus(at) : t.finalFailed, t.counted(s, 1));
   }
 
   /**
@@ -127,7 +137,7 @@ public final class WindowTable extends AbstractMap<String, WindowState> {
         s.isTerminal() && ran(s) ? ran.minus(at) : ran,
         s.isTerminal() && !ran(s) ? other.minus(at) : other,
         s.isTerminal() ? doneByEnd.minus(new Pos(w.end(), key)) : doneByEnd,
-        s == InstanceStatus.FINAL_FAILED ? finalFailed.minus(at) : finalFailed);
+        s == InstanceStatus.FINAL_FAILED ? finalFailed.minus(at) : finalFailed, counted(s, -1));
   }
 
   @Override
@@ -168,6 +178,31 @@ public final class WindowTable extends AbstractMap<String, WindowState> {
   /** @return how many windows are FINAL_FAILED */
   public int finalFailedCount() {
     return finalFailed.size();
+  }
+
+  /**
+   * @param status a status
+   * @return how many of the table's windows have it, in O(1) (kept as windows change: the node's
+   *     gauges of PENDING, WAITING and RUNNING windows read it after every write)
+   */
+  public int count(InstanceStatus status) {
+    return counts[status.ordinal()];
+  }
+
+  /**
+   * @return when the newest SUCCEEDED window of the table last changed (its success), or null: a walk
+   *     of the windows that ran from the newest back, stopped at the first SUCCEEDED (RESOLVED ones are
+   *     passed over)
+   */
+  public Instant lastSucceededAt() {
+    var it = ran.descendingIterator();
+    while (it.hasNext()) {
+      WindowState w = byKey.get(it.next().key());
+      if (w != null && w.status() == InstanceStatus.SUCCEEDED) {
+        return w.updatedAt();
+      }
+    }
+    return null;
   }
 
   /** @return every window, newest first (a walk from the newest back, stopped early by its caller) */

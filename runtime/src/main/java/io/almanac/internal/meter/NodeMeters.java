@@ -76,6 +76,12 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.trigger.lag}</td><td>timer, percentile histogram</td><td></td><td>start of a
  *       first attempt minus its window's due time, plus its jitter offset if any (on-time fires only: a backfill, a retry or a manual
  *       run is late by design)</td></tr>
+ *   <tr><td>{@code almanac.windows}</td><td>gauge</td><td>{@code status} (pending, waiting, running,
+ *       retry_wait, final_failed)</td><td>windows of the tasks this node hosts with the status now</td></tr>
+ *   <tr><td>{@code almanac.tasks}, {@code almanac.tasks.paused}</td><td>gauges</td><td></td><td>defined
+ *       and paused tasks this node hosts</td></tr>
+ *   <tr><td>{@code almanac.task.last.success.timestamp}</td><td>gauge</td><td>{@code task}</td><td>when
+ *       the task's newest SUCCEEDED window succeeded (epoch seconds)</td></tr>
  *   <tr><td>{@code almanac.backlog}</td><td>gauge</td><td>{@code queue} (fresh: first and manual runs;
  *       backlog: retries, backfills and catch-ups)</td><td>windows this node's executor holds waiting
  *       for a slot (or, for the backlog, a token of its rate)</td></tr>
@@ -115,6 +121,9 @@ import org.apache.pekko.actor.Extension;
  *       when its queue was full, after max-attempts, refused by a 3xx/4xx answer, raised while stopping</td></tr>
  * </table>
  *
+ * Meters tagged {@code task} (fires, decisions, attempts, attempts.started, job.duration, usage,
+ * last success) take the tag from {@link TaskTags}: capped by {@code almanac.metrics.max-task-tags}.
+ *
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
  * (the journal) records into the node's registry. INTERNAL API.
  */
@@ -143,8 +152,17 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   private final LongAdder journalEvents = new LongAdder();
   private final LongAdder journalWrites = new LongAdder();
   private final LongAdder journalWriteNanos = new LongAdder();
-  /** FINAL_FAILED windows per task hosted here. */
-  private final Map<String, Integer> interventionQueues = new ConcurrentHashMap<>();
+  /** What the gauges say of each task hosted here, as its last write left it. */
+  private final Map<String, Hosted> hosted = new ConcurrentHashMap<>();
+  /** The tasks whose own series of the last-success gauge are registered. */
+  private final Map<String, Boolean> lastSuccessGauges = new ConcurrentHashMap<>();
+  private final TaskTags taskTags;
+  /**
+   * Windows ("task|window") a gate let go that have not started yet: their first start is not the
+   * trigger's lag. As many as released windows queued (a node that restarts forgets them: their
+   * start is then measured as lag once).
+   */
+  private final Map<String, Boolean> released = new ConcurrentHashMap<>();
   private final AtomicInteger fresh = new AtomicInteger();
   private final AtomicInteger backlog = new AtomicInteger();
   private final AtomicInteger running = new AtomicInteger();
@@ -154,9 +172,27 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param registry where the meters are registered
    */
   public NodeMeters(MeterRegistry registry) {
+    this(registry, TaskTags.DEFAULT_MAX);
+  }
+
+  /**
+   * @param registry where the meters are registered
+   * @param maxTaskTags how many task ids get their own series of a meter tagged {@code task}
+   *     ({@code almanac.metrics.max-task-tags}); later tasks count as {@value TaskTags#OTHER}
+   */
+  public NodeMeters(MeterRegistry registry, int maxTaskTags) {
     this.registry = Objects.requireNonNull(registry, "registry");
-    Gauge.builder("almanac.intervention.queue", interventionQueues, NodeMeters::sum)
+    this.taskTags = new TaskTags(maxTaskTags);
+    Gauge.builder("almanac.intervention.queue", hosted, h -> sum(h, InstanceStatus.FINAL_FAILED))
         .description("FINAL_FAILED windows (the intervention queue) of the tasks this node hosts").register(registry);
+    for (InstanceStatus st : Hosted.GAUGED) {
+      Gauge.builder("almanac.windows", hosted, h -> sum(h, st)).tag("status", name(st))
+          .description("windows of the tasks this node hosts that have this status now").register(registry);
+    }
+    Gauge.builder("almanac.tasks.paused", hosted, h -> h.values().stream().filter(Hosted::paused).count())
+        .description("paused tasks among those this node hosts").register(registry);
+    Gauge.builder("almanac.tasks", hosted, Map::size)
+        .description("defined tasks this node hosts").register(registry);
     Gauge.builder("almanac.backlog", fresh, AtomicInteger::get).tag("queue", "fresh")
         .description("windows waiting in this node's executor for a slot").register(registry);
     Gauge.builder("almanac.backlog", backlog, AtomicInteger::get).tag("queue", "backlog")
@@ -240,13 +276,11 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    */
   public void written(String taskId, Origin origin, State before, State after, List<Event> events) {
     Written metered = new Written(taskId, origin, before, after); // one per write, none per event
-    boolean queueMayChange = false;
     for (Event e : events) {
-      queueMayChange |= e.accept(metered);
+      e.accept(metered);
     }
-    if (queueMayChange) {
-    interventionQueue(taskId, after);
-    }
+    Hosted was = hosted.get(taskId);
+    hosted(taskId, after, metered.succeededAt != null ? metered.succeededAt : was != null ? was.lastSuccess() : null);
   }
 
   /** What one write's events count; each answers whether the task's intervention queue may have changed. */
@@ -255,9 +289,13 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     private final Origin origin;
     private final State before;
     private final State after;
+    private final String tag;
+    /** When a window of this write succeeded, or null. */
+    Instant succeededAt;
 
     Written(String taskId, Origin origin, State before, State after) {
       this.taskId = taskId;
+      this.tag = taskTags.tag(taskId);
       this.origin = origin;
       this.before = before;
       this.after = after;
@@ -285,26 +323,27 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
     @Override
     public Boolean instanceScheduled(InstanceScheduled s) {
-      decision(kind(origin, s.kind()), "scheduled", "none");
+      decision(tag, kind(origin, s.kind()), "scheduled", "none");
       return true; // an operator's retry takes a window out of the queue
     }
 
     @Override
     public Boolean fireSkipped(FireSkipped s) {
-      decision(kind(origin, null), "skipped", name(s.reason()));
+      decision(tag, kind(origin, null), "skipped", name(s.reason()));
       return false;
     }
 
     @Override
     public Boolean windowMissed(WindowMissed m) {
-      decision(kind(origin, null), "missed", name(m.reason()));
+      decision(tag, kind(origin, null), "missed", name(m.reason()));
       return false;
     }
 
     @Override
     public Boolean attemptStarted(AttemptStarted s) {
-      count("almanac.attempts.started", "kind", name(s.kind()));
-      if (s.kind() == RunKind.FIRST) {
+      count("almanac.attempts.started", tag, "kind", name(s.kind()));
+      if (s.kind() == RunKind.FIRST && released.remove(taskId + "|" + s.window()) == null && !wasWaiting(s.window())) {
+        // a window a gate held (WAITING) started once it was let go, not when due: not the trigger's lag
         after.window(s.window()).map(WindowState::dueAt).ifPresent(due -> triggerLag.record(lag(firesAt(after, s.window(), due),
             s.at())));
       }
@@ -324,31 +363,32 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
     @Override
     public Boolean attemptSucceeded(AttemptSucceeded s) {
-      count("almanac.attempts", "outcome", "succeeded");
-      jobDuration(taskId, s.duration());
-      usage(taskId, s.usage());
+      count("almanac.attempts", tag, "outcome", "succeeded");
+      succeededAt = s.at();
+      jobDuration(tag, s.duration());
+      usage(tag, s.usage());
       return false;
     }
 
     @Override
     public Boolean attemptFailed(AttemptFailed f) {
-      count("almanac.attempts", "outcome", f.throttled() ? "throttled" : "failed");
-      jobDuration(taskId, f.duration());
-      usage(taskId, f.usage());
+      count("almanac.attempts", tag, "outcome", f.throttled() ? "throttled" : "failed");
+      jobDuration(tag, f.duration());
+      usage(tag, f.usage());
       return false;
     }
 
     @Override
     public Boolean attemptTimedOut(AttemptTimedOut t) {
-      count("almanac.attempts", "outcome", "timed_out");
+      count("almanac.attempts", tag, "outcome", "timed_out");
       count("almanac.lease.expiries", "cause", LeaseExpiry.leaseEnded(t) ? "lease_expired" : "executor_gone");
       return false;
     }
 
     @Override
     public Boolean lateResultRecorded(LateResultRecorded e) {
-      count("almanac.attempts", "outcome", "late_result");
-      usage(taskId, e.usage());
+      count("almanac.attempts", tag, "outcome", "late_result");
+      usage(tag, e.usage());
       return false;
     }
 
@@ -371,8 +411,9 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
     @Override
     public Boolean instanceCancelled(InstanceCancelled c) {
+      released.remove(taskId + "|" + c.window());
       if (before != null && before.window(c.window()).map(w -> w.status() == InstanceStatus.RUNNING).orElse(false)) {
-        count("almanac.attempts", "outcome", "cancelled");
+        count("almanac.attempts", tag, "outcome", "cancelled");
       }
       return true;
     }
@@ -399,17 +440,27 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
     @Override
     public Boolean windowWaiting(TaskJournal.WindowWaiting e) {
+      decision(tag, kind(origin, e.kind()), "waiting", "none"); // a gate holds it (dependency, condition)
       return false;
     }
 
     @Override
     public Boolean waitSatisfied(TaskJournal.WaitSatisfied e) {
+      released.put(taskId + "|" + e.window(), Boolean.TRUE); // its start, in this write or a later one, is not lag
       return false;
     }
 
     @Override
     public Boolean waitEnded(TaskJournal.WaitEnded e) {
+      // the wait's deadline passed first: a skip with its reason (DEPENDENCY_NOT_MET, CONDITION_NOT_MET)
+      decision(tag, kind(origin, before == null ? null : before.window(e.window()).map(WindowState::runKind).orElse(null)),
+          "skipped", name(e.reason()));
       return false;
+    }
+
+    /** Whether the window was WAITING before this write (a gate let it go in it). */
+    private boolean wasWaiting(String window) {
+      return before != null && before.window(window).map(w -> w.status() == InstanceStatus.WAITING).orElse(false);
     }
 
     @Override
@@ -496,12 +547,62 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param state its state
    */
   public void interventionQueue(String taskId, State state) {
-    int n = state.removed() ? 0 : state.table().finalFailedCount();
-    if (n == 0) {
-      interventionQueues.remove(taskId);
-    } else {
-      interventionQueues.put(taskId, n);
+    hosted(taskId, state, state.defined() && !state.removed() ? state.table().lastSucceededAt() : null);
+  }
+
+  /**
+   * Keeps what the gauges say of a hosted task: its windows by status (O(1): the table counts them),
+   * whether it is paused, when it last succeeded. A removed or undefined task leaves the gauges.
+   */
+  private void hosted(String taskId, State state, Instant lastSuccess) {
+    if (!state.defined() || state.removed()) {
+      hosted.remove(taskId);
+      return;
     }
+    var t = state.table();
+    int[] n = new int[Hosted.GAUGED.size()];
+    for (int i = 0; i < n.length; i++) {
+      n[i] = t.count(Hosted.GAUGED.get(i));
+    }
+    Hosted was = hosted.put(taskId, new Hosted(n, state.paused(), lastSuccess));
+    if (lastSuccess != null && (was == null || was.lastSuccess() == null || lastSuccessGauges.get(taskId) == null)) {
+      lastSuccessGauge(taskId);
+    }
+  }
+
+  /** A task's last-success gauge: its own series while the cap allows, else none (its tag is shared). */
+  private void lastSuccessGauge(String taskId) {
+    String tag = taskTags.tag(taskId);
+    if (TaskTags.OTHER.equals(tag) || lastSuccessGauges.putIfAbsent(taskId, Boolean.TRUE) != null) {
+      return;
+    }
+    Gauge.builder("almanac.task.last.success.timestamp", hosted, h -> {
+      Hosted x = h.get(taskId);
+      return x == null || x.lastSuccess() == null ? Double.NaN : x.lastSuccess().toEpochMilli() / 1000.0;
+    }).tag("task", tag).baseUnit("seconds").description("when the task's newest SUCCEEDED window succeeded, in seconds "
+        + "since the epoch (NaN while none has)").register(registry);
+  }
+
+  /**
+   * A hosted task's figures for the gauges.
+   *
+   * @param counts windows by status, in the order of {@link #GAUGED}
+   * @param paused whether the task is paused
+   * @param lastSuccess when its newest SUCCEEDED window succeeded, or null
+   */
+  private record Hosted(int[] counts, boolean paused, Instant lastSuccess) {
+    /** The statuses the {@code almanac.windows} gauge shows. */
+    static final List<InstanceStatus> GAUGED = List.of(InstanceStatus.PENDING, InstanceStatus.WAITING,
+        InstanceStatus.RUNNING, InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED);
+  }
+
+  private static double sum(Map<String, Hosted> hosted, InstanceStatus status) {
+    int i = Hosted.GAUGED.indexOf(status);
+    long n = 0;
+    for (Hosted h : hosted.values()) {
+      n += h.counts()[i];
+    }
+    return n;
   }
 
   /** What brought about a task's write that decides fires. */
@@ -532,11 +633,17 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     };
   }
 
-  private void decision(String kind, String decision, String reason) {
-    String key = "almanac.decisions|" + kind + "|" + decision + "|" + reason;
-    counters.computeIfAbsent(key, k -> Counter.builder("almanac.decisions").tag("kind", kind).tag("decision", decision)
-        .tag("reason", reason).description("decisions on windows, as written to the journal").register(registry))
-        .increment();
+  private void decision(String task, String kind, String decision, String reason) {
+    String key = "almanac.decisions|" + task + "|" + kind + "|" + decision + "|" + reason;
+    counters.computeIfAbsent(key, k -> Counter.builder("almanac.decisions").tag("task", task).tag("kind", kind)
+        .tag("decision", decision).tag("reason", reason).description("decisions on windows, as written to the journal")
+        .register(registry)).increment();
+  }
+
+  /** A counter of a task's (its tag: {@link TaskTags}) with one more tag. */
+  private void count(String name, String task, String tag, String value) {
+    counters.computeIfAbsent(name + "|" + task + "|" + value, k -> Counter.builder(name).tag("task", task).tag(tag, value)
+        .register(registry)).increment();
   }
 
   private void count(String name, String tag, String value) {
@@ -559,14 +666,6 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     return e == null ? "unknown" : e.name().toLowerCase(Locale.ROOT);
   }
 
-  private static double sum(Map<String, Integer> counts) {
-    long n = 0;
-    for (Integer c : counts.values()) {
-      n += c;
-    }
-    return n;
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Publishes
 
@@ -585,13 +684,16 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   /**
    * The trigger had an answer to a fire (a catch-up of many windows is one fire), or none in time.
    *
+   * @param taskId the task fired (its tag is capped: {@link TaskTags})
    * @param kind on time or catch-up
    * @param result acknowledged (whatever the task decided), refused, or unanswered (it is sent again)
    */
-  public void fired(FireKind kind, String result) {
+  public void fired(String taskId, FireKind kind, String result) {
     String k = name(kind);
-    counters.computeIfAbsent("almanac.fires|" + k + "|" + result, x -> Counter.builder("almanac.fires").tag("kind", k)
-        .tag("result", result).description("fires the trigger sent, by their answer").register(registry)).increment();
+    String task = taskTags.tag(taskId);
+    counters.computeIfAbsent("almanac.fires|" + task + "|" + k + "|" + result, x -> Counter.builder("almanac.fires")
+        .tag("task", task).tag("kind", k).tag("result", result).description("fires the trigger sent, by their answer")
+        .register(registry)).increment();
   }
 
   // ---------------------------------------------------------------------------------------------

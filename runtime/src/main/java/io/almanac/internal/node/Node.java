@@ -235,7 +235,12 @@ public final class Node {
     if (meterRegistry != null) {
       registry.add(meterRegistry);
     }
-    NodeMeters meters = new NodeMeters(registry);
+    int maxTaskTags = io.almanac.config.Settings.intOf(config, "almanac.metrics.max-task-tags");
+    io.almanac.config.Settings.atLeast("almanac.metrics.max-task-tags", maxTaskTags, 0);
+    if (io.almanac.config.Settings.booleanOf(config, "almanac.metrics.jvm")) {
+      bindJvmMeters(system, registry);
+    }
+    NodeMeters meters = new NodeMeters(registry, maxTaskTags);
     NodeMeters.install(system, meters); // the journal finds them through the ActorSystem
     if (webhook != null) {
       // Every alert also goes to the webhook (almanac.alerts.webhook), on a thread of its own.
@@ -611,5 +616,21 @@ public final class Node {
       }
       throw new AlmanacException("almanac.pool-store.class = " + settings.storeClass() + ": its create failed", cause);
     }
+  }
+
+  /** Micrometer's JVM and process meters, bound into the node's registry; the GC meter is closed with the node. */
+  private static void bindJvmMeters(ActorSystem<?> system, io.micrometer.core.instrument.MeterRegistry registry) {
+    new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.system.UptimeMetrics().bindTo(registry);
+    io.micrometer.core.instrument.binder.jvm.JvmGcMetrics gc = new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics();
+    gc.bindTo(registry);
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-close-gc-meters",
+        () -> {
+          gc.close();
+          return CompletableFuture.completedFuture(Done.getInstance());
+        });
   }
 }

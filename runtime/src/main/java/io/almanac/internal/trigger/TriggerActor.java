@@ -497,7 +497,7 @@ public final class TriggerActor
     }
     InFlightFires.Answer answer = InFlightFires.Answer.of(m.outcome(), m.error());
     if (answer.meter() != null) {
-      meters.fired(key.kind(), answer.meter());
+      meters.fired(key.taskId(), key.kind(), answer.meter());
     }
     switch (answer) {
       case RETRY_DUE:
