@@ -214,7 +214,8 @@ public final class AlmanacHttp extends AllDirectives {
         pathPrefix("health", () -> concat(
             path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
             path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
-    return Problems.handled(hostGuarded(iface, inner));
+    // outermost: every answer is timed, problems and refused hosts too
+    return new HttpMeters(almanac.meterRegistry()).timed(Problems.handled(hostGuarded(iface, inner)));
   }
 
   /**

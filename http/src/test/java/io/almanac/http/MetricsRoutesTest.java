@@ -67,6 +67,20 @@ class MetricsRoutesTest {
       // the same write also records the job's duration, in a meter of its own: a scrape may fall between the two
       assertTrue(r.body().contains("almanac_job_duration_seconds_count{task=\"digest\"} 1"), r.body());
     });
+    client.send(HttpRequest.newBuilder(URI.create(base + "/api/tasks")).build(), HttpResponse.BodyHandlers.ofString());
+    client.send(HttpRequest.newBuilder(URI.create(base + "/api/tasks/digest/windows/2026-11-29/why")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    client.send(HttpRequest.newBuilder(URI.create(base + "/no-such-page")).build(), HttpResponse.BodyHandlers.ofString());
+    io.almanac.testkit.Eventually.eventually(Duration.ofSeconds(20), () -> {
+      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      scraped.set(r);
+      assertTrue(r.body().contains("http_server_requests_seconds_count{method=\"GET\",outcome=\"SUCCESS\",status=\"200\","
+          + "uri=\"/api/tasks\"} 1"), r.body());
+      assertTrue(r.body().contains("uri=\"/api/tasks/{task}/windows/{window}/why\"} 1"), r.body());
+      assertTrue(r.body().contains("http_server_requests_seconds_count{method=\"GET\",outcome=\"CLIENT_ERROR\",status=\"404\","
+          + "uri=\"NOT_FOUND\"} 1"), r.body());
+    });
     HttpResponse<String> metrics = scraped.get();
     String body = metrics.body();
     assertEquals("text/plain; version=0.0.4; charset=utf-8", metrics.headers().firstValue("Content-Type").orElse(""));
