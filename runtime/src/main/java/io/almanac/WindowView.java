@@ -31,6 +31,11 @@ import java.util.Map;
  * @param events the events of an event-triggered task counted on this window, or null when none
  * @param deadlineMissedAt when the window was recorded as having missed its task's deadline ({@link
  *     TaskSpec#deadline()}: not SUCCEEDED by its due time plus the deadline while still open), or null
+ * @param poolWait the resource pool ({@link PoolSpec}) a {@link InstanceStatus#PENDING} window waits
+ *     for before its attempt may start, or null: not waiting, and in any other status (the wait ends
+ *     when the window starts or reaches a done status)
+ * @param usage what the window's attempts reported using ({@link JobResult#withUsage(io.almanac.Usage)}), summed,
+ *     or null when none reported usage
  */
 public record WindowView(
     String taskId,
@@ -54,7 +59,44 @@ public record WindowView(
     Instant startedAt,
     Instant waitUntil,
     Events events,
-    Instant deadlineMissedAt) {
+    Instant deadlineMissedAt,
+    PoolWait poolWait,
+    Usage usage) {
+
+  /**
+   * A view without a pool wait or usage: the shape before they were shown, kept so that code built
+   * against it still links.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt
+   * @param retries retries scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease, or null
+   * @param retryDueAt the next retry's due time, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's artifact, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the window's effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param startedAt when the current or last attempt started, or null
+   * @param waitUntil the deadline of a WAITING window, or null
+   * @param events the events counted on the window, or null
+   * @param deadlineMissedAt when the window missed its deadline, or null
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
+      Instant startedAt, Instant waitUntil, Events events, Instant deadlineMissedAt) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt, null, null);
+  }
 
   /**
    * A view without a deadline mark: the shape before deadlines existed, kept so that code built
@@ -87,7 +129,7 @@ public record WindowView(
       String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
       Instant startedAt, Instant waitUntil, Events events) {
     this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
-        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, null);
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, null, null, null);
   }
 
   /**
@@ -110,4 +152,28 @@ public record WindowView(
    * @param lastId the latest event's id, or null
    */
   public record Events(long received, long duplicates, String firstId, String lastId) {}
+
+  /**
+   * What a PENDING window waits for: a resource pool without room ({@link PoolSpec}). The window
+   * starts when every pool its task names has room.
+   *
+   * @param pool the pool's name
+   * @param reason why it has no room: {@link PoolWaitReason#FULL}, {@link PoolWaitReason#RATE} or
+   *     {@link PoolWaitReason#PAUSED}
+   * @param until when the wait ends at the latest (a pause's end, the next rate token), or null when
+   *     not known (a full pool)
+   * @param since when the wait was recorded, or null when not known
+   */
+  public record PoolWait(String pool, PoolWaitReason reason, Instant until, Instant since) {}
+
+  /**
+   * What a window's attempts reported using, summed over its attempts (see {@link io.almanac.Usage} for the
+   * unit and precision of the cost).
+   *
+   * @param tokensIn tokens sent
+   * @param tokensOut tokens received
+   * @param cost the cost, a decimal amount in the operator's unit
+   * @param model the model the latest attempt that named one reported, or null
+   */
+  public record Usage(long tokensIn, long tokensOut, java.math.BigDecimal cost, String model) {}
 }

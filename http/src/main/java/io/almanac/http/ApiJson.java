@@ -69,13 +69,17 @@ final class ApiJson {
   /**
    * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
    * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt","waitUntil","events",
-   * "deadlineMissedAt"}}:
+   * "deadlineMissedAt","poolWait","usage"}}:
    * {@code startedAt} is when the current or last attempt started; {@code finishedAt} is the last
    * change of a window that is done or waits for an operator, else null; {@code waitUntil} is the
    * deadline of a WAITING window (for its dependency or condition), else null; {@code events} is
    * {@code {"received","duplicates","firstId","lastId"}}, the events of an event-triggered task
    * coalesced into the window, or null when none; {@code deadlineMissedAt} is when the window was
-   * recorded as having missed its task's deadline (docs/deadlines.md), else null.
+   * recorded as having missed its task's deadline (docs/deadlines.md), else null; {@code poolWait} is
+   * {@code {"pool","reason","until","since"}}, the resource pool a PENDING window waits for (reason
+   * FULL, RATE or PAUSED; until and since may be null), else null; {@code usage} is {@code
+   * {"tokensIn","tokensOut","cost","model"}}, what the window's attempts reported using, summed (cost
+   * a decimal string, model may be null), or null when none reported usage.
    */
   static ObjectNode window(WindowView w) {
     ObjectNode n = JSON.createObjectNode();
@@ -107,6 +111,24 @@ final class ApiJson {
       e.put("lastId", w.events().lastId());
     }
     n.put("deadlineMissedAt", text(w.deadlineMissedAt()));
+    if (w.poolWait() == null) {
+      n.putNull("poolWait");
+    } else {
+      ObjectNode p = n.putObject("poolWait");
+      p.put("pool", w.poolWait().pool());
+      p.put("reason", w.poolWait().reason() == null ? null : w.poolWait().reason().name());
+      p.put("until", text(w.poolWait().until()));
+      p.put("since", text(w.poolWait().since()));
+    }
+    if (w.usage() == null) {
+      n.putNull("usage");
+    } else {
+      ObjectNode u = n.putObject("usage");
+      u.put("tokensIn", w.usage().tokensIn());
+      u.put("tokensOut", w.usage().tokensOut());
+      u.put("cost", w.usage().cost() == null ? null : w.usage().cost().toPlainString());
+      u.put("model", w.usage().model());
+    }
     return n;
   }
 

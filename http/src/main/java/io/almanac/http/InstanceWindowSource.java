@@ -58,12 +58,26 @@ public final class InstanceWindowSource implements WindowSource {
     return b.build();
   }
 
-  /** A row as the API's window (the table keeps no lease, retry time, artifact or effects). */
+  /**
+   * A row as the API's window (the table keeps no lease, retry time, artifact or effects, nor when a
+   * pool wait was recorded: its {@code since} is null).
+   */
   static WindowView view(InstanceRow r) {
     return new WindowView(r.taskId(), WindowKey.of(r.windowKey()), r.windowStart(), r.windowEnd(), r.scheduledAt(),
         r.status(), r.runKind(), r.attempt(), r.retryCount(), r.maxRetry(), null, null, r.resultSummary(), null,
         r.failReason(), Map.of(), r.createdAt(), r.updatedAt(), r.startedAt(), r.waitUntil(),
         r.eventCount() == 0 && r.eventDuplicates() == 0 && r.firstEventId() == null ? null
-            : new WindowView.Events(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()));
+            : new WindowView.Events(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()),
+        r.deadlineMissedAt(),
+        r.poolWaitPool() == null || r.status() != io.almanac.InstanceStatus.PENDING ? null
+            : new WindowView.PoolWait(r.poolWaitPool(), r.poolWaitReason(), r.poolWaitUntil(), null),
+        r.cost() == null && r.tokensIn() == 0 && r.tokensOut() == 0 && r.model() == null ? null
+            : new WindowView.Usage(r.tokensIn(), r.tokensOut(), amount(r.cost()), r.model()));
+  }
+
+  /** A summed cost as the runtime shows one: trailing zeros stripped to at least 2 decimals (0.00 for none). */
+  static java.math.BigDecimal amount(java.math.BigDecimal cost) {
+    java.math.BigDecimal d = cost == null ? java.math.BigDecimal.ZERO : cost.stripTrailingZeros();
+    return d.scale() < 2 ? d.setScale(2) : d;
   }
 }

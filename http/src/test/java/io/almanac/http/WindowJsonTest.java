@@ -93,6 +93,54 @@ class WindowJsonTest {
     assertTrue(css.contains(".cell.late {") && css.contains(".cell .late-mark {"), "a visible mark");
   }
 
+  @Test
+  @DisplayName("a pool wait and usage in a window's JSON (null otherwise), from a task's view and from an instance-table "
+      + "row alike; the row's missed deadline too")
+  void poolWaitAndUsageInJson() {
+    WindowView waiting = new WindowView("digest", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
+        InstanceStatus.PENDING, RunKind.RETRY, 1, 1, 2, null, null, null, null,
+        "waiting for pool openai: PAUSED until 2026-11-29T00:05:00Z", Map.of(), T, T, T, null, null, T.plusSeconds(3600),
+        new WindowView.PoolWait("openai", io.almanac.PoolWaitReason.PAUSED, T.plusSeconds(300), T.plusSeconds(1)),
+        new WindowView.Usage(1200, 340, new java.math.BigDecimal("0.0215"), "gpt-4o"));
+    JsonNode n = ApiJson.window(waiting);
+    assertEquals("openai", n.get("poolWait").get("pool").asText());
+    assertEquals("PAUSED", n.get("poolWait").get("reason").asText());
+    assertEquals("2026-11-29T00:05:00Z", n.get("poolWait").get("until").asText());
+    assertEquals("2026-11-29T00:00:01Z", n.get("poolWait").get("since").asText());
+    assertEquals(1200, n.get("usage").get("tokensIn").asLong());
+    assertEquals(340, n.get("usage").get("tokensOut").asLong());
+    assertEquals("0.0215", n.get("usage").get("cost").asText());
+    assertEquals("gpt-4o", n.get("usage").get("model").asText());
+
+    JsonNode none = ApiJson.window(new WindowView("digest", WindowKey.of("2026-11-29"), T, T, T, InstanceStatus.SUCCEEDED,
+        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T, null, null, null));
+    assertTrue(none.get("poolWait").isNull(), none.toString());
+    assertTrue(none.get("usage").isNull(), none.toString());
+
+    InstanceRow row = new InstanceRow("digest", "2026-11-29", T, T.plusSeconds(86_400), InstanceStatus.PENDING, 1, 1, 2,
+        RunKind.RETRY, null, "waiting for pool openai: PAUSED until 2026-11-29T00:05:00Z", T, T, null, T, T, 7, null, null,
+        0, 0, null, null, 1200, 340, new java.math.BigDecimal("0.021500"), "gpt-4o", T.plusSeconds(3600), "openai",
+        io.almanac.PoolWaitReason.PAUSED, T.plusSeconds(300));
+    WindowView v = InstanceWindowSource.view(row);
+    assertEquals(T.plusSeconds(3600), v.deadlineMissedAt());
+    assertEquals(new WindowView.PoolWait("openai", io.almanac.PoolWaitReason.PAUSED, T.plusSeconds(300), null),
+        v.poolWait());
+    assertEquals(new WindowView.Usage(1200, 340, new java.math.BigDecimal("0.0215"), "gpt-4o"), v.usage());
+    JsonNode r = ApiJson.window(v);
+    assertEquals(n.get("usage"), r.get("usage"));
+    assertEquals("2026-11-29T01:00:00Z", r.get("deadlineMissedAt").asText());
+    assertTrue(r.get("poolWait").get("since").isNull(), "the table keeps no time of the wait");
+
+    InstanceRow plain = new InstanceRow("digest", "2026-11-28", T, T, InstanceStatus.SUCCEEDED, 1, 0, 0, RunKind.FIRST,
+        "ok", null, T, T, T, T, T, 4, null);
+    assertEquals(null, InstanceWindowSource.view(plain).usage());
+    assertEquals(null, InstanceWindowSource.view(plain).poolWait());
+    InstanceRow tokensOnly = new InstanceRow("digest", "2026-11-28", T, T, InstanceStatus.SUCCEEDED, 1, 0, 0, RunKind.FIRST,
+        "ok", null, T, T, T, T, T, 4, null, null, 0, 0, null, null, 10, 0, null, null);
+    assertEquals(new WindowView.Usage(10, 0, new java.math.BigDecimal("0.00"), null),
+        InstanceWindowSource.view(tokensOnly).usage());
+  }
+
   private static String resource(String name) throws Exception {
     try (InputStream in = WindowJsonTest.class.getResourceAsStream("/io/almanac/http/dashboard/" + name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);

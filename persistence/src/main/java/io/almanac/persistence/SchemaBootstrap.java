@@ -456,7 +456,12 @@ public final class SchemaBootstrap {
       new String[] {"tokens_in", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
       new String[] {"tokens_out", "BIGINT DEFAULT 0 NOT NULL", "BIGINT DEFAULT 0 NOT NULL"},
       new String[] {"cost", "DECIMAL(24,6)", "NUMERIC(24,6)"},
-      new String[] {"model", "VARCHAR(255)", "VARCHAR(255)"});
+      new String[] {"model", "VARCHAR(255)", "VARCHAR(255)"},
+      // a missed deadline and a wait for a resource pool (docs/deadlines.md, docs/pools.md)
+      new String[] {"deadline_missed_at", "TIMESTAMP(9) WITH TIME ZONE", "TIMESTAMPTZ"},
+      new String[] {"pool_wait_pool", "VARCHAR(255)", "VARCHAR(255)"},
+      new String[] {"pool_wait_reason", "VARCHAR(32)", "VARCHAR(32)"},
+      new String[] {"pool_wait_until", "TIMESTAMP(9) WITH TIME ZONE", "TIMESTAMPTZ"});
 
   /**
    * Adds the {@link #INSTANCE_COLUMNS_ADDED} an existing instance table or history lacks ({@code

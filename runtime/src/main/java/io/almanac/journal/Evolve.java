@@ -353,6 +353,7 @@ public final class Evolve {
         c.artifactUri = x.artifactUri();
         c.reason = null;
         c.leaseUntil = null;
+        c.usage = WindowState.plus(c.usage, x.usage());
       });
     }
 
@@ -367,6 +368,7 @@ public final class Evolve {
         c.resultAttempt = x.attempt();
         c.reason = x.reason();
         c.leaseUntil = null;
+        c.usage = WindowState.plus(c.usage, x.usage());
       });
     }
 
@@ -389,7 +391,10 @@ public final class Evolve {
       if (stop != null) {
         return stop;
       }
-      return update(used, x, c -> c.resultAttempt = Math.max(c.resultAttempt, x.attempt()));
+      return update(used, x, c -> {
+        c.resultAttempt = Math.max(c.resultAttempt, x.attempt());
+        c.usage = WindowState.plus(c.usage, x.usage());
+      });
     }
 
     @Override
@@ -563,7 +568,10 @@ public final class Evolve {
         return stop;
       }
       // the window stays PENDING; its reason says what it waits for (views and the dashboard show it)
-      return update(s, x, c -> c.reason = poolWaitText(x));
+      return update(s, x, c -> {
+        c.reason = poolWaitText(x);
+        c.poolWait = new WindowState.PoolWait(x.pool(), x.reason(), x.until(), x.at()); // cleared when it leaves PENDING
+      });
     }
   }
 

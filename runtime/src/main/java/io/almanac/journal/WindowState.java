@@ -43,6 +43,10 @@ import java.util.Map;
  * @param events the events of an event-triggered task counted on this window, or null
  * @param deadlineMissedAt when its deadline was recorded missed ({@link TaskJournal.DeadlineMissed}),
  *     or null (and in snapshots taken before deadlines existed); set once, it stays
+ * @param poolWait the resource pool a PENDING window waits for ({@link TaskJournal.PoolWaited}), or
+ *     null: not waiting, in any other status, and in snapshots taken before this component existed
+ * @param usage what the window's attempts reported using, summed (the model the latest that named
+ *     one), or null when none reported usage (and in snapshots taken before this component existed)
  */
 public record WindowState(
     String key,
@@ -68,7 +72,32 @@ public record WindowState(
     SkipReason skipReason,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant waitUntil,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) EventTally events,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant deadlineMissedAt) {
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant deadlineMissedAt,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) PoolWait poolWait,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) UsageRecord usage) {
+
+  /**
+   * What a PENDING window waits for: a pool without room.
+   *
+   * @param pool the pool's name
+   * @param reason why it has no room
+   * @param until when the wait ends at the latest, or null when not known
+   * @param since when the wait was recorded
+   */
+  public record PoolWait(String pool, io.almanac.PoolWaitReason reason, Instant until, Instant since) {}
+
+  /**
+   * @param sum the window's usage so far, or null
+   * @param add an attempt's usage, or null
+   * @return the two summed (the model the added one's when it names one), or null when both are
+   */
+  static UsageRecord plus(UsageRecord sum, UsageRecord add) {
+    if (add == null || sum == null) {
+      return add == null ? sum : add;
+    }
+    return new UsageRecord(add.model() != null ? add.model() : sum.model(), sum.tokensIn() + add.tokensIn(),
+        sum.tokensOut() + add.tokensOut(), sum.costMicros() + add.costMicros());
+  }
 
   /**
    * The events counted on a window (R9): a storm makes one instance, with its count and its first
@@ -88,6 +117,17 @@ public record WindowState(
     EventTally duplicatedOne() {
       return new EventTally(received, duplicates + 1, firstId, lastId);
     }
+  }
+
+  /** A window as snapshots held it before pool waits and window usage were kept. */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, null, null);
   }
 
   /** A window as snapshots held it before deadlines existed. */
@@ -124,7 +164,7 @@ public record WindowState(
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason, waitUntil, null, null);
+        List.of(), at, at, skipReason, waitUntil, null, null, null, null);
   }
 
   Copy copy() {
@@ -141,7 +181,10 @@ public record WindowState(
         leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt,
         status == InstanceStatus.WAITING ? waitUntil : null,
         events == null ? null : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()),
-        deadlineMissedAt);
+        deadlineMissedAt, poolWait == null ? null : new WindowView.PoolWait(poolWait.pool(), poolWait.reason(),
+            poolWait.until(), poolWait.since()),
+        usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
+            io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()));
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
@@ -164,6 +207,8 @@ public record WindowState(
     Instant waitUntil;
     EventTally events;
     Instant deadlineMissedAt;
+    PoolWait poolWait;
+    UsageRecord usage;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -186,13 +231,15 @@ public record WindowState(
       waitUntil = w.waitUntil;
       events = w.events;
       deadlineMissedAt = w.deadlineMissedAt;
+      poolWait = w.poolWait;
+      usage = w.usage;
     }
 
     WindowState at(Instant updatedAt) {
       return new WindowState(from.key, from.start, from.end, from.dueAt, status, runKind, attempt, retries, resultAttempt,
           startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt,
           status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events,
-          deadlineMissedAt);
+          deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage);
     }
   }
 }

@@ -5,6 +5,7 @@
 const TOKEN_KEY = 'almanac.token';
 const REFRESH_MS = 5000;
 const MAX_COLUMNS = 40;
+const MAX_USAGE_TASKS = 100;
 const STATUSES = ['SUCCEEDED', 'RUNNING', 'PENDING', 'WAITING', 'RETRY_WAIT', 'SKIPPED', 'MISSED', 'FINAL_FAILED', 'CANCELLED',
   'RESOLVED'];
 
@@ -94,7 +95,37 @@ function renderHealth(h) {
   s.title = (h.checks || []).map((c) => (c.ok ? '✓ ' : '✗ ') + c.name + ': ' + c.detail).join('\n');
 }
 
-function renderTasks(tasks) {
+/** A window's usage (its attempts' sums) in words: "1200 in / 340 out tokens, cost 0.0215, model gpt-4o". */
+function usageText(u) {
+  return u.tokensIn + ' in / ' + u.tokensOut + ' out tokens, cost ' + u.cost + (u.model ? ', model ' + u.model : '');
+}
+
+/** A pool wait in words, as the marker's tooltip: "waiting for pool openai: PAUSED until 2026-...Z". */
+function poolWaitText(p) {
+  return 'waiting for pool ' + p.pool + ': ' + p.reason + (p.until ? ' until ' + p.until : '');
+}
+
+/**
+ * A task's usage today (GET /api/tasks/{id}/usage) and the model of its latest window that named one:
+ * a cell of the task row, '–' when nothing was reported today.
+ */
+function usageCell(t, usage, windows) {
+  const latest = windows.filter((w) => w.task === t.id && w.usage && w.usage.model)
+    .sort((a, b) => (a.start < b.start ? 1 : -1))[0];
+  const model = latest ? latest.usage.model : null;
+  if (!usage || (usage.attempts === 0 && !usage.limit)) {
+    return el('td', { className: 'usage', text: '–' });
+  }
+  const text = usage.tokensIn + ' in / ' + usage.tokensOut + ' out, cost ' + usage.cost
+    + (usage.limit ? ' of ' + usage.limit : '') + (model ? ', ' + model : '') + (usage.exhausted ? ' (budget spent)' : '');
+  return el('td', {
+    className: 'usage' + (usage.exhausted ? ' exhausted' : ''), text,
+    title: 'today (' + usage.day + ', ' + usage.zone + '): ' + usage.attempts + ' attempts reported usage',
+    dataset: { tokensIn: usage.tokensIn, tokensOut: usage.tokensOut, cost: usage.cost, model: model || '' },
+  });
+}
+
+function renderTasks(tasks, usages, windows) {
   const body = $('#tasks tbody');
   body.replaceChildren(...tasks.map((t) => el('tr', { dataset: { task: t.id } },
     el('td', { text: t.id }),
@@ -103,7 +134,8 @@ function renderTasks(tasks) {
     el('td', { text: t.removed ? 'removed' : t.paused ? 'paused' : 'active' }),
     el('td', { className: 'time next-local', text: t.nextFireLocal ? shown(t.nextFireLocal) + ' ' + t.zone : 'never' }),
     el('td', { className: 'time next-utc', text: t.nextFireUtc ? shown(t.nextFireUtc) : 'never' }),
-    el('td', { text: t.interventionQueue }))));
+    el('td', { text: t.interventionQueue }),
+    usageCell(t, usages.get(t.id), windows))));
 }
 
 /** A window's coalesced events in words, or '' when it has none. */
@@ -144,21 +176,24 @@ function renderGrid(tasks, windows) {
 }
 
 function cell(w) {
-  // a PENDING window that waits for a resource pool shows it (the view's reason, docs/pools.md)
-  const explained = w.status === 'SKIPPED' || w.status === 'MISSED' || w.status === 'WAITING'
-    || (w.status === 'PENDING' && (w.reason || '').startsWith('waiting for pool'));
+  // a PENDING window that waits for a resource pool shows it as a marker of its own (docs/pools.md)
+  const explained = w.status === 'SKIPPED' || w.status === 'MISSED' || w.status === 'WAITING';
   const title = w.task + ' ' + w.window + ': ' + w.status + (w.attempt ? ', attempt ' + w.attempt : '')
     + (w.reason ? '\n' + w.reason : w.summary ? '\n' + w.summary : '')
     + (w.status === 'WAITING' && w.waitUntil ? '\nuntil ' + w.waitUntil + ' (UTC)' : '')
     + (w.events ? '\n' + eventsText(w) : '')
-    + (w.deadlineMissedAt ? '\ndeadline missed (recorded ' + w.deadlineMissedAt + ' UTC)' : '');
+    + (w.deadlineMissedAt ? '\ndeadline missed (recorded ' + w.deadlineMissedAt + ' UTC)' : '')
+    + (w.usage ? '\nusage: ' + usageText(w.usage) : '');
   const selected = state.selected && state.selected.task === w.task && state.selected.window === w.window;
   return el('span', {
     className: 'cell st-' + w.status + (selected ? ' selected' : '') + (w.deadlineMissedAt ? ' late' : ''), title,
     tabindex: '0', role: 'button', dataset: { task: w.task, window: w.window, status: w.status },
     onclick: () => select(w), onkeydown: (e) => { if (e.key === 'Enter') select(w); },
   }, el('span', { className: 'st', text: w.status.replace('_', ' ') }),
-  w.deadlineMissedAt ? el('span', { className: 'late-mark', text: 'LATE' }) : null,
+  w.deadlineMissedAt ? el('span', { className: 'late-mark', text: 'LATE', title: 'deadline missed (recorded '
+    + w.deadlineMissedAt + ' UTC)' }) : null,
+  w.poolWait ? el('span', { className: 'pool-mark', text: 'POOL ' + w.poolWait.pool, title: poolWaitText(w.poolWait),
+    dataset: { pool: w.poolWait.pool, reason: w.poolWait.reason } }) : null,
   explained ? el('span', { className: 'why', text: reasonHead(w) }) : null);
 }
 
@@ -220,6 +255,7 @@ async function select(w) {
     ['window', shown(w.start) + ' – ' + shown(w.end) + ' (UTC)'], ['due', shown(w.dueAt)],
     ['wait until', w.waitUntil ? shown(w.waitUntil) + ' (UTC)' : null], ['events', eventsText(w)],
     ['deadline missed', w.deadlineMissedAt ? shown(w.deadlineMissedAt) + ' (UTC)' : null],
+    ['pool wait', w.poolWait ? poolWaitText(w.poolWait) : null], ['usage', w.usage ? usageText(w.usage) : null],
     ['finished', shown(w.finishedAt)], ['updated', shown(w.updatedAt)]];
   $('#detail-fields').replaceChildren(...fields.filter(([, v]) => v !== null && v !== undefined && v !== '')
     .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { className: 'f-' + k.replace(' ', '-'), text: v })]));
@@ -258,13 +294,22 @@ async function latestWindows() {
   return r.windows;
 }
 
+/** Each live task's usage today, by task id (at most MAX_USAGE_TASKS asked; one that fails is left out). */
+async function usagesOf(tasks) {
+  const live = tasks.filter((t) => !t.removed).slice(0, MAX_USAGE_TASKS);
+  const answers = await Promise.allSettled(live.map((t) => getJson('/api/tasks/' + enc(t.id) + '/usage')));
+  const out = new Map();
+  answers.forEach((a, i) => { if (a.status === 'fulfilled') out.set(live[i].id, a.value); });
+  return out;
+}
+
 async function refresh() {
   try {
     const healthRes = fetch('/health/ready', { cache: 'no-store' }).then((r) => r.json()).catch(() => null);
     const [tasks, windows, queue, health] = await Promise.all([getJson('/api/tasks'), latestWindows(), getJson('/api/queue'),
       healthRes]);
     if (health) renderHealth(health);
-    renderTasks(tasks.tasks);
+    renderTasks(tasks.tasks, await usagesOf(tasks.tasks), windows);
     renderGrid(tasks.tasks, windows);
     state.queue = queue.windows;
     if (state.resolving === null) renderQueue(queue.windows);

@@ -34,9 +34,9 @@ final class InstanceStore {
   static final String COLUMNS = "task_id, window_key, window_start, window_end, status, attempt, retry_count, max_retry, "
       + "run_kind, result_summary, fail_reason, scheduled_at, started_at, finished_at, created_at, updated_at, last_seq, "
       + "wait_until, event_count, event_duplicates, first_event_id, last_event_id, "
-      + "tokens_in, tokens_out, cost, model";
+      + "tokens_in, tokens_out, cost, model, deadline_missed_at, pool_wait_pool, pool_wait_reason, pool_wait_until";
 
-  private static final int NCOLS = 26;
+  private static final int NCOLS = 30;
 
   /** A journal row: its ordering, persistence id, sequence number, write time and serialized event. */
   record JournalRow(long ordering, String persistenceId, long seq, long writeMillis, byte[] payload, int serId,
@@ -85,7 +85,7 @@ final class InstanceStore {
         instant(rs, 15),
         instant(rs, 16),
         rs.getLong(17),
-        history ? instant(rs, 27) : null,
+        history ? instant(rs, NCOLS + 1) : null,
         instant(rs, 18),
         rs.getLong(19),
         rs.getLong(20),
@@ -94,10 +94,14 @@ final class InstanceStore {
         rs.getLong(23),
         rs.getLong(24),
         rs.getBigDecimal(25),
-        rs.getString(26));
+        rs.getString(26),
+        instant(rs, 27),
+        rs.getString(28),
+        rs.getString(29) == null ? null : io.almanac.PoolWaitReason.valueOf(rs.getString(29)),
+        instant(rs, 30));
   }
 
-  /** Binds the row's columns at 1..22 in {@link #COLUMNS} order. */
+  /** Binds the row's columns at 1..30 in {@link #COLUMNS} order. */
   static void bind(PreparedStatement p, InstanceRow r) throws SQLException {
     p.setString(1, r.taskId());
     p.setString(2, r.windowKey());
@@ -125,6 +129,10 @@ final class InstanceStore {
     p.setLong(24, r.tokensOut());
     p.setBigDecimal(25, r.cost());
     p.setString(26, r.model());
+    time(p, 27, r.deadlineMissedAt());
+    p.setString(28, r.poolWaitPool());
+    p.setString(29, r.poolWaitReason() == null ? null : r.poolWaitReason().name());
+    time(p, 30, r.poolWaitUntil());
   }
 
   static void time(PreparedStatement p, int i, Instant t) throws SQLException {
@@ -207,7 +215,8 @@ final class InstanceStore {
     try (PreparedStatement p = c.prepareStatement("UPDATE " + LIVE + " SET window_start = ?, window_end = ?, status = ?, "
         + "attempt = ?, retry_count = ?, max_retry = ?, run_kind = ?, result_summary = ?, fail_reason = ?, scheduled_at = ?, "
         + "started_at = ?, finished_at = ?, created_at = ?, updated_at = ?, last_seq = ?, wait_until = ?, event_count = ?, "
-        + "event_duplicates = ?, first_event_id = ?, last_event_id = ?, tokens_in = ?, tokens_out = ?, cost = ?, model = ? "
+        + "event_duplicates = ?, first_event_id = ?, last_event_id = ?, tokens_in = ?, tokens_out = ?, cost = ?, model = ?, "
+        + "deadline_missed_at = ?, pool_wait_pool = ?, pool_wait_reason = ?, pool_wait_until = ? "
         + "WHERE task_id = ? AND window_key = ?")) {
       for (InstanceRow r : rows) {
         time(p, 1, r.windowStart());
@@ -234,8 +243,12 @@ final class InstanceStore {
         p.setLong(22, r.tokensOut());
         p.setBigDecimal(23, r.cost());
         p.setString(24, r.model());
-        p.setString(25, r.taskId());
-        p.setString(26, r.windowKey());
+        time(p, 25, r.deadlineMissedAt());
+        p.setString(26, r.poolWaitPool());
+        p.setString(27, r.poolWaitReason() == null ? null : r.poolWaitReason().name());
+        time(p, 28, r.poolWaitUntil());
+        p.setString(29, r.taskId());
+        p.setString(30, r.windowKey());
         p.addBatch();
       }
       p.executeBatch();

@@ -72,7 +72,9 @@ final class RowMapping {
         next.events() == null ? 0 : next.events().received(), next.events() == null ? 0 : next.events().duplicates(),
         next.events() == null ? null : next.events().firstId(), next.events() == null ? null : next.events().lastId(),
         current == null ? 0 : current.tokensIn(), current == null ? 0 : current.tokensOut(),
-        current == null ? null : current.cost(), current == null ? null : current.model()).withUsage(usageOf(event)));
+        current == null ? null : current.cost(), current == null ? null : current.model(), next.deadlineMissedAt(),
+        next.poolWait() == null ? null : next.poolWait().pool(), next.poolWait() == null ? null : next.poolWait().reason(),
+        next.poolWait() == null ? null : next.poolWait().until()).withUsage(usageOf(event)));
   }
 
   /** What an event that ends an attempt reports the attempt used, or null. */
@@ -110,7 +112,10 @@ final class RowMapping {
     return new WindowState(r.windowKey(), r.windowStart(), r.windowEnd(), r.scheduledAt(), r.status(), r.runKind(),
         r.attempt(), r.retryCount(), 0, r.startedAt(), null, null, null, r.resultSummary(), null, r.failReason(), Map.of(),
         List.of(), r.createdAt(), r.updatedAt(), null, r.status() == InstanceStatus.WAITING ? r.waitUntil() : null,
-        counted ? new WindowState.EventTally(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()) : null);
+        counted ? new WindowState.EventTally(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()) : null,
+        r.deadlineMissedAt(), r.status() == InstanceStatus.PENDING && r.poolWaitPool() != null
+            ? new WindowState.PoolWait(r.poolWaitPool(), r.poolWaitReason(), r.poolWaitUntil(), null) : null,
+        null); // the row sums its usage itself (InstanceRow.withUsage)
   }
 
   /** @return the run kind's name, or null */

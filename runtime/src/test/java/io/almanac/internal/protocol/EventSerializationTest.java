@@ -330,6 +330,7 @@ class EventSerializationTest {
     m.putAll(Map.of(        "schedules", new TaskJournal.SpecDefined(SpecRecord.of(richScheduleSpec()), AT),
         "excluded", new TaskJournal.FireSkipped("2027-02-10", AT, AT.plusSeconds(86_400), AT, io.almanac.SkipReason.EXCLUDED,
             "due date 2027-02-10 is in exclusion calendar holidays-cn-2027 (2027-02-10..2027-02-16)", AT)));
+    m.put("pool-wait-usage", poolWaitUsageSnapshot());
     return m;
   }
 
@@ -356,6 +357,23 @@ class EventSerializationTest {
         null, AT.plus(Duration.ofHours(1)));
     return new TaskJournal.State(spec, true, Map.of(W, missed), s.archivedThrough(), s.archivedCount(), s.samples(), null,
         Map.of(), new TaskJournal.FailureStreak(3, "2026-11-27", W, AT.plusSeconds(5)), null);
+  }
+
+  /**
+   * The snapshot of a task with a PENDING window that waits for a pool ({@code poolWait}) and whose
+   * earlier attempt reported usage ({@code usage}, the window's sum).
+   */
+  static TaskJournal.State poolWaitUsageSnapshot() {
+    TaskJournal.State s = snapshot();
+    WindowState w = s.windows().get(W);
+    WindowState waiting = new WindowState(w.key(), w.start(), w.end(), w.dueAt(), InstanceStatus.PENDING, w.runKind(),
+        w.attempt(), w.retries(), w.resultAttempt(), w.startedAt(), null, null, null, null, null,
+        "waiting for pool openai: PAUSED until " + AT.plusSeconds(30), w.effects(), w.pendingEffects(), w.createdAt(),
+        w.updatedAt(), null, null, null, null,
+        new WindowState.PoolWait("openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT),
+        new io.almanac.journal.UsageRecord("gpt-4o", 1200, 340, 21_500));
+    return new TaskJournal.State(s.spec(), false, Map.of(W, waiting), s.archivedThrough(), s.archivedCount(), s.samples(),
+        null);
   }
 
   @Test
