@@ -3,7 +3,9 @@ package io.almanac.http;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,9 +21,13 @@ import java.util.Set;
  */
 final class JsonBody {
 
+  /** The deepest nesting of arrays and objects a body may have (the calls' bodies are flat objects). */
+  static final int MAX_DEPTH = 1000;
+
   /** Reads bodies: a field given twice is an error, not "the last one wins". */
   private static final ObjectMapper READER = JsonMapper.builder(JsonFactory.builder()
-      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build()).build();
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build()).build();
 
   private final ObjectNode node;
 
@@ -43,6 +49,14 @@ final class JsonBody {
     JsonNode parsed;
     try {
       parsed = READER.readTree(text);
+    } catch (StreamConstraintsException e) {
+      // Jackson's own text names its classes: the answer says it in plain words
+      String why = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+      throw new Problem.Raised(Problem.invalid("body", text, why.contains("nesting depth")
+          ? "is refused: body nests deeper than " + MAX_DEPTH + " levels of arrays and objects"
+          : why.startsWith("Number") ? "is refused: it has a number of more than "
+              + StreamReadConstraints.DEFAULT_MAX_NUM_LEN + " digits"
+          : "is refused: it has a value longer than a body may hold"));
     } catch (JsonProcessingException e) {
       String duplicate = duplicateField(e);
       if (duplicate != null) {

@@ -1,6 +1,7 @@
 package io.almanac.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,5 +36,28 @@ class JsonBodyTest {
     // once each is fine
     assertTrue(JsonBody.parse("{\"from\":\"2026-11-29T20:00:00Z\",\"to\":\"2026-11-30T00:00:00Z\",\"dryRun\":true}",
         BACKFILL).flag("dryRun"));
+  }
+
+  @Test
+  @DisplayName("a body nested deeper than the limit is refused naming body, in plain words: no class or library names")
+  void deepNesting() {
+    String deep = "{\"from\":" + "[".repeat(30_000) + "]".repeat(30_000) + "}";
+    Problem p = refused(deep, BACKFILL);
+    assertEquals(400, p.status());
+    assertEquals("body", p.field());
+    assertTrue(p.detail().contains("body nests deeper than " + JsonBody.MAX_DEPTH), p.detail());
+    for (String internal : new String[] {"StreamReadConstraints", "Jackson", "jackson", "getMaxNestingDepth", "`"}) {
+      assertFalse(p.detail().contains(internal), p.detail());
+    }
+    // a number longer than the reader takes: plain words too
+    Problem digits = refused("{\"from\":" + "1".repeat(2000) + "}", BACKFILL);
+    assertEquals("body", digits.field());
+    assertTrue(digits.detail().contains("has a number of more than 1000 digits"), digits.detail());
+    assertFalse(digits.detail().contains("StreamReadConstraints"), digits.detail());
+    // a body within the limit parses (its field then refused as the call's check says)
+    String within = "{\"from\":" + "[".repeat(JsonBody.MAX_DEPTH - 1) + "]".repeat(JsonBody.MAX_DEPTH - 1) + "}";
+    Problem notText = assertThrows(Problem.Raised.class, () -> JsonBody.parse(within, BACKFILL).requiredText("from"))
+        .problem();
+    assertEquals("from", notText.field());
   }
 }
