@@ -1,0 +1,159 @@
+package io.almanac.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.almanac.Almanac;
+import io.almanac.TaskSpec;
+import io.almanac.journal.TaskJournal;
+import io.almanac.testkit.SettableClock;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The error contract of docs/http-api.md over a plain socket (so that a test can send what a client
+ * library would not: a chunked body, a request without Host, HTTP/1.0, a bad percent-encoding):
+ * every error answers {@code application/problem+json}, also those pekko-http's request parser
+ * makes before any route runs.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ProblemContractTest {
+
+  static final String TOKEN = ApiRoutesTest.TOKEN;
+  static final Instant NOW = Instant.parse("2026-11-30T00:30:00Z");
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private ActorTestKit testKit;
+  private PersistenceTestKit journal;
+  private int port;
+
+  @BeforeAll
+  void start() throws Exception {
+    testKit = ActorTestKit.create("contract-test", AlmanacHttpTest.config("almanac.http.token = \"" + TOKEN + "\""));
+    journal = PersistenceTestKit.create(testKit.system());
+    Almanac almanac = Almanac.builder(testKit.system()).clock(new SettableClock(NOW))
+        .job("block", ctx -> new CompletableFuture<>())
+        .start();
+    almanac.register(TaskSpec.builder("digest").cron("0 0 8 * * ? Asia/Shanghai").job("block").build())
+        .toCompletableFuture().get(30, TimeUnit.SECONDS);
+    ServerBinding binding = AlmanacHttp.start(testKit.system(), almanac).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    port = binding.localAddress().getPort();
+  }
+
+  @AfterAll
+  void stop() {
+    if (testKit != null) {
+      testKit.shutdownTestKit();
+    }
+  }
+
+  /** A raw answer: its status line's code, its headers (names lower case) and its body. */
+  record Answer(int status, java.util.Map<String, String> headers, String body) {
+    String contentType() {
+      return headers.getOrDefault("content-type", "");
+    }
+
+    @Override
+    public String toString() {
+      return status + " " + headers + "\n" + (body.length() > 600 ? body.substring(0, 600) + "..." : body);
+    }
+  }
+
+  /** Sends the bytes as they are and reads the answer until the server closes the connection. */
+  private Answer send(byte[] request) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(30_000);
+      OutputStream out = socket.getOutputStream();
+      try {
+        out.write(request);
+        out.flush();
+      } catch (java.io.IOException closedEarly) {
+        // the server may answer and close before it read everything (a header too large): read its answer
+      }
+      InputStream in = socket.getInputStream();
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      byte[] buf = new byte[8192];
+      try {
+        for (int n; (n = in.read(buf)) > 0; ) {
+          all.write(buf, 0, n);
+        }
+      } catch (java.net.SocketException reset) {
+        // a reset after the answer: what was read is the answer
+      }
+      return parse(all.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  private Answer send(String request) throws Exception {
+    return send(request.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static Answer parse(String raw) {
+    int end = raw.indexOf("\r\n\r\n");
+    assertTrue(end > 0, "no answer: " + raw);
+    String[] lines = raw.substring(0, end).split("\r\n");
+    int status = Integer.parseInt(lines[0].split(" ")[1]);
+    java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+    for (int i = 1; i < lines.length; i++) {
+      int c = lines[i].indexOf(':');
+      headers.put(lines[i].substring(0, c).trim().toLowerCase(Locale.ROOT), lines[i].substring(c + 1).trim());
+    }
+    return new Answer(status, headers, raw.substring(end + 4));
+  }
+
+  private String get(String target) {
+    return "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nConnection: close\r\n\r\n";
+  }
+
+  private String post(String target, String body) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nConnection: close\r\n"
+        + "Authorization: Bearer " + TOKEN + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
+        + "\r\n\r\n" + body;
+  }
+
+  /** Asserts a problem+json answer with its status, type suffix and field (null: none expected). */
+  static JsonNode problem(Answer a, int status, String kind, String field) throws Exception {
+    assertEquals(status, a.status(), a.toString());
+    assertEquals("application/problem+json", a.contentType(), a.toString());
+    JsonNode p = JSON.readTree(a.body());
+    assertEquals(status, p.get("status").asInt(), a.toString());
+    assertEquals(Problem.TYPE_PREFIX + kind, p.get("type").asText(), a.toString());
+    assertFalse(p.get("title").asText().isEmpty(), a.toString());
+    assertFalse(p.get("detail").asText().isEmpty(), a.toString());
+    assertEquals(field, p.path("field").asText(null), a.toString());
+    return p;
+  }
+
+  private int events(String task) {
+    return journal.persistedInStorage(TaskJournal.persistenceId(task)).size();
+  }
+
+  @Test
+  @DisplayName("a backfill body with dryRun given twice is refused naming dryRun: nothing runs, nothing is stored")
+  void duplicateDryRun() throws Exception {
+    int before = events("digest");
+    JsonNode p = problem(send(post("/api/tasks/digest/backfill", "{\"from\":\"2026-11-27T00:00:00Z\","
+        + "\"to\":\"2026-11-29T00:00:00Z\",\"dryRun\":true,\"dryRun\":false}")), 400, "invalid-input", "dryRun");
+    assertTrue(p.get("detail").asText().contains("more than once"), p.toString());
+    assertEquals(before, events("digest"), "nothing stored");
+  }
+}
