@@ -156,4 +156,19 @@ class ProblemContractTest {
     assertTrue(p.get("detail").asText().contains("more than once"), p.toString());
     assertEquals(before, events("digest"), "nothing stored");
   }
+
+  @Test
+  @DisplayName("a chunked body over 64 KiB is 413 payload-too-large naming body, like one with a Content-Length")
+  void chunkedTooLarge() throws Exception {
+    StringBuilder r = new StringBuilder("POST /api/tasks/digest/windows/2026-11-30/resolve HTTP/1.1\r\nHost: 127.0.0.1:"
+        + port + "\r\nConnection: close\r\nAuthorization: Bearer " + TOKEN + "\r\nContent-Type: application/json\r\n"
+        + "Transfer-Encoding: chunked\r\n\r\n");
+    String chunk = "x".repeat(8192);
+    r.append("a\r\n{\"note\":\"x\r\n");
+    for (int i = 0; i < 9; i++) {
+      r.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
+    }
+    r.append("2\r\n\"}\r\n0\r\n\r\n");
+    problem(send(r.toString()), 413, "payload-too-large", "body");
+  }
 }
