@@ -193,7 +193,12 @@ public final class AlmanacHttp extends AllDirectives {
     java.util.function.Function<String, CompletionStage<Boolean>> journalHas = jdbcJournal(config)
         ? InstanceQueries.create(system)::hasTaskJournalAsync : null;
     Route route = new AlmanacHttp(system, almanac, ApiRoutes.of(almanac, windows, config, journalHas)).routes();
-    return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
+    // what the request parser refuses before any route runs (a URI or header too long, no Host) is
+    // answered as problem+json too
+    org.apache.pekko.http.javadsl.settings.ServerSettings server =
+        org.apache.pekko.http.javadsl.settings.ServerSettings.create(config)
+            .withParsingErrorHandler(ProblemParsingErrorHandler.class.getName());
+    return Http.get(system).newServerAt(settings.iface(), settings.port()).withSettings(server).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
             LOG.error("HTTP endpoints could not listen on {}:{}: {}", settings.iface(), settings.port(), error.toString());

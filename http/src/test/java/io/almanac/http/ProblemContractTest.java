@@ -171,4 +171,23 @@ class ProblemContractTest {
     r.append("2\r\n\"}\r\n0\r\n\r\n");
     problem(send(r.toString()), 413, "payload-too-large", "body");
   }
+
+  @Test
+  @DisplayName("what pekko-http's request parser refuses before any route runs is problem+json too: a 10 KB task id, "
+      + "window key or cursor (414), a 100 KB header (431), a bad percent-encoding, a request without Host, HTTP/1.0 "
+      + "without Host (400)")
+  void parserErrors() throws Exception {
+    String big = "a".repeat(10 * 1024);
+    problem(send(get("/api/tasks/" + big)), 414, "uri-too-long", null);
+    problem(send(get("/api/tasks/digest/windows/" + big)), 414, "uri-too-long", null);
+    problem(send(get("/api/windows?after=" + big)), 414, "uri-too-long", null);
+    problem(send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Big: " + "b".repeat(100 * 1024)
+        + "\r\nConnection: close\r\n\r\n"), 431, "headers-too-large", null);
+    problem(send(get("/api/windows?task=%")), 400, "invalid-input", null);
+    problem(send("GET /api/tasks HTTP/1.1\r\nConnection: close\r\n\r\n"), 400, "invalid-input", null);
+    problem(send("GET /api/tasks HTTP/1.0\r\n\r\n"), 400, "invalid-input", null);
+    // HTTP/1.0 naming its host is answered
+    Answer ok = send("GET /health/live HTTP/1.0\r\nHost: 127.0.0.1:" + port + "\r\n\r\n");
+    assertEquals(200, ok.status(), ok.toString());
+  }
 }
