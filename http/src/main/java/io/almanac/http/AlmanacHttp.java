@@ -219,7 +219,31 @@ public final class AlmanacHttp extends AllDirectives {
         pathPrefix("health", () -> concat(
             path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
             path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
-    return Problems.handled(hostGuarded(iface, inner));
+    return Problems.handled(hostGuarded(iface, parametersChecked(inner)));
+  }
+
+  /**
+   * Refuses a query parameter the endpoint does not take (400 naming it, before anything is
+   * asked): only {@code GET /api/windows} takes any ({@link WindowFilter} checks its own), every other
+   * endpoint of the API, the health checks and {@code /metrics} take none. The dashboard's files and
+   * paths outside these are left to their routes (an unknown path stays 404).
+   */
+  private Route parametersChecked(Route inner) {
+    return extractUri(uri -> {
+      String path = uri.path();
+      boolean endpoint = path.startsWith("/api/") || path.startsWith("/health/") || path.equals("/metrics");
+      if (!endpoint || path.equals("/api/windows")) {
+        return inner;
+      }
+      java.util.Map<String, java.util.List<String>> params = uri.query().toMultiMap();
+      if (params.isEmpty()) {
+        return inner;
+      }
+      // the first one given, so that the answer names what the caller wrote first
+      String name = uri.query().toList().get(0).first();
+      return Problems.complete(Problem.invalid(name, String.join(",", params.get(name)), "is not a parameter of "
+          + path + ": it takes none (only GET /api/windows takes query parameters)"));
+    });
   }
 
   /**

@@ -190,4 +190,32 @@ class ProblemContractTest {
     Answer ok = send("GET /health/live HTTP/1.0\r\nHost: 127.0.0.1:" + port + "\r\n\r\n");
     assertEquals(200, ok.status(), ok.toString());
   }
+
+  @Test
+  @DisplayName("a query parameter an endpoint does not take is refused (400 naming it) on every endpoint: only "
+      + "GET /api/windows takes any; nothing is done")
+  void unknownParameters() throws Exception {
+    for (String path : new String[] {"/api/queue", "/api/tasks", "/api/tasks/digest", "/api/tasks/digest/usage",
+        "/api/tasks/digest/windows/2026-11-30", "/api/tasks/digest/windows/2026-11-30/timeline",
+        "/api/tasks/digest/windows/2026-11-30/why", "/health/live", "/health/ready", "/metrics"}) {
+      JsonNode p = problem(send(get(path + "?limit=1")), 400, "invalid-input", "limit");
+      assertEquals("1", p.path("value").asText(null), p.toString());
+      assertTrue(p.get("detail").asText().contains("is not a parameter of " + path), p.toString());
+      problem(send(get(path + "?limit=1&also=2")), 400, "invalid-input", "limit");
+    }
+    int before = events("digest");
+    for (String action : new String[] {"pause", "resume", "run"}) {
+      problem(send(post("/api/tasks/digest/" + action + "?dryRun=true", "")), 400, "invalid-input", "dryRun");
+    }
+    problem(send(post("/api/tasks/digest/backfill?dryRun=true", "{\"from\":\"2026-11-27T00:00:00Z\","
+        + "\"to\":\"2026-11-29T00:00:00Z\"}")), 400, "invalid-input", "dryRun");
+    problem(send(post("/api/events?x=1", "{\"type\":\"t\",\"id\":\"1\"}")), 400, "invalid-input", "x");
+    assertEquals(before, events("digest"), "nothing stored");
+    problem(send(get("/api/windows?limit=1&nope=1")), 400, "invalid-input", "nope");
+    // the parameters a call takes are taken
+    Answer page = send(get("/api/windows?limit=1&order=desc"));
+    assertEquals(200, page.status(), page.toString());
+    Answer queue = send(get("/api/queue"));
+    assertEquals(200, queue.status(), queue.toString());
+  }
 }
