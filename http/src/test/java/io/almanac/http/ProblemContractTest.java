@@ -218,4 +218,21 @@ class ProblemContractTest {
     Answer queue = send(get("/api/queue"));
     assertEquals(200, queue.status(), queue.toString());
   }
+
+  @Test
+  @DisplayName("a resolve note over almanac.task.max-reason-length is refused naming note (its field), a cancel reason "
+      + "naming reason; nothing is stored")
+  void longNote() throws Exception {
+    Answer run = send(post("/api/tasks/digest/run", ""));
+    assertEquals(200, run.status(), run.toString());
+    String window = JSON.readTree(run.body()).get("window").asText();
+    String w = "/api/tasks/digest/windows/" + java.net.URLEncoder.encode(window, StandardCharsets.UTF_8);
+    int before = events("digest");
+    String longText = "n".repeat(65_000);
+    JsonNode note = problem(send(post(w + "/resolve", "{\"note\":\"" + longText + "\"}")), 400, "invalid-input", "note");
+    assertTrue(note.get("detail").asText().startsWith("note '"), note.toString());
+    assertTrue(note.get("detail").asText().contains("65000 characters, at most 2000 (almanac.task.max-reason-length)"), note.toString());
+    problem(send(post(w + "/cancel", "{\"reason\":\"" + longText + "\"}")), 400, "invalid-input", "reason");
+    assertEquals(before, events("digest"), "nothing stored");
+  }
 }
