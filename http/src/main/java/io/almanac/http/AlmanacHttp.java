@@ -193,7 +193,12 @@ public final class AlmanacHttp extends AllDirectives {
     java.util.function.Function<String, CompletionStage<Boolean>> journalHas = jdbcJournal(config)
         ? InstanceQueries.create(system)::hasTaskJournalAsync : null;
     Route route = new AlmanacHttp(system, almanac, ApiRoutes.of(almanac, windows, config, journalHas)).routes();
-    return Http.get(system).newServerAt(settings.iface(), settings.port()).bind(route)
+    // what the request parser refuses before any route runs (a URI or header too long, no Host) is
+    // answered as problem+json too
+    org.apache.pekko.http.javadsl.settings.ServerSettings server =
+        org.apache.pekko.http.javadsl.settings.ServerSettings.create(config)
+            .withParsingErrorHandler(ProblemParsingErrorHandler.class.getName());
+    return Http.get(system).newServerAt(settings.iface(), settings.port()).withSettings(server).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
             LOG.error("HTTP endpoints could not listen on {}:{}: {}", settings.iface(), settings.port(), error.toString());
@@ -215,7 +220,31 @@ public final class AlmanacHttp extends AllDirectives {
             path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),
             path("ready", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.ready(), h)))))));
     // outermost: every answer is timed, problems and refused hosts too
-    return new HttpMeters(almanac.meterRegistry()).timed(Problems.handled(hostGuarded(iface, inner)));
+    return new HttpMeters(almanac.meterRegistry()).timed(Problems.handled(hostGuarded(iface, parametersChecked(inner))));
+  }
+
+  /**
+   * Refuses a query parameter the endpoint does not take (400 naming it, before anything is
+   * asked): only {@code GET /api/windows} takes any ({@link WindowFilter} checks its own), every other
+   * endpoint of the API, the health checks and {@code /metrics} take none. The dashboard's files and
+   * paths outside these are left to their routes (an unknown path stays 404).
+   */
+  private Route parametersChecked(Route inner) {
+    return extractUri(uri -> {
+      String path = uri.path();
+      boolean endpoint = path.startsWith("/api/") || path.startsWith("/health/") || path.equals("/metrics");
+      if (!endpoint || path.equals("/api/windows")) {
+        return inner;
+      }
+      java.util.Map<String, java.util.List<String>> params = uri.query().toMultiMap();
+      if (params.isEmpty()) {
+        return inner;
+      }
+      // the first one given, so that the answer names what the caller wrote first
+      String name = uri.query().toList().get(0).first();
+      return Problems.complete(Problem.invalid(name, String.join(",", params.get(name)), "is not a parameter of "
+          + path + ": it takes none (only GET /api/windows takes query parameters)"));
+    });
   }
 
   /**

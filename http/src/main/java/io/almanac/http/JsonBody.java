@@ -1,6 +1,13 @@
 package io.almanac.http;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
@@ -9,10 +16,18 @@ import java.util.Set;
 
 /**
  * A request's JSON body, checked field by field: pure. Every refusal is a 400 {@link Problem}
- * naming the field and the value: malformed JSON ({@code body}), a field that is not one of the
- * call's, a field missing, of the wrong JSON type, or empty.
+ * naming the field and the value: malformed JSON ({@code body}), a field given twice (at any depth),
+ * a field that is not one of the call's, a field missing, of the wrong JSON type, or empty.
  */
 final class JsonBody {
+
+  /** The deepest nesting of arrays and objects a body may have (the calls' bodies are flat objects). */
+  static final int MAX_DEPTH = 1000;
+
+  /** Reads bodies: a field given twice is an error, not "the last one wins". */
+  private static final ObjectMapper READER = JsonMapper.builder(JsonFactory.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build()).build();
 
   private final ObjectNode node;
 
@@ -33,8 +48,21 @@ final class JsonBody {
     }
     JsonNode parsed;
     try {
-      parsed = ApiJson.JSON.readTree(text);
+      parsed = READER.readTree(text);
+    } catch (StreamConstraintsException e) {
+      // Jackson's own text names its classes: the answer says it in plain words
+      String why = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+      throw new Problem.Raised(Problem.invalid("body", text, why.contains("nesting depth")
+          ? "is refused: body nests deeper than " + MAX_DEPTH + " levels of arrays and objects"
+          : why.startsWith("Number") ? "is refused: it has a number of more than "
+              + StreamReadConstraints.DEFAULT_MAX_NUM_LEN + " digits"
+          : "is refused: it has a value longer than a body may hold"));
     } catch (JsonProcessingException e) {
+      String duplicate = duplicateField(e);
+      if (duplicate != null) {
+        throw new Problem.Raised(new Problem(400, "invalid-input", "Invalid input", duplicate + ": is given more than "
+            + "once: a field may appear only once in a body (nothing was done)", duplicate, null));
+      }
       String why = e.getOriginalMessage();
       throw new Problem.Raised(Problem.invalid("body", text, "is not valid JSON: " + (why == null ? "" : why.lines()
           .findFirst().orElse("")) + " (line " + (e.getLocation() == null ? "?" : e.getLocation().getLineNr()) + ", column "
@@ -51,6 +79,22 @@ final class JsonBody {
       }
     }
     return new JsonBody(object);
+  }
+
+  /**
+   * @param e a parse failure
+   * @return the field a body gave twice, when that is the failure (the strict duplicate check's), else null
+   */
+  private static String duplicateField(JsonProcessingException e) {
+    String why = e.getOriginalMessage();
+    if (why == null || !why.startsWith("Duplicate ") || !(e.getProcessor() instanceof JsonParser parser)) {
+      return null;
+    }
+    try {
+      return parser.currentName();
+    } catch (java.io.IOException | RuntimeException notKnown) {
+      return null;
+    }
   }
 
   /** A required, non-blank string field. */

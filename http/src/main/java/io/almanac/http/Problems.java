@@ -136,6 +136,12 @@ public final class Problems {
       return new Problem(413, "payload-too-large", "Payload too large", "the body is larger than " + big.limit()
           + " bytes", "body", null);
     }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad
+        && "Request too large".equals(bad.info().summary())) {
+      // a chunked body read to its limit (extractStrictEntity): pekko says 400, the contract 413
+      return new Problem(413, "payload-too-large", "Payload too large", "body: the body is larger than the "
+          + ApiRoutes.MAX_BODY_BYTES + " bytes (64 KiB) a call takes", "body", null);
+    }
     if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad) {
       int status = bad.status().intValue();
       return new Problem(status, status == 413 ? "payload-too-large" : status == 400 ? "invalid-input" : "http-" + status,

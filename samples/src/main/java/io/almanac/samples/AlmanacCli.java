@@ -207,6 +207,9 @@ public final class AlmanacCli implements Callable<Integer> {
     @ParentCommand AlmanacCli root;
     @Spec CommandSpec spec;
 
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this command's help and exit")
+    boolean help;
+
     ApiClient api() {
       return new ApiClient(root.url, root.token, root.timeout);
     }
@@ -307,6 +310,9 @@ public final class AlmanacCli implements Callable<Integer> {
       "every task's events, applies retention. Needs only the journal's database: stop the node first on H2 (its file",
       "is open in one JVM only); on PostgreSQL the nodes may run. Exit 0 done, 2 configuration error, 3 database failure."})
   static final class RebuildInstances implements Callable<Integer> {
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this command's help and exit")
+    boolean help;
+
     @Option(names = "--config", paramLabel = "FILE",
         description = "the node's configuration (default: -Dconfig.file, else ./application.conf, else the jar's)")
     Path config;
@@ -414,7 +420,8 @@ public final class AlmanacCli implements Callable<Integer> {
   }
 
   /** {@code windows}: the instance table, filtered and paged. */
-  @Command(name = "windows", description = "Windows from the instance table (GET /api/windows), newest pages via --after.")
+  @Command(name = "windows", description = {"Windows from the instance table (GET /api/windows), oldest first (by start,",
+      "task, window), or newest first with --newest-first; the next page with --after (and the same order)."})
   static final class Windows extends ApiCommand {
     @Option(names = "--task", description = "only this task") String task;
     @Option(names = "--status", split = ",", description = "only these statuses (repeat or comma-separate), e.g. FINAL_FAILED,MISSED")
@@ -423,6 +430,8 @@ public final class AlmanacCli implements Callable<Integer> {
     @Option(names = "--to", description = "window start before (ISO instant)") String to;
     @Option(names = "--limit", description = "1..500 (the node's default: 100)") Integer limit;
     @Option(names = "--after", description = "the cursor printed as 'next' by the previous page") String after;
+    @Option(names = "--newest-first", description = "the newest windows first (order=desc); pass it with --after too")
+    boolean newestFirst;
 
     @Override
     public Integer call() {
@@ -435,6 +444,7 @@ public final class AlmanacCli implements Callable<Integer> {
       param(q, "to", to);
       param(q, "limit", limit == null ? null : limit.toString());
       param(q, "after", after);
+      param(q, "order", newestFirst ? "desc" : null);
       ApiClient.Answer a = api().get("/api/windows" + q);
       if (printedJson(a)) {
         return EXIT_OK;
@@ -443,7 +453,7 @@ public final class AlmanacCli implements Callable<Integer> {
       printWindows(out(), body.path("windows"));
       String next = text(body, "next");
       if (next != null) {
-        out().println("more: almanac windows ... --after " + next);
+        out().println("more: almanac windows ... " + (newestFirst ? "--newest-first " : "") + "--after " + next);
       }
       out().flush();
       return EXIT_OK;

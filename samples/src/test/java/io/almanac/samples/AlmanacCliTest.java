@@ -140,6 +140,48 @@ class AlmanacCliTest {
   }
 
   @Test
+  @Order(3)
+  @DisplayName("windows --newest-first lists the newest windows first (GET /api/windows?order=desc) and pages on "
+      + "backwards; --help prints each command's help (exit 0), windows' naming the option")
+  void newestFirstAndHelp() throws Exception {
+    Run help = raw("windows", "--help");
+    assertEquals(0, help.code(), help.toString());
+    assertTrue(help.out().startsWith("Usage: almanac windows") && help.out().contains("--newest-first"), help.toString());
+    assertTrue(help.err().isEmpty(), help.toString());
+    for (String c : List.of("status", "tasks", "queue", "why", "timeline", "pause", "resume", "run", "backfill", "retry",
+        "resolve", "cancel", "publish", "raise-budget", "rebuild-instances")) {
+      Run h = raw(c, "--help");
+      assertEquals(0, h.code(), c + ": " + h);
+      assertTrue(h.out().startsWith("Usage: almanac " + c), c + ": " + h);
+    }
+
+    List<String> oldest = new ArrayList<>();
+    json.readTree(cli("windows", "--json").out()).get("windows").forEach(w -> oldest.add(w.get("start").asText()
+        + " " + w.get("task").asText() + " " + w.get("window").asText()));
+    assertTrue(oldest.size() >= 3, oldest.toString());
+    Run newest = cli("windows", "--newest-first", "--json");
+    assertEquals(0, newest.code(), newest.toString());
+    List<String> desc = new ArrayList<>();
+    json.readTree(newest.out()).get("windows").forEach(w -> desc.add(w.get("start").asText() + " "
+        + w.get("task").asText() + " " + w.get("window").asText()));
+    List<String> reversed = new ArrayList<>(oldest);
+    java.util.Collections.reverse(reversed);
+    assertEquals(reversed, desc, "newest first: the oldest-first list reversed");
+
+    // a page of one, newest first; the hint to the next page keeps the order, and following it goes backwards
+    Run first = cli("windows", "--newest-first", "--limit", "1");
+    assertEquals(0, first.code(), first.toString());
+    String more = line(first.out(), "more: ");
+    assertTrue(more.startsWith("more: almanac windows ... --newest-first --after "), first.toString());
+    String cursor = more.substring(more.lastIndexOf(' ') + 1).trim();
+    Run second = cli("windows", "--newest-first", "--limit", "1", "--after", cursor, "--json");
+    assertEquals(0, second.code(), second.toString());
+    JsonNode w = json.readTree(second.out()).get("windows").get(0);
+    assertEquals(desc.get(1), w.get("start").asText() + " " + w.get("task").asText() + " " + w.get("window").asText(),
+        second.toString());
+  }
+
+  @Test
   @Order(4)
   @DisplayName("exit 4: an action without the token, or with a wrong one, is unauthorized and says to pass --token")
   void unauthorized() {

@@ -199,6 +199,9 @@ class DashboardTest {
     wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "401"));
     String message = text(By.id("message"));
     assertTrue(message.startsWith("Refused: ") && message.contains("Bearer"), message);
+    // the 401 names the Authorization header but no value: no "undefined" or "null" in the words
+    assertTrue(message.contains("[field Authorization]"), message);
+    assertTrue(!message.contains("undefined") && !message.contains("null"), message);
     assertTrue(driver.findElement(By.id("message")).getAttribute("class").contains("error"), message);
     WindowView w = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY);
     assertEquals(InstanceStatus.FINAL_FAILED, w.status());

@@ -53,7 +53,11 @@ async function problemText(res) {
   const title = body && body.title ? body.title : res.statusText || 'Error';
   const detail = body && body.detail ? body.detail : '';
   let text = title + ' (' + res.status + ')' + (detail ? ': ' + detail : '');
-  if (body && body.field) text += ' [field ' + body.field + ' = ' + JSON.stringify(body.value) + ']';
+  // a problem may name a field without a value (a missing header, a missing body field): name it alone
+  if (body && body.field) {
+    const hasValue = body.value !== undefined && body.value !== null;
+    text += ' [field ' + body.field + (hasValue ? ' = ' + JSON.stringify(body.value) : '') + ']';
+  }
   if (res.status === 401) text += ' (enter the node\'s token above)';
   return text;
 }

@@ -230,28 +230,30 @@ final class OperatorActions {
           + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
     }
     return transition(state, window, x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now),
-        null);
+        null, null);
   }
 
   Decided<Done> resolve(State state, WindowKey window, String note, Instant now) {
     String text = note == null ? "resolved by an operator" : note;
-    return transition(state, window, w -> new InstanceResolved(w.key(), text, now), text);
+    return transition(state, window, w -> new InstanceResolved(w.key(), text, now), "note", text);
   }
 
   Decided<Done> cancel(State state, WindowKey window, String reason, Instant now) {
     String text = reason == null ? "cancelled by an operator" : reason;
-    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now, TaskJournal.CancelCause.OPERATOR), text);
+    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now, TaskJournal.CancelCause.OPERATOR), "reason",
+        text);
   }
 
+  /** The transition an operator asked for; {@code field} names {@code text} in a refusal (the call's own parameter). */
   private Decided<Done> transition(State state, WindowKey window, Function<WindowState, TaskJournal.WindowEvent> event,
-      String text) {
+      String field, String text) {
     WindowState w = state.windows().get(window.value());
     if (w == null) {
       return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
     }
     if (text != null && text.length() > settings.maxReasonLength()) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "reason", Texts.abbreviate(text),
-          text.length() + " characters, at most " + settings.maxReasonLength()));
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, field, Texts.abbreviate(text),
+          text.length() + " characters, at most " + settings.maxReasonLength() + " (almanac.task.max-reason-length)"));
     }
     TaskJournal.WindowEvent e = event.apply(w);
     if (!Transition.allows(w.status(), e)) {
