@@ -799,7 +799,7 @@ public final class Almanac {
   private static PoolUsage poolUsage(PoolSpec p, io.almanac.spi.PoolStore.PoolDay day, java.util.Map<String, Integer> held) {
     Long budget = p.budgetPerDayMicros();
     return new PoolUsage(p.name(), p.maxConcurrent(), p.rateText(), held == null ? null : held.getOrDefault(p.name(), 0),
-        day.day(), p.zone().getId(), Usage.fromMicros(day.costMicros()), day.attempts(), p.budgetPerDay(),
+        day.day(), p.zone().getId(), Usage.fromMicros(day.costMicros()), day.attempts(), budget == null ? null : Usage.fromMicros(budget),
         Usage.fromMicros(day.raisedMicros()), budget == null ? null : Usage.fromMicros(day.limitMicros(budget)),
         budget != null && day.costMicros() >= day.limitMicros(budget));
   }
