@@ -75,9 +75,9 @@ public final class JdbcPoolStore implements PoolStore {
           + " window_key VARCHAR(512) NOT NULL, node VARCHAR(512) NOT NULL, incarnation VARCHAR(64) NOT NULL,"
           + " expires_at BIGINT NOT NULL, PRIMARY KEY (pool, task_id, window_key))",
       "CREATE INDEX IF NOT EXISTS almanac_pool_hold_node ON almanac_pool_hold (node, incarnation)",
-      "CREATE TABLE IF NOT EXISTS almanac_pool_usage (pool VARCHAR(100) NOT NULL, day DATE NOT NULL,"
+      "CREATE TABLE IF NOT EXISTS almanac_pool_usage (pool VARCHAR(100) NOT NULL, usage_day DATE NOT NULL,"
           + " cost_micros BIGINT NOT NULL, attempts BIGINT NOT NULL, raised_micros BIGINT NOT NULL,"
-          + " PRIMARY KEY (pool, day))");
+          + " PRIMARY KEY (pool, usage_day))");
 
   private final String url;
   private final String description;
@@ -393,7 +393,7 @@ public final class JdbcPoolStore implements PoolStore {
 
   private PoolDay day(Connection c, String pool, java.time.LocalDate day) throws SQLException {
     try (PreparedStatement p = c.prepareStatement("SELECT cost_micros, attempts, raised_micros FROM almanac_pool_usage"
-        + " WHERE pool = ? AND day = ?")) {
+        + " WHERE pool = ? AND usage_day = ?")) {
       p.setQueryTimeout(queryTimeoutSeconds);
       p.setString(1, pool);
       p.setObject(2, day);
@@ -407,12 +407,12 @@ public final class JdbcPoolStore implements PoolStore {
   private void addToDay(Connection c, String pool, java.time.LocalDate day, long costMicros, long attempts, long raisedMicros)
       throws SQLException {
     String add = "UPDATE almanac_pool_usage SET cost_micros = cost_micros + ?, attempts = attempts + ?,"
-        + " raised_micros = raised_micros + ? WHERE pool = ? AND day = ?";
+        + " raised_micros = raised_micros + ? WHERE pool = ? AND usage_day = ?";
     if (update(c, add, costMicros, attempts, raisedMicros, pool, day) > 0) {
       return;
     }
     try {
-      update(c, "INSERT INTO almanac_pool_usage (pool, day, cost_micros, attempts, raised_micros) VALUES (?, ?, ?, ?, ?)",
+      update(c, "INSERT INTO almanac_pool_usage (pool, usage_day, cost_micros, attempts, raised_micros) VALUES (?, ?, ?, ?, ?)",
           pool, day, costMicros, attempts, raisedMicros);
     } catch (SQLException e) {
       if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {

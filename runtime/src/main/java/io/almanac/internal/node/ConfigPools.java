@@ -90,11 +90,12 @@ public final class ConfigPools {
         throw new InvalidSpecException(key, text, "must be a number (an amount in the unit jobs report cost in), e.g. 5.00");
       }
     }
-    throw new InvalidSpecException(key, v.render(), "must be a number (an amount in the unit jobs report cost in), e.g. 5.00");
+    throw new InvalidSpecException(key, v.render(com.typesafe.config.ConfigRenderOptions.concise()), "must be a number (an amount in the unit jobs report cost in), e.g. 5.00");
   }
 
   private static java.time.ZoneId zone(String key, ConfigValue v) {
-    String text = v.valueType() == ConfigValueType.STRING ? ((String) v.unwrapped()).trim() : v.render();
+    String text = v.valueType() == ConfigValueType.STRING ? ((String) v.unwrapped()).trim()
+        : v.render(com.typesafe.config.ConfigRenderOptions.concise());
     if (v.valueType() != ConfigValueType.STRING || text.isEmpty()) {
       throw new InvalidSpecException(key, text, "must be a zone id, e.g. UTC or Europe/Berlin");
     }
