@@ -61,7 +61,7 @@ public final class PoolSpec extends Value {
     if (maxConcurrent < 1) {
       throw new InvalidSpecException(key(name, "max-concurrent"), maxConcurrent, "must be at least 1");
     }
-    return new PoolSpec(name, maxConcurrent, 0, null, null, java.time.ZoneOffset.UTC);
+    return new PoolSpec(name, maxConcurrent, 0, null, null, java.time.ZoneId.of("UTC"));
   }
 
   /**

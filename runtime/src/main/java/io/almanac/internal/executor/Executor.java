@@ -1026,7 +1026,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         : io.almanac.spi.PoolStore.PoolDay.empty(a.pool(), pools.dayOf(a.pool(), now));
     io.almanac.PoolSpec spec = pools.spec(a.pool());
     long budget = spec == null || spec.budgetPerDayMicros() == null ? 0 : spec.budgetPerDayMicros();
-    java.time.ZoneId zone = spec == null ? java.time.ZoneOffset.UTC : spec.zone();
+    java.time.ZoneId zone = spec == null ? java.time.ZoneId.of("UTC") : spec.zone();
     String detail = "pool " + a.pool() + "'s budget for " + day.day() + " (" + zone + ") was spent: cost "
         + io.almanac.Usage.fromMicros(day.costMicros()).toPlainString() + " reached the budget per day "
         + io.almanac.Usage.fromMicros(budget).toPlainString()

@@ -10,7 +10,6 @@ import io.almanac.InvalidSpecException;
 import io.almanac.PoolSpec;
 import java.math.BigDecimal;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -35,7 +34,7 @@ class ConfigPoolBudgetTest {
     assertEquals(5_000_000L, pools.get(0).budgetPerDayMicros());
     assertEquals(ZoneId.of("Europe/Berlin"), pools.get(0).zone());
     assertEquals(1L, pools.get(1).budgetPerDayMicros());
-    assertEquals(ZoneOffset.UTC, pools.get(1).zone());
+    assertEquals(ZoneId.of("UTC"), pools.get(1).zone());
     assertNull(pools.get(2).budgetPerDay());
     assertEquals(0L, pools.get(3).budgetPerDayMicros());
     assertEquals(PoolSpec.of("x", 1).withBudgetPerDay(new BigDecimal("5.00")), PoolSpec.of("x", 1).withBudgetPerDay(
