@@ -65,4 +65,19 @@ class PoolExplanationTest {
     assertEquals("waiting to start: scheduled as RETRY at 08:05:02 and not yet taken by an executor; it waits for resource "
         + "pool openai (RATE until 08:05:10)", e.verdict());
   }
+
+  @Test
+  @DisplayName("a window skipped because its pool's budget for the day was spent: SKIPPED, the pool named in words")
+  void poolBudgetSpent() {
+    String detail = "pool openai's budget for 2026-11-29 (UTC) was spent: cost 5.20 reached the budget per day 5.00";
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, t("00:00:00")),
+        new io.almanac.journal.TaskJournal.WaitEnded(DAY, io.almanac.SkipReason.BUDGET_EXHAUSTED, detail, t("00:00:01"),
+            "openai")));
+    wellFormed(e);
+    assertEquals("SKIPPED", e.status());
+    assertTrue(texts(e).stream().anyMatch(s -> s.contains("resource pool openai's budget for the day was spent "
+        + "(BUDGET_EXHAUSTED: " + detail + ")")), texts(e).toString());
+    assertTrue(texts(e).stream().noneMatch(s -> s.contains("the task's budget")), texts(e).toString());
+  }
 }
