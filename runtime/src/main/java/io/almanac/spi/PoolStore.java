@@ -14,7 +14,10 @@ import java.util.concurrent.CompletionStage;
  * A node uses the class named by {@code almanac.pool-store.class} (see the runtime's reference.conf).
  *
  * <p>A hold is one admitted attempt's place in a pool, keyed by task and window, owned by the node
- * that admitted it. Every operation is asynchronous and never runs on the caller's thread; a failed
+ * that admitted it. A pool may have a budget per day: the store sums the cost its attempts report per
+ * pool and day ({@link #addUsage}), keeps the day's raises ({@link #raiseBudget}) and refuses an
+ * acquire with {@link io.almanac.PoolWaitReason#BUDGET} once the day is spent (the days and budgets
+ * are the caller's, see {@link Budget}). Every operation is asynchronous and never runs on the caller's thread; a failed
  * stage means the store could not be asked (the caller keeps the window queued and asks again).
  * Implementations are thread-safe.
  */

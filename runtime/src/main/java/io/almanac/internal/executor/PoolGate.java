@@ -13,8 +13,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * What the executor knows of the resource pools: the store, the pools declared here, the holds this
- * node took (by window), which waits were told to their entity (once per wait) and the releases to
- * try again. Owned by the executor actor (not thread-safe); the store's calls are asynchronous and
+ * node took (by window), which waits were told to their entity (see {@link #tellWait}), the pools'
+ * budgets and days (each pool's zone) and the releases to try again. Owned by the executor actor (not thread-safe); the store's calls are asynchronous and
  * their answers come back to the actor as messages. Tasks without pools never reach it. INTERNAL API.
  */
 final class PoolGate {
