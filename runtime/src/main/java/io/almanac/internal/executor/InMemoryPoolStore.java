@@ -33,6 +33,8 @@ public final class InMemoryPoolStore implements PoolStore {
 
   private final Clock clock;
   private final Map<String, Pool> pools = new LinkedHashMap<>();
+  /** Days kept before the latest day with usage (older ones are dropped: nothing asks for them). */
+  private static final int KEEP_DAYS = 3;
   /** The pools' days with usage or raises, by pool and day. */
   private final Map<String, PoolDay> days = new HashMap<>();
 
@@ -140,6 +142,8 @@ public final class InMemoryPoolStore implements PoolStore {
     PoolDay d = day(pool, day);
     days.put(pool + "|" + day, new PoolDay(pool, day, PoolRules.plus(d.costMicros(), costMicros), d.attempts() + 1,
         d.raisedMicros()));
+    java.time.LocalDate keepFrom = day.minusDays(KEEP_DAYS);
+    days.values().removeIf(x -> x.day().isBefore(keepFrom)); // bounded: a few days per pool
     return CompletableFuture.completedFuture(null);
   }
 
