@@ -54,7 +54,9 @@ public record Alert(Kind kind, String taskId, String window, String message, Ins
     /**
      * A task's budget for the day was spent and its further windows of the day are skipped with
      * {@link SkipReason#BUDGET_EXHAUSTED}; raised once per task per day (in the task's zone), on the
-     * day's first such skip.
+     * day's first such skip. Also raised when a resource pool's budget for the day was spent
+     * ({@link PoolSpec#withBudgetPerDay}): once per pool per day per node, naming the pool, on the
+     * first window it skips there.
      */
     BUDGET_EXHAUSTED
   }

@@ -703,6 +703,107 @@ public final class Almanac {
     return this.<TaskProtocol.UsageInfo>ask(taskId, TaskProtocol.GetUsage::new).thenApply(TaskProtocol.UsageInfo::usage);
   }
 
+  /**
+   * Raises a resource pool's budget for today, in the pool's zone, by an amount: the windows of the
+   * tasks naming it start again while the day's cost (summed over the cluster) stays below the
+   * raised limit; the next day starts afresh at the pool's budget. Kept in the pool store with the
+   * day's cost (so it holds on every node sharing it) and logged with its note; raises of one day
+   * add up.
+   *
+   * @param pool the pool, declared on this node with a budget per day
+   * @param amount how much to raise today's limit by: more than 0, at most 6 decimal places
+   * @param note the operator's note (why), or null
+   * @return the pool after the raise; fails with a {@link RefusedException} naming the field ({@code
+   *     pool} for an unknown pool, {@code amount}, {@code note}, {@code budgetPerDay} for a pool without
+   *     a budget) and the value, and nothing is stored
+   */
+  public CompletionStage<PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note) {
+    PoolSpec spec = pool == null ? null : jobs.pools().get(pool);
+    RefusedException refused = null;
+    long micros = 0;
+    if (spec == null) {
+      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "pool", pool,
+          "no pool is declared under this name; declared: " + new java.util.TreeSet<>(jobs.pools().keySet()));
+    } else if (amount == null || amount.signum() <= 0) {
+      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount",
+          amount == null ? null : amount.toPlainString(), "must be more than 0");
+    } else {
+      try {
+        micros = Usage.toMicros("amount", amount);
+        if (micros > TaskSpec.MAX_BUDGET_MICROS) {
+          refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
+              "at most " + Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString());
+        }
+      } catch (InvalidSpecException e) {
+        refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
+            e.reason());
+      }
+    }
+    int maxNote = node.taskSettings().maxReasonLength();
+    if (refused == null && note != null && note.length() > maxNote) {
+      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "note",
+          note.substring(0, Math.min(note.length(), 80)) + "...", note.length() + " characters, at most " + maxNote);
+    }
+    if (refused == null && spec.budgetPerDay() == null) {
+      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "budgetPerDay", null, "pool '" + pool
+          + "' has no budget per day to raise (set almanac.pools." + pool + ".budget-per-day)");
+    }
+    if (refused != null) {
+      return java.util.concurrent.CompletableFuture.failedFuture(refused);
+    }
+    java.time.LocalDate today = java.time.LocalDate.ofInstant(clock.instant(), spec.zone());
+    long by = micros;
+    return node.poolStore().raiseBudget(pool, today, by).thenCompose(day -> {
+      org.slf4j.LoggerFactory.getLogger(Almanac.class).info("pool '{}': budget for {} ({}) raised by {} to {}{}", pool,
+          today, spec.zone(), Usage.fromMicros(by).toPlainString(),
+          Usage.fromMicros(day.limitMicros(spec.budgetPerDayMicros())).toPlainString(), note == null ? "" : ": " + note);
+      return inUse().thenApply(held -> poolUsage(spec, day, held));
+    });
+  }
+
+  /**
+   * @return every pool declared on this node, by name: its limits, its holds across the cluster and
+   *     today's cost and budget (each pool's day in its zone)
+   */
+  public CompletionStage<List<PoolUsage>> pools() {
+    List<PoolSpec> specs = new java.util.ArrayList<>(jobs.pools().values());
+    specs.sort(java.util.Comparator.comparing(PoolSpec::name));
+    if (specs.isEmpty()) {
+      return java.util.concurrent.CompletableFuture.completedFuture(List.of());
+    }
+    io.almanac.spi.PoolStore store = node.poolStore();
+    java.time.Instant now = clock.instant();
+    return inUse().thenCompose(held -> {
+      java.util.concurrent.CompletableFuture<List<PoolUsage>> all =
+          java.util.concurrent.CompletableFuture.completedFuture(new java.util.ArrayList<>());
+      for (PoolSpec p : specs) {
+        java.time.LocalDate today = java.time.LocalDate.ofInstant(now, p.zone());
+        all = all.thenCombine(store.dayUsage(p.name(), today).toCompletableFuture(), (list, day) -> {
+          list.add(poolUsage(p, day, held));
+          return list;
+        });
+      }
+      return all.thenApply(List::copyOf);
+    });
+  }
+
+  /** The pools' holds across the cluster, or null when the store could not be asked. */
+  private CompletionStage<java.util.Map<String, Integer>> inUse() {
+    try {
+      return node.poolStore().inUse().exceptionally(e -> null);
+    } catch (RuntimeException e) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+  }
+
+  private static PoolUsage poolUsage(PoolSpec p, io.almanac.spi.PoolStore.PoolDay day, java.util.Map<String, Integer> held) {
+    Long budget = p.budgetPerDayMicros();
+    return new PoolUsage(p.name(), p.maxConcurrent(), p.rateText(), held == null ? null : held.getOrDefault(p.name(), 0),
+        day.day(), p.zone().getId(), Usage.fromMicros(day.costMicros()), day.attempts(), budget == null ? null : Usage.fromMicros(budget),
+        Usage.fromMicros(day.raisedMicros()), budget == null ? null : Usage.fromMicros(day.limitMicros(budget)),
+        budget != null && day.costMicros() >= day.limitMicros(budget));
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Views
 

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class PoolSpec extends Value {
-  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "name", "maxConcurrent", "ratePermits", "ratePer");
+  private static final Parts PARTS = Parts.of(MethodHandles.lookup(), "name", "maxConcurrent", "ratePermits", "ratePer",
+      "budgetPerDay", "zone");
 
   /** Longest pool name accepted. */
   public static final int MAX_NAME_LENGTH = 100;
@@ -35,12 +36,17 @@ public final class PoolSpec extends Value {
   private final int maxConcurrent;
   private final int ratePermits;
   private final Duration ratePer;
+  private final java.math.BigDecimal budgetPerDay;
+  private final java.time.ZoneId zone;
 
-  private PoolSpec(String name, int maxConcurrent, int ratePermits, Duration ratePer) {
+  private PoolSpec(String name, int maxConcurrent, int ratePermits, Duration ratePer, java.math.BigDecimal budgetPerDay,
+      java.time.ZoneId zone) {
     this.name = name;
     this.maxConcurrent = maxConcurrent;
     this.ratePermits = ratePermits;
     this.ratePer = ratePer;
+    this.budgetPerDay = budgetPerDay;
+    this.zone = zone;
   }
 
   /**
@@ -55,7 +61,7 @@ public final class PoolSpec extends Value {
     if (maxConcurrent < 1) {
       throw new InvalidSpecException(key(name, "max-concurrent"), maxConcurrent, "must be at least 1");
     }
-    return new PoolSpec(name, maxConcurrent, 0, null);
+    return new PoolSpec(name, maxConcurrent, 0, null, null, java.time.ZoneId.of("UTC"));
   }
 
   /**
@@ -72,7 +78,7 @@ public final class PoolSpec extends Value {
     if (per == null || per.isNegative() || per.isZero()) {
       throw new InvalidSpecException(key(name, "rate"), text, "the period must be positive");
     }
-    return new PoolSpec(name, maxConcurrent, permits, per);
+    return new PoolSpec(name, maxConcurrent, permits, per, budgetPerDay, zone);
   }
 
   /**
@@ -102,7 +108,64 @@ public final class PoolSpec extends Value {
     if (per.isNegative() || per.isZero()) {
       throw new InvalidSpecException(key(name, "rate"), rate, "the period must be positive");
     }
-    return new PoolSpec(name, maxConcurrent, permits, per);
+    return new PoolSpec(name, maxConcurrent, permits, per, budgetPerDay, zone);
+  }
+
+  /**
+   * Gives the pool a budget per day, in its {@link #zone()}: once the cost that the attempts of the
+   * tasks naming it reported that day reaches the budget (plus that day's raises, {@link
+   * Almanac#raisePoolBudget}), the windows of those tasks that would start are skipped with {@link
+   * SkipReason#BUDGET_EXHAUSTED}, across the cluster. The next day starts afresh.
+   *
+   * @param amount the budget, at least 0, at most 6 decimal places, at most 1,000,000,000, in the unit
+   *     usage reports cost in ({@link Usage}); null for none
+   * @return this pool with that budget
+   * @throws InvalidSpecException ({@code almanac.pools.<name>.budget-per-day}) naming the value
+   */
+  public PoolSpec withBudgetPerDay(java.math.BigDecimal amount) {
+    if (amount == null) {
+      return new PoolSpec(name, maxConcurrent, ratePermits, ratePer, null, zone);
+    }
+    String key = key(name, "budget-per-day");
+    long micros;
+    try {
+      micros = Usage.toMicros(key, amount);
+    } catch (InvalidSpecException e) {
+      throw new InvalidSpecException(key, amount.toPlainString(), e.reason());
+    }
+    if (micros > TaskSpec.MAX_BUDGET_MICROS) {
+      throw new InvalidSpecException(key, amount.toPlainString(), "at most "
+          + Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString());
+    }
+    java.math.BigDecimal plain = amount.signum() == 0 ? java.math.BigDecimal.ZERO : amount.stripTrailingZeros();
+    return new PoolSpec(name, maxConcurrent, ratePermits, ratePer, plain, zone);
+  }
+
+  /**
+   * @param zone the zone of the pool's day, for its budget (UTC unless set)
+   * @return this pool with that zone
+   * @throws InvalidSpecException ({@code almanac.pools.<name>.zone}) if it is null
+   */
+  public PoolSpec withZone(java.time.ZoneId zone) {
+    if (zone == null) {
+      throw new InvalidSpecException(key(name, "zone"), null, "must be a zone id, e.g. UTC or Europe/Berlin");
+    }
+    return new PoolSpec(name, maxConcurrent, ratePermits, ratePer, budgetPerDay, zone);
+  }
+
+  /** @return the pool's budget per day, in the unit usage reports cost in, or null for none */
+  public java.math.BigDecimal budgetPerDay() {
+    return budgetPerDay;
+  }
+
+  /** @return the budget per day in millionths, or null for none */
+  public Long budgetPerDayMicros() {
+    return budgetPerDay == null ? null : Usage.toMicros("budgetPerDay", budgetPerDay);
+  }
+
+  /** @return the zone of the pool's day (UTC unless set) */
+  public java.time.ZoneId zone() {
+    return zone;
   }
 
   /**

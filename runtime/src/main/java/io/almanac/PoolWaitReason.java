@@ -10,5 +10,10 @@ public enum PoolWaitReason {
   /** The pool's rate allows no start now: the next one is allowed when a token is refilled. */
   RATE,
   /** A job of the pool answered "throttled": the pool admits nothing until the pause ends. */
-  PAUSED
+  PAUSED,
+  /**
+   * The pool's budget for the day ({@link PoolSpec#withBudgetPerDay}) is spent. Never a wait: the
+   * window that would start is skipped with {@link SkipReason#BUDGET_EXHAUSTED} instead.
+   */
+  BUDGET
 }

@@ -19,7 +19,9 @@ public enum SkipReason {
   CONDITION_NOT_MET,
   /**
    * The task's budget for the day (in its zone) was spent: today's reported cost reached its
-   * budget per day plus any raise an operator made for the day. The next day starts afresh.
+   * budget per day plus any raise an operator made for the day. The next day starts afresh. Also a
+   * window that would start when a resource pool it names had spent its budget for the pool's day
+   * ({@link PoolSpec#withBudgetPerDay}); its reason names the pool.
    */
   BUDGET_EXHAUSTED,
   /** The window's due date is in one of the task's exclusion calendars (docs/schedules.md); the record names it. */

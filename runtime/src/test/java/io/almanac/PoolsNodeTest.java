@@ -157,6 +157,34 @@ class PoolsNodeTest {
   }
 
   @Test
+  @DisplayName("a wait whose reason changes is recorded again: PAUSED until T, then (the pause over) RATE, so the window "
+      + "never reads PAUSED until a past T")
+  void changedWaitReasonIsRecordedAgain() {
+    AtomicInteger calls = new AtomicInteger();
+    AgentJob job = ctx -> CompletableFuture.completedFuture(ctx.taskId().equals("a") && calls.getAndIncrement() == 0
+        ? JobResult.throttled(Duration.ofMinutes(5)) : JobResult.success("ok"));
+    Almanac almanac = start("almanac.pool-store.poll-interval = 50ms", Map.of("j", job),
+        PoolSpec.of("llm", 4).withRate(1, Duration.ofHours(1)));
+    await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    await(almanac.register(TaskSpec.builder("b").cron("0 1 0 * * ? UTC").job("j").pools("llm").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:01Z")); // a takes the hour's one token, and is throttled for 5 minutes
+    eventually(() -> assertEquals(InstanceStatus.RETRY_WAIT, window(almanac, "a", "2026-11-29").status()));
+    clock.set(Instant.parse("2026-11-29T00:01:01Z"));
+    eventually(() -> assertEquals(1, waits("b").size()));
+    assertEquals(PoolWaitReason.PAUSED, waits("b").get(0).reason());
+    clock.set(Instant.parse("2026-11-29T00:05:02Z")); // the pause is over; the bucket's next token comes at 01:00:01
+    eventually(() -> assertEquals(2, waits("b").size()));
+    TaskJournal.PoolWaited rate = waits("b").get(1);
+    assertEquals(PoolWaitReason.RATE, rate.reason());
+    assertTrue(rate.until().isAfter(clock.instant()), rate.toString());
+    assertTrue(window(almanac, "b", "2026-11-29").reason().startsWith("waiting for pool llm: RATE until "),
+        window(almanac, "b", "2026-11-29").reason());
+    clock.set(Instant.parse("2026-11-29T00:05:30Z")); // polls go on: the same wait is not recorded again
+    assertEquals(InstanceStatus.PENDING, window(almanac, "b", "2026-11-29").status());
+    assertEquals(2, waits("b").size(), waits("b").toString());
+  }
+
+  @Test
   @DisplayName("an unknown pool is refused at registration, naming the task, the field and the pool; nothing is stored")
   void unknownPoolRefused() {
     Almanac almanac = start("", Map.of("j", ctx -> CompletableFuture.completedFuture(JobResult.success("ok"))),

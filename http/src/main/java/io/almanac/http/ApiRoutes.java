@@ -129,6 +129,13 @@ public final class ApiRoutes extends AllDirectives {
         path("tasks", () -> get(this::listTasks)),
         path("windows", () -> get(() -> parameterMultiMap(this::listWindows))),
         path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(windowList(ws))))),
+        path("pools", () -> get(() -> answer(almanac::pools, null, null, ps -> ok(poolsJson(ps))))),
+        pathPrefix("pools", () -> pathPrefix(PathMatchers.segment(), pool -> path("raise-budget", () -> post(() ->
+            authorized(() -> body(Set.of("amount", "note"), b -> {
+              java.math.BigDecimal amount = b.requiredDecimal("amount");
+              String note = b.optionalText("note");
+              return answer(() -> raisePoolBudget(pool, amount, note), null, null, u -> ok(poolJson(u)));
+            })))))),
         new EventRoutes(almanac, this).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
   }
@@ -153,6 +160,37 @@ public final class ApiRoutes extends AllDirectives {
               u -> ok(usageJson(u)));
         })))),
         pathPrefix("windows", () -> pathPrefix(PathMatchers.segment(), window -> windowRoutes(task, window))));
+  }
+
+  /** Raises a pool's budget; an unknown pool is 404 naming {@code pool}. */
+  private CompletionStage<io.almanac.PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note) {
+    return almanac.raisePoolBudget(pool, amount, note).exceptionallyCompose(e -> {
+      Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (c instanceof io.almanac.RefusedException r && "pool".equals(r.field())) {
+        return CompletableFuture.failedFuture(new Problem.Raised(Problem.notFound(r.getMessage(), "pool", pool)));
+      }
+      return CompletableFuture.failedFuture(c);
+    });
+  }
+
+  /** The pools as JSON: {@code {"pools": [...]}}, each as {@link #poolJson}. */
+  static ObjectNode poolsJson(List<io.almanac.PoolUsage> pools) {
+    ObjectNode o = ApiJson.JSON.createObjectNode();
+    com.fasterxml.jackson.databind.node.ArrayNode a = o.putArray("pools");
+    pools.forEach(p -> a.add(poolJson(p)));
+    return o;
+  }
+
+  /** A pool's limits, holds and day as JSON: amounts as strings, exactly. */
+  static ObjectNode poolJson(io.almanac.PoolUsage u) {
+    ObjectNode o = ApiJson.JSON.createObjectNode().put("pool", u.pool()).put("maxConcurrent", u.maxConcurrent());
+    o.put("rate", u.rate());
+    o.put("inUse", u.inUse());
+    o.put("day", u.day().toString()).put("zone", u.zone()).put("cost", u.cost().toPlainString())
+        .put("attempts", u.attempts()).put("raised", u.raised().toPlainString()).put("exhausted", u.exhausted());
+    o.put("budgetPerDay", u.budgetPerDay() == null ? null : u.budgetPerDay().toPlainString());
+    o.put("limit", u.limit() == null ? null : u.limit().toPlainString());
+    return o;
   }
 
   /** A task's day of usage and budget as JSON: amounts as strings, exactly. */

@@ -451,7 +451,7 @@ public final class Evolve {
 
     @Override
     public State waitEnded(WaitEnded x) {
-      State s = budgetSkip(this.s, x.reason(), x.at());
+      State s = x.pool() != null ? this.s : budgetSkip(this.s, x.reason(), x.at()); // a pool's skip is not the task's budget
       State stop = enter(s, x);
       if (stop != null) {
         return stop;

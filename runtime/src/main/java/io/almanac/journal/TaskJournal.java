@@ -801,14 +801,28 @@ public final class TaskJournal {
 
   /**
    * A waiting window did not run: its deadline passed first ({@link SkipReason#DEPENDENCY_NOT_MET},
-   * {@link SkipReason#CONDITION_NOT_MET}), or its overlap policy skipped it when it was met.
+   * {@link SkipReason#CONDITION_NOT_MET}), or its overlap policy skipped it when it was met; or a
+   * PENDING window waiting for a resource pool whose budget for the day was spent ({@code pool} set).
    *
    * @param window the window
    * @param reason why
    * @param detail details for people
    * @param at when
+   * @param pool the resource pool whose budget for the day was spent before a PENDING window started
+   *     ({@link SkipReason#BUDGET_EXHAUSTED}); null otherwise (and in events written before it existed)
    */
-  public record WaitEnded(String window, SkipReason reason, String detail, Instant at) implements WindowEvent {
+  public record WaitEnded(String window, SkipReason reason, String detail, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String pool) implements WindowEvent {
+    /**
+     * @param window the window
+     * @param reason why
+     * @param detail details for people
+     * @param at when
+     */
+    public WaitEnded(String window, SkipReason reason, String detail, Instant at) {
+      this(window, reason, detail, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return current == null ? null : InstanceStatus.SKIPPED; // it ends a wait: it never creates an instance
@@ -866,8 +880,9 @@ public final class TaskJournal {
   }
 
   /**
-   * A PENDING window waits for a resource pool (recorded once per wait, not at every try): it starts
-   * when every pool its task names has room. Changes no status.
+   * A PENDING window waits for a resource pool (recorded when a wait starts, its pool or reason
+   * changes or its recorded end passed; not at every try): it starts when every pool its task names
+   * has room. Changes no status.
    *
    * @param window the window
    * @param pool the pool without room

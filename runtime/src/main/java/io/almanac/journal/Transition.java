@@ -71,7 +71,9 @@ public enum Transition {
   /** Its deadline passed first (DEPENDENCY_NOT_MET, CONDITION_NOT_MET), or the overlap policy skipped it when met. */
   WAITING_TO_SKIPPED(WAITING, SKIPPED),
   /** Cancelled while it waited. */
-  WAITING_TO_CANCELLED(WAITING, CANCELLED);
+  WAITING_TO_CANCELLED(WAITING, CANCELLED),
+  /** A resource pool's budget for the day was spent before it started (BUDGET_EXHAUSTED, the pool named). */
+  PENDING_TO_SKIPPED(PENDING, SKIPPED);
 
   // Row 0 is "no instance yet"; row i + 1 is InstanceStatus ordinal i.
   private static final Transition[][] TABLE =

@@ -37,6 +37,28 @@ public final class PoolRules {
   }
 
   /**
+   * @param day the pool's day as the store counts it
+   * @param budget the budget to check, or null for none
+   * @return the refusal when the day's cost reached the budget plus its raises, or null
+   */
+  public static Answer checkBudget(PoolStore.PoolDay day, PoolStore.Budget budget) {
+    if (budget == null || day.costMicros() < day.limitMicros(budget.budgetMicros())) {
+      return null;
+    }
+    return Answer.budgetSpent(day);
+  }
+
+  /**
+   * @param a an amount in millionths
+   * @param b another
+   * @return their sum, at most {@link Long#MAX_VALUE}
+   */
+  public static long plus(long a, long b) {
+    long s = a + b;
+    return ((a ^ s) & (b ^ s)) < 0 ? Long.MAX_VALUE : s;
+  }
+
+  /**
    * @param limit a pool with a rate
    * @param tokens its tokens
    * @param refilledAt when they were counted

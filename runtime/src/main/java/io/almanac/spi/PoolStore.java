@@ -14,7 +14,10 @@ import java.util.concurrent.CompletionStage;
  * A node uses the class named by {@code almanac.pool-store.class} (see the runtime's reference.conf).
  *
  * <p>A hold is one admitted attempt's place in a pool, keyed by task and window, owned by the node
- * that admitted it. Every operation is asynchronous and never runs on the caller's thread; a failed
+ * that admitted it. A pool may have a budget per day: the store sums the cost its attempts report per
+ * pool and day ({@link #addUsage}), keeps the day's raises ({@link #raiseBudget}) and refuses an
+ * acquire with {@link io.almanac.PoolWaitReason#BUDGET} once the day is spent (the days and budgets
+ * are the caller's, see {@link Budget}). Every operation is asynchronous and never runs on the caller's thread; a failed
  * stage means the store could not be asked (the caller keeps the window queued and asks again).
  * Implementations are thread-safe.
  */
@@ -43,9 +46,22 @@ public interface PoolStore extends AutoCloseable {
    * @param pool the pool that refused, or null when admitted
    * @param reason why it refused, or null when admitted
    * @param retryAfter when asking again may succeed, from now (RATE: the next token; PAUSED: the
-   *     pause's end); null when unknown (FULL: when a hold is released)
+   *     pause's end); null when unknown (FULL: when a hold is released; BUDGET)
+   * @param day for {@link PoolWaitReason#BUDGET}: the pool's day whose cost reached the budget; else null
    */
-  record Answer(boolean admitted, String pool, PoolWaitReason reason, Duration retryAfter) {
+  record Answer(boolean admitted, String pool, PoolWaitReason reason, Duration retryAfter, PoolDay day) {
+    /**
+     * An answer without a day (every refusal but {@link PoolWaitReason#BUDGET}).
+     *
+     * @param admitted whether the holds were taken
+     * @param pool the pool that refused, or null when admitted
+     * @param reason why it refused, or null when admitted
+     * @param retryAfter when asking again may succeed, or null
+     */
+    public Answer(boolean admitted, String pool, PoolWaitReason reason, Duration retryAfter) {
+      this(admitted, pool, reason, retryAfter, null);
+    }
+
     /** Admitted. */
     public static final Answer ADMITTED = new Answer(true, null, null, null);
 
@@ -58,7 +74,53 @@ public interface PoolStore extends AutoCloseable {
     public static Answer refused(String pool, PoolWaitReason reason, Duration retryAfter) {
       return new Answer(false, pool, reason, retryAfter);
     }
+
+    /**
+     * @param day the pool's day whose cost reached its limit
+     * @return a refusal because the pool's budget for the day is spent
+     */
+    public static Answer budgetSpent(PoolDay day) {
+      return new Answer(false, day.pool(), PoolWaitReason.BUDGET, null, day);
+    }
   }
+
+  /**
+   * A pool's usage on one day (in its zone), summed over the cluster.
+   *
+   * @param pool the pool
+   * @param day the day
+   * @param costMicros the cost its attempts reported that day, in millionths
+   * @param attempts how many attempts reported usage that day
+   * @param raisedMicros how much operators raised that day's budget by, in millionths
+   */
+  record PoolDay(String pool, java.time.LocalDate day, long costMicros, long attempts, long raisedMicros) {
+    /**
+     * @param pool the pool
+     * @param day the day
+     * @return a day without usage or raises
+     */
+    public static PoolDay empty(String pool, java.time.LocalDate day) {
+      return new PoolDay(pool, day, 0, 0, 0);
+    }
+
+    /**
+     * @param budgetMicros the pool's budget per day
+     * @return the day's limit: the budget plus the day's raises (saturating)
+     */
+    public long limitMicros(long budgetMicros) {
+      long sum = budgetMicros + raisedMicros;
+      return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+  }
+
+  /**
+   * A pool's budget as an acquire checks it: the pool's current day (in its zone, by the caller's
+   * clock) and its budget per day.
+   *
+   * @param day the pool's day now
+   * @param budgetMicros its budget per day, in millionths
+   */
+  record Budget(java.time.LocalDate day, long budgetMicros) {}
 
   /**
    * Makes the store know these pools (creates what is missing and applies the limits given; a pool
@@ -80,6 +142,57 @@ public interface PoolStore extends AutoCloseable {
    * @return the answer
    */
   CompletionStage<Answer> acquire(List<String> pools, String taskId, String window);
+
+  /**
+   * {@link #acquire(List, String, String)}, and first, for each pool in {@code budgets}: refuses with
+   * {@link Answer#budgetSpent} when that day's cost is at or above the budget plus the day's raises.
+   * The default ignores the budgets (a store without them).
+   *
+   * @param pools the pools, each declared
+   * @param taskId the task
+   * @param window the window
+   * @param budgets the budgets to check, by pool (a subset of {@code pools}); empty for none
+   * @return the answer
+   */
+  default CompletionStage<Answer> acquire(List<String> pools, String taskId, String window, Map<String, Budget> budgets) {
+    return acquire(pools, taskId, window);
+  }
+
+  /**
+   * Adds one attempt's reported cost to the pool's day. The default does nothing (a store without
+   * budgets).
+   *
+   * @param pool the pool
+   * @param day the day the attempt ended on, in the pool's zone
+   * @param costMicros the cost, in millionths, at least 0
+   * @return completes when done
+   */
+  default CompletionStage<Void> addUsage(String pool, java.time.LocalDate day, long costMicros) {
+    return java.util.concurrent.CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * @param pool the pool
+   * @param day the day
+   * @return the pool's usage and raises of that day (the default: none)
+   */
+  default CompletionStage<PoolDay> dayUsage(String pool, java.time.LocalDate day) {
+    return java.util.concurrent.CompletableFuture.completedFuture(PoolDay.empty(pool, day));
+  }
+
+  /**
+   * Raises the pool's budget for one day by an amount (adds to that day's raises). The default fails:
+   * a store without budgets.
+   *
+   * @param pool the pool
+   * @param day the day
+   * @param amountMicros the amount, in millionths, above 0
+   * @return the day after the raise
+   */
+  default CompletionStage<PoolDay> raiseBudget(String pool, java.time.LocalDate day, long amountMicros) {
+    return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
+        getClass().getName() + " keeps no pool budgets"));
+  }
 
   /**
    * Gives up this node's holds of the window (its attempt ended, was cancelled or never ran).

@@ -47,7 +47,7 @@ class PersistedEnumNamesTest {
         "DEPENDENCY_NOT_MET", "CONDITION_NOT_MET", "BUDGET_EXHAUSTED", "EXCLUDED", "OUT_OF_BOUNDS"));
     PINNED.put(MissReason.class, List.of("OUTSIDE_HORIZON", "BACKFILL_NOT_ALLOWED"));
     PINNED.put(JobResult.Outcome.class, List.of("SUCCEEDED", "FAILED", "THROTTLED"));
-    PINNED.put(io.almanac.PoolWaitReason.class, List.of("FULL", "RATE", "PAUSED"));
+    PINNED.put(io.almanac.PoolWaitReason.class, List.of("FULL", "RATE", "PAUSED", "BUDGET"));
     PINNED.put(OverlapPolicy.class, List.of("SKIP", "BUFFER_ONE", "ALLOW", "CANCEL_PREVIOUS"));
     PINNED.put(DstPolicy.Gap.class, List.of("SHIFT", "SKIP"));
     PINNED.put(DstPolicy.Overlap.class, List.of("FIRST", "LAST", "BOTH"));

@@ -58,6 +58,9 @@ final class ApiTestNode implements AutoCloseable {
   final String base;
   private final CompletableFuture<JobResult> release = new CompletableFuture<>();
 
+  /** A resource pool with a budget of 5.00 a day (UTC) that no task names. */
+  static final String POOL = "llm-pool";
+
   private ApiTestNode(String name, Path dir) throws Exception {
     Config config = ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
         "include \"almanac-h2.conf\"",
@@ -76,7 +79,8 @@ final class ApiTestNode implements AutoCloseable {
         JobResult.failure("upstream schema changed: field 'price' is missing (attempt " + ctx.attempt() + ")"));
     AgentJob slowFirst = ctx -> ctx.window().value().equals("2026-11-29T00:00:00Z") ? release
         : CompletableFuture.completedFuture(JobResult.success("quick"));
-    almanac = Almanac.builder(node.system()).clock(clock).job("ok", ok).job("fails", fails).job("slow", slowFirst).start();
+    almanac = Almanac.builder(node.system()).clock(clock).job("ok", ok).job("fails", fails).job("slow", slowFirst)
+        .pool(io.almanac.PoolSpec.of(POOL, 2).withBudgetPerDay(new java.math.BigDecimal("5.00"))).start();
     InstanceProjection.start(node.system(), clock);
     ServerBinding binding = AlmanacHttp.start(node.system(), almanac).toCompletableFuture().get(30, TimeUnit.SECONDS);
     base = "http://127.0.0.1:" + binding.localAddress().getPort();

@@ -830,7 +830,11 @@ public final class WindowExplanation {
       @Override
       public Void waitEnded(WaitEnded e) {
         releasePending = false;
-        skipText = skipped(e.reason(), e.detail(), other);
+        skipText = e.pool() != null && e.reason() == SkipReason.BUDGET_EXHAUSTED
+            ? "resource pool " + e.pool() + "'s budget for the day was spent (BUDGET_EXHAUSTED: " + e.detail() + "); the "
+                + "pool's BUDGET_EXHAUSTED alert fires once a day per node, the next day starts afresh, and an operator may "
+                + "raise the pool's budget for the day"
+            : skipped(e.reason(), e.detail(), other);
         if (e.reason() == SkipReason.DEPENDENCY_NOT_MET || e.reason() == SkipReason.CONDITION_NOT_MET) {
           step(at, "Its wait ended at " + time(e.at()) + (waiting == null || waiting.waitUntil() == null ? ""
               : " (deadline " + time(waiting.waitUntil()) + ")") + " without what it waited for: it was recorded SKIPPED, "
@@ -896,7 +900,8 @@ public final class WindowExplanation {
           case FULL -> "its max-concurrent attempts were running across the cluster";
           case RATE -> "its rate allowed no start" + (e.until() == null ? "" : " before " + time(e.until()));
           case PAUSED -> "a throttled job paused it" + (e.until() == null ? "" : " until " + time(e.until()));
-        } + " (recorded once per wait; it starts when every pool it names has room).");
+          case BUDGET -> "its budget for the day was spent";
+        } + " (recorded when a wait starts or its reason changes; it starts when every pool it names has room).");
         return null;
       }
     }

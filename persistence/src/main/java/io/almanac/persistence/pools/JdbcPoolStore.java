@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * limits hold across every node that writes the journal. Two tables, created at the first {@link
  * #declare} if missing: {@code almanac_pool} (one row per pool: its limits, its rate bucket's
  * tokens, its pause) and {@code almanac_pool_hold} (one row per admitted attempt and pool: task,
- * window, the node and its incarnation, and when the hold expires).
+ * window, the node and its incarnation, and when the hold expires), and {@code almanac_pool_usage}
+ * (one row per pool and day with usage or a raise: the day's cost, attempts and raises, for the
+ * pools' budgets).
  *
  * <ul>
  *   <li>An admission is ONE transaction: it locks the rows of the pools named, in name order
@@ -72,7 +74,10 @@ public final class JdbcPoolStore implements PoolStore {
       "CREATE TABLE IF NOT EXISTS almanac_pool_hold (pool VARCHAR(100) NOT NULL, task_id VARCHAR(100) NOT NULL,"
           + " window_key VARCHAR(512) NOT NULL, node VARCHAR(512) NOT NULL, incarnation VARCHAR(64) NOT NULL,"
           + " expires_at BIGINT NOT NULL, PRIMARY KEY (pool, task_id, window_key))",
-      "CREATE INDEX IF NOT EXISTS almanac_pool_hold_node ON almanac_pool_hold (node, incarnation)");
+      "CREATE INDEX IF NOT EXISTS almanac_pool_hold_node ON almanac_pool_hold (node, incarnation)",
+      "CREATE TABLE IF NOT EXISTS almanac_pool_usage (pool VARCHAR(100) NOT NULL, usage_day DATE NOT NULL,"
+          + " cost_micros BIGINT NOT NULL, attempts BIGINT NOT NULL, raised_micros BIGINT NOT NULL,"
+          + " PRIMARY KEY (pool, usage_day))");
 
   private final String url;
   private final String description;
@@ -253,11 +258,17 @@ public final class JdbcPoolStore implements PoolStore {
 
   @Override
   public CompletionStage<Answer> acquire(List<String> pools, String taskId, String window) {
+    return acquire(pools, taskId, window, Map.of());
+  }
+
+  @Override
+  public CompletionStage<Answer> acquire(List<String> pools, String taskId, String window, Map<String, Budget> budgets) {
+    Map<String, Budget> checked = Map.copyOf(budgets);
     List<String> names = new ArrayList<>(new TreeSet<>(pools)); // locked in name order: no deadlock between admissions
     return run(c -> {
       c.setAutoCommit(false);
       try {
-        Answer answer = admit(c, names, taskId, window);
+        Answer answer = admit(c, names, taskId, window, checked);
         c.commit();
         return answer;
       } catch (SQLException | RuntimeException e) {
@@ -274,7 +285,8 @@ public final class JdbcPoolStore implements PoolStore {
   }
 
   /** The admission's transaction (see the class comment). */
-  private Answer admit(Connection c, List<String> names, String taskId, String window) throws SQLException {
+  private Answer admit(Connection c, List<String> names, String taskId, String window, Map<String, Budget> budgets)
+      throws SQLException {
     record Row(String name, Limit limit, double tokens, long refilledAt, Long pausedUntil, long now) {}
     List<Row> rows = new ArrayList<>();
     for (String name : names) {
@@ -292,6 +304,15 @@ public final class JdbcPoolStore implements PoolStore {
           Long pausedUntil = rs.wasNull() ? null : paused;
           rows.add(new Row(name, new Limit(name, rs.getInt(1), permits, per > 0 ? Duration.ofMillis(per) : null),
               rs.getDouble(4), rs.getLong(5), pausedUntil, rs.getLong(7)));
+        }
+      }
+    }
+    for (Row r : rows) { // the pools' rows are locked: a budget is checked before any room
+      Budget b = budgets.get(r.name());
+      if (b != null) {
+        Answer spent = PoolRules.checkBudget(day(c, r.name(), b.day()), b);
+        if (spent != null) {
+          return spent;
         }
       }
     }
@@ -367,6 +388,58 @@ public final class JdbcPoolStore implements PoolStore {
         }
       }
       return out;
+    });
+  }
+
+  private PoolDay day(Connection c, String pool, java.time.LocalDate day) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT cost_micros, attempts, raised_micros FROM almanac_pool_usage"
+        + " WHERE pool = ? AND usage_day = ?")) {
+      p.setQueryTimeout(queryTimeoutSeconds);
+      p.setString(1, pool);
+      p.setObject(2, day);
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() ? new PoolDay(pool, day, rs.getLong(1), rs.getLong(2), rs.getLong(3)) : PoolDay.empty(pool, day);
+      }
+    }
+  }
+
+  /** Adds to the day's row (made if missing; a concurrent insert of the same row is retried as an update). */
+  private void addToDay(Connection c, String pool, java.time.LocalDate day, long costMicros, long attempts, long raisedMicros)
+      throws SQLException {
+    String add = "UPDATE almanac_pool_usage SET cost_micros = cost_micros + ?, attempts = attempts + ?,"
+        + " raised_micros = raised_micros + ? WHERE pool = ? AND usage_day = ?";
+    if (update(c, add, costMicros, attempts, raisedMicros, pool, day) > 0) {
+      return;
+    }
+    try {
+      update(c, "INSERT INTO almanac_pool_usage (pool, usage_day, cost_micros, attempts, raised_micros) VALUES (?, ?, ?, ?, ?)",
+          pool, day, costMicros, attempts, raisedMicros);
+    } catch (SQLException e) {
+      if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+        throw e;
+      }
+      update(c, add, costMicros, attempts, raisedMicros, pool, day);
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> addUsage(String pool, java.time.LocalDate day, long costMicros) {
+    return run(c -> {
+      addToDay(c, pool, day, costMicros, 1, 0);
+      return null;
+    });
+  }
+
+  @Override
+  public CompletionStage<PoolDay> dayUsage(String pool, java.time.LocalDate day) {
+    return run(c -> day(c, pool, day));
+  }
+
+  @Override
+  public CompletionStage<PoolDay> raiseBudget(String pool, java.time.LocalDate day, long amountMicros) {
+    return run(c -> {
+      addToDay(c, pool, day, 0, 0, amountMicros);
+      return day(c, pool, day);
     });
   }
 

@@ -39,7 +39,7 @@ class PoolExplanationTest {
     wellFormed(e);
     assertEquals("SUCCEEDED", e.status());
     assertTrue(texts(e).contains("The window waited for resource pool openai: its max-concurrent attempts were running "
-        + "across the cluster (recorded once per wait; it starts when every pool it names has room)."), texts(e).toString());
+        + "across the cluster (recorded when a wait starts or its reason changes; it starts when every pool it names has room)."), texts(e).toString());
   }
 
   @Test
@@ -64,5 +64,20 @@ class PoolExplanationTest {
         + "counted (retry number stays 0)."), steps.toString());
     assertEquals("waiting to start: scheduled as RETRY at 08:05:02 and not yet taken by an executor; it waits for resource "
         + "pool openai (RATE until 08:05:10)", e.verdict());
+  }
+
+  @Test
+  @DisplayName("a window skipped because its pool's budget for the day was spent: SKIPPED, the pool named in words")
+  void poolBudgetSpent() {
+    String detail = "pool openai's budget for 2026-11-29 (UTC) was spent: cost 5.20 reached the budget per day 5.00";
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, t("00:00:00")),
+        new io.almanac.journal.TaskJournal.WaitEnded(DAY, io.almanac.SkipReason.BUDGET_EXHAUSTED, detail, t("00:00:01"),
+            "openai")));
+    wellFormed(e);
+    assertEquals("SKIPPED", e.status());
+    assertTrue(texts(e).stream().anyMatch(s -> s.contains("resource pool openai's budget for the day was spent "
+        + "(BUDGET_EXHAUSTED: " + detail + ")")), texts(e).toString());
+    assertTrue(texts(e).stream().noneMatch(s -> s.contains("the task's budget")), texts(e).toString());
   }
 }

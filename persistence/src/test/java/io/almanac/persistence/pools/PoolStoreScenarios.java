@@ -99,6 +99,52 @@ abstract class PoolStoreScenarios {
   }
 
   @Test
+  @DisplayName("pool budgets: two nodes' usage sums into the pool's day exactly; a spent day refuses BUDGET before any "
+      + "room, with the day; another day and a raise admit again; a raise adds up")
+  void budgetsSumAcrossNodes() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("openai", 100, 0, null), new Limit("search", 100, 0, null));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    java.time.LocalDate day = java.time.LocalDate.of(2027, 1, 4);
+    java.time.LocalDate next = day.plusDays(1);
+    List<CompletableFuture<Void>> adds = new ArrayList<>();
+    for (int i = 0; i < 25; i++) { // 50 attempts of 0.1 across two nodes at once: exactly 5.00
+      adds.add(a.addUsage("openai", day, 100_000).toCompletableFuture());
+      adds.add(b.addUsage("openai", day, 100_000).toCompletableFuture());
+    }
+    for (CompletableFuture<Void> f : adds) {
+      f.get(20, TimeUnit.SECONDS);
+    }
+    assertEquals(new PoolStore.PoolDay("openai", day, 5_000_000, 50, 0), get(b.dayUsage("openai", day)));
+    assertEquals(PoolStore.PoolDay.empty("openai", next), get(a.dayUsage("openai", next)));
+    assertEquals(PoolStore.PoolDay.empty("search", day), get(a.dayUsage("search", day)));
+
+    java.util.Map<String, PoolStore.Budget> spent = java.util.Map.of("openai", new PoolStore.Budget(day, 5_000_000));
+    Answer refused = get(a.acquire(List.of("search", "openai"), "t", "1", spent));
+    assertFalse(refused.admitted());
+    assertEquals(PoolWaitReason.BUDGET, refused.reason());
+    assertEquals("openai", refused.pool());
+    assertEquals(new PoolStore.PoolDay("openai", day, 5_000_000, 50, 0), refused.day());
+    assertEquals(0, get(a.inUse()).get("search"), "all or none: the other pool took nothing");
+    assertTrue(get(a.acquire(List.of("openai"), "t", "2", java.util.Map.of("openai", new PoolStore.Budget(day, 5_000_001))))
+        .admitted(), "below the budget");
+    assertTrue(get(a.acquire(List.of("openai"), "t", "3", java.util.Map.of("openai", new PoolStore.Budget(next, 5_000_000))))
+        .admitted(), "the next day starts afresh");
+    assertTrue(get(a.acquire(List.of("openai"), "t", "4")).admitted(), "without budgets nothing is checked");
+
+    assertEquals(new PoolStore.PoolDay("openai", day, 5_000_000, 50, 1_000_000), get(b.raiseBudget("openai", day, 1_000_000)));
+    assertEquals(new PoolStore.PoolDay("openai", day, 5_000_000, 50, 1_500_000), get(a.raiseBudget("openai", day, 500_000)));
+    assertTrue(get(b.acquire(List.of("openai"), "u", "1", spent)).admitted(), "raised to 6.50");
+    get(b.addUsage("openai", day, 1_500_000));
+    Answer again = get(b.acquire(List.of("openai"), "u", "2", spent));
+    assertEquals(PoolWaitReason.BUDGET, again.reason());
+    assertEquals(6_500_000, again.day().costMicros());
+    assertEquals(PoolStore.PoolDay.empty("openai", next), get(b.dayUsage("openai", next)), "a raise is for its day only");
+  }
+
+  @Test
   @DisplayName("a dead node's holds stop counting once expired; a renewal extends only the renewing node's")
   void deadNodesHoldsExpire() throws Exception {
     JdbcPoolStore a = store("node-a");

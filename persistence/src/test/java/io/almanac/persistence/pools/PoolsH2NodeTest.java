@@ -122,4 +122,59 @@ class PoolsH2NodeTest {
       }
     });
   }
+
+  @Test
+  @DisplayName("a pool's budget-per-day in almanac.pools: cost summed in almanac_pool_usage, the next window SKIPPED "
+      + "BUDGET_EXHAUSTED naming the pool, a raise lets the next one run")
+  void poolBudgetThroughTheJournalsDatabase() throws Exception {
+    Config config = ConfigFactory.load(ConfigFactory.parseString(String.join("\n",
+        "include \"almanac-embedded.conf\"",
+        "include \"almanac-h2.conf\"",
+        "almanac.persistence.h2.path = " + ConfigUtil.quoteString(dir.resolve("almanac").toString()),
+        "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
+        "almanac.executor { check-interval = 20ms }",
+        "almanac.pool-store.poll-interval = 50ms",
+        "almanac.pools.llm { max-concurrent = 2, budget-per-day = 1.00 }")));
+    node = ActorTestKit.create("pool-budget-h2", config);
+    SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
+    AgentJob job = ctx -> CompletableFuture.completedFuture(JobResult.success("ok")
+        .withUsage(io.almanac.Usage.of("m", 1, 1, new java.math.BigDecimal("0.75"))));
+    Almanac almanac = Almanac.builder(node.system()).clock(clock).job("j", job).start();
+    await(almanac.register(TaskSpec.builder("t").cron("0 0 * * * ? UTC").window("per-firing").job("j").pools("llm")
+        .build()));
+    java.util.function.Function<String, WindowView> at = start -> await(almanac.windows("t")).stream()
+        .filter(w -> w.start().equals(Instant.parse(start))).findFirst().orElse(null);
+    for (String hour : java.util.List.of("00", "01")) {
+      clock.set(Instant.parse("2026-11-29T" + hour + ":00:01Z"));
+      eventually(() -> {
+        WindowView w = at.apply("2026-11-29T" + hour + ":00:00Z");
+        assertTrue(w != null && w.status() == InstanceStatus.SUCCEEDED, String.valueOf(w));
+      });
+    }
+    eventually(() -> assertEquals(new java.math.BigDecimal("1.50"), await(almanac.pools()).get(0).cost()));
+    try (Connection c = DriverManager.getConnection(config.getString("pekko-persistence-jdbc.shared-databases.slick.db.url"),
+        config.getString("pekko-persistence-jdbc.shared-databases.slick.db.user"),
+        config.getString("pekko-persistence-jdbc.shared-databases.slick.db.password")); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pool, usage_day, cost_micros, attempts FROM almanac_pool_usage")) {
+      assertTrue(rs.next());
+      assertEquals("llm", rs.getString(1));
+      assertEquals(java.time.LocalDate.of(2026, 11, 29), rs.getObject(2, java.time.LocalDate.class));
+      assertEquals(1_500_000, rs.getLong(3));
+      assertEquals(2, rs.getLong(4));
+    }
+    clock.set(Instant.parse("2026-11-29T02:00:01Z"));
+    eventually(() -> {
+      WindowView w = at.apply("2026-11-29T02:00:00Z");
+      assertTrue(w != null && w.status() == InstanceStatus.SKIPPED, String.valueOf(w));
+      assertTrue(w.reason().contains("pool llm's budget for 2026-11-29 (UTC) was spent: cost 1.50 reached the budget per "
+          + "day 1.00"), w.reason());
+    });
+    assertEquals(new java.math.BigDecimal("2.00"), await(almanac.raisePoolBudget("llm", java.math.BigDecimal.ONE, "more"))
+        .limit());
+    clock.set(Instant.parse("2026-11-29T03:00:01Z"));
+    eventually(() -> {
+      WindowView w = at.apply("2026-11-29T03:00:00Z");
+      assertTrue(w != null && w.status() == InstanceStatus.SUCCEEDED, String.valueOf(w));
+    });
+  }
 }

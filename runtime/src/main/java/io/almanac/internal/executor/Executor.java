@@ -624,7 +624,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
           if (why == null) {
             continue; // passed over while the store could not be asked: not a wait for the pool
           }
-          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until());
+          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until(), now);
         }
       }
     }
@@ -644,6 +644,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return;
     }
     RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
+    r.pools = pools.poolsOf(item.key()); // null for a task without pools
     running.add(r);
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
@@ -693,6 +694,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       log(Level.INFO, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} returned {} ms after it was "
           + "cancelled{}: reported as a late result", m.taskId(), m.window(), m.attempt(), after,
           gone.stuck ? " (it was stuck)" : "");
+      addPoolUsage(gone, m.result()); // a late result's cost counts too
       deliver(m);
     }
     checkDrained();
@@ -725,6 +727,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     if (result.throttled()) {
       pausePools(r.item.key(), result);
     }
+    addPoolUsage(r, result);
     releasePools(r.item.key(), r.item.taskId(), r.item.window());
     finished++;
     admission.jobEnded(took);
@@ -936,8 +939,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     long start = nanoTime.getAsLong();
     CompletionStage<io.almanac.spi.PoolStore.Answer> asked;
+    // a pool's budget stops what would start on schedule (first runs, catch-ups and backfills), not a retry or a manual run
+    Map<String, io.almanac.spi.PoolStore.Budget> budgets = next.kind() == io.almanac.RunKind.FIRST
+        || next.kind() == io.almanac.RunKind.BACKFILL ? pools.budgets(next.pools(), now) : Map.of();
     try {
-      asked = pools.store().acquire(next.pools(), next.taskId(), next.window());
+      asked = budgets.isEmpty() ? pools.store().acquire(next.pools(), next.taskId(), next.window())
+          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets);
     } catch (RuntimeException e) {
       asked = CompletableFuture.failedFuture(e);
     }
@@ -976,23 +983,86 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       o.task().tell(new TaskProtocol.Admitted(WindowKey.of(o.window()), fence.id(), ctx.getSelf().narrow()));
       return this;
     }
+    if (a.reason() == io.almanac.PoolWaitReason.BUDGET) {
+      budgetSpent(o, a, now);
+      return this;
+    }
     boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
     Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval()) : now.plus(a.retryAfter());
     if (admission.requeue(key, a.pool(), until, a.reason())) {
-      toldWait(o, a.pool(), a.reason(), full ? null : until);
+      toldWait(o, a.pool(), a.reason(), full ? null : until, now);
     }
     wakeForPools(now);
     admit();
     return this;
   }
 
-  /** Tells the window's entity that it waits for the pool, once per wait (not at every try). */
+  /**
+   * Tells the window's entity that it waits for the pool: once per wait, and again when its pool or
+   * reason changes or the told {@code until} passed (see {@link PoolGate#tellWait}), never at every try.
+   */
   private void toldWait(Admission.Offered<ActorRef<TaskProtocol.Command>> o, String pool, io.almanac.PoolWaitReason reason,
-      Instant until) {
-    if (pools.firstWait(o.key())) {
+      Instant until, Instant now) {
+    if (pools.tellWait(o.key(), pool, reason, until, now)) {
       log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
           pool, reason);
       o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), pool, reason, until));
+    }
+  }
+
+  /**
+   * The store refused the window because a pool's budget for the day is spent: its reservation ends,
+   * it leaves this executor, and its entity is told to record it SKIPPED (BUDGET_EXHAUSTED). The
+   * pool's BUDGET_EXHAUSTED alert is raised once per pool per day on this node.
+   */
+  private void budgetSpent(Admission.Offered<ActorRef<TaskProtocol.Command>> o, io.almanac.spi.PoolStore.Answer a,
+      Instant now) {
+    String key = o.key();
+    if (admission.endReservation(key)) {
+      admission.release(o.taskId());
+    }
+    pools.waitEnded(key);
+    io.almanac.spi.PoolStore.PoolDay day = a.day() != null ? a.day()
+        : io.almanac.spi.PoolStore.PoolDay.empty(a.pool(), pools.dayOf(a.pool(), now));
+    io.almanac.PoolSpec spec = pools.spec(a.pool());
+    long budget = spec == null || spec.budgetPerDayMicros() == null ? 0 : spec.budgetPerDayMicros();
+    java.time.ZoneId zone = spec == null ? java.time.ZoneId.of("UTC") : spec.zone();
+    String detail = "pool " + a.pool() + "'s budget for " + day.day() + " (" + zone + ") was spent: cost "
+        + io.almanac.Usage.fromMicros(day.costMicros()).toPlainString() + " reached the budget per day "
+        + io.almanac.Usage.fromMicros(budget).toPlainString()
+        + (day.raisedMicros() > 0 ? " + " + io.almanac.Usage.fromMicros(day.raisedMicros()).toPlainString() + " raised" : "");
+    log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' not started: {}", o.taskId(), o.window(), detail);
+    o.task().tell(new TaskProtocol.PoolBudgetSpent(WindowKey.of(o.window()), a.pool(), detail));
+    if (pools.alertBudget(a.pool(), day.day())) {
+      ctx.getLog().warn("executor: {}; windows of its tasks that would start are skipped until the day ends or an operator "
+          + "raises the budget", detail);
+      alerts.alert(new Alert(Alert.Kind.BUDGET_EXHAUSTED, o.taskId(), o.window(), detail + "; windows of the tasks naming "
+          + "it that would start are skipped (BUDGET_EXHAUSTED) until the day ends; an operator may raise it for the day",
+          now));
+    }
+    checkDrained();
+    admit();
+  }
+
+  /** An attempt of a pooled task ended with usage: its cost is added to each of its pools' day (the day it ended on). */
+  private void addPoolUsage(RunningAttempt r, JobResult result) {
+    if (r.pools == null || r.pools.isEmpty() || result.usage() == null) {
+      return;
+    }
+    Instant now = clock.instant();
+    long cost = result.usage().costMicros();
+    for (String pool : r.pools) {
+      meters.poolCost(pool, cost);
+      try {
+        pools.store().addUsage(pool, pools.dayOf(pool, now), cost).whenComplete((ok, error) -> {
+          if (error != null) { // on the store's thread: logged, never the actor touched
+            POOL_LOG.warn("executor: adding cost {} to pool '{}' in the pools' store failed ({}); the pool's day misses it",
+                io.almanac.Usage.fromMicros(cost).toPlainString(), pool, error.toString());
+          }
+        });
+      } catch (RuntimeException e) {
+        ctx.getLog().warn("executor: adding cost to pool '{}' failed ({}); the pool's day misses it", pool, e.toString());
+      }
     }
   }
 

@@ -33,6 +33,10 @@ public final class InMemoryPoolStore implements PoolStore {
 
   private final Clock clock;
   private final Map<String, Pool> pools = new LinkedHashMap<>();
+  /** Days kept before the latest day with usage (older ones are dropped: nothing asks for them). */
+  private static final int KEEP_DAYS = 3;
+  /** The pools' days with usage or raises, by pool and day. */
+  private final Map<String, PoolDay> days = new HashMap<>();
 
   /** @param clock where the pools' time (rate, pause) comes from */
   public InMemoryPoolStore(Clock clock) {
@@ -54,7 +58,22 @@ public final class InMemoryPoolStore implements PoolStore {
   }
 
   @Override
-  public synchronized CompletionStage<Answer> acquire(List<String> names, String taskId, String window) {
+  public CompletionStage<Answer> acquire(List<String> names, String taskId, String window) {
+    return acquire(names, taskId, window, Map.of());
+  }
+
+  @Override
+  public synchronized CompletionStage<Answer> acquire(List<String> names, String taskId, String window,
+      Map<String, Budget> budgets) {
+    for (String name : names) {
+      Budget b = budgets.get(name);
+      if (b != null && pools.containsKey(name)) {
+        Answer spent = PoolRules.checkBudget(day(name, b.day()), b);
+        if (spent != null) {
+          return CompletableFuture.completedFuture(spent);
+        }
+      }
+    }
     Instant now = clock.instant();
     List<Pool> chosen = new ArrayList<>();
     for (String name : names) {
@@ -111,6 +130,37 @@ public final class InMemoryPoolStore implements PoolStore {
     Map<String, Integer> out = new HashMap<>();
     pools.forEach((name, p) -> out.put(name, p.holds.size()));
     return CompletableFuture.completedFuture(out);
+  }
+
+  private PoolDay day(String pool, java.time.LocalDate day) {
+    PoolDay d = days.get(pool + "|" + day);
+    return d != null ? d : PoolDay.empty(pool, day);
+  }
+
+  @Override
+  public synchronized CompletionStage<Void> addUsage(String pool, java.time.LocalDate day, long costMicros) {
+    PoolDay d = day(pool, day);
+    days.put(pool + "|" + day, new PoolDay(pool, day, PoolRules.plus(d.costMicros(), costMicros), d.attempts() + 1,
+        d.raisedMicros()));
+    java.time.LocalDate keepFrom = day.minusDays(KEEP_DAYS);
+    days.values().removeIf(x -> x.day().isBefore(keepFrom)); // bounded: a few days per pool
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public synchronized CompletionStage<PoolDay> dayUsage(String pool, java.time.LocalDate day) {
+    return CompletableFuture.completedFuture(day(pool, day));
+  }
+
+  @Override
+  public synchronized CompletionStage<PoolDay> raiseBudget(String pool, java.time.LocalDate day, long amountMicros) {
+    if (!pools.containsKey(pool)) {
+      return CompletableFuture.failedFuture(new IllegalStateException("pool '" + pool + "' is not declared in this store"));
+    }
+    PoolDay d = day(pool, day);
+    PoolDay after = new PoolDay(pool, day, d.costMicros(), d.attempts(), PoolRules.plus(d.raisedMicros(), amountMicros));
+    days.put(pool + "|" + day, after);
+    return CompletableFuture.completedFuture(after);
   }
 
   @Override

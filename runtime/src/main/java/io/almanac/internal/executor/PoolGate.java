@@ -5,7 +5,6 @@ import io.almanac.PoolSpec;
 import io.almanac.spi.PoolStore;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,8 +13,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * What the executor knows of the resource pools: the store, the pools declared here, the holds this
- * node took (by window), which waits were told to their entity (once per wait) and the releases to
- * try again. Owned by the executor actor (not thread-safe); the store's calls are asynchronous and
+ * node took (by window), which waits were told to their entity (see {@link #tellWait}), the pools'
+ * budgets and days (each pool's zone) and the releases to try again. Owned by the executor actor (not thread-safe); the store's calls are asynchronous and
  * their answers come back to the actor as messages. Tasks without pools never reach it. INTERNAL API.
  */
 final class PoolGate {
@@ -26,8 +25,19 @@ final class PoolGate {
   final TimerScheduler<io.almanac.internal.protocol.ExecutorProtocol.Command> timers;
   /** This node's holds, by window key: the pools each holds. */
   private final Map<String, List<String>> held = new HashMap<>();
-  /** Windows whose wait was told to their entity, and not admitted since. */
-  private final Set<String> waitTold = new HashSet<>();
+  /** Windows whose wait was told to their entity, and not admitted since: what was told last. */
+  private final Map<String, Told> waitTold = new HashMap<>();
+  /** Per pool with a budget: the last day whose BUDGET_EXHAUSTED alert this node raised. */
+  private final Map<String, java.time.LocalDate> budgetAlerted = new HashMap<>();
+
+  /** What a window's entity was told of its wait last: the pool, why, until when, and when it was told. */
+  private record Told(String pool, io.almanac.PoolWaitReason reason, java.time.Instant until, java.time.Instant at) {}
+
+  /**
+   * A wait whose pool and reason are unchanged is told again only when its recorded {@code until}
+   * has passed and at least this long went by since it was told (bounded: never once per poll).
+   */
+  static final java.time.Duration RETELL_AFTER = java.time.Duration.ofMinutes(1);
   /** Releases that failed, by window key (task, window): tried again at the next check. */
   private final Map<String, String[]> toRelease = new HashMap<>();
   private boolean ready;
@@ -112,14 +122,75 @@ final class PoolGate {
     return out;
   }
 
-  /** @return whether this is the first refusal of the window's wait (then it is told to its entity) */
-  boolean firstWait(String key) {
-    return waitTold.add(key);
+  /**
+   * Whether this refusal of the window's wait is told to its entity: the wait's first, one whose pool
+   * or reason differs from what was told, or one whose told {@code until} has passed (at most once per
+   * {@link #RETELL_AFTER}). Remembers it when told.
+   *
+   * @param key the window
+   * @param pool the pool that refused
+   * @param reason why
+   * @param until until when, or null (FULL)
+   * @param now the time now
+   * @return whether to tell it
+   */
+  boolean tellWait(String key, String pool, io.almanac.PoolWaitReason reason, java.time.Instant until, java.time.Instant now) {
+    Told before = waitTold.get(key);
+    boolean tell = before == null || !before.pool().equals(pool) || before.reason() != reason
+        || before.until() != null && !before.until().isAfter(now) && !before.at().plus(RETELL_AFTER).isAfter(now);
+    if (tell) {
+      waitTold.put(key, new Told(pool, reason, until, now));
+    }
+    return tell;
+  }
+
+  /** The window's wait ended here without an admission (its pool's budget was spent): forgotten. */
+  void waitEnded(String key) {
+    waitTold.remove(key);
   }
 
   /** Forgets the told waits of windows that are no longer here (their entity forgot them, or restarted). */
   void forgetWaitsUnless(Predicate<String> here) {
-    waitTold.removeIf(k -> !here.test(k));
+    waitTold.keySet().removeIf(k -> !here.test(k));
+  }
+
+  /** @return the pool's declaration here, or null */
+  PoolSpec spec(String pool) {
+    return declared.get(pool);
+  }
+
+  /**
+   * @param pool a declared pool
+   * @param now the time now
+   * @return the pool's day now, in its zone
+   */
+  java.time.LocalDate dayOf(String pool, java.time.Instant now) {
+    PoolSpec p = declared.get(pool);
+    return java.time.LocalDate.ofInstant(now, p == null ? java.time.ZoneOffset.UTC : p.zone());
+  }
+
+  /**
+   * @param pools a window's pools
+   * @param now the time now
+   * @return the budgets of those that have one, for the store to check (empty when none has)
+   */
+  Map<String, PoolStore.Budget> budgets(List<String> pools, java.time.Instant now) {
+    Map<String, PoolStore.Budget> out = null;
+    for (String pool : pools) {
+      PoolSpec p = declared.get(pool);
+      if (p != null && p.budgetPerDay() != null) {
+        if (out == null) {
+          out = new HashMap<>();
+        }
+        out.put(pool, new PoolStore.Budget(dayOf(pool, now), p.budgetPerDayMicros()));
+      }
+    }
+    return out == null ? Map.of() : out;
+  }
+
+  /** @return whether this node raises the pool's BUDGET_EXHAUSTED alert for the day now (once per pool per day) */
+  boolean alertBudget(String pool, java.time.LocalDate day) {
+    return !day.equals(budgetAlerted.put(pool, day));
   }
 
   void releaseFailed(String key, String taskId, String window) {

@@ -26,6 +26,8 @@ final class RunningAttempt {
   boolean stuck;
   /** How long the job took, set by its thread when its stage completed (its result may still be on its way). */
   volatile Duration took;
+  /** The resource pools the attempt holds (its cost is added to their days), or null for none; actor-owned. */
+  java.util.List<String> pools;
   private Thread thread;
   private CompletableFuture<JobResult> stage;
 

@@ -853,6 +853,19 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   }
 
   /**
+   * {@code almanac.pool.cost{pool}}: the cost the pool's attempts reported on this node, in the
+   * operator's unit (counted from millionths).
+   *
+   * @param pool the pool
+   * @param costMicros one attempt's cost, in millionths
+   */
+  public void poolCost(String pool, long costMicros) {
+    counters.computeIfAbsent("almanac.pool.cost|" + pool, k -> Counter.builder("almanac.pool.cost").tag("pool", pool)
+        .description("cost reported by the attempts of the pool's tasks on this node").register(registry))
+        .increment(costMicros / 1_000_000.0);
+  }
+
+  /**
    * The pools' gauges: {@code almanac.pool.in-use} (holds across the cluster, as the store last
    * said) and {@code almanac.pool.waiting} (this node's windows queued for the pool).
    *

@@ -21,7 +21,7 @@ import java.util.TreeSet;
  */
 public final class ConfigPools {
   private static final String ROOT = "almanac.pools";
-  private static final Set<String> KEYS = Set.of("max-concurrent", "rate");
+  private static final Set<String> KEYS = Set.of("max-concurrent", "rate", "budget-per-day", "zone");
 
   private ConfigPools() {}
 
@@ -67,9 +67,43 @@ public final class ConfigPools {
         }
         spec = spec.withRate((String) rate.unwrapped());
       }
+      ConfigValue budget = p.get("budget-per-day");
+      if (budget != null && budget.valueType() != ConfigValueType.NULL) {
+        spec = spec.withBudgetPerDay(amount(at + ".budget-per-day", p, budget));
+      }
+      ConfigValue zone = p.get("zone");
+      if (zone != null && zone.valueType() != ConfigValueType.NULL) {
+        spec = spec.withZone(zone(at + ".zone", zone));
+      }
       out.add(spec);
     }
     return out;
+  }
+
+  /** A budget: a number (or a string holding one), checked further by {@link PoolSpec#withBudgetPerDay}. */
+  private static java.math.BigDecimal amount(String key, ConfigObject p, ConfigValue v) {
+    if (v.valueType() == ConfigValueType.NUMBER || v.valueType() == ConfigValueType.STRING) {
+      String text = p.toConfig().getString("budget-per-day").trim();
+      try {
+        return new java.math.BigDecimal(text);
+      } catch (NumberFormatException e) {
+        throw new InvalidSpecException(key, text, "must be a number (an amount in the unit jobs report cost in), e.g. 5.00");
+      }
+    }
+    throw new InvalidSpecException(key, v.render(com.typesafe.config.ConfigRenderOptions.concise()), "must be a number (an amount in the unit jobs report cost in), e.g. 5.00");
+  }
+
+  private static java.time.ZoneId zone(String key, ConfigValue v) {
+    String text = v.valueType() == ConfigValueType.STRING ? ((String) v.unwrapped()).trim()
+        : v.render(com.typesafe.config.ConfigRenderOptions.concise());
+    if (v.valueType() != ConfigValueType.STRING || text.isEmpty()) {
+      throw new InvalidSpecException(key, text, "must be a zone id, e.g. UTC or Europe/Berlin");
+    }
+    try {
+      return java.time.ZoneId.of(text);
+    } catch (java.time.DateTimeException e) {
+      throw new InvalidSpecException(key, text, "is not a known zone id (e.g. UTC, Europe/Berlin)");
+    }
   }
 
   private static int wholeNumber(String key, ConfigValue v) {

@@ -107,6 +107,14 @@ public final class Node {
     this.executorId = executorId;
   }
 
+  /** The store of the resource pools' counts (the executor's); set once when the node starts. */
+  private volatile io.almanac.spi.PoolStore poolStore;
+
+  /** @return the store of the resource pools' counts, shared with the executor (thread-safe) */
+  public io.almanac.spi.PoolStore poolStore() {
+    return poolStore;
+  }
+
   /** @return the node's actor system */
   public ActorSystem<?> system() {
     return system;
@@ -272,10 +280,11 @@ public final class Node {
         executorSettings.fenceLease().isEmpty() ? null : leases(system, executorSettings.fenceLease(),
             "liveness-check:" + cluster.selfMember().address().hostPort()),
         System::nanoTime, executorSettings.checkInterval().toNanos());
+    io.almanac.spi.PoolStore poolStore = poolStore(system, clock, poolSettings, jobs);
     ActorRef<ExecutorProtocol.Command> executor = system.systemActorOf(
         MessageTap.wrap(tap, "executor",
             Executor.create(clock, executorSettings, taskSettings.maxReasonLength(), jobs, tasks, fence, meters, alerts, System::nanoTime,
-                poolStore(system, clock, poolSettings, jobs), poolSettings)),
+                poolStore, poolSettings)),
         "almanac-executor", Props.empty());
     TaskEnv env = new TaskEnv(trigger, executor, alerts, liveness::of, executorSettings.checkInterval(),
         taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks, skips);
@@ -310,8 +319,10 @@ public final class Node {
     if (registrationTimeout.isZero() || registrationTimeout.isNegative()) {
       throw new InvalidSpecException("almanac.node.registration-timeout", registrationTimeout, "must be > 0");
     }
-    return new Node(system, clock, jobs, sharding, trigger, executor, registry, taskSettings, meters, executorSettings,
+    Node node = new Node(system, clock, jobs, sharding, trigger, executor, registry, taskSettings, meters, executorSettings,
         registrationTimeout, declared, seedNodes, self, executorId);
+    node.poolStore = poolStore;
+    return node;
   }
 
 

@@ -45,7 +45,7 @@ public final class TaskProtocol {
    * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
    */
   public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect,
-      PoolWait {}
+      PoolWait, PoolBudgetSpent {}
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
@@ -248,6 +248,17 @@ public final class TaskProtocol {
    */
   public record PoolWait(WindowKey window, String pool, io.almanac.PoolWaitReason reason, java.time.Instant until)
       implements ExecutorCommand {}
+
+  /**
+   * A resource pool's budget for the day was spent when the window would start (the executor asked the
+   * pool store and dropped the window): the entity records it SKIPPED with {@code BUDGET_EXHAUSTED} if
+   * it is still PENDING and never started.
+   *
+   * @param window the window
+   * @param pool the pool
+   * @param detail why, for people (the pool, its day and zone, the cost and the limit)
+   */
+  public record PoolBudgetSpent(WindowKey window, String pool, String detail) implements ExecutorCommand {}
 
   /**
    * Something may be due (from the trigger at a retry's due time or a lease's end, and so waking a

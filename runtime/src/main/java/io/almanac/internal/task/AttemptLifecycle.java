@@ -219,8 +219,8 @@ final class AttemptLifecycle {
   }
 
   /**
-   * The executor says a PENDING window waits for a resource pool: recorded once per wait (the
-   * executor tells it once); nothing when the window is no longer PENDING.
+   * The executor says a PENDING window waits for a resource pool: recorded when told (the
+   * executor tells it when a wait starts, its pool or reason changes, or its told end passed); nothing when the window is no longer PENDING.
    */
   static Optional<Event> poolWaited(State state, io.almanac.internal.protocol.TaskProtocol.PoolWait cmd, Instant now) {
     WindowState w = state.windows().get(cmd.window().value());
@@ -228,6 +228,21 @@ final class AttemptLifecycle {
       return Optional.empty();
     }
     return Optional.of(new TaskJournal.PoolWaited(w.key(), cmd.pool(), cmd.reason(), cmd.until(), now));
+  }
+
+  /**
+   * The executor says a resource pool's budget for the day was spent when the window would start: a
+   * PENDING window that never started is recorded SKIPPED ({@code WaitEnded BUDGET_EXHAUSTED}, the pool
+   * named); nothing otherwise (it started meanwhile, or is gone).
+   */
+  static Optional<Event> poolBudgetSpent(State state, io.almanac.internal.protocol.TaskProtocol.PoolBudgetSpent cmd,
+      Instant now) {
+    WindowState w = state.windows().get(cmd.window().value());
+    if (w == null || w.status() != InstanceStatus.PENDING || w.attempt() > 0) {
+      return Optional.empty();
+    }
+    return Optional.of(new TaskJournal.WaitEnded(w.key(), io.almanac.SkipReason.BUDGET_EXHAUSTED, cmd.detail(), now,
+        cmd.pool()));
   }
 
   private static LateResultRecorded late(FinishAttempt cmd, String detail, Instant now) {

@@ -95,7 +95,8 @@ public final class Reactions {
 
   private static boolean budgetSkip(Event e) {
     return e instanceof FireSkipped fs && fs.reason() == SkipReason.BUDGET_EXHAUSTED
-        || e instanceof io.almanac.journal.TaskJournal.WaitEnded we && we.reason() == SkipReason.BUDGET_EXHAUSTED;
+        || e instanceof io.almanac.journal.TaskJournal.WaitEnded we && we.reason() == SkipReason.BUDGET_EXHAUSTED
+        && we.pool() == null; // a pool's budget: its alert is the executor's, once per pool per day
   }
 
   private static int budgetSkips(List<Event> events) {

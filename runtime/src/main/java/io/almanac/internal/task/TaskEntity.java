@@ -200,6 +200,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
         .onCommand(PoolWait.class, (s, c) -> AttemptLifecycle.poolWaited(s, c, now()).map(e -> persist(s, null, List.of(e))
             .thenNoReply()).orElseGet(() -> Effect().noReply()))
+        .onCommand(PoolBudgetSpent.class, (s, c) -> AttemptLifecycle.poolBudgetSpent(s, c, now())
+            .map(e -> persist(s, null, List.of(e)).thenNoReply()).orElseGet(() -> Effect().noReply()))
         // self
         .onCommand(LeaseTimer.class, this::onLeaseTimer)
         .onCommand(OfferUnanswered.class, (s, c) -> Effect().noReply())

@@ -420,7 +420,9 @@ class EventSerializationTest {
         "TaskJournal.AttemptFailed.usage.json", new TaskJournal.AttemptFailed(W, 2, Duration.ofSeconds(7), "tool timeout", AT,
             null, null, new io.almanac.journal.UsageRecord(null, 800, 0, 10_000)),
         "TaskJournal.LateResultRecorded.usage.json", new TaskJournal.LateResultRecorded(W, 1, JobResult.Outcome.SUCCEEDED,
-            "after the lease", AT, new io.almanac.journal.UsageRecord("claude-sonnet", 3_000, 900, 75_000)));
+            "after the lease", AT, new io.almanac.journal.UsageRecord("claude-sonnet", 3_000, 900, 75_000)),
+        "TaskJournal.WaitEnded.pool-budget.json", new TaskJournal.WaitEnded(W, SkipReason.BUDGET_EXHAUSTED,
+            "pool openai's budget for 2026-11-29 (UTC) was spent: cost 5.00 reached the budget per day 5.00", AT, "openai"));
   }
 
   @Test
