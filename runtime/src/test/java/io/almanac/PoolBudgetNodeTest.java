@@ -76,7 +76,8 @@ class PoolBudgetNodeTest {
     AgentJob job = ctx -> CompletableFuture.completedFuture(JobResult.success("ok")
         .withUsage(Usage.of("gpt-4o", 100, 10, new BigDecimal("0.60"))));
     testKit = ActorTestKit.create("pool-budget-test", AlmanacNodeTest.config("almanac.pool-store.poll-interval = 50ms"));
-    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(alerts::add).job("j", job)
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry).alertSink(alerts::add).job("j", job)
         .pool(PoolSpec.of("openai", 4).withBudgetPerDay(new BigDecimal("1.00")))
         .start();
     await(almanac.register(TaskSpec.builder("a").cron("0 0 * * * ? UTC").window("per-firing").job("j").pools("openai").build()));
@@ -100,6 +101,9 @@ class PoolBudgetNodeTest {
     settles(almanac, "a", "2027-01-04T02:00:00Z", InstanceStatus.SKIPPED);
     WindowView skipped = at(almanac, "a", "2027-01-04T02:00:00Z");
     assertTrue(skipped.reason().startsWith("BUDGET_EXHAUSTED: "), skipped.reason());
+    // the pool's skip is a decision like any other, counted by its reason
+    assertTrue(registry.find("almanac.decisions").tags("decision", "skipped", "reason", "budget_exhausted").counters()
+        .stream().mapToDouble(io.micrometer.core.instrument.Counter::count).sum() >= 1, "budget skips in almanac.decisions");
     assertTrue(skipped.reason().contains("pool openai's budget for 2027-01-04 (UTC) was spent: cost 1.20 reached the budget "
         + "per day 1.00"), skipped.reason());
     eventually(() -> assertEquals(1, budgetAlerts().size()));
