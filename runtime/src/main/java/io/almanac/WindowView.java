@@ -31,6 +31,10 @@ import java.util.Map;
  * @param events the events of an event-triggered task counted on this window, or null when none
  * @param deadlineMissedAt when the window was recorded as having missed its task's deadline ({@link
  *     TaskSpec#deadline()}: not SUCCEEDED by its due time plus the deadline while still open), or null
+ * @param skipReason why a {@link InstanceStatus#SKIPPED} window was skipped (e.g. {@link
+ *     SkipReason#BUDGET_EXHAUSTED}, {@link SkipReason#EXCLUDED}), so that code need not read it out of
+ *     {@code reason}; null in any other status, and where the source keeps no typed reason (the SQL
+ *     instance table)
  */
 public record WindowView(
     String taskId,
@@ -54,7 +58,43 @@ public record WindowView(
     Instant startedAt,
     Instant waitUntil,
     Events events,
-    Instant deadlineMissedAt) {
+    Instant deadlineMissedAt,
+    SkipReason skipReason) {
+
+  /**
+   * A view without a typed skip reason: the shape before it existed, kept so that code built
+   * against it still links.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt
+   * @param retries retries scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease, or null
+   * @param retryDueAt the next retry's due time, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's artifact, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the window's effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param startedAt when the current or last attempt started, or null
+   * @param waitUntil a WAITING window's deadline, or null
+   * @param events the events counted on the window, or null
+   * @param deadlineMissedAt when its deadline was recorded missed, or null
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
+      Instant startedAt, Instant waitUntil, Events events, Instant deadlineMissedAt) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt, null);
+  }
 
   /**
    * A view without a deadline mark: the shape before deadlines existed, kept so that code built
@@ -87,7 +127,7 @@ public record WindowView(
       String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
       Instant startedAt, Instant waitUntil, Events events) {
     this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
-        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, null);
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, null, null);
   }
 
   /**

@@ -141,7 +141,7 @@ public record WindowState(
         leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt,
         status == InstanceStatus.WAITING ? waitUntil : null,
         events == null ? null : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()),
-        deadlineMissedAt);
+        deadlineMissedAt, status == InstanceStatus.SKIPPED ? skipReason : null);
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
