@@ -418,7 +418,7 @@ public final class DemoNode {
                          daily-report-1m  WAITING for both; runs in even minutes, SKIPPED
                                           DEPENDENCY_NOT_MET 20 s into odd ones
                          model-call     every 5 s    -> pool llm (2 at once, 4 per 10 s); every 4th
-                                                        call THROTTLED: the pool pauses 6 s
+                                                        call THROTTLED: the pool pauses 8 s
                          token-spender  every 10 s   -> pool llm, 0.01 a run, budget 0.03 a day:
                                                         then SKIPPED (BUDGET_EXHAUSTED), alert
                          late-report    every 30 s   -> 8 s job, 4 s deadline: DEADLINE_MISSED, alert

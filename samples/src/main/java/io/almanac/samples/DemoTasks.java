@@ -122,7 +122,7 @@ public final class DemoTasks {
   /** Every this many model calls (counted over all of model-call's attempts) the provider throttles. */
   public static final int THROTTLE_EVERY = 4;
   /** How long a throttled model call asks to wait (its Retry-After). */
-  public static final Duration THROTTLE_WAIT = Duration.ofSeconds(6);
+  public static final Duration THROTTLE_WAIT = Duration.ofSeconds(8);
   /** What one run of token-spender costs (its budget per day, in application.conf, is 0.03). */
   public static final BigDecimal TOKEN_SPENDER_COST = new BigDecimal("0.01");
 

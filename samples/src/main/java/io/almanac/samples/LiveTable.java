@@ -199,7 +199,7 @@ final class LiveTable {
           .ifPresent(w -> out.append("  ").append(String.format(ROW, "  \\_ late", w.window().value(), w.status().name(),
               String.valueOf(w.attempt()), "", "", "", detail(w))).append('\n'));
     }
-    pools(out);
+    pools(out, tasks);
     budgets(out, tasks);
     out.append("  intervention queue: ").append(queue.size()).append(queue.isEmpty() ? " (empty)" : " window(s) FINAL_FAILED,"
         + " waiting for an operator (Almanac.retry / resolve)").append('\n');
@@ -280,8 +280,11 @@ final class LiveTable {
     return w.skipReason() == SkipReason.DEPENDENCY_NOT_MET || w.skipReason() == SkipReason.CONDITION_NOT_MET;
   }
 
-  /** One line per pool: its limit, what holds and waits for it now, the store's answers so far, throttled attempts. */
-  private void pools(StringBuilder out) {
+  /**
+   * One line per pool: its limit, what holds and waits for it now (the node's meters; the PENDING
+   * windows of the tasks naming it, from their views), the store's answers so far, throttled attempts.
+   */
+  private void pools(StringBuilder out, List<TaskState> tasks) {
     if (pools.isEmpty()) {
       return;
     }
@@ -293,7 +296,8 @@ final class LiveTable {
       out.append("  pool ").append(pool).append(": ").append(inUse == null ? "-" : String.valueOf((long) inUse.value()))
           .append(" of ").append(max).append(" in use, ")
           .append(waiting == null ? "-" : String.valueOf((long) waiting.value()))
-          .append(" waiting; the store's answers so far:");
+          .append(" queued for it on this node, ").append(pending(tasks, pool))
+          .append(" window(s) of its tasks PENDING; the store's answers so far:");
       for (String outcome : List.of("admitted", "full", "rate", "paused", "error")) {
         out.append(' ').append(outcome).append(' ').append((long) count(meters.find("almanac.pool.admissions")
             .tag("pool", pool).tag("outcome", outcome).counter()));
@@ -302,6 +306,11 @@ final class LiveTable {
     });
     out.append("  throttled attempts (the job answered throttled: its pools paused, no retry counted): ")
         .append((long) throttled).append('\n');
+  }
+
+  private static long pending(List<TaskState> tasks, String pool) {
+    return tasks.stream().filter(t -> t.view().spec().pools().contains(pool))
+        .flatMap(t -> t.windows().stream()).filter(w -> w.status() == InstanceStatus.PENDING).count();
   }
 
   private static double count(Counter c) {

@@ -253,7 +253,7 @@ class AgentDemoTest {
       assertEquals(InstanceStatus.SUCCEEDED, w.status(), "a throttled window succeeds when tried again: " + w);
       assertEquals(0, w.retries(), "no retry counted: " + w);
     }
-    // the pool paused: windows that fired during the 6 s pause (model-call fires every 5 s) waited
+    // the pool paused: windows that fired during the 8 s pause (model-call fires every 5 s) waited
     // for it, by the journal
     List<TaskJournal.PoolWaited> waits = new ArrayList<>();
     for (String task : POOLED) {
