@@ -36,6 +36,10 @@ import java.util.Map;
  *     when the window starts or reaches a done status)
  * @param usage what the window's attempts reported using ({@link JobResult#withUsage(io.almanac.Usage)}), summed,
  *     or null when none reported usage
+ * @param skipReason why a {@link InstanceStatus#SKIPPED} window was skipped (e.g. {@link
+ *     SkipReason#BUDGET_EXHAUSTED}, {@link SkipReason#EXCLUDED}), so that code need not read it out of
+ *     {@code reason}; null in any other status, and where the source keeps no typed reason (the SQL
+ *     instance table)
  */
 public record WindowView(
     String taskId,
@@ -61,10 +65,49 @@ public record WindowView(
     Events events,
     Instant deadlineMissedAt,
     PoolWait poolWait,
-    Usage usage) {
+    Usage usage,
+    SkipReason skipReason) {
 
   /**
-   * A view without a pool wait or usage: the shape before they were shown, kept so that code built
+   * A view without a typed skip reason: the shape before it existed, kept so that code built
+   * against it still links.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt
+   * @param retries retries scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease, or null
+   * @param retryDueAt the next retry's due time, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's artifact, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the window's effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param startedAt when the current or last attempt started, or null
+   * @param waitUntil the deadline of a WAITING window, or null
+   * @param events the events counted on the window, or null
+   * @param deadlineMissedAt when the window missed its deadline, or null
+   * @param poolWait the pool a PENDING window waits for, or null
+   * @param usage what its attempts reported using, or null
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
+      Instant startedAt, Instant waitUntil, Events events, Instant deadlineMissedAt, PoolWait poolWait, Usage usage) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt, poolWait, usage,
+        null);
+  }
+
+  /**
+   * A view without a pool wait, usage or typed skip reason: the shape before they were shown, kept so that code built
    * against it still links.
    *
    * @param taskId the task
@@ -95,7 +138,7 @@ public record WindowView(
       String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
       Instant startedAt, Instant waitUntil, Events events, Instant deadlineMissedAt) {
     this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
-        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt, null, null);
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt, null, null, null);
   }
 
   /**
@@ -129,7 +172,7 @@ public record WindowView(
       String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
       Instant startedAt, Instant waitUntil, Events events) {
     this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
-        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, null, null, null);
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, null, null, null, null);
   }
 
   /**

@@ -69,13 +69,15 @@ final class ApiJson {
   /**
    * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
    * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt","waitUntil","events",
-   * "deadlineMissedAt","poolWait","usage"}}:
+   * "deadlineMissedAt","poolWait","usage","skipReason"}}:
    * {@code startedAt} is when the current or last attempt started; {@code finishedAt} is the last
    * change of a window that is done or waits for an operator, else null; {@code waitUntil} is the
    * deadline of a WAITING window (for its dependency or condition), else null; {@code events} is
    * {@code {"received","duplicates","firstId","lastId"}}, the events of an event-triggered task
    * coalesced into the window, or null when none; {@code deadlineMissedAt} is when the window was
-   * recorded as having missed its task's deadline (docs/deadlines.md), else null; {@code poolWait} is
+   * recorded as having missed its task's deadline (docs/deadlines.md), else null; {@code skipReason}
+   * is a SKIPPED window's typed reason ({@code SkipReason}'s name) where the source keeps one (the
+   * in-memory views; null from the instance table); {@code poolWait} is
    * {@code {"pool","reason","until","since"}}, the resource pool a PENDING window waits for (reason
    * FULL, RATE or PAUSED; until and since may be null), else null; {@code usage} is {@code
    * {"tokensIn","tokensOut","cost","model"}}, what the window's attempts reported using, summed (cost
@@ -94,6 +96,7 @@ final class ApiJson {
     n.put("maxRetries", w.maxRetries());
     n.put("summary", w.summary());
     n.put("reason", w.reason());
+    n.put("skipReason", w.skipReason() == null ? null : w.skipReason().name());
     n.put("dueAt", text(w.dueAt()));
     n.put("startedAt", text(w.startedAt()));
     boolean finished = w.status() != null && (w.status().isTerminal() || w.status() == InstanceStatus.FINAL_FAILED);

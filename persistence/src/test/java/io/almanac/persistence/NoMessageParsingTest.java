@@ -67,10 +67,7 @@ class NoMessageParsingTest {
       new Allowed(LEGACY, "reason.indexOf(\"; last: \")"),
       new Allowed(LEGACY, "reason.lastIndexOf(\"last: \")"),
       new Allowed(LEGACY, "reason.equals(\"task removed\")"),
-      new Allowed(LEGACY, "reason.startsWith(\"superseded by window \")"),
-      // NOT DONE: the live table tells a not-met skip by its reason's text, because WindowView (public API,
-      // japicmp baseline) carries no typed skip reason yet; goes when WindowView gains one (WindowState has it)
-      new Allowed("samples/src/main/java/io/almanac/samples/LiveTable.java", "w.reason().startsWith(\"DEPENDENCY_NOT_MET\")"));
+      new Allowed(LEGACY, "reason.startsWith(\"superseded by window \")"));
 
   private record Allowed(String file, String code) {}
 

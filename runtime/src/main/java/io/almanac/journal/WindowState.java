@@ -184,7 +184,8 @@ public record WindowState(
         deadlineMissedAt, poolWait == null ? null : new WindowView.PoolWait(poolWait.pool(), poolWait.reason(),
             poolWait.until(), poolWait.since()),
         usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
-            io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()));
+            io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()),
+        status == InstanceStatus.SKIPPED ? skipReason : null);
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * {@code ./data}, running the field report's daily news digest (declared in {@code
  * application.conf}) and four second-level demo tasks (registered here from Java, see {@link
  * DemoTasks}), the field report's e-commerce chain (order-export and daily-report, declared in
- * application.conf, and their compressed-time twins from Java), and printing a live table every few
+ * application.conf, and their compressed-time twins from Java), four agent-job tasks (a shared
+ * resource pool with a throttled model call, a budget per day, a deadline, a holiday calendar;
+ * declared in application.conf, their jobs in DemoTasks), and printing a live table every few
  * seconds.
  *
  * <p>Run it from the repository root (it reads {@code ./application.conf} there):
@@ -152,6 +155,8 @@ public final class DemoNode {
         config = LeaseSeeds.withLiveHolders(config, ClusterArgs.SYSTEM_NAME);
       }
       config = withActionToken(config);
+      // holiday-check's calendar gets the day the demo starts on, so its windows of today are EXCLUDED
+      config = DemoTasks.withStartDayHoliday(config, LocalDate.now(Clock.system(DemoTasks.HOLIDAY_ZONE)));
       system = ActorSystem.create(Behaviors.empty(), ClusterArgs.SYSTEM_NAME, config);
     } catch (ConfigException | IllegalArgumentException e) {
       return configurationError(e);
@@ -286,7 +291,7 @@ public final class DemoNode {
       });
     }
 
-    LiveTable table = new LiveTable(almanac, startedAt, Duration.ofSeconds(10));
+    LiveTable table = new LiveTable(almanac, startedAt, Duration.ofSeconds(10), LiveTable.pools(system.settings().config()));
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
     try {
       printer.scheduleWithFixedDelay(() -> {
@@ -425,8 +430,15 @@ public final class DemoNode {
                          order-export-1m  every minute = a "day": odd minutes fail (FINAL_FAILED)
                          daily-report-1m  WAITING for both; runs in even minutes, SKIPPED
                                           DEPENDENCY_NOT_MET 20 s into odd ones
-         look at       : the live table every few seconds (status, attempt, next fire local + UTC),
-                         ALERT lines, and after a restart the report of windows missed while down
+                         model-call     every 5 s    -> pool llm (2 at once, 4 per 10 s); every 4th
+                                                        call THROTTLED: the pool pauses 8 s
+                         token-spender  every 10 s   -> pool llm, 0.01 a run, budget 0.03 a day:
+                                                        then SKIPPED (BUDGET_EXHAUSTED), alert
+                         late-report    every 30 s   -> 8 s job, 4 s deadline: DEADLINE_MISSED, alert
+                         holiday-check  every 15 s   -> today is in demo-holidays: SKIPPED (EXCLUDED)
+         look at       : the live table every few seconds (status, attempt, next fire local + UTC,
+                         pool waits, budget, late windows), ALERT lines, and after a restart the
+                         report of windows missed while down
          stop          : Ctrl-C (coordinated shutdown), or kill it; start again: no window runs twice
          start afresh  : stop it and delete {}
         ==========================================================================================""",

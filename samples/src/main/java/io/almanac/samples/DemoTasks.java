@@ -1,5 +1,7 @@
 package io.almanac.samples;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import io.almanac.AgentJob;
 import io.almanac.CatchUpPolicy;
 import io.almanac.Condition;
@@ -11,18 +13,24 @@ import io.almanac.LeasePolicy;
 import io.almanac.OverlapPolicy;
 import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
+import io.almanac.Usage;
 import io.almanac.WindowSpec;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The demo's second-level tasks and their jobs, registered from Java (the daily digest is declared
@@ -52,6 +60,24 @@ import java.util.concurrent.CompletionStage;
  * minutes, so the report of an odd minute is WAITING and then SKIPPED with DEPENDENCY_NOT_MET after
  * its 20 s deadline, while the report of an even minute is released as soon as the export succeeded
  * and the settlement file is there, and runs.
+ *
+ * <p>The agent-job features, declared in application.conf ({@code almanac.pools}, {@code
+ * almanac.calendars} and four tasks) with their jobs here:
+ *
+ * <table>
+ *   <caption>The agent-job tasks</caption>
+ *   <tr><th>task</th><th>cron</th><th>what it shows</th></tr>
+ *   <tr><td>model-call</td><td>every 5 s</td><td>in the shared pool {@value #LLM_POOL} (2 at once, 4 starts per
+ *       10 s); every {@value #THROTTLE_EVERY}th call is THROTTLED by the "provider": the pool pauses, the
+ *       window is tried again without counting a retry</td></tr>
+ *   <tr><td>token-spender</td><td>every 10 s</td><td>in the pool too; reports usage costing 0.01 per run against a
+ *       budget of 0.03 per day: after three runs the day's further windows are SKIPPED (BUDGET_EXHAUSTED),
+ *       with one alert</td></tr>
+ *   <tr><td>late-report</td><td>every 30 s</td><td>an 8 s job with a 4 s deadline: DEADLINE_MISSED and an alert
+ *       while it runs; it then succeeds, late</td></tr>
+ *   <tr><td>holiday-check</td><td>every 15 s</td><td>names the calendar {@value #HOLIDAYS}, to which DemoNode adds
+ *       the day it starts on ({@link #withStartDayHoliday}): that day's windows are SKIPPED (EXCLUDED)</td></tr>
+ * </table>
  */
 public final class DemoTasks {
 
@@ -79,6 +105,27 @@ public final class DemoTasks {
   /** How long a compressed-time report waits for its export and the settlement file. */
   public static final Duration FAST_REPORT_WAIT = Duration.ofSeconds(20);
 
+  /** The resource pool standing for a model provider's quota (application.conf: almanac.pools.llm). */
+  public static final String LLM_POOL = "llm";
+  /** A model call in the {@link #LLM_POOL} pool that the provider throttles now and then. */
+  public static final String MODEL_CALL = "model-call";
+  /** A job in the {@link #LLM_POOL} pool that reports usage against a small budget per day. */
+  public static final String TOKEN_SPENDER = "token-spender";
+  /** A job longer than its deadline. */
+  public static final String LATE_REPORT = "late-report";
+  /** A task whose windows of the demo's start day are in an exclusion calendar. */
+  public static final String HOLIDAY_CHECK = "holiday-check";
+  /** The exclusion calendar holiday-check names (application.conf: almanac.calendars.demo-holidays). */
+  public static final String HOLIDAYS = "demo-holidays";
+  /** The zone holiday-check's cron is in, and so the zone its calendar's dates are read in. */
+  public static final java.time.ZoneId HOLIDAY_ZONE = ZoneOffset.UTC;
+  /** Every this many model calls (counted over all of model-call's attempts) the provider throttles. */
+  public static final int THROTTLE_EVERY = 4;
+  /** How long a throttled model call asks to wait (its Retry-After). */
+  public static final Duration THROTTLE_WAIT = Duration.ofSeconds(8);
+  /** What one run of token-spender costs (its budget per day, in application.conf, is 0.03). */
+  public static final BigDecimal TOKEN_SPENDER_COST = new BigDecimal("0.01");
+
   /** The ledger key of the demo jobs' outbox pushes. */
   public static final String PUSH_KEY = "push:outbox";
 
@@ -97,10 +144,23 @@ public final class DemoTasks {
    * @param quick heartbeat-ok's and always-broken's work
    * @param model the digest's stand-in model
    * @param slow slow-report's work, measured on Almanac's clock (a test moves it by hand)
+   * @param late late-report's work, measured on Almanac's clock
    */
-  public record Timing(Duration quick, Duration model, Duration slow) {
-    /** The demo's: 0.3 s, 1.5 s, 12 s. */
-    public static final Timing DEMO = new Timing(Duration.ofMillis(300), Duration.ofMillis(1500), Duration.ofSeconds(12));
+  public record Timing(Duration quick, Duration model, Duration slow, Duration late) {
+    /** The demo's: 0.3 s, 1.5 s, 12 s, 8 s. */
+    public static final Timing DEMO = new Timing(Duration.ofMillis(300), Duration.ofMillis(1500), Duration.ofSeconds(12),
+        Duration.ofSeconds(8));
+
+    /**
+     * With late-report's 8 s.
+     *
+     * @param quick heartbeat-ok's and always-broken's work
+     * @param model the digest's stand-in model
+     * @param slow slow-report's work
+     */
+    public Timing(Duration quick, Duration model, Duration slow) {
+      this(quick, model, slow, Duration.ofSeconds(8));
+    }
   }
 
   private DemoTasks() {}
@@ -174,6 +234,27 @@ public final class DemoTasks {
   }
 
   /**
+   * The configuration with the given day added to the exclusion calendar {@value #HOLIDAYS} (when
+   * application.conf declares it), so that holiday-check's windows of the day the demo starts on are
+   * SKIPPED with EXCLUDED at once. A real calendar lists its dates in the configuration only.
+   *
+   * @param config the demo's configuration
+   * @param day the day to exclude, in {@link #HOLIDAY_ZONE}
+   * @return the configuration, the calendar's dates with the day
+   */
+  public static Config withStartDayHoliday(Config config, LocalDate day) {
+    String path = "almanac.calendars." + HOLIDAYS + ".dates";
+    if (!config.hasPath(path)) {
+      return config;
+    }
+    List<String> dates = new ArrayList<>(config.getStringList(path));
+    if (!dates.contains(day.toString())) {
+      dates.add(day.toString());
+    }
+    return ConfigFactory.parseMap(Map.of(path, dates)).withFallback(config);
+  }
+
+  /**
    * The conditions of the demo's tasks, by name.
    *
    * @param dataDir the demo's data folder
@@ -188,7 +269,7 @@ public final class DemoTasks {
    * The jobs of the demo, by the names the tasks use, the digest included.
    *
    * @param dataDir where the outbox and the digests are written
-   * @param clock Almanac's clock (slow-report measures its 12 s on it)
+   * @param clock Almanac's clock (slow-report measures its 12 s and late-report its 8 s on it)
    * @param timing how long the jobs take
    * @return job name to job
    */
@@ -204,7 +285,46 @@ public final class DemoTasks {
     jobs.put(DailyReportJob.class.getName(), new DailyReportJob(dataDir));
     jobs.put(ORDER_EXPORT_FAST, new OrderExportJob(dataDir, true));
     jobs.put(DAILY_REPORT_FAST, new DailyReportJob(dataDir));
+    AtomicLong modelCalls = new AtomicLong();
+    jobs.put(MODEL_CALL, ctx -> modelCall(ctx, modelCalls, timing));
+    jobs.put(TOKEN_SPENDER, ctx -> tokenSpender(ctx, timing));
+    jobs.put(LATE_REPORT, ctx -> lateReport(ctx, clock, timing));
+    jobs.put(HOLIDAY_CHECK, ctx -> holidayCheck(ctx, timing));
     return jobs;
+  }
+
+  /**
+   * A call to the model provider: every {@value #THROTTLE_EVERY}th call the provider answers 429 with
+   * a Retry-After of {@link #THROTTLE_WAIT}, and the job says so ({@link JobResult#throttled}): the
+   * pool pauses and the window is tried again after the wait, without counting a retry.
+   */
+  private static CompletionStage<JobResult> modelCall(JobContext ctx, AtomicLong calls, Timing timing) throws Exception {
+    long call = calls.incrementAndGet();
+    work(ctx, timing.model());
+    if (call % THROTTLE_EVERY == 0) {
+      return done(JobResult.throttled(THROTTLE_WAIT));
+    }
+    return done(JobResult.success("model answered (call " + call + ", attempt " + ctx.attempt() + ")")
+        .withUsage(Usage.of("demo-model", 900, 150, new BigDecimal("0.002"))));
+  }
+
+  /** A job that spends {@link #TOKEN_SPENDER_COST} a run and says so ({@link JobResult#withUsage}). */
+  private static CompletionStage<JobResult> tokenSpender(JobContext ctx, Timing timing) throws Exception {
+    work(ctx, timing.quick());
+    return done(JobResult.success("summarised the window's documents")
+        .withUsage(Usage.of("demo-model", 12_000, 1_500, TOKEN_SPENDER_COST)));
+  }
+
+  private static CompletionStage<JobResult> lateReport(JobContext ctx, Clock clock, Timing timing) throws Exception {
+    Instant start = clock.instant();
+    onClock(ctx, clock, timing.late());
+    return done(JobResult.success("report built in " + Duration.between(start, clock.instant()).toSeconds()
+        + " s (past its deadline)"));
+  }
+
+  private static CompletionStage<JobResult> holidayCheck(JobContext ctx, Timing timing) throws Exception {
+    work(ctx, timing.quick());
+    return done(JobResult.success("a working day: checked " + ctx.window()));
   }
 
   private static CompletionStage<JobResult> heartbeatOk(JobContext ctx, Outbox outbox, Timing timing) throws Exception {
@@ -215,7 +335,14 @@ public final class DemoTasks {
 
   private static CompletionStage<JobResult> slowReport(JobContext ctx, Clock clock, Timing timing) throws Exception {
     Instant start = clock.instant();
-    Instant end = start.plus(timing.slow());
+    onClock(ctx, clock, timing.slow());
+    return done(JobResult.success("report built in " + Duration.between(start, clock.instant()).toSeconds() + " s"));
+  }
+
+  /** Works until {@code time} has passed on Almanac's clock, heartbeating every 4 s, stopping when cancelled. */
+  private static void onClock(JobContext ctx, Clock clock, Duration time) throws Exception {
+    Instant start = clock.instant();
+    Instant end = start.plus(time);
     Instant nextBeat = start.plus(Duration.ofSeconds(4));
     while (clock.instant().isBefore(end)) {
       if (ctx.isCancelled()) {
@@ -227,7 +354,6 @@ public final class DemoTasks {
       }
       Thread.sleep(50);
     }
-    return done(JobResult.success("report built in " + Duration.between(start, clock.instant()).toSeconds() + " s"));
   }
 
   private static CompletionStage<JobResult> flakySync(JobContext ctx, Outbox outbox) throws Exception {

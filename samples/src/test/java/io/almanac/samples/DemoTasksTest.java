@@ -82,9 +82,11 @@ class DemoTasksTest {
     DemoTasks.conditions(dataDir).forEach(builder::condition);
     almanac = builder.start();
     await(almanac.registerAll(DemoTasks.secondLevelTasks()));
-    // The digest, order-export and daily-report are declared in application.conf and registered by
-    // start(), asynchronously (the e-commerce chain has its own test, EcommerceDemoTest).
-    eventually(() -> assertEquals(7, await(almanac.taskIds()).size(), "application.conf's three tasks and the four demo tasks"));
+    // The digest, order-export, daily-report and the agent-job tasks are declared in application.conf
+    // and registered by start(), asynchronously (the e-commerce chain has its own test,
+    // EcommerceDemoTest; the agent-job tasks AgentDemoTest).
+    eventually(() -> assertEquals(11, await(almanac.taskIds()).size(),
+        "application.conf's seven tasks (three and the four agent-job ones) and the four demo tasks"));
   }
 
   @BeforeAll

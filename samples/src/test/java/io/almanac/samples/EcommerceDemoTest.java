@@ -80,8 +80,9 @@ class EcommerceDemoTest {
     DemoTasks.conditions(dataDir).forEach(builder::condition);
     almanac = builder.start();
     await(almanac.registerAll(DemoTasks.ecommerceTasks()));
-    // application.conf's tasks (the digest, order-export, daily-report) are registered by start().
-    eventually(Duration.ofSeconds(20), () -> assertEquals(5, await(almanac.taskIds()).size(), await(almanac.taskIds()).toString()));
+    // application.conf's tasks (the digest, order-export, daily-report and the four agent-job tasks)
+    // are registered by start().
+    eventually(Duration.ofSeconds(20), () -> assertEquals(9, await(almanac.taskIds()).size(), await(almanac.taskIds()).toString()));
   }
 
   @AfterAll
