@@ -41,8 +41,8 @@ import picocli.CommandLine.Unmatched;
  *       or the API answered 400 (the field and the value are named);
  *   <li>{@value #EXIT_UNREACHABLE} unreachable: connection refused or timed out (the URL is printed), or
  *       the node answered 5xx;
- *   <li>{@value #EXIT_UNAUTHORIZED} unauthorized: the API answered 401 (pass {@code --token} or set
- *       {@code ALMANAC_TOKEN});
+ *   <li>{@value #EXIT_UNAUTHORIZED} unauthorized: the API answered 401, or 403 for a read token on an
+ *       action (pass {@code --token} or set {@code ALMANAC_TOKEN});
  *   <li>{@value #EXIT_OVERLOADED} overloaded: the API answered 429 (a task's queue of publishes is
  *       full): nothing was stored; try again after the {@code Retry-After} it printed.
  * </ul>
@@ -71,7 +71,7 @@ import picocli.CommandLine.Unmatched;
       "1:refused by the node (404 not found, 409 refused: its detail is printed); status: the node is not ready",
       "2:bad input: a usage error, or the API answered 400 (the field and the value are named)",
       "3:unreachable: connection refused or timed out (the URL is printed), or the node answered 5xx",
-      "4:unauthorized (401): pass --token or set ALMANAC_TOKEN",
+      "4:unauthorized (401), or forbidden (403: a read token on an action): pass --token or set ALMANAC_TOKEN",
       "5:overloaded (429): nothing was stored; try again after the Retry-After printed"
     },
     footer = {"%naudit keeps its own exit codes (almanac audit --help). More: docs/cli.md"})
@@ -88,7 +88,7 @@ public final class AlmanacCli implements Callable<Integer> {
   public static final int EXIT_BAD_INPUT = 2;
   /** The node could not be reached, did not answer in time, or answered 5xx. */
   public static final int EXIT_UNREACHABLE = 3;
-  /** The API answered 401: no token or a wrong one. */
+  /** The API answered 401 (no token or a wrong one), or 403 (a read token on an action). */
   public static final int EXIT_UNAUTHORIZED = 4;
   /** The API answered 429: the node refused at once, nothing was stored; try again after the Retry-After. */
   public static final int EXIT_OVERLOADED = 5;
@@ -99,7 +99,8 @@ public final class AlmanacCli implements Callable<Integer> {
   String url;
 
   @Option(names = "--token", scope = ScopeType.INHERIT, paramLabel = "TOKEN", defaultValue = "${env:ALMANAC_TOKEN}",
-      description = "the node's almanac.http.token, sent as a bearer token on actions (default: env ALMANAC_TOKEN)")
+      description = "a token of the node (almanac.http.token or one of almanac.http.tokens), sent as a bearer token "
+          + "(default: env ALMANAC_TOKEN)")
   String token;
 
   @Option(names = "--json", scope = ScopeType.INHERIT, description = "print the API's JSON as is (for scripts)")

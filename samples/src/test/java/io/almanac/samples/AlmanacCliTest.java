@@ -148,6 +148,11 @@ class AlmanacCliTest {
     assertTrue(r.err().contains("--token") && r.err().contains("ALMANAC_TOKEN"), r.toString());
     Run wrong = cli("--token", "not-it", "pause", ApiTestNode.DIGEST);
     assertEquals(AlmanacCli.EXIT_UNAUTHORIZED, wrong.code(), wrong.toString());
+    Run reader = cli("--token", ApiTestNode.READ_TOKEN, "pause", ApiTestNode.DIGEST);
+    assertEquals(AlmanacCli.EXIT_UNAUTHORIZED, reader.code(), reader.toString());
+    assertTrue(reader.err().contains("forbidden (403)") && reader.err().contains("grafana") && reader.err().contains("operate"),
+        reader.toString());
+    assertEquals(0, cli("--token", ApiTestNode.READ_TOKEN, "tasks").code(), "a read token reads");
     assertEquals(false, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
   }
 
