@@ -532,12 +532,22 @@ public final class AlmanacCli implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "TASK", description = "the task id") String task;
   }
 
+  /** An action on one task that takes an optional note, recorded in the journal with who acted. */
+  abstract static class NotedTaskCommand extends TaskCommand {
+    @Option(names = "--note", description = "why, kept in the journal with the token's name") String note;
+  }
+
+  /** @return {@code {"note": ...}}, or null (no body) without a note */
+  static String noteBody(String note) {
+    return note == null ? null : ApiClient.JSON.createObjectNode().put("note", note).toString();
+  }
+
   /** {@code pause}. */
   @Command(name = "pause", description = "Pauses a task: it fires no new window until resumed (needs the token).")
-  static final class Pause extends TaskCommand {
+  static final class Pause extends NotedTaskCommand {
     @Override
     public Integer call() {
-      ApiClient.Answer a = api().post(task(task) + "/pause", null);
+      ApiClient.Answer a = api().post(task(task) + "/pause", noteBody(note));
       if (!printedJson(a)) {
         out().println(task + ": paused");
         out().flush();
@@ -548,10 +558,10 @@ public final class AlmanacCli implements Callable<Integer> {
 
   /** {@code resume}. */
   @Command(name = "resume", description = "Resumes a paused task (needs the token).")
-  static final class Resume extends TaskCommand {
+  static final class Resume extends NotedTaskCommand {
     @Override
     public Integer call() {
-      ApiClient.Answer a = api().post(task(task) + "/resume", null);
+      ApiClient.Answer a = api().post(task(task) + "/resume", noteBody(note));
       if (!printedJson(a)) {
         out().println(task + ": resumed");
         out().flush();
@@ -562,10 +572,10 @@ public final class AlmanacCli implements Callable<Integer> {
 
   /** {@code run}. */
   @Command(name = "run", description = "Runs the task's current window now, as a MANUAL run (needs the token).")
-  static final class Run extends TaskCommand {
+  static final class Run extends NotedTaskCommand {
     @Override
     public Integer call() {
-      ApiClient.Answer a = api().post(task(task) + "/run", null);
+      ApiClient.Answer a = api().post(task(task) + "/run", noteBody(note));
       if (!printedJson(a)) {
         JsonNode r = a.json();
         out().println(task + " " + text(r, "window") + ": " + text(r, "decision")
@@ -578,7 +588,7 @@ public final class AlmanacCli implements Callable<Integer> {
 
   /** {@code backfill}. */
   @Command(name = "backfill", description = "Runs the task's past windows in (FROM, TO] again where due (needs the token).")
-  static final class Backfill extends TaskCommand {
+  static final class Backfill extends NotedTaskCommand {
     @Option(names = "--from", required = true, description = "range start, excluded (ISO instant)") String from;
     @Option(names = "--to", required = true, description = "range end, included (ISO instant)") String to;
     @Option(names = "--dry-run", description = "only say what would run") boolean dryRun;
@@ -586,6 +596,9 @@ public final class AlmanacCli implements Callable<Integer> {
     @Override
     public Integer call() {
       ObjectNode body = ApiClient.JSON.createObjectNode().put("from", from).put("to", to).put("dryRun", dryRun);
+      if (note != null) {
+        body.put("note", note);
+      }
       ApiClient.Answer a = api().post(task(task) + "/backfill", body.toString());
       if (printedJson(a)) {
         return EXIT_OK;
@@ -618,9 +631,11 @@ public final class AlmanacCli implements Callable<Integer> {
   /** {@code retry}. */
   @Command(name = "retry", description = "Starts a new attempt of a FINAL_FAILED window (needs the token).")
   static final class Retry extends WindowAction {
+    @Option(names = "--note", description = "why, kept in the journal with the token's name") String note;
+
     @Override
     public Integer call() {
-      return post("retry", null);
+      return post("retry", noteBody(note));
     }
   }
 

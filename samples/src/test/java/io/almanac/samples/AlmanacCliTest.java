@@ -216,7 +216,7 @@ class AlmanacCliTest {
   @Order(8)
   @DisplayName("actions with the token: pause, resume, retry (the attempt grows), resolve with a note; exit 0")
   void actions() {
-    Run p = cli("--token", ApiTestNode.TOKEN, "pause", ApiTestNode.DIGEST);
+    Run p = cli("--token", ApiTestNode.TOKEN, "pause", ApiTestNode.DIGEST, "--note", "maintenance");
     assertEquals(0, p.code(), p.toString());
     assertEquals(true, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
     Run resumed = cli("--token", ApiTestNode.TOKEN, "resume", ApiTestNode.DIGEST);
@@ -224,7 +224,7 @@ class AlmanacCliTest {
     assertEquals(false, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
 
     int before = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY).attempt();
-    Run retry = cli("--token", ApiTestNode.TOKEN, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    Run retry = cli("--token", ApiTestNode.TOKEN, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY, "--note", "provider fixed");
     assertEquals(0, retry.code(), retry.toString());
     node.node.createTestProbe().awaitAssert(java.time.Duration.ofSeconds(30), () -> {
       WindowView w = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY);
@@ -232,6 +232,9 @@ class AlmanacCliTest {
       assertEquals(before + 1, w.attempt());
       return null;
     });
+    // the token's name (almanac.http.token: operator) and the note are recorded, and "why" says them
+    Run why = cli("why", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    assertTrue(why.out().contains("operator retried the window (note: \"provider fixed\")"), why.toString());
     Run resolve = cli("--token", ApiTestNode.TOKEN, "resolve", ApiTestNode.BROKEN, ApiTestNode.DAY, "--note", "fixed by hand");
     assertEquals(0, resolve.code(), resolve.toString());
     assertTrue(resolve.out().contains("resolve accepted"), resolve.toString());
