@@ -38,9 +38,10 @@ import org.apache.pekko.http.javadsl.server.Route;
 /**
  * The HTTP API's reads and actions (docs/http-api.md), over the Java API: {@code GET /api/tasks},
  * {@code /api/tasks/{task}}, {@code /api/windows} (from a {@link WindowSource}), {@code /api/queue},
- * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer
- * <almanac.http.token>}, {@code POST} pause, resume, run, backfill (with {@code dryRun}), retry,
- * resolve and cancel. Every error is a {@link Problem} (see {@link Problems}); a refused call
+ * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer <token>} of
+ * a token of role {@code operate} ({@link Tokens}; a {@code read} token is 403), {@code POST} pause,
+ * resume, run, backfill (with {@code dryRun}), retry, resolve and cancel, each done as the token's
+ * name ({@link Almanac#as(String)}) with the call's note. Every error is a {@link Problem} (see {@link Problems}); a refused call
  * changes nothing: the calls that would mark a task active in the trigger (run, backfill, retry)
  * first make sure the task is known and not removed (and a retried window known and retryable), and
  * a backfill's range is checked before it is sent.
@@ -143,14 +144,14 @@ public final class ApiRoutes extends AllDirectives {
   private Route taskRoutes(String task) {
     return concat(
         pathEnd(() -> get(() -> answer(() -> taskView(task), task, null, v -> ok(ApiJson.task(v))))),
-        path("pause", () -> post(() -> acting(actor -> noteBody(b -> answer(() -> known(task)
-            .thenCompose(v -> almanac.as(actor).pause(task, b.optionalText("note"))), task, null,
+        path("pause", () -> post(() -> acting(actor -> noteBody(note -> answer(() -> known(task)
+            .thenCompose(v -> almanac.as(actor).pause(task, note)), task, null,
             d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", true).put("actor", actor))))))),
-        path("resume", () -> post(() -> acting(actor -> noteBody(b -> answer(() -> known(task)
-            .thenCompose(v -> almanac.as(actor).resume(task, b.optionalText("note"))), task, null,
+        path("resume", () -> post(() -> acting(actor -> noteBody(note -> answer(() -> known(task)
+            .thenCompose(v -> almanac.as(actor).resume(task, note)), task, null,
             d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", false).put("actor", actor))))))),
-        path("run", () -> post(() -> acting(actor -> noteBody(b -> answer(() -> active(task)
-            .thenCompose(v -> almanac.as(actor).runNow(task, b.optionalText("note"))), task, null,
+        path("run", () -> post(() -> acting(actor -> noteBody(note -> answer(() -> active(task)
+            .thenCompose(v -> almanac.as(actor).runNow(task, note)), task, null,
             f -> ok(ApiJson.JSON.createObjectNode().put("window", f.window().value())
                 .put("decision", f.decision().name()).put("reason", f.reason()).put("actor", actor))))))),
         path("backfill", () -> post(() -> acting(actor -> body(Set.of("from", "to", "dryRun", "note"),
@@ -180,8 +181,8 @@ public final class ApiRoutes extends AllDirectives {
   private Route windowRoutes(String task, String window) {
     return concat(
         pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> ok(ApiJson.window(w))))),
-        path("retry", () -> post(() -> acting(actor -> noteBody(b -> answer(
-            () -> retryable(task, window).thenCompose(v -> almanac.as(actor).retry(task, key(window), b.optionalText("note"))),
+        path("retry", () -> post(() -> acting(actor -> noteBody(note -> answer(
+            () -> retryable(task, window).thenCompose(v -> almanac.as(actor).retry(task, key(window), note)),
             task, window, d -> ok(windowStatus(task, window, InstanceStatus.PENDING).put("actor", actor))))))),
         path("resolve", () -> post(() -> acting(actor -> body(Set.of("note"), b -> {
           String note = b.requiredText("note");
@@ -385,9 +386,12 @@ public final class ApiRoutes extends AllDirectives {
     });
   }
 
-  /** An optional body of only an optional {@code note} ({@link #NOTE}): none reads as {@code {}}. */
-  private Route noteBody(Function<JsonBody, Route> inner) {
-    return body(NOTE, inner, true);
+  /**
+   * An optional body of only an optional {@code note} ({@link #NOTE}), checked before the call:
+   * none reads as {@code {}}; the route gets the note, or null.
+   */
+  private Route noteBody(Function<String, Route> inner) {
+    return body(NOTE, b -> inner.apply(b.optionalText("note")), true);
   }
 
   /** A body over {@value #MAX_BODY_BYTES} bytes: 413 naming {@code body}. */
