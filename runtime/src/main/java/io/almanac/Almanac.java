@@ -566,7 +566,66 @@ public final class Almanac {
    * @return completes when the pause is recorded
    */
   public CompletionStage<Done> pause(String taskId) {
-    return ask(taskId, TaskProtocol.Pause::new);
+    return pause(taskId, DEFAULT_ACTOR, null);
+  }
+
+  /**
+   * The operator actions done as {@code actor}: each is recorded in the task's journal with that
+   * name (shown by "why", the timeline and the audit). The plain methods of this class act as
+   * {@value #DEFAULT_ACTOR}.
+   *
+   * <pre>{@code
+   * almanac.as("alice").retry("daily-digest", WindowKey.of("2026-11-29"), "provider fixed");
+   * }</pre>
+   *
+   * @param actor who acts: 1 to {@value Operator#MAX_ACTOR_LENGTH} characters, letters, digits and
+   *     {@code . _ @ -}
+   * @return the operator actions as that actor
+   * @throws InvalidSpecException naming {@code actor} and the value when it is not such a name
+   */
+  public Operator as(String actor) {
+    return new Operator(this, Operator.checkedActor(actor));
+  }
+
+  /** The actor the plain operator methods of this class record: {@value}. */
+  public static final String DEFAULT_ACTOR = "java-api";
+
+  CompletionStage<Done> pause(String taskId, String actor, String note) {
+    return ask(taskId, r -> new TaskProtocol.PauseBy(actor, note, r));
+  }
+
+  CompletionStage<Done> resume(String taskId, String actor, String note) {
+    return ask(taskId, r -> new TaskProtocol.ResumeBy(actor, note, r));
+  }
+
+  CompletionStage<FireDecision> runNow(String taskId, String actor, String note) {
+    return markActive(taskId)
+        .thenCompose(d -> this.<TaskProtocol.FireOutcome>ask(taskId, r -> new TaskProtocol.RunNowBy(actor, note, r)))
+        .thenApply(Almanac::decision);
+  }
+
+  CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to, String actor, String note) {
+    return markActive(taskId)
+        .thenCompose(d -> this.<TaskProtocol.BackfillReport>ask(taskId, r -> new TaskProtocol.Backfill(from, to, false,
+            actor, note, r)))
+        .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
+  }
+
+  CompletionStage<Done> retry(String taskId, WindowKey window, String actor, String note) {
+    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskProtocol.Retry(window, actor, note, r)));
+  }
+
+  CompletionStage<Done> resolve(String taskId, WindowKey window, String note, String actor) {
+    return ask(taskId, r -> new TaskProtocol.Resolve(window, note, actor, r));
+  }
+
+  CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, String actor) {
+    return ask(taskId, r -> new TaskProtocol.Cancel(window, reason, actor, r));
+  }
+
+  CompletionStage<DailyUsage> raiseBudget(String taskId, java.math.BigDecimal amount, String note, String actor) {
+    return this.<TaskProtocol.UsageInfo>ask(taskId, r -> new TaskProtocol.RaiseBudget(amount, note, actor, r))
+        .thenApply(TaskProtocol.UsageInfo::usage);
   }
 
   /**
@@ -574,7 +633,7 @@ public final class Almanac {
    * @return completes when the resume is recorded
    */
   public CompletionStage<Done> resume(String taskId) {
-    return ask(taskId, TaskProtocol.Resume::new);
+    return resume(taskId, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -584,8 +643,7 @@ public final class Almanac {
    * @return what the task decided
    */
   public CompletionStage<FireDecision> runNow(String taskId) {
-    return markActive(taskId).thenCompose(d -> this.<TaskProtocol.FireOutcome>ask(taskId, TaskProtocol.RunNow::new))
-        .thenApply(Almanac::decision);
+    return runNow(taskId, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -598,9 +656,7 @@ public final class Almanac {
    * @return what the task decided for each window
    */
   public CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to) {
-    return markActive(taskId)
-        .thenCompose(d -> this.<TaskProtocol.BackfillReport>ask(taskId, r -> new TaskProtocol.Backfill(from, to, r)))
-        .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
+    return backfill(taskId, from, to, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -625,7 +681,7 @@ public final class Almanac {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window) {
-    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskProtocol.Retry(window, r)));
+    return retry(taskId, window, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -637,7 +693,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
-    return ask(taskId, r -> new TaskProtocol.Resolve(window, note, r));
+    return resolve(taskId, window, note, DEFAULT_ACTOR);
   }
 
   /**
@@ -649,7 +705,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
-    return ask(taskId, r -> new TaskProtocol.Cancel(window, reason, r));
+    return cancel(taskId, window, reason, DEFAULT_ACTOR);
   }
 
   /**
@@ -691,8 +747,7 @@ public final class Almanac {
    *     budgetPerDay} for a task without a budget) and the value, and nothing is stored
    */
   public CompletionStage<DailyUsage> raiseBudget(String taskId, java.math.BigDecimal amount, String note) {
-    return this.<TaskProtocol.UsageInfo>ask(taskId, r -> new TaskProtocol.RaiseBudget(amount, note, r))
-        .thenApply(TaskProtocol.UsageInfo::usage);
+    return raiseBudget(taskId, amount, note, DEFAULT_ACTOR);
   }
 
   /**

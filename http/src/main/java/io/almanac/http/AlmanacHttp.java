@@ -60,7 +60,9 @@ public final class AlmanacHttp extends AllDirectives {
    *
    * @param iface the address to listen on
    * @param port the port
-   * @param token the bearer token of mutating calls (at least {@value Settings#MIN_TOKEN_LENGTH} characters), or ""
+   * @param token the bearer token of mutating calls (at least {@value Settings#MIN_TOKEN_LENGTH} characters), or "":
+   *     the {@code operate} token named {@code operator}; the named tokens of {@code almanac.http.tokens} are
+   *     checked by {@link #from} too (see docs/http-api.md)
    */
   public record Settings(String iface, int port, String token) {
 
@@ -92,9 +94,10 @@ public final class AlmanacHttp extends AllDirectives {
         throw new InvalidSpecException("almanac.http.token", null, "is " + token.length() + " characters long: it must "
             + "have at least " + MIN_TOKEN_LENGTH + " (e.g. openssl rand -base64 24)");
       }
-      if (token.isEmpty() && !loopback(iface)) {
+      Tokens tokens = Tokens.from(config); // almanac.http.tokens and read-requires-token checked too
+      if (tokens.isEmpty() && !loopback(iface)) {
         throw new InvalidSpecException("almanac.http.interface", iface, "is beyond loopback while almanac.http.token is "
-            + "empty: set a token (e.g. token = ${?ALMANAC_TOKEN}) or listen on 127.0.0.1");
+            + "empty and almanac.http.tokens has none: set a token (e.g. token = ${?ALMANAC_TOKEN}) or listen on 127.0.0.1");
       }
       return new Settings(iface, port, token);
     }
@@ -214,7 +217,10 @@ public final class AlmanacHttp extends AllDirectives {
     String iface = system.settings().config().getString("almanac.http.interface");
     // Built once, here: the Prometheus registry joins the node's meters now, not at the first request
     // (a recording made before a registry joins is lost to it).
-    Route inner = concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes(),
+    Route reads = concat(new MetricsRoutes(almanac).route(), HistoryRoutes.of(system).routes(), api.routes());
+    // with almanac.http.read-requires-token on, every call under /api and /metrics needs a token (any role)
+    Route inner = concat(extractUnmatchedPath(p -> p.equals("/metrics") || p.equals("/api") || p.startsWith("/api/")
+            ? api.readable(() -> reads) : reads),
         new DashboardRoutes().routes(), // GET / and /dashboard/*: the web dashboard
         pathPrefix("health", () -> concat(
             path("live", () -> get(() -> onSuccess(almanac.health(), h -> answer(h.live(), h)))),

@@ -16,9 +16,6 @@ import io.almanac.WindowView;
 import io.almanac.schedule.DueWindow;
 import io.almanac.schedule.Schedules;
 import io.almanac.schedule.TaskSchedule;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,9 +38,10 @@ import org.apache.pekko.http.javadsl.server.Route;
 /**
  * The HTTP API's reads and actions (docs/http-api.md), over the Java API: {@code GET /api/tasks},
  * {@code /api/tasks/{task}}, {@code /api/windows} (from a {@link WindowSource}), {@code /api/queue},
- * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer
- * <almanac.http.token>}, {@code POST} pause, resume, run, backfill (with {@code dryRun}), retry,
- * resolve and cancel. Every error is a {@link Problem} (see {@link Problems}); a refused call
+ * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer <token>} of
+ * a token of role {@code operate} ({@link Tokens}; a {@code read} token is 403), {@code POST} pause,
+ * resume, run, backfill (with {@code dryRun}), retry, resolve and cancel, each done as the token's
+ * name ({@link Almanac#as(String)}) with the call's note. Every error is a {@link Problem} (see {@link Problems}); a refused call
  * changes nothing: the calls that would mark a task active in the trigger (run, backfill, retry)
  * first make sure the task is known and not removed (and a retried window known and retryable), and
  * a backfill's range is checked before it is sent.
@@ -52,9 +50,12 @@ public final class ApiRoutes extends AllDirectives {
 
   static final long MAX_BODY_BYTES = 64 * 1024;
 
+  /** The body of an action that takes only an optional note: none, {@code {}} or {@code {"note": ...}}. */
+  private static final Set<String> NOTE = Set.of("note");
+
   private final Almanac almanac;
   private final WindowSource windows;
-  private final byte[] tokenDigest;
+  private final Tokens tokens;
   private final int maxBackfillWindows;
   private final Function<String, CompletionStage<Boolean>> journalHas;
 
@@ -80,10 +81,16 @@ public final class ApiRoutes extends AllDirectives {
    */
   public ApiRoutes(Almanac almanac, WindowSource windows, String token, int maxBackfillWindows,
       Function<String, CompletionStage<Boolean>> journalHas) {
+    this(almanac, windows, Tokens.single(token), maxBackfillWindows, journalHas);
+  }
+
+  /** The routes with the named tokens of {@code almanac.http.token} and {@code almanac.http.tokens}. */
+  ApiRoutes(Almanac almanac, WindowSource windows, Tokens tokens, int maxBackfillWindows,
+      Function<String, CompletionStage<Boolean>> journalHas) {
     this.journalHas = journalHas;
     this.almanac = almanac;
     this.windows = windows;
-    this.tokenDigest = token == null || token.isEmpty() ? null : sha256(token);
+    this.tokens = tokens;
     if (maxBackfillWindows < 1) {
       throw new InvalidSpecException("almanac.http.max-backfill-windows", maxBackfillWindows, "must be >= 1");
     }
@@ -120,7 +127,8 @@ public final class ApiRoutes extends AllDirectives {
     } catch (ConfigException e) {
       throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be an integer");
     }
-    return new ApiRoutes(almanac, windows, AlmanacHttp.Settings.from(config).token(), max, journalHas);
+    AlmanacHttp.Settings.from(config); // every setting checked
+    return new ApiRoutes(almanac, windows, Tokens.from(config), max, journalHas);
   }
 
   /** @return the routes under {@code /api} */
@@ -143,20 +151,24 @@ public final class ApiRoutes extends AllDirectives {
   private Route taskRoutes(String task) {
     return concat(
         pathEnd(() -> get(() -> answer(() -> taskView(task), task, null, v -> ok(ApiJson.task(v))))),
-        path("pause", () -> post(() -> authorized(() -> answer(() -> known(task).thenCompose(v -> almanac.pause(task)),
-            task, null, d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", true)))))),
-        path("resume", () -> post(() -> authorized(() -> answer(() -> known(task).thenCompose(v -> almanac.resume(task)),
-            task, null, d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", false)))))),
-        path("run", () -> post(() -> authorized(() -> answer(() -> active(task).thenCompose(v -> almanac.runNow(task)),
-            task, null, f -> ok(ApiJson.JSON.createObjectNode().put("window", f.window().value())
-                .put("decision", f.decision().name()).put("reason", f.reason())))))),
-        path("backfill", () -> post(() -> authorized(() -> body(Set.of("from", "to", "dryRun"), b -> backfill(task, b))))),
+        path("pause", () -> post(() -> acting(actor -> noteBody(note -> answer(() -> known(task)
+            .thenCompose(v -> almanac.as(actor).pause(task, note)), task, null,
+            d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", true).put("actor", actor))))))),
+        path("resume", () -> post(() -> acting(actor -> noteBody(note -> answer(() -> known(task)
+            .thenCompose(v -> almanac.as(actor).resume(task, note)), task, null,
+            d -> ok(ApiJson.JSON.createObjectNode().put("task", task).put("paused", false).put("actor", actor))))))),
+        path("run", () -> post(() -> acting(actor -> noteBody(note -> answer(() -> active(task)
+            .thenCompose(v -> almanac.as(actor).runNow(task, note)), task, null,
+            f -> ok(ApiJson.JSON.createObjectNode().put("window", f.window().value())
+                .put("decision", f.decision().name()).put("reason", f.reason()).put("actor", actor))))))),
+        path("backfill", () -> post(() -> acting(actor -> body(Set.of("from", "to", "dryRun", "note"),
+            b -> backfill(task, b, actor))))),
         // usage and budgets (docs/budgets.md)
         path("usage", () -> get(() -> answer(() -> almanac.usage(task), task, null, u -> ok(usageJson(u))))),
-        path("raise-budget", () -> post(() -> authorized(() -> body(Set.of("amount", "note"), b -> {
+        path("raise-budget", () -> post(() -> acting(actor -> body(Set.of("amount", "note"), b -> {
           java.math.BigDecimal amount = b.requiredDecimal("amount");
           String note = b.optionalText("note");
-          return answer(() -> known(task).thenCompose(v -> almanac.raiseBudget(task, amount, note)), task, null,
+          return answer(() -> known(task).thenCompose(v -> almanac.as(actor).raiseBudget(task, amount, note)), task, null,
               u -> ok(usageJson(u)));
         })))),
         pathPrefix("windows", () -> pathPrefix(PathMatchers.segment(), window -> windowRoutes(task, window))));
@@ -207,18 +219,18 @@ public final class ApiRoutes extends AllDirectives {
   private Route windowRoutes(String task, String window) {
     return concat(
         pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> ok(ApiJson.window(w))))),
-        path("retry", () -> post(() -> authorized(() -> answer(
-            () -> retryable(task, window).thenCompose(v -> almanac.retry(task, key(window))), task, window,
-            d -> ok(windowStatus(task, window, InstanceStatus.PENDING)))))),
-        path("resolve", () -> post(() -> authorized(() -> body(Set.of("note"), b -> {
+        path("retry", () -> post(() -> acting(actor -> noteBody(note -> answer(
+            () -> retryable(task, window).thenCompose(v -> almanac.as(actor).retry(task, key(window), note)),
+            task, window, d -> ok(windowStatus(task, window, InstanceStatus.PENDING).put("actor", actor))))))),
+        path("resolve", () -> post(() -> acting(actor -> body(Set.of("note"), b -> {
           String note = b.requiredText("note");
-          return answer(() -> known(task).thenCompose(v -> almanac.resolve(task, key(window), note)), task, window,
-              d -> ok(windowStatus(task, window, InstanceStatus.RESOLVED)));
+          return answer(() -> known(task).thenCompose(v -> almanac.as(actor).resolve(task, key(window), note)), task, window,
+              d -> ok(windowStatus(task, window, InstanceStatus.RESOLVED).put("actor", actor)));
         })))),
-        path("cancel", () -> post(() -> authorized(() -> body(Set.of("reason"), b -> {
+        path("cancel", () -> post(() -> acting(actor -> body(Set.of("reason"), b -> {
           String reason = b.requiredText("reason");
-          return answer(() -> known(task).thenCompose(v -> almanac.cancel(task, key(window), reason)), task, window,
-              d -> ok(windowStatus(task, window, InstanceStatus.CANCELLED)));
+          return answer(() -> known(task).thenCompose(v -> almanac.as(actor).cancel(task, key(window), reason)), task, window,
+              d -> ok(windowStatus(task, window, InstanceStatus.CANCELLED).put("actor", actor)));
         })))));
   }
 
@@ -334,10 +346,11 @@ public final class ApiRoutes extends AllDirectives {
   // ---------------------------------------------------------------------------------------------
   // Backfill
 
-  private Route backfill(String task, JsonBody body) {
+  private Route backfill(String task, JsonBody body, String actor) {
     Instant from = body.requiredInstant("from");
     Instant to = body.requiredInstant("to");
     boolean dryRun = body.flag("dryRun");
+    String note = body.optionalText("note");
     if (!from.isBefore(to)) {
       throw new Problem.Raised(Problem.invalid("from", from, "must be before to (" + to + "): the range is (from, to]"));
     }
@@ -350,7 +363,7 @@ public final class ApiRoutes extends AllDirectives {
             + "cannot be computed: " + e.getMessage());
       }
       List<DueWindow> due = BackfillPlan.windows(schedule, from, to, almanac.clock().instant(), maxBackfillWindows);
-      return (dryRun ? almanac.planBackfill(task, from, to) : almanac.backfill(task, from, to));
+      return (dryRun ? almanac.planBackfill(task, from, to) : almanac.as(actor).backfill(task, from, to, note));
     });
     return answer(() -> result, task, null, planned -> {
       ObjectNode root = ApiJson.JSON.createObjectNode();
@@ -359,6 +372,9 @@ public final class ApiRoutes extends AllDirectives {
       root.put("to", to.toString());
       root.put("range", "(" + from + ", " + to + "]");
       root.put("dryRun", dryRun);
+      if (!dryRun) {
+        root.put("actor", actor);
+      }
       ArrayNode out = root.putArray("windows");
       for (FireDecision p : planned) {
         out.addObject().put("window", p.window().value()).put("decision", p.decision().name()).put("reason", p.reason());
@@ -395,13 +411,25 @@ public final class ApiRoutes extends AllDirectives {
 
   /** The call's JSON body, checked: missing, not JSON, another content type, or another field is refused. */
   Route body(Set<String> fields, Function<JsonBody, Route> inner) {
+    return body(fields, inner, false);
+  }
+
+  private Route body(Set<String> fields, Function<JsonBody, Route> inner, boolean optional) {
     return extractRequestEntity(request -> {
       java.util.OptionalLong length = request.getContentLengthOption();
       if (length.isPresent() && length.getAsLong() > MAX_BODY_BYTES) {
         return Problems.complete(tooLarge(length.getAsLong()));
       }
-      return strictBody(fields, inner);
+      return strictBody(fields, inner, optional);
     });
+  }
+
+  /**
+   * An optional body of only an optional {@code note} ({@link #NOTE}), checked before the call:
+   * none reads as {@code {}}; the route gets the note, or null.
+   */
+  private Route noteBody(Function<String, Route> inner) {
+    return body(NOTE, b -> inner.apply(b.optionalText("note")), true);
   }
 
   /** A body over {@value #MAX_BODY_BYTES} bytes: 413 naming {@code body}. */
@@ -410,7 +438,7 @@ public final class ApiRoutes extends AllDirectives {
         + MAX_BODY_BYTES + " bytes (64 KiB) a call takes", "body", null);
   }
 
-  private Route strictBody(Set<String> fields, Function<JsonBody, Route> inner) {
+  private Route strictBody(Set<String> fields, Function<JsonBody, Route> inner, boolean optional) {
     return extractStrictEntity(Duration.ofSeconds(10), MAX_BODY_BYTES, entity -> {
       String text = entity.getData().utf8String();
       if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
@@ -419,44 +447,83 @@ public final class ApiRoutes extends AllDirectives {
             entity.getContentType().toString()));
       }
       try {
-        return inner.apply(JsonBody.parse(text, fields));
+        return inner.apply(JsonBody.parse(optional && text.isBlank() ? "{}" : text, fields));
       } catch (Problem.Raised e) {
         return Problems.complete(e.problem());
       }
     });
   }
 
-  /** Runs the route only with {@code Authorization: Bearer <almanac.http.token>}; else 401. */
+  /** Runs the route only with a token of role {@code operate}: else 401 (no or a wrong token) or 403 (a read token). */
   Route authorized(Supplier<Route> inner) {
+    return acting(actor -> inner.get());
+  }
+
+  /**
+   * Runs the route with the name of the {@code operate} token the call carries (the actor its
+   * action records); a call without a token, or with a wrong one, is 401; one with a {@code read}
+   * token is 403 ({@code forbidden}).
+   */
+  Route acting(Function<String, Route> inner) {
     return optionalHeaderValueByName("Authorization", header -> {
-      Optional<String> problem = refusal(header);
-      return problem.isPresent() ? Problems.complete(Problem.unauthorized(problem.get())) : inner.get();
+      Authorized a = authorize(header);
+      if (a.problem() != null) {
+        return Problems.complete(a.problem());
+      }
+      if (a.token().role() != Tokens.Role.OPERATE) {
+        return Problems.complete(new Problem(403, "forbidden", "Forbidden", "token '" + a.token().name() + "' may only "
+            + "read: a mutating call needs a token of role operate", "Authorization", null));
+      }
+      return inner.apply(a.token().name());
     });
   }
 
-  /** Why a mutating call is refused, or empty when its token is right (compared in constant time). */
+  /**
+   * With {@code almanac.http.read-requires-token} on: runs the route only with a configured token
+   * (any role), else 401; off: runs it.
+   */
+  Route readable(Supplier<Route> inner) {
+    if (!tokens.readRequiresToken()) {
+      return inner.get();
+    }
+    return optionalHeaderValueByName("Authorization", header -> {
+      Authorized a = authorize(header);
+      return a.problem() != null ? Problems.complete(a.problem()) : inner.get();
+    });
+  }
+
+  /** The token a call carries, or why it is refused (401). */
+  private record Authorized(Tokens.Named token, Problem problem) {}
+
+  private Authorized authorize(Optional<String> header) {
+    Optional<String> problem = refusal(header);
+    if (problem.isPresent()) {
+      return new Authorized(null, Problem.unauthorized(problem.get()));
+    }
+    return new Authorized(tokens.match(bearer(header.get())).orElseThrow(), null);
+  }
+
+  private static String bearer(String header) {
+    return header.trim().substring("bearer ".length()).trim();
+  }
+
+  /** Why a call is refused (401), or empty when its token is one configured (compared in constant time). */
   Optional<String> refusal(Optional<String> header) {
-    if (tokenDigest == null) {
-      return Optional.of("mutating calls are refused: no token is configured (set almanac.http.token)");
+    if (tokens.isEmpty()) {
+      return Optional.of("mutating calls are refused: no token is configured (set almanac.http.token or "
+          + "almanac.http.tokens)");
     }
     if (header.isEmpty()) {
-      return Optional.of("a mutating call needs the header Authorization: Bearer <almanac.http.token>");
+      return Optional.of("this call needs the header Authorization: Bearer <token> (a token of almanac.http.tokens, or "
+          + "almanac.http.token)");
     }
     String value = header.get().trim();
     if (!value.toLowerCase(Locale.ROOT).startsWith("bearer ")) {
-      return Optional.of("the Authorization header must be 'Bearer <almanac.http.token>'");
+      return Optional.of("the Authorization header must be 'Bearer <token>'");
     }
-    if (!MessageDigest.isEqual(tokenDigest, sha256(value.substring("bearer ".length()).trim()))) {
+    if (tokens.match(bearer(value)).isEmpty()) {
       return Optional.of("wrong token");
     }
     return Optional.empty();
-  }
-
-  private static byte[] sha256(String text) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
   }
 }

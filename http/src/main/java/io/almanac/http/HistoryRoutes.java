@@ -186,7 +186,8 @@ public final class HistoryRoutes extends AllDirectives {
           .put("attempt", e.attempt())
           .put("atUtc", e.at() == null ? null : e.at().toString())
           .put("atLocal", e.at() == null ? null : Timeline.local(e.at(), e.zone()))
-          .put("detail", e.detail());
+          .put("detail", e.detail())
+          .put("actor", e.actor());
     }
     return root;
   }

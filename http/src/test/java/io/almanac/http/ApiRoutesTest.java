@@ -354,6 +354,105 @@ class ApiRoutesTest {
     assertEquals(0, ok(get("/api/windows")).get("windows").size());
   }
 
+  static final String ALICE = "alice-operate-token-0001";
+  static final String GRAFANA = "grafana-read-token-0001";
+  static final String NAMED = "almanac.http.tokens { alice { token = \"" + ALICE + "\", role = operate }, "
+      + "grafana { token = \"" + GRAFANA + "\", role = read } }\n";
+
+  private HttpResponse<String> get(String path, String authorization) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private List<TaskJournal.Acted> acted(String task) {
+    return journal.persistedInStorage(TaskJournal.persistenceId(task)).stream()
+        .filter(e -> e instanceof TaskJournal.Acted).map(e -> (TaskJournal.Acted) e).toList();
+  }
+
+  @Test
+  @DisplayName("named tokens: a read token on a POST is 403 forbidden and nothing changes; an operate token acts, "
+      + "its name recorded as the actor with the note; reads need no token by default")
+  void namedTokens() throws Exception {
+    start(NAMED);
+    List<String[]> calls = List.of(
+        new String[] {"/api/tasks/flaky/pause", null},
+        new String[] {"/api/tasks/flaky/resume", null},
+        new String[] {"/api/tasks/flaky/run", null},
+        new String[] {"/api/tasks/flaky/backfill", "{\"from\":\"2026-11-29T20:00:00Z\",\"to\":\"2026-11-30T00:00:00Z\"}"},
+        new String[] {"/api/tasks/flaky/windows/w/retry", null},
+        new String[] {"/api/tasks/flaky/windows/w/resolve", "{\"note\":\"n\"}"},
+        new String[] {"/api/tasks/flaky/windows/w/cancel", "{\"reason\":\"r\"}"},
+        new String[] {"/api/tasks/flaky/raise-budget", "{\"amount\":\"1\"}"},
+        new String[] {"/api/events", "{\"type\":\"t\",\"eventId\":\"e\"}"});
+    int before = events("flaky");
+    for (String[] c : calls) {
+      HttpResponse<String> r = post(c[0], c[1], "Bearer " + GRAFANA);
+      JsonNode p = problem(r, 403, "Authorization", null);
+      assertEquals("https://almanac.io/problems/forbidden", p.get("type").asText(), r.body());
+      assertTrue(p.get("detail").asText().contains("grafana"), r.body());
+      assertFalse(r.body().contains(GRAFANA), "never echoes the token");
+      problem(post(c[0], c[1], "Bearer wrong-token-wrong-token"), 401, "Authorization", null);
+      problem(post(c[0], c[1], null), 401, "Authorization", null);
+    }
+    assertEquals(before, events("flaky"), "a refused call stores nothing");
+    assertEquals(200, get("/api/tasks/flaky").statusCode(), "reads need no token by default");
+    assertEquals(200, get("/api/tasks/flaky", "Bearer " + GRAFANA).statusCode());
+
+    JsonNode paused = ok(post("/api/tasks/digest/pause", "{\"note\":\"provider outage\"}", "Bearer " + ALICE));
+    assertEquals("alice", paused.get("actor").asText());
+    ok(post("/api/tasks/digest/resume", null, "Bearer " + ALICE));
+    JsonNode run = ok(post("/api/tasks/flaky/run", null, "Bearer " + ALICE));
+    assertEquals("alice", run.get("actor").asText());
+    String failed = run.get("window").asText();
+    Eventually.eventually(Duration.ofSeconds(20), () -> assertEquals("FINAL_FAILED", status("flaky", failed)));
+    JsonNode retried = ok(post("/api/tasks/flaky/windows/" + enc(failed) + "/retry", "{\"note\":\"provider fixed\"}",
+        "Bearer " + ALICE));
+    assertEquals("alice", retried.get("actor").asText());
+    List<TaskJournal.Acted> digest = acted("digest");
+    assertEquals(new TaskJournal.TaskPaused(NOW, null, null, "alice", "provider outage"), digest.get(0));
+    assertEquals(new TaskJournal.TaskResumed(NOW, "alice", null), digest.get(1));
+    List<TaskJournal.InstanceScheduled> scheduled = acted("flaky").stream()
+        .filter(e -> e instanceof TaskJournal.InstanceScheduled s && s.window().equals(failed))
+        .map(e -> (TaskJournal.InstanceScheduled) e).toList();
+    assertEquals(List.of("alice", "alice"), scheduled.stream().map(TaskJournal.InstanceScheduled::actor).toList());
+    assertEquals(java.util.Arrays.asList(null, "provider fixed"),
+        scheduled.stream().map(TaskJournal.InstanceScheduled::note).toList(), "the run without a note, the retry with it");
+  }
+
+  @Test
+  @DisplayName("almanac.http.token keeps working as the operate token named 'operator': its actions record that actor")
+  void legacyTokenIsTheOperator() throws Exception {
+    start("almanac.http.token = \"" + TOKEN + "\"\n" + NAMED);
+    ok(post("/api/tasks/digest/pause", null));
+    ok(post("/api/tasks/digest/resume", null, "Bearer " + ALICE));
+    assertEquals(List.of("operator", "alice"), acted("digest").stream().map(TaskJournal.Acted::actor).toList());
+    problem(post("/api/tasks/digest/pause", "{\"note\":5}"), 400, "note", "5");
+    problem(post("/api/tasks/digest/pause", "{\"why\":\"x\"}"), 400, "why", null);
+    assertEquals(2, acted("digest").size(), "a bad note stores nothing");
+  }
+
+  @Test
+  @DisplayName("almanac.http.read-requires-token = on: reads under /api and /metrics need a token of any role (401 "
+      + "without or with a wrong one); the health probes never do; a read token still cannot act")
+  void readRequiresToken() throws Exception {
+    start(NAMED + "almanac.http.read-requires-token = on\n");
+    for (String path : List.of("/api/tasks", "/api/tasks/flaky", "/api/windows", "/api/queue", "/metrics",
+        "/api/tasks/flaky/windows/w/timeline")) {
+      problem(get(path), 401, "Authorization", null);
+      problem(get(path, "Bearer not-a-token-not-a-token"), 401, "Authorization", null);
+    }
+    assertEquals(200, get("/api/tasks", "Bearer " + GRAFANA).statusCode());
+    assertEquals(200, get("/api/tasks", "Bearer " + ALICE).statusCode());
+    assertEquals(200, get("/metrics", "Bearer " + GRAFANA).statusCode());
+    assertEquals(200, get("/health/live").statusCode());
+    problem(post("/api/tasks/flaky/pause", null, "Bearer " + GRAFANA), 403, "Authorization", null);
+    problem(post("/api/tasks/flaky/pause", null, null), 401, "Authorization", null);
+    assertEquals(200, post("/api/tasks/flaky/pause", null, "Bearer " + ALICE).statusCode());
+  }
+
   @Test
   @DisplayName("with no token configured every POST is 401 (never open by default); reads still answer")
   void noTokenConfigured() throws Exception {

@@ -57,6 +57,8 @@ class HistoryRoutesTest {
 
   @TempDir static Path dir;
 
+  private static final String ALICE = "alice-operate-token-0001";
+
   private final SettableClock clock = new SettableClock(Instant.parse("2026-11-28T23:59:00Z"));
   private final CompletableFuture<JobResult> release = new CompletableFuture<>();
   private ActorTestKit node;
@@ -73,7 +75,8 @@ class HistoryRoutesTest {
         "jdbc-journal.class = \"io.almanac.persistence.WriterStampingJournal\"",
         "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
         "almanac.executor { check-interval = 20ms }",
-        "almanac.http.port = 0")));
+        "almanac.http.port = 0",
+        "almanac.http.tokens { alice { token = \"" + ALICE + "\", role = operate } }")));
   }
 
   private Almanac startNode(String name) {
@@ -155,6 +158,34 @@ class HistoryRoutesTest {
     List<String> out = new ArrayList<>();
     why.get("steps").forEach(s -> out.add(s.get("text").asText()));
     return out;
+  }
+
+  @Test
+  @DisplayName("an operator's action over HTTP records the token's name and the note: why says who did it and why, "
+      + "the timeline gives the actor")
+  void actorShown() throws Exception {
+    String window = "2026-11-29T00:02:00Z"; // MISSED while the node was down
+    HttpResponse<String> retry = client.send(HttpRequest.newBuilder(URI.create(base + "/api/tasks/minutely/windows/"
+        + URLEncoder.encode(window, StandardCharsets.UTF_8) + "/retry"))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"note\":\"provider fixed\"}")).header("Content-Type", "application/json")
+        .header("Authorization", "Bearer " + ALICE).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, retry.statusCode(), retry.body());
+    eventuallyStatus("minutely", window, InstanceStatus.SUCCEEDED);
+    List<String> texts = texts(why("minutely", window));
+    assertTrue(texts.stream().anyMatch(t -> t.startsWith("alice ran the window (note: \"provider fixed\") (it was MISSED)")),
+        texts.toString());
+    HttpResponse<String> r = get("minutely", window, "timeline");
+    assertEquals(200, r.statusCode(), r.body());
+    JsonNode scheduled = null;
+    for (JsonNode e : json.readTree(r.body()).get("events")) {
+      if (e.get("event").asText().equals("InstanceScheduled")) {
+        scheduled = e;
+      } else {
+        assertTrue(e.get("actor").isNull(), "no actor on an event no operator did: " + e);
+      }
+    }
+    assertEquals("alice", scheduled.get("actor").asText(), r.body());
+    assertTrue(scheduled.get("detail").asText().endsWith("by alice (note: \"provider fixed\")"), scheduled.toString());
   }
 
   @Test

@@ -164,6 +164,16 @@ public final class TaskJournal {
   }
 
   /**
+   * An event an operator's action may record: it names who acted (an HTTP token's name, or the name
+   * a Java API caller gave), or null when no operator did (and in events written before actors were
+   * recorded).
+   */
+  public interface Acted {
+    /** @return who acted, or null */
+    String actor();
+  }
+
+  /**
    * The task's spec was defined or changed.
    *
    * @param spec the spec, as the journal holds it
@@ -184,13 +194,29 @@ public final class TaskJournal {
    *     recorded); not written when null, so an operator's pause is written in the old shape
    * @param failures with {@link PauseCause#FAILURES}: the windows in a row that ended FINAL_FAILED, the
    *     first and the last; null otherwise (not written)
+   * @param actor who paused it (an HTTP token's name, or the name a Java API caller gave), or null for
+   *     the task's own pause and in events written before actors were recorded (not written when null)
+   * @param note the operator's note, or null (not written when null)
    */
   public record TaskPaused(Instant at, @JsonInclude(JsonInclude.Include.NON_NULL) PauseCause cause,
-      @JsonInclude(JsonInclude.Include.NON_NULL) FailureStreak failures) implements Event {
+      @JsonInclude(JsonInclude.Include.NON_NULL) FailureStreak failures,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String note) implements Event, Acted {
 
     /** An operator's pause (as events written before causes were recorded read). */
     public TaskPaused(Instant at) {
-      this(at, null, null);
+      this(at, null, null, null, null);
+    }
+
+    /**
+     * A pause as recorded before actors were recorded.
+     *
+     * @param at when
+     * @param cause why, or null for an operator's pause
+     * @param failures the failures that paused it, or null
+     */
+    public TaskPaused(Instant at, PauseCause cause, FailureStreak failures) {
+      this(at, cause, failures, null, null);
     }
 
     /** @return whether the task paused itself because its windows failed ({@link PauseCause#FAILURES}) */
@@ -204,8 +230,21 @@ public final class TaskJournal {
     }
   }
 
-  /** The task was resumed. */
-  public record TaskResumed(Instant at) implements Event {
+  /**
+   * The task was resumed.
+   *
+   * @param at when
+   * @param actor who resumed it, or null in events written before actors were recorded (not written when null)
+   * @param note the operator's note, or null (not written when null)
+   */
+  public record TaskResumed(Instant at, @JsonInclude(JsonInclude.Include.NON_NULL) String actor,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String note) implements Event, Acted {
+
+    /** @param at when (no actor recorded, as events written before actors were recorded read) */
+    public TaskResumed(Instant at) {
+      this(at, null, null);
+    }
+
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.taskResumed(this);
@@ -224,9 +263,29 @@ public final class TaskJournal {
     }
   }
 
-  /** The window's instance was created, or reopened, as PENDING. */
-  public record InstanceScheduled(String window, Instant start, Instant end, Instant dueAt, RunKind kind, Instant at)
-      implements WindowEvent {
+  /**
+   * The window's instance was created, or reopened, as PENDING.
+   *
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when it was due
+   * @param kind how it runs
+   * @param at when
+   * @param actor the operator who ran, backfilled or retried it, or null when the schedule, a retry
+   *     policy or the catch-up did (and in events written before actors were recorded); not written when null
+   * @param note the operator's note, or null (not written when null)
+   */
+  public record InstanceScheduled(String window, Instant start, Instant end, Instant dueAt, RunKind kind, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String note)
+      implements WindowEvent, Acted {
+
+    /** A schedule without an operator (as events written before actors were recorded read). */
+    public InstanceScheduled(String window, Instant start, Instant end, Instant dueAt, RunKind kind, Instant at) {
+      this(window, start, end, dueAt, kind, at, null, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return InstanceStatus.PENDING;
@@ -557,8 +616,22 @@ public final class TaskJournal {
     }
   }
 
-  /** An operator resolved a FINAL_FAILED window. */
-  public record InstanceResolved(String window, String note, Instant at) implements WindowEvent {
+  /**
+   * An operator resolved a FINAL_FAILED window.
+   *
+   * @param window the window's key
+   * @param note the operator's note
+   * @param at when
+   * @param actor who resolved it, or null in events written before actors were recorded (not written when null)
+   */
+  public record InstanceResolved(String window, String note, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor) implements WindowEvent, Acted {
+
+    /** A resolve without its actor (as events written before actors were recorded read). */
+    public InstanceResolved(String window, String note, Instant at) {
+      this(window, note, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return InstanceStatus.RESOLVED;
@@ -662,14 +735,30 @@ public final class TaskJournal {
    * @param at when
    * @param cause who or what cancelled it, or null in events written before it was recorded (the JSON
    *     has no such field) and in events built with the four-argument constructor; not written when null
+   * @param actor with {@link CancelCause#OPERATOR}: who cancelled it; null otherwise and in events
+   *     written before actors were recorded (not written when null)
    */
   public record InstanceCancelled(String window, int attempt, String reason, Instant at,
-      @JsonInclude(JsonInclude.Include.NON_NULL) CancelCause cause)
-      implements WindowEvent {
+      @JsonInclude(JsonInclude.Include.NON_NULL) CancelCause cause,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor)
+      implements WindowEvent, Acted {
 
     /** A cancel recorded without its cause (as events written before it existed read). */
     public InstanceCancelled(String window, int attempt, String reason, Instant at) {
-      this(window, attempt, reason, at, null);
+      this(window, attempt, reason, at, null, null);
+    }
+
+    /**
+     * A cancel recorded without its actor (as events written before actors were recorded read).
+     *
+     * @param window the window's key
+     * @param attempt the attempt it had
+     * @param reason the reason people read
+     * @param at when
+     * @param cause who or what cancelled it, or null
+     */
+    public InstanceCancelled(String window, int attempt, String reason, Instant at, CancelCause cause) {
+      this(window, attempt, reason, at, cause, null);
     }
 
     @Override
@@ -912,9 +1001,17 @@ public final class TaskJournal {
    * @param limitMicros the day's limit after the raise, in millionths, for people and the audit
    * @param note the operator's note, or null
    * @param at when
+   * @param actor who raised it, or null in events written before actors were recorded (not written when null)
    */
-  public record BudgetRaised(java.time.LocalDate day, long amountMicros, long limitMicros, String note, Instant at)
-      implements Event {
+  public record BudgetRaised(java.time.LocalDate day, long amountMicros, long limitMicros, String note, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String actor)
+      implements Event, Acted {
+
+    /** A raise without its actor (as events written before actors were recorded read). */
+    public BudgetRaised(java.time.LocalDate day, long amountMicros, long limitMicros, String note, Instant at) {
+      this(day, amountMicros, limitMicros, note, at, null);
+    }
+
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.budgetRaised(this);

@@ -41,8 +41,8 @@ import picocli.CommandLine.Unmatched;
  *       or the API answered 400 (the field and the value are named);
  *   <li>{@value #EXIT_UNREACHABLE} unreachable: connection refused or timed out (the URL is printed), or
  *       the node answered 5xx;
- *   <li>{@value #EXIT_UNAUTHORIZED} unauthorized: the API answered 401 (pass {@code --token} or set
- *       {@code ALMANAC_TOKEN});
+ *   <li>{@value #EXIT_UNAUTHORIZED} unauthorized: the API answered 401, or 403 for a read token on an
+ *       action (pass {@code --token} or set {@code ALMANAC_TOKEN});
  *   <li>{@value #EXIT_OVERLOADED} overloaded: the API answered 429 (a task's queue of publishes is
  *       full): nothing was stored; try again after the {@code Retry-After} it printed.
  * </ul>
@@ -71,7 +71,7 @@ import picocli.CommandLine.Unmatched;
       "1:refused by the node (404 not found, 409 refused: its detail is printed); status: the node is not ready",
       "2:bad input: a usage error, or the API answered 400 (the field and the value are named)",
       "3:unreachable: connection refused or timed out (the URL is printed), or the node answered 5xx",
-      "4:unauthorized (401): pass --token or set ALMANAC_TOKEN",
+      "4:unauthorized (401), or forbidden (403: a read token on an action): pass --token or set ALMANAC_TOKEN",
       "5:overloaded (429): nothing was stored; try again after the Retry-After printed"
     },
     footer = {"%naudit keeps its own exit codes (almanac audit --help). More: docs/cli.md"})
@@ -88,7 +88,7 @@ public final class AlmanacCli implements Callable<Integer> {
   public static final int EXIT_BAD_INPUT = 2;
   /** The node could not be reached, did not answer in time, or answered 5xx. */
   public static final int EXIT_UNREACHABLE = 3;
-  /** The API answered 401: no token or a wrong one. */
+  /** The API answered 401 (no token or a wrong one), or 403 (a read token on an action). */
   public static final int EXIT_UNAUTHORIZED = 4;
   /** The API answered 429: the node refused at once, nothing was stored; try again after the Retry-After. */
   public static final int EXIT_OVERLOADED = 5;
@@ -99,7 +99,8 @@ public final class AlmanacCli implements Callable<Integer> {
   String url;
 
   @Option(names = "--token", scope = ScopeType.INHERIT, paramLabel = "TOKEN", defaultValue = "${env:ALMANAC_TOKEN}",
-      description = "the node's almanac.http.token, sent as a bearer token on actions (default: env ALMANAC_TOKEN)")
+      description = "a token of the node (almanac.http.token or one of almanac.http.tokens), sent as a bearer token "
+          + "(default: env ALMANAC_TOKEN)")
   String token;
 
   @Option(names = "--json", scope = ScopeType.INHERIT, description = "print the API's JSON as is (for scripts)")
@@ -541,12 +542,22 @@ public final class AlmanacCli implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "TASK", description = "the task id") String task;
   }
 
+  /** An action on one task that takes an optional note, recorded in the journal with who acted. */
+  abstract static class NotedTaskCommand extends TaskCommand {
+    @Option(names = "--note", description = "why, kept in the journal with the token's name") String note;
+  }
+
+  /** @return {@code {"note": ...}}, or null (no body) without a note */
+  static String noteBody(String note) {
+    return note == null ? null : ApiClient.JSON.createObjectNode().put("note", note).toString();
+  }
+
   /** {@code pause}. */
   @Command(name = "pause", description = "Pauses a task: it fires no new window until resumed (needs the token).")
-  static final class Pause extends TaskCommand {
+  static final class Pause extends NotedTaskCommand {
     @Override
     public Integer call() {
-      ApiClient.Answer a = api().post(task(task) + "/pause", null);
+      ApiClient.Answer a = api().post(task(task) + "/pause", noteBody(note));
       if (!printedJson(a)) {
         out().println(task + ": paused");
         out().flush();
@@ -557,10 +568,10 @@ public final class AlmanacCli implements Callable<Integer> {
 
   /** {@code resume}. */
   @Command(name = "resume", description = "Resumes a paused task (needs the token).")
-  static final class Resume extends TaskCommand {
+  static final class Resume extends NotedTaskCommand {
     @Override
     public Integer call() {
-      ApiClient.Answer a = api().post(task(task) + "/resume", null);
+      ApiClient.Answer a = api().post(task(task) + "/resume", noteBody(note));
       if (!printedJson(a)) {
         out().println(task + ": resumed");
         out().flush();
@@ -571,10 +582,10 @@ public final class AlmanacCli implements Callable<Integer> {
 
   /** {@code run}. */
   @Command(name = "run", description = "Runs the task's current window now, as a MANUAL run (needs the token).")
-  static final class Run extends TaskCommand {
+  static final class Run extends NotedTaskCommand {
     @Override
     public Integer call() {
-      ApiClient.Answer a = api().post(task(task) + "/run", null);
+      ApiClient.Answer a = api().post(task(task) + "/run", noteBody(note));
       if (!printedJson(a)) {
         JsonNode r = a.json();
         out().println(task + " " + text(r, "window") + ": " + text(r, "decision")
@@ -587,7 +598,7 @@ public final class AlmanacCli implements Callable<Integer> {
 
   /** {@code backfill}. */
   @Command(name = "backfill", description = "Runs the task's past windows in (FROM, TO] again where due (needs the token).")
-  static final class Backfill extends TaskCommand {
+  static final class Backfill extends NotedTaskCommand {
     @Option(names = "--from", required = true, description = "range start, excluded (ISO instant)") String from;
     @Option(names = "--to", required = true, description = "range end, included (ISO instant)") String to;
     @Option(names = "--dry-run", description = "only say what would run") boolean dryRun;
@@ -595,6 +606,9 @@ public final class AlmanacCli implements Callable<Integer> {
     @Override
     public Integer call() {
       ObjectNode body = ApiClient.JSON.createObjectNode().put("from", from).put("to", to).put("dryRun", dryRun);
+      if (note != null) {
+        body.put("note", note);
+      }
       ApiClient.Answer a = api().post(task(task) + "/backfill", body.toString());
       if (printedJson(a)) {
         return EXIT_OK;
@@ -627,9 +641,11 @@ public final class AlmanacCli implements Callable<Integer> {
   /** {@code retry}. */
   @Command(name = "retry", description = "Starts a new attempt of a FINAL_FAILED window (needs the token).")
   static final class Retry extends WindowAction {
+    @Option(names = "--note", description = "why, kept in the journal with the token's name") String note;
+
     @Override
     public Integer call() {
-      return post("retry", null);
+      return post("retry", noteBody(note));
     }
   }
 

@@ -94,7 +94,18 @@ final class ApiClient {
    * @return the answer
    */
   Answer get(String path) {
-    return checked(send(HttpRequest.newBuilder(uri(path)).GET()));
+    return checked(send(authorized(HttpRequest.newBuilder(uri(path)).GET())));
+  }
+
+  /**
+   * The bearer token, when one is given, on every call to the API: actions need it, and reads too
+   * on a node with {@code almanac.http.read-requires-token} on.
+   */
+  private HttpRequest.Builder authorized(HttpRequest.Builder b) {
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return b;
   }
 
   /**
@@ -118,10 +129,7 @@ final class ApiClient {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
         .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
         .header("Content-Type", "application/json");
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
-    }
-    return checked(send(b));
+    return checked(send(authorized(b)));
   }
 
   private URI uri(String path) {
@@ -162,6 +170,10 @@ final class ApiClient {
     if (a.status() == 401) {
       throw new CliException(AlmanacCli.EXIT_UNAUTHORIZED, "almanac: unauthorized (401): " + detail
           + "; pass the node's token with --token or set ALMANAC_TOKEN");
+    }
+    if (a.status() == 403 && "Forbidden".equals(p.title())) { // a read token on an action (not forbidden-host)
+      throw new CliException(AlmanacCli.EXIT_UNAUTHORIZED, "almanac: forbidden (403): " + detail
+          + "; pass a token of role operate with --token or ALMANAC_TOKEN");
     }
     if (a.status() == 400) {
       String named = p.field() == null ? "" : " (field '" + p.field() + "', value '" + p.value() + "')";

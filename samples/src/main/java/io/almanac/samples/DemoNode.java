@@ -83,7 +83,8 @@ public final class DemoNode {
 
   /**
    * The demo's token for the HTTP API's actions: {@code almanac.http.token} when set (application.conf
-   * takes it from the environment variable {@code ALMANAC_TOKEN}), else a random one for this run,
+   * takes it from the environment variable {@code ALMANAC_TOKEN}) or named tokens in {@code
+   * almanac.http.tokens} when set, else a random one for this run,
    * marked {@link #TOKEN_GENERATED} and logged at start; the actions are never open.
    *
    * @param config the demo's configuration
@@ -92,6 +93,9 @@ public final class DemoNode {
   static Config withActionToken(Config config) {
     if (!config.hasPath("almanac.http.token") || !config.getString("almanac.http.token").isEmpty()) {
       return config;
+    }
+    if (config.hasPath("almanac.http.tokens") && !config.getObject("almanac.http.tokens").isEmpty()) {
+      return config; // named tokens configured: they are the demo's tokens
     }
     byte[] random = new byte[18];
     new java.security.SecureRandom().nextBytes(random);
@@ -257,8 +261,8 @@ public final class DemoNode {
             + "for bin/almanac, or paste it into the dashboard's Token field (set ALMANAC_TOKEN before starting to "
             + "choose one)", token);
       } else {
-        LOG.info("actions (pause, run, backfill, retry, resolve, cancel) need the token of almanac.http.token "
-            + "(ALMANAC_TOKEN)");
+        LOG.info("actions (pause, run, backfill, retry, resolve, cancel) need an operate token: almanac.http.token "
+            + "(ALMANAC_TOKEN) or one of almanac.http.tokens");
       }
     }).exceptionally(e -> {
       LOG.warn("no HTTP endpoints: {}{} (set -Dalmanac.http.port to a free port)", e.toString(),

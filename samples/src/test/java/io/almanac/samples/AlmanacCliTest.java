@@ -190,6 +190,11 @@ class AlmanacCliTest {
     assertTrue(r.err().contains("--token") && r.err().contains("ALMANAC_TOKEN"), r.toString());
     Run wrong = cli("--token", "not-it", "pause", ApiTestNode.DIGEST);
     assertEquals(AlmanacCli.EXIT_UNAUTHORIZED, wrong.code(), wrong.toString());
+    Run reader = cli("--token", ApiTestNode.READ_TOKEN, "pause", ApiTestNode.DIGEST);
+    assertEquals(AlmanacCli.EXIT_UNAUTHORIZED, reader.code(), reader.toString());
+    assertTrue(reader.err().contains("forbidden (403)") && reader.err().contains("grafana") && reader.err().contains("operate"),
+        reader.toString());
+    assertEquals(0, cli("--token", ApiTestNode.READ_TOKEN, "tasks").code(), "a read token reads");
     assertEquals(false, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
   }
 
@@ -253,7 +258,7 @@ class AlmanacCliTest {
   @Order(8)
   @DisplayName("actions with the token: pause, resume, retry (the attempt grows), resolve with a note; exit 0")
   void actions() {
-    Run p = cli("--token", ApiTestNode.TOKEN, "pause", ApiTestNode.DIGEST);
+    Run p = cli("--token", ApiTestNode.TOKEN, "pause", ApiTestNode.DIGEST, "--note", "maintenance");
     assertEquals(0, p.code(), p.toString());
     assertEquals(true, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
     Run resumed = cli("--token", ApiTestNode.TOKEN, "resume", ApiTestNode.DIGEST);
@@ -261,7 +266,7 @@ class AlmanacCliTest {
     assertEquals(false, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
 
     int before = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY).attempt();
-    Run retry = cli("--token", ApiTestNode.TOKEN, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    Run retry = cli("--token", ApiTestNode.TOKEN, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY, "--note", "provider fixed");
     assertEquals(0, retry.code(), retry.toString());
     node.node.createTestProbe().awaitAssert(java.time.Duration.ofSeconds(30), () -> {
       WindowView w = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY);
@@ -269,6 +274,9 @@ class AlmanacCliTest {
       assertEquals(before + 1, w.attempt());
       return null;
     });
+    // the token's name (almanac.http.token: operator) and the note are recorded, and "why" says them
+    Run why = cli("why", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    assertTrue(why.out().contains("operator retried the window (note: \"provider fixed\")"), why.toString());
     Run resolve = cli("--token", ApiTestNode.TOKEN, "resolve", ApiTestNode.BROKEN, ApiTestNode.DAY, "--note", "fixed by hand");
     assertEquals(0, resolve.code(), resolve.toString());
     assertTrue(resolve.out().contains("resolve accepted"), resolve.toString());

@@ -46,6 +46,9 @@ import org.apache.pekko.http.javadsl.ServerBinding;
 final class ApiTestNode implements AutoCloseable {
 
   static final String TOKEN = "s3cret-token-for-tests";
+
+  /** A token of role read, named grafana: it reads, never acts (403). */
+  static final String READ_TOKEN = "grafana-read-token-0001";
   static final String DIGEST = "digest";
   static final String BROKEN = "broken";
   static final String MINUTELY = "minutely";
@@ -71,7 +74,8 @@ final class ApiTestNode implements AutoCloseable {
         "almanac.executor { check-interval = 20ms }",
         "almanac.instances.poll-interval = 20ms",
         "almanac.http.port = 0",
-        "almanac.http.token = " + ConfigUtil.quoteString(TOKEN))));
+        "almanac.http.token = " + ConfigUtil.quoteString(TOKEN),
+        "almanac.http.tokens { grafana { token = " + ConfigUtil.quoteString(READ_TOKEN) + ", role = read } }")));
     node = ActorTestKit.create(name, config);
     SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(60));
     AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("digest of " + ctx.window().value() + " pushed"));

@@ -30,4 +30,13 @@ class DemoTokenTest {
     assertEquals("s3cret", DemoNode.withActionToken(set).getString("almanac.http.token"));
     assertFalse(DemoNode.withActionToken(set).hasPath(DemoNode.TOKEN_GENERATED), "an operator's token is never logged");
   }
+
+  @Test
+  @DisplayName("named tokens (almanac.http.tokens) are the demo's tokens: none is made up beside them")
+  void namedTokensKept() {
+    Config named = ConfigFactory.parseString("almanac.http { token = \"\", tokens { alice { token = "
+        + "alice-operate-token-0001, role = operate } } }");
+    assertEquals("", DemoNode.withActionToken(named).getString("almanac.http.token"));
+    assertFalse(DemoNode.withActionToken(named).hasPath(DemoNode.TOKEN_GENERATED));
+  }
 }

@@ -59,11 +59,16 @@ async function problemText(res) {
     text += ' [field ' + body.field + (hasValue ? ' = ' + JSON.stringify(body.value) : '') + ']';
   }
   if (res.status === 401) text += ' (enter the node\'s token above)';
+  if (res.status === 403 && body && body.title === 'Forbidden') text += ' (enter a token of role operate above)';
   return text;
 }
 
 async function getJson(path) {
-  const res = await fetch(path, { headers: { Accept: 'application/json' }, cache: 'no-store' });
+  // the token, when entered, goes on reads too: a node with almanac.http.read-requires-token needs it
+  const headers = { Accept: 'application/json' };
+  const t = token();
+  if (t) headers.Authorization = 'Bearer ' + t;
+  const res = await fetch(path, { headers, cache: 'no-store' });
   if (!res.ok) throw new Error(await problemText(res));
   return res.json();
 }

@@ -112,9 +112,25 @@ public record AuditEvent(
    * @return it for people: the day, the amount, the new limit and the note
    */
   static String budgetRaisedText(TaskJournal.BudgetRaised e) {
-    return "operator raised the budget for " + e.day() + " by " + io.almanac.Usage.fromMicros(e.amountMicros()).toPlainString()
+    return (e.actor() == null ? "operator" : e.actor()) + " raised the budget for " + e.day() + " by " + io.almanac.Usage.fromMicros(e.amountMicros()).toPlainString()
         + " to " + io.almanac.Usage.fromMicros(e.limitMicros()).toPlainString()
         + (e.note() == null || e.note().isBlank() ? "" : ": " + e.note());
+  }
+
+  /** @return {@code  by alice (note: "...")}, or empty when no actor was recorded */
+  private static String by(String actor, String note) {
+    if (actor == null) {
+      return "";
+    }
+    return " by " + actor + (note == null || note.isBlank() ? "" : " (note: \"" + note + "\")");
+  }
+
+  /**
+   * @return who did this operator action (an HTTP token's name, or the name a Java API caller
+   *     gave), or null when not an operator's action or written before actors were recorded
+   */
+  public String actor() {
+    return event instanceof TaskJournal.Acted a ? a.actor() : null;
   }
 
   /** An event's detail for people and the attempt it is about (0: none). */
@@ -137,12 +153,12 @@ public record AuditEvent(
         return new Told("task paused itself: " + e.failures().count() + " windows in a row ended FINAL_FAILED, from "
             + e.failures().first() + " to " + e.failures().last(), 0);
       }
-      return new Told("task paused", 0);
+      return new Told("task paused" + by(e.actor(), e.note()), 0);
     }
 
     @Override
     public Told taskResumed(TaskJournal.TaskResumed e) {
-      return new Told("task resumed", 0);
+      return new Told("task resumed" + by(e.actor(), e.note()), 0);
     }
 
     @Override
@@ -157,7 +173,8 @@ public record AuditEvent(
 
     @Override
     public Told instanceScheduled(TaskJournal.InstanceScheduled e) {
-      return new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")", 0);
+      return new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")"
+          + by(e.actor(), e.note()), 0);
     }
 
     @Override
@@ -213,12 +230,12 @@ public record AuditEvent(
 
     @Override
     public Told instanceResolved(TaskJournal.InstanceResolved e) {
-      return new Told(e.note(), 0);
+      return new Told(e.note() + by(e.actor(), null), 0);
     }
 
     @Override
     public Told instanceCancelled(TaskJournal.InstanceCancelled e) {
-      return new Told(e.reason(), e.attempt());
+      return new Told(e.reason() + by(e.actor(), null), e.attempt());
     }
 
     @Override

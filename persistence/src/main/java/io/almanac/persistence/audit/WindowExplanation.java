@@ -340,6 +340,10 @@ public final class WindowExplanation {
     private Instant dueAt;
     private Instant scheduledAt;
     private RunKind scheduledKind;
+    /** Who scheduled the window last (an operator's run, backfill or retry), or null when not recorded. */
+    private String scheduledBy;
+    /** Who resolved it, or null when not recorded. */
+    private String resolvedBy;
     private InstanceStatus reopenedFrom;
     private AttemptStarted lastStart;
     private int attempts;
@@ -522,7 +526,10 @@ public final class WindowExplanation {
           step(a.at(), "The task paused itself: " + failures(p) + ". Windows due from here on are skipped until an operator"
               + " resumes it; a TASK_PAUSED_ON_FAILURES alert was raised.");
         } else if (seen && open(own)) {
-          step(a.at(), "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed.");
+          step(a.at(), p.actor() == null
+              ? "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed."
+              : p.actor() + " paused the task" + noted(p.note()) + ": windows due from here on are skipped until it is "
+                  + "resumed.");
         }
         return null;
       }
@@ -530,7 +537,8 @@ public final class WindowExplanation {
       @Override
       public Void taskResumed(TaskResumed r) {
         if (seen && open(own)) {
-          step(a.at(), "The task was resumed" + (pausedAt == null ? "." : " after a pause since " + time(pausedAt) + "."));
+          step(a.at(), (r.actor() == null ? "The task was resumed" : r.actor() + " resumed the task" + noted(r.note()))
+              + (pausedAt == null ? "." : " after a pause since " + time(pausedAt) + "."));
         }
         pausedAt = null;
         pausedOnFailures = null;
@@ -542,7 +550,7 @@ public final class WindowExplanation {
         // told when it is about the explained window's day, after the window's first event (a raise before it
         // shows in that event's own detail: a skip names the raised limit)
         if (seen && dueDate != null && dueDate.equals(r.day())) {
-          step(r.at(), "An operator raised the task's budget for " + r.day() + " by "
+          step(r.at(), who(r.actor()) + " raised the task's budget for " + r.day() + " by "
               + io.almanac.Usage.fromMicros(r.amountMicros()).toPlainString() + " to "
               + io.almanac.Usage.fromMicros(r.limitMicros()).toPlainString()
               + (r.note() == null || r.note().isBlank() ? "" : " (" + r.note() + ")")
@@ -575,6 +583,7 @@ public final class WindowExplanation {
         }
         scheduledAt = e.at();
         scheduledKind = e.kind();
+        scheduledBy = e.actor();
         reopenedFrom = from;
         Duration late = Duration.between(e.dueAt(), e.at());
         Duration offset = jitterOffset();
@@ -613,21 +622,24 @@ public final class WindowExplanation {
             if (from == null) {
               step(at, "Due " + time(e.dueAt()) + " " + zone.getId() + " but not fired on time"
                   + (downtime == null ? "" : " (" + downtime + ")") + ", it was scheduled at " + time(e.at()) + ", "
-                  + human(late) + " after due, as a BACKFILL (the catch-up policy runs missed windows, or an operator's "
-                  + "backfill).");
+                  + human(late) + " after due, as a BACKFILL " + (e.actor() == null ? "(the catch-up policy runs missed "
+                  + "windows, or an operator's backfill)." : "by " + e.actor() + "'s backfill" + noted(e.note()) + "."));
             } else {
-              step(at, "An operator's backfill reopened the window (it was " + from + ") and scheduled it to run as a "
-                  + "BACKFILL.");
+              step(at, (e.actor() == null ? "An operator's backfill" : e.actor() + "'s backfill" + noted(e.note()))
+                  + " reopened the window (it was " + from + ") and scheduled it to run as a BACKFILL.");
             }
           }
           case MANUAL -> {
             if (from == InstanceStatus.FINAL_FAILED) {
               manualRetry = true;
-              step(at, "An operator retried the window (it was FINAL_FAILED): it was scheduled to run again as MANUAL.");
+              step(at, who(e.actor()) + " retried the window" + noted(e.note()) + " (it was FINAL_FAILED): it was "
+                  + "scheduled to run again as MANUAL.");
             } else if (from == null) {
-              step(at, "An operator ran the task now: window " + window + " was scheduled to run as MANUAL.");
+              step(at, who(e.actor()) + " ran the task now" + noted(e.note()) + ": window " + window + " was scheduled "
+                  + "to run as MANUAL.");
             } else {
-              step(at, "An operator ran the window (it was " + from + "): it was scheduled to run again as MANUAL.");
+              step(at, who(e.actor()) + " ran the window" + noted(e.note()) + " (it was " + from + "): it was scheduled "
+                  + "to run again as MANUAL.");
             }
           }
           default -> step(at, "The window was scheduled to run as " + e.kind() + ".");
@@ -779,7 +791,8 @@ public final class WindowExplanation {
       @Override
       public Void instanceResolved(InstanceResolved e) {
         resolveNote = e.note();
-        step(at, "An operator resolved the failed window at " + time(e.at()) + " with the note \"" + e.note() + "\".");
+        resolvedBy = e.actor();
+        step(at, who(e.actor()) + " resolved the failed window at " + time(e.at()) + " with the note \"" + e.note() + "\".");
         return null;
       }
 
@@ -1026,6 +1039,16 @@ public final class WindowExplanation {
      * Who or what cancelled the window, from its typed cause (R6, R31); a cancel written before the
      * cause was recorded is told by {@link LegacyReasons}. The reason is shown as recorded.
      */
+    /** @return the operator who acted ({@code alice}), or {@code An operator} when not recorded */
+    private static String who(String actor) {
+      return actor == null ? "An operator" : actor;
+    }
+
+    /** @return {@code  (note: "...")}, or empty without a note */
+    private static String noted(String note) {
+      return note == null || note.isBlank() ? "" : " (note: \"" + note + "\")";
+    }
+
     private static String cancelled(InstanceCancelled e) {
       String reason = e.reason() == null ? "" : e.reason();
       TaskJournal.CancelCause cause = e.cause() != null ? e.cause() : LegacyReasons.cancelCause(e.reason());
@@ -1033,7 +1056,7 @@ public final class WindowExplanation {
         case TASK_REMOVED -> "the task was removed";
         case SUPERSEDED -> "the overlap policy CANCEL_PREVIOUS cancels a running or waiting window when the next one fires ("
             + reason + ")";
-        case OPERATOR -> "an operator cancelled it with the reason \"" + reason + "\"";
+        case OPERATOR -> (e.actor() == null ? "an operator" : e.actor()) + " cancelled it with the reason \"" + reason + "\"";
       };
     }
 
@@ -1087,7 +1110,7 @@ public final class WindowExplanation {
         case FINAL_FAILED -> "failed finally after " + attempts + (attempts == 1 ? " attempt" : " attempts")
             + (lastError == null ? "" : ", last error: " + lastError) + (finalReason == null ? ""
             : " (" + finalReason + ")") + "; waiting in the intervention queue for an operator";
-        case RESOLVED -> "resolved by an operator after failing finally" + (lastError == null ? "" : " (last error: "
+        case RESOLVED -> "resolved by " + (resolvedBy == null ? "an operator" : resolvedBy) + " after failing finally" + (lastError == null ? "" : " (last error: "
             + lastError + ")") + (resolveNote == null ? "" : ", with the note \"" + resolveNote + "\"");
         case CANCELLED -> "cancelled: " + (cancelText != null ? cancelText : w.reason());
         case PENDING -> "waiting to start: scheduled " + (scheduledKind == null ? "" : "as " + scheduledKind + " ")
@@ -1110,11 +1133,11 @@ public final class WindowExplanation {
       String done = "succeeded " + time(succeededAt == null ? w.updatedAt() : succeededAt);
       int attempt = w.attempt();
       if (manualRetry) {
-        return "ran after an operator's retry: " + due + ", attempt " + attempt + " started " + time(started) + " on node "
+        return "ran after " + (scheduledBy == null ? "an operator" : scheduledBy) + "'s retry: " + due + ", attempt " + attempt + " started " + time(started) + " on node "
             + node + ", " + done;
       }
       if (scheduledKind == RunKind.MANUAL) {
-        return "ran by an operator: " + (reopenedFrom == null ? "run now" : "run of a " + reopenedFrom + " window")
+        return "ran by " + (scheduledBy == null ? "an operator" : scheduledBy) + ": " + (reopenedFrom == null ? "run now" : "run of a " + reopenedFrom + " window")
             + ", attempt " + attempt + " started " + time(started) + " on node " + node + ", " + done;
       }
       if (released != null && (scheduledKind == RunKind.FIRST || scheduledKind == RunKind.BACKFILL)) {
@@ -1124,7 +1147,8 @@ public final class WindowExplanation {
       if (scheduledKind == RunKind.BACKFILL) {
         return "ran late: fired as a BACKFILL at " + time(scheduledAt) + ", " + human(Duration.between(dueAt, scheduledAt))
             + " after due" + (reopenedFrom == null ? (downtime == null ? ", because it was not fired on time"
-            : ", because " + downtime) : ", reopened from " + reopenedFrom + " by an operator's backfill")
+            : ", because " + downtime) : ", reopened from " + reopenedFrom + " by "
+            + (scheduledBy == null ? "an operator" : scheduledBy) + "'s backfill")
             + "; attempt " + attempt + " started " + time(started) + " on node " + node + ", " + done;
       }
       Duration late = dueAt == null || started == null ? Duration.ZERO

@@ -515,6 +515,61 @@ class WindowExplanationTest {
   }
 
   @Test
+  @DisplayName("an operator's actions name who did them and their note: retry, resolve, cancel, pause, resume, "
+      + "backfill (events written before actors were recorded say 'an operator', as above)")
+  void actorsNamed() {
+    Explanation retried = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
+        InstanceFinalFailed.after(DAY, "retry cap 0 reached", "upstream 503", t("00:00:03")),
+        new InstanceScheduled(DAY, START, END, DUE, RunKind.MANUAL, t("03:00:00"), "alice", "provider fixed"),
+        started(2, RunKind.MANUAL, t("03:00:01"), N2),
+        new AttemptSucceeded(DAY, 2, Duration.ofSeconds(9), "ok", null, t("03:00:10"))));
+    wellFormed(retried);
+    assertTrue(texts(retried).contains("alice retried the window (note: \"provider fixed\") (it was FINAL_FAILED): it was "
+        + "scheduled to run again as MANUAL."), texts(retried).toString());
+    assertTrue(retried.verdict().startsWith("ran after alice's retry: "), retried.verdict());
+
+    Explanation resolved = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "upstream 503", t("00:00:03")),
+        InstanceFinalFailed.after(DAY, "retry cap 0 reached", "upstream 503", t("00:00:03")),
+        new InstanceResolved(DAY, "sent by hand", t("04:00:00"), "bob")));
+    assertTrue(texts(resolved).contains("bob resolved the failed window at 12:00:00 with the note \"sent by hand\"."),
+        texts(resolved).toString());
+    assertTrue(resolved.verdict().startsWith("resolved by bob after failing finally"), resolved.verdict());
+
+    Explanation cancelled = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        new TaskPaused(t("00:00:01"), null, null, "carol", "maintenance"),
+        new TaskResumed(t("00:00:02"), "carol", null),
+        new InstanceCancelled(DAY, 0, "not today", t("00:00:03"), TaskJournal.CancelCause.OPERATOR, "bob")));
+    List<String> texts = texts(cancelled);
+    assertTrue(texts.stream().anyMatch(x -> x.startsWith("carol paused the task (note: \"maintenance\"): windows due")),
+        texts.toString());
+    assertTrue(texts.stream().anyMatch(x -> x.startsWith("carol resumed the task after a pause since")), texts.toString());
+    assertTrue(cancelled.verdict().contains("bob cancelled it with the reason \"not today\""), cancelled.verdict());
+
+    Explanation backfill = explain(journal(
+        new FireSkipped(DAY, START, END, DUE, SkipReason.PAUSED, "task is paused", DUE),
+        new InstanceScheduled(DAY, START, END, DUE, RunKind.BACKFILL, t("03:00:00"), "alice", null),
+        started(1, RunKind.BACKFILL, t("03:00:00"), N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(2), "ok", null, t("03:00:02"))));
+    assertTrue(texts(backfill).contains("alice's backfill reopened the window (it was SKIPPED) and scheduled it to run as "
+        + "a BACKFILL."), texts(backfill).toString());
+    assertTrue(backfill.verdict().contains("reopened from SKIPPED by alice's backfill"), backfill.verdict());
+
+    List<AuditEvent> audit = WindowExplanation.auditEvents(TASK, journal(
+        new InstanceScheduled(DAY, START, END, DUE, RunKind.MANUAL, t("03:00:00"), "alice", "provider fixed"),
+        new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 1_000_000, 6_000_000, null, t("03:00:00"), "bob")));
+    assertEquals(java.util.Arrays.asList(null, "alice", "bob"), audit.stream().map(AuditEvent::actor).toList());
+    assertTrue(audit.get(1).detail().endsWith(" by alice (note: \"provider fixed\")"), audit.get(1).detail());
+    assertTrue(audit.get(2).detail().startsWith("bob raised the budget for 2026-11-29 by 1.00 to 6.00"), audit.get(2).detail());
+  }
+
+  @Test
   @DisplayName("an operator's run now, and an operator's backfill of a skipped window")
   void operatorRuns() {
     Explanation runNow = explain(journal(

@@ -49,7 +49,8 @@ public final class TaskProtocol {
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
-      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, Remove, RaiseBudget {}
+      permits Define, Pause, Resume, RunNow, PauseBy, ResumeBy, RunNowBy, Backfill, Retry, Resolve, Cancel, Remove,
+      RaiseBudget {}
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command
@@ -313,26 +314,61 @@ public final class TaskProtocol {
   public record RunNow(ActorRef<StatusReply<FireOutcome>> replyTo) implements OperatorCommand {}
 
   /**
+   * {@link Pause} by a named operator: {@code actor} and {@code note} (who asked and why, either may
+   * be null) are recorded with the event. (A command of its own, so {@code Pause::new} stays exact.)
+   */
+  public record PauseBy(String actor, String note, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /** {@link Resume} by a named operator, as {@link PauseBy}. */
+  public record ResumeBy(String actor, String note, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /** {@link RunNow} by a named operator, as {@link PauseBy}. */
+  public record RunNowBy(String actor, String note, ActorRef<StatusReply<FireOutcome>> replyTo) implements OperatorCommand {}
+
+  /**
    * Schedule every window due in (from, to] as a backfill (R31); or, as a dry run, answer what that
    * would decide for each window and write nothing.
    */
-  public record Backfill(Instant from, Instant to, boolean dryRun, ActorRef<StatusReply<BackfillReport>> replyTo)
-      implements OperatorCommand {
+  public record Backfill(Instant from, Instant to, boolean dryRun, String actor, String note,
+      ActorRef<StatusReply<BackfillReport>> replyTo) implements OperatorCommand {
 
     /** A backfill that runs. */
     public Backfill(Instant from, Instant to, ActorRef<StatusReply<BackfillReport>> replyTo) {
-      this(from, to, false, replyTo);
+      this(from, to, false, null, null, replyTo);
+    }
+
+    /** A backfill, or its dry run, without an actor. */
+    public Backfill(Instant from, Instant to, boolean dryRun, ActorRef<StatusReply<BackfillReport>> replyTo) {
+      this(from, to, dryRun, null, null, replyTo);
     }
   }
 
-  /** Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31). */
-  public record Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+  /** Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31); {@code actor} and {@code note} as for {@link Pause}. */
+  public record Retry(WindowKey window, String actor, String note, ActorRef<StatusReply<Done>> replyTo)
+      implements OperatorCommand {
+    /** A retry without an actor. */
+    public Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) {
+      this(window, null, null, replyTo);
+    }
+  }
 
-  /** Mark a FINAL_FAILED window resolved by an operator (R15). */
-  public record Resolve(WindowKey window, String note, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+  /** Mark a FINAL_FAILED window resolved by an operator (R15); {@code actor}: who, or null. */
+  public record Resolve(WindowKey window, String note, String actor, ActorRef<StatusReply<Done>> replyTo)
+      implements OperatorCommand {
+    /** A resolve without an actor. */
+    public Resolve(WindowKey window, String note, ActorRef<StatusReply<Done>> replyTo) {
+      this(window, note, null, replyTo);
+    }
+  }
 
-  /** Cancel a pending, running or retry-waiting window (R31). */
-  public record Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+  /** Cancel a pending, running or retry-waiting window (R31); {@code actor}: who, or null. */
+  public record Cancel(WindowKey window, String reason, String actor, ActorRef<StatusReply<Done>> replyTo)
+      implements OperatorCommand {
+    /** A cancel without an actor. */
+    public Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) {
+      this(window, reason, null, replyTo);
+    }
+  }
 
   /**
    * Remove the task: cancel its open windows, record {@link TaskJournal.TaskRemoved}; afterwards
@@ -419,8 +455,13 @@ public final class TaskProtocol {
    * Raise the task's budget for today (in its zone) by {@code amount}: recorded as {@link
    * TaskJournal.BudgetRaised}.
    */
-  public record RaiseBudget(java.math.BigDecimal amount, String note, ActorRef<StatusReply<UsageInfo>> replyTo)
-      implements OperatorCommand {}
+  public record RaiseBudget(java.math.BigDecimal amount, String note, String actor, ActorRef<StatusReply<UsageInfo>> replyTo)
+      implements OperatorCommand {
+    /** A raise without an actor. */
+    public RaiseBudget(java.math.BigDecimal amount, String note, ActorRef<StatusReply<UsageInfo>> replyTo) {
+      this(amount, note, null, replyTo);
+    }
+  }
 
   /** Ask for what the task used today and its budget. */
   public record GetUsage(ActorRef<StatusReply<UsageInfo>> replyTo) implements QueryCommand {}

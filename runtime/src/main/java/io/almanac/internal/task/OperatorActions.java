@@ -118,11 +118,40 @@ final class OperatorActions {
   }
 
   Decided<Done> pause(State state, Instant now) {
-    return state.paused() ? Decided.reply(Done.getInstance()) : Decided.persist(List.of(new TaskPaused(now)), Done.getInstance());
+    return pause(state, null, null, now);
+  }
+
+  /** Pause, recording who asked ({@code actor}) and why ({@code note}); either may be null. */
+  Decided<Done> pause(State state, String actor, String note, Instant now) {
+    Decided<Done> tooLong = noteTooLong(note);
+    if (tooLong != null) {
+      return tooLong;
+    }
+    return state.paused() ? Decided.reply(Done.getInstance())
+        : Decided.persist(List.of(new TaskPaused(now, null, null, actor, note)), Done.getInstance());
   }
 
   Decided<Done> resume(State state, Instant now) {
-    return state.paused() ? Decided.persist(List.of(new TaskResumed(now)), Done.getInstance()) : Decided.reply(Done.getInstance());
+    return resume(state, null, null, now);
+  }
+
+  /** Resume, recording who asked ({@code actor}) and why ({@code note}); either may be null. */
+  Decided<Done> resume(State state, String actor, String note, Instant now) {
+    Decided<Done> tooLong = noteTooLong(note);
+    if (tooLong != null) {
+      return tooLong;
+    }
+    return state.paused() ? Decided.persist(List.of(new TaskResumed(now, actor, note)), Done.getInstance())
+        : Decided.reply(Done.getInstance());
+  }
+
+  /** The refusal of an operator's note over the reason bound (naming {@code note}), or null. */
+  private <R> Decided<R> noteTooLong(String note) {
+    if (note != null && note.length() > settings.maxReasonLength()) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "note", Texts.abbreviate(note),
+          note.length() + " characters, at most " + settings.maxReasonLength()));
+    }
+    return null;
   }
 
   /**
@@ -134,6 +163,15 @@ final class OperatorActions {
    * @return the run (or a skip recorded for a done window) and its outcome
    */
   Decided<FireOutcome> runNow(State state, TaskSchedule schedule, Instant now) {
+    return runNow(state, schedule, null, null, now);
+  }
+
+  /** Run now, recording who asked ({@code actor}) and why ({@code note}) on the window's schedule; either may be null. */
+  Decided<FireOutcome> runNow(State state, TaskSchedule schedule, String actor, String note, Instant now) {
+    Decided<FireOutcome> tooLong = noteTooLong(note);
+    if (tooLong != null) {
+      return tooLong;
+    }
     if (state.spec().schedule() != null) {
       Causes.OutOfBounds outside = ScheduleRules.of(state.spec()).outOfBounds(now);
       if (outside != null) {
@@ -144,7 +182,7 @@ final class OperatorActions {
     }
     Window window = schedule.windowAt(now);
     List<Event> events = new ArrayList<>();
-    FireOutcome outcome = run(state, window, now, RunKind.MANUAL, now, events);
+    FireOutcome outcome = run(state, window, now, RunKind.MANUAL, actor, note, now, events);
     return Decided.persist(events, outcome);
   }
 
@@ -159,6 +197,16 @@ final class OperatorActions {
    * @return the runs and one outcome per window, or a refusal
    */
   Decided<BackfillReport> backfill(State state, TaskSchedule schedule, Instant from, Instant to, Instant now) {
+    return backfill(state, schedule, from, to, null, null, now);
+  }
+
+  /** Backfill, recording who asked ({@code actor}) and why ({@code note}) on each window it schedules; either may be null. */
+  Decided<BackfillReport> backfill(State state, TaskSchedule schedule, Instant from, Instant to, String actor, String note,
+      Instant now) {
+    Decided<BackfillReport> tooLong = noteTooLong(note);
+    if (tooLong != null) {
+      return tooLong;
+    }
     if (from == null || to == null || !from.isBefore(to)) {
       return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "from", from, "must be before to '" + to + "'"));
     }
@@ -196,22 +244,24 @@ final class OperatorActions {
         outcomes.add(new FireOutcome(key, io.almanac.Decision.SKIPPED, excluded.text()));
         continue;
       }
-      outcomes.add(run(state, d.window(), d.dueAt(), RunKind.BACKFILL, now, events));
+      outcomes.add(run(state, d.window(), d.dueAt(), RunKind.BACKFILL, actor, note, now, events));
     }
     return Decided.persist(events, new BackfillReport(List.copyOf(outcomes)));
   }
 
   /** An operator's run of one window: new, reopened, or recorded as existing (R7, R31), as {@link OperatorRun} decides. */
-  private static FireOutcome run(State state, Window window, Instant dueAt, RunKind kind, Instant now, List<Event> events) {
+  private static FireOutcome run(State state, Window window, Instant dueAt, RunKind kind, String actor, String note,
+      Instant now, List<Event> events) {
     String key = window.key().value();
     WindowState w = state.window(key).orElse(null);
     OperatorRun.Decided d = OperatorRun.decide(w == null ? null : w.status(), state.archived(window.start()), kind);
     switch (d.action()) {
       case SCHEDULE:
-        events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now));
+        events.add(new InstanceScheduled(key, window.start(), window.end(), dueAt, kind, now, actor, note));
         break;
       case REOPEN:
-        events.add(Transition.check(w.status(), new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now)));
+        events.add(Transition.check(w.status(), new InstanceScheduled(key, w.start(), w.end(), w.dueAt(), kind, now, actor,
+            note)));
         break;
       case RECORD_EXISTING:
         events.add(new FireSkipped(key, w.start(), w.end(), w.dueAt(), io.almanac.SkipReason.WINDOW_EXISTS, d.skipDetail(), now));
@@ -224,24 +274,43 @@ final class OperatorActions {
   }
 
   Decided<Done> retry(State state, WindowKey window, Instant now) {
+    return retry(state, window, null, null, now);
+  }
+
+  /** Retry, recording who asked ({@code actor}) and why ({@code note}); either may be null. */
+  Decided<Done> retry(State state, WindowKey window, String actor, String note, Instant now) {
+    Decided<Done> tooLong = noteTooLong(note);
+    if (tooLong != null) {
+      return tooLong;
+    }
     WindowState w = state.windows().get(window.value());
     if (w != null && !OperatorRun.REOPENABLE.contains(w.status())) {
       return Decided.refuse(Reason.CONFLICT, "window '" + w.key() + "' is " + w.status()
           + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
     }
-    return transition(state, window, x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now),
-        null, null);
+    return transition(state, window, x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now,
+        actor, note), null, null);
   }
 
   Decided<Done> resolve(State state, WindowKey window, String note, Instant now) {
+    return resolve(state, window, note, null, now);
+  }
+
+  /** Resolve, recording who did ({@code actor}, or null). */
+  Decided<Done> resolve(State state, WindowKey window, String note, String actor, Instant now) {
     String text = note == null ? "resolved by an operator" : note;
-    return transition(state, window, w -> new InstanceResolved(w.key(), text, now), "note", text);
+    return transition(state, window, w -> new InstanceResolved(w.key(), text, now, actor), "note", text);
   }
 
   Decided<Done> cancel(State state, WindowKey window, String reason, Instant now) {
+    return cancel(state, window, reason, null, now);
+  }
+
+  /** Cancel, recording who did ({@code actor}, or null). */
+  Decided<Done> cancel(State state, WindowKey window, String reason, String actor, Instant now) {
     String text = reason == null ? "cancelled by an operator" : reason;
-    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now, TaskJournal.CancelCause.OPERATOR), "reason",
-        text);
+    return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now,
+        TaskJournal.CancelCause.OPERATOR, actor), "reason", text);
   }
 
   /** The transition an operator asked for; {@code field} names {@code text} in a refusal (the call's own parameter). */
@@ -295,6 +364,12 @@ final class OperatorActions {
    */
   Decided<io.almanac.internal.protocol.TaskProtocol.UsageInfo> raiseBudget(State state, java.math.BigDecimal amount,
       String note, Instant now) {
+    return raiseBudget(state, amount, note, null, now);
+  }
+
+  /** Raise the budget, recording who did ({@code actor}, or null). */
+  Decided<io.almanac.internal.protocol.TaskProtocol.UsageInfo> raiseBudget(State state, java.math.BigDecimal amount,
+      String note, String actor, Instant now) {
     if (amount == null || amount.signum() <= 0) {
       return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount",
           amount == null ? null : amount.toPlainString(), "must be more than 0"));
@@ -320,7 +395,7 @@ final class OperatorActions {
     }
     java.time.LocalDate today = io.almanac.journal.BudgetDay.dayOf(state.spec(), now);
     long limit = state.budgetOn(today).limitMicros(budget) + micros;
-    return Decided.persistThen(List.of(new TaskJournal.BudgetRaised(today, micros, limit, note, now)),
+    return Decided.persistThen(List.of(new TaskJournal.BudgetRaised(today, micros, limit, note, now, actor)),
         s -> new io.almanac.internal.protocol.TaskProtocol.UsageInfo(usage(taskId, s, now)));
   }
 

@@ -212,13 +212,19 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Resume.class, (s, c) -> run(s, null, operator.resume(s, now()), c.replyTo()))
         .onCommand(RunNow.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
             x -> operator.runNow(s, x, now())), c.replyTo()))
+        .onCommand(PauseBy.class, (s, c) -> run(s, null, operator.pause(s, c.actor(), c.note(), now()),
+            c.replyTo()))
+        .onCommand(ResumeBy.class, (s, c) -> run(s, null, operator.resume(s, c.actor(), c.note(), now()),
+            c.replyTo()))
+        .onCommand(RunNowBy.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
+            x -> operator.runNow(s, x, c.actor(), c.note(), now())), c.replyTo()))
         .onCommand(Backfill.class, (s, c) -> run(s, Origin.BACKFILL, operator.withSchedule(() -> views.schedule(s),
-            x -> operator.backfill(s, x, c.from(), c.to(), now()).dryRun(c.dryRun())), c.replyTo()))
-        .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), now()), c.replyTo()))
-        .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
-        .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
+            x -> operator.backfill(s, x, c.from(), c.to(), c.actor(), c.note(), now()).dryRun(c.dryRun())), c.replyTo()))
+        .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), c.actor(), c.note(), now()), c.replyTo()))
+        .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), c.actor(), now()), c.replyTo()))
+        .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), c.actor(), now()), c.replyTo()))
         // budgets
-        .onCommand(RaiseBudget.class, (s, c) -> run(s, null, operator.raiseBudget(s, c.amount(), c.note(), now()), c.replyTo()));
+        .onCommand(RaiseBudget.class, (s, c) -> run(s, null, operator.raiseBudget(s, c.amount(), c.note(), c.actor(), now()), c.replyTo()));
     return b.build();
   }
 
