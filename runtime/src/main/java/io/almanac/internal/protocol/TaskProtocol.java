@@ -49,7 +49,7 @@ public final class TaskProtocol {
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
-      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, Remove, RaiseBudget {}
+      permits Define, Pause, Resume, RunNow, Backfill, Retry, Resolve, Cancel, CancelAll, Remove, RaiseBudget {}
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command
@@ -324,6 +324,14 @@ public final class TaskProtocol {
   public record Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
 
   /**
+   * Cancel, in one write, every window that has not started (PENDING, RETRY_WAIT, WAITING) whose due
+   * time is in (from, to] (null: open on that side) and whose next attempt is of the kind (null: any);
+   * or, as a dry run, answer which windows that would cancel and write nothing (R31).
+   */
+  public record CancelAll(Instant from, Instant to, io.almanac.RunKind kind, String reason, boolean dryRun,
+      ActorRef<StatusReply<CancelReport>> replyTo) implements OperatorCommand {}
+
+  /**
    * Remove the task: cancel its open windows, record {@link TaskJournal.TaskRemoved}; afterwards
    * only queries and a new {@link Define} are accepted (R31). A repeated removal is acknowledged.
    */
@@ -395,6 +403,9 @@ public final class TaskProtocol {
 
   /** The outcome of every window a backfill covered. */
   public record BackfillReport(List<FireOutcome> outcomes) implements AlmanacSerializable {}
+
+  /** The windows a {@link CancelAll} cancelled (or, as a dry run, would cancel), oldest first. */
+  public record CancelReport(List<WindowKey> windows) implements AlmanacSerializable {}
 
   /** A task's view. */
   public record TaskInfo(TaskView view) implements AlmanacSerializable {}

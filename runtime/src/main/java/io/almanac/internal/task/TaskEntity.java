@@ -207,7 +207,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Recovered.class, (s, c) -> persist(s, null, settled(s).events(), attempts.dueRetries(s, now())).thenNoReply())
         // operators
         .onCommand(Pause.class, (s, c) -> run(s, null, operator.pause(s, now()), c.replyTo()))
-        .onCommand(Resume.class, (s, c) -> run(s, null, operator.resume(s, now()), c.replyTo()))
+        .onCommand(Resume.class, (s, c) -> run(s, null, operator.resume(s, attempts.retriesDue(s, now()), now()),
+            c.replyTo()))
         .onCommand(RunNow.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
             x -> operator.runNow(s, x, now())), c.replyTo()))
         .onCommand(Backfill.class, (s, c) -> run(s, Origin.BACKFILL, operator.withSchedule(() -> views.schedule(s),
@@ -215,6 +216,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), now()), c.replyTo()))
         .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), now()), c.replyTo()))
+        .onCommand(CancelAll.class, (s, c) -> run(s, null, operator.cancelAll(s, c.from(), c.to(), c.kind(), c.reason(),
+            now()).dryRun(c.dryRun()), c.replyTo()))
         // budgets
         .onCommand(RaiseBudget.class, (s, c) -> run(s, null, operator.raiseBudget(s, c.amount(), c.note(), now()), c.replyTo()));
     return b.build();
