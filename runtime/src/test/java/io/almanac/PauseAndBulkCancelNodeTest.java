@@ -146,4 +146,23 @@ class PauseAndBulkCancelNodeTest {
     WindowView one = await(almanac.windows("history")).get(0);
     assertEquals("wrong range", one.reason());
   }
+
+  @Test
+  @DisplayName("R31: the bulk cancel's command and answer cross the cluster: both round-trip through the serializer")
+  void bulkCancelMessagesRoundTrip() {
+    start("", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")));
+    org.apache.pekko.serialization.Serialization serialization =
+        org.apache.pekko.serialization.SerializationExtension.get(testKit.system());
+    TestProbe<org.apache.pekko.pattern.StatusReply<io.almanac.internal.protocol.TaskProtocol.CancelReport>> probe =
+        testKit.createTestProbe();
+    for (Object m : List.of(new io.almanac.internal.protocol.TaskProtocol.CancelAll(Instant.parse("2026-11-01T00:00:00Z"),
+            null, RunKind.BACKFILL, "wrong range", true, probe.getRef()),
+        new io.almanac.internal.protocol.TaskProtocol.CancelReport(List.of(WindowKey.of("2026-11-29"))))) {
+      byte[] bytes = serialization.serialize(m).get();
+      org.apache.pekko.serialization.Serializer s = serialization.findSerializerFor(m);
+      Object back = serialization.deserialize(bytes, s.identifier(),
+          org.apache.pekko.serialization.Serializers.manifestFor(s, m)).get();
+      assertEquals(m, back);
+    }
+  }
 }
