@@ -560,7 +560,11 @@ public final class Almanac {
   // Operations (R31)
 
   /**
-   * Pauses a task: windows that fall due are recorded as skipped (PAUSED) until it is resumed.
+   * Pauses a task: windows that fall due are recorded as skipped (PAUSED) until it is resumed, and
+   * no attempt of it that has not started starts: its PENDING windows of every kind (retries,
+   * backfills, catch-ups, manual runs) and its windows waiting for a retry keep their status and
+   * start after {@link #resume}. Attempts already running run to their result ({@link #cancel}
+   * stops one).
    *
    * @param taskId the task
    * @return completes when the pause is recorded
@@ -629,6 +633,9 @@ public final class Almanac {
   }
 
   /**
+   * Resumes a paused task: windows fall due again, its PENDING windows start, and the retries that
+   * fell due while it was paused become PENDING in the same write.
+   *
    * @param taskId the task
    * @return completes when the resume is recorded
    */
@@ -706,6 +713,49 @@ public final class Almanac {
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
     return cancel(taskId, window, reason, DEFAULT_ACTOR);
+  }
+
+  /**
+   * Cancels, in one call and one journal write, every window of a task that has not started yet
+   * (PENDING, RETRY_WAIT or WAITING) whose due time is in (from, to] and whose next attempt is of
+   * the given kind: for instance what a backfill of (from, to] scheduled and has not run. Each is
+   * recorded CANCELLED with the reason, as {@link #cancel} records one. Running attempts are left
+   * alone ({@link #cancel} stops one). The windows are those in the task's hot state (every window
+   * that has not started is).
+   *
+   * @param taskId the task
+   * @param from the range's start (exclusive), by the windows' due time; null: no start
+   * @param to the range's end (inclusive); null: no end
+   * @param kind the run kind of the windows' next attempt ({@link RunKind#RETRY} for a window
+   *     waiting for a retry; {@link RunKind#BACKFILL} for backfills and catch-ups); null: any kind
+   * @param reason why (recorded with each window), or null
+   * @return the windows cancelled, oldest first (their number is how many; none is not an error);
+   *     fails with a {@link RefusedException} naming the field ({@code from} not before {@code
+   *     to}, {@code reason} too long), and then nothing is stored
+   */
+  public CompletionStage<List<WindowKey>> cancelAll(String taskId, Instant from, Instant to, RunKind kind, String reason) {
+    return cancelAll(taskId, from, to, kind, reason, DEFAULT_ACTOR);
+  }
+
+  CompletionStage<List<WindowKey>> cancelAll(String taskId, Instant from, Instant to, RunKind kind, String reason,
+      String actor) {
+    return this.<TaskProtocol.CancelReport>ask(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, reason, false, actor,
+        r)).thenApply(TaskProtocol.CancelReport::windows);
+  }
+
+  /**
+   * What {@link #cancelAll} would cancel, decided by the task as the cancel is and refused as it
+   * would be, with nothing written (a dry run).
+   *
+   * @param taskId the task
+   * @param from the range's start (exclusive), by the windows' due time; null: no start
+   * @param to the range's end (inclusive); null: no end
+   * @param kind the run kind of the windows' next attempt; null: any kind
+   * @return the windows it would cancel, oldest first
+   */
+  public CompletionStage<List<WindowKey>> planCancelAll(String taskId, Instant from, Instant to, RunKind kind) {
+    return this.<TaskProtocol.CancelReport>ask(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, null, true, r))
+        .thenApply(TaskProtocol.CancelReport::windows);
   }
 
   /**

@@ -133,6 +133,21 @@ public final class Operator {
   }
 
   /**
+   * {@link Almanac#cancelAll(String, java.time.Instant, java.time.Instant, RunKind, String)} as this actor.
+   *
+   * @param taskId the task
+   * @param from the range's start (exclusive), by due time; null: no start
+   * @param to the range's end (inclusive); null: no end
+   * @param kind the run kind of the windows' next attempt; null: any
+   * @param reason why, or null
+   * @return the windows cancelled, oldest first
+   */
+  public CompletionStage<java.util.List<WindowKey>> cancelAll(String taskId, java.time.Instant from, java.time.Instant to,
+      RunKind kind, String reason) {
+    return almanac.cancelAll(taskId, from, to, kind, reason, actor);
+  }
+
+  /**
    * {@link Almanac#raiseBudget(String, BigDecimal, String)} as this actor.
    *
    * @param taskId the task

@@ -9,6 +9,7 @@ import io.almanac.FireDecision;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
 import io.almanac.RefusedException;
+import io.almanac.RunKind;
 import io.almanac.TaskSpec;
 import io.almanac.TaskView;
 import io.almanac.WindowKey;
@@ -40,7 +41,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  * {@code /api/tasks/{task}}, {@code /api/windows} (from a {@link WindowSource}), {@code /api/queue},
  * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer <token>} of
  * a token of role {@code operate} ({@link Tokens}; a {@code read} token is 403), {@code POST} pause,
- * resume, run, backfill (with {@code dryRun}), retry, resolve and cancel, each done as the token's
+ * resume, run, backfill (with {@code dryRun}), a bulk cancel of a task's windows that have not
+ * started (with {@code dryRun}), retry, resolve and cancel, each done as the token's
  * name ({@link Almanac#as(String)}) with the call's note. Every error is a {@link Problem} (see {@link Problems}); a refused call
  * changes nothing: the calls that would mark a task active in the trigger (run, backfill, retry)
  * first make sure the task is known and not removed (and a retried window known and retryable), and
@@ -163,6 +165,8 @@ public final class ApiRoutes extends AllDirectives {
                 .put("decision", f.decision().name()).put("reason", f.reason()).put("actor", actor))))))),
         path("backfill", () -> post(() -> acting(actor -> body(Set.of("from", "to", "dryRun", "note"),
             b -> backfill(task, b, actor))))),
+        path("cancel", () -> post(() -> acting(actor -> body(Set.of("from", "to", "kind", "reason", "dryRun"),
+            b -> cancelAll(task, b, actor))))),
         // usage and budgets (docs/budgets.md)
         path("usage", () -> get(() -> answer(() -> almanac.usage(task), task, null, u -> ok(usageJson(u))))),
         path("raise-budget", () -> post(() -> acting(actor -> body(Set.of("amount", "note"), b -> {
@@ -381,6 +385,57 @@ public final class ApiRoutes extends AllDirectives {
       }
       return ok(root);
     });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Bulk cancel
+
+  /**
+   * {@code POST /api/tasks/{task}/cancel}: cancels, in one journal write, the task's windows that have
+   * not started (PENDING, RETRY_WAIT, WAITING) due in (from, to] (either side may be left out) whose
+   * next attempt is of the kind; a dry run lists them and stores nothing. A reason is required
+   * unless it is a dry run.
+   */
+  private Route cancelAll(String task, JsonBody body, String actor) {
+    Instant from = body.optionalInstant("from");
+    Instant to = body.optionalInstant("to");
+    RunKind kind = runKind(body.optionalText("kind"));
+    boolean dryRun = body.flag("dryRun");
+    String reason = dryRun ? body.optionalText("reason") : body.requiredText("reason");
+    if (from != null && to != null && !from.isBefore(to)) {
+      throw new Problem.Raised(Problem.invalid("from", from, "must be before to (" + to + "): the range is (from, to]"));
+    }
+    CompletionStage<List<WindowKey>> result = known(task).thenCompose(v -> dryRun
+        ? almanac.planCancelAll(task, from, to, kind) : almanac.as(actor).cancelAll(task, from, to, kind, reason));
+    return answer(() -> result, task, null, cancelled -> {
+      ObjectNode root = ApiJson.JSON.createObjectNode();
+      root.put("task", task);
+      root.put("from", from == null ? null : from.toString());
+      root.put("to", to == null ? null : to.toString());
+      root.put("range", "(" + (from == null ? "" : from) + ", " + (to == null ? "" : to) + "]");
+      root.put("kind", kind == null ? null : kind.name());
+      root.put("dryRun", dryRun);
+      if (!dryRun) {
+        root.put("actor", actor);
+      }
+      root.put("cancelled", cancelled.size());
+      ArrayNode out = root.putArray("windows");
+      cancelled.forEach(k -> out.add(k.value()));
+      return ok(root);
+    });
+  }
+
+  /** A run kind by name, any case ({@code backfill}, {@code retry}, {@code manual}, {@code first}); null when absent. */
+  private static RunKind runKind(String text) {
+    if (text == null) {
+      return null;
+    }
+    for (RunKind k : RunKind.values()) {
+      if (k.name().equalsIgnoreCase(text.trim())) {
+        return k;
+      }
+    }
+    throw new Problem.Raised(Problem.invalid("kind", text, "is not a run kind: one of first, retry, backfill, manual"));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -328,6 +328,53 @@ class ApiRoutesTest {
   }
 
   @Test
+  @DisplayName("bulk cancel: POST /api/tasks/{task}/cancel cancels the windows not started in (from, to] of a kind in "
+      + "one journal write; its dry run lists them and stores nothing; bad input is a problem naming the field, "
+      + "without the token 401, and nothing changes")
+  void bulkCancel() throws Exception {
+    start("almanac.http.token = \"" + TOKEN + "\"");
+    ok(post("/api/tasks/flaky/pause", null)); // a paused task starts none of them: they stay PENDING
+    ok(post("/api/tasks/flaky/backfill", "{\"from\":\"2026-11-29T19:00:00Z\",\"to\":\"2026-11-30T00:00:00Z\"}"));
+    int before = events("flaky");
+    String cancel = "/api/tasks/flaky/cancel";
+    String range = "\"from\":\"2026-11-29T20:00:00Z\",\"to\":\"2026-11-29T23:00:00Z\"";
+    JsonNode dry = ok(post(cancel, "{" + range + ",\"kind\":\"backfill\",\"dryRun\":true}"));
+    assertEquals(before, events("flaky"), "a dry run stores nothing");
+    assertTrue(dry.get("dryRun").asBoolean());
+    assertEquals("BACKFILL", dry.get("kind").asText());
+    assertEquals("(2026-11-29T20:00:00Z, 2026-11-29T23:00:00Z]", dry.get("range").asText());
+    assertEquals(3, dry.get("cancelled").asInt(), dry.toString());
+    assertEquals("[\"2026-11-29T21:00:00Z\",\"2026-11-29T22:00:00Z\",\"2026-11-29T23:00:00Z\"]",
+        dry.get("windows").toString(), "from excluded, to included");
+
+    // bad input: a 4xx naming the field, nothing stored
+    problem(post(cancel, "{" + range + ",\"kind\":\"nope\",\"reason\":\"r\"}"), 400, "kind", "nope");
+    problem(post(cancel, "{" + range + "}"), 400, "reason", null);
+    problem(post(cancel, "{\"from\":\"2026-11-30T00:00:00Z\",\"to\":\"2026-11-29T00:00:00Z\",\"reason\":\"r\"}"), 400,
+        "from", "2026-11-30T00:00:00Z");
+    problem(post(cancel, "{\"from\":\"yesterday\",\"reason\":\"r\"}"), 400, "from", "yesterday");
+    problem(post(cancel, "{\"dryRun\":\"yes\"}"), 400, "dryRun", "\"yes\"");
+    problem(post(cancel, "{\"unknown\":1}"), 400, "unknown", "1");
+    problem(post(cancel, "{\"reason\":\"" + "x".repeat(5000) + "\"}"), 400, "reason", null);
+    problem(post("/api/tasks/nope/cancel", "{\"reason\":\"r\"}"), 404, "task", "nope");
+    for (String auth : new String[] {null, "Bearer wrong"}) {
+      problem(post(cancel, "{\"reason\":\"r\"}", auth), 401, "Authorization", null);
+    }
+    assertEquals(before, events("flaky"));
+
+    JsonNode real = ok(post(cancel, "{" + range + ",\"kind\":\"BACKFILL\",\"reason\":\"wrong range\"}"));
+    assertFalse(real.get("dryRun").asBoolean());
+    assertEquals(dry.get("windows"), real.get("windows"));
+    assertEquals(before + 3, events("flaky"), "one InstanceCancelled per window");
+    assertEquals("CANCELLED", status("flaky", "2026-11-29T22:00:00Z"));
+    assertEquals("PENDING", status("flaky", "2026-11-29T20:00:00Z"), "outside the range");
+    // no range, no kind: every window not started yet
+    JsonNode rest = ok(post(cancel, "{\"reason\":\"all of it\"}"));
+    assertEquals(2, rest.get("cancelled").asInt(), rest.toString());
+    assertEquals(0, ok(post(cancel, "{\"dryRun\":true}")).get("cancelled").asInt());
+  }
+
+  @Test
   @DisplayName("every POST needs the token: missing or wrong, it is 401 problem+json with WWW-Authenticate: Bearer, "
       + "and nothing changes")
   void token() throws Exception {

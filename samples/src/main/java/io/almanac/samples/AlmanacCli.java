@@ -660,14 +660,62 @@ public final class AlmanacCli implements Callable<Integer> {
     }
   }
 
-  /** {@code cancel}. */
-  @Command(name = "cancel", description = "Cancels a pending, running or retry-waiting window, with a reason (needs the token).")
-  static final class Cancel extends WindowAction {
-    @Option(names = "--reason", required = true, description = "why, kept in the journal") String reason;
+  /** {@code cancel}: one window, or (no WINDOW) every window of the task not started yet in a range and of a kind. */
+  @Command(name = "cancel", description = {
+      "Cancels a pending, running or retry-waiting window, with a reason (needs the token).",
+      "Without WINDOW: cancels, in one journal write, every window of TASK that has not started (PENDING,",
+      "RETRY_WAIT, WAITING) due in (FROM, TO] whose next attempt is of the --kind; running ones go on."})
+  static final class Cancel extends TaskCommand {
+    @Parameters(index = "1", arity = "0..1", paramLabel = "WINDOW",
+        description = "the window's key; leave it out for a bulk cancel") String window;
+    @Option(names = "--reason", description = "why, kept in the journal (needed unless --dry-run)") String reason;
+    @Option(names = "--from", description = "bulk: range start by due time, excluded (ISO instant)") String from;
+    @Option(names = "--to", description = "bulk: range end by due time, included (ISO instant)") String to;
+    @Option(names = "--kind", description = "bulk: the run kind of the next attempt: backfill, retry, manual or first")
+    String kind;
+    @Option(names = "--dry-run", description = "bulk: only list what would be cancelled") boolean dryRun;
 
     @Override
     public Integer call() {
-      return post("cancel", ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString());
+      if (window != null) {
+        if (from != null || to != null || kind != null || dryRun) {
+          throw new CliException(EXIT_BAD_INPUT, "almanac: --from, --to, --kind and --dry-run are for a bulk cancel: "
+              + "leave out WINDOW (" + window + ")");
+        }
+        ApiClient.Answer a = api().post(window(task, window) + "/cancel",
+            ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString());
+        if (!printedJson(a)) {
+          out().println(task + " " + window + ": cancel accepted, now " + text(a.json(), "status"));
+          out().flush();
+        }
+        return EXIT_OK;
+      }
+      ObjectNode body = ApiClient.JSON.createObjectNode();
+      if (from != null) {
+        body.put("from", from);
+      }
+      if (to != null) {
+        body.put("to", to);
+      }
+      if (kind != null) {
+        body.put("kind", kind);
+      }
+      body.put("reason", dryRun ? reason : required("--reason", reason));
+      body.put("dryRun", dryRun);
+      ApiClient.Answer a = api().post(task(task) + "/cancel", body.toString());
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      JsonNode r = a.json();
+      out().println(task + " cancel " + text(r, "range") + (text(r, "kind") == null ? "" : " " + text(r, "kind"))
+          + ": " + r.path("cancelled").asInt() + (r.path("dryRun").asBoolean(false)
+              ? " windows would be cancelled (dry run: nothing changed)" : " windows cancelled"));
+      TextTable t = new TextTable(100, "WINDOW");
+      for (JsonNode w : r.path("windows")) {
+        t.row(w.asText());
+      }
+      t.print(out());
+      return EXIT_OK;
     }
   }
 

@@ -308,6 +308,47 @@ class AlmanacCliTest {
   }
 
   @Test
+  @Order(9)
+  @DisplayName("cancel TASK --from --to --kind backfill: --dry-run lists what would be cancelled, then one call cancels "
+      + "them all; a bulk option with WINDOW, or no --reason, is bad input (exit 2)")
+  void bulkCancel() throws Exception {
+    ApiTestNode.await(node.almanac.register(io.almanac.TaskSpec.builder("bulk").cron("0 * * * * ? UTC").window("per-firing")
+        .job("ok").build()));
+    ApiTestNode.await(node.almanac.pause("bulk")); // nothing starts: the backfill stays PENDING
+    ApiTestNode.await(node.almanac.backfill("bulk", java.time.Instant.parse("2026-11-28T23:50:00Z"),
+        java.time.Instant.parse("2026-11-29T00:00:00Z")));
+    String[] range = {"--from", "2026-11-28T23:55:00Z", "--to", "2026-11-29T00:00:00Z", "--kind", "backfill"};
+    List<String> args = new ArrayList<>(List.of("--token", ApiTestNode.TOKEN, "cancel", "bulk"));
+    args.addAll(List.of(range));
+    List<String> dryArgs = new ArrayList<>(args);
+    dryArgs.add("--dry-run");
+    Run dry = cli(dryArgs.toArray(String[]::new));
+    assertEquals(0, dry.code(), dry.toString());
+    assertTrue(dry.out().startsWith("bulk cancel (2026-11-28T23:55:00Z, 2026-11-29T00:00:00Z] BACKFILL: 5 windows would be "
+        + "cancelled (dry run: nothing changed)"), dry.toString());
+    assertTrue(dry.out().contains("2026-11-28T23:56:00Z") && !dry.out().contains("2026-11-28T23:55:00Z\n"), dry.toString());
+    assertEquals(10, ApiTestNode.await(node.almanac.windows("bulk")).stream()
+        .filter(w -> w.status() == InstanceStatus.PENDING).count(), "a dry run changes nothing");
+
+    Run noReason = cli(args.toArray(String[]::new));
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, noReason.code(), noReason.toString());
+    Run both = cli("--token", ApiTestNode.TOKEN, "cancel", "bulk", "2026-11-29T00:00:00Z", "--kind", "backfill", "--reason", "r");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, both.code(), both.toString());
+    Run badKind = cli("--token", ApiTestNode.TOKEN, "cancel", "bulk", "--kind", "later", "--reason", "r");
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, badKind.code(), badKind.toString());
+    assertTrue(badKind.err().contains("later"), badKind.toString());
+
+    args.addAll(List.of("--reason", "wrong range"));
+    Run real = cli(args.toArray(String[]::new));
+    assertEquals(0, real.code(), real.toString());
+    assertTrue(real.out().contains(": 5 windows cancelled"), real.toString());
+    assertEquals(5, ApiTestNode.await(node.almanac.windows("bulk")).stream()
+        .filter(w -> w.status() == InstanceStatus.CANCELLED).count());
+    Run json = cli("--token", ApiTestNode.TOKEN, "--json", "cancel", "bulk", "--dry-run");
+    assertEquals(5, this.json.readTree(json.out()).get("cancelled").asInt(), json.toString());
+  }
+
+  @Test
   @Order(10)
   @DisplayName("the help lists the commands and the exit codes; no command with the demo's options runs the demo")
   void help() {

@@ -99,6 +99,9 @@ import java.util.TreeMap;
  *             window is not stuck at all (the overlap policy holds it back, or the executor's
  *             per-task limit: both are recorded, as the running attempt). An attempt that never
  *             ends is I3's to report;
+ *         <li>the task's pause: while it is paused the window is not stuck at all (a paused task
+ *             starts none of its windows; they start after the resume), and after a resume
+ *             ({@code TaskResumed}) the bound runs from it;
  *         <li>when the journal resumed: the first event of a new writer of the task's journal (a
  *             restart, a failover, a shard moving: the entity recovers and offers its PENDING
  *             windows again), or the first trigger event after a pause in the trigger's heartbeat
@@ -106,9 +109,8 @@ import java.util.TreeMap;
  *       </ul>
  *       The bound of a WAITING window is its wait deadline ({@code WindowWaiting.waitUntil}) plus,
  *       for a condition, its poll timeout (the check that ends the wait may be a poll in flight),
- *       or, when the journal resumed after the deadline, that moment. Not reasons: a paused task
- *       (the runtime still starts a paused task's PENDING windows, a pause only skips new fires,
- *       and a paused task's wait ends at its deadline as {@code WaitEnded PAUSED}); the executor's
+ *       or, when the journal resumed after the deadline, that moment (a paused task's wait still
+ *       ends at its deadline, as {@code WaitEnded PAUSED}). Not reasons: the executor's
  *       global limit and backlog rate (R17), which no task's journal records: a window that waits
  *       for a slot held by other tasks longer than its own lease ceiling plus the grace is
  *       reported (raise {@code almanac.executor.max-concurrent} or the lease ceiling). A spell that
@@ -556,6 +558,9 @@ public final class Verifier {
     private int running;
     private Instant lastAttemptEnd;
     private Instant writerResumed;
+    // whether the task is paused (a paused task starts none of its windows) and when it was last resumed
+    private boolean paused;
+    private Instant pauseEnded;
     private String lastWriter;
     private boolean windowEnded;
     // the task's state as Evolve folds it, and the status the latest event asked that the table refused
@@ -657,6 +662,7 @@ public final class Verifier {
 
       @Override
       public Void taskPaused(TaskJournal.TaskPaused e) {
+        paused = true;
         return null;
       }
 
@@ -667,6 +673,10 @@ public final class Verifier {
 
       @Override
       public Void taskResumed(TaskJournal.TaskResumed e) {
+        if (paused) { // a resume of a task that was not paused changes nothing
+          paused = false;
+          pauseEnded = e.at();
+        }
         return null;
       }
 
@@ -1189,7 +1199,8 @@ public final class Verifier {
      * <p>PENDING: the lease ceiling of the spec in effect (the longest, if it changed meanwhile)
      * after the latest of: when it became PENDING (or its due time, if that was later); the end of
      * the task's latest attempt (while one runs, at {@code x} itself: the overlap policy or the
-     * executor's per-task limit holds the window back); when the journal resumed (a new writer of
+     * executor's per-task limit holds the window back); while the task is paused, {@code x} itself
+     * (a pause holds its windows), and otherwise when it was last resumed; when the journal resumed (a new writer of
      * the task's journal, or the trigger's heartbeat after a pause: the entity recovers and offers
      * its PENDING windows again). WAITING: its wait deadline, plus the condition's poll timeout (the
      * check that ends the wait may be a poll in flight), or when the journal resumed after it.
@@ -1204,10 +1215,15 @@ public final class Verifier {
         }
         Instant from = w.waitFrom;
         String why = w.waitFrom.equals(w.waitSince) ? "when it became PENDING" : "its due time";
-        Instant activity = running > 0 ? x : lastAttemptEnd;
+        Instant activity = running > 0 || paused ? x : lastAttemptEnd;
         if (activity != null && activity.isAfter(from)) {
           from = activity;
-          why = running > 0 ? "while another attempt of the task runs" : "when the task's last attempt ended";
+          why = running > 0 ? "while another attempt of the task runs" : paused ? "while the task is paused"
+              : "when the task's last attempt ended";
+        }
+        if (pauseEnded != null && pauseEnded.isAfter(from)) {
+          from = pauseEnded;
+          why = "when the task was resumed (a paused task starts none of its windows)";
         }
         if (resumed != null && resumed.isAfter(from)) {
           from = resumed;

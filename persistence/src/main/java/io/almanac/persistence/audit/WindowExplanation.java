@@ -1099,6 +1099,13 @@ public final class WindowExplanation {
     }
 
     private String statusVerdict(WindowState w) {
+      String verdict = openVerdict(w);
+      // a pause holds every attempt not started (the runtime's PauseScope): say so of a window that waits
+      return pausedAt != null && (w.status() == InstanceStatus.PENDING || w.status() == InstanceStatus.RETRY_WAIT)
+          ? verdict + "; held by the task's pause since " + time(pausedAt) + ": it starts after the resume" : verdict;
+    }
+
+    private String openVerdict(WindowState w) {
       String due = dueAt == null ? "" : "due " + time(dueAt) + " " + zone.getId();
       return switch (w.status()) {
         case WAITING -> "waiting for " + (waiting == null ? "its dependency or condition" : waiting.waitingFor())

@@ -83,9 +83,10 @@ class AuditViolationsTest {
         scheduled("2026-11-29", RunKind.FIRST, d29), started("2026-11-29", 1, d29, Duration.ofMinutes(10)),
         skipped("2026-11-30", SkipReason.PREVIOUS_RUNNING, "window 2026-11-29 is RUNNING"),
         skipped("2026-12-01", SkipReason.PREVIOUS_RUNNING, "window 2026-11-29 is RUNNING"))));
-    // 11-29 scheduled when due and never started; the task writes on (a pause five hours later).
+    // 11-29 scheduled when due and never started; the task writes on (five hours later, a resume of a
+    // task that was not paused: a pause would hold the window, docs/http-api.md)
     journals.put("pending", journal(defined("pending", OverlapPolicy.SKIP), List.of(scheduled("2026-11-29", RunKind.FIRST, d29),
-        new TaskJournal.TaskPaused(d29.plus(Duration.ofHours(5))))));
+        new TaskJournal.TaskResumed(d29.plus(Duration.ofHours(5))))));
     journals.put("overlap-skip", overlapping("overlap-skip", OverlapPolicy.SKIP));
     journals.put("overlap-allow", overlapping("overlap-allow", OverlapPolicy.ALLOW));
     AuditTesting.write(dir.resolve("journal"), journals, 100);

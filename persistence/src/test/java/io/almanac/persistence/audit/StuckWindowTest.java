@@ -98,11 +98,21 @@ class StuckWindowTest {
   }
 
   @Test
-  @DisplayName("I6: a paused task is no reason: the runtime starts the PENDING windows of a paused task (a pause skips new fires)")
-  void i6DoesNotExcuseAPendingWindowOfAPausedTask() {
-    List<TaskJournal.Event> events = journal(pending30(OverlapPolicy.SKIP),
+  @DisplayName("I6: a paused task holds its PENDING windows (a pause covers every attempt not started): not stuck while "
+      + "paused; after the resume the bound runs from the resume")
+  void i6ExcusesAPendingWindowOfAPausedTaskUntilTheResume() {
+    List<TaskJournal.Event> paused = journal(pending30(OverlapPolicy.SKIP),
         List.of(new TaskJournal.TaskPaused(DUE30.plusSeconds(60))));
-    assertEquals("2026-11-30", only(verify(until(events, DUE30.plus(Duration.ofHours(5)))), Invariant.I6).window());
+    VerificationReport held = verify(until(paused, DUE30.plus(Duration.ofHours(5))));
+    assertTrue(held.ok(), held.toText());
+    Instant resumed = DUE30.plus(Duration.ofHours(5));
+    List<TaskJournal.Event> after = new ArrayList<>(paused);
+    after.add(new TaskJournal.TaskResumed(resumed));
+    VerificationReport within = verify(until(after, resumed.plus(CEILING)));
+    assertTrue(within.ok(), within.toText());
+    VerificationReport past = verify(until(after, resumed.plus(CEILING).plus(Verifier.DEFAULT_GRACE).plus(Duration.ofMinutes(1))));
+    assertEquals("2026-11-30", only(past, Invariant.I6).window());
+    assertTrue(only(past, Invariant.I6).message().contains("when the task was resumed"), past.toText());
   }
 
   /** BUFFER_ONE: 11-29 runs long on heartbeats (its lease extended to 11-30 06:00); 11-30 waits behind it. */
@@ -153,7 +163,8 @@ class StuckWindowTest {
   @DisplayName("I6: a new writer of the task's journal (a restart, a failover) gives a PENDING window its lease ceiling again")
   void i6RestartsTheBoundAtANewWriterOfTheTasksJournal() {
     Instant restarted = DUE30.plus(Duration.ofHours(4));
-    List<TaskJournal.Event> events = journal(pending30(OverlapPolicy.SKIP), List.of(new TaskJournal.TaskPaused(restarted)));
+    // the task writes on: a resume of a task that was not paused, about no window and holding nothing
+    List<TaskJournal.Event> events = journal(pending30(OverlapPolicy.SKIP), List.of(new TaskJournal.TaskResumed(restarted)));
     Instant end = DUE30.plus(Duration.ofHours(5));
     VerificationReport r = verify(rewritten(events, events.size() - 1, A2, end));
     assertTrue(r.ok(), r.toText());

@@ -303,6 +303,21 @@ class WindowExplanationTest {
   }
 
   @Test
+  @DisplayName("a window waiting to retry while its task is paused is held by the pause: the verdict says it starts after the resume")
+  void heldByThePause() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(5), "boom", t("00:00:05")),
+        new RetryScheduled(DAY, 1, t("00:30:00"), t("00:00:05")),
+        new TaskPaused(t("00:10:00"))));
+    wellFormed(e);
+    assertEquals("RETRY_WAIT", e.status());
+    assertEquals("waiting to retry: retry 1 due at 08:30:00 after attempt 1 failed: boom; held by the task's pause since "
+        + "08:10:00: it starts after the resume", e.verdict());
+  }
+
+  @Test
   @DisplayName("WINDOW_EXISTS: an operator's run of a done window changes nothing, and says so")
   void windowExists() {
     Explanation e = explain(journal(

@@ -49,8 +49,8 @@ public final class TaskProtocol {
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
-      permits Define, Pause, Resume, RunNow, PauseBy, ResumeBy, RunNowBy, Backfill, Retry, Resolve, Cancel, Remove,
-      RaiseBudget {}
+      permits Define, Pause, Resume, RunNow, PauseBy, ResumeBy, RunNowBy, Backfill, Retry, Resolve, Cancel, CancelAll,
+      Remove, RaiseBudget {}
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command
@@ -371,6 +371,20 @@ public final class TaskProtocol {
   }
 
   /**
+   * Cancel, in one write, every window that has not started (PENDING, RETRY_WAIT, WAITING) whose due
+   * time is in (from, to] (null: open on that side) and whose next attempt is of the kind (null: any);
+   * or, as a dry run, answer which windows that would cancel and write nothing (R31).
+   */
+  public record CancelAll(Instant from, Instant to, io.almanac.RunKind kind, String reason, boolean dryRun, String actor,
+      ActorRef<StatusReply<CancelReport>> replyTo) implements OperatorCommand {
+    /** A bulk cancel without an actor. */
+    public CancelAll(Instant from, Instant to, io.almanac.RunKind kind, String reason, boolean dryRun,
+        ActorRef<StatusReply<CancelReport>> replyTo) {
+      this(from, to, kind, reason, dryRun, null, replyTo);
+    }
+  }
+
+  /**
    * Remove the task: cancel its open windows, record {@link TaskJournal.TaskRemoved}; afterwards
    * only queries and a new {@link Define} are accepted (R31). A repeated removal is acknowledged.
    */
@@ -442,6 +456,9 @@ public final class TaskProtocol {
 
   /** The outcome of every window a backfill covered. */
   public record BackfillReport(List<FireOutcome> outcomes) implements AlmanacSerializable {}
+
+  /** The windows a {@link CancelAll} cancelled (or, as a dry run, would cancel), oldest first. */
+  public record CancelReport(List<WindowKey> windows) implements AlmanacSerializable {}
 
   /** A task's view. */
   public record TaskInfo(TaskView view) implements AlmanacSerializable {}

@@ -73,6 +73,9 @@ final class AttemptLifecycle {
       return Decided.refuse(Reason.CONFLICT,
           "window '" + w.key() + "' is " + w.status() + ", not PENDING: attempt " + w.attempt() + " already started");
     }
+    if (PauseScope.holdsStarts(state)) {
+      return Decided.refuse(Reason.CONFLICT, PauseScope.held(state, w)); // offered before the pause
+    }
     if (state.spec().overlap() != OverlapPolicy.ALLOW) {
       Optional<WindowState> other = state.running(w.key());
       if (other.isPresent()) {
@@ -309,13 +312,25 @@ final class AttemptLifecycle {
   }
 
   /**
-   * Waiting retries whose time has come become PENDING.
+   * Waiting retries whose time has come become PENDING; none while the task is paused ({@link
+   * PauseScope}): they wait for the resume.
    *
    * @param state the task's state
    * @param now the time
    * @return the events (possibly none)
    */
   List<Event> dueRetries(State state, Instant now) {
+    return PauseScope.holdsStarts(state) ? List.of() : retriesDue(state, now);
+  }
+
+  /**
+   * Waiting retries whose time has come become PENDING, paused or not (for the resume's write).
+   *
+   * @param state the task's state
+   * @param now the time
+   * @return the events (possibly none)
+   */
+  List<Event> retriesDue(State state, Instant now) {
     List<Event> events = new ArrayList<>();
     for (WindowState w : state.table().live()) {
       if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {

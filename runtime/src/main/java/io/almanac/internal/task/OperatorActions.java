@@ -10,6 +10,7 @@ import io.almanac.TaskSpec;
 import io.almanac.Window;
 import io.almanac.WindowKey;
 import io.almanac.internal.protocol.TaskProtocol.BackfillReport;
+import io.almanac.internal.protocol.TaskProtocol.CancelReport;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
 import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
@@ -132,17 +133,36 @@ final class OperatorActions {
   }
 
   Decided<Done> resume(State state, Instant now) {
-    return resume(state, null, null, now);
+    return resume(state, null, null, List.of(), now);
   }
 
-  /** Resume, recording who asked ({@code actor}) and why ({@code note}); either may be null. */
-  Decided<Done> resume(State state, String actor, String note, Instant now) {
+  /** Resume without an actor, with the retries that fell due while paused ({@link #resume(State, String, String, List, Instant)}). */
+  Decided<Done> resume(State state, List<Event> dueRetries, Instant now) {
+    return resume(state, null, null, dueRetries, now);
+  }
+
+  /**
+   * Resume a paused task ({@link PauseScope}): its PENDING windows are offered again after the write.
+   *
+   * @param state the task's state
+   * @param actor who asked, or null
+   * @param note why, or null
+   * @param dueRetries the retries that fell due while it was paused, moved to PENDING in the same write
+   * @param now the time
+   * @return the resume (nothing for a task that is not paused), or a refusal of a note too long
+   */
+  Decided<Done> resume(State state, String actor, String note, List<Event> dueRetries, Instant now) {
     Decided<Done> tooLong = noteTooLong(note);
     if (tooLong != null) {
       return tooLong;
     }
-    return state.paused() ? Decided.persist(List.of(new TaskResumed(now, actor, note)), Done.getInstance())
-        : Decided.reply(Done.getInstance());
+    if (!state.paused()) {
+      return Decided.reply(Done.getInstance());
+    }
+    List<Event> events = new ArrayList<>();
+    events.add(new TaskResumed(now, actor, note));
+    events.addAll(dueRetries);
+    return Decided.persist(events, Done.getInstance());
   }
 
   /** The refusal of an operator's note over the reason bound (naming {@code note}), or null. */
@@ -314,6 +334,67 @@ final class OperatorActions {
   }
 
   /** The transition an operator asked for; {@code field} names {@code text} in a refusal (the call's own parameter). */
+
+  /** The statuses of a window none of whose attempts started yet, which a bulk cancel covers. */
+  static final java.util.Set<InstanceStatus> NOT_STARTED =
+      java.util.EnumSet.of(InstanceStatus.PENDING, InstanceStatus.RETRY_WAIT, InstanceStatus.WAITING);
+
+  /**
+   * Cancel every window that has not started (PENDING, RETRY_WAIT or WAITING) in a range and of a
+   * run kind, all in one write (one InstanceCancelled per window, as {@link #cancel} writes for one).
+   * A running attempt is left alone: {@link #cancel} stops one.
+   *
+   * @param state the task's state
+   * @param from the range's start, exclusive, by the windows' due time; null: no start
+   * @param to the range's end, inclusive; null: no end
+   * @param kind the run kind of the window's next attempt (a RETRY_WAIT window's is RETRY); null: any
+   * @param reason why, or null
+   * @param now the time
+   * @return the cancels and the windows cancelled, oldest first (none is not a refusal), or a
+   *     refusal naming the field
+   */
+  Decided<CancelReport> cancelAll(State state, Instant from, Instant to, RunKind kind, String reason, Instant now) {
+    return cancelAll(state, from, to, kind, reason, null, now);
+  }
+
+  /** {@link #cancelAll(State, Instant, Instant, RunKind, String, Instant)}, recording who did ({@code actor}, or null). */
+  Decided<CancelReport> cancelAll(State state, Instant from, Instant to, RunKind kind, String reason, String actor,
+      Instant now) {
+    if (from != null && to != null && !from.isBefore(to)) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "from", from,
+          "must be before to '" + to + "': the range is (from, to]"));
+    }
+    String text = reason == null ? "cancelled by an operator" : reason;
+    if (text.length() > settings.maxReasonLength()) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "reason", Texts.abbreviate(text),
+          text.length() + " characters, at most " + settings.maxReasonLength()));
+    }
+    List<WindowState> chosen = new ArrayList<>();
+    for (WindowState w : state.table().live()) {
+      if (NOT_STARTED.contains(w.status()) && inRange(w.dueAt(), from, to) && (kind == null || nextKind(w) == kind)) {
+        chosen.add(w);
+      }
+    }
+    chosen.sort(java.util.Comparator.comparing(WindowState::dueAt, java.util.Comparator.nullsFirst(
+        java.util.Comparator.naturalOrder())).thenComparing(WindowState::key));
+    List<Event> events = new ArrayList<>(chosen.size());
+    List<WindowKey> keys = new ArrayList<>(chosen.size());
+    for (WindowState w : chosen) {
+      events.add(new InstanceCancelled(w.key(), w.attempt(), text, now, TaskJournal.CancelCause.OPERATOR, actor));
+      keys.add(WindowKey.of(w.key()));
+    }
+    return Decided.persist(events, new CancelReport(List.copyOf(keys)));
+  }
+
+  private static boolean inRange(Instant due, Instant from, Instant to) {
+    return (from == null || due != null && due.isAfter(from)) && (to == null || due != null && !due.isAfter(to));
+  }
+
+  /** The run kind of a not-started window's next attempt: a RETRY_WAIT window's is a retry. */
+  static RunKind nextKind(WindowState w) {
+    return w.status() == InstanceStatus.RETRY_WAIT ? RunKind.RETRY : w.runKind();
+  }
+
   private Decided<Done> transition(State state, WindowKey window, Function<WindowState, TaskJournal.WindowEvent> event,
       String field, String text) {
     WindowState w = state.windows().get(window.value());

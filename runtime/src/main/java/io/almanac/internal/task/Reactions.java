@@ -185,13 +185,14 @@ public final class Reactions {
    * The PENDING windows that may be offered to the executor now, in the order to offer them: fresh
    * windows (first and manual runs) before retries before backlog (catch-ups, backfills), so a
    * backlog never holds up the window due now (R11, R17); oldest first within each. Under a non-ALLOW
-   * overlap policy at most one, and none while a window runs.
+   * overlap policy at most one, and none while a window runs; none while the task is paused ({@link
+   * PauseScope}).
    *
    * @param state the task's state
    * @return the windows to offer
    */
   static List<WindowState> offerable(State state) {
-    if (!state.defined() || state.removed()) {
+    if (!state.defined() || state.removed() || PauseScope.holdsStarts(state)) {
       return List.of();
     }
     boolean allow = state.spec().overlap() == OverlapPolicy.ALLOW;
@@ -237,7 +238,8 @@ public final class Reactions {
   /**
    * When the trigger must next wake this task: a running lease's end (a passivated entity's lease
    * timer is gone; the wake-up brings the entity back, which re-arms it), a retry's due time, or a
-   * PENDING window's offer going stale.
+   * PENDING window's offer going stale; while the task is paused, running leases only ({@link
+   * PauseScope}: its PENDING and RETRY_WAIT windows wait for the resume, which offers them).
    *
    * @param state the task's state
    * @param reofferAfter how long a PENDING window waits before it is offered again
@@ -245,11 +247,12 @@ public final class Reactions {
    */
   public static Instant nextWake(State state, Duration reofferAfter) {
     Instant next = null;
+    boolean held = PauseScope.holdsStarts(state);
     for (WindowState w : state.table().live()) {
       Instant at = switch (w.status()) {
         case RUNNING -> LeaseExpiry.endsAt(w);
-        case RETRY_WAIT -> w.retryDueAt();
-        case PENDING -> w.updatedAt().plus(reofferAfter);
+        case RETRY_WAIT -> held ? null : w.retryDueAt();
+        case PENDING -> held ? null : w.updatedAt().plus(reofferAfter);
         default -> null;
       };
       if (at != null && (next == null || at.isBefore(next))) {

@@ -52,10 +52,11 @@ final class TaskDispatch {
 
   /**
    * After a write: offers the executor the PENDING windows that may start (it ignores one it holds
-   * already); after an attempt ended, also those offered before (one may have been held back by it).
+   * already); after an attempt ended or a resume, also those offered before (one may have been held
+   * back by it, or declined while the task was paused).
    */
   void offerPending(State state, java.util.List<io.almanac.journal.TaskJournal.Event> written) {
-    if (Reactions.attemptEnded(written)) {
+    if (Reactions.attemptEnded(written) || PauseScope.resumes(written)) {
       forgetOffers();
     }
     if (env.executor() == null) {

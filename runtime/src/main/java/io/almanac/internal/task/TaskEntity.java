@@ -209,12 +209,13 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Recovered.class, (s, c) -> persist(s, null, settled(s).events(), attempts.dueRetries(s, now())).thenNoReply())
         // operators
         .onCommand(Pause.class, (s, c) -> run(s, null, operator.pause(s, now()), c.replyTo()))
-        .onCommand(Resume.class, (s, c) -> run(s, null, operator.resume(s, now()), c.replyTo()))
+        .onCommand(Resume.class, (s, c) -> run(s, null, operator.resume(s, attempts.retriesDue(s, now()), now()),
+            c.replyTo()))
         .onCommand(RunNow.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
             x -> operator.runNow(s, x, now())), c.replyTo()))
         .onCommand(PauseBy.class, (s, c) -> run(s, null, operator.pause(s, c.actor(), c.note(), now()),
             c.replyTo()))
-        .onCommand(ResumeBy.class, (s, c) -> run(s, null, operator.resume(s, c.actor(), c.note(), now()),
+        .onCommand(ResumeBy.class, (s, c) -> run(s, null, operator.resume(s, c.actor(), c.note(), attempts.retriesDue(s, now()), now()),
             c.replyTo()))
         .onCommand(RunNowBy.class, (s, c) -> run(s, Origin.MANUAL, operator.withSchedule(() -> views.schedule(s),
             x -> operator.runNow(s, x, c.actor(), c.note(), now())), c.replyTo()))
@@ -223,6 +224,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), c.actor(), c.note(), now()), c.replyTo()))
         .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), c.actor(), now()), c.replyTo()))
         .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), c.actor(), now()), c.replyTo()))
+        .onCommand(CancelAll.class, (s, c) -> run(s, null, operator.cancelAll(s, c.from(), c.to(), c.kind(), c.reason(),
+            c.actor(), now()).dryRun(c.dryRun()), c.replyTo()))
         // budgets
         .onCommand(RaiseBudget.class, (s, c) -> run(s, null, operator.raiseBudget(s, c.amount(), c.note(), c.actor(), now()), c.replyTo()));
     return b.build();
