@@ -46,7 +46,9 @@ import java.util.TreeMap;
  *       task's windows are {@code FireSkipped PAUSED}). Due windows are computed from the task's
  *       spec (cron, zone, DST policy, window spec) as of each {@code SpecDefined}: spec i covers the
  *       due times strictly after its event and before the next spec's; windows due before the first
- *       {@code SpecDefined} are not expected. A removed task ({@code TaskRemoved}) is expected to
+ *       {@code SpecDefined} are not expected. A window is expected once it has fired, i.e. its fire
+ *       time (its due time plus its jitter offset, {@code io.almanac.schedule.Jitter}) is before
+ *       the journal's end less the grace. A removed task ({@code TaskRemoved}) is expected to
  *       have fired only the windows due before its removal, less the grace (a fire on its way when
  *       the task was removed is refused, not recorded), and again those after a later {@code
  *       SpecDefined} (registered anew). A window an event reached ({@code EventReceived}) is due
@@ -1012,7 +1014,9 @@ public final class Verifier {
 
     /**
      * I2 by the schedule: the windows due by the cron (or the one-shot instant) of each spec in
-     * effect, up to the journal's end less the grace (or {@code to}), are looked for.
+     * effect, up to the journal's end less the grace (or {@code to}), are looked for; a jittered
+     * window is looked for once its fire time (its due time plus its {@code Jitter} offset) is
+     * before the journal's end less the grace.
      *
      * @return the latest due time checked (null when none was due)
      */
@@ -1040,6 +1044,12 @@ public final class Verifier {
         if (removed != null && removed.minus(grace).minusNanos(1).isBefore(hi)) {
           hi = removed.minus(grace).minusNanos(1); // nothing is fired after a removal, nor judged in the grace before it
         }
+        // A jittered window fires at its due time plus its offset: one due by hi may fire after the journal's end
+        // less the grace (or the removal's), not yet due to have fired
+        Instant firedBy = end.minus(grace);
+        if (removed != null && removed.minus(grace).minusNanos(1).isBefore(firedBy)) {
+          firedBy = removed.minus(grace).minusNanos(1);
+        }
         if (!lo.isBefore(hi)) {
           continue;
         }
@@ -1055,6 +1065,9 @@ public final class Verifier {
           List<DueWindow> due = schedule.dueBetween(cursor, hi, CHUNK);
           for (DueWindow d : due) {
             String key = d.key().value();
+            if (schedule.fireAt(d).isAfter(firedBy)) {
+              continue; // due in the range, fires after the end (jitter): not judged yet
+            }
             latestDue = d.dueAt();
             if (!selected(key) || found.contains(key) || lost.contains(key)) {
               continue;
