@@ -117,7 +117,10 @@ import java.util.TreeMap;
  *       ended (the window started, its wait ended, it was cancelled) is not a violation, however
  *       late: the longest time past its bound is a statistic, as for I3. Not judged (a note says
  *       how many): windows with no spec in effect during their spell (the ceiling is unknown) and
- *       waits without a deadline. RETRY_WAIT is not I6's: a retry has its own due time.
+ *       waits without a deadline. A recorded reason: a resource pool without room ({@code PoolWaited}
+ *       in the PENDING spell, no start since): the window is waiting, not stuck, however long; it is
+ *       open (its detail names the pool) and a note counts such windows. RETRY_WAIT is not I6's: a
+ *       retry has its own due time.
  * </ul>
  *
  * <p><b>The as-of time.</b> The audit's "now" is the journal's end for each task ({@link
@@ -496,6 +499,10 @@ public final class Verifier {
     int waitsNotJudged;
     Duration pastBound = Duration.ZERO;
     Bound stuck;
+    // I6: the pool wait recorded in the current PENDING spell (a reason: waiting, not stuck), and how many spells had one
+    EventRef poolWait;
+    String poolWaitDetail;
+    int poolHeldSpells;
     // I2 of event-triggered windows: the first event that reached it, and whether a window had ended before
     EventRef reachedBy;
     boolean reachedAfterAnEnd;
@@ -824,6 +831,11 @@ public final class Verifier {
 
       @Override
       public Void poolWaited(TaskJournal.PoolWaited e) {
+        if (w.status == InstanceStatus.PENDING) {
+          w.poolWait = ref; // a recorded reason for the rest of this PENDING spell
+          w.poolWaitDetail = "waiting for pool '" + e.pool() + "': " + e.reason() + " since " + ref.at()
+              + (e.until() == null ? "" : ", until " + e.until() + " at the latest");
+        }
         return null;
       }
 
@@ -867,7 +879,9 @@ public final class Verifier {
       if (from == to) {
         return;
       }
-      if (waits(from)) {
+      if (waits(from) && w.poolWait != null) {
+        w.poolHeldSpells++; // held by a pool, a recorded reason: not measured against the lease ceiling
+      } else if (waits(from)) {
         Bound b = bound(w, ref.at());
         if (b == null) {
           w.waitsNotJudged++;
@@ -881,6 +895,8 @@ public final class Verifier {
         }
       }
       w.status = to;
+      w.poolWait = null;
+      w.poolWaitDetail = null;
       if (waits(to)) {
         w.waitSince = ref.at();
         w.waitRef = ref;
@@ -970,6 +986,7 @@ public final class Verifier {
         } else if (w.status == InstanceStatus.PENDING || w.status == InstanceStatus.RUNNING
             || w.status == InstanceStatus.RETRY_WAIT) {
           String detail = a == null || w.status != InstanceStatus.RUNNING ? "since " + last(w).at()
+              + (w.poolWaitDetail == null ? "" : ", " + w.poolWaitDetail)
               : "attempt " + a.number + " started " + a.started.at() + ", lease until " + a.leaseUntil;
           open.add(new Open(task, w.key, status, detail));
         } else if (w.status == InstanceStatus.FAILED || w.status == InstanceStatus.TIMED_OUT) {
@@ -1276,6 +1293,10 @@ public final class Verifier {
         if (!waits(w.status) || w.waitSince == null) {
           continue;
         }
+        if (w.poolWait != null) {
+          w.poolHeldSpells++; // waiting for a pool, as recorded: not stuck, however long
+          continue;
+        }
         Bound b = bound(w, end);
         if (b == null) {
           w.waitsNotJudged++;
@@ -1296,11 +1317,13 @@ public final class Verifier {
       long judged = 0;
       long events = 0;
       long notJudged = 0;
+      long poolHeld = 0;
       for (Win w : windows.values()) {
         if (!inRange(w)) {
           continue;
         }
         notJudged += w.waitsNotJudged > 0 ? 1 : 0;
+        poolHeld += w.poolHeldSpells > 0 ? 1 : 0;
         if (w.waitsJudged == 0) {
           continue;
         }
@@ -1323,6 +1346,11 @@ public final class Verifier {
             List.of(w.waitRef)));
       }
       count(Invariant.I6, judged, 0, events);
+      if (poolHeld > 0) {
+        notes.add("task '" + task + "': " + poolHeld + (poolHeld == 1 ? " window" : " windows") + " PENDING held by a resource"
+            + " pool (a PoolWaited recorded in the spell, no start since): waiting, not stuck, and not measured against the"
+            + " lease ceiling");
+      }
       if (notJudged > 0) {
         notes.add("task '" + task + "': I6 not judged for " + notJudged + (notJudged == 1 ? " window" : " windows")
             + ": no SpecDefined before or during its PENDING spell (its lease ceiling is unknown), or a wait without a deadline");
