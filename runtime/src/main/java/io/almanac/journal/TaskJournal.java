@@ -599,11 +599,17 @@ public final class TaskJournal {
     }
 
     /**
+     * The streak with one more window. A window the streak already counts as its first or its last
+     * (an operator retried it and it failed again) is not counted twice: the streak is unchanged.
+     *
      * @param streak the streak so far, or null for none
      * @param window a window that just ended FINAL_FAILED
      * @return the streak with it
      */
     public static FailureStreak plus(FailureStreak streak, String window) {
+      if (streak != null && (window.equals(streak.first) || window.equals(streak.last))) {
+        return streak;
+      }
       return streak == null ? new FailureStreak(1, window, window)
           : new FailureStreak(streak.count + 1, streak.first, window, streak.pausedAt);
     }
