@@ -329,7 +329,8 @@ public final class TaskSpec extends Value {
   }
 
   /**
-   * @return how long after its due time a window must have SUCCEEDED ({@link Builder#deadline}), or
+   * @return how long after its due time (its fire time, with jitter) a window must have SUCCEEDED
+   *     ({@link Builder#deadline}), or
    *     null for no deadline
    */
   public java.time.Duration deadline() {
@@ -991,11 +992,11 @@ public final class TaskSpec extends Value {
 
     /**
      * A deadline: each window (a first run and its retries) must have SUCCEEDED within {@code d} of
-     * its due time. One still PENDING, WAITING, RUNNING or waiting to retry then is recorded with a
+     * its due time (of its fire time, with {@link #jitter}: the due time plus its offset). One still PENDING, WAITING, RUNNING or waiting to retry then is recorded with a
      * {@code DeadlineMissed} event and raises a {@link Alert.Kind#DEADLINE_MISSED} alert, once per
      * window; the window goes on as before. Unset (null), the task has no deadline.
      *
-     * @param d how long after the window's due time, positive; null for none
+     * @param d how long after the window's due time (fire time, with jitter), positive; null for none
      * @return this builder
      * @throws InvalidSpecException ({@code deadline}) if zero or negative
      */

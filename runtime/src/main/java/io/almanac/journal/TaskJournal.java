@@ -627,7 +627,8 @@ public final class TaskJournal {
    *
    * @param window the window's key
    * @param dueAt when the window was due
-   * @param deadline when it had to have succeeded (due time plus the task's deadline)
+   * @param deadline when it had to have succeeded (its fire time, the due time plus its jitter
+   *     offset if any, plus the task's deadline)
    * @param status the window's status when the deadline passed
    * @param attempt its attempt then (0 before the first)
    * @param at when it was recorded (the deadline, or later when the task was down or passivated then)

@@ -106,6 +106,25 @@ class DeadlineDecidersTest {
   }
 
   @Test
+  @DisplayName("with jitter, the deadline counts from the window's fire time (due time plus its offset), not its due time")
+  void deadlineCountsFromTheFireTime() {
+    Duration jitter = Duration.ofMinutes(30);
+    Duration deadline = Duration.ofMinutes(10);
+    String w = null;
+    Duration offset = Duration.ZERO;
+    for (int i = 0; w == null; i++) {
+      offset = io.almanac.schedule.Jitter.offset("t", "d" + i, jitter);
+      w = offset.compareTo(Duration.ofMinutes(15)) > 0 ? "d" + i : null;
+    }
+    State s = state(spec(TaskSpec.builder("t").jitter(jitter).deadline(deadline)), scheduled(w, T0, RunKind.FIRST));
+    Instant due = T0.plus(offset).plus(deadline);
+    assertEquals(due, Deadlines.next(s));
+    assertEquals(List.of(), Deadlines.missed(s, T0.plus(deadline).plusSeconds(1)), "it has not even fired yet");
+    List<Event> missed = Deadlines.missed(s, due);
+    assertEquals(List.of(new DeadlineMissed(w, T0, due, InstanceStatus.PENDING, 0, due)), missed);
+  }
+
+  @Test
   @DisplayName("an operator's retry of a FINAL_FAILED window that fails again does not count the window twice")
   void aRetriedWindowThatFailsAgainCountsOnce() {
     State s = state(spec(TaskSpec.builder("t").pauseAfterFailures(2)));
