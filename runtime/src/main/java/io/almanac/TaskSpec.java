@@ -121,7 +121,9 @@ public final class TaskSpec extends Value {
     this.description = b.description;
     this.dependency = b.dependency;
     this.condition = b.condition;
-    this.pools = b.pools == null || b.pools.isEmpty() ? null : java.util.List.copyOf(b.pools);
+    // not List.copyOf: a null name is refused by validate(), naming pools, not by a NullPointerException here
+    this.pools = b.pools == null || b.pools.isEmpty() ? null
+        : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(b.pools));
     this.deadline = b.deadline;
     this.pauseAfterFailures = b.pauseAfterFailures;
     this.budgetPerDay = b.budgetPerDay == null ? null : plain(b.budgetPerDay);
@@ -410,6 +412,9 @@ public final class TaskSpec extends Value {
   private void validatePools() {
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (String pool : pools()) {
+      if (pool == null) {
+        throw new InvalidSpecException("pools", null, "a pool name must not be null (" + pools().size() + " names given)");
+      }
       try {
         PoolSpec.validateName(pool);
       } catch (InvalidSpecException e) {
