@@ -121,7 +121,9 @@ public final class TaskSpec extends Value {
     this.description = b.description;
     this.dependency = b.dependency;
     this.condition = b.condition;
-    this.pools = b.pools == null || b.pools.isEmpty() ? null : java.util.List.copyOf(b.pools);
+    // not List.copyOf: a null name is refused by validate(), naming pools, not by a NullPointerException here
+    this.pools = b.pools == null || b.pools.isEmpty() ? null
+        : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(b.pools));
     this.deadline = b.deadline;
     this.pauseAfterFailures = b.pauseAfterFailures;
     this.budgetPerDay = b.budgetPerDay == null ? null : plain(b.budgetPerDay);
@@ -329,7 +331,8 @@ public final class TaskSpec extends Value {
   }
 
   /**
-   * @return how long after its due time a window must have SUCCEEDED ({@link Builder#deadline}), or
+   * @return how long after its due time (its fire time, with jitter) a window must have SUCCEEDED
+   *     ({@link Builder#deadline}), or
    *     null for no deadline
    */
   public java.time.Duration deadline() {
@@ -409,6 +412,9 @@ public final class TaskSpec extends Value {
   private void validatePools() {
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (String pool : pools()) {
+      if (pool == null) {
+        throw new InvalidSpecException("pools", null, "a pool name must not be null (" + pools().size() + " names given)");
+      }
       try {
         PoolSpec.validateName(pool);
       } catch (InvalidSpecException e) {
@@ -516,29 +522,102 @@ public final class TaskSpec extends Value {
    * day and record every other firing as a duplicate of its window. With the window left at its
    * default, such a cron is refused (R4, R33); choose {@code per-firing} (one instance per firing),
    * {@code hourly}, or {@code daily} explicitly to run once a day on purpose.
+   *
+   * <p>A union of crons is refused too when any day holds firings of two of its crons at different
+   * instants (two crons firing at the same instant make one window). One cron fires at the same
+   * times of day on every day it fires, so its first firings tell whether it fires twice a day. For
+   * a pair, the days of the sparser cron are walked over {@value #UNION_CYCLE_YEARS} years from
+   * their first firings (the Gregorian calendar's dates, weekdays and leap days repeat every 28
+   * years between 1901 and 2099), asking the other cron whether it fires on that day, and at most
+   * {@value #UNION_MAX_DAYS} of its days (four years or more: a leap cycle, even for a daily cron),
+   * which bounds the cost of a build.
    */
   private void refuseSeveralFiringsPerDefaultWindow() {
-    // the union of the crons, without bounds: a second cron can make a day fire twice
-    io.almanac.schedule.TaskSchedule schedule = io.almanac.schedule.Schedules.unbounded(this);
-    Instant t = Instant.parse("2027-01-04T00:00:00Z"); // any fixed instant: the check does not depend on today
+    List<String> all = crons();
+    java.util.List<io.almanac.schedule.TaskSchedule> each = new ArrayList<>(all.size());
+    ZoneId zoneId = CronSchedule.parse(cron, zone).zone();
+    for (int i = 0; i < all.size(); i++) {
+      CronSchedule c = i == 0 ? CronSchedule.parse(cron, zone) : CronSchedule.parse(all.get(i), zoneId);
+      each.add(new io.almanac.schedule.TaskSchedule(c, dst(), WindowSpec.DAILY));
+    }
+    for (int i = 0; i < each.size(); i++) {
+      refuseTwiceADay(each.get(i), all.get(i));
+    }
+    for (int i = 0; i < each.size(); i++) {
+      for (int j = i + 1; j < each.size(); j++) {
+        refuseSharedDay(each.get(i), all.get(i), each.get(j), all.get(j));
+      }
+    }
+  }
+
+  /** Years of a union's days walked per pair of crons: the Gregorian calendar's 28-year cycle (1901-2099). */
+  private static final int UNION_CYCLE_YEARS = 28;
+
+  /** Days of the sparser cron of a pair walked at most. */
+  private static final int UNION_MAX_DAYS = 1_500;
+
+  /** Any fixed instant: the checks do not depend on today. */
+  private static final Instant CHECKED_FROM = Instant.parse("2027-01-04T00:00:00Z");
+
+  /** One cron that fires twice in one daily window. */
+  private void refuseTwiceADay(io.almanac.schedule.TaskSchedule schedule, String expression) {
+    Instant t = CHECKED_FROM;
     String previous = null;
     Instant previousAt = null;
-    for (int i = 0; i < 8 * crons().size(); i++) {
+    for (int i = 0; i < 8; i++) {
       Optional<io.almanac.schedule.DueWindow> next = schedule.nextAfter(t);
       if (next.isEmpty()) {
         return;
       }
       Firing f = next.get().firing();
-      String key = WindowSpec.DAILY.windowOf(f.nominal(), f.at(), schedule.zone()).key().value();
+      String key = next.get().key().value();
       if (key.equals(previous)) {
         throw new InvalidSpecException(id, new InvalidSpecException("window", "daily (the default)", "cron '"
-            + InvalidSpecException.echo(String.join("' + '", crons())) + "' fires more than once a day (" + previousAt + " and " + f.at()
+            + InvalidSpecException.echo(expression) + "' fires more than once a day (" + previousAt + " and " + f.at()
             + " are both in window " + key + "), so all but one firing a day would be recorded as duplicates; set "
             + "window to per-firing (one instance per firing) or hourly, or to daily explicitly to run once a day"));
       }
       previous = key;
       previousAt = f.at();
       t = f.at();
+    }
+  }
+
+  /** Two crons, each at most once a day, that fire on one day at different instants. */
+  private void refuseSharedDay(io.almanac.schedule.TaskSchedule a, String aExpr, io.almanac.schedule.TaskSchedule b,
+      String bExpr) {
+    Optional<io.almanac.schedule.DueWindow> firstA = a.nextAfter(CHECKED_FROM);
+    Optional<io.almanac.schedule.DueWindow> firstB = b.nextAfter(CHECKED_FROM);
+    if (firstA.isEmpty() || firstB.isEmpty()) {
+      return;
+    }
+    Instant from = (firstA.get().dueAt().isAfter(firstB.get().dueAt()) ? firstA : firstB).get().dueAt()
+        .minus(Duration.ofDays(2));
+    Instant until = from.plus(Duration.ofDays(366L * UNION_CYCLE_YEARS));
+    // walk the sparser one's days (fewer firings in the first year)
+    boolean aSparser = a.dueBetween(from, from.plus(Duration.ofDays(92)), 93).size()
+        <= b.dueBetween(from, from.plus(Duration.ofDays(92)), 93).size();
+    io.almanac.schedule.TaskSchedule walked = aSparser ? a : b;
+    io.almanac.schedule.TaskSchedule asked = aSparser ? b : a;
+    Instant t = from;
+    for (int days = 0; days < UNION_MAX_DAYS; days++) {
+      Optional<io.almanac.schedule.DueWindow> d = walked.nextAfter(t);
+      if (d.isEmpty() || d.get().dueAt().isAfter(until)) {
+        return;
+      }
+      io.almanac.schedule.DueWindow w = d.get();
+      Optional<io.almanac.schedule.DueWindow> other = asked.nextAfter(w.window().start().minusNanos(1));
+      if (other.isPresent() && other.get().key().equals(w.key()) && !other.get().dueAt().equals(w.dueAt())) {
+        Instant x = w.dueAt().isBefore(other.get().dueAt()) ? w.dueAt() : other.get().dueAt();
+        Instant y = w.dueAt().isBefore(other.get().dueAt()) ? other.get().dueAt() : w.dueAt();
+        throw new InvalidSpecException(id, new InvalidSpecException("crons", "'" + InvalidSpecException.echo(aExpr)
+            + "' + '" + InvalidSpecException.echo(bExpr) + "'", "crons '" + InvalidSpecException.echo(aExpr) + "' and '"
+            + InvalidSpecException.echo(bExpr) + "' both fire on " + w.key().value() + " (" + x + " and " + y
+            + " are both in window " + w.key().value() + "), so with the default daily window one firing would be"
+            + " recorded as a duplicate; set window to per-firing (one instance per firing) or hourly, or to daily"
+            + " explicitly to run once a day"));
+      }
+      t = w.dueAt();
     }
   }
 
@@ -918,11 +997,11 @@ public final class TaskSpec extends Value {
 
     /**
      * A deadline: each window (a first run and its retries) must have SUCCEEDED within {@code d} of
-     * its due time. One still PENDING, WAITING, RUNNING or waiting to retry then is recorded with a
+     * its due time (of its fire time, with {@link #jitter}: the due time plus its offset). One still PENDING, WAITING, RUNNING or waiting to retry then is recorded with a
      * {@code DeadlineMissed} event and raises a {@link Alert.Kind#DEADLINE_MISSED} alert, once per
      * window; the window goes on as before. Unset (null), the task has no deadline.
      *
-     * @param d how long after the window's due time, positive; null for none
+     * @param d how long after the window's due time (fire time, with jitter), positive; null for none
      * @return this builder
      * @throws InvalidSpecException ({@code deadline}) if zero or negative
      */

@@ -139,9 +139,29 @@ class RichScheduleSpecTest {
     assertEquals("crons", zone.field());
     assertTrue(zone.reason().contains("Europe/Paris"), zone.reason());
     InvalidSpecException twice = refused(TaskSpec.builder("t").cron("0 0 9 * * ?", "UTC").alsoCron("0 0 17 * * ?").job("j"));
-    assertEquals("window", twice.field());
+    assertEquals("crons", twice.field());
     assertTrue(twice.reason().contains("0 0 17 * * ?"), twice.reason());
     TaskSpec.builder("t").cron("0 0 9 * * ?", "UTC").alsoCron("0 0 17 * * ?").window(WindowSpec.PER_FIRING).job("j").build();
+  }
+
+  @Test
+  @DisplayName("with the default daily window, a union is refused when any day holds firings of two crons at different"
+      + " times, however rare the day; naming crons and both expressions")
+  void unionFiringTwiceOnSomeDayIsRefused() {
+    InvalidSpecException monthly = refused(weekdays().alsoCron("0 0 18 1 * ?"));
+    assertEquals("crons", monthly.field());
+    assertTrue(monthly.reason().contains("'0 0 9 ? * MON-FRI'") && monthly.reason().contains("'0 0 18 1 * ?'"),
+        monthly.reason());
+    assertTrue(monthly.reason().contains("per-firing"), monthly.reason());
+    // February 29th on a Monday: first in 2044
+    InvalidSpecException rare = refused(TaskSpec.builder("t").cron("0 0 18 ? * MON", "UTC").alsoCron("0 0 9 29 2 ?").job("j"));
+    assertEquals("crons", rare.field());
+    assertTrue(rare.reason().contains("2044-02-29"), rare.reason());
+    // same instant on the days both fire: one window; disjoint days: never twice
+    assertEquals("daily", weekdays().alsoCron("0 0 9 1 * ?").build().window());
+    assertEquals("daily", weekdays().alsoCron("0 0 18 ? * SAT,SUN").build().window());
+    assertEquals("daily", TaskSpec.builder("t").cron("0 0 9 ? * MON-FRI", "UTC").alsoCron("0 0 18 ? * SAT,SUN")
+        .alsoCron("0 30 7 ? * SAT").alsoCron("0 0 12 ? * SUN").window(WindowSpec.DAILY).job("j").build().window());
   }
 
   @Test

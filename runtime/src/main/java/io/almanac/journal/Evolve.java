@@ -319,6 +319,9 @@ public final class Evolve {
         c.executor = x.executor();
         c.startedAt = x.at();
         c.retryDueAt = null;
+        if (c.reason != null && c.reason.startsWith(POOL_WAIT_PREFIX)) {
+          c.reason = null; // started: it waits for no pool now (another reason, e.g. the last failure's, stays)
+        }
       });
     }
 
@@ -575,11 +578,14 @@ public final class Evolve {
     }
   }
 
+  /** How {@link #poolWaitText} starts: an attempt's start clears such a reason. */
+  private static final String POOL_WAIT_PREFIX = "waiting for pool ";
+
   /**
    * @param e a wait for a pool
    * @return how a view shows it, e.g. {@code waiting for pool openai: FULL} or {@code ...: PAUSED until 2026-...}
    */
   public static String poolWaitText(TaskJournal.PoolWaited e) {
-    return "waiting for pool " + e.pool() + ": " + e.reason() + (e.until() == null ? "" : " until " + e.until());
+    return POOL_WAIT_PREFIX + e.pool() + ": " + e.reason() + (e.until() == null ? "" : " until " + e.until());
   }
 }

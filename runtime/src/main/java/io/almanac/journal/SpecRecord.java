@@ -30,7 +30,9 @@ import java.util.List;
  *
  * <p>A record is data, not validated: reading it never refuses. {@link #toSpec()} builds the
  * public spec through {@code TaskSpec}'s and the policies' builders, which check the policies as
- * reading the journal did before this type existed. A missing component reads as the default
+ * reading the journal did before this type existed, and may refuse a part stored by an earlier
+ * build that today's rules refuse; {@link #toSpecLeniently()} (a task's view) leaves such a part
+ * out instead, so a stored task can always be viewed. A missing component reads as the default
  * {@code TaskSpec} gives it, except the job: a spec written before every spec named its job reads
  * without one, and runs the job registered under its task's id, as it always did.
  *
@@ -207,6 +209,22 @@ public record SpecRecord(
    * @throws io.almanac.InvalidSpecException naming the field, if a policy is one today's rules refuse
    */
   public TaskSpec toSpec() {
+    return toSpec(false);
+  }
+
+  /**
+   * The public spec for showing a stored task (its view): as {@link #toSpec()}, but a part today's
+   * rules refuse at once (a deadline or pause-after-failures out of range, an exclusion calendar
+   * with a malformed date) is left out instead of refusing, so a task stored by an earlier build can
+   * always be viewed. The record itself keeps the stored values (the entity decides by them).
+   *
+   * @return the spec, without the parts today's rules refuse; not validated
+   */
+  public TaskSpec toSpecLeniently() {
+    return toSpec(true);
+  }
+
+  private TaskSpec toSpec(boolean lenient) {
     TaskSpec.Builder b = TaskSpec.builder(id).cron(cron, zone).window(window).dst(dst.toPolicy()).overlap(overlap)
         .retry(retry.toPolicy()).catchUp(catchUp.toPolicy()).lease(lease.toPolicy()).description(description)
         .onEvent(event == null ? null : event.toTrigger())
@@ -215,15 +233,27 @@ public record SpecRecord(
     if (once != null) {
       b.once(once);
     }
-    b.deadline(deadline);
+    try {
+      b.deadline(deadline);
+    } catch (io.almanac.InvalidSpecException e) {
+      if (!lenient) {
+        throw e;
+      }
+    }
     if (pauseAfterFailures != null) {
-      b.pauseAfterFailures(pauseAfterFailures);
+      try {
+        b.pauseAfterFailures(pauseAfterFailures);
+      } catch (io.almanac.InvalidSpecException e) {
+        if (!lenient) {
+          throw e;
+        }
+      }
     }
     if (budgetPerDayMicros != null) {
       b.budgetPerDay(java.math.BigDecimal.valueOf(budgetPerDayMicros, 6));
     }
     if (schedule != null) {
-      schedule.applyTo(b);
+      schedule.applyTo(b, lenient);
     }
     return b.buildUnvalidated();
   }
@@ -474,15 +504,25 @@ public record SpecRecord(
      * Sets these parts on a spec's builder.
      *
      * @param b the builder
+     * @param lenient whether a calendar today's rules refuse is left out instead
      * @throws io.almanac.InvalidSpecException if a stored calendar's dates are ones today's rules refuse
+     *     (unless lenient)
      */
-    void applyTo(TaskSpec.Builder b) {
+    void applyTo(TaskSpec.Builder b, boolean lenient) {
       if (alsoCrons != null) {
         alsoCrons.forEach(b::alsoCron);
       }
       b.from(from).until(until).jitter(jitter);
       if (calendars != null) {
-        calendars.forEach(c -> b.exclude(io.almanac.ExclusionCalendar.of(c.name(), c.dates())));
+        for (Calendar c : calendars) {
+          try {
+            b.exclude(io.almanac.ExclusionCalendar.of(c.name(), c.dates()));
+          } catch (RuntimeException e) {
+            if (!lenient) {
+              throw e;
+            }
+          }
+        }
       }
     }
   }

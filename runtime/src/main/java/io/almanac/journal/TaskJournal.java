@@ -672,11 +672,17 @@ public final class TaskJournal {
     }
 
     /**
+     * The streak with one more window. A window the streak already counts as its first or its last
+     * (an operator retried it and it failed again) is not counted twice: the streak is unchanged.
+     *
      * @param streak the streak so far, or null for none
      * @param window a window that just ended FINAL_FAILED
      * @return the streak with it
      */
     public static FailureStreak plus(FailureStreak streak, String window) {
+      if (streak != null && (window.equals(streak.first) || window.equals(streak.last))) {
+        return streak;
+      }
       return streak == null ? new FailureStreak(1, window, window)
           : new FailureStreak(streak.count + 1, streak.first, window, streak.pausedAt);
     }
@@ -694,7 +700,8 @@ public final class TaskJournal {
    *
    * @param window the window's key
    * @param dueAt when the window was due
-   * @param deadline when it had to have succeeded (due time plus the task's deadline)
+   * @param deadline when it had to have succeeded (its fire time, the due time plus its jitter
+   *     offset if any, plus the task's deadline)
    * @param status the window's status when the deadline passed
    * @param attempt its attempt then (0 before the first)
    * @param at when it was recorded (the deadline, or later when the task was down or passivated then)

@@ -46,7 +46,9 @@ import java.util.TreeMap;
  *       task's windows are {@code FireSkipped PAUSED}). Due windows are computed from the task's
  *       spec (cron, zone, DST policy, window spec) as of each {@code SpecDefined}: spec i covers the
  *       due times strictly after its event and before the next spec's; windows due before the first
- *       {@code SpecDefined} are not expected. A removed task ({@code TaskRemoved}) is expected to
+ *       {@code SpecDefined} are not expected. A window is expected once it has fired, i.e. its fire
+ *       time (its due time plus its jitter offset, {@code io.almanac.schedule.Jitter}) is before
+ *       the journal's end less the grace. A removed task ({@code TaskRemoved}) is expected to
  *       have fired only the windows due before its removal, less the grace (a fire on its way when
  *       the task was removed is refused, not recorded), and again those after a later {@code
  *       SpecDefined} (registered anew). A window an event reached ({@code EventReceived}) is due
@@ -117,7 +119,10 @@ import java.util.TreeMap;
  *       ended (the window started, its wait ended, it was cancelled) is not a violation, however
  *       late: the longest time past its bound is a statistic, as for I3. Not judged (a note says
  *       how many): windows with no spec in effect during their spell (the ceiling is unknown) and
- *       waits without a deadline. RETRY_WAIT is not I6's: a retry has its own due time.
+ *       waits without a deadline. A recorded reason: a resource pool without room ({@code PoolWaited}
+ *       in the PENDING spell, no start since): the window is waiting, not stuck, however long; it is
+ *       open (its detail names the pool) and a note counts such windows. RETRY_WAIT is not I6's: a
+ *       retry has its own due time.
  * </ul>
  *
  * <p><b>The as-of time.</b> The audit's "now" is the journal's end for each task ({@link
@@ -496,6 +501,10 @@ public final class Verifier {
     int waitsNotJudged;
     Duration pastBound = Duration.ZERO;
     Bound stuck;
+    // I6: the pool wait recorded in the current PENDING spell (a reason: waiting, not stuck), and how many spells had one
+    EventRef poolWait;
+    String poolWaitDetail;
+    int poolHeldSpells;
     // I2 of event-triggered windows: the first event that reached it, and whether a window had ended before
     EventRef reachedBy;
     boolean reachedAfterAnEnd;
@@ -832,6 +841,11 @@ public final class Verifier {
 
       @Override
       public Void poolWaited(TaskJournal.PoolWaited e) {
+        if (w.status == InstanceStatus.PENDING) {
+          w.poolWait = ref; // a recorded reason for the rest of this PENDING spell
+          w.poolWaitDetail = "waiting for pool '" + e.pool() + "': " + e.reason() + " since " + ref.at()
+              + (e.until() == null ? "" : ", until " + e.until() + " at the latest");
+        }
         return null;
       }
 
@@ -875,7 +889,9 @@ public final class Verifier {
       if (from == to) {
         return;
       }
-      if (waits(from)) {
+      if (waits(from) && w.poolWait != null) {
+        w.poolHeldSpells++; // held by a pool, a recorded reason: not measured against the lease ceiling
+      } else if (waits(from)) {
         Bound b = bound(w, ref.at());
         if (b == null) {
           w.waitsNotJudged++;
@@ -889,6 +905,8 @@ public final class Verifier {
         }
       }
       w.status = to;
+      w.poolWait = null;
+      w.poolWaitDetail = null;
       if (waits(to)) {
         w.waitSince = ref.at();
         w.waitRef = ref;
@@ -978,6 +996,7 @@ public final class Verifier {
         } else if (w.status == InstanceStatus.PENDING || w.status == InstanceStatus.RUNNING
             || w.status == InstanceStatus.RETRY_WAIT) {
           String detail = a == null || w.status != InstanceStatus.RUNNING ? "since " + last(w).at()
+              + (w.poolWaitDetail == null ? "" : ", " + w.poolWaitDetail)
               : "attempt " + a.number + " started " + a.started.at() + ", lease until " + a.leaseUntil;
           open.add(new Open(task, w.key, status, detail));
         } else if (w.status == InstanceStatus.FAILED || w.status == InstanceStatus.TIMED_OUT) {
@@ -1022,7 +1041,9 @@ public final class Verifier {
 
     /**
      * I2 by the schedule: the windows due by the cron (or the one-shot instant) of each spec in
-     * effect, up to the journal's end less the grace (or {@code to}), are looked for.
+     * effect, up to the journal's end less the grace (or {@code to}), are looked for; a jittered
+     * window is looked for once its fire time (its due time plus its {@code Jitter} offset) is
+     * before the journal's end less the grace.
      *
      * @return the latest due time checked (null when none was due)
      */
@@ -1050,6 +1071,12 @@ public final class Verifier {
         if (removed != null && removed.minus(grace).minusNanos(1).isBefore(hi)) {
           hi = removed.minus(grace).minusNanos(1); // nothing is fired after a removal, nor judged in the grace before it
         }
+        // A jittered window fires at its due time plus its offset: one due by hi may fire after the journal's end
+        // less the grace (or the removal's), not yet due to have fired
+        Instant firedBy = end.minus(grace);
+        if (removed != null && removed.minus(grace).minusNanos(1).isBefore(firedBy)) {
+          firedBy = removed.minus(grace).minusNanos(1);
+        }
         if (!lo.isBefore(hi)) {
           continue;
         }
@@ -1065,6 +1092,9 @@ public final class Verifier {
           List<DueWindow> due = schedule.dueBetween(cursor, hi, CHUNK);
           for (DueWindow d : due) {
             String key = d.key().value();
+            if (schedule.fireAt(d).isAfter(firedBy)) {
+              continue; // due in the range, fires after the end (jitter): not judged yet
+            }
             latestDue = d.dueAt();
             if (!selected(key) || found.contains(key) || lost.contains(key)) {
               continue;
@@ -1279,6 +1309,10 @@ public final class Verifier {
         if (!waits(w.status) || w.waitSince == null) {
           continue;
         }
+        if (w.poolWait != null) {
+          w.poolHeldSpells++; // waiting for a pool, as recorded: not stuck, however long
+          continue;
+        }
         Bound b = bound(w, end);
         if (b == null) {
           w.waitsNotJudged++;
@@ -1299,11 +1333,13 @@ public final class Verifier {
       long judged = 0;
       long events = 0;
       long notJudged = 0;
+      long poolHeld = 0;
       for (Win w : windows.values()) {
         if (!inRange(w)) {
           continue;
         }
         notJudged += w.waitsNotJudged > 0 ? 1 : 0;
+        poolHeld += w.poolHeldSpells > 0 ? 1 : 0;
         if (w.waitsJudged == 0) {
           continue;
         }
@@ -1326,6 +1362,11 @@ public final class Verifier {
             List.of(w.waitRef)));
       }
       count(Invariant.I6, judged, 0, events);
+      if (poolHeld > 0) {
+        notes.add("task '" + task + "': " + poolHeld + (poolHeld == 1 ? " window" : " windows") + " PENDING held by a resource"
+            + " pool (a PoolWaited recorded in the spell, no start since): waiting, not stuck, and not measured against the"
+            + " lease ceiling");
+      }
       if (notJudged > 0) {
         notes.add("task '" + task + "': I6 not judged for " + notJudged + (notJudged == 1 ? " window" : " windows")
             + ": no SpecDefined before or during its PENDING spell (its lease ceiling is unknown), or a wait without a deadline");

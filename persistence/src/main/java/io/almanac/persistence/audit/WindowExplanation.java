@@ -720,6 +720,7 @@ public final class WindowExplanation {
       @Override
       public Void attemptSucceeded(AttemptSucceeded e) {
         succeededAt = e.at();
+        throttledLast = false;
         step(at, "Attempt " + e.attempt() + " succeeded at " + time(e.at()) + " after " + human(e.duration())
             + (e.summary() == null || e.summary().isBlank() ? "" : ": " + e.summary())
             + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")") + AuditEvent.used(e.usage()) + ".");
@@ -744,6 +745,7 @@ public final class WindowExplanation {
 
       @Override
       public Void attemptTimedOut(AttemptTimedOut e) {
+        throttledLast = false; // the latest attempt's outcome is a timeout, not a throttle
         if (e.leaseUntil() == null || !e.leaseUntil().isAfter(e.at())) {
           lastError = "its lease expired" + (e.leaseUntil() == null ? "" : " at " + time(e.leaseUntil()));
           step(at, "Attempt " + e.attempt() + " timed out at " + time(e.at()) + ": " + lastError

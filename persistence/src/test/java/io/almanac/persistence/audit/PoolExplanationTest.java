@@ -80,4 +80,24 @@ class PoolExplanationTest {
         + "(BUDGET_EXHAUSTED: " + detail + ")")), texts(e).toString());
     assertTrue(texts(e).stream().noneMatch(s -> s.contains("the task's budget")), texts(e).toString());
   }
+
+  @Test
+  @DisplayName("after a throttled attempt, a later attempt that timed out is explained as a timeout, not as throttled")
+  void aTimedOutRetryAfterAThrottledOneIsNotThrottled() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, t("00:00:00")),
+        started(1, RunKind.FIRST, t("00:00:00"), N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(2), "throttled: retry after PT5M (pool openai)", t("00:00:02"),
+            Duration.ofMinutes(5), "openai"),
+        new RetryScheduled(DAY, 0, t("00:05:02"), t("00:00:02")),
+        new InstanceScheduled(DAY, WindowExplanationTest.START, WindowExplanationTest.END, WindowExplanationTest.DUE,
+            RunKind.RETRY, t("00:05:02")),
+        started(2, RunKind.RETRY, t("00:05:02"), N1),
+        new io.almanac.journal.TaskJournal.AttemptTimedOut(DAY, 2, t("00:06:00"), Duration.ofSeconds(58), t("00:06:00")),
+        new RetryScheduled(DAY, 1, t("00:07:00"), t("00:06:00"))));
+    wellFormed(e);
+    List<String> steps = texts(e);
+    assertTrue(steps.stream().noneMatch(s -> s.startsWith("The throttled window is tried again at 08:07:00")), steps.toString());
+    assertTrue(!e.verdict().startsWith("throttled"), e.verdict());
+  }
 }

@@ -85,6 +85,28 @@ class StuckWindowTest {
   }
 
   @Test
+  @DisplayName("I6: a PENDING window held by a resource pool (a PoolWaited recorded, no start since) past its lease ceiling"
+      + " is waiting, not stuck: open, and counted in the notes")
+  void i6TakesARecordedPoolWaitAsAReason() {
+    List<TaskJournal.Event> events = journal(pending30(OverlapPolicy.SKIP),
+        List.of(new TaskJournal.PoolWaited("2026-11-30", "openai", io.almanac.PoolWaitReason.FULL, null, DUE30.plusSeconds(1))));
+    VerificationReport r = verify(until(events, DUE30.plus(Duration.ofHours(5))));
+    assertTrue(r.ok(), r.toText());
+    assertEquals(1, r.open().size(), r.toText());
+    assertEquals("PENDING", r.open().get(0).status());
+    assertTrue(r.open().get(0).detail().contains("waiting for pool 'openai': FULL"), r.open().get(0).detail());
+    assertTrue(r.notes().stream().anyMatch(n -> n.contains("1 window PENDING held by a resource pool")), r.toText());
+    // once it started, a later PENDING spell (a retry) without a pool wait is judged again
+    Instant start = DUE30.plus(Duration.ofHours(3));
+    List<TaskJournal.Event> retried = journal(events, List.of(started("2026-11-30", 1, start, Duration.ofMinutes(10)),
+        new TaskJournal.AttemptFailed("2026-11-30", 1, Duration.ofSeconds(1), "boom", start.plusSeconds(1)),
+        new TaskJournal.RetryScheduled("2026-11-30", 1, start.plusSeconds(2), start.plusSeconds(1)),
+        scheduled("2026-11-30", RunKind.RETRY, start.plusSeconds(2))));
+    VerificationReport again = verify(until(retried, start.plus(Duration.ofHours(5))));
+    assertEquals("2026-11-30", only(again, Invariant.I6).window());
+  }
+
+  @Test
   @DisplayName("I6: a PENDING window still within its lease ceiling (plus the grace) at the journal's end is open")
   void i6LeavesAPendingWindowWithinItsBoundOpen() {
     VerificationReport r = verify(until(pending30(OverlapPolicy.SKIP), DUE30.plus(CEILING).plus(Verifier.DEFAULT_GRACE)));

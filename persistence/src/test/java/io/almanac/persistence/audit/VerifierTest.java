@@ -154,6 +154,26 @@ class VerifierTest {
     assertTrue(v.message().contains("due 2026-12-02T09:00:00Z"), v.message());
   }
 
+  @Test
+  @DisplayName("R28: with jitter, I2 judges a window by when it fires (due + its offset), not by its due time: one due"
+      + " before the journal's end less the grace that fires after it is not lost")
+  void i2JudgesAJitteredWindowByItsFireTime() {
+    Duration jitter = Duration.ofMinutes(30);
+    TaskSpec jittered = TaskSpec.builder("t").cron("0 0 8 * * ? Asia/Shanghai").job("j").jitter(jitter).build();
+    Duration offset = io.almanac.schedule.Jitter.offset("t", "2026-12-01", jitter);
+    assertTrue(offset.compareTo(Duration.ofMinutes(4)) > 0, "the test needs an offset past the end: " + offset);
+    List<TaskJournal.Event> events = journal(List.of(spec(jittered, DEFINED)), ran("2026-11-29"), ran("2026-11-30"));
+    // the journal goes on until 3 minutes after 12-01 is due: past the grace by due time, before it fires
+    Instant end = due("2026-12-01").plus(Duration.ofMinutes(3));
+    VerificationReport r = Verifier.create().check(new TaskHistory("t", history("t", events).events(), end)).report();
+    assertTrue(r.ok(), r.toText());
+    assertEquals(2, r.stats().windowsChecked(), "12-01 has not fired yet");
+    // once the journal has gone on past its fire time (plus the grace), the same window is lost
+    Instant later = due("2026-12-01").plus(offset).plus(Duration.ofMinutes(3));
+    VerificationReport lost = Verifier.create().check(new TaskHistory("t", history("t", events).events(), later)).report();
+    assertEquals("2026-12-01", only(lost, Invariant.I2).window());
+  }
+
   /** Window 11-30 runs when the task is removed at 11-30 12:00; the journal goes on (other tasks) until 12-05. */
   private static List<TaskJournal.Event> removedWhileRunning() {
     Instant due = due("2026-11-30");

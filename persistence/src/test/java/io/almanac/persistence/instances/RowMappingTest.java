@@ -50,6 +50,21 @@ class RowMappingTest {
   }
 
   @Test
+  void aPoolWaitReasonIsClearedWhenTheAttemptStartsOthersAreKept() {
+    apply(new InstanceScheduled(W, START, END, START, RunKind.FIRST, t(0)));
+    apply(new io.almanac.journal.TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.FULL, null, t(1)));
+    assertEquals("waiting for pool openai: FULL", row.failReason());
+    apply(new AttemptStarted(W, 1, RunKind.FIRST, t(60), "node-1", t(2)));
+    assertEquals(InstanceStatus.RUNNING, row.status());
+    assertNull(row.failReason(), "a RUNNING window waits for no pool");
+    apply(new AttemptFailed(W, 1, Duration.ofSeconds(1), "boom", t(3)));
+    apply(new RetryScheduled(W, 1, t(5), t(3)));
+    apply(new InstanceScheduled(W, START, END, START, RunKind.RETRY, t(5)));
+    apply(new AttemptStarted(W, 2, RunKind.RETRY, t(60), "node-1", t(6)));
+    assertEquals("boom", row.failReason(), "another reason stays");
+  }
+
+  @Test
   void aRunWithARetryThenSuccess() {
     apply(new InstanceScheduled(W, START, END, START, RunKind.FIRST, t(0)));
     assertEquals(InstanceStatus.PENDING, row.status());

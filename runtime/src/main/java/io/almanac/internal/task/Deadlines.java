@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * A task's deadlines, as pure decisions: which open windows missed theirs, and when the next one
- * falls due. A window is watched when its task has a deadline, it runs on schedule (a first run or
+ * falls due. A window's deadline counts from its fire time: its due time plus its jitter offset. A window is watched when its task has a deadline, it runs on schedule (a first run or
  * its retries: backfills, catch-ups and operators' runs are late by design and not watched), it is
  * still open (PENDING, WAITING, RUNNING, FAILED or TIMED_OUT before its retry is decided, or waiting
  * to retry), and its miss is not recorded yet ({@link WindowState#deadlineMissedAt()}): so each
@@ -40,7 +40,7 @@ final class Deadlines {
     List<Event> out = new ArrayList<>();
     for (WindowState w : state.table().live()) {
       if (watched(w)) {
-        Instant at = w.dueAt().plus(d);
+        Instant at = deadlineOf(state.spec(), w, d);
         if (!at.isAfter(now)) {
           out.add(new DeadlineMissed(w.key(), w.dueAt(), at, w.status(), w.attempt(), now));
         }
@@ -62,7 +62,7 @@ final class Deadlines {
     Instant next = null;
     for (WindowState w : state.table().live()) {
       if (watched(w)) {
-        Instant at = w.dueAt().plus(d);
+        Instant at = deadlineOf(state.spec(), w, d);
         next = next == null || at.isBefore(next) ? at : next;
       }
     }
@@ -81,6 +81,17 @@ final class Deadlines {
       return false;
     }
     return w.status().isActive() || w.status() == InstanceStatus.WAITING;
+  }
+
+  /**
+   * A window's deadline: {@code d} after its fire time, i.e. its due time plus its jitter offset
+   * ({@link io.almanac.schedule.Jitter}; the due time itself without jitter).
+   */
+  private static Instant deadlineOf(SpecRecord spec, WindowState w, Duration d) {
+    java.time.Duration jitter = spec.schedule() == null ? null : spec.schedule().jitter();
+    Instant fires = jitter == null || jitter.isZero() ? w.dueAt()
+        : w.dueAt().plus(io.almanac.schedule.Jitter.offset(spec.id(), w.key(), jitter));
+    return fires.plus(d);
   }
 
   private static Duration deadline(State state) {

@@ -53,10 +53,10 @@ final class FireDecider {
    * The rules of a spec's richer schedule.
    *
    * @param spec a spec with a schedule
-   * @return its rules, compiled once per spec
+   * @return its rules, compiled once per spec (again when its schedule or its zone changed)
    */
   ScheduleRules rules(io.almanac.journal.SpecRecord spec) {
-    if (rules == null || !rules.from(spec.schedule())) {
+    if (rules == null || !rules.from(spec)) {
       rules = ScheduleRules.of(spec);
     }
     return rules;

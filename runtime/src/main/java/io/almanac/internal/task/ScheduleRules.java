@@ -9,6 +9,7 @@ import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The parts of a richer schedule a task entity decides by (docs/schedules.md): whether a due window
@@ -19,13 +20,16 @@ import java.util.List;
 final class ScheduleRules {
 
   private final SpecRecord.Schedule source;
+  private final String zoneSource;
   private final ZoneId zone;
   private final Instant start;
   private final Instant end;
   private final List<ExclusionCalendar> calendars;
 
-  private ScheduleRules(SpecRecord.Schedule source, ZoneId zone, Instant start, Instant end, List<ExclusionCalendar> calendars) {
+  private ScheduleRules(SpecRecord.Schedule source, String zoneSource, ZoneId zone, Instant start, Instant end,
+      List<ExclusionCalendar> calendars) {
     this.source = source;
+    this.zoneSource = zoneSource;
     this.zone = zone;
     this.start = start;
     this.end = end;
@@ -63,12 +67,15 @@ final class ScheduleRules {
         }
       }
     }
-    return new ScheduleRules(s, zone, start, end, List.copyOf(calendars));
+    return new ScheduleRules(s, spec.zone(), zone, start, end, List.copyOf(calendars));
   }
 
-  /** Whether these rules were compiled from {@code s}. */
-  boolean from(SpecRecord.Schedule s) {
-    return source == s || source.equals(s);
+  /**
+   * Whether these rules were compiled from what {@code spec}'s rules depend on: its schedule and its
+   * zone (the bounds' dates and the calendars' dates are the zone's).
+   */
+  boolean from(SpecRecord spec) {
+    return (source == spec.schedule() || source.equals(spec.schedule())) && Objects.equals(zoneSource, spec.zone());
   }
 
   /**

@@ -91,7 +91,8 @@ final class TaskViews {
   TaskView view(State state) {
     Optional<Duration> p99 = state.samples().p99();
     int queue = state.table().finalFailedCount();
-    return new TaskView(state.spec().toSpec(), state.paused(), state.windows().size(), state.archivedCount(), queue,
+    // leniently: a task whose stored spec today's rules refuse (an older build's) can still be viewed
+    return new TaskView(state.spec().toSpecLeniently(), state.paused(), state.windows().size(), state.archivedCount(), queue,
         state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
         intervalWarning(state), state.removed() ? null : nextDue(state), state.removedAt(), state.archivedThrough());
   }

@@ -105,6 +105,55 @@ class DeadlineDecidersTest {
     assertEquals(2, Deadlines.missed(two, T0.plus(Duration.ofHours(2))).size());
   }
 
+  @Test
+  @DisplayName("with jitter, the deadline counts from the window's fire time (due time plus its offset), not its due time")
+  void deadlineCountsFromTheFireTime() {
+    Duration jitter = Duration.ofMinutes(30);
+    Duration deadline = Duration.ofMinutes(10);
+    String w = null;
+    Duration offset = Duration.ZERO;
+    for (int i = 0; w == null; i++) {
+      offset = io.almanac.schedule.Jitter.offset("t", "d" + i, jitter);
+      w = offset.compareTo(Duration.ofMinutes(15)) > 0 ? "d" + i : null;
+    }
+    State s = state(spec(TaskSpec.builder("t").jitter(jitter).deadline(deadline)), scheduled(w, T0, RunKind.FIRST));
+    Instant due = T0.plus(offset).plus(deadline);
+    assertEquals(due, Deadlines.next(s));
+    assertEquals(List.of(), Deadlines.missed(s, T0.plus(deadline).plusSeconds(1)), "it has not even fired yet");
+    List<Event> missed = Deadlines.missed(s, due);
+    assertEquals(List.of(new DeadlineMissed(w, T0, due, InstanceStatus.PENDING, 0, due)), missed);
+  }
+
+  @Test
+  @DisplayName("an operator's retry of a FINAL_FAILED window that fails again does not count the window twice")
+  void aRetriedWindowThatFailsAgainCountsOnce() {
+    State s = state(spec(TaskSpec.builder("t").pauseAfterFailures(2)));
+    s = fold(s, failedWindow("d1", T0));
+    List<Event> again = retriedAndFailed("d1", T0.plusSeconds(10));
+    assertSame(again, PauseOnFailures.withPause(s, again, HOT, T0.plusSeconds(10)), "one window, not two in a row");
+    s = fold(s, again);
+    assertEquals(new TaskJournal.FailureStreak(1, "d1", "d1"), s.failures());
+    // d1, d2 in a row (3 allowed), then d1 retried fails again: still two windows
+    State three = state(spec(TaskSpec.builder("t").pauseAfterFailures(3)));
+    three = fold(three, failedWindow("d1", T0));
+    three = fold(three, failedWindow("d2", T0.plusSeconds(5)));
+    List<Event> first = retriedAndFailed("d1", T0.plusSeconds(10));
+    assertSame(first, PauseOnFailures.withPause(three, first, HOT, T0.plusSeconds(10)), "d1 is already counted");
+    three = fold(three, first);
+    assertEquals(2, three.failures().count());
+    List<Event> d3 = failedWindow("d3", T0.plusSeconds(20));
+    assertInstanceOf(TaskJournal.TaskPaused.class, PauseOnFailures.withPause(three, d3, HOT, T0.plusSeconds(20)).get(d3.size()),
+        "a third window pauses it");
+  }
+
+  /** An operator's retry of a FINAL_FAILED window: scheduled MANUAL, its second attempt fails, no retries left. */
+  private static List<Event> retriedAndFailed(String w, Instant at) {
+    return List.of(scheduled(w, at, RunKind.MANUAL),
+        new TaskJournal.AttemptStarted(w, 2, RunKind.MANUAL, at.plus(Duration.ofHours(5)), "node#1", at),
+        new TaskJournal.AttemptFailed(w, 2, Duration.ofSeconds(1), "boom again", at),
+        new TaskJournal.InstanceFinalFailed(w, "no retries", at));
+  }
+
   private static List<Event> failedWindow(String w, Instant at) {
     return List.of(scheduled(w, at, RunKind.FIRST), started(w, at),
         new TaskJournal.AttemptFailed(w, 1, Duration.ofSeconds(1), "boom", at),

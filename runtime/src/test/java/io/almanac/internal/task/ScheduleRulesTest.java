@@ -171,4 +171,18 @@ class ScheduleRulesTest {
     assertTrue(first != fires.rules(SpecRecord.of(TaskSpec.builder("t").cron("0 0 9 * * ? Asia/Shanghai").job("j")
         .window(WindowSpec.DAILY).until("2027-06-30").build())));
   }
+
+  @Test
+  @DisplayName("a task redefined in another zone with the same bounds is judged in its new zone, not by the rules compiled"
+      + " for the old one")
+  void recompiledWhenTheZoneChanges() {
+    SpecRecord shanghai = SpecRecord.of(TaskSpec.builder("t").cron("0 0 9 * * ? Asia/Shanghai").job("j")
+        .window(WindowSpec.DAILY).until("2027-06-30").build());
+    SpecRecord utc = SpecRecord.of(TaskSpec.builder("t").cron("0 0 9 * * ? UTC").job("j")
+        .window(WindowSpec.DAILY).until("2027-06-30").build());
+    assertEquals(shanghai.schedule(), utc.schedule(), "the same bounds");
+    Instant lateOn30th = Instant.parse("2027-06-30T20:00:00Z"); // July 1st in Shanghai, June 30th in UTC
+    assertInstanceOf(Causes.OutOfBounds.class, fires.rules(shanghai).skipCause(lateOn30th));
+    assertEquals(null, fires.rules(utc).skipCause(lateOn30th), "until 2027-06-30 in UTC");
+  }
 }
