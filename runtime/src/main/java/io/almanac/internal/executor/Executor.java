@@ -908,7 +908,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     CompletionStage<Void> declared;
     try {
-      declared = pools.store().declare(pools.limits());
+      declared = pools.timed(pools.store().declare(pools.limits()));
     } catch (RuntimeException e) {
       declared = CompletableFuture.failedFuture(e);
     }
@@ -919,7 +919,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     pools.declared(m.error() == null);
     if (m.error() != null) {
       ctx.getLog().warn("executor: the pools' store could not declare the pools {} ({}); windows of pooled tasks stay "
-          + "queued; asking again at the next check", pools.names(), m.error().toString());
+          + "queued; asking again at the next check", pools.names(), pools.failure(m.error()));
     } else {
       ctx.getLog().info("executor: pools {} declared in the pools' store ({})", pools.limits(),
           pools.store().getClass().getSimpleName());
@@ -943,8 +943,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     Map<String, io.almanac.spi.PoolStore.Budget> budgets = next.kind() == io.almanac.RunKind.FIRST
         || next.kind() == io.almanac.RunKind.BACKFILL ? pools.budgets(next.pools(), now) : Map.of();
     try {
-      asked = budgets.isEmpty() ? pools.store().acquire(next.pools(), next.taskId(), next.window())
-          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets);
+      asked = pools.timed(budgets.isEmpty() ? pools.store().acquire(next.pools(), next.taskId(), next.window())
+          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets));
     } catch (RuntimeException e) {
       asked = CompletableFuture.failedFuture(e);
     }
@@ -959,7 +959,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       meters.poolAdmission(o.pools(), "error", m.nanos());
       // A failed store keeps the window queued (never failed): asked again after the poll interval.
       ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
-          + "in {}", o.taskId(), o.window(), m.error().toString(), pools.settings().pollInterval());
+          + "in {}", o.taskId(), o.window(), pools.failure(m.error()), pools.settings().pollInterval());
       admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), null); // no wait recorded: the store failed
       wakeForPools(now);
       admit();
@@ -1054,10 +1054,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     for (String pool : r.pools) {
       meters.poolCost(pool, cost);
       try {
-        pools.store().addUsage(pool, pools.dayOf(pool, now), cost).whenComplete((ok, error) -> {
+        pools.timed(pools.store().addUsage(pool, pools.dayOf(pool, now), cost)).whenComplete((ok, error) -> {
           if (error != null) { // on the store's thread: logged, never the actor touched
             POOL_LOG.warn("executor: adding cost {} to pool '{}' in the pools' store failed ({}); the pool's day misses it",
-                io.almanac.Usage.fromMicros(cost).toPlainString(), pool, error.toString());
+                io.almanac.Usage.fromMicros(cost).toPlainString(), pool, pools.failure(error));
           }
         });
       } catch (RuntimeException e) {
@@ -1084,7 +1084,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     admission.unblockFull(held);
     CompletionStage<Void> released;
     try {
-      released = pools.store().release(taskId, window);
+      released = pools.timed(pools.store().release(taskId, window));
     } catch (RuntimeException e) {
       released = CompletableFuture.failedFuture(e);
     }
@@ -1101,7 +1101,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private Behavior<Command> onPoolReleaseFailed(PoolReleaseFailed m) {
     ctx.getLog().warn("executor: releasing the pools' holds of '{}' failed ({}); trying again at the next check", m.key(),
-        m.error().toString());
+        pools.failure(m.error()));
     pools.releaseFailed(m.key(), m.taskId(), m.window());
     return this;
   }
@@ -1113,10 +1113,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
       ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
       try {
-        pools.store().pause(pool, result.retryAfter()).whenComplete((ok, error) -> {
+        pools.timed(pools.store().pause(pool, result.retryAfter())).whenComplete((ok, error) -> {
           if (error != null) { // on the store's thread: logged, never the actor touched; the pause holds here
             POOL_LOG.warn("executor: pausing pool '{}' in the pools' store failed ({}); it pauses on this node only", pool,
-                error.toString());
+                pools.failure(error));
           }
         });
       } catch (RuntimeException e) {
@@ -1140,7 +1140,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     });
     CompletionStage<Map<String, Integer>> inUse;
     try {
-      inUse = pools.store().inUse();
+      inUse = pools.timed(pools.store().inUse());
     } catch (RuntimeException e) {
       inUse = CompletableFuture.failedFuture(e);
     }

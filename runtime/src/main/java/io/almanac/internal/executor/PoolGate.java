@@ -55,6 +55,39 @@ final class PoolGate {
     return store;
   }
 
+  /**
+   * The store's stage, bounded by {@code almanac.pool-store.operation-timeout}: a stage the store
+   * does not complete in time fails (a store failure, like any other), whatever the store does.
+   *
+   * @param stage what the store returned
+   * @param late called (on the store's thread) with the value the store completed the stage with
+   *     after it had timed out here; null for none
+   * @return a stage completed by the store's, or failed with a {@link java.util.concurrent.TimeoutException}
+   */
+  <T> java.util.concurrent.CompletableFuture<T> timed(java.util.concurrent.CompletionStage<T> stage,
+      java.util.function.Consumer<T> late) {
+    java.util.concurrent.CompletableFuture<T> out = new java.util.concurrent.CompletableFuture<>();
+    stage.whenComplete((value, error) -> {
+      boolean inTime = error != null ? out.completeExceptionally(error) : out.complete(value);
+      if (!inTime && error == null && late != null) {
+        late.accept(value);
+      }
+    });
+    return out.orTimeout(settings.operationTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** @return a store failure in words: a timeout names almanac.pool-store.operation-timeout */
+  String failure(Throwable error) {
+    Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+    return e instanceof java.util.concurrent.TimeoutException
+        ? "no answer within almanac.pool-store.operation-timeout = " + settings.operationTimeout() : e.toString();
+  }
+
+  /** @return {@link #timed(java.util.concurrent.CompletionStage, java.util.function.Consumer)} without a late call */
+  <T> java.util.concurrent.CompletableFuture<T> timed(java.util.concurrent.CompletionStage<T> stage) {
+    return timed(stage, null);
+  }
+
   PoolSettings settings() {
     return settings;
   }
