@@ -103,4 +103,20 @@ class PoolStoreTimeoutNodeTest {
     });
     assertEquals(List.of("a"), ran);
   }
+
+  @Test
+  @DisplayName("an acquire that commits after the executor gave up on it is given back: the pool's holds return to 0 "
+      + "though the window is never asked again")
+  void lateAdmissionIsReleased() {
+    Almanac almanac = hungFirstAcquire();
+    HangingPoolStore.HANG.set(false);
+    eventually(() -> {
+      clock.set(clock.instant().plusMillis(100));
+      assertEquals(InstanceStatus.SUCCEEDED, status(almanac));
+    });
+    assertEquals(Map.of("llm", 0), await(HangingPoolStore.inner.inUse()));
+    HangingPoolStore.commitLate(); // the acquires the executor gave up on commit now
+    assertEquals(Map.of("llm", 1), await(HangingPoolStore.inner.inUse()), "the late admission took a hold");
+    eventually(() -> assertEquals(Map.of("llm", 0), await(HangingPoolStore.inner.inUse())));
+  }
 }

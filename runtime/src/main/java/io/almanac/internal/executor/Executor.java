@@ -147,6 +147,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private record PoolReleaseFailed(String key, String taskId, String window, Throwable error)
       implements ExecutorProtocol.Internal {}
 
+  /** The store admitted a window after the executor had given up on the acquire (it timed out here). */
+  private record PoolLateAdmitted(String key, String taskId, String window) implements ExecutorProtocol.Internal {}
+
   /** The store's count of the pools' holds, for the gauges. */
   private record PoolsInUse(Map<String, Integer> inUse) implements ExecutorProtocol.Internal {}
 
@@ -370,6 +373,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(PoolAnswered.class, this::onPoolAnswered)
         .onMessage(PoolsDeclared.class, this::onPoolsDeclared)
         .onMessage(PoolReleaseFailed.class, this::onPoolReleaseFailed)
+        .onMessage(PoolLateAdmitted.class, this::onPoolLateAdmitted)
         .onMessage(PoolsInUse.class, m -> {
           meters.pools(m.inUse(), admission.waitingPerPool(), pools.names());
           return this;
@@ -942,9 +946,17 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     // a pool's budget stops what would start on schedule (first runs, catch-ups and backfills), not a retry or a manual run
     Map<String, io.almanac.spi.PoolStore.Budget> budgets = next.kind() == io.almanac.RunKind.FIRST
         || next.kind() == io.almanac.RunKind.BACKFILL ? pools.budgets(next.pools(), now) : Map.of();
+    ActorRef<Command> self = ctx.getSelf();
+    String key = next.key();
+    java.util.function.Consumer<io.almanac.spi.PoolStore.Answer> late = answer -> {
+      if (answer != null && answer.admitted()) { // on the store's thread: only a message to the actor
+        self.tell(new PoolLateAdmitted(key, next.taskId(), next.window()));
+      }
+    };
+    pools.asking(key);
     try {
       asked = pools.timed(budgets.isEmpty() ? pools.store().acquire(next.pools(), next.taskId(), next.window())
-          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets));
+          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets), late);
     } catch (RuntimeException e) {
       asked = CompletableFuture.failedFuture(e);
     }
@@ -955,8 +967,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     Instant now = clock.instant();
     Admission.Offered<ActorRef<TaskProtocol.Command>> o = m.offered();
     String key = o.key();
+    pools.answered(key);
     if (m.error() != null) {
       meters.poolAdmission(o.pools(), "error", m.nanos());
+      // The store may have taken the holds all the same (its answer was lost, or comes after the
+      // timeout): given back, idempotently; an admission that still comes later is given back then.
+      releaseInStore(key, o.taskId(), o.window());
       // A failed store keeps the window queued (never failed): asked again after the poll interval.
       ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
           + "in {}", o.taskId(), o.window(), pools.failure(m.error()), pools.settings().pollInterval());
@@ -1082,6 +1098,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return;
     }
     admission.unblockFull(held);
+    releaseInStore(key, taskId, window);
+  }
+
+  /** Gives the window's holds back in the store (idempotent); a failure is tried again at the next check. */
+  private void releaseInStore(String key, String taskId, String window) {
     CompletionStage<Void> released;
     try {
       released = pools.timed(pools.store().release(taskId, window));
@@ -1097,6 +1118,19 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       int bar = key.indexOf('|');
       releasePools(key, key.substring(0, bar), key.substring(bar + 1));
     }
+  }
+
+  /**
+   * The store admitted a window after its acquire timed out here: nobody here holds it, so it is
+   * given back (unless the window holds or asks for its holds again: they are the same holds then).
+   */
+  private Behavior<Command> onPoolLateAdmitted(PoolLateAdmitted m) {
+    if (!pools.knows(m.key())) {
+      ctx.getLog().info("executor: the pools' store admitted '{}' after its acquire had timed out here: released",
+          m.key());
+      releaseInStore(m.key(), m.taskId(), m.window());
+    }
+    return this;
   }
 
   private Behavior<Command> onPoolReleaseFailed(PoolReleaseFailed m) {
@@ -1135,8 +1169,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     releaseOrphanedPools();
     pools.forgetWaitsUnless(k -> admission.isQueued(k) || admission.admitted(k));
     pools.takeFailedReleases().forEach((key, tw) -> {
-      pools.held(key, List.of()); // held again, so releasePools sends it
-      releasePools(key, tw[0], tw[1]);
+      if (pools.poolsOf(key) != null) {
+        return; // admitted again since: the store's hold of the window is the new admission's
+      }
+      if (pools.knows(key)) {
+        pools.releaseFailed(key, tw[0], tw[1]); // an acquire is on its way: released after its answer, at a later check
+        return;
+      }
+      releaseInStore(key, tw[0], tw[1]);
     });
     CompletionStage<Map<String, Integer>> inUse;
     try {

@@ -40,6 +40,8 @@ final class PoolGate {
   static final java.time.Duration RETELL_AFTER = java.time.Duration.ofMinutes(1);
   /** Releases that failed, by window key (task, window): tried again at the next check. */
   private final Map<String, String[]> toRelease = new HashMap<>();
+  /** Windows whose acquire is on its way to the store. */
+  private final Set<String> asking = new java.util.HashSet<>();
   private boolean ready;
   private boolean declaring;
 
@@ -132,6 +134,26 @@ final class PoolGate {
   void held(String key, List<String> pools) {
     held.put(key, pools);
     waitTold.remove(key);
+    toRelease.remove(key); // admitted anew: the store's hold of the window is this admission's
+  }
+
+  /** An acquire for the window is on its way to the store. */
+  void asking(String key) {
+    asking.add(key);
+  }
+
+  /** The acquire for the window was answered here (or failed, or timed out). */
+  void answered(String key) {
+    asking.remove(key);
+  }
+
+  /**
+   * @return whether the store may hold the window's holds for something this node knows of: it
+   *     holds them here, or an acquire for it is on its way (a hold the store took for an acquire
+   *     given up on is then the new one's, released when its attempt leaves)
+   */
+  boolean knows(String key) {
+    return held.containsKey(key) || asking.contains(key);
   }
 
   /** @return the pools this window holds here, or null */
