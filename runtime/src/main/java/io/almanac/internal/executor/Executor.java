@@ -616,7 +616,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     if (!draining) {
       for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
-        if (next.pooled()) {
+        if (next.pooled() && running.threadRuns(next.key())) {
+          // an abandoned attempt of the window still runs, in the window's holds: asked once its thread returned
+          admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
+          wakeForPools(now);
+        } else if (next.pooled()) {
           askPools(next, now); // its slot is reserved meanwhile; admitted once the store says every pool has room
         } else {
           next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
@@ -686,6 +690,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       deliver(m); // not known here (cannot happen): its entity decides
       return this;
     }
+    threadReturned(gone);
     if (gone.stuck) {
       gauges();
     }
@@ -744,11 +749,21 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
-  /** A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs). */
+  /**
+   * A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs); its pool
+   * holds stay until its thread returns (the job may still use the pool: see {@link #threadReturned}).
+   */
   private void abandon(RunningAttempt r, Instant now) {
     running.abandon(r, now);
     admission.release(r.item.taskId());
-    releasePools(r.item.key(), r.item.taskId(), r.item.window());
+  }
+
+  /** The thread of an abandoned attempt returned: its pool holds go back now. */
+  private void threadReturned(RunningAttempt gone) {
+    String key = gone.item.key();
+    if (!running.threadRuns(key) && !running.holds(key) && !admission.admitted(key)) {
+      releasePools(key, gone.item.taskId(), gone.item.window());
+    }
   }
 
   // ---- reporting results (see ResultReports)
@@ -787,6 +802,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         admit();
       } else {
         RunningAttempt gone = running.returned(m.key(), m.attempt()); // given up while its report was on its way
+        if (gone != null) {
+          threadReturned(gone);
+        }
         if (gone != null && gone.stuck) {
           gauges();
         }
@@ -1114,7 +1132,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** Holds whose window is neither admitted nor running here any more (forgotten, dropped): released. */
   private void releaseOrphanedPools() {
-    for (String key : pools.orphans(k -> admission.admitted(k) || running.holds(k))) {
+    for (String key : pools.orphans(k -> admission.admitted(k) || running.holds(k) || running.threadRuns(k))) {
       int bar = key.indexOf('|');
       releasePools(key, key.substring(0, bar), key.substring(bar + 1));
     }
