@@ -483,20 +483,15 @@ public final class JdbcPoolStore implements PoolStore {
     return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
   }
 
-  /** Deletes this node's holds (a clean stop: others need not wait for them to expire), then stops the thread. */
+  /**
+   * Stops renewing, runs the operations already asked for (the releases of attempts that ended),
+   * then closes the connection and stops the thread. Deletes no hold: a hold left is a job that may
+   * still run (its thread did not return), and it expires {@code hold-ttl} after the last renewal.
+   */
   @Override
   public void close() {
     try {
-      thread.execute(() -> {
-        try {
-          if (connection != null) {
-            update(connection, "DELETE FROM almanac_pool_hold WHERE node = ? AND incarnation = ?", node, incarnation);
-          }
-        } catch (SQLException | RuntimeException e) {
-          log.debug("pool store {}: holds not deleted at close ({}); they expire", description, e.toString());
-        }
-        closeConnection();
-      });
+      thread.execute(this::closeConnection);
     } catch (RejectedExecutionException ignored) {
       return; // closed already
     }

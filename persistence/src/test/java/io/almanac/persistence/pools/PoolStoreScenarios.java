@@ -171,6 +171,23 @@ abstract class PoolStoreScenarios {
   }
 
   @Test
+  @DisplayName("a closed store stops renewing and deletes none of its holds (a job still running keeps its place): "
+      + "they expire with their TTL")
+  void closeKeepsTheHolds() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("p", 1, 0, null));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    assertTrue(get(a.acquire(List.of("p"), "t", "1")).admitted());
+    a.close();
+    assertEquals(1, get(b.inUse()).get("p"), "the hold stays after close");
+    assertEquals(PoolWaitReason.FULL, get(b.acquire(List.of("p"), "u", "1")).reason());
+    sql("UPDATE almanac_pool_hold SET expires_at = " + JdbcPoolStore.NOW_MS + " - 1 WHERE node = 'node-a'"); // hold-ttl passes
+    assertTrue(get(b.acquire(List.of("p"), "u", "1")).admitted());
+  }
+
+  @Test
   @DisplayName("a dead node's holds stop counting once expired; a renewal extends only the renewing node's")
   void deadNodesHoldsExpire() throws Exception {
     JdbcPoolStore a = store("node-a");

@@ -386,7 +386,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessageEquals(Check.IGNORED, () -> this)
         .onSignal(PostStop.class, signal -> {
           jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
-          pools.store().close();
+          closePools();
           return this;
         })
         .build();
@@ -1176,6 +1176,25 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     }
     wakeForPools(clock.instant());
+  }
+
+  /**
+   * The executor stops: the holds of windows with no job running here (admitted, not started) are
+   * released; those of jobs whose thread still runs stay (they still use the pool) and expire with
+   * the hold TTL, as the store stops renewing when closed.
+   */
+  private void closePools() {
+    if (pools.any()) {
+      for (String key : pools.orphans(k -> running.holds(k) || running.threadRuns(k))) {
+        int bar = key.indexOf('|');
+        try {
+          pools.store().release(key.substring(0, bar), key.substring(bar + 1)); // not waited for: the store runs it before it closes
+        } catch (RuntimeException e) {
+          ctx.getLog().warn("executor: releasing the pools' holds of '{}' at stop failed ({}); they expire", key, e.toString());
+        }
+      }
+    }
+    pools.store().close();
   }
 
   /** At each check: the pools' declaration (if it failed), failed releases again, the gauges. */
