@@ -147,6 +147,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private record PoolReleaseFailed(String key, String taskId, String window, Throwable error)
       implements ExecutorProtocol.Internal {}
 
+  /** The store answered the acquire of a started attempt whose holds had been given back before its Started came. */
+  private record PoolStartAnswered(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> pools,
+      io.almanac.spi.PoolStore.Answer answer, Throwable error) implements ExecutorProtocol.Internal {}
+
+  /** A started attempt waiting for its pool holds asks the store again. */
+  private record PoolStartRetry(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> pools)
+      implements ExecutorProtocol.Internal {}
+
   /** The store admitted a window after the executor had given up on the acquire (it timed out here). */
   private record PoolLateAdmitted(String key, String taskId, String window) implements ExecutorProtocol.Internal {}
 
@@ -182,6 +190,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private final RunningJobs running = new RunningJobs();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
+  /** Started attempts whose pool holds were given back before their Started came, by window: their attempt (waiting for them). */
+  private final Map<String, Integer> startsWaitingForPools = new HashMap<>();
   private final FenceHold hold;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
   private final List<JobDone> heldBack = new ArrayList<>();
@@ -374,6 +384,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(PoolsDeclared.class, this::onPoolsDeclared)
         .onMessage(PoolReleaseFailed.class, this::onPoolReleaseFailed)
         .onMessage(PoolLateAdmitted.class, this::onPoolLateAdmitted)
+        .onMessage(PoolStartAnswered.class, this::onPoolStartAnswered)
+        .onMessage(PoolStartRetry.class, m -> {
+          if (Integer.valueOf(m.grant().attempt()).equals(startsWaitingForPools.get(m.item().key()))) {
+            askPoolsForStart(m.item(), m.grant(), m.pools());
+          }
+          return this;
+        })
         .onMessage(PoolsInUse.class, m -> {
           meters.pools(m.inUse(), admission.waitingPerPool(), pools.names());
           return this;
@@ -573,6 +590,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       // Its reservation was freed (its entity restarted in between): the attempt is started in the
       // journal all the same, so it runs (or waits) like any other.
       admission.countUnreserved(item.taskId());
+      List<String> gaveBack = pools.takeUnheld(item.key());
+      if (gaveBack != null && pools.poolsOf(item.key()) == null) {
+        // its pool holds were given back meanwhile: it runs only once it holds them again
+        startsWaitingForPools.put(item.key(), grant.attempt());
+        askPoolsForStart(item, grant, gaveBack);
+        gauges();
+        return this;
+      }
     }
     if (running.size() < settings.maxConcurrent()) {
       run(item, grant, clock.instant());
@@ -596,7 +621,15 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
   private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
+    List<String> admittedWithHolds = pools.heldKeys().stream().filter(k -> admission.admitted(k) && !running.holds(k))
+        .toList();
     admission.forget(which);
+    Instant now = clock.instant();
+    for (String key : admittedWithHolds) {
+      if (!admission.admitted(key)) { // told Admitted, its holds given back now: a Started still on its way takes them again
+        pools.unheld(key, pools.poolsOf(key), now);
+      }
+    }
     releaseOrphanedPools();
     checkDrained();
     admit();
@@ -842,6 +875,17 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private Behavior<Command> onCancel(CancelAttempt m) {
     String key = m.taskId() + "|" + m.window();
+    if (Integer.valueOf(m.attempt()).equals(startsWaitingForPools.get(key))) {
+      startsWaitingForPools.remove(key); // waited for its pools: never ran (holds taken meanwhile go back when answered)
+      admission.release(m.taskId());
+      releasePools(key, m.taskId(), m.window());
+      cancelledCount++;
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
+          m.taskId(), m.window(), m.attempt(), m.reason());
+      checkDrained();
+      admit();
+      return this;
+    }
     if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
       cancelledCount++;
       releasePools(key, m.taskId(), m.window());
@@ -1139,6 +1183,71 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   }
 
   /**
+   * A started attempt whose holds were given back before its Started came asks for them again (no
+   * budget: it is started already); it runs once they are held, or is let go when its lease ends.
+   */
+  private void askPoolsForStart(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> wanted) {
+    String key = item.key();
+    if (Admission.leaseEnded(grant.leaseUntil(), clock.instant())) {
+      startsWaitingForPools.remove(key);
+      dropExpired(item, grant.attempt(), grant.leaseUntil());
+      return;
+    }
+    ActorRef<Command> self = ctx.getSelf();
+    java.util.function.Consumer<io.almanac.spi.PoolStore.Answer> late = answer -> {
+      if (answer != null && answer.admitted()) {
+        self.tell(new PoolLateAdmitted(key, item.taskId(), item.window()));
+      }
+    };
+    pools.asking(key);
+    CompletionStage<io.almanac.spi.PoolStore.Answer> asked;
+    try {
+      asked = pools.timed(pools.store().acquire(wanted, item.taskId(), item.window()), late);
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(asked, (answer, error) -> new PoolStartAnswered(item, grant, wanted, answer, error));
+  }
+
+  private Behavior<Command> onPoolStartAnswered(PoolStartAnswered m) {
+    AttemptItem item = m.item();
+    String key = item.key();
+    pools.answered(key);
+    boolean waiting = Integer.valueOf(m.grant().attempt()).equals(startsWaitingForPools.get(key));
+    boolean admitted = m.error() == null && m.answer().admitted();
+    if (admitted) {
+      pools.held(key, m.pools());
+    } else if (m.error() != null) {
+      releaseInStore(key, item.taskId(), item.window()); // it may have been taken all the same
+    }
+    if (!waiting) {
+      releasePools(key, item.taskId(), item.window()); // cancelled meanwhile: nothing runs in these holds
+      return this;
+    }
+    if (!mayRun()) {
+      startsWaitingForPools.remove(key);
+      admission.release(item.taskId());
+      releasePools(key, item.taskId(), item.window());
+      log(Level.WARN, item.taskId(), item.window(), m.grant().attempt(), "task '{}' window '{}' attempt {} waited for its "
+          + "pools while its executor lost its lease: not run", item.taskId(), item.window(), m.grant().attempt());
+      checkDrained();
+      return this;
+    }
+    if (!admitted) {
+      ctx.scheduleOnce(pools.settings().pollInterval(), ctx.getSelf(), new PoolStartRetry(item, m.grant(), m.pools()));
+      return this;
+    }
+    startsWaitingForPools.remove(key);
+    if (running.size() < settings.maxConcurrent()) {
+      run(item, m.grant(), clock.instant());
+    } else {
+      admission.ready(new Admission.Ready(item, m.grant()));
+    }
+    gauges();
+    return this;
+  }
+
+  /**
    * The store admitted a window after its acquire timed out here: nobody here holds it, so it is
    * given back (unless the window holds or asks for its holds again: they are the same holds then).
    */
@@ -1203,6 +1312,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return;
     }
     declarePools();
+    pools.forgetUnheldBefore(clock.instant().minus(Duration.ofMinutes(1)));
     releaseOrphanedPools();
     pools.forgetWaitsUnless(k -> admission.isQueued(k) || admission.admitted(k));
     pools.takeFailedReleases().forEach((key, tw) -> {
@@ -1239,7 +1349,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private void checkDrained() {
     if (draining && running.isEmpty() && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
-        && !drainWaiters.isEmpty()) {
+        && startsWaitingForPools.isEmpty() && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
       if (hold.state() == FenceHold.State.HELD && running.noneAbandoned()) {

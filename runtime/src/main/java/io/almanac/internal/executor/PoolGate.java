@@ -40,6 +40,11 @@ final class PoolGate {
   static final java.time.Duration RETELL_AFTER = java.time.Duration.ofMinutes(1);
   /** Releases that failed, by window key (task, window): tried again at the next check. */
   private final Map<String, String[]> toRelease = new HashMap<>();
+  /** A window's holds given back while its Started may still come: its pools, and when. */
+  private record Unheld(List<String> pools, java.time.Instant at) {}
+
+  /** Windows whose holds were given back before their Started came, by window key. */
+  private final Map<String, Unheld> unheld = new HashMap<>();
   /** Windows whose acquire is on its way to the store. */
   private final Set<String> asking = new java.util.HashSet<>();
   private boolean ready;
@@ -135,6 +140,30 @@ final class PoolGate {
     held.put(key, pools);
     waitTold.remove(key);
     toRelease.remove(key); // admitted anew: the store's hold of the window is this admission's
+  }
+
+  /** @return the windows that hold pools here (a copy) */
+  List<String> heldKeys() {
+    return new ArrayList<>(held.keySet());
+  }
+
+  /**
+   * The window's holds were given back while its entity had been told it was admitted (the entity
+   * restarted meanwhile): a Started of it that still comes must take them again before it runs.
+   */
+  void unheld(String key, List<String> pools, java.time.Instant now) {
+    unheld.put(key, new Unheld(pools, now));
+  }
+
+  /** @return the pools of a window whose holds were given back before its Started came (taken), or null */
+  List<String> takeUnheld(String key) {
+    Unheld u = unheld.remove(key);
+    return u == null ? null : u.pools();
+  }
+
+  /** Forgets what was given back before {@code before}: a Started comes within the entity's answer time, or not at all. */
+  void forgetUnheldBefore(java.time.Instant before) {
+    unheld.values().removeIf(u -> u.at().isBefore(before));
   }
 
   /** An acquire for the window is on its way to the store. */
