@@ -226,4 +226,47 @@ class PoolsNodeTest {
     });
     assertEquals(List.of("a"), ran);
   }
+
+  @Test
+  @DisplayName("a cancelled job whose thread does not return keeps its pool hold until it returns: another window of "
+      + "the pool waits meanwhile")
+  void abandonedJobKeepsItsHoldUntilItsThreadReturns() {
+    java.util.concurrent.CountDownLatch letGo = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch cancelSeen = new java.util.concurrent.CountDownLatch(1);
+    List<String> ran = new CopyOnWriteArrayList<>();
+    AgentJob job = ctx -> {
+      ran.add(ctx.taskId());
+      if (ctx.taskId().equals("a")) {
+        ctx.cancellation().thenRun(cancelSeen::countDown);
+        while (true) { // ignores interrupts and cancellation until let go
+          try {
+            letGo.await();
+            break;
+          } catch (InterruptedException e) {
+            // stuck on purpose
+          }
+        }
+      }
+      return CompletableFuture.completedFuture(JobResult.success("ok"));
+    };
+    Almanac almanac = start("almanac.pool-store.poll-interval = 50ms", Map.of("j", job), PoolSpec.of("llm", 1));
+    await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    clock.set(Instant.parse("2026-11-29T00:00:01Z"));
+    eventually(() -> assertEquals(List.of("a"), ran));
+    await(almanac.cancel("a", WindowKey.of("2026-11-29"), "operator"));
+    eventually(() -> assertEquals(0, cancelSeen.getCount()));
+    await(almanac.health()); // a round trip through the executor: the cancel was handled there
+    assertEquals(1, await(almanac.pools()).get(0).inUse(), "the stuck job still holds its place in the pool");
+    await(almanac.register(TaskSpec.builder("b").cron("0 1 0 * * ? UTC").job("j").pools("llm").build()));
+    clock.set(Instant.parse("2026-11-29T00:01:01Z"));
+    eventually(() -> assertEquals(1, waits("b").size()));
+    assertEquals(PoolWaitReason.FULL, waits("b").get(0).reason());
+    assertEquals(List.of("a"), ran);
+    letGo.countDown(); // its thread returns: the hold goes, and b runs
+    eventually(() -> {
+      clock.set(clock.instant().plusMillis(100));
+      assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "b", "2026-11-29").status());
+    });
+    eventually(() -> assertEquals(0, await(almanac.pools()).get(0).inUse()));
+  }
 }

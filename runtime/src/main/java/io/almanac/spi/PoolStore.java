@@ -19,6 +19,9 @@ import java.util.concurrent.CompletionStage;
  * acquire with {@link io.almanac.PoolWaitReason#BUDGET} once the day is spent (the days and budgets
  * are the caller's, see {@link Budget}). Every operation is asynchronous and never runs on the caller's thread; a failed
  * stage means the store could not be asked (the caller keeps the window queued and asks again).
+ * The executor bounds every stage by {@code almanac.pool-store.operation-timeout}: a stage not
+ * completed in time counts as failed, and an acquire that still admits afterwards is given back with
+ * {@link #release}, so a store should complete each stage with what it did, however late.
  * Implementations are thread-safe.
  */
 public interface PoolStore extends AutoCloseable {
@@ -218,7 +221,10 @@ public interface PoolStore extends AutoCloseable {
    */
   CompletionStage<Map<String, Integer>> inUse();
 
-  /** Stops the store's own threads and connections; this node's holds expire with their TTL. */
+  /**
+   * Stops the store's own threads and connections (after the operations already asked for); this
+   * node's holds are not deleted (their jobs may still run): they expire with their TTL.
+   */
   @Override
   void close();
 }

@@ -86,7 +86,6 @@ public final class JdbcPoolStore implements PoolStore {
   private final String incarnation;
   private final long ttlMillis;
   private final int queryTimeoutSeconds;
-  private final Duration operationTimeout;
   private final ScheduledExecutorService thread;
   /** Only touched on {@link #thread}. */
   private Connection connection;
@@ -97,7 +96,8 @@ public final class JdbcPoolStore implements PoolStore {
    * @param node this node's stable name (its address): its holds are deleted by its next life
    * @param holdTtl how long a hold lives without renewal
    * @param renewInterval how often this node renews its holds
-   * @param operationTimeout how long one operation may take
+   * @param operationTimeout each statement's query timeout (rounded up to whole seconds) and, on
+   *     PostgreSQL, the connect timeout (the socket timeout is twice it)
    */
   public JdbcPoolStore(String url, Properties properties, String node, Duration holdTtl, Duration renewInterval,
       Duration operationTimeout) {
@@ -111,7 +111,6 @@ public final class JdbcPoolStore implements PoolStore {
     this.node = node;
     this.incarnation = UUID.randomUUID().toString();
     this.ttlMillis = holdTtl.toMillis();
-    this.operationTimeout = operationTimeout;
     this.queryTimeoutSeconds = (int) Math.max(1, (operationTimeout.toMillis() + 999) / 1000);
     ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
       Thread th = new Thread(r, "almanac-pool-store");
@@ -175,14 +174,17 @@ public final class JdbcPoolStore implements PoolStore {
     T run(Connection c) throws SQLException;
   }
 
-  /** Runs op on the store's thread; a failure closes the connection (the next operation opens a new one). */
+  /**
+   * Runs op on the store's thread; a failure closes the connection (the next operation opens a new
+   * one). The stage completes with what the database did: each statement is bounded by its query
+   * timeout (operation-timeout), never by a timer of the store's own, so a transaction that commits
+   * is answered as committed even after its caller gave up (the executor bounds each stage by
+   * operation-timeout and gives back an admission that comes after it).
+   */
   <T> CompletableFuture<T> run(Op<T> op) {
     CompletableFuture<T> result = new CompletableFuture<>();
     try {
       thread.execute(() -> {
-        if (result.isDone()) {
-          return; // timed out while queued
-        }
         try {
           result.complete(op.run(connection()));
         } catch (Throwable e) {
@@ -193,7 +195,7 @@ public final class JdbcPoolStore implements PoolStore {
     } catch (RejectedExecutionException e) {
       result.completeExceptionally(new IllegalStateException("the pool store of " + description + " is closed"));
     }
-    return result.orTimeout(operationTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+    return result;
   }
 
   private Connection connection() throws SQLException {
@@ -481,20 +483,15 @@ public final class JdbcPoolStore implements PoolStore {
     return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
   }
 
-  /** Deletes this node's holds (a clean stop: others need not wait for them to expire), then stops the thread. */
+  /**
+   * Stops renewing, runs the operations already asked for (the releases of attempts that ended),
+   * then closes the connection and stops the thread. Deletes no hold: a hold left is a job that may
+   * still run (its thread did not return), and it expires {@code hold-ttl} after the last renewal.
+   */
   @Override
   public void close() {
     try {
-      thread.execute(() -> {
-        try {
-          if (connection != null) {
-            update(connection, "DELETE FROM almanac_pool_hold WHERE node = ? AND incarnation = ?", node, incarnation);
-          }
-        } catch (SQLException | RuntimeException e) {
-          log.debug("pool store {}: holds not deleted at close ({}); they expire", description, e.toString());
-        }
-        closeConnection();
-      });
+      thread.execute(this::closeConnection);
     } catch (RejectedExecutionException ignored) {
       return; // closed already
     }

@@ -3,6 +3,7 @@ package io.almanac.persistence.pools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.almanac.PoolWaitReason;
@@ -142,6 +143,48 @@ abstract class PoolStoreScenarios {
     assertEquals(PoolWaitReason.BUDGET, again.reason());
     assertEquals(6_500_000, again.day().costMicros());
     assertEquals(PoolStore.PoolDay.empty("openai", next), get(b.dayUsage("openai", next)), "a raise is for its day only");
+  }
+
+  @Test
+  @DisplayName("an acquire that waits for a locked pool row completes with what the database did once the lock goes, "
+      + "not with a timeout of the store's own (the executor bounds the stage, and gives back a late admission)")
+  void acquireAnswersWithWhatTheDatabaseDid() throws Exception {
+    JdbcPoolStore a = new JdbcPoolStore(url(), properties(), "node-a", Duration.ofSeconds(30), Duration.ofHours(1),
+        Duration.ofMillis(300));
+    stores.add(a);
+    get(a.declare(List.of(new Limit("p", 1, 0, null))));
+    try (Connection lock = DriverManager.getConnection(url(), properties())) {
+      lock.setAutoCommit(false);
+      try (Statement s = lock.createStatement()) {
+        s.executeQuery("SELECT name FROM almanac_pool WHERE name = 'p' FOR UPDATE").close();
+      }
+      CompletableFuture<Answer> asked = a.acquire(List.of("p"), "t", "1").toCompletableFuture();
+      // past twice the operation timeout, within the statement's query timeout (1 s): still waiting for the row
+      assertThrows(java.util.concurrent.TimeoutException.class, () -> asked.get(700, TimeUnit.MILLISECONDS),
+          "the store does not give up before the database answers");
+      lock.commit();
+      assertTrue(get(asked).admitted(), "the answer is what the database committed");
+    }
+    assertEquals(1, get(a.inUse()).get("p"));
+    get(a.release("t", "1"));
+    assertEquals(0, get(a.inUse()).get("p"));
+  }
+
+  @Test
+  @DisplayName("a closed store stops renewing and deletes none of its holds (a job still running keeps its place): "
+      + "they expire with their TTL")
+  void closeKeepsTheHolds() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("p", 1, 0, null));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    assertTrue(get(a.acquire(List.of("p"), "t", "1")).admitted());
+    a.close();
+    assertEquals(1, get(b.inUse()).get("p"), "the hold stays after close");
+    assertEquals(PoolWaitReason.FULL, get(b.acquire(List.of("p"), "u", "1")).reason());
+    sql("UPDATE almanac_pool_hold SET expires_at = " + JdbcPoolStore.NOW_MS + " - 1 WHERE node = 'node-a'"); // hold-ttl passes
+    assertTrue(get(b.acquire(List.of("p"), "u", "1")).admitted());
   }
 
   @Test

@@ -147,6 +147,17 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private record PoolReleaseFailed(String key, String taskId, String window, Throwable error)
       implements ExecutorProtocol.Internal {}
 
+  /** The store answered the acquire of a started attempt whose holds had been given back before its Started came. */
+  private record PoolStartAnswered(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> pools,
+      io.almanac.spi.PoolStore.Answer answer, Throwable error) implements ExecutorProtocol.Internal {}
+
+  /** A started attempt waiting for its pool holds asks the store again. */
+  private record PoolStartRetry(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> pools)
+      implements ExecutorProtocol.Internal {}
+
+  /** The store admitted a window after the executor had given up on the acquire (it timed out here). */
+  private record PoolLateAdmitted(String key, String taskId, String window) implements ExecutorProtocol.Internal {}
+
   /** The store's count of the pools' holds, for the gauges. */
   private record PoolsInUse(Map<String, Integer> inUse) implements ExecutorProtocol.Internal {}
 
@@ -179,6 +190,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private final RunningJobs running = new RunningJobs();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
+  /** Started attempts whose pool holds were given back before their Started came, by window: their attempt (waiting for them). */
+  private final Map<String, Integer> startsWaitingForPools = new HashMap<>();
   private final FenceHold hold;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
   private final List<JobDone> heldBack = new ArrayList<>();
@@ -370,6 +383,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(PoolAnswered.class, this::onPoolAnswered)
         .onMessage(PoolsDeclared.class, this::onPoolsDeclared)
         .onMessage(PoolReleaseFailed.class, this::onPoolReleaseFailed)
+        .onMessage(PoolLateAdmitted.class, this::onPoolLateAdmitted)
+        .onMessage(PoolStartAnswered.class, this::onPoolStartAnswered)
+        .onMessage(PoolStartRetry.class, m -> {
+          if (Integer.valueOf(m.grant().attempt()).equals(startsWaitingForPools.get(m.item().key()))) {
+            askPoolsForStart(m.item(), m.grant(), m.pools());
+          }
+          return this;
+        })
         .onMessage(PoolsInUse.class, m -> {
           meters.pools(m.inUse(), admission.waitingPerPool(), pools.names());
           return this;
@@ -382,7 +403,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessageEquals(Check.IGNORED, () -> this)
         .onSignal(PostStop.class, signal -> {
           jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
-          pools.store().close();
+          closePools();
           return this;
         })
         .build();
@@ -569,6 +590,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       // Its reservation was freed (its entity restarted in between): the attempt is started in the
       // journal all the same, so it runs (or waits) like any other.
       admission.countUnreserved(item.taskId());
+      List<String> gaveBack = pools.takeUnheld(item.key());
+      if (gaveBack != null && pools.poolsOf(item.key()) == null) {
+        // its pool holds were given back meanwhile: it runs only once it holds them again
+        startsWaitingForPools.put(item.key(), grant.attempt());
+        askPoolsForStart(item, grant, gaveBack);
+        gauges();
+        return this;
+      }
     }
     if (running.size() < settings.maxConcurrent()) {
       run(item, grant, clock.instant());
@@ -592,7 +621,15 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
   private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
+    List<String> admittedWithHolds = pools.heldKeys().stream().filter(k -> admission.admitted(k) && !running.holds(k))
+        .toList();
     admission.forget(which);
+    Instant now = clock.instant();
+    for (String key : admittedWithHolds) {
+      if (!admission.admitted(key)) { // told Admitted, its holds given back now: a Started still on its way takes them again
+        pools.unheld(key, pools.poolsOf(key), now);
+      }
+    }
     releaseOrphanedPools();
     checkDrained();
     admit();
@@ -612,7 +649,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     if (!draining) {
       for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
-        if (next.pooled()) {
+        if (next.pooled() && running.threadRuns(next.key())) {
+          // an abandoned attempt of the window still runs, in the window's holds: asked once its thread returned
+          admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
+          wakeForPools(now);
+        } else if (next.pooled()) {
           askPools(next, now); // its slot is reserved meanwhile; admitted once the store says every pool has room
         } else {
           next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
@@ -682,6 +723,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       deliver(m); // not known here (cannot happen): its entity decides
       return this;
     }
+    threadReturned(gone);
     if (gone.stuck) {
       gauges();
     }
@@ -740,11 +782,21 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
-  /** A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs). */
+  /**
+   * A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs); its pool
+   * holds stay until its thread returns (the job may still use the pool: see {@link #threadReturned}).
+   */
   private void abandon(RunningAttempt r, Instant now) {
     running.abandon(r, now);
     admission.release(r.item.taskId());
-    releasePools(r.item.key(), r.item.taskId(), r.item.window());
+  }
+
+  /** The thread of an abandoned attempt returned: its pool holds go back now. */
+  private void threadReturned(RunningAttempt gone) {
+    String key = gone.item.key();
+    if (!running.threadRuns(key) && !running.holds(key) && !admission.admitted(key)) {
+      releasePools(key, gone.item.taskId(), gone.item.window());
+    }
   }
 
   // ---- reporting results (see ResultReports)
@@ -783,6 +835,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         admit();
       } else {
         RunningAttempt gone = running.returned(m.key(), m.attempt()); // given up while its report was on its way
+        if (gone != null) {
+          threadReturned(gone);
+        }
         if (gone != null && gone.stuck) {
           gauges();
         }
@@ -820,6 +875,17 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private Behavior<Command> onCancel(CancelAttempt m) {
     String key = m.taskId() + "|" + m.window();
+    if (Integer.valueOf(m.attempt()).equals(startsWaitingForPools.get(key))) {
+      startsWaitingForPools.remove(key); // waited for its pools: never ran (holds taken meanwhile go back when answered)
+      admission.release(m.taskId());
+      releasePools(key, m.taskId(), m.window());
+      cancelledCount++;
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
+          m.taskId(), m.window(), m.attempt(), m.reason());
+      checkDrained();
+      admit();
+      return this;
+    }
     if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
       cancelledCount++;
       releasePools(key, m.taskId(), m.window());
@@ -908,7 +974,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     CompletionStage<Void> declared;
     try {
-      declared = pools.store().declare(pools.limits());
+      declared = pools.timed(pools.store().declare(pools.limits()));
     } catch (RuntimeException e) {
       declared = CompletableFuture.failedFuture(e);
     }
@@ -919,7 +985,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     pools.declared(m.error() == null);
     if (m.error() != null) {
       ctx.getLog().warn("executor: the pools' store could not declare the pools {} ({}); windows of pooled tasks stay "
-          + "queued; asking again at the next check", pools.names(), m.error().toString());
+          + "queued; asking again at the next check", pools.names(), pools.failure(m.error()));
     } else {
       ctx.getLog().info("executor: pools {} declared in the pools' store ({})", pools.limits(),
           pools.store().getClass().getSimpleName());
@@ -942,9 +1008,17 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     // a pool's budget stops what would start on schedule (first runs, catch-ups and backfills), not a retry or a manual run
     Map<String, io.almanac.spi.PoolStore.Budget> budgets = next.kind() == io.almanac.RunKind.FIRST
         || next.kind() == io.almanac.RunKind.BACKFILL ? pools.budgets(next.pools(), now) : Map.of();
+    ActorRef<Command> self = ctx.getSelf();
+    String key = next.key();
+    java.util.function.Consumer<io.almanac.spi.PoolStore.Answer> late = answer -> {
+      if (answer != null && answer.admitted()) { // on the store's thread: only a message to the actor
+        self.tell(new PoolLateAdmitted(key, next.taskId(), next.window()));
+      }
+    };
+    pools.asking(key);
     try {
-      asked = budgets.isEmpty() ? pools.store().acquire(next.pools(), next.taskId(), next.window())
-          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets);
+      asked = pools.timed(budgets.isEmpty() ? pools.store().acquire(next.pools(), next.taskId(), next.window())
+          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets), late);
     } catch (RuntimeException e) {
       asked = CompletableFuture.failedFuture(e);
     }
@@ -955,11 +1029,15 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     Instant now = clock.instant();
     Admission.Offered<ActorRef<TaskProtocol.Command>> o = m.offered();
     String key = o.key();
+    pools.answered(key);
     if (m.error() != null) {
       meters.poolAdmission(o.pools(), "error", m.nanos());
+      // The store may have taken the holds all the same (its answer was lost, or comes after the
+      // timeout): given back, idempotently; an admission that still comes later is given back then.
+      releaseInStore(key, o.taskId(), o.window());
       // A failed store keeps the window queued (never failed): asked again after the poll interval.
       ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
-          + "in {}", o.taskId(), o.window(), m.error().toString(), pools.settings().pollInterval());
+          + "in {}", o.taskId(), o.window(), pools.failure(m.error()), pools.settings().pollInterval());
       admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), null); // no wait recorded: the store failed
       wakeForPools(now);
       admit();
@@ -1054,10 +1132,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     for (String pool : r.pools) {
       meters.poolCost(pool, cost);
       try {
-        pools.store().addUsage(pool, pools.dayOf(pool, now), cost).whenComplete((ok, error) -> {
+        pools.timed(pools.store().addUsage(pool, pools.dayOf(pool, now), cost)).whenComplete((ok, error) -> {
           if (error != null) { // on the store's thread: logged, never the actor touched
             POOL_LOG.warn("executor: adding cost {} to pool '{}' in the pools' store failed ({}); the pool's day misses it",
-                io.almanac.Usage.fromMicros(cost).toPlainString(), pool, error.toString());
+                io.almanac.Usage.fromMicros(cost).toPlainString(), pool, pools.failure(error));
           }
         });
       } catch (RuntimeException e) {
@@ -1082,9 +1160,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return;
     }
     admission.unblockFull(held);
+    releaseInStore(key, taskId, window);
+  }
+
+  /** Gives the window's holds back in the store (idempotent); a failure is tried again at the next check. */
+  private void releaseInStore(String key, String taskId, String window) {
     CompletionStage<Void> released;
     try {
-      released = pools.store().release(taskId, window);
+      released = pools.timed(pools.store().release(taskId, window));
     } catch (RuntimeException e) {
       released = CompletableFuture.failedFuture(e);
     }
@@ -1093,15 +1176,93 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** Holds whose window is neither admitted nor running here any more (forgotten, dropped): released. */
   private void releaseOrphanedPools() {
-    for (String key : pools.orphans(k -> admission.admitted(k) || running.holds(k))) {
+    for (String key : pools.orphans(k -> admission.admitted(k) || running.holds(k) || running.threadRuns(k))) {
       int bar = key.indexOf('|');
       releasePools(key, key.substring(0, bar), key.substring(bar + 1));
     }
   }
 
+  /**
+   * A started attempt whose holds were given back before its Started came asks for them again (no
+   * budget: it is started already); it runs once they are held, or is let go when its lease ends.
+   */
+  private void askPoolsForStart(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> wanted) {
+    String key = item.key();
+    if (Admission.leaseEnded(grant.leaseUntil(), clock.instant())) {
+      startsWaitingForPools.remove(key);
+      dropExpired(item, grant.attempt(), grant.leaseUntil());
+      return;
+    }
+    ActorRef<Command> self = ctx.getSelf();
+    java.util.function.Consumer<io.almanac.spi.PoolStore.Answer> late = answer -> {
+      if (answer != null && answer.admitted()) {
+        self.tell(new PoolLateAdmitted(key, item.taskId(), item.window()));
+      }
+    };
+    pools.asking(key);
+    CompletionStage<io.almanac.spi.PoolStore.Answer> asked;
+    try {
+      asked = pools.timed(pools.store().acquire(wanted, item.taskId(), item.window()), late);
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(asked, (answer, error) -> new PoolStartAnswered(item, grant, wanted, answer, error));
+  }
+
+  private Behavior<Command> onPoolStartAnswered(PoolStartAnswered m) {
+    AttemptItem item = m.item();
+    String key = item.key();
+    pools.answered(key);
+    boolean waiting = Integer.valueOf(m.grant().attempt()).equals(startsWaitingForPools.get(key));
+    boolean admitted = m.error() == null && m.answer().admitted();
+    if (admitted) {
+      pools.held(key, m.pools());
+    } else if (m.error() != null) {
+      releaseInStore(key, item.taskId(), item.window()); // it may have been taken all the same
+    }
+    if (!waiting) {
+      releasePools(key, item.taskId(), item.window()); // cancelled meanwhile: nothing runs in these holds
+      return this;
+    }
+    if (!mayRun()) {
+      startsWaitingForPools.remove(key);
+      admission.release(item.taskId());
+      releasePools(key, item.taskId(), item.window());
+      log(Level.WARN, item.taskId(), item.window(), m.grant().attempt(), "task '{}' window '{}' attempt {} waited for its "
+          + "pools while its executor lost its lease: not run", item.taskId(), item.window(), m.grant().attempt());
+      checkDrained();
+      return this;
+    }
+    if (!admitted) {
+      ctx.scheduleOnce(pools.settings().pollInterval(), ctx.getSelf(), new PoolStartRetry(item, m.grant(), m.pools()));
+      return this;
+    }
+    startsWaitingForPools.remove(key);
+    if (running.size() < settings.maxConcurrent()) {
+      run(item, m.grant(), clock.instant());
+    } else {
+      admission.ready(new Admission.Ready(item, m.grant()));
+    }
+    gauges();
+    return this;
+  }
+
+  /**
+   * The store admitted a window after its acquire timed out here: nobody here holds it, so it is
+   * given back (unless the window holds or asks for its holds again: they are the same holds then).
+   */
+  private Behavior<Command> onPoolLateAdmitted(PoolLateAdmitted m) {
+    if (!pools.knows(m.key())) {
+      ctx.getLog().info("executor: the pools' store admitted '{}' after its acquire had timed out here: released",
+          m.key());
+      releaseInStore(m.key(), m.taskId(), m.window());
+    }
+    return this;
+  }
+
   private Behavior<Command> onPoolReleaseFailed(PoolReleaseFailed m) {
     ctx.getLog().warn("executor: releasing the pools' holds of '{}' failed ({}); trying again at the next check", m.key(),
-        m.error().toString());
+        pools.failure(m.error()));
     pools.releaseFailed(m.key(), m.taskId(), m.window());
     return this;
   }
@@ -1113,10 +1274,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
       ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
       try {
-        pools.store().pause(pool, result.retryAfter()).whenComplete((ok, error) -> {
+        pools.timed(pools.store().pause(pool, result.retryAfter())).whenComplete((ok, error) -> {
           if (error != null) { // on the store's thread: logged, never the actor touched; the pause holds here
             POOL_LOG.warn("executor: pausing pool '{}' in the pools' store failed ({}); it pauses on this node only", pool,
-                error.toString());
+                pools.failure(error));
           }
         });
       } catch (RuntimeException e) {
@@ -1126,21 +1287,47 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     wakeForPools(clock.instant());
   }
 
+  /**
+   * The executor stops: the holds of windows with no job running here (admitted, not started) are
+   * released; those of jobs whose thread still runs stay (they still use the pool) and expire with
+   * the hold TTL, as the store stops renewing when closed.
+   */
+  private void closePools() {
+    if (pools.any()) {
+      for (String key : pools.orphans(k -> running.holds(k) || running.threadRuns(k))) {
+        int bar = key.indexOf('|');
+        try {
+          pools.store().release(key.substring(0, bar), key.substring(bar + 1)); // not waited for: the store runs it before it closes
+        } catch (RuntimeException e) {
+          ctx.getLog().warn("executor: releasing the pools' holds of '{}' at stop failed ({}); they expire", key, e.toString());
+        }
+      }
+    }
+    pools.store().close();
+  }
+
   /** At each check: the pools' declaration (if it failed), failed releases again, the gauges. */
   private void checkPools() {
     if (!pools.any()) {
       return;
     }
     declarePools();
+    pools.forgetUnheldBefore(clock.instant().minus(Duration.ofMinutes(1)));
     releaseOrphanedPools();
     pools.forgetWaitsUnless(k -> admission.isQueued(k) || admission.admitted(k));
     pools.takeFailedReleases().forEach((key, tw) -> {
-      pools.held(key, List.of()); // held again, so releasePools sends it
-      releasePools(key, tw[0], tw[1]);
+      if (pools.poolsOf(key) != null) {
+        return; // admitted again since: the store's hold of the window is the new admission's
+      }
+      if (pools.knows(key)) {
+        pools.releaseFailed(key, tw[0], tw[1]); // an acquire is on its way: released after its answer, at a later check
+        return;
+      }
+      releaseInStore(key, tw[0], tw[1]);
     });
     CompletionStage<Map<String, Integer>> inUse;
     try {
-      inUse = pools.store().inUse();
+      inUse = pools.timed(pools.store().inUse());
     } catch (RuntimeException e) {
       inUse = CompletableFuture.failedFuture(e);
     }
@@ -1162,7 +1349,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private void checkDrained() {
     if (draining && running.isEmpty() && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
-        && !drainWaiters.isEmpty()) {
+        && startsWaitingForPools.isEmpty() && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
       if (hold.state() == FenceHold.State.HELD && running.noneAbandoned()) {

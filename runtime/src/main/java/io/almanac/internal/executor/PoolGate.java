@@ -40,6 +40,13 @@ final class PoolGate {
   static final java.time.Duration RETELL_AFTER = java.time.Duration.ofMinutes(1);
   /** Releases that failed, by window key (task, window): tried again at the next check. */
   private final Map<String, String[]> toRelease = new HashMap<>();
+  /** A window's holds given back while its Started may still come: its pools, and when. */
+  private record Unheld(List<String> pools, java.time.Instant at) {}
+
+  /** Windows whose holds were given back before their Started came, by window key. */
+  private final Map<String, Unheld> unheld = new HashMap<>();
+  /** Windows whose acquire is on its way to the store. */
+  private final Set<String> asking = new java.util.HashSet<>();
   private boolean ready;
   private boolean declaring;
 
@@ -53,6 +60,39 @@ final class PoolGate {
 
   PoolStore store() {
     return store;
+  }
+
+  /**
+   * The store's stage, bounded by {@code almanac.pool-store.operation-timeout}: a stage the store
+   * does not complete in time fails (a store failure, like any other), whatever the store does.
+   *
+   * @param stage what the store returned
+   * @param late called (on the store's thread) with the value the store completed the stage with
+   *     after it had timed out here; null for none
+   * @return a stage completed by the store's, or failed with a {@link java.util.concurrent.TimeoutException}
+   */
+  <T> java.util.concurrent.CompletableFuture<T> timed(java.util.concurrent.CompletionStage<T> stage,
+      java.util.function.Consumer<T> late) {
+    java.util.concurrent.CompletableFuture<T> out = new java.util.concurrent.CompletableFuture<>();
+    stage.whenComplete((value, error) -> {
+      boolean inTime = error != null ? out.completeExceptionally(error) : out.complete(value);
+      if (!inTime && error == null && late != null) {
+        late.accept(value);
+      }
+    });
+    return out.orTimeout(settings.operationTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** @return a store failure in words: a timeout names almanac.pool-store.operation-timeout */
+  String failure(Throwable error) {
+    Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+    return e instanceof java.util.concurrent.TimeoutException
+        ? "no answer within almanac.pool-store.operation-timeout = " + settings.operationTimeout() : e.toString();
+  }
+
+  /** @return {@link #timed(java.util.concurrent.CompletionStage, java.util.function.Consumer)} without a late call */
+  <T> java.util.concurrent.CompletableFuture<T> timed(java.util.concurrent.CompletionStage<T> stage) {
+    return timed(stage, null);
   }
 
   PoolSettings settings() {
@@ -99,6 +139,50 @@ final class PoolGate {
   void held(String key, List<String> pools) {
     held.put(key, pools);
     waitTold.remove(key);
+    toRelease.remove(key); // admitted anew: the store's hold of the window is this admission's
+  }
+
+  /** @return the windows that hold pools here (a copy) */
+  List<String> heldKeys() {
+    return new ArrayList<>(held.keySet());
+  }
+
+  /**
+   * The window's holds were given back while its entity had been told it was admitted (the entity
+   * restarted meanwhile): a Started of it that still comes must take them again before it runs.
+   */
+  void unheld(String key, List<String> pools, java.time.Instant now) {
+    unheld.put(key, new Unheld(pools, now));
+  }
+
+  /** @return the pools of a window whose holds were given back before its Started came (taken), or null */
+  List<String> takeUnheld(String key) {
+    Unheld u = unheld.remove(key);
+    return u == null ? null : u.pools();
+  }
+
+  /** Forgets what was given back before {@code before}: a Started comes within the entity's answer time, or not at all. */
+  void forgetUnheldBefore(java.time.Instant before) {
+    unheld.values().removeIf(u -> u.at().isBefore(before));
+  }
+
+  /** An acquire for the window is on its way to the store. */
+  void asking(String key) {
+    asking.add(key);
+  }
+
+  /** The acquire for the window was answered here (or failed, or timed out). */
+  void answered(String key) {
+    asking.remove(key);
+  }
+
+  /**
+   * @return whether the store may hold the window's holds for something this node knows of: it
+   *     holds them here, or an acquire for it is on its way (a hold the store took for an acquire
+   *     given up on is then the new one's, released when its attempt leaves)
+   */
+  boolean knows(String key) {
+    return held.containsKey(key) || asking.contains(key);
   }
 
   /** @return the pools this window holds here, or null */

@@ -32,6 +32,16 @@ final class RunningJobs {
     return inSlot.containsKey(key);
   }
 
+  /** Whether the thread of an abandoned attempt of this window has not returned yet (its job may still run). */
+  boolean threadRuns(String key) {
+    for (RunningAttempt r : abandoned.values()) {
+      if (r.item.key().equals(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The attempt that holds this window's slot, or null. */
   RunningAttempt get(String key) {
     return inSlot.get(key);
