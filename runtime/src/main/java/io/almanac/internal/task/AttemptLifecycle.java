@@ -196,6 +196,10 @@ final class AttemptLifecycle {
       events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
     } else if (r.succeeded()) {
       Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
+      TaskJournal.DeadlineMissed late = Deadlines.missedAtEnd(state, w, now); // null without a deadline: one check
+      if (late != null) {
+        events.add(late);
+      }
       events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now,
           UsageRecord.of(r.usage())));
     } else if (r.throttled()) {

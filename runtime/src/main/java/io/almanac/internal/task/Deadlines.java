@@ -70,6 +70,25 @@ final class Deadlines {
   }
 
   /**
+   * The miss of a watched window that ends now after its deadline though no miss was recorded (the
+   * deadline timer had not fired yet: it was late, or the clock jumped): recorded in the same write
+   * as the window's end, so a success after the deadline is never a silent one.
+   *
+   * @param state the task's state
+   * @param w the window, before its end is recorded
+   * @param now the entity's clock
+   * @return the miss to record first, or null (no deadline, not watched, or not passed)
+   */
+  static DeadlineMissed missedAtEnd(State state, WindowState w, Instant now) {
+    Duration d = deadline(state);
+    if (d == null || !watched(w)) {
+      return null;
+    }
+    Instant at = deadlineOf(state.spec(), w, d);
+    return at.isAfter(now) ? null : new DeadlineMissed(w.key(), w.dueAt(), at, w.status(), w.attempt(), now);
+  }
+
+  /**
    * @param w a window
    * @return whether its deadline is watched (see the class)
    */

@@ -50,6 +50,32 @@ class DeadlineDecidersTest {
   }
 
   @Test
+  @DisplayName("a success after the deadline whose miss the timer had not recorded yet records the miss first, in the same "
+      + "write; one before it, or one already recorded, records none")
+  void successAfterTheDeadlineRecordsTheMiss() {
+    AttemptLifecycle attempts = new AttemptLifecycle("t", TaskSettings.from(com.typesafe.config.ConfigFactory.load()));
+    State s = state(spec(TaskSpec.builder("t").deadline(HOUR)), scheduled("w1", T0, RunKind.FIRST), started("w1", T0));
+    Instant late = T0.plus(HOUR).plusSeconds(30);
+    List<Event> events = attempts.finish(s, new io.almanac.internal.protocol.TaskProtocol.FinishAttempt(
+        io.almanac.WindowKey.of("w1"), 1, io.almanac.JobResult.success("done"), HOUR.plusSeconds(30), null), late).events();
+    assertEquals(2, events.size(), events.toString());
+    assertEquals(new DeadlineMissed("w1", T0, T0.plus(HOUR), InstanceStatus.RUNNING, 1, late), events.get(0));
+    assertInstanceOf(TaskJournal.AttemptSucceeded.class, events.get(1));
+    State after = Evolve.fold(s, events, HOT);
+    assertEquals(InstanceStatus.SUCCEEDED, after.windows().get("w1").status());
+    assertEquals(late, after.windows().get("w1").deadlineMissedAt());
+
+    List<Event> onTime = attempts.finish(s, new io.almanac.internal.protocol.TaskProtocol.FinishAttempt(
+        io.almanac.WindowKey.of("w1"), 1, io.almanac.JobResult.success("done"), Duration.ofMinutes(5), null),
+        T0.plus(Duration.ofMinutes(5))).events();
+    assertEquals(1, onTime.size(), onTime.toString());
+    State recorded = Evolve.fold(s, Deadlines.missed(s, T0.plus(HOUR)), HOT);
+    assertEquals(1, attempts.finish(recorded, new io.almanac.internal.protocol.TaskProtocol.FinishAttempt(
+        io.almanac.WindowKey.of("w1"), 1, io.almanac.JobResult.success("done"), HOUR.plusSeconds(30), null), late)
+        .events().size(), "a miss already recorded is not recorded again");
+  }
+
+  @Test
   @DisplayName("a running window past due + deadline is missed once, with its status and attempt; before it, nothing")
   void runningWindowPastItsDeadlineIsMissed() {
     State s = state(spec(TaskSpec.builder("t").deadline(HOUR)), scheduled("w1", T0, RunKind.FIRST), started("w1", T0));
