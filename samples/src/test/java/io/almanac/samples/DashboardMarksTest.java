@@ -227,6 +227,9 @@ class DashboardMarksTest {
     assertTrue(read(new org.openqa.selenium.support.pagefactory.ByChained(cell("report"), By.className("late-mark")),
         "title").startsWith("deadline missed (recorded 2026-11-29T00:00:"));
     assertTrue(read(cell("report"), "class").contains("late"), read(cell("report"), "class"));
+    // a late window makes its task need attention
+    assertEquals("1 late", read(By.cssSelector("#tasks tr[data-task='report']"), "data-attention"));
+    assertEquals("", read(By.cssSelector("#tasks tr[data-task='waiter']"), "data-attention"));
     assertEquals(0, driver.findElements(By.cssSelector("#tasks .cell[data-task='waiter'] .late-mark")).size(),
         "no deadline, no mark");
 

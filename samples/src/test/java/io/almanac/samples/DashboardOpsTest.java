@@ -386,6 +386,14 @@ class DashboardOpsTest {
     assertEquals("120", b.read("#charts svg.lag", "data-points"));
     assertEquals(1, b.driver.findElements(By.cssSelector("#charts svg.duration line.ref.p50")).size());
     assertEquals(1, b.driver.findElements(By.cssSelector("#charts svg.duration line.ref.p99")).size());
+    // the lease line where the task JSON has one
+    String lease = leaseMillis("minutely");
+    if (lease == null) {
+      assertEquals(0, b.driver.findElements(By.cssSelector("#charts svg.duration line.ref.lease")).size());
+    } else {
+      assertEquals(lease, b.read("#charts svg.duration", "data-lease"));
+      assertEquals(1, b.driver.findElements(By.cssSelector("#charts svg.duration line.ref.lease")).size());
+    }
     assertEquals("1", b.read("#charts svg.outcomes", "data-days"));
     assertEquals("120", b.read("#charts svg.outcomes rect.st-SUCCEEDED", "data-count"));
     assertEquals("1.2", b.read("#charts svg.usage rect.usage-bar", "data-cost"));
@@ -418,11 +426,25 @@ class DashboardOpsTest {
       assertFitting("task page");
       b.open(base + "/#/tasks/minutely/windows/" + enc("2026-11-28T22:30:00Z"));
       b.until("#detail-fields .f-status", "SUCCEEDED");
-      b.wait.until(d -> !d.findElement(By.id("why")).getText().equals("…")
-          && !d.findElement(By.id("timeline")).getText().equals("…"));
+      b.wait.until(d -> !d.findElement(By.id("why")).getText().endsWith("…")
+          && !d.findElement(By.id("timeline")).getText().endsWith("…"));
       assertFitting("window");
     } finally {
       b.driver.manage().window().setSize(before);
+    }
+  }
+
+  /** The task JSON's leaseMillis, or null. */
+  private String leaseMillis(String task) {
+    try {
+      java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+          .newBuilder(java.net.URI.create(base + "/api/tasks/" + task)).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      com.fasterxml.jackson.databind.JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())
+          .get("leaseMillis");
+      return n == null || n.isNull() ? null : n.asText();
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
   }
 

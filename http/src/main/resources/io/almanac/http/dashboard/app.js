@@ -490,6 +490,12 @@ async function showWindow(task, key) {
   panel.dataset.window = key;
   $('#detail-title').textContent = task + ' ' + key;
   $('#detail-close').setAttribute('href', taskHref(task));
+  if (panel.dataset.shown !== task + '\u0000' + key) { // another window: not the previous one's words meanwhile
+    panel.dataset.shown = task + '\u0000' + key;
+    $('#detail-fields').replaceChildren();
+    $('#why').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
+    $('#timeline').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
+  }
   const path = windowPath(task, key);
   const [w, why, timeline] = await Promise.allSettled([getJson(path), getJson(path + '/why'), getJson(path + '/timeline')]);
   if (state.route.task !== task || state.route.window !== key) return;
