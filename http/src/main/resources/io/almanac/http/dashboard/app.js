@@ -12,7 +12,7 @@ const PAGE = 50;
 const CHART_WINDOWS = 500;
 const STATUSES = ['SUCCEEDED', 'RUNNING', 'PENDING', 'WAITING', 'RETRY_WAIT', 'SKIPPED', 'MISSED', 'FINAL_FAILED', 'CANCELLED',
   'RESOLVED'];
-const GLYPH = { SUCCEEDED: '✓', RUNNING: '▶', PENDING: '·', WAITING: '⧗', RETRY_WAIT: '↻', SKIPPED: '↷', MISSED: '–',
+const GLYPH = { SUCCEEDED: '✓', RUNNING: '▶', PENDING: '·', WAITING: '…', RETRY_WAIT: '↻', SKIPPED: '↷', MISSED: '–',
   FINAL_FAILED: '✗', CANCELLED: '⊘', RESOLVED: '✔' };
 
 const state = {
