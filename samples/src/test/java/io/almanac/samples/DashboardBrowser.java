@@ -145,6 +145,26 @@ final class DashboardBrowser implements AutoCloseable {
     });
   }
 
+  /**
+   * With {@code -Dalmanac.writeScreenshots=true}, saves the window's view as docs/screenshots/{name}.png.
+   *
+   * @param name the file's name without .png
+   */
+  void screenshot(String name) throws java.io.IOException {
+    if (!Boolean.getBoolean("almanac.writeScreenshots")) {
+      return;
+    }
+    Path root = Path.of("").toAbsolutePath();
+    while (root != null && !Files.isRegularFile(root.resolve("docs/http-api.md"))) {
+      root = root.getParent();
+    }
+    if (root == null) {
+      throw new IllegalStateException("cannot find the repository's docs/ above " + Path.of("").toAbsolutePath());
+    }
+    Files.write(Files.createDirectories(root.resolve("docs/screenshots")).resolve(name + ".png"),
+        driver.getScreenshotAs(org.openqa.selenium.OutputType.BYTES));
+  }
+
   Object script(String js, Object... args) {
     return driver.executeScript(js, args);
   }

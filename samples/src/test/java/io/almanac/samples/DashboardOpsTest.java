@@ -379,9 +379,12 @@ class DashboardOpsTest {
   @Test
   @Order(9)
   @DisplayName("charts: duration and lag with p50 and p99 lines, outcomes per day stacked, usage per day")
-  void charts() {
+  void charts() throws Exception {
     taskPage("minutely");
     b.wait.until(d -> !d.findElements(By.cssSelector("#charts svg.duration rect.bar")).isEmpty());
+    b.script("document.getElementById('charts-section').scrollIntoView()");
+    b.screenshot("task-charts");
+    b.script("window.scrollTo(0, 0)");
     assertEquals("120", b.read("#charts svg.duration", "data-points"));
     assertEquals("120", b.read("#charts svg.lag", "data-points"));
     assertEquals(1, b.driver.findElements(By.cssSelector("#charts svg.duration line.ref.p50")).size());
@@ -413,12 +416,13 @@ class DashboardOpsTest {
   @Test
   @Order(10)
   @DisplayName("800 px wide: no horizontal page scroll on the list and the task page, and the task column is sticky")
-  void narrow() {
+  void narrow() throws Exception {
     Dimension before = b.driver.manage().window().getSize();
     try {
       b.driver.manage().window().setSize(new Dimension(800, 900));
       list();
       assertFitting("list");
+      b.screenshot("list-800px");
       assertEquals("sticky", b.script("return getComputedStyle(document.querySelector(\"" + row("minutely")
           + " td.task\")).position"));
       taskPage("minutely");

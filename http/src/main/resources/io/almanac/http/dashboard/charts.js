@@ -1,8 +1,8 @@
 // Inline SVG charts of a task's windows, no library: every value is drawn from the HTTP API's JSON.
 
 const NS = 'http://www.w3.org/2000/svg';
-const W = 720;
-const H = 160;
+const W = 480;
+const H = 180;
 const PAD = { left: 56, right: 12, top: 12, bottom: 22 };
 
 function svg(tag, attrs, ...children) {
@@ -24,6 +24,11 @@ export function quantile(values, q) {
   return sorted[rank - 1];
 }
 
+/** A number for an axis: at most 4 decimals, no trailing zeros ("1.2", not "1.2000000000000008"). */
+function num(v) {
+  return String(Number(v.toFixed(4)));
+}
+
 /** Milliseconds in words: "850 ms", "12.4 s", "3.2 min", "1.5 h". */
 export function millisText(ms) {
   if (ms === null || ms === undefined) return '–';
@@ -35,8 +40,7 @@ export function millisText(ms) {
 }
 
 function frame(title, cls) {
-  const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart ' + cls, role: 'img', 'aria-label': title,
-    preserveAspectRatio: 'none' });
+  const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart ' + cls, role: 'img', 'aria-label': title });
   root.append(svg('title', { text: title }));
   root.append(svg('line', { x1: PAD.left, y1: H - PAD.bottom, x2: W - PAD.right, y2: H - PAD.bottom, class: 'axis' }));
   root.append(svg('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: H - PAD.bottom, class: 'axis' }));
@@ -87,6 +91,7 @@ export function durationChart(title, cls, points, lease) {
   root.setAttribute('data-p99', String(p99));
   if (lease) root.setAttribute('data-lease', String(lease));
   root.setAttribute('data-points', String(points.length));
+  root.append(svg('text', { x: PAD.left + 4, y: PAD.top + 8, class: 'tick', text: 'max ' + millisText(max) }));
   root.append(svg('text', { x: PAD.left, y: H - 6, class: 'tick', text: points[0].label }));
   root.append(svg('text', { x: W - PAD.right, y: H - 6, 'text-anchor': 'end', class: 'tick', text: points[points.length - 1].label }));
   return figure(title, root, 'p50 ' + millisText(p50) + ', p99 ' + millisText(p99) + (lease ? ', lease ' + millisText(lease) : '')
@@ -115,7 +120,7 @@ export function outcomesChart(title, days, statuses) {
     }
     root.append(g);
   });
-  root.append(svg('text', { x: PAD.left - 4, y: PAD.top + 8, 'text-anchor': 'end', class: 'tick', text: String(max) }));
+  root.append(svg('text', { x: PAD.left - 4, y: PAD.top + 8, 'text-anchor': 'end', class: 'tick', text: num(max) }));
   root.append(svg('text', { x: PAD.left, y: H - 6, class: 'tick', text: days[0].day }));
   root.append(svg('text', { x: W - PAD.right, y: H - 6, 'text-anchor': 'end', class: 'tick', text: days[days.length - 1].day }));
   return figure(title, root, days.length + (days.length === 1 ? ' day' : ' days') + ' (UTC)');
@@ -136,10 +141,10 @@ export function usageChart(title, days) {
       'data-tokens-in': d.tokensIn, 'data-tokens-out': d.tokensOut },
     svg('title', { text: d.day + ': cost ' + d.costText + ', ' + d.tokensIn + ' in / ' + d.tokensOut + ' out tokens' })));
   });
-  root.append(svg('text', { x: PAD.left - 4, y: PAD.top + 8, 'text-anchor': 'end', class: 'tick', text: String(max) }));
+  root.append(svg('text', { x: PAD.left - 4, y: PAD.top + 8, 'text-anchor': 'end', class: 'tick', text: num(max) }));
   root.append(svg('text', { x: PAD.left, y: H - 6, class: 'tick', text: days[0].day }));
   root.append(svg('text', { x: W - PAD.right, y: H - 6, 'text-anchor': 'end', class: 'tick', text: days[days.length - 1].day }));
   const total = days.reduce((a, d) => a + d.cost, 0);
-  return figure(title, root, 'cost ' + total.toFixed(4).replace(/0+$/, '').replace(/\.$/, '') + ' over '
+  return figure(title, root, 'cost ' + num(total) + ' over '
     + days.length + (days.length === 1 ? ' day' : ' days') + ' (UTC)');
 }
