@@ -126,7 +126,8 @@ public final class ApiRoutes extends AllDirectives {
   /** @return the routes under {@code /api} */
   public Route routes() {
     return pathPrefix("api", () -> concat(
-        path("tasks", () -> get(() -> parameterMultiMap(this::listTasks))),
+        // the task list with each task's latest windows is large: gzip it when the client asks so
+        path("tasks", () -> get(() -> encodeResponse(() -> parameterMultiMap(this::listTasks)))),
         path("windows", () -> get(() -> parameterMultiMap(this::listWindows))),
         path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(windowList(ws))))),
         path("pools", () -> get(() -> answer(almanac::pools, null, null, ps -> ok(poolsJson(ps))))),

@@ -359,6 +359,15 @@ class ApiRoutesTest {
     }
     assertEquals(4, flakyWindows, "all of flaky's windows with latest=100: " + hundred);
     assertFalse(ok(get("/api/tasks")).get("tasks").get(0).has("latest"), "without latest, no windows");
+    // gzip when asked (a browser does): the same JSON
+    HttpResponse<byte[]> zipped = client.send(HttpRequest.newBuilder(URI.create(base + "/api/tasks?latest=100"))
+        .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertEquals(200, zipped.statusCode());
+    assertEquals("gzip", zipped.headers().firstValue("Content-Encoding").orElse(""));
+    try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(
+        new java.io.ByteArrayInputStream(zipped.body()))) {
+      assertEquals(hundred, JSON.readTree(in).get("tasks"));
+    }
     // the policies
     JsonNode flaky = ok(get("/api/tasks/flaky"));
     assertEquals("SKIP", flaky.get("overlap").asText(), flaky.toString());
