@@ -231,7 +231,8 @@ public final class AlmanacHttp extends AllDirectives {
 
   /**
    * Refuses a query parameter the endpoint does not take (400 naming it, before anything is
-   * asked): only {@code GET /api/windows} takes any ({@link WindowFilter} checks its own), every other
+   * asked): only {@code GET /api/windows} ({@link WindowFilter} checks its own) and {@code GET
+   * /api/tasks} ({@code latest}, checked by {@link ApiRoutes}) take any, every other
    * endpoint of the API, the health checks and {@code /metrics} take none. The dashboard's files and
    * paths outside these are left to their routes (an unknown path stays 404).
    */
@@ -239,7 +240,8 @@ public final class AlmanacHttp extends AllDirectives {
     return extractUri(uri -> {
       String path = uri.path();
       boolean endpoint = path.startsWith("/api/") || path.startsWith("/health/") || path.equals("/metrics");
-      if (!endpoint || path.equals("/api/windows")) {
+      // GET /api/windows checks its own (WindowFilter), GET /api/tasks its latest (ApiRoutes)
+      if (!endpoint || path.equals("/api/windows") || path.equals("/api/tasks")) {
         return inner;
       }
       java.util.Map<String, java.util.List<String>> params = uri.query().toMultiMap();
@@ -249,7 +251,7 @@ public final class AlmanacHttp extends AllDirectives {
       // the first one given, so that the answer names what the caller wrote first
       String name = uri.query().toList().get(0).first();
       return Problems.complete(Problem.invalid(name, String.join(",", params.get(name)), "is not a parameter of "
-          + path + ": it takes none (only GET /api/windows takes query parameters)"));
+          + path + ": it takes none (only GET /api/windows and GET /api/tasks take query parameters)"));
     });
   }
 

@@ -40,7 +40,48 @@ final class ApiJson {
     putMillis(n, "p99Millis", view.p99());
     putMillis(n, "leaseMillis", view.lease());
     richSchedule(n, spec);
+    policies(n, spec);
     return n;
+  }
+
+  /**
+   * The task's policies: {@code "overlap"} (the policy's name), {@code "retry"} ({@code
+   * {"maxRetries","backoff","delays","initialDelay","multiplier","maxDelay","span"}}, durations as
+   * ISO-8601, null where the backoff has none), {@code "catchUp"} ({@code {"mode","horizon","span"}}),
+   * {@code "pools"} (names), {@code "deadlineMillis"} and {@code "budgetPerDay"} (a decimal string),
+   * null without one.
+   */
+  private static void policies(ObjectNode n, TaskSpec spec) {
+    n.put("overlap", spec.overlap() == null ? null : spec.overlap().name());
+    io.almanac.RetryPolicy r = spec.retry();
+    if (r == null) {
+      n.putNull("retry");
+    } else {
+      ObjectNode o = n.putObject("retry");
+      o.put("maxRetries", r.maxRetries());
+      o.put("backoff", r.backoff() == null ? null : r.backoff().name());
+      if (r.delays() == null || r.delays().isEmpty()) {
+        o.putNull("delays");
+      } else {
+        r.delays().forEach(d -> o.withArray("delays").add(d.toString()));
+      }
+      o.put("initialDelay", r.initialDelay() == null ? null : r.initialDelay().toString());
+      o.put("multiplier", r.multiplier());
+      o.put("maxDelay", r.maxDelay() == null ? null : r.maxDelay().toString());
+      o.put("span", r.span() == null || r.span().isZero() ? null : r.span().toString());
+    }
+    io.almanac.CatchUpPolicy c = spec.catchUp();
+    if (c == null) {
+      n.putNull("catchUp");
+    } else {
+      ObjectNode o = n.putObject("catchUp");
+      o.put("mode", c.mode() == null ? null : c.mode().name());
+      o.put("horizon", c.horizon() == null ? null : c.horizon().toString());
+      o.put("span", c.span() == null || c.span().isZero() ? null : c.span().toString());
+    }
+    spec.pools().forEach(n.putArray("pools")::add);
+    putMillis(n, "deadlineMillis", spec.deadline());
+    n.put("budgetPerDay", spec.budgetPerDay() == null ? null : spec.budgetPerDay().toPlainString());
   }
 
   /**

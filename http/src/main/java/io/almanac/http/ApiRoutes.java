@@ -136,7 +136,8 @@ public final class ApiRoutes extends AllDirectives {
   /** @return the routes under {@code /api} */
   public Route routes() {
     return pathPrefix("api", () -> concat(
-        path("tasks", () -> get(this::listTasks)),
+        // the task list with each task's latest windows is large: gzip it when the client asks so
+        path("tasks", () -> get(() -> encodeResponse(() -> parameterMultiMap(this::listTasks)))),
         path("windows", () -> get(() -> parameterMultiMap(this::listWindows))),
         path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(windowList(ws))))),
         path("pools", () -> get(() -> answer(almanac::pools, null, null, ps -> ok(poolsJson(ps))))),
@@ -241,7 +242,16 @@ public final class ApiRoutes extends AllDirectives {
   // ---------------------------------------------------------------------------------------------
   // Reads
 
-  private Route listTasks() {
+  /** The most windows {@code GET /api/tasks?latest=} gives each task. */
+  static final int MAX_LATEST = 100;
+
+  /**
+   * {@code GET /api/tasks}, with {@code latest=N} (1..{@value #MAX_LATEST}) each task's latest N
+   * windows by start too, newest first, as {@code "latest"}: one query of the window source per task,
+   * answered in one response (the dashboard's task list).
+   */
+  private Route listTasks(java.util.Map<String, List<String>> params) {
+    Integer latest = latestParameter(params);
     return answer(() -> almanac.taskIds().thenCompose(ids -> {
       List<CompletableFuture<TaskView>> all = new ArrayList<>();
       for (String id : ids) {
@@ -249,12 +259,61 @@ public final class ApiRoutes extends AllDirectives {
       }
       return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
           .thenApply(v -> all.stream().map(CompletableFuture::join).toList());
-    }), null, null, views -> {
+    }).thenCompose(views -> latest == null ? CompletableFuture.completedFuture(new TasksAndLatest(views, null))
+        : latestOf(views, latest)), null, null, both -> {
       ObjectNode root = ApiJson.JSON.createObjectNode();
       ArrayNode tasks = root.putArray("tasks");
-      views.forEach(v -> tasks.add(ApiJson.task(v)));
+      for (int i = 0; i < both.views().size(); i++) {
+        ObjectNode t = ApiJson.task(both.views().get(i));
+        if (both.latest() != null) {
+          ArrayNode ws = t.putArray("latest");
+          both.latest().get(i).forEach(w -> ws.add(ApiJson.window(w)));
+        }
+        tasks.add(t);
+      }
       return ok(root);
     });
+  }
+
+  private record TasksAndLatest(List<TaskView> views, List<List<WindowView>> latest) {}
+
+  /** Each task's latest {@code n} windows by start, newest first, from the window source. */
+  private CompletionStage<TasksAndLatest> latestOf(List<TaskView> views, int n) {
+    List<CompletableFuture<WindowPage>> pages = new ArrayList<>();
+    for (TaskView v : views) {
+      pages.add(windows.find(new WindowFilter(v.spec().id(), Set.of(), null, null, n, null, true)).toCompletableFuture());
+    }
+    return CompletableFuture.allOf(pages.toArray(new CompletableFuture[0])).thenApply(x ->
+        new TasksAndLatest(views, pages.stream().map(p -> p.join().windows()).toList()));
+  }
+
+  /** {@code latest}: absent (null), or one integer 1..{@value #MAX_LATEST}; else a 400 naming it. */
+  static Integer latestParameter(java.util.Map<String, List<String>> params) {
+    for (String name : params.keySet()) {
+      if (!name.equals("latest")) {
+        throw new Problem.Raised(Problem.invalid(name, String.join(",", params.get(name)), "is not a parameter of "
+            + "/api/tasks: it takes latest"));
+      }
+    }
+    List<String> values = params.get("latest");
+    if (values == null) {
+      return null;
+    }
+    if (values.size() != 1) {
+      throw new Problem.Raised(Problem.invalid("latest", String.join(",", values), "is given " + values.size()
+          + " times: give it once"));
+    }
+    String text = values.get(0);
+    int n;
+    try {
+      n = Integer.parseInt(text.trim());
+    } catch (NumberFormatException e) {
+      throw new Problem.Raised(Problem.invalid("latest", text, "must be an integer between 1 and " + MAX_LATEST));
+    }
+    if (n < 1 || n > MAX_LATEST) {
+      throw new Problem.Raised(Problem.invalid("latest", text, "must be between 1 and " + MAX_LATEST));
+    }
+    return n;
   }
 
   private Route listWindows(java.util.Map<String, List<String>> params) {

@@ -375,6 +375,63 @@ class ApiRoutesTest {
   }
 
   @Test
+  @DisplayName("GET /api/tasks?latest=N: each task's own latest N windows by start, newest first, in one answer; its "
+      + "policies in words' parts; a bad latest or another parameter is 400 naming it")
+  void latestWindowsPerTask() throws Exception {
+    start("almanac.http.token = \"" + TOKEN + "\"");
+    ok(post("/api/tasks/flaky/backfill", "{\"from\":\"2026-11-29T20:00:00Z\",\"to\":\"2026-11-30T00:00:00Z\"}"));
+    ok(post("/api/tasks/digest/run", null));
+    Eventually.eventually(Duration.ofSeconds(20), () -> assertEquals(4,
+        ok(get("/api/windows?task=flaky&status=FINAL_FAILED")).get("windows").size()));
+    JsonNode tasks = ok(get("/api/tasks?latest=3")).get("tasks");
+    assertEquals(2, tasks.size(), tasks.toString());
+    java.util.Map<String, List<String>> latest = new java.util.TreeMap<>();
+    tasks.forEach(t -> {
+      List<String> keys = new ArrayList<>();
+      t.get("latest").forEach(w -> {
+        assertEquals(t.get("id").asText(), w.get("task").asText());
+        keys.add(w.get("window").asText());
+      });
+      latest.put(t.get("id").asText(), keys);
+    });
+    assertEquals(List.of("2026-11-30T00:00:00Z", "2026-11-29T23:00:00Z", "2026-11-29T22:00:00Z"), latest.get("flaky"),
+        "the latest 3 of flaky's 4, newest first");
+    assertEquals(1, latest.get("digest").size(), latest.toString());
+    JsonNode hundred = ok(get("/api/tasks?latest=100")).get("tasks");
+    int flakyWindows = 0;
+    for (JsonNode t : hundred) {
+      if (t.get("id").asText().equals("flaky")) {
+        flakyWindows = t.get("latest").size();
+      }
+    }
+    assertEquals(4, flakyWindows, "all of flaky's windows with latest=100: " + hundred);
+    assertFalse(ok(get("/api/tasks")).get("tasks").get(0).has("latest"), "without latest, no windows");
+    // gzip when asked (a browser does): the same JSON
+    HttpResponse<byte[]> zipped = client.send(HttpRequest.newBuilder(URI.create(base + "/api/tasks?latest=100"))
+        .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertEquals(200, zipped.statusCode());
+    assertEquals("gzip", zipped.headers().firstValue("Content-Encoding").orElse(""));
+    try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(
+        new java.io.ByteArrayInputStream(zipped.body()))) {
+      assertEquals(hundred, JSON.readTree(in).get("tasks"));
+    }
+    // the policies
+    JsonNode flaky = ok(get("/api/tasks/flaky"));
+    assertEquals("SKIP", flaky.get("overlap").asText(), flaky.toString());
+    assertTrue(flaky.get("retry").has("maxRetries"), flaky.toString());
+    assertEquals("NONE", flaky.get("catchUp").get("mode").asText(), flaky.toString());
+    assertEquals(0, flaky.get("pools").size());
+    assertTrue(flaky.get("deadlineMillis").isNull() && flaky.get("budgetPerDay").isNull(), flaky.toString());
+
+    problem(get("/api/tasks?latest=0"), 400, "latest", "0");
+    problem(get("/api/tasks?latest=101"), 400, "latest", "101");
+    problem(get("/api/tasks?latest=many"), 400, "latest", "many");
+    problem(get("/api/tasks?latest=2&latest=3"), 400, "latest", "2,3");
+    JsonNode p = problem(get("/api/tasks?latest=2&limit=3"), 400, "limit", "3");
+    assertTrue(p.get("detail").asText().contains("is not a parameter of /api/tasks: it takes latest"), p.toString());
+  }
+
+  @Test
   @DisplayName("every POST needs the token: missing or wrong, it is 401 problem+json with WWW-Authenticate: Bearer, "
       + "and nothing changes")
   void token() throws Exception {

@@ -28,7 +28,8 @@ class DashboardRoutesTest {
   }
 
   @Test
-  @DisplayName("GET / is the page (HTML, own scripts only by CSP), /dashboard/app.js and app.css its assets with their types; "
+  @DisplayName("GET / is the page (HTML, own scripts only by CSP), /dashboard/app.js, charts.js and app.css its assets with "
+      + "their types; "
       + "an unknown asset is a 404 problem, a POST to / is a 405 problem")
   void servesTheDashboard() throws Exception {
     testKit = ActorTestKit.create("dashboard-routes", AlmanacHttpTest.config(""));
@@ -49,9 +50,13 @@ class DashboardRoutesTest {
     assertEquals(200, js.statusCode());
     assertTrue(js.headers().firstValue("Content-Type").orElse("").contains("javascript"), js.headers().map().toString());
     assertTrue(js.body().contains("/api/queue"));
-    // the grid reads one page of the latest windows, newest first (not the oldest pages, oldest first)
-    assertTrue(js.body().contains("'/api/windows?order=desc&limit=500'"), "one page, newest first");
-    assertEquals(1, js.body().split("/api/windows", -1).length - 1, "/api/windows is asked once per refresh");
+    // the task list reads every task with its own latest windows in one request per refresh
+    assertTrue(js.body().contains("getJson('/api/tasks?latest=' + LATEST)"), "one request for the list");
+    assertTrue(page.body().contains("<script type=\"module\" src=\"/dashboard/app.js\">"), page.body());
+    HttpResponse<String> charts = client.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/charts.js")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, charts.statusCode());
+    assertTrue(charts.headers().firstValue("Content-Type").orElse("").contains("javascript"), "a module needs a script type");
     HttpResponse<String> css = client.send(HttpRequest.newBuilder(URI.create(base + "/dashboard/app.css")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, css.statusCode());

@@ -160,6 +160,14 @@ class InstanceWindowsTest {
     List<String> top = new ArrayList<>();
     latest.get("windows").forEach(w -> top.add(w.get("window").asText()));
     assertEquals(newestFirst.subList(0, 3), top);
+    // the dashboard's task list: each task's latest windows from the table, more than its 10 hot ones
+    for (JsonNode t : get("/api/tasks?latest=12").get("tasks")) {
+      if (t.get("id").asText().equals("minutely")) {
+        List<String> its = new ArrayList<>();
+        t.get("latest").forEach(w -> its.add(w.get("window").asText()));
+        assertEquals(newestFirst.subList(0, 12), its, "newest first, from the table");
+      }
+    }
     JsonNode descRange = get("/api/windows?order=desc&from=2026-11-29T00:05:00Z&to=2026-11-29T00:07:00Z&limit=1");
     assertEquals("2026-11-29T00:06:00Z", descRange.get("windows").get(0).get("window").asText());
     assertEquals("2026-11-29T00:05:00Z", get("/api/windows?order=desc&from=2026-11-29T00:05:00Z&to=2026-11-29T00:07:00Z"

@@ -193,7 +193,7 @@ class ProblemContractTest {
 
   @Test
   @DisplayName("a query parameter an endpoint does not take is refused (400 naming it) on every endpoint: only "
-      + "GET /api/windows takes any; nothing is done")
+      + "GET /api/windows and GET /api/tasks (latest) take any; nothing is done")
   void unknownParameters() throws Exception {
     for (String path : new String[] {"/api/queue", "/api/tasks", "/api/tasks/digest", "/api/tasks/digest/usage",
         "/api/tasks/digest/windows/2026-11-30", "/api/tasks/digest/windows/2026-11-30/timeline",

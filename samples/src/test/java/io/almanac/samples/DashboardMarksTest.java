@@ -209,54 +209,65 @@ class DashboardMarksTest {
   }
 
   private static By cell(String task) {
-    return By.cssSelector("#grid .cell[data-task='" + task + "'][data-window='" + DAY + "']");
+    return By.cssSelector("#tasks .cell[data-task='" + task + "'][data-window='" + DAY + "']");
   }
 
   @ParameterizedTest(name = "windows from the {0}")
   @ValueSource(strings = {"instance table", "in-memory views"})
   @DisplayName("LATE on a window that missed its deadline, a pool-wait marker with its tooltip, and usage in the window's "
-      + "detail and the task's row")
+      + "detail and the task's page")
   void marksAndUsage(String source) {
     driver.get((source.equals("instance table") ? tableBase : memoryBase) + "/");
     wait.until(d -> "true".equals(d.findElement(By.tagName("body")).getAttribute("data-loaded")));
 
     // the LATE mark on report's cell
-    assertEquals("LATE", read(new org.openqa.selenium.support.pagefactory.ByChained(cell("report"), By.className("late-mark")),
+    // the cells are small squares: the marks are a "!" and a "P" with their words in their titles
+    assertEquals("!", read(new org.openqa.selenium.support.pagefactory.ByChained(cell("report"), By.className("late-mark")),
         null));
+    assertTrue(read(new org.openqa.selenium.support.pagefactory.ByChained(cell("report"), By.className("late-mark")),
+        "title").startsWith("deadline missed (recorded 2026-11-29T00:00:"));
     assertTrue(read(cell("report"), "class").contains("late"), read(cell("report"), "class"));
-    assertEquals(0, driver.findElements(By.cssSelector("#grid .cell[data-task='waiter'] .late-mark")).size(),
+    // a late window makes its task need attention
+    assertEquals("1 late", read(By.cssSelector("#tasks tr[data-task='report']"), "data-attention"));
+    assertEquals("", read(By.cssSelector("#tasks tr[data-task='waiter']"), "data-attention"));
+    assertEquals(0, driver.findElements(By.cssSelector("#tasks .cell[data-task='waiter'] .late-mark")).size(),
         "no deadline, no mark");
 
     // the pool-wait marker on waiter's cell, its tooltip from the typed wait
     WindowView.PoolWait pw = window("waiter").poolWait();
     assertEquals(PoolWaitReason.PAUSED, pw.reason());
-    By pool = By.cssSelector("#grid .cell[data-task='waiter'][data-window='" + DAY + "'] .pool-mark");
+    By pool = By.cssSelector("#tasks .cell[data-task='waiter'][data-window='" + DAY + "'] .pool-mark");
     assertEquals("waiting for pool llm: PAUSED until " + pw.until(), read(pool, "title"));
     assertEquals("llm", read(pool, "data-pool"));
     assertEquals("PAUSED", read(pool, "data-reason"));
-    assertEquals("POOL llm", read(pool, null));
-    assertEquals(0, driver.findElements(By.cssSelector("#grid .cell[data-task='report'] .pool-mark")).size());
+    assertEquals("P", read(pool, null));
+    assertEquals(0, driver.findElements(By.cssSelector("#tasks .cell[data-task='report'] .pool-mark")).size());
 
-    // report's detail: the deadline missed and its usage
+    // report's detail (its window's page): the deadline missed and its usage
     click(cell("report"));
     wait.until(d -> "report".equals(d.findElement(By.id("detail")).getAttribute("data-task")));
     assertEquals("1200 in / 340 out tokens, cost 0.0215, model gpt-4o", read(By.cssSelector("#detail-fields .f-usage"), null));
     assertTrue(read(By.cssSelector("#detail-fields .f-deadline-missed"), null).startsWith("2026-11-29 00:00:"),
         read(By.cssSelector("#detail-fields .f-deadline-missed"), null));
-    // waiter's detail: its pool wait
+    // report's task page: today's usage and the model of its latest window (the list asks no task's usage: one
+    // request per task per refresh would not scale to many tasks)
+    By usage = By.id("usage-today");
+    wait.until(d -> d.findElement(usage).getText().startsWith("Usage today ("));
+    assertEquals("1200", read(usage, "data-tokens-in"));
+    assertEquals("340", read(usage, "data-tokens-out"));
+    assertEquals("0.0215", read(usage, "data-cost"));
+    assertEquals("gpt-4o", read(usage, "data-model"));
+    assertEquals("Usage today (2026-11-29, UTC): 1200 in / 340 out, cost 0.0215, gpt-4o", read(usage, null));
+
+    // waiter's detail: its pool wait, and no usage
+    driver.navigate().back();
+    wait.until(d -> d.findElement(By.id("view-list")).isDisplayed());
     click(cell("waiter"));
     wait.until(d -> "waiter".equals(d.findElement(By.id("detail")).getAttribute("data-task")));
     assertEquals("waiting for pool llm: PAUSED until " + pw.until(), read(By.cssSelector("#detail-fields .f-pool-wait"),
         null));
     assertEquals(0, driver.findElements(By.cssSelector("#detail-fields .f-usage")).size(), "no usage reported");
-
-    // report's task row: today's usage and the model of its latest window
-    By usage = By.cssSelector("#tasks tr[data-task='report'] td.usage");
-    assertEquals("1200", read(usage, "data-tokens-in"));
-    assertEquals("340", read(usage, "data-tokens-out"));
-    assertEquals("0.0215", read(usage, "data-cost"));
-    assertEquals("gpt-4o", read(usage, "data-model"));
-    assertEquals("1200 in / 340 out, cost 0.0215, gpt-4o", read(usage, null));
-    assertEquals("–", read(By.cssSelector("#tasks tr[data-task='waiter'] td.usage"), null), "nothing reported today");
+    wait.until(d -> d.findElement(usage).getText().startsWith("Usage today"));
+    assertEquals("Usage today: –", read(usage, null), "nothing reported today");
   }
 }

@@ -1,15 +1,29 @@
 // Almanac's dashboard: reads and acts through the node's HTTP API only (docs/http-api.md).
-// No framework and no build step; every value from the API is put into the page as text.
-'use strict';
+// No framework and no build step (an ES module); every value from the API is put into the page as text.
+// Routes (hash): #/ the task list, #/tasks/{id} a task, #/tasks/{id}/windows/{key} a window of it.
+
+import { durationChart, millisText, outcomesChart, usageChart } from './charts.js';
 
 const TOKEN_KEY = 'almanac.token';
 const REFRESH_MS = 5000;
-const MAX_COLUMNS = 40;
-const MAX_USAGE_TASKS = 100;
+/** Each task's own latest windows shown in the list (GET /api/tasks?latest=). */
+const LATEST = 20;
+const PAGE = 50;
+const CHART_WINDOWS = 500;
 const STATUSES = ['SUCCEEDED', 'RUNNING', 'PENDING', 'WAITING', 'RETRY_WAIT', 'SKIPPED', 'MISSED', 'FINAL_FAILED', 'CANCELLED',
   'RESOLVED'];
+const GLYPH = { SUCCEEDED: '✓', RUNNING: '▶', PENDING: '·', WAITING: '…', RETRY_WAIT: '↻', SKIPPED: '↷', MISSED: '–',
+  FINAL_FAILED: '✗', CANCELLED: '⊘', RESOLVED: '✔' };
 
-const state = { selected: null, resolving: null, queue: [], timer: null };
+const state = {
+  route: { view: 'list' },
+  tasks: [], queue: [], resolving: null,
+  task: null, // the task page's task JSON
+  pages: [null], // the task page's cursors: pages[i] is the `after` of page i
+  next: null, windows: [], selection: new Set(),
+  plan: null, // the backfill dry run shown: {task, from, to}
+  busy: false, firstRender: null, timer: null,
+};
 
 // ---- small helpers ---------------------------------------------------------------------------
 
@@ -34,6 +48,11 @@ const $ = (sel) => document.querySelector(sel);
 const enc = (s) => encodeURIComponent(s);
 /** "2026-11-30T08:00:00+08:00" -> "2026-11-30 08:00:00+08:00" */
 const shown = (iso) => (iso ? String(iso).replace('T', ' ').replace(/\.\d+/, '') : '–');
+const ms = (a, b) => (a && b ? Date.parse(b) - Date.parse(a) : null);
+
+const taskHref = (task) => '#/tasks/' + enc(task);
+const windowHref = (task, window) => taskHref(task) + '/windows/' + enc(window);
+const windowPath = (task, window) => '/api/tasks/' + enc(task) + '/windows/' + enc(window);
 
 function token() {
   return sessionStorage.getItem(TOKEN_KEY) || '';
@@ -46,7 +65,7 @@ function say(text, kind) {
   m.hidden = false;
 }
 
-/** A problem+json answer (or any error answer) in words: "Refused (409): detail". */
+/** A problem+json answer (or any error answer) in words: "Refused (409): detail [field f = "v"]". */
 async function problemText(res) {
   let body = null;
   try { body = await res.json(); } catch (e) { /* not JSON */ }
@@ -73,35 +92,32 @@ async function getJson(path) {
   return res.json();
 }
 
-/** A mutating call with the bearer token; the outcome (or the problem) is said in the page. */
-async function post(path, body, doneText) {
-  const headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+/** A mutating call with the bearer token: {ok, answer} or {ok: false, error} (the problem in words). */
+async function send(path, body) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   const t = token();
   if (t) headers.Authorization = 'Bearer ' + t;
   let res;
   try {
     res = await fetch(path, { method: 'POST', headers, body: body === undefined ? null : JSON.stringify(body) });
   } catch (e) {
-    say('Not sent: the node cannot be reached (' + e.message + ')', 'error');
-    return null;
+    return { ok: false, error: 'the node cannot be reached (' + e.message + ')' };
   }
-  if (!res.ok) {
-    say('Refused: ' + await problemText(res), 'error');
-    return null;
-  }
-  const answer = await res.json();
-  say(doneText(answer), 'ok');
-  await refresh();
-  return answer;
+  if (!res.ok) return { ok: false, error: await problemText(res) };
+  return { ok: true, answer: await res.json() };
 }
 
-// ---- rendering -------------------------------------------------------------------------------
-
-function renderHealth(h) {
-  const s = $('#health');
-  s.textContent = h.ready ? 'ready' : (h.live ? 'not ready' : 'not live');
-  s.className = 'health ' + (h.ready ? 'ok' : 'bad');
-  s.title = (h.checks || []).map((c) => (c.ok ? '✓ ' : '✗ ') + c.name + ': ' + c.detail).join('\n');
+/** One action: its outcome (or the problem) is said at the top of the page, then the page refreshes. */
+async function act(path, body, doneText) {
+  const r = await send(path, body);
+  if (!r.ok) {
+    say('Refused: ' + r.error, 'error');
+    return null;
+  }
+  say(doneText(r.answer), 'ok');
+  await refresh();
+  return r.answer;
 }
 
 /** A window's usage (its attempts' sums) in words: "1200 in / 340 out tokens, cost 0.0215, model gpt-4o". */
@@ -114,39 +130,6 @@ function poolWaitText(p) {
   return 'waiting for pool ' + p.pool + ': ' + p.reason + (p.until ? ' until ' + p.until : '');
 }
 
-/**
- * A task's usage today (GET /api/tasks/{id}/usage) and the model of its latest window that named one:
- * a cell of the task row, '–' when nothing was reported today.
- */
-function usageCell(t, usage, windows) {
-  const latest = windows.filter((w) => w.task === t.id && w.usage && w.usage.model)
-    .sort((a, b) => (a.start < b.start ? 1 : -1))[0];
-  const model = latest ? latest.usage.model : null;
-  if (!usage || (usage.attempts === 0 && !usage.limit)) {
-    return el('td', { className: 'usage', text: '–' });
-  }
-  const text = usage.tokensIn + ' in / ' + usage.tokensOut + ' out, cost ' + usage.cost
-    + (usage.limit ? ' of ' + usage.limit : '') + (model ? ', ' + model : '') + (usage.exhausted ? ' (budget spent)' : '');
-  return el('td', {
-    className: 'usage' + (usage.exhausted ? ' exhausted' : ''), text,
-    title: 'today (' + usage.day + ', ' + usage.zone + '): ' + usage.attempts + ' attempts reported usage',
-    dataset: { tokensIn: usage.tokensIn, tokensOut: usage.tokensOut, cost: usage.cost, model: model || '' },
-  });
-}
-
-function renderTasks(tasks, usages, windows) {
-  const body = $('#tasks tbody');
-  body.replaceChildren(...tasks.map((t) => el('tr', { dataset: { task: t.id } },
-    el('td', { text: t.id }),
-    el('td', { text: t.schedule }),
-    el('td', { text: t.window }),
-    el('td', { text: t.removed ? 'removed' : t.paused ? 'paused' : 'active' }),
-    el('td', { className: 'time next-local', text: t.nextFireLocal ? shown(t.nextFireLocal) + ' ' + t.zone : 'never' }),
-    el('td', { className: 'time next-utc', text: t.nextFireUtc ? shown(t.nextFireUtc) : 'never' }),
-    el('td', { text: t.interventionQueue }),
-    usageCell(t, usages.get(t.id), windows))));
-}
-
 /** A window's coalesced events in words, or '' when it has none. */
 function eventsText(w) {
   const e = w.events;
@@ -156,7 +139,7 @@ function eventsText(w) {
     + (e.firstId ? ', first id ' + e.firstId + ', last id ' + e.lastId : '');
 }
 
-/** The part of a SKIPPED or MISSED window's reason shown in its cell: its leading code; a WAITING one's deadline. */
+/** The leading code of a SKIPPED or MISSED window's reason (PREVIOUS_RUNNING, ...); a WAITING one's deadline. */
 function reasonHead(w) {
   if (w.status === 'WAITING') return w.waitUntil ? 'until ' + shown(w.waitUntil) : 'waiting';
   const r = w.reason || '';
@@ -164,46 +147,136 @@ function reasonHead(w) {
   return colon > 0 ? r.substring(0, colon) : r;
 }
 
-function renderGrid(tasks, windows) {
-  const starts = [...new Set(windows.map((w) => w.start))].sort();
-  const columns = starts.slice(-MAX_COLUMNS);
-  $('#grid-note').textContent = windows.length + ' windows' + (starts.length > columns.length
-    ? ', the latest ' + columns.length + ' start times shown' : '') + '; columns by window start (UTC); click a cell';
-  const byKey = new Map();
-  for (const w of windows) byKey.set(w.task + '\u0000' + w.start, w);
-  const head = el('tr', {}, el('th', { text: 'task' }),
-    ...columns.map((c) => el('th', { className: 'col', title: c + ' (UTC)\n' + new Date(c).toString(), text: shown(c) })));
-  $('#grid thead').replaceChildren(head);
-  const ids = tasks.map((t) => t.id);
-  for (const w of windows) if (!ids.includes(w.task)) ids.push(w.task);
-  $('#grid tbody').replaceChildren(...ids.map((id) => el('tr', { dataset: { task: id } },
-    el('td', { className: 'task', text: id }),
-    ...columns.map((c) => {
-      const w = byKey.get(id + '\u0000' + c);
-      return el('td', {}, w ? cell(w) : el('span', { className: 'empty' }));
-    }))));
+// ---- routing ---------------------------------------------------------------------------------
+
+function parseRoute() {
+  const h = location.hash.replace(/^#/, '');
+  const parts = h.split('/').filter((p) => p !== '');
+  try {
+    if (parts[0] === 'tasks' && parts.length >= 2) {
+      const task = decodeURIComponent(parts[1]);
+      if (parts[2] === 'windows' && parts.length >= 4) {
+        return { view: 'task', task, window: decodeURIComponent(parts.slice(3).join('/')) };
+      }
+      return { view: 'task', task, window: null };
+    }
+  } catch (e) { /* a malformed escape: the list */ }
+  return { view: 'list' };
+}
+
+async function route() {
+  const before = state.route;
+  state.route = parseRoute();
+  const r = state.route;
+  $('#view-list').hidden = r.view !== 'list';
+  $('#view-task').hidden = r.view !== 'task';
+  if (r.view === 'task' && (before.view !== 'task' || before.task !== r.task)) {
+    state.task = null;
+    state.pages = [null];
+    state.selection.clear();
+    state.plan = null;
+    $('#backfill-plan').replaceChildren();
+    $('#backfill-confirm').hidden = true;
+    $('#bulk-progress').textContent = '';
+    $('#task-title').textContent = r.task;
+    $('#task-id').textContent = r.task;
+    $('#charts').replaceChildren();
+    $('#task-windows tbody').replaceChildren();
+    $('#task-spec').replaceChildren();
+    $('#usage-today').textContent = '';
+    $('#detail').hidden = true;
+  }
+  document.title = r.view === 'task' ? r.task + (r.window ? ' ' + r.window : '') + ' · Almanac' : 'Almanac';
+  await refresh();
+  if (r.view === 'task') {
+    if (r.window) await showWindow(r.task, r.window);
+    else $('#detail').hidden = true;
+  }
+}
+
+// ---- the task list ---------------------------------------------------------------------------
+
+function renderHealth(h) {
+  const s = $('#health');
+  s.textContent = h.ready ? 'ready' : (h.live ? 'not ready' : 'not live');
+  s.className = 'health ' + (h.ready ? 'ok' : 'bad');
+  s.title = (h.checks || []).map((c) => (c.ok ? '✓ ' : '✗ ') + c.name + ': ' + c.detail).join('\n');
+}
+
+function taskState(t) {
+  return t.removed ? 'removed' : t.paused ? 'paused' : 'active';
+}
+
+/** Why a task needs an operator, in words, or null: paused, FINAL_FAILED windows, windows that missed their deadline. */
+function attention(t) {
+  const why = [];
+  if (t.paused) why.push('paused');
+  const failed = (t.latest || []).filter((w) => w.status === 'FINAL_FAILED').length;
+  if (t.interventionQueue > 0 || failed > 0) why.push(Math.max(t.interventionQueue, failed) + ' FINAL_FAILED');
+  const late = (t.latest || []).filter((w) => w.deadlineMissedAt).length;
+  if (late > 0) why.push(late + ' late');
+  return why.length ? why.join(', ') : null;
+}
+
+function filtered(tasks) {
+  const text = $('#filter-text').value.trim().toLowerCase();
+  const status = $('#filter-status').value;
+  const paused = $('#filter-paused').value;
+  const needs = $('#filter-attention').checked;
+  return tasks.filter((t) => (!text || t.id.toLowerCase().includes(text))
+    && (!status || (status === 'NONE' ? !(t.latest && t.latest.length) : t.latest && t.latest.length && t.latest[0].status === status))
+    && (!paused || (paused === 'paused') === Boolean(t.paused))
+    && (!needs || attention(t) !== null));
 }
 
 function cell(w) {
-  // a PENDING window that waits for a resource pool shows it as a marker of its own (docs/pools.md)
-  const explained = w.status === 'SKIPPED' || w.status === 'MISSED' || w.status === 'WAITING';
   const title = w.task + ' ' + w.window + ': ' + w.status + (w.attempt ? ', attempt ' + w.attempt : '')
     + (w.reason ? '\n' + w.reason : w.summary ? '\n' + w.summary : '')
     + (w.status === 'WAITING' && w.waitUntil ? '\nuntil ' + w.waitUntil + ' (UTC)' : '')
     + (w.events ? '\n' + eventsText(w) : '')
     + (w.deadlineMissedAt ? '\ndeadline missed (recorded ' + w.deadlineMissedAt + ' UTC)' : '')
+    + (w.poolWait ? '\n' + poolWaitText(w.poolWait) : '')
     + (w.usage ? '\nusage: ' + usageText(w.usage) : '');
-  const selected = state.selected && state.selected.task === w.task && state.selected.window === w.window;
-  return el('span', {
+  const r = state.route;
+  const selected = r.view === 'task' && r.task === w.task && r.window === w.window;
+  return el('a', {
     className: 'cell st-' + w.status + (selected ? ' selected' : '') + (w.deadlineMissedAt ? ' late' : ''), title,
-    tabindex: '0', role: 'button', dataset: { task: w.task, window: w.window, status: w.status },
-    onclick: () => select(w), onkeydown: (e) => { if (e.key === 'Enter') select(w); },
-  }, el('span', { className: 'st', text: w.status.replace('_', ' ') }),
-  w.deadlineMissedAt ? el('span', { className: 'late-mark', text: 'LATE', title: 'deadline missed (recorded '
+    href: windowHref(w.task, w.window), dataset: { task: w.task, window: w.window, status: w.status,
+      reason: w.status === 'SKIPPED' || w.status === 'MISSED' ? reasonHead(w) : undefined },
+  }, el('span', { className: 'glyph', text: GLYPH[w.status] || '?' }),
+  w.deadlineMissedAt ? el('span', { className: 'late-mark', text: '!', title: 'deadline missed (recorded '
     + w.deadlineMissedAt + ' UTC)' }) : null,
-  w.poolWait ? el('span', { className: 'pool-mark', text: 'POOL ' + w.poolWait.pool, title: poolWaitText(w.poolWait),
-    dataset: { pool: w.poolWait.pool, reason: w.poolWait.reason } }) : null,
-  explained ? el('span', { className: 'why', text: reasonHead(w) }) : null);
+  w.poolWait ? el('span', { className: 'pool-mark', text: 'P', title: poolWaitText(w.poolWait),
+    dataset: { pool: w.poolWait.pool, reason: w.poolWait.reason } }) : null);
+}
+
+function strip(t) {
+  const latest = (t.latest || []).slice(0, LATEST).reverse(); // oldest left, newest right
+  const pad = [];
+  for (let i = latest.length; i < LATEST; i++) pad.push(el('span', { className: 'empty' }));
+  return el('div', { className: 'strip' }, ...pad, ...latest.map(cell));
+}
+
+function renderTasks() {
+  const shownTasks = filtered(state.tasks);
+  $('#tasks-note').textContent = shownTasks.length + ' of ' + state.tasks.length
+    + '; each task\'s own latest ' + LATEST + ' windows by start, newest right';
+  $('#tasks tbody').replaceChildren(...shownTasks.map((t) => {
+    const why = attention(t);
+    return el('tr', { dataset: { task: t.id, state: taskState(t), attention: why || '' } },
+      el('td', { className: 'task' }, el('a', { href: taskHref(t.id), className: 'task-link', text: t.id }),
+        el('span', { className: 'badge ' + taskState(t), text: taskState(t) }),
+        why ? el('span', { className: 'attention', text: why }) : null),
+      el('td', { className: 'sched' }, el('span', { className: 'schedule', text: t.schedule + ' · ' + t.window }),
+        el('span', { className: 'time next-local', text: t.nextFireLocal ? shown(t.nextFireLocal) + ' ' + t.zone : 'never' }),
+        el('span', { className: 'time next-utc', text: t.nextFireUtc ? shown(t.nextFireUtc) : 'never' })),
+      el('td', { className: 'queue-count', text: t.interventionQueue }),
+      el('td', { className: 'strip-cell' }, strip(t)));
+  }));
+  if (state.firstRender === null) {
+    state.firstRender = performance.now();
+    document.body.dataset.firstRenderMs = String(Math.round(state.firstRender));
+  }
 }
 
 function renderQueue(windows) {
@@ -219,7 +292,7 @@ function renderQueue(windows) {
           e.preventDefault();
           if (!note.value.trim()) { say('A note is needed to resolve a window.', 'error'); return; }
           state.resolving = null;
-          post(windowPath(w) + '/resolve', { note: note.value.trim() },
+          act(windowPath(w.task, w.window) + '/resolve', { note: note.value.trim() },
             (a) => 'Resolved ' + w.task + ' ' + w.window + ': now ' + a.status);
         },
       }, note, el('button', { type: 'submit', className: 'primary confirm-resolve', text: 'Resolve' }),
@@ -229,56 +302,220 @@ function renderQueue(windows) {
     } else {
       actions.append(
         el('button', { type: 'button', className: 'retry primary', text: 'Retry',
-          onclick: () => post(windowPath(w) + '/retry', undefined,
+          onclick: () => act(windowPath(w.task, w.window) + '/retry', undefined,
             (a) => 'Retry of ' + w.task + ' ' + w.window + ' accepted: now ' + a.status) }),
         ' ',
         el('button', { type: 'button', className: 'resolve', text: 'Resolve…',
           onclick: () => { state.resolving = key; renderQueue(state.queue); } }));
     }
     return el('tr', { dataset: { task: w.task, window: w.window } },
-      el('td', { text: w.task }), el('td', { text: w.window }), el('td', { className: 'attempt', text: w.attempt }),
+      el('td', {}, el('a', { href: taskHref(w.task), text: w.task })),
+      el('td', {}, el('a', { href: windowHref(w.task, w.window), text: w.window })),
+      el('td', { className: 'attempt', text: w.attempt }),
       el('td', { className: 'time', text: shown(w.updatedAt) }), el('td', { className: 'reason', text: w.reason || '' }),
       actions);
   }));
 }
 
-function windowPath(w) {
-  return '/api/tasks/' + enc(w.task) + '/windows/' + enc(w.window);
+async function refreshList() {
+  const [tasks, queue] = await Promise.all([getJson('/api/tasks?latest=' + LATEST), getJson('/api/queue')]);
+  state.tasks = tasks.tasks;
+  state.queue = queue.windows;
+  renderTasks();
+  if (state.resolving === null) renderQueue(queue.windows);
 }
 
-// ---- the detail panel: a window, its why and its timeline ---------------------------------------
+// ---- the task page -----------------------------------------------------------------------------
 
-async function select(w) {
-  state.selected = { task: w.task, window: w.window };
-  document.querySelectorAll('.cell.selected').forEach((c) => c.classList.remove('selected'));
-  document.querySelectorAll('.cell').forEach((c) => {
-    if (c.dataset.task === w.task && c.dataset.window === w.window) c.classList.add('selected');
-  });
+/** A duration in ISO-8601 (PT5M) or ms in words. */
+function isoText(d) {
+  return d ? String(d).replace(/^PT/, '').toLowerCase() : null;
+}
+
+function retryText(r) {
+  if (!r) return null;
+  if (r.maxRetries === 0) return 'no retries: a failure is final';
+  let how = r.backoff;
+  if (r.backoff === 'EXPONENTIAL') {
+    how = 'exponential from ' + isoText(r.initialDelay) + ' ×' + r.multiplier + ' up to ' + isoText(r.maxDelay);
+  } else if (r.backoff === 'DELAYS' && r.delays) {
+    how = 'after ' + r.delays.map(isoText).join(', ');
+  } else if (r.backoff === 'IMMEDIATE') {
+    how = 'at once';
+  }
+  return 'up to ' + r.maxRetries + ' retries, ' + how + (r.span ? ', within ' + isoText(r.span) + ' of the window\'s start' : '');
+}
+
+function catchUpText(c) {
+  if (!c) return null;
+  const mode = c.mode === 'NONE' ? 'missed windows are recorded MISSED, not run' : 'missed windows are run (' + c.mode + ')';
+  return mode + '; horizon ' + isoText(c.horizon) + (c.span ? ', within ' + isoText(c.span) : '');
+}
+
+function renderTaskSpec(t) {
+  $('#task-state').textContent = taskState(t);
+  $('#task-state').className = 'badge ' + taskState(t);
+  $('#task-pause').hidden = Boolean(t.paused);
+  $('#task-resume').hidden = !t.paused;
+  const schedule = t.schedule + (t.alsoCrons ? ' and ' + t.alsoCrons.join(', ') : '') + ' (' + t.zone + ')'
+    + (t.from ? ', from ' + t.from : '') + (t.until ? ', until ' + t.until : '')
+    + (t.calendars ? ', except ' + t.calendars.join(', ') : '') + (t.jitterMillis ? ', jitter ' + millisText(t.jitterMillis) : '');
+  const fields = [
+    ['schedule', schedule], ['window', t.window], ['zone', t.zone],
+    ['next fire (local)', t.nextFireLocal ? shown(t.nextFireLocal) + ' ' + t.zone : 'never'],
+    ['next fire (UTC)', t.nextFireUtc ? shown(t.nextFireUtc) : 'never'],
+    ['overlap', t.overlap ? t.overlap + (t.overlap === 'SKIP' ? ': a window due while the previous runs is skipped' : '') : null],
+    ['retries', retryText(t.retry)], ['catch-up', catchUpText(t.catchUp)],
+    ['pools', t.pools && t.pools.length ? t.pools.join(', ') : 'none'],
+    ['deadline', t.deadlineMillis ? millisText(t.deadlineMillis) + ' after due' : 'none'],
+    ['budget', t.budgetPerDay ? t.budgetPerDay + ' per day (' + t.zone + ')' : 'none'],
+    ['lease', t.leaseMillis ? millisText(t.leaseMillis) : null], ['p99 duration', t.p99Millis ? millisText(t.p99Millis) : null],
+    ['queue', String(t.interventionQueue) + ' FINAL_FAILED'], ['hot windows', String(t.hotWindows)],
+  ];
+  $('#task-spec').replaceChildren(...fields.filter(([, v]) => v !== null && v !== undefined)
+    .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { className: 'f-' + fieldClass(k), text: v })]));
+}
+
+/** "next fire (UTC)" -> "next-fire-utc" */
+function fieldClass(k) {
+  return k.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
+function renderUsageToday(u) {
+  const p = $('#usage-today');
+  if (!u || (u.attempts === 0 && !u.limit)) {
+    p.textContent = 'Usage today: –';
+    p.dataset.tokensIn = '';
+    p.dataset.cost = '';
+    return;
+  }
+  const model = state.windows.concat(state.chartWindows || []).find((w) => w.usage && w.usage.model);
+  p.textContent = 'Usage today (' + u.day + ', ' + u.zone + '): ' + u.tokensIn + ' in / ' + u.tokensOut + ' out, cost ' + u.cost
+    + (u.limit ? ' of ' + u.limit : '') + (model ? ', ' + model.usage.model : '') + (u.exhausted ? ' (budget spent)' : '');
+  Object.assign(p.dataset, { tokensIn: u.tokensIn, tokensOut: u.tokensOut, cost: u.cost, model: model ? model.usage.model : '' });
+}
+
+function renderCharts(t, windows) {
+  const asc = [...windows].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const durations = asc.filter((w) => w.startedAt && w.finishedAt)
+    .map((w) => ({ label: shown(w.window), value: ms(w.startedAt, w.finishedAt), status: w.status }));
+  const lags = asc.filter((w) => w.dueAt && w.startedAt)
+    .map((w) => ({ label: shown(w.window), value: Math.max(0, ms(w.dueAt, w.startedAt)), status: w.status }));
+  const byDay = new Map();
+  const usage = new Map();
+  for (const w of asc) {
+    const day = String(w.start).substring(0, 10);
+    if (!byDay.has(day)) byDay.set(day, {});
+    const c = byDay.get(day);
+    c[w.status] = (c[w.status] || 0) + 1;
+    if (w.usage) {
+      const u = usage.get(day) || { day, cost: 0, tokensIn: 0, tokensOut: 0 };
+      u.cost += Number(w.usage.cost || 0);
+      u.tokensIn += w.usage.tokensIn;
+      u.tokensOut += w.usage.tokensOut;
+      usage.set(day, u);
+    }
+  }
+  const days = [...byDay.entries()].map(([day, counts]) => ({ day, counts }));
+  const charts = [
+    durationChart('Duration (started → finished)', 'duration', durations, t.leaseMillis),
+    durationChart('Lag (due → started)', 'lag', lags, null),
+    outcomesChart('Outcomes per day', days, STATUSES),
+  ];
+  if (usage.size) {
+    charts.push(usageChart('Usage per day (cost)', [...usage.values()].map((u) => ({ ...u,
+      costText: u.cost.toFixed(6).replace(/0+$/, '').replace(/\.$/, '') }))));
+  }
+  $('#charts').replaceChildren(...charts);
+  $('#charts-note').textContent = 'from the latest ' + windows.length + ' windows';
+}
+
+function renderWindows() {
+  const rows = state.windows;
+  const page = state.pages.length;
+  $('#windows-note').textContent = 'page ' + page + ', ' + rows.length + ' windows, newest first';
+  $('#windows-newer').disabled = state.pages.length <= 1;
+  $('#windows-older').disabled = !state.next;
+  $('#task-windows tbody').replaceChildren(...rows.map((w) => {
+    const box = el('input', { type: 'checkbox', className: 'pick', 'aria-label': 'select ' + w.window,
+      dataset: { window: w.window }, onchange: (e) => {
+        if (e.target.checked) state.selection.add(w.window); else state.selection.delete(w.window);
+        renderSelection();
+      } });
+    box.checked = state.selection.has(w.window);
+    const selected = state.route.window === w.window;
+    return el('tr', { dataset: { task: w.task, window: w.window, status: w.status }, className: selected ? 'selected' : null },
+      el('td', {}, box),
+      el('td', { className: 'task' }, el('a', { href: windowHref(w.task, w.window), text: w.window })),
+      el('td', {}, el('span', { className: 'status st-' + w.status, text: w.status }),
+        w.deadlineMissedAt ? el('span', { className: 'late-mark', text: 'LATE' }) : null,
+        w.poolWait ? el('span', { className: 'pool-mark', text: 'POOL ' + w.poolWait.pool, title: poolWaitText(w.poolWait) }) : null),
+      el('td', { text: w.attempt }),
+      el('td', { className: 'time', text: shown(w.dueAt) }),
+      el('td', { className: 'time', text: millisText(ms(w.startedAt, w.finishedAt)) }),
+      el('td', { className: 'time', text: millisText(w.dueAt && w.startedAt ? Math.max(0, ms(w.dueAt, w.startedAt)) : null) }),
+      el('td', { className: 'reason', text: w.reason || w.summary || '' }));
+  }));
+  renderSelection();
+}
+
+function renderSelection() {
+  const n = state.selection.size;
+  $('#bulk-count').textContent = n + ' selected';
+  for (const b of ['#bulk-retry', '#bulk-resolve', '#bulk-cancel']) $(b).disabled = n === 0 || state.busy;
+  const all = state.windows.length > 0 && state.windows.every((w) => state.selection.has(w.window));
+  $('#select-all').checked = all;
+}
+
+async function refreshTask(id) {
+  const status = $('#windows-status').value;
+  const after = state.pages[state.pages.length - 1];
+  const q = '/api/windows?task=' + enc(id) + '&order=desc&limit=' + PAGE + (status ? '&status=' + enc(status) : '')
+    + (after ? '&after=' + enc(after) : '');
+  const [task, page, chart, usage] = await Promise.all([getJson('/api/tasks/' + enc(id)), getJson(q),
+    getJson('/api/windows?task=' + enc(id) + '&order=desc&limit=' + CHART_WINDOWS),
+    getJson('/api/tasks/' + enc(id) + '/usage').catch(() => null)]);
+  if (state.route.view !== 'task' || state.route.task !== id) return;
+  state.task = task;
+  state.windows = page.windows;
+  state.next = page.next;
+  state.chartWindows = chart.windows;
+  renderTaskSpec(task);
+  renderWindows();
+  renderCharts(task, chart.windows);
+  renderUsageToday(usage);
+}
+
+// ---- a window: its fields, why and timeline ------------------------------------------------------
+
+async function showWindow(task, key) {
   const panel = $('#detail');
   panel.hidden = false;
-  panel.dataset.task = w.task;
-  panel.dataset.window = w.window;
-  $('#detail-title').textContent = w.task + ' ' + w.window;
-  const fields = [['status', w.status], ['reason', w.reason], ['summary', w.summary], ['run kind', w.runKind],
-    ['attempt', w.attempt + ' (retries ' + w.retries + ' of ' + w.maxRetries + ')'],
-    ['window', shown(w.start) + ' – ' + shown(w.end) + ' (UTC)'], ['due', shown(w.dueAt)],
-    ['wait until', w.waitUntil ? shown(w.waitUntil) + ' (UTC)' : null], ['events', eventsText(w)],
-    ['deadline missed', w.deadlineMissedAt ? shown(w.deadlineMissedAt) + ' (UTC)' : null],
-    ['pool wait', w.poolWait ? poolWaitText(w.poolWait) : null], ['usage', w.usage ? usageText(w.usage) : null],
-    ['finished', shown(w.finishedAt)], ['updated', shown(w.updatedAt)]];
-  $('#detail-fields').replaceChildren(...fields.filter(([, v]) => v !== null && v !== undefined && v !== '')
-    .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { className: 'f-' + k.replace(' ', '-'), text: v })]));
-  $('#why').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
-  $('#timeline').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
-  const [why, timeline] = await Promise.allSettled([getJson(windowPath(w) + '/why'), getJson(windowPath(w) + '/timeline')]);
-  if (!state.selected || state.selected.task !== w.task || state.selected.window !== w.window) return;
+  panel.dataset.task = task;
+  panel.dataset.window = key;
+  $('#detail-title').textContent = task + ' ' + key;
+  $('#detail-close').setAttribute('href', taskHref(task));
+  if (panel.dataset.shown !== task + '\u0000' + key) { // another window: not the previous one's words meanwhile
+    panel.dataset.shown = task + '\u0000' + key;
+    $('#detail-fields').replaceChildren();
+    $('#why').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
+    $('#timeline').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
+  }
+  const path = windowPath(task, key);
+  const [w, why, timeline] = await Promise.allSettled([getJson(path), getJson(path + '/why'), getJson(path + '/timeline')]);
+  if (state.route.task !== task || state.route.window !== key) return;
+  // a window that left the task's hot state is still in the list read from the instance table
+  const known = w.status === 'fulfilled' ? w.value
+    : state.windows.concat(state.chartWindows || []).find((x) => x.window === key);
+  if (known) renderWindowFields(known);
+  else $('#detail-fields').replaceChildren(el('dt', { text: 'window' }), el('dd', { text: 'not available: ' + w.reason.message }));
   if (why.status === 'fulfilled') {
     const y = why.value;
     $('#why').replaceChildren(el('p', { className: 'verdict', text: y.verdict }),
-      el('table', {}, el('thead', {}, el('tr', {}, el('th', { text: 'at (local)' }), el('th', { text: 'at (UTC)' }),
-        el('th', { text: 'what happened' }))),
+      el('div', { className: 'table-wrap' }, el('table', {}, el('thead', {}, el('tr', {}, el('th', { text: 'at (local)' }),
+        el('th', { text: 'at (UTC)' }), el('th', { text: 'what happened' }))),
       el('tbody', {}, ...(y.steps || []).map((s) => el('tr', {}, el('td', { className: 'time', text: shown(s.atLocal) }),
-        el('td', { className: 'time', text: shown(s.atUtc) }), el('td', { text: s.text }))))));
+        el('td', { className: 'time', text: shown(s.atUtc) }), el('td', { text: s.text })))))));
   } else {
     $('#why').replaceChildren(el('p', { className: 'muted', text: 'not available: ' + why.reason.message }));
   }
@@ -295,35 +532,125 @@ async function select(w) {
   }
 }
 
-// ---- loading ---------------------------------------------------------------------------------
-
-/** The latest windows: one page, newest first (the grid shows the latest MAX_COLUMNS start times). */
-async function latestWindows() {
-  const r = await getJson('/api/windows?order=desc&limit=500');
-  return r.windows;
+function renderWindowFields(w) {
+  const fields = [['status', w.status], ['reason', w.reason], ['summary', w.summary], ['run kind', w.runKind],
+    ['attempt', w.attempt + ' (retries ' + w.retries + ' of ' + w.maxRetries + ')'],
+    ['window', shown(w.start) + ' – ' + shown(w.end) + ' (UTC)'], ['due', shown(w.dueAt)],
+    ['started', shown(w.startedAt)], ['finished', shown(w.finishedAt)],
+    ['wait until', w.waitUntil ? shown(w.waitUntil) + ' (UTC)' : null], ['events', eventsText(w)],
+    ['deadline missed', w.deadlineMissedAt ? shown(w.deadlineMissedAt) + ' (UTC)' : null],
+    ['pool wait', w.poolWait ? poolWaitText(w.poolWait) : null], ['usage', w.usage ? usageText(w.usage) : null],
+    ['updated', shown(w.updatedAt)]];
+  $('#detail-fields').replaceChildren(...fields.filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { className: 'f-' + k.replace(' ', '-'), text: v })]));
+  $('#detail').dataset.status = w.status;
 }
 
-/** Each live task's usage today, by task id (at most MAX_USAGE_TASKS asked; one that fails is left out). */
-async function usagesOf(tasks) {
-  const live = tasks.filter((t) => !t.removed).slice(0, MAX_USAGE_TASKS);
-  const answers = await Promise.allSettled(live.map((t) => getJson('/api/tasks/' + enc(t.id) + '/usage')));
-  const out = new Map();
-  answers.forEach((a, i) => { if (a.status === 'fulfilled') out.set(live[i].id, a.value); });
-  return out;
+// ---- actions on the task page --------------------------------------------------------------------
+
+function currentTask() {
+  return state.route.view === 'task' ? state.route.task : null;
 }
+
+async function backfillDryRun(e) {
+  e.preventDefault();
+  const task = currentTask();
+  const from = $('#backfill-from').value.trim();
+  const to = $('#backfill-to').value.trim();
+  $('#backfill-confirm').hidden = true;
+  state.plan = null;
+  const r = await send('/api/tasks/' + enc(task) + '/backfill', { from, to, dryRun: true });
+  if (!r.ok) {
+    say('Refused: ' + r.error, 'error');
+    $('#backfill-plan').replaceChildren();
+    return;
+  }
+  const a = r.answer;
+  const counts = {};
+  a.windows.forEach((w) => { counts[w.decision] = (counts[w.decision] || 0) + 1; });
+  const summary = a.windows.length + ' windows in ' + a.range + ': '
+    + (Object.entries(counts).map(([d, n]) => n + ' ' + d).join(', ') || 'none');
+  $('#backfill-plan').replaceChildren(el('p', { className: 'plan-summary', text: 'Dry run (nothing changed): ' + summary }),
+    el('div', { className: 'table-wrap' }, el('table', { id: 'plan' },
+      el('thead', {}, el('tr', {}, el('th', { text: 'window' }), el('th', { text: 'decision' }), el('th', { text: 'reason' }))),
+      el('tbody', {}, ...a.windows.map((w) => el('tr', { dataset: { window: w.window, decision: w.decision } },
+        el('td', { className: 'time', text: w.window }), el('td', { text: w.decision }), el('td', { text: w.reason || '' })))))));
+  state.plan = { task, from, to };
+  $('#backfill-confirm').hidden = a.windows.length === 0;
+}
+
+async function backfillConfirm() {
+  const p = state.plan;
+  if (!p || p.task !== currentTask() || p.from !== $('#backfill-from').value.trim() || p.to !== $('#backfill-to').value.trim()) {
+    say('The range changed since the dry run: run the dry run again before confirming.', 'error');
+    $('#backfill-confirm').hidden = true;
+    return;
+  }
+  $('#backfill-confirm').hidden = true;
+  state.plan = null;
+  await act('/api/tasks/' + enc(p.task) + '/backfill', { from: p.from, to: p.to }, (a) => {
+    const scheduled = a.windows.filter((w) => w.decision === 'SCHEDULED').length;
+    return 'Backfill of ' + p.task + ' ' + a.range + ' sent: ' + scheduled + ' of ' + a.windows.length + ' windows scheduled';
+  });
+  $('#backfill-plan').replaceChildren();
+}
+
+/** One POST per selected window, with a progress count and then a summary of those refused. */
+async function bulk(action) {
+  const task = currentTask();
+  const keys = [...state.selection];
+  const text = $('#bulk-text').value.trim();
+  if (action !== 'retry' && !text) {
+    say('A ' + (action === 'resolve' ? 'note' : 'reason') + ' is needed to ' + action + ' windows: type it next to the buttons.',
+      'error');
+    return;
+  }
+  state.busy = true;
+  renderSelection();
+  const failures = [];
+  let done = 0;
+  const progress = $('#bulk-progress');
+  for (const key of keys) {
+    progress.textContent = action + ': ' + done + '/' + keys.length;
+    const body = action === 'retry' ? undefined : action === 'resolve' ? { note: text } : { reason: text };
+    const r = await send(windowPath(task, key) + '/' + action, body);
+    done++;
+    if (r.ok) state.selection.delete(key);
+    else failures.push(key + ': ' + r.error);
+  }
+  progress.textContent = action + ': ' + done + '/' + keys.length + ' done';
+  state.busy = false;
+  const ok = keys.length - failures.length;
+  const verb = { retry: 'retried', resolve: 'resolved', cancel: 'cancelled' }[action];
+  say(ok + ' of ' + keys.length + ' windows ' + verb + (failures.length ? '; ' + failures.length + ' refused: '
+    + failures.join('; ') : ''), failures.length ? 'error' : 'ok');
+  await refresh();
+}
+
+function windowAction(action) {
+  const task = currentTask();
+  const key = state.route.window;
+  const text = $('#window-text').value.trim();
+  if (action === 'resolve' && !text) { say('A note is needed to resolve a window.', 'error'); return; }
+  if (action === 'cancel' && !text) { say('A reason is needed to cancel a window.', 'error'); return; }
+  const body = action === 'retry' ? undefined : action === 'resolve' ? { note: text } : { reason: text };
+  const verb = { retry: 'Retry of', resolve: 'Resolved', cancel: 'Cancelled' }[action];
+  act(windowPath(task, key) + '/' + action, body, (a) => verb + ' ' + task + ' ' + key + ': now ' + a.status)
+    .then((a) => { if (a) showWindow(task, key); });
+}
+
+// ---- refresh and start -----------------------------------------------------------------------
 
 async function refresh() {
   try {
-    const healthRes = fetch('/health/ready', { cache: 'no-store' }).then((r) => r.json()).catch(() => null);
-    const [tasks, windows, queue, health] = await Promise.all([getJson('/api/tasks'), latestWindows(), getJson('/api/queue'),
-      healthRes]);
-    if (health) renderHealth(health);
-    renderTasks(tasks.tasks, await usagesOf(tasks.tasks), windows);
-    renderGrid(tasks.tasks, windows);
-    state.queue = queue.windows;
-    if (state.resolving === null) renderQueue(queue.windows);
+    const health = fetch('/health/ready', { cache: 'no-store' }).then((r) => r.json()).catch(() => null);
+    if (state.route.view === 'task') await refreshTask(state.route.task);
+    else await refreshList();
+    const h = await health;
+    if (h) renderHealth(h);
     $('#updated').textContent = 'updated ' + new Date().toLocaleTimeString();
     document.body.dataset.loaded = 'true';
+    document.body.dataset.view = state.route.view;
   } catch (e) {
     say('Cannot read from the node: ' + e.message, 'error');
   }
@@ -334,10 +661,41 @@ function start() {
   t.value = token();
   t.addEventListener('input', () => sessionStorage.setItem(TOKEN_KEY, t.value.trim()));
   $('#refresh').addEventListener('click', refresh);
-  $('#detail-close').addEventListener('click', () => { state.selected = null; $('#detail').hidden = true; refresh(); });
-  $('#legend').replaceChildren(...STATUSES.map((s) => el('span', {}, el('i', { className: 'st-' + s }), s)));
-  refresh();
-  state.timer = setInterval(refresh, REFRESH_MS);
+  $('#legend').replaceChildren(...STATUSES.map((s) => el('span', {}, el('i', { className: 'st-' + s, text: GLYPH[s] }), s)),
+    el('span', {}, el('i', { className: 'late-key', text: '!' }), 'missed its deadline'),
+    el('span', {}, el('i', { className: 'pool-key', text: 'P' }), 'waits for a pool'));
+  $('#filter-status').append(...STATUSES.map((s) => el('option', { value: s, text: 'latest window: ' + s })),
+    el('option', { value: 'NONE', text: 'no window yet' }));
+  $('#windows-status').append(...STATUSES.map((s) => el('option', { value: s, text: s })));
+  for (const id of ['#filter-text', '#filter-status', '#filter-paused', '#filter-attention']) {
+    $(id).addEventListener('input', renderTasks);
+    $(id).addEventListener('change', renderTasks);
+  }
+  $('#filters').addEventListener('submit', (e) => e.preventDefault());
+  $('#task-pause').addEventListener('click', () => act('/api/tasks/' + enc(currentTask()) + '/pause', undefined,
+    (a) => 'Paused ' + a.task));
+  $('#task-resume').addEventListener('click', () => act('/api/tasks/' + enc(currentTask()) + '/resume', undefined,
+    (a) => 'Resumed ' + a.task));
+  $('#task-run').addEventListener('click', () => act('/api/tasks/' + enc(currentTask()) + '/run', undefined,
+    (a) => 'Run now: window ' + a.window + ' ' + a.decision + (a.reason ? ' (' + a.reason + ')' : '')));
+  $('#backfill').addEventListener('submit', backfillDryRun);
+  $('#backfill-confirm').addEventListener('click', backfillConfirm);
+  $('#windows-older').addEventListener('click', () => { if (state.next) { state.pages.push(state.next); refresh(); } });
+  $('#windows-newer').addEventListener('click', () => { if (state.pages.length > 1) { state.pages.pop(); refresh(); } });
+  $('#windows-status').addEventListener('change', () => { state.pages = [null]; refresh(); });
+  $('#select-all').addEventListener('change', (e) => {
+    state.windows.forEach((w) => { if (e.target.checked) state.selection.add(w.window); else state.selection.delete(w.window); });
+    renderWindows();
+  });
+  $('#bulk-retry').addEventListener('click', () => bulk('retry'));
+  $('#bulk-resolve').addEventListener('click', () => bulk('resolve'));
+  $('#bulk-cancel').addEventListener('click', () => bulk('cancel'));
+  $('#window-retry').addEventListener('click', () => windowAction('retry'));
+  $('#window-resolve').addEventListener('click', () => windowAction('resolve'));
+  $('#window-cancel').addEventListener('click', () => windowAction('cancel'));
+  window.addEventListener('hashchange', route);
+  route();
+  state.timer = setInterval(() => { if (!state.busy) refresh(); }, REFRESH_MS);
 }
 
-document.addEventListener('DOMContentLoaded', start);
+start();
