@@ -23,12 +23,15 @@ public final class HangingPoolStore implements PoolStore {
   static final AtomicBoolean HANG = new AtomicBoolean();
   static final AtomicInteger ASKED = new AtomicInteger();
   static final List<Runnable> PENDING = new CopyOnWriteArrayList<>();
+  /** Late acquires ({@link #commitLate}) that the inner store admitted: each took a hold. */
+  static final AtomicInteger LATE_ADMITTED = new AtomicInteger();
   static volatile InMemoryPoolStore inner;
 
   /** Resets the statics (each test starts a new node). */
   static void reset() {
     HANG.set(false);
     ASKED.set(0);
+    LATE_ADMITTED.set(0);
     PENDING.clear();
     inner = new InMemoryPoolStore(Clock.systemUTC());
   }
@@ -63,6 +66,9 @@ public final class HangingPoolStore implements PoolStore {
         if (e != null) {
           answer.completeExceptionally(e);
         } else {
+          if (a.admitted()) {
+            LATE_ADMITTED.incrementAndGet();
+          }
           answer.complete(a);
         }
       }));

@@ -116,7 +116,8 @@ class PoolStoreTimeoutNodeTest {
     });
     assertEquals(Map.of("llm", 0), await(HangingPoolStore.inner.inUse()));
     HangingPoolStore.commitLate(); // the acquires the executor gave up on commit now
-    assertEquals(Map.of("llm", 1), await(HangingPoolStore.inner.inUse()), "the late admission took a hold");
+    // each took a hold (counted as it was admitted: the executor may give it back before a look at the count)
+    eventually(() -> assertTrue(HangingPoolStore.LATE_ADMITTED.get() >= 1, "the late admission took a hold"));
     eventually(() -> assertEquals(Map.of("llm", 0), await(HangingPoolStore.inner.inUse())));
   }
 }
