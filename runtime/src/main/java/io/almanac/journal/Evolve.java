@@ -319,8 +319,10 @@ public final class Evolve {
         c.executor = x.executor();
         c.startedAt = x.at();
         c.retryDueAt = null;
-        if (c.reason != null && c.reason.startsWith(POOL_WAIT_PREFIX)) {
-          c.reason = null; // started: it waits for no pool now (another reason, e.g. the last failure's, stays)
+        if (c.poolWait != null) {
+          // started: it waits for no pool now. The pool wait set the reason last (another reason, e.g. the last
+          // failure's, stays when no pool held it); the wait itself ends as the window leaves PENDING.
+          c.reason = null;
         }
       });
     }
@@ -578,7 +580,7 @@ public final class Evolve {
     }
   }
 
-  /** How {@link #poolWaitText} starts: an attempt's start clears such a reason. */
+  /** How {@link #poolWaitText} starts. */
   private static final String POOL_WAIT_PREFIX = "waiting for pool ";
 
   /**
