@@ -210,6 +210,7 @@ public final class SchemaBootstrap {
       Thread.currentThread().interrupt();
       throw new AlmanacException("interrupted while waiting for the schema bootstrap", e);
     } catch (TimeoutException e) {
+      logStuckThreads();
       throw new AlmanacException("schema bootstrap did not finish within " + timeout, e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() instanceof CompletionException && e.getCause().getCause() != null
@@ -219,6 +220,33 @@ public final class SchemaBootstrap {
       }
       throw new AlmanacException("schema bootstrap failed: " + cause, cause);
     }
+  }
+
+  /**
+   * A bootstrap that did not finish: where its threads (and the database driver's) wait, logged once,
+   * so that the operator (or a test's log) sees what it waited for.
+   */
+  private static void logStuckThreads() {
+    StringBuilder b = new StringBuilder("schema bootstrap timed out; the threads of the bootstrap and the database:");
+    for (Map.Entry<Thread, StackTraceElement[]> t : Thread.getAllStackTraces().entrySet()) {
+      StackTraceElement[] stack = t.getValue();
+      boolean relevant = false;
+      for (StackTraceElement f : stack) {
+        String c = f.getClassName();
+        if (c.startsWith("org.h2.") || c.startsWith("org.postgresql.") || c.startsWith("com.zaxxer.hikari.")
+            || c.startsWith("io.almanac.persistence.")) {
+          relevant = true;
+          break;
+        }
+      }
+      if (relevant) {
+        b.append("\n\"").append(t.getKey().getName()).append("\" ").append(t.getKey().getState());
+        for (int i = 0; i < Math.min(stack.length, 40); i++) {
+          b.append("\n    at ").append(stack[i]);
+        }
+      }
+    }
+    log.error(b.toString());
   }
 
   private static Done run(ActorSystem<?> system, PersistenceSettings settings) {
