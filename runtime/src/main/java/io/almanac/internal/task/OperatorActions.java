@@ -167,9 +167,20 @@ final class OperatorActions {
 
   /** The refusal of an operator's note over the reason bound (naming {@code note}), or null. */
   private <R> Decided<R> noteTooLong(String note) {
-    if (note != null && note.length() > settings.maxReasonLength()) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "note", Texts.abbreviate(note),
-          note.length() + " characters, at most " + settings.maxReasonLength()));
+    return tooLong("note", note);
+  }
+
+  /**
+   * The one check of an operator's text (a note, a reason) against {@code almanac.task.max-reason-length}.
+   *
+   * @param field the call's parameter the text is, named in the refusal
+   * @param text the text, or null (nothing to check)
+   * @return the refusal, or null when it fits
+   */
+  private <R> Decided<R> tooLong(String field, String text) {
+    if (text != null && text.length() > settings.maxReasonLength()) {
+      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, field, Texts.abbreviate(text),
+          text.length() + " characters, at most " + settings.maxReasonLength() + " (almanac.task.max-reason-length)"));
     }
     return null;
   }
@@ -365,9 +376,9 @@ final class OperatorActions {
           "must be before to '" + to + "': the range is (from, to]"));
     }
     String text = reason == null ? "cancelled by an operator" : reason;
-    if (text.length() > settings.maxReasonLength()) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "reason", Texts.abbreviate(text),
-          text.length() + " characters, at most " + settings.maxReasonLength()));
+    Decided<CancelReport> tooLong = tooLong("reason", text);
+    if (tooLong != null) {
+      return tooLong;
     }
     List<WindowState> chosen = new ArrayList<>();
     for (WindowState w : state.table().live()) {
@@ -401,9 +412,9 @@ final class OperatorActions {
     if (w == null) {
       return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
     }
-    if (text != null && text.length() > settings.maxReasonLength()) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, field, Texts.abbreviate(text),
-          text.length() + " characters, at most " + settings.maxReasonLength() + " (almanac.task.max-reason-length)"));
+    Decided<Done> tooLong = tooLong(field, text);
+    if (tooLong != null) {
+      return tooLong;
     }
     TaskJournal.WindowEvent e = event.apply(w);
     if (!Transition.allows(w.status(), e)) {
@@ -465,9 +476,9 @@ final class OperatorActions {
       return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
           "at most " + io.almanac.Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString()));
     }
-    if (note != null && note.length() > settings.maxReasonLength()) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "note", Texts.abbreviate(note),
-          note.length() + " characters, at most " + settings.maxReasonLength()));
+    Decided<io.almanac.internal.protocol.TaskProtocol.UsageInfo> tooLong = tooLong("note", note);
+    if (tooLong != null) {
+      return tooLong;
     }
     Long budget = state.spec().budgetPerDayMicros();
     if (budget == null) {
