@@ -94,6 +94,36 @@ class ClusterArgsTest {
   }
 
   @Test
+  @DisplayName("the README's lower-latency failover profile, in a file over application.conf, is applied and is a "
+      + "timing that works: accepted at start, and the trigger's lease runs out before the survivors down its host")
+  void readmeFailoverProfile() throws Exception {
+    String readme = Files.readString(ReadmeSqlTest.README);
+    int at = readme.indexOf("#### A faster failover");
+    assertTrue(at >= 0, "README.md has a section '#### A faster failover'");
+    String section = readme.substring(at, readme.indexOf("\n#", at + 1));
+    List<String> blocks = ReadmeSqlTest.blocks(section, "hocon");
+    assertEquals(1, blocks.size(), section);
+    Config c = clusterNode("include classpath(\"application.conf\")\n" + blocks.get(0));
+    Config shipped = clusterNode("include classpath(\"application.conf\")\n");
+    for (String key : List.of("pekko.cluster.failure-detector.acceptable-heartbeat-pause",
+        "pekko.cluster.split-brain-resolver.stable-after", "almanac.lease.jdbc.heartbeat-timeout",
+        "almanac.lease.jdbc.safety-margin")) {
+      assertTrue(c.getDuration(key).compareTo(shipped.getDuration(key)) < 0, key + " is lowered: " + c.getDuration(key));
+      assertTrue(section.contains("default " + shipped.getString(key)), "the README names " + key + "'s default");
+    }
+    JdbcLease.checkSettings(c);
+    // almanac-cluster.conf's rule for heartbeat-timeout: shorter than the survivors take to down a crashed node
+    Duration downing = c.getDuration("pekko.cluster.failure-detector.heartbeat-interval")
+        .plus(c.getDuration("pekko.cluster.failure-detector.acceptable-heartbeat-pause"))
+        .plus(c.getDuration("pekko.cluster.split-brain-resolver.stable-after"))
+        .plus(c.getDuration("pekko.cluster.down-removal-margin"));
+    assertTrue(c.getDuration("almanac.lease.jdbc.heartbeat-timeout").compareTo(downing) < 0, "lease "
+        + c.getDuration("almanac.lease.jdbc.heartbeat-timeout") + " vs downing " + downing);
+    assertTrue(c.getDuration("almanac.lease.jdbc.lease-operation-timeout").compareTo(
+        c.getDuration("almanac.lease.jdbc.heartbeat-interval").plus(c.getDuration("almanac.lease.jdbc.safety-margin"))) < 0);
+  }
+
+  @Test
   @DisplayName("a file that includes almanac-h2.conf and almanac-embedded.conf itself, not application.conf, gets the "
       + "cluster's files in their place; one that includes neither gets them under it")
   void includesAreSwappedWhereverTheyAre() throws IOException {
