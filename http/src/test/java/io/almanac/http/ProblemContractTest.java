@@ -199,7 +199,7 @@ class ProblemContractTest {
         "/api/tasks/digest/windows/2026-11-30", "/api/tasks/digest/windows/2026-11-30/timeline",
         "/api/tasks/digest/windows/2026-11-30/why", "/health/live", "/health/ready", "/metrics"}) {
       JsonNode p = problem(send(get(path + "?limit=1")), 400, "invalid-input", "limit");
-      assertEquals("1", p.path("value").asText(null), p.toString());
+      assertFalse(p.has("value"), "an unknown parameter's value is not shown (it may be a token): " + p);
       assertTrue(p.get("detail").asText().contains("is not a parameter of " + path), p.toString());
       problem(send(get(path + "?limit=1&also=2")), 400, "invalid-input", "limit");
     }
