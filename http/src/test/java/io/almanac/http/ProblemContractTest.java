@@ -220,6 +220,57 @@ class ProblemContractTest {
   }
 
   @Test
+  @DisplayName("too many headers (over pekko-http's max-header-count, 64) or a header too large (a value over 8k, a name "
+      + "over 64 characters) is 431 headers-too-large problem+json, as documented; 60 headers are answered")
+  void headerLimits() throws Exception {
+    for (int count : new int[] {65, 200, 1000}) {
+      StringBuilder headers = new StringBuilder();
+      for (int i = 0; i < count; i++) {
+        headers.append("X-H").append(i).append(": v\r\n");
+      }
+      JsonNode p = problem(send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n" + headers
+          + "Connection: close\r\n\r\n"), 431, "headers-too-large", null);
+      assertTrue(p.get("detail").asText().contains("more headers than the 64"), p.toString());
+    }
+    // 60 headers, Host and Connection with them, are answered
+    StringBuilder fine = new StringBuilder();
+    for (int i = 0; i < 58; i++) {
+      fine.append("X-H").append(i).append(": v\r\n");
+    }
+    Answer ok = send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n" + fine + "Connection: close\r\n\r\n");
+    assertEquals(200, ok.status(), ok.toString());
+    problem(send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Big: " + "b".repeat(9 * 1024)
+        + "\r\nConnection: close\r\n\r\n"), 431, "headers-too-large", null);
+    problem(send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-" + "n".repeat(100)
+        + ": v\r\nConnection: close\r\n\r\n"), 431, "headers-too-large", null);
+  }
+
+  @Test
+  @DisplayName("HEAD on every documented GET endpoint (and the dashboard) answers as its GET would, status and "
+      + "Content-Type, without a body; HEAD on a POST-only path is 405 naming GET nowhere")
+  void headIsGetWithoutBody() throws Exception {
+    java.util.Set<String> paths = new java.util.TreeSet<>(java.util.List.of("/", "/dashboard/app.js", "/nothing"));
+    for (String endpoint : DocumentedEndpointsTest.documented()) {
+      if (endpoint.startsWith("GET ")) {
+        paths.add(endpoint.substring(4).replace("{task}", "digest").replace("{window}", "2026-11-30")
+            .replace("{pool}", "none"));
+      }
+    }
+    assertTrue(paths.size() >= 12, paths.toString());
+    for (String path : paths) {
+      Answer get = send(get(path));
+      Answer head = send(get(path).replaceFirst("^GET ", "HEAD "));
+      assertEquals(get.status(), head.status(), "HEAD " + path + ": " + head + "\nGET: " + get);
+      assertEquals(get.contentType(), head.contentType(), "HEAD " + path + ": " + head);
+      assertEquals("", head.body(), "HEAD " + path + " has no body");
+      assertFalse(get.body().isEmpty(), "GET " + path + " has one");
+    }
+    Answer head = send(get("/api/tasks/digest/pause").replaceFirst("^GET ", "HEAD "));
+    assertEquals(405, head.status(), head.toString());
+    assertEquals("POST", head.headers().get("allow"), head.toString());
+  }
+
+  @Test
   @DisplayName("a resolve note over almanac.task.max-reason-length is refused naming note (its field), a cancel reason "
       + "naming reason; nothing is stored")
   void longNote() throws Exception {
