@@ -278,6 +278,10 @@ class ProblemContractTest {
     assertEquals(200, run.status(), run.toString());
     String window = JSON.readTree(run.body()).get("window").asText();
     String w = "/api/tasks/digest/windows/" + java.net.URLEncoder.encode(window, StandardCharsets.UTF_8);
+    // the run's attempt starts after its answer: counted once it is RUNNING (its job never ends), so that its
+    // AttemptStarted is not taken for something the refused calls stored
+    io.almanac.testkit.Eventually.eventually(java.time.Duration.ofSeconds(30), () -> assertEquals("RUNNING",
+        JSON.readTree(send(get(w)).body()).get("status").asText()));
     int before = events("digest");
     String longText = "n".repeat(65_000);
     JsonNode note = problem(send(post(w + "/resolve", "{\"note\":\"" + longText + "\"}")), 400, "invalid-input", "note");
