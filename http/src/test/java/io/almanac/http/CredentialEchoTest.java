@@ -10,7 +10,6 @@ import ch.qos.logback.core.read.ListAppender;
 import io.almanac.Almanac;
 import io.almanac.testkit.Eventually;
 import java.io.ByteArrayOutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -224,11 +223,6 @@ class CredentialEchoTest {
         out.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
       }
     }
-    try (Socket socket = new Socket("127.0.0.1", port)) {
-      socket.setSoTimeout(30_000);
-      socket.getOutputStream().write(out.toByteArray());
-      socket.getOutputStream().flush();
-      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    }
+    return RawHttp.exchange(port, out.toByteArray());
   }
 }

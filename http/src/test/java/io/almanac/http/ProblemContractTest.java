@@ -10,10 +10,6 @@ import io.almanac.Almanac;
 import io.almanac.TaskSpec;
 import io.almanac.journal.TaskJournal;
 import io.almanac.testkit.SettableClock;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Locale;
@@ -79,27 +75,7 @@ class ProblemContractTest {
 
   /** Sends the bytes as they are and reads the answer until the server closes the connection. */
   private Answer send(byte[] request) throws Exception {
-    try (Socket socket = new Socket("127.0.0.1", port)) {
-      socket.setSoTimeout(30_000);
-      OutputStream out = socket.getOutputStream();
-      try {
-        out.write(request);
-        out.flush();
-      } catch (java.io.IOException closedEarly) {
-        // the server may answer and close before it read everything (a header too large): read its answer
-      }
-      InputStream in = socket.getInputStream();
-      ByteArrayOutputStream all = new ByteArrayOutputStream();
-      byte[] buf = new byte[8192];
-      try {
-        for (int n; (n = in.read(buf)) > 0; ) {
-          all.write(buf, 0, n);
-        }
-      } catch (java.net.SocketException reset) {
-        // a reset after the answer: what was read is the answer
-      }
-      return parse(all.toString(StandardCharsets.UTF_8));
-    }
+    return parse(RawHttp.exchange(port, request));
   }
 
   private Answer send(String request) throws Exception {
