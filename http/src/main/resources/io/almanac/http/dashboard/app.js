@@ -22,7 +22,7 @@ const state = {
   pages: [null], // the task page's cursors: pages[i] is the `after` of page i
   next: null, windows: [], selection: new Set(),
   plan: null, // the backfill dry run shown: {task, from, to}
-  // the action asked for and not yet confirmed, one per form ('bulk', 'window'): {action, task, keys, form}
+  // the action asked for and not yet confirmed, one per form ('bulk', 'window'): {action, task, keys}
   pending: { bulk: null, window: null },
   missing: null, // the task page's task when the node has no such task (404) or it is not a task id (400)
   busy: false, firstRender: null, timer: null,
