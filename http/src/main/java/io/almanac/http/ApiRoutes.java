@@ -291,8 +291,7 @@ public final class ApiRoutes extends AllDirectives {
   static Integer latestParameter(java.util.Map<String, List<String>> params) {
     for (String name : params.keySet()) {
       if (!name.equals("latest")) {
-        throw new Problem.Raised(Problem.invalid(name, String.join(",", params.get(name)), "is not a parameter of "
-            + "/api/tasks: it takes latest"));
+        throw new Problem.Raised(Problem.unknownParameter(name, "is not a parameter of /api/tasks: it takes latest"));
       }
     }
     List<String> values = params.get("latest");
@@ -579,7 +578,7 @@ public final class ApiRoutes extends AllDirectives {
    * token is 403 ({@code forbidden}).
    */
   Route acting(Function<String, Route> inner) {
-    return optionalHeaderValueByName("Authorization", header -> {
+    return authorizationHeader(header -> {
       Authorized a = authorize(header);
       if (a.problem() != null) {
         return Problems.complete(a.problem());
@@ -600,9 +599,30 @@ public final class ApiRoutes extends AllDirectives {
     if (!tokens.readRequiresToken()) {
       return inner.get();
     }
-    return optionalHeaderValueByName("Authorization", header -> {
+    return authorizationHeader(header -> {
       Authorized a = authorize(header);
       return a.problem() != null ? Problems.complete(a.problem()) : inner.get();
+    });
+  }
+
+  /**
+   * Runs the route with the call's {@code Authorization} header, or empty without one; a call giving
+   * it more than once is refused (401: which of its tokens acts would be a guess). A value is never
+   * logged nor echoed.
+   */
+  private Route authorizationHeader(Function<Optional<String>, Route> inner) {
+    return extractRequest(request -> {
+      List<String> values = new ArrayList<>();
+      request.getHeaders().forEach(h -> {
+        if (h.is("authorization")) {
+          values.add(h.value());
+        }
+      });
+      if (values.size() > 1) {
+        return Problems.complete(Problem.unauthorized("the Authorization header is given " + values.size() + " times: "
+            + "give one, Authorization: Bearer <token>"));
+      }
+      return inner.apply(values.stream().findFirst());
     });
   }
 

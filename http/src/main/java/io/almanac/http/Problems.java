@@ -144,8 +144,14 @@ public final class Problems {
     }
     if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad) {
       int status = bad.status().intValue();
+      // the summary only: the info's detail may quote the request, which may carry a credential
       return new Problem(status, status == 413 ? "payload-too-large" : status == 400 ? "invalid-input" : "http-" + status,
-          bad.status().reason(), bad.info().formatPretty(), "body", null);
+          bad.status().reason(), bad.info().summary(), "body", null);
+    }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalUriException bad) {
+      // a query the route could not decode: 400, by the summary only (the detail quotes the URI, e.g. ?token=...)
+      return new Problem(400, "invalid-input", "Invalid input", "the request's URI was refused: " + bad.info().summary(),
+          null, null);
     }
     if (e instanceof io.almanac.persistence.instances.InstanceStoreException store) {
       String id = correlationId();

@@ -711,7 +711,10 @@ public final class AlmanacCli implements Callable<Integer> {
       if (kind != null) {
         body.put("kind", kind);
       }
-      body.put("reason", dryRun ? reason : required("--reason", reason));
+      String why = dryRun ? reason : required("--reason", reason);
+      if (why != null) {
+        body.put("reason", why); // a dry run may have none: left out, never null (the API refuses a JSON null)
+      }
       body.put("dryRun", dryRun);
       ApiClient.Answer a = api().post(task(task) + "/cancel", body.toString());
       if (printedJson(a)) {
