@@ -353,7 +353,7 @@ public final class Almanac {
           }
           if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
             // refused before any task sees it, so no task stores what another refuses
-            throw new CompletionException(new InvalidSpecException("eventTime", null, "is required: task(s) "
+            throw new CompletionException(new InvalidSpecException("eventTime", null, "task(s) "
                 + String.join(", ", list.byEventTime()) + " map events of type '" + event.type()
                 + "' to windows by their event time"));
           }

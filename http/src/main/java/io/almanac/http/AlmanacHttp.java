@@ -86,12 +86,12 @@ public final class AlmanacHttp extends AllDirectives {
       }
       if (!token.isEmpty() && token.isBlank()) {
         // the token's value is never echoed: only its length
-        throw new InvalidSpecException("almanac.http.token", null, "is blank (" + token.length() + " white-space "
+        throw InvalidSpecException.withoutValue("almanac.http.token", "is blank (" + token.length() + " white-space "
             + "characters): set a token of at least " + MIN_TOKEN_LENGTH + " characters, or leave it empty to refuse "
             + "every mutating call");
       }
       if (!token.isEmpty() && token.length() < MIN_TOKEN_LENGTH) {
-        throw new InvalidSpecException("almanac.http.token", null, "is " + token.length() + " characters long: it must "
+        throw InvalidSpecException.withoutValue("almanac.http.token", "is " + token.length() + " characters long: it must "
             + "have at least " + MIN_TOKEN_LENGTH + " (e.g. openssl rand -base64 24)");
       }
       Tokens tokens = Tokens.from(config); // almanac.http.tokens and read-requires-token checked too

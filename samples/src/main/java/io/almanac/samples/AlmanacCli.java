@@ -282,9 +282,20 @@ public final class AlmanacCli implements Callable<Integer> {
   // ---------------------------------------------------------------------------------------------
 
   /** {@code demo}: the demo node (the default command). */
-  @Command(name = "demo", description = {"Runs the demo node (the default when no command is given):",
-      "[--digest-now] [--cluster --seed host:port ... --pg-url URL ...] as before; see the README."})
+  @Command(name = "demo", description = {"Runs the demo node (the default when no command is given) until Ctrl-C.",
+      "Embedded (one node on an H2 file under ./data): [--digest-now]",
+      "A cluster member (PostgreSQL journal, almanac-cluster.conf): --cluster --port P --seed host:port[,host:port...]",
+      "  --pg-url jdbc:postgresql://... [--pg-user U] [--pg-schema S] [--host H] [--data-dir D] [--digest-now]",
+      "Configuration: -Dconfig.file, else ./application.conf, else the jar's; see the README."},
+      exitCodeListHeading = "Exit codes:%n",
+      exitCodeList = {"0:stopped (coordinated shutdown)", "1:the journal could not be opened, or the node failed to start",
+          "2:a configuration error (the key and the value are named)"})
   static final class Demo implements Callable<Integer> {
+    // --help is an option of its own, so that it prints this help and starts nothing: every other
+    // argument goes to the demo node as it is.
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this command's help and exit")
+    boolean help;
+
     @Unmatched List<String> args = new ArrayList<>();
 
     @Override
