@@ -226,7 +226,8 @@ public final class ApiRoutes extends AllDirectives {
         pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> respondWithHeader(etag(w),
             () -> ok(ApiJson.window(w).put("version", w.version())))))),
         path("retry", () -> post(() -> acting(actor -> ifMatch(expecting -> noteBody(note -> answer(
-            () -> retryable(task, window).thenCompose(v -> almanac.as(actor).retry(task, key(window), note, expecting)),
+            () -> retryable(task, window, expecting).thenCompose(v -> almanac.as(actor).retry(task, key(window), note,
+                expecting)),
             task, window, d -> ok(windowStatus(task, window, InstanceStatus.PENDING).put("actor", actor)))))))),
         path("resolve", () -> post(() -> acting(actor -> ifMatch(expecting -> body(Set.of("note"), b -> {
           String note = b.requiredText("note");
@@ -408,11 +409,12 @@ public final class ApiRoutes extends AllDirectives {
 
   /**
    * The window, known and one an operator may retry, checked before the retry marks the task active
-   * in the trigger; refused as the task refuses it.
+   * in the trigger; refused as the task refuses it. A window no longer in the state the retry expects
+   * is left to the task, which refuses it as stale (412).
    */
-  private CompletionStage<WindowView> retryable(String task, String window) {
+  private CompletionStage<WindowView> retryable(String task, String window, io.almanac.Expecting expecting) {
     return active(task).thenCompose(v -> window(task, window)).thenApply(w -> {
-      if (!w.reopenable()) {
+      if (!w.reopenable() && (expecting == null || expecting.holds(w.status(), w.version()))) {
         throw new RefusedException(RefusedException.Reason.CONFLICT, "window '" + w.window() + "' is " + w.status()
             + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
       }
