@@ -58,23 +58,23 @@ class CliExpectTest {
     WindowView w = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY);
     assertEquals(InstanceStatus.FINAL_FAILED, w.status());
     String stale = Long.toString(w.version() - 1);
-    assertEquals(AlmanacCli.EXIT_REFUSED, run(log, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY, "--expect", stale,
+    assertEquals(AlmanacCli.EXIT_REFUSED, run(log, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY, "--expect", stale),
         log.toString());
     assertTrue(log.toString().contains("412") && log.toString().contains("is at version " + w.version()), log.toString());
     assertEquals(AlmanacCli.EXIT_REFUSED, run(log, "cancel", ApiTestNode.BROKEN, ApiTestNode.DAY, "--reason", "r",
-        "--expect", stale, log.toString());
+        "--expect", stale), log.toString());
     assertEquals(AlmanacCli.EXIT_REFUSED, run(log, "resolve", ApiTestNode.BROKEN, ApiTestNode.DAY, "--note", "n",
-        "--expect", "cancelled", log.toString());
+        "--expect", "cancelled"), log.toString());
     assertTrue(log.toString().contains("is FINAL_FAILED (version " + w.version() + "), not CANCELLED"), log.toString());
-    assertEquals(AlmanacCli.EXIT_BAD_INPUT, run(log, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY, "--expect", "soon",
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, run(log, "retry", ApiTestNode.BROKEN, ApiTestNode.DAY, "--expect", "soon"),
         log.toString());
     assertTrue(log.toString().contains("--expect 'soon'"), log.toString());
-    assertEquals(AlmanacCli.EXIT_BAD_INPUT, run(log, "cancel", ApiTestNode.BROKEN, "--reason", "r", "--expect", "3",
+    assertEquals(AlmanacCli.EXIT_BAD_INPUT, run(log, "cancel", ApiTestNode.BROKEN, "--reason", "r", "--expect", "3"),
         log.toString());
     assertEquals(w, node.window(ApiTestNode.BROKEN, ApiTestNode.DAY), "nothing changed");
 
     assertEquals(0, run(log, "resolve", ApiTestNode.BROKEN, ApiTestNode.DAY, "--note", "fixed by hand", "--expect",
-        "FINAL_FAILED", log.toString());
+        "FINAL_FAILED"), log.toString());
     WindowView resolved = node.window(ApiTestNode.BROKEN, ApiTestNode.DAY);
     assertEquals(InstanceStatus.RESOLVED, resolved.status());
     assertEquals(w.version() + 1, resolved.version());
