@@ -129,6 +129,8 @@ public final class Problems {
         case UNKNOWN_WINDOW -> Problem.notFound(refused.getMessage(), "window", window);
         case INVALID_ARGUMENT -> invalidArgument(refused);
         case UNKNOWN_EVENT_TYPE -> unknownEventType(refused);
+        case STALE_WINDOW -> new Problem(412, "precondition-failed", "Precondition failed", refused.getMessage(), "If-Match",
+            refused.value());
         default -> Problem.refused(refused.getMessage(), window != null ? "window" : "task", window != null ? window : task);
       };
     }

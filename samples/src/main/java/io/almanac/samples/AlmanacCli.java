@@ -636,10 +636,46 @@ public final class AlmanacCli implements Callable<Integer> {
     }
   }
 
+  /** The --expect option's description, shared by retry, resolve and cancel. */
+  static final String EXPECT = "act only if the window is still at this version (its ETag, e.g. 7) or status (e.g. "
+      + "FINAL_FAILED); else refused (exit 1), nothing changed";
+
+  /**
+   * The If-Match of an action on one window that expects {@code expect}: a version as is; a status
+   * checked against the window read now, then its version (so the node refuses the action if the
+   * window moves on before it arrives).
+   *
+   * @return the If-Match value, or null when nothing is expected
+   */
+  static String ifMatch(ApiCommand c, String task, String window, String expect) {
+    if (expect == null) {
+      return null;
+    }
+    String v = expect.trim();
+    if (!v.isEmpty() && v.length() <= 18 && v.chars().allMatch(Character::isDigit)) {
+      return "\"" + Long.parseLong(v) + "\"";
+    }
+    io.almanac.InstanceStatus status;
+    try {
+      status = io.almanac.InstanceStatus.valueOf(v.toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(EXIT_BAD_INPUT, "almanac: --expect '" + expect + "' is invalid: a window's version (e.g. 7) "
+          + "or status (e.g. FINAL_FAILED)");
+    }
+    JsonNode w = c.api().get(ApiCommand.window(task, window)).json();
+    if (!status.name().equals(text(w, "status"))) {
+      throw new CliException(EXIT_REFUSED, "almanac: refused: window " + window + " of " + task + " is " + text(w, "status")
+          + " (version " + w.path("version").asLong() + "), not " + status + " (--expect): nothing was changed");
+    }
+    return "\"" + w.path("version").asLong() + "\"";
+  }
+
   /** An action on one window that answers its new status. */
   abstract static class WindowAction extends WindowCommand {
+    @Option(names = "--expect", paramLabel = "VERSION|STATUS", description = EXPECT) String expect;
+
     int post(String action, String body) {
-      ApiClient.Answer a = api().post(window(task, window) + "/" + action, body);
+      ApiClient.Answer a = api().post(window(task, window) + "/" + action, body, ifMatch(this, task, window, expect));
       if (!printedJson(a)) {
         JsonNode r = a.json();
         out().println(task + " " + window + ": " + action + " accepted, now " + text(r, "status"));
@@ -685,16 +721,20 @@ public final class AlmanacCli implements Callable<Integer> {
     @Option(names = "--kind", description = "bulk: the run kind of the next attempt: backfill, retry, manual or first")
     String kind;
     @Option(names = "--dry-run", description = "bulk: only list what would be cancelled") boolean dryRun;
+    @Option(names = "--expect", paramLabel = "VERSION|STATUS", description = "one window: " + EXPECT) String expect;
 
     @Override
     public Integer call() {
+      if (window == null && expect != null) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: --expect is for one window's cancel: name WINDOW");
+      }
       if (window != null) {
         if (from != null || to != null || kind != null || dryRun) {
           throw new CliException(EXIT_BAD_INPUT, "almanac: --from, --to, --kind and --dry-run are for a bulk cancel: "
               + "leave out WINDOW (" + window + ")");
         }
-        ApiClient.Answer a = api().post(window(task, window) + "/cancel",
-            ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString());
+        String body = ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString();
+        ApiClient.Answer a = api().post(window(task, window) + "/cancel", body, ifMatch(this, task, window, expect));
         if (!printedJson(a)) {
           out().println(task + " " + window + ": cancel accepted, now " + text(a.json(), "status"));
           out().flush();
