@@ -256,6 +256,11 @@ public final class Almanac {
     return node.ready();
   }
 
+  /** @return how long {@link #ready()} waits before it fails (almanac.node.registration-timeout) */
+  Duration registrationTimeout() {
+    return node.registrationTimeout();
+  }
+
   <T> CompletionStage<T> retrying(String what, java.util.function.Supplier<CompletionStage<T>> attempt) {
     return node.retrying(what, attempt);
   }
