@@ -70,7 +70,7 @@ class PublishBackpressureTest {
             + "pekko.persistence.testkit.snapshots.serialize = off"));
     almanac = Almanac.builder(testKit.system()).clock(new SettableClock(Instant.parse("2026-11-28T23:59:00Z")))
         .job("sync", ctx -> CompletableFuture.completedFuture(JobResult.success("ok"))).start();
-    almanac.ready().toCompletableFuture().get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+    NodeReady.await(almanac);
   }
 
   @AfterAll
