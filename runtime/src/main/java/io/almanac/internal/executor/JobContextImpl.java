@@ -141,16 +141,33 @@ final class JobContextImpl implements JobContext, EffectLedger {
       return CompletableFuture.failedFuture(leaseLost());
     }
     CompletableFuture<TaskProtocol.EffectReply> out = new CompletableFuture<>();
+    write(key, value, intent, out);
+    running.cancelled.whenComplete((v, e) -> out.completeExceptionally(noAnswer(key, intent, leaseLost())));
+    return out;
+  }
+
+  /**
+   * One ask of the write. Should it get no answer while a heartbeat extended the lease meanwhile, it
+   * is asked again for the new lease: the same write twice is safe (an intent already recorded by this
+   * attempt is answered as pending and lets it run its effect, a value already recorded is answered
+   * with that value).
+   */
+  private void write(String key, String value, boolean intent, CompletableFuture<TaskProtocol.EffectReply> out) {
+    Instant leaseAtAsk = running.deadline;
     port.recordEffect(running.item, running.attempt, key, value, intent, ledgerWait()).whenComplete((reply, error) -> {
       if (error == null) {
         out.complete(reply);
+        return;
+      }
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      if (!unanswered(cause)) {
+        out.completeExceptionally(cause);
+      } else if (!out.isDone() && holdsLease() && running.deadline.isAfter(leaseAtAsk)) {
+        write(key, value, intent, out);
       } else {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        out.completeExceptionally(unanswered(cause) ? noAnswer(key, intent, cause) : cause);
+        out.completeExceptionally(noAnswer(key, intent, cause));
       }
     });
-    running.cancelled.whenComplete((v, e) -> out.completeExceptionally(noAnswer(key, intent, leaseLost())));
-    return out;
   }
 
   /** The attempt's lease's remaining time (none once it ended), at most the longest lease, plus the ask timeout. */

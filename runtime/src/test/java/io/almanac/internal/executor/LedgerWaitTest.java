@@ -66,8 +66,31 @@ class LedgerWaitTest {
     final CompletableFuture<Throwable> onceFailed = new CompletableFuture<>();
 
     Attempt() {
+      this(LEASE_UNTIL, false);
+    }
+
+    /**
+     * @param leaseUntil the lease the attempt is granted
+     * @param heartbeatFirst whether the job sends a heartbeat (not awaited) right before its {@code once}
+     */
+    Attempt(Instant leaseUntil, boolean heartbeatFirst) {
       JobRegistry jobs = new JobRegistry();
-      jobs.register("j", ctx -> ctx.ledger().once("push", () -> {
+      jobs.register("j", ctx -> {
+        if (heartbeatFirst) {
+          ctx.heartbeat();
+        }
+        return once(ctx);
+      });
+      ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+          TaskSettings.from(CONFIG).maxReasonLength(), jobs, id -> task.getRef(), "ledger-executor"));
+      executor.tell(new ExecutorProtocol.Offer("t", "w", RunKind.FIRST, task.getRef(), false));
+      TaskProtocol.Admitted a = task.expectMessageClass(TaskProtocol.Admitted.class, PATIENCE);
+      a.replyTo().tell(new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant("t", "w", 1, RunKind.FIRST,
+          leaseUntil, T0, T0, T0, Map.of(), List.of(), "ledger-executor")));
+    }
+
+    private CompletionStage<JobResult> once(io.almanac.JobContext ctx) {
+      return ctx.ledger().once("push", () -> {
         effects.incrementAndGet();
         return CompletableFuture.completedFuture("m1");
       }).handle((value, error) -> {
@@ -76,13 +99,7 @@ class LedgerWaitTest {
           throw error instanceof CompletionException c ? c : new CompletionException(error);
         }
         return JobResult.success("sent " + value);
-      }));
-      ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
-          TaskSettings.from(CONFIG).maxReasonLength(), jobs, id -> task.getRef(), "ledger-executor"));
-      executor.tell(new ExecutorProtocol.Offer("t", "w", RunKind.FIRST, task.getRef(), false));
-      TaskProtocol.Admitted a = task.expectMessageClass(TaskProtocol.Admitted.class, PATIENCE);
-      a.replyTo().tell(new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant("t", "w", 1, RunKind.FIRST,
-          LEASE_UNTIL, T0, T0, T0, Map.of(), List.of(), "ledger-executor")));
+      });
     }
 
     TaskProtocol.RecordEffect write() {
@@ -148,6 +165,30 @@ class LedgerWaitTest {
     assertEquals(1, a.effects.get());
     assertEquals(JobResult.failure("cancelled"),
         a.task.expectMessageClass(TaskProtocol.FinishAttempt.class, PATIENCE).result());
+  }
+
+  @Test
+  @DisplayName("R19/R23: a write that got no answer while a heartbeat extended the lease is asked again for the new "
+      + "lease (the same write twice is safe), and the attempt succeeds")
+  void aWriteOutlivesItsFirstLeaseWhenAHeartbeatExtendsIt() throws Exception {
+    Attempt a = new Attempt(T0.plusSeconds(1), true); // the first wait: 1 s of lease plus the 1 s ask timeout
+    TaskProtocol.RecordEffect intent = null;
+    for (int i = 0; i < 2; i++) {
+      TaskProtocol.Command m = a.task.receiveMessage(PATIENCE);
+      if (m instanceof TaskProtocol.Heartbeat h) {
+        h.replyTo().tell(StatusReply.success(new TaskProtocol.LeaseGranted(LEASE_UNTIL)));
+      } else {
+        intent = assertInstanceOf(TaskProtocol.RecordEffect.class, m);
+      }
+    }
+    assertTrue(intent != null && intent.intent());
+    TaskProtocol.RecordEffect again = a.write(); // the first ask gave up; the lease is the heartbeat's now
+    assertTrue(again.intent());
+    again.replyTo().tell(StatusReply.success(new TaskProtocol.EffectReply(true, null, true)));
+    a.write().replyTo().tell(StatusReply.success(new TaskProtocol.EffectReply(true, "m1", false)));
+    assertEquals(JobResult.success("sent m1"), a.task.expectMessageClass(TaskProtocol.FinishAttempt.class, PATIENCE).result());
+    assertEquals(1, a.effects.get());
+    assertTrue(!a.onceFailed.isDone());
   }
 
   @Test
