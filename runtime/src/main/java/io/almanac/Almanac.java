@@ -58,8 +58,7 @@ public final class Almanac {
   private final Duration askTimeout;
   private final CompositeMeterRegistry meterRegistry;
   private final Duration maxEventFuture;
-  private final PublishGate publishGate;
-  private final Duration publishRetryAfter;
+  private final Publisher publisher;
   private final NodeMeters meters;
   private final List<EventSource> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -74,8 +73,9 @@ public final class Almanac {
     this.meterRegistry = node.registry();
     this.meters = node.meters();
     this.maxEventFuture = node.taskSettings().maxEventFuture();
-    this.publishGate = new PublishGate(node.taskSettings().maxPendingPublishes());
-    this.publishRetryAfter = node.taskSettings().publishRetryAfter();
+    this.publisher = new Publisher(new PublishGate(node.taskSettings().maxPendingPublishes()),
+        node.taskSettings().publishRetryAfter(), trigger, id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id),
+        askTimeout, system.scheduler());
   }
 
   /**
@@ -256,6 +256,11 @@ public final class Almanac {
     return node.ready();
   }
 
+  /** @return how long {@link #ready()} waits before it fails (almanac.node.registration-timeout) */
+  Duration registrationTimeout() {
+    return node.registrationTimeout();
+  }
+
   <T> CompletionStage<T> retrying(String what, java.util.function.Supplier<CompletionStage<T>> attempt) {
     return node.retrying(what, attempt);
   }
@@ -303,9 +308,9 @@ public final class Almanac {
    * <ul>
    *   <li>nothing was stored, by any task, when it fails with {@link InvalidSpecException} (a malformed
    *       event), {@link RefusedException} {@link RefusedException.Reason#UNKNOWN_EVENT_TYPE} (no task
-   *       listens to its type), {@link OverloadedException} (a listening task's queue is full: publish
-   *       again after {@link OverloadedException#retryAfter()}), or a plain {@link AlmanacException}
-   *       saying the trigger did not answer (publish again);
+   *       listens to its type), or {@link OverloadedException} (a listening task's queue is full, or
+   *       the trigger did not say within {@code almanac.executor.ask-timeout} which tasks listen, so the
+   *       event was sent to none: publish again after {@link OverloadedException#retryAfter()});
    *   <li>the outcome is unknown when it fails with {@link PublishOutcomeUnknownException}: a task did
    *       not answer within {@code almanac.executor.ask-timeout} and may record the event later, or
    *       never; publishing it again with the same id is safe (a task that recorded it counts a
@@ -331,94 +336,7 @@ public final class Almanac {
       meters.published("refused");
       return CompletableFuture.failedFuture(e);
     }
-    String busy = publishGate.full(event.type());
-    if (busy != null) { // refused at once, no message sent: an overloaded publish costs the node next to nothing
-      meters.published("overloaded");
-      return CompletableFuture.failedFuture(new OverloadedException(busy, publishGate.limit(), publishRetryAfter));
-    }
-    return Asks.<TriggerProtocol.Command, TriggerProtocol.SubscriberList>ask(trigger,
-            r -> new TriggerProtocol.Subscribers(event.type(), r), askTimeout, system.scheduler())
-        .handle((list, error) -> {
-          if (error != null) {
-            throw new CompletionException(new AlmanacException("no answer from the trigger within " + askTimeout
-                + " (the tasks listening to type '" + InvalidSpecException.echo(event.type()) + "'): nothing was stored; "
-                + "publish again", error));
-          }
-          return list;
-        })
-        .thenCompose(list -> {
-          if (list.taskIds().isEmpty()) {
-            throw new CompletionException(RefusedException.invalid(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type",
-                InvalidSpecException.echo(event.type()), "no registered task listens to this event type"));
-          }
-          if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
-            // refused before any task sees it, so no task stores what another refuses
-            throw new CompletionException(new InvalidSpecException("eventTime", null, "task(s) "
-                + String.join(", ", list.byEventTime()) + " map events of type '" + event.type()
-                + "' to windows by their event time"));
-          }
-          String full = publishGate.admit(event.type(), list.taskIds());
-          if (full != null) {
-            throw new CompletionException(new OverloadedException(full, publishGate.limit(), publishRetryAfter));
-          }
-          return send(event, list.taskIds());
-        })
-        .whenComplete((r, error) -> meters.published(publishOutcome(error)));
-  }
-
-  /** Sends an admitted event to its tasks (one slot taken in each, given back as each answers) and joins their answers. */
-  private CompletableFuture<PublishResult> send(IncomingEvent event, List<String> taskIds) {
-    List<CompletableFuture<StatusReply<TaskProtocol.EventOutcome>>> asks = new ArrayList<>();
-    for (String taskId : taskIds) {
-      asks.add(Asks.<TaskProtocol.Command, StatusReply<TaskProtocol.EventOutcome>>ask(
-              sharding.entityRefFor(TaskEntity.TYPE_KEY, taskId), r -> new TaskProtocol.PublishEvent(event.type(), event.id(),
-                  event.eventTime(), event.summary(), r), askTimeout, system.scheduler())
-          .whenComplete((r, e) -> publishGate.release(taskId)));
-    }
-    return CompletableFuture.allOf(asks.toArray(new CompletableFuture[0])).handle((all, ignored) -> {
-      List<PublishResult.TaskOutcome> answered = new ArrayList<>();
-      List<String> unanswered = new ArrayList<>();
-      Throwable noAnswer = null;
-      Throwable refusal = null;
-      for (int i = 0; i < taskIds.size(); i++) {
-        String taskId = taskIds.get(i);
-        StatusReply<TaskProtocol.EventOutcome> reply = null;
-        try {
-          reply = asks.get(i).join();
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
-          unanswered.add(taskId);
-          noAnswer = noAnswer != null ? noAnswer : e.getCause() != null ? e.getCause() : e;
-          continue;
-        }
-        if (reply.isError()) {
-          refusal = refusal != null ? refusal : reply.getError();
-        } else {
-          TaskProtocol.EventOutcome o = reply.getValue();
-          answered.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
-        }
-      }
-      if (!unanswered.isEmpty()) {
-        throw new CompletionException(new PublishOutcomeUnknownException(event.type(), event.id(), unanswered, answered,
-            noAnswer));
-      }
-      if (refusal != null) {
-        throw new CompletionException(refusedByOne(refusal, answered));
-      }
-      return new PublishResult(event.type(), event.id(), answered);
-    });
-  }
-
-  /** A task's refusal as the publish's failure; when other tasks recorded the event, the message says which. */
-  private static AlmanacException refusedByOne(Throwable refusal, List<PublishResult.TaskOutcome> recorded) {
-    if (recorded.isEmpty()) {
-      return refusal instanceof AlmanacException a ? a : new AlmanacException(refusal.getMessage(), refusal);
-    }
-    String by = "; the other listening task(s) " + String.join(", ", recorded.stream().map(PublishResult.TaskOutcome::taskId)
-        .toList()) + " recorded the event";
-    if (refusal instanceof RefusedException r) {
-      return r.withMore(by);
-    }
-    return new AlmanacException(refusal.getMessage() + by, refusal);
+    return publisher.publish(event).whenComplete((r, error) -> meters.published(publishOutcome(error)));
   }
 
   /** The {@code outcome} tag of {@code almanac.publishes} for a publish's failure (null: recorded). */

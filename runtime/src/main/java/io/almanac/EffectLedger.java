@@ -29,7 +29,9 @@ public interface EffectLedger {
    * @param effect the effect; its value (e.g. a message id) is recorded
    * @return the recorded value: the earlier one if the effect already ran, else the effect's
    * @throws EffectOutcomeUnknownException (as the stage's failure) when an earlier attempt started
-   *     the effect but did not record its end
+   *     the effect but did not record its end, or when this attempt's intent or value got no answer
+   *     from the task's journal while it held its lease (a write waits that long; the message says
+   *     whether the effect ran)
    */
   CompletionStage<String> once(String key, Supplier<CompletionStage<String>> effect);
 
@@ -40,6 +42,8 @@ public interface EffectLedger {
    * @param key the effect's key
    * @param value its value
    * @return the value the ledger holds for the key
+   * @throws EffectOutcomeUnknownException (as the stage's failure) when the write got no answer from
+   *     the task's journal while this attempt held its lease
    */
   CompletionStage<String> record(String key, String value);
 }

@@ -166,7 +166,7 @@ class AlmanacNodeTest {
       + "what it saw")
   void health() {
     Almanac almanac = start("", Map.of());
-    await(almanac.ready());
+    NodeReady.await(almanac);
     eventually(() -> assertTrue(await(almanac.health()).ready(), () -> await(almanac.health()).toString()));
     NodeHealth h = await(almanac.health());
     assertTrue(h.live());
@@ -779,7 +779,7 @@ class AlmanacNodeTest {
     ScriptedJob other = new ScriptedJob(clock);
     Instant at = Instant.parse("2026-11-29T00:00:30Z");
     Almanac almanac = start("almanac.tasks.launch { at = \"" + at + "\", job = j }", Map.of("j", job, "other", other));
-    await(almanac.ready());
+    NodeReady.await(almanac);
     await(almanac.register(TaskSpec.builder("control").cron("0 1 0 * * ? UTC").window("daily").job("other").build()));
     assertEquals(at, await(almanac.task("launch")).nextDue());
     clock.set(at);

@@ -67,7 +67,7 @@ class AlmanacStartTest {
     // the node joins its cluster only after several asks have timed out
     testKit.system().scheduler().scheduleOnce(Duration.ofSeconds(2),
         () -> cluster.manager().tell(Join.create(cluster.selfMember().address())), testKit.system().executionContext());
-    almanac.ready().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join();
+    NodeReady.await(almanac);
     assertTrue(System.nanoTime() - t0 >= Duration.ofSeconds(2).toNanos(), "ready only after the join");
     TaskView view = almanac.task("declared").toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
     assertEquals("declared", view.spec().id());

@@ -37,6 +37,13 @@ class FireCostTest {
   private SettableClock clock;
   /** The deadline of the task "cost" (docs/deadlines.md), or null for none (the budget's tests). */
   private Duration deadline;
+  /**
+   * How long a wait gives up after (each ends as soon as what it waits for happened): scaled to the
+   * node's size, for the trigger of 100,000 tasks answers its first asks after it read them all. What
+   * the tests assert are counts, which no deadline changes.
+   */
+  private Duration patience = PATIENCE;
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
 
   /** Per persistence id: writes (persist calls), rows (events), bytes (serialized events). */
   static final class Journal {
@@ -74,9 +81,14 @@ class FireCostTest {
   /** Messages by actor and class. */
   static final class Messages {
     final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
+    /** Every message but the background ones, counted or not: how {@link #settle} sees that nothing is in flight. */
+    final AtomicLong seen = new AtomicLong();
     volatile boolean on;
 
     void received(String actor, Object message) {
+      if (!Cost.background(actor + " <- " + name(message))) {
+        seen.incrementAndGet();
+      }
       if (on) {
         counts.computeIfAbsent(actor + " <- " + name(message), k -> new AtomicLong()).incrementAndGet();
       }
@@ -146,6 +158,7 @@ class FireCostTest {
   private Cost fire(int hot, int otherTasks) {
     // with other tasks, the in-memory journal keeps events as objects: 100,000 specs go through Jackson
     // only for the counted bytes (a real journal's recovery reads them once; here it would be twice)
+    patience = PATIENCE.plusSeconds(otherTasks / 1000);
     Journal journal = startKit("fire-cost", "almanac.task { hot-windows = 600, max-backfill-windows = 300 }"
         + (otherTasks > 0 ? "\npekko.persistence.testkit.events.serialize = off" : ""));
     if (otherTasks > 0) {
@@ -165,7 +178,7 @@ class FireCostTest {
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })
         .job("noop", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")))
         .messageTap(messages::received).start();
-    await(almanac.ready());
+    NodeReady.await(almanac);
     // every minute, one window per firing; missed windows are recorded MISSED (catch-up none)
     await(almanac.register(TaskSpec.builder("cost").cron("0 * * * * ? UTC").window("per-firing").job("noop")
         .deadline(deadline).build()));
@@ -179,10 +192,10 @@ class FireCostTest {
       eventually(() -> assertTrue(await(almanac.windows("cost")).size() >= hot, "hot windows"));
       eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, status(almanac, later)));
     }
-    settle();
+    settle(messages);
     Instant due = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plus(Duration.ofMinutes(1));
     clock.set(due.minusSeconds(1));
-    settle();
+    settle(messages);
     long[] before = journal.of("task|cost");
     long copiedBefore = io.almanac.journal.WorkMeter.copied();
     long visitedBefore = io.almanac.journal.WorkMeter.visited();
@@ -190,11 +203,14 @@ class FireCostTest {
     java.util.concurrent.CountDownLatch recorded = journal.awaitSuccess(due.toString());
     clock.set(due);
     try {
-      assertTrue(recorded.await(20, TimeUnit.SECONDS), "the fire's result was recorded");
+      assertTrue(recorded.await(patience.toSeconds(), TimeUnit.SECONDS), "the fire's result was recorded");
     } catch (InterruptedException e) {
       throw new AssertionError(e);
     }
-    settle(); // the messages that follow the result (acknowledgements, wake-ups)
+    // the messages that follow the result (acknowledgements, wake-ups): the executor's receipt of the task's
+    // acknowledgement comes last on the result's path; then whatever else was in flight
+    eventually(() -> assertTrue(messages.counts.containsKey("executor <- Executor$ReportDone"), "the result acknowledged"));
+    settle(messages);
     messages.on = false;
     long copied = io.almanac.journal.WorkMeter.copied() - copiedBefore;
     long visited = io.almanac.journal.WorkMeter.visited() - visitedBefore;
@@ -217,13 +233,27 @@ class FireCostTest {
     }
   }
 
-  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
-    return stage.toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
+  /**
+   * Waits until what is in flight completed: no message but the background ones for a quiet spell
+   * (no clock moves meanwhile, so nothing new starts), at most {@link #patience}. A fixed pause was
+   * too short on a loaded machine: the messages after a result then fell outside the count.
+   */
+  private void settle(Messages messages) {
+    long deadline = System.nanoTime() + patience.toNanos();
+    long last = -1;
+    while (messages.seen.get() != last && System.nanoTime() < deadline) {
+      last = messages.seen.get();
+      settle();
+    }
+  }
+
+  private <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+    return stage.toCompletableFuture().orTimeout(patience.toSeconds(), TimeUnit.SECONDS).join();
   }
 
   private void eventually(Runnable assertion) {
     TestProbe<Object> probe = testKit.createTestProbe();
-    probe.awaitAssert(Duration.ofSeconds(20), Duration.ofMillis(20), () -> {
+    probe.awaitAssert(patience, Duration.ofMillis(20), () -> {
       assertion.run();
       return null;
     });
@@ -318,7 +348,7 @@ class FireCostTest {
           return release;
         })
         .start();
-    await(almanac.ready());
+    NodeReady.await(almanac);
     // the holder fires a second before the cost task, so its job has the only slot when the cost task fires
     // (due at the same instant, either could take it first)
     Instant holderDue = Instant.parse("2026-11-29T00:00:00Z");
@@ -328,13 +358,13 @@ class FireCostTest {
     long[] before = journal.of("task|cost"); // its definition is written once register completes; nothing else until the fire
     java.util.concurrent.CountDownLatch recorded = journal.awaitSuccess(due.toString());
     clock.set(holderDue);
-    assertTrue(blocking.await(20, TimeUnit.SECONDS), "the holder's job took the only slot");
+    assertTrue(blocking.await(patience.toSeconds(), TimeUnit.SECONDS), "the holder's job took the only slot");
     clock.set(due);
     // the cost task's window waits: its PENDING schedule is written, and nothing else until the slot frees
     eventually(() -> assertEquals(InstanceStatus.PENDING, await(almanac.windows("cost")).stream()
         .filter(w -> w.window().value().equals(due.toString())).map(WindowView::status).findFirst().orElse(null)));
     release.complete(JobResult.success("done"));
-    assertTrue(recorded.await(20, TimeUnit.SECONDS), "the waiting fire's result was recorded");
+    assertTrue(recorded.await(patience.toSeconds(), TimeUnit.SECONDS), "the waiting fire's result was recorded");
     settle();
     long[] after = journal.of("task|cost");
     long writes = after[0] - before[0];

@@ -162,7 +162,7 @@ class JobNamesTest {
     @Test
     @DisplayName("configuration: a task naming its job by class and one naming a registered job both start")
     void configTakesClassAndRegisteredNames() {
-      await(almanac.ready());
+      NodeReady.await(almanac);
       assertEquals(NoopJob.class.getName(), await(almanac.task("by-class")).spec().job());
       assertEquals("registered", await(almanac.task("by-name")).spec().job());
     }

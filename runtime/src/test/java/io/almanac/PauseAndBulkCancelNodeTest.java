@@ -54,7 +54,7 @@ class PauseAndBulkCancelNodeTest {
       return (ProcessingResult) ProcessingSuccess$.MODULE$;
     });
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { }).job("bf", job).start();
-    await(almanac.ready());
+    NodeReady.await(almanac);
     return almanac;
   }
 

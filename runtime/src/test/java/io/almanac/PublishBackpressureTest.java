@@ -46,6 +46,16 @@ import org.slf4j.LoggerFactory;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PublishBackpressureTest {
 
+  /**
+   * Deadlines, not expectations of speed: each wait ends as soon as what it waits for happened, and
+   * gives up only after this long (a loaded machine answers late, not never). The publishes' own
+   * ask-timeout stays short: what a late answer gives under load is a typed failure the publishers
+   * retry, which is what this test is about.
+   */
+  private static final Duration DEADLINE = Duration.ofMinutes(2);
+  /** The storm's deadline: alone it takes about 10 s; on a machine loaded 14 times over, a few minutes. */
+  private static final Duration STORM_DEADLINE = Duration.ofMinutes(10);
+
   private ActorTestKit testKit;
   private Almanac almanac;
 
@@ -60,7 +70,7 @@ class PublishBackpressureTest {
             + "pekko.persistence.testkit.snapshots.serialize = off"));
     almanac = Almanac.builder(testKit.system()).clock(new SettableClock(Instant.parse("2026-11-28T23:59:00Z")))
         .job("sync", ctx -> CompletableFuture.completedFuture(JobResult.success("ok"))).start();
-    almanac.ready().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    NodeReady.await(almanac);
   }
 
   @AfterAll
@@ -72,7 +82,30 @@ class PublishBackpressureTest {
 
   private void register(String task, String type) throws Exception {
     almanac.register(TaskSpec.builder(task).onEvent(EventTrigger.of(type)).zone("UTC").window("hourly").job("sync").build())
-        .toCompletableFuture().get(30, TimeUnit.SECONDS);
+        .toCompletableFuture().get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  /**
+   * Publishes as the docs ask a publisher to: again after an overload's retry-after, again at once
+   * after an unknown outcome (with the same id), until a task answers or {@link #DEADLINE} passed.
+   *
+   * @param unknowns counts the unknown outcomes met on the way
+   */
+  private PublishResult publishAnswered(String type, String id, Instant at, AtomicInteger unknowns) throws Exception {
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (true) {
+      try {
+        return almanac.publish(type, id, at, null).toCompletableFuture().get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        assertTrue(System.nanoTime() < deadline, "no answer within " + DEADLINE + ": " + e.getCause());
+        if (e.getCause() instanceof OverloadedException o) {
+          Thread.sleep(o.retryAfter().toMillis());
+        } else {
+          org.junit.jupiter.api.Assertions.assertInstanceOf(PublishOutcomeUnknownException.class, e.getCause());
+          unknowns.incrementAndGet();
+        }
+      }
+    }
   }
 
   /** Counts the log lines of Pekko's stash dropping a message (a command lost without an answer). */
@@ -155,9 +188,10 @@ class PublishBackpressureTest {
         attempt[0].run();
       }
       try {
-        CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).handle((v, e) -> null).get(120, TimeUnit.SECONDS);
+        CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).handle((v, e) -> null)
+            .get(STORM_DEADLINE.toSeconds(), TimeUnit.SECONDS);
       } catch (java.util.concurrent.TimeoutException stillRetrying) {
-        // judged below: a publish still retrying after 2 minutes is not done
+        // judged below: a publish still retrying at the deadline is not done
       }
       long tookMs = (System.nanoTime() - started) / 1_000_000;
       long gaveUp = all.stream().filter(f -> !f.isDone() || f.isCompletedExceptionally()).count();
@@ -177,7 +211,7 @@ class PublishBackpressureTest {
       String figures = publishes + " publishes of " + ids + " ids in " + tookMs + " ms: " + succeeded + " succeeded, "
           + overloaded + " failed overloaded (slowest answer " + slowestOverload.get() / 1_000_000 + " ms), " + unknown
           + " with an unknown outcome, " + untyped + " with another failure, " + gaveUp + " not done (given up after 2,000 "
-          + "tries or still retrying after 120 s); journal: "
+          + "tries or still retrying after " + STORM_DEADLINE + "); journal: "
           + received.size() + " ids received, " + duplicated + " duplicates; stash drops logged: " + drops.count;
       System.out.println("PublishBackpressureTest: " + figures);
 
@@ -211,32 +245,38 @@ class PublishBackpressureTest {
   void unansweredPublishIsUnknownAndSafeToRetry() throws Exception {
     register("refund-sync", "order.refunded");
     Instant at = Instant.parse("2026-11-28T23:10:00Z");
-    almanac.publish("order.refunded", "e1", at, null).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    publishAnswered("order.refunded", "e1", at, new AtomicInteger());
     // the window's run writes too: fail the next write only once the task is quiet
-    testKit.createTestProbe().awaitAssert(Duration.ofSeconds(30), () -> {
+    testKit.createTestProbe().awaitAssert(DEADLINE, () -> {
       assertEquals(InstanceStatus.SUCCEEDED, almanac.windows("refund-sync").toCompletableFuture().join().get(0).status());
       return null;
     });
     PersistenceTestKit journal = PersistenceTestKit.create(testKit.system());
     String pid = TaskEntity.persistenceId("refund-sync").id();
     journal.failNextPersisted(pid);
-    java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
-        java.util.concurrent.ExecutionException.class,
-        () -> almanac.publish("order.refunded", "e2", at, null).toCompletableFuture().get(30, TimeUnit.SECONDS));
+    Throwable failed = null;
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (failed == null || failed instanceof OverloadedException) { // an overloaded publish reached no task: the write is still to fail
+      assertTrue(System.nanoTime() < deadline, "still overloaded after " + DEADLINE + ": " + failed);
+      java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+          java.util.concurrent.ExecutionException.class,
+          () -> almanac.publish("order.refunded", "e2", at, null).toCompletableFuture().get(DEADLINE.toSeconds(),
+              TimeUnit.SECONDS));
+      failed = e.getCause();
+    }
     PublishOutcomeUnknownException unknown = org.junit.jupiter.api.Assertions.assertInstanceOf(
-        PublishOutcomeUnknownException.class, e.getCause());
+        PublishOutcomeUnknownException.class, failed);
     assertEquals(List.of("refund-sync"), unknown.unanswered());
     assertEquals("e2", unknown.eventId());
     assertTrue(unknown.getMessage().contains("publish it again with the same id"), unknown.getMessage());
-    PublishResult again = null;
-    for (int i = 0; i < 20 && again == null; i++) { // the entity restarts after its failed write (back-off)
-      try {
-        again = almanac.publish("order.refunded", "e2", at, null).toCompletableFuture().get(30, TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException retry) {
-        org.junit.jupiter.api.Assertions.assertInstanceOf(PublishOutcomeUnknownException.class, retry.getCause());
-      }
+    AtomicInteger unknownAgain = new AtomicInteger();
+    PublishResult again = publishAnswered("order.refunded", "e2", at, unknownAgain); // the entity restarts (back-off)
+    if (unknownAgain.get() == 0) {
+      assertEquals(PublishResult.Outcome.COALESCED, again.tasks().get(0).outcome(), "e2 was not stored by the failed write");
+    } else { // a retry's answer came late on a loaded machine: it may have stored e2, and this one then counts a duplicate
+      assertTrue(again.tasks().get(0).outcome() == PublishResult.Outcome.COALESCED
+          || again.tasks().get(0).outcome() == PublishResult.Outcome.DUPLICATE, again.toString());
     }
-    assertEquals(PublishResult.Outcome.COALESCED, again.tasks().get(0).outcome(), "e2 was not stored by the failed write");
     long e2 = journal.persistedInStorage(pid).stream()
         .filter(ev -> ev instanceof TaskJournal.EventReceived r && r.eventId().equals("e2")).count();
     assertEquals(1, e2);

@@ -47,7 +47,7 @@ class RichScheduleNodeTest {
           runs.add(ctx);
           return CompletableFuture.completedFuture(JobResult.success("ok " + ctx.window()));
         }).start();
-    await(almanac.ready());
+    NodeReady.await(almanac);
     return almanac;
   }
 
@@ -178,7 +178,7 @@ class RichScheduleNodeTest {
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })
         .calendar(ExclusionCalendar.of("xmas", "2026-11-29..2026-12-26"))
         .job("report", ctx -> CompletableFuture.completedFuture(JobResult.success("ok"))).start();
-    await(almanac.ready());
+    NodeReady.await(almanac);
     eventually(() -> assertEquals(List.of("xmas"),
         await(almanac.task("digest")).spec().calendars().stream().map(ExclusionCalendar::name).toList()));
     clock.set(Instant.parse("2026-11-29T09:00:00Z"));

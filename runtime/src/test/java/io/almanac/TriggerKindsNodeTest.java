@@ -46,7 +46,7 @@ class TriggerKindsNodeTest {
     jobs.forEach(b::job);
     conditions.forEach(b::condition);
     Almanac almanac = b.start();
-    await(almanac.ready());
+    NodeReady.await(almanac);
     return almanac;
   }
 

@@ -112,7 +112,8 @@ public final class Problems {
       return raised.problem();
     }
     if (e instanceof io.almanac.OverloadedException overloaded) {
-      return Problem.overloaded(overloaded.getMessage(), "task", overloaded.taskId(), overloaded.retryAfter());
+      return Problem.overloaded(overloaded.getMessage(), overloaded.taskId() == null ? null : "task", overloaded.taskId(),
+          overloaded.retryAfter());
     }
     if (e instanceof io.almanac.PublishOutcomeUnknownException unknown) {
       return Problem.outcomeUnknown(unknown.getMessage());

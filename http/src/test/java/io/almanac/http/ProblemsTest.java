@@ -71,7 +71,7 @@ class ProblemsTest {
   }
 
   @Test
-  @DisplayName("an overloaded publish is a 429 'overloaded' naming the task, with Retry-After in whole seconds rounded up; "
+  @DisplayName("an overloaded publish is a 429 'overloaded' naming the task (none when the trigger did not answer), with Retry-After in whole seconds rounded up; "
       + "a publish with an unknown outcome a 503 'outcome-unknown' whose detail says that sending it again is safe")
   void overloadAndUnknownOutcome() {
     Problem p = Problems.of(new CompletionException(new OverloadedException("order-sync", 100, Duration.ofMillis(1500))),
@@ -85,6 +85,13 @@ class ProblemsTest {
     assertEquals(Optional.of("2"), r.getHeader("Retry-After").map(h -> h.value()));
     assertEquals(1, Problems.retryAfterSeconds(Duration.ofMillis(10)));
     assertEquals(1, Problems.retryAfterSeconds(Duration.ofSeconds(1)));
+    // refused before any task was reached (the trigger did not say who listens): a 429 too, naming no task
+    p = Problems.of(new CompletionException(new OverloadedException("no answer from the trigger: nothing was stored",
+        Duration.ofSeconds(1))), null, null);
+    assertEquals(429, p.status());
+    assertEquals(null, p.field());
+    assertEquals(null, p.value());
+    assertEquals(Optional.of("1"), Problems.response(p).getHeader("Retry-After").map(h -> h.value()));
     p = Problems.of(new CompletionException(new PublishOutcomeUnknownException("order.paid", "e1", List.of("order-sync"),
         List.of(), new java.util.concurrent.TimeoutException("Ask timed out"))), null, null);
     assertEquals(503, p.status());

@@ -60,7 +60,9 @@ class AuditRemovedTaskTest {
     SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
     AgentJob job = ctx -> CompletableFuture.completedFuture(JobResult.success("ok " + ctx.window()));
     Almanac almanac = Almanac.builder(node.system()).clock(clock).job("j", job).start();
-    await(almanac.ready());
+    // readiness as the node reports it: ready() ends by itself at almanac.node.registration-timeout
+    almanac.ready().toCompletableFuture().orTimeout(node.system().settings().config()
+        .getDuration("almanac.node.registration-timeout").plusSeconds(30).toSeconds(), TimeUnit.SECONDS).join();
     return almanac;
   }
 

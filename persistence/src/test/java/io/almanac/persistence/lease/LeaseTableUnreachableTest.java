@@ -155,7 +155,9 @@ class LeaseTableUnreachableTest {
 
     // With the table back, the trigger takes its lease, starts and answers: ready, and RECOVERED.
     SchemaBootstrap.ensureSchemaBlocking(kit.system(), WAIT);
-    almanac.ready().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    // readiness as the node reports it: ready() ends by itself at almanac.node.registration-timeout
+    almanac.ready().toCompletableFuture().get(kit.system().settings().config()
+        .getDuration("almanac.node.registration-timeout").plus(WAIT).toSeconds(), TimeUnit.SECONDS);
     Eventually.eventually(WAIT, () -> assertTrue(alerts.stream().anyMatch(a -> a.kind() == io.almanac.Alert.Kind.TRIGGER_RECOVERED),
         "alerts: " + alerts));
   }

@@ -692,7 +692,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
     log(Level.DEBUG, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} ({}) started, "
         + "lease until {}", item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
-    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone());
+    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone(), clock);
     jobThreads.execute(new JobRun(r, job, jobContext, port, clock, maxReasonLength));
   }
 

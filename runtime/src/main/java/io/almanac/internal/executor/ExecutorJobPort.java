@@ -41,6 +41,11 @@ final class ExecutorJobPort implements JobPort {
   }
 
   @Override
+  public Duration askTimeout() {
+    return askTimeout;
+  }
+
+  @Override
   public boolean leaseValid() {
     return fence.valid();
   }
@@ -59,10 +64,10 @@ final class ExecutorJobPort implements JobPort {
 
   @Override
   public CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
-      boolean intent) {
+      boolean intent, Duration wait) {
     WindowKey window = WindowKey.of(item.window());
     CompletionStage<StatusReply<TaskProtocol.EffectReply>> ask = Asks.ask(tasks.apply(item.taskId()),
-        replyTo -> new TaskProtocol.RecordEffect(window, attempt, key, value, intent, replyTo), askTimeout, scheduler);
+        replyTo -> new TaskProtocol.RecordEffect(window, attempt, key, value, intent, replyTo), wait, scheduler);
     return ask.thenApply(ExecutorJobPort::valueOf);
   }
 

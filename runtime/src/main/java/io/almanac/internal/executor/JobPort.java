@@ -13,15 +13,18 @@ import java.util.concurrent.CompletionStage;
  */
 interface JobPort {
 
+  /** @return how long an ask of the node waits for its answer (almanac.executor.ask-timeout) */
+  Duration askTimeout();
+
   /** Whether the node holds its executor lease now (a memory read). */
   boolean leaseValid();
 
   /** Asks the task to extend the attempt's lease; the executor is told the new deadline. */
   CompletionStage<Instant> heartbeat(AttemptItem item, int attempt);
 
-  /** Asks the task to record an effect (or an intent) in the window's ledger. */
+  /** Asks the task to record an effect (or an intent) in the window's ledger, waiting at most {@code wait} for its answer. */
   CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
-      boolean intent);
+      boolean intent, Duration wait);
 
   /** The job ended in its slot under a valid lease: asks its task to record the result; the answer goes to the executor. */
   void reportResult(AttemptItem item, int attempt, JobResult result, Duration took);

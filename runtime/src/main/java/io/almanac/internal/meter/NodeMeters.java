@@ -94,9 +94,9 @@ import org.apache.pekko.actor.Extension;
  *       (ok, failed)</td><td>the journal's writes on this node (one per batch of atomic writes)</td></tr>
  *   <tr><td>{@code almanac.publishes}</td><td>counter</td><td>{@code outcome} (recorded, overloaded,
  *       unknown, refused, failed)</td><td>publishes this node's facade answered: recorded by every listening
- *       task; refused at once because a task's queue was full (nothing stored); with an unknown outcome (a
- *       task did not answer); refused (bad input, a type no task listens to, a task's refusal); failed (the
- *       trigger did not answer: nothing stored)</td></tr>
+ *       task; refused because a task's queue was full or the trigger did not say in time who listens
+ *       (nothing stored); with an unknown outcome (a task did not answer); refused (bad input, a type no task
+ *       listens to, a task's refusal); failed (any other failure)</td></tr>
  *   <tr><td>{@code almanac.projection.lag}</td><td>time gauge</td><td></td><td>registered by the
  *       projection that feeds the instance table ({@link #projectionLag})</td></tr>
  *   <tr><td>{@code almanac.usage.tokens}</td><td>counter</td><td>{@code task}, {@code direction} (in,

@@ -1,0 +1,172 @@
+package io.almanac;
+
+import io.almanac.internal.node.PublishGate;
+import io.almanac.internal.protocol.Asks;
+import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.protocol.TriggerProtocol;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.pattern.StatusReply;
+
+/**
+ * A validated event's way to its tasks (R9): the trigger says who listens to its type, the {@link
+ * PublishGate} takes a slot in each of them, and each is asked to record it. Every way this fails
+ * under load is typed, and says whether anything was stored only when that is known:
+ *
+ * <ul>
+ *   <li>{@link OverloadedException}: refused before the event was sent to any task (a listening task's
+ *       queue is full, or the trigger did not say in time who listens): nothing was stored;
+ *   <li>{@link PublishOutcomeUnknownException}: sent, and not every task answered (a timeout, a lost
+ *       reply, a send that failed): it may have been recorded; a publish again with the same id is safe.
+ * </ul>
+ *
+ * Besides these, a refusal of the event itself ({@link RefusedException}, {@link InvalidSpecException}),
+ * which stores nothing in the refusing task. Holds no state but the gate's; called from any thread.
+ * The facade's part, apart so that its failures can be tested with a trigger and tasks that do not answer.
+ */
+final class Publisher {
+
+  private final PublishGate gate;
+  private final Duration retryAfter;
+  private final RecipientRef<TriggerProtocol.Command> trigger;
+  private final Function<String, RecipientRef<TaskProtocol.Command>> tasks;
+  private final Duration askTimeout;
+  private final Scheduler scheduler;
+
+  /**
+   * @param gate the bound on each task's queue of publishes from this node
+   * @param retryAfter what an {@link OverloadedException} tells the caller to wait
+   * @param trigger who says which tasks listen to a type
+   * @param tasks a task's entity by its id
+   * @param askTimeout how long the trigger, and then each task, is waited for
+   * @param scheduler the actor system's scheduler
+   */
+  Publisher(PublishGate gate, Duration retryAfter, RecipientRef<TriggerProtocol.Command> trigger,
+      Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout, Scheduler scheduler) {
+    this.gate = gate;
+    this.retryAfter = retryAfter;
+    this.trigger = trigger;
+    this.tasks = tasks;
+    this.askTimeout = askTimeout;
+    this.scheduler = scheduler;
+  }
+
+  /** @return the gate (its counts are the node's publishes waiting for their tasks) */
+  PublishGate gate() {
+    return gate;
+  }
+
+  /**
+   * Publishes a validated event.
+   *
+   * @param event the event (already validated)
+   * @return what each listening task did; fails as the class says
+   */
+  CompletableFuture<PublishResult> publish(IncomingEvent event) {
+    String busy = gate.full(event.type());
+    if (busy != null) { // refused at once, no message sent: an overloaded publish costs the node next to nothing
+      return CompletableFuture.failedFuture(new OverloadedException(busy, gate.limit(), retryAfter));
+    }
+    CompletableFuture<TriggerProtocol.SubscriberList> lookup;
+    try {
+      lookup = Asks.ask(trigger, r -> new TriggerProtocol.Subscribers(event.type(), r), askTimeout, scheduler);
+    } catch (RuntimeException e) {
+      lookup = CompletableFuture.failedFuture(e);
+    }
+    return lookup.handle((list, error) -> {
+      if (error != null) {
+        // Only asked who listens: the event went to no task, so nothing was stored anywhere.
+        throw new CompletionException(new OverloadedException("no answer from the trigger within " + askTimeout
+            + " saying which tasks listen to type '" + InvalidSpecException.echo(event.type()) + "' (" + unwrap(error)
+            + "): the event was sent to no task, nothing was stored; publish again after " + retryAfter, retryAfter));
+      }
+      return list;
+    }).thenCompose(list -> {
+      if (list.taskIds().isEmpty()) {
+        throw new CompletionException(RefusedException.invalid(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "type",
+            InvalidSpecException.echo(event.type()), "no registered task listens to this event type"));
+      }
+      if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
+        // refused before any task sees it, so no task stores what another refuses
+        throw new CompletionException(new InvalidSpecException("eventTime", null, "task(s) "
+            + String.join(", ", list.byEventTime()) + " map events of type '" + event.type()
+            + "' to windows by their event time"));
+      }
+      String full = gate.admit(event.type(), list.taskIds());
+      if (full != null) {
+        throw new CompletionException(new OverloadedException(full, gate.limit(), retryAfter));
+      }
+      return send(event, list.taskIds());
+    });
+  }
+
+  /** Sends an admitted event to its tasks (one slot taken in each, given back as each answers) and joins their answers. */
+  private CompletableFuture<PublishResult> send(IncomingEvent event, List<String> taskIds) {
+    List<CompletableFuture<StatusReply<TaskProtocol.EventOutcome>>> asks = new ArrayList<>();
+    for (String taskId : taskIds) {
+      CompletableFuture<StatusReply<TaskProtocol.EventOutcome>> ask;
+      try {
+        ask = Asks.ask(tasks.apply(taskId), r -> new TaskProtocol.PublishEvent(event.type(), event.id(),
+            event.eventTime(), event.summary(), r), askTimeout, scheduler);
+      } catch (RuntimeException e) { // never sent: its slot is given back below all the same
+        ask = CompletableFuture.failedFuture(e);
+      }
+      asks.add(ask.whenComplete((r, e) -> gate.release(taskId)));
+    }
+    return CompletableFuture.allOf(asks.toArray(new CompletableFuture[0])).handle((all, ignored) -> {
+      List<PublishResult.TaskOutcome> answered = new ArrayList<>();
+      List<String> unanswered = new ArrayList<>();
+      Throwable noAnswer = null;
+      Throwable refusal = null;
+      for (int i = 0; i < taskIds.size(); i++) {
+        String taskId = taskIds.get(i);
+        StatusReply<TaskProtocol.EventOutcome> reply;
+        try {
+          reply = asks.get(i).join();
+        } catch (CompletionException | CancellationException e) {
+          unanswered.add(taskId);
+          noAnswer = noAnswer != null ? noAnswer : unwrap(e);
+          continue;
+        }
+        if (reply.isError()) {
+          refusal = refusal != null ? refusal : reply.getError();
+        } else {
+          TaskProtocol.EventOutcome o = reply.getValue();
+          answered.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
+        }
+      }
+      if (!unanswered.isEmpty()) {
+        throw new CompletionException(new PublishOutcomeUnknownException(event.type(), event.id(), unanswered, answered,
+            noAnswer));
+      }
+      if (refusal != null) {
+        throw new CompletionException(refusedByOne(refusal, answered));
+      }
+      return new PublishResult(event.type(), event.id(), answered);
+    });
+  }
+
+  /** A task's refusal as the publish's failure; when other tasks recorded the event, the message says which. */
+  private static AlmanacException refusedByOne(Throwable refusal, List<PublishResult.TaskOutcome> recorded) {
+    if (recorded.isEmpty()) {
+      return refusal instanceof AlmanacException a ? a : new AlmanacException(refusal.getMessage(), refusal);
+    }
+    String by = "; the other listening task(s) " + String.join(", ", recorded.stream().map(PublishResult.TaskOutcome::taskId)
+        .toList()) + " recorded the event";
+    if (refusal instanceof RefusedException r) {
+      return r.withMore(by);
+    }
+    return new AlmanacException(refusal.getMessage() + by, refusal);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+  }
+}
