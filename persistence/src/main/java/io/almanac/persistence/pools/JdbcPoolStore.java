@@ -71,9 +71,6 @@ public final class JdbcPoolStore implements PoolStore {
   private static final List<String> SCHEMA = List.of(
       "CREATE TABLE IF NOT EXISTS almanac_pool (name VARCHAR(100) NOT NULL PRIMARY KEY, max_concurrent INT NOT NULL,"
           + " rate_permits INT NOT NULL, rate_per_ms BIGINT NOT NULL, paused_until BIGINT)",
-      // a table of an earlier version kept a token bucket in the pool's row: the rate is the starts' table now
-      "ALTER TABLE almanac_pool DROP COLUMN IF EXISTS tokens",
-      "ALTER TABLE almanac_pool DROP COLUMN IF EXISTS refilled_at",
       "CREATE TABLE IF NOT EXISTS almanac_pool_start (pool VARCHAR(100) NOT NULL, started_at BIGINT NOT NULL)",
       "CREATE INDEX IF NOT EXISTS almanac_pool_start_at ON almanac_pool_start (pool, started_at)",
       "CREATE TABLE IF NOT EXISTS almanac_pool_hold (pool VARCHAR(100) NOT NULL, task_id VARCHAR(100) NOT NULL,"
@@ -236,6 +233,12 @@ public final class JdbcPoolStore implements PoolStore {
         for (String ddl : SCHEMA) {
           s.execute(ddl);
         }
+        if (hasBucketColumns(c)) { // a table of an earlier version kept a token bucket in the pool's row
+          s.execute("ALTER TABLE almanac_pool DROP COLUMN IF EXISTS tokens");
+          s.execute("ALTER TABLE almanac_pool DROP COLUMN IF EXISTS refilled_at");
+          log.info("pool store {}: almanac_pool's token bucket columns dropped (the rate is a sliding window of the starts"
+              + " in almanac_pool_start)", description);
+        }
       }
       for (Limit l : pools) {
         long per = l.hasRate() ? l.ratePer().toMillis() : 0;
@@ -260,6 +263,16 @@ public final class JdbcPoolStore implements PoolStore {
       }
       return null;
     });
+  }
+
+  /**
+   * @return whether an almanac_pool table of an earlier version (with a token bucket's columns) is
+   *     visible; checked first, so that a table without them is not altered (an ALTER locks it)
+   */
+  private static boolean hasBucketColumns(Connection c) throws SQLException {
+    try (ResultSet rs = c.getMetaData().getColumns(null, null, "almanac_pool", "refilled_at")) {
+      return rs.next();
+    }
   }
 
   @Override
