@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 /**
  * A named resource pool that tasks share, e.g. one model provider's quota: at most {@link
  * #maxConcurrent()} attempts of the tasks that name it run at once across the whole cluster, and,
- * with a rate, at most {@link #ratePermits()} attempts start per {@link #ratePer()} (a token bucket
- * that holds up to {@code ratePermits} tokens). Declared in {@code almanac.pools.<name>} or with
+ * with a rate, at most {@link #ratePermits()} attempts start in any span of one {@link #ratePer()} (a
+ * sliding window: no burst above {@code ratePermits} after an idle spell). Declared in {@code almanac.pools.<name>} or with
  * {@code Almanac.Builder.pool(PoolSpec)}, the same on every node; a task names its pools with
  * {@link TaskSpec.Builder#pools(String...)}.
  *

@@ -7,7 +7,7 @@ package io.almanac;
 public enum PoolWaitReason {
   /** The pool's {@code max-concurrent} attempts are running across the cluster. */
   FULL,
-  /** The pool's rate allows no start now: the next one is allowed when a token is refilled. */
+  /** The pool's rate allows no start now: the next one is allowed once the N-th latest start is a period old. */
   RATE,
   /** A job of the pool answered "throttled": the pool admits nothing until the pause ends. */
   PAUSED,

@@ -157,8 +157,8 @@ class PoolsNodeTest {
   }
 
   @Test
-  @DisplayName("a wait whose reason changes is recorded again: PAUSED until T, then (the pause over) RATE, so the window "
-      + "never reads PAUSED until a past T")
+  @DisplayName("a reason new to the attempt is recorded: PAUSED until T, then (the pause over) RATE; polls record "
+      + "nothing more")
   void changedWaitReasonIsRecordedAgain() {
     AtomicInteger calls = new AtomicInteger();
     AgentJob job = ctx -> CompletableFuture.completedFuture(ctx.taskId().equals("a") && calls.getAndIncrement() == 0
@@ -172,7 +172,7 @@ class PoolsNodeTest {
     clock.set(Instant.parse("2026-11-29T00:01:01Z"));
     eventually(() -> assertEquals(1, waits("b").size()));
     assertEquals(PoolWaitReason.PAUSED, waits("b").get(0).reason());
-    clock.set(Instant.parse("2026-11-29T00:05:02Z")); // the pause is over; the bucket's next token comes at 01:00:01
+    clock.set(Instant.parse("2026-11-29T00:05:02Z")); // the pause is over; the rate allows the next start after 01:00:01
     eventually(() -> assertEquals(2, waits("b").size()));
     TaskJournal.PoolWaited rate = waits("b").get(1);
     assertEquals(PoolWaitReason.RATE, rate.reason());
@@ -182,6 +182,51 @@ class PoolsNodeTest {
     clock.set(Instant.parse("2026-11-29T00:05:30Z")); // polls go on: the same wait is not recorded again
     assertEquals(InstanceStatus.PENDING, window(almanac, "b", "2026-11-29").status());
     assertEquals(2, waits("b").size(), waits("b").toString());
+  }
+
+  @Test
+  @DisplayName("a flapping pool (RATE and FULL in turn for 60 s of the node's clock): each window's attempt records at "
+      + "most one wait per reason, however often the reason flips; then every window runs")
+  void flappingPoolRecordsEachReasonOncePerAttempt() {
+    FlappingPoolStore.CLOCK.set(clock);
+    FlappingPoolStore.REFUSED.clear();
+    Instant fire = Instant.parse("2026-11-29T00:00:01Z");
+    FlappingPoolStore.FLAP_UNTIL.set(fire.plusSeconds(60));
+    List<String> tasks = List.of("a", "b", "c", "d");
+    AgentJob job = ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    Almanac almanac = start("almanac.pool-store { class = \"io.almanac.FlappingPoolStore\", poll-interval = 50ms }",
+        Map.of("j", job), PoolSpec.of("llm", 4));
+    for (String t : tasks) {
+      await(almanac.register(TaskSpec.builder(t).cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    }
+    clock.set(fire);
+    for (int s = 1; s <= 60; s++) { // 60 s of the node's clock, a second at a time: the pool is asked again each time
+      int before = refusals();
+      clock.set(fire.plusSeconds(s));
+      if (s < 60) {
+        eventually(() -> assertTrue(refusals() > before, "asked again after the clock moved"));
+      }
+    }
+    for (String t : tasks) {
+      eventually(() -> {
+        clock.set(clock.instant().plusMillis(100));
+        assertEquals(InstanceStatus.SUCCEEDED, window(almanac, t, "2026-11-29").status());
+      });
+    }
+    int mostRefused = FlappingPoolStore.REFUSED.values().stream().mapToInt(java.util.concurrent.atomic.AtomicInteger::get)
+        .max().orElse(0);
+    assertTrue(mostRefused >= 10, "the reason flipped many times: " + FlappingPoolStore.REFUSED);
+    for (String t : tasks) {
+      List<TaskJournal.PoolWaited> w = waits(t);
+      long distinct = w.stream().map(TaskJournal.PoolWaited::reason).distinct().count();
+      assertEquals(distinct, w.size(), t + ": one wait per reason in the attempt, not one per flip (refused "
+          + FlappingPoolStore.REFUSED.get(t + "|2026-11-29") + " times): " + w);
+      assertTrue(w.size() <= 2, t + ": " + w);
+    }
+  }
+
+  private static int refusals() {
+    return FlappingPoolStore.REFUSED.values().stream().mapToInt(java.util.concurrent.atomic.AtomicInteger::get).sum();
   }
 
   @Test

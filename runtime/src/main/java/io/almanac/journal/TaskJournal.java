@@ -976,8 +976,9 @@ public final class TaskJournal {
   }
 
   /**
-   * A PENDING window waits for a resource pool (recorded when a wait starts, its pool or reason
-   * changes or its recorded end passed; not at every try): it starts when every pool its task names
+   * A PENDING window waits for a resource pool (recorded at most once per pool and reason in the
+   * window's attempt: when a wait starts and when a reason new to the attempt comes; not at every try
+   * or flip): it starts when every pool its task names
    * has room. Changes no status.
    *
    * @param window the window

@@ -8,8 +8,13 @@ import java.time.Instant;
 
 /**
  * The admission rule every store applies, pure: a pool admits when it is not paused, has fewer
- * holds than max-concurrent and (with a rate) a token. Shared by the stores, so
- * that they agree.
+ * holds than max-concurrent and (with a rate of N per period) a start would not make more than N
+ * starts in any span of one period. Shared by the stores, so that they agree.
+ *
+ * <p>The rate is a sliding window, not a token bucket: a store keeps the pool's recent start
+ * instants (at most N are ever needed) and a start is allowed when fewer than N are recorded or
+ * the N-th latest is more than one period ago. So at most N starts fall in any closed interval of
+ * one period, whenever it begins, also after an idle spell (no burst above N).
  */
 public final class PoolRules {
   private PoolRules() {}
@@ -18,23 +23,52 @@ public final class PoolRules {
    * @param name the pool
    * @param limit its limits
    * @param holds its live holds
-   * @param tokens its bucket's tokens now (refilled)
+   * @param nthLatestStart with a rate of N per period: the N-th latest start the pool recorded, or null
+   *     when it recorded fewer than N (see {@link #untilStart}); ignored without a rate
    * @param pausedUntil its pause's end, or null
    * @param now the store's time
    * @return the refusal, or null when the pool has room
    */
-  public static Answer check(String name, Limit limit, int holds, double tokens, Instant pausedUntil, Instant now) {
+  public static Answer check(String name, Limit limit, int holds, Instant nthLatestStart, Instant pausedUntil,
+      Instant now) {
     if (pausedUntil != null && pausedUntil.isAfter(now)) {
       return Answer.refused(name, PoolWaitReason.PAUSED, Duration.between(now, pausedUntil));
     }
     if (holds >= limit.maxConcurrent()) {
       return Answer.refused(name, PoolWaitReason.FULL, null);
     }
-    if (limit.hasRate() && tokens < 1) {
-      return Answer.refused(name, PoolWaitReason.RATE, untilToken(limit, tokens));
+    Duration wait = limit.hasRate() ? untilStart(limit, nthLatestStart, now) : null;
+    if (wait != null) {
+      return Answer.refused(name, PoolWaitReason.RATE, wait);
     }
     return null;
   }
+
+  /**
+   * The rate's rule: with N starts per period, a start at {@code now} is allowed when the pool
+   * recorded fewer than N starts, or its N-th latest start is more than one period before {@code
+   * now} (then no closed interval of one period holds more than N starts).
+   *
+   * @param limit a pool with a rate
+   * @param nthLatestStart the N-th latest start the pool recorded, or null when fewer than N
+   * @param now the time now
+   * @return null when a start is allowed now, else how long until it is (at least a millisecond)
+   */
+  public static Duration untilStart(Limit limit, Instant nthLatestStart, Instant now) {
+    if (nthLatestStart == null) {
+      return null;
+    }
+    Duration since = Duration.between(nthLatestStart, now);
+    if (since.compareTo(limit.ratePer()) > 0) {
+      return null;
+    }
+    Duration left = limit.ratePer().minus(since.isNegative() ? Duration.ZERO : since); // no overflow: both >= 0
+    return left.compareTo(MAX_WAIT) >= 0 ? MAX_WAIT : left.plus(MILLI); // just past the period: allowed then
+  }
+
+  private static final Duration MILLI = Duration.ofMillis(1);
+  /** The longest wait {@link #untilStart} answers (a period that long is never reached; no overflow). */
+  private static final Duration MAX_WAIT = Duration.ofSeconds(Long.MAX_VALUE / 2);
 
   /**
    * @param day the pool's day as the store counts it
@@ -56,32 +90,5 @@ public final class PoolRules {
   public static long plus(long a, long b) {
     long s = a + b;
     return ((a ^ s) & (b ^ s)) < 0 ? Long.MAX_VALUE : s;
-  }
-
-  /**
-   * @param limit a pool with a rate
-   * @param tokens its tokens
-   * @param refilledAt when they were counted
-   * @param now the time now
-   * @return the tokens now, at most the rate's permits
-   */
-  public static double refilled(Limit limit, double tokens, Instant refilledAt, Instant now) {
-    if (refilledAt == null || !now.isAfter(refilledAt)) {
-      return Math.min(tokens, limit.ratePermits());
-    }
-    double perNano = limit.ratePermits() / (double) limit.ratePer().toNanos();
-    double gained = Duration.between(refilledAt, now).toNanos() * perNano;
-    return Math.min(limit.ratePermits(), tokens + gained);
-  }
-
-  /**
-   * @param limit a pool with a rate
-   * @param tokens its tokens now, below one
-   * @return how long until the bucket holds one whole token (at least a millisecond)
-   */
-  public static Duration untilToken(Limit limit, double tokens) {
-    double missing = 1 - tokens;
-    long nanos = (long) Math.ceil(missing * limit.ratePer().toNanos() / limit.ratePermits());
-    return Duration.ofNanos(Math.max(1_000_000, nanos));
   }
 }

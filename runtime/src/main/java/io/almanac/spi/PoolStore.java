@@ -48,7 +48,7 @@ public interface PoolStore extends AutoCloseable {
    * @param admitted whether the holds were taken
    * @param pool the pool that refused, or null when admitted
    * @param reason why it refused, or null when admitted
-   * @param retryAfter when asking again may succeed, from now (RATE: the next token; PAUSED: the
+   * @param retryAfter when asking again may succeed, from now (RATE: when the rate allows the next start; PAUSED: the
    *     pause's end); null when unknown (FULL: when a hold is released; BUDGET)
    * @param day for {@link PoolWaitReason#BUDGET}: the pool's day whose cost reached the budget; else null
    */
@@ -137,7 +137,7 @@ public interface PoolStore extends AutoCloseable {
 
   /**
    * Takes a hold in every pool named, all or none: each has fewer than max-concurrent live holds,
-   * a rate token, and is not paused.
+   * room in its rate ({@link PoolRules#untilStart}: at most N starts in any period, the start recorded), and is not paused.
    *
    * @param pools the pools, each declared
    * @param taskId the task

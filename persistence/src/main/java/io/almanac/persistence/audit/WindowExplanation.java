@@ -916,7 +916,7 @@ public final class WindowExplanation {
           case RATE -> "its rate allowed no start" + (e.until() == null ? "" : " before " + time(e.until()));
           case PAUSED -> "a throttled job paused it" + (e.until() == null ? "" : " until " + time(e.until()));
           case BUDGET -> "its budget for the day was spent";
-        } + " (recorded when a wait starts or its reason changes; it starts when every pool it names has room).");
+        } + " (recorded once per pool and reason in an attempt; it starts when every pool it names has room).");
         return null;
       }
     }

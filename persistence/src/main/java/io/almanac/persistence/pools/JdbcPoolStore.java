@@ -32,25 +32,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The resource pools' counts in the journal's own database (H2 or PostgreSQL), so that a pool's
- * limits hold across every node that writes the journal. Two tables, created at the first {@link
- * #declare} if missing: {@code almanac_pool} (one row per pool: its limits, its rate bucket's
- * tokens, its pause) and {@code almanac_pool_hold} (one row per admitted attempt and pool: task,
- * window, the node and its incarnation, and when the hold expires), and {@code almanac_pool_usage}
- * (one row per pool and day with usage or a raise: the day's cost, attempts and raises, for the
- * pools' budgets).
+ * limits hold across every node that writes the journal. Tables, created at the first {@link
+ * #declare} if missing: {@code almanac_pool} (one row per pool: its limits, its pause), {@code
+ * almanac_pool_start} (a pool with a rate of N per period: its starts of the last period, at most N
+ * normally, for the sliding window of {@link PoolRules#untilStart}), {@code almanac_pool_hold} (one
+ * row per admitted attempt and pool: task, window, the node and its incarnation, and when the hold
+ * expires), and {@code almanac_pool_usage} (one row per pool and day with usage or a raise: the
+ * day's cost, attempts and raises, for the pools' budgets).
  *
  * <ul>
  *   <li>An admission is ONE transaction: it locks the rows of the pools named, in name order
  *       ({@code SELECT ... FOR UPDATE}, so concurrent admissions of a pool take turns and two
- *       deciders never both see room for the last slot), counts the pool's live holds, refills and
- *       takes a rate token, checks the pause, and inserts the holds.
+ *       deciders never both see room for the last slot), counts the pool's live holds, reads its
+ *       N-th latest start, checks the pause, and inserts the holds and the start.
  *   <li>A hold expires {@code hold-ttl} after the last renewal. Each node renews all its holds with
  *       one UPDATE every {@code renew-interval}, not one per attempt; a node killed with kill -9
  *       stops renewing, and its holds stop counting {@code hold-ttl} later: no slot leaks. A node
  *       deletes its holds of an earlier life (same node, other incarnation) when it declares its
  *       pools at start.
  *   <li>Every time is the database's ({@code CURRENT_TIMESTAMP}, as epoch milliseconds): expiry,
- *       refills and pauses are judged by one clock, whatever the nodes' clocks say.
+ *       starts and pauses are judged by one clock, whatever the nodes' clocks say.
  * </ul>
  *
  * Operations run on one thread of the store's own with one connection (not the journal's pool, not
@@ -69,8 +70,9 @@ public final class JdbcPoolStore implements PoolStore {
 
   private static final List<String> SCHEMA = List.of(
       "CREATE TABLE IF NOT EXISTS almanac_pool (name VARCHAR(100) NOT NULL PRIMARY KEY, max_concurrent INT NOT NULL,"
-          + " rate_permits INT NOT NULL, rate_per_ms BIGINT NOT NULL, tokens DOUBLE PRECISION NOT NULL,"
-          + " refilled_at BIGINT NOT NULL, paused_until BIGINT)",
+          + " rate_permits INT NOT NULL, rate_per_ms BIGINT NOT NULL, paused_until BIGINT)",
+      "CREATE TABLE IF NOT EXISTS almanac_pool_start (pool VARCHAR(100) NOT NULL, started_at BIGINT NOT NULL)",
+      "CREATE INDEX IF NOT EXISTS almanac_pool_start_at ON almanac_pool_start (pool, started_at)",
       "CREATE TABLE IF NOT EXISTS almanac_pool_hold (pool VARCHAR(100) NOT NULL, task_id VARCHAR(100) NOT NULL,"
           + " window_key VARCHAR(512) NOT NULL, node VARCHAR(512) NOT NULL, incarnation VARCHAR(64) NOT NULL,"
           + " expires_at BIGINT NOT NULL, PRIMARY KEY (pool, task_id, window_key))",
@@ -231,6 +233,12 @@ public final class JdbcPoolStore implements PoolStore {
         for (String ddl : SCHEMA) {
           s.execute(ddl);
         }
+        if (hasBucketColumns(c)) { // a table of an earlier version kept a token bucket in the pool's row
+          s.execute("ALTER TABLE almanac_pool DROP COLUMN IF EXISTS tokens");
+          s.execute("ALTER TABLE almanac_pool DROP COLUMN IF EXISTS refilled_at");
+          log.info("pool store {}: almanac_pool's token bucket columns dropped (the rate is a sliding window of the starts"
+              + " in almanac_pool_start)", description);
+        }
       }
       for (Limit l : pools) {
         long per = l.hasRate() ? l.ratePer().toMillis() : 0;
@@ -238,9 +246,8 @@ public final class JdbcPoolStore implements PoolStore {
         if (update(c, "UPDATE almanac_pool SET max_concurrent = ?, rate_permits = ?, rate_per_ms = ? WHERE name = ?",
             l.maxConcurrent(), permits, per, l.name()) == 0) {
           try {
-            update(c, "INSERT INTO almanac_pool (name, max_concurrent, rate_permits, rate_per_ms, tokens, refilled_at,"
-                + " paused_until) VALUES (?, ?, ?, ?, ?, " + NOW_MS + ", NULL)", l.name(), l.maxConcurrent(), permits, per,
-                (double) permits);
+            update(c, "INSERT INTO almanac_pool (name, max_concurrent, rate_permits, rate_per_ms, paused_until)"
+                + " VALUES (?, ?, ?, ?, NULL)", l.name(), l.maxConcurrent(), permits, per);
           } catch (SQLException e) {
             if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
               throw e;
@@ -256,6 +263,16 @@ public final class JdbcPoolStore implements PoolStore {
       }
       return null;
     });
+  }
+
+  /**
+   * @return whether an almanac_pool table of an earlier version (with a token bucket's columns) is
+   *     visible; checked first, so that a table without them is not altered (an ALTER locks it)
+   */
+  private static boolean hasBucketColumns(Connection c) throws SQLException {
+    try (ResultSet rs = c.getMetaData().getColumns(null, null, "almanac_pool", "refilled_at")) {
+      return rs.next();
+    }
   }
 
   @Override
@@ -289,11 +306,11 @@ public final class JdbcPoolStore implements PoolStore {
   /** The admission's transaction (see the class comment). */
   private Answer admit(Connection c, List<String> names, String taskId, String window, Map<String, Budget> budgets)
       throws SQLException {
-    record Row(String name, Limit limit, double tokens, long refilledAt, Long pausedUntil, long now) {}
+    record Row(String name, Limit limit, Long pausedUntil, long now) {}
     List<Row> rows = new ArrayList<>();
     for (String name : names) {
-      try (PreparedStatement p = c.prepareStatement("SELECT max_concurrent, rate_permits, rate_per_ms, tokens, refilled_at,"
-          + " paused_until, " + NOW_MS + " FROM almanac_pool WHERE name = ? FOR UPDATE")) {
+      try (PreparedStatement p = c.prepareStatement("SELECT max_concurrent, rate_permits, rate_per_ms, paused_until, "
+          + NOW_MS + " FROM almanac_pool WHERE name = ? FOR UPDATE")) {
         p.setQueryTimeout(queryTimeoutSeconds);
         p.setString(1, name);
         try (ResultSet rs = p.executeQuery()) {
@@ -302,10 +319,10 @@ public final class JdbcPoolStore implements PoolStore {
           }
           int permits = rs.getInt(2);
           long per = rs.getLong(3);
-          long paused = rs.getLong(6);
+          long paused = rs.getLong(4);
           Long pausedUntil = rs.wasNull() ? null : paused;
           rows.add(new Row(name, new Limit(name, rs.getInt(1), permits, per > 0 ? Duration.ofMillis(per) : null),
-              rs.getDouble(4), rs.getLong(5), pausedUntil, rs.getLong(7)));
+              pausedUntil, rs.getLong(5)));
         }
       }
     }
@@ -318,7 +335,6 @@ public final class JdbcPoolStore implements PoolStore {
         }
       }
     }
-    List<Double> tokensNow = new ArrayList<>();
     for (Row r : rows) {
       Instant now = Instant.ofEpochMilli(r.now());
       int live;
@@ -334,20 +350,19 @@ public final class JdbcPoolStore implements PoolStore {
           live = rs.getInt(1);
         }
       }
-      double tokens = r.limit().hasRate()
-          ? PoolRules.refilled(r.limit(), r.tokens(), Instant.ofEpochMilli(r.refilledAt()), now) : 0;
-      Answer refused = PoolRules.check(r.name(), r.limit(), live, tokens,
+      Instant nthLatest = r.limit().hasRate() ? nthLatestStart(c, r.name(), r.limit(), r.now()) : null;
+      Answer refused = PoolRules.check(r.name(), r.limit(), live, nthLatest,
           r.pausedUntil() == null ? null : Instant.ofEpochMilli(r.pausedUntil()), now);
       if (refused != null) {
         return refused; // the transaction commits nothing
       }
-      tokensNow.add(tokens);
     }
     for (int i = 0; i < rows.size(); i++) {
       Row r = rows.get(i);
-      if (r.limit().hasRate()) {
-        update(c, "UPDATE almanac_pool SET tokens = ?, refilled_at = ? WHERE name = ?", tokensNow.get(i) - 1, r.now(),
-            r.name());
+      if (r.limit().hasRate()) { // the start is recorded; starts more than a period ago can refuse nothing: deleted
+        update(c, "DELETE FROM almanac_pool_start WHERE pool = ? AND started_at < ?", r.name(),
+            r.now() - r.limit().ratePer().toMillis());
+        update(c, "INSERT INTO almanac_pool_start (pool, started_at) VALUES (?, ?)", r.name(), r.now());
       }
       update(c, "DELETE FROM almanac_pool_hold WHERE pool = ? AND (expires_at <= ? OR (task_id = ? AND window_key = ?))",
           r.name(), r.now(), taskId, window);
@@ -355,6 +370,23 @@ public final class JdbcPoolStore implements PoolStore {
           + " VALUES (?, ?, ?, ?, ?, ?)", r.name(), taskId, window, node, incarnation, r.now() + ttlMillis);
     }
     return Answer.ADMITTED;
+  }
+
+  /**
+   * @return the pool's N-th latest start within the last period (its rate's N, by the database's
+   *     clock), or null when it has fewer: what {@link PoolRules#untilStart} judges
+   */
+  private Instant nthLatestStart(Connection c, String pool, Limit limit, long now) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT started_at FROM almanac_pool_start WHERE pool = ?"
+        + " AND started_at >= ? ORDER BY started_at DESC OFFSET ? ROWS FETCH FIRST 1 ROWS ONLY")) {
+      p.setQueryTimeout(queryTimeoutSeconds);
+      p.setString(1, pool);
+      p.setLong(2, now - limit.ratePer().toMillis());
+      p.setInt(3, limit.ratePermits() - 1);
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() ? Instant.ofEpochMilli(rs.getLong(1)) : null;
+      }
+    }
   }
 
   @Override

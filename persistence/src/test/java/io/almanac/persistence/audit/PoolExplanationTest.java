@@ -39,7 +39,7 @@ class PoolExplanationTest {
     wellFormed(e);
     assertEquals("SUCCEEDED", e.status());
     assertTrue(texts(e).contains("The window waited for resource pool openai: its max-concurrent attempts were running "
-        + "across the cluster (recorded when a wait starts or its reason changes; it starts when every pool it names has room)."), texts(e).toString());
+        + "across the cluster (recorded once per pool and reason in an attempt; it starts when every pool it names has room)."), texts(e).toString());
   }
 
   @Test

@@ -220,7 +220,7 @@ abstract class PoolStoreScenarios {
   }
 
   @Test
-  @DisplayName("rate: N starts per period, then RATE with the time to the next token")
+  @DisplayName("rate: N starts per period, then RATE with the time until the oldest of them is a period ago")
   void rate() throws Exception {
     JdbcPoolStore a = store("node-a");
     JdbcPoolStore b = store("node-b");
@@ -233,11 +233,73 @@ abstract class PoolStoreScenarios {
     assertFalse(third.admitted());
     assertEquals(PoolWaitReason.RATE, third.reason());
     assertNotNull(third.retryAfter());
-    assertTrue(third.retryAfter().compareTo(Duration.ofMinutes(25)) > 0 && third.retryAfter().compareTo(Duration.ofMinutes(31)) < 0,
-        "one token every 30 minutes: " + third.retryAfter());
-    // a token refilled (the bucket counted as of an hour ago, by the database's clock)
-    sql("UPDATE almanac_pool SET refilled_at = refilled_at - 1800001 WHERE name = 'r'");
+    assertTrue(third.retryAfter().compareTo(Duration.ofMinutes(59)) > 0
+        && third.retryAfter().compareTo(Duration.ofMinutes(60).plusSeconds(1)) <= 0,
+        "the next start once the first is an hour old: " + third.retryAfter());
+    passes(Duration.ofHours(1).plusMillis(1)); // by the database's clock
     assertTrue(get(b.acquire(List.of("r"), "t", "3")).admitted());
+  }
+
+  /** Time passes for the pools' recorded starts: each is moved back by {@code d}, as the database's clock would move on. */
+  void passes(Duration d) throws Exception {
+    sql("UPDATE almanac_pool_start SET started_at = started_at - " + d.toMillis());
+  }
+
+  /** @return the start rows the store keeps for the pool */
+  int startRows(String pool) throws Exception {
+    try (Connection c = DriverManager.getConnection(url(), properties()); Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM almanac_pool_start WHERE pool = '" + pool + "'")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  @Test
+  @DisplayName("rate 4 per hour across two nodes, after an idle spell: 4 starts, then none until the first is an hour "
+      + "old (a token bucket would have let 3 more in after 45 minutes); the store keeps at most N starts")
+  void rateIsASlidingWindowAcrossNodes() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    JdbcPoolStore b = store("node-b");
+    List<Limit> limits = List.of(new Limit("r", 100, 4, Duration.ofHours(1)));
+    get(a.declare(limits));
+    get(b.declare(limits));
+    for (int round = 0; round < 3; round++) {
+      int admitted = 0;
+      for (int i = 0; i < 10; i++) { // a burst from both nodes
+        JdbcPoolStore node = i % 2 == 0 ? a : b;
+        String w = round + "-" + i;
+        Answer answer = get(node.acquire(List.of("r"), "t", w));
+        if (answer.admitted()) {
+          admitted++;
+          get(node.release("t", w));
+        } else {
+          assertEquals(PoolWaitReason.RATE, answer.reason());
+        }
+      }
+      assertEquals(4, admitted, "round " + round);
+      assertTrue(startRows("r") <= 4, "at most N starts kept: " + startRows("r"));
+      passes(Duration.ofMinutes(45));
+      Answer later = get(a.acquire(List.of("r"), "t", round + "-late"));
+      assertEquals(PoolWaitReason.RATE, later.reason(), "45 minutes later, 4 starts are still within the hour");
+      assertTrue(later.retryAfter().compareTo(Duration.ofMinutes(14)) > 0
+          && later.retryAfter().compareTo(Duration.ofMinutes(15).plusSeconds(1)) <= 0, later.toString());
+      passes(Duration.ofHours(2)); // an idle spell
+    }
+  }
+
+  @Test
+  @DisplayName("a pools' table of an earlier version (a token bucket's columns) is brought to the sliding window's "
+      + "schema at declare, and its pools admit")
+  void earlierSchemaUpgraded() throws Exception {
+    sql("CREATE TABLE almanac_pool (name VARCHAR(100) NOT NULL PRIMARY KEY, max_concurrent INT NOT NULL,"
+        + " rate_permits INT NOT NULL, rate_per_ms BIGINT NOT NULL, tokens DOUBLE PRECISION NOT NULL,"
+        + " refilled_at BIGINT NOT NULL, paused_until BIGINT)");
+    sql("INSERT INTO almanac_pool VALUES ('old', 1, 1, 3600000, 0.0, 0, NULL)");
+    JdbcPoolStore a = store("node-a");
+    get(a.declare(List.of(new Limit("old", 2, 1, Duration.ofHours(1)), new Limit("new", 1, 0, null))));
+    assertTrue(get(a.acquire(List.of("old"), "t", "1")).admitted());
+    assertEquals(PoolWaitReason.RATE, get(a.acquire(List.of("old"), "t", "2")).reason());
+    assertTrue(get(a.acquire(List.of("new"), "t", "3")).admitted());
   }
 
   @Test

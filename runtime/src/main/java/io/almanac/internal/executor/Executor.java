@@ -665,7 +665,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
           if (why == null) {
             continue; // passed over while the store could not be asked: not a wait for the pool
           }
-          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until(), now);
+          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until());
         }
       }
     }
@@ -1068,7 +1068,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
     Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval()) : now.plus(a.retryAfter());
     if (admission.requeue(key, a.pool(), until, a.reason())) {
-      toldWait(o, a.pool(), a.reason(), full ? null : until, now);
+      toldWait(o, a.pool(), a.reason(), full ? null : until);
     }
     wakeForPools(now);
     admit();
@@ -1076,12 +1076,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   }
 
   /**
-   * Tells the window's entity that it waits for the pool: once per wait, and again when its pool or
-   * reason changes or the told {@code until} passed (see {@link PoolGate#tellWait}), never at every try.
+   * Tells the window's entity that it waits for the pool: at most once per pool and reason in the
+   * window's attempt (see {@link PoolGate#tellWait}), never at every try or flip of the reason.
    */
   private void toldWait(Admission.Offered<ActorRef<TaskProtocol.Command>> o, String pool, io.almanac.PoolWaitReason reason,
-      Instant until, Instant now) {
-    if (pools.tellWait(o.key(), pool, reason, until, now)) {
+      Instant until) {
+    if (pools.tellWait(o.key(), pool, reason)) {
       log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
           pool, reason);
       o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), pool, reason, until));

@@ -5,6 +5,7 @@ import io.almanac.spi.PoolStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,8 +26,8 @@ public final class InMemoryPoolStore implements PoolStore {
   /** One pool's state. */
   private static final class Pool {
     Limit limit;
-    double tokens;
-    Instant refilledAt;
+    /** With a rate of N per period: the latest starts, oldest first; at most N, none older than a period. */
+    final ArrayDeque<Instant> starts = new ArrayDeque<>();
     Instant pausedUntil;
     final Set<String> holds = new HashSet<>();
   }
@@ -48,11 +49,8 @@ public final class InMemoryPoolStore implements PoolStore {
     Instant now = clock.instant();
     for (Limit l : limits) {
       Pool p = pools.computeIfAbsent(l.name(), n -> new Pool());
-      if (p.limit == null) {
-        p.tokens = l.ratePermits();
-        p.refilledAt = now;
-      }
       p.limit = l;
+      forget(p, now);
     }
     return CompletableFuture.completedFuture(null);
   }
@@ -81,7 +79,8 @@ public final class InMemoryPoolStore implements PoolStore {
       if (p == null) {
         return CompletableFuture.failedFuture(new IllegalStateException("pool '" + name + "' is not declared in this store"));
       }
-      Answer refusal = PoolRules.check(name, p.limit, p.holds.size(), refill(p, now), p.pausedUntil, now);
+      forget(p, now);
+      Answer refusal = PoolRules.check(name, p.limit, p.holds.size(), nthLatestStart(p), p.pausedUntil, now);
       if (refusal != null) {
         return CompletableFuture.completedFuture(refusal);
       }
@@ -90,20 +89,40 @@ public final class InMemoryPoolStore implements PoolStore {
     String key = taskId + "|" + window;
     for (Pool p : chosen) {
       if (p.limit.hasRate()) {
-        p.tokens -= 1;
+        p.starts.addLast(now);
+        forget(p, now);
       }
       p.holds.add(key);
     }
     return CompletableFuture.completedFuture(Answer.ADMITTED);
   }
 
-  /** Refills the pool's bucket up to now; the tokens now. */
-  private static double refill(Pool p, Instant now) {
-    if (p.limit.hasRate()) {
-      p.tokens = PoolRules.refilled(p.limit, p.tokens, p.refilledAt, now);
-      p.refilledAt = now;
+  /**
+   * Forgets the starts the rate no longer needs: beyond the latest N, and those more than a period
+   * ago (they can refuse nothing). Bounded memory: at most N instants per pool.
+   */
+  private static void forget(Pool p, Instant now) {
+    if (!p.limit.hasRate()) {
+      p.starts.clear();
+      return;
     }
-    return p.tokens;
+    while (p.starts.size() > p.limit.ratePermits()) {
+      p.starts.removeFirst();
+    }
+    while (!p.starts.isEmpty() && PoolRules.untilStart(p.limit, p.starts.peekFirst(), now) == null) {
+      p.starts.removeFirst();
+    }
+  }
+
+  /** @return the pool's N-th latest start (its rate's N), or null when it recorded fewer */
+  private static Instant nthLatestStart(Pool p) {
+    return p.limit.hasRate() && p.starts.size() >= p.limit.ratePermits() ? p.starts.peekFirst() : null;
+  }
+
+  /** @return how many start instants the store keeps for the pool (tests: at most its rate's N) */
+  synchronized int startsKept(String pool) {
+    Pool p = pools.get(pool);
+    return p == null ? 0 : p.starts.size();
   }
 
   @Override

@@ -25,19 +25,13 @@ final class PoolGate {
   final TimerScheduler<io.almanac.internal.protocol.ExecutorProtocol.Command> timers;
   /** This node's holds, by window key: the pools each holds. */
   private final Map<String, List<String>> held = new HashMap<>();
-  /** Windows whose wait was told to their entity, and not admitted since: what was told last. */
-  private final Map<String, Told> waitTold = new HashMap<>();
+  /** Windows whose wait was told to their entity, and not admitted since: each pool and reason told for this attempt. */
+  private final Map<String, Set<Told>> waitTold = new HashMap<>();
   /** Per pool with a budget: the last day whose BUDGET_EXHAUSTED alert this node raised. */
   private final Map<String, java.time.LocalDate> budgetAlerted = new HashMap<>();
 
-  /** What a window's entity was told of its wait last: the pool, why, until when, and when it was told. */
-  private record Told(String pool, io.almanac.PoolWaitReason reason, java.time.Instant until, java.time.Instant at) {}
-
-  /**
-   * A wait whose pool and reason are unchanged is told again only when its recorded {@code until}
-   * has passed and at least this long went by since it was told (bounded: never once per poll).
-   */
-  static final java.time.Duration RETELL_AFTER = java.time.Duration.ofMinutes(1);
+  /** A pool and reason a window's entity was told it waits for. */
+  private record Told(String pool, io.almanac.PoolWaitReason reason) {}
   /** Releases that failed, by window key (task, window): tried again at the next check. */
   private final Map<String, String[]> toRelease = new HashMap<>();
   /** A window's holds given back while its Started may still come: its pools, and when. */
@@ -207,25 +201,19 @@ final class PoolGate {
   }
 
   /**
-   * Whether this refusal of the window's wait is told to its entity: the wait's first, one whose pool
-   * or reason differs from what was told, or one whose told {@code until} has passed (at most once per
-   * {@link #RETELL_AFTER}). Remembers it when told.
+   * Whether this refusal of the window's wait is told to its entity (and so recorded in its journal):
+   * only the first refusal of each pool and reason in the window's attempt (until it is admitted).
+   * A wait that flips between reasons (a rate and a full pool in turn) or that outlasts its {@code
+   * until} is not told again: a window's attempt records at most one wait per pool and reason, never
+   * one per flip or per poll. Remembers it when told.
    *
    * @param key the window
    * @param pool the pool that refused
    * @param reason why
-   * @param until until when, or null (FULL)
-   * @param now the time now
    * @return whether to tell it
    */
-  boolean tellWait(String key, String pool, io.almanac.PoolWaitReason reason, java.time.Instant until, java.time.Instant now) {
-    Told before = waitTold.get(key);
-    boolean tell = before == null || !before.pool().equals(pool) || before.reason() != reason
-        || before.until() != null && !before.until().isAfter(now) && !before.at().plus(RETELL_AFTER).isAfter(now);
-    if (tell) {
-      waitTold.put(key, new Told(pool, reason, until, now));
-    }
-    return tell;
+  boolean tellWait(String key, String pool, io.almanac.PoolWaitReason reason) {
+    return waitTold.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(new Told(pool, reason));
   }
 
   /** The window's wait ended here without an admission (its pool's budget was spent): forgotten. */

@@ -227,7 +227,8 @@ final class AttemptLifecycle {
 
   /**
    * The executor says a PENDING window waits for a resource pool: recorded when told (the
-   * executor tells it when a wait starts, its pool or reason changes, or its told end passed); nothing when the window is no longer PENDING.
+   * executor tells it at most once per pool and reason in the window's attempt); nothing when the window is no
+   * longer PENDING.
    */
   static Optional<Event> poolWaited(State state, io.almanac.internal.protocol.TaskProtocol.PoolWait cmd, Instant now) {
     WindowState w = state.windows().get(cmd.window().value());

@@ -101,18 +101,25 @@ class AdmissionPoolsTest {
   }
 
   @Test
-  @DisplayName("the pools' rule: paused, then full, then rate; a bucket refills at N per period up to N")
+  @DisplayName("the pools' rule: paused, then full, then rate; the rate allows a start when fewer than N are recorded or "
+      + "the N-th latest is more than a period ago")
   void poolRule() {
     PoolStore.Limit limit = new PoolStore.Limit("p", 2, 60, Duration.ofMinutes(1));
-    assertNull(PoolRules.check("p", limit, 1, 1.0, null, T0));
-    assertEquals(PoolWaitReason.PAUSED, PoolRules.check("p", limit, 5, 0, T0.plusSeconds(9), T0).reason());
-    assertEquals(Duration.ofSeconds(9), PoolRules.check("p", limit, 5, 0, T0.plusSeconds(9), T0).retryAfter());
-    assertEquals(PoolWaitReason.FULL, PoolRules.check("p", limit, 2, 5, T0.minusSeconds(1), T0).reason());
-    PoolStore.Answer rate = PoolRules.check("p", limit, 0, 0.5, null, T0);
+    assertNull(PoolRules.check("p", limit, 1, null, null, T0), "fewer than N starts recorded");
+    assertEquals(PoolWaitReason.PAUSED, PoolRules.check("p", limit, 5, T0, T0.plusSeconds(9), T0).reason());
+    assertEquals(Duration.ofSeconds(9), PoolRules.check("p", limit, 5, T0, T0.plusSeconds(9), T0).retryAfter());
+    assertEquals(PoolWaitReason.FULL, PoolRules.check("p", limit, 2, null, T0.minusSeconds(1), T0).reason());
+    PoolStore.Answer rate = PoolRules.check("p", limit, 0, T0.minusSeconds(30), null, T0);
     assertEquals(PoolWaitReason.RATE, rate.reason());
-    assertEquals(Duration.ofMillis(500), rate.retryAfter());
-    assertEquals(1.0, PoolRules.refilled(limit, 0, T0, T0.plusSeconds(1)), 1e-9);
-    assertEquals(60.0, PoolRules.refilled(limit, 0, T0, T0.plusSeconds(3600)), 1e-9);
+    assertEquals(Duration.ofSeconds(30).plusMillis(1), rate.retryAfter(), "just past the N-th latest start's period");
+    assertEquals(PoolWaitReason.RATE, PoolRules.check("p", limit, 0, T0.minusSeconds(60), null, T0).reason(),
+        "exactly a period ago: a closed interval of one period would hold N + 1");
+    assertNull(PoolRules.check("p", limit, 0, T0.minusSeconds(60).minusMillis(1), null, T0));
+    assertEquals(Duration.ofMinutes(1).plusMillis(1), PoolRules.untilStart(limit, T0.plusSeconds(5), T0),
+        "a clock that went back waits a whole period, not more");
+    PoolStore.Limit huge = new PoolStore.Limit("h", 1, 1, Duration.ofSeconds(Long.MAX_VALUE));
+    assertTrue(PoolRules.untilStart(huge, T0, T0).compareTo(Duration.ofDays(365L * 1_000_000)) > 0, "no overflow");
+    assertNull(PoolRules.check("p", new PoolStore.Limit("p", 2, 0, null), 0, T0, null, T0), "no rate: no rate rule");
   }
 
   @Test

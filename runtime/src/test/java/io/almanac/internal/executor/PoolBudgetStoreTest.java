@@ -79,26 +79,52 @@ class PoolBudgetStoreTest {
   }
 
   @Test
-  @DisplayName("a wait is told once, again when its reason or pool changes or when its told end passed (at most once "
-      + "a minute), never at every poll")
-  void waitToldAgainWhenItChanges() {
+  @DisplayName("a wait is told once per pool and reason in the window's attempt: a changed reason or pool is told, a "
+      + "reason told before in the attempt is not (a flip back, a new pause, a passed until), nor any poll; a new "
+      + "attempt starts afresh")
+  void waitToldOncePerPoolAndReason() {
     PoolGate gate = new PoolGate(new InMemoryPoolStore(new SettableClock(T0)), PoolSettings.DEFAULT,
         Map.of("p", PoolSpec.of("p", 1), "q", PoolSpec.of("q", 1)), null);
-    Instant pausedUntil = T0.plusSeconds(30);
-    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED, pausedUntil, T0), "the wait's first refusal");
-    assertFalse(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED, pausedUntil, T0.plusSeconds(1)), "the same wait");
-    // the pause ended; the store now refuses for the rate: the recorded reason must not stay "PAUSED until T"
-    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.RATE, T0.plusSeconds(31), T0.plusSeconds(30)));
-    assertFalse(gate.tellWait("t|w", "p", PoolWaitReason.RATE, T0.plusSeconds(32), T0.plusSeconds(31)),
-        "its end passed, but less than a minute since it was told");
-    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.RATE, T0.plusSeconds(95), T0.plusSeconds(90)),
-        "its told end passed and a minute went by: told again with the new end");
-    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED, T0.plusSeconds(200), T0.plusSeconds(91)), "a new pause");
-    assertTrue(gate.tellWait("t|w", "q", PoolWaitReason.FULL, null, T0.plusSeconds(92)), "another pool");
-    for (int i = 0; i < 100; i++) { // FULL has no end: polls go on, nothing more is told
-      assertFalse(gate.tellWait("t|w", "q", PoolWaitReason.FULL, null, T0.plusSeconds(93 + i * 60)));
+    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED), "the wait's first refusal");
+    assertFalse(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED), "the same wait");
+    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.RATE), "the pause ended; the rate refuses now");
+    assertFalse(gate.tellWait("t|w", "p", PoolWaitReason.RATE), "its until passed: not told again");
+    assertFalse(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED), "a new pause: PAUSED was told in this attempt");
+    assertTrue(gate.tellWait("t|w", "q", PoolWaitReason.FULL), "another pool");
+    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.FULL), "another reason of the first pool");
+    assertTrue(gate.tellWait("u|w", "p", PoolWaitReason.PAUSED), "another window");
+    for (int i = 0; i < 100; i++) { // polls and flips go on: nothing more is told
+      assertFalse(gate.tellWait("t|w", i % 2 == 0 ? "q" : "p", PoolWaitReason.FULL));
     }
-    gate.held("t|w", List.of("q")); // admitted: the next wait is a new one
-    assertTrue(gate.tellWait("t|w", "q", PoolWaitReason.FULL, null, T0.plusSeconds(10_000)));
+    gate.held("t|w", List.of("q")); // admitted: the next wait is the next attempt's
+    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED));
+    gate.waitEnded("t|w");
+    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED), "a wait that ended without an admission is forgotten");
+    gate.forgetWaitsUnless(k -> false);
+    assertTrue(gate.tellWait("t|w", "p", PoolWaitReason.PAUSED), "a window that left the executor is forgotten");
+  }
+
+  @Test
+  @DisplayName("a flapping pool (rate-limited and full in turn, every 100 ms for 60 s, 28 attempts): each attempt's "
+      + "waits told are bounded by its distinct reasons, not by its flips")
+  void flappingPoolTellsEachReasonOnce() {
+    PoolGate gate = new PoolGate(new InMemoryPoolStore(new SettableClock(T0)), PoolSettings.DEFAULT,
+        Map.of("llm", PoolSpec.of("llm", 2).withRate(4, java.time.Duration.ofSeconds(10))), null);
+    java.util.Map<String, Integer> told = new java.util.HashMap<>();
+    int refusals = 0;
+    for (int attempt = 0; attempt < 28; attempt++) {
+      String key = "t|w" + (attempt % 7); // 7 windows, 4 attempts each
+      for (int ms = 0; ms < 60_000; ms += 100) {
+        PoolWaitReason reason = (ms / 100) % 2 == 0 ? PoolWaitReason.RATE : PoolWaitReason.FULL;
+        refusals++;
+        if (gate.tellWait(key, "llm", reason)) {
+          told.merge(key + "#" + attempt, 1, Integer::sum);
+        }
+      }
+      gate.held(key, List.of("llm")); // the attempt is admitted at last
+    }
+    assertEquals(28 * 600, refusals);
+    assertEquals(28, told.size());
+    told.forEach((attempt, n) -> assertEquals(2, n, attempt + ": RATE and FULL, once each"));
   }
 }
