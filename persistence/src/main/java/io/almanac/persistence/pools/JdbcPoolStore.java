@@ -233,11 +233,15 @@ public final class JdbcPoolStore implements PoolStore {
         for (String ddl : SCHEMA) {
           s.execute(ddl);
         }
-        if (hasBucketColumns(c)) { // a table of an earlier version kept a token bucket in the pool's row
-          s.execute("ALTER TABLE almanac_pool DROP COLUMN IF EXISTS tokens");
-          s.execute("ALTER TABLE almanac_pool DROP COLUMN IF EXISTS refilled_at");
-          log.info("pool store {}: almanac_pool's token bucket columns dropped (the rate is a sliding window of the starts"
-              + " in almanac_pool_start)", description);
+        if (bucketColumnsWithoutDefault(c)) {
+          // a table of an earlier version keeps a token bucket in the pool's row: its columns stay, for
+          // nodes of that version during a rolling upgrade (dropping them would fail their admissions),
+          // with defaults so that this version's rows, which do not fill them, can be inserted
+          s.execute("ALTER TABLE almanac_pool ALTER COLUMN tokens SET DEFAULT 0");
+          s.execute("ALTER TABLE almanac_pool ALTER COLUMN refilled_at SET DEFAULT 0");
+          log.info("pool store {}: almanac_pool's token bucket columns (tokens, refilled_at) of an earlier version are"
+              + " no longer used (the rate is a sliding window of the starts in almanac_pool_start); they are kept for"
+              + " nodes of that version during a rolling upgrade: drop them once every node runs this one", description);
         }
       }
       for (Limit l : pools) {
@@ -267,12 +271,22 @@ public final class JdbcPoolStore implements PoolStore {
 
   /**
    * @return whether an almanac_pool table of an earlier version (with a token bucket's columns) is
-   *     visible; checked first, so that a table without them is not altered (an ALTER locks it)
+   *     visible and its columns have no default yet; checked first, so that a table is altered once
+   *     (an ALTER locks it)
    */
-  private static boolean hasBucketColumns(Connection c) throws SQLException {
-    try (ResultSet rs = c.getMetaData().getColumns(null, null, "almanac_pool", "refilled_at")) {
-      return rs.next();
+  private static boolean bucketColumnsWithoutDefault(Connection c) throws SQLException {
+    for (String table : new String[] {"almanac_pool", "ALMANAC_POOL"}) { // H2 keeps unquoted names upper case
+      try (ResultSet rs = c.getMetaData().getColumns(null, null, table, null)) {
+        while (rs.next()) {
+          String column = rs.getString("COLUMN_NAME");
+          if (("tokens".equalsIgnoreCase(column) || "refilled_at".equalsIgnoreCase(column))
+              && rs.getString("COLUMN_DEF") == null) {
+            return true;
+          }
+        }
+      }
     }
+    return false;
   }
 
   @Override

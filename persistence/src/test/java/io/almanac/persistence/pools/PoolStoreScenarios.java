@@ -288,7 +288,7 @@ abstract class PoolStoreScenarios {
   }
 
   @Test
-  @DisplayName("a pools' table of an earlier version (a token bucket's columns) is brought to the sliding window's "
+  @DisplayName("a pools' table of an earlier version (a token bucket's columns, kept for its nodes) takes the sliding window's "
       + "schema at declare, and its pools admit")
   void earlierSchemaUpgraded() throws Exception {
     sql("CREATE TABLE almanac_pool (name VARCHAR(100) NOT NULL PRIMARY KEY, max_concurrent INT NOT NULL,"
@@ -300,6 +300,11 @@ abstract class PoolStoreScenarios {
     assertTrue(get(a.acquire(List.of("old"), "t", "1")).admitted());
     assertEquals(PoolWaitReason.RATE, get(a.acquire(List.of("old"), "t", "2")).reason());
     assertTrue(get(a.acquire(List.of("new"), "t", "3")).admitted());
+    // a node of the earlier version, still running during a rolling upgrade, keeps its columns
+    sql("UPDATE almanac_pool SET tokens = 0.5, refilled_at = 1 WHERE name = 'old'");
+    JdbcPoolStore b = store("node-b"); // a second start alters nothing more and still admits
+    get(b.declare(List.of(new Limit("old", 2, 1, Duration.ofHours(1)), new Limit("new", 1, 0, null))));
+    assertEquals(PoolWaitReason.RATE, get(b.acquire(List.of("old"), "t", "4")).reason());
   }
 
   @Test
