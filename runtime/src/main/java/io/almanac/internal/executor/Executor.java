@@ -397,6 +397,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         })
         .onMessageEquals(PoolWake.INSTANCE, () -> {
           admit();
+          wakeForPools(clock.instant()); // a block longer than a timer's delay (a day) wakes again
           return this;
         })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
@@ -1066,7 +1067,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return this;
     }
     boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
-    Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval()) : now.plus(a.retryAfter());
+    Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval())
+        : io.almanac.spi.Saturating.plus(now, a.retryAfter()); // a pause another node stored may lie centuries ahead
     if (admission.requeue(key, a.pool(), until, a.reason())) {
       toldWait(o, a.pool(), a.reason(), full ? null : until, now);
     }
@@ -1148,8 +1150,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private void wakeForPools(Instant now) {
     Instant next = admission.nextUnblock();
     if (next != null) {
-      Duration in = Duration.between(now, next);
-      pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isNegative() || in.isZero() ? Duration.ofMillis(1) : in);
+      Duration in = io.almanac.spi.Saturating.timerDelay(now, next); // at most a day: a far wake is armed again
+      pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isZero() ? Duration.ofMillis(1) : in);
     }
   }
 
@@ -1269,7 +1271,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** A throttled job pauses its pools, here at once and in the store (so across the cluster). */
   private void pausePools(String key, JobResult result) {
-    Instant until = clock.instant().plus(result.retryAfter());
+    Instant until = io.almanac.spi.Saturating.plus(clock.instant(), result.retryAfter()); // never overflows, whatever the job said
     for (String pool : pools.pausedBy(result, key, List.of())) {
       admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
       ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);

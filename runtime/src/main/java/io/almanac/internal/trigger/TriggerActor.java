@@ -447,7 +447,7 @@ public final class TriggerActor
     if (inFlight.size() >= settings.maxInFlight()) {
       delay = settings.retryDelay();
     }
-    timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, delay);
+    timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, io.almanac.spi.Saturating.timerDelay(delay));
   }
 
   private void fire(FireKey key) {
