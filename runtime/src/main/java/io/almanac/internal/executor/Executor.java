@@ -343,7 +343,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     });
     this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
-    timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
+    timers.startTimerWithFixedDelay(Check.INSTANCE, io.almanac.spi.Saturating.timerDelay(settings.checkInterval()));
     declarePools();
     if (fence.configured()) {
       try {
@@ -857,7 +857,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     } else if (next instanceof ResultReports.Retry retry) {
       ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
           m.tries(), m.failure().message(), retry.delay());
-      ctx.scheduleOnce(retry.delay(), ctx.getSelf(),
+      ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(retry.delay()), ctx.getSelf(),
           new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries()));
     } else {
       reportEnded();
@@ -1236,7 +1236,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return this;
     }
     if (!admitted) {
-      ctx.scheduleOnce(pools.settings().pollInterval(), ctx.getSelf(), new PoolStartRetry(item, m.grant(), m.pools()));
+      ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(pools.settings().pollInterval()), ctx.getSelf(), new PoolStartRetry(item, m.grant(), m.pools()));
       return this;
     }
     startsWaitingForPools.remove(key);
