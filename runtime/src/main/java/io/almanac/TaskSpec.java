@@ -826,7 +826,11 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder once(Instant at) {
-      this.once = Objects.requireNonNull(at, "at");
+      if (at == null) {
+        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("once", null,
+            "a one-shot task fires at an instant, e.g. 2027-01-01T09:00:00Z"));
+      }
+      this.once = at;
       if (this.zone == null) {
         this.zone = "UTC";
       }
@@ -838,7 +842,11 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder window(WindowSpec spec) {
-      this.window = Objects.requireNonNull(spec, "window").name();
+      if (spec == null) {
+        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("window", null,
+            "a window spec, e.g. WindowSpec.DAILY"));
+      }
+      this.window = spec.name();
       this.windowChosen = true;
       return this;
     }

@@ -22,28 +22,47 @@ public final class Bounds {
    * @param from the start bound as given, or null
    * @param zone the task's zone
    * @return the first instant a window may be due at (inclusive), or null for none
-   * @throws InvalidSpecException ({@code from}) if it is neither an ISO date nor an ISO instant with its offset
+   * @throws InvalidSpecException ({@code from}) if it is neither an ISO date nor an ISO instant with its offset,
+   *     or lies outside 1970 to 2099
    */
   public static Instant start(String from, ZoneId zone) {
     if (from == null) {
       return null;
     }
-    LocalDate date = date(from);
-    return date != null ? date.atStartOfDay(zone).toInstant() : instant("from", from);
+    LocalDate date = inRange("from", from, date(from));
+    return date != null ? date.atStartOfDay(zone).toInstant() : inRange("from", from, instant("from", from));
   }
 
   /**
    * @param until the end bound as given, or null
    * @param zone the task's zone
    * @return the first instant past the bounds (exclusive), or null for none
-   * @throws InvalidSpecException ({@code until}) if it is neither an ISO date nor an ISO instant with its offset
+   * @throws InvalidSpecException ({@code until}) if it is neither an ISO date nor an ISO instant with its offset,
+   *     or lies outside 1970 to 2099
    */
   public static Instant end(String until, ZoneId zone) {
     if (until == null) {
       return null;
     }
-    LocalDate date = date(until);
-    return date != null ? date.plusDays(1).atStartOfDay(zone).toInstant() : instant("until", until).plusNanos(1);
+    LocalDate date = inRange("until", until, date(until));
+    return date != null ? date.plusDays(1).atStartOfDay(zone).toInstant()
+        : inRange("until", until, instant("until", until)).plusNanos(1);
+  }
+
+  /** A bound's year is one a cron can name (1970 to 2099), so the arithmetic on it never leaves the calendar. */
+  private static LocalDate inRange(String field, String text, LocalDate date) {
+    if (date != null && (date.getYear() < 1970 || date.getYear() > 2099)) {
+      throw new InvalidSpecException(field, text, "must be a date from 1970 to 2099 (the years a cron can name)");
+    }
+    return date;
+  }
+
+  private static Instant inRange(String field, String text, Instant at) {
+    if (at.isBefore(io.almanac.TaskSpec.EARLIEST_ONCE) || !at.isBefore(io.almanac.TaskSpec.LATEST_ONCE)) {
+      throw new InvalidSpecException(field, text, "must be an instant from " + io.almanac.TaskSpec.EARLIEST_ONCE
+          + " and before " + io.almanac.TaskSpec.LATEST_ONCE + " (the years a cron can name)");
+    }
+    return at;
   }
 
   private static LocalDate date(String text) {
