@@ -103,7 +103,7 @@ public final class Settings {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a duration such as 30s");
     }
     if (d.isNegative()) {
-      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must not be negative");
+      throw new InvalidSpecException(key, d, "must not be negative");
     }
     if (d.compareTo(MAX_DURATION) > 0) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be at most " + MAX_DURATION

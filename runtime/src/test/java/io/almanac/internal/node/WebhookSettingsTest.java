@@ -69,7 +69,7 @@ class WebhookSettingsTest {
       "url | \"alerts.example.com/hook\" | alerts.example.com/hook | must be an http or https URL",
       "url | \"http://exa mple.com/\" | http://exa mple.com/ | is not a URL",
       "url | \"http:///nohost\" | http:///nohost | has no host",
-      "timeout | -1s | -1s | must not be negative",
+      "timeout | -1s | PT-1S | must not be negative",
       "timeout | 3661d | 3661d | must be at most PT87840H",
       "timeout | 0s | PT0S | must be a positive duration",
       "timeout | soon | soon | must be a duration",
