@@ -39,7 +39,7 @@ public record WebhookSettings(URI url, Duration timeout, int maxAttempts, Durati
 
   static final String PATH = "almanac.alerts.webhook";
 
-  WebhookSettings {
+  public WebhookSettings {
     kinds = kinds.isEmpty() ? Collections.unmodifiableSet(EnumSet.noneOf(Alert.Kind.class))
         : Collections.unmodifiableSet(EnumSet.copyOf(kinds));
     headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
