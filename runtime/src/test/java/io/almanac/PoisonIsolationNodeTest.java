@@ -80,6 +80,8 @@ class PoisonIsolationNodeTest {
     await(almanac.register(TaskSpec.builder("healthy").cron("0 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("j").build()));
     await(almanac.register(TaskSpec.builder("refused").cron("0 0 0 * * ? UTC").job("j").build()));
     await(almanac.register(TaskSpec.builder("past-bound").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
+    // due at 00:01, in the pool the past-bound result paused: the store answers PAUSED for centuries, as after a restart
+    await(almanac.register(TaskSpec.builder("waiter").cron("0 1 0 * * ? UTC").job("j").pools("llm").build()));
     await(almanac.register(TaskSpec.builder("far-deadline").cron("0 0 0 * * ? UTC").job("j")
         .deadline(TaskSpec.MAX_DEADLINE).build()));
 
@@ -103,6 +105,11 @@ class PoisonIsolationNodeTest {
       String key = String.format("2026-11-29T00:%02d:00Z", minute);
       eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "healthy", key).status()));
     }
+    eventually(() -> {
+      WindowView waiting = window(almanac, "waiter", "2026-11-29");
+      assertEquals(InstanceStatus.PENDING, waiting.status());
+      assertEquals(PoolWaitReason.PAUSED, waiting.poolWait() == null ? null : waiting.poolWait().reason(), waiting::toString);
+    });
     NodeHealth health = await(almanac.health());
     assertTrue(health.ready(), health::toString);
     // every poisoned task still answers: read, pause, remove
