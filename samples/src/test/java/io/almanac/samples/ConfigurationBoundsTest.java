@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
@@ -134,6 +133,9 @@ class ConfigurationBoundsTest {
     assertEquals(Duration.ofDays(3660), Settings.MAX_DURATION);
     assertEquals(null, refusal(with("almanac.task.retention", "3660d")));
     assertEquals(Duration.ofDays(3660), TaskSettings.from(with("almanac.task.retention", "3660d")).retention());
-    assertTrue(new TreeSet<>(durationKeys()).containsAll(NodeChecks.NODE_DURATIONS), "NodeChecks names only real keys");
+    assertTrue(NodeChecks.NODE_DURATIONS.stream().allMatch(reference()::hasPath), "NodeChecks names only real keys");
+    // a key whose default is "" (its documented default) is bounded too once set
+    InvalidSpecException margin = refusal(with("almanac.lease.jdbc.safety-margin", Long.MAX_VALUE + "s"));
+    assertEquals("almanac.lease.jdbc.safety-margin", margin == null ? null : margin.field());
   }
 }

@@ -34,6 +34,7 @@ public final class NodeChecks {
       "almanac.alerts.watchdog-interval", "almanac.alerts.trigger-stall-after", "almanac.node.registration-timeout",
       "almanac.lease.jdbc.heartbeat-timeout", "almanac.lease.jdbc.heartbeat-interval",
       "almanac.lease.jdbc.lease-operation-timeout", "almanac.lease.jdbc.live-holders-join-timeout",
+      "almanac.lease.jdbc.safety-margin",
       "almanac.http.history-timeout");
 
   /**
