@@ -353,7 +353,7 @@ public final class Almanac {
           }
           if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
             // refused before any task sees it, so no task stores what another refuses
-            throw new CompletionException(new InvalidSpecException("eventTime", null, "is required: task(s) "
+            throw new CompletionException(new InvalidSpecException("eventTime", null, "task(s) "
                 + String.join(", ", list.byEventTime()) + " map events of type '" + event.type()
                 + "' to windows by their event time"));
           }
@@ -615,16 +615,16 @@ public final class Almanac {
         .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
   }
 
-  CompletionStage<Done> retry(String taskId, WindowKey window, String actor, String note) {
-    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskProtocol.Retry(window, actor, note, r)));
+  CompletionStage<Done> retry(String taskId, WindowKey window, String actor, String note, Expecting expecting) {
+    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskProtocol.Retry(window, actor, note, expecting, r)));
   }
 
-  CompletionStage<Done> resolve(String taskId, WindowKey window, String note, String actor) {
-    return ask(taskId, r -> new TaskProtocol.Resolve(window, note, actor, r));
+  CompletionStage<Done> resolve(String taskId, WindowKey window, String note, String actor, Expecting expecting) {
+    return ask(taskId, r -> new TaskProtocol.Resolve(window, note, actor, expecting, r));
   }
 
-  CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, String actor) {
-    return ask(taskId, r -> new TaskProtocol.Cancel(window, reason, actor, r));
+  CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, String actor, Expecting expecting) {
+    return ask(taskId, r -> new TaskProtocol.Cancel(window, reason, actor, expecting, r));
   }
 
   CompletionStage<DailyUsage> raiseBudget(String taskId, java.math.BigDecimal amount, String note, String actor) {
@@ -688,7 +688,22 @@ public final class Almanac {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window) {
-    return retry(taskId, window, DEFAULT_ACTOR, null);
+    return retry(taskId, window, DEFAULT_ACTOR, null, null);
+  }
+
+  /**
+   * {@link #retry(String, WindowKey)} as decided on the window's state {@code expecting}: refused
+   * ({@link RefusedException.Reason#STALE_WINDOW}), changing nothing, when the window is no longer in
+   * it. Concurrent actions on one window that each expect the version they observed take effect at
+   * most once per version ({@link Expecting}).
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param expecting the window's version and/or status the retry was decided on; null: any
+   * @return completes when the window is PENDING again
+   */
+  public CompletionStage<Done> retry(String taskId, WindowKey window, Expecting expecting) {
+    return retry(taskId, window, DEFAULT_ACTOR, null, expecting);
   }
 
   /**
@@ -700,7 +715,21 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
-    return resolve(taskId, window, note, DEFAULT_ACTOR);
+    return resolve(taskId, window, note, DEFAULT_ACTOR, null);
+  }
+
+  /**
+   * {@link #resolve(String, WindowKey, String)} as decided on the window's state {@code expecting}
+   * (see {@link #retry(String, WindowKey, Expecting)}).
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param note what the operator did
+   * @param expecting the window's version and/or status the resolve was decided on; null: any
+   * @return completes when recorded
+   */
+  public CompletionStage<Done> resolve(String taskId, WindowKey window, String note, Expecting expecting) {
+    return resolve(taskId, window, note, DEFAULT_ACTOR, expecting);
   }
 
   /**
@@ -712,7 +741,21 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
-    return cancel(taskId, window, reason, DEFAULT_ACTOR);
+    return cancel(taskId, window, reason, DEFAULT_ACTOR, null);
+  }
+
+  /**
+   * {@link #cancel(String, WindowKey, String)} as decided on the window's state {@code expecting}
+   * (see {@link #retry(String, WindowKey, Expecting)}).
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param reason why
+   * @param expecting the window's version and/or status the cancel was decided on; null: any
+   * @return completes when recorded
+   */
+  public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, Expecting expecting) {
+    return cancel(taskId, window, reason, DEFAULT_ACTOR, expecting);
   }
 
   /**

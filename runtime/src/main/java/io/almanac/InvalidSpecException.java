@@ -27,15 +27,58 @@ public class InvalidSpecException extends AlmanacException {
 
   /**
    * @param field the name of the setting or field that is wrong, e.g. {@code cron}
-   * @param value the value given, as text (may be null); kept and shown bounded (see {@link #echo})
+   * @param value the value given, as text; null when none was given (a missing key, a HOCON {@code
+   *     null}, a null argument): the message then says the field is missing (see {@link #message});
+   *     kept and shown bounded (see {@link #echo})
    * @param reason why it is refused
    */
   public InvalidSpecException(String field, Object value, String reason) {
-    super(bound(echo(field) + " '" + echo(value) + "' is invalid: " + reason));
+    super(message(field, value, reason));
     this.field = Objects.requireNonNull(field, "field");
     this.value = value == null ? null : echo(value);
     this.reason = reason;
   }
+
+  private InvalidSpecException(String field, String reason) {
+    super(bound(echo(field) + " is invalid: " + reason));
+    this.field = Objects.requireNonNull(field, "field");
+    this.value = null;
+    this.reason = reason;
+  }
+
+  /**
+   * A refusal whose value is not repeated: a secret (a token), or a value whose text would not help
+   * (an object where a string belongs). Worded {@code field is invalid: reason}.
+   *
+   * @param field the name of the setting or field that is wrong
+   * @param reason why it is refused, saying what the value is like without quoting it
+   * @return the refusal; its {@link #value()} is null
+   */
+  public static InvalidSpecException withoutValue(String field, String reason) {
+    return new InvalidSpecException(field, reason);
+  }
+
+  /**
+   * The one wording of a refusal (R33), bounded: {@code field 'value' is invalid: reason}; for a
+   * value that was not given (null), {@code field is missing: reason}, or {@code field is missing}
+   * when the reason says only that. A missing value is never shown as {@code 'null'}.
+   *
+   * @param field the name of the setting or field that is wrong
+   * @param value the value given, or null when none was
+   * @param reason why it is refused
+   * @return the message
+   */
+  public static String message(String field, Object value, String reason) {
+    if (value != null) {
+      return bound(echo(field) + " '" + echo(value) + "' is invalid: " + reason);
+    }
+    if (reason.startsWith(MISSING)) {
+      return bound(echo(field) + " " + reason); // "key is missing", "key is missing (...)"
+    }
+    return bound(echo(field) + " " + MISSING + ": " + reason);
+  }
+
+  private static final String MISSING = "is missing";
 
   /**
    * Copies another refusal with the task's id in front, so a batch registration says which task.

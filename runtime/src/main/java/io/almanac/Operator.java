@@ -105,7 +105,20 @@ public final class Operator {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window, String note) {
-    return almanac.retry(taskId, window, actor, note);
+    return almanac.retry(taskId, window, actor, note, null);
+  }
+
+  /**
+   * {@link Almanac#retry(String, WindowKey, Expecting)} as this actor.
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param note why, or null
+   * @param expecting the window's version and/or status the retry was decided on; null: any
+   * @return completes when the window is PENDING again
+   */
+  public CompletionStage<Done> retry(String taskId, WindowKey window, String note, Expecting expecting) {
+    return almanac.retry(taskId, window, actor, note, expecting);
   }
 
   /**
@@ -117,7 +130,20 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
-    return almanac.resolve(taskId, window, note, actor);
+    return almanac.resolve(taskId, window, note, actor, null);
+  }
+
+  /**
+   * {@link Almanac#resolve(String, WindowKey, String, Expecting)} as this actor.
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param note what the operator did
+   * @param expecting the window's version and/or status the resolve was decided on; null: any
+   * @return completes when recorded
+   */
+  public CompletionStage<Done> resolve(String taskId, WindowKey window, String note, Expecting expecting) {
+    return almanac.resolve(taskId, window, note, actor, expecting);
   }
 
   /**
@@ -129,7 +155,20 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
-    return almanac.cancel(taskId, window, reason, actor);
+    return almanac.cancel(taskId, window, reason, actor, null);
+  }
+
+  /**
+   * {@link Almanac#cancel(String, WindowKey, String, Expecting)} as this actor.
+   *
+   * @param taskId the task
+   * @param window the window
+   * @param reason why
+   * @param expecting the window's version and/or status the cancel was decided on; null: any
+   * @return completes when recorded
+   */
+  public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, Expecting expecting) {
+    return almanac.cancel(taskId, window, reason, actor, expecting);
   }
 
   /**

@@ -32,7 +32,13 @@ public class RefusedException extends AlmanacException {
      */
     REMOVED,
     /** No registered task listens to this event type. */
-    UNKNOWN_EVENT_TYPE
+    UNKNOWN_EVENT_TYPE,
+    /**
+     * The operator's action expected the window at another version or status ({@link Expecting}): it
+     * moved on since the action was decided (HTTP 412 for an {@code If-Match}, 409 otherwise). Read the
+     * window again and decide anew.
+     */
+    STALE_WINDOW
   }
 
   private final Reason reason;

@@ -413,7 +413,7 @@ public final class TaskSpec extends Value {
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (String pool : pools()) {
       if (pool == null) {
-        throw new InvalidSpecException("pools", null, "a pool name must not be null (" + pools().size() + " names given)");
+        throw new InvalidSpecException("pools", pools(), "a pool name must not be null (" + pools().size() + " names given)");
       }
       try {
         PoolSpec.validateName(pool);

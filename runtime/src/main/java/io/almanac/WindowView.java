@@ -40,6 +40,9 @@ import java.util.Map;
  *     SkipReason#BUDGET_EXHAUSTED}, {@link SkipReason#EXCLUDED}), so that code need not read it out of
  *     {@code reason}; null in any other status, and where the source keeps no typed reason (the SQL
  *     instance table)
+ * @param version the window's version: one more at each change of its status or attempt; an operator's
+ *     action that expects it ({@link Expecting#version(long)}) is refused, changing nothing, once the
+ *     window moved on (the HTTP API's {@code ETag}); 0 where the source keeps none (the SQL instance table)
  */
 public record WindowView(
     String taskId,
@@ -66,7 +69,48 @@ public record WindowView(
     Instant deadlineMissedAt,
     PoolWait poolWait,
     Usage usage,
-    SkipReason skipReason) {
+    SkipReason skipReason,
+    long version) {
+
+  /**
+   * A view without a version: the shape before it existed, kept so that code built against it still
+   * links (version 0).
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt
+   * @param retries retries scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease, or null
+   * @param retryDueAt the next retry's due time, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's artifact, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the window's effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param startedAt when the current or last attempt started, or null
+   * @param waitUntil the deadline of a WAITING window, or null
+   * @param events the events counted on the window, or null
+   * @param deadlineMissedAt when the window missed its deadline, or null
+   * @param poolWait the pool a PENDING window waits for, or null
+   * @param usage what its attempts reported using, or null
+   * @param skipReason why a SKIPPED window was skipped, or null
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
+      Instant startedAt, Instant waitUntil, Events events, Instant deadlineMissedAt, PoolWait poolWait, Usage usage,
+      SkipReason skipReason) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt, poolWait, usage,
+        skipReason, 0);
+  }
 
   /**
    * A view without a typed skip reason: the shape before it existed, kept so that code built

@@ -67,14 +67,14 @@ class CatchUpPolicyTest {
   @Test
   @DisplayName("R33 catchUp.mode must be set")
   void modeMustBeSet() {
-    assertRefused("catchUp.mode", "null", () -> new CatchUpPolicy(null, ofHours(24), Duration.ZERO));
+    assertRefused("catchUp.mode", null, () -> new CatchUpPolicy(null, ofHours(24), Duration.ZERO));
   }
 
   @Test
   @DisplayName("R33 catchUp.horizon must be 0-366 days")
   void horizonBounded() {
     assertRefused("catchUp.horizon", "PT-1H", () -> CatchUpPolicy.none().withHorizon(ofHours(-1)));
-    assertRefused("catchUp.horizon", "null", () -> CatchUpPolicy.all().withHorizon(null));
+    assertRefused("catchUp.horizon", null, () -> CatchUpPolicy.all().withHorizon(null));
     assertRefused("catchUp.horizon", "PT8808H", () -> CatchUpPolicy.all().withHorizon(ofDays(367)));
     assertEquals(ofDays(366), CatchUpPolicy.all().withHorizon(CatchUpPolicy.MAX_HORIZON).horizon());
   }
@@ -83,7 +83,7 @@ class CatchUpPolicyTest {
   @DisplayName("R33 catchUp.span must be positive, at most 366 days, and only with mode ALL")
   void spanChecked() {
     assertRefused("catchUp.span", "PT0S", () -> CatchUpPolicy.all().withinSpan(Duration.ZERO));
-    assertRefused("catchUp.span", "null", () -> CatchUpPolicy.all().withinSpan(null));
+    assertRefused("catchUp.span", null, () -> CatchUpPolicy.all().withinSpan(null));
     assertRefused("catchUp.span", "PT8808H", () -> CatchUpPolicy.all().withinSpan(ofDays(367)));
     assertRefused("catchUp.span", "PT24H", () -> CatchUpPolicy.none().withinSpan(ofHours(24)));
     assertRefused("catchUp.span", "PT-1H", () -> new CatchUpPolicy(Mode.ALL, ofHours(24), ofHours(-1)));

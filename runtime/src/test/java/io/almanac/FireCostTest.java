@@ -146,7 +146,7 @@ class FireCostTest {
   private Cost fire(int hot, int otherTasks) {
     // with other tasks, the in-memory journal keeps events as objects: 100,000 specs go through Jackson
     // only for the counted bytes (a real journal's recovery reads them once; here it would be twice)
-    Journal journal = startKit("fire-cost", "almanac.task.hot-windows = 600"
+    Journal journal = startKit("fire-cost", "almanac.task { hot-windows = 600, max-backfill-windows = 300 }"
         + (otherTasks > 0 ? "\npekko.persistence.testkit.events.serialize = off" : ""));
     if (otherTasks > 0) {
       List<Object> registered = new java.util.ArrayList<>();

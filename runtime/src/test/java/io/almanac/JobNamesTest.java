@@ -72,7 +72,7 @@ class JobNamesTest {
     @DisplayName("validate() refuses a spec without a job, naming the field job")
     void validateRefusesASpecWithoutAJob() {
       InvalidSpecException e = refusedJob(null, () -> TaskSpec.builder("digest").cron("0 0 8 * * ? UTC").job(null).build());
-      assertTrue(e.getMessage().startsWith("task 'digest': job 'null' is invalid"), e.getMessage());
+      assertTrue(e.getMessage().startsWith("task 'digest': job is missing: "), e.getMessage());
       refusedJob(null, () -> TaskSpec.builder("digest").cron("0 0 8 * * ?", "UTC").job(null).buildUnvalidated().validate());
       refusedJob("  ", () -> TaskSpec.builder("digest").cron("0 0 8 * * ? UTC").job("  ").build());
     }

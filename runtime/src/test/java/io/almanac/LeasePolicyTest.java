@@ -55,7 +55,7 @@ class LeasePolicyTest {
   @DisplayName("R33 lease.floor must be positive")
   void floorPositive() {
     assertRefused("lease.floor", "PT0S", () -> LeasePolicy.builder().floor(Duration.ZERO).ceiling(ofHours(2)).factor(1.5).minSamples(20).build());
-    assertRefused("lease.floor", "null", () -> LeasePolicy.builder().floor(null).ceiling(ofHours(2)).factor(1.5).minSamples(20).build());
+    assertRefused("lease.floor", null, () -> LeasePolicy.builder().floor(null).ceiling(ofHours(2)).factor(1.5).minSamples(20).build());
   }
 
   @Test
@@ -72,7 +72,7 @@ class LeasePolicyTest {
   @Test
   @DisplayName("R33 lease.ceiling must be set")
   void ceilingSet() {
-    assertRefused("lease.ceiling", "null", () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(null).factor(1.5).minSamples(20).build());
+    assertRefused("lease.ceiling", null, () -> LeasePolicy.builder().floor(ofMinutes(1)).ceiling(null).factor(1.5).minSamples(20).build());
   }
 
   @Test

@@ -122,7 +122,7 @@ class PauseAndBulkCancelNodeTest {
   @DisplayName("R31: a bulk cancel of a 1,000-window backfill is one call and one journal write of 1,000 rows; its "
       + "dry run writes nothing; a second cancel finds nothing")
   void bulkCancelIsOneWrite() {
-    Almanac almanac = start("almanac.task.hot-windows = 1200", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")));
+    Almanac almanac = start("", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")));
     await(almanac.register(TaskSpec.builder("history").cron("0 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bf").build()));
     await(almanac.pause("history")); // nothing starts meanwhile: every window stays PENDING
     Instant to = Instant.parse("2026-11-29T00:00:00Z");
@@ -145,6 +145,42 @@ class PauseAndBulkCancelNodeTest {
     assertEquals(after[0], written()[0], "a cancel that finds nothing writes nothing");
     WindowView one = await(almanac.windows("history")).get(0);
     assertEquals("wrong range", one.reason());
+  }
+
+  @Test
+  @DisplayName("R30, R31: recent successes, then a 900-window backfill bulk-cancelled, with the default settings: the "
+      + "recent windows still answer, a backfill's dry run over them says none is ARCHIVED, and a recent cancelled "
+      + "window runs again")
+  void bulkCancelKeepsRecentWindows() {
+    Almanac almanac = start("almanac.executor { backlog-rate = 1000, backlog-burst = 1000, backlog-rate-per-task = 1000, "
+        + "backlog-burst-per-task = 1000 }", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")));
+    await(almanac.register(TaskSpec.builder("history").cron("0 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("bf").build()));
+    Instant to = Instant.parse("2026-11-29T00:30:00Z");
+    await(almanac.backfill("history", to.minus(Duration.ofMinutes(5)), to)); // the recent successes
+    eventually(() -> assertTrue(count(almanac, InstanceStatus.SUCCEEDED) >= 5));
+    List<WindowKey> recent = await(almanac.windows("history")).stream()
+        .filter(w -> w.status() == InstanceStatus.SUCCEEDED).map(WindowView::window).toList();
+    await(almanac.pause("history"));
+    // one more recent window, left PENDING, then the 900-window backfill of a day before, all bulk-cancelled
+    await(almanac.backfill("history", to.minus(Duration.ofMinutes(6)), to.minus(Duration.ofMinutes(5))));
+    Instant old = to.minus(Duration.ofDays(1));
+    assertEquals(900, await(almanac.backfill("history", old.minus(Duration.ofMinutes(900)), old)).size());
+    assertEquals(901, await(almanac.cancelAll("history", null, null, RunKind.BACKFILL, "wrong range")).size());
+
+    List<WindowView> hot = await(almanac.windows("history"));
+    for (WindowKey key : recent) { // what GET /api/tasks/{task}/windows/{window} reads
+      assertTrue(hot.stream().anyMatch(w -> w.window().equals(key) && w.status() == InstanceStatus.SUCCEEDED),
+          key + " still answers");
+    }
+    assertEquals(null, await(almanac.task("history")).archivedThrough(), "nothing left the hot state");
+    List<FireDecision> plan = await(almanac.planBackfill("history", to.minus(Duration.ofMinutes(6)), to));
+    assertTrue(plan.stream().noneMatch(d -> d.decision() == Decision.ARCHIVED), plan.toString());
+    WindowKey cancelled = plan.get(0).window();
+    assertEquals(Decision.SCHEDULED, plan.get(0).decision(), "the recent cancelled window can run again: " + plan);
+    await(almanac.resume("history"));
+    await(almanac.retry("history", cancelled));
+    eventually(() -> assertTrue(await(almanac.windows("history")).stream()
+        .anyMatch(w -> w.window().equals(cancelled) && w.status() == InstanceStatus.SUCCEEDED)));
   }
 
   @Test

@@ -274,7 +274,7 @@ class RetryPolicyTest {
     @DisplayName("R33 acceptableRecovery, firstDelay and multiplier are checked naming them")
     void argumentsChecked() {
       assertRefused("acceptableRecovery", "PT0S", () -> RetryPolicy.capFor(Duration.ZERO, ofMinutes(5), 2.0));
-      assertRefused("acceptableRecovery", "null", () -> RetryPolicy.capFor(null, ofMinutes(5), 2.0));
+      assertRefused("acceptableRecovery", null, () -> RetryPolicy.capFor(null, ofMinutes(5), 2.0));
       assertRefused("firstDelay", "PT-5M", () -> RetryPolicy.capFor(ofHours(1), ofMinutes(-5), 2.0));
       assertRefused("firstDelay", "PT0S", () -> RetryPolicy.forRecoveryTime(ofHours(1), Duration.ZERO, 2.0));
       assertRefused("firstDelay", "PT8808H", () -> RetryPolicy.forRecoveryTime(Duration.ofDays(366), Duration.ofDays(367), 1.0));
@@ -302,14 +302,14 @@ class RetryPolicyTest {
     @Test
     @DisplayName("R33 retry.backoff must be set")
     void backoffMustBeSet() {
-      assertRefused("retry.backoff", "null", () -> RetryPolicy.builder().maxRetries(3).backoff(null).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(Z).build());
+      assertRefused("retry.backoff", null, () -> RetryPolicy.builder().maxRetries(3).backoff(null).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(Z).build());
     }
 
     @Test
     @DisplayName("R33 retry.delays must not be empty")
     void delaysMustNotBeEmpty() {
       assertRefused("retry.delays", "[]", () -> RetryPolicy.delayed());
-      assertRefused("retry.delays", "null", () -> RetryPolicy.delayed((Duration[]) null));
+      assertRefused("retry.delays", null, () -> RetryPolicy.delayed((Duration[]) null));
       assertRefused("retry.delays", "[]", () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.DELAYS).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(Z).build());
     }
 
@@ -335,7 +335,7 @@ class RetryPolicyTest {
     void initialDelayMustBePositive() {
       assertRefused("retry.initialDelay", "PT0S", () -> RetryPolicy.exponential(Duration.ZERO, 2.0, ofMinutes(30), 0));
       assertRefused("retry.initialDelay", "PT-5M", () -> RetryPolicy.exponential(ofMinutes(-5), 2.0, ofMinutes(30), 0));
-      assertRefused("retry.initialDelay", "null", () -> RetryPolicy.exponential(null, 2.0, ofMinutes(30), 0));
+      assertRefused("retry.initialDelay", null, () -> RetryPolicy.exponential(null, 2.0, ofMinutes(30), 0));
     }
 
     @Test
@@ -353,7 +353,7 @@ class RetryPolicyTest {
       InvalidSpecException e = assertRefused("retry.maxDelay", "PT4M",
           () -> RetryPolicy.exponential(ofMinutes(5), 2.0, ofMinutes(4), 0));
       assertTrue(e.getMessage().contains("retry.initialDelay PT5M"), e.getMessage());
-      assertRefused("retry.maxDelay", "null", () -> RetryPolicy.exponential(ofMinutes(5), 2.0, null, 0));
+      assertRefused("retry.maxDelay", null, () -> RetryPolicy.exponential(ofMinutes(5), 2.0, null, 0));
     }
 
     @Test
@@ -369,7 +369,7 @@ class RetryPolicyTest {
     void spanMustBePositive() {
       assertRefused("retry.span", "PT0S", () -> RetryPolicy.immediate().withinSpan(Duration.ZERO));
       assertRefused("retry.span", "PT-1H", () -> RetryPolicy.immediate().withinSpan(ofHours(-1)));
-      assertRefused("retry.span", "null", () -> RetryPolicy.immediate().withinSpan(null));
+      assertRefused("retry.span", null, () -> RetryPolicy.immediate().withinSpan(null));
       assertRefused("retry.span", "PT-1H", () -> RetryPolicy.builder().maxRetries(3).backoff(Backoff.IMMEDIATE).delays(List.of()).initialDelay(Z).multiplier(1.0).maxDelay(Z).jitter(0).span(ofHours(-1)).build());
     }
 

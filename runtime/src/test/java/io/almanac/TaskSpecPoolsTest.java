@@ -1,7 +1,6 @@
 package io.almanac;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,7 +20,7 @@ class TaskSpecPoolsTest {
   void nullPoolNameIsRefusedNamingPools() {
     InvalidSpecException e = assertThrows(InvalidSpecException.class, () -> daily().pools("openai", null).build());
     assertEquals("pools", e.field());
-    assertNull(e.value());
+    assertEquals("[openai, null]", e.value(), "the list as given, its null name shown");
     assertTrue(e.getMessage().contains("pools"), e.getMessage());
     InvalidSpecException list = assertThrows(InvalidSpecException.class,
         () -> daily().pools(Arrays.asList(null, "openai")).build());

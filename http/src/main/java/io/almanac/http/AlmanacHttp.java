@@ -86,12 +86,12 @@ public final class AlmanacHttp extends AllDirectives {
       }
       if (!token.isEmpty() && token.isBlank()) {
         // the token's value is never echoed: only its length
-        throw new InvalidSpecException("almanac.http.token", null, "is blank (" + token.length() + " white-space "
+        throw InvalidSpecException.withoutValue("almanac.http.token", "is blank (" + token.length() + " white-space "
             + "characters): set a token of at least " + MIN_TOKEN_LENGTH + " characters, or leave it empty to refuse "
             + "every mutating call");
       }
       if (!token.isEmpty() && token.length() < MIN_TOKEN_LENGTH) {
-        throw new InvalidSpecException("almanac.http.token", null, "is " + token.length() + " characters long: it must "
+        throw InvalidSpecException.withoutValue("almanac.http.token", "is " + token.length() + " characters long: it must "
             + "have at least " + MIN_TOKEN_LENGTH + " (e.g. openssl rand -base64 24)");
       }
       Tokens tokens = Tokens.from(config); // almanac.http.tokens and read-requires-token checked too
@@ -196,11 +196,7 @@ public final class AlmanacHttp extends AllDirectives {
     java.util.function.Function<String, CompletionStage<Boolean>> journalHas = jdbcJournal(config)
         ? InstanceQueries.create(system)::hasTaskJournalAsync : null;
     Route route = new AlmanacHttp(system, almanac, ApiRoutes.of(almanac, windows, config, journalHas)).routes();
-    // what the request parser refuses before any route runs (a URI or header too long, no Host) is
-    // answered as problem+json too
-    org.apache.pekko.http.javadsl.settings.ServerSettings server =
-        org.apache.pekko.http.javadsl.settings.ServerSettings.create(config)
-            .withParsingErrorHandler(ProblemParsingErrorHandler.class.getName());
+    org.apache.pekko.http.javadsl.settings.ServerSettings server = serverSettings(config);
     return Http.get(system).newServerAt(settings.iface(), settings.port()).withSettings(server).bind(route)
         .whenComplete((binding, error) -> {
           if (error != null) {
@@ -210,6 +206,26 @@ public final class AlmanacHttp extends AllDirectives {
                 binding.localAddress().getHostString(), binding.localAddress().getPort());
           }
         });
+  }
+
+  /**
+   * pekko-http's server settings of {@code config}, with what the API's contract needs whatever the
+   * configuration says: what the request parser refuses before any route runs (a URI or headers too
+   * long, too many headers, no Host) is answered as problem+json ({@link ProblemParsingErrorHandler});
+   * a header pekko-http cannot parse into its model (a malformed {@code Authorization}, which may
+   * carry a token) is never logged ({@code illegal-header-warnings} off: pekko-http would log its
+   * whole value at WARN); and a {@code HEAD} is answered as the {@code GET} of its path without the
+   * body ({@code transparent-head-requests}, off in pekko-http's defaults).
+   *
+   * @param config the node's configuration
+   * @return the settings the endpoints are bound with
+   */
+  static org.apache.pekko.http.javadsl.settings.ServerSettings serverSettings(Config config) {
+    org.apache.pekko.http.javadsl.settings.ServerSettings server =
+        org.apache.pekko.http.javadsl.settings.ServerSettings.create(config);
+    return server.withParsingErrorHandler(ProblemParsingErrorHandler.class.getName())
+        .withParserSettings(server.getParserSettings().withIllegalHeaderWarnings(false))
+        .withTransparentHeadRequests(true);
   }
 
   /** The routes; every error (an unknown path too) as problem+json ({@link Problems}). */
@@ -250,8 +266,8 @@ public final class AlmanacHttp extends AllDirectives {
       }
       // the first one given, so that the answer names what the caller wrote first
       String name = uri.query().toList().get(0).first();
-      return Problems.complete(Problem.invalid(name, String.join(",", params.get(name)), "is not a parameter of "
-          + path + ": it takes none (only GET /api/windows and GET /api/tasks take query parameters)"));
+      return Problems.complete(Problem.unknownParameter(name, "is not a parameter of " + path + ": it takes none (only "
+          + "GET /api/windows and GET /api/tasks take query parameters)"));
     });
   }
 

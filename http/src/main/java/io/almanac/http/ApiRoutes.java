@@ -223,20 +223,55 @@ public final class ApiRoutes extends AllDirectives {
 
   private Route windowRoutes(String task, String window) {
     return concat(
-        pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> ok(ApiJson.window(w))))),
-        path("retry", () -> post(() -> acting(actor -> noteBody(note -> answer(
-            () -> retryable(task, window).thenCompose(v -> almanac.as(actor).retry(task, key(window), note)),
-            task, window, d -> ok(windowStatus(task, window, InstanceStatus.PENDING).put("actor", actor))))))),
-        path("resolve", () -> post(() -> acting(actor -> body(Set.of("note"), b -> {
+        pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> respondWithHeader(etag(w),
+            () -> ok(ApiJson.window(w).put("version", w.version())))))),
+        path("retry", () -> post(() -> acting(actor -> ifMatch(expecting -> noteBody(note -> answer(
+            () -> retryable(task, window, expecting).thenCompose(v -> almanac.as(actor).retry(task, key(window), note,
+                expecting)),
+            task, window, d -> ok(windowStatus(task, window, InstanceStatus.PENDING).put("actor", actor)))))))),
+        path("resolve", () -> post(() -> acting(actor -> ifMatch(expecting -> body(Set.of("note"), b -> {
           String note = b.requiredText("note");
-          return answer(() -> known(task).thenCompose(v -> almanac.as(actor).resolve(task, key(window), note)), task, window,
-              d -> ok(windowStatus(task, window, InstanceStatus.RESOLVED).put("actor", actor)));
-        })))),
-        path("cancel", () -> post(() -> acting(actor -> body(Set.of("reason"), b -> {
+          return answer(() -> known(task).thenCompose(v -> almanac.as(actor).resolve(task, key(window), note, expecting)),
+              task, window, d -> ok(windowStatus(task, window, InstanceStatus.RESOLVED).put("actor", actor)));
+        }))))),
+        path("cancel", () -> post(() -> acting(actor -> ifMatch(expecting -> body(Set.of("reason"), b -> {
           String reason = b.requiredText("reason");
-          return answer(() -> known(task).thenCompose(v -> almanac.as(actor).cancel(task, key(window), reason)), task, window,
-              d -> ok(windowStatus(task, window, InstanceStatus.CANCELLED).put("actor", actor)));
-        })))));
+          return answer(() -> known(task).thenCompose(v -> almanac.as(actor).cancel(task, key(window), reason, expecting)),
+              task, window, d -> ok(windowStatus(task, window, InstanceStatus.CANCELLED).put("actor", actor)));
+        }))))));
+  }
+
+  /** A window's ETag: its version as a strong tag; it changes at each change of the window's status or attempt. */
+  static org.apache.pekko.http.javadsl.model.headers.ETag etag(WindowView w) {
+    return org.apache.pekko.http.javadsl.model.headers.ETag.create(
+        org.apache.pekko.http.javadsl.model.headers.EntityTag.create(Long.toString(w.version()), false));
+  }
+
+  /**
+   * The {@code If-Match} header of an action on one window: the window's ETag the action was decided
+   * on, which the task checks in its single writer (a stale action is refused 412 and changes
+   * nothing); none, or {@code *}: no expectation.
+   */
+  private Route ifMatch(Function<io.almanac.Expecting, Route> inner) {
+    return optionalHeaderValueByName("If-Match", h -> inner.apply(h.map(ApiRoutes::expecting).orElse(null)));
+  }
+
+  /**
+   * @param header an If-Match value
+   * @return the version it names, or null for {@code *}
+   * @throws Problem.Raised a 400 naming {@code If-Match} when it is not one ETag of a window
+   */
+  static io.almanac.Expecting expecting(String header) {
+    String v = header.trim();
+    if (v.equals("*")) {
+      return null;
+    }
+    String tag = v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"") ? v.substring(1, v.length() - 1) : v;
+    if (!tag.isEmpty() && tag.length() <= 18 && tag.chars().allMatch(Character::isDigit)) {
+      return io.almanac.Expecting.version(Long.parseLong(tag));
+    }
+    throw new Problem.Raised(Problem.invalid("If-Match", header,
+        "must be one window's ETag as GET /api/tasks/{task}/windows/{window} answers it (e.g. \"7\"), or *"));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -291,8 +326,7 @@ public final class ApiRoutes extends AllDirectives {
   static Integer latestParameter(java.util.Map<String, List<String>> params) {
     for (String name : params.keySet()) {
       if (!name.equals("latest")) {
-        throw new Problem.Raised(Problem.invalid(name, String.join(",", params.get(name)), "is not a parameter of "
-            + "/api/tasks: it takes latest"));
+        throw new Problem.Raised(Problem.unknownParameter(name, "is not a parameter of /api/tasks: it takes latest"));
       }
     }
     List<String> values = params.get("latest");
@@ -374,11 +408,12 @@ public final class ApiRoutes extends AllDirectives {
 
   /**
    * The window, known and one an operator may retry, checked before the retry marks the task active
-   * in the trigger; refused as the task refuses it.
+   * in the trigger; refused as the task refuses it. A window no longer in the state the retry expects
+   * is left to the task, which refuses it as stale (412).
    */
-  private CompletionStage<WindowView> retryable(String task, String window) {
+  private CompletionStage<WindowView> retryable(String task, String window, io.almanac.Expecting expecting) {
     return active(task).thenCompose(v -> window(task, window)).thenApply(w -> {
-      if (!w.reopenable()) {
+      if (!w.reopenable() && (expecting == null || expecting.holds(w.status(), w.version()))) {
         throw new RefusedException(RefusedException.Reason.CONFLICT, "window '" + w.window() + "' is " + w.status()
             + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
       }
@@ -579,7 +614,7 @@ public final class ApiRoutes extends AllDirectives {
    * token is 403 ({@code forbidden}).
    */
   Route acting(Function<String, Route> inner) {
-    return optionalHeaderValueByName("Authorization", header -> {
+    return authorizationHeader(header -> {
       Authorized a = authorize(header);
       if (a.problem() != null) {
         return Problems.complete(a.problem());
@@ -600,9 +635,30 @@ public final class ApiRoutes extends AllDirectives {
     if (!tokens.readRequiresToken()) {
       return inner.get();
     }
-    return optionalHeaderValueByName("Authorization", header -> {
+    return authorizationHeader(header -> {
       Authorized a = authorize(header);
       return a.problem() != null ? Problems.complete(a.problem()) : inner.get();
+    });
+  }
+
+  /**
+   * Runs the route with the call's {@code Authorization} header, or empty without one; a call giving
+   * it more than once is refused (401: which of its tokens acts would be a guess). A value is never
+   * logged nor echoed.
+   */
+  private Route authorizationHeader(Function<Optional<String>, Route> inner) {
+    return extractRequest(request -> {
+      List<String> values = new ArrayList<>();
+      request.getHeaders().forEach(h -> {
+        if (h.is("authorization")) {
+          values.add(h.value());
+        }
+      });
+      if (values.size() > 1) {
+        return Problems.complete(Problem.unauthorized("the Authorization header is given " + values.size() + " times: "
+            + "give one, Authorization: Bearer <token>"));
+      }
+      return inner.apply(values.stream().findFirst());
     });
   }
 

@@ -17,7 +17,8 @@ import java.util.Set;
 /**
  * A request's JSON body, checked field by field: pure. Every refusal is a 400 {@link Problem}
  * naming the field and the value: malformed JSON ({@code body}), a field given twice (at any depth),
- * a field that is not one of the call's, a field missing, of the wrong JSON type, or empty.
+ * a field that is not one of the call's, a field that is JSON {@code null} (whatever its type: a
+ * field is given a value or left out), a field missing, of the wrong JSON type, or empty.
  */
 final class JsonBody {
 
@@ -78,6 +79,15 @@ final class JsonBody {
             + String.join(", ", new java.util.TreeSet<>(fields)) + ")"));
       }
     }
+    // Every field of every call is a boolean, a number, a string or an instant: a JSON null is none
+    // of them, and never stands for a default ("dryRun": null is not false, a real backfill).
+    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (object.get(name).isNull()) {
+        throw new Problem.Raised(Problem.invalid(name, "null", "is refused: give the field a value, or leave it out "
+            + "(a JSON null never stands for a field's default)"));
+      }
+    }
     return new JsonBody(object);
   }
 
@@ -127,7 +137,7 @@ final class JsonBody {
     }
   }
 
-  /** An optional string field (any text, also empty), null when absent or JSON null. */
+  /** An optional string field (any text, also empty), null when absent. */
   String optionalText(String field) {
     JsonNode v = node.get(field);
     if (v == null || v.isNull()) {
@@ -139,7 +149,7 @@ final class JsonBody {
     return v.asText();
   }
 
-  /** An optional ISO-8601 instant, null when absent or JSON null. */
+  /** An optional ISO-8601 instant, null when absent. */
   Instant optionalInstant(String field) {
     return WindowFilter.instant(field, optionalText(field));
   }

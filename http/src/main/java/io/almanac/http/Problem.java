@@ -53,6 +53,22 @@ public record Problem(int status, String kind, String title, String detail, Stri
   }
 
   /**
+   * A query parameter the endpoint does not take (400), named but its value never shown: what a
+   * client puts where the API takes nothing may be a credential ({@code ?token=...}), and nothing a
+   * client sends as a credential is echoed or logged.
+   *
+   * @param name the parameter
+   * @param reason why it is refused, e.g. {@code "is not a parameter of /api/queue: it takes none"}
+   * @return the problem, naming {@code name} as its field, without a value
+   */
+  public static Problem unknownParameter(String name, String reason) {
+    String hint = name.toLowerCase(java.util.Locale.ROOT).contains("token")
+        ? " (a token goes in the header Authorization: Bearer <token>, never in the URL)" : "";
+    return new Problem(400, "invalid-input", "Invalid input", io.almanac.InvalidSpecException.echo(name) + " " + reason
+        + hint + "; its value is not shown", name, null);
+  }
+
+  /**
    * @param detail what is not there
    * @param field the field naming it
    * @param value its value

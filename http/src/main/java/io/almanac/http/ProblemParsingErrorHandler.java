@@ -19,13 +19,20 @@ final class ProblemParsingErrorHandler extends ParsingErrorHandler {
 
   private static final Logger LOG = LoggerFactory.getLogger(ProblemParsingErrorHandler.class);
 
+  /** How pekko-http's parser starts the summary of a request with more than max-header-count headers. */
+  static final String TOO_MANY_HEADERS = "HTTP message contains more than the configured limit of";
+
   /** Created by pekko-http, by its class name. */
   ProblemParsingErrorHandler() {}
 
   @Override
   public HttpResponse handle(StatusCode status, ErrorInfo error, LoggingAdapter log, ServerSettings settings) {
-    LOG.debug("HTTP request refused by the parser ({}): {}", status.intValue(), error.formatPretty());
-    return Problems.response(problem(status.intValue(), status.reason(), error.summary()));
+    // the summary only: the detail of pekko-http's error quotes the request line or header it read,
+    // which may carry a token (?token=..., Authorization: ...), and nothing a client sends as a
+    // credential is logged or echoed
+    Problem problem = problem(status.intValue(), status.reason(), error.summary());
+    LOG.debug("HTTP request refused by the parser ({}): {}", problem.status(), error.summary());
+    return Problems.response(problem);
   }
 
   /**
@@ -35,6 +42,12 @@ final class ProblemParsingErrorHandler extends ParsingErrorHandler {
    * @return the problem answering it
    */
   static Problem problem(int status, String reason, String summary) {
+    if (status == 400 && summary != null && summary.startsWith(TOO_MANY_HEADERS)) {
+      // pekko-http answers too many headers with 400; they are too large a header section: 431
+      return new Problem(431, "headers-too-large", "Request Header Fields Too Large", "the request was refused before it "
+          + "was read: it has more headers than the " + summary.substring(TOO_MANY_HEADERS.length()).trim()
+          + " a request may have (pekko.http.server.parsing.max-header-count)", null, null);
+    }
     String kind = switch (status) {
       case 400 -> "invalid-input";
       case 413 -> "payload-too-large";

@@ -129,6 +129,8 @@ public final class Problems {
         case UNKNOWN_WINDOW -> Problem.notFound(refused.getMessage(), "window", window);
         case INVALID_ARGUMENT -> invalidArgument(refused);
         case UNKNOWN_EVENT_TYPE -> unknownEventType(refused);
+        case STALE_WINDOW -> new Problem(412, "precondition-failed", "Precondition failed", refused.getMessage(), "If-Match",
+            refused.value());
         default -> Problem.refused(refused.getMessage(), window != null ? "window" : "task", window != null ? window : task);
       };
     }
@@ -144,8 +146,14 @@ public final class Problems {
     }
     if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad) {
       int status = bad.status().intValue();
+      // the summary only: the info's detail may quote the request, which may carry a credential
       return new Problem(status, status == 413 ? "payload-too-large" : status == 400 ? "invalid-input" : "http-" + status,
-          bad.status().reason(), bad.info().formatPretty(), "body", null);
+          bad.status().reason(), bad.info().summary(), "body", null);
+    }
+    if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalUriException bad) {
+      // a query the route could not decode: 400, by the summary only (the detail quotes the URI, e.g. ?token=...)
+      return new Problem(400, "invalid-input", "Invalid input", "the request's URI was refused: " + bad.info().summary(),
+          null, null);
     }
     if (e instanceof io.almanac.persistence.instances.InstanceStoreException store) {
       String id = correlationId();

@@ -118,7 +118,7 @@ final class Tokens {
     try {
       tokens = config.hasPath("almanac.http.tokens") ? config.getObject("almanac.http.tokens") : null;
     } catch (ConfigException e) {
-      throw new InvalidSpecException("almanac.http.tokens", null, "must be an object of named tokens, e.g. "
+      throw InvalidSpecException.withoutValue("almanac.http.tokens", "must be an object of named tokens, e.g. "
           + "tokens { alice { token = ${?ALICE_TOKEN}, role = operate } }");
     }
     if (tokens != null) {
@@ -126,7 +126,7 @@ final class Tokens {
         String key = "almanac.http.tokens." + quoted(name);
         ConfigValue value = tokens.get(name);
         if (value.valueType() != ConfigValueType.OBJECT) {
-          throw new InvalidSpecException(key, null, "must be an object { token = ..., role = read | operate }");
+          throw InvalidSpecException.withoutValue(key, "must be an object { token = ..., role = read | operate }");
         }
         if (!name.matches("[A-Za-z0-9._@-]{1,64}")) {
           throw new InvalidSpecException(key, name, "a token's name (the actor it acts as) must be 1 to 64 letters, digits "
@@ -139,7 +139,7 @@ final class Tokens {
         Config entry = ((ConfigObject) value).toConfig();
         for (String field : new TreeMap<>(entry.root()).keySet()) {
           if (!field.equals("token") && !field.equals("role")) {
-            throw new InvalidSpecException(key + "." + field, null, "is not a setting of a token (token, role)");
+            throw InvalidSpecException.withoutValue(key + "." + field, "is not a setting of a token (token, role)");
           }
         }
         if (!entry.hasPath("token")) {
@@ -159,7 +159,7 @@ final class Tokens {
         byte[] digest = sha256(token);
         String same = keyOfDigest.putIfAbsent(hex(digest), key + ".token");
         if (same != null) {
-          throw new InvalidSpecException(key + ".token", null, "is the same token as " + same + ": each name needs a token "
+          throw InvalidSpecException.withoutValue(key + ".token", "is the same token as " + same + ": each name needs a token "
               + "of its own");
         }
         all.add(new Named(name, role, digest));
@@ -185,17 +185,17 @@ final class Tokens {
 
   private static void checkToken(String key, String token, boolean emptyAllowed) {
     if (token.isEmpty() && !emptyAllowed) {
-      throw new InvalidSpecException(key, null, "is empty: set a token of at least " + AlmanacHttp.Settings.MIN_TOKEN_LENGTH
+      throw InvalidSpecException.withoutValue(key, "is empty: set a token of at least " + AlmanacHttp.Settings.MIN_TOKEN_LENGTH
           + " characters (e.g. token = ${?ALICE_TOKEN}), or take the entry out");
     }
     if (token.isBlank()) {
       // the token's value is never echoed: only its length
-      throw new InvalidSpecException(key, null, "is blank (" + token.length() + " white-space characters): set a token of "
+      throw InvalidSpecException.withoutValue(key, "is blank (" + token.length() + " white-space characters): set a token of "
           + "at least " + AlmanacHttp.Settings.MIN_TOKEN_LENGTH + " characters"
           + (emptyAllowed ? ", or leave it empty to refuse every mutating call" : ""));
     }
     if (token.length() < AlmanacHttp.Settings.MIN_TOKEN_LENGTH) {
-      throw new InvalidSpecException(key, null, "is " + token.length() + " characters long: it must have at least "
+      throw InvalidSpecException.withoutValue(key, "is " + token.length() + " characters long: it must have at least "
           + AlmanacHttp.Settings.MIN_TOKEN_LENGTH + " (e.g. openssl rand -base64 24)");
     }
   }
@@ -206,7 +206,7 @@ final class Tokens {
     } catch (ConfigException.Missing e) {
       throw new InvalidSpecException(key, null, "is missing (this module's reference.conf sets it: is it on the class path?)");
     } catch (ConfigException e) {
-      throw new InvalidSpecException(key, null, "must be a string");
+      throw InvalidSpecException.withoutValue(key, "must be a string");
     }
   }
 
@@ -214,7 +214,7 @@ final class Tokens {
     try {
       return entry.getString(path);
     } catch (ConfigException e) {
-      throw new InvalidSpecException(key, null, "must be a string");
+      throw InvalidSpecException.withoutValue(key, "must be a string");
     }
   }
 

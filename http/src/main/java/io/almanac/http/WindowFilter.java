@@ -79,7 +79,7 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
   public static WindowFilter parse(Map<String, List<String>> params) {
     for (String name : params.keySet()) {
       if (!PARAMETERS.contains(name)) {
-        throw new Problem.Raised(Problem.invalid(name, String.join(",", params.get(name)),
+        throw new Problem.Raised(Problem.unknownParameter(name,
             "is not a parameter of /api/windows (task, status, from, to, limit, after, order)"));
       }
     }

@@ -60,4 +60,25 @@ class JsonBodyTest {
         .problem();
     assertEquals("from", notText.field());
   }
+
+  @Test
+  @DisplayName("a JSON null in any field is refused by the reader itself, naming the field, before any accessor reads "
+      + "it: whether the call would read the field as a flag, a text, an instant or an amount, and whether it is required")
+  void nullIsRefusedForEveryField() {
+    Set<String> fields = Set.of("from", "to", "dryRun", "note", "amount");
+    for (String field : fields) {
+      Problem p = refused("{\"" + field + "\":null}", fields);
+      assertEquals(400, p.status(), p.toString());
+      assertEquals(field, p.field(), p.toString());
+      assertEquals("null", p.value(), p.toString());
+      assertTrue(p.detail().startsWith(field + ": null is refused"), p.detail());
+      // beside valid fields too, first or last
+      String other = field.equals("dryRun") ? "\"note\":\"n\"" : "\"dryRun\":true";
+      assertEquals(field, refused("{" + other + ",\"" + field + "\":null}", fields).field());
+      assertEquals(field, refused("{\"" + field + "\":null," + other + "}", fields).field());
+    }
+    // a field left out still reads as absent: the default applies
+    assertFalse(JsonBody.parse("{}", fields).flag("dryRun"));
+    assertEquals(null, JsonBody.parse("{}", fields).optionalText("note"));
+  }
 }

@@ -10,10 +10,6 @@ import io.almanac.Almanac;
 import io.almanac.TaskSpec;
 import io.almanac.journal.TaskJournal;
 import io.almanac.testkit.SettableClock;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Locale;
@@ -79,27 +75,7 @@ class ProblemContractTest {
 
   /** Sends the bytes as they are and reads the answer until the server closes the connection. */
   private Answer send(byte[] request) throws Exception {
-    try (Socket socket = new Socket("127.0.0.1", port)) {
-      socket.setSoTimeout(30_000);
-      OutputStream out = socket.getOutputStream();
-      try {
-        out.write(request);
-        out.flush();
-      } catch (java.io.IOException closedEarly) {
-        // the server may answer and close before it read everything (a header too large): read its answer
-      }
-      InputStream in = socket.getInputStream();
-      ByteArrayOutputStream all = new ByteArrayOutputStream();
-      byte[] buf = new byte[8192];
-      try {
-        for (int n; (n = in.read(buf)) > 0; ) {
-          all.write(buf, 0, n);
-        }
-      } catch (java.net.SocketException reset) {
-        // a reset after the answer: what was read is the answer
-      }
-      return parse(all.toString(StandardCharsets.UTF_8));
-    }
+    return parse(RawHttp.exchange(port, request));
   }
 
   private Answer send(String request) throws Exception {
@@ -199,7 +175,7 @@ class ProblemContractTest {
         "/api/tasks/digest/windows/2026-11-30", "/api/tasks/digest/windows/2026-11-30/timeline",
         "/api/tasks/digest/windows/2026-11-30/why", "/health/live", "/health/ready", "/metrics"}) {
       JsonNode p = problem(send(get(path + "?limit=1")), 400, "invalid-input", "limit");
-      assertEquals("1", p.path("value").asText(null), p.toString());
+      assertFalse(p.has("value"), "an unknown parameter's value is not shown (it may be a token): " + p);
       assertTrue(p.get("detail").asText().contains("is not a parameter of " + path), p.toString());
       problem(send(get(path + "?limit=1&also=2")), 400, "invalid-input", "limit");
     }
@@ -220,6 +196,57 @@ class ProblemContractTest {
   }
 
   @Test
+  @DisplayName("too many headers (over pekko-http's max-header-count, 64) or a header too large (a value over 8k, a name "
+      + "over 64 characters) is 431 headers-too-large problem+json, as documented; 60 headers are answered")
+  void headerLimits() throws Exception {
+    for (int count : new int[] {65, 200, 1000}) {
+      StringBuilder headers = new StringBuilder();
+      for (int i = 0; i < count; i++) {
+        headers.append("X-H").append(i).append(": v\r\n");
+      }
+      JsonNode p = problem(send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n" + headers
+          + "Connection: close\r\n\r\n"), 431, "headers-too-large", null);
+      assertTrue(p.get("detail").asText().contains("more headers than the 64"), p.toString());
+    }
+    // 60 headers, Host and Connection with them, are answered
+    StringBuilder fine = new StringBuilder();
+    for (int i = 0; i < 58; i++) {
+      fine.append("X-H").append(i).append(": v\r\n");
+    }
+    Answer ok = send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n" + fine + "Connection: close\r\n\r\n");
+    assertEquals(200, ok.status(), ok.toString());
+    problem(send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Big: " + "b".repeat(9 * 1024)
+        + "\r\nConnection: close\r\n\r\n"), 431, "headers-too-large", null);
+    problem(send("GET /api/tasks HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-" + "n".repeat(100)
+        + ": v\r\nConnection: close\r\n\r\n"), 431, "headers-too-large", null);
+  }
+
+  @Test
+  @DisplayName("HEAD on every documented GET endpoint (and the dashboard) answers as its GET would, status and "
+      + "Content-Type, without a body; HEAD on a POST-only path is 405 naming GET nowhere")
+  void headIsGetWithoutBody() throws Exception {
+    java.util.Set<String> paths = new java.util.TreeSet<>(java.util.List.of("/", "/dashboard/app.js", "/nothing"));
+    for (String endpoint : DocumentedEndpointsTest.documented()) {
+      if (endpoint.startsWith("GET ")) {
+        paths.add(endpoint.substring(4).replace("{task}", "digest").replace("{window}", "2026-11-30")
+            .replace("{pool}", "none"));
+      }
+    }
+    assertTrue(paths.size() >= 12, paths.toString());
+    for (String path : paths) {
+      Answer get = send(get(path));
+      Answer head = send(get(path).replaceFirst("^GET ", "HEAD "));
+      assertEquals(get.status(), head.status(), "HEAD " + path + ": " + head + "\nGET: " + get);
+      assertEquals(get.contentType(), head.contentType(), "HEAD " + path + ": " + head);
+      assertEquals("", head.body(), "HEAD " + path + " has no body");
+      assertFalse(get.body().isEmpty(), "GET " + path + " has one");
+    }
+    Answer head = send(get("/api/tasks/digest/pause").replaceFirst("^GET ", "HEAD "));
+    assertEquals(405, head.status(), head.toString());
+    assertEquals("POST", head.headers().get("allow"), head.toString());
+  }
+
+  @Test
   @DisplayName("a resolve note over almanac.task.max-reason-length is refused naming note (its field), a cancel reason "
       + "naming reason; nothing is stored")
   void longNote() throws Exception {
@@ -227,6 +254,10 @@ class ProblemContractTest {
     assertEquals(200, run.status(), run.toString());
     String window = JSON.readTree(run.body()).get("window").asText();
     String w = "/api/tasks/digest/windows/" + java.net.URLEncoder.encode(window, StandardCharsets.UTF_8);
+    // the run's attempt starts after its answer: counted once it is RUNNING (its job never ends), so that its
+    // AttemptStarted is not taken for something the refused calls stored
+    io.almanac.testkit.Eventually.eventually(java.time.Duration.ofSeconds(30), () -> assertEquals("RUNNING",
+        JSON.readTree(send(get(w)).body()).get("status").asText()));
     int before = events("digest");
     String longText = "n".repeat(65_000);
     JsonNode note = problem(send(post(w + "/resolve", "{\"note\":\"" + longText + "\"}")), 400, "invalid-input", "note");

@@ -65,7 +65,7 @@ class RetentionTest {
   @DisplayName("R30: a year of daily windows, restarted: same state, recovery time measured, archived windows still audited")
   void yearOfDailyWindows() {
     Config config = H2TestConfig.at(dir.resolve("almanac"),
-        "almanac.task { retention = 30d, snapshot-every = 100, hot-windows = 500 }");
+        "almanac.task { retention = 30d, snapshot-every = 100, hot-windows = 500, max-backfill-windows = 250 }");
     TaskSpec spec = TaskSpec.builder("digest").cron("0 0 8 * * ? Asia/Shanghai").build();
     List<WindowView> before;
     TaskView taskBefore;

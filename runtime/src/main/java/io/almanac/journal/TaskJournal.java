@@ -1189,19 +1189,20 @@ public final class TaskJournal {
     }
 
     /**
-     * The state with this window put in; then windows that are done leave the hot state (R30) when
-     * there are more than {@code hot.windows()} or they ended more than {@code hot.maxAge()} before
-     * this event. They stay in the journal for audit. Only event data is used (replay is
-     * deterministic).
+     * The state with this window put in; then windows that are done leave the hot state (R30): by age,
+     * every done window that ended more than {@code hot.maxAge()} before this event; and, as a memory
+     * bound only, while more than {@code hot.windows()} windows are done, the done window with the
+     * oldest start, whatever its terminal status. Live and FINAL_FAILED windows never leave and never
+     * count toward the bound, so a bulk action (a backfill, its bulk cancel) can push out only done
+     * windows older than its own, never a recent one; and the bound is at least twice the largest
+     * backfill ({@code TaskSettings}), so one backfill and its bulk cancel do not reach it. They stay in
+     * the journal for audit. Only event data is used (replay is deterministic).
      */
     State withWindow(WindowState w, HotState hot) {
       WindowTable next = table().with(w);
       Instant through = archivedThrough;
       long count = archivedCount;
-      // Windows that ran leave first; skipped, missed and cancelled ones (which an operator may still
-      // backfill) only when nothing else can go. Oldest first within each group. Then every done
-      // window that ended more than maxAge before this event.
-      while (next.size() > hot.windows()) {
+      while (next.doneCount() > hot.windows()) {
         WindowState x = next.nextToLeave();
         if (x == null) {
           break;

@@ -47,6 +47,10 @@ import java.util.Map;
  *     null: not waiting, in any other status, and in snapshots taken before this component existed
  * @param usage what the window's attempts reported using, summed (the model the latest that named
  *     one), or null when none reported usage (and in snapshots taken before this component existed)
+ * @param version the window's version: 1 when its instance is created, one more at each change of its
+ *     status or attempt (0 for a window read from a snapshot taken before this component existed, until
+ *     its next change); what an operator's action expects ({@link io.almanac.Expecting}) and the HTTP
+ *     API's ETag
  */
 public record WindowState(
     String key,
@@ -74,7 +78,8 @@ public record WindowState(
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) EventTally events,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant deadlineMissedAt,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) PoolWait poolWait,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) UsageRecord usage) {
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) UsageRecord usage,
+    long version) {
 
   /**
    * What a PENDING window waits for: a pool without room.
@@ -117,6 +122,17 @@ public record WindowState(
     EventTally duplicatedOne() {
       return new EventTally(received, duplicates + 1, firstId, lastId);
     }
+  }
+
+  /** A window as snapshots held it before its version was kept (version 0). */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, 0);
   }
 
   /** A window as snapshots held it before pool waits and window usage were kept. */
@@ -164,7 +180,7 @@ public record WindowState(
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason, waitUntil, null, null, null, null);
+        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1);
   }
 
   Copy copy() {
@@ -185,7 +201,7 @@ public record WindowState(
             poolWait.until(), poolWait.since()),
         usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
             io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()),
-        status == InstanceStatus.SKIPPED ? skipReason : null);
+        status == InstanceStatus.SKIPPED ? skipReason : null, version);
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
@@ -240,7 +256,8 @@ public record WindowState(
       return new WindowState(from.key, from.start, from.end, from.dueAt, status, runKind, attempt, retries, resultAttempt,
           startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt,
           status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events,
-          deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage);
+          deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
+          status != from.status || attempt != from.attempt ? from.version + 1 : from.version);
     }
   }
 }

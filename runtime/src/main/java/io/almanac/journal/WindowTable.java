@@ -22,8 +22,8 @@ import org.pcollections.TreePSet;
  *       write turns into a retry or a final failure), by start: what fires, leases, retries, offers
  *       and gates look at;
  *   <li>every window by start (a walk from the newest back: the streak of skips);
- *   <li>the windows that are done, by start, in the two groups that leave the hot state in that order
- *       (those that ran: SUCCEEDED, RESOLVED; then the others: SKIPPED, MISSED, CANCELLED), and by
+ *   <li>the windows that are done, by start, in two groups (those that ran: SUCCEEDED, RESOLVED; the
+ *       others: SKIPPED, MISSED, CANCELLED), of which the oldest start leaves first by count, and by
  *       end (those past the hot state's age);
  *   <li>the FINAL_FAILED windows (the intervention queue).
  * </ul>
@@ -230,10 +230,20 @@ public final class WindowTable extends AbstractMap<String, WindowState> {
     return () -> windows(all.subSet(new Pos(from, ""), new Pos(to, "")).iterator());
   }
 
-  /** @return the done window that leaves the hot state first by count: the oldest that ran, else the oldest other */
+  /**
+   * @return the done window that leaves the hot state first by count: the one with the oldest start
+   *     (then key), whatever its terminal status, so that a window newer than any kept done window
+   *     never leaves before it (R30)
+   */
   WindowState nextToLeave() {
-    Pos p = !ran.isEmpty() ? ran.first() : !other.isEmpty() ? other.first() : null;
+    Pos p = ran.isEmpty() ? (other.isEmpty() ? null : other.first())
+        : other.isEmpty() || ORDER.compare(ran.first(), other.first()) <= 0 ? ran.first() : other.first();
     return p == null ? null : byKey.get(p.key());
+  }
+
+  /** @return how many windows are done (terminal: SUCCEEDED, RESOLVED, SKIPPED, MISSED, CANCELLED) */
+  public int doneCount() {
+    return ran.size() + other.size();
   }
 
   /** @return the done window with the earliest end, or null */

@@ -282,9 +282,20 @@ public final class AlmanacCli implements Callable<Integer> {
   // ---------------------------------------------------------------------------------------------
 
   /** {@code demo}: the demo node (the default command). */
-  @Command(name = "demo", description = {"Runs the demo node (the default when no command is given):",
-      "[--digest-now] [--cluster --seed host:port ... --pg-url URL ...] as before; see the README."})
+  @Command(name = "demo", description = {"Runs the demo node (the default when no command is given) until Ctrl-C.",
+      "Embedded (one node on an H2 file under ./data): [--digest-now]",
+      "A cluster member (PostgreSQL journal, almanac-cluster.conf): --cluster --port P --seed host:port[,host:port...]",
+      "  --pg-url jdbc:postgresql://... [--pg-user U] [--pg-schema S] [--host H] [--data-dir D] [--digest-now]",
+      "Configuration: -Dconfig.file, else ./application.conf, else the jar's; see the README."},
+      exitCodeListHeading = "Exit codes:%n",
+      exitCodeList = {"0:stopped (coordinated shutdown)", "1:the journal could not be opened, or the node failed to start",
+          "2:a configuration error (the key and the value are named)"})
   static final class Demo implements Callable<Integer> {
+    // --help is an option of its own, so that it prints this help and starts nothing: every other
+    // argument goes to the demo node as it is.
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this command's help and exit")
+    boolean help;
+
     @Unmatched List<String> args = new ArrayList<>();
 
     @Override
@@ -625,10 +636,46 @@ public final class AlmanacCli implements Callable<Integer> {
     }
   }
 
+  /** The --expect option's description, shared by retry, resolve and cancel. */
+  static final String EXPECT = "act only if the window is still at this version (its ETag, e.g. 7) or status (e.g. "
+      + "FINAL_FAILED); else refused (exit 1), nothing changed";
+
+  /**
+   * The If-Match of an action on one window that expects {@code expect}: a version as is; a status
+   * checked against the window read now, then its version (so the node refuses the action if the
+   * window moves on before it arrives).
+   *
+   * @return the If-Match value, or null when nothing is expected
+   */
+  static String ifMatch(ApiCommand c, String task, String window, String expect) {
+    if (expect == null) {
+      return null;
+    }
+    String v = expect.trim();
+    if (!v.isEmpty() && v.length() <= 18 && v.chars().allMatch(Character::isDigit)) {
+      return "\"" + Long.parseLong(v) + "\"";
+    }
+    io.almanac.InstanceStatus status;
+    try {
+      status = io.almanac.InstanceStatus.valueOf(v.toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(EXIT_BAD_INPUT, "almanac: --expect '" + expect + "' is invalid: a window's version (e.g. 7) "
+          + "or status (e.g. FINAL_FAILED)");
+    }
+    JsonNode w = c.api().get(ApiCommand.window(task, window)).json();
+    if (!status.name().equals(text(w, "status"))) {
+      throw new CliException(EXIT_REFUSED, "almanac: refused: window " + window + " of " + task + " is " + text(w, "status")
+          + " (version " + w.path("version").asLong() + "), not " + status + " (--expect): nothing was changed");
+    }
+    return "\"" + w.path("version").asLong() + "\"";
+  }
+
   /** An action on one window that answers its new status. */
   abstract static class WindowAction extends WindowCommand {
+    @Option(names = "--expect", paramLabel = "VERSION|STATUS", description = EXPECT) String expect;
+
     int post(String action, String body) {
-      ApiClient.Answer a = api().post(window(task, window) + "/" + action, body);
+      ApiClient.Answer a = api().post(window(task, window) + "/" + action, body, ifMatch(this, task, window, expect));
       if (!printedJson(a)) {
         JsonNode r = a.json();
         out().println(task + " " + window + ": " + action + " accepted, now " + text(r, "status"));
@@ -674,16 +721,20 @@ public final class AlmanacCli implements Callable<Integer> {
     @Option(names = "--kind", description = "bulk: the run kind of the next attempt: backfill, retry, manual or first")
     String kind;
     @Option(names = "--dry-run", description = "bulk: only list what would be cancelled") boolean dryRun;
+    @Option(names = "--expect", paramLabel = "VERSION|STATUS", description = "one window: " + EXPECT) String expect;
 
     @Override
     public Integer call() {
+      if (window == null && expect != null) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: --expect is for one window's cancel: name WINDOW");
+      }
       if (window != null) {
         if (from != null || to != null || kind != null || dryRun) {
           throw new CliException(EXIT_BAD_INPUT, "almanac: --from, --to, --kind and --dry-run are for a bulk cancel: "
               + "leave out WINDOW (" + window + ")");
         }
-        ApiClient.Answer a = api().post(window(task, window) + "/cancel",
-            ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString());
+        String body = ApiClient.JSON.createObjectNode().put("reason", required("--reason", reason)).toString();
+        ApiClient.Answer a = api().post(window(task, window) + "/cancel", body, ifMatch(this, task, window, expect));
         if (!printedJson(a)) {
           out().println(task + " " + window + ": cancel accepted, now " + text(a.json(), "status"));
           out().flush();
@@ -700,7 +751,10 @@ public final class AlmanacCli implements Callable<Integer> {
       if (kind != null) {
         body.put("kind", kind);
       }
-      body.put("reason", dryRun ? reason : required("--reason", reason));
+      String why = dryRun ? reason : required("--reason", reason);
+      if (why != null) {
+        body.put("reason", why); // a dry run may have none: left out, never null (the API refuses a JSON null)
+      }
       body.put("dryRun", dryRun);
       ApiClient.Answer a = api().post(task(task) + "/cancel", body.toString());
       if (printedJson(a)) {

@@ -126,9 +126,24 @@ final class ApiClient {
    * @return the answer
    */
   Answer post(String path, String body) {
+    return post(path, body, null);
+  }
+
+  /**
+   * POST with the bearer token and an {@code If-Match} header, expecting a success.
+   *
+   * @param path the path, starting with /
+   * @param body a JSON body, or null for none
+   * @param ifMatch the window's ETag the action expects, or null for none
+   * @return the answer
+   */
+  Answer post(String path, String body, String ifMatch) {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
         .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
         .header("Content-Type", "application/json");
+    if (ifMatch != null) {
+      b.header("If-Match", ifMatch);
+    }
     return checked(send(authorized(b)));
   }
 

@@ -7,9 +7,10 @@ import java.util.Optional;
 
 /**
  * The demo node's cluster options: with {@code --cluster} it runs as one member of a multi-node
- * cluster on a shared PostgreSQL journal ({@code include "almanac-postgres.conf"} and {@code
- * include "almanac-cluster.conf"} laid over the demo's application.conf) instead of the embedded
- * one-node cluster on H2.
+ * cluster on a shared PostgreSQL journal (its configuration read with {@code almanac-cluster.conf}
+ * and {@code almanac-postgres.conf} in place of {@code almanac-embedded.conf} and {@code
+ * almanac-h2.conf}, {@link DemoNode#loadConfig(String, boolean)}) instead of the embedded one-node
+ * cluster on H2.
  *
  * <pre>
  * java -jar samples/target/almanac-demo.jar --cluster --port 2552 \
@@ -118,17 +119,17 @@ record ClusterArgs(String host, int port, List<String> seeds, String pgUrl, Stri
   }
 
   /**
-   * The configuration laid over the demo's application.conf: the PostgreSQL journal, the cluster
-   * wiring (almanac-cluster.conf), this node's address and the seed nodes, this node's data folder.
+   * The options as configuration, laid over the node's configuration file (they win over it): the
+   * PostgreSQL journal's URL, user and schema, the password from {@code ALMANAC_DB_PASSWORD} when it
+   * is set, this node's address and the seed nodes, this node's data folder. The cluster wiring
+   * itself (almanac-cluster.conf, almanac-postgres.conf) goes under the file: see {@link
+   * DemoNode#loadConfig(String, boolean)}.
    */
   String hocon() {
     StringBuilder b = new StringBuilder();
-    b.append("include \"almanac-postgres.conf\"\n");
-    b.append("include \"almanac-cluster.conf\"\n");
     b.append("almanac.persistence.postgres {\n");
     b.append("  url = ").append(ConfigUtil.quoteString(pgUrl)).append('\n');
     b.append("  user = ").append(ConfigUtil.quoteString(pgUser)).append('\n');
-    b.append("  password = \"\"\n");
     b.append("  password = ${?ALMANAC_DB_PASSWORD}\n");
     pgSchema.ifPresent(s -> b.append("  schema = ").append(ConfigUtil.quoteString(s)).append('\n'));
     b.append("}\n");

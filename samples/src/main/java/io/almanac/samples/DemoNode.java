@@ -3,6 +3,11 @@ package io.almanac.samples;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigIncludeContext;
+import com.typesafe.config.ConfigIncluder;
+import com.typesafe.config.ConfigIncluderClasspath;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigParseOptions;
 import io.almanac.AgentJob;
 import io.almanac.AlertSinks;
 import io.almanac.Almanac;
@@ -138,7 +143,7 @@ public final class DemoNode {
     ActorSystem<Void> system;
     try {
       Optional<ClusterArgs> cluster = ClusterArgs.parse(args);
-      loaded = loadConfig(cluster.map(ClusterArgs::hocon).orElse(null));
+      loaded = loadConfig(cluster.map(ClusterArgs::hocon).orElse(null), cluster.isPresent());
       Config config = loaded.config();
       dataDir = Path.of(config.getString("almanac-demo.data-dir"));
       tableInterval = config.getDuration("almanac-demo.table-interval");
@@ -323,49 +328,97 @@ public final class DemoNode {
    * @return the configuration and a description of its source
    */
   static Loaded loadConfig() {
-    return loadConfig(null);
+    return loadConfig(null, false);
   }
 
   /**
-   * As {@link #loadConfig()}, with HOCON laid over the configuration (cluster mode), or none.
+   * As {@link #loadConfig()}, as an embedded node or as a cluster member. A cluster member reads the
+   * same file with {@code almanac-cluster.conf} and {@code almanac-postgres.conf} in place of {@code
+   * almanac-embedded.conf} and {@code almanac-h2.conf} wherever the file (or a file it includes)
+   * includes those, and with both under it in any case. So the layering is the one of any
+   * application: every library's reference.conf, then the shipped includes, then the file's own
+   * settings (a failover setting such as {@code almanac.lease.jdbc.safety-margin} in the file wins
+   * over almanac-cluster.conf's), then the overlay (the {@code --cluster} options), then {@code -D}
+   * system properties.
    *
-   * @param overlay HOCON that wins over the configuration, or null
+   * @param overlay HOCON that wins over the file (the {@code --cluster} options), or null
+   * @param cluster whether the node is a cluster member ({@code --cluster})
    * @return the configuration and a description of its source
    */
-  static Loaded loadConfig(String overlay) {
+  static Loaded loadConfig(String overlay, boolean cluster) {
+    ConfigParseOptions options = parseOptions(cluster);
     String named = System.getProperty("config.file");
     if (named != null) {
-      return fromFile(new File(named), "-Dconfig.file=" + named, overlay);
+      return fromFile(new File(named), "-Dconfig.file=" + named, overlay, cluster);
     }
     for (String key : List.of("config.resource", "config.url")) {
       if (System.getProperty(key) != null) {
-        return checked(new Loaded(overlay == null ? ConfigFactory.load() : load(ConfigFactory.defaultApplication(), overlay),
+        return checked(new Loaded(load(ConfigFactory.defaultApplication(options), overlay, cluster),
             "-D" + key + "=" + System.getProperty(key)));
       }
     }
     File local = new File("application.conf");
     if (local.isFile()) {
-      return fromFile(local, null, overlay);
+      return fromFile(local, null, overlay, cluster);
     }
-    return checked(new Loaded(overlay == null ? ConfigFactory.load() : load(ConfigFactory.defaultApplication(), overlay),
+    return checked(new Loaded(load(ConfigFactory.defaultApplication(options), overlay, cluster),
         "the application.conf packed in the jar (no ./application.conf here)"));
   }
 
   /**
-   * As {@link #loadConfig(String)} with {@code -Dconfig.file=file}: the file (its includes resolved
-   * against its folder, then the class path), the overlay over it, every library's reference.conf
-   * under it, resolved and checked.
+   * As {@link #loadConfig(String, boolean)} with {@code -Dconfig.file=file}: the file (its includes
+   * resolved against its folder, then the class path), the overlay over it, every library's
+   * reference.conf under it, resolved and checked.
    *
    * @param file the configuration file
    * @param overlay HOCON that wins over the file, or null
+   * @param cluster whether the node is a cluster member ({@code --cluster})
    * @return the configuration and a description of its source
    */
-  static Loaded loadConfigFile(File file, String overlay) {
-    return fromFile(file, "-Dconfig.file=" + file, overlay);
+  static Loaded loadConfigFile(File file, String overlay, boolean cluster) {
+    return fromFile(file, "-Dconfig.file=" + file, overlay, cluster);
   }
 
-  private static Config load(Config application, String overlay) {
-    return ConfigFactory.load(overlay == null ? application : ConfigFactory.parseString(overlay).withFallback(application));
+  /** What a cluster member includes in place of an embedded node's includes. */
+  static final Map<String, String> CLUSTER_INCLUDES = Map.of(
+      "almanac-embedded.conf", "almanac-cluster.conf",
+      "almanac-h2.conf", "almanac-postgres.conf");
+
+  private static ConfigParseOptions parseOptions(boolean cluster) {
+    return cluster ? ConfigParseOptions.defaults().setIncluder(new ClusterIncludes(null)) : ConfigParseOptions.defaults();
+  }
+
+  /**
+   * Includes {@link #CLUSTER_INCLUDES} in place of the embedded node's files, by name ({@code include
+   * "almanac-h2.conf"} or {@code include classpath("almanac-h2.conf")}); every other include as
+   * usual. The includer is inherited by nested includes, so a file that includes application.conf,
+   * which includes almanac-embedded.conf, gets almanac-cluster.conf there.
+   */
+  private record ClusterIncludes(ConfigIncluder fallback) implements ConfigIncluder, ConfigIncluderClasspath {
+    @Override
+    public ConfigIncluder withFallback(ConfigIncluder next) {
+      return fallback == null ? new ClusterIncludes(next) : this;
+    }
+
+    @Override
+    public ConfigObject include(ConfigIncludeContext context, String what) {
+      return fallback.include(context, CLUSTER_INCLUDES.getOrDefault(what, what));
+    }
+
+    @Override
+    public ConfigObject includeResources(ConfigIncludeContext context, String what) {
+      return ((ConfigIncluderClasspath) fallback).includeResources(context, CLUSTER_INCLUDES.getOrDefault(what, what));
+    }
+  }
+
+  private static Config load(Config application, String overlay, boolean cluster) {
+    Config layered = application;
+    if (cluster) {
+      // under the file: a file that never included almanac-embedded.conf still gets the cluster wiring
+      layered = layered.withFallback(ConfigFactory.parseString(
+          "include \"almanac-postgres.conf\"\ninclude \"almanac-cluster.conf\"\n"));
+    }
+    return ConfigFactory.load(overlay == null ? layered : ConfigFactory.parseString(overlay).withFallback(layered));
   }
 
   /**
@@ -373,13 +426,14 @@ public final class DemoNode {
    * the including file's folder and then the classpath, but a relative path without a folder (as
    * {@code application.conf}) has no folder, and its includes are then silently dropped.
    */
-  private static Loaded fromFile(File file, String how, String overlay) {
+  private static Loaded fromFile(File file, String how, String overlay, boolean cluster) {
     File absolute = file.getAbsoluteFile();
     if (!absolute.isFile()) {
       throw new IllegalArgumentException("configuration file " + absolute + " does not exist");
     }
     String where = absolute.toPath().normalize().toString();
-    return checked(new Loaded(load(ConfigFactory.parseFile(absolute), overlay), how == null ? where : how + " (" + where + ")"));
+    return checked(new Loaded(load(ConfigFactory.parseFile(absolute, parseOptions(cluster)), overlay, cluster),
+        how == null ? where : how + " (" + where + ")"));
   }
 
   /** Fails early, and clearly, if the includes the demo relies on are missing. */
@@ -400,7 +454,9 @@ public final class DemoNode {
         ==========================================================================================
          Almanac demo node: one member of a multi-node cluster (almanac-cluster.conf)
         ------------------------------------------------------------------------------------------
-         configuration : {} + --cluster options
+         configuration : {}
+                         read with almanac-cluster.conf and almanac-postgres.conf in place of
+                         almanac-embedded.conf and almanac-h2.conf; the --cluster options over it
          this node     : pekko://{}@{}:{}
          seed nodes    : {}
          journal       : {} (PostgreSQL, shared by every node; schema {})

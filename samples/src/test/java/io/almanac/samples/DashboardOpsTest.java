@@ -319,10 +319,12 @@ class DashboardOpsTest {
     fresh(base + "/#/tasks/hanging/windows/" + DAY);
     b.until("#detail-fields .f-status", "RUNNING");
     b.click("#window-cancel");
+    b.until("#window-confirm-text", "Cancel window " + DAY + " of task hanging");
+    b.click("#window-go");
     b.until("#message", "A reason is needed");
     assertEquals(InstanceStatus.RUNNING, windows("hanging").get(DAY).status());
     b.type("#window-text", "stuck on a dead upstream");
-    b.click("#window-cancel");
+    b.click("#window-go");
     b.until("#message", "Cancelled hanging " + DAY);
     eventually(() -> assertEquals(InstanceStatus.CANCELLED, windows("hanging").get(DAY).status()));
     b.until("#detail-fields .f-status", "CANCELLED");
@@ -338,8 +340,10 @@ class DashboardOpsTest {
     b.click("#select-all");
     b.until("#bulk-count", "4 selected");
     b.click("#bulk-retry");
+    b.until("#bulk-confirm-text", "Retry 4 windows of task flaky");
+    b.click("#bulk-go");
     b.until("#bulk-progress", "retry: 4/4 done");
-    b.until("#message", "4 of 4 windows retried");
+    b.until("#message", "4 of 4 windows of flaky retried");
     eventually(() -> windows("flaky").values().forEach(w -> {
       assertEquals(2, w.attempt(), w.toString());
       assertEquals(InstanceStatus.FINAL_FAILED, w.status(), w.toString());
@@ -349,10 +353,12 @@ class DashboardOpsTest {
     b.click("#task-windows tr[data-window='2026-11-28T20:30:00Z'] input.pick");
     b.until("#bulk-count", "2 selected");
     b.click("#bulk-resolve");
+    b.until("#bulk-confirm-text", "Resolve 2 windows of task flaky");
+    b.click("#bulk-go");
     b.until("#message", "A note is needed");
     b.type("#bulk-text", "upstream fixed, rerun by hand");
-    b.click("#bulk-resolve");
-    b.until("#message", "2 of 2 windows resolved");
+    b.click("#bulk-go");
+    b.until("#message", "2 of 2 windows of flaky resolved");
     eventually(() -> {
       assertEquals(InstanceStatus.RESOLVED, windows("flaky").get("2026-11-28T19:30:00Z").status());
       assertEquals(InstanceStatus.RESOLVED, windows("flaky").get("2026-11-28T20:30:00Z").status());
@@ -361,7 +367,9 @@ class DashboardOpsTest {
     b.click("#task-windows tr[data-window='2026-11-28T22:30:00Z'] input.pick");
     b.until("#bulk-count", "2 selected");
     b.click("#bulk-cancel");
-    String summary = b.until("#message", "0 of 2 windows cancelled; 2 refused: 2026-11-28T21:30:00Z: ");
+    b.type("#bulk-text", "give up on these two");
+    b.click("#bulk-go");
+    String summary = b.until("#message", "0 of 2 windows of flaky cancelled; 2 refused: 2026-11-28T21:30:00Z: ");
     assertTrue(summary.contains("(409)"), summary);
     assertEquals(InstanceStatus.FINAL_FAILED, windows("flaky").get("2026-11-28T21:30:00Z").status());
     // a bulk cancel that is taken: stuck's two running windows
@@ -369,10 +377,12 @@ class DashboardOpsTest {
     assertEquals(2, b.count("#task-windows tbody tr", 2));
     b.click("#select-all");
     b.until("#bulk-count", "2 selected");
-    b.type("#bulk-text", "a dead upstream: give up on these");
     b.click("#bulk-cancel");
+    b.until("#bulk-confirm-text", "Cancel 2 windows of task stuck");
+    b.type("#bulk-text", "a dead upstream: give up on these");
+    b.click("#bulk-go");
     b.until("#bulk-progress", "cancel: 2/2 done");
-    b.until("#message", "2 of 2 windows cancelled");
+    b.until("#message", "2 of 2 windows of stuck cancelled");
     eventually(() -> windows("stuck").values().forEach(w -> assertEquals(InstanceStatus.CANCELLED, w.status(), w.toString())));
   }
 

@@ -103,4 +103,18 @@ class DemoNodeExitTest {
         exit.stderr());
     assertTrue(exit.stderr().contains("almanac.lease.jdbc.heartbeat-interval = 3s"), exit.stderr());
   }
+
+  @Test
+  @DisplayName("R33: with --cluster a failover setting in the configuration file is applied, not laid over by "
+      + "almanac-cluster.conf: an invalid one there makes the demo exit 2, naming the key and the value")
+  void invalidFailoverSettingInTheFileExits() throws Exception {
+    Path conf = config("almanac.lease.jdbc.safety-margin = 7s");
+    Exit exit = runDemo(List.of("-Dconfig.file=" + conf),
+        List.of("--cluster", "--port", "25521", "--seed", "127.0.0.1:25521", "--pg-url", "jdbc:postgresql://127.0.0.1:1/almanac",
+            "--data-dir", dir.resolve("node").toString()));
+    assertEquals(DemoNode.EXIT_CONFIG, exit.code(), exit.stderr() + exit.stdout());
+    assertTrue(exit.stderr().contains("heartbeat-interval (PT2S) + safety-margin (PT7S) must be less than heartbeat-timeout (PT8S)"),
+        exit.stderr());
+    assertTrue(exit.stderr().contains("almanac.lease.jdbc.safety-margin = 7s"), exit.stderr());
+  }
 }

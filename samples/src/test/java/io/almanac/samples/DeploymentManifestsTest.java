@@ -266,7 +266,7 @@ class DeploymentManifestsTest {
     assertNotNull(configFile, "the container names the node's configuration file (ALMANAC_CONFIG)");
     Path file = inRepository(dockerfile(), configFile);
     assertTrue(Files.isRegularFile(file), configFile + " is " + file + " in this repository");
-    return DemoNode.loadConfigFile(file.toFile(), asEnvironment(env) + cluster.hocon()).config();
+    return DemoNode.loadConfigFile(file.toFile(), asEnvironment(env) + cluster.hocon(), true).config();
   }
 
   // --- the checks ------------------------------------------------------------------------------------
@@ -307,6 +307,24 @@ class DeploymentManifestsTest {
   static Map<String, Object> servicePort(Map<String, Object> service, String name) {
     return list(at(service, "spec").get("ports"), "ports").stream().map(p -> map(p, "port"))
         .filter(p -> name.equals(p.get("name"))).findFirst().orElseGet(() -> fail("service port " + name));
+  }
+
+  @Test
+  @DisplayName("an operator's file over the pods' kubernetes.conf, with the pods' --cluster arguments: its failover "
+      + "settings apply (almanac-cluster.conf is under the file, not over it), the arguments still win")
+  void anOperatorsFileOverTheImagesConfigurationIsApplied() throws IOException {
+    Node node = node();
+    Path image = inRepository(dockerfile(), node.env().get("ALMANAC_CONFIG"));
+    Path mine = dir.resolve("failover.conf");
+    Files.writeString(mine, "include file(" + ConfigUtil.quoteString(image.toAbsolutePath().toString()) + ")\n"
+        + "almanac.lease.jdbc.safety-margin = 1500ms\n"
+        + "pekko.cluster.split-brain-resolver.stable-after = 3s\n");
+    Config c = DemoNode.loadConfigFile(mine.toFile(), asEnvironment(node.env()) + node.cluster().hocon(), true).config();
+    assertEquals(Duration.ofMillis(1500), c.getDuration("almanac.lease.jdbc.safety-margin"));
+    assertEquals(Duration.ofSeconds(3), c.getDuration("pekko.cluster.split-brain-resolver.stable-after"));
+    assertEquals("lease-majority", c.getString("pekko.cluster.split-brain-resolver.active-strategy"));
+    assertEquals(node.cluster().seedAddresses(), c.getStringList("pekko.cluster.seed-nodes"));
+    assertEquals(node.env().get("ALMANAC_DB_URL"), c.getString("pekko-persistence-jdbc.shared-databases.slick.db.url"));
   }
 
   @Test
@@ -433,7 +451,7 @@ class DeploymentManifestsTest {
   static Config imageDefaultConfig(List<Instruction> docker) {
     String file = dockerEnv(docker).get("ALMANAC_CONFIG");
     assertNotNull(file, "the image sets ALMANAC_CONFIG");
-    return DemoNode.loadConfigFile(inRepository(docker, file).toFile(), null).config();
+    return DemoNode.loadConfigFile(inRepository(docker, file).toFile(), null, false).config();
   }
 
   @Test

@@ -22,6 +22,9 @@ const state = {
   pages: [null], // the task page's cursors: pages[i] is the `after` of page i
   next: null, windows: [], selection: new Set(),
   plan: null, // the backfill dry run shown: {task, from, to}
+  // the action asked for and not yet confirmed, one per form ('bulk', 'window'): {action, task, keys}
+  pending: { bulk: null, window: null },
+  missing: null, // the task page's task when the node has no such task (404) or it is not a task id (400)
   busy: false, firstRender: null, timer: null,
 };
 
@@ -65,6 +68,13 @@ function say(text, kind) {
   m.hidden = false;
 }
 
+/** The banner belongs to the page it was said on: another address starts without it. */
+function unsay() {
+  const m = $('#message');
+  m.hidden = true;
+  m.textContent = '';
+}
+
 /** A problem+json answer (or any error answer) in words: "Refused (409): detail [field f = "v"]". */
 async function problemText(res) {
   let body = null;
@@ -88,7 +98,11 @@ async function getJson(path) {
   const t = token();
   if (t) headers.Authorization = 'Bearer ' + t;
   const res = await fetch(path, { headers, cache: 'no-store' });
-  if (!res.ok) throw new Error(await problemText(res));
+  if (!res.ok) {
+    const e = new Error(await problemText(res));
+    e.status = res.status;
+    throw e;
+  }
   return res.json();
 }
 
@@ -170,8 +184,19 @@ async function route() {
   const r = state.route;
   $('#view-list').hidden = r.view !== 'list';
   $('#view-task').hidden = r.view !== 'task';
+  if (before.view !== r.view || before.task !== r.task || before.window !== r.window) {
+    // another address: what was said and typed on the one before stays there
+    unsay();
+    closeConfirm('bulk');
+    closeConfirm('window');
+    state.resolving = null;
+  }
   if (r.view === 'task' && (before.view !== 'task' || before.task !== r.task)) {
     state.task = null;
+    state.missing = null;
+    showTaskSections(false); // until the node says the task exists: no action on a task that may not
+    $('#task-missing').hidden = true;
+    $('#task-state').textContent = '';
     state.pages = [null];
     state.selection.clear();
     state.plan = null;
@@ -189,7 +214,7 @@ async function route() {
   document.title = r.view === 'task' ? r.task + (r.window ? ' ' + r.window : '') + ' · Almanac' : 'Almanac';
   await refresh();
   if (r.view === 'task') {
-    if (r.window) await showWindow(r.task, r.window);
+    if (r.window && state.missing !== r.task) await showWindow(r.task, r.window);
     else $('#detail').hidden = true;
   }
 }
@@ -284,7 +309,7 @@ function renderQueue(windows) {
   $('#queue').hidden = windows.length === 0;
   $('#queue tbody').replaceChildren(...windows.map((w) => {
     const key = w.task + '\u0000' + w.window;
-    const actions = el('td', { className: 'actions' });
+    const actions = el('td', { className: 'row-actions' });
     if (state.resolving === key) {
       const note = el('input', { className: 'note', placeholder: 'note: what was done (required)', 'aria-required': 'true' });
       actions.append(el('form', {
@@ -352,7 +377,30 @@ function catchUpText(c) {
   return mode + '; horizon ' + isoText(c.horizon) + (c.span ? ', within ' + isoText(c.span) : '');
 }
 
+/** The task page's sections (its state and actions, backfill, charts, windows), shown or not. */
+function showTaskSections(shown) {
+  for (const id of ['#task-section', '#backfill-section', '#charts-section', '#windows-section']) $(id).hidden = !shown;
+}
+
+/** A task the node does not have (404), or an id that is not one (400): said so, with no action. */
+function renderMissing(id, error) {
+  state.missing = id;
+  state.task = null;
+  showTaskSections(false);
+  $('#detail').hidden = true;
+  closeConfirm('bulk');
+  closeConfirm('window');
+  $('#task-state').textContent = '';
+  $('#task-missing-text').textContent = (error.status === 400 ? '"' + id + '" is not a task id' : 'The node has no task "'
+    + id + '"') + ' (' + error.message + ').';
+  $('#task-missing').hidden = false;
+  document.title = 'no such task · Almanac';
+}
+
 function renderTaskSpec(t) {
+  state.missing = null;
+  $('#task-missing').hidden = true;
+  showTaskSections(true);
   $('#task-state').textContent = taskState(t);
   $('#task-state').className = 'badge ' + taskState(t);
   $('#task-pause').hidden = Boolean(t.paused);
@@ -440,6 +488,7 @@ function renderWindows() {
     const box = el('input', { type: 'checkbox', className: 'pick', 'aria-label': 'select ' + w.window,
       dataset: { window: w.window }, onchange: (e) => {
         if (e.target.checked) state.selection.add(w.window); else state.selection.delete(w.window);
+        selectionChanged();
         renderSelection();
       } });
     box.checked = state.selection.has(w.window);
@@ -472,10 +521,21 @@ async function refreshTask(id) {
   const after = state.pages[state.pages.length - 1];
   const q = '/api/windows?task=' + enc(id) + '&order=desc&limit=' + PAGE + (status ? '&status=' + enc(status) : '')
     + (after ? '&after=' + enc(after) : '');
-  const [task, page, chart, usage] = await Promise.all([getJson('/api/tasks/' + enc(id)), getJson(q),
+  const [found, paged, charted, usage] = await Promise.allSettled([getJson('/api/tasks/' + enc(id)), getJson(q),
     getJson('/api/windows?task=' + enc(id) + '&order=desc&limit=' + CHART_WINDOWS),
     getJson('/api/tasks/' + enc(id) + '/usage').catch(() => null)]);
   if (state.route.view !== 'task' || state.route.task !== id) return;
+  if (found.status === 'rejected') {
+    if (found.reason.status === 404 || found.reason.status === 400) {
+      renderMissing(id, found.reason);
+      return;
+    }
+    throw found.reason;
+  }
+  for (const r of [paged, charted]) if (r.status === 'rejected') throw r.reason;
+  const task = found.value;
+  const page = paged.value;
+  const chart = charted.value;
   state.task = task;
   state.windows = page.windows;
   state.next = page.next;
@@ -483,7 +543,7 @@ async function refreshTask(id) {
   renderTaskSpec(task);
   renderWindows();
   renderCharts(task, chart.windows);
-  renderUsageToday(usage);
+  renderUsageToday(usage.value);
 }
 
 // ---- a window: its fields, why and timeline ------------------------------------------------------
@@ -595,16 +655,87 @@ async function backfillConfirm() {
   $('#backfill-plan').replaceChildren();
 }
 
-/** One POST per selected window, with a progress count and then a summary of those refused. */
-async function bulk(action) {
+/** What each window action does, for the question asked before it is sent; `needs` names its required text. */
+const ACTIONS = {
+  retry: { verb: 'Retry', done: 'retried', needs: null, what: 'each runs again as a new attempt' },
+  resolve: { verb: 'Resolve', done: 'resolved', needs: 'note', what: 'each is marked RESOLVED with the note typed here' },
+  cancel: { verb: 'Cancel', done: 'cancelled', needs: 'reason',
+    what: 'each is marked CANCELLED (a running attempt is stopped) with the reason typed here' },
+};
+
+/** "a, b, c" or "a, b, ... and 7 more" */
+function keysText(keys) {
+  const MAX = 10;
+  return keys.slice(0, MAX).join(', ') + (keys.length > MAX ? ' and ' + (keys.length - MAX) + ' more' : '');
+}
+
+/**
+ * Asks for an action in a form ('bulk' or 'window'): the question names the action, how many windows
+ * and of which task; its text field starts empty, so a note typed for one action, task or selection
+ * is never sent with another.
+ */
+function openConfirm(form, action, task, keys) {
+  const a = ACTIONS[action];
+  state.pending[form] = { action, task, keys };
+  const n = keys.length;
+  const question = form === 'bulk'
+    ? a.verb + ' ' + n + (n === 1 ? ' window' : ' windows') + ' of task ' + task + ': ' + a.what + '. Windows: ' + keysText(keys)
+    : a.verb + ' window ' + keys[0] + ' of task ' + task + ': ' + a.what.replace(/^each is/, 'it is') + '.';
+  $('#' + form + '-confirm-text').textContent = question;
+  const text = $('#' + form + '-text');
+  text.value = '';
+  text.hidden = !a.needs;
+  text.placeholder = a.needs ? a.needs + ' (required)' : '';
+  text.setAttribute('aria-label', a.needs || '');
+  $('#' + form + '-go').textContent = a.verb + (form === 'bulk' ? ' ' + n + (n === 1 ? ' window' : ' windows') : ' window');
+  $('#' + form + '-go').className = action === 'cancel' ? 'danger' : 'primary';
+  const box = $('#' + form + '-confirm');
+  box.dataset.action = action;
+  box.hidden = false;
+  (a.needs ? text : $('#' + form + '-go')).focus();
+}
+
+/** Drops the action asked for in a form, and its text. */
+function closeConfirm(form) {
+  state.pending[form] = null;
+  $('#' + form + '-text').value = '';
+  $('#' + form + '-confirm').hidden = true;
+}
+
+/** The text typed for the action asked for, or null (and why, said) when it needs one and has none. */
+function confirmedText(form) {
+  const p = state.pending[form];
+  const a = ACTIONS[p.action];
+  const text = $('#' + form + '-text').value.trim();
+  if (a.needs && !text) {
+    say('A ' + a.needs + ' is needed to ' + p.action + (form === 'bulk' ? ' windows' : ' a window') + ': type it in the box.', 'error');
+    $('#' + form + '-text').focus();
+    return null;
+  }
+  return text;
+}
+
+function actionBody(action, text) {
+  return action === 'retry' ? undefined : action === 'resolve' ? { note: text } : { reason: text };
+}
+
+/** A bulk action's button: the question first, for the windows selected now. */
+function askBulk(action) {
   const task = currentTask();
   const keys = [...state.selection];
-  const text = $('#bulk-text').value.trim();
-  if (action !== 'retry' && !text) {
-    say('A ' + (action === 'resolve' ? 'note' : 'reason') + ' is needed to ' + action + ' windows: type it next to the buttons.',
-      'error');
-    return;
-  }
+  if (!task || keys.length === 0) return;
+  openConfirm('bulk', action, task, keys);
+}
+
+/** The confirmed bulk action: one POST per window asked about, with a progress count and then a summary of those refused. */
+async function bulkGo(e) {
+  e.preventDefault();
+  const p = state.pending.bulk;
+  if (!p || state.busy) return;
+  const text = confirmedText('bulk');
+  if (text === null) return;
+  closeConfirm('bulk');
+  const { action, task, keys } = p;
   state.busy = true;
   renderSelection();
   const failures = [];
@@ -612,8 +743,7 @@ async function bulk(action) {
   const progress = $('#bulk-progress');
   for (const key of keys) {
     progress.textContent = action + ': ' + done + '/' + keys.length;
-    const body = action === 'retry' ? undefined : action === 'resolve' ? { note: text } : { reason: text };
-    const r = await send(windowPath(task, key) + '/' + action, body);
+    const r = await send(windowPath(task, key) + '/' + action, actionBody(action, text));
     done++;
     if (r.ok) state.selection.delete(key);
     else failures.push(key + ': ' + r.error);
@@ -621,22 +751,35 @@ async function bulk(action) {
   progress.textContent = action + ': ' + done + '/' + keys.length + ' done';
   state.busy = false;
   const ok = keys.length - failures.length;
-  const verb = { retry: 'retried', resolve: 'resolved', cancel: 'cancelled' }[action];
-  say(ok + ' of ' + keys.length + ' windows ' + verb + (failures.length ? '; ' + failures.length + ' refused: '
-    + failures.join('; ') : ''), failures.length ? 'error' : 'ok');
+  say(ok + ' of ' + keys.length + ' windows of ' + task + ' ' + ACTIONS[action].done + (failures.length ? '; '
+    + failures.length + ' refused: ' + failures.join('; ') : ''), failures.length ? 'error' : 'ok');
   await refresh();
 }
 
-function windowAction(action) {
+/** A selection changed: a question about the windows selected before is dropped with its text. */
+function selectionChanged() {
+  if (state.pending.bulk) closeConfirm('bulk');
+}
+
+function windowRetry() {
   const task = currentTask();
   const key = state.route.window;
-  const text = $('#window-text').value.trim();
-  if (action === 'resolve' && !text) { say('A note is needed to resolve a window.', 'error'); return; }
-  if (action === 'cancel' && !text) { say('A reason is needed to cancel a window.', 'error'); return; }
-  const body = action === 'retry' ? undefined : action === 'resolve' ? { note: text } : { reason: text };
-  const verb = { retry: 'Retry of', resolve: 'Resolved', cancel: 'Cancelled' }[action];
-  act(windowPath(task, key) + '/' + action, body, (a) => verb + ' ' + task + ' ' + key + ': now ' + a.status)
+  act(windowPath(task, key) + '/retry', undefined, (a) => 'Retry of ' + task + ' ' + key + ': now ' + a.status)
     .then((a) => { if (a) showWindow(task, key); });
+}
+
+async function windowGo(e) {
+  e.preventDefault();
+  const p = state.pending.window;
+  if (!p) return;
+  const text = confirmedText('window');
+  if (text === null) return;
+  closeConfirm('window');
+  const key = p.keys[0];
+  const verb = { retry: 'Retry of', resolve: 'Resolved', cancel: 'Cancelled' }[p.action];
+  const a = await act(windowPath(p.task, key) + '/' + p.action, actionBody(p.action, text),
+    (answer) => verb + ' ' + p.task + ' ' + key + ': now ' + answer.status);
+  if (a && state.route.task === p.task && state.route.window === key) showWindow(p.task, key);
 }
 
 // ---- refresh and start -----------------------------------------------------------------------
@@ -685,14 +828,19 @@ function start() {
   $('#windows-status').addEventListener('change', () => { state.pages = [null]; refresh(); });
   $('#select-all').addEventListener('change', (e) => {
     state.windows.forEach((w) => { if (e.target.checked) state.selection.add(w.window); else state.selection.delete(w.window); });
+    selectionChanged();
     renderWindows();
   });
-  $('#bulk-retry').addEventListener('click', () => bulk('retry'));
-  $('#bulk-resolve').addEventListener('click', () => bulk('resolve'));
-  $('#bulk-cancel').addEventListener('click', () => bulk('cancel'));
-  $('#window-retry').addEventListener('click', () => windowAction('retry'));
-  $('#window-resolve').addEventListener('click', () => windowAction('resolve'));
-  $('#window-cancel').addEventListener('click', () => windowAction('cancel'));
+  $('#bulk-retry').addEventListener('click', () => askBulk('retry'));
+  $('#bulk-resolve').addEventListener('click', () => askBulk('resolve'));
+  $('#bulk-cancel').addEventListener('click', () => askBulk('cancel'));
+  $('#bulk-confirm').addEventListener('submit', bulkGo);
+  $('#bulk-back').addEventListener('click', () => closeConfirm('bulk'));
+  $('#window-retry').addEventListener('click', windowRetry);
+  $('#window-resolve').addEventListener('click', () => openConfirm('window', 'resolve', currentTask(), [state.route.window]));
+  $('#window-cancel').addEventListener('click', () => openConfirm('window', 'cancel', currentTask(), [state.route.window]));
+  $('#window-confirm').addEventListener('submit', windowGo);
+  $('#window-back').addEventListener('click', () => closeConfirm('window'));
   window.addEventListener('hashchange', route);
   route();
   state.timer = setInterval(() => { if (!state.busy) refresh(); }, REFRESH_MS);

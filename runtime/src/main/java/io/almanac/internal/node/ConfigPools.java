@@ -45,18 +45,18 @@ public final class ConfigPools {
       PoolSpec.validateName(name);
       ConfigValue v = pools.get(name);
       if (v.valueType() != ConfigValueType.OBJECT) {
-        throw new InvalidSpecException(at, v.render(), "must be an object { max-concurrent = N, rate = \"N/duration\" }");
+        throw new InvalidSpecException(at, written(v), "must be an object { max-concurrent = N, rate = \"N/duration\" }");
       }
       ConfigObject p = (ConfigObject) v;
       for (String key : new TreeSet<>(p.keySet())) {
         if (!KEYS.contains(key)) {
-          throw new InvalidSpecException(at + "." + key, p.get(key).render(), "unknown key; known: " + new TreeSet<>(KEYS));
+          throw new InvalidSpecException(at + "." + key, written(p.get(key)), "unknown key; known: " + new TreeSet<>(KEYS));
         }
       }
       ConfigValue max = p.get("max-concurrent");
-      if (max == null) {
-        throw new InvalidSpecException(at + ".max-concurrent", null, "is required: how many attempts of the pool may run "
-            + "at once across the cluster");
+      if (max == null || max.valueType() == ConfigValueType.NULL) {
+        throw new InvalidSpecException(at + ".max-concurrent", null, "how many attempts of the pool may run at once across "
+            + "the cluster is required");
       }
       int maxConcurrent = wholeNumber(at + ".max-concurrent", max);
       PoolSpec spec = PoolSpec.of(name, maxConcurrent);
@@ -104,6 +104,11 @@ public final class ConfigPools {
     } catch (java.time.DateTimeException e) {
       throw new InvalidSpecException(key, text, "is not a known zone id (e.g. UTC, Europe/Berlin)");
     }
+  }
+
+  /** A value as written, or null for none (HOCON null): a refusal then says the key is missing. */
+  private static String written(ConfigValue v) {
+    return v == null || v.valueType() == ConfigValueType.NULL ? null : v.render();
   }
 
   private static int wholeNumber(String key, ConfigValue v) {

@@ -206,8 +206,8 @@ public final class ConfigTasks {
       b.once(t.instant("at"));
     } else if (t.has("cron") || !t.has("event") && !t.has("crons")) {
       if (!t.has("cron")) {
-        throw t.refuse("cron", "is required (or at, the instant of a one-shot task, or event, for a task triggered"
-            + " by events)");
+        throw t.refuse("cron", "a cron expression is required (or at, the instant of a one-shot task, or event, for a "
+            + "task triggered by events)");
       }
       String cron = t.string("cron", true);
       t.mapped(() -> b.cron(cron));
@@ -547,7 +547,7 @@ public final class ConfigTasks {
 
     ConfigValue required(String key) {
       if (!has(key)) {
-        throw refuse(key, "is required");
+        throw refuse(key, "is missing");
       }
       return obj.get(key);
     }
@@ -690,13 +690,13 @@ public final class ConfigTasks {
           reason = reason.replace(f.getKey(), at + "." + f.getValue());
         }
       }
-      if (e.field().equals("zone")) {
+      if (e.field().equals("zone") && e.value() != null) {
         reason = "zone '" + e.value() + "': " + reason; // the zone is the cron's last token
       }
       ConfigValue written = valueAt(key);
       if (written == null || "description".equals(key) || "crons".equals(key)) {
         // A default the task did not set (named as such), or a value too long to repeat in full.
-        String value = written == null ? e.value() + " (default)" : e.value();
+        String value = written == null && e.value() != null ? e.value() + " (default)" : e.value();
         return new InvalidSpecException(at + "." + key, value, reason);
       }
       return new InvalidSpecException(at + "." + key, text(written), reason);

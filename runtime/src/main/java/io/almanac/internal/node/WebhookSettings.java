@@ -164,7 +164,7 @@ public record WebhookSettings(URI url, Duration timeout, int maxAttempts, Durati
     } catch (ConfigException.Missing e) {
       return headers;
     } catch (ConfigException.WrongType e) {
-      throw new InvalidSpecException(key, null, "must be an object of header names and values, e.g. { Authorization = \"Bearer ...\" }");
+      throw InvalidSpecException.withoutValue(key, "must be an object of header names and values, e.g. { Authorization = \"Bearer ...\" }");
     }
     HttpRequest.Builder probe = HttpRequest.newBuilder(url);
     for (Map.Entry<String, ConfigValue> e : entries.entrySet()) {

@@ -343,30 +343,49 @@ public final class TaskProtocol {
     }
   }
 
-  /** Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31); {@code actor} and {@code note} as for {@link Pause}. */
-  public record Retry(WindowKey window, String actor, String note, ActorRef<StatusReply<Done>> replyTo)
-      implements OperatorCommand {
+  /**
+   * Run a FINAL_FAILED, cancelled, skipped or missed window again (R15, R31); {@code actor} and
+   * {@code note} as for {@link Pause}; {@code expecting}: the window's state the retry was decided on,
+   * or null (any).
+   */
+  public record Retry(WindowKey window, String actor, String note, io.almanac.Expecting expecting,
+      ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {
+    /** A retry without an expectation. */
+    public Retry(WindowKey window, String actor, String note, ActorRef<StatusReply<Done>> replyTo) {
+      this(window, actor, note, null, replyTo);
+    }
+
     /** A retry without an actor. */
     public Retry(WindowKey window, ActorRef<StatusReply<Done>> replyTo) {
-      this(window, null, null, replyTo);
+      this(window, null, null, null, replyTo);
     }
   }
 
-  /** Mark a FINAL_FAILED window resolved by an operator (R15); {@code actor}: who, or null. */
-  public record Resolve(WindowKey window, String note, String actor, ActorRef<StatusReply<Done>> replyTo)
-      implements OperatorCommand {
+  /** Mark a FINAL_FAILED window resolved by an operator (R15); {@code actor}: who, or null; {@code expecting} as for {@link Retry}. */
+  public record Resolve(WindowKey window, String note, String actor, io.almanac.Expecting expecting,
+      ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {
+    /** A resolve without an expectation. */
+    public Resolve(WindowKey window, String note, String actor, ActorRef<StatusReply<Done>> replyTo) {
+      this(window, note, actor, null, replyTo);
+    }
+
     /** A resolve without an actor. */
     public Resolve(WindowKey window, String note, ActorRef<StatusReply<Done>> replyTo) {
-      this(window, note, null, replyTo);
+      this(window, note, null, null, replyTo);
     }
   }
 
-  /** Cancel a pending, running or retry-waiting window (R31); {@code actor}: who, or null. */
-  public record Cancel(WindowKey window, String reason, String actor, ActorRef<StatusReply<Done>> replyTo)
-      implements OperatorCommand {
+  /** Cancel a pending, running or retry-waiting window (R31); {@code actor}: who, or null; {@code expecting} as for {@link Retry}. */
+  public record Cancel(WindowKey window, String reason, String actor, io.almanac.Expecting expecting,
+      ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {
+    /** A cancel without an expectation. */
+    public Cancel(WindowKey window, String reason, String actor, ActorRef<StatusReply<Done>> replyTo) {
+      this(window, reason, actor, null, replyTo);
+    }
+
     /** A cancel without an actor. */
     public Cancel(WindowKey window, String reason, ActorRef<StatusReply<Done>> replyTo) {
-      this(window, reason, null, replyTo);
+      this(window, reason, null, null, replyTo);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.Expecting;
 import io.almanac.IllegalTransitionException;
 import io.almanac.InstanceStatus;
 import io.almanac.InvalidSpecException;
@@ -310,17 +311,51 @@ final class OperatorActions {
 
   /** Retry, recording who asked ({@code actor}) and why ({@code note}); either may be null. */
   Decided<Done> retry(State state, WindowKey window, String actor, String note, Instant now) {
+    return retry(state, window, actor, note, null, now);
+  }
+
+  /**
+   * Retry, as the operator decided it on the window's state {@code expecting} (null: any). The
+   * expectation is checked first, so a stale retry is refused as stale whatever the window is now.
+   */
+  Decided<Done> retry(State state, WindowKey window, String actor, String note, Expecting expecting, Instant now) {
     Decided<Done> tooLong = noteTooLong(note);
     if (tooLong != null) {
       return tooLong;
     }
     WindowState w = state.windows().get(window.value());
+    Decided<Done> stale = stale(w, window, expecting);
+    if (stale != null) {
+      return stale;
+    }
     if (w != null && !OperatorRun.REOPENABLE.contains(w.status())) {
       return Decided.refuse(Reason.CONFLICT, "window '" + w.key() + "' is " + w.status()
           + ": only FINAL_FAILED, CANCELLED, SKIPPED or MISSED windows can be retried by an operator");
     }
     return transition(state, window, x -> new InstanceScheduled(x.key(), x.start(), x.end(), x.dueAt(), RunKind.MANUAL, now,
-        actor, note), null, null);
+        actor, note), null, null, null);
+  }
+
+  /**
+   * The rule of concurrent operator actions on one window: an action carries the window's state it
+   * was decided on ({@link Expecting}: its version, its status, or both) and takes effect only if the
+   * window is still in that state when the task, its single writer, decides it; else it is refused
+   * ({@link Reason#STALE_WINDOW}) and nothing is stored. Each taking effect changes the window's
+   * status and so its version: of actions that observed one version, at most one takes effect.
+   *
+   * @param w the window now, or null when it has no instance in the hot state (refused as unknown by
+   *     the caller, not here)
+   * @param window its key
+   * @param expecting what the action expects, or null (anything: no check)
+   * @return the refusal of a stale action, or null when it may go on
+   */
+  static <R> Decided<R> stale(WindowState w, WindowKey window, Expecting expecting) {
+    if (expecting == null || w == null || expecting.holds(w.status(), w.version())) {
+      return null;
+    }
+    return Decided.refuse(new RefusedException(Reason.STALE_WINDOW, "expecting", expecting.toString(), "window '"
+        + window.value() + "' is at version " + w.version() + " (" + w.status() + "), not the " + expecting
+        + " this action was decided on: nothing was changed; read the window again and decide anew"));
   }
 
   Decided<Done> resolve(State state, WindowKey window, String note, Instant now) {
@@ -329,8 +364,13 @@ final class OperatorActions {
 
   /** Resolve, recording who did ({@code actor}, or null). */
   Decided<Done> resolve(State state, WindowKey window, String note, String actor, Instant now) {
+    return resolve(state, window, note, actor, null, now);
+  }
+
+  /** Resolve, as decided on the window's state {@code expecting} (null: any; see {@link #stale}). */
+  Decided<Done> resolve(State state, WindowKey window, String note, String actor, Expecting expecting, Instant now) {
     String text = note == null ? "resolved by an operator" : note;
-    return transition(state, window, w -> new InstanceResolved(w.key(), text, now, actor), "note", text);
+    return transition(state, window, w -> new InstanceResolved(w.key(), text, now, actor), "note", text, expecting);
   }
 
   Decided<Done> cancel(State state, WindowKey window, String reason, Instant now) {
@@ -339,9 +379,14 @@ final class OperatorActions {
 
   /** Cancel, recording who did ({@code actor}, or null). */
   Decided<Done> cancel(State state, WindowKey window, String reason, String actor, Instant now) {
+    return cancel(state, window, reason, actor, null, now);
+  }
+
+  /** Cancel, as decided on the window's state {@code expecting} (null: any; see {@link #stale}). */
+  Decided<Done> cancel(State state, WindowKey window, String reason, String actor, Expecting expecting, Instant now) {
     String text = reason == null ? "cancelled by an operator" : reason;
     return transition(state, window, w -> new InstanceCancelled(w.key(), w.attempt(), text, now,
-        TaskJournal.CancelCause.OPERATOR, actor), "reason", text);
+        TaskJournal.CancelCause.OPERATOR, actor), "reason", text, expecting);
   }
 
   /** The transition an operator asked for; {@code field} names {@code text} in a refusal (the call's own parameter). */
@@ -407,8 +452,12 @@ final class OperatorActions {
   }
 
   private Decided<Done> transition(State state, WindowKey window, Function<WindowState, TaskJournal.WindowEvent> event,
-      String field, String text) {
+      String field, String text, Expecting expecting) {
     WindowState w = state.windows().get(window.value());
+    Decided<Done> stale = stale(w, window, expecting);
+    if (stale != null) {
+      return stale;
+    }
     if (w == null) {
       return Decided.refuse(Reason.UNKNOWN_WINDOW, "window '" + window.value() + "' is unknown for task '" + taskId + "'");
     }

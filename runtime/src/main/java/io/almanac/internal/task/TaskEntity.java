@@ -221,9 +221,9 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             x -> operator.runNow(s, x, c.actor(), c.note(), now())), c.replyTo()))
         .onCommand(Backfill.class, (s, c) -> run(s, Origin.BACKFILL, operator.withSchedule(() -> views.schedule(s),
             x -> operator.backfill(s, x, c.from(), c.to(), c.actor(), c.note(), now()).dryRun(c.dryRun())), c.replyTo()))
-        .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), c.actor(), c.note(), now()), c.replyTo()))
-        .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), c.actor(), now()), c.replyTo()))
-        .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), c.actor(), now()), c.replyTo()))
+        .onCommand(Retry.class, (s, c) -> run(s, Origin.MANUAL, operator.retry(s, c.window(), c.actor(), c.note(), c.expecting(), now()), c.replyTo()))
+        .onCommand(Resolve.class, (s, c) -> run(s, null, operator.resolve(s, c.window(), c.note(), c.actor(), c.expecting(), now()), c.replyTo()))
+        .onCommand(Cancel.class, (s, c) -> run(s, null, operator.cancel(s, c.window(), c.reason(), c.actor(), c.expecting(), now()), c.replyTo()))
         .onCommand(CancelAll.class, (s, c) -> run(s, null, operator.cancelAll(s, c.from(), c.to(), c.kind(), c.reason(),
             c.actor(), now()).dryRun(c.dryRun()), c.replyTo()))
         // budgets

@@ -10,7 +10,8 @@ import java.time.Duration;
  * meaning and default). Validated on construction: a wrong value is refused naming the key (R33).
  * INTERNAL API.
  *
- * @param hotWindows windows kept in the entity's hot state before terminal ones are archived
+ * @param hotWindows done windows kept in the entity's hot state before the oldest leave (at least twice
+ *     {@code maxBackfillWindows}, so that one backfill and its bulk cancel never push a window out)
  * @param durationSamples attempt durations kept for the P99
  * @param maxSummaryLength longest accepted success summary, in characters
  * @param maxReasonLength longest accepted failure, cancel or resolve reason, in characters
@@ -84,6 +85,12 @@ public record TaskSettings(
     atLeast("max-effect-key-length", maxEffectKeyLength, 1);
     atLeast("max-effect-value-length", maxEffectValueLength, 1);
     atLeast("max-backfill-windows", maxBackfillWindows, 1);
+    if ((long) hotWindows < 2L * maxBackfillWindows) {
+      // R30: the count bound is memory's only; one backfill and its bulk cancel never reach it
+      throw new InvalidSpecException(PREFIX + "hot-windows", hotWindows, "must be >= " + 2L * maxBackfillWindows
+          + ", twice " + PREFIX + "max-backfill-windows (" + maxBackfillWindows + "), so that a backfill and its bulk"
+          + " cancel never push a recent window out of the hot state");
+    }
     atLeast("snapshot-every", snapshotEvery, 1);
     if (recentFireGrace == null || recentFireGrace.isNegative()) {
       throw new InvalidSpecException(PREFIX + "recent-fire-grace", recentFireGrace, "must be >= 0");

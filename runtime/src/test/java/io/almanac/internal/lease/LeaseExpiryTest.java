@@ -68,7 +68,7 @@ class LeaseExpiryTest {
       .withFallback(EventSourcedBehaviorTestKit.config())
       // The journal's circuit breaker and replay timeout run on the scheduler, which ManualTime drives: a
       // timePasses(LEASE) that overtakes a persist in flight (a loaded machine) would time it out. Out of reach here.
-      .withFallback(ConfigFactory.parseString("almanac.task.hot-windows = 20\n"
+      .withFallback(ConfigFactory.parseString("almanac.task { hot-windows = 20, max-backfill-windows = 10 }\n"
           + "pekko.persistence.journal-plugin-fallback { circuit-breaker.call-timeout = 100d, recovery-event-timeout = 100d }\n"
           + "pekko.persistence.snapshot-store-plugin-fallback.circuit-breaker.call-timeout = 100d\n"
           + "pekko.persistence.testkit.journal.circuit-breaker.call-timeout = 100d"))

@@ -45,7 +45,7 @@ class ConfigPoolsTest {
       "almanac.pools.openai.max-concurrent|'0'|max-concurrent = 0",
       "almanac.pools.openai.max-concurrent|'-3'|max-concurrent = -3",
       "almanac.pools.openai.max-concurrent|'many'|max-concurrent = many",
-      "almanac.pools.openai.max-concurrent|'null'|rate = \"1/1s\"",
+      "almanac.pools.openai.max-concurrent|max-concurrent is missing|rate = \"1/1s\"",
       "almanac.pools.openai.burst|'3'|burst = 3"})
   @DisplayName("bad pools are refused naming the key and the value")
   void refused(String key, String value, String line) {

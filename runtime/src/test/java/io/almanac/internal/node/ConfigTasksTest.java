@@ -122,12 +122,12 @@ class ConfigTasksTest {
   /** Every key ConfigTasks reads, each way it can be wrong: {config inside almanac.tasks, full key, value}. */
   static Stream<Arguments> everyKey() {
     return Stream.of(
-        row("t { job = J }", "almanac.tasks.t.cron", "null"),
+        row("t { job = J }", "almanac.tasks.t.cron", null),
         row("t { cron = [1], job = J }", "almanac.tasks.t.cron", "[1]"),
         row("t { cron = \"0 0 25 * * ? UTC\", job = J }", "almanac.tasks.t.cron", "0 0 25 * * ? UTC"),
         row("t { cron = \"0 0 8 * * ?\", job = J }", "almanac.tasks.t.cron", "0 0 8 * * ?"),
         row("t { cron = \"0 0 8 * * ? Mars/Olympus\", job = J }", "almanac.tasks.t.cron", "0 0 8 * * ? Mars/Olympus"),
-        row("t { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.t.job", "null"),
+        row("t { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.t.job", null),
         row("t { cron = \"0 0 8 * * ? UTC\", job = [a] }", "almanac.tasks.t.job", "[a]"),
         row(T + "window = fortnightly }", "almanac.tasks.t.window", "fortnightly"),
         row(T + "window = [d] }", "almanac.tasks.t.window", "[d]"),
@@ -143,7 +143,7 @@ class ConfigTasksTest {
         row(T + "retry { max-retries = [1] } }", "almanac.tasks.t.retry.max-retries", "[1]"),
         row(T + "retry { backoff = later } }", "almanac.tasks.t.retry.backoff", "later"),
         row(T + "retry { backoff = [x] } }", "almanac.tasks.t.retry.backoff", "[x]"),
-        row(T + "retry { backoff = delays } }", "almanac.tasks.t.retry.delays", "null"),
+        row(T + "retry { backoff = delays } }", "almanac.tasks.t.retry.delays", null),
         row(T + "retry { backoff = delays, delays = abc } }", "almanac.tasks.t.retry.delays", "abc"),
         row(T + "retry { backoff = delays, delays = [5m, abc] } }", "almanac.tasks.t.retry.delays", "[5m, abc]"),
         row(T + "retry { backoff = delays, delays = [] } }", "almanac.tasks.t.retry.delays", "[]"),
@@ -156,7 +156,7 @@ class ConfigTasksTest {
         row(T + "retry { backoff = exponential, initial-delay = 400d, multiplier = 2, max-delay = 400d } }",
             "almanac.tasks.t.retry.initial-delay", "400d"),
         row(T + "retry { backoff = exponential, multiplier = 2, max-delay = 1h } }",
-            "almanac.tasks.t.retry.initial-delay", "null"),
+            "almanac.tasks.t.retry.initial-delay", null),
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = abc, max-delay = 1h } }",
             "almanac.tasks.t.retry.multiplier", "abc"),
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 0.5, max-delay = 1h } }",
@@ -164,7 +164,7 @@ class ConfigTasksTest {
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 1e300, max-delay = 1h } }",
             "almanac.tasks.t.retry.multiplier", "1.0E300"),
         row(T + "retry { backoff = exponential, initial-delay = 5m, max-delay = 1h } }",
-            "almanac.tasks.t.retry.multiplier", "null"),
+            "almanac.tasks.t.retry.multiplier", null),
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 1m } }",
             "almanac.tasks.t.retry.max-delay", "1m"),
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 400d } }",
@@ -172,7 +172,7 @@ class ConfigTasksTest {
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = [1h] } }",
             "almanac.tasks.t.retry.max-delay", "[1h]"),
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2 } }",
-            "almanac.tasks.t.retry.max-delay", "null"),
+            "almanac.tasks.t.retry.max-delay", null),
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 1h, jitter = 2 } }",
             "almanac.tasks.t.retry.jitter", "2"),
         row(T + "retry { backoff = exponential, initial-delay = 5m, multiplier = 2, max-delay = 1h, jitter = abc } }",
@@ -232,16 +232,16 @@ class ConfigTasksTest {
             "0 0 8 * * ? UTC"),
         row("t { at = \"2026-12-01T08:00:00Z\", job = J, dst { gap = skip } }", "almanac.tasks.t.dst", "{gap=skip}"),
         row("t { at = \"2026-12-01T08:00:00Z\", job = J, window = daily }", "almanac.tasks.t.window", "daily"),
-        row("t { at = \"2026-12-01T08:00:00Z\" }", "almanac.tasks.t.job", "null"),
+        row("t { at = \"2026-12-01T08:00:00Z\" }", "almanac.tasks.t.job", null),
         row("t = 5", "almanac.tasks.t", "5"),
         row("\"a\\\"b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a\\\"b\"", "a\"b"),
         row("\"a b\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"a b\"", "a b"),
         row("\"\" { cron = \"0 0 8 * * ? UTC\", job = J }", "almanac.tasks.\"\"", ""),
-        row("\"a.b\" { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.\"a.b\".job", "null"),
+        row("\"a.b\" { cron = \"0 0 8 * * ? UTC\" }", "almanac.tasks.\"a.b\".job", null),
         // event, dependency and condition triggers
-        row(E + "}", "almanac.tasks.t.cron", "null"),
+        row(E + "}", "almanac.tasks.t.cron", null),
         row(E + "event = order.paid }", "almanac.tasks.t.event", "order.paid"),
-        row(E + "event {} }", "almanac.tasks.t.event.type", "null"),
+        row(E + "event {} }", "almanac.tasks.t.event.type", null),
         row(E + "event { type = \"order paid\" } }", "almanac.tasks.t.event.type", "order paid"),
         row(E + "event { type = [a] } }", "almanac.tasks.t.event.type", "[a]"),
         row(E + "event { type = order.paid, map-by = wall-clock } }", "almanac.tasks.t.event.map-by", "wall-clock"),
@@ -250,7 +250,7 @@ class ConfigTasksTest {
         row(E + "event { type = order.paid }, zone = [UTC] }", "almanac.tasks.t.zone", "[UTC]"),
         row(T + "zone = Asia/Shanghai }", "almanac.tasks.t.zone", "Asia/Shanghai"),
         row(T + "depends-on = up }", "almanac.tasks.t.depends-on", "up"),
-        row(T + "depends-on {} }", "almanac.tasks.t.depends-on.upstream", "null"),
+        row(T + "depends-on {} }", "almanac.tasks.t.depends-on.upstream", null),
         row(T + "depends-on { upstream = up } }", "almanac.tasks.t.depends-on.upstream", "up"),
         row(T + "depends-on { upstream = [] } }", "almanac.tasks.t.depends-on.upstream", "[]"),
         row(T + "depends-on { upstream = [t] } }", "almanac.tasks.t.depends-on.upstream", "[t]"),
@@ -269,7 +269,7 @@ class ConfigTasksTest {
             "almanac.tasks.t.depends-on.on-upstream-rerun", "always"),
         row(T + "depends-on { upstream = [up], colour = red } }", "almanac.tasks.t.depends-on.colour", "red"),
         row(T + "condition = ready }", "almanac.tasks.t.condition", "ready"),
-        row(T + "condition {} }", "almanac.tasks.t.condition.name", "null"),
+        row(T + "condition {} }", "almanac.tasks.t.condition.name", null),
         row(T + "condition { name = \"file arrived\" } }", "almanac.tasks.t.condition.name", "file arrived"),
         row(T + "condition { name = ready, every = 500ms } }", "almanac.tasks.t.condition.every", "500ms"),
         row(T + "condition { name = ready, every = 2d } }", "almanac.tasks.t.condition.every", "2d"),
@@ -317,6 +317,11 @@ class ConfigTasksTest {
     InvalidSpecException e = assertThrows(InvalidSpecException.class,
         () -> ConfigTasks.parse(ConfigFactory.parseString("almanac.tasks { " + tasks + " }")));
     assertEquals(key, e.field(), e.getMessage());
+    if (value == null) { // not given: said to be missing, never shown as 'null'
+      assertTrue(e.getMessage().startsWith(key + " is missing"), e.getMessage());
+      assertEquals(null, e.value(), e.getMessage());
+      return;
+    }
     assertTrue(e.getMessage().startsWith(key + " '" + value + "' is invalid: "), e.getMessage());
     assertEquals(value, String.valueOf(e.value()), e.getMessage());
   }

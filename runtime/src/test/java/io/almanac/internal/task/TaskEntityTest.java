@@ -67,7 +67,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class TaskEntityTest {
 
   static final Config CONFIG = EventSourcedBehaviorTestKit.config()
-      .withFallback(ConfigFactory.parseString("almanac.task.hot-windows = 20"))
+      .withFallback(ConfigFactory.parseString("almanac.task { hot-windows = 20, max-backfill-windows = 10 }"))
       .withFallback(ConfigFactory.load());
 
   @JUnit5TestKit

@@ -57,6 +57,25 @@ class TaskSettingsTest {
     assertTrue(e.getMessage().startsWith("almanac.task.redispatch-after '" + huge + "'"), e.getMessage());
     assertEquals(TaskSettings.MAX_DURATION,
         TaskSettings.from(with("almanac.task.retention = 3660d")).retention());
-    assertEquals(12, TaskSettings.from(with("almanac.task.hot-windows = 12.0")).hotWindows());
+    assertEquals(12, TaskSettings.from(with("almanac.task { hot-windows = 12.0, max-backfill-windows = 6 }")).hotWindows());
+  }
+
+  @Test
+  @DisplayName("R30: the hot state's bound is at least twice the largest backfill, so that a backfill and its bulk cancel "
+      + "never reach it; below it, refused naming the key and the value; the default holds it")
+  void hotWindowsCoverABackfillAndItsCancel() {
+    TaskSettings d = TaskSettings.from(ConfigFactory.load());
+    assertEquals(2000, d.hotWindows());
+    assertTrue(d.hotWindows() >= 2 * d.maxBackfillWindows());
+    InvalidSpecException e = assertThrows(InvalidSpecException.class,
+        () -> TaskSettings.from(with("almanac.task.hot-windows = 1999")));
+    assertEquals("almanac.task.hot-windows", e.field());
+    assertTrue(e.getMessage().startsWith("almanac.task.hot-windows '1999' is invalid: must be >= 2000, twice "
+        + "almanac.task.max-backfill-windows (1000)"), e.getMessage());
+    InvalidSpecException raised = assertThrows(InvalidSpecException.class,
+        () -> TaskSettings.from(with("almanac.task.max-backfill-windows = 1001")));
+    assertEquals("almanac.task.hot-windows", raised.field(), "a larger backfill needs a larger bound");
+    assertEquals(1000, TaskSettings.from(with("almanac.task { hot-windows = 1000, max-backfill-windows = 500 }"))
+        .hotWindows());
   }
 }
