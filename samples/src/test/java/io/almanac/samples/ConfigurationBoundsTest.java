@@ -11,14 +11,8 @@ import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import io.almanac.InvalidSpecException;
 import io.almanac.config.Settings;
-import io.almanac.internal.executor.ExecutorSettings;
-import io.almanac.internal.executor.PoolSettings;
 import io.almanac.internal.node.NodeChecks;
-import io.almanac.internal.node.WebhookSettings;
 import io.almanac.internal.task.TaskSettings;
-import io.almanac.internal.trigger.TriggerSettings;
-import io.almanac.persistence.PersistenceSettings;
-import io.almanac.persistence.instances.InstanceSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,16 +33,8 @@ import org.junit.jupiter.api.TestFactory;
  */
 class ConfigurationBoundsTest {
 
-  /** Every reader of almanac.* settings run at start, by what it reads. */
-  static final Map<String, Consumer<Config>> READERS = Map.of(
-      "TaskSettings", TaskSettings::from,
-      "TriggerSettings", TriggerSettings::from,
-      "ExecutorSettings", ExecutorSettings::from,
-      "PoolSettings", PoolSettings::from,
-      "WebhookSettings", WebhookSettings::from,
-      "NodeChecks.durations", NodeChecks::durations,
-      "InstanceSettings", InstanceSettings::from,
-      "PersistenceSettings", PersistenceSettings::from);
+  /** Every reader of almanac.* settings run at start (shared with ConfigNullValuesAllModulesTest). */
+  static final Map<String, Consumer<Config>> READERS = SettingsReaders.ALL;
 
   static Config reference() {
     return ConfigFactory.parseResources(ConfigurationBoundsTest.class.getClassLoader(), "reference.conf").resolve();
