@@ -17,11 +17,12 @@ import org.junit.jupiter.api.Test;
  */
 class EntryBoundsTest {
 
-  /** A refusal naming the field and the value (after the task's id, for a builder's). */
+  /** A refusal naming the field and the value, or saying it is missing for null (after the task's id, for a builder's). */
   private static void refused(String field, String value, org.junit.jupiter.api.function.Executable code) {
     InvalidSpecException e = assertThrows(InvalidSpecException.class, code);
     assertEquals(field, e.field(), e.getMessage());
-    assertTrue(e.getMessage().contains(field + " '" + InvalidSpecException.echo(value) + "'"), e.getMessage());
+    assertTrue(e.getMessage().contains(value == null ? field + " is missing" : field + " '" + InvalidSpecException.echo(value) + "'"),
+        e.getMessage());
   }
 
   private static TaskSpec.Builder task() {
@@ -62,9 +63,9 @@ class EntryBoundsTest {
   @Test
   @DisplayName("R33: a null calendar date (Java), a null calendar and a null once are refused typed, not a NullPointerException")
   void nullsTyped() {
-    refused("calendars.h.dates", "null", () -> ExclusionCalendar.of("h", "2027-01-01", null));
-    refused("calendars", "null", () -> task().exclude(null));
-    refused("once", "null", () -> TaskSpec.builder("t").once(null));
+    refused("calendars.h.dates", null, () -> ExclusionCalendar.of("h", "2027-01-01", null));
+    refused("calendars", null, () -> task().exclude(null));
+    refused("once", null, () -> TaskSpec.builder("t").once(null));
   }
 
   @Test
