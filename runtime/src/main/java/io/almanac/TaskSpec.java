@@ -685,6 +685,8 @@ public final class TaskSpec extends Value {
         throw new InvalidSpecException("crons", extra, e.reason());
       }
     }
+    io.almanac.schedule.Bounds.checkYears("from", from);
+    io.almanac.schedule.Bounds.checkYears("until", until);
     Instant start = io.almanac.schedule.Bounds.start(from, zoneId);
     Instant end = io.almanac.schedule.Bounds.end(until, zoneId);
     if (start != null && end != null && !end.isAfter(start)) {

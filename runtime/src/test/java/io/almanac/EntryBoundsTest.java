@@ -77,5 +77,9 @@ class EntryBoundsTest {
     assertEquals("2027-01-01", task().from("2027-01-01").until("2027-01-01").build().until());
     refused("from", "+999999999-12-31", () -> task().from(java.time.LocalDate.MAX).build());
     refused("until", "2100-01-01", () -> task().until("2100-01-01").build());
+    // a bound stored by an earlier build is read as stored, never refused and never overflowing
+    java.time.ZoneId utc = java.time.ZoneId.of("UTC");
+    assertEquals(java.time.Instant.parse("2150-01-01T00:00:00Z"), io.almanac.schedule.Bounds.start("2150-01-01", utc));
+    assertEquals(java.time.Instant.MAX, io.almanac.schedule.Bounds.end(java.time.LocalDate.MAX.toString(), utc));
   }
 }

@@ -22,47 +22,56 @@ public final class Bounds {
    * @param from the start bound as given, or null
    * @param zone the task's zone
    * @return the first instant a window may be due at (inclusive), or null for none
-   * @throws InvalidSpecException ({@code from}) if it is neither an ISO date nor an ISO instant with its offset,
-   *     or lies outside 1970 to 2099
+   * @throws InvalidSpecException ({@code from}) if it is neither an ISO date nor an ISO instant with its offset
    */
   public static Instant start(String from, ZoneId zone) {
     if (from == null) {
       return null;
     }
-    LocalDate date = inRange("from", from, date(from));
-    return date != null ? date.atStartOfDay(zone).toInstant() : inRange("from", from, instant("from", from));
+    LocalDate date = date(from);
+    return date != null ? date.atStartOfDay(zone).toInstant() : instant("from", from);
   }
 
   /**
    * @param until the end bound as given, or null
    * @param zone the task's zone
    * @return the first instant past the bounds (exclusive), or null for none
-   * @throws InvalidSpecException ({@code until}) if it is neither an ISO date nor an ISO instant with its offset,
-   *     or lies outside 1970 to 2099
+   * @throws InvalidSpecException ({@code until}) if it is neither an ISO date nor an ISO instant with its offset
    */
   public static Instant end(String until, ZoneId zone) {
     if (until == null) {
       return null;
     }
-    LocalDate date = inRange("until", until, date(until));
-    return date != null ? date.plusDays(1).atStartOfDay(zone).toInstant()
-        : inRange("until", until, instant("until", until)).plusNanos(1);
-  }
-
-  /** A bound's year is one a cron can name (1970 to 2099), so the arithmetic on it never leaves the calendar. */
-  private static LocalDate inRange(String field, String text, LocalDate date) {
-    if (date != null && (date.getYear() < 1970 || date.getYear() > 2099)) {
-      throw new InvalidSpecException(field, text, "must be a date from 1970 to 2099 (the years a cron can name)");
+    LocalDate date = date(until);
+    if (date != null) { // a stored bound past today's range (LocalDate.MAX) saturates instead of overflowing
+      return date.equals(LocalDate.MAX) ? Instant.MAX : date.plusDays(1).atStartOfDay(zone).toInstant();
     }
-    return date;
+    Instant at = instant("until", until);
+    return at.equals(Instant.MAX) ? at : at.plusNanos(1);
   }
 
-  private static Instant inRange(String field, String text, Instant at) {
-    if (at.isBefore(io.almanac.TaskSpec.EARLIEST_ONCE) || !at.isBefore(io.almanac.TaskSpec.LATEST_ONCE)) {
-      throw new InvalidSpecException(field, text, "must be an instant from " + io.almanac.TaskSpec.EARLIEST_ONCE
+  /**
+   * Checks a bound where it enters (a spec being registered): its year is one a cron can name, 1970
+   * to 2099. A stored bound is read by {@link #start} and {@link #end} without this check, so a spec
+   * stored by an earlier build keeps its meaning.
+   *
+   * @param field {@code from} or {@code until}
+   * @param bound the bound as given, or null
+   * @throws InvalidSpecException naming the field and the bound if it is malformed or outside 1970 to 2099
+   */
+  public static void checkYears(String field, String bound) {
+    if (bound == null) {
+      return;
+    }
+    LocalDate date = date(bound);
+    if (date != null && (date.getYear() < 1970 || date.getYear() > 2099)) {
+      throw new InvalidSpecException(field, bound, "must be a date from 1970 to 2099 (the years a cron can name)");
+    }
+    Instant at = date != null ? null : instant(field, bound);
+    if (at != null && (at.isBefore(io.almanac.TaskSpec.EARLIEST_ONCE) || !at.isBefore(io.almanac.TaskSpec.LATEST_ONCE))) {
+      throw new InvalidSpecException(field, bound, "must be an instant from " + io.almanac.TaskSpec.EARLIEST_ONCE
           + " and before " + io.almanac.TaskSpec.LATEST_ONCE + " (the years a cron can name)");
     }
-    return at;
   }
 
   private static LocalDate date(String text) {
