@@ -99,6 +99,9 @@ public final class DependencyTrigger extends Value {
       @JsonProperty("waitAtMost") Duration waitAtMost,
       @JsonProperty("missingUpstream") MissingUpstream missingUpstream,
       @JsonProperty("onUpstreamRerun") Rerun onUpstreamRerun) {
+    if (upstream != null && upstream.stream().anyMatch(java.util.Objects::isNull)) { // List.of refuses contains(null)
+      throw new InvalidSpecException("dependency.upstream", upstream, "a task id must not be null");
+    }
     upstream = upstream == null ? List.of() : List.copyOf(upstream);
     require = require == null ? Require.ALL : require;
     mapping = mapping == null ? Mapping.SAME_WINDOW : mapping;

@@ -111,7 +111,7 @@ public final class ExclusionCalendar extends Value {
    * @throws InvalidSpecException as {@link #of(String, List)}
    */
   public static ExclusionCalendar of(String name, String... dates) {
-    return of(name, dates == null ? null : List.of(dates));
+    return of(name, dates == null ? null : java.util.Arrays.asList(dates)); // a null entry is refused by name, not by List.of
   }
 
   private static LocalDate date(String field, String entry, String text) {

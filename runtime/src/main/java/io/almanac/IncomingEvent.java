@@ -60,10 +60,11 @@ public final class IncomingEvent extends Value {
   }
 
   /**
-   * Checks the parts that need no task: the type, the id and the summary.
+   * Checks the parts that need no task: the type, the id, the event time (from 1970, before 2100) and the summary.
    *
    * @return this event
-   * @throws InvalidSpecException naming the field ({@code type}, {@code id}, {@code summary}) and the value
+   * @throws InvalidSpecException naming the field ({@code type}, {@code id}, {@code eventTime}, {@code summary}) and
+   *     the value
    */
   public IncomingEvent validate() {
     EventTrigger.validateType("type", type);
@@ -72,6 +73,10 @@ public final class IncomingEvent extends Value {
     }
     if (id.length() > MAX_ID_LENGTH) {
       throw new InvalidSpecException("id", id, "is " + id.length() + " characters; at most " + MAX_ID_LENGTH);
+    }
+    if (eventTime != null && (eventTime.isBefore(TaskSpec.EARLIEST_ONCE) || !eventTime.isBefore(TaskSpec.LATEST_ONCE))) {
+      throw new InvalidSpecException("eventTime", eventTime, "must be from " + TaskSpec.EARLIEST_ONCE + " and before "
+          + TaskSpec.LATEST_ONCE + " (the years a schedule can name)");
     }
     if (summary != null && summary.length() > MAX_SUMMARY_LENGTH) {
       throw new InvalidSpecException("summary", summary, "is " + summary.length() + " characters; at most "

@@ -123,13 +123,23 @@ public final class JobResult extends Value {
   // ---- throttling (resource pools)
 
   /**
+   * The longest wait a throttled result may ask for: 366 days, the longest retry delay ({@link
+   * RetryPolicy#MAX_DELAY}). Bounded so that a provider's absurd {@code Retry-After} is refused
+   * where the job makes its result (the attempt then fails with that refusal), never later in the
+   * executor or the pools' store.
+   */
+  public static final java.time.Duration MAX_RETRY_AFTER = RetryPolicy.MAX_DELAY;
+
+  /**
    * The service the job calls throttled it: the attempt ends THROTTLED, does not count against the
    * task's retry cap, the window is tried again after {@code retryAfter}, and every pool the task
    * names pauses its admissions for as long, across the cluster.
    *
-   * @param retryAfter how long to wait (a provider's {@code Retry-After}); positive
+   * @param retryAfter how long to wait (a provider's {@code Retry-After}); positive, at most {@link
+   *     #MAX_RETRY_AFTER}
    * @return a throttled result
-   * @throws InvalidSpecException ({@code retryAfter}) if it is null, zero or negative
+   * @throws InvalidSpecException ({@code retryAfter}) if it is null, zero, negative or above {@link
+   *     #MAX_RETRY_AFTER}
    */
   public static JobResult throttled(java.time.Duration retryAfter) {
     return throttled(retryAfter, null);
@@ -139,14 +149,19 @@ public final class JobResult extends Value {
    * As {@link #throttled(java.time.Duration)}, pausing only the named pool (for a task that names
    * several and whose job knows which one refused).
    *
-   * @param retryAfter how long to wait; positive
+   * @param retryAfter how long to wait; positive, at most {@link #MAX_RETRY_AFTER}
    * @param pool the pool that throttled, one the task names; null pauses all of them
    * @return a throttled result
-   * @throws InvalidSpecException ({@code retryAfter}) if it is null, zero or negative
+   * @throws InvalidSpecException ({@code retryAfter}) if it is null, zero, negative or above {@link
+   *     #MAX_RETRY_AFTER}
    */
   public static JobResult throttled(java.time.Duration retryAfter, String pool) {
     if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
       throw new InvalidSpecException("retryAfter", retryAfter, "a throttled result waits a positive time");
+    }
+    if (retryAfter.compareTo(MAX_RETRY_AFTER) > 0) {
+      throw new InvalidSpecException("retryAfter", retryAfter, "a throttled result waits at most " + MAX_RETRY_AFTER
+          + " (366 days, the longest retry delay)");
     }
     return new JobResult(Outcome.THROTTLED, "", null, "throttled: retry after " + retryAfter
         + (pool == null ? "" : " (pool " + pool + ")"), retryAfter, pool);

@@ -24,6 +24,19 @@ public final class PoolSpec extends Value {
   /** Longest pool name accepted. */
   public static final int MAX_NAME_LENGTH = 100;
 
+  /** The largest {@code max-concurrent} of a pool: 100,000 attempts at once. */
+  public static final int MAX_CONCURRENT = 100_000;
+
+  /** The most starts of a rate: 1,000,000 per period. */
+  public static final int MAX_RATE_PERMITS = 1_000_000;
+
+  /**
+   * The longest period of a rate: 366 days, as the policies' longest durations. Bounded so that the
+   * time to the next start (period / starts) is always a duration the pools' stores and the
+   * executor's timers can hold.
+   */
+  public static final Duration MAX_RATE_PERIOD = Duration.ofDays(366);
+
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+");
   private static final Pattern RATE = Pattern.compile("\\s*(\\d{1,9})\\s*/\\s*(\\S.*?)\\s*");
 
@@ -52,7 +65,8 @@ public final class PoolSpec extends Value {
   /**
    * @param name the pool's name: 1 to {@value #MAX_NAME_LENGTH} letters, digits, {@code .}, {@code _}
    *     and {@code -}
-   * @param maxConcurrent how many attempts of the pool may run at once across the cluster, at least 1
+   * @param maxConcurrent how many attempts of the pool may run at once across the cluster, at least 1, at most
+   *     {@value #MAX_CONCURRENT}
    * @return a pool without a rate
    * @throws InvalidSpecException ({@code almanac.pools.<name>} or {@code .max-concurrent}) naming the value
    */
@@ -61,22 +75,36 @@ public final class PoolSpec extends Value {
     if (maxConcurrent < 1) {
       throw new InvalidSpecException(key(name, "max-concurrent"), maxConcurrent, "must be at least 1");
     }
+    if (maxConcurrent > MAX_CONCURRENT) {
+      throw new InvalidSpecException(key(name, "max-concurrent"), maxConcurrent, "must be at most " + MAX_CONCURRENT);
+    }
     return new PoolSpec(name, maxConcurrent, 0, null, null, java.time.ZoneId.of("UTC"));
   }
 
   /**
-   * @param permits how many attempts may start per {@code per}, at least 1
-   * @param per the period, positive
+   * @param permits how many attempts may start per {@code per}, at least 1, at most {@value #MAX_RATE_PERMITS}
+   * @param per the period, positive, at most {@link #MAX_RATE_PERIOD}
    * @return this pool with that rate
    * @throws InvalidSpecException ({@code almanac.pools.<name>.rate}) naming the value
    */
   public PoolSpec withRate(int permits, Duration per) {
-    String text = permits + "/" + per;
+    return rate(permits, per, permits + "/" + per);
+  }
+
+  /** Checks a rate's parts against their bounds, naming the rate as given. */
+  private PoolSpec rate(int permits, Duration per, String text) {
     if (permits < 1) {
       throw new InvalidSpecException(key(name, "rate"), text, "the number of starts must be at least 1");
     }
+    if (permits > MAX_RATE_PERMITS) {
+      throw new InvalidSpecException(key(name, "rate"), text, "the number of starts must be at most " + MAX_RATE_PERMITS);
+    }
     if (per == null || per.isNegative() || per.isZero()) {
       throw new InvalidSpecException(key(name, "rate"), text, "the period must be positive");
+    }
+    if (per.compareTo(MAX_RATE_PERIOD) > 0) {
+      throw new InvalidSpecException(key(name, "rate"), text, "the period must be at most " + MAX_RATE_PERIOD
+          + " (366 days)");
     }
     return new PoolSpec(name, maxConcurrent, permits, per, budgetPerDay, zone);
   }
@@ -101,14 +129,7 @@ public final class PoolSpec extends Value {
       throw new InvalidSpecException(key(name, "rate"), rate, "'" + InvalidSpecException.echo(m.group(2))
           + "' is not a duration (e.g. 1s, 1m, 1h)");
     }
-    int permits = Integer.parseInt(m.group(1));
-    if (permits < 1) {
-      throw new InvalidSpecException(key(name, "rate"), rate, "the number of starts must be at least 1");
-    }
-    if (per.isNegative() || per.isZero()) {
-      throw new InvalidSpecException(key(name, "rate"), rate, "the period must be positive");
-    }
-    return new PoolSpec(name, maxConcurrent, permits, per, budgetPerDay, zone);
+    return rate(Integer.parseInt(m.group(1)), per, rate);
   }
 
   /**

@@ -237,7 +237,8 @@ public final class RetryPolicy extends Value {
    * and x2: 3 retries, 5, 10 and 20 minutes after each failure. When not even the first delay fits,
    * the cap is 0 and the task is not retried.
    *
-   * @param acceptableRecovery how long after the first failure the last retry may start, positive
+   * @param acceptableRecovery how long after the first failure the last retry may start, positive, at
+   *     most {@link #MAX_SPAN}
    * @param firstDelay the delay before the first retry, positive, at most {@link #MAX_DELAY}
    * @param multiplier the factor between consecutive delays, from 1.0 to {@value #MAX_MULTIPLIER}
    * @return the policy
@@ -264,8 +265,9 @@ public final class RetryPolicy extends Value {
    * #MAX_ALLOWED_RETRIES}; it is 0 when even the first delay does not fit. Run time of the attempts
    * themselves is not counted.
    *
-   * @param acceptableRecovery how long after the first failure the last retry may start, positive
-   * @param firstDelay the delay before the first retry, positive
+   * @param acceptableRecovery how long after the first failure the last retry may start, positive, at
+   *     most {@link #MAX_SPAN}
+   * @param firstDelay the delay before the first retry, positive, at most {@link #MAX_DELAY}
    * @param multiplier the factor between consecutive delays, from 1.0 to {@value #MAX_MULTIPLIER}
    * @return the retry cap
    * @throws InvalidSpecException naming {@code acceptableRecovery}, {@code firstDelay} or {@code
@@ -273,7 +275,9 @@ public final class RetryPolicy extends Value {
    */
   public static int capFor(Duration acceptableRecovery, Duration firstDelay, double multiplier) {
     checkPositive("acceptableRecovery", acceptableRecovery);
+    checkAtMost("acceptableRecovery", acceptableRecovery, MAX_SPAN);
     checkPositive("firstDelay", firstDelay);
+    checkAtMost("firstDelay", firstDelay, MAX_DELAY);
     if (!(multiplier >= 1.0 && multiplier <= MAX_MULTIPLIER)) {
       throw new InvalidSpecException("multiplier", multiplier, "must be a number from 1.0 to " + MAX_MULTIPLIER);
     }

@@ -435,10 +435,23 @@ public final class TaskSpec extends Value {
     return once != null;
   }
 
+  /**
+   * The longest {@link Builder#deadline deadline}: 366 days, as the policies' longest durations.
+   * Bounded so that a window's due time plus its deadline never overflows and a deadline timer can
+   * always be armed.
+   */
+  public static final java.time.Duration MAX_DEADLINE = java.time.Duration.ofDays(366);
+
+  /** The largest {@link Builder#pauseAfterFailures pauseAfterFailures}: 10,000 windows in a row. */
+  public static final int MAX_PAUSE_AFTER_FAILURES = 10_000;
+
   private static void checkDeadline(java.time.Duration d) {
     if (d != null && (d.isZero() || d.isNegative())) {
       throw new InvalidSpecException("deadline", d, "must be positive: how long after its due time a window must have"
           + " succeeded");
+    }
+    if (d != null && d.compareTo(MAX_DEADLINE) > 0) {
+      throw new InvalidSpecException("deadline", d, "must be at most " + MAX_DEADLINE + " (366 days)");
     }
   }
 
@@ -446,6 +459,9 @@ public final class TaskSpec extends Value {
     if (n != null && n < 1) {
       throw new InvalidSpecException("pauseAfterFailures", n, "must be at least 1: the number of windows in a row"
           + " that end FINAL_FAILED before the task pauses itself");
+    }
+    if (n != null && n > MAX_PAUSE_AFTER_FAILURES) {
+      throw new InvalidSpecException("pauseAfterFailures", n, "must be at most " + MAX_PAUSE_AFTER_FAILURES);
     }
   }
 
@@ -669,10 +685,16 @@ public final class TaskSpec extends Value {
         throw new InvalidSpecException("crons", extra, e.reason());
       }
     }
+    io.almanac.schedule.Bounds.checkYears("from", from);
+    io.almanac.schedule.Bounds.checkYears("until", until);
     Instant start = io.almanac.schedule.Bounds.start(from, zoneId);
     Instant end = io.almanac.schedule.Bounds.end(until, zoneId);
     if (start != null && end != null && !end.isAfter(start)) {
       throw new InvalidSpecException("until", until, "ends before the schedule starts (from '" + from + "')");
+    }
+    if (start != null && end != null && end.equals(start.plusNanos(1))) { // until (included) is from itself
+      throw new InvalidSpecException("until", until, "is the instant the schedule starts (from '" + from
+          + "'): a schedule spans some time; give the last day, or an instant after from");
     }
     java.util.Set<String> names = new java.util.HashSet<>();
     for (ExclusionCalendar c : calendars()) {
@@ -806,7 +828,11 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder once(Instant at) {
-      this.once = Objects.requireNonNull(at, "at");
+      if (at == null) {
+        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("once", null,
+            "a one-shot task fires at an instant, e.g. 2027-01-01T09:00:00Z"));
+      }
+      this.once = at;
       if (this.zone == null) {
         this.zone = "UTC";
       }
@@ -818,7 +844,11 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder window(WindowSpec spec) {
-      this.window = Objects.requireNonNull(spec, "window").name();
+      if (spec == null) {
+        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("window", null,
+            "a window spec, e.g. WindowSpec.DAILY"));
+      }
+      this.window = spec.name();
       this.windowChosen = true;
       return this;
     }
@@ -1001,9 +1031,10 @@ public final class TaskSpec extends Value {
      * {@code DeadlineMissed} event and raises a {@link Alert.Kind#DEADLINE_MISSED} alert, once per
      * window; the window goes on as before. Unset (null), the task has no deadline.
      *
-     * @param d how long after the window's due time (fire time, with jitter), positive; null for none
+     * @param d how long after the window's due time (fire time, with jitter), positive, at most
+     *     {@link #MAX_DEADLINE}; null for none
      * @return this builder
-     * @throws InvalidSpecException ({@code deadline}) if zero or negative
+     * @throws InvalidSpecException ({@code deadline}) if zero, negative or above {@link #MAX_DEADLINE}
      */
     public Builder deadline(java.time.Duration d) {
       try {
@@ -1049,9 +1080,10 @@ public final class TaskSpec extends Value {
      * Alert.Kind#TASK_PAUSED_ON_FAILURES} alert. A SUCCEEDED window starts the count again; an
      * operator's resume resets it. Off by default.
      *
-     * @param n windows in a row, at least 1
+     * @param n windows in a row, at least 1, at most {@link #MAX_PAUSE_AFTER_FAILURES}
      * @return this builder
-     * @throws InvalidSpecException ({@code pauseAfterFailures}) if below 1
+     * @throws InvalidSpecException ({@code pauseAfterFailures}) if below 1 or above {@link
+     *     #MAX_PAUSE_AFTER_FAILURES}
      */
     public Builder pauseAfterFailures(int n) {
       try {
@@ -1127,9 +1159,14 @@ public final class TaskSpec extends Value {
      *
      * @param calendar the calendar, shared by the tasks that name it
      * @return this builder
+     * @throws InvalidSpecException ({@code calendars}) if it is null
      */
     public Builder exclude(ExclusionCalendar calendar) {
-      this.calendars.add(Objects.requireNonNull(calendar, "calendar"));
+      if (calendar == null) {
+        throw new InvalidSpecException(id == null ? "?" : id,
+            new InvalidSpecException("calendars", null, "a calendar to exclude, e.g. ExclusionCalendar.of(\"holidays\", \"2027-01-01\")"));
+      }
+      this.calendars.add(calendar);
       return this;
     }
 

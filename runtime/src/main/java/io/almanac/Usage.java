@@ -40,6 +40,12 @@ public final class Usage extends Value {
   /** Largest cost of one attempt accepted, in millionths (one trillion, i.e. a million whole units). */
   public static final long MAX_COST_MICROS = 1_000_000_000_000L;
 
+  /**
+   * Most tokens of one attempt accepted, in and out each: one trillion. Bounded so that a day's sums
+   * of many attempts never overflow.
+   */
+  public static final long MAX_TOKENS = 1_000_000_000_000L;
+
   /** Millionths per whole unit of cost. */
   public static final long MICROS_PER_UNIT = 1_000_000L;
 
@@ -61,6 +67,12 @@ public final class Usage extends Value {
     if (tokensOut < 0) {
       throw new InvalidSpecException("usage.tokensOut", tokensOut, "must be >= 0");
     }
+    if (tokensIn > MAX_TOKENS) {
+      throw new InvalidSpecException("usage.tokensIn", tokensIn, "at most " + MAX_TOKENS + " per attempt");
+    }
+    if (tokensOut > MAX_TOKENS) {
+      throw new InvalidSpecException("usage.tokensOut", tokensOut, "at most " + MAX_TOKENS + " per attempt");
+    }
     if (costMicros < 0) {
       throw new InvalidSpecException("usage.cost", BigDecimal.valueOf(costMicros, 6).toPlainString(), "must be >= 0");
     }
@@ -76,8 +88,8 @@ public final class Usage extends Value {
 
   /**
    * @param model the model the attempt called (e.g. {@code gpt-4o}), or null when not known
-   * @param tokensIn tokens sent to the model, at least 0
-   * @param tokensOut tokens received from it, at least 0
+   * @param tokensIn tokens sent to the model, from 0 to {@value #MAX_TOKENS}
+   * @param tokensOut tokens received from it, from 0 to {@value #MAX_TOKENS}
    * @param cost what the attempt cost, at least 0, at most 6 decimal places (null: 0)
    * @return the usage
    * @throws InvalidSpecException naming the field ({@code usage.model}, {@code usage.tokensIn}, {@code
@@ -89,8 +101,8 @@ public final class Usage extends Value {
 
   /**
    * @param model the model the attempt called, or null when not known
-   * @param tokensIn tokens sent to the model, at least 0
-   * @param tokensOut tokens received from it, at least 0
+   * @param tokensIn tokens sent to the model, from 0 to {@value #MAX_TOKENS}
+   * @param tokensOut tokens received from it, from 0 to {@value #MAX_TOKENS}
    * @param costMicros what the attempt cost, in millionths, at least 0
    * @return the usage
    * @throws InvalidSpecException naming the field and its value, if one is refused

@@ -150,6 +150,8 @@ class PolicyBoundsTest {
     assertRefused("retry.maxRetries", String.valueOf(Integer.MAX_VALUE),
         () -> RetryPolicy.immediate().withMaxRetries(Integer.MAX_VALUE));
     assertRefused("multiplier", "1.0E300", () -> RetryPolicy.capFor(ofHours(1), ofMinutes(5), 1e300));
-    assertEquals(RetryPolicy.MAX_ALLOWED_RETRIES, RetryPolicy.capFor(HUGE, Duration.ofNanos(1), 1.0));
+    assertEquals(RetryPolicy.MAX_ALLOWED_RETRIES, RetryPolicy.capFor(RetryPolicy.MAX_SPAN, Duration.ofNanos(1), 1.0));
+    assertRefused("acceptableRecovery", HUGE_TEXT, () -> RetryPolicy.capFor(HUGE, Duration.ofNanos(1), 1.0));
+    assertRefused("firstDelay", HUGE_TEXT, () -> RetryPolicy.capFor(RetryPolicy.MAX_SPAN, HUGE, 1.0));
   }
 }

@@ -277,7 +277,8 @@ class RetryPolicyTest {
       assertRefused("acceptableRecovery", null, () -> RetryPolicy.capFor(null, ofMinutes(5), 2.0));
       assertRefused("firstDelay", "PT-5M", () -> RetryPolicy.capFor(ofHours(1), ofMinutes(-5), 2.0));
       assertRefused("firstDelay", "PT0S", () -> RetryPolicy.forRecoveryTime(ofHours(1), Duration.ZERO, 2.0));
-      assertRefused("firstDelay", "PT8808H", () -> RetryPolicy.forRecoveryTime(Duration.ofDays(400), Duration.ofDays(367), 1.0));
+      assertRefused("firstDelay", "PT8808H", () -> RetryPolicy.forRecoveryTime(Duration.ofDays(366), Duration.ofDays(367), 1.0));
+      assertRefused("acceptableRecovery", "PT9600H", () -> RetryPolicy.forRecoveryTime(Duration.ofDays(400), Duration.ofDays(1), 1.0));
       assertRefused("multiplier", "0.9", () -> RetryPolicy.capFor(ofHours(1), ofMinutes(5), 0.9));
       assertRefused("multiplier", "NaN", () -> RetryPolicy.capFor(ofHours(1), ofMinutes(5), Double.NaN));
     }

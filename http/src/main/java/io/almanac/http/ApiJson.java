@@ -192,7 +192,7 @@ final class ApiJson {
     if (d == null) {
       n.putNull(field);
     } else {
-      n.put(field, d.toMillis());
+      n.put(field, io.almanac.spi.Saturating.millis(d)); // a stored value past today's bounds never overflows
     }
   }
 }

@@ -13,6 +13,13 @@ public final class Settings {
   private Settings() {}
 
   /**
+   * The longest duration any {@code almanac.*} setting accepts: 3660 days (about ten years). Bounded
+   * so that adding one to an instant never overflows; a setting whose use needs less (a timer, an
+   * ask) says so in its own check, and timers longer than a day are armed again when they go off.
+   */
+  public static final Duration MAX_DURATION = Duration.ofDays(3660);
+
+  /**
    * @param c the configuration
    * @param key the full key
    * @return the whole-number value
@@ -82,17 +89,27 @@ public final class Settings {
   /**
    * @param c the configuration
    * @param key the full key
-   * @return the duration, e.g. from {@code 30s}
-   * @throws InvalidSpecException if the key is missing or not a duration
+   * @return the duration, e.g. from {@code 30s}: from zero to {@link #MAX_DURATION}
+   * @throws InvalidSpecException if the key is missing, not a duration, negative or above {@link
+   *     #MAX_DURATION}
    */
   public static Duration durationOf(Config c, String key) {
+    Duration d;
     try {
-      return c.getDuration(key);
+      d = c.getDuration(key);
     } catch (ConfigException.Missing e) {
       throw new InvalidSpecException(key, null, "is missing");
     } catch (ConfigException.BadValue | ConfigException.WrongType e) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a duration such as 30s");
     }
+    if (d.isNegative()) {
+      throw new InvalidSpecException(key, d, "must not be negative");
+    }
+    if (d.compareTo(MAX_DURATION) > 0) {
+      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be at most " + MAX_DURATION
+          + " (3660 days)");
+    }
+    return d;
   }
 
   /**

@@ -43,7 +43,35 @@ public final class Bounds {
       return null;
     }
     LocalDate date = date(until);
-    return date != null ? date.plusDays(1).atStartOfDay(zone).toInstant() : instant("until", until).plusNanos(1);
+    if (date != null) { // a stored bound past today's range (LocalDate.MAX) saturates instead of overflowing
+      return date.equals(LocalDate.MAX) ? Instant.MAX : date.plusDays(1).atStartOfDay(zone).toInstant();
+    }
+    Instant at = instant("until", until);
+    return at.equals(Instant.MAX) ? at : at.plusNanos(1);
+  }
+
+  /**
+   * Checks a bound where it enters (a spec being registered): its year is one a cron can name, 1970
+   * to 2099. A stored bound is read by {@link #start} and {@link #end} without this check, so a spec
+   * stored by an earlier build keeps its meaning.
+   *
+   * @param field {@code from} or {@code until}
+   * @param bound the bound as given, or null
+   * @throws InvalidSpecException naming the field and the bound if it is malformed or outside 1970 to 2099
+   */
+  public static void checkYears(String field, String bound) {
+    if (bound == null) {
+      return;
+    }
+    LocalDate date = date(bound);
+    if (date != null && (date.getYear() < 1970 || date.getYear() > 2099)) {
+      throw new InvalidSpecException(field, bound, "must be a date from 1970 to 2099 (the years a cron can name)");
+    }
+    Instant at = date != null ? null : instant(field, bound);
+    if (at != null && (at.isBefore(io.almanac.TaskSpec.EARLIEST_ONCE) || !at.isBefore(io.almanac.TaskSpec.LATEST_ONCE))) {
+      throw new InvalidSpecException(field, bound, "must be an instant from " + io.almanac.TaskSpec.EARLIEST_ONCE
+          + " and before " + io.almanac.TaskSpec.LATEST_ONCE + " (the years a cron can name)");
+    }
   }
 
   private static LocalDate date(String text) {

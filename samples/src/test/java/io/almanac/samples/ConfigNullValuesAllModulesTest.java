@@ -7,14 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.InvalidSpecException;
-import io.almanac.http.AlmanacHttp;
-import io.almanac.internal.executor.ExecutorSettings;
-import io.almanac.internal.executor.PoolSettings;
-import io.almanac.internal.task.TaskSettings;
-import io.almanac.internal.trigger.TriggerSettings;
-import io.almanac.persistence.PersistenceSettings;
-import io.almanac.persistence.instances.InstanceSettings;
-import io.almanac.persistence.lease.JdbcLease;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -31,15 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ConfigNullValuesAllModulesTest {
 
-  private static final Map<String, Consumer<Config>> READERS = Map.of(
-      "TaskSettings", TaskSettings::from,
-      "TriggerSettings", TriggerSettings::from,
-      "ExecutorSettings", ExecutorSettings::from,
-      "PoolSettings", PoolSettings::from,
-      "PersistenceSettings", PersistenceSettings::from,
-      "InstanceSettings", InstanceSettings::from,
-      "AlmanacHttp.Settings", c -> AlmanacHttp.Settings.from(DemoNode.withActionToken(c)),
-      "JdbcLease.checkSettings", JdbcLease::checkSettings);
+  private static final Map<String, Consumer<Config>> READERS = SettingsReaders.ALL;
 
   static Stream<String> keys() {
     TreeSet<String> keys = new TreeSet<>();

@@ -56,6 +56,10 @@ class ConfigurationReferenceTest {
     b.append("with `-D<key>=<value>`; a wrong value is refused at start naming the key and the value. Tasks declared in\n");
     b.append("configuration (`almanac.tasks`) and the includable files (`almanac-embedded.conf`, `almanac-h2.conf`,\n");
     b.append("`almanac-postgres.conf`, `almanac-cluster.conf`, each key commented there) are described in the README.\n\n");
+    b.append("Every duration setting is from 0 to 3660 days (`Settings.MAX_DURATION`); a negative one or a longer one is\n");
+    b.append("refused at start naming the key (`ConfigurationBoundsTest` checks every key below). A timer longer than a day is\n");
+    b.append("armed a day at a time, and an ask waits at most a day. A task's own values (`almanac.tasks.*`) are bounded\n");
+    b.append("as the Java builder's: `deadline` and the policies' delays at most 366 days, see the README.\n\n");
     b.append("This file is checked against the `reference.conf` files by a test (`ConfigurationReferenceTest`); regenerate\n");
     b.append("it with `mvn -pl samples -am test -Dtest=ConfigurationReferenceTest -Dsurefire.failIfNoSpecifiedTests=false\n");
     b.append("-Dalmanac.writeDocs=true`.\n\n");

@@ -1627,9 +1627,9 @@ public final class WindowExplanation {
       return "(unknown)";
     }
     if (d.isNegative()) {
-      return "-" + human(d.negated());
+      return d.getSeconds() == Long.MIN_VALUE ? "-" + human(Duration.ofSeconds(Long.MAX_VALUE)) : "-" + human(d.negated());
     }
-    long ms = d.toMillis();
+    long ms = io.almanac.spi.Saturating.millis(d); // a job's wait past its bound (made from JSON) never overflows
     if (ms < 1000) {
       return ms + " ms";
     }

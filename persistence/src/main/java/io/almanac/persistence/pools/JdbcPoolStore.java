@@ -412,9 +412,13 @@ public final class JdbcPoolStore implements PoolStore {
     });
   }
 
+  /** The longest pause written: a thousand years, so that the database's now plus it never overflows. */
+  static final long MAX_PAUSE_MS = java.time.Duration.ofDays(365_250).toMillis();
+
   @Override
   public CompletionStage<Void> pause(String pool, Duration pause) {
-    long ms = pause.toMillis();
+    // never overflows in SQL, whatever a job's result said: at most a thousand years (LATEST stays far off)
+    long ms = Math.min(io.almanac.spi.Saturating.millis(pause), MAX_PAUSE_MS);
     return run(c -> {
       update(c, "UPDATE almanac_pool SET paused_until = " + NOW_MS + " + ? WHERE name = ? AND (paused_until IS NULL"
           + " OR paused_until < " + NOW_MS + " + ?)", ms, pool, ms);

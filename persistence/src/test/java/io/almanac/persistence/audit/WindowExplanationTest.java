@@ -1129,6 +1129,9 @@ class WindowExplanationTest {
     assertEquals("1 h 5 min", WindowExplanation.human(Duration.ofMinutes(65)));
     assertEquals("3 d 2 h", WindowExplanation.human(Duration.ofHours(74)));
     assertEquals("24 h", WindowExplanation.human(Duration.ofHours(24)));
+    // R33: a job's wait past its bound (a result made from JSON) is told, never an ArithmeticException
+    assertEquals("106751991167300 d 15 h", WindowExplanation.human(java.time.temporal.ChronoUnit.FOREVER.getDuration()));
+    assertEquals("-106751991167300 d 15 h", WindowExplanation.human(Duration.ofSeconds(Long.MIN_VALUE)));
   }
 
   @Test

@@ -327,6 +327,24 @@ abstract class PoolStoreScenarios {
   }
 
   @Test
+  @DisplayName("R33: a pause of Duration's maximum or of 9,999,999,999 s (a job's result past its bound) is stored "
+      + "saturated: the pool answers PAUSED with a wait that fits, the store goes on answering for every pool")
+  void overflowingPauseSaturates() throws Exception {
+    JdbcPoolStore a = store("node-a");
+    List<Limit> limits = List.of(new Limit("p", 5, 0, null), new Limit("q", 5, 0, null), new Limit("r", 5, 0, null));
+    get(a.declare(limits));
+    get(a.pause("p", java.time.temporal.ChronoUnit.FOREVER.getDuration()));
+    get(a.pause("r", Duration.ofSeconds(9_999_999_999L)));
+    for (String pool : List.of("p", "r")) {
+      Answer refused = get(a.acquire(List.of(pool), "t", "1"));
+      assertEquals(PoolWaitReason.PAUSED, refused.reason(), refused.toString());
+      assertTrue(refused.retryAfter().compareTo(Duration.ofDays(365L * 300)) > 0, refused.toString());
+      io.almanac.spi.Saturating.plus(java.time.Instant.now(), refused.retryAfter()); // fits an instant, as the executor adds it
+    }
+    assertTrue(get(a.acquire(List.of("q"), "t", "1")).admitted(), "the other pools are not touched");
+  }
+
+  @Test
   @DisplayName("several pools: all or none (a full one takes nothing from the others)")
   void allOrNone() throws Exception {
     JdbcPoolStore a = store("node-a");

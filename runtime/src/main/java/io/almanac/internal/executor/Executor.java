@@ -343,7 +343,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     });
     this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
-    timers.startTimerWithFixedDelay(Check.INSTANCE, settings.checkInterval());
+    timers.startTimerWithFixedDelay(Check.INSTANCE, io.almanac.spi.Saturating.timerDelay(settings.checkInterval()));
     declarePools();
     if (fence.configured()) {
       try {
@@ -397,6 +397,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         })
         .onMessageEquals(PoolWake.INSTANCE, () -> {
           admit();
+          wakeForPools(clock.instant()); // a block longer than a timer's delay (a day) wakes again
           return this;
         })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
@@ -856,7 +857,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     } else if (next instanceof ResultReports.Retry retry) {
       ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
           m.tries(), m.failure().message(), retry.delay());
-      ctx.scheduleOnce(retry.delay(), ctx.getSelf(),
+      ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(retry.delay()), ctx.getSelf(),
           new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries()));
     } else {
       reportEnded();
@@ -1066,7 +1067,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return this;
     }
     boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
-    Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval()) : now.plus(a.retryAfter());
+    Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval())
+        : io.almanac.spi.Saturating.plus(now, a.retryAfter()); // a pause another node stored may lie centuries ahead
     if (admission.requeue(key, a.pool(), until, a.reason())) {
       toldWait(o, a.pool(), a.reason(), full ? null : until);
     }
@@ -1148,8 +1150,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private void wakeForPools(Instant now) {
     Instant next = admission.nextUnblock();
     if (next != null) {
-      Duration in = Duration.between(now, next);
-      pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isNegative() || in.isZero() ? Duration.ofMillis(1) : in);
+      Duration in = io.almanac.spi.Saturating.timerDelay(now, next); // at most a day: a far wake is armed again
+      pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isZero() ? Duration.ofMillis(1) : in);
     }
   }
 
@@ -1234,7 +1236,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return this;
     }
     if (!admitted) {
-      ctx.scheduleOnce(pools.settings().pollInterval(), ctx.getSelf(), new PoolStartRetry(item, m.grant(), m.pools()));
+      ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(pools.settings().pollInterval()), ctx.getSelf(), new PoolStartRetry(item, m.grant(), m.pools()));
       return this;
     }
     startsWaitingForPools.remove(key);
@@ -1269,7 +1271,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** A throttled job pauses its pools, here at once and in the store (so across the cluster). */
   private void pausePools(String key, JobResult result) {
-    Instant until = clock.instant().plus(result.retryAfter());
+    Instant until = io.almanac.spi.Saturating.plus(clock.instant(), result.retryAfter()); // never overflows, whatever the job said
     for (String pool : pools.pausedBy(result, key, List.of())) {
       admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
       ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);

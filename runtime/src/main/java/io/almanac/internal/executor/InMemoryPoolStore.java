@@ -136,7 +136,7 @@ public final class InMemoryPoolStore implements PoolStore {
   public synchronized CompletionStage<Void> pause(String pool, Duration pause) {
     Pool p = pools.get(pool);
     if (p != null) {
-      Instant until = clock.instant().plus(pause);
+      Instant until = io.almanac.spi.Saturating.plus(clock.instant(), pause);
       if (p.pausedUntil == null || until.isAfter(p.pausedUntil)) {
         p.pausedUntil = until;
       }

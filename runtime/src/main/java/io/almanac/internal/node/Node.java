@@ -204,6 +204,7 @@ public final class Node {
       throw new AlmanacException("the ActorSystem '" + system.name() + "' has terminated before Almanac.start: see the "
           + "errors it logged as it stopped (e.g. \"Cluster Node [...] - crashed\")");
     }
+    NodeChecks.durations(config);
     TaskSettings taskSettings = TaskSettings.from(config);
     TriggerSettings triggerSettings = TriggerSettings.from(config);
     ExecutorSettings executorSettings = ExecutorSettings.from(config);

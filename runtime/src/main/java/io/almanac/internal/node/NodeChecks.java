@@ -25,6 +25,38 @@ public final class NodeChecks {
   private NodeChecks() {}
 
   /**
+   * The {@code almanac.*} durations that no settings class reads (the node's own, the alerts', the
+   * JDBC lease's and the HTTP module's): each positive and at most {@link
+   * io.almanac.config.Settings#MAX_DURATION}, refused at start naming the key and the value, as the
+   * settings classes refuse theirs. A key of a module that is not on the class path is skipped.
+   */
+  public static final List<String> NODE_DURATIONS = List.of("almanac.alerts.summary-interval",
+      "almanac.alerts.watchdog-interval", "almanac.alerts.trigger-stall-after", "almanac.node.registration-timeout",
+      "almanac.lease.jdbc.heartbeat-timeout", "almanac.lease.jdbc.heartbeat-interval",
+      "almanac.lease.jdbc.lease-operation-timeout", "almanac.lease.jdbc.live-holders-join-timeout",
+      "almanac.lease.jdbc.safety-margin",
+      "almanac.http.history-timeout");
+
+  /**
+   * Checks {@link #NODE_DURATIONS}.
+   *
+   * @param config the node's configuration
+   * @throws InvalidSpecException naming the key and the value of one that is not a positive duration of at most
+   *     {@link io.almanac.config.Settings#MAX_DURATION}
+   */
+  public static void durations(Config config) {
+    for (String key : NODE_DURATIONS) {
+      if (!config.hasPath(key) || "".equals(config.getValue(key).unwrapped())) {
+        continue; // a module not on the class path, or "" for its documented default
+      }
+      java.time.Duration d = io.almanac.config.Settings.durationOf(config, key);
+      if (d.isZero()) {
+        throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be a positive duration");
+      }
+    }
+  }
+
+  /**
    * Every seed node must name this node's ActorSystem: Pekko ignores the welcome of a seed node
    * whose ActorSystem has another name (one warning, "Trying to join member with wrong ActorSystem
    * name, but was ignored"), and the node then waits for ever without joining.

@@ -57,7 +57,7 @@ public final class Watchdog {
   static Behavior<Command> create(ActorRef<TriggerProtocol.Command> trigger, AlertSink alerts, Clock clock, Duration interval,
       Duration stallAfter, LongSupplier nanoTime) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
-      timers.startTimerWithFixedDelay(Check.INSTANCE, interval);
+      timers.startTimerWithFixedDelay(Check.INSTANCE, io.almanac.spi.Saturating.timerDelay(interval));
       StallDetector detector = new StallDetector(stallAfter, nanoTime.getAsLong());
       String[] lastError = {null};
       return Behaviors.receive(Command.class)

@@ -34,12 +34,12 @@ import java.util.Set;
  * @param kinds the kinds sent; empty: every kind
  * @param headers extra request headers, by name
  */
-record WebhookSettings(URI url, Duration timeout, int maxAttempts, Duration backoff, Duration maxBackoff, int queueSize,
+public record WebhookSettings(URI url, Duration timeout, int maxAttempts, Duration backoff, Duration maxBackoff, int queueSize,
     Set<Alert.Kind> kinds, Map<String, String> headers) {
 
   static final String PATH = "almanac.alerts.webhook";
 
-  WebhookSettings {
+  public WebhookSettings {
     kinds = kinds.isEmpty() ? Collections.unmodifiableSet(EnumSet.noneOf(Alert.Kind.class))
         : Collections.unmodifiableSet(EnumSet.copyOf(kinds));
     headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
@@ -50,7 +50,7 @@ record WebhookSettings(URI url, Duration timeout, int maxAttempts, Duration back
    * @return the settings, or null when {@code almanac.alerts.webhook.url} is empty (no webhook)
    * @throws InvalidSpecException naming the key and the value of the first bad setting
    */
-  static WebhookSettings from(Config config) {
+  public static WebhookSettings from(Config config) {
     knownKeysOnly(config);
     String urlText = Settings.stringOf(config, PATH + ".url").strip();
     if (urlText.isEmpty()) {

@@ -48,7 +48,10 @@ public final class Asks {
    */
   public static <Req, Res> CompletableFuture<Res> ask(
       RecipientRef<Req> target, Function<ActorRef<Res>, Req> create, Duration timeout, Scheduler scheduler) {
-    CompletionStage<Res> stage = AskPattern.ask(target, create::apply, timeout, scheduler);
+    // a timer longer than the scheduler's wheel (about 248 days) throws: an ask waits at most a day
+    Duration wait = timeout.compareTo(io.almanac.spi.Saturating.MAX_TIMER_DELAY) > 0 ? io.almanac.spi.Saturating.MAX_TIMER_DELAY
+        : timeout;
+    CompletionStage<Res> stage = AskPattern.ask(target, create::apply, wait, scheduler);
     // The stage wraps a Scala future; unwrap it and complete a plain future from it directly.
     scala.concurrent.Future<Res> future = FutureConverters.asScala(stage);
     CompletableFuture<Res> out = new CompletableFuture<>();

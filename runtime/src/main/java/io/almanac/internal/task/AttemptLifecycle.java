@@ -222,7 +222,7 @@ final class AttemptLifecycle {
     Transition.check(w.status(), InstanceStatus.FAILED, w.key());
     return List.of(new AttemptFailed(w.key(), w.attempt(), took, r.reason(), now, r.retryAfter(), r.pool(),
         UsageRecord.of(r.usage())),
-        new RetryScheduled(w.key(), w.retries(), now.plus(r.retryAfter()), now));
+        new RetryScheduled(w.key(), w.retries(), io.almanac.spi.Saturating.plus(now, r.retryAfter()), now));
   }
 
   /**

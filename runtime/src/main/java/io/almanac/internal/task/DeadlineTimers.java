@@ -2,7 +2,7 @@ package io.almanac.internal.task;
 
 import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.journal.TaskJournal.State;
-import java.time.Duration;
+import io.almanac.spi.Saturating;
 import java.time.Instant;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -41,8 +41,8 @@ final class DeadlineTimers {
     }
     if (!next.equals(armed)) {
       armed = next;
-      Duration in = Duration.between(now, next);
-      timers.startSingleTimer(KEY, new TaskProtocol.DeadlineTimer(), in.isNegative() ? Duration.ZERO : in);
+      // at most a day ahead: a far deadline goes off early, finds nothing missed and is armed again
+      timers.startSingleTimer(KEY, new TaskProtocol.DeadlineTimer(), Saturating.timerDelay(now, next));
     }
   }
 

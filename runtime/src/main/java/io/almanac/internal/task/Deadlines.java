@@ -7,6 +7,7 @@ import io.almanac.journal.TaskJournal.DeadlineMissed;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.WindowState;
+import io.almanac.spi.Saturating;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -109,8 +110,8 @@ final class Deadlines {
   private static Instant deadlineOf(SpecRecord spec, WindowState w, Duration d) {
     java.time.Duration jitter = spec.schedule() == null ? null : spec.schedule().jitter();
     Instant fires = jitter == null || jitter.isZero() ? w.dueAt()
-        : w.dueAt().plus(io.almanac.schedule.Jitter.offset(spec.id(), w.key(), jitter));
-    return fires.plus(d);
+        : Saturating.plus(w.dueAt(), io.almanac.schedule.Jitter.offset(spec.id(), w.key(), jitter));
+    return Saturating.plus(fires, d); // a deadline stored before its bound (366 days) never overflows
   }
 
   private static Duration deadline(State state) {

@@ -179,7 +179,8 @@ final class GateProbe extends AbstractBehavior<GateProbe.Command> {
             : stage.toCompletableFuture());
     // the call holds its window's slot until it ends itself, not at its timeout
     getContext().pipeToSelf(result, (holds, error) -> new CallEnded(c.window(), call, holds, error));
-    timers.startSingleTimer(timerKey(c.window()), new CallTimedOut(c.window(), call), c.condition().timeout());
+    timers.startSingleTimer(timerKey(c.window()), new CallTimedOut(c.window(), call),
+        io.almanac.spi.Saturating.timerDelay(c.condition().timeout()));
   }
 
   private Behavior<Command> onAnswered(Answered a) {

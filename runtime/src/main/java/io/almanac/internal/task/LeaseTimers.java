@@ -59,9 +59,8 @@ final class LeaseTimers {
       running.put(w.key(), due);
       if (!due.equals(armedAt)) {
         armed.put(w.key(), due);
-        Duration in = Duration.between(now, due);
         timers.startSingleTimer(key(w.key()), new TaskProtocol.LeaseTimer(w.key(), w.attempt()),
-            in.isNegative() ? Duration.ZERO : in);
+            io.almanac.spi.Saturating.timerDelay(now, due));
       }
     }
     for (String window : new ArrayList<>(armed.keySet())) {

@@ -289,7 +289,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     Decided<FireOutcome> d = x.then(own);
     if (HeldFire.applies(d, own.events(), x.state(), dispatch.hasExecutor())) {
       held = new HeldFire(cmd, d, x.state());
-      timers.startSingleTimer(OFFER_TIMER, new OfferUnanswered(held.window()), settings.offerTimeout());
+      timers.startSingleTimer(OFFER_TIMER, new OfferUnanswered(held.window()), io.almanac.spi.Saturating.timerDelay(settings.offerTimeout()));
       dispatch.offerFresh(held.window());
       return Effect().noReply();
     }

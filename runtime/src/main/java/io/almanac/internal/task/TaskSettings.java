@@ -72,7 +72,7 @@ public record TaskSettings(
    * The longest duration any {@code almanac.task} setting accepts: 3660 days (about ten years).
    * Bounded so that adding one to an instant can never overflow.
    */
-  public static final Duration MAX_DURATION = Duration.ofDays(3660);
+  public static final Duration MAX_DURATION = io.almanac.config.Settings.MAX_DURATION;
 
   /** Canonical constructor: validates every setting. */
   public TaskSettings {
@@ -184,11 +184,7 @@ public record TaskSettings(
 
   /** A duration, naming the value as written when it is refused. */
   private static Duration durationOf(Config c, String key) {
-    Duration d = Settings.durationOf(c, key);
-    if (d.compareTo(MAX_DURATION) > 0) {
-      throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be at most " + MAX_DURATION);
-    }
-    return d;
+    return Settings.durationOf(c, key); // bounded there: zero to MAX_DURATION
   }
 
   private static void atMost(String key, Duration value) {

@@ -236,7 +236,7 @@ public final class TriggerActor
             + " (the windows due since, within the on-time grace, fire on time)"
             : state.handedOverAt() == null ? "" : "; the trigger handed over at " + state.handedOverAt() + " had no "
             + "successor within " + settings.handOverTimeout() + " (almanac.trigger.hand-over-timeout): the gap is downtime");
-    timers.startTimerWithFixedDelay(HeartbeatLog.INSTANCE, settings.heartbeatInterval());
+    timers.startTimerWithFixedDelay(HeartbeatLog.INSTANCE, io.almanac.spi.Saturating.timerDelay(settings.heartbeatInterval()));
     ctx.getSelf().tell(Tick.INSTANCE);
   }
 
@@ -447,7 +447,7 @@ public final class TriggerActor
     if (inFlight.size() >= settings.maxInFlight()) {
       delay = settings.retryDelay();
     }
-    timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, delay);
+    timers.startSingleTimer(Tick.INSTANCE, Tick.INSTANCE, io.almanac.spi.Saturating.timerDelay(delay));
   }
 
   private void fire(FireKey key) {
@@ -512,7 +512,7 @@ public final class TriggerActor
         // At least once: try again; the entity deduplicates by window (R5).
         ctx.getLog().debug("fire of window '{}' of task '{}' not acknowledged ({}); retrying", key.window(), key.taskId(),
             m.error().toString());
-        ctx.scheduleOnce(settings.retryDelay(), ctx.getSelf(), new FireDone(key, null, null));
+        ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(settings.retryDelay()), ctx.getSelf(), new FireDone(key, null, null));
         return Effect().none();
       case REMOVED: // in flight when the task was removed (its windows are fired no more once the removal reaches here)
         ctx.getLog().info("fire of window '{}' refused by task '{}': {}", key.window(), key.taskId(), m.error().getMessage());

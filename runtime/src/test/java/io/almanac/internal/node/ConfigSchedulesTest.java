@@ -95,6 +95,8 @@ class ConfigSchedulesTest {
     assertEquals("2027-02-16..2027-02-10", range.value());
     InvalidSpecException notList = refused("almanac.calendars.cn { dates = \"2027-01-01\" }");
     assertEquals("almanac.calendars.cn.dates", notList.field());
+    InvalidSpecException nullDate = refused("almanac.calendars.cn { dates = [\"2027-01-01\", null] }");
+    assertEquals("almanac.calendars.cn.dates", nullDate.field());
     InvalidSpecException unknownKey = refused("almanac.calendars.cn { days = [\"2027-01-01\"] }");
     assertEquals("almanac.calendars.cn.days", unknownKey.field());
   }

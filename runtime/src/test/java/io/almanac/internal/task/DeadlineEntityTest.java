@@ -204,6 +204,46 @@ class DeadlineEntityTest {
     assertEquals(List.of(), misses(plain, none.id()));
   }
 
+  /** The spec as a build before the deadline's bound stored it: with {@code deadline}, which today's builder refuses. */
+  private static SpecRecord storedWithDeadline(TaskSpec spec, Duration deadline) throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper().findAndRegisterModules();
+    com.fasterxml.jackson.databind.node.ObjectNode tree = mapper.valueToTree(SpecRecord.of(spec));
+    tree.put("deadline", deadline.toString());
+    return mapper.treeToValue(tree, SpecRecord.class);
+  }
+
+  @Test
+  @DisplayName("R33: the largest deadline (366 days, past Pekko's timer wheel) and a stored deadline of ChronoUnit.FOREVER: "
+      + "the task fires, runs, answers and recovers; the far deadline is never missed early")
+  void farDeadlinesNeverStopTheTask() throws Exception {
+    TaskSpec max = daily().deadline(TaskSpec.MAX_DEADLINE).build();
+    var kit = kit(max);
+    fire(kit, W);
+    start(kit, W);
+    assertEquals(InstanceStatus.SUCCEEDED, finish(kit, W, JobResult.success("done")).state().windows().get(W).status());
+
+    TaskSpec spec = daily().deadline(Duration.ofHours(1)).build();
+    var forever = kit(spec);
+    SpecRecord stored = storedWithDeadline(spec, java.time.temporal.ChronoUnit.FOREVER.getDuration());
+    assertEquals(java.time.temporal.ChronoUnit.FOREVER.getDuration(), stored.deadline());
+    forever.persistenceTestKit().persistForRecovery(TaskEntity.persistenceId(spec.id()).id(),
+        List.of(new TaskJournal.SpecDefined(stored, T0)));
+    forever.restart();
+    assertEquals(java.time.temporal.ChronoUnit.FOREVER.getDuration(), forever.getState().spec().deadline());
+    fire(forever, W);
+    start(forever, W);
+    assertEquals(InstanceStatus.SUCCEEDED, finish(forever, W, JobResult.success("done")).state().windows().get(W).status());
+    clock.set(T0.plus(Duration.ofDays(1)));
+    fire(forever, "2026-11-30");
+    clock.set(T0.plus(Duration.ofDays(400)));
+    forever.restart(); // recovery re-arms the deadline timer: saturated, a day at a time
+    assertTrue(forever.<StatusReply<Done>>runCommand(TaskProtocol.Wake::new).reply().isSuccess());
+    var paused = forever.<StatusReply<Done>>runCommand(ref -> new TaskProtocol.Pause(ref));
+    assertTrue(paused.reply().isSuccess(), () -> "the task answers: " + paused.reply());
+    assertEquals(List.of(), misses(forever, spec.id()), "a deadline saturated at the end of year 9999 is not missed");
+    assertEquals(List.of(), misses(kit, max.id()));
+  }
+
   @Test
   @DisplayName("pause on failure: the third window in a row that ends FINAL_FAILED pauses the task in the same write, "
       + "with its streak, and raises TASK_PAUSED_ON_FAILURES; the next window is skipped PAUSED saying so; a resume "
