@@ -397,7 +397,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         })
         .onMessageEquals(PoolWake.INSTANCE, () -> {
           admit();
-          wakeForPools(clock.instant()); // a block longer than a timer's delay (a day) wakes again
+          Instant now = clock.instant();
+          Instant next = admission.nextUnblock();
+          if (next != null && next.isAfter(now)) { // a block longer than a timer's delay (a day) wakes again
+            wakeForPools(now);
+          }
           return this;
         })
         .onMessageEquals(Check.INSTANCE, this::onCheck)

@@ -71,15 +71,18 @@ class LedgerWaitTest {
 
     /**
      * @param leaseUntil the lease the attempt is granted
-     * @param heartbeatFirst whether the job sends a heartbeat (not awaited) right before its {@code once}
+     * @param heartbeatAfterWrite whether the job sends a heartbeat (not awaited) right after its {@code once} sent its
+     *     first write (after, not before: a heartbeat answered before the write would give the write the new lease
+     *     at once, as it did once on a loaded machine, and nothing would be asked again)
      */
-    Attempt(Instant leaseUntil, boolean heartbeatFirst) {
+    Attempt(Instant leaseUntil, boolean heartbeatAfterWrite) {
       JobRegistry jobs = new JobRegistry();
       jobs.register("j", ctx -> {
-        if (heartbeatFirst) {
+        CompletionStage<JobResult> result = once(ctx);
+        if (heartbeatAfterWrite) {
           ctx.heartbeat();
         }
-        return once(ctx);
+        return result;
       });
       ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
           TaskSettings.from(CONFIG).maxReasonLength(), jobs, id -> task.getRef(), "ledger-executor"));
@@ -171,7 +174,8 @@ class LedgerWaitTest {
   @DisplayName("R19/R23: a write that got no answer while a heartbeat extended the lease is asked again for the new "
       + "lease (the same write twice is safe), and the attempt succeeds")
   void aWriteOutlivesItsFirstLeaseWhenAHeartbeatExtendsIt() throws Exception {
-    Attempt a = new Attempt(T0.plusSeconds(1), true); // the first wait: 1 s of lease plus the 1 s ask timeout
+    // the first wait: 5 s of lease plus the 1 s ask timeout, time enough for the heartbeat's answer to land first
+    Attempt a = new Attempt(T0.plusSeconds(5), true);
     TaskProtocol.RecordEffect intent = null;
     for (int i = 0; i < 2; i++) {
       TaskProtocol.Command m = a.task.receiveMessage(PATIENCE);
