@@ -139,7 +139,8 @@ public final class ApiRoutes extends AllDirectives {
         // the task list with each task's latest windows is large: gzip it when the client asks so
         path("tasks", () -> get(() -> encodeResponse(() -> parameterMultiMap(this::listTasks)))),
         path("windows", () -> get(() -> parameterMultiMap(this::listWindows))),
-        path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(windowList(ws))))),
+        // the queue is read from the tasks themselves: each window with its version, for an action's If-Match
+        path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(versionedList(ws))))),
         path("pools", () -> get(() -> answer(almanac::pools, null, null, ps -> ok(poolsJson(ps))))),
         pathPrefix("pools", () -> pathPrefix(PathMatchers.segment(), pool -> path("raise-budget", () -> post(() ->
             authorized(() -> body(Set.of("amount", "note"), b -> {
@@ -224,7 +225,7 @@ public final class ApiRoutes extends AllDirectives {
   private Route windowRoutes(String task, String window) {
     return concat(
         pathEnd(() -> get(() -> answer(() -> window(task, window), task, window, w -> respondWithHeader(etag(w),
-            () -> ok(ApiJson.window(w).put("version", w.version())))))),
+            () -> ok(versioned(w)))))),
         path("retry", () -> post(() -> acting(actor -> ifMatch(expecting -> noteBody(note -> answer(
             () -> retryable(task, window, expecting).thenCompose(v -> almanac.as(actor).retry(task, key(window), note,
                 expecting)),
@@ -363,6 +364,23 @@ public final class ApiRoutes extends AllDirectives {
     ArrayNode out = root.putArray("windows");
     list.forEach(w -> out.add(ApiJson.window(w)));
     return root;
+  }
+
+  /**
+   * Windows read from their tasks (the intervention queue), each with its {@code "version"} as
+   * {@code GET /api/tasks/{task}/windows/{window}} answers it: an action on a listed window can send
+   * it as {@code If-Match} and so act only on the state the list showed.
+   */
+  private static ObjectNode versionedList(List<WindowView> list) {
+    ObjectNode root = ApiJson.JSON.createObjectNode();
+    ArrayNode out = root.putArray("windows");
+    list.forEach(w -> out.add(versioned(w)));
+    return root;
+  }
+
+  /** A window read from its task, with its version (the ETag's value). */
+  private static ObjectNode versioned(WindowView w) {
+    return ApiJson.window(w).put("version", w.version());
   }
 
   /**

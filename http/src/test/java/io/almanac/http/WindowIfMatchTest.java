@@ -175,4 +175,36 @@ class WindowIfMatchTest {
     assertEquals(1, codes.stream().filter(c -> c == 200).count(), codes.toString());
     assertTrue(codes.stream().allMatch(c -> c == 200 || c == 412 || c == 409), codes.toString());
   }
+
+  @Test
+  @DisplayName("R31: each window of GET /api/queue carries its version, the one its own GET answers as the ETag, and "
+      + "an action sent with it acts; after a change the queue carries the new version and the old one is refused 412")
+  void queueCarriesTheVersion() throws Exception {
+    start();
+    String window = failedWindow();
+    JsonNode listed = queued(window);
+    assertTrue(listed.hasNonNull("version"), "a queued window carries its version: " + listed);
+    assertEquals(etag(window), "\"" + listed.get("version").asLong() + "\"");
+    String seen = "\"" + listed.get("version").asLong() + "\"";
+    assertEquals(200, send(post(path(window) + "/retry", null, seen)).statusCode(), "the listed version acts");
+    Eventually.eventually(Duration.ofSeconds(30), () -> assertEquals("FINAL_FAILED", status(window)));
+    JsonNode again = queued(window);
+    assertTrue(again.get("version").asLong() > listed.get("version").asLong(), again.toString());
+    assertEquals(etag(window), "\"" + again.get("version").asLong() + "\"");
+    int stored = events();
+    ApiRoutesTest.problem(send(post(path(window) + "/resolve", "{\"note\":\"n\"}", seen)), 412, "If-Match", null);
+    assertEquals(stored, events(), "nothing stored");
+  }
+
+  /** The window's entry in GET /api/queue. */
+  private JsonNode queued(String window) throws Exception {
+    HttpResponse<String> r = get("/api/queue");
+    assertEquals(200, r.statusCode(), r.body());
+    for (JsonNode w : ApiRoutesTest.JSON.readTree(r.body()).get("windows")) {
+      if (w.get("window").asText().equals(window)) {
+        return w;
+      }
+    }
+    throw new AssertionError(window + " is not in the queue: " + r.body());
+  }
 }

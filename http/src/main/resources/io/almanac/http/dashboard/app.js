@@ -22,8 +22,9 @@ const state = {
   pages: [null], // the task page's cursors: pages[i] is the `after` of page i
   next: null, windows: [], selection: new Set(),
   plan: null, // the backfill dry run shown: {task, from, to}
-  // the action asked for and not yet confirmed, one per form ('bulk', 'window'): {action, task, keys}
+  // the action asked for and not yet confirmed, one per form ('bulk', 'window'): {action, task, keys, version}
   pending: { bulk: null, window: null },
+  shownWindow: null, // the window the detail shows, as read: {task, key, version} (version null when not read)
   missing: null, // the task page's task when the node has no such task (404) or it is not a task id (400)
   busy: false, firstRender: null, timer: null,
 };
@@ -66,6 +67,7 @@ function say(text, kind) {
   m.textContent = text;
   m.className = 'message ' + (kind || 'ok');
   m.hidden = false;
+  delete m.dataset.stale;
 }
 
 /** The banner belongs to the page it was said on: another address starts without it. */
@@ -73,6 +75,7 @@ function unsay() {
   const m = $('#message');
   m.hidden = true;
   m.textContent = '';
+  delete m.dataset.stale;
 }
 
 /** A problem+json answer (or any error answer) in words: "Refused (409): detail [field f = "v"]". */
@@ -106,19 +109,23 @@ async function getJson(path) {
   return res.json();
 }
 
-/** A mutating call with the bearer token: {ok, answer} or {ok: false, error} (the problem in words). */
-async function send(path, body) {
+/**
+ * A mutating call with the bearer token: {ok, answer} or {ok: false, status, error} (the problem in
+ * words); with a window's version, sent as `If-Match` (the node refuses it 412 when the window changed since).
+ */
+async function send(path, body, version) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (version !== undefined) headers['If-Match'] = '"' + version + '"';
   const t = token();
   if (t) headers.Authorization = 'Bearer ' + t;
   let res;
   try {
     res = await fetch(path, { method: 'POST', headers, body: body === undefined ? null : JSON.stringify(body) });
   } catch (e) {
-    return { ok: false, error: 'the node cannot be reached (' + e.message + ')' };
+    return { ok: false, status: 0, error: 'the node cannot be reached (' + e.message + ')' };
   }
-  if (!res.ok) return { ok: false, error: await problemText(res) };
+  if (!res.ok) return { ok: false, status: res.status, error: await problemText(res) };
   return { ok: true, answer: await res.json() };
 }
 
@@ -132,6 +139,45 @@ async function act(path, body, doneText) {
   say(doneText(r.answer), 'ok');
   await refresh();
   return r.answer;
+}
+
+/**
+ * One action on one window (retry, resolve, cancel), taken on the window as the page showed it: its
+ * version goes as `If-Match`. A window that changed since is refused by the node (412) with nothing
+ * stored: the page says so, shows the window's new state and sends nothing more (the operator decides
+ * again on what is shown now). Answers the action's answer, or null.
+ */
+async function actOnWindow(task, key, version, action, body, doneText) {
+  if (version === null || version === undefined) {
+    say('Not sent: the page has not read window ' + key + ' of task ' + task + ' (its version is unknown); '
+      + 'open the window again before acting on it.', 'error');
+    return null;
+  }
+  const r = await send(windowPath(task, key) + '/' + action, body, version);
+  if (r.ok) {
+    say(doneText(r.answer), 'ok');
+    await refresh();
+    return r.answer;
+  }
+  if (r.status === 412) {
+    await changedSinceShown(task, key);
+    return null;
+  }
+  say('Refused: ' + r.error, 'error');
+  return null;
+}
+
+/** A window action refused as stale (412): said in words, with the window's state now, which the page then shows. */
+async function changedSinceShown(task, key) {
+  let now = null;
+  try { now = await getJson(windowPath(task, key)); } catch (e) { /* said below without its state */ }
+  const m = $('#message');
+  say('Not done: window ' + key + ' of task ' + task + ' changed since the page showed it'
+    + (now ? ' (it is now ' + now.status + ', attempt ' + now.attempt + ')' : '') + '. Nothing was changed and '
+    + 'nothing more is sent: its new state is shown; act again if it is still needed.', 'error');
+  m.dataset.stale = task + '\u0000' + key;
+  await refresh();
+  if (state.route.view === 'task' && state.route.task === task && state.route.window === key) await showWindow(task, key);
 }
 
 /** A window's usage (its attempts' sums) in words: "1200 in / 340 out tokens, cost 0.0215, model gpt-4o". */
@@ -317,7 +363,7 @@ function renderQueue(windows) {
           e.preventDefault();
           if (!note.value.trim()) { say('A note is needed to resolve a window.', 'error'); return; }
           state.resolving = null;
-          act(windowPath(w.task, w.window) + '/resolve', { note: note.value.trim() },
+          actOnWindow(w.task, w.window, w.version, 'resolve', { note: note.value.trim() },
             (a) => 'Resolved ' + w.task + ' ' + w.window + ': now ' + a.status);
         },
       }, note, el('button', { type: 'submit', className: 'primary confirm-resolve', text: 'Resolve' }),
@@ -327,13 +373,13 @@ function renderQueue(windows) {
     } else {
       actions.append(
         el('button', { type: 'button', className: 'retry primary', text: 'Retry',
-          onclick: () => act(windowPath(w.task, w.window) + '/retry', undefined,
+          onclick: () => actOnWindow(w.task, w.window, w.version, 'retry', undefined,
             (a) => 'Retry of ' + w.task + ' ' + w.window + ' accepted: now ' + a.status) }),
         ' ',
         el('button', { type: 'button', className: 'resolve', text: 'Resolve…',
           onclick: () => { state.resolving = key; renderQueue(state.queue); } }));
     }
-    return el('tr', { dataset: { task: w.task, window: w.window } },
+    return el('tr', { dataset: { task: w.task, window: w.window, version: w.version } },
       el('td', {}, el('a', { href: taskHref(w.task), text: w.task })),
       el('td', {}, el('a', { href: windowHref(w.task, w.window), text: w.window })),
       el('td', { className: 'attempt', text: w.attempt }),
@@ -564,9 +610,13 @@ async function showWindow(task, key) {
   const path = windowPath(task, key);
   const [w, why, timeline] = await Promise.allSettled([getJson(path), getJson(path + '/why'), getJson(path + '/timeline')]);
   if (state.route.task !== task || state.route.window !== key) return;
-  // a window that left the task's hot state is still in the list read from the instance table
+  // a window that left the task's hot state is still in the list read from the instance table (with no
+  // version: an action on it is not sent, as the page cannot say which state it would act on)
   const known = w.status === 'fulfilled' ? w.value
     : state.windows.concat(state.chartWindows || []).find((x) => x.window === key);
+  const version = w.status === 'fulfilled' && w.value.version !== undefined ? w.value.version : null;
+  state.shownWindow = { task, key, version };
+  if (version === null) delete panel.dataset.version; else panel.dataset.version = String(version);
   if (known) renderWindowFields(known);
   else $('#detail-fields').replaceChildren(el('dt', { text: 'window' }), el('dd', { text: 'not available: ' + w.reason.message }));
   if (why.status === 'fulfilled') {
@@ -676,7 +726,8 @@ function keysText(keys) {
  */
 function openConfirm(form, action, task, keys) {
   const a = ACTIONS[action];
-  state.pending[form] = { action, task, keys };
+  // a window's action is decided on the window as its detail shows it now
+  state.pending[form] = { action, task, keys, version: form === 'window' ? shownVersion(task, keys[0]) : undefined };
   const n = keys.length;
   const question = form === 'bulk'
     ? a.verb + ' ' + n + (n === 1 ? ' window' : ' windows') + ' of task ' + task + ': ' + a.what + '. Windows: ' + keysText(keys)
@@ -761,11 +812,17 @@ function selectionChanged() {
   if (state.pending.bulk) closeConfirm('bulk');
 }
 
+/** The version of the window the detail shows, as the page read it, or null when it did not read that window. */
+function shownVersion(task, key) {
+  const s = state.shownWindow;
+  return s && s.task === task && s.key === key ? s.version : null;
+}
+
 function windowRetry() {
   const task = currentTask();
   const key = state.route.window;
-  act(windowPath(task, key) + '/retry', undefined, (a) => 'Retry of ' + task + ' ' + key + ': now ' + a.status)
-    .then((a) => { if (a) showWindow(task, key); });
+  actOnWindow(task, key, shownVersion(task, key), 'retry', undefined, (a) => 'Retry of ' + task + ' ' + key + ': now ' + a.status)
+    .then((a) => { if (a && state.route.task === task && state.route.window === key) showWindow(task, key); });
 }
 
 async function windowGo(e) {
@@ -777,7 +834,7 @@ async function windowGo(e) {
   closeConfirm('window');
   const key = p.keys[0];
   const verb = { retry: 'Retry of', resolve: 'Resolved', cancel: 'Cancelled' }[p.action];
-  const a = await act(windowPath(p.task, key) + '/' + p.action, actionBody(p.action, text),
+  const a = await actOnWindow(p.task, key, p.version, p.action, actionBody(p.action, text),
     (answer) => verb + ' ' + p.task + ' ' + key + ': now ' + answer.status);
   if (a && state.route.task === p.task && state.route.window === key) showWindow(p.task, key);
 }
