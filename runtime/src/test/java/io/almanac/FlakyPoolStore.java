@@ -2,11 +2,8 @@ package io.almanac;
 
 import com.typesafe.config.Config;
 import io.almanac.internal.executor.InMemoryPoolStore;
-import io.almanac.spi.PoolStore;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /** A pool store (named by almanac.pool-store.class in a test) whose acquires fail while {@link #DOWN} is set. */
-public final class FlakyPoolStore implements PoolStore {
+public final class FlakyPoolStore extends DelegatingPoolStore {
   static final AtomicBoolean DOWN = new AtomicBoolean();
   static final AtomicInteger FAILED = new AtomicInteger();
   private final InMemoryPoolStore inner = new InMemoryPoolStore(Clock.systemUTC());
@@ -29,8 +26,8 @@ public final class FlakyPoolStore implements PoolStore {
   }
 
   @Override
-  public CompletionStage<Void> declare(List<Limit> pools) {
-    return inner.declare(pools);
+  protected InMemoryPoolStore inner() {
+    return inner;
   }
 
   @Override
@@ -41,22 +38,4 @@ public final class FlakyPoolStore implements PoolStore {
     }
     return inner.acquire(pools, taskId, window);
   }
-
-  @Override
-  public CompletionStage<Void> release(String taskId, String window) {
-    return inner.release(taskId, window);
-  }
-
-  @Override
-  public CompletionStage<Void> pause(String pool, Duration pause) {
-    return inner.pause(pool, pause);
-  }
-
-  @Override
-  public CompletionStage<Map<String, Integer>> inUse() {
-    return inner.inUse();
-  }
-
-  @Override
-  public void close() {}
 }

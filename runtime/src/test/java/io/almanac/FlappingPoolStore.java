@@ -2,7 +2,6 @@ package io.almanac;
 
 import com.typesafe.config.Config;
 import io.almanac.internal.executor.InMemoryPoolStore;
-import io.almanac.spi.PoolStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +19,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * by {@link #CLOCK}, each window's asks are refused RATE and FULL in turn (rate-limited, then
  * concurrency-limited, and so on); afterwards it admits as the in-memory store does.
  */
-public final class FlappingPoolStore implements PoolStore {
+public final class FlappingPoolStore extends DelegatingPoolStore {
   static final AtomicReference<Clock> CLOCK = new AtomicReference<>(Clock.systemUTC());
   static final AtomicReference<Instant> FLAP_UNTIL = new AtomicReference<>(Instant.MIN);
   /** Refusals per window (task|window). */
@@ -37,8 +36,8 @@ public final class FlappingPoolStore implements PoolStore {
   }
 
   @Override
-  public CompletionStage<Void> declare(List<Limit> pools) {
-    return inner.declare(pools);
+  protected InMemoryPoolStore inner() {
+    return inner;
   }
 
   @Override
@@ -51,22 +50,4 @@ public final class FlappingPoolStore implements PoolStore {
     }
     return inner.acquire(pools, taskId, window);
   }
-
-  @Override
-  public CompletionStage<Void> release(String taskId, String window) {
-    return inner.release(taskId, window);
-  }
-
-  @Override
-  public CompletionStage<Void> pause(String pool, Duration pause) {
-    return inner.pause(pool, pause);
-  }
-
-  @Override
-  public CompletionStage<Map<String, Integer>> inUse() {
-    return inner.inUse();
-  }
-
-  @Override
-  public void close() {}
 }

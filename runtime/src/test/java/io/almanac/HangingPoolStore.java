@@ -2,11 +2,8 @@ package io.almanac;
 
 import com.typesafe.config.Config;
 import io.almanac.internal.executor.InMemoryPoolStore;
-import io.almanac.spi.PoolStore;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,7 +16,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * {@link #HANG} is set: each is kept, and {@link #commitLate} takes their holds and answers them
  * (an admission that commits after its caller gave up).
  */
-public final class HangingPoolStore implements PoolStore {
+public final class HangingPoolStore extends DelegatingPoolStore {
   static final AtomicBoolean HANG = new AtomicBoolean();
   static final AtomicInteger ASKED = new AtomicInteger();
   static final List<Runnable> PENDING = new CopyOnWriteArrayList<>();
@@ -53,8 +50,8 @@ public final class HangingPoolStore implements PoolStore {
   }
 
   @Override
-  public CompletionStage<Void> declare(List<Limit> pools) {
-    return inner.declare(pools);
+  protected InMemoryPoolStore inner() {
+    return inner;
   }
 
   @Override
@@ -76,22 +73,4 @@ public final class HangingPoolStore implements PoolStore {
     }
     return inner.acquire(pools, taskId, window);
   }
-
-  @Override
-  public CompletionStage<Void> release(String taskId, String window) {
-    return inner.release(taskId, window);
-  }
-
-  @Override
-  public CompletionStage<Void> pause(String pool, Duration pause) {
-    return inner.pause(pool, pause);
-  }
-
-  @Override
-  public CompletionStage<Map<String, Integer>> inUse() {
-    return inner.inUse();
-  }
-
-  @Override
-  public void close() {}
 }
