@@ -60,8 +60,8 @@ public class InvalidSpecException extends AlmanacException {
 
   /**
    * The one wording of a refusal (R33), bounded: {@code field 'value' is invalid: reason}; for a
-   * value that was not given (null), {@code field is missing: reason}, or {@code field is missing}
-   * when the reason says only that. A missing value is never shown as {@code 'null'}.
+   * value that was not given (null), {@code field is missing: reason}. A missing value is never shown
+   * as {@code 'null'}. A field that is missing and nothing more to say is {@link #missing(String)}.
    *
    * @param field the name of the setting or field that is wrong
    * @param value the value given, or null when none was
@@ -72,10 +72,31 @@ public class InvalidSpecException extends AlmanacException {
     if (value != null) {
       return bound(echo(field) + " '" + echo(value) + "' is invalid: " + reason);
     }
-    if (reason.startsWith(MISSING)) {
-      return bound(echo(field) + " " + reason); // "key is missing", "key is missing (...)"
-    }
     return bound(echo(field) + " " + MISSING + ": " + reason);
+  }
+
+  /**
+   * A required field or setting that was not given: {@code field is missing}.
+   *
+   * @param field the name of the setting or field
+   * @return the refusal; its {@link #value()} is null and its {@link #reason()} {@code is missing}
+   */
+  public static InvalidSpecException missing(String field) {
+    return missing(field, null);
+  }
+
+  /**
+   * A required field or setting that was not given, with a hint: {@code field is missing: hint}.
+   *
+   * @param field the name of the setting or field
+   * @param hint what to look at (e.g. whether a module is on the class path), or null for none
+   * @return the refusal; its {@link #value()} is null and its {@link #reason()} {@code is missing} or
+   *     {@code is missing: hint}
+   */
+  public static InvalidSpecException missing(String field, String hint) {
+    String reason = hint == null ? MISSING : MISSING + ": " + hint;
+    return new InvalidSpecException(bound(echo(Objects.requireNonNull(field, "field")) + " " + reason), field, null,
+        reason);
   }
 
   private static final String MISSING = "is missing";

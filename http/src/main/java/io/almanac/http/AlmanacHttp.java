@@ -106,7 +106,7 @@ public final class AlmanacHttp extends AllDirectives {
       try {
         return get.apply(key);
       } catch (ConfigException.Missing e) {
-        throw new InvalidSpecException(key, null, "is missing (this module's reference.conf sets it: is it on the class path?)");
+        throw InvalidSpecException.missing(key, "this module's reference.conf sets it: is it on the class path?");
       } catch (ConfigException e) {
         throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be " + type);
       }

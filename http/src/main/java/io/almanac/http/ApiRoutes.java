@@ -125,7 +125,7 @@ public final class ApiRoutes extends AllDirectives {
     try {
       max = config.getInt(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing (this module's reference.conf sets it: is it on the class path?)");
+      throw InvalidSpecException.missing(key, "this module's reference.conf sets it: is it on the class path?");
     } catch (ConfigException e) {
       throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be an integer");
     }

@@ -143,12 +143,12 @@ final class Tokens {
           }
         }
         if (!entry.hasPath("token")) {
-          throw new InvalidSpecException(key + ".token", null, "is missing (with token = ${?VARIABLE}: is the variable set?)");
+          throw InvalidSpecException.missing(key + ".token", "with token = ${?VARIABLE}, is the variable set?");
         }
         String token = string(entry, "token", key + ".token");
         checkToken(key + ".token", token, false);
         if (!entry.hasPath("role")) {
-          throw new InvalidSpecException(key + ".role", null, "is missing: read or operate");
+          throw InvalidSpecException.missing(key + ".role", "read or operate");
         }
         String roleText = string(entry, "role", key + ".role");
         Role role = switch (roleText) {
@@ -204,7 +204,7 @@ final class Tokens {
     try {
       return config.getString(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing (this module's reference.conf sets it: is it on the class path?)");
+      throw InvalidSpecException.missing(key, "this module's reference.conf sets it: is it on the class path?");
     } catch (ConfigException e) {
       throw InvalidSpecException.withoutValue(key, "must be a string");
     }

@@ -221,7 +221,7 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2, Postgres post
     try {
       return config.getBytes(key);
     } catch (com.typesafe.config.ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (com.typesafe.config.ConfigException.BadValue | com.typesafe.config.ConfigException.WrongType e) {
       throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be a size in bytes, e.g. 4MB");
     }
@@ -232,7 +232,7 @@ public record PersistenceSettings(boolean autoCreateSchema, H2 h2, Postgres post
     try {
       return config.getString(key);
     } catch (com.typesafe.config.ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (com.typesafe.config.ConfigException.WrongType e) {
       throw new InvalidSpecException(key, "(hidden)", "must be a string");
     }

@@ -32,7 +32,7 @@ public final class Settings {
       }
       return c.getInt(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (ConfigException.WrongType e) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be an integer");
     }
@@ -48,7 +48,7 @@ public final class Settings {
     try {
       return c.getDouble(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (ConfigException.WrongType e) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a number");
     }
@@ -64,7 +64,7 @@ public final class Settings {
     try {
       return c.getString(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (ConfigException.WrongType e) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a string");
     }
@@ -80,7 +80,7 @@ public final class Settings {
     try {
       return c.getBoolean(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (ConfigException.WrongType e) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be on or off");
     }
@@ -98,7 +98,7 @@ public final class Settings {
     try {
       d = c.getDuration(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (ConfigException.BadValue | ConfigException.WrongType e) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a duration such as 30s");
     }

@@ -547,7 +547,7 @@ public final class ConfigTasks {
 
     ConfigValue required(String key) {
       if (!has(key)) {
-        throw refuse(key, "is missing");
+        throw InvalidSpecException.missing(path(key));
       }
       return obj.get(key);
     }

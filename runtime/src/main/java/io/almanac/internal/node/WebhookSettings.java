@@ -140,7 +140,7 @@ public record WebhookSettings(URI url, Duration timeout, int maxAttempts, Durati
     try {
       names = config.getStringList(key);
     } catch (ConfigException.Missing e) {
-      throw new InvalidSpecException(key, null, "is missing");
+      throw InvalidSpecException.missing(key);
     } catch (ConfigException.WrongType e) {
       throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be a list of alert kinds");
     }

@@ -119,9 +119,11 @@ class ConfigNullValuesTest {
       + "one (a secret) not shown")
   void theOneWording() {
     assertEquals("cron 'x' is invalid: bad", new InvalidSpecException("cron", "x", "bad").getMessage());
-    assertEquals("k is missing", new InvalidSpecException("k", null, "is missing").getMessage());
-    assertEquals("k is missing (set it in reference.conf)",
-        new InvalidSpecException("k", null, "is missing (set it in reference.conf)").getMessage());
+    assertEquals("k is missing", InvalidSpecException.missing("k").getMessage());
+    assertEquals("is missing", InvalidSpecException.missing("k").reason());
+    assertNull(InvalidSpecException.missing("k").value());
+    assertEquals("k is missing: set it in reference.conf",
+        InvalidSpecException.missing("k", "set it in reference.conf").getMessage());
     assertEquals("zone is missing: must be set, e.g. UTC", new InvalidSpecException("zone", null, "must be set, e.g. UTC")
         .getMessage());
     assertEquals("task 't': zone is missing: must be set",
