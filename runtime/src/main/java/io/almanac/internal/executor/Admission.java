@@ -435,8 +435,16 @@ final class Admission<T> {
     poolBlocked.values().removeIf(b -> b.reason() == null);
   }
 
-  /** @return the earliest end of a pool's block, or null */
-  Instant nextUnblock() {
+  /**
+   * Forgets the blocks that ended by {@code now} (a block is otherwise lifted only when a queued
+   * window of its pool is looked at, so one whose windows went elsewhere would stay, ended, for ever)
+   * and tells when the first of the others ends: the instant to wake at, always after {@code now}.
+   *
+   * @param now the executor's clock
+   * @return the earliest end of a pool's block still ahead, or null when no pool is blocked
+   */
+  Instant nextUnblock(Instant now) {
+    poolBlocked.values().removeIf(b -> !b.until().isAfter(now));
     return poolBlocked.values().stream().map(Block::until).min(Instant::compareTo).orElse(null);
   }
 

@@ -397,11 +397,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         })
         .onMessageEquals(PoolWake.INSTANCE, () -> {
           admit();
-          Instant now = clock.instant();
-          Instant next = admission.nextUnblock();
-          if (next != null && next.isAfter(now)) { // a block longer than a timer's delay (a day) wakes again
-            wakeForPools(now);
-          }
+          wakeForPools(clock.instant()); // a block still ahead (one longer than a timer's delay, a day) wakes again
           return this;
         })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
@@ -1150,9 +1146,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
-  /** Wakes the executor when the first pool's block ends. */
+  /**
+   * Wakes the executor when the first pool's block still ahead ends. Blocks that ended are forgotten
+   * first: one of them as "the first" armed the wake at once (1 ms), again at every wake, a loop that
+   * starved the pool's asks and, once a wake no longer re-armed for it, hid a later block's end.
+   */
   private void wakeForPools(Instant now) {
-    Instant next = admission.nextUnblock();
+    Instant next = admission.nextUnblock(now);
     if (next != null) {
       Duration in = io.almanac.spi.Saturating.timerDelay(now, next); // at most a day: a far wake is armed again
       pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isZero() ? Duration.ofMillis(1) : in);

@@ -56,7 +56,7 @@ class AdmissionPoolsTest {
     assertTrue(a.isQueued("t|w1") && a.isQueued("t|w2"));
     a.offer("v", "w4", RunKind.FIRST, "g", false, List.of());
     assertEquals(List.of("w4"), windows(a.admit(NONE_RUNNING, T0.plusSeconds(1))), "the blocked pool is skipped, not the queue");
-    assertEquals(T0.plusSeconds(2), a.nextUnblock());
+    assertEquals(T0.plusSeconds(2), a.nextUnblock(T0.plusSeconds(1)));
     assertEquals(List.of("w1", "w2"), windows(a.admit(NONE_RUNNING, T0.plusSeconds(2))), "in their order, once unblocked");
     assertEquals(java.util.Map.of(), a.waitingPerPool());
   }
@@ -97,7 +97,24 @@ class AdmissionPoolsTest {
     a.forget(o -> o.taskId().equals("t"));
     assertFalse(a.requeue("t|w1", "llm", T0.plusSeconds(5), PoolWaitReason.FULL));
     assertFalse(a.isQueued("t|w1"));
-    assertEquals(T0.plusSeconds(5), a.nextUnblock());
+    assertEquals(T0.plusSeconds(5), a.nextUnblock(T0));
+  }
+
+  @Test
+  @DisplayName("the wake-up is the end of the first block still ahead: a block that ended with no window of its pool "
+      + "left to lift it is forgotten, and never hides a later block's end")
+  void nextUnblockIsAhead() {
+    Admission<String> a = admission(1);
+    a.offer("t", "w1", RunKind.FIRST, "e", false, List.of("old"));
+    a.admit(NONE_RUNNING, T0);
+    a.forget(o -> o.taskId().equals("t")); // its window went elsewhere: nothing will look at pool old again
+    a.requeue("t|w1", "old", T0.plusSeconds(1), PoolWaitReason.RATE);
+    a.block("llm", T0.plusSeconds(10), PoolWaitReason.PAUSED);
+    assertEquals(T0.plusSeconds(1), a.nextUnblock(T0));
+    // before: the ended block of old stayed the first (a wake armed at once, again and again), and llm's end was hidden
+    assertEquals(T0.plusSeconds(10), a.nextUnblock(T0.plusSeconds(2)));
+    assertEquals(T0.plusSeconds(10), a.nextUnblock(T0.plusSeconds(3)));
+    assertEquals(null, a.nextUnblock(T0.plusSeconds(10)), "a block ends at its instant");
   }
 
   @Test
