@@ -207,7 +207,12 @@ class PoolsNodeTest {
       await(almanac.register(TaskSpec.builder(t).cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
     }
     clock.set(fire);
+    eventually(() -> assertEquals(tasks.size(), FlappingPoolStore.REFUSED.size(), "each window asked at " + fire));
     for (int s = 1; s <= 60; s++) { // 60 s of the node's clock, a second at a time: the pool is asked again each time
+      // The clock moves only once the executor took in every refusal so far: a refusal taken in after the
+      // move blocks the pool from the moved clock on (its poll interval, its retry-after), which this
+      // frozen clock never passes, and that ask was counted before the move.
+      eventually(() -> assertEquals(refusals(), refusalsTakenIn(), "every refusal taken in by the executor"));
       int before = refusals();
       clock.set(fire.plusSeconds(s));
       if (s < 60) {
@@ -234,6 +239,13 @@ class PoolsNodeTest {
 
   private static int refusals() {
     return FlappingPoolStore.REFUSED.values().stream().mapToInt(java.util.concurrent.atomic.AtomicInteger::get).sum();
+  }
+
+  /** The refusals the executor took in (it counts an answer when it handles it, before it blocks the pool). */
+  private int refusalsTakenIn() {
+    return (int) registry.find("almanac.pool.admissions").tag("pool", "llm").counters().stream()
+        .filter(c -> !"admitted".equals(c.getId().getTag("outcome"))).mapToDouble(io.micrometer.core.instrument.Counter::count)
+        .sum();
   }
 
   @Test

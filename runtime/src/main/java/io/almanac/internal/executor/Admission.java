@@ -435,8 +435,18 @@ final class Admission<T> {
     poolBlocked.values().removeIf(b -> b.reason() == null);
   }
 
-  /** @return the earliest end of a pool's block, or null */
-  Instant nextUnblock() {
+  /**
+   * When the executor is to wake for its pools, planned at {@code now} (the instant its last
+   * {@link #admit} used, so that a block that had not ended for that admission is woken for): the
+   * earliest end of a block still ahead. A block that has ended by {@code now} blocks nothing any more
+   * and is dropped here (the next admission asks the store for its windows): it can neither hide a
+   * later block of another pool (whose end would then never be woken for) nor wake the executor again
+   * and again while nothing of its pool is queued or there is no room.
+   *
+   * @return the earliest end of a pool's block after {@code now}, or null (nothing to wake for)
+   */
+  Instant nextUnblock(Instant now) {
+    poolBlocked.values().removeIf(b -> !b.until().isAfter(now));
     return poolBlocked.values().stream().map(Block::until).min(Instant::compareTo).orElse(null);
   }
 

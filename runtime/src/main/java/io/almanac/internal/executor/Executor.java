@@ -396,12 +396,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
           return this;
         })
         .onMessageEquals(PoolWake.INSTANCE, () -> {
-          admit();
+          // one instant for both: a block that had not ended for this admission is woken for again, however
+          // the clock moved meanwhile (also a block longer than a timer's delay, a day)
           Instant now = clock.instant();
-          Instant next = admission.nextUnblock();
-          if (next != null && next.isAfter(now)) { // a block longer than a timer's delay (a day) wakes again
-            wakeForPools(now);
-          }
+          admit(now);
+          wakeForPools(now);
           return this;
         })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
@@ -643,7 +642,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** Runs started attempts while a slot is free, then admits queued windows while there is room. */
   private void admit() {
-    Instant now = clock.instant();
+    admit(clock.instant());
+  }
+
+  /** As {@link #admit()}, at {@code now}. */
+  private void admit(Instant now) {
     if (!mayRun()) {
       gauges(); // nothing starts without the lease; what is queued waits for it
       return;
@@ -1150,9 +1153,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
-  /** Wakes the executor when the first pool's block ends. */
+  /**
+   * Wakes the executor when the first pool's block still ahead of {@code now} ends (the timer armed
+   * before is replaced: it was for that block or a later one). A block that ended by {@code now} is
+   * not woken for: the admission that follows, or the next one once there is room, asks for its
+   * windows (see {@link Admission#nextUnblock}).
+   */
   private void wakeForPools(Instant now) {
-    Instant next = admission.nextUnblock();
+    Instant next = admission.nextUnblock(now);
     if (next != null) {
       Duration in = io.almanac.spi.Saturating.timerDelay(now, next); // at most a day: a far wake is armed again
       pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isZero() ? Duration.ofMillis(1) : in);
