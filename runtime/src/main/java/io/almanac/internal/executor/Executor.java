@@ -1286,7 +1286,6 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     Instant until = io.almanac.spi.Saturating.plus(clock.instant(), result.retryAfter()); // never overflows, whatever the job said
     for (String pool : pools.pausedBy(result, key, List.of())) {
       admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
-      ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
       try {
         pools.timed(pools.store().pause(pool, result.retryAfter())).whenComplete((ok, error) -> {
           if (error != null) { // on the store's thread: logged, never the actor touched; the pause holds here
@@ -1297,6 +1296,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       } catch (RuntimeException e) {
         ctx.getLog().warn("executor: pausing pool '{}' in the store failed ({}); it pauses on this node only", pool, e.toString());
       }
+      // logged once the store was asked (a synchronous store has paused the pool by then)
+      ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
     }
     wakeForPools(clock.instant());
   }
