@@ -63,6 +63,22 @@ class PoolsNodeTest {
     });
   }
 
+  /**
+   * Moves the clock to {@code at}, when task a's window runs and is throttled for 5 minutes, and waits
+   * until a's window is RETRY_WAIT and its executor paused pool llm. The task records the throttled
+   * result before the executor pauses the pool (the result goes to the task straight from the job): the
+   * clock moves on only once the pause counts from {@code at} (it failed on a loaded machine, the pause
+   * counting from the clock's next step).
+   */
+  private void throttledAt(Almanac almanac, Instant at) {
+    org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit.info("executor: pool 'llm' paused for PT5M")
+        .expect(testKit.system(), () -> {
+          clock.set(at);
+          eventually(() -> assertEquals(InstanceStatus.RETRY_WAIT, window(almanac, "a", "2026-11-29").status()));
+          return null;
+        });
+  }
+
   private WindowView window(Almanac almanac, String task, String key) {
     return await(almanac.windows(task)).stream().filter(w -> w.window().value().equals(key)).findFirst()
         .orElseThrow(() -> new AssertionError("no window " + key + " in " + await(almanac.windows(task))));
@@ -128,15 +144,7 @@ class PoolsNodeTest {
     // task a is not marked for retry (max retries 0): a throttled attempt is retried all the same
     await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
     await(almanac.register(TaskSpec.builder("b").cron("0 1 0 * * ? UTC").job("j").pools("llm").build()));
-    // the task records the throttled result before its executor pauses the pool (the result goes to the task
-    // straight from the job): the clock moves on only once the pool's pause counts from 00:00:01 (it failed
-    // once on a loaded machine, the pause counting from the clock's next step, 00:01:01)
-    org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit.info("executor: pool 'llm' paused for PT5M")
-        .expect(testKit.system(), () -> {
-          clock.set(Instant.parse("2026-11-29T00:00:01Z"));
-          eventually(() -> assertEquals(InstanceStatus.RETRY_WAIT, window(almanac, "a", "2026-11-29").status()));
-          return null;
-        });
+    throttledAt(almanac, Instant.parse("2026-11-29T00:00:01Z"));
     WindowView a = window(almanac, "a", "2026-11-29");
     assertEquals(0, a.retries(), "a throttled attempt does not count against the retry cap");
     assertEquals(Instant.parse("2026-11-29T00:05:01Z"), a.retryDueAt());
@@ -174,8 +182,7 @@ class PoolsNodeTest {
         PoolSpec.of("llm", 4).withRate(1, Duration.ofHours(1)));
     await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
     await(almanac.register(TaskSpec.builder("b").cron("0 1 0 * * ? UTC").job("j").pools("llm").build()));
-    clock.set(Instant.parse("2026-11-29T00:00:01Z")); // a takes the hour's one token, and is throttled for 5 minutes
-    eventually(() -> assertEquals(InstanceStatus.RETRY_WAIT, window(almanac, "a", "2026-11-29").status()));
+    throttledAt(almanac, Instant.parse("2026-11-29T00:00:01Z")); // a takes the hour's one token, and is throttled
     clock.set(Instant.parse("2026-11-29T00:01:01Z"));
     eventually(() -> assertEquals(1, waits("b").size()));
     assertEquals(PoolWaitReason.PAUSED, waits("b").get(0).reason());
@@ -207,7 +214,14 @@ class PoolsNodeTest {
       await(almanac.register(TaskSpec.builder(t).cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
     }
     clock.set(fire);
+    // every window offered and waiting (the first refusal blocks the pool for the rest at this frozen instant)
+    eventually(() -> assertEquals((double) tasks.size(), registry.get("almanac.pool.waiting").tag("pool", "llm").gauge().value(),
+        "windows waiting for llm"));
     for (int s = 1; s <= 60; s++) { // 60 s of the node's clock, a second at a time: the pool is asked again each time
+      // The clock moves only once the executor took in every refusal so far: a refusal taken in after the
+      // move blocks the pool from the moved clock on (its poll interval, its retry-after), which this
+      // frozen clock never passes, and that ask was counted before the move.
+      eventually(() -> assertEquals(refusals(), refusalsTakenIn(), "every refusal taken in by the executor"));
       int before = refusals();
       clock.set(fire.plusSeconds(s));
       if (s < 60) {
@@ -234,6 +248,13 @@ class PoolsNodeTest {
 
   private static int refusals() {
     return FlappingPoolStore.REFUSED.values().stream().mapToInt(java.util.concurrent.atomic.AtomicInteger::get).sum();
+  }
+
+  /** The refusals the executor took in (it counts an answer when it handles it, before it blocks the pool). */
+  private int refusalsTakenIn() {
+    return (int) registry.find("almanac.pool.admissions").tag("pool", "llm").counters().stream()
+        .filter(c -> !"admitted".equals(c.getId().getTag("outcome"))).mapToDouble(io.micrometer.core.instrument.Counter::count)
+        .sum();
   }
 
   @Test

@@ -436,12 +436,14 @@ final class Admission<T> {
   }
 
   /**
-   * Forgets the blocks that ended by {@code now} (a block is otherwise lifted only when a queued
-   * window of its pool is looked at, so one whose windows went elsewhere would stay, ended, for ever)
-   * and tells when the first of the others ends: the instant to wake at, always after {@code now}.
+   * When the executor is to wake for its pools, planned at {@code now} (the instant its last
+   * {@link #admit} used, so that a block that had not ended for that admission is woken for): the
+   * earliest end of a block still ahead. A block that has ended by {@code now} blocks nothing any more
+   * and is dropped here (the next admission asks the store for its windows): it can neither hide a
+   * later block of another pool (whose end would then never be woken for) nor wake the executor again
+   * and again while nothing of its pool is queued or there is no room.
    *
-   * @param now the executor's clock
-   * @return the earliest end of a pool's block still ahead, or null when no pool is blocked
+   * @return the earliest end of a pool's block after {@code now}, or null (nothing to wake for)
    */
   Instant nextUnblock(Instant now) {
     poolBlocked.values().removeIf(b -> !b.until().isAfter(now));

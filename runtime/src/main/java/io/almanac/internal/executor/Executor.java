@@ -396,8 +396,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
           return this;
         })
         .onMessageEquals(PoolWake.INSTANCE, () -> {
-          admit();
-          wakeForPools(clock.instant()); // a block still ahead (one longer than a timer's delay, a day) wakes again
+          // one instant for both: a block that had not ended for this admission is woken for again, however
+          // the clock moved meanwhile (also a block longer than a timer's delay, a day)
+          Instant now = clock.instant();
+          admit(now);
+          wakeForPools(now);
           return this;
         })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
@@ -639,7 +642,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** Runs started attempts while a slot is free, then admits queued windows while there is room. */
   private void admit() {
-    Instant now = clock.instant();
+    admit(clock.instant());
+  }
+
+  /** As {@link #admit()}, at {@code now}. */
+  private void admit(Instant now) {
     if (!mayRun()) {
       gauges(); // nothing starts without the lease; what is queued waits for it
       return;
@@ -1147,9 +1154,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   }
 
   /**
-   * Wakes the executor when the first pool's block still ahead ends. Blocks that ended are forgotten
-   * first: one of them as "the first" armed the wake at once (1 ms), again at every wake, a loop that
-   * starved the pool's asks and, once a wake no longer re-armed for it, hid a later block's end.
+   * Wakes the executor when the first pool's block still ahead of {@code now} ends (the timer armed
+   * before is replaced: it was for that block or a later one). A block that ended by {@code now} is
+   * not woken for: the admission that follows, or the next one once there is room, asks for its
+   * windows (see {@link Admission#nextUnblock}).
    */
   private void wakeForPools(Instant now) {
     Instant next = admission.nextUnblock(now);
@@ -1278,7 +1286,6 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     Instant until = io.almanac.spi.Saturating.plus(clock.instant(), result.retryAfter()); // never overflows, whatever the job said
     for (String pool : pools.pausedBy(result, key, List.of())) {
       admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
-      ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
       try {
         pools.timed(pools.store().pause(pool, result.retryAfter())).whenComplete((ok, error) -> {
           if (error != null) { // on the store's thread: logged, never the actor touched; the pause holds here
@@ -1289,6 +1296,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       } catch (RuntimeException e) {
         ctx.getLog().warn("executor: pausing pool '{}' in the store failed ({}); it pauses on this node only", pool, e.toString());
       }
+      // logged once the store was asked (a synchronous store has paused the pool by then)
+      ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
     }
     wakeForPools(clock.instant());
   }

@@ -101,20 +101,73 @@ class AdmissionPoolsTest {
   }
 
   @Test
-  @DisplayName("the wake-up is the end of the first block still ahead: a block that ended with no window of its pool "
-      + "left to lift it is forgotten, and never hides a later block's end")
-  void nextUnblockIsAhead() {
-    Admission<String> a = admission(1);
-    a.offer("t", "w1", RunKind.FIRST, "e", false, List.of("old"));
+  @DisplayName("a pool's ended block (nothing of its pool queued) neither hides another pool's later block nor wakes for "
+      + "the past: the window waiting for the other pool is woken at its block's end")
+  void endedBlockHidesNoLaterBlock() {
+    Admission<String> a = admission(10);
+    a.block("img", T0.plusSeconds(1), PoolWaitReason.PAUSED); // paused by a throttled result: nothing of img queued
+    a.offer("t", "w1", RunKind.FIRST, "e", false, List.of("llm"));
     a.admit(NONE_RUNNING, T0);
-    a.forget(o -> o.taskId().equals("t")); // its window went elsewhere: nothing will look at pool old again
-    a.requeue("t|w1", "old", T0.plusSeconds(1), PoolWaitReason.RATE);
-    a.block("llm", T0.plusSeconds(10), PoolWaitReason.PAUSED);
+    a.requeue("t|w1", "llm", T0.plusSeconds(10), PoolWaitReason.RATE);
     assertEquals(T0.plusSeconds(1), a.nextUnblock(T0));
-    // before: the ended block of old stayed the first (a wake armed at once, again and again), and llm's end was hidden
-    assertEquals(T0.plusSeconds(10), a.nextUnblock(T0.plusSeconds(2)));
-    assertEquals(T0.plusSeconds(10), a.nextUnblock(T0.plusSeconds(3)));
-    assertEquals(null, a.nextUnblock(T0.plusSeconds(10)), "a block ends at its instant");
+    Instant wake = T0.plusSeconds(1); // the wake for img's pause: w1 is passed over (llm's rate), img is not looked at
+    assertEquals(List.of(), a.admit(NONE_RUNNING, wake));
+    assertEquals(T0.plusSeconds(10), a.nextUnblock(wake), "woken again for llm's block, not for img's ended pause");
+    assertEquals(List.of("w1"), windows(a.admit(NONE_RUNNING, T0.plusSeconds(10))));
+    assertNull(a.nextUnblock(T0.plusSeconds(10)), "nothing blocked: nothing to wake for");
+  }
+
+  /**
+   * The rule of the pools' wake-ups, over every mix of blocks (none, ended, ending now, ahead) of two
+   * pools, windows naming one or both, and room or none: planned at the instant of an admission, the
+   * next wake-up is never at or before that instant (no wake-up for the past, which spun every 1 ms),
+   * and is at the latest when the block of every window the admission passed over ends (no window
+   * waits for a pool with nothing armed to ask the store again).
+   */
+  @Test
+  @DisplayName("the next pool wake-up, planned at an admission's instant, is after it and no later than the end of the "
+      + "block of any window that admission passed over, whatever the blocks, the pools named and the room")
+  void wakeUpRule() {
+    List<Duration> offsets = java.util.Arrays.asList(null, Duration.ofSeconds(-1), Duration.ZERO, Duration.ofMillis(1),
+        Duration.ofSeconds(1), Duration.ofSeconds(10));
+    List<List<String>> named = List.of(List.of("llm"), List.of("img"), List.of("img", "llm"), List.of("llm", "img"));
+    Instant now = T0.plusSeconds(60);
+    int cases = 0;
+    for (Duration llm : offsets) {
+      for (Duration img : offsets) {
+        for (boolean room : List.of(true, false)) {
+          for (int queued = 0; queued < 1 << named.size(); queued++) { // which windows are queued: each subset
+            Admission<String> a = admission(room ? 10 : 1);
+            if (!room) {
+              a.offer("busy", "w", RunKind.FIRST, "b", false, List.of());
+              assertEquals(1, a.admit(NONE_RUNNING, T0).size()); // its slot stays reserved: no room
+            }
+            for (int i = 0; i < named.size(); i++) {
+              if ((queued & 1 << i) != 0) {
+                a.offer("t" + i, "w", RunKind.FIRST, "e" + i, false, named.get(i));
+              }
+            }
+            if (llm != null) {
+              a.block("llm", now.plus(llm), PoolWaitReason.RATE);
+            }
+            if (img != null) {
+              a.block("img", now.plus(img), PoolWaitReason.PAUSED);
+            }
+            a.admit(NONE_RUNNING, now);
+            List<Admission.Skipped<String>> skipped = a.takeSkipped();
+            Instant next = a.nextUnblock(now);
+            String what = "llm " + llm + ", img " + img + ", room " + room + ", queued " + Integer.toBinaryString(queued)
+                + ": next " + next + ", passed over " + skipped;
+            assertTrue(next == null || next.isAfter(now), "no wake-up for the past: " + what);
+            for (Admission.Skipped<String> k : skipped) {
+              assertTrue(next != null && !next.isAfter(k.block().until()), "woken by the block's end: " + what);
+            }
+            cases++;
+          }
+        }
+      }
+    }
+    assertEquals(6 * 6 * 2 * 16, cases);
   }
 
   @Test
