@@ -143,6 +143,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** The pools' store answered the declaration of this node's pools. */
   private record PoolsDeclared(Throwable error) implements ExecutorProtocol.Internal {}
 
+  /**
+   * The store gave a window's holds back: a pool of these that this node saw full may have room now,
+   * so its windows are asked again (not before: an ask that overtook the release would be refused
+   * FULL, and wait a poll interval).
+   */
+  private record PoolReleased(List<String> pools) implements ExecutorProtocol.Internal {}
+
   /** A release of a window's holds failed: tried again at the next check. */
   private record PoolReleaseFailed(String key, String taskId, String window, Throwable error)
       implements ExecutorProtocol.Internal {}
@@ -383,6 +390,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(PoolAnswered.class, this::onPoolAnswered)
         .onMessage(PoolsDeclared.class, this::onPoolsDeclared)
         .onMessage(PoolReleaseFailed.class, this::onPoolReleaseFailed)
+        .onMessage(PoolReleased.class, m -> {
+          admission.unblockFull(m.pools());
+          admit();
+          return this;
+        })
         .onMessage(PoolLateAdmitted.class, this::onPoolLateAdmitted)
         .onMessage(PoolStartAnswered.class, this::onPoolStartAnswered)
         .onMessage(PoolStartRetry.class, m -> {
@@ -1173,19 +1185,28 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     if (held == null) {
       return;
     }
-    admission.unblockFull(held);
-    releaseInStore(key, taskId, window);
+    releaseInStore(key, taskId, window, held); // once given back, a pool seen full is asked again
   }
 
   /** Gives the window's holds back in the store (idempotent); a failure is tried again at the next check. */
   private void releaseInStore(String key, String taskId, String window) {
+    releaseInStore(key, taskId, window, List.of());
+  }
+
+  /**
+   * Gives the window's holds back in the store (idempotent); a failure is tried again at the next
+   * check. Once they are back, the pools {@code freed} (those this window held here) are no longer
+   * taken as full: their windows are asked again.
+   */
+  private void releaseInStore(String key, String taskId, String window, List<String> freed) {
     CompletionStage<Void> released;
     try {
       released = pools.timed(pools.store().release(taskId, window));
     } catch (RuntimeException e) {
       released = CompletableFuture.failedFuture(e);
     }
-    ctx.pipeToSelf(released, (ok, error) -> error == null ? Check.IGNORED : new PoolReleaseFailed(key, taskId, window, error));
+    ctx.pipeToSelf(released, (ok, error) -> error != null ? new PoolReleaseFailed(key, taskId, window, error)
+        : freed.isEmpty() ? Check.IGNORED : new PoolReleased(freed));
   }
 
   /** Holds whose window is neither admitted nor running here any more (forgotten, dropped): released. */
