@@ -186,14 +186,27 @@ final class JobContextImpl implements JobContext, EffectLedger {
     return error instanceof java.util.concurrent.TimeoutException || error instanceof AskTimeoutException;
   }
 
-  private EffectOutcomeUnknownException noAnswer(String key, boolean intent, Throwable cause) {
+  /**
+   * A write that got no answer while the attempt held its lease. An intent's: the effect was not run,
+   * and whether the intent was recorded is unknown, so this attempt must not make the effect by other
+   * means (a job that answers {@link EffectOutcomeUnknownException} by checking downstream and making
+   * the effect itself would make it outside the ledger, and a retry that finds no intent would make it
+   * again): {@link LeaseLostException}, the attempt is over. A value's: the effect ran and its record
+   * is unknown: {@link EffectOutcomeUnknownException}, the downstream check the ledger's contract asks.
+   */
+  private RuntimeException noAnswer(String key, boolean intent, Throwable cause) {
     String held = "got no answer from the task's journal while the attempt held its lease (" + cause.getMessage() + ")";
-    return new EffectOutcomeUnknownException(grant.taskId(), grant.window(), key, intent
-        ? "was not run: its intent " + held + "; whether the intent was recorded is unknown, so a later attempt may find "
-            + "this effect's outcome unknown"
-        : "ran, but the record of its value " + held + "; unless that record lands, a later attempt finds this effect's "
-            + "outcome unknown", cause);
+    if (intent) {
+      LeaseLostException lost = new LeaseLostException(grant.taskId(), grant.window(), grant.attempt(), "the intent of "
+          + "effect '" + key + "' " + held + ": the effect was not run and must not be made by this attempt; whether the "
+          + "intent was recorded is unknown, so a later attempt may find this effect's outcome unknown");
+      lost.initCause(cause);
+      return lost;
+    }
+    return new EffectOutcomeUnknownException(grant.taskId(), grant.window(), key, "ran, but the record of its value "
+        + held + "; unless that record lands, a later attempt finds this effect's outcome unknown", cause);
   }
+
 
   @Override
   public CompletionStage<Void> cancellation() {

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The effect ledger under a slow journal (R19, R23): a ledger write waits for its task as long as the
  * attempt holds its lease, not a fixed ask timeout; one that gets no answer before the lease ends
- * fails with {@link EffectOutcomeUnknownException} saying whether the effect ran, and the attempt
+ * fails typed (an intent's with {@link io.almanac.LeaseLostException}: the effect was not run; a
+ * value's with {@link EffectOutcomeUnknownException}: it ran), and the attempt
  * ends as its lease's matter (cancelled, timed out by its task), not with the job's failure. The test
  * plays the task entity with a probe that holds its answers; the node's clock is a settable one.
  */
@@ -135,17 +136,19 @@ class LedgerWaitTest {
   }
 
   @Test
-  @DisplayName("R19/R23: an intent without an answer until the lease ends: EffectOutcomeUnknownException saying the effect "
-      + "was not run, the effect not run, and the attempt ends cancelled by its lease (not with the job's failure)")
+  @DisplayName("R19/R23: an intent without an answer until the lease ends: LeaseLostException saying the effect was not "
+      + "run and must not be made by this attempt (not EffectOutcomeUnknownException, which a job answers by checking "
+      + "downstream and making the effect itself: outside the ledger, so its retry made it again), the effect not run, and "
+      + "the attempt ends cancelled by its lease (not with the job's failure)")
   void anUnansweredIntentIsTypedAndEndsWithTheLease() throws Exception {
     Attempt a = new Attempt();
     TaskProtocol.RecordEffect intent = a.write();
     a.hold();
     a.clock.set(LEASE_UNTIL.plusSeconds(1)); // the lease ends: the executor's check cancels the attempt
     Throwable failed = a.onceFailed.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    EffectOutcomeUnknownException unknown = assertInstanceOf(EffectOutcomeUnknownException.class, failed);
-    assertTrue(unknown.getMessage().contains("effect 'push' was not run") && unknown.getMessage().contains("no answer"),
-        unknown.getMessage());
+    io.almanac.LeaseLostException lost = assertInstanceOf(io.almanac.LeaseLostException.class, failed);
+    assertTrue(lost.getMessage().contains("effect 'push'") && lost.getMessage().contains("no answer")
+        && lost.getMessage().contains("was not run and must not be made by this attempt"), lost.getMessage());
     assertEquals(0, a.effects.get());
     TaskProtocol.FinishAttempt finish = a.task.expectMessageClass(TaskProtocol.FinishAttempt.class, PATIENCE);
     assertEquals(JobResult.failure("cancelled"), finish.result(), "the lease's end, not a job failure of its own");
