@@ -201,7 +201,12 @@ class PoolKillNineTest {
         ? "never" : Duration.between(killedAt, firstAfter)) + " after the kill, while the dead node's holds were live");
     assertEquals(Map.of(), heldAfter, "holds live in the pool after the final stop (leaked)");
     // budgets: the usage of the acknowledged results (the journal's) is what the task's state says after the
-    // crash, neither lost nor counted twice; the task over budget before the kill stays over it
+    // crash, neither lost nor counted twice; the task over budget before the kill stays over it. A run across
+    // midnight UTC reads a new, empty budget day after the restart (it failed so at 00:02 UTC): the budget part is
+    // then not judged, said as an aborted assumption, not passed (everything above is judged all the same)
+    org.junit.jupiter.api.Assumptions.assumeTrue(smallBefore.day().equals(smallEnd.day()),
+        "the run crossed midnight UTC (" + smallBefore.day() + " -> " + smallEnd.day() + "): the budget day changed, "
+            + "the budget checks are not judged in this run");
     assertEquals(journal.get(SMALL).cost(), smallEnd.cost(), "the small task's day cost against the journal's results");
     assertEquals(journal.get(SMALL).results(), smallEnd.attempts(), "the small task's results with usage");
     assertEquals(journal.get(BIG).cost(), bigEnd.cost(), "the big task's day cost against the journal's results (some "
