@@ -169,6 +169,25 @@ final class DashboardBrowser implements AutoCloseable {
     return driver.executeScript(js, args);
   }
 
+  /**
+   * A dashboard test's end: its browser closed (if it started), then its node shut down, whatever the
+   * browser's close threw.
+   *
+   * @param browser the test's browser, or null
+   * @param node the test's node, or null
+   */
+  static void closeWith(DashboardBrowser browser, org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit node) {
+    try {
+      if (browser != null) {
+        browser.close();
+      }
+    } finally {
+      if (node != null) {
+        node.shutdownTestKit();
+      }
+    }
+  }
+
   @Override
   public void close() {
     try {

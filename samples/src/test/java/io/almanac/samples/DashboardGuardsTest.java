@@ -111,15 +111,7 @@ class DashboardGuardsTest {
 
   @AfterAll
   void stop() {
-    try {
-      if (b != null) {
-        b.close();
-      }
-    } finally {
-      if (node != null) {
-        node.shutdownTestKit();
-      }
-    }
+    DashboardBrowser.closeWith(b, node);
   }
 
   /** Opens the task's page in a fresh load and waits for its windows. */

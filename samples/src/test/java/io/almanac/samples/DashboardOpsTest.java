@@ -149,15 +149,7 @@ class DashboardOpsTest {
 
   @AfterAll
   void stop() {
-    try {
-      if (b != null) {
-        b.close();
-      }
-    } finally {
-      if (node != null) {
-        node.shutdownTestKit();
-      }
-    }
+    DashboardBrowser.closeWith(b, node);
   }
 
   private void list() {

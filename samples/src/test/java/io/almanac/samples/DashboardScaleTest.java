@@ -80,15 +80,7 @@ class DashboardScaleTest {
 
   @AfterAll
   void stop() {
-    try {
-      if (b != null) {
-        b.close();
-      }
-    } finally {
-      if (node != null) {
-        node.shutdownTestKit();
-      }
-    }
+    DashboardBrowser.closeWith(b, node);
   }
 
   @Test

@@ -94,15 +94,7 @@ class DashboardStaleWindowTest {
 
   @AfterAll
   void stop() {
-    try {
-      if (b != null) {
-        b.close();
-      }
-    } finally {
-      if (node != null) {
-        node.shutdownTestKit();
-      }
-    }
+    DashboardBrowser.closeWith(b, node);
   }
 
   private WindowView window(String key) {
