@@ -69,15 +69,21 @@ public class RefusedException extends AlmanacException {
   }
 
   /**
-   * A refusal of one field's value, worded {@code field 'value' is invalid: why}.
+   * A refusal of one field's value, worded {@code field 'value' is invalid: why}, or {@code field is
+   * missing: why} when the value is null (never the text {@code 'null'}).
    *
    * @param reason why, e.g. {@link Reason#INVALID_ARGUMENT}
    * @param field the field refused, e.g. {@code from}
-   * @param value the value refused, as the message shows it (the caller bounds long texts)
+   * @param value the value refused, as the message shows it (the caller bounds long texts), or null
+   *     when it was missing
    * @param why what is wrong with it
    * @return the refusal, its field and value as data
    */
   public static RefusedException invalid(Reason reason, String field, Object value, String why) {
+    if (value == null) {
+      // a null is a missing value, never the text 'null' (which a client may have sent as a string)
+      return new RefusedException(reason, field, null, field + " is missing: " + why);
+    }
     String shown = String.valueOf(value);
     return new RefusedException(reason, field, shown, field + " '" + shown + "' is invalid: " + why);
   }

@@ -69,6 +69,19 @@ class RefusalSerializerTest {
   }
 
   @Test
+  @DisplayName("R33: a refusal of a null value says the field is missing, never 'null', and keeps no value")
+  void refusedNull() {
+    RefusedException e = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "dryRun", null,
+        "must be true or false");
+    assertEquals("dryRun is missing: must be true or false", e.getMessage());
+    assertEquals("dryRun", e.field());
+    assertNull(e.value());
+    RefusedException back = assertInstanceOf(RefusedException.class, across(e));
+    assertEquals(e.getMessage(), back.getMessage());
+    assertNull(back.value());
+  }
+
+  @Test
   @DisplayName("a refusal from a node that sends only the reason and the message reads without a field")
   void refusedFromAnOlderNode() throws Exception {
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();

@@ -35,8 +35,12 @@ final class EffectRules {
    * @return the event (if any) and what the ledger holds, or a refusal
    */
   Decided<EffectReply> record(State state, RecordEffect cmd, Instant now) {
-    if (cmd.key() == null || cmd.key().isBlank()) {
-      return Decided.refuse(new RefusedException(Reason.INVALID_ARGUMENT, "effect.key", String.valueOf(cmd.key()),
+    if (cmd.key() == null) {
+      return Decided.refuse(new RefusedException(Reason.INVALID_ARGUMENT, "effect.key", null,
+          "effect key is missing: an effect is recorded under a key"));
+    }
+    if (cmd.key().isBlank()) {
+      return Decided.refuse(new RefusedException(Reason.INVALID_ARGUMENT, "effect.key", cmd.key(),
           "effect key '" + cmd.key() + "' is invalid: must not be empty"));
     }
     Optional<WindowState> found = AttemptLifecycle.runningAttempt(state, cmd.window(), cmd.attempt());

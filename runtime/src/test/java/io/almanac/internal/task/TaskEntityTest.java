@@ -735,7 +735,7 @@ class TaskEntityTest {
     assertTrue(future.reply().getError().getMessage().startsWith("attempt '5' is invalid"), future.reply().getError().getMessage());
     assertTrue(future.hasNoEvents());
     var nullKey = kit.<StatusReply<TaskProtocol.EffectReply>>runCommand(ref -> new TaskProtocol.RecordEffect(WindowKey.of("2026-11-29"), 1, null, "v", ref));
-    assertTrue(nullKey.reply().getError().getMessage().startsWith("effect key 'null' is invalid"));
+    assertEquals("effect key is missing: an effect is recorded under a key", nullKey.reply().getError().getMessage());
     var one = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(ref -> new TaskProtocol.GetWindow(WindowKey.of("2026-11-29"), ref));
     assertEquals(InstanceStatus.RUNNING, one.reply().getValue().windows().get(0).status());
     var none = kit.<StatusReply<TaskProtocol.WindowList>>runCommand(ref -> new TaskProtocol.GetWindow(WindowKey.of("2026-01-01"), ref));
