@@ -429,6 +429,16 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     }
 
     @Override
+    public Boolean stepRecorded(TaskJournal.StepRecorded e) {
+      return false;
+    }
+
+    @Override
+    public Boolean stepsReplayed(TaskJournal.StepsReplayed e) {
+      return false;
+    }
+
+    @Override
     public Boolean eventReceived(TaskJournal.EventReceived e) {
       return false;
     }
