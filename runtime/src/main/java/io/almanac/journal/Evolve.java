@@ -528,7 +528,8 @@ public final class Evolve {
      */
     @Override
     public State stepRecorded(TaskJournal.StepRecorded x) {
-      State used = used(s, x.at(), x.usage());
+      State used = x.usage() == null ? s
+          : s.withBudget(BudgetDay.plus(s.budget(), BudgetDay.dayOf(s.spec(), x.at()), x.usage(), false));
       State stop = enter(used, x);
       if (stop != null) {
         return stop;

@@ -67,6 +67,8 @@ public record StepBounds(int maxResultBytes, int maxStepsPerWindow, int maxNameL
       } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
         n += 4;
         i++;
+      } else if (Character.isSurrogate(c)) {
+        n++; // a lone surrogate is written as '?'
       } else {
         n += 3;
       }
