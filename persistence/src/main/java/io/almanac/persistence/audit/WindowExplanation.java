@@ -821,15 +821,15 @@ public final class WindowExplanation {
 
       @Override
       public Void stepRecorded(TaskJournal.StepRecorded e) {
-        step(at, "Attempt " + e.attempt() + " ran step '" + e.name() + "' in " + Steps.duration(e.duration())
-            + Steps.cost(e.usage()) + " and recorded its result: later attempts of this window get it without running it.");
+        step(at, "Attempt " + e.attempt() + " ran step '" + e.name() + "' in " + WindowSteps.duration(e.duration())
+            + WindowSteps.cost(e.usage()) + " and recorded its result: later attempts of this window get it without running it.");
         return null;
       }
 
       @Override
       public Void stepsReplayed(TaskJournal.StepsReplayed e) {
         step(at, "Attempt " + e.attempt() + " got the recorded result" + (e.names().size() == 1 ? " of step " : "s of steps ")
-            + Steps.quoted(e.names()) + " without running " + (e.names().size() == 1 ? "it." : "them."));
+            + WindowSteps.quoted(e.names()) + " without running " + (e.names().size() == 1 ? "it." : "them."));
         return null;
       }
 
