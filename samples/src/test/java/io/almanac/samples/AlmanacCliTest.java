@@ -145,11 +145,11 @@ class AlmanacCliTest {
     String fetch = line(steps.out(), "fetch");
     assertTrue(fetch.contains("RECORDED") && fetch.contains("120/30") && fetch.contains("0.02"), steps.toString());
     JsonNode stepsJson = json.readTree(cli("steps", ApiTestNode.BROKEN, ApiTestNode.DAY, "--json").out());
-    JsonNode first = stepsJson.get("steps").get(0);
-    assertEquals("fetch", first.get("name").asText(), stepsJson.toString());
-    assertEquals("RECORDED", first.get("kind").asText(), stepsJson.toString());
-    assertEquals(1, first.get("attempt").asInt(), stepsJson.toString());
-    assertEquals("0.02", first.get("usage").get("cost").asText(), stepsJson.toString());
+    JsonNode fetched = stepsJson.get("steps").get(0);
+    assertEquals("fetch", fetched.get("name").asText(), stepsJson.toString());
+    assertEquals("RECORDED", fetched.get("kind").asText(), stepsJson.toString());
+    assertEquals(1, fetched.get("attempt").asInt(), stepsJson.toString());
+    assertEquals("0.02", fetched.get("usage").get("cost").asText(), stepsJson.toString());
     Run none = cli("steps", ApiTestNode.DIGEST, ApiTestNode.DAY);
     assertEquals(0, none.code(), none.toString());
     assertTrue(none.out().contains("no steps recorded"), none.toString());
@@ -275,7 +275,7 @@ class AlmanacCliTest {
   @Test
   @Order(8)
   @DisplayName("actions with the token: pause, resume, retry (the attempt grows), resolve with a note; exit 0")
-  void actions() {
+  void actions() throws Exception {
     Run p = cli("--token", ApiTestNode.TOKEN, "pause", ApiTestNode.DIGEST, "--note", "maintenance");
     assertEquals(0, p.code(), p.toString());
     assertEquals(true, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
