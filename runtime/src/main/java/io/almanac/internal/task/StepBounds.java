@@ -40,16 +40,12 @@ public record StepBounds(int maxResultBytes, int maxStepsPerWindow, int maxNameL
 
   /**
    * @param c the whole configuration (reads {@code almanac.task})
-   * @return the validated bounds; the defaults for a key the configuration does not hold
+   * @return the validated bounds
    * @throws InvalidSpecException naming the key of a wrong value
    */
   public static StepBounds from(Config c) {
-    return new StepBounds(
-        c.hasPath(PREFIX + "max-step-result-size") ? bytesOf(c, PREFIX + "max-step-result-size") : DEFAULT.maxResultBytes,
-        c.hasPath(PREFIX + "max-steps-per-window") ? Settings.intOf(c, PREFIX + "max-steps-per-window")
-            : DEFAULT.maxStepsPerWindow,
-        c.hasPath(PREFIX + "max-step-name-length") ? Settings.intOf(c, PREFIX + "max-step-name-length")
-            : DEFAULT.maxNameLength);
+    return new StepBounds(bytesOf(c, PREFIX + "max-step-result-size"), Settings.intOf(c, PREFIX + "max-steps-per-window"),
+        Settings.intOf(c, PREFIX + "max-step-name-length"));
   }
 
   /**
@@ -80,6 +76,8 @@ public record StepBounds(int maxResultBytes, int maxStepsPerWindow, int maxNameL
     long bytes;
     try {
       bytes = c.getBytes(key);
+    } catch (ConfigException.Missing e) {
+      throw InvalidSpecException.missing(key);
     } catch (ConfigException.BadValue | ConfigException.WrongType e) {
       throw new InvalidSpecException(key, c.getValue(key).unwrapped(), "must be a size, e.g. 64KiB or 65536");
     }
