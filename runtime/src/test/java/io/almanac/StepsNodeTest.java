@@ -187,4 +187,27 @@ class StepsNodeTest {
     assertEquals(1, gathered.get());
     assertEquals("published 1", window(almanac, "2026-11-29").summary());
   }
+
+  @Test
+  @DisplayName("a pooled task's step cost counts toward its pool's day once: recorded by attempt 1, replayed by "
+      + "attempt 2, which reports its own cost outside the step")
+  void stepCostCountsOnceTowardPools() {
+    AtomicInteger drafts = new AtomicInteger();
+    AgentJob job = ctx -> ctx.step("draft", String.class,
+            () -> CompletableFuture.completedFuture("draft " + drafts.incrementAndGet()),
+            d -> Usage.of("model-x", 100, 10, new BigDecimal("0.40")))
+        .thenApply(d -> ctx.attempt() == 1 ? JobResult.failure("publish failed")
+            : JobResult.success(d).withUsage(Usage.of("model-x", 1, 1, new BigDecimal("0.05"))));
+    testKit = ActorTestKit.create("steps-pool-test", AlmanacNodeTest.config("almanac.pool-store.poll-interval = 50ms"));
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).job("agent", job)
+        .pool(PoolSpec.of("openai", 2).withBudgetPerDay(new BigDecimal("10.00"))).start();
+    await(almanac.register(TaskSpec.builder("agent").cron("0 0 0 * * ? UTC").job("agent").pools("openai")
+        .retry(RetryPolicy.immediate()).maxRetries(1).build()));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, window(almanac, "2026-11-29").status()));
+    assertEquals(1, drafts.get());
+    eventually(() -> assertEquals(0, new BigDecimal("0.45").compareTo(await(almanac.pools()).get(0).cost()),
+        "the step's 0.40 once and the attempt's own 0.05: " + await(almanac.pools()).get(0)));
+    assertEquals(0, new BigDecimal("0.45").compareTo(await(almanac.usage("agent")).cost()));
+  }
 }
