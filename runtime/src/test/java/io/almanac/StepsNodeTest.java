@@ -210,4 +210,55 @@ class StepsNodeTest {
         "the step's 0.40 once and the attempt's own 0.05: " + await(almanac.pools()).get(0)));
     assertEquals(0, new BigDecimal("0.45").compareTo(await(almanac.usage("agent")).cost()));
   }
+
+  /** The example of docs/long-jobs/steps.md, with counters, and a draft that fails once. */
+  static final class DigestJob implements AgentJob {
+    /** What the model answers: the draft and what it cost. */
+    public record Draft(String text, long tokensIn, long tokensOut, BigDecimal cost) {}
+
+    final AtomicInteger gathers = new AtomicInteger();
+    final AtomicInteger drafts = new AtomicInteger();
+    final AtomicInteger publishes = new AtomicInteger();
+
+    @Override
+    public CompletionStage<JobResult> run(JobContext ctx) {
+      return ctx.step("gather", String[].class, () -> gather(ctx.windowStart()))
+          .thenCompose(sources -> ctx.step("draft", Draft.class, () -> draft(sources),
+              d -> Usage.of("model-x", d.tokensIn(), d.tokensOut(), d.cost())))
+          .thenCompose(d -> ctx.ledger().once("publish", () -> publish(d.text(), ctx.idempotencyKey()))
+              .thenApply(id -> JobResult.success("published " + id)));
+    }
+
+    private CompletionStage<String[]> gather(Instant since) {
+      gathers.incrementAndGet();
+      return CompletableFuture.completedFuture(new String[] {"source 1", "source 2"});
+    }
+
+    private CompletionStage<Draft> draft(String[] sources) {
+      if (drafts.incrementAndGet() == 1) {
+        throw new IllegalStateException("model timed out");
+      }
+      return CompletableFuture.completedFuture(new Draft("digest of " + List.of(sources), 1200, 300, new BigDecimal("0.02")));
+    }
+
+    private CompletionStage<String> publish(String text, String idempotencyKey) {
+      publishes.incrementAndGet();
+      return CompletableFuture.completedFuture("msg-1");
+    }
+  }
+
+  @Test
+  @DisplayName("the example of docs/long-jobs/steps.md: its draft fails once; the retry gathers nothing again, drafts "
+      + "once more and publishes once")
+  void documentedExample() {
+    DigestJob job = new DigestJob();
+    testKit = ActorTestKit.create("steps-doc-test", AlmanacNodeTest.config(""));
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).job("digest", job).start();
+    await(almanac.register(TaskSpec.builder("digest").cron("0 0 8 * * ? UTC").job("digest")
+        .retry(RetryPolicy.immediate()).maxRetries(2).build()));
+    clock.set(Instant.parse("2026-11-29T08:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, await(almanac.windows("digest")).get(0).status()));
+    assertEquals(List.of(1, 2, 1), List.of(job.gathers.get(), job.drafts.get(), job.publishes.get()));
+    assertEquals("published msg-1", await(almanac.windows("digest")).get(0).summary());
+  }
 }
