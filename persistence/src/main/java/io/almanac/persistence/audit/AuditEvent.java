@@ -250,9 +250,9 @@ public record AuditEvent(
 
     @Override
     public Told stepRecorded(TaskJournal.StepRecorded e) {
-      return new Told("step '" + e.name() + "' recorded (" + e.result().length() + " characters of result, took "
-          + e.duration() + (e.usage() == null ? "" : ", cost " + io.almanac.Usage.fromMicros(e.usage().costMicros())
-          .toPlainString()) + ")", e.attempt());
+      return new Told("step '" + e.name() + "' recorded (" + (e.result() == null ? 0 : e.result().length())
+          + " characters of result, took " + WindowExplanation.human(e.duration()) + WindowSteps.cost(e.usage()) + ")",
+          e.attempt());
     }
 
     @Override

@@ -354,7 +354,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     this.nanoTime = nanoTime;
     this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
     this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence,
-        io.almanac.internal.task.StepBounds.from(ctx.getSystem().settings().config()));
+        io.almanac.internal.protocol.StepBounds.from(ctx.getSystem().settings().config()));
     this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
       @Override
       public void watch(ActorRef<TaskProtocol.Command> task) {

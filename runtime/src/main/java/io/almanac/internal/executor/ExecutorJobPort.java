@@ -30,10 +30,10 @@ final class ExecutorJobPort implements JobPort {
   private final Scheduler scheduler;
   private final ActorRef<ExecutorProtocol.Command> executor;
   private final ExecutorFence fence;
-  private final io.almanac.internal.task.StepBounds stepBounds;
+  private final io.almanac.internal.protocol.StepBounds stepBounds;
 
   ExecutorJobPort(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout, Scheduler scheduler,
-      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence, io.almanac.internal.task.StepBounds stepBounds) {
+      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence, io.almanac.internal.protocol.StepBounds stepBounds) {
     this.stepBounds = stepBounds;
     this.tasks = tasks;
     this.askTimeout = askTimeout;
@@ -74,7 +74,7 @@ final class ExecutorJobPort implements JobPort {
   }
 
   @Override
-  public io.almanac.internal.task.StepBounds stepBounds() {
+  public io.almanac.internal.protocol.StepBounds stepBounds() {
     return stepBounds;
   }
 

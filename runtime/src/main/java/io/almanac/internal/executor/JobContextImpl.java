@@ -14,7 +14,7 @@ import io.almanac.StepResultTooLargeException;
 import io.almanac.StepTypeMismatchException;
 import io.almanac.Usage;
 import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.task.StepBounds;
+import io.almanac.internal.protocol.StepBounds;
 import io.almanac.journal.UsageRecord;
 import io.almanac.journal.WindowState;
 import com.fasterxml.jackson.core.JsonProcessingException;

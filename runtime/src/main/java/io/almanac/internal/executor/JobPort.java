@@ -27,7 +27,7 @@ interface JobPort {
       boolean intent, Duration wait);
 
   /** @return the bounds of durable steps (almanac.task), checked in the job's thread before a step is sent */
-  io.almanac.internal.task.StepBounds stepBounds();
+  io.almanac.internal.protocol.StepBounds stepBounds();
 
   /** Asks the task to record a durable step's result for the window, waiting at most {@code wait} for its answer. */
   CompletionStage<TaskProtocol.StepReply> recordStep(AttemptItem item, int attempt, String name, String type,

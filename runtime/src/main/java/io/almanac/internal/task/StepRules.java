@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.internal.protocol.StepBounds;
 import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
 import io.almanac.internal.lease.LeaseExpiry;

@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.internal.protocol.StepBounds;
 import com.typesafe.config.Config;
 import io.almanac.InvalidSpecException;
 import io.almanac.config.Settings;

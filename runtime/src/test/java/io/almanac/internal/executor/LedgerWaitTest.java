@@ -239,8 +239,8 @@ class LedgerWaitTest {
     }
 
     @Override
-    public io.almanac.internal.task.StepBounds stepBounds() {
-      return io.almanac.internal.task.StepBounds.DEFAULT;
+    public io.almanac.internal.protocol.StepBounds stepBounds() {
+      return io.almanac.internal.protocol.StepBounds.DEFAULT;
     }
 
     @Override

@@ -10,7 +10,7 @@ import io.almanac.RefusedException;
 import io.almanac.RunKind;
 import io.almanac.StepResultTooLargeException;
 import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.task.StepBounds;
+import io.almanac.internal.protocol.StepBounds;
 import io.almanac.journal.UsageRecord;
 import io.almanac.journal.WindowState;
 import io.almanac.testkit.SettableClock;

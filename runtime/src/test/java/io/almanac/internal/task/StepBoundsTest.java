@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.almanac.InvalidSpecException;
+import io.almanac.internal.protocol.StepBounds;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

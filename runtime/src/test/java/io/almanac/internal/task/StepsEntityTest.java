@@ -26,6 +26,7 @@ import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.UsageRecord;
 import io.almanac.journal.WindowState;
 import io.almanac.testkit.SettableClock;
+import io.almanac.internal.protocol.StepBounds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

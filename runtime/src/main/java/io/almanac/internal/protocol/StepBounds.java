@@ -1,4 +1,4 @@
-package io.almanac.internal.task;
+package io.almanac.internal.protocol;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
