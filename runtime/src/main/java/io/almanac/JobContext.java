@@ -133,7 +133,8 @@ public interface JobContext {
   default <T> CompletionStage<T> step(String name, Class<T> type, Supplier<? extends CompletionStage<T>> body,
       Function<? super T, Usage> usage) {
     if (body == null) {
-      throw new InvalidSpecException("step.body", null, "step '" + name + "' needs a body");
+      return java.util.concurrent.CompletableFuture.failedFuture(
+          new InvalidSpecException("step.body", null, "step '" + name + "' needs a body"));
     }
     return body.get();
   }

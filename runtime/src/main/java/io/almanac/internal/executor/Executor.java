@@ -859,7 +859,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** A step's cost counts toward the pools the attempt holds, once, when the step is recorded (a replay adds none). */
   private Behavior<Command> onStepUsed(StepUsed m) {
     RunningAttempt r = running.get(m.key());
-    if (r != null && r.attempt == m.attempt()) {
+    if (r == null || r.attempt != m.attempt()) {
+      r = running.abandoned().stream().filter(a -> a.item.key().equals(m.key()) && a.attempt == m.attempt()).findFirst()
+          .orElse(null); // cancelled while its step's record was on its way: the task counted it, so do its pools
+    }
+    if (r != null) {
       addPoolUsage(r, m.usage() == null ? null : m.usage().costMicros());
     }
     return this;

@@ -272,9 +272,11 @@ public final class TaskProtocol {
   /** The running attempt is alive: extend its lease (R23). */
   public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements ExecutorCommand {}
 
-  /** The attempt ended with this result. */
+  /** The attempt ended with this result; {@code replayedSteps}: the durable steps it got from their record without running them (none: not sent). */
   public record FinishAttempt(
-      WindowKey window, int attempt, JobResult result, Duration duration, List<String> replayedSteps,
+      WindowKey window, int attempt, JobResult result, Duration duration,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+      List<String> replayedSteps,
       ActorRef<StatusReply<Done>> replyTo)
       implements ExecutorCommand {
     /** Canonical constructor: the replayed steps are never null. */

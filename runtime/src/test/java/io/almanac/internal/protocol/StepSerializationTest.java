@@ -126,6 +126,10 @@ class StepSerializationTest {
     String older = json.replace(",\"replayedSteps\":[\"gather\"]", "").replace("\"replayedSteps\":[\"gather\"],", "");
     assertTrue(!older.contains("replayedSteps"), older);
     assertEquals(List.of(), ((TaskProtocol.FinishAttempt) read(finish, older)).replayedSteps());
+    TaskProtocol.FinishAttempt plain = new TaskProtocol.FinishAttempt(WindowKey.of(W), 1, JobResult.success("ok"),
+        Duration.ofSeconds(3), probe.getRef());
+    assertTrue(!write(plain).contains("replayedSteps"), "a result that replayed no step sends nothing more");
+    assertEquals(plain, read(plain, write(plain)));
     TaskProtocol.StepReply reply = new TaskProtocol.StepReply(true, "{\"text\":\"hi\"}");
     assertEquals(reply, read(reply, write(reply)));
     var stepProbe = testKit.<StatusReply<TaskProtocol.StepReply>>createTestProbe();
