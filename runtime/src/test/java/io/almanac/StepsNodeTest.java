@@ -253,12 +253,17 @@ class StepsNodeTest {
   void documentedExample() {
     DigestJob job = new DigestJob();
     testKit = ActorTestKit.create("steps-doc-test", AlmanacNodeTest.config(""));
-    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).job("digest", job).start();
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).meterRegistry(registry).job("digest", job).start();
     await(almanac.register(TaskSpec.builder("digest").cron("0 0 8 * * ? UTC").job("digest")
         .retry(RetryPolicy.immediate()).maxRetries(2).build()));
     clock.set(Instant.parse("2026-11-29T08:00:00Z"));
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, await(almanac.windows("digest")).get(0).status()));
     assertEquals(List.of(1, 2, 1), List.of(job.gathers.get(), job.drafts.get(), job.publishes.get()));
     assertEquals("published msg-1", await(almanac.windows("digest")).get(0).summary());
+    eventually(() -> assertEquals(List.of(2.0, 1.0), List.of(
+        registry.counter("almanac.steps", "task", "digest", "kind", "recorded").count(),
+        registry.counter("almanac.steps", "task", "digest", "kind", "replayed").count())));
   }
 }
