@@ -3,6 +3,8 @@ package io.almanac;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** What a running attempt knows and can do (R18, R19, R27). */
 public interface JobContext {
@@ -78,4 +80,62 @@ public interface JobContext {
 
   /** @return the window's effect ledger (R19) */
   EffectLedger ledger();
+
+  /**
+   * A durable step: work that may be repeated but should not be (a model call, a search, a long
+   * computation). The first attempt of the window that reaches the step runs {@code body}, and its
+   * result is recorded, as JSON, in the task's journal; every later attempt of the same window (a
+   * retry, a resume after an interruption, an operator's retry of a FINAL_FAILED window) gets the
+   * recorded result without running {@code body}. A body that throws, or whose stage fails, records
+   * nothing: the next attempt runs it again.
+   *
+   * <p>Not the {@link #ledger() effect ledger}: the ledger is for effects that must happen at most
+   * once (a message sent, a payment), and records an intent before the effect, so that an effect
+   * cut off midway is never repeated blindly. A step records only after its body completed: an
+   * attempt that dies inside a step runs it again next time.
+   *
+   * <p>Bounds: a step's result is at most {@code almanac.task.max-step-result-size} (64 KiB of JSON by
+   * default) and a window records at most {@code almanac.task.max-steps-per-window} steps (100); keep
+   * a large output in an artifact store and return its URI. A window that succeeded (or was cancelled,
+   * skipped or resolved) keeps no steps for a later run: a run of a done window runs its steps again.
+   * A context that keeps no journal (a test's own implementation of this interface) runs the body
+   * every time.
+   *
+   * @param name the step's name: not blank, at most {@code almanac.task.max-step-name-length} (200)
+   *     characters, reached at most once per attempt (use {@code "search-" + i} in a loop)
+   * @param type the result's type; Jackson writes it as JSON and reads it back
+   * @param body the step's work
+   * @param <T> the result's type
+   * @return the result: the body's, or the one recorded by an earlier attempt. Fails with {@link
+   *     StepResultTooLargeException} when the result is over the bound, {@link
+   *     StepTypeMismatchException} when a recorded result does not read as {@code type}, {@link
+   *     InvalidSpecException} for a bad name, {@link LeaseLostException} when the attempt no longer
+   *     holds the window, or with the body's own failure
+   */
+  default <T> CompletionStage<T> step(String name, Class<T> type, Supplier<? extends CompletionStage<T>> body) {
+    return step(name, type, body, null);
+  }
+
+  /**
+   * As {@link #step(String, Class, Supplier)}, with the step's usage: what the job used inside it
+   * (a model call's tokens and cost), taken from its result by {@code usage}. The usage is recorded
+   * with the step and counts toward the task's budget per day and its pools' budgets once, when the
+   * step is recorded; a replay counts none. Do not report it again in the attempt's {@link
+   * JobResult#withUsage(Usage)}, which is for what the attempt used outside its steps.
+   *
+   * @param name the step's name (see {@link #step(String, Class, Supplier)})
+   * @param type the result's type
+   * @param body the step's work
+   * @param usage what the step used, read from its result; null, or returning null, for none
+   * @param <T> the result's type
+   * @return the result (see {@link #step(String, Class, Supplier)})
+   */
+  default <T> CompletionStage<T> step(String name, Class<T> type, Supplier<? extends CompletionStage<T>> body,
+      Function<? super T, Usage> usage) {
+    if (body == null) {
+      return java.util.concurrent.CompletableFuture.failedFuture(
+          new InvalidSpecException("step.body", null, "step '" + name + "' needs a body"));
+    }
+    return body.get();
+  }
 }

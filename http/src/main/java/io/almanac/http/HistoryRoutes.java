@@ -97,12 +97,13 @@ public final class HistoryRoutes extends AllDirectives {
     return new HistoryRoutes(() -> history);
   }
 
-  /** @return {@code /api/tasks/{task}/windows/{window}/timeline} and {@code .../why} */
+  /** @return {@code /api/tasks/{task}/windows/{window}/timeline}, {@code .../why} and {@code .../steps} */
   public Route routes() {
     return pathPrefix("api", () -> pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), task ->
         pathPrefix("windows", () -> pathPrefix(PathMatchers.segment(), window -> concat(
             path("timeline", () -> get(() -> timeline(task, window))),
-            path("why", () -> get(() -> why(task, window)))))))));
+            path("why", () -> get(() -> why(task, window))),
+            path("steps", () -> get(() -> steps(task, window)))))))));
   }
 
   private Route timeline(String task, String window) {
@@ -116,6 +117,45 @@ public final class HistoryRoutes extends AllDirectives {
       }
       return ok(timelineJson(events));
     });
+  }
+
+  private Route steps(String task, String window) {
+    return answer(task, window, h -> h.steps(task, window), found -> found.isEmpty()
+        ? notFound("task", task, "task '" + task + "' has no events in the journal")
+        : ok(stepsJson(task, window, found.get())));
+  }
+
+  /**
+   * A window's durable steps per attempt: {@code {"task","window","steps":[{"attempt","name","kind",
+   * "recordedBy","durationMs","usage":{"model","tokensIn","tokensOut","cost"},"resultChars","atUtc"}]}},
+   * {@code kind} RECORDED (the attempt ran it) or REPLAYED (it got the recorded result); {@code usage}
+   * only on a RECORDED step that reported one, else null; {@code durationMs} null when unknown.
+   */
+  static ObjectNode stepsJson(String task, String window, List<io.almanac.persistence.audit.WindowSteps.Step> steps) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("task", task);
+    root.put("window", window);
+    ArrayNode out = root.putArray("steps");
+    for (io.almanac.persistence.audit.WindowSteps.Step s : steps) {
+      ObjectNode o = out.addObject()
+          .put("attempt", s.attempt())
+          .put("name", s.name())
+          .put("kind", s.kind().name())
+          .put("recordedBy", s.recordedBy());
+      if (s.duration() == null) {
+        o.putNull("durationMs");
+      } else {
+        o.put("durationMs", s.duration().toMillis());
+      }
+      if (s.usage() == null) {
+        o.putNull("usage");
+      } else {
+        o.putObject("usage").put("model", s.usage().model()).put("tokensIn", s.usage().tokensIn())
+            .put("tokensOut", s.usage().tokensOut()).put("cost", s.usage().cost().toPlainString());
+      }
+      o.put("resultChars", s.resultBytes()).put("atUtc", s.at() == null ? null : s.at().toString());
+    }
+    return root;
   }
 
   private Route why(String task, String window) {

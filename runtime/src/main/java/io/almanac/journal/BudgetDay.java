@@ -17,7 +17,8 @@ import java.time.ZoneId;
  * @param tokensIn tokens sent that day
  * @param tokensOut tokens received that day
  * @param costMicros the cost that day, in millionths
- * @param attempts how many attempt results reported usage that day
+ * @param attempts how many attempt results reported usage that day (a durable step's usage adds to
+ *     the sums, not to this count)
  * @param raisedMicros how much operators raised that day's budget by, in millionths
  * @param exhaustedSkips how many windows were skipped that day because the budget was spent (the
  *     first one raises the day's alert)
@@ -75,12 +76,23 @@ public record BudgetDay(LocalDate day, long tokensIn, long tokensOut, long costM
    * @return the state's day after it (unchanged for a past day's usage)
    */
   static BudgetDay plus(BudgetDay current, LocalDate day, UsageRecord u) {
+    return plus(current, day, u, true);
+  }
+
+  /**
+   * @param current the state's day, or null
+   * @param day the day of the event
+   * @param u what an attempt, or a durable step, used
+   * @param attempt whether an attempt's result reported it (counted in {@code attempts}), not a step
+   * @return the state's day after it (unchanged for a past day's usage)
+   */
+  static BudgetDay plus(BudgetDay current, LocalDate day, UsageRecord u, boolean attempt) {
     BudgetDay d = on(current, day);
     if (d == null || u == null) {
       return current;
     }
     return new BudgetDay(d.day, sum(d.tokensIn, u.tokensIn()), sum(d.tokensOut, u.tokensOut()),
-        sum(d.costMicros, u.costMicros()), d.attempts + 1, d.raisedMicros, d.exhaustedSkips);
+        sum(d.costMicros, u.costMicros()), attempt ? d.attempts + 1 : d.attempts, d.raisedMicros, d.exhaustedSkips);
   }
 
   /** The state's day after an operator raised {@code day}'s budget by {@code micros}. */

@@ -522,6 +522,33 @@ public final class Evolve {
       });
     }
 
+    /**
+     * A step's result joins the window's steps (the first record of a name stands), and the usage
+     * reported inside it is counted once, here: on the task's day and on the window.
+     */
+    @Override
+    public State stepRecorded(TaskJournal.StepRecorded x) {
+      State used = x.usage() == null ? s
+          : s.withBudget(BudgetDay.plus(s.budget(), BudgetDay.dayOf(s.spec(), x.at()), x.usage(), false));
+      State stop = enter(used, x);
+      if (stop != null) {
+        return stop;
+      }
+      return update(used, x, c -> {
+        if (!c.steps.containsKey(x.name())) {
+          Map<String, WindowState.RecordedStep> next = new LinkedHashMap<>(c.steps);
+          next.put(x.name(), new WindowState.RecordedStep(x.attempt(), x.type(), x.result(), x.usage(), x.duration(), x.at()));
+          c.steps = next;
+        }
+        c.usage = WindowState.plus(c.usage, x.usage());
+      });
+    }
+
+    @Override
+    public State stepsReplayed(TaskJournal.StepsReplayed x) {
+      return s; // recorded for the window's history: the hot state is unchanged
+    }
+
     @Override
     public State conditionCheckFailed(TaskJournal.ConditionCheckFailed x) {
       return s; // recorded for the audit and "why": the window is unchanged

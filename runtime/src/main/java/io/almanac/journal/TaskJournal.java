@@ -70,7 +70,7 @@ public final class TaskJournal {
   public sealed interface WindowEvent extends Event
       permits InstanceScheduled, FireSkipped, WindowMissed, AttemptStarted, WindowStarted, LeaseExtended,
           AttemptSucceeded, AttemptFailed, AttemptTimedOut, LateResultRecorded, RetryScheduled,
-          InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded,
+          InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded, StepRecorded, StepsReplayed,
           EventReceived, EventDuplicated, WindowWaiting, WaitSatisfied, WaitEnded, ConditionCheckFailed,
           UpstreamRerunRecorded, PoolWaited, DeadlineMissed {
     /** @return the window key */
@@ -142,6 +142,10 @@ public final class TaskJournal {
     R effectIntended(EffectIntended e);
 
     R effectRecorded(EffectRecorded e);
+
+    R stepRecorded(StepRecorded e);
+
+    R stepsReplayed(StepsReplayed e);
 
     R eventReceived(EventReceived e);
 
@@ -803,6 +807,65 @@ public final class TaskJournal {
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.effectRecorded(this);
+    }
+  }
+
+  /**
+   * A durable step of the window's job completed and its result was recorded ({@link
+   * io.almanac.JobContext#step}): every later attempt of the window gets this result without running
+   * the step again. Distinct from the effect ledger ({@link EffectRecorded}): a step is work that may
+   * be repeated but should not be; it has no intent and no unknown outcome. Recorded only by the
+   * attempt that holds the window (fenced by {@code attempt}).
+   *
+   * @param window the window
+   * @param attempt the attempt that ran the step
+   * @param name the step's name, unique within the window
+   * @param type the Java type the job asked the result as, when it ran (named in the error of a
+   *     later attempt that asks for a type the result does not read as)
+   * @param result the step's result as JSON (bounded: {@code almanac.task.max-step-result-size})
+   * @param usage what the job reported using inside the step, or null; counted toward the task's
+   *     budget once, here (a replay reports none); not written when null
+   * @param duration how long the step ran
+   * @param at when it was recorded
+   */
+  public record StepRecorded(String window, int attempt, String name, String type, String result,
+      @JsonInclude(JsonInclude.Include.NON_NULL) UsageRecord usage, Duration duration, Instant at)
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.stepRecorded(this);
+    }
+  }
+
+  /**
+   * An attempt got these steps' recorded results without running them ({@link StepRecorded} by an
+   * earlier attempt). Told once, with the attempt's result, in the same write as its end: a replay
+   * costs no write of its own, and an attempt that replayed no step writes none.
+   *
+   * @param window the window
+   * @param attempt the attempt that replayed them
+   * @param names the steps' names, in the order the attempt reached them
+   * @param at when it was recorded
+   */
+  public record StepsReplayed(String window, int attempt, List<String> names, Instant at) implements WindowEvent {
+    /** Canonical constructor: never null, never shared mutable. */
+    public StepsReplayed {
+      names = names == null ? List.of() : List.copyOf(names);
+    }
+
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.stepsReplayed(this);
     }
   }
 

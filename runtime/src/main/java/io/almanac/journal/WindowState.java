@@ -51,6 +51,10 @@ import java.util.Map;
  *     status or attempt (0 for a window read from a snapshot taken before this component existed, until
  *     its next change); what an operator's action expects ({@link io.almanac.Expecting}) and the HTTP
  *     API's ETag
+ * @param steps the durable steps recorded for the window's attempts by name, in the order recorded
+ *     ({@link TaskJournal.StepRecorded}); kept while the window may run again and dropped once it is
+ *     terminal (SUCCEEDED, CANCELLED, SKIPPED, MISSED, RESOLVED), so a done window holds none; empty in
+ *     snapshots taken before steps existed, and not written when empty
  */
 public record WindowState(
     String key,
@@ -79,7 +83,34 @@ public record WindowState(
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant deadlineMissedAt,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) PoolWait poolWait,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) UsageRecord usage,
-    long version) {
+    long version,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+    Map<String, RecordedStep> steps) {
+
+  /**
+   * A durable step's recorded result (see {@link TaskJournal.StepRecorded}).
+   *
+   * @param attempt the attempt that ran it
+   * @param type the Java type the job asked the result as
+   * @param result its result as JSON
+   * @param usage what the job reported using inside it, or null
+   * @param duration how long it ran
+   * @param at when it was recorded
+   */
+  public record RecordedStep(int attempt, String type, String result,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      UsageRecord usage, java.time.Duration duration, Instant at) {}
+
+  /** A window as snapshots held it before steps were recorded (none). */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, Map.of());
+  }
 
   /**
    * What a PENDING window waits for: a pool without room.
@@ -166,10 +197,11 @@ public record WindowState(
         retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, null, null);
   }
 
-  /** Canonical constructor: the ledger is never null and never shared mutable. */
+  /** Canonical constructor: the ledger and the steps are never null and never shared mutable. */
   public WindowState {
     effects = effects == null || effects.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(effects));
     pendingEffects = pendingEffects == null ? List.of() : List.copyOf(pendingEffects);
+    steps = steps == null || steps.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(steps));
   }
 
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
@@ -226,6 +258,7 @@ public record WindowState(
     Instant deadlineMissedAt;
     PoolWait poolWait;
     UsageRecord usage;
+    Map<String, RecordedStep> steps;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -250,6 +283,7 @@ public record WindowState(
       deadlineMissedAt = w.deadlineMissedAt;
       poolWait = w.poolWait;
       usage = w.usage;
+      steps = w.steps;
     }
 
     WindowState at(Instant updatedAt) {
@@ -257,7 +291,8 @@ public record WindowState(
           startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt,
           status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events,
           deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
-          status != from.status || attempt != from.attempt ? from.version + 1 : from.version);
+          status != from.status || attempt != from.attempt ? from.version + 1 : from.version,
+          status.isTerminal() ? Map.of() : steps); // a done window keeps no steps: they are in the journal
     }
   }
 }

@@ -51,6 +51,8 @@ class EventKindsTest {
       Map.entry("InstanceCancelled", "CANCELLED from any"),
       Map.entry("EffectIntended", "-"),
       Map.entry("EffectRecorded", "-"),
+      Map.entry("StepRecorded", "-"),
+      Map.entry("StepsReplayed", "-"),
       Map.entry("EventReceived", "-"),
       Map.entry("EventDuplicated", "-"),
       Map.entry("WaitSatisfied", "-"),

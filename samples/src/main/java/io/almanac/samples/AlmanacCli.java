@@ -59,7 +59,8 @@ import picocli.CommandLine.Unmatched;
     },
     subcommands = {
       AlmanacCli.Demo.class, AlmanacCli.Status.class, AlmanacCli.Tasks.class, AlmanacCli.Windows.class,
-      AlmanacCli.Queue.class, AlmanacCli.Why.class, AlmanacCli.Timeline.class, AlmanacCli.Pause.class,
+      AlmanacCli.Queue.class, AlmanacCli.Why.class, AlmanacCli.Timeline.class, AlmanacCli.Steps.class,
+      AlmanacCli.Pause.class,
       AlmanacCli.Resume.class, AlmanacCli.Run.class, AlmanacCli.Backfill.class, AlmanacCli.Retry.class,
       AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Publish.class, AlmanacCli.Audit.class, AlmanacCli.RebuildInstances.class,
       AlmanacCli.RaiseBudget.class, AlmanacCli.Pools.class, AlmanacCli.RaisePoolBudget.class,
@@ -542,6 +543,36 @@ public final class AlmanacCli implements Callable<Integer> {
       for (JsonNode e : a.json().path("events")) {
         t.row(text(e, "seq"), text(e, "event"), text(e, "attempt"), time(text(e, "atLocal")), time(text(e, "atUtc")),
             text(e, "detail"));
+      }
+      t.print(out());
+      return EXIT_OK;
+    }
+  }
+
+  /** {@code steps}: a window's durable steps, attempt by attempt. */
+  @Command(name = "steps", description = {"A window's durable steps (ctx.step) from the journal, attempt by attempt:",
+      "RECORDED (the attempt ran it) or REPLAYED (it got the result an earlier attempt recorded)."})
+  static final class Steps extends WindowCommand {
+    @Override
+    public Integer call() {
+      ApiClient.Answer a = api().get(window(task, window) + "/steps");
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      JsonNode steps = a.json().path("steps");
+      if (steps.isEmpty()) {
+        out().println(task + " " + window + ": no steps recorded");
+        out().flush();
+        return EXIT_OK;
+      }
+      TextTable t = new TextTable(120, "ATT", "STEP", "KIND", "BY", "TOOK", "TOKENS IN/OUT", "COST", "AT (UTC)");
+      for (JsonNode s : steps) {
+        JsonNode u = s.path("usage");
+        boolean used = u.isObject();
+        t.row(text(s, "attempt"), text(s, "name"), text(s, "kind"), text(s, "recordedBy"),
+            s.path("durationMs").isNumber() ? s.path("durationMs").asLong() + " ms" : "-",
+            used ? u.path("tokensIn").asLong() + "/" + u.path("tokensOut").asLong() : "-",
+            used ? text(u, "cost") : "-", time(text(s, "atUtc")));
       }
       t.print(out());
       return EXIT_OK;

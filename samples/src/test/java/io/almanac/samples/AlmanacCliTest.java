@@ -137,6 +137,24 @@ class AlmanacCliTest {
     assertEquals(0, t.code(), t.toString());
     assertTrue(t.out().startsWith("SEQ"), t.toString());
     assertTrue(t.out().split("\n").length > 2, t.toString());
+
+    // the failing task's durable step: attempt 1 ran and recorded it, with its usage
+    Run steps = cli("steps", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    assertEquals(0, steps.code(), steps.toString());
+    assertTrue(steps.out().startsWith("ATT"), steps.toString());
+    String fetch = line(steps.out(), "fetch");
+    assertTrue(fetch.contains("RECORDED") && fetch.contains("120/30") && fetch.contains("0.02"), steps.toString());
+    JsonNode stepsJson = json.readTree(cli("steps", ApiTestNode.BROKEN, ApiTestNode.DAY, "--json").out());
+    JsonNode fetched = stepsJson.get("steps").get(0);
+    assertEquals("fetch", fetched.get("name").asText(), stepsJson.toString());
+    assertEquals("RECORDED", fetched.get("kind").asText(), stepsJson.toString());
+    assertEquals(1, fetched.get("attempt").asInt(), stepsJson.toString());
+    assertEquals("0.02", fetched.get("usage").get("cost").asText(), stepsJson.toString());
+    Run none = cli("steps", ApiTestNode.DIGEST, ApiTestNode.DAY);
+    assertEquals(0, none.code(), none.toString());
+    assertTrue(none.out().contains("no steps recorded"), none.toString());
+    Run whySteps = cli("why", ApiTestNode.BROKEN, ApiTestNode.DAY);
+    assertTrue(whySteps.out().contains("ran step 'fetch'"), whySteps.toString());
   }
 
   @Test
@@ -148,7 +166,7 @@ class AlmanacCliTest {
     assertEquals(0, help.code(), help.toString());
     assertTrue(help.out().startsWith("Usage: almanac windows") && help.out().contains("--newest-first"), help.toString());
     assertTrue(help.err().isEmpty(), help.toString());
-    for (String c : List.of("status", "tasks", "queue", "why", "timeline", "pause", "resume", "run", "backfill", "retry",
+    for (String c : List.of("status", "tasks", "queue", "why", "timeline", "steps", "pause", "resume", "run", "backfill", "retry",
         "resolve", "cancel", "publish", "raise-budget", "rebuild-instances")) {
       Run h = raw(c, "--help");
       assertEquals(0, h.code(), c + ": " + h);
@@ -257,7 +275,7 @@ class AlmanacCliTest {
   @Test
   @Order(8)
   @DisplayName("actions with the token: pause, resume, retry (the attempt grows), resolve with a note; exit 0")
-  void actions() {
+  void actions() throws Exception {
     Run p = cli("--token", ApiTestNode.TOKEN, "pause", ApiTestNode.DIGEST, "--note", "maintenance");
     assertEquals(0, p.code(), p.toString());
     assertEquals(true, ApiTestNode.await(node.almanac.task(ApiTestNode.DIGEST)).paused());
@@ -274,6 +292,13 @@ class AlmanacCliTest {
       assertEquals(before + 1, w.attempt());
       return null;
     });
+    // the operator's retry got the step's recorded result without running it
+    JsonNode replayed = json.readTree(cli("steps", ApiTestNode.BROKEN, ApiTestNode.DAY, "--json").out()).get("steps");
+    JsonNode last = replayed.get(replayed.size() - 1);
+    assertEquals(before + 1, last.get("attempt").asInt(), replayed.toString());
+    assertEquals("REPLAYED", last.get("kind").asText(), replayed.toString());
+    assertEquals(1, last.get("recordedBy").asInt(), replayed.toString());
+    assertTrue(last.get("usage").isNull(), "a replay uses nothing: " + replayed);
     // the token's name (almanac.http.token: operator) and the note are recorded, and "why" says them
     Run why = cli("why", ApiTestNode.BROKEN, ApiTestNode.DAY);
     assertTrue(why.out().contains("operator retried the window (note: \"provider fixed\")"), why.toString());

@@ -37,7 +37,7 @@ import org.apache.pekko.http.javadsl.ServerBinding;
  *
  * <ul>
  *   <li>{@value #DIGEST} (08:00 Asia/Shanghai, daily): window {@code 2026-11-29} SUCCEEDED;
- *   <li>{@value #BROKEN} (08:00 Asia/Shanghai, daily, always fails): window {@code 2026-11-29}
+ *   <li>{@value #BROKEN} (08:00 Asia/Shanghai, daily, always fails after its durable step {@code fetch}): window {@code 2026-11-29}
  *       FINAL_FAILED, in the intervention queue;
  *   <li>{@value #MINUTELY} (every minute UTC, per-firing, overlap skip): {@code 2026-11-29T00:00:00Z}
  *       SUCCEEDED after a long run, during which {@code 2026-11-29T00:01:00Z} was SKIPPED.
@@ -79,8 +79,11 @@ final class ApiTestNode implements AutoCloseable {
     node = ActorTestKit.create(name, config);
     SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(60));
     AgentJob ok = ctx -> CompletableFuture.completedFuture(JobResult.success("digest of " + ctx.window().value() + " pushed"));
-    AgentJob fails = ctx -> CompletableFuture.completedFuture(
-        JobResult.failure("upstream schema changed: field 'price' is missing (attempt " + ctx.attempt() + ")"));
+    // a durable step first: its attempts show it RECORDED once and REPLAYED after (almanac steps)
+    AgentJob fails = ctx -> ctx.step("fetch", String.class, () -> CompletableFuture.completedFuture("rows"),
+            rows -> io.almanac.Usage.of("model-x", 120, 30, new java.math.BigDecimal("0.02")))
+        .thenApply(rows -> JobResult.failure("upstream schema changed: field 'price' is missing (attempt "
+            + ctx.attempt() + ")"));
     AgentJob slowFirst = ctx -> ctx.window().value().equals("2026-11-29T00:00:00Z") ? release
         : CompletableFuture.completedFuture(JobResult.success("quick"));
     almanac = Almanac.builder(node.system()).clock(clock).job("ok", ok).job("fails", fails).job("slow", slowFirst)

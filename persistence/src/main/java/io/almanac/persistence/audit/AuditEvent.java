@@ -249,6 +249,18 @@ public record AuditEvent(
     }
 
     @Override
+    public Told stepRecorded(TaskJournal.StepRecorded e) {
+      return new Told("step '" + e.name() + "' recorded (" + (e.result() == null ? 0 : e.result().length())
+          + " characters of result, took " + WindowExplanation.human(e.duration()) + WindowSteps.cost(e.usage()) + ")",
+          e.attempt());
+    }
+
+    @Override
+    public Told stepsReplayed(TaskJournal.StepsReplayed e) {
+      return new Told("steps replayed without running: " + String.join(", ", e.names()), e.attempt());
+    }
+
+    @Override
     public Told eventReceived(TaskJournal.EventReceived e) {
       return new Told("event " + e.type() + " id " + e.eventId() + (e.eventTime() == null ? "" : ", event time " + e.eventTime())
           + (e.summary() == null ? "" : ": " + e.summary()), 0);

@@ -806,6 +806,16 @@ public final class Verifier {
       }
 
       @Override
+      public Void stepRecorded(TaskJournal.StepRecorded e) {
+        return null;
+      }
+
+      @Override
+      public Void stepsReplayed(TaskJournal.StepsReplayed e) {
+        return null;
+      }
+
+      @Override
       public Void eventReceived(TaskJournal.EventReceived e) {
         if (w.reachedBy == null) {
           w.reachedBy = ref; // its decision, if it made one, came first in the same write

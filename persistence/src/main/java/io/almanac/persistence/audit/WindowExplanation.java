@@ -820,6 +820,20 @@ public final class WindowExplanation {
       }
 
       @Override
+      public Void stepRecorded(TaskJournal.StepRecorded e) {
+        step(at, "Attempt " + e.attempt() + " ran step '" + e.name() + "' in " + WindowSteps.duration(e.duration())
+            + WindowSteps.cost(e.usage()) + " and recorded its result: later attempts of this window get it without running it.");
+        return null;
+      }
+
+      @Override
+      public Void stepsReplayed(TaskJournal.StepsReplayed e) {
+        step(at, "Attempt " + e.attempt() + " got the recorded result" + (e.names().size() == 1 ? " of step " : "s of steps ")
+            + WindowSteps.quoted(e.names()) + " without running " + (e.names().size() == 1 ? "it." : "them."));
+        return null;
+      }
+
+      @Override
       public Void windowWaiting(WindowWaiting e) {
         if (dueAt == null) {
           dueAt = e.dueAt();
@@ -1475,6 +1489,16 @@ public final class WindowExplanation {
 
     @Override
     public Placed effectRecorded(EffectRecorded e) {
+      return null;
+    }
+
+    @Override
+    public Placed stepRecorded(TaskJournal.StepRecorded e) {
+      return null;
+    }
+
+    @Override
+    public Placed stepsReplayed(TaskJournal.StepsReplayed e) {
       return null;
     }
 

@@ -138,6 +138,18 @@ public final class WindowHistory {
   }
 
   /**
+   * The durable steps of one window of a task, per attempt ({@link WindowSteps}).
+   *
+   * @param taskId the task's id
+   * @param window the window's key
+   * @return its steps in journal order (empty when it has none), or empty for a task the journal does not know
+   */
+  public CompletionStage<Optional<List<WindowSteps.Step>>> steps(String taskId, String window) {
+    return digest(taskId, window).thenApply(d -> d.isEmpty() ? Optional.empty()
+        : Optional.of(WindowSteps.of(d.windowEvents())));
+  }
+
+  /**
    * Why a window of a task is as it is ({@link WindowExplanation}).
    *
    * @param taskId the task's id

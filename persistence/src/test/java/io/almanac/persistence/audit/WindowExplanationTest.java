@@ -996,7 +996,17 @@ class WindowExplanationTest {
             DUE)),
         // a deadline missed while running (docs/deadlines.md)
         journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
-            new TaskJournal.DeadlineMissed(DAY, DUE, t("01:00:00"), io.almanac.InstanceStatus.RUNNING, 1, t("01:00:00"))));
+            new TaskJournal.DeadlineMissed(DAY, DUE, t("01:00:00"), io.almanac.InstanceStatus.RUNNING, 1, t("01:00:00"))),
+        // durable steps: recorded by attempt 1, replayed by attempt 2 (docs/long-jobs/steps.md)
+        journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+            new TaskJournal.StepRecorded(DAY, 1, "gather", "java.lang.String", "\"facts\"",
+                new io.almanac.journal.UsageRecord("m", 10, 5, 20_000), Duration.ofSeconds(3), t("00:00:03")),
+            new AttemptFailed(DAY, 1, Duration.ofSeconds(5), "draft failed", t("00:00:05")),
+            new RetryScheduled(DAY, 1, t("00:00:05"), t("00:00:05")),
+            new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:00:05")),
+            started(2, RunKind.RETRY, t("00:00:05"), N1),
+            new TaskJournal.StepsReplayed(DAY, 2, List.of("gather"), t("00:00:09")),
+            new AttemptSucceeded(DAY, 2, Duration.ofSeconds(4), "ok", null, t("00:00:09"))));
     for (List<Event> j : journals) {
       j.forEach(e -> covered.add(e.getClass()));
       Explanation e = explain(j);
@@ -1014,6 +1024,24 @@ class WindowExplanationTest {
     types.removeAll(covered);
     assertEquals(Set.of(), types.stream().map(Class::getSimpleName).collect(Collectors.toSet()),
         "event types no journal of this test holds");
+  }
+
+  @Test
+  @DisplayName("why says which attempt ran a durable step, how long it took and what it cost, and which attempt "
+      + "got its result without running it")
+  void stepsInWords() {
+    List<String> texts = texts(explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new TaskJournal.StepRecorded(DAY, 1, "gather", "java.lang.String", "\"facts\"",
+            new io.almanac.journal.UsageRecord("m", 10, 5, 20_000), Duration.ofSeconds(3), t("00:00:03")),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(5), "draft failed", t("00:00:05")),
+        new RetryScheduled(DAY, 1, t("00:00:05"), t("00:00:05")),
+        new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:00:05")),
+        started(2, RunKind.RETRY, t("00:00:05"), N1),
+        new TaskJournal.StepsReplayed(DAY, 2, List.of("gather"), t("00:00:09")),
+        new AttemptSucceeded(DAY, 2, Duration.ofSeconds(4), "ok", null, t("00:00:09")))));
+    assertTrue(texts.contains("Attempt 1 ran step 'gather' in 3 s, using 10 tokens in and 5 out, cost 0.02 and recorded "
+        + "its result: later attempts of this window get it without running it."), texts.toString());
+    assertTrue(texts.contains("Attempt 2 got the recorded result of step 'gather' without running it."), texts.toString());
   }
 
   @Test

@@ -113,11 +113,20 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** An entity that held offers or reservations here stopped. */
   private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements ExecutorProtocol.Internal {}
 
-  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took) implements ExecutorProtocol.Internal {
+  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took, List<String> replayedSteps)
+      implements ExecutorProtocol.Internal {
+    /** An end of a job that replayed no step. */
+    JobDone(String taskId, String window, int attempt, JobResult result, Duration took) {
+      this(taskId, window, attempt, result, took, List.of());
+    }
+
     String key() {
       return taskId + "|" + window;
     }
   }
+
+  /** A durable step of attempt {@code attempt} was recorded with usage: its cost goes to the attempt's pools. */
+  record StepUsed(String key, int attempt, io.almanac.journal.UsageRecord usage) implements ExecutorProtocol.Internal {}
 
   /**
    * A report's answer: {@code failure} is null when it got through. {@code direct}: the job's own
@@ -125,7 +134,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
    * news that the job ended.
    */
   record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
-      ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) implements ExecutorProtocol.Internal {
+      ResultReports.Carries carries, ResultReports.Failure failure, boolean direct, List<String> replayedSteps)
+      implements ExecutorProtocol.Internal {
+    /** A report's answer for an attempt that replayed no step. */
+    ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+        ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) {
+      this(taskId, window, attempt, result, took, tries, carries, failure, direct, List.of());
+    }
+
     String key() {
       return taskId + "|" + window;
     }
@@ -134,7 +150,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   record Extended(String key, int attempt, Instant deadline) implements ExecutorProtocol.Internal {}
 
   private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
-      ResultReports.Carries carries) implements ExecutorProtocol.Internal {}
+      ResultReports.Carries carries, List<String> replayedSteps) implements ExecutorProtocol.Internal {}
 
   /** The pools' store answered an acquire for an admitted window of a pooled task. */
   private record PoolAnswered(Admission.Offered<ActorRef<TaskProtocol.Command>> offered, io.almanac.spi.PoolStore.Answer answer,
@@ -337,7 +353,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     this.alerts = alerts;
     this.nanoTime = nanoTime;
     this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
-    this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
+    this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence,
+        io.almanac.internal.protocol.StepBounds.from(ctx.getSystem().settings().config()));
     this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
       @Override
       public void watch(ActorRef<TaskProtocol.Command> task) {
@@ -379,6 +396,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(TaskStopped.class, m -> forget(o -> o.task().equals(m.task())))
         .onMessage(CancelAttempt.class, this::onCancel)
         .onMessage(JobDone.class, this::onJobDone)
+        .onMessage(StepUsed.class, this::onStepUsed)
         .onMessage(ReportDone.class, this::onReportDone)
         .onMessage(RetryReport.class, this::onRetryReport)
         .onMessage(Extended.class, this::onExtended)
@@ -822,24 +840,38 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   // ---- reporting results (see ResultReports)
 
   private void reportResult(JobDone d) {
-    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1, ResultReports.Carries.JOB_RESULT);
+    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1, ResultReports.Carries.JOB_RESULT,
+        d.replayedSteps());
   }
 
   private void report(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
-      ResultReports.Carries carries) {
+      ResultReports.Carries carries, List<String> replayedSteps) {
     if (tries == 1) {
       reporting++;
     }
     CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId),
-        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replyTo),
+        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replayedSteps, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, tries, carries,
-        ResultReports.failureOf(reply, error), false));
+        ResultReports.failureOf(reply, error), false, replayedSteps));
+  }
+
+  /** A step's cost counts toward the pools the attempt holds, once, when the step is recorded (a replay adds none). */
+  private Behavior<Command> onStepUsed(StepUsed m) {
+    RunningAttempt r = running.get(m.key());
+    if (r == null || r.attempt != m.attempt()) {
+      r = running.abandoned().stream().filter(a -> a.item.key().equals(m.key()) && a.attempt == m.attempt()).findFirst()
+          .orElse(null); // cancelled while its step's record was on its way: the task counted it, so do its pools
+    }
+    if (r != null) {
+      addPoolUsage(r, m.usage() == null ? null : m.usage().costMicros());
+    }
+    return this;
   }
 
   private Behavior<Command> onRetryReport(RetryReport m) {
     if (hold.state() != FenceHold.State.ENDED) {
-      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
+      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries(), m.replayedSteps());
     } else {
       reportEnded();
     }
@@ -872,12 +904,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         settings.reportRetryDelay(), maxReasonLength);
     if (next instanceof ResultReports.ReportRefusal refusal) {
       ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.failure().message());
-      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.tries() + 1, ResultReports.Carries.REFUSAL);
+      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.tries() + 1, ResultReports.Carries.REFUSAL,
+          m.replayedSteps());
     } else if (next instanceof ResultReports.Retry retry) {
       ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
           m.tries(), m.failure().message(), retry.delay());
       ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(retry.delay()), ctx.getSelf(),
-          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries()));
+          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries(),
+              m.replayedSteps()));
     } else {
       reportEnded();
       ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "
@@ -1145,11 +1179,16 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** An attempt of a pooled task ended with usage: its cost is added to each of its pools' day (the day it ended on). */
   private void addPoolUsage(RunningAttempt r, JobResult result) {
-    if (r.pools == null || r.pools.isEmpty() || result.usage() == null) {
+    addPoolUsage(r, result.usage() == null ? null : result.usage().costMicros());
+  }
+
+  /** A cost (in micros, or null for none) of an attempt of a pooled task is added to each of its pools' day. */
+  private void addPoolUsage(RunningAttempt r, Long costOrNull) {
+    if (r.pools == null || r.pools.isEmpty() || costOrNull == null) {
       return;
     }
     Instant now = clock.instant();
-    long cost = result.usage().costMicros();
+    long cost = costOrNull;
     for (String pool : r.pools) {
       meters.poolCost(pool, cost);
       try {

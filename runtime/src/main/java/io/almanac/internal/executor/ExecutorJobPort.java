@@ -30,9 +30,11 @@ final class ExecutorJobPort implements JobPort {
   private final Scheduler scheduler;
   private final ActorRef<ExecutorProtocol.Command> executor;
   private final ExecutorFence fence;
+  private final io.almanac.internal.protocol.StepBounds stepBounds;
 
   ExecutorJobPort(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout, Scheduler scheduler,
-      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence) {
+      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence, io.almanac.internal.protocol.StepBounds stepBounds) {
+    this.stepBounds = stepBounds;
     this.tasks = tasks;
     this.askTimeout = askTimeout;
     this.scheduler = scheduler;
@@ -71,6 +73,30 @@ final class ExecutorJobPort implements JobPort {
     return ask.thenApply(ExecutorJobPort::valueOf);
   }
 
+  @Override
+  public io.almanac.internal.protocol.StepBounds stepBounds() {
+    return stepBounds;
+  }
+
+  @Override
+  public CompletionStage<TaskProtocol.StepReply> recordStep(AttemptItem item, int attempt, String name, String type,
+      String result, io.almanac.journal.UsageRecord usage, Duration took, Duration wait) {
+    WindowKey window = WindowKey.of(item.window());
+    CompletionStage<StatusReply<TaskProtocol.StepReply>> ask = Asks.ask(tasks.apply(item.taskId()),
+        replyTo -> new TaskProtocol.RecordStep(window, attempt, name, type, result, usage, took, replyTo), wait, scheduler);
+    return ask.thenApply(reply -> {
+      if (reply.isError() && reply.getError() instanceof AlmanacException refusal) {
+        throw new CompletionException(refusal); // a refusal as the task said it (its reason and field)
+      }
+      return valueOf(reply);
+    });
+  }
+
+  @Override
+  public void stepUsed(AttemptItem item, int attempt, io.almanac.journal.UsageRecord usage) {
+    executor.tell(new Executor.StepUsed(item.key(), attempt, usage));
+  }
+
   private static <T> T valueOf(StatusReply<T> reply) {
     if (reply.isError()) {
       throw new CompletionException(new AlmanacException(reply.getError().getMessage()));
@@ -79,21 +105,24 @@ final class ExecutorJobPort implements JobPort {
   }
 
   @Override
-  public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took) {
+  public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took,
+      java.util.List<String> replayedSteps) {
     CompletionStage<StatusReply<Done>> ask;
     try {
       ask = Asks.ask(tasks.apply(item.taskId()),
-          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replyTo),
+          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replayedSteps,
+              replyTo),
           askTimeout, scheduler);
     } catch (RuntimeException e) {
       ask = CompletableFuture.failedFuture(e);
     }
     ask.whenComplete((reply, error) -> executor.tell(new Executor.ReportDone(item.taskId(), item.window(), attempt, result,
-        took, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true)));
+        took, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true, replayedSteps)));
   }
 
   @Override
-  public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took) {
-    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took));
+  public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took,
+      java.util.List<String> replayedSteps) {
+    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took, replayedSteps));
   }
 }

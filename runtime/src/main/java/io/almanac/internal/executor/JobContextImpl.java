@@ -7,12 +7,25 @@ import io.almanac.LeaseLostException;
 import io.almanac.LeasePolicy;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
+import io.almanac.AlmanacException;
+import io.almanac.InvalidSpecException;
+import io.almanac.RefusedException;
+import io.almanac.StepResultTooLargeException;
+import io.almanac.StepTypeMismatchException;
+import io.almanac.Usage;
 import io.almanac.internal.protocol.TaskProtocol;
+import io.almanac.internal.protocol.StepBounds;
+import io.almanac.journal.UsageRecord;
+import io.almanac.journal.WindowState;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -20,6 +33,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.pattern.AskTimeoutException;
 
@@ -37,6 +52,12 @@ final class JobContextImpl implements JobContext, EffectLedger {
   private final Map<String, String> recorded;
   private final Set<String> pendingAtStart;
   private final Set<String> intendedHere = ConcurrentHashMap.newKeySet();
+  /** The window's steps recorded by earlier attempts (and by this one, as it records them). */
+  private final Map<String, WindowState.RecordedStep> steps;
+  /** The step names this attempt reached: a name is reached at most once per attempt. */
+  private final Set<String> reached = ConcurrentHashMap.newKeySet();
+  /** The steps this attempt got from the record without running them, in the order reached. */
+  private final List<String> replayed = new CopyOnWriteArrayList<>();
 
   JobContextImpl(JobPort port, RunningAttempt running, TaskProtocol.AttemptGrant grant, String zone, Clock clock) {
     this.port = port;
@@ -46,6 +67,7 @@ final class JobContextImpl implements JobContext, EffectLedger {
     this.zone = ZoneId.of(zone);
     this.recorded = new ConcurrentHashMap<>(grant.effects());
     this.pendingAtStart = new HashSet<>(grant.pendingEffects());
+    this.steps = grant.steps().isEmpty() ? new ConcurrentHashMap<>() : new ConcurrentHashMap<>(grant.steps());
   }
 
   @Override
@@ -254,5 +276,130 @@ final class JobContextImpl implements JobContext, EffectLedger {
       recorded.put(key, reply.value());
       return reply.value();
     });
+  }
+
+  // ---- durable steps (distinct from the ledger above: no intent; a step cut off midway runs again)
+
+  /** How step results are written and read: Java time and Optional as values, dates as text. */
+  private static final JsonMapper STEP_JSON = JsonMapper.builder()
+      .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
+      .addModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module())
+      .addModule(new com.fasterxml.jackson.module.paramnames.ParameterNamesModule())
+      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+      .build();
+
+  /** @return the steps this attempt replayed, in the order reached (told with its result) */
+  List<String> replayedSteps() {
+    return replayed.isEmpty() ? List.of() : List.copyOf(replayed);
+  }
+
+  @Override
+  public <T> CompletionStage<T> step(String name, Class<T> type, Supplier<? extends CompletionStage<T>> body,
+      Function<? super T, Usage> usage) {
+    StepBounds bounds = port.stepBounds();
+    if (name == null || name.isBlank()) {
+      return CompletableFuture.failedFuture(new InvalidSpecException("step.name", name, "a step's name must not be blank"));
+    }
+    if (name.length() > bounds.maxNameLength()) {
+      return CompletableFuture.failedFuture(new InvalidSpecException("step.name", name, name.length()
+          + " characters, at most " + bounds.maxNameLength() + " (almanac.task.max-step-name-length)"));
+    }
+    if (type == null || body == null) {
+      return CompletableFuture.failedFuture(new InvalidSpecException(type == null ? "step.type" : "step.body", null,
+          "step '" + name + "' needs a " + (type == null ? "result type" : "body")));
+    }
+    if (!reached.add(name)) {
+      return CompletableFuture.failedFuture(new InvalidSpecException("step.name", name, "this attempt already reached "
+          + "step '" + name + "': each step of a window needs its own name (in a loop, e.g. 'search-' + i)"));
+    }
+    WindowState.RecordedStep done = steps.get(name);
+    if (done != null) {
+      T value;
+      try {
+        value = STEP_JSON.readValue(done.result(), type);
+      } catch (JsonProcessingException | RuntimeException e) {
+        return CompletableFuture.failedFuture(new StepTypeMismatchException(grant.taskId(), grant.window(), name,
+            done.attempt(), done.type(), type.getName(), e));
+      }
+      replayed.add(name);
+      return CompletableFuture.completedFuture(value);
+    }
+    if (!holdsLease()) {
+      return CompletableFuture.failedFuture(leaseLost());
+    }
+    Instant began = clock.instant();
+    CompletionStage<T> stage;
+    try {
+      stage = body.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e); // a step that throws records nothing
+    }
+    if (stage == null) {
+      return CompletableFuture.failedFuture(new AlmanacException("step '" + name
+          + "': its body returned null instead of a CompletionStage"));
+    }
+    return stage.thenCompose(value -> recordStep(name, type, value, usage, Duration.between(began, clock.instant()),
+        bounds));
+  }
+
+  /** Records a step's result (its bound checked here first, before anything is sent), then hands the result on. */
+  private <T> CompletionStage<T> recordStep(String name, Class<T> type, T value, Function<? super T, Usage> usageOf,
+      Duration took, StepBounds bounds) {
+    String json;
+    UsageRecord usage;
+    try {
+      json = STEP_JSON.writeValueAsString(value);
+      usage = usageOf == null ? null : UsageRecord.of(usageOf.apply(value));
+    } catch (JsonProcessingException e) {
+      return CompletableFuture.failedFuture(new AlmanacException("task '" + grant.taskId() + "' window '" + grant.window()
+          + "': step '" + name + "': its result of type " + type.getName() + " cannot be written as JSON ("
+          + e.getOriginalMessage() + ")", e));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    int size = StepBounds.utf8Length(json);
+    if (size > bounds.maxResultBytes()) {
+      return CompletableFuture.failedFuture(new StepResultTooLargeException(grant.taskId(), grant.window(), name, size,
+          bounds.maxResultBytes()));
+    }
+    if (!holdsLease()) {
+      return CompletableFuture.failedFuture(leaseLost());
+    }
+    CompletableFuture<T> out = new CompletableFuture<>();
+    port.recordStep(running.item, running.attempt, name, type.getName(), json, usage, took, ledgerWait())
+        .whenComplete((reply, error) -> {
+          if (error == null) {
+            steps.put(name, new WindowState.RecordedStep(running.attempt, type.getName(), reply.result(), usage, took,
+                clock.instant()));
+            if (reply.recordedNow() && usage != null) {
+              port.stepUsed(running.item, running.attempt, usage);
+            }
+            out.complete(value);
+            return;
+          }
+          Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+          out.completeExceptionally(stepNotRecorded(name, cause));
+        });
+    running.cancelled.whenComplete((v, e) -> out.completeExceptionally(stepNotRecorded(name, leaseLost())));
+    return out;
+  }
+
+  /** Why a step's record failed: the attempt lost the window, the task refused it, or no answer came. */
+  private RuntimeException stepNotRecorded(String name, Throwable cause) {
+    if (cause instanceof LeaseLostException lost) {
+      return lost;
+    }
+    if (cause instanceof RefusedException refused && refused.reason() == RefusedException.Reason.STALE_ATTEMPT) {
+      LeaseLostException lost = new LeaseLostException(grant.taskId(), grant.window(), grant.attempt(), "step '" + name
+          + "' ran but was not recorded: " + refused.getMessage());
+      lost.initCause(refused);
+      return lost;
+    }
+    if (cause instanceof AlmanacException refusal) {
+      return refusal;
+    }
+    return new AlmanacException("task '" + grant.taskId() + "' window '" + grant.window() + "': step '" + name
+        + "' ran, but its record got no answer from the task's journal while the attempt held its lease ("
+        + cause.getMessage() + "); a later attempt runs it again", cause);
   }
 }

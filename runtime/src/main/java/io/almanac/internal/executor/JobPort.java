@@ -26,9 +26,22 @@ interface JobPort {
   CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
       boolean intent, Duration wait);
 
-  /** The job ended in its slot under a valid lease: asks its task to record the result; the answer goes to the executor. */
-  void reportResult(AttemptItem item, int attempt, JobResult result, Duration took);
+  /** @return the bounds of durable steps (almanac.task), checked in the job's thread before a step is sent */
+  io.almanac.internal.protocol.StepBounds stepBounds();
+
+  /** Asks the task to record a durable step's result for the window, waiting at most {@code wait} for its answer. */
+  CompletionStage<TaskProtocol.StepReply> recordStep(AttemptItem item, int attempt, String name, String type,
+      String result, io.almanac.journal.UsageRecord usage, Duration took, Duration wait);
+
+  /** A step with usage was recorded: the executor adds its cost to the attempt's pools (counted once, as the task's budget counts it). */
+  void stepUsed(AttemptItem item, int attempt, io.almanac.journal.UsageRecord usage);
+
+  /**
+   * The job ended in its slot under a valid lease: asks its task to record the result (with the
+   * steps it replayed); the answer goes to the executor.
+   */
+  void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, java.util.List<String> replayedSteps);
 
   /** The job ended after it gave up its slot, or while the lease is in doubt: the executor decides. */
-  void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took);
+  void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, java.util.List<String> replayedSteps);
 }

@@ -86,12 +86,13 @@ final class JobRun implements Runnable {
       JobResult outcome = outcome(result, error, r.cancelled.isDone(), maxReasonLength);
       Duration took = Duration.between(r.startedAt, clock.instant());
       r.took = took;
+      java.util.List<String> replayed = context instanceof JobContextImpl c ? c.replayedSteps() : java.util.List.of();
       if (r.inSlot && !r.fenced && port.leaseValid()) {
         // The common end: the job's thread reports its result itself, and the answer tells the
         // executor that the job ended (one message less than telling the executor first).
-        port.reportResult(item, attempt, outcome, took);
+        port.reportResult(item, attempt, outcome, took, replayed);
       } else {
-        port.jobEnded(item, attempt, outcome, took); // cancelled, fenced or suspect: the actor decides
+        port.jobEnded(item, attempt, outcome, took, replayed); // cancelled, fenced or suspect: the actor decides
       }
     });
   }

@@ -65,6 +65,9 @@ import org.apache.pekko.actor.Extension;
  *       attempt that no longer held its window</td></tr>
  *   <tr><td>{@code almanac.retries.scheduled}</td><td>counter</td><td></td><td>retries planned by a
  *       retry policy</td></tr>
+ *   <tr><td>{@code almanac.steps}</td><td>counter</td><td>{@code kind} (recorded, replayed)</td><td>durable
+ *       steps recorded (run once and kept), and steps an attempt got from their record without running
+ *       them (counted with its result)</td></tr>
  *   <tr><td>{@code almanac.windows.final.failed}</td><td>counter</td><td></td><td>windows that entered
  *       the intervention queue</td></tr>
  *   <tr><td>{@code almanac.job.duration}</td><td>timer, percentile histogram</td><td>{@code task}</td>
@@ -425,6 +428,20 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
 
     @Override
     public Boolean effectRecorded(TaskJournal.EffectRecorded e) {
+      return false;
+    }
+
+    @Override
+    public Boolean stepRecorded(TaskJournal.StepRecorded e) {
+      count("almanac.steps", tag, "kind", "recorded");
+      return false;
+    }
+
+    @Override
+    public Boolean stepsReplayed(TaskJournal.StepsReplayed e) {
+      for (int i = 0; i < e.names().size(); i++) {
+        count("almanac.steps", tag, "kind", "replayed");
+      }
       return false;
     }
 

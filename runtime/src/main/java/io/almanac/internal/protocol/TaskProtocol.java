@@ -9,6 +9,7 @@ import io.almanac.WindowKey;
 import io.almanac.WindowView;
 import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
+import io.almanac.journal.UsageRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,7 +46,7 @@ public final class TaskProtocol {
    * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
    */
   public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect,
-      PoolWait, PoolBudgetSpent {}
+      RecordStep, PoolWait, PoolBudgetSpent {}
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
@@ -271,10 +272,24 @@ public final class TaskProtocol {
   /** The running attempt is alive: extend its lease (R23). */
   public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements ExecutorCommand {}
 
-  /** The attempt ended with this result. */
+  /** The attempt ended with this result; {@code replayedSteps}: the durable steps it got from their record without running them (none: not sent). */
   public record FinishAttempt(
-      WindowKey window, int attempt, JobResult result, Duration duration, ActorRef<StatusReply<Done>> replyTo)
-      implements ExecutorCommand {}
+      WindowKey window, int attempt, JobResult result, Duration duration,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+      List<String> replayedSteps,
+      ActorRef<StatusReply<Done>> replyTo)
+      implements ExecutorCommand {
+    /** Canonical constructor: the replayed steps are never null. */
+    public FinishAttempt {
+      replayedSteps = replayedSteps == null ? List.of() : List.copyOf(replayedSteps);
+    }
+
+    /** A result of an attempt that replayed no step. */
+    public FinishAttempt(WindowKey window, int attempt, JobResult result, Duration duration,
+        ActorRef<StatusReply<Done>> replyTo) {
+      this(window, attempt, result, duration, List.of(), replyTo);
+    }
+  }
 
   /**
    * The entity's lease timer for an attempt went off (from the entity's own timer, due when {@link
@@ -303,6 +318,30 @@ public final class TaskProtocol {
       this(window, attempt, key, value, false, replyTo);
     }
   }
+
+  /**
+   * Record a durable step's result for the window, unless a step of that name is recorded already
+   * (then its recorded result is the answer). Only the attempt that holds the window records.
+   *
+   * @param window the window
+   * @param attempt the attempt (its fencing token)
+   * @param name the step's name
+   * @param type the Java type the job asked the result as
+   * @param result the step's result as JSON
+   * @param usage what the job reported using inside the step, or null
+   * @param duration how long the step ran
+   * @param replyTo where the recorded result goes
+   */
+  public record RecordStep(WindowKey window, int attempt, String name, String type, String result, UsageRecord usage,
+      Duration duration, ActorRef<StatusReply<StepReply>> replyTo) implements ExecutorCommand {}
+
+  /**
+   * The answer to {@link RecordStep}.
+   *
+   * @param recordedNow whether this command recorded it (false: a step of that name was recorded before)
+   * @param result the result the window holds for the step, as JSON
+   */
+  public record StepReply(boolean recordedNow, String result) implements AlmanacSerializable {}
 
   /** Stop firing windows until resumed (R31); fires meanwhile are recorded as skipped. */
   public record Pause(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
@@ -461,8 +500,23 @@ public final class TaskProtocol {
       Instant dueAt,
       Map<String, String> effects,
       List<String> pendingEffects,
-      String executor)
-      implements AlmanacSerializable {}
+      String executor,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+      Map<String, io.almanac.journal.WindowState.RecordedStep> steps)
+      implements AlmanacSerializable {
+
+    /** Canonical constructor: the recorded steps are never null. */
+    public AttemptGrant {
+      steps = steps == null ? Map.of() : steps;
+    }
+
+    /** A grant for a window with no recorded step. */
+    public AttemptGrant(String taskId, String window, int attempt, RunKind kind, Instant leaseUntil, Instant windowStart,
+        Instant windowEnd, Instant dueAt, Map<String, String> effects, List<String> pendingEffects, String executor) {
+      this(taskId, window, attempt, kind, leaseUntil, windowStart, windowEnd, dueAt, effects, pendingEffects, executor,
+          Map.of());
+    }
+  }
 
   /** The lease after a heartbeat. */
   public record LeaseGranted(Instant leaseUntil) implements AlmanacSerializable {}

@@ -125,7 +125,7 @@ final class AttemptLifecycle {
   AttemptGrant grant(State s, AttemptStarted started) {
     WindowState w = s.windows().get(started.window());
     return new AttemptGrant(taskId, started.window(), started.attempt(), started.kind(), started.leaseUntil(), w.start(),
-        w.end(), w.dueAt(), w.effects(), w.pendingEffects(), started.executor());
+        w.end(), w.dueAt(), w.effects(), w.pendingEffects(), started.executor(), w.steps());
   }
 
   /**
@@ -186,10 +186,11 @@ final class AttemptLifecycle {
       return Decided.reply(Done.getInstance());
     }
     if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
-      return Decided.persist(List.of(late(cmd, "window is " + w.status() + " at attempt " + w.attempt(), now)),
-          Done.getInstance());
+      List<Event> late = new ArrayList<>(replayed(cmd, now));
+      late.add(late(cmd, "window is " + w.status() + " at attempt " + w.attempt(), now));
+      return Decided.persist(late, Done.getInstance());
     }
-    List<Event> events = new ArrayList<>();
+    List<Event> events = new ArrayList<>(replayed(cmd, now));
     if (LeaseExpiry.over(w, now)) {
       events.add(LeaseExpiry.timedOut(w, cmd.duration(), now));
       events.addAll(afterFailure(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
@@ -251,6 +252,12 @@ final class AttemptLifecycle {
     }
     return Optional.of(new TaskJournal.WaitEnded(w.key(), io.almanac.SkipReason.BUDGET_EXHAUSTED, cmd.detail(), now,
         cmd.pool()));
+  }
+
+  /** The steps the attempt replayed, told with its result: one event in the same write, none when it replayed none. */
+  private static List<Event> replayed(FinishAttempt cmd, Instant now) {
+    return cmd.replayedSteps().isEmpty() ? List.of()
+        : List.of(new TaskJournal.StepsReplayed(cmd.window().value(), cmd.attempt(), cmd.replayedSteps(), now));
   }
 
   private static LateResultRecorded late(FinishAttempt cmd, String detail, Instant now) {

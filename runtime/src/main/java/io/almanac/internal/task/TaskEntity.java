@@ -63,6 +63,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final FireDecider fires;
   private final AttemptLifecycle attempts;
   private final EffectRules effects;
+  private final StepRules steps;
   private final OperatorActions operator;
   private final EventDecider events;
   private final GateDecider gates;
@@ -108,6 +109,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     this.fires = new FireDecider(settings);
     this.attempts = new AttemptLifecycle(taskId, settings);
     this.effects = new EffectRules(settings);
+    this.steps = new StepRules(settings.steps());
     this.operator = new OperatorActions(taskId, settings);
     this.events = new EventDecider(fires);
     this.gates = new GateDecider(fires);
@@ -240,6 +242,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Heartbeat.class, (s, c) -> run(s, null, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
         .onCommand(FinishAttempt.class, (s, c) -> run(s, null, attempts.finish(s, c, now()), c.replyTo()))
         .onCommand(RecordEffect.class, (s, c) -> run(s, null, effects.record(s, c, now()), c.replyTo()))
+        .onCommand(RecordStep.class, (s, c) -> run(s, null, steps.record(s, c, now()), c.replyTo()))
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
         .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))
         .onCommand(GetWindow.class, (s, c) -> run(s, null, views.window(s, c.window(), attempts::unknownWindow), c.replyTo()))

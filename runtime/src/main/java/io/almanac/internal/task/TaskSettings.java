@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.internal.protocol.StepBounds;
 import com.typesafe.config.Config;
 import io.almanac.InvalidSpecException;
 import io.almanac.config.Settings;
@@ -39,6 +40,7 @@ import java.time.Duration;
  * @param stashCapacity commands a task entity holds while one of its writes is in flight (Pekko drops
  *     those beyond it); above {@code maxPendingPublishes}, which alone must never fill it
  * @param upstreamAskTimeout how long a waiting window's check waits for each upstream task's report (R9)
+ * @param steps the bounds of durable steps (a step's result, the steps per window, a step's name)
  */
 public record TaskSettings(
     int hotWindows,
@@ -64,7 +66,8 @@ public record TaskSettings(
     int maxPendingPublishes,
     Duration publishRetryAfter,
     int stashCapacity,
-    Duration upstreamAskTimeout) {
+    Duration upstreamAskTimeout,
+    StepBounds steps) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -128,6 +131,9 @@ public record TaskSettings(
     }
     Settings.positive(PREFIX + "upstream-ask-timeout", upstreamAskTimeout);
     atMost("upstream-ask-timeout", upstreamAskTimeout);
+    if (steps == null) {
+      throw InvalidSpecException.missing(PREFIX + "max-step-result-size");
+    }
   }
 
   /**
@@ -161,7 +167,8 @@ public record TaskSettings(
         intOf(c, PREFIX + "max-pending-publishes"),
         durationOf(c, PREFIX + "publish-retry-after"),
         intOf(c, PREFIX + "stash-capacity"),
-        durationOf(c, PREFIX + "upstream-ask-timeout"));
+        durationOf(c, PREFIX + "upstream-ask-timeout"),
+        StepBounds.from(c));
   }
 
   /** An integer, refusing a fraction such as 2.5 (which {@link Config#getInt} truncates). */

@@ -239,9 +239,23 @@ class LedgerWaitTest {
     }
 
     @Override
-    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took) {}
+    public io.almanac.internal.protocol.StepBounds stepBounds() {
+      return io.almanac.internal.protocol.StepBounds.DEFAULT;
+    }
 
     @Override
-    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took) {}
+    public CompletionStage<TaskProtocol.StepReply> recordStep(AttemptItem item, int attempt, String name, String type,
+        String result, io.almanac.journal.UsageRecord usage, Duration took, Duration wait) {
+      return new CompletableFuture<>();
+    }
+
+    @Override
+    public void stepUsed(AttemptItem item, int attempt, io.almanac.journal.UsageRecord usage) {}
+
+    @Override
+    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed) {}
+
+    @Override
+    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed) {}
   }
 }

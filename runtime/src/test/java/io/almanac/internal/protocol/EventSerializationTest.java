@@ -96,6 +96,9 @@ class EventSerializationTest {
         new TaskJournal.InstanceCancelled(W, 1, "operator", AT),
         new TaskJournal.EffectIntended(W, 1, "push:wechat", AT),
         new TaskJournal.EffectRecorded(W, 1, "push:wechat", "msg-1", AT),
+        new TaskJournal.StepRecorded(W, 1, "draft", "com.example.Draft", "{\"text\":\"Dear team\",\"tokens\":42}",
+            new io.almanac.journal.UsageRecord("gpt-x", 1200, 300, 25_000), Duration.ofMillis(8_250), AT),
+        new TaskJournal.StepsReplayed(W, 2, List.of("gather", "draft"), AT),
         new TaskJournal.EventReceived(W, "order.paid", "evt-1234", AT.minusSeconds(30), "order 1234 paid", AT),
         new TaskJournal.EventDuplicated(W, "evt-1234", AT),
         new TaskJournal.WindowWaiting(W, start, end, AT, RunKind.FIRST, "upstream order-export (SAME_WINDOW)",
@@ -261,7 +264,7 @@ class EventSerializationTest {
       TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
       TaskJournal.PoolWaited.class,
       TaskJournal.DeadlineMissed.class,
-      TaskJournal.BudgetRaised.class);
+      TaskJournal.BudgetRaised.class, TaskJournal.StepRecorded.class, TaskJournal.StepsReplayed.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
