@@ -277,6 +277,7 @@ public final class DemoNode {
 
     List<TaskSpec> demo = new java.util.ArrayList<>(DemoTasks.secondLevelTasks());
     demo.addAll(DemoTasks.ecommerceTasks());
+    demo.addAll(DemoTasks.longJobTasks());
     try {
       // retries until almanac.node.registration-timeout while a slow start finds no answer
       almanac.registerAll(demo).toCompletableFuture().join();

@@ -204,6 +204,27 @@ public final class DemoTasks {
   }
 
   /**
+   * The long agent job: {@value ResearchAgentJob#TASK}, every minute (UTC), one window per firing,
+   * three durable steps (gather, a 20 s draft that fails once per window, publish through the
+   * ledger); retried 2 s after a failure, at most twice; a firing while it runs is SKIPPED.
+   *
+   * @return research-agent
+   */
+  public static List<TaskSpec> longJobTasks() {
+    return List.of(
+        TaskSpec.builder(ResearchAgentJob.TASK)
+            .cron("0 * * * * ? UTC")
+            .window(WindowSpec.PER_FIRING)
+            .overlap(OverlapPolicy.SKIP)
+            .retry(RetryPolicy.delayed(Duration.ofSeconds(2)).withMaxRetries(2))
+            .lease(DEMO_LEASE)
+            .job(ResearchAgentJob.TASK)
+            .description("every minute a long agent job of three durable steps: its draft fails once, the retry "
+                + "replays gather; a restart during the draft resumes it without spending a retry")
+            .build());
+  }
+
+  /**
    * The compressed-time e-commerce chain (registered from Java next to the real daily one of
    * application.conf): both fire at second 0 of every minute, one window per firing, so the
    * report's window has the export's key.
@@ -290,6 +311,7 @@ public final class DemoTasks {
     jobs.put(TOKEN_SPENDER, ctx -> tokenSpender(ctx, timing));
     jobs.put(LATE_REPORT, ctx -> lateReport(ctx, clock, timing));
     jobs.put(HOLIDAY_CHECK, ctx -> holidayCheck(ctx, timing));
+    jobs.put(ResearchAgentJob.TASK, new ResearchAgentJob(dataDir, outbox, clock, ResearchAgentJob.Timing.DEMO));
     return jobs;
   }
 
