@@ -88,7 +88,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With {@code --tasks events} or {@code --tasks chain} the node registers another task set instead
  * of {@link #TASKS} (see TriggerCrashTest): {@link #EVENT_TASKS} (one event-triggered task) or
- * {@link #CHAIN_TASKS} (a dependency chain); with {@code --tasks pool} none, until a {@code
+ * {@link #CHAIN_TASKS} (a dependency chain); with {@code --tasks steps} {@link StepNode#TASKS} (jobs
+ * of three durable steps, see StepKillTest); with {@code --tasks pool} none, until a {@code
  * REGISTER-POOL} line (see {@link PoolNode}: one-shot tasks through named pools, their job's work
  * time set by {@code --pool-job-ms MIN-MAX}), and a {@code REGISTER-BUDGET} line adds tasks with a
  * budget per day whose job reports usage ({@link BudgetNode}). Further lines on stdin, answered on stdout:
@@ -336,7 +337,9 @@ public final class CrashNode {
       case "events" -> EVENT_TASKS;
       case "chain" -> CHAIN_TASKS;
       case "pool" -> List.of(); // registered later, by a REGISTER-POOL line (PoolNode)
-      default -> throw new IllegalArgumentException("--tasks must be default, events, chain or pool, not '" + o.get("tasks") + "'");
+      case "steps" -> StepNode.TASKS;
+      default -> throw new IllegalArgumentException("--tasks must be default, events, chain, pool or steps, not '"
+          + o.get("tasks") + "'");
     };
     if (o.containsKey("seeds")) {
       // a seed node restarted while the others run joins them (see LeaseSeeds), as the demo node does
@@ -350,6 +353,7 @@ public final class CrashNode {
       return t;
     });
     EffectsFile file = new EffectsFile(effects);
+    EffectsFile stepsFile = new EffectsFile(StepNode.stepsFile(effects));
     // the pool job's node name and work time (--pool-job-ms MIN-MAX), see PoolNode
     String poolNode = "node-" + o.getOrDefault("cluster-port", "pid" + ProcessHandle.current().pid());
     long[] poolMs = java.util.Arrays.stream(o.getOrDefault("pool-job-ms", "500-1000").split("-")).mapToLong(Long::parseLong).toArray();
@@ -367,6 +371,7 @@ public final class CrashNode {
           .job("chain-slow", ctx -> ledger(ctx, file, io, CHAIN_B_MILLIS))
           .job(PoolNode.JOB, ctx -> PoolNode.job(ctx, poolNode, poolMs[0], poolMs[1], CrashNode::out))
           .job(BudgetNode.JOB, ctx -> BudgetNode.job(ctx, CrashNode::out))
+          .job(StepNode.JOB, ctx -> StepNode.job(ctx, stepsFile, CrashNode::out))
           .start();
       // both retry until almanac.node.registration-timeout on a slow (loaded) machine, then fail
       almanac.registerAll(tasks).toCompletableFuture().join();
@@ -404,6 +409,7 @@ public final class CrashNode {
     stdin.start();
     system.getWhenTerminated().toCompletableFuture().get();
     file.close();
+    stepsFile.close();
     LOG.info("crash node stopped");
     out("STOPPED");
     System.exit(0);
