@@ -4,6 +4,7 @@ import io.almanac.AgentJob;
 import io.almanac.Alert;
 import io.almanac.AlertSink;
 import io.almanac.JobResult;
+import io.almanac.journal.AttemptLog;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
 import io.almanac.internal.lease.ExecutorFence;
@@ -113,7 +114,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** An entity that held offers or reservations here stopped. */
   private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements ExecutorProtocol.Internal {}
 
-  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took) implements ExecutorProtocol.Internal {
+  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log)
+      implements ExecutorProtocol.Internal {
     String key() {
       return taskId + "|" + window;
     }
@@ -124,7 +126,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
    * thread reported its result as it ended (the attempt still held its slot), so this is also the
    * news that the job ended.
    */
-  record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+  record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log, int tries,
       ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) implements ExecutorProtocol.Internal {
     String key() {
       return taskId + "|" + window;
@@ -133,7 +135,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   record Extended(String key, int attempt, Instant deadline) implements ExecutorProtocol.Internal {}
 
-  private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+  private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log,
+      int tries,
       ResultReports.Carries carries) implements ExecutorProtocol.Internal {}
 
   /** The pools' store answered an acquire for an admitted window of a pooled task. */
@@ -202,6 +205,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private final FenceHold hold;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
   private final List<JobDone> heldBack = new ArrayList<>();
+  /** The bounds of what an attempt leaves to be read (almanac.executor.job-log). */
+  private final JobLogSettings jobLog;
   private int reporting;
   private boolean draining;
   private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
@@ -337,7 +342,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     this.alerts = alerts;
     this.nanoTime = nanoTime;
     this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
-    this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence);
+    this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence,
+        ctx.getExecutionContext());
+    this.jobLog = JobLogSettings.from(ctx.getSystem().settings().config());
     this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
       @Override
       public void watch(ActorRef<TaskProtocol.Command> task) {
@@ -712,7 +719,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
     log(Level.DEBUG, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} ({}) started, "
         + "lease until {}", item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
-    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone(), clock);
+    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone(), clock, jobLog);
     jobThreads.execute(new JobRun(r, job, jobContext, port, clock, maxReasonLength));
   }
 
@@ -822,24 +829,24 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   // ---- reporting results (see ResultReports)
 
   private void reportResult(JobDone d) {
-    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1, ResultReports.Carries.JOB_RESULT);
+    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), d.log(), 1, ResultReports.Carries.JOB_RESULT);
   }
 
-  private void report(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
-      ResultReports.Carries carries) {
+  private void report(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log,
+      int tries, ResultReports.Carries carries) {
     if (tries == 1) {
       reporting++;
     }
     CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId),
-        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replyTo),
+        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, log, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
-    ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, tries, carries,
+    ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, log, tries, carries,
         ResultReports.failureOf(reply, error), false));
   }
 
   private Behavior<Command> onRetryReport(RetryReport m) {
     if (hold.state() != FenceHold.State.ENDED) {
-      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries());
+      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.log(), m.tries(), m.carries());
     } else {
       reportEnded();
     }
@@ -872,12 +879,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         settings.reportRetryDelay(), maxReasonLength);
     if (next instanceof ResultReports.ReportRefusal refusal) {
       ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.failure().message());
-      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.tries() + 1, ResultReports.Carries.REFUSAL);
+      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.log(), m.tries() + 1,
+          ResultReports.Carries.REFUSAL);
     } else if (next instanceof ResultReports.Retry retry) {
       ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
           m.tries(), m.failure().message(), retry.delay());
       ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(retry.delay()), ctx.getSelf(),
-          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries()));
+          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.log(), m.tries() + 1, m.carries()));
     } else {
       reportEnded();
       ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "

@@ -2,6 +2,8 @@ package io.almanac.internal.executor;
 
 import io.almanac.AlmanacException;
 import io.almanac.JobResult;
+import io.almanac.WindowView;
+import io.almanac.journal.AttemptLog;
 import io.almanac.WindowKey;
 import io.almanac.internal.lease.ExecutorFence;
 import io.almanac.internal.protocol.Asks;
@@ -30,9 +32,11 @@ final class ExecutorJobPort implements JobPort {
   private final Scheduler scheduler;
   private final ActorRef<ExecutorProtocol.Command> executor;
   private final ExecutorFence fence;
+  private final scala.concurrent.ExecutionContext executionContext;
 
   ExecutorJobPort(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout, Scheduler scheduler,
-      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence) {
+      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence, scala.concurrent.ExecutionContext executionContext) {
+    this.executionContext = executionContext;
     this.tasks = tasks;
     this.askTimeout = askTimeout;
     this.scheduler = scheduler;
@@ -79,21 +83,35 @@ final class ExecutorJobPort implements JobPort {
   }
 
   @Override
-  public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took) {
+  public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, AttemptLog log) {
     CompletionStage<StatusReply<Done>> ask;
     try {
       ask = Asks.ask(tasks.apply(item.taskId()),
-          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replyTo),
+          replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, log, replyTo),
           askTimeout, scheduler);
     } catch (RuntimeException e) {
       ask = CompletableFuture.failedFuture(e);
     }
     ask.whenComplete((reply, error) -> executor.tell(new Executor.ReportDone(item.taskId(), item.window(), attempt, result,
-        took, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true)));
+        took, log, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true)));
   }
 
   @Override
-  public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took) {
-    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took));
+  public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, AttemptLog log) {
+    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took, log));
+  }
+
+  @Override
+  public void live(AttemptItem item, int attempt, WindowView.Progress progress) {
+    try {
+      tasks.apply(item.taskId()).tell(new TaskProtocol.ReportProgress(WindowKey.of(item.window()), attempt, progress));
+    } catch (RuntimeException e) {
+      // a view's hint: never the job's failure
+    }
+  }
+
+  @Override
+  public void later(Duration delay, Runnable task) {
+    scheduler.scheduleOnce(delay, task, executionContext);
   }
 }

@@ -44,7 +44,7 @@ public final class TaskProtocol {
    * From the node's executor and the jobs it runs: admissions (the executor is the one admission
    * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
    */
-  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect,
+  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, ReportProgress, RecordEffect,
       PoolWait, PoolBudgetSpent {}
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
@@ -271,9 +271,33 @@ public final class TaskProtocol {
   /** The running attempt is alive: extend its lease (R23). */
   public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements ExecutorCommand {}
 
-  /** The attempt ended with this result. */
+  /**
+   * The attempt ended with this result, and left this log (its own lines and its failure's stack
+   * trace, bounded by the executor; written with the attempt's end when not empty).
+   */
   public record FinishAttempt(
-      WindowKey window, int attempt, JobResult result, Duration duration, ActorRef<StatusReply<Done>> replyTo)
+      WindowKey window, int attempt, JobResult result, Duration duration, io.almanac.journal.AttemptLog log,
+      ActorRef<StatusReply<Done>> replyTo)
+      implements ExecutorCommand {
+
+    /** No log reads as an empty one (a command sent by a node that predates logs). */
+    public FinishAttempt {
+      log = log == null ? io.almanac.journal.AttemptLog.EMPTY : log;
+    }
+
+    /** A result without a log. */
+    public FinishAttempt(WindowKey window, int attempt, JobResult result, Duration duration,
+        ActorRef<StatusReply<Done>> replyTo) {
+      this(window, attempt, result, duration, io.almanac.journal.AttemptLog.EMPTY, replyTo);
+    }
+  }
+
+  /**
+   * A running attempt's live progress and latest log lines (at most one per attempt per {@code
+   * almanac.executor.job-log.live-interval}): held in the entity's memory for its views while the
+   * attempt runs, never persisted, not answered.
+   */
+  public record ReportProgress(WindowKey window, int attempt, io.almanac.WindowView.Progress progress)
       implements ExecutorCommand {}
 
   /**

@@ -186,14 +186,15 @@ final class AttemptLifecycle {
       return Decided.reply(Done.getInstance());
     }
     if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
-      return Decided.persist(List.of(late(cmd, "window is " + w.status() + " at attempt " + w.attempt(), now)),
-          Done.getInstance());
+      return Decided.persist(logged(List.of(late(cmd, "window is " + w.status() + " at attempt " + w.attempt(), now)),
+          1, cmd, now), Done.getInstance());
     }
     List<Event> events = new ArrayList<>();
     if (LeaseExpiry.over(w, now)) {
       events.add(LeaseExpiry.timedOut(w, cmd.duration(), now));
       events.addAll(afterFailure(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
       events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
+      return Decided.persist(logged(events, events.size(), cmd, now), Done.getInstance());
     } else if (r.succeeded()) {
       Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
       TaskJournal.DeadlineMissed late = Deadlines.missedAtEnd(state, w, now); // null without a deadline: one check
@@ -202,15 +203,32 @@ final class AttemptLifecycle {
       }
       events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now,
           UsageRecord.of(r.usage())));
+      return Decided.persist(logged(events, events.size(), cmd, now), Done.getInstance());
     } else if (r.throttled()) {
       events.addAll(throttled(w, cmd.duration(), r, now));
+      return Decided.persist(logged(events, 1, cmd, now), Done.getInstance());
     } else {
       Transition.check(w.status(), InstanceStatus.FAILED, w.key());
       events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now, null, null,
           UsageRecord.of(r.usage())));
+      int end = events.size();
       events.addAll(afterFailure(state, w, r.reason(), now));
+      return Decided.persist(logged(events, end, cmd, now), Done.getInstance());
     }
-    return Decided.persist(events, Done.getInstance());
+  }
+
+  /**
+   * The events with the attempt's log ({@link TaskJournal.AttemptLogged}) inserted right after its
+   * end, at {@code at}, in the same write; the events as they are when the attempt left no log (no
+   * line, no stack trace: nothing more is written).
+   */
+  static List<Event> logged(List<Event> events, int at, FinishAttempt cmd, Instant now) {
+    if (cmd.log().isEmpty()) {
+      return events;
+    }
+    List<Event> out = new ArrayList<>(events);
+    out.add(at, TaskJournal.AttemptLogged.of(cmd.window().value(), cmd.attempt(), cmd.log(), now));
+    return out;
   }
 
   /**

@@ -239,9 +239,17 @@ class LedgerWaitTest {
     }
 
     @Override
-    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took) {}
+    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took,
+        io.almanac.journal.AttemptLog log) {}
 
     @Override
-    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took) {}
+    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took,
+        io.almanac.journal.AttemptLog log) {}
+
+    @Override
+    public void live(AttemptItem item, int attempt, io.almanac.WindowView.Progress progress) {}
+
+    @Override
+    public void later(Duration delay, Runnable task) {}
   }
 }

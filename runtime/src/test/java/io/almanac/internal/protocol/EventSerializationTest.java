@@ -108,7 +108,11 @@ class EventSerializationTest {
         new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT),
         new TaskJournal.DeadlineMissed(W, AT, AT.plus(Duration.ofHours(1)), InstanceStatus.RUNNING, 2,
             AT.plus(Duration.ofHours(1))),
-        new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 2_500_000, 7_500_000, "month-end report", AT));
+        new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 2_500_000, 7_500_000, "month-end report", AT),
+        new TaskJournal.AttemptLogged(W, 2, List.of(new io.almanac.journal.LogLine(AT.minusSeconds(3),
+            io.almanac.JobLog.Level.INFO, "fetched 12 articles"), new io.almanac.journal.LogLine(AT.minusSeconds(1),
+            io.almanac.JobLog.Level.WARN, "model answered 429, waiting")), 3,
+            "java.lang.IllegalStateException: tool 'search' failed\n\tat demo.Agent.run(Agent.java:42)", AT));
   }
 
   static TaskJournal.State snapshot() {
@@ -261,7 +265,8 @@ class EventSerializationTest {
       TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
       TaskJournal.PoolWaited.class,
       TaskJournal.DeadlineMissed.class,
-      TaskJournal.BudgetRaised.class);
+      TaskJournal.BudgetRaised.class,
+      TaskJournal.AttemptLogged.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
