@@ -24,6 +24,7 @@ public record AttemptLog(List<LogLine> lines, int droppedLines, String stackTrac
   }
 
   /** @return whether there is nothing to keep (no line, none dropped, no stack trace) */
+  @com.fasterxml.jackson.annotation.JsonIgnore
   public boolean isEmpty() {
     return lines.isEmpty() && droppedLines == 0 && stackTrace == null;
   }
