@@ -123,4 +123,31 @@ class JobContextLiveTest {
     assertEquals(2, port.sent.size(), "nothing is sent once the attempt ended");
     assertNull(ctx.end(null).stackTrace());
   }
+
+  @Test
+  @DisplayName("each line is also logged to SLF4J (logger io.almanac.job) with the task, window and attempt in the MDC; "
+      + "the caller's MDC is kept")
+  void linesGoToSlf4jWithTheAttemptsMdc() {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(io.almanac.JobLog.LOGGER);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender =
+        new ch.qos.logback.core.read.ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    org.slf4j.MDC.put("request", "r-1");
+    try {
+      ctx.log().warn("model answered {}", 429);
+      ch.qos.logback.classic.spi.ILoggingEvent e = appender.list.get(0);
+      assertEquals("model answered 429", e.getFormattedMessage());
+      assertEquals(ch.qos.logback.classic.Level.WARN, e.getLevel());
+      assertEquals("t", e.getMDCPropertyMap().get("almanac.task"));
+      assertEquals("w", e.getMDCPropertyMap().get("almanac.window"));
+      assertEquals("1", e.getMDCPropertyMap().get("almanac.attempt"));
+      assertEquals("r-1", org.slf4j.MDC.get("request"), "the caller's MDC is kept");
+      assertNull(org.slf4j.MDC.get("almanac.task"), "and not added to");
+    } finally {
+      org.slf4j.MDC.clear();
+      logger.detachAppender(appender);
+    }
+  }
 }
