@@ -112,6 +112,10 @@ final class ExecutorJobPort implements JobPort {
 
   @Override
   public void later(Duration delay, Runnable task) {
-    scheduler.scheduleOnce(delay, task, executionContext);
+    try {
+      scheduler.scheduleOnce(delay, task, executionContext);
+    } catch (RuntimeException e) {
+      // the node is stopping: a view's hint is dropped, never the job's failure
+    }
   }
 }

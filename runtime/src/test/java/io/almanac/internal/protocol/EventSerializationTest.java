@@ -631,6 +631,8 @@ class EventSerializationTest {
         InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of(), AT, AT,
         AT.plusSeconds(1), null, null).withProgress(new io.almanac.WindowView.Progress(1, 0.25, "drafting", AT,
         List.of(new io.almanac.journal.LogLine(AT, io.almanac.JobLog.Level.INFO, "gathered 12 items"))));
+    TaskProtocol.ReportProgress report = new TaskProtocol.ReportProgress(io.almanac.WindowKey.of(W), 1, view.progress());
+    assertEquals(report, roundTrip(report), "the executor's report to a task on another node");
     TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
     assertEquals(list, roundTrip(list));
     Serializer serializer = serialization.findSerializerFor(list);
