@@ -138,4 +138,26 @@ public interface JobContext {
     }
     return body.get();
   }
+
+  /**
+   * The attempt's own log: lines kept with the attempt in the window's history (bounded by {@code
+   * almanac.executor.job-log.*}) and also logged through SLF4J with the task, window and attempt in
+   * the MDC. See {@link JobLog}.
+   *
+   * @return the attempt's log
+   */
+  JobLog log();
+
+  /**
+   * Says how far the job is, for the dashboard's progress bar and the window's view while the attempt
+   * runs ({@link WindowView#progress()}). Held in memory only, never in the journal, and sent to the
+   * task at most once per {@code almanac.executor.job-log.live-interval} (the latest call wins); it is
+   * gone when the attempt ends. Cheap: call it as often as is convenient.
+   *
+   * @param fraction how far, from 0 (started) to 1 (done)
+   * @param text what the job is doing now, or null; cut to {@code almanac.executor.job-log.max-line-length}
+   * @throws IllegalArgumentException if {@code fraction} is not a number from 0 to 1 (the message names
+   *     the field and the value)
+   */
+  void progress(double fraction, String text);
 }

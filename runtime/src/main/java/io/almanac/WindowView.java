@@ -70,7 +70,59 @@ public record WindowView(
     PoolWait poolWait,
     Usage usage,
     SkipReason skipReason,
-    long version) {
+    long version,
+    Progress progress) {
+
+  /**
+   * A view without live progress: the shape before it existed, kept so that code built against it
+   * still links.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param start the window's start
+   * @param end the window's end
+   * @param dueAt when the window fired (or was due)
+   * @param status the instance's status
+   * @param runKind why the current or last attempt runs
+   * @param attempt the current or last attempt
+   * @param retries retries scheduled so far
+   * @param maxRetries the task's retry cap
+   * @param leaseUntil the running attempt's lease, or null
+   * @param retryDueAt the next retry's due time, or null
+   * @param summary the success's summary, or null
+   * @param artifactUri the success's artifact, or null
+   * @param reason why it failed, was skipped, missed, cancelled or resolved, or null
+   * @param effects the window's effect ledger
+   * @param createdAt when the instance was created
+   * @param updatedAt when it last changed
+   * @param startedAt when the current or last attempt started, or null
+   * @param waitUntil the deadline of a WAITING window, or null
+   * @param events the events counted on the window, or null
+   * @param deadlineMissedAt when the window missed its deadline, or null
+   * @param poolWait the pool a PENDING window waits for, or null
+   * @param usage what its attempts reported using, or null
+   * @param skipReason why a SKIPPED window was skipped, or null
+   * @param version the window's version
+   */
+  public WindowView(String taskId, WindowKey window, Instant start, Instant end, Instant dueAt, InstanceStatus status,
+      RunKind runKind, int attempt, int retries, int maxRetries, Instant leaseUntil, Instant retryDueAt, String summary,
+      String artifactUri, String reason, Map<String, String> effects, Instant createdAt, Instant updatedAt,
+      Instant startedAt, Instant waitUntil, Events events, Instant deadlineMissedAt, PoolWait poolWait, Usage usage,
+      SkipReason skipReason, long version) {
+    this(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt, summary,
+        artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt, poolWait, usage,
+        skipReason, version, null);
+  }
+
+  /**
+   * @param live the running attempt's live progress, or null
+   * @return this view with that progress
+   */
+  public WindowView withProgress(Progress live) {
+    return new WindowView(taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil,
+        retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, skipReason, version, live);
+  }
 
   /**
    * A view without a version: the shape before it existed, kept so that code built against it still
@@ -263,4 +315,24 @@ public record WindowView(
    * @param model the model the latest attempt that named one reported, or null
    */
   public record Usage(long tokensIn, long tokensOut, java.math.BigDecimal cost, String model) {}
+
+  /**
+   * What a running attempt says while it runs: its progress ({@link JobContext#progress(double,
+   * String)}) and its latest log lines ({@link JobContext#log()}). Sent by the executor at most once per
+   * {@code almanac.executor.job-log.live-interval}, held in the task's memory (never in the journal) and
+   * dropped when the attempt ends; a node that restarts has none until the job reports again.
+   *
+   * @param attempt the attempt that reported it
+   * @param fraction how far the job says it is, from 0 to 1, or null when it reported none (only log lines)
+   * @param text what it says it is doing, or null
+   * @param at when it reported it (the executor's clock)
+   * @param latest its latest log lines, oldest first (at most {@code almanac.executor.job-log.live-lines})
+   */
+  public record Progress(int attempt, Double fraction, String text, Instant at,
+      java.util.List<io.almanac.journal.LogLine> latest) {
+    /** Copies the lines. */
+    public Progress {
+      latest = latest == null ? java.util.List.of() : java.util.List.copyOf(latest);
+    }
+  }
 }

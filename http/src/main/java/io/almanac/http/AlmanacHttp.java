@@ -248,7 +248,8 @@ public final class AlmanacHttp extends AllDirectives {
   /**
    * Refuses a query parameter the endpoint does not take (400 naming it, before anything is
    * asked): only {@code GET /api/windows} ({@link WindowFilter} checks its own) and {@code GET
-   * /api/tasks} ({@code latest}, checked by {@link ApiRoutes}) take any, every other
+   * /api/tasks} ({@code latest}, checked by {@link ApiRoutes}) and a window's {@code /logs} ({@code
+   * attempt}, checked by {@link HistoryRoutes}) take any, every other
    * endpoint of the API, the health checks and {@code /metrics} take none. The dashboard's files and
    * paths outside these are left to their routes (an unknown path stays 404).
    */
@@ -260,6 +261,11 @@ public final class AlmanacHttp extends AllDirectives {
       if (!endpoint || path.equals("/api/windows") || path.equals("/api/tasks")) {
         return inner;
       }
+      java.util.List<org.apache.pekko.japi.Pair<String, String>> given = uri.query().toList();
+      if (path.startsWith("/api/tasks/") && path.endsWith("/logs") && given.stream().allMatch(p -> p.first().equals(
+          "attempt"))) {
+        return inner; // GET .../logs takes attempt (checked by HistoryRoutes)
+      }
       java.util.Map<String, java.util.List<String>> params = uri.query().toMultiMap();
       if (params.isEmpty()) {
         return inner;
@@ -267,7 +273,7 @@ public final class AlmanacHttp extends AllDirectives {
       // the first one given, so that the answer names what the caller wrote first
       String name = uri.query().toList().get(0).first();
       return Problems.complete(Problem.unknownParameter(name, "is not a parameter of " + path + ": it takes none (only "
-          + "GET /api/windows and GET /api/tasks take query parameters)"));
+          + "GET /api/windows, GET /api/tasks and GET /api/tasks/{task}/windows/{window}/logs take query parameters)"));
     });
   }
 

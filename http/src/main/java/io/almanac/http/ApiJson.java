@@ -122,7 +122,10 @@ final class ApiJson {
    * {@code {"pool","reason","until","since"}}, the resource pool a PENDING window waits for (reason
    * FULL, RATE or PAUSED; until and since may be null), else null; {@code usage} is {@code
    * {"tokensIn","tokensOut","cost","model"}}, what the window's attempts reported using, summed (cost
-   * a decimal string, model may be null), or null when none reported usage.
+   * a decimal string, model may be null), or null when none reported usage; {@code progress} is {@code
+   * {"attempt","fraction","text","at","latest":[{"at","level","text"}]}}, the running attempt's live
+   * progress and latest log lines (fraction 0..1 or null, text may be null), held in the task's memory
+   * while it runs, else null (and always null from the instance table).
    */
   static ObjectNode window(WindowView w) {
     ObjectNode n = JSON.createObjectNode();
@@ -173,7 +176,29 @@ final class ApiJson {
       u.put("cost", w.usage().cost() == null ? null : w.usage().cost().toPlainString());
       u.put("model", w.usage().model());
     }
+    if (w.progress() == null) {
+      n.putNull("progress");
+    } else {
+      ObjectNode p = n.putObject("progress");
+      p.put("attempt", w.progress().attempt());
+      if (w.progress().fraction() == null) {
+        p.putNull("fraction");
+      } else {
+        p.put("fraction", w.progress().fraction());
+      }
+      p.put("text", w.progress().text());
+      p.put("at", text(w.progress().at()));
+      lines(p.putArray("latest"), w.progress().latest());
+    }
     return n;
+  }
+
+  /** Log lines as {@code [{"at","level","text"}]}. */
+  static void lines(com.fasterxml.jackson.databind.node.ArrayNode out, java.util.List<io.almanac.journal.LogLine> lines) {
+    for (io.almanac.journal.LogLine l : lines) {
+      out.addObject().put("at", text(l.at())).put("level", l.level() == null ? null : l.level().name())
+          .put("text", l.text());
+    }
   }
 
   static String text(Instant t) {

@@ -39,7 +39,11 @@ import org.slf4j.LoggerFactory;
  *       "atUtc","atLocal","detail"}]}}; 404 for an unknown task or a window the journal has no event of;
  *   <li>{@code GET /api/tasks/{task}/windows/{window}/why}: {@code {"task","window","status","verdict",
  *       "steps":[{"atUtc","atLocal","text"}]}}; 404 for an unknown task, 200 with a "no such window"
- *       explanation for a window the journal has no record of.
+ *       explanation for a window the journal has no record of;
+ *   <li>{@code GET /api/tasks/{task}/windows/{window}/logs[?attempt=N]}: {@code {"task","window","attempts":[
+ *       {"attempt","at","lines":[{"at","level","text"}],"droppedLines","dropped","stackTrace"}]}}, what each
+ *       attempt logged and its failure's stack trace (an attempt that logged nothing and did not throw has
+ *       no entry); 404 for an unknown task, 400 naming {@code attempt} when it is not an integer >= 1.
  * </ul>
  *
  * The window's key is percent-decoded from the path. Errors answer {@code application/problem+json}:
@@ -97,13 +101,50 @@ public final class HistoryRoutes extends AllDirectives {
     return new HistoryRoutes(() -> history);
   }
 
-  /** @return {@code /api/tasks/{task}/windows/{window}/timeline}, {@code .../why} and {@code .../steps} */
+  /** @return {@code /api/tasks/{task}/windows/{window}/timeline}, {@code .../why}, {@code .../steps} and {@code .../logs} */
   public Route routes() {
     return pathPrefix("api", () -> pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), task ->
         pathPrefix("windows", () -> pathPrefix(PathMatchers.segment(), window -> concat(
             path("timeline", () -> get(() -> timeline(task, window))),
             path("why", () -> get(() -> why(task, window))),
-            path("steps", () -> get(() -> steps(task, window)))))))));
+            path("steps", () -> get(() -> steps(task, window))),
+            path("logs", () -> get(() -> parameterOptional("attempt", attempt -> logs(task, window, attempt))))))))));
+  }
+
+  private Route logs(String task, String window, java.util.Optional<String> attempt) {
+    Integer only = null;
+    if (attempt.isPresent()) {
+      try {
+        only = Integer.parseInt(attempt.get().trim());
+      } catch (NumberFormatException e) {
+        only = 0;
+      }
+      if (only < 1) {
+        return Problems.complete(Problem.invalid("attempt", attempt.get(), "attempt '" + attempt.get()
+            + "' is invalid: must be an attempt's number, an integer >= 1"));
+      }
+    }
+    Integer which = only;
+    return answer(task, window, h -> h.logs(task, window), found -> found.isEmpty()
+        ? notFound("task", task, "task '" + task + "' has no events in the journal")
+        : ok(logsJson(task, window, found.get().stream().filter(l -> which == null || l.attempt() == which).toList())));
+  }
+
+  static ObjectNode logsJson(String task, String window, List<io.almanac.journal.TaskJournal.AttemptLogged> logs) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("task", task);
+    root.put("window", window);
+    ArrayNode out = root.putArray("attempts");
+    for (io.almanac.journal.TaskJournal.AttemptLogged l : logs) {
+      ObjectNode a = out.addObject();
+      a.put("attempt", l.attempt());
+      a.put("at", l.at() == null ? null : l.at().toString());
+      ApiJson.lines(a.putArray("lines"), l.lines());
+      a.put("droppedLines", l.droppedLines());
+      a.put("dropped", l.droppedLines() == 0 ? null : io.almanac.journal.AttemptLog.droppedMarker(l.droppedLines()));
+      a.put("stackTrace", l.stackTrace());
+    }
+    return root;
   }
 
   private Route timeline(String task, String window) {

@@ -23,7 +23,7 @@ final class HttpMeters extends AllDirectives {
   /** The API's fixed path segments: any other segment of an /api path is a name (task, window, pool). */
   private static final Set<String> API_WORDS = Set.of("api", "tasks", "windows", "queue", "events", "pools", "pause",
       "resume", "run", "backfill", "usage", "raise-budget", "retry", "resolve", "cancel", "timeline", "why", "history",
-      "steps");
+      "steps", "logs");
 
   private final MeterRegistry registry;
 

@@ -14,6 +14,7 @@ class HttpMetersTest {
     assertEquals("/api/tasks", HttpMeters.uri("/api/tasks"));
     assertEquals("/api/tasks/{task}/pause", HttpMeters.uri("/api/tasks/daily-digest/pause"));
     assertEquals("/api/tasks/{task}/windows/{window}/why", HttpMeters.uri("/api/tasks/d/windows/2026-11-29/why"));
+    assertEquals("/api/tasks/{task}/windows/{window}/logs", HttpMeters.uri("/api/tasks/d/windows/2026-11-29/logs"));
     assertEquals("/api/tasks/{task}/windows/{window}/retry", HttpMeters.uri("/api/tasks/pause/windows/retry/retry"));
     assertEquals("/api/pools/{pool}/raise-budget", HttpMeters.uri("/api/pools/openai/raise-budget"));
     assertEquals("/dashboard/**", HttpMeters.uri("/dashboard/app.js"));

@@ -146,4 +146,26 @@ class WindowJsonTest {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
+
+  @Test
+  @DisplayName("a running attempt's progress in a window's JSON: attempt, fraction (null when it only logged), text, at "
+      + "and its latest lines; null without one")
+  void progressInJson() {
+    WindowView running = new WindowView("brief", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
+        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, T.plusSeconds(600), null, null, null, null, Map.of(), T, T, T, null,
+        null);
+    assertTrue(ApiJson.window(running).get("progress").isNull());
+    JsonNode n = ApiJson.window(running.withProgress(new WindowView.Progress(1, 0.25, "drafting", T.plusSeconds(5),
+        java.util.List.of(new io.almanac.journal.LogLine(T.plusSeconds(4), io.almanac.JobLog.Level.WARN, "429")))));
+    JsonNode p = n.get("progress");
+    assertEquals(1, p.get("attempt").asInt());
+    assertEquals(0.25, p.get("fraction").asDouble());
+    assertEquals("drafting", p.get("text").asText());
+    assertEquals("2026-11-29T00:00:05Z", p.get("at").asText());
+    assertEquals("WARN", p.get("latest").get(0).get("level").asText());
+    assertEquals("2026-11-29T00:00:04Z", p.get("latest").get(0).get("at").asText());
+    JsonNode onlyLogged = ApiJson.window(running.withProgress(new WindowView.Progress(1, null, null, T, null)));
+    assertTrue(onlyLogged.get("progress").get("fraction").isNull(), onlyLogged.toString());
+    assertEquals(0, onlyLogged.get("progress").get("latest").size());
+  }
 }

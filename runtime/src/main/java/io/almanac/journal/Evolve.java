@@ -583,6 +583,11 @@ public final class Evolve {
     }
 
     @Override
+    public State attemptLogged(TaskJournal.AttemptLogged x) {
+      return s; // kept with the window's history (read by the audit and the views of it), never in the hot state
+    }
+
+    @Override
     public State deadlineMissed(TaskJournal.DeadlineMissed x) {
       State stop = enter(s, x);
       if (stop != null || w.deadlineMissedAt() != null) {

@@ -72,7 +72,7 @@ public final class TaskJournal {
           AttemptSucceeded, AttemptFailed, AttemptTimedOut, LateResultRecorded, RetryScheduled,
           InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded, StepRecorded, StepsReplayed,
           EventReceived, EventDuplicated, WindowWaiting, WaitSatisfied, WaitEnded, ConditionCheckFailed,
-          UpstreamRerunRecorded, PoolWaited, DeadlineMissed {
+          UpstreamRerunRecorded, PoolWaited, DeadlineMissed, AttemptLogged {
     /** @return the window key */
     String window();
 
@@ -163,6 +163,8 @@ public final class TaskJournal {
 
     R poolWaited(PoolWaited e);
     R deadlineMissed(DeadlineMissed e);
+
+    R attemptLogged(AttemptLogged e);
 
     R budgetRaised(BudgetRaised e);
   }
@@ -554,6 +556,57 @@ public final class TaskJournal {
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.lateResultRecorded(this);
+    }
+  }
+
+  /**
+   * What an attempt logged ({@link io.almanac.JobContext#log()}) and the stack trace of its failure,
+   * bounded by the executor ({@code almanac.executor.job-log.*}). Written once, in the same write as
+   * the attempt's end (its success, failure or late result), and only when there is something to keep:
+   * an attempt that logged nothing and did not throw writes no such event. Kept with the window's
+   * history (the journal, with its retention), never in the task's hot state: folding it changes
+   * nothing.
+   *
+   * @param window the window
+   * @param attempt the attempt
+   * @param lines the kept lines, in order
+   * @param droppedLines how many lines were logged past the bound (0: none, not written)
+   * @param stackTrace the failure's stack trace, or null (not written)
+   * @param at when the attempt's end was recorded
+   */
+  public record AttemptLogged(String window, int attempt, List<LogLine> lines,
+      @JsonInclude(JsonInclude.Include.NON_DEFAULT) int droppedLines,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String stackTrace, Instant at) implements WindowEvent {
+
+    /** Keeps a copy of the lines; null lines (absent in the JSON) read as none. */
+    public AttemptLogged {
+      lines = lines == null ? List.of() : List.copyOf(lines);
+    }
+
+    /**
+     * @param window the window
+     * @param attempt the attempt
+     * @param log what it left
+     * @param at when
+     * @return the event
+     */
+    public static AttemptLogged of(String window, int attempt, AttemptLog log, Instant at) {
+      return new AttemptLogged(window, attempt, log.lines(), log.droppedLines(), log.stackTrace(), at);
+    }
+
+    /** @return the lines, the dropped count and the stack trace as one value */
+    public AttemptLog log() {
+      return new AttemptLog(lines, droppedLines, stackTrace);
+    }
+
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.attemptLogged(this);
     }
   }
 

@@ -60,7 +60,8 @@ class EventKindsTest {
       Map.entry("ConditionCheckFailed", "-"),
       Map.entry("UpstreamRerunRecorded", "-"),
       Map.entry("PoolWaited", "-"),
-      Map.entry("DeadlineMissed", "-"));
+      Map.entry("DeadlineMissed", "-"),
+      Map.entry("AttemptLogged", "-"));
 
   private static final Set<String> TASK_EVENTS = Set.of("SpecDefined", "TaskPaused", "TaskResumed", "TaskRemoved",
       "BudgetRaised");

@@ -60,6 +60,7 @@ class PersistedEnumNamesTest {
     PINNED.put(io.almanac.DependencyTrigger.Rerun.class, List.of("KEEP", "RUN_AGAIN"));
     PINNED.put(TaskJournal.CancelCause.class, List.of("OPERATOR", "TASK_REMOVED", "SUPERSEDED"));
     PINNED.put(TaskJournal.PauseCause.class, List.of("FAILURES"));
+    PINNED.put(io.almanac.JobLog.Level.class, List.of("INFO", "WARN", "ERROR"));
   }
 
   @Test

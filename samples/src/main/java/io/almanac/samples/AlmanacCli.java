@@ -60,7 +60,7 @@ import picocli.CommandLine.Unmatched;
     subcommands = {
       AlmanacCli.Demo.class, AlmanacCli.Status.class, AlmanacCli.Tasks.class, AlmanacCli.Windows.class,
       AlmanacCli.Queue.class, AlmanacCli.Why.class, AlmanacCli.Timeline.class, AlmanacCli.Steps.class,
-      AlmanacCli.Pause.class,
+      AlmanacCli.Logs.class, AlmanacCli.Pause.class,
       AlmanacCli.Resume.class, AlmanacCli.Run.class, AlmanacCli.Backfill.class, AlmanacCli.Retry.class,
       AlmanacCli.Resolve.class, AlmanacCli.Cancel.class, AlmanacCli.Publish.class, AlmanacCli.Audit.class, AlmanacCli.RebuildInstances.class,
       AlmanacCli.RaiseBudget.class, AlmanacCli.Pools.class, AlmanacCli.RaisePoolBudget.class,
@@ -576,6 +576,77 @@ public final class AlmanacCli implements Callable<Integer> {
       }
       t.print(out());
       return EXIT_OK;
+    }
+  }
+
+  /** {@code logs}: what a window's attempts logged, their failures' stack traces, and a running attempt's progress. */
+  @Command(name = "logs", description = {"What a window's attempts logged (ctx.log()) and their failures' stack traces, "
+      + "from the journal;", "while an attempt runs, its progress and latest lines."})
+  static final class Logs extends WindowCommand {
+    @Option(names = "--attempt", paramLabel = "N", description = "only this attempt's log (an integer >= 1)")
+    Integer attempt;
+
+    @Override
+    public Integer call() {
+      if (attempt != null && attempt < 1) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: --attempt '" + attempt + "' is invalid: must be an attempt's "
+            + "number, an integer >= 1");
+      }
+      ApiClient.Answer a = api().get(window(task, window) + "/logs" + (attempt == null ? "" : "?attempt=" + attempt));
+      if (printedJson(a)) {
+        return EXIT_OK;
+      }
+      PrintWriter out = out();
+      JsonNode progress = null;
+      try {
+        JsonNode w = api().get(window(task, window)).json();
+        progress = w == null ? null : w.get("progress");
+      } catch (CliException e) {
+        // the journal's logs are what was asked; a window the task no longer holds has no live progress
+      }
+      if (progress != null && progress.isObject() && (attempt == null || attempt == progress.path("attempt").asInt())) {
+        String fraction = progress.hasNonNull("fraction")
+            ? Math.round(progress.get("fraction").asDouble() * 100) + "%" : "no progress said";
+        out.println("attempt " + text(progress, "attempt") + " running: " + fraction
+            + (text(progress, "text") == null ? "" : ", " + text(progress, "text")) + " (at " + utc(text(progress, "at"))
+            + " UTC)");
+        for (JsonNode l : progress.path("latest")) {
+          out.println("  " + line(l));
+        }
+      }
+      JsonNode attempts = a.json().path("attempts");
+      if (attempts.isEmpty() && (progress == null || !progress.isObject())) {
+        out.println("no log lines or stack traces recorded for " + task + " " + window
+            + (attempt == null ? "" : " attempt " + attempt) + " (an attempt that logged nothing and did not throw "
+            + "leaves none)");
+      }
+      for (JsonNode at : attempts) {
+        out.println("attempt " + text(at, "attempt") + " (ended " + utc(text(at, "at")) + " UTC):");
+        for (JsonNode l : at.path("lines")) {
+          out.println("  " + line(l));
+        }
+        if (text(at, "dropped") != null) {
+          out.println("  ... " + text(at, "dropped"));
+        }
+        if (text(at, "stackTrace") != null) {
+          out.println("  stack trace:");
+          for (String s : text(at, "stackTrace").split("\n")) {
+            out.println("    " + s);
+          }
+        }
+      }
+      out.flush();
+      return EXIT_OK;
+    }
+
+    private static String line(JsonNode l) {
+      return utc(text(l, "at")) + " " + text(l, "level") + " " + text(l, "text");
+    }
+
+    /** An instant as the table's time, without its Z (the header says UTC). */
+    private static String utc(String iso) {
+      String t = time(iso);
+      return t != null && t.endsWith("Z") ? t.substring(0, t.length() - 1) : t;
     }
   }
 

@@ -176,5 +176,22 @@ class OutboxTest {
     public EffectLedger ledger() {
       return this;
     }
+
+    @Override
+    public io.almanac.JobLog log() {
+      return new io.almanac.JobLog() {
+        @Override
+        public void info(String format, Object... args) {}
+
+        @Override
+        public void warn(String format, Object... args) {}
+
+        @Override
+        public void error(String format, Object... args) {}
+      };
+    }
+
+    @Override
+    public void progress(double fraction, String text) {}
   }
 }

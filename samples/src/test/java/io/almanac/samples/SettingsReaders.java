@@ -31,6 +31,7 @@ final class SettingsReaders {
     readers.put("TaskSettings", TaskSettings::from);
     readers.put("TriggerSettings", TriggerSettings::from);
     readers.put("ExecutorSettings", ExecutorSettings::from);
+    readers.put("JobLogSettings", io.almanac.internal.executor.JobLogSettings::from);
     readers.put("PoolSettings", PoolSettings::from);
     readers.put("WebhookSettings", WebhookSettings::from);
     readers.put("PersistenceSettings", PersistenceSettings::from);

@@ -606,9 +606,12 @@ async function showWindow(task, key) {
     $('#detail-fields').replaceChildren();
     $('#why').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
     $('#timeline').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
+    $('#logs').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
+    $('#progress').hidden = true;
   }
   const path = windowPath(task, key);
-  const [w, why, timeline] = await Promise.allSettled([getJson(path), getJson(path + '/why'), getJson(path + '/timeline')]);
+  const [w, why, timeline, logs] = await Promise.allSettled([getJson(path), getJson(path + '/why'),
+    getJson(path + '/timeline'), getJson(path + '/logs')]);
   if (state.route.task !== task || state.route.window !== key) return;
   // a window that left the task's hot state is still in the list read from the instance table (with no
   // version: an action on it is not sent, as the page cannot say which state it would act on)
@@ -619,6 +622,9 @@ async function showWindow(task, key) {
   if (version === null) delete panel.dataset.version; else panel.dataset.version = String(version);
   if (known) renderWindowFields(known);
   else $('#detail-fields').replaceChildren(el('dt', { text: 'window' }), el('dd', { text: 'not available: ' + w.reason.message }));
+  renderProgress(w.status === 'fulfilled' ? w.value.progress : null);
+  if (logs.status === 'fulfilled') renderLogs(logs.value.attempts || []);
+  else $('#logs').replaceChildren(el('p', { className: 'muted', text: 'not available: ' + logs.reason.message }));
   if (why.status === 'fulfilled') {
     const y = why.value;
     $('#why').replaceChildren(el('p', { className: 'verdict', text: y.verdict }),
@@ -640,6 +646,55 @@ async function showWindow(task, key) {
   } else {
     $('#timeline').replaceChildren(el('p', { className: 'muted', text: 'not available: ' + timeline.reason.message }));
   }
+}
+
+/** One log line: "08:00:01 INFO gathered 12 sources" (UTC), its level as a class. */
+function logLine(l) {
+  return el('span', { className: 'log-line ' + (l.level || '') },
+    (l.at ? String(l.at).substring(11, 19) : '') + ' ' + (l.level || '') + ' ' + (l.text || '') + '\n');
+}
+
+/** A running attempt's progress bar, what it says it does and its latest lines; hidden when none. */
+function renderProgress(p) {
+  const box = $('#progress');
+  if (!p) {
+    box.hidden = true;
+    delete box.dataset.attempt;
+    return;
+  }
+  box.hidden = false;
+  box.dataset.attempt = String(p.attempt);
+  const bar = $('#progress-bar');
+  if (p.fraction === null || p.fraction === undefined) bar.removeAttribute('value');
+  else bar.value = p.fraction;
+  bar.dataset.fraction = p.fraction === null || p.fraction === undefined ? '' : String(p.fraction);
+  const pct = p.fraction === null || p.fraction === undefined ? '' : Math.round(p.fraction * 100) + '%';
+  $('#progress-text').textContent = 'attempt ' + p.attempt + (pct ? ': ' + pct : '') + (p.text ? ' – ' + p.text : '')
+    + ' (at ' + shown(p.at) + ')';
+  $('#progress-lines').replaceChildren(...(p.latest || []).map(logLine));
+  $('#progress-lines').hidden = !(p.latest || []).length;
+}
+
+/** Each attempt's log lines (UTC times), the dropped marker, and its failure's stack trace. */
+function renderLogs(attempts) {
+  if (!attempts.length) {
+    $('#logs').replaceChildren(el('p', { className: 'muted',
+      text: 'no log lines or stack traces recorded (ctx.log() lines and a failure\'s stack trace are kept per attempt)' }));
+    return;
+  }
+  $('#logs').replaceChildren(...attempts.map((a) => el('div', { className: 'attempt-log', dataset: { attempt: String(a.attempt) } },
+    el('h4', { text: 'Attempt ' + a.attempt + ' (ended ' + shown(a.at) + ')' }),
+    (a.lines || []).length ? el('pre', { className: 'log' }, ...a.lines.map(logLine)) : null,
+    a.dropped ? el('p', { className: 'muted dropped', text: a.dropped }) : null,
+    a.stackTrace ? el('pre', { className: 'stack', text: a.stackTrace }) : null)));
+}
+
+/** A shown window that runs is read again at each refresh: its progress bar moves, and its end shows its log. */
+async function refreshRunningWindow() {
+  const r = state.route;
+  const panel = $('#detail');
+  if (r.view !== 'task' || !r.window || panel.hidden || panel.dataset.status !== 'RUNNING') return;
+  await showWindow(r.task, r.window);
 }
 
 function renderWindowFields(w) {
@@ -900,7 +955,7 @@ function start() {
   $('#window-back').addEventListener('click', () => closeConfirm('window'));
   window.addEventListener('hashchange', route);
   route();
-  state.timer = setInterval(() => { if (!state.busy) refresh(); }, REFRESH_MS);
+  state.timer = setInterval(() => { if (!state.busy) { refresh(); refreshRunningWindow(); } }, REFRESH_MS);
 }
 
 start();

@@ -305,6 +305,14 @@ public record AuditEvent(
     }
 
     @Override
+    public Told attemptLogged(TaskJournal.AttemptLogged e) {
+      String first = e.log().firstStackLine();
+      return new Told(e.lines().size() + (e.lines().size() == 1 ? " log line" : " log lines")
+          + (e.droppedLines() > 0 ? " (" + e.droppedLines() + " dropped)" : "")
+          + (first == null ? "" : ", stack trace: " + first), e.attempt());
+    }
+
+    @Override
     public Told deadlineMissed(TaskJournal.DeadlineMissed e) {
       return new Told("deadline " + e.deadline() + " missed (due " + e.dueAt() + "): still " + e.status()
           + (e.attempt() > 0 ? " at attempt " + e.attempt() : ""), e.attempt());

@@ -860,6 +860,11 @@ public final class Verifier {
       }
 
       @Override
+      public Void attemptLogged(TaskJournal.AttemptLogged e) {
+        return null;
+      }
+
+      @Override
       public Void deadlineMissed(TaskJournal.DeadlineMissed e) {
         return null;
       }

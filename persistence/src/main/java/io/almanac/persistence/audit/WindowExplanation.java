@@ -313,6 +313,20 @@ public final class WindowExplanation {
     }
 
     /**
+     * @return what each attempt of the window logged ({@link TaskJournal.AttemptLogged}), in journal order:
+     *     attempts that logged nothing and did not throw have none
+     */
+    public List<TaskJournal.AttemptLogged> attemptLogs() {
+      List<TaskJournal.AttemptLogged> out = new ArrayList<>();
+      for (AuditEvent a : kept) {
+        if (a.event() instanceof TaskJournal.AttemptLogged l && l.window().equals(window)) {
+          out.add(l);
+        }
+      }
+      return out;
+    }
+
+    /**
      * @param taskId the task's id
      * @return the window's explanation, as {@link WindowExplanation#explain(String, List, String)} on the whole journal
      */
@@ -902,6 +916,17 @@ public final class WindowExplanation {
       public Void eventDuplicated(EventDuplicated e) {
         eventsDuplicated++;
         coalesced(at);
+        return null;
+      }
+
+      @Override
+      public Void attemptLogged(TaskJournal.AttemptLogged e) {
+        String first = e.log().firstStackLine();
+        String lines = e.lines().size() + (e.lines().size() == 1 ? " line" : " lines")
+            + (e.droppedLines() > 0 ? " (and " + e.droppedLines() + " dropped)" : "");
+        step(at, first == null ? "Attempt " + e.attempt() + " logged " + lines + " (almanac logs)."
+            : "Attempt " + e.attempt() + "'s job threw " + first + "; it logged " + lines + " (almanac logs shows them "
+            + "and the stack trace).");
         return null;
       }
 
@@ -1539,6 +1564,11 @@ public final class WindowExplanation {
 
     @Override
     public Placed poolWaited(TaskJournal.PoolWaited e) {
+      return null;
+    }
+
+    @Override
+    public Placed attemptLogged(TaskJournal.AttemptLogged e) {
       return null;
     }
 

@@ -150,6 +150,21 @@ public final class WindowHistory {
   }
 
   /**
+   * What each attempt of one window logged and the stack trace of its failure, as recorded with the
+   * attempt's end ({@link io.almanac.journal.TaskJournal.AttemptLogged}); kept with the window's history,
+   * so it lives as long as the journal keeps the window's events.
+   *
+   * @param taskId the task's id
+   * @param window the window's key
+   * @return the attempts' logs in journal order (none for an attempt that logged nothing and did not
+   *     throw), or empty for a task the journal does not know
+   */
+  public CompletionStage<Optional<List<io.almanac.journal.TaskJournal.AttemptLogged>>> logs(String taskId,
+      String window) {
+    return digest(taskId, window).thenApply(d -> d.isEmpty() ? Optional.empty() : Optional.of(d.attemptLogs()));
+  }
+
+  /**
    * Why a window of a task is as it is ({@link WindowExplanation}).
    *
    * @param taskId the task's id

@@ -133,6 +133,12 @@ class EveryEventKindIsToldTest {
     if (type == io.almanac.journal.UsageRecord.class) {
       return new io.almanac.journal.UsageRecord("model-sample", 1_000, 200, 42_000);
     }
+    if (type == java.util.List.class && name.equals("lines")) {
+      return java.util.List.of(new io.almanac.journal.LogLine(AT, io.almanac.JobLog.Level.INFO, "line-sample"));
+    }
+    if (type == java.util.List.class && name.equals("names")) {
+      return java.util.List.of("step-sample");
+    }
     if (type == java.time.LocalDate.class) {
       return java.time.LocalDate.ofInstant(AT, java.time.ZoneOffset.UTC);
     }

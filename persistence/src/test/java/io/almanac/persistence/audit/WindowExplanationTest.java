@@ -1006,7 +1006,13 @@ class WindowExplanationTest {
             new InstanceScheduled(DAY, START, END, DUE, RunKind.RETRY, t("00:00:05")),
             started(2, RunKind.RETRY, t("00:00:05"), N1),
             new TaskJournal.StepsReplayed(DAY, 2, List.of("gather"), t("00:00:09")),
-            new AttemptSucceeded(DAY, 2, Duration.ofSeconds(4), "ok", null, t("00:00:09"))));
+            new AttemptSucceeded(DAY, 2, Duration.ofSeconds(4), "ok", null, t("00:00:09"))),
+        // a failed attempt's log and stack trace, written with its end (docs/long-jobs/logs.md)
+        journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+            new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "IllegalStateException: boom", t("00:00:03")),
+            new TaskJournal.AttemptLogged(DAY, 1, List.of(new io.almanac.journal.LogLine(t("00:00:01"),
+                io.almanac.JobLog.Level.INFO, "gathered 3")), 0, "java.lang.IllegalStateException: boom\n\tat x.Y(Y.java:1)",
+                t("00:00:03"))));
     for (List<Event> j : journals) {
       j.forEach(e -> covered.add(e.getClass()));
       Explanation e = explain(j);
@@ -1171,5 +1177,23 @@ class WindowExplanationTest {
     assertEquals(InstanceStatus.PENDING.name(), explain(journal(scheduled(RunKind.FIRST, DUE))).status());
     assertEquals(OverlapPolicy.SKIP, daily().overlap());
     assertEquals(0, RetryPolicy.DEFAULT.maxRetries());
+  }
+
+  @Test
+  @DisplayName("why tells a thrown failure's first stack line and how many lines the attempt logged; an attempt that "
+      + "only logged says so")
+  void attemptLogsAreTold() {
+    Explanation e = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "IllegalStateException: boom", t("00:00:03")),
+        new TaskJournal.AttemptLogged(DAY, 1, List.of(new io.almanac.journal.LogLine(t("00:00:01"),
+            io.almanac.JobLog.Level.INFO, "gathered 3")), 2, "java.lang.IllegalStateException: boom\n\tat x.Y(Y.java:1)",
+            t("00:00:03"))));
+    assertTrue(texts(e).contains("Attempt 1's job threw java.lang.IllegalStateException: boom; it logged 1 line (and 2 "
+        + "dropped) (almanac logs shows them and the stack trace)."), texts(e).toString());
+    Explanation quiet = explain(journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+        new AttemptSucceeded(DAY, 1, Duration.ofSeconds(1), "ok", null, t("00:00:01")),
+        new TaskJournal.AttemptLogged(DAY, 1, List.of(new io.almanac.journal.LogLine(t("00:00:01"),
+            io.almanac.JobLog.Level.INFO, "published")), 0, null, t("00:00:01"))));
+    assertTrue(texts(quiet).contains("Attempt 1 logged 1 line (almanac logs)."), texts(quiet).toString());
   }
 }

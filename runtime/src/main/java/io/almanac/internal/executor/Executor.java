@@ -4,6 +4,7 @@ import io.almanac.AgentJob;
 import io.almanac.Alert;
 import io.almanac.AlertSink;
 import io.almanac.JobResult;
+import io.almanac.journal.AttemptLog;
 import io.almanac.RunKind;
 import io.almanac.WindowKey;
 import io.almanac.internal.lease.ExecutorFence;
@@ -113,11 +114,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** An entity that held offers or reservations here stopped. */
   private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements ExecutorProtocol.Internal {}
 
-  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took, List<String> replayedSteps)
-      implements ExecutorProtocol.Internal {
-    /** An end of a job that replayed no step. */
+  record JobDone(String taskId, String window, int attempt, JobResult result, Duration took, List<String> replayedSteps,
+      AttemptLog log) implements ExecutorProtocol.Internal {
+    /** An end of a job that replayed no step and left no log. */
     JobDone(String taskId, String window, int attempt, JobResult result, Duration took) {
-      this(taskId, window, attempt, result, took, List.of());
+      this(taskId, window, attempt, result, took, List.of(), AttemptLog.EMPTY);
     }
 
     String key() {
@@ -133,13 +134,19 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
    * thread reported its result as it ended (the attempt still held its slot), so this is also the
    * news that the job ended.
    */
-  record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
+  record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log, int tries,
       ResultReports.Carries carries, ResultReports.Failure failure, boolean direct, List<String> replayedSteps)
       implements ExecutorProtocol.Internal {
     /** A report's answer for an attempt that replayed no step. */
+    ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log, int tries,
+        ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) {
+      this(taskId, window, attempt, result, took, log, tries, carries, failure, direct, List.of());
+    }
+
+    /** A report's answer for an attempt that replayed no step and left no log. */
     ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
         ResultReports.Carries carries, ResultReports.Failure failure, boolean direct) {
-      this(taskId, window, attempt, result, took, tries, carries, failure, direct, List.of());
+      this(taskId, window, attempt, result, took, AttemptLog.EMPTY, tries, carries, failure, direct, List.of());
     }
 
     String key() {
@@ -149,8 +156,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   record Extended(String key, int attempt, Instant deadline) implements ExecutorProtocol.Internal {}
 
-  private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
-      ResultReports.Carries carries, List<String> replayedSteps) implements ExecutorProtocol.Internal {}
+  private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log,
+      int tries, ResultReports.Carries carries, List<String> replayedSteps) implements ExecutorProtocol.Internal {}
 
   /** The pools' store answered an acquire for an admitted window of a pooled task. */
   private record PoolAnswered(Admission.Offered<ActorRef<TaskProtocol.Command>> offered, io.almanac.spi.PoolStore.Answer answer,
@@ -218,6 +225,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private final FenceHold hold;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
   private final List<JobDone> heldBack = new ArrayList<>();
+  /** The bounds of what an attempt leaves to be read (almanac.executor.job-log). */
+  private final JobLogSettings jobLog;
   private int reporting;
   private boolean draining;
   private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
@@ -354,7 +363,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     this.nanoTime = nanoTime;
     this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
     this.port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence,
-        io.almanac.internal.protocol.StepBounds.from(ctx.getSystem().settings().config()));
+        io.almanac.internal.protocol.StepBounds.from(ctx.getSystem().settings().config()), ctx.getExecutionContext());
+    this.jobLog = JobLogSettings.from(ctx.getSystem().settings().config());
     this.admission = new Admission<>(settings, clock.instant(), new Admission.Watch<>() {
       @Override
       public void watch(ActorRef<TaskProtocol.Command> task) {
@@ -730,7 +740,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     // per attempt: DEBUG (20 per-second tasks would log 40 lines a second at INFO); failures stay at INFO
     log(Level.DEBUG, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} ({}) started, "
         + "lease until {}", item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
-    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone(), clock);
+    JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone(), clock, jobLog);
     jobThreads.execute(new JobRun(r, job, jobContext, port, clock, maxReasonLength));
   }
 
@@ -840,19 +850,19 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   // ---- reporting results (see ResultReports)
 
   private void reportResult(JobDone d) {
-    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), 1, ResultReports.Carries.JOB_RESULT,
+    report(d.taskId(), d.window(), d.attempt(), d.result(), d.took(), d.log(), 1, ResultReports.Carries.JOB_RESULT,
         d.replayedSteps());
   }
 
-  private void report(String taskId, String window, int attempt, JobResult result, Duration took, int tries,
-      ResultReports.Carries carries, List<String> replayedSteps) {
+  private void report(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log,
+      int tries, ResultReports.Carries carries, List<String> replayedSteps) {
     if (tries == 1) {
       reporting++;
     }
     CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId),
-        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replayedSteps, replyTo),
+        replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(window), attempt, result, took, replayedSteps, log, replyTo),
         settings.askTimeout(), ctx.getSystem().scheduler());
-    ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, tries, carries,
+    ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, log, tries, carries,
         ResultReports.failureOf(reply, error), false, replayedSteps));
   }
 
@@ -871,7 +881,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private Behavior<Command> onRetryReport(RetryReport m) {
     if (hold.state() != FenceHold.State.ENDED) {
-      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries(), m.carries(), m.replayedSteps());
+      report(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.log(), m.tries(), m.carries(), m.replayedSteps());
     } else {
       reportEnded();
     }
@@ -904,13 +914,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         settings.reportRetryDelay(), maxReasonLength);
     if (next instanceof ResultReports.ReportRefusal refusal) {
       ctx.getLog().warn("the result of '{}' attempt {} was refused: {}", m.key(), m.attempt(), m.failure().message());
-      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.tries() + 1, ResultReports.Carries.REFUSAL,
-          m.replayedSteps());
+      report(m.taskId(), m.window(), m.attempt(), refusal.failure(), m.took(), m.log(), m.tries() + 1,
+          ResultReports.Carries.REFUSAL, m.replayedSteps());
     } else if (next instanceof ResultReports.Retry retry) {
       ctx.getLog().warn("reporting the result of '{}' attempt {} failed (try {}): {}; retrying in {}", m.key(), m.attempt(),
           m.tries(), m.failure().message(), retry.delay());
       ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(retry.delay()), ctx.getSelf(),
-          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.tries() + 1, m.carries(),
+          new RetryReport(m.taskId(), m.window(), m.attempt(), m.result(), m.took(), m.log(), m.tries() + 1, m.carries(),
               m.replayedSteps()));
     } else {
       reportEnded();

@@ -2,6 +2,8 @@ package io.almanac.internal.executor;
 
 import io.almanac.AlmanacException;
 import io.almanac.JobResult;
+import io.almanac.WindowView;
+import io.almanac.journal.AttemptLog;
 import io.almanac.WindowKey;
 import io.almanac.internal.lease.ExecutorFence;
 import io.almanac.internal.protocol.Asks;
@@ -31,10 +33,13 @@ final class ExecutorJobPort implements JobPort {
   private final ActorRef<ExecutorProtocol.Command> executor;
   private final ExecutorFence fence;
   private final io.almanac.internal.protocol.StepBounds stepBounds;
+  private final scala.concurrent.ExecutionContext executionContext;
 
   ExecutorJobPort(Function<String, RecipientRef<TaskProtocol.Command>> tasks, Duration askTimeout, Scheduler scheduler,
-      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence, io.almanac.internal.protocol.StepBounds stepBounds) {
+      ActorRef<ExecutorProtocol.Command> executor, ExecutorFence fence, io.almanac.internal.protocol.StepBounds stepBounds,
+      scala.concurrent.ExecutionContext executionContext) {
     this.stepBounds = stepBounds;
+    this.executionContext = executionContext;
     this.tasks = tasks;
     this.askTimeout = askTimeout;
     this.scheduler = scheduler;
@@ -106,23 +111,41 @@ final class ExecutorJobPort implements JobPort {
 
   @Override
   public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took,
-      java.util.List<String> replayedSteps) {
+      java.util.List<String> replayedSteps, AttemptLog log) {
     CompletionStage<StatusReply<Done>> ask;
     try {
       ask = Asks.ask(tasks.apply(item.taskId()),
           replyTo -> new TaskProtocol.FinishAttempt(WindowKey.of(item.window()), attempt, result, took, replayedSteps,
-              replyTo),
+              log, replyTo),
           askTimeout, scheduler);
     } catch (RuntimeException e) {
       ask = CompletableFuture.failedFuture(e);
     }
     ask.whenComplete((reply, error) -> executor.tell(new Executor.ReportDone(item.taskId(), item.window(), attempt, result,
-        took, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true, replayedSteps)));
+        took, log, 1, ResultReports.Carries.JOB_RESULT, ResultReports.failureOf(reply, error), true, replayedSteps)));
   }
 
   @Override
   public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took,
-      java.util.List<String> replayedSteps) {
-    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took, replayedSteps));
+      java.util.List<String> replayedSteps, AttemptLog log) {
+    executor.tell(new Executor.JobDone(item.taskId(), item.window(), attempt, result, took, replayedSteps, log));
+  }
+
+  @Override
+  public void live(AttemptItem item, int attempt, WindowView.Progress progress) {
+    try {
+      tasks.apply(item.taskId()).tell(new TaskProtocol.ReportProgress(WindowKey.of(item.window()), attempt, progress));
+    } catch (RuntimeException e) {
+      // a view's hint: never the job's failure
+    }
+  }
+
+  @Override
+  public void later(Duration delay, Runnable task) {
+    try {
+      scheduler.scheduleOnce(delay, task, executionContext);
+    } catch (RuntimeException e) {
+      // the node is stopping: a view's hint is dropped, never the job's failure
+    }
   }
 }

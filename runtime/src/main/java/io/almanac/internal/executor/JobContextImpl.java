@@ -3,6 +3,8 @@ package io.almanac.internal.executor;
 import io.almanac.EffectLedger;
 import io.almanac.EffectOutcomeUnknownException;
 import io.almanac.JobContext;
+import io.almanac.JobLog;
+import io.almanac.journal.AttemptLog;
 import io.almanac.LeaseLostException;
 import io.almanac.LeasePolicy;
 import io.almanac.RunKind;
@@ -43,6 +45,8 @@ import org.apache.pekko.pattern.AskTimeoutException;
  * {@link JobPort}, never an actor (JobContextHoldsNoActorTest). INTERNAL API.
  */
 final class JobContextImpl implements JobContext, EffectLedger {
+  private static final org.slf4j.Logger JOB_LOG = org.slf4j.LoggerFactory.getLogger(JobLog.LOGGER);
+
   private final JobPort port;
   /** The executor's clock: the lease's remaining time is measured on it, as the executor's lease check does. */
   private final Clock clock;
@@ -58,8 +62,25 @@ final class JobContextImpl implements JobContext, EffectLedger {
   private final Set<String> reached = ConcurrentHashMap.newKeySet();
   /** The steps this attempt got from the record without running them, in the order reached. */
   private final List<String> replayed = new CopyOnWriteArrayList<>();
+  private final JobLogSettings logBounds;
+  private final JobLogBuffer lines;
+  private final AttemptJobLog log = new AttemptJobLog();
+  /** Guards the live report's throttle and its latest progress. */
+  private final Object live = new Object();
+  private Double fraction;
+  private String progressText;
+  private Instant liveSentAt;
+  private boolean liveFlushPending;
+  private boolean ended;
 
   JobContextImpl(JobPort port, RunningAttempt running, TaskProtocol.AttemptGrant grant, String zone, Clock clock) {
+    this(port, running, grant, zone, clock, JobLogSettings.DEFAULT);
+  }
+
+  JobContextImpl(JobPort port, RunningAttempt running, TaskProtocol.AttemptGrant grant, String zone, Clock clock,
+      JobLogSettings logBounds) {
+    this.logBounds = logBounds;
+    this.lines = new JobLogBuffer(logBounds);
     this.port = port;
     this.clock = clock;
     this.running = running;
@@ -229,6 +250,128 @@ final class JobContextImpl implements JobContext, EffectLedger {
         + held + "; unless that record lands, a later attempt finds this effect's outcome unknown", cause);
   }
 
+
+  @Override
+  public JobLog log() {
+    return log;
+  }
+
+  @Override
+  public void progress(double fraction, String text) {
+    if (Double.isNaN(fraction) || fraction < 0 || fraction > 1) {
+      throw new IllegalArgumentException("fraction '" + fraction + "' is invalid: must be a number from 0 to 1 (task '"
+          + grant.taskId() + "' window '" + grant.window() + "' attempt " + grant.attempt() + ")");
+    }
+    synchronized (live) {
+      this.fraction = fraction;
+      this.progressText = text == null ? null : JobLogBuffer.cut(text, logBounds.maxLineLength());
+    }
+    liveChanged();
+  }
+
+  /**
+   * The attempt ended: no live report is sent from now on.
+   *
+   * @param error what the job threw or its stage failed with, or null
+   * @return what the attempt leaves: its kept lines and the stack trace of {@code error}
+   */
+  AttemptLog end(Throwable error) {
+    synchronized (live) {
+      ended = true;
+    }
+    return lines.snapshot(JobLogBuffer.stackTrace(error, logBounds.maxStackTrace()));
+  }
+
+  /**
+   * Something a view shows changed: it is sent at once when the last send is a live-interval old,
+   * otherwise once when the interval has passed (one pending send at a time, carrying the latest).
+   */
+  private void liveChanged() {
+    boolean now;
+    Duration wait = null;
+    synchronized (live) {
+      if (ended) {
+        return;
+      }
+      Instant t = clock.instant();
+      now = liveSentAt == null || !t.isBefore(liveSentAt.plus(logBounds.liveInterval()));
+      if (now) {
+        liveSentAt = t;
+      } else if (!liveFlushPending) {
+        liveFlushPending = true;
+        wait = Duration.between(t, liveSentAt.plus(logBounds.liveInterval()));
+      }
+    }
+    if (now) {
+      sendLive();
+    } else if (wait != null) {
+      port.later(wait, this::flushLive);
+    }
+  }
+
+  private void flushLive() {
+    synchronized (live) {
+      liveFlushPending = false;
+      if (ended) {
+        return;
+      }
+      liveSentAt = clock.instant();
+    }
+    sendLive();
+  }
+
+  private void sendLive() {
+    io.almanac.WindowView.Progress p;
+    synchronized (live) {
+      if (ended) {
+        return;
+      }
+      p = new io.almanac.WindowView.Progress(grant.attempt(), fraction, progressText, clock.instant(), lines.latest());
+    }
+    port.live(running.item, running.attempt, p);
+  }
+
+  /** The attempt's {@link JobLog}: each line kept (bounded), logged to SLF4J with the attempt's MDC, shown live. */
+  private final class AttemptJobLog implements JobLog {
+    @Override
+    public void info(String format, Object... args) {
+      line(JobLog.Level.INFO, format, args);
+    }
+
+    @Override
+    public void warn(String format, Object... args) {
+      line(JobLog.Level.WARN, format, args);
+    }
+
+    @Override
+    public void error(String format, Object... args) {
+      line(JobLog.Level.ERROR, format, args);
+    }
+
+    private void line(JobLog.Level level, String format, Object[] args) {
+      org.slf4j.helpers.FormattingTuple f = org.slf4j.helpers.MessageFormatter.arrayFormat(format, args);
+      Throwable t = f.getThrowable();
+      String text = f.getMessage() == null ? "null" : f.getMessage();
+      if (t != null) {
+        text = text + " (" + t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage()) + ")";
+      }
+      lines.add(clock.instant(), level, text);
+      java.util.Map<String, String> before = org.slf4j.MDC.getCopyOfContextMap();
+      try (io.almanac.internal.meter.AttemptMdc mdc = io.almanac.internal.meter.AttemptMdc.of(grant.taskId(),
+          grant.window(), grant.attempt())) {
+        switch (level) {
+          case INFO -> JOB_LOG.info(f.getMessage(), t);
+          case WARN -> JOB_LOG.warn(f.getMessage(), t);
+          case ERROR -> JOB_LOG.error(f.getMessage(), t);
+        }
+      } finally {
+        if (before != null) {
+          org.slf4j.MDC.setContextMap(before); // the job's own thread keeps its MDC
+        }
+      }
+      liveChanged();
+    }
+  }
 
   @Override
   public CompletionStage<Void> cancellation() {

@@ -1,6 +1,8 @@
 package io.almanac.internal.executor;
 
 import io.almanac.JobResult;
+import io.almanac.WindowView;
+import io.almanac.journal.AttemptLog;
 import io.almanac.internal.protocol.TaskProtocol;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,10 +40,18 @@ interface JobPort {
 
   /**
    * The job ended in its slot under a valid lease: asks its task to record the result (with the
-   * steps it replayed); the answer goes to the executor.
+   * steps it replayed and its log); the answer goes to the executor.
    */
-  void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, java.util.List<String> replayedSteps);
+  void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, java.util.List<String> replayedSteps,
+      AttemptLog log);
 
   /** The job ended after it gave up its slot, or while the lease is in doubt: the executor decides. */
-  void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, java.util.List<String> replayedSteps);
+  void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, java.util.List<String> replayedSteps,
+      AttemptLog log);
+
+  /** Tells the task the attempt's live progress (not answered, not persisted). */
+  void live(AttemptItem item, int attempt, WindowView.Progress progress);
+
+  /** Runs {@code task} once after {@code delay}, on the node's scheduler (a throttled update's trailing send). */
+  void later(Duration delay, Runnable task);
 }

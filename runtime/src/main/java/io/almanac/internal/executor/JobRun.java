@@ -1,9 +1,9 @@
 package io.almanac.internal.executor;
 
 import io.almanac.AgentJob;
-import io.almanac.JobContext;
 import io.almanac.JobResult;
 import io.almanac.internal.meter.AttemptMdc;
+import io.almanac.journal.AttemptLog;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class JobRun implements Runnable {
   private final RunningAttempt r;
   private final AgentJob job;
-  private final JobContext context;
+  private final JobContextImpl context;
   private final JobPort port;
   private final Clock clock;
   private final int maxReasonLength;
@@ -35,7 +35,7 @@ final class JobRun implements Runnable {
    * @param clock how long it took is measured on it
    * @param maxReasonLength a failure's reason made of an exception's message is shortened to this
    */
-  JobRun(RunningAttempt r, AgentJob job, JobContext context, JobPort port, Clock clock, int maxReasonLength) {
+  JobRun(RunningAttempt r, AgentJob job, JobContextImpl context, JobPort port, Clock clock, int maxReasonLength) {
     this.r = r;
     this.job = job;
     this.context = context;
@@ -83,16 +83,20 @@ final class JobRun implements Runnable {
       stage.toCompletableFuture().cancel(true);
     }
     stage.whenComplete((result, error) -> {
-      JobResult outcome = outcome(result, error, r.cancelled.isDone(), maxReasonLength);
+      boolean cancelled = r.cancelled.isDone();
+      JobResult outcome = outcome(result, error, cancelled, maxReasonLength);
+      // the failure's stack trace: what the job threw or its stage failed with (not a cancel's)
+      Throwable thrown = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      AttemptLog log = context.end(cancelled || thrown instanceof java.util.concurrent.CancellationException ? null : thrown);
       Duration took = Duration.between(r.startedAt, clock.instant());
       r.took = took;
-      java.util.List<String> replayed = context instanceof JobContextImpl c ? c.replayedSteps() : java.util.List.of();
+      java.util.List<String> replayed = context.replayedSteps();
       if (r.inSlot && !r.fenced && port.leaseValid()) {
         // The common end: the job's thread reports its result itself, and the answer tells the
         // executor that the job ended (one message less than telling the executor first).
-        port.reportResult(item, attempt, outcome, took, replayed);
+        port.reportResult(item, attempt, outcome, took, replayed, log);
       } else {
-        port.jobEnded(item, attempt, outcome, took, replayed); // cancelled, fenced or suspect: the actor decides
+        port.jobEnded(item, attempt, outcome, took, replayed, log); // cancelled, fenced or suspect: the actor decides
       }
     });
   }

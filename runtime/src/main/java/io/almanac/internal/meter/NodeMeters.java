@@ -496,6 +496,11 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     }
 
     @Override
+    public Boolean attemptLogged(TaskJournal.AttemptLogged e) {
+      return false;
+    }
+
+    @Override
     public Boolean deadlineMissed(TaskJournal.DeadlineMissed e) {
       count("almanac.deadlines.missed", "status", name(e.status()));
       return false;

@@ -208,6 +208,7 @@ public final class Node {
     TaskSettings taskSettings = TaskSettings.from(config);
     TriggerSettings triggerSettings = TriggerSettings.from(config);
     ExecutorSettings executorSettings = ExecutorSettings.from(config);
+    io.almanac.internal.executor.JobLogSettings.from(config); // refused here, before anything starts; the executor reads it again
     Duration summaryInterval = io.almanac.config.Settings.durationOf(config, "almanac.alerts.summary-interval");
     io.almanac.config.Settings.positive("almanac.alerts.summary-interval", summaryInterval);
     AlertSink alerts = alertSink != null ? alertSink : AlertSinks.logging(summaryInterval);

@@ -45,8 +45,8 @@ public final class TaskProtocol {
    * From the node's executor and the jobs it runs: admissions (the executor is the one admission
    * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
    */
-  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, RecordEffect,
-      RecordStep, PoolWait, PoolBudgetSpent {}
+  public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, ReportProgress,
+      RecordEffect, RecordStep, PoolWait, PoolBudgetSpent {}
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
@@ -272,24 +272,50 @@ public final class TaskProtocol {
   /** The running attempt is alive: extend its lease (R23). */
   public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements ExecutorCommand {}
 
-  /** The attempt ended with this result; {@code replayedSteps}: the durable steps it got from their record without running them (none: not sent). */
+  /**
+   * The attempt ended with this result, and left this log (its own lines and its failure's stack
+   * trace, bounded by the executor; written with the attempt's end when not empty); {@code
+   * replayedSteps}: the durable steps it got from their record without running them (none: not sent).
+   */
   public record FinishAttempt(
       WindowKey window, int attempt, JobResult result, Duration duration,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
       List<String> replayedSteps,
+      io.almanac.journal.AttemptLog log,
       ActorRef<StatusReply<Done>> replyTo)
       implements ExecutorCommand {
-    /** Canonical constructor: the replayed steps are never null. */
+    /** Canonical constructor: the replayed steps are never null; no log reads as an empty one (a node that predates logs). */
     public FinishAttempt {
       replayedSteps = replayedSteps == null ? List.of() : List.copyOf(replayedSteps);
+      log = log == null ? io.almanac.journal.AttemptLog.EMPTY : log;
     }
 
-    /** A result of an attempt that replayed no step. */
+    /** A result of an attempt that replayed no step and left no log. */
     public FinishAttempt(WindowKey window, int attempt, JobResult result, Duration duration,
         ActorRef<StatusReply<Done>> replyTo) {
-      this(window, attempt, result, duration, List.of(), replyTo);
+      this(window, attempt, result, duration, List.of(), io.almanac.journal.AttemptLog.EMPTY, replyTo);
+    }
+
+    /** A result with its log, of an attempt that replayed no step. */
+    public FinishAttempt(WindowKey window, int attempt, JobResult result, Duration duration,
+        io.almanac.journal.AttemptLog log, ActorRef<StatusReply<Done>> replyTo) {
+      this(window, attempt, result, duration, List.of(), log, replyTo);
+    }
+
+    /** A result of an attempt that replayed these steps and left no log. */
+    public FinishAttempt(WindowKey window, int attempt, JobResult result, Duration duration, List<String> replayedSteps,
+        ActorRef<StatusReply<Done>> replyTo) {
+      this(window, attempt, result, duration, replayedSteps, io.almanac.journal.AttemptLog.EMPTY, replyTo);
     }
   }
+
+  /**
+   * A running attempt's live progress and latest log lines (at most one per attempt per {@code
+   * almanac.executor.job-log.live-interval}): held in the entity's memory for its views while the
+   * attempt runs, never persisted, not answered.
+   */
+  public record ReportProgress(WindowKey window, int attempt, io.almanac.WindowView.Progress progress)
+      implements ExecutorCommand {}
 
   /**
    * The entity's lease timer for an attempt went off (from the entity's own timer, due when {@link

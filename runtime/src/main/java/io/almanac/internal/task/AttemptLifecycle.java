@@ -188,13 +188,14 @@ final class AttemptLifecycle {
     if (w.status() != InstanceStatus.RUNNING || w.attempt() != cmd.attempt()) {
       List<Event> late = new ArrayList<>(replayed(cmd, now));
       late.add(late(cmd, "window is " + w.status() + " at attempt " + w.attempt(), now));
-      return Decided.persist(late, Done.getInstance());
+      return Decided.persist(logged(late, late.size(), cmd, now), Done.getInstance());
     }
     List<Event> events = new ArrayList<>(replayed(cmd, now));
     if (LeaseExpiry.over(w, now)) {
       events.add(LeaseExpiry.timedOut(w, cmd.duration(), now));
       events.addAll(afterFailure(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
       events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
+      return Decided.persist(logged(events, events.size(), cmd, now), Done.getInstance());
     } else if (r.succeeded()) {
       Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
       TaskJournal.DeadlineMissed late = Deadlines.missedAtEnd(state, w, now); // null without a deadline: one check
@@ -203,15 +204,33 @@ final class AttemptLifecycle {
       }
       events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now,
           UsageRecord.of(r.usage())));
+      return Decided.persist(logged(events, events.size(), cmd, now), Done.getInstance());
     } else if (r.throttled()) {
+      int end = events.size() + 1; // after the AttemptFailed, before its RetryScheduled
       events.addAll(throttled(w, cmd.duration(), r, now));
+      return Decided.persist(logged(events, end, cmd, now), Done.getInstance());
     } else {
       Transition.check(w.status(), InstanceStatus.FAILED, w.key());
       events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now, null, null,
           UsageRecord.of(r.usage())));
+      int end = events.size();
       events.addAll(afterFailure(state, w, r.reason(), now));
+      return Decided.persist(logged(events, end, cmd, now), Done.getInstance());
     }
-    return Decided.persist(events, Done.getInstance());
+  }
+
+  /**
+   * The events with the attempt's log ({@link TaskJournal.AttemptLogged}) inserted right after its
+   * end, at {@code at}, in the same write; the events as they are when the attempt left no log (no
+   * line, no stack trace: nothing more is written).
+   */
+  static List<Event> logged(List<Event> events, int at, FinishAttempt cmd, Instant now) {
+    if (cmd.log().isEmpty()) {
+      return events;
+    }
+    List<Event> out = new ArrayList<>(events);
+    out.add(at, TaskJournal.AttemptLogged.of(cmd.window().value(), cmd.attempt(), cmd.log(), now));
+    return out;
   }
 
   /**

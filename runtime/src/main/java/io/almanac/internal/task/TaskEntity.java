@@ -240,7 +240,14 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Define.class, (s, c) -> run(s, null, operator.define(s, c.spec(), now()), c.replyTo()))
         .onCommand(Remove.class, (s, c) -> run(s, null, operator.remove(s, now()), c.replyTo()))
         .onCommand(Heartbeat.class, (s, c) -> run(s, null, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
-        .onCommand(FinishAttempt.class, (s, c) -> run(s, null, attempts.finish(s, c, now()), c.replyTo()))
+        .onCommand(FinishAttempt.class, (s, c) -> {
+          views.live().ended(c.window().value(), c.attempt());
+          return run(s, null, attempts.finish(s, c, now()), c.replyTo());
+        })
+        .onCommand(ReportProgress.class, (s, c) -> {
+          views.live().report(s, c.window().value(), c.attempt(), c.progress());
+          return Effect().noReply();
+        })
         .onCommand(RecordEffect.class, (s, c) -> run(s, null, effects.record(s, c, now()), c.replyTo()))
         .onCommand(RecordStep.class, (s, c) -> run(s, null, steps.record(s, c, now()), c.replyTo()))
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))

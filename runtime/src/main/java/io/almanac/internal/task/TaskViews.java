@@ -38,11 +38,18 @@ final class TaskViews {
   private TaskSchedule schedule;
   private Duration minInterval;
   private boolean intervalWarned;
+  /** Running attempts' live progress, in memory for these views only. */
+  private final LiveProgress live = new LiveProgress();
 
   TaskViews(String taskId, Clock clock, Logger log) {
     this.taskId = taskId;
     this.clock = clock;
     this.log = log;
+  }
+
+  /** @return the running attempts' live progress shown by these views */
+  LiveProgress live() {
+    return live;
   }
 
   TaskSchedule schedule(State state) {
@@ -128,7 +135,11 @@ final class TaskViews {
     state.windows().values().stream()
         .filter(which)
         .sorted(Comparator.comparing(WindowState::start).thenComparing(WindowState::key))
-        .forEach(w -> out.add(w.view(taskId, cap)));
+        .forEach(w -> {
+          WindowView v = w.view(taskId, cap);
+          WindowView.Progress p = live.of(w);
+          out.add(p == null ? v : v.withProgress(p));
+        });
     return new WindowList(List.copyOf(out));
   }
 }

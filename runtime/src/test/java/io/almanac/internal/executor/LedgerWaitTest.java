@@ -253,9 +253,17 @@ class LedgerWaitTest {
     public void stepUsed(AttemptItem item, int attempt, io.almanac.journal.UsageRecord usage) {}
 
     @Override
-    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed) {}
+    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
+        io.almanac.journal.AttemptLog log) {}
 
     @Override
-    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed) {}
+    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
+        io.almanac.journal.AttemptLog log) {}
+
+    @Override
+    public void live(AttemptItem item, int attempt, io.almanac.WindowView.Progress progress) {}
+
+    @Override
+    public void later(Duration delay, Runnable task) {}
   }
 }

@@ -111,7 +111,11 @@ class EventSerializationTest {
         new TaskJournal.PoolWaited(W, "openai", io.almanac.PoolWaitReason.PAUSED, AT.plusSeconds(30), AT),
         new TaskJournal.DeadlineMissed(W, AT, AT.plus(Duration.ofHours(1)), InstanceStatus.RUNNING, 2,
             AT.plus(Duration.ofHours(1))),
-        new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 2_500_000, 7_500_000, "month-end report", AT));
+        new TaskJournal.BudgetRaised(java.time.LocalDate.of(2026, 11, 29), 2_500_000, 7_500_000, "month-end report", AT),
+        new TaskJournal.AttemptLogged(W, 2, List.of(new io.almanac.journal.LogLine(AT.minusSeconds(3),
+            io.almanac.JobLog.Level.INFO, "fetched 12 articles"), new io.almanac.journal.LogLine(AT.minusSeconds(1),
+            io.almanac.JobLog.Level.WARN, "model answered 429, waiting")), 3,
+            "java.lang.IllegalStateException: tool 'search' failed\n\tat demo.Agent.run(Agent.java:42)", AT));
   }
 
   static TaskJournal.State snapshot() {
@@ -264,7 +268,8 @@ class EventSerializationTest {
       TaskJournal.ConditionCheckFailed.class, TaskJournal.UpstreamRerunRecorded.class, TaskJournal.WindowStarted.class,
       TaskJournal.PoolWaited.class,
       TaskJournal.DeadlineMissed.class,
-      TaskJournal.BudgetRaised.class, TaskJournal.StepRecorded.class, TaskJournal.StepsReplayed.class);
+      TaskJournal.BudgetRaised.class, TaskJournal.StepRecorded.class, TaskJournal.StepsReplayed.class,
+      TaskJournal.AttemptLogged.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -619,6 +624,57 @@ class EventSerializationTest {
         older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
     assertEquals(null, read.windows().get(0).startedAt(), older);
     assertEquals(view.window(), read.windows().get(0).window());
+  }
+
+  @Test
+  @DisplayName("a window list round-trips with a running attempt's live progress; one from a node that did not send it "
+      + "reads with progress null")
+  void windowListWithProgressRoundTrips() {
+    io.almanac.WindowView view = new io.almanac.WindowView("t", io.almanac.WindowKey.of(W), AT, AT.plusSeconds(60), AT,
+        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of(), AT, AT,
+        AT.plusSeconds(1), null, null).withProgress(new io.almanac.WindowView.Progress(1, 0.25, "drafting", AT,
+        List.of(new io.almanac.journal.LogLine(AT, io.almanac.JobLog.Level.INFO, "gathered 12 items"))));
+    TaskProtocol.ReportProgress report = new TaskProtocol.ReportProgress(io.almanac.WindowKey.of(W), 1, view.progress());
+    assertEquals(report, roundTrip(report), "the executor's report to a task on another node");
+    TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
+    assertEquals(list, roundTrip(list));
+    Serializer serializer = serialization.findSerializerFor(list);
+    String manifest = ((SerializerWithStringManifest) serializer).manifest(list);
+    String json = new String(serialization.serialize(list).get(), java.nio.charset.StandardCharsets.UTF_8);
+    String older = json.replaceAll(",?\"progress\":\\{.*?\\]\\}", "");
+    assertTrue(!older.equals(json) && !older.contains("progress"), older);
+    TaskProtocol.WindowList read = (TaskProtocol.WindowList) serialization.deserialize(
+        older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    assertEquals(null, read.windows().get(0).progress(), older);
+  }
+
+  @Test
+  @DisplayName("an attempt's result round-trips with its log; one from a node that did not send a log reads with an "
+      + "empty one (nothing more is written)")
+  void finishAttemptWithoutALogReadsEmpty() {
+    org.apache.pekko.actor.testkit.typed.javadsl.TestProbe<org.apache.pekko.pattern.StatusReply<org.apache.pekko.Done>> probe =
+        testKit.createTestProbe();
+    TaskProtocol.FinishAttempt finish = new TaskProtocol.FinishAttempt(io.almanac.WindowKey.of(W), 2,
+        JobResult.failure("boom"), Duration.ofSeconds(3), new io.almanac.journal.AttemptLog(List.of(
+        new io.almanac.journal.LogLine(AT, io.almanac.JobLog.Level.ERROR, "search failed")), 1, "java.lang.X: boom"),
+        probe.getRef());
+    org.apache.pekko.actor.ExtendedActorSystem system = (org.apache.pekko.actor.ExtendedActorSystem) testKit.system()
+        .classicSystem();
+    Serialization.Information info = new Serialization.Information(system.provider().getDefaultAddress(), system);
+    scala.Function0<TaskProtocol.FinishAttempt> check = () -> {
+      assertEquals(finish, roundTrip(finish));
+      Serializer serializer = serialization.findSerializerFor(finish);
+      String manifest = ((SerializerWithStringManifest) serializer).manifest(finish);
+      String json = new String(serialization.serialize(finish).get(), java.nio.charset.StandardCharsets.UTF_8);
+      String older = json.replaceAll(",?\"log\":\\{.*?\"stackTrace\":\"[^\"]*\"\\}", "");
+      assertTrue(!older.contains("\"log\""), older);
+      return (TaskProtocol.FinishAttempt) serialization.deserialize(
+          older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
+    };
+    TaskProtocol.FinishAttempt read = org.apache.pekko.serialization.Serialization$.MODULE$.currentTransportInformation().withValue(info, check);
+    String older = "a result without its log";
+    assertEquals(io.almanac.journal.AttemptLog.EMPTY, read.log(), older);
+    assertTrue(read.log().isEmpty());
   }
 
   @Test
