@@ -36,7 +36,8 @@ import java.util.concurrent.CompletionStage;
  * {@code gather} line, and a {@code draft} line only when no attempt recorded the draft yet. Kill
  * the demo while a draft runs and start it again: the window resumes (run kind RESUME) without
  * spending a retry, and {@code bin/almanac steps research-agent <window>} shows what was recorded
- * and replayed.
+ * and replayed, and {@code bin/almanac logs research-agent <window>} each attempt's log and the
+ * failed draft's stack trace; the dashboard's window page shows the progress bar while it runs.
  */
 public final class ResearchAgentJob implements AgentJob {
 
@@ -94,29 +95,41 @@ public final class ResearchAgentJob implements AgentJob {
   @Override
   public CompletionStage<JobResult> run(JobContext ctx) throws Exception {
     // Each step's body runs here, on the job's own thread: the steps are awaited in turn.
+    ctx.log().info("attempt {} ({}) of window {}", ctx.attempt(), ctx.runKind(), ctx.window().value());
+    ctx.progress(0, "gathering sources");
     Sources sources = await(ctx.step("gather", Sources.class, () -> CompletableFuture.completedFuture(gather(ctx))));
+    ctx.log().info("{} sources ready", sources.items().size());
     Draft draft = await(ctx.step("draft", Draft.class, () -> CompletableFuture.completedFuture(draft(ctx, sources)),
         d -> Usage.of("demo-model", d.tokensIn(), d.tokensOut(), d.cost())));
+    ctx.progress(0.95, "publishing");
     String id = outbox.pushOnce(ctx, PUSH_KEY, "research " + ctx.window() + ": " + draft.text(), WAIT);
+    ctx.log().info("published {}", id);
+    ctx.progress(1, "done");
     return CompletableFuture.completedFuture(JobResult.success("published " + id + " (attempt " + ctx.attempt() + ", "
         + ctx.runKind() + ")"));
   }
 
   private Sources gather(JobContext ctx) {
     called(ctx, "gather");
-    work(ctx, timing.gather(), null);
+    ctx.log().info("gather: searching filings, press releases and analyst notes");
+    work(ctx, timing.gather(), null, 0, 0.1, "gathering sources");
     return new Sources(List.of("filing " + ctx.window(), "press release " + ctx.window(), "analyst note " + ctx.window()));
   }
 
   private Draft draft(JobContext ctx, Sources sources) {
     called(ctx, "draft");
+    ctx.log().info("draft: asking the model about {} sources", sources.items().size());
     Duration failAt = ctx.attempt() == 1 ? timing.failAfter() : null;
-    work(ctx, timing.draft(), failAt);
+    work(ctx, timing.draft(), failAt, 0.1, 0.9, "drafting with the model");
+    ctx.log().info("draft: the model answered");
     return new Draft("summary of " + sources.items().size() + " sources for " + ctx.window(), 24_000, 1_800, DRAFT_COST);
   }
 
-  /** Works for {@code time} on the job's clock, heartbeating, stopping when cancelled; fails at {@code failAt}. */
-  private void work(JobContext ctx, Duration time, Duration failAt) {
+  /**
+   * Works for {@code time} on the job's clock, heartbeating, stopping when cancelled, failing at
+   * {@code failAt}; its progress goes from {@code from} to {@code to} of the job.
+   */
+  private void work(JobContext ctx, Duration time, Duration failAt, double from, double to, String doing) {
     Instant start = clock.instant();
     Instant nextBeat = start.plus(BEAT);
     while (true) {
@@ -129,6 +142,8 @@ public final class ResearchAgentJob implements AgentJob {
       if (done.compareTo(time) >= 0) {
         return;
       }
+      double part = time.isZero() ? 1 : Math.min(1, (double) done.toMillis() / time.toMillis());
+      ctx.progress(from + (to - from) * part, doing);
       if (ctx.isCancelled()) {
         throw new CancellationException("cancelled");
       }

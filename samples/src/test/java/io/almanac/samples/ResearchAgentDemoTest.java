@@ -1,6 +1,9 @@
 package io.almanac.samples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
@@ -53,7 +56,7 @@ class ResearchAgentDemoTest {
 
   @Test
   @DisplayName("R15, R19: the draft fails once; the retry gathers nothing again (one gather call), drafts once more, "
-      + "publishes once, and the steps read RECORDED then REPLAYED")
+      + "publishes once; the steps read RECORDED then REPLAYED, and each attempt's log (with the failure's stack trace) is kept")
   void retryReplaysTheRecordedStep(@TempDir Path tmp) throws Exception {
     Path dataDir = Files.createDirectories(tmp.resolve("data"));
     Config config = ConfigFactory.load(ConfigFactory.parseString(
@@ -92,6 +95,18 @@ class ResearchAgentDemoTest {
         .map(s -> s.attempt() + " " + s.name() + " " + s.kind() + " " + s.recordedBy()).sorted().toList());
     WindowSteps.Step draft = steps.stream().filter(s -> s.name().equals("draft")).findFirst().orElseThrow();
     assertEquals(0, ResearchAgentJob.DRAFT_COST.compareTo(draft.usage().cost()), "the draft's usage is recorded with it");
+
+    // what each attempt did: attempt 1's log and the failed draft's stack trace, attempt 2's log to the publish
+    var logs = await(WindowHistory.of(testKit.system()).logs(ResearchAgentJob.TASK, WINDOW)).orElseThrow();
+    assertEquals(List.of(1, 2), logs.stream().map(l -> l.attempt()).toList());
+    var first = logs.get(0);
+    assertTrue(first.stackTrace().startsWith("java.lang.IllegalStateException: the model timed out"), first.stackTrace());
+    assertTrue(first.lines().stream().anyMatch(l -> l.text().startsWith("draft: asking the model")), first.lines()::toString);
+    var second = logs.get(1);
+    assertNull(second.stackTrace());
+    assertFalse(second.lines().stream().anyMatch(l -> l.text().startsWith("gather:")), "gather was replayed, not run: "
+        + second.lines());
+    assertTrue(second.lines().stream().anyMatch(l -> l.text().startsWith("published ")), second.lines()::toString);
   }
 
   private static WindowView window(Almanac almanac) {
