@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * node on an H2 file: a job records a step ("gather", with its usage), fails, and its retry replays the
  * step and succeeds. The page, opened while the retry runs, shows attempt 1's step RECORDED with its tokens
  * and cost; its refresh then shows attempt 2's replay ("REPLAYED by attempt 1") once the retry ended. With
- * {@code -Dalmanac.writeScreenshots=true} it saves docs/screenshots/window-steps.png.
+ * {@code -Dalmanac.writeScreenshots=true} it saves docs/screenshots/window-steps.png. A steps read that fails
+ * (the browser blocks it) is said in the section, and the window's fields, why and timeline are shown.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DashboardStepsTest {
@@ -105,7 +106,8 @@ class DashboardStepsTest {
 
   @Test
   @DisplayName("the window page lists each attempt's steps: attempt 1's gather RECORDED with its tokens and cost while "
-      + "the retry runs, then, without a reload, attempt 2's gather REPLAYED by attempt 1 once the retry succeeded")
+      + "the retry runs, then, without a reload, attempt 2's gather REPLAYED by attempt 1 once the retry succeeded; "
+      + "a steps read that fails is said in the section and the rest of the page is shown")
   void recordedThenReplayed() throws Exception {
     clock.set(Instant.parse(WINDOW));
     eventually(() -> {
@@ -139,6 +141,22 @@ class DashboardStepsTest {
       b.driver.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 720));
       b.script("document.getElementById('logs').previousElementSibling.scrollIntoView()");
       b.screenshot("window-steps");
+    }
+
+    // a steps read that fails is said in the section; the rest of the window's page is shown as before
+    b.driver.executeCdpCommand("Network.enable", java.util.Map.of());
+    b.driver.executeCdpCommand("Network.setBlockedURLs", java.util.Map.of("urls", java.util.List.of("*/steps")));
+    try {
+      b.driver.get("about:blank");
+      b.open(base + "/#/tasks/" + TASK + "/windows/" + URLEncoder.encode(WINDOW, StandardCharsets.UTF_8));
+      b.attribute("#detail", "data-status", "SUCCEEDED");
+      b.until("#steps", "not available: ");
+      assertEquals(0, b.driver.findElements(org.openqa.selenium.By.cssSelector("#steps tr")).size());
+      b.until("#why", "Attempt 2 got the recorded result of step 'gather' without running it.");
+      b.until("#timeline thead", "event");
+      b.until("#detail-fields", "published from 14 sources");
+    } finally {
+      b.driver.executeCdpCommand("Network.setBlockedURLs", java.util.Map.of("urls", java.util.List.of()));
     }
   }
 }
