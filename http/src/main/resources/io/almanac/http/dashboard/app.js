@@ -592,7 +592,7 @@ async function refreshTask(id) {
   renderUsageToday(usage.value);
 }
 
-// ---- a window: its fields, why and timeline ------------------------------------------------------
+// ---- a window: its fields, progress, log, steps, why and timeline --------------------------------
 
 async function showWindow(task, key) {
   const panel = $('#detail');
@@ -607,11 +607,12 @@ async function showWindow(task, key) {
     $('#why').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
     $('#timeline').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
     $('#logs').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
+    $('#steps').replaceChildren(el('p', { className: 'muted', text: 'loading…' }));
     $('#progress').hidden = true;
   }
   const path = windowPath(task, key);
-  const [w, why, timeline, logs] = await Promise.allSettled([getJson(path), getJson(path + '/why'),
-    getJson(path + '/timeline'), getJson(path + '/logs')]);
+  const [w, why, timeline, logs, steps] = await Promise.allSettled([getJson(path), getJson(path + '/why'),
+    getJson(path + '/timeline'), getJson(path + '/logs'), getJson(path + '/steps')]);
   if (state.route.task !== task || state.route.window !== key) return;
   // a window that left the task's hot state is still in the list read from the instance table (with no
   // version: an action on it is not sent, as the page cannot say which state it would act on)
@@ -625,6 +626,8 @@ async function showWindow(task, key) {
   renderProgress(w.status === 'fulfilled' ? w.value.progress : null);
   if (logs.status === 'fulfilled') renderLogs(logs.value.attempts || []);
   else $('#logs').replaceChildren(el('p', { className: 'muted', text: 'not available: ' + logs.reason.message }));
+  if (steps.status === 'fulfilled') renderSteps(steps.value.steps || []);
+  else $('#steps').replaceChildren(el('p', { className: 'muted', text: 'not available: ' + steps.reason.message }));
   if (why.status === 'fulfilled') {
     const y = why.value;
     $('#why').replaceChildren(el('p', { className: 'verdict', text: y.verdict }),
@@ -689,12 +692,47 @@ function renderLogs(attempts) {
     a.stackTrace ? el('pre', { className: 'stack', text: a.stackTrace }) : null)));
 }
 
-/** A shown window that runs is read again at each refresh: its progress bar moves, and its end shows its log. */
+/**
+ * Each attempt's durable steps (`/steps`), in the order the node lists them: the attempt, the step's name,
+ * RECORDED (the attempt ran it) or REPLAYED (by attempt N: it got the result attempt N recorded), how long it
+ * ran (a replay shows how long it ran when recorded), and its tokens, cost and model when the step reported usage
+ * (on the attempt that recorded it only: a replay used nothing).
+ */
+function renderSteps(steps) {
+  if (!steps.length) {
+    $('#steps').replaceChildren(el('p', { className: 'muted',
+      text: 'no durable steps recorded (ctx.step results are kept per attempt; an attempt\'s replays show once it ended)' }));
+    return;
+  }
+  const none = (v) => (v === null || v === undefined ? '–' : String(v));
+  $('#steps').replaceChildren(el('table', {},
+    el('thead', {}, el('tr', {}, ...['attempt', 'step', 'kind', 'took', 'tokens in', 'tokens out', 'cost', 'model', 'at (UTC)']
+      .map((h) => el('th', { text: h })))),
+    el('tbody', {}, ...steps.map((s) => el('tr', { className: 'step ' + (s.kind || ''),
+      dataset: { attempt: String(s.attempt), step: String(s.name), kind: String(s.kind) } },
+    el('td', { text: none(s.attempt) }), el('td', { className: 'step-name', text: none(s.name) }),
+    el('td', { className: 'step-kind', text: none(s.kind) + (s.kind === 'REPLAYED' && s.recordedBy !== null
+      && s.recordedBy !== undefined ? ' by attempt ' + s.recordedBy : '') }),
+    el('td', { className: 'step-took', text: s.durationMs === null || s.durationMs === undefined ? '–'
+      : millisText(s.durationMs) + (s.kind === 'REPLAYED' ? ' when recorded' : '') }),
+    el('td', { text: s.usage ? none(s.usage.tokensIn) : '' }), el('td', { text: s.usage ? none(s.usage.tokensOut) : '' }),
+    el('td', { text: s.usage ? none(s.usage.cost) : '' }), el('td', { text: s.usage && s.usage.model ? s.usage.model : '' }),
+    el('td', { className: 'time', text: shown(s.atUtc) }))))));
+}
+
+/**
+ * A shown window that runs is read again at each refresh: its progress bar moves, its steps grow, and its end
+ * shows its log. Once the end is read, the window is read once more: a log or steps read answered before the end
+ * was stored (the reads run in parallel) would otherwise stay shown without the attempt's last lines and replays.
+ */
 async function refreshRunningWindow() {
   const r = state.route;
   const panel = $('#detail');
   if (r.view !== 'task' || !r.window || panel.hidden || panel.dataset.status !== 'RUNNING') return;
   await showWindow(r.task, r.window);
+  if (panel.dataset.status !== 'RUNNING' && state.route.task === r.task && state.route.window === r.window) {
+    await showWindow(r.task, r.window);
+  }
 }
 
 function renderWindowFields(w) {
