@@ -61,6 +61,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * its 20 s deadline, while the report of an even minute is released as soon as the export succeeded
  * and the settlement file is there, and runs.
  *
+ * <p>The long agent job, {@value ResearchAgentJob#TASK} ({@link #longJobTasks()}, registered from
+ * Java): every minute, three durable steps (gather, a 20 s draft that fails once per window, publish
+ * through the ledger); its retry replays gather, and a restart during the draft resumes the window
+ * without spending a retry (see {@link ResearchAgentJob}).
+ *
  * <p>The agent-job features, declared in application.conf ({@code almanac.pools}, {@code
  * almanac.calendars} and four tasks) with their jobs here:
  *
