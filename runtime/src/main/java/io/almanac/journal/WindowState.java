@@ -51,6 +51,9 @@ import java.util.Map;
  *     status or attempt (0 for a window read from a snapshot taken before this component existed, until
  *     its next change); what an operator's action expects ({@link io.almanac.Expecting}) and the HTTP
  *     API's ETag
+ * @param interruptions the window's attempts interrupted in a row ({@link TaskJournal.AttemptInterrupted}),
+ *     0 after any other outcome or a schedule that is not a resume (and in snapshots taken before
+ *     interruptions were recorded; not written when 0)
  */
 public record WindowState(
     String key,
@@ -79,7 +82,8 @@ public record WindowState(
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant deadlineMissedAt,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) PoolWait poolWait,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) UsageRecord usage,
-    long version) {
+    long version,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT) int interruptions) {
 
   /**
    * What a PENDING window waits for: a pool without room.
@@ -122,6 +126,17 @@ public record WindowState(
     EventTally duplicatedOne() {
       return new EventTally(received, duplicates + 1, firstId, lastId);
     }
+  }
+
+  /** A window as snapshots held it before interruptions were counted (none in a row). */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, 0);
   }
 
   /** A window as snapshots held it before its version was kept (version 0). */
@@ -180,7 +195,7 @@ public record WindowState(
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1);
+        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1, 0);
   }
 
   Copy copy() {
@@ -226,6 +241,7 @@ public record WindowState(
     Instant deadlineMissedAt;
     PoolWait poolWait;
     UsageRecord usage;
+    int interruptions;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -250,6 +266,7 @@ public record WindowState(
       deadlineMissedAt = w.deadlineMissedAt;
       poolWait = w.poolWait;
       usage = w.usage;
+      interruptions = w.interruptions;
     }
 
     WindowState at(Instant updatedAt) {
@@ -257,7 +274,7 @@ public record WindowState(
           startedAt, leaseUntil, executor, retryDueAt, summary, artifactUri, reason, effects, pendingEffects, from.createdAt, updatedAt,
           status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events,
           deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
-          status != from.status || attempt != from.attempt ? from.version + 1 : from.version);
+          status != from.status || attempt != from.attempt ? from.version + 1 : from.version, interruptions);
     }
   }
 }

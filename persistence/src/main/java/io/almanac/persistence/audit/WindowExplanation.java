@@ -642,6 +642,8 @@ public final class WindowExplanation {
                   + "to run again as MANUAL.");
             }
           }
+          case RESUME -> step(at, "The interrupted attempt's window was scheduled to run again at once as RESUME"
+              + " (no retry spent).");
           default -> step(at, "The window was scheduled to run as " + e.kind() + ".");
         }
         return null;
@@ -756,6 +758,15 @@ public final class WindowExplanation {
           step(at, "Attempt " + e.attempt() + " was timed out at " + time(e.at()) + ", before its lease ended at "
               + time(e.leaseUntil()) + ": " + cause + ".");
         }
+        return null;
+      }
+
+      @Override
+      public Void attemptInterrupted(TaskJournal.AttemptInterrupted e) {
+        throttledLast = false;
+        lastError = e.reason();
+        step(at, "Attempt " + e.attempt() + " was interrupted at " + time(e.at()) + " (" + e.cause() + "): " + e.detail()
+            + ". Its node's life stopped it, not its job: this is not a failure and spends no retry.");
         return null;
       }
 
@@ -1133,6 +1144,8 @@ public final class WindowExplanation {
             + w.attempt() + (lastError == null ? " failed" : " failed: " + lastError);
         case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
             + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";
+        case INTERRUPTED -> "attempt " + w.attempt() + " " + (w.reason() == null ? "was interrupted" : w.reason())
+            + "; what follows has not been decided yet";
       };
     }
 
@@ -1440,6 +1453,11 @@ public final class WindowExplanation {
 
     @Override
     public Placed attemptTimedOut(AttemptTimedOut e) {
+      return null;
+    }
+
+    @Override
+    public Placed attemptInterrupted(TaskJournal.AttemptInterrupted e) {
       return null;
     }
 

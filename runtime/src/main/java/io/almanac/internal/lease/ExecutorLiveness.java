@@ -38,8 +38,32 @@ public final class ExecutorLiveness {
     RUNS,
     /** Its node is no up member, and its lease has not been seen ended yet: wait, and ask again. */
     ENDING,
-    /** It runs nothing any more: its lease ended (or, without a fence, its node is gone). */
-    ENDED
+    /**
+     * It runs nothing any more, and its node is gone: a past life of this node (it restarted after a
+     * crash or a kill), or, without a fence, a node that is no member. Its attempts were interrupted
+     * {@link io.almanac.InterruptCause#NODE_LOST}.
+     */
+    ENDED,
+    /**
+     * It runs nothing any more: it was another node's, that node is no member, and its lease was seen
+     * ended by the lease's own clock (taken here), so should it wake it runs nothing on. Its attempts
+     * were interrupted {@link io.almanac.InterruptCause#FENCED}.
+     */
+    FENCED;
+
+    /** @return whether it runs nothing any more ({@link #ENDED} or {@link #FENCED}) */
+    public boolean gone() {
+      return this == ENDED || this == FENCED;
+    }
+
+    /** @return the cause an attempt of a {@link #gone()} executor is interrupted with, or null while it may run */
+    public io.almanac.InterruptCause interruptCause() {
+      return switch (this) {
+        case ENDED -> io.almanac.InterruptCause.NODE_LOST;
+        case FENCED -> io.almanac.InterruptCause.FENCED;
+        default -> null;
+      };
+    }
   }
 
   private final ExecutorFence self;
@@ -87,13 +111,18 @@ public final class ExecutorLiveness {
       return !node.equals(self.baseId()) && memberUp.test(node) ? State.RUNS : State.ENDED;
     }
     if (ended.contains(executorId)) {
-      return State.ENDED;
+      return gone(node);
     }
     if (!node.equals(self.baseId()) && memberUp.test(node)) {
       return State.RUNS; // another member's: it fences itself; its attempt ends with its lease at worst
     }
     check(executorId);
-    return ended.contains(executorId) ? State.ENDED : State.ENDING;
+    return ended.contains(executorId) ? gone(node) : State.ENDING;
+  }
+
+  /** A past life of this node is lost (it restarted); another node's identity was fenced out. */
+  private State gone(String node) {
+    return node.equals(self.baseId()) ? State.ENDED : State.FENCED;
   }
 
   private void check(String executorId) {

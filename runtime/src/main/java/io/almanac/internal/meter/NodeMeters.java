@@ -386,6 +386,12 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     }
 
     @Override
+    public Boolean attemptInterrupted(TaskJournal.AttemptInterrupted e) {
+      count("almanac.attempts", tag, "outcome", "interrupted");
+      return false;
+    }
+
+    @Override
     public Boolean lateResultRecorded(LateResultRecorded e) {
       count("almanac.attempts", tag, "outcome", "late_result");
       usage(tag, e.usage());
@@ -630,6 +636,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
       case MANUAL -> "manual";
       case BACKFILL -> "backfill";
       case RETRY -> "retry";
+      case RESUME -> "resume";
     };
   }
 

@@ -239,6 +239,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Remove.class, (s, c) -> run(s, null, operator.remove(s, now()), c.replyTo()))
         .onCommand(Heartbeat.class, (s, c) -> run(s, null, attempts.heartbeat(s, c.window(), c.attempt(), now()), c.replyTo()))
         .onCommand(FinishAttempt.class, (s, c) -> run(s, null, attempts.finish(s, c, now()), c.replyTo()))
+        .onCommand(InterruptAttempt.class, (s, c) -> run(s, null, attempts.interrupted(s, c, now()),
+            c.replyTo()))
         .onCommand(RecordEffect.class, (s, c) -> run(s, null, effects.record(s, c, now()), c.replyTo()))
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))
         .onCommand(GetWindows.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true))))

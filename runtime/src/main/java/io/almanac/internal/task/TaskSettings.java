@@ -39,6 +39,8 @@ import java.time.Duration;
  * @param stashCapacity commands a task entity holds while one of its writes is in flight (Pekko drops
  *     those beyond it); above {@code maxPendingPublishes}, which alone must never fill it
  * @param upstreamAskTimeout how long a waiting window's check waits for each upstream task's report (R9)
+ * @param maxResumes how many times in a row a window's attempt may be interrupted and resumed (no retry
+ *     spent) before the next interruption is handed to the retry policy instead
  */
 public record TaskSettings(
     int hotWindows,
@@ -64,7 +66,8 @@ public record TaskSettings(
     int maxPendingPublishes,
     Duration publishRetryAfter,
     int stashCapacity,
-    Duration upstreamAskTimeout) {
+    Duration upstreamAskTimeout,
+    int maxResumes) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -128,6 +131,7 @@ public record TaskSettings(
     }
     Settings.positive(PREFIX + "upstream-ask-timeout", upstreamAskTimeout);
     atMost("upstream-ask-timeout", upstreamAskTimeout);
+    atLeast("max-resumes", maxResumes, 0);
   }
 
   /**
@@ -161,7 +165,8 @@ public record TaskSettings(
         intOf(c, PREFIX + "max-pending-publishes"),
         durationOf(c, PREFIX + "publish-retry-after"),
         intOf(c, PREFIX + "stash-capacity"),
-        durationOf(c, PREFIX + "upstream-ask-timeout"));
+        durationOf(c, PREFIX + "upstream-ask-timeout"),
+        intOf(c, PREFIX + "max-resumes"));
   }
 
   /** An integer, refusing a fraction such as 2.5 (which {@link Config#getInt} truncates). */
