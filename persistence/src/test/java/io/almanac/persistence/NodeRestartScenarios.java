@@ -174,7 +174,7 @@ abstract class NodeRestartScenarios {
     String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
     assertEquals(Audit.OK, exit, report);
     assertTrue(report.contains("I5 one writer at a time           checked 2 journals ("), report);
-    assertTrue(report.contains("OK: I1-I6 hold"), report);
+    assertTrue(report.contains("OK: I1-I7 hold"), report);
   }
 
   @Test

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * <ul>
  *   <li>the failover time, the longest gap between two consecutive fires (InstanceScheduled) around
  *       the kill, is at most {@code almanac.cluster.failover-limit} (default 15 s);
- *   <li>the audit verifier (I1-I6) passes: no window succeeds twice, every due window is accounted
+ *   <li>the audit verifier (I1-I7) passes: no window succeeds twice, every due window is accounted
  *       for (those due during the failover are MISSED or caught up, with a reason), no attempt stays
  *       RUNNING past its lease, no overlap;
  *   <li>no window is scheduled twice, no ledgered effect runs twice (effects file);
@@ -126,7 +126,7 @@ class ClusterFailoverTest {
    * same journal (which the leases keep from writing). Started through {@link
    * io.almanac.persistence.lease.LeaseSeeds}, as the demo node is, it finds the running members by
    * their live leases and joins them. Asserted: it joined ("Welcome from"), never formed a cluster of
-   * its own and became READY, and the others' jobs go on; the journal holds up (I1-I6: one cluster, no
+   * its own and became READY, and the others' jobs go on; the journal holds up (I1-I7: one cluster, no
    * interleaved writers), no window succeeds twice, no fire or effect is doubled, no write collides.
    */
   @Test

@@ -31,7 +31,7 @@ import java.util.TreeSet;
 
 /**
  * What a crash or fault run left behind, read from the journal (not from log lines) after the
- * node has stopped: the audit command's verdict (I1-I6) and its statistics, the effects file of
+ * node has stopped: the audit command's verdict (I1-I7) and its statistics, the effects file of
  * the ledger jobs, and when the first attempt started after each restart.
  *
  * @param auditExit the exit code of {@link Audit#run} with {@code --verify} over the whole journal
@@ -265,7 +265,7 @@ record JournalCheck(
   /** A description for a failure message or the log: the audit's output and the effect checks. */
   String describe() {
     StringBuilder b = new StringBuilder();
-    b.append("audit exit code ").append(auditExit).append(" (0 = I1-I6 hold)\n").append(auditOutput);
+    b.append("audit exit code ").append(auditExit).append(" (0 = I1-I7 hold)\n").append(auditOutput);
     if (!registrationGap.isEmpty()) {
       b.append("of these, ").append(registrationGap.size()).append(" lost windows were due before the first node was READY:"
           + " the registration race (the trigger registers the task after its entity stored the spec and never fires the"

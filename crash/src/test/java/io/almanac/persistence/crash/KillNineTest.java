@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * long, failing first, ledgered effects) and is killed with SIGKILL, then started again on the
  * same journal, {@code almanac.crash.cycles} times (default 3; the {@code stress} profile of this
  * module's pom sets 20) on H2 and on PostgreSQL. After the last kill a final node runs a few
- * seconds and stops normally. Then, from the journal alone, the audit command must find I1-I6
+ * seconds and stops normally. Then, from the journal alone, the audit command must find I1-I7
  * holding over the whole run, and the effects file must show no ledgered effect twice for a
  * window.
  *

@@ -331,8 +331,8 @@ public record VerificationReport(
     line(b, "I6 none stuck PENDING or WAITING", "checked " + n(c6.windows(), "window") + " (" + n(c6.events(), "event")
         + "): longest past its bound " + s.longestPastBound()
         + (s.longestPastBoundOf() == null ? "" : " (" + s.longestPastBoundOf() + ")"));
-    line(b, "I7 interruptions resumed or decided", "checked " + n(c7.attempts(), "interruption") + " of "
-        + n(c7.windows(), "window") + ": " + n(count(Invariant.I7), "left undecided"));
+    line(b, "I7 interruptions decided", "checked " + n(c7.attempts(), "interruption") + " of "
+        + n(c7.windows(), "window") + ": " + String.format(Locale.ROOT, "%,d", count(Invariant.I7)) + " left undecided");
     switch (result()) {
       case OK -> b.append(c5.events() > 0 ? "OK: I1-I7 hold (checked " : "OK: I1-I4, I6 and I7 hold (checked ")
           .append(n(c2.windows(), "due window")).append(", ")
