@@ -141,8 +141,10 @@ class KillNineTest {
     List<Duration> toFirstFire = check.toFirstFire(restarts);
     String verdict = check.ok() ? "OK" : "FAILED";
     String notes = String.format("%d events, %d attempts (%d succeeded, %d retries, %d late results), windows %s; "
+            + "interrupted %s, %d not resumed; "
             + "%d effects, %d outcome-unknown resolved downstream; kills: %s; restarts measured %d of %d; run folder %s",
         s.eventsRead(), s.attempts(), s.successes(), s.retries(), s.lateResults(), s.windowsByStatus(),
+        check.interruptionsByCause(), check.interruptionsNotResumed().size(),
         check.effectLines(), check.downstreamResolutions(), kills.stream().map(k -> k.replaceAll(" of pid \\d+", "")).toList(),
         toFirstFire.size(), restarts.size(), run.dir);
     Row row = new Row(run.key, "kill -9", database, String.valueOf(CYCLES), s.windowsChecked(), check.windowsLost(),

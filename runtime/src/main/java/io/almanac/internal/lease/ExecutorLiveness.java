@@ -71,6 +71,8 @@ public final class ExecutorLiveness {
   private final ExecutorFence.Leases foreign;
   private final LongSupplier nanoTime;
   private final long recheckNanos;
+  /** This node runs alone (embedded: it joined itself, no seed nodes): every other identity is a past life of it. */
+  private final boolean alone;
   private final Set<String> ended = Collections.newSetFromMap(Collections.synchronizedMap(
       new LinkedHashMap<String, Boolean>(16, 0.75f, false) {
         @Override
@@ -90,6 +92,21 @@ public final class ExecutorLiveness {
    */
   public ExecutorLiveness(ExecutorFence self, Predicate<String> memberUp, ExecutorFence.Leases foreign,
       LongSupplier nanoTime, long recheckNanos) {
+    this(self, memberUp, foreign, nanoTime, recheckNanos, false);
+  }
+
+  /**
+   * @param self this node's executor fence (its identity now)
+   * @param memberUp whether a node's unique address is an up (or joining) member of the cluster
+   * @param foreign opens another identity's lease, owned by this node (null: no fence configured)
+   * @param nanoTime the monotonic clock the checks are spaced on
+   * @param recheckNanos the least time between two checks of one identity
+   * @param alone whether this node runs alone (embedded): an identity that ended is then a past life
+   *     of this node ({@link State#ENDED}, lost), never another node fenced out
+   */
+  public ExecutorLiveness(ExecutorFence self, Predicate<String> memberUp, ExecutorFence.Leases foreign,
+      LongSupplier nanoTime, long recheckNanos, boolean alone) {
+    this.alone = alone;
     this.self = self;
     this.memberUp = memberUp;
     this.foreign = foreign;
@@ -120,9 +137,19 @@ public final class ExecutorLiveness {
     return ended.contains(executorId) ? gone(node) : State.ENDING;
   }
 
-  /** A past life of this node is lost (it restarted); another node's identity was fenced out. */
+  /**
+   * A past life of this node is lost (an earlier epoch of this executor, or, on a node that runs alone
+   * or at the same host and port, an incarnation before a restart); another node's identity was fenced out.
+   */
   private State gone(String node) {
-    return node.equals(self.baseId()) ? State.ENDED : State.FENCED;
+    return alone || node.equals(self.baseId()) || sameHostPort(node, self.baseId()) ? State.ENDED : State.FENCED;
+  }
+
+  /** Unique addresses {@code UniqueAddress(pekko://system@host:port,uid)}: the same but for the incarnation's uid. */
+  private static boolean sameHostPort(String a, String b) {
+    int ca = a.lastIndexOf(',');
+    int cb = b.lastIndexOf(',');
+    return ca > 0 && cb > 0 && a.substring(0, ca).equals(b.substring(0, cb));
   }
 
   private void check(String executorId) {

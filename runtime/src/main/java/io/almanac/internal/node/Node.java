@@ -281,7 +281,8 @@ public final class Node {
     ExecutorLiveness liveness = new ExecutorLiveness(fence, node -> memberUp(cluster, node),
         executorSettings.fenceLease().isEmpty() ? null : leases(system, executorSettings.fenceLease(),
             "liveness-check:" + cluster.selfMember().address().hostPort()),
-        System::nanoTime, executorSettings.checkInterval().toNanos());
+        System::nanoTime, executorSettings.checkInterval().toNanos(),
+        config.getBoolean("almanac.node.join-self") && seedNodes.isEmpty()); // embedded: other identities are past lives
     io.almanac.spi.PoolStore poolStore = poolStore(system, clock, poolSettings, jobs);
     ActorRef<ExecutorProtocol.Command> executor = system.systemActorOf(
         MessageTap.wrap(tap, "executor",
