@@ -764,8 +764,15 @@ public final class WindowExplanation {
       @Override
       public Void attemptInterrupted(TaskJournal.AttemptInterrupted e) {
         throttledLast = false;
-        lastError = e.reason();
-        step(at, "Attempt " + e.attempt() + " was interrupted at " + time(e.at()) + " (" + e.cause() + "): " + e.detail()
+        String what = switch (e.cause()) {
+          case NODE_STOPPED -> "its node stopped and the job was still running when the shutdown grace ended";
+          case NODE_LOST -> "its node died or left while the job ran";
+          case FENCED -> "its node lost its lease (frozen, paused or cut off) and was fenced out";
+        };
+        lastError = "interrupted (" + e.cause() + "): " + what;
+        String node = lastStart != null && lastStart.attempt() == e.attempt() && lastStart.executor() != null
+            ? " on node " + node(lastStart.executor(), null) : "";
+        step(at, "Attempt " + e.attempt() + node + " was interrupted at " + time(e.at()) + " (" + e.cause() + "): " + what
             + ". Its node's life stopped it, not its job: this is not a failure and spends no retry.");
         return null;
       }
@@ -1144,7 +1151,7 @@ public final class WindowExplanation {
             + w.attempt() + (lastError == null ? " failed" : " failed: " + lastError);
         case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
             + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";
-        case INTERRUPTED -> "attempt " + w.attempt() + " " + (w.reason() == null ? "was interrupted" : w.reason())
+        case INTERRUPTED -> "attempt " + w.attempt() + " " + (lastError == null ? "was interrupted" : lastError)
             + "; what follows has not been decided yet";
       };
     }
