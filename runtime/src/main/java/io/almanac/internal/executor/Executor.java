@@ -93,6 +93,11 @@ import org.slf4j.event.Level;
  *       short jobs); a started attempt waits for a slot and is not run if its lease ends first.
  *       With long jobs nothing is admitted ahead.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
+ *   <li>The node's drain ({@link Drain}, on coordinated shutdown): nothing more is admitted, started
+ *       attempts without a slot are handed back, running jobs are told ({@code JobContext.stopping()});
+ *       after {@code shutdown-grace} what still runs is reported to its entity with {@link
+ *       TaskProtocol.InterruptAttempt} (NODE_STOPPED: recorded INTERRUPTED and resumed there, no
+ *       retry spent) and cancelled, and the drain answers once the entities acknowledged.
  * </ul>
  *
  * The decisions are pure classes this actor owns: {@link Admission} (queues, reservations,
