@@ -488,8 +488,8 @@ class ClusterFailoverTest {
   }
 
   /**
-   * @param fires the time of every InstanceScheduled but a retry's (a fire on time or a catch-up), sorted
-   * @param scheduledTwice (task, window) pairs with more than one InstanceScheduled other than a retry's
+   * @param fires the time of every InstanceScheduled but a retry's or a resume's (a fire on time or a catch-up), sorted
+   * @param scheduledTwice (task, window) pairs with more than one InstanceScheduled other than a retry's or a resume's
    * @param successThenFailure windows with AttemptFailed, AttemptTimedOut or InstanceFinalFailed after an AttemptSucceeded
    */
   record Facts(List<Instant> fires, List<String> scheduledTwice, List<String> successThenFailure) {
@@ -530,8 +530,9 @@ class ClusterFailoverTest {
         Map<String, Boolean> succeeded = new HashMap<>();
         for (AuditEvent e : history.events()) {
           Object ev = e.event();
-          if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() != RunKind.RETRY) {
-            // a fire (on time, or caught up); a retry is scheduled again with kind RETRY
+          if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() != RunKind.RETRY && s.kind() != RunKind.RESUME) {
+            // a fire (on time, or caught up); a retry is scheduled again with kind RETRY, an interrupted attempt's
+            // window with kind RESUME
             fires.add(s.at());
             if (scheduled.merge(s.window(), 1, Integer::sum) == 2) {
               twice.add(id + " " + s.window());
