@@ -73,8 +73,7 @@ public record TriggerSettings(
    * {@code almanac.trigger.hand-over-timeout}, or when it is "" the lease time of the trigger
    * singleton: the {@code heartbeat-timeout} of the lease {@code pekko.cluster.singleton.use-lease}
    * names (as Pekko reads it: that lease's configuration, falling back to {@code
-   * pekko.coordination.lease}), or {@link #HAND_OVER_TIMEOUT_WITHOUT_LEASE} when it takes none; plus
-   * the leaving node's drain ({@code almanac.executor.shutdown-grace} and 5 s), which delays the move.
+   * pekko.coordination.lease}), or {@link #HAND_OVER_TIMEOUT_WITHOUT_LEASE} when it takes none.
    *
    * @param config the whole configuration
    * @return the hand-over timeout
@@ -84,11 +83,6 @@ public record TriggerSettings(
     if (config.hasPath(key) && !Settings.stringOf(config, key).isBlank()) {
       return Settings.durationOf(config, key);
     }
-    return leaseTime(config).plus(drainTime(config));
-  }
-
-  /** The trigger singleton's lease time, or {@link #HAND_OVER_TIMEOUT_WITHOUT_LEASE} without a lease. */
-  private static Duration leaseTime(Config config) {
     String lease = config.hasPath("pekko.cluster.singleton.use-lease") ? config.getString("pekko.cluster.singleton.use-lease")
         : "";
     if (lease.isBlank()) {
@@ -96,16 +90,5 @@ public record TriggerSettings(
     }
     String own = lease + ".heartbeat-timeout";
     return Settings.durationOf(config, config.hasPath(own) ? own : "pekko.coordination.lease.heartbeat-timeout");
-  }
-
-  /**
-   * How much later a leaving node's successor may start because of the executor's drain: the trigger
-   * records its hand-over before the drain, and the node leaves (the singleton moves) only after it:
-   * {@code almanac.executor.shutdown-grace} and the time to record what still runs.
-   */
-  private static Duration drainTime(Config config) {
-    String grace = "almanac.executor.shutdown-grace";
-    // plus the executor's INTERRUPT_MARGIN (5 s), not referenced: the trigger does not depend on the executor
-    return config.hasPath(grace) ? Settings.durationOf(config, grace).plusSeconds(5) : Duration.ZERO;
   }
 }

@@ -32,16 +32,14 @@ class SettingsTest {
 
   @Test
   @DisplayName("R12: the hand-over timeout is the trigger singleton's lease time (its lease's heartbeat-timeout, Pekko's "
-      + "coordination default when that lease sets none; 10 s without a lease) plus the drain (shutdown-grace and 5 s), or "
-      + "the value set; a bad one is refused")
+      + "coordination default when that lease sets none), 10 s without a lease, or the value set; a bad one is refused")
   void handOverTimeoutIsTheLeaseTime() {
-    java.time.Duration drain = ConfigFactory.load().getDuration("almanac.executor.shutdown-grace").plusSeconds(5);
-    assertEquals(java.time.Duration.ofSeconds(10).plus(drain), TriggerSettings.from(ConfigFactory.load()).handOverTimeout(),
-        "no lease on the singleton (embedded), and the leaving node's drain");
-    assertEquals(java.time.Duration.ofSeconds(8 + 25 + 5), TriggerSettings.from(ConfigFactory.parseString(
-        "pekko.cluster.singleton.use-lease = my.lease\nmy.lease.heartbeat-timeout = 8s\nalmanac.executor.shutdown-grace = 25s")
-            .withFallback(ConfigFactory.load())).handOverTimeout(), "as almanac-cluster.conf sets the JDBC lease, the default grace");
-    assertEquals(ConfigFactory.load().getDuration("pekko.coordination.lease.heartbeat-timeout").plus(drain), TriggerSettings.from(
+    assertEquals(java.time.Duration.ofSeconds(10), TriggerSettings.from(ConfigFactory.load()).handOverTimeout(),
+        "no lease on the singleton (embedded)");
+    assertEquals(java.time.Duration.ofSeconds(8), TriggerSettings.from(ConfigFactory.parseString(
+        "pekko.cluster.singleton.use-lease = my.lease\nmy.lease.heartbeat-timeout = 8s").withFallback(ConfigFactory.load()))
+        .handOverTimeout(), "as almanac-cluster.conf sets the JDBC lease");
+    assertEquals(ConfigFactory.load().getDuration("pekko.coordination.lease.heartbeat-timeout"), TriggerSettings.from(
         ConfigFactory.parseString("pekko.cluster.singleton.use-lease = other.lease\nother.lease.lease-class = x")
             .withFallback(ConfigFactory.load())).handOverTimeout(), "a lease without its own heartbeat-timeout");
     assertEquals(java.time.Duration.ofSeconds(3), TriggerSettings.from(ConfigFactory.parseString(
