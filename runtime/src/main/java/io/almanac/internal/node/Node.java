@@ -304,7 +304,10 @@ public final class Node {
     String self = cluster.selfMember().address().toString();
     // Sent to this node's own instance of the trigger (only the trigger running here quiesces), not
     // through the locator: one that started here moments ago may not be the one the locator found yet.
-    shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () -> {
+    // After the executor's drain (service-requests-done), not before: the trigger goes on firing on time while
+    // running jobs get their shutdown-grace, and its hand-over is recorded right before the node leaves, so the
+    // successor starts within almanac.trigger.hand-over-timeout of it however long the drain took.
+    shutdown.addTask(CoordinatedShutdown.PhaseServiceStop(), "almanac-quiesce-trigger", () -> {
       boolean othersUp = othersStayUp(cluster);
       return system.classicSystem().actorSelection(SingletonLocator.localPath("almanac-trigger"))
           .resolveOne(Duration.ofSeconds(1))
