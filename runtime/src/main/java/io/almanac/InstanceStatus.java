@@ -36,7 +36,15 @@ public enum InstanceStatus {
    * is met, or SKIPPED (DEPENDENCY_NOT_MET, CONDITION_NOT_MET) when the deadline passes first. Not
    * terminal; not active for the overlap policy (nothing runs).
    */
-  WAITING;
+  WAITING,
+  /**
+   * The attempt was interrupted by its node's life, not by its job ({@link InterruptCause}: the node
+   * stopped past its grace, died, or was fenced out). Transient like {@link #TIMED_OUT}: the same
+   * write decides what follows (PENDING again with {@link RunKind#RESUME}, without spending a retry;
+   * or, by the task's {@link OnInterruption}, FINAL_FAILED; or, past {@code almanac.task.max-resumes}
+   * interruptions in a row, the retry policy).
+   */
+  INTERRUPTED;
 
   /**
    * Whether automatic processing is over for this instance: {@link #SUCCEEDED}, {@link #CANCELLED},
@@ -54,14 +62,14 @@ public enum InstanceStatus {
 
   /**
    * Whether the instance is "still running or waiting to retry" in the sense of the overlap policy
-   * (R6): {@link #PENDING}, {@link #RUNNING}, {@link #FAILED}, {@link #TIMED_OUT} and {@link
-   * #RETRY_WAIT}.
+   * (R6): {@link #PENDING}, {@link #RUNNING}, {@link #FAILED}, {@link #TIMED_OUT}, {@link
+   * #INTERRUPTED} and {@link #RETRY_WAIT}.
    *
    * @return true if a new window of the same task overlaps with this instance
    */
   public boolean isActive() {
     return switch (this) {
-      case PENDING, RUNNING, FAILED, TIMED_OUT, RETRY_WAIT -> true;
+      case PENDING, RUNNING, FAILED, TIMED_OUT, INTERRUPTED, RETRY_WAIT -> true;
       default -> false;
     };
   }

@@ -34,7 +34,10 @@ public interface JobContext {
   /** @return the attempt number, starting at 1; it is the attempt's fencing token */
   int attempt();
 
-  /** @return whether this is a first run, a retry, a backfill or a manual run (R18) */
+  /**
+   * @return whether this is a first run, a retry, a backfill, a manual run (R18) or a resume of an
+   *     interrupted attempt ({@link RunKind#RESUME})
+   */
   RunKind runKind();
 
   /**
@@ -77,6 +80,29 @@ public interface JobContext {
 
   /** @return a stage that completes when the attempt is cancelled */
   CompletionStage<Void> cancellation();
+
+  /**
+   * Whether this attempt's node is stopping (a coordinated shutdown: SIGTERM, a deploy). The job may
+   * go on: the node waits up to {@code almanac.executor.shutdown-grace} for it to end and records
+   * its result as usual. One still running then is recorded INTERRUPTED (not failed, no retry spent)
+   * and cancelled, and its window runs again at once (run kind {@link RunKind#RESUME}), on another
+   * node in a cluster or at the next start embedded. A long job can use this to reach a point it can
+   * resume from (its {@link #ledger()} keeps what it did) and return, or to return early with a
+   * result. Distinct from {@link #isCancelled()}: stopping asks, cancelling ends.
+   *
+   * @return true once the node began to stop
+   */
+  default boolean isStopping() {
+    return false;
+  }
+
+  /**
+   * @return a stage that completes when this attempt's node begins to stop (see {@link
+   *     #isStopping()}); it never completes for a node that does not stop while the job runs
+   */
+  default CompletionStage<Void> stopping() {
+    return new java.util.concurrent.CompletableFuture<>();
+  }
 
   /** @return the window's effect ledger (R19) */
   EffectLedger ledger();

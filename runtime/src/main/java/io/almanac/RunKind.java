@@ -9,5 +9,11 @@ public enum RunKind {
   /** A catch-up or operator backfill of a past window (R12, R13). */
   BACKFILL,
   /** Started by an operator: run now, or retry of a FINAL_FAILED or cancelled window (R31). */
-  MANUAL
+  MANUAL,
+  /**
+   * The window's previous attempt was interrupted (its node stopped past its grace, died, or was
+   * fenced out; {@link InterruptCause}): it runs again at once, without spending a retry. A job can
+   * read it to continue rather than start over (its effect ledger holds what it already did).
+   */
+  RESUME
 }

@@ -35,12 +35,12 @@ import java.util.regex.Pattern;
     isGetterVisibility = JsonAutoDetect.Visibility.NONE)
 @JsonPropertyOrder({"id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
     "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay",
-    "alsoCrons", "from", "until", "calendars", "jitter"})
+    "alsoCrons", "from", "until", "calendars", "jitter", "onInterruption"})
 public final class TaskSpec extends Value {
   private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
       "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
       "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay",
-      "alsoCrons", "from", "until", "calendars", "jitter");
+      "alsoCrons", "from", "until", "calendars", "jitter", "onInterruption");
 
   @Override
   Parts parts() {
@@ -99,6 +99,9 @@ public final class TaskSpec extends Value {
   private final List<ExclusionCalendar> calendars;
   @JsonInclude(JsonInclude.Include.NON_NULL)
   private final Duration jitter;
+  /** Null for the default, RESUME: a spec that does not set it reads and prints as before. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private final OnInterruption onInterruption;
 
   /**
    * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
@@ -133,6 +136,7 @@ public final class TaskSpec extends Value {
     this.until = b.until;
     this.calendars = b.calendars.isEmpty() ? null : List.copyOf(b.calendars);
     this.jitter = b.jitter == null || b.jitter.isZero() ? null : b.jitter;
+    this.onInterruption = b.onInterruption == OnInterruption.RESUME ? null : b.onInterruption;
   }
 
   /** An amount without trailing zeros (5.00 is 5), so equal budgets are equal specs. */
@@ -170,7 +174,8 @@ public final class TaskSpec extends Value {
       @JsonProperty("from") String from,
       @JsonProperty("until") String until,
       @JsonProperty("calendars") List<ExclusionCalendar> calendars,
-      @JsonProperty("jitter") Duration jitter) {
+      @JsonProperty("jitter") Duration jitter,
+      @JsonProperty("onInterruption") OnInterruption onInterruption) {
     Builder b = builder(id).cron(cron, zone).window(window).dst(dst).overlap(overlap).retry(retry).catchUp(catchUp)
         .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition)
         .from(from).until(until).jitter(jitter);
@@ -185,6 +190,7 @@ public final class TaskSpec extends Value {
     b.deadline = deadline;
     b.pauseAfterFailures = pauseAfterFailures;
     b.budgetPerDay = budgetPerDay;
+    b.onInterruption = onInterruption;
     return b.buildUnvalidated();
   }
 
@@ -345,6 +351,14 @@ public final class TaskSpec extends Value {
    */
   public Integer pauseAfterFailures() {
     return pauseAfterFailures;
+  }
+
+  /**
+   * @return what follows an attempt of this task interrupted by its node's life ({@link
+   *     Builder#onInterruption}): {@link OnInterruption#RESUME} by default
+   */
+  public OnInterruption onInterruption() {
+    return onInterruption == null ? OnInterruption.DEFAULT : onInterruption;
   }
 
   /**
@@ -784,6 +798,7 @@ public final class TaskSpec extends Value {
     private String until;
     private final List<ExclusionCalendar> calendars = new ArrayList<>();
     private Duration jitter;
+    private OnInterruption onInterruption;
 
     private Builder(String id) {
       this.id = id;
@@ -1071,6 +1086,27 @@ public final class TaskSpec extends Value {
      */
     public Builder pools(java.util.List<String> names) {
       this.pools = names == null ? null : new java.util.ArrayList<>(names);
+      return this;
+    }
+
+    /**
+     * What follows an attempt interrupted by its node's life, not by its job (the node stopped past
+     * {@code almanac.executor.shutdown-grace}, died, or was fenced out; {@link InterruptCause}).
+     * {@link OnInterruption#RESUME} (the default): the window runs again at once with {@link
+     * RunKind#RESUME}, no retry spent, so the job body runs at least once and may run more than once.
+     * {@link OnInterruption#FAIL}: the window goes FINAL_FAILED with the cause in its reason and is
+     * never run again by itself, so the body runs at most once.
+     *
+     * @param policy RESUME or FAIL
+     * @return this builder
+     * @throws InvalidSpecException ({@code onInterruption}) if null
+     */
+    public Builder onInterruption(OnInterruption policy) {
+      if (policy == null) {
+        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("onInterruption", null,
+            "must be RESUME or FAIL"));
+      }
+      this.onInterruption = policy;
       return this;
     }
 

@@ -99,6 +99,8 @@ class ExtremeValuesTest {
       e("TaskSpec.Builder.window(String)", 0, String.class, v -> onTask(b -> b.window((String) v))),
       e("TaskSpec.Builder.dst(DstPolicy)", 0, DstPolicy.class, v -> onTask(b -> b.dst((DstPolicy) v))),
       e("TaskSpec.Builder.overlap(OverlapPolicy)", 0, OverlapPolicy.class, v -> onTask(b -> b.overlap((OverlapPolicy) v))),
+      e("TaskSpec.Builder.onInterruption(OnInterruption)", 0, io.almanac.OnInterruption.class,
+          v -> onTask(b -> b.onInterruption((io.almanac.OnInterruption) v))),
       e("TaskSpec.Builder.retry(RetryPolicy)", 0, RetryPolicy.class, v -> onTask(b -> b.retry((RetryPolicy) v))),
       e("TaskSpec.Builder.maxRetries(int)", 0, int.class, v -> onTask(b -> b.maxRetries((Integer) v))),
       e("TaskSpec.Builder.catchUp(CatchUpPolicy)", 0, CatchUpPolicy.class, v -> onTask(b -> b.catchUp((CatchUpPolicy) v))),

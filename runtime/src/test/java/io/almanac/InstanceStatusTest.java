@@ -22,7 +22,7 @@ class InstanceStatusTest {
   @Test
   @DisplayName("R6 active statuses: still running or waiting to retry")
   void activeStatuses() {
-    Set<InstanceStatus> expected = EnumSet.of(PENDING, RUNNING, FAILED, TIMED_OUT, RETRY_WAIT);
+    Set<InstanceStatus> expected = EnumSet.of(PENDING, RUNNING, FAILED, TIMED_OUT, INTERRUPTED, RETRY_WAIT);
     for (InstanceStatus s : values()) {
       assertEquals(expected.contains(s), s.isActive(), s.name());
     }

@@ -38,7 +38,7 @@ class ValueTest {
         spec.toString());
     assertTrue(spec.toString().endsWith(", event=null, dependency=null, condition=null, pools=null, deadline=null, "
         + "pauseAfterFailures=null, budgetPerDay=null, alsoCrons=null, from=null, until=null, calendars=null, "
-        + "jitter=null]"), spec.toString());
+        + "jitter=null, onInterruption=null]"), spec.toString());
   }
 
   @Test

@@ -547,7 +547,7 @@ public final class ApiRoutes extends AllDirectives {
         return k;
       }
     }
-    throw new Problem.Raised(Problem.invalid("kind", text, "is not a run kind: one of first, retry, backfill, manual"));
+    throw new Problem.Raised(Problem.invalid("kind", text, "is not a run kind: one of first, retry, backfill, manual, resume"));
   }
 
   // ---------------------------------------------------------------------------------------------

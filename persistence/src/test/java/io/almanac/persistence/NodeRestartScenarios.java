@@ -88,10 +88,14 @@ abstract class NodeRestartScenarios {
   }
 
   private Almanac startNode(Map<String, AgentJob> jobs) {
+    return startNode(jobs, "");
+  }
+
+  private Almanac startNode(Map<String, AgentJob> jobs, String extra) {
     Config config = nodeConfig(String.join("\n",
         "include \"almanac-embedded.conf\"",
         "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
-        "almanac.executor { check-interval = 20ms }"));
+        "almanac.executor { check-interval = 20ms }", extra));
     node = ActorTestKit.create("restart-test", config);
     SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
     Almanac.Builder b = Almanac.builder(node.system()).clock(clock);
@@ -174,7 +178,7 @@ abstract class NodeRestartScenarios {
     String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
     assertEquals(Audit.OK, exit, report);
     assertTrue(report.contains("I5 one writer at a time           checked 2 journals ("), report);
-    assertTrue(report.contains("OK: I1-I6 hold"), report);
+    assertTrue(report.contains("OK: I1-I7 hold"), report);
   }
 
   @Test
@@ -204,14 +208,15 @@ abstract class NodeRestartScenarios {
   }
 
   @Test
-  @DisplayName("R24/principle 5: an attempt running when its node stopped is timed out on restart and retried, not left RUNNING")
+  @DisplayName("R24/principle 5: an attempt still running when its node stopped past its grace is recorded interrupted and "
+      + "resumed at the next start (RESUME, no retry spent), not left RUNNING")
   void runningAttemptOfADeadNodeIsRetried() {
     RecordingJob job = new RecordingJob(clock);
     CompletableFuture<JobResult> never = new CompletableFuture<>();
     job.behaviour = ctx -> ctx.attempt() == 1 ? never : CompletableFuture.completedFuture(JobResult.success("second node"));
     TaskSpec spec = TaskSpec.builder("orphan").cron("0 0 8 * * ? Asia/Shanghai").job("j").retry(RetryPolicy.immediate())
         .lease(LeasePolicy.builder().floor(Duration.ofMinutes(1)).ceiling(Duration.ofHours(2)).factor(1.5).minSamples(20).build()).build();
-    Almanac a = startNode(Map.of("j", job));
+    Almanac a = startNode(Map.of("j", job), "almanac.executor.shutdown-grace = 1s");
     await(a.register(spec));
     clock.set(Instant.parse("2026-11-29T00:00:00Z"));
     eventually(() -> assertEquals(InstanceStatus.RUNNING, byKey(await(a.windows("orphan"))).get("2026-11-29").status()));
@@ -224,8 +229,9 @@ abstract class NodeRestartScenarios {
       assertEquals(InstanceStatus.SUCCEEDED, w.status());
       assertEquals(2, w.attempt());
       assertEquals("second node", w.summary());
+      assertEquals(0, w.retries());
     });
-    assertEquals(List.of(RunKind.FIRST, RunKind.RETRY), job.kinds);
+    assertEquals(List.of(RunKind.FIRST, RunKind.RESUME), job.kinds);
   }
 
   @Test
@@ -253,6 +259,81 @@ abstract class NodeRestartScenarios {
     assertEquals("finished during shutdown", w.summary());
     assertEquals(1, w.attempt());
     assertEquals(List.of("2026-11-29"), job.runs);
+  }
+
+  @Test
+  @DisplayName("drain: a running job is told the node is stopping, finishes within shutdown-grace and is recorded "
+      + "SUCCEEDED before the shards stop")
+  void stoppingNodeTellsRunningJobsAndRecordsThoseThatFinishInTheGrace() {
+    RecordingJob job = new RecordingJob(clock);
+    java.util.concurrent.atomic.AtomicBoolean sawStopping = new java.util.concurrent.atomic.AtomicBoolean();
+    job.behaviour = ctx -> ctx.stopping().thenApply(v -> { // a job that ends when told: a resumable point reached
+      sawStopping.set(ctx.isStopping() && !ctx.isCancelled());
+      return JobResult.success("stopped at a resumable point");
+    });
+    TaskSpec spec = TaskSpec.builder("told").cron("0 0 8 * * ? Asia/Shanghai").job("j").build();
+    Almanac a = startNode(Map.of("j", job), "almanac.executor.shutdown-grace = 10s");
+    await(a.register(spec));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.RUNNING, byKey(await(a.windows("told"))).get("2026-11-29").status()));
+    long stop = System.nanoTime();
+    stopNode();
+    assertTrue(Duration.ofNanos(System.nanoTime() - stop).compareTo(Duration.ofSeconds(9)) < 0,
+        "the node did not wait out the grace for a job that ended");
+    assertTrue(sawStopping.get(), "the job saw isStopping() (and no cancellation)");
+
+    Almanac b = startNode(Map.of("j", job));
+    WindowView w = byKey(await(b.windows("told"))).get("2026-11-29");
+    assertEquals(InstanceStatus.SUCCEEDED, w.status());
+    assertEquals(1, w.attempt());
+  }
+
+  @Test
+  @DisplayName("drain: a job still running when shutdown-grace ends is recorded INTERRUPTED (NODE_STOPPED) by the "
+      + "stopping node and cancelled; its window is PENDING again as RESUME, no retry spent (a task without retries), "
+      + "and runs once more at the next start")
+  void jobPastTheGraceIsInterruptedAndResumedWithoutSpendingARetry() {
+    RecordingJob job = new RecordingJob(clock);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    job.behaviour = ctx -> {
+      if (ctx.runKind() == RunKind.RESUME) {
+        try {
+          release.await(30, TimeUnit.SECONDS); // held while the test looks at the resumed attempt
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return CompletableFuture.completedFuture(JobResult.success("resumed"));
+      }
+      try {
+        new java.util.concurrent.CountDownLatch(1).await(60, TimeUnit.SECONDS); // longer than the grace
+      } catch (InterruptedException e) {
+        return CompletableFuture.completedFuture(JobResult.failure("interrupted"));
+      }
+      return CompletableFuture.completedFuture(JobResult.success("not expected"));
+    };
+    TaskSpec spec = TaskSpec.builder("long").cron("0 0 8 * * ? Asia/Shanghai").job("j").build(); // no retries
+    Almanac a = startNode(Map.of("j", job), "almanac.executor.shutdown-grace = 1s");
+    await(a.register(spec));
+    clock.set(Instant.parse("2026-11-29T00:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.RUNNING, byKey(await(a.windows("long"))).get("2026-11-29").status()));
+    stopNode();
+
+    Almanac b = startNode(Map.of("j", job));
+    try {
+      eventually(() -> {
+        WindowView w = byKey(await(b.windows("long"))).get("2026-11-29");
+        assertEquals(InstanceStatus.RUNNING, w.status());
+        assertEquals(2, w.attempt());
+      });
+      WindowView w = byKey(await(b.windows("long"))).get("2026-11-29");
+      assertEquals(RunKind.RESUME, w.runKind());
+      assertEquals(0, w.retries(), "no retry spent");
+      assertTrue(w.reason() != null && w.reason().startsWith("interrupted (NODE_STOPPED)"), w.reason());
+    } finally {
+      release.countDown();
+    }
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, byKey(await(b.windows("long"))).get("2026-11-29").status()));
+    assertEquals(List.of(RunKind.FIRST, RunKind.RESUME), job.kinds);
   }
 
   @Test

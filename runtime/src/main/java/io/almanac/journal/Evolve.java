@@ -256,8 +256,11 @@ public final class Evolve {
         c.leaseUntil = null;
         c.executor = null;
         c.retryDueAt = null;
-        if (x.kind() != RunKind.RETRY) {
-          c.retries = 0;
+        if (x.kind() != RunKind.RETRY && x.kind() != RunKind.RESUME) {
+          c.retries = 0; // a resume spends no retry and keeps the count
+        }
+        if (x.kind() != RunKind.RESUME) {
+          c.interruptions = 0;
         }
       });
     }
@@ -358,6 +361,7 @@ public final class Evolve {
         c.artifactUri = x.artifactUri();
         c.reason = null;
         c.leaseUntil = null;
+        c.interruptions = 0;
         c.usage = WindowState.plus(c.usage, x.usage());
       });
     }
@@ -373,6 +377,7 @@ public final class Evolve {
         c.resultAttempt = x.attempt();
         c.reason = x.reason();
         c.leaseUntil = null;
+        c.interruptions = 0;
         c.usage = WindowState.plus(c.usage, x.usage());
       });
     }
@@ -386,6 +391,21 @@ public final class Evolve {
       return update(x.duration() == null ? s : s.withSample(x.duration()), x, c -> {
         c.reason = "lease expired at " + x.leaseUntil();
         c.leaseUntil = null;
+        c.interruptions = 0;
+      });
+    }
+
+    @Override
+    public State attemptInterrupted(TaskJournal.AttemptInterrupted x) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      // no duration sample: an interruption says nothing of how long the job takes
+      return update(s, x, c -> {
+        c.reason = x.reason();
+        c.leaseUntil = null;
+        c.interruptions = c.interruptions + 1;
       });
     }
 

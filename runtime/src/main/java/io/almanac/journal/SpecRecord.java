@@ -62,6 +62,9 @@ import java.util.List;
  *     null for none (absent from specs written before budgets existed)
  * @param schedule the richer schedule: further crons, bounds, exclusion calendars, jitter; or null
  *     for none (absent from specs written before it existed; docs/schedules.md)
+ * @param onInterruption what follows an interrupted attempt, or null for the default {@link
+ *     io.almanac.OnInterruption#RESUME} (not written then, and absent from specs written before
+ *     interruptions existed: they read as RESUME)
  */
 public record SpecRecord(
     String id,
@@ -84,7 +87,8 @@ public record SpecRecord(
     @JsonInclude(JsonInclude.Include.NON_NULL) Integer pauseAfterFailures,
     @JsonInclude(JsonInclude.Include.NON_NULL) Long budgetPerDayMicros,
 
-    @JsonInclude(JsonInclude.Include.NON_NULL) Schedule schedule) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Schedule schedule,
+    @JsonInclude(JsonInclude.Include.NON_NULL) io.almanac.OnInterruption onInterruption) {
 
   /**
    * Fills missing components with the defaults {@link TaskSpec} gives them (a
@@ -100,6 +104,44 @@ public record SpecRecord(
     catchUp = catchUp == null ? CatchUp.of(CatchUpPolicy.DEFAULT) : catchUp;
     lease = lease == null ? Lease.of(LeasePolicy.DEFAULT) : lease;
     pools = pools == null || pools.isEmpty() ? null : List.copyOf(pools);
+    onInterruption = onInterruption == io.almanac.OnInterruption.RESUME ? null : onInterruption;
+  }
+
+  /**
+   * A record as specs were written before interruptions had a policy (they resume).
+   *
+   * @param id the task's id
+   * @param cron the cron, or null
+   * @param zone the zone
+   * @param window the window spec's name
+   * @param dst the DST policy
+   * @param overlap the overlap policy
+   * @param retry the retry policy
+   * @param catchUp the catch-up policy
+   * @param lease the lease policy
+   * @param job the job's name, or null
+   * @param description free text, or null
+   * @param once the one-shot instant, or null
+   * @param event the event trigger, or null
+   * @param dependency the dependency trigger, or null
+   * @param condition the condition trigger, or null
+   * @param pools the pools, or null
+   * @param deadline the deadline, or null
+   * @param pauseAfterFailures the pause on failures, or null
+   * @param budgetPerDayMicros the budget per day, or null
+   * @param schedule the richer schedule, or null
+   */
+  public SpecRecord(String id, String cron, String zone, String window, Dst dst, OverlapPolicy overlap, Retry retry,
+      CatchUp catchUp, Lease lease, String job, String description, Instant once, Event event, Dependency dependency,
+      Condition condition, List<String> pools, Duration deadline, Integer pauseAfterFailures, Long budgetPerDayMicros,
+      Schedule schedule) {
+    this(id, cron, zone, window, dst, overlap, retry, catchUp, lease, job, description, once, event, dependency, condition,
+        pools, deadline, pauseAfterFailures, budgetPerDayMicros, schedule, null);
+  }
+
+  /** @return what follows an interrupted attempt of this task ({@link io.almanac.OnInterruption#RESUME} when not set) */
+  public io.almanac.OnInterruption interruption() {
+    return onInterruption == null ? io.almanac.OnInterruption.DEFAULT : onInterruption;
   }
 
   /**
@@ -114,7 +156,7 @@ public record SpecRecord(
         spec.condition() == null ? null : Condition.of(spec.condition()),
         spec.pools().isEmpty() ? null : spec.pools(), spec.deadline(), spec.pauseAfterFailures(),
         spec.budgetPerDay() == null ? null : io.almanac.Usage.toMicros("budgetPerDay", spec.budgetPerDay()),
-        spec.richSchedule() ? Schedule.of(spec) : null);
+        spec.richSchedule() ? Schedule.of(spec) : null, spec.onInterruption());
   }
 
   /**
@@ -254,6 +296,9 @@ public record SpecRecord(
     }
     if (schedule != null) {
       schedule.applyTo(b, lenient);
+    }
+    if (onInterruption != null) {
+      b.onInterruption(onInterruption);
     }
     return b.buildUnvalidated();
   }

@@ -69,7 +69,7 @@ public final class TaskJournal {
    */
   public sealed interface WindowEvent extends Event
       permits InstanceScheduled, FireSkipped, WindowMissed, AttemptStarted, WindowStarted, LeaseExtended,
-          AttemptSucceeded, AttemptFailed, AttemptTimedOut, LateResultRecorded, RetryScheduled,
+          AttemptSucceeded, AttemptFailed, AttemptTimedOut, AttemptInterrupted, LateResultRecorded, RetryScheduled,
           InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded, StepRecorded, StepsReplayed,
           EventReceived, EventDuplicated, WindowWaiting, WaitSatisfied, WaitEnded, ConditionCheckFailed,
           UpstreamRerunRecorded, PoolWaited, DeadlineMissed, AttemptLogged {
@@ -128,6 +128,8 @@ public final class TaskJournal {
     R attemptFailed(AttemptFailed e);
 
     R attemptTimedOut(AttemptTimedOut e);
+
+    R attemptInterrupted(AttemptInterrupted e);
 
     R lateResultRecorded(LateResultRecorded e);
 
@@ -530,6 +532,37 @@ public final class TaskJournal {
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.attemptTimedOut(this);
+    }
+  }
+
+  /**
+   * The attempt was interrupted by its node's life, not by its job (RUNNING to INTERRUPTED): its node
+   * stopped past its grace, died, or was fenced out. Always followed in the same write by what comes
+   * of it: an {@link InstanceScheduled} with {@link RunKind#RESUME} (no retry spent), an {@link
+   * InstanceFinalFailed} (the task's {@code on-interruption} is FAIL), or the retry policy's decision
+   * (interrupted more than {@code max-resumes} times in a row).
+   *
+   * @param window the window
+   * @param attempt the attempt interrupted
+   * @param cause why
+   * @param detail what was seen, for people (the executor's identity, the grace that ended)
+   * @param at when it was recorded
+   */
+  public record AttemptInterrupted(String window, int attempt, io.almanac.InterruptCause cause, String detail, Instant at)
+      implements WindowEvent {
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return InstanceStatus.INTERRUPTED;
+    }
+
+    /** @return the reason a window keeps for it: {@code interrupted (CAUSE): detail} */
+    public String reason() {
+      return "interrupted (" + cause + "): " + detail;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.attemptInterrupted(this);
     }
   }
 

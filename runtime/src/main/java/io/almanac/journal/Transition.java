@@ -3,6 +3,7 @@ package io.almanac.journal;
 import static io.almanac.InstanceStatus.CANCELLED;
 import static io.almanac.InstanceStatus.FAILED;
 import static io.almanac.InstanceStatus.FINAL_FAILED;
+import static io.almanac.InstanceStatus.INTERRUPTED;
 import static io.almanac.InstanceStatus.MISSED;
 import static io.almanac.InstanceStatus.PENDING;
 import static io.almanac.InstanceStatus.RESOLVED;
@@ -73,7 +74,15 @@ public enum Transition {
   /** Cancelled while it waited. */
   WAITING_TO_CANCELLED(WAITING, CANCELLED),
   /** A resource pool's budget for the day was spent before it started (BUDGET_EXHAUSTED, the pool named). */
-  PENDING_TO_SKIPPED(PENDING, SKIPPED);
+  PENDING_TO_SKIPPED(PENDING, SKIPPED),
+  /** Its node's life stopped the attempt (stopped past its grace, lost, fenced out): not a failure. */
+  RUNNING_TO_INTERRUPTED(RUNNING, INTERRUPTED),
+  /** The interrupted window runs again at once (RESUME), no retry spent. */
+  INTERRUPTED_TO_PENDING(INTERRUPTED, PENDING),
+  /** Interrupted more than max-resumes times in a row: the retry policy allows another attempt. */
+  INTERRUPTED_TO_RETRY_WAIT(INTERRUPTED, RETRY_WAIT),
+  /** The task's on-interruption is FAIL, or the retry policy allows no more after too many interruptions. */
+  INTERRUPTED_TO_FINAL_FAILED(INTERRUPTED, FINAL_FAILED);
 
   // Row 0 is "no instance yet"; row i + 1 is InstanceStatus ordinal i.
   private static final Transition[][] TABLE =

@@ -55,6 +55,9 @@ import java.util.Map;
  *     ({@link TaskJournal.StepRecorded}); kept while the window may run again and dropped once it is
  *     terminal (SUCCEEDED, CANCELLED, SKIPPED, MISSED, RESOLVED), so a done window holds none; empty in
  *     snapshots taken before steps existed, and not written when empty
+ * @param interruptions the window's attempts interrupted in a row ({@link TaskJournal.AttemptInterrupted}),
+ *     0 after any other outcome or a schedule that is not a resume (and in snapshots taken before
+ *     interruptions were recorded; not written when 0)
  */
 public record WindowState(
     String key,
@@ -85,7 +88,8 @@ public record WindowState(
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) UsageRecord usage,
     long version,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-    Map<String, RecordedStep> steps) {
+    Map<String, RecordedStep> steps,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT) int interruptions) {
 
   /**
    * A durable step's recorded result (see {@link TaskJournal.StepRecorded}).
@@ -101,7 +105,7 @@ public record WindowState(
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
       UsageRecord usage, java.time.Duration duration, Instant at) {}
 
-  /** A window as snapshots held it before steps were recorded (none). */
+  /** A window as snapshots held it before steps and interruptions were recorded (none). */
   public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
       int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
       Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
@@ -109,7 +113,31 @@ public record WindowState(
       EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version) {
     this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
         retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
-        deadlineMissedAt, poolWait, usage, version, Map.of());
+        deadlineMissedAt, poolWait, usage, version, Map.of(), 0);
+  }
+
+  /** A window with steps, not interrupted. */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version,
+      Map<String, RecordedStep> steps) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, steps, 0);
+  }
+
+  /** A window without steps, interrupted this many times in a row. */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version,
+      int interruptions) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, Map.of(), interruptions);
   }
 
   /**
@@ -212,7 +240,7 @@ public record WindowState(
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1);
+        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1, 0);
   }
 
   Copy copy() {
@@ -259,6 +287,7 @@ public record WindowState(
     PoolWait poolWait;
     UsageRecord usage;
     Map<String, RecordedStep> steps;
+    int interruptions;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -284,6 +313,7 @@ public record WindowState(
       poolWait = w.poolWait;
       usage = w.usage;
       steps = w.steps;
+      interruptions = w.interruptions;
     }
 
     WindowState at(Instant updatedAt) {
@@ -292,7 +322,8 @@ public record WindowState(
           status == InstanceStatus.SKIPPED ? skipReason : null, status == InstanceStatus.WAITING ? waitUntil : null, events,
           deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
           status != from.status || attempt != from.attempt ? from.version + 1 : from.version,
-          status.isTerminal() ? Map.of() : steps); // a done window keeps no steps: they are in the journal
+          status.isTerminal() ? Map.of() : steps, // a done window keeps no steps: they are in the journal
+          interruptions);
     }
   }
 }

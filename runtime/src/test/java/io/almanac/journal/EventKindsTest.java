@@ -44,6 +44,7 @@ class EventKindsTest {
       Map.entry("AttemptSucceeded", "SUCCEEDED from any"),
       Map.entry("AttemptFailed", "FAILED from any"),
       Map.entry("AttemptTimedOut", "TIMED_OUT from any"),
+      Map.entry("AttemptInterrupted", "INTERRUPTED from any"),
       Map.entry("LateResultRecorded", "-"),
       Map.entry("RetryScheduled", "RETRY_WAIT from any"),
       Map.entry("InstanceFinalFailed", "FINAL_FAILED from any"),

@@ -41,8 +41,8 @@ class PersistedEnumNamesTest {
 
   static {
     PINNED.put(InstanceStatus.class, List.of("PENDING", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "RETRY_WAIT",
-        "FINAL_FAILED", "CANCELLED", "SKIPPED", "MISSED", "RESOLVED", "WAITING"));
-    PINNED.put(RunKind.class, List.of("FIRST", "RETRY", "BACKFILL", "MANUAL"));
+        "FINAL_FAILED", "CANCELLED", "SKIPPED", "MISSED", "RESOLVED", "WAITING", "INTERRUPTED"));
+    PINNED.put(RunKind.class, List.of("FIRST", "RETRY", "BACKFILL", "MANUAL", "RESUME"));
     PINNED.put(SkipReason.class, List.of("WINDOW_EXISTS", "PREVIOUS_RUNNING", "BUFFER_FULL", "PAUSED",
         "DEPENDENCY_NOT_MET", "CONDITION_NOT_MET", "BUDGET_EXHAUSTED", "EXCLUDED", "OUT_OF_BOUNDS"));
     PINNED.put(MissReason.class, List.of("OUTSIDE_HORIZON", "BACKFILL_NOT_ALLOWED"));
@@ -61,6 +61,8 @@ class PersistedEnumNamesTest {
     PINNED.put(TaskJournal.CancelCause.class, List.of("OPERATOR", "TASK_REMOVED", "SUPERSEDED"));
     PINNED.put(TaskJournal.PauseCause.class, List.of("FAILURES"));
     PINNED.put(io.almanac.JobLog.Level.class, List.of("INFO", "WARN", "ERROR"));
+    PINNED.put(io.almanac.InterruptCause.class, List.of("NODE_STOPPED", "NODE_LOST", "FENCED"));
+    PINNED.put(io.almanac.OnInterruption.class, List.of("RESUME", "FAIL"));
   }
 
   @Test

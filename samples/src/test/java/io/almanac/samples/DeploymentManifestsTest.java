@@ -498,13 +498,18 @@ class DeploymentManifestsTest {
   }
 
   @Test
-  @DisplayName("the grace period covers the drain of running attempts; the service account exists")
+  @DisplayName("the pod's grace period covers the shutdown grace of running attempts, the recording of what still runs and"
+      + " the hand-over; the drain's shutdown phase holds the grace; the service account exists")
   void shutdownAndAccount() throws IOException {
     Node node = node();
     long grace = ((Number) node.podSpec().get("terminationGracePeriodSeconds")).longValue();
-    Duration drain = node.config().getDuration("almanac.executor.drain-timeout");
-    assertTrue(grace > drain.toSeconds() + 10, "terminationGracePeriodSeconds " + grace + " leaves the drain (" + drain
-        + ") and the hand-over time before SIGKILL");
+    Duration drain = node.config().getDuration("almanac.executor.shutdown-grace");
+    Duration record = io.almanac.internal.executor.ExecutorSettings.INTERRUPT_MARGIN;
+    assertTrue(grace >= drain.plus(record).toSeconds() + 10, "terminationGracePeriodSeconds " + grace + " leaves the "
+        + "shutdown-grace (" + drain + "), " + record + " to record what still runs, and 10 s of hand-over before SIGKILL");
+    Duration phase = node.config().getDuration(io.almanac.internal.executor.ExecutorSettings.DRAIN_PHASE_TIMEOUT);
+    assertTrue(phase.compareTo(drain.plus(record)) >= 0, "the drain phase's timeout " + phase + " holds the grace");
+    io.almanac.internal.executor.ExecutorSettings.from(node.config()).checkShutdownPhase(node.config());
     one(manifests(), "ServiceAccount", (String) node.podSpec().get("serviceAccountName"));
   }
 

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * <ul>
  *   <li>the failover time, the longest gap between two consecutive fires (InstanceScheduled) around
  *       the kill, is at most {@code almanac.cluster.failover-limit} (default 15 s);
- *   <li>the audit verifier (I1-I6) passes: no window succeeds twice, every due window is accounted
+ *   <li>the audit verifier (I1-I7) passes: no window succeeds twice, every due window is accounted
  *       for (those due during the failover are MISSED or caught up, with a reason), no attempt stays
  *       RUNNING past its lease, no overlap;
  *   <li>no window is scheduled twice, no ledgered effect runs twice (effects file);
@@ -126,7 +126,7 @@ class ClusterFailoverTest {
    * same journal (which the leases keep from writing). Started through {@link
    * io.almanac.persistence.lease.LeaseSeeds}, as the demo node is, it finds the running members by
    * their live leases and joins them. Asserted: it joined ("Welcome from"), never formed a cluster of
-   * its own and became READY, and the others' jobs go on; the journal holds up (I1-I6: one cluster, no
+   * its own and became READY, and the others' jobs go on; the journal holds up (I1-I7: one cluster, no
    * interleaved writers), no window succeeds twice, no fire or effect is doubled, no write collides.
    */
   @Test
@@ -488,8 +488,8 @@ class ClusterFailoverTest {
   }
 
   /**
-   * @param fires the time of every InstanceScheduled but a retry's (a fire on time or a catch-up), sorted
-   * @param scheduledTwice (task, window) pairs with more than one InstanceScheduled other than a retry's
+   * @param fires the time of every InstanceScheduled but a retry's or a resume's (a fire on time or a catch-up), sorted
+   * @param scheduledTwice (task, window) pairs with more than one InstanceScheduled other than a retry's or a resume's
    * @param successThenFailure windows with AttemptFailed, AttemptTimedOut or InstanceFinalFailed after an AttemptSucceeded
    */
   record Facts(List<Instant> fires, List<String> scheduledTwice, List<String> successThenFailure) {
@@ -530,8 +530,9 @@ class ClusterFailoverTest {
         Map<String, Boolean> succeeded = new HashMap<>();
         for (AuditEvent e : history.events()) {
           Object ev = e.event();
-          if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() != RunKind.RETRY) {
-            // a fire (on time, or caught up); a retry is scheduled again with kind RETRY
+          if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() != RunKind.RETRY && s.kind() != RunKind.RESUME) {
+            // a fire (on time, or caught up); a retry is scheduled again with kind RETRY, an interrupted attempt's
+            // window with kind RESUME
             fires.add(s.at());
             if (scheduled.merge(s.window(), 1, Integer::sum) == 2) {
               twice.add(id + " " + s.window());

@@ -13,6 +13,7 @@ import io.almanac.JobContext;
 import io.almanac.JobResult;
 import io.almanac.LeasePolicy;
 import io.almanac.OverlapPolicy;
+import io.almanac.RunKind;
 import io.almanac.RetryPolicy;
 import io.almanac.TaskSpec;
 import io.almanac.WindowSpec;
@@ -117,6 +118,32 @@ public final class CrashNode {
 
   /** The tasks, by id. */
   static final List<TaskSpec> TASKS = tasks();
+
+  /** {@code --tasks drain}: the short job's length, well within the drain test's shutdown-grace. */
+  static final long DRAIN_SHORT_MS = 3_000;
+
+  /** {@code --tasks drain}: the long job's first attempts, longer than the grace (a resume takes 1 s). */
+  static final long DRAIN_LONG_MS = 20_000;
+
+  /**
+   * {@code --tasks drain}: two tasks due every 20 seconds, at the same second, without retries (a
+   * failure would be FINAL_FAILED) and with leases far longer than the run: {@code drain-short} takes
+   * 3 s, {@code drain-long} 20 s (1 s when resumed). What a SIGTERM does to them is the drain's.
+   */
+  static final List<TaskSpec> DRAIN_TASKS = List.of(
+      TaskSpec.builder("drain-short").cron("0/20 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("drain-short")
+          .overlap(OverlapPolicy.SKIP).lease(LeasePolicy.builder().floor(Duration.ofMinutes(5)).ceiling(Duration.ofMinutes(10))
+              .factor(1.5).minSamples(5).build()).build(),
+      TaskSpec.builder("drain-long").cron("0/20 * * * * ? UTC").window(WindowSpec.PER_FIRING).job("drain-long")
+          .overlap(OverlapPolicy.SKIP).lease(LeasePolicy.builder().floor(Duration.ofMinutes(5)).ceiling(Duration.ofMinutes(10))
+              .factor(1.5).minSamples(5).build()).build());
+
+  /** A drain test's job: {@code ms} long, printing its start; its summary says whether it saw the stopping signal. */
+  static CompletionStage<JobResult> drainJob(JobContext ctx, long ms) {
+    started(ctx);
+    // what it saw goes into its summary (the journal): after a SIGTERM the node's stdout may be closed already
+    return after(ms, null).thenApply(r -> JobResult.success(ctx.runKind() + ", " + ms + " ms, stopping=" + ctx.isStopping()));
+  }
 
   private CrashNode() {}
 
@@ -336,9 +363,10 @@ public final class CrashNode {
           ? java.util.stream.Stream.concat(TASKS.stream(), SLOW_TASKS.stream()).toList() : TASKS;
       case "events" -> EVENT_TASKS;
       case "chain" -> CHAIN_TASKS;
+      case "drain" -> DRAIN_TASKS;
       case "pool" -> List.of(); // registered later, by a REGISTER-POOL line (PoolNode)
       case "steps" -> StepNode.TASKS;
-      default -> throw new IllegalArgumentException("--tasks must be default, events, chain, pool or steps, not '"
+      default -> throw new IllegalArgumentException("--tasks must be default, events, chain, drain, pool or steps, not '"
           + o.get("tasks") + "'");
     };
     if (o.containsKey("seeds")) {
@@ -364,6 +392,8 @@ public final class CrashNode {
       Almanac almanac = started[0] = Almanac.builder(system).clock(Clock.systemUTC())
           .job("quick", CrashNode::quick)
           .job("long", CrashNode::longJob)
+          .job("drain-short", ctx -> drainJob(ctx, DRAIN_SHORT_MS))
+          .job("drain-long", ctx -> drainJob(ctx, ctx.runKind() == RunKind.RESUME ? 1_000 : DRAIN_LONG_MS))
           .job("fail-first", CrashNode::failFirst)
           .job("ledger", ctx -> ledger(ctx, file, io))
           .job("slow", ctx -> slow(ctx, file, io))

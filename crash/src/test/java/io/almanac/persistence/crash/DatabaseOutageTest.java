@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * The database goes away while a node runs ({@link CrashNode}: tasks every second), then comes
  * back: persists fail, the task entities and the trigger restart with back-off, their timers and
  * wake-ups are re-armed on recovery, and once the database is back no window is lost or doubled
- * (the audit command over the whole journal: I1-I6) and no ledgered effect ran twice. Also
+ * (the audit command over the whole journal: I1-I7) and no ledgered effect ran twice. Also
  * checked from the journal: every task started an attempt after the database's return (it was
  * woken again: its fires, retries and catch-up did not stop), and the node's log shows that
  * persists did fail (else the test proved nothing).

@@ -31,7 +31,7 @@ import java.util.TreeSet;
 
 /**
  * What a crash or fault run left behind, read from the journal (not from log lines) after the
- * node has stopped: the audit command's verdict (I1-I6) and its statistics, the effects file of
+ * node has stopped: the audit command's verdict (I1-I7) and its statistics, the effects file of
  * the ledger jobs, and when the first attempt started after each restart.
  *
  * @param auditExit the exit code of {@link Audit#run} with {@code --verify} over the whole journal
@@ -49,6 +49,10 @@ import java.util.TreeSet;
  * @param registrationGap I2 "lost window" violations of windows due before the first node was
  *     READY: the registration race (the trigger learns a task after its entity stored the spec and
  *     never fires a window due in between), reported apart because no crash can cause them
+ * @param interruptionsByCause attempts recorded INTERRUPTED, by cause (a node's death is NODE_LOST, its
+ *     stop past its grace NODE_STOPPED, a fenced-out executor FENCED)
+ * @param interruptionsNotResumed interruptions not followed, in the same write, by a resume (run kind
+ *     RESUME): a retry spent or a FINAL_FAILED; none when every task resumes (the default)
  */
 record JournalCheck(
     int auditExit,
@@ -63,7 +67,9 @@ record JournalCheck(
     Map<String, List<Instant>> startsByTask,
     Map<String, List<Instant>> successDue,
     Map<String, Long> eventsByType,
-    List<VerificationReport.Violation> registrationGap) {
+    List<VerificationReport.Violation> registrationGap,
+    Map<String, Long> interruptionsByCause,
+    List<String> interruptionsNotResumed) {
 
   /**
    * Writes the whole timeline (every event of every task, UTC) to a file, for a failed run.
@@ -98,6 +104,8 @@ record JournalCheck(
     Map<String, List<Instant>> startsByTask = new LinkedHashMap<>();
     Map<String, Long> byType = new HashMap<>();
     Set<String> ledgerSuccesses = new HashSet<>();
+    Map<String, Long> interruptions = new java.util.TreeMap<>();
+    List<String> notResumed = new ArrayList<>();
     long downstream = 0;
     try (PrintStream out = new PrintStream(buf, true, StandardCharsets.UTF_8);
         AuditReader reader = AuditReader.builder(journal).progressEvery(1_000_000).start()) {
@@ -111,9 +119,23 @@ record JournalCheck(
         verifier.check(history);
         Map<String, Instant> due = new HashMap<>();
         List<Instant> succeeded = new ArrayList<>();
+        TaskJournal.AttemptInterrupted lastInterruption = null;
         for (AuditEvent e : history.events()) {
           byType.merge(e.type(), 1L, Long::sum);
           Object ev = e.event();
+          if (lastInterruption != null && ev instanceof TaskJournal.WindowEvent w
+              && w.window().equals(lastInterruption.window())) {
+            // what the same write decided for the interrupted window: a resume, or else a cost
+            if (!(ev instanceof TaskJournal.InstanceScheduled s && s.kind() == io.almanac.RunKind.RESUME)) {
+              notResumed.add(id + " " + w.window() + " attempt " + lastInterruption.attempt() + " ("
+                  + lastInterruption.cause() + "): then " + e.type());
+            }
+            lastInterruption = null;
+          }
+          if (ev instanceof TaskJournal.AttemptInterrupted i) {
+            interruptions.merge(i.cause().name(), 1L, Long::sum);
+            lastInterruption = i;
+          }
           if (ev instanceof TaskJournal.InstanceScheduled s) {
             due.putIfAbsent(s.window(), s.dueAt());
           } else if (ev instanceof TaskJournal.AttemptStarted s) {
@@ -170,7 +192,8 @@ record JournalCheck(
             .map(d -> !d.isAfter(registeredBy)).orElse(false))
         .toList();
     return new JournalCheck(exit, buf.toString(StandardCharsets.UTF_8), report, lines, repeatedCount,
-        repeated, missing, downstream, List.copyOf(starts), startsByTask, successDue, byType, gap);
+        repeated, missing, downstream, List.copyOf(starts), startsByTask, successDue, byType, gap, interruptions,
+        notResumed);
   }
 
   /** A per-firing window's key is its due instant. */
@@ -259,13 +282,14 @@ record JournalCheck(
     // Since the trigger fires every window due after the registration began, the registration race
     // is fixed: a window lost before the first READY fails the run like any other.
     boolean audit = auditExit == Audit.OK;
-    return audit && violations().isEmpty() && effectsRepeated == 0 && succeededWithoutEffect == 0;
+    return audit && violations().isEmpty() && effectsRepeated == 0 && succeededWithoutEffect == 0
+        && interruptionsNotResumed.isEmpty();
   }
 
   /** A description for a failure message or the log: the audit's output and the effect checks. */
   String describe() {
     StringBuilder b = new StringBuilder();
-    b.append("audit exit code ").append(auditExit).append(" (0 = I1-I6 hold)\n").append(auditOutput);
+    b.append("audit exit code ").append(auditExit).append(" (0 = I1-I7 hold)\n").append(auditOutput);
     if (!registrationGap.isEmpty()) {
       b.append("of these, ").append(registrationGap.size()).append(" lost windows were due before the first node was READY:"
           + " the registration race (the trigger registers the task after its entity stored the spec and never fires the"
@@ -278,6 +302,9 @@ record JournalCheck(
     }
     b.append("ledger windows succeeded without an effect line: ").append(succeededWithoutEffect).append('\n');
     b.append("outcome-unknown effects resolved downstream: ").append(downstreamResolutions).append('\n');
+    b.append("interruptions by cause: ").append(interruptionsByCause).append("; not resumed (a retry spent or the window"
+        + " failed by an interruption): ").append(interruptionsNotResumed.size()).append('\n');
+    interruptionsNotResumed.stream().limit(20).forEach(x -> b.append("  not resumed: ").append(x).append('\n'));
     b.append("events by type: ").append(new java.util.TreeMap<>(eventsByType)).append('\n');
     return b.toString();
   }

@@ -24,9 +24,11 @@ import org.junit.jupiter.api.Timeout;
  * long, failing first, ledgered effects) and is killed with SIGKILL, then started again on the
  * same journal, {@code almanac.crash.cycles} times (default 3; the {@code stress} profile of this
  * module's pom sets 20) on H2 and on PostgreSQL. After the last kill a final node runs a few
- * seconds and stops normally. Then, from the journal alone, the audit command must find I1-I6
- * holding over the whole run, and the effects file must show no ledgered effect twice for a
- * window.
+ * seconds and stops normally. Then, from the journal alone, the audit command must find I1-I7
+ * holding over the whole run, the effects file must show no ledgered effect twice for a
+ * window, and every attempt running at a kill must be recorded INTERRUPTED (NODE_LOST) at the next
+ * start and resumed (run kind RESUME) in the same write: no retry spent, no window FINAL_FAILED by a
+ * kill ({@link JournalCheck#interruptionsNotResumed()}).
  *
  * <p>The kills land at varied moments, cycle by cycle: {@code random} (2-6 s after READY),
  * {@code job-start} (right after a long or ledger job starts, i.e. after its AttemptStarted is
@@ -141,8 +143,10 @@ class KillNineTest {
     List<Duration> toFirstFire = check.toFirstFire(restarts);
     String verdict = check.ok() ? "OK" : "FAILED";
     String notes = String.format("%d events, %d attempts (%d succeeded, %d retries, %d late results), windows %s; "
+            + "interrupted %s, %d not resumed; "
             + "%d effects, %d outcome-unknown resolved downstream; kills: %s; restarts measured %d of %d; run folder %s",
         s.eventsRead(), s.attempts(), s.successes(), s.retries(), s.lateResults(), s.windowsByStatus(),
+        check.interruptionsByCause(), check.interruptionsNotResumed().size(),
         check.effectLines(), check.downstreamResolutions(), kills.stream().map(k -> k.replaceAll(" of pid \\d+", "")).toList(),
         toFirstFire.size(), restarts.size(), run.dir);
     Row row = new Row(run.key, "kill -9", database, String.valueOf(CYCLES), s.windowsChecked(), check.windowsLost(),
@@ -151,6 +155,11 @@ class KillNineTest {
     if (!check.ok()) {
       fail(database + ": the journal of " + CYCLES + " kill -9 cycles does not hold up (logs and journal kept in "
           + run.dir + "):\n" + check.describe());
+    }
+    if (CYCLES >= 2 && check.interruptionsByCause().getOrDefault("NODE_LOST", 0L) == 0) {
+      // cycle 2 kills right after a long job started: its attempt must be found interrupted at the next start
+      fail(database + ": no attempt was recorded INTERRUPTED (NODE_LOST) after " + CYCLES + " kill -9 cycles; see " + run.dir
+          + "\n" + check.describe());
     }
     if (toFirstFire.size() != restarts.size()) {
       fail(database + ": after " + (restarts.size() - toFirstFire.size()) + " of " + restarts.size()

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * and asserts that it never exceeds 2, that it reached 2 (the pool was saturated: the test can
  * fail), that jobs ran on more than one node (the limit was shared, not per node) and that every
  * window ran exactly once, its one attempt succeeded as the journal says (the entities are asked, with a
- * deadline, not after a fixed sleep). The audit verifier then reads the whole journal (I1-I6).
+ * deadline, not after a fixed sleep). The audit verifier then reads the whole journal (I1-I7).
  *
  * <p>About a minute and a half on a quiet 2-core machine. {@code almanac.pool.cluster-tasks} sets
  * the number of tasks ({@code stress} profile: 120).

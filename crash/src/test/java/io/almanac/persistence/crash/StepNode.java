@@ -22,9 +22,9 @@ import java.util.function.Consumer;
  * <ol>
  *   <li>{@code gather}: appends {@code gather <task> <window> <attempt>} to the steps file (forced to
  *       disk) and works {@value #GATHER_MILLIS} ms;
- *   <li>{@code draft}: prints {@code STEP-START draft <task> <window> <attempt>} (the test kills the
- *       node on that line, so step 1 is recorded and step 2 runs), works {@value #DRAFT_MILLIS} ms,
- *       then appends {@code draft ...};
+ *   <li>{@code draft}: appends {@code draft ...}, prints {@code STEP-START draft <task> <window>
+ *       <attempt>} (the test kills the node on that line, so step 1 is recorded and step 2 runs) and
+ *       works {@value #DRAFT_MILLIS} ms;
  *   <li>{@code publish}: appends {@code publish ...}.
  * </ol>
  *
@@ -69,9 +69,9 @@ final class StepNode {
       return CompletableFuture.completedFuture("sources of " + ctx.window().value());
     }));
     await(ctx.step("draft", String.class, () -> {
+      file.append("draft " + id);
       out.accept("STEP-START draft " + id);
       work(ctx, DRAFT_MILLIS);
-      file.append("draft " + id);
       return CompletableFuture.completedFuture("draft of " + ctx.window().value());
     }));
     await(ctx.step("publish", String.class, () -> {

@@ -185,8 +185,8 @@ class TriggerCrashTest {
         received.merge(r.eventId(), 1, Integer::sum);
       } else if (ev instanceof TaskJournal.EventDuplicated d) {
         duplicated.merge(d.eventId(), 1, Integer::sum);
-      } else if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() != RunKind.RETRY) {
-        // a retry journals InstanceScheduled again (kind RETRY): the instance is created once
+      } else if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() != RunKind.RETRY && s.kind() != RunKind.RESUME) {
+        // a retry journals InstanceScheduled again (kind RETRY), a resume too (RESUME): the instance is created once
         scheduled.merge(s.window(), 1, Integer::sum);
       } else if (ev instanceof TaskJournal.AttemptSucceeded s) {
         succeeded.merge(s.window(), 1, Integer::sum);
@@ -269,6 +269,8 @@ class TriggerCrashTest {
           String type = e.event().getClass().getSimpleName();
           if (e.event() instanceof TaskJournal.InstanceScheduled s && s.kind() == RunKind.RETRY) {
             type = "InstanceScheduled(RETRY)"; // a retry journals InstanceScheduled again
+          } else if (e.event() instanceof TaskJournal.InstanceScheduled s && s.kind() == RunKind.RESUME) {
+            type = "InstanceScheduled(RESUME)"; // so does the resume of an interrupted attempt
           }
           byType.computeIfAbsent(type, k -> new TreeMap<>()).merge(e.window(), 1, Integer::sum);
         }

@@ -214,6 +214,11 @@ public record AuditEvent(
     }
 
     @Override
+    public Told attemptInterrupted(TaskJournal.AttemptInterrupted e) {
+      return new Told(e.reason() + " (not a failure: no retry spent)", e.attempt());
+    }
+
+    @Override
     public Told lateResultRecorded(TaskJournal.LateResultRecorded e) {
       return new Told(e.outcome() + " arrived late (not counted): " + e.detail() + used(e.usage()), e.attempt());
     }

@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * What {@link Verifier} found: the violations of the invariants I1-I6 (none when {@link #ok()}),
+ * What {@link Verifier} found: the violations of the invariants I1-I7 (none when {@link #ok()}),
  * what each invariant checked, the windows still open at the end of the journal, notes about what
  * could not be checked, and statistics. Its {@link #result()} is {@link Result#OK} only when there
  * is no violation <i>and</i> I2 judged at least one due window (due by the task's schedule, or
@@ -97,7 +97,13 @@ public record VerificationReport(
      * No window stays PENDING past its lease ceiling, or WAITING past its wait deadline, without a
      * recorded reason, as of the journal's end less the grace (see {@link Verifier}).
      */
-    I6("no window stays PENDING or WAITING past its bound");
+    I6("no window stays PENDING or WAITING past its bound"),
+    /**
+     * No interrupted window is left without a resume or a recorded decision: an {@code
+     * AttemptInterrupted} (its node stopped past its grace, died or was fenced out) is followed in the
+     * same write by a resume (PENDING, run kind RESUME), a retry, or a final failure with its reason.
+     */
+    I7("no interrupted window left without a resume or a decision");
 
     private final String description;
 
@@ -309,6 +315,7 @@ public record VerificationReport(
     Checked c4 = s.checked(Invariant.I4);
     Checked c5 = s.checked(Invariant.I5);
     Checked c6 = s.checked(Invariant.I6);
+    Checked c7 = s.checked(Invariant.I7);
     line(b, "I1 no window succeeds twice", "checked " + n(c1.windows(), "window") + " (" + n(c1.events(), "event") + "): "
         + n(s.doubleSuccesses(), "double success"));
     line(b, "I2 every due window accounted for", "checked " + n(c2.windows(), "due window") + " until "
@@ -324,8 +331,10 @@ public record VerificationReport(
     line(b, "I6 none stuck PENDING or WAITING", "checked " + n(c6.windows(), "window") + " (" + n(c6.events(), "event")
         + "): longest past its bound " + s.longestPastBound()
         + (s.longestPastBoundOf() == null ? "" : " (" + s.longestPastBoundOf() + ")"));
+    line(b, "I7 interruptions decided", "checked " + n(c7.attempts(), "interruption") + " of "
+        + n(c7.windows(), "window") + ": " + String.format(Locale.ROOT, "%,d", count(Invariant.I7)) + " left undecided");
     switch (result()) {
-      case OK -> b.append(c5.events() > 0 ? "OK: I1-I6 hold (checked " : "OK: I1-I4 and I6 hold (checked ")
+      case OK -> b.append(c5.events() > 0 ? "OK: I1-I7 hold (checked " : "OK: I1-I4, I6 and I7 hold (checked ")
           .append(n(c2.windows(), "due window")).append(", ")
           .append(n(c1.windows(), "window")).append(" with events, ").append(n(Math.max(c3.attempts(), c4.attempts()), "attempt"))
           .append(c5.events() > 0 ? ", " + n(c5.events(), "event") + " of " + n(c5.journals(), "journal") + " with a known writer)"

@@ -61,7 +61,7 @@ import java.util.TreeMap;
  *       of the journal is reported as <i>open</i>, not as a violation; one left FAILED or TIMED_OUT
  *       (no retry and no final failure recorded) is a violation.
  *   <li><b>I3</b> every {@code AttemptStarted} (its lease extended by {@code LeaseExtended}) has a
- *       later {@code AttemptSucceeded}, {@code AttemptFailed}, {@code AttemptTimedOut} or
+ *       later {@code AttemptSucceeded}, {@code AttemptFailed}, {@code AttemptTimedOut}, {@code AttemptInterrupted} or
  *       {@code InstanceCancelled}, unless the journal ends before the lease (plus the grace) does.
  *       The longest time an attempt stayed RUNNING past its lease is a statistic. A window whose
  *       attempt is such a violation is not listed as open.
@@ -123,6 +123,12 @@ import java.util.TreeMap;
  *       in the PENDING spell, no start since): the window is waiting, not stuck, however long; it is
  *       open (its detail names the pool) and a note counts such windows. RETRY_WAIT is not I6's: a
  *       retry has its own due time.
+ *   <li><b>I7</b> no interrupted window is left without a resume or a recorded decision: an {@code
+ *       AttemptInterrupted} (the attempt's node stopped past its grace, died, or was fenced out; not
+ *       a failure, no retry spent) is followed in the same write by an {@code InstanceScheduled} of
+ *       run kind RESUME, a {@code RetryScheduled} (interrupted more than {@code max-resumes} times in
+ *       a row) or an {@code InstanceFinalFailed} (the task's {@code on-interruption} is FAIL). A
+ *       window still INTERRUPTED at the end of the journal is a violation.
  * </ul>
  *
  * <p><b>The as-of time.</b> The audit's "now" is the journal's end for each task ({@link
@@ -491,6 +497,8 @@ public final class Verifier {
     InstanceStatus status;
     int retries;
     int late;
+    /** I7: this window's interruptions ({@code AttemptInterrupted}). */
+    int interruptions;
     Violation illegal;
     // I6: the current PENDING or WAITING spell, and what was judged of this window's spells
     Instant waitSince;
@@ -768,6 +776,13 @@ public final class Verifier {
       }
 
       @Override
+      public Void attemptInterrupted(TaskJournal.AttemptInterrupted e) {
+        w.interruptions++;
+        ended(w, attempt(w, e.attempt()), ref);
+        return null;
+      }
+
+      @Override
       public Void lateResultRecorded(TaskJournal.LateResultRecorded e) {
         w.late++;
         return null;
@@ -1017,6 +1032,12 @@ public final class Verifier {
         } else if (w.status == InstanceStatus.FAILED || w.status == InstanceStatus.TIMED_OUT) {
           violations.add(new Violation(task, w.key, Invariant.I2, "ran and has no outcome: it is " + status
               + " at the end of the journal, with no retry and no final failure recorded", List.of(last(w))));
+        } else if (w.status == InstanceStatus.INTERRUPTED) {
+          violations.add(new Violation(task, w.key, Invariant.I7, "interrupted and left so: it is INTERRUPTED at the"
+              + " end of the journal, with no resume, retry or final failure recorded", List.of(last(w))));
+        }
+        if (w.interruptions > 0) {
+          count(Invariant.I7, 1, w.interruptions, w.events.size());
         }
       }
     }

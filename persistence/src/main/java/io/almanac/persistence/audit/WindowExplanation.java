@@ -656,6 +656,8 @@ public final class WindowExplanation {
                   + "to run again as MANUAL.");
             }
           }
+          case RESUME -> step(at, "The interrupted attempt's window was scheduled to run again at once as RESUME"
+              + " (no retry spent).");
           default -> step(at, "The window was scheduled to run as " + e.kind() + ".");
         }
         return null;
@@ -770,6 +772,22 @@ public final class WindowExplanation {
           step(at, "Attempt " + e.attempt() + " was timed out at " + time(e.at()) + ", before its lease ended at "
               + time(e.leaseUntil()) + ": " + cause + ".");
         }
+        return null;
+      }
+
+      @Override
+      public Void attemptInterrupted(TaskJournal.AttemptInterrupted e) {
+        throttledLast = false;
+        String what = switch (e.cause()) {
+          case NODE_STOPPED -> "its node stopped and the job was still running when the shutdown grace ended";
+          case NODE_LOST -> "its node died or left while the job ran";
+          case FENCED -> "its node lost its lease (frozen, paused or cut off) and was fenced out";
+        };
+        lastError = "interrupted (" + e.cause() + "): " + what;
+        String node = lastStart != null && lastStart.attempt() == e.attempt() && lastStart.executor() != null
+            ? " on node " + node(lastStart.executor(), null) : "";
+        step(at, "Attempt " + e.attempt() + node + " was interrupted at " + time(e.at()) + " (" + e.cause() + "): " + what
+            + ". Its node's life stopped it, not its job: this is not a failure and spends no retry.");
         return null;
       }
 
@@ -1172,6 +1190,8 @@ public final class WindowExplanation {
             + w.attempt() + (lastError == null ? " failed" : " failed: " + lastError);
         case FAILED, TIMED_OUT -> "attempt " + w.attempt() + " " + (w.status() == InstanceStatus.FAILED ? "failed" : "timed out")
             + (lastError == null ? "" : ": " + lastError) + "; the retry policy has not decided yet";
+        case INTERRUPTED -> "attempt " + w.attempt() + " " + (lastError == null ? "was interrupted" : lastError)
+            + "; what follows has not been decided yet";
       };
     }
 
@@ -1479,6 +1499,11 @@ public final class WindowExplanation {
 
     @Override
     public Placed attemptTimedOut(AttemptTimedOut e) {
+      return null;
+    }
+
+    @Override
+    public Placed attemptInterrupted(TaskJournal.AttemptInterrupted e) {
       return null;
     }
 

@@ -29,7 +29,7 @@ final class RowMapping {
 
   /** Statuses in which no attempt runs or waits to run: an attempt or the window is done. */
   static final Set<InstanceStatus> DONE = EnumSet.of(InstanceStatus.SUCCEEDED, InstanceStatus.FAILED,
-      InstanceStatus.TIMED_OUT, InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED,
+      InstanceStatus.TIMED_OUT, InstanceStatus.INTERRUPTED, InstanceStatus.FINAL_FAILED, InstanceStatus.CANCELLED, InstanceStatus.SKIPPED,
       InstanceStatus.MISSED, InstanceStatus.RESOLVED);
 
   private RowMapping() {}

@@ -132,7 +132,7 @@ class AuditNodeRunTest {
         .verify(true).build());
     assertEquals(Audit.OK, r.exit(), r.toString());
     String out = r.out();
-    assertTrue(out.contains("OK: I1-I6 hold"), r.toString());
+    assertTrue(out.contains("OK: I1-I7 hold"), r.toString());
     assertTrue(out.contains("windows seen                      5 (FINAL_FAILED 1, SKIPPED 1, SUCCEEDED 3)"), r.toString());
     assertTrue(out.contains("I2 every due window accounted for checked 5 due windows until 2026-12-03T00:03:00Z (22 events): 0 lost"),
         r.toString());
@@ -147,7 +147,7 @@ class AuditNodeRunTest {
     // I6 on a real node's journal: 6 PENDING spells (4 first runs, 2 retries) of 4 windows, each started when due
     assertTrue(out.contains("I6 none stuck PENDING or WAITING  checked 4 windows (12 events): longest past its bound PT0S"),
         r.toString());
-    assertTrue(out.contains("OK: I1-I6 hold (checked 5 due windows, 5 windows with events, 6 attempts, 24 events of 1 journal"
+    assertTrue(out.contains("OK: I1-I7 hold (checked 5 due windows, 5 windows with events, 6 attempts, 24 events of 1 journal"
         + " with a known writer)"), r.toString());
     assertTrue(!out.contains("had no writer"), r.toString());
     // the table: every event with its time in UTC and in Shanghai

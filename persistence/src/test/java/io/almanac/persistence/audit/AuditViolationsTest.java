@@ -101,7 +101,7 @@ class AuditViolationsTest {
   void correctJournalVerifiesWithExitZero() {
     Result r = verify("fine");
     assertEquals(Audit.OK, r.exit(), r.toString());
-    assertTrue(r.out().contains("OK: I1-I6 hold"), r.toString());
+    assertTrue(r.out().contains("OK: I1-I7 hold"), r.toString());
     assertTrue(r.out().contains("1 late results"), r.toString());
     assertTrue(r.err().contains("audit: read 11 events of 1 task (3 windows)"), r.toString());
   }

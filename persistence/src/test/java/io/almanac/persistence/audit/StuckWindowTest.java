@@ -312,7 +312,7 @@ class StuckWindowTest {
     assertEquals(new VerificationReport.Checked(2, 0, 4), r.stats().checked(Invariant.I6));
     assertTrue(r.toText().contains("I6 none stuck PENDING or WAITING  checked 2 windows (4 events): longest past its bound"
         + " PT3H (t/2026-11-30)"), r.toText());
-    assertTrue(r.toText().contains("OK: I1-I4 and I6 hold"), r.toText());
+    assertTrue(r.toText().contains("OK: I1-I4, I6 and I7 hold"), r.toText());
   }
 
   @Test

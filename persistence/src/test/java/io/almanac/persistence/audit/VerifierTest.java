@@ -422,7 +422,7 @@ class VerifierTest {
     assertEquals(new VerificationReport.Checked(2, 0, 5), r.stats().checked(Invariant.I2));
     assertEquals(new VerificationReport.Checked(1, 1, 2), r.stats().checked(Invariant.I3));
     assertEquals(new VerificationReport.Checked(2, 2, 3), r.stats().checked(Invariant.I4));
-    assertTrue(r.toText().contains("OK: I1-I4 and I6 hold (checked 2 due windows, 2 windows with events, 2 attempts)"), r.toText());
+    assertTrue(r.toText().contains("OK: I1-I4, I6 and I7 hold (checked 2 due windows, 2 windows with events, 2 attempts)"), r.toText());
   }
 
   @Test
@@ -467,7 +467,7 @@ class VerifierTest {
     assertEquals(Instant.parse("2026-11-29T19:10:02Z"), r.stats().checkedUntil(), "up to the journal's end: no grace");
     assertTrue(r.toText().contains("I2 every due window accounted for checked 20 due windows until 2026-11-29T19:10:02Z"
         + " (80 events): 0 lost"), r.toText());
-    assertTrue(r.toText().contains("OK: I1-I4 and I6 hold (checked 20 due windows, 20 windows with events, 20 attempts)"),
+    assertTrue(r.toText().contains("OK: I1-I4, I6 and I7 hold (checked 20 due windows, 20 windows with events, 20 attempts)"),
         r.toText());
   }
 

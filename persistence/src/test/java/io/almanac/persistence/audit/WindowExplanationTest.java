@@ -138,6 +138,29 @@ class WindowExplanationTest {
   }
 
   @Test
+  @DisplayName("interrupted: attempt 1 reads as interrupted with its cause and node, not as a failure; the resume and its "
+      + "success follow")
+  void interruptedThenResumed() {
+    Explanation e = explain(journal(
+        scheduled(RunKind.FIRST, DUE),
+        started(1, RunKind.FIRST, t("00:00:02"), N1),
+        new TaskJournal.AttemptInterrupted(DAY, 1, io.almanac.InterruptCause.NODE_STOPPED,
+            "executor " + N1 + " stopped: shutdown-grace PT25S ended with the job running", t("00:00:30")),
+        scheduled(RunKind.RESUME, t("00:00:30")),
+        started(2, RunKind.RESUME, t("00:00:35"), N2),
+        new AttemptSucceeded(DAY, 2, Duration.ofSeconds(60), "12 stories", null, t("00:01:35"))));
+    wellFormed(e);
+    assertEquals("SUCCEEDED", e.status());
+    List<String> texts = texts(e);
+    assertTrue(texts.contains("Attempt 1 on node almanac@10.0.0.1:2552 was interrupted at 08:00:30 (NODE_STOPPED): its node "
+        + "stopped and the job was still running when the shutdown grace ended. Its node's life stopped it, not its job: "
+        + "this is not a failure and spends no retry."), texts.toString());
+    assertTrue(texts.contains("The interrupted attempt's window was scheduled to run again at once as RESUME (no retry "
+        + "spent)."), texts.toString());
+    assertTrue(texts.stream().noneMatch(x -> x.contains("failed")), texts.toString());
+  }
+
+  @Test
   @DisplayName("ran on time: due, attempt 1 started 2 s late on its node, succeeded; each step in UTC and local time")
   void ranOnTime() {
     Explanation e = explain(journal(
@@ -994,6 +1017,10 @@ class WindowExplanationTest {
         // a window that waits for a resource pool (PoolExplanationTest tells it in full)
         journal(scheduled(RunKind.FIRST, DUE), new TaskJournal.PoolWaited(DAY, "openai", io.almanac.PoolWaitReason.FULL, null,
             DUE)),
+        // an attempt interrupted by its node's life, resumed (docs/long-jobs/interruption.md)
+        journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
+            new TaskJournal.AttemptInterrupted(DAY, 1, io.almanac.InterruptCause.FENCED, "executor fenced out", t("00:10:00")),
+            scheduled(RunKind.RESUME, t("00:10:00"))),
         // a deadline missed while running (docs/deadlines.md)
         journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
             new TaskJournal.DeadlineMissed(DAY, DUE, t("01:00:00"), io.almanac.InstanceStatus.RUNNING, 1, t("01:00:00"))),

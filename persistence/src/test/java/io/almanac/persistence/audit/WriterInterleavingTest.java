@@ -146,12 +146,12 @@ class WriterInterleavingTest {
   }
 
   @Test
-  @DisplayName("I5: one writer after another holds and is counted; the OK line says I1-I6")
+  @DisplayName("I5: one writer after another holds and is counted; the OK line says I1-I7")
   void successionVerifiesOk() {
     VerificationReport r = Verifier.create().check(stamped(twoDays(), A, A, A, A, B, B, B)).report();
     assertEquals(VerificationReport.Result.OK, r.result(), r.toText());
     assertEquals(new VerificationReport.Checked(0, 0, 7, 1), r.stats().checked(Invariant.I5));
-    assertTrue(r.toText().contains("OK: I1-I6 hold (checked 1 due window, 2 windows with events, 2 attempts, 7 events of 1 journal"
+    assertTrue(r.toText().contains("OK: I1-I7 hold (checked 1 due window, 2 windows with events, 2 attempts, 7 events of 1 journal"
         + " with a known writer)"), r.toText());
     assertTrue(r.notes().isEmpty(), r.notes().toString());
   }
@@ -162,7 +162,7 @@ class WriterInterleavingTest {
     VerificationReport r = Verifier.create().check(stamped(twoDays())).report();
     assertEquals(VerificationReport.Result.OK, r.result(), r.toText()); // I1-I4 hold; old journals keep their exit code
     assertEquals(VerificationReport.Checked.NONE, r.stats().checked(Invariant.I5));
-    assertTrue(r.toText().contains("OK: I1-I4 and I6 hold (checked 1 due window, 2 windows with events, 2 attempts); I5 not judged"),
+    assertTrue(r.toText().contains("OK: I1-I4, I6 and I7 hold (checked 1 due window, 2 windows with events, 2 attempts); I5 not judged"),
         r.toText());
     assertTrue(r.notes().contains("I5: 7 events of 1 journal had no writer (written before writer stamps, or through a journal"
         + " plugin without them): not judged"), r.notes().toString());

@@ -41,7 +41,7 @@ class RetentionRuleTest {
       assertFalse(rule.due(row(s, veryOld), NOW), s.name());
     }
     assertEquals(EnumSet.of(InstanceStatus.PENDING, InstanceStatus.RUNNING, InstanceStatus.FAILED, InstanceStatus.TIMED_OUT,
-        InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED, InstanceStatus.WAITING),
+        InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED, InstanceStatus.WAITING, InstanceStatus.INTERRUPTED),
         EnumSet.complementOf(EnumSet.copyOf(RetentionRule.STATUSES)));
   }
 }

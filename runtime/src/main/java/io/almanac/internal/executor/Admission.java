@@ -48,7 +48,7 @@ final class Admission<T> {
     }
 
     boolean fresh() {
-      return kind == RunKind.FIRST || kind == RunKind.MANUAL;
+      return kind == RunKind.FIRST || kind == RunKind.MANUAL || kind == RunKind.RESUME; // a resume runs again at once
     }
   }
 

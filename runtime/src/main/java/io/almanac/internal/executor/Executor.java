@@ -94,6 +94,11 @@ import org.slf4j.event.Level;
  *       short jobs); a started attempt waits for a slot and is not run if its lease ends first.
  *       With long jobs nothing is admitted ahead.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
+ *   <li>The node's drain ({@link Drain}, on coordinated shutdown): nothing more is admitted, started
+ *       attempts without a slot are handed back, running jobs are told ({@code JobContext.stopping()});
+ *       after {@code shutdown-grace} what still runs is reported to its entity with {@link
+ *       TaskProtocol.InterruptAttempt} (NODE_STOPPED: recorded INTERRUPTED and resumed there, no
+ *       retry spent) and cancelled, and the drain answers once the entities acknowledged.
  * </ul>
  *
  * The decisions are pure classes this actor owns: {@link Admission} (queues, reservations,
@@ -194,6 +199,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** A pool's block ended (its pause, its next rate token, the poll interval): queued windows may go. */
   private enum PoolWake implements ExecutorProtocol.Internal { INSTANCE }
 
+  /** The drain's shutdown-grace ended: what still runs is recorded interrupted (NODE_STOPPED) and cancelled. */
+  private enum GraceEnded implements ExecutorProtocol.Internal { INSTANCE }
+
+  /** An entity answered an interruption this node reported ({@code error} null when it was recorded or not needed). */
+  private record InterruptAnswered(String taskId, String window, int attempt, Throwable error)
+      implements ExecutorProtocol.Internal {}
+
   private enum Check implements ExecutorProtocol.Internal {
     INSTANCE,
     /** A membership event of another member, or of this one that changes nothing here. */
@@ -230,6 +242,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private int reporting;
   private boolean draining;
   private final List<ActorRef<Done>> drainWaiters = new ArrayList<>();
+  /** Interruptions reported to entities and not answered yet: the drain ends after them. */
+  private int interrupting;
+  private final TimerScheduler<Command> timers;
   private long started;
   private long finished;
   private long cancelledCount;
@@ -350,6 +365,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       LongSupplier nanoTime,
       PoolGate pools) {
     super(ctx);
+    this.timers = timers;
     this.pools = pools;
     this.meters = meters;
     this.ctx = ctx;
@@ -412,6 +428,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(Extended.class, this::onExtended)
         .onMessage(GetStats.class, this::onGetStats)
         .onMessage(Drain.class, this::onDrain)
+        .onMessageEquals(GraceEnded.INSTANCE, this::onGraceEnded)
+        .onMessage(InterruptAnswered.class, this::onInterruptAnswered)
         .onMessage(FenceAnswer.class, this::onFenceAnswer)
         .onMessage(FenceLost.class, this::onFenceLost)
         .onMessage(NodeDown.class, this::onNodeDown)
@@ -627,6 +645,17 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
           + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
           grant.executor());
+      checkDrained();
+      return this;
+    }
+    if (draining) {
+      // Started in its entity as the node began to stop: handed back (PENDING again, RESUME) instead of run here
+      if (reservedHere) {
+        admission.release(item.taskId());
+      }
+      releasePools(item.key(), item.taskId(), item.window());
+      interrupt(item.taskId(), item.window(), grant.attempt(), "handed back before it ran: executor " + fence.id()
+          + " is stopping");
       checkDrained();
       return this;
     }
@@ -1421,22 +1450,99 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   // ---- draining and stats
 
+  /**
+   * The node stops (coordinated shutdown). At once: nothing more is admitted (queued offers stay
+   * PENDING in their entities, for the other nodes or the next start), attempts started here that
+   * have not run yet are handed back (recorded interrupted, so they are PENDING again), and running
+   * jobs are told ({@code JobContext.isStopping()}). Then it waits up to {@code shutdown-grace} for
+   * them to end and report; see {@link #onGraceEnded}.
+   */
   private Behavior<Command> onDrain(Drain m) {
     if (!draining) {
-      ctx.getLog().info("executor draining: no new attempts; waiting for {} running, {} started and waiting for a slot, "
-          + "and {} results being reported", running.size(), admission.readyCount(), reporting);
+      ctx.getLog().info("executor draining: no new attempts; {} running jobs told to stop and given {} to end, {} started "
+          + "and waiting for a slot handed back", running.size(), settings.shutdownGrace(), admission.readyCount());
+      draining = true; // no more admissions; what is queued stays PENDING in its entity
+      Admission.Ready r;
+      while ((r = admission.pollReady()) != null) {
+        admission.release(r.item().taskId());
+        releasePools(r.item().key(), r.item().taskId(), r.item().window());
+        interrupt(r.item().taskId(), r.item().window(), r.grant().attempt(), "handed back before it ran: executor "
+            + fence.id() + " is stopping");
+      }
+      for (RunningAttempt a : running.inSlotNow()) {
+        a.stopping.complete(null);
+      }
+      timers.startSingleTimer(GraceEnded.INSTANCE, io.almanac.spi.Saturating.timerDelay(settings.shutdownGrace()));
     }
-    draining = true; // no more admissions; what is queued stays PENDING in its entity
     drainWaiters.add(m.replyTo());
+    checkDrained();
+    return this;
+  }
+
+  /**
+   * The grace ended: every job still running here is recorded INTERRUPTED (NODE_STOPPED) through its
+   * entity (fenced by its attempt number) and cancelled; nothing is reported for it afterwards (its
+   * window runs again as RESUME). Never a failure.
+   */
+  private Behavior<Command> onGraceEnded() {
+    Instant now = clock.instant();
+    List<RunningAttempt> still = running.inSlotNow();
+    if (!still.isEmpty()) {
+      ctx.getLog().warn("executor {}: shutdown-grace {} ended with {} jobs running: recorded interrupted (NODE_STOPPED), "
+          + "cancelled; their windows run again (RESUME), no retry spent", fence.id(), settings.shutdownGrace(), still.size());
+    }
+    for (RunningAttempt r : still) {
+      r.fenced = true; // its result, should it still come, is not reported: the interruption is its outcome
+      interrupt(r.item.taskId(), r.item.window(), r.attempt, "executor " + fence.id() + " stopped: shutdown-grace "
+          + settings.shutdownGrace() + " ended with the job running");
+      r.cancel();
+      cancelledCount++;
+      abandon(r, now);
+    }
+    for (Map.Entry<String, Integer> w : new ArrayList<>(startsWaitingForPools.entrySet())) {
+      String[] key = w.getKey().split("\\|", 2);
+      startsWaitingForPools.remove(w.getKey());
+      admission.release(key[0]);
+      releasePools(w.getKey(), key[0], key[1]);
+      interrupt(key[0], key[1], w.getValue(), "handed back before it ran: executor " + fence.id() + " is stopping");
+    }
+    gauges();
+    checkDrained();
+    return this;
+  }
+
+  /** Reports to the attempt's entity that it was interrupted by this node's stop; the drain waits for the answer. */
+  private void interrupt(String taskId, String window, int attempt, String detail) {
+    interrupting++;
+    CompletionStage<StatusReply<Done>> asked;
+    try {
+      asked = Asks.<TaskProtocol.Command, StatusReply<Done>>ask(tasks.apply(taskId), replyTo -> new TaskProtocol.InterruptAttempt(
+          WindowKey.of(window), attempt, io.almanac.InterruptCause.NODE_STOPPED, detail, replyTo), settings.askTimeout(),
+          ctx.getSystem().scheduler());
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    ctx.pipeToSelf(asked, (reply, error) -> new InterruptAnswered(taskId, window, attempt,
+        error != null ? error : reply.isError() ? reply.getError() : null));
+  }
+
+  private Behavior<Command> onInterruptAnswered(InterruptAnswered m) {
+    interrupting = Math.max(0, interrupting - 1);
+    if (m.error() != null) {
+      log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {}: its interruption could not "
+          + "be recorded ({}): it is found interrupted (NODE_LOST) once this executor is gone", m.taskId(), m.window(),
+          m.attempt(), m.error().toString());
+    }
     checkDrained();
     return this;
   }
 
   private void checkDrained() {
     if (draining && running.isEmpty() && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
-        && startsWaitingForPools.isEmpty() && !drainWaiters.isEmpty()) {
+        && startsWaitingForPools.isEmpty() && interrupting == 0 && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
+      timers.cancel(GraceEnded.INSTANCE);
       if (hold.state() == FenceHold.State.HELD && running.noneAbandoned()) {
         // Nothing runs here any more: survivors need not wait for the lease to expire. With a job
         // still stuck, the lease is left to expire with the JVM instead.

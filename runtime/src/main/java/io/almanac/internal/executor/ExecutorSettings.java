@@ -22,7 +22,8 @@ import java.time.Duration;
  * @param askTimeout how long to wait for a task entity's answer
  * @param reportRetries how often to try to report a result before leaving it to the lease
  * @param reportRetryDelay the pause before the first re-try of a report (growing linearly)
- * @param drainTimeout how long a stopping node waits for running attempts to end and report
+ * @param shutdownGrace how long a stopping node waits for running attempts to end and report before it
+ *     records those still running as interrupted ({@code almanac.executor.shutdown-grace})
  * @param stuckAfter how long a cancelled job's thread may take to return before it counts as stuck
  * @param maxStuckJobs stuck jobs a ready node may have
  * @param fenceLease the configuration path of the lease the executor holds while it runs jobs, or
@@ -41,7 +42,7 @@ public record ExecutorSettings(
     Duration askTimeout,
     int reportRetries,
     Duration reportRetryDelay,
-    Duration drainTimeout,
+    Duration shutdownGrace,
     Duration stuckAfter,
     int maxStuckJobs,
     String fenceLease) {
@@ -62,11 +63,53 @@ public record ExecutorSettings(
     Settings.positive(P + "ask-timeout", askTimeout);
     Settings.atLeast(P + "report-retries", reportRetries, 1);
     Settings.positive(P + "report-retry-delay", reportRetryDelay);
-    Settings.positive(P + "drain-timeout", drainTimeout);
+    Settings.positive(P + "shutdown-grace", shutdownGrace);
     Settings.positive(P + "stuck-after", stuckAfter);
     Settings.atLeast(P + "max-stuck-jobs", maxStuckJobs, 0);
     if (fenceLease == null) {
       throw new InvalidSpecException(P + "fence-lease", null, "must be a lease's configuration path, or empty for none");
+    }
+  }
+
+  /**
+   * The time a coordinated shutdown needs beyond {@code shutdown-grace} to record what still runs as
+   * interrupted (one ask to each such attempt's entity) and answer the drain.
+   */
+  public static final Duration INTERRUPT_MARGIN = Duration.ofSeconds(5);
+
+  /** The coordinated-shutdown phase the drain runs in: its timeout must hold the grace and the margin. */
+  public static final String DRAIN_PHASE_TIMEOUT = "pekko.coordinated-shutdown.phases.service-requests-done.timeout";
+
+  /**
+   * {@code shutdown-grace}; the key it replaced, {@code drain-timeout}, is refused naming the new one
+   * (its meaning changed: what still runs after it is interrupted and resumed, not timed out).
+   */
+  private static Duration shutdownGrace(Config config) {
+    if (config.hasPath(P + "drain-timeout")) {
+      throw new InvalidSpecException(P + "drain-timeout", config.getValue(P + "drain-timeout").unwrapped(),
+          "was replaced by " + P + "shutdown-grace (default 25s): how long a stopping node waits for running attempts"
+              + " before it records those still running as interrupted (resumed at once, no retry spent); rename the key");
+    }
+    return Settings.durationOf(config, P + "shutdown-grace");
+  }
+
+  /**
+   * Checks that the drain's coordinated-shutdown phase can hold the grace: a grace longer than the
+   * phase's timeout less {@link #INTERRUPT_MARGIN} would be cut short by Pekko, and running jobs
+   * would be neither finished nor recorded interrupted.
+   *
+   * @param config the whole configuration
+   * @throws InvalidSpecException naming both keys
+   */
+  public void checkShutdownPhase(Config config) {
+    if (!config.hasPath(DRAIN_PHASE_TIMEOUT)) {
+      return;
+    }
+    Duration phase = config.getDuration(DRAIN_PHASE_TIMEOUT);
+    if (shutdownGrace.plus(INTERRUPT_MARGIN).compareTo(phase) > 0) {
+      throw new InvalidSpecException(P + "shutdown-grace", shutdownGrace, "must be at most " + DRAIN_PHASE_TIMEOUT
+          + " (" + phase + ") less " + INTERRUPT_MARGIN.toSeconds() + "s to record what still runs: raise " + DRAIN_PHASE_TIMEOUT
+          + " to at least " + shutdownGrace.plus(INTERRUPT_MARGIN) + " or shorten the grace");
     }
   }
 
@@ -98,7 +141,7 @@ public record ExecutorSettings(
         Settings.durationOf(config, P + "ask-timeout"),
         Settings.intOf(config, P + "report-retries"),
         Settings.durationOf(config, P + "report-retry-delay"),
-        Settings.durationOf(config, P + "drain-timeout"),
+        shutdownGrace(config),
         Settings.durationOf(config, P + "stuck-after"),
         Settings.intOf(config, P + "max-stuck-jobs"),
         fenceLease(config));

@@ -379,6 +379,16 @@ final class JobContextImpl implements JobContext, EffectLedger {
   }
 
   @Override
+  public boolean isStopping() {
+    return running.stopping.isDone();
+  }
+
+  @Override
+  public CompletionStage<Void> stopping() {
+    return running.stopping.copy();
+  }
+
+  @Override
   public EffectLedger ledger() {
     return this;
   }

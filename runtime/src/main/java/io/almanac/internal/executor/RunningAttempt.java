@@ -15,6 +15,8 @@ final class RunningAttempt {
   final int attempt;
   final Instant startedAt;
   final CompletableFuture<Void> cancelled = new CompletableFuture<>();
+  /** Completed when its node begins to stop (the drain): the job is asked, not cancelled. */
+  final CompletableFuture<Void> stopping = new CompletableFuture<>();
   volatile Instant deadline;
   /** Its node lost the lease it ran under: nothing is reported or recorded for it. */
   volatile boolean fenced;

@@ -38,8 +38,32 @@ public final class ExecutorLiveness {
     RUNS,
     /** Its node is no up member, and its lease has not been seen ended yet: wait, and ask again. */
     ENDING,
-    /** It runs nothing any more: its lease ended (or, without a fence, its node is gone). */
-    ENDED
+    /**
+     * It runs nothing any more, and its node is gone: a past life of this node (it restarted after a
+     * crash or a kill), or, without a fence, a node that is no member. Its attempts were interrupted
+     * {@link io.almanac.InterruptCause#NODE_LOST}.
+     */
+    ENDED,
+    /**
+     * It runs nothing any more: it was another node's, that node is no member, and its lease was seen
+     * ended by the lease's own clock (taken here), so should it wake it runs nothing on. Its attempts
+     * were interrupted {@link io.almanac.InterruptCause#FENCED}.
+     */
+    FENCED;
+
+    /** @return whether it runs nothing any more ({@link #ENDED} or {@link #FENCED}) */
+    public boolean gone() {
+      return this == ENDED || this == FENCED;
+    }
+
+    /** @return the cause an attempt of a {@link #gone()} executor is interrupted with, or null while it may run */
+    public io.almanac.InterruptCause interruptCause() {
+      return switch (this) {
+        case ENDED -> io.almanac.InterruptCause.NODE_LOST;
+        case FENCED -> io.almanac.InterruptCause.FENCED;
+        default -> null;
+      };
+    }
   }
 
   private final ExecutorFence self;
@@ -47,6 +71,8 @@ public final class ExecutorLiveness {
   private final ExecutorFence.Leases foreign;
   private final LongSupplier nanoTime;
   private final long recheckNanos;
+  /** This node runs alone (embedded: it joined itself, no seed nodes): every other identity is a past life of it. */
+  private final boolean alone;
   private final Set<String> ended = Collections.newSetFromMap(Collections.synchronizedMap(
       new LinkedHashMap<String, Boolean>(16, 0.75f, false) {
         @Override
@@ -66,6 +92,21 @@ public final class ExecutorLiveness {
    */
   public ExecutorLiveness(ExecutorFence self, Predicate<String> memberUp, ExecutorFence.Leases foreign,
       LongSupplier nanoTime, long recheckNanos) {
+    this(self, memberUp, foreign, nanoTime, recheckNanos, false);
+  }
+
+  /**
+   * @param self this node's executor fence (its identity now)
+   * @param memberUp whether a node's unique address is an up (or joining) member of the cluster
+   * @param foreign opens another identity's lease, owned by this node (null: no fence configured)
+   * @param nanoTime the monotonic clock the checks are spaced on
+   * @param recheckNanos the least time between two checks of one identity
+   * @param alone whether this node runs alone (embedded): an identity that ended is then a past life
+   *     of this node ({@link State#ENDED}, lost), never another node fenced out
+   */
+  public ExecutorLiveness(ExecutorFence self, Predicate<String> memberUp, ExecutorFence.Leases foreign,
+      LongSupplier nanoTime, long recheckNanos, boolean alone) {
+    this.alone = alone;
     this.self = self;
     this.memberUp = memberUp;
     this.foreign = foreign;
@@ -87,13 +128,28 @@ public final class ExecutorLiveness {
       return !node.equals(self.baseId()) && memberUp.test(node) ? State.RUNS : State.ENDED;
     }
     if (ended.contains(executorId)) {
-      return State.ENDED;
+      return gone(node);
     }
     if (!node.equals(self.baseId()) && memberUp.test(node)) {
       return State.RUNS; // another member's: it fences itself; its attempt ends with its lease at worst
     }
     check(executorId);
-    return ended.contains(executorId) ? State.ENDED : State.ENDING;
+    return ended.contains(executorId) ? gone(node) : State.ENDING;
+  }
+
+  /**
+   * A past life of this node is lost (an earlier epoch of this executor, or, on a node that runs alone
+   * or at the same host and port, an incarnation before a restart); another node's identity was fenced out.
+   */
+  private State gone(String node) {
+    return alone || node.equals(self.baseId()) || sameHostPort(node, self.baseId()) ? State.ENDED : State.FENCED;
+  }
+
+  /** Unique addresses {@code UniqueAddress(pekko://system@host:port,uid)}: the same but for the incarnation's uid. */
+  private static boolean sameHostPort(String a, String b) {
+    int ca = a.lastIndexOf(',');
+    int cb = b.lastIndexOf(',');
+    return ca > 0 && cb > 0 && a.substring(0, ca).equals(b.substring(0, cb));
   }
 
   private void check(String executorId) {

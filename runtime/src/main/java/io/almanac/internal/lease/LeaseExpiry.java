@@ -53,10 +53,10 @@ public final class LeaseExpiry {
   }
 
   /**
-   * The time-out of a running attempt, settled by the entity (its lease is over, or its executor is
-   * gone). An attempt that ran its whole lease counts with the lease as a (lower bound) duration
-   * sample, so a job longer than its lease makes the next lease longer (R23); one whose executor died
-   * says nothing about the job's duration (the node may have been down for hours): no sample.
+   * The time-out of a running attempt whose lease is over while its executor runs, settled by the
+   * entity (an attempt whose executor is gone is interrupted instead, not timed out). An attempt that
+   * ran its whole lease counts with the lease as a (lower bound) duration sample, so a job longer
+   * than its lease makes the next lease longer (R23).
    *
    * @param w the running window
    * @param now the time

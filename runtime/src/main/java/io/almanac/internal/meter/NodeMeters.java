@@ -55,13 +55,13 @@ import org.apache.pekko.actor.Extension;
  *       (acknowledged, refused, unanswered)</td><td>fires the trigger sent (on the node it runs on), by
  *       their answer; an unanswered fire is sent again; a catch-up of many windows is one fire</td></tr>
  *   <tr><td>{@code almanac.decisions}</td><td>counter</td><td>{@code kind} (on_time, catch_up, manual,
- *       backfill, retry), {@code decision} (scheduled, skipped, missed), {@code reason} (none, or the skip
+ *       backfill, retry, resume), {@code decision} (scheduled, skipped, missed), {@code reason} (none, or the skip
  *       or miss reason, e.g. previous_running, outside_horizon)</td><td>what was decided for a window,
  *       as written to the journal (a repeated fire is no decision and is not counted)</td></tr>
  *   <tr><td>{@code almanac.attempts.started}</td><td>counter</td><td>{@code kind} (first, retry,
- *       backfill, manual)</td><td>attempts started (PENDING to RUNNING)</td></tr>
+ *       backfill, manual, resume)</td><td>attempts started (PENDING to RUNNING)</td></tr>
  *   <tr><td>{@code almanac.attempts}</td><td>counter</td><td>{@code outcome} (succeeded, failed,
- *       timed_out, cancelled, late_result)</td><td>attempts ended; late_result: a result from an
+ *       timed_out, interrupted, cancelled, late_result)</td><td>attempts ended; late_result: a result from an
  *       attempt that no longer held its window</td></tr>
  *   <tr><td>{@code almanac.retries.scheduled}</td><td>counter</td><td></td><td>retries planned by a
  *       retry policy</td></tr>
@@ -389,6 +389,12 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     }
 
     @Override
+    public Boolean attemptInterrupted(TaskJournal.AttemptInterrupted e) {
+      count("almanac.attempts", tag, "outcome", "interrupted");
+      return false;
+    }
+
+    @Override
     public Boolean lateResultRecorded(LateResultRecorded e) {
       count("almanac.attempts", tag, "outcome", "late_result");
       usage(tag, e.usage());
@@ -652,6 +658,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
       case MANUAL -> "manual";
       case BACKFILL -> "backfill";
       case RETRY -> "retry";
+      case RESUME -> "resume";
     };
   }
 

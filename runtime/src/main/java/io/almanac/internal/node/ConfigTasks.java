@@ -70,12 +70,14 @@ import java.util.function.Supplier;
  * {@code deadline = 1h} (a positive duration after each window's due time) and {@code
  * pause-after-failures = 3} (windows in a row that end FINAL_FAILED, at least 1) are read into the
  * builder's {@code deadline} and {@code pauseAfterFailures}; docs/deadlines.md says what they do.
+ * {@code on-interruption = resume|fail} is read into the builder's {@code onInterruption}
+ * (docs/long-jobs/interruption.md).
  */
 public final class ConfigTasks {
   private static final String ROOT = "almanac.tasks";
   private static final Set<String> KEYS = Set.of("cron", "at", "job", "window", "overlap", "retry", "catch-up", "lease",
       "dst", "description", "zone", "event", "depends-on", "condition", "pools", "deadline", "pause-after-failures",
-      "budget-per-day",
+      "budget-per-day", "on-interruption",
       "crons", "from", "until", "calendars", "jitter");
   private static final Set<String> EVENT_KEYS = Set.of("type", "map-by");
   private static final Set<String> DEPENDS_ON_KEYS = Set.of("upstream", "require", "mapping", "wait-at-most",
@@ -137,6 +139,7 @@ public final class ConfigTasks {
       Map.entry("pools", "pools"),
       Map.entry("deadline", "deadline"),
       Map.entry("pauseAfterFailures", "pause-after-failures"),
+      Map.entry("onInterruption", "on-interruption"),
 
       Map.entry("crons", "crons"),
       Map.entry("from", "from"),
@@ -284,6 +287,9 @@ public final class ConfigTasks {
     }
     if (t.has("budget-per-day")) {
       b.budgetPerDay(budgetPerDay(t));
+    }
+    if (t.has("on-interruption")) { // resume (default) or fail; docs/long-jobs/interruption.md
+      b.onInterruption(t.enumOf("on-interruption", io.almanac.OnInterruption.class));
     }
     richSchedule(t, b, calendars);
     return t.mapped(b::build);

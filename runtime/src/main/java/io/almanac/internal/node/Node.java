@@ -209,6 +209,7 @@ public final class Node {
     TriggerSettings triggerSettings = TriggerSettings.from(config);
     ExecutorSettings executorSettings = ExecutorSettings.from(config);
     io.almanac.internal.executor.JobLogSettings.from(config); // refused here, before anything starts; the executor reads it again
+    executorSettings.checkShutdownPhase(config); // a grace the drain phase cannot hold is a start error naming both keys
     Duration summaryInterval = io.almanac.config.Settings.durationOf(config, "almanac.alerts.summary-interval");
     io.almanac.config.Settings.positive("almanac.alerts.summary-interval", summaryInterval);
     AlertSink alerts = alertSink != null ? alertSink : AlertSinks.logging(summaryInterval);
@@ -281,7 +282,8 @@ public final class Node {
     ExecutorLiveness liveness = new ExecutorLiveness(fence, node -> memberUp(cluster, node),
         executorSettings.fenceLease().isEmpty() ? null : leases(system, executorSettings.fenceLease(),
             "liveness-check:" + cluster.selfMember().address().hostPort()),
-        System::nanoTime, executorSettings.checkInterval().toNanos());
+        System::nanoTime, executorSettings.checkInterval().toNanos(),
+        config.getBoolean("almanac.node.join-self") && seedNodes.isEmpty()); // embedded: other identities are past lives
     io.almanac.spi.PoolStore poolStore = poolStore(system, clock, poolSettings, jobs);
     ActorRef<ExecutorProtocol.Command> executor = system.systemActorOf(
         MessageTap.wrap(tap, "executor",
@@ -302,7 +304,10 @@ public final class Node {
     String self = cluster.selfMember().address().toString();
     // Sent to this node's own instance of the trigger (only the trigger running here quiesces), not
     // through the locator: one that started here moments ago may not be the one the locator found yet.
-    shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "almanac-quiesce-trigger", () -> {
+    // After the executor's drain (service-requests-done), not before: the trigger goes on firing on time while
+    // running jobs get their shutdown-grace, and its hand-over is recorded right before the node leaves, so the
+    // successor starts within almanac.trigger.hand-over-timeout of it however long the drain took.
+    shutdown.addTask(CoordinatedShutdown.PhaseServiceStop(), "almanac-quiesce-trigger", () -> {
       boolean othersUp = othersStayUp(cluster);
       return system.classicSystem().actorSelection(SingletonLocator.localPath("almanac-trigger"))
           .resolveOne(Duration.ofSeconds(1))
@@ -311,10 +316,15 @@ public final class Node {
               r -> new TriggerProtocol.Quiesce(self, othersUp, r), Duration.ofSeconds(2), system.scheduler()))
           .handle((r, e) -> Done.getInstance()); // not running here (not found at once): nothing to quiesce
     });
+    // The executor waits shutdown-grace for running attempts, then records those still running as
+    // interrupted (NODE_STOPPED) through their entities, before the shards stop in a later phase.
+    Duration drainWait = executorSettings.shutdownGrace().plus(ExecutorSettings.INTERRUPT_MARGIN);
     shutdown.addTask(CoordinatedShutdown.PhaseServiceRequestsDone(), "almanac-drain-executor", () ->
-        Asks.<ExecutorProtocol.Command, Done>ask(executor, ExecutorProtocol.Drain::new, executorSettings.drainTimeout(),
+        Asks.<ExecutorProtocol.Command, Done>ask(executor, ExecutorProtocol.Drain::new, drainWait,
             system.scheduler()).exceptionally(e -> {
-              LOG.warn("attempts still running after {}: they are timed out at the next start", executorSettings.drainTimeout());
+              LOG.warn("the executor's drain did not end within {} (shutdown-grace {} and {} to record what still ran): "
+                  + "attempts not recorded interrupted here are found interrupted (NODE_LOST) at the next start",
+                  drainWait, executorSettings.shutdownGrace(), ExecutorSettings.INTERRUPT_MARGIN);
               return Done.getInstance();
             }));
     Duration registrationTimeout = config.getDuration("almanac.node.registration-timeout");

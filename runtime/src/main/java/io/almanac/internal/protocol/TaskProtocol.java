@@ -46,7 +46,7 @@ public final class TaskProtocol {
    * authority: an attempt starts only on its {@link Admitted}), heartbeats, results and effects.
    */
   public sealed interface ExecutorCommand extends Command permits Admitted, Queued, Heartbeat, FinishAttempt, ReportProgress,
-      RecordEffect, RecordStep, PoolWait, PoolBudgetSpent {}
+      RecordEffect, RecordStep, PoolWait, PoolBudgetSpent, InterruptAttempt {}
 
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
@@ -316,6 +316,22 @@ public final class TaskProtocol {
    */
   public record ReportProgress(WindowKey window, int attempt, io.almanac.WindowView.Progress progress)
       implements ExecutorCommand {}
+
+  /**
+   * The node's executor stops an attempt that is still running for a reason of its own life, not its
+   * job's (a coordinated shutdown whose {@code almanac.executor.shutdown-grace} ended): the entity
+   * records it {@code INTERRUPTED} with {@code cause} and decides what follows (by default the window
+   * is PENDING again with run kind RESUME, no retry spent). Fenced by the attempt number: an attempt
+   * that no longer holds the window changes nothing; acknowledged either way.
+   *
+   * @param window the window
+   * @param attempt the attempt
+   * @param cause why it is interrupted
+   * @param detail what the executor saw, for people
+   * @param replyTo the acknowledgement
+   */
+  public record InterruptAttempt(WindowKey window, int attempt, io.almanac.InterruptCause cause, String detail,
+      ActorRef<StatusReply<Done>> replyTo) implements ExecutorCommand {}
 
   /**
    * The entity's lease timer for an attempt went off (from the entity's own timer, due when {@link

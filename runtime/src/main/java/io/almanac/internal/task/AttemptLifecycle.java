@@ -287,12 +287,10 @@ final class AttemptLifecycle {
   }
 
   /**
-   * Attempts that no longer run: a lease that ended, or an executor that is gone (its node
-   * restarted or left, and, with a fence, its executor's lease ended by the lease's clock: see
-   * {@link ExecutorLiveness}). They are timed out and handed to the retry policy. Decided before any
-   * fire, so that a dead attempt never counts as the previous run (R6, R24). An attempt whose
-   * executor is {@link ExecutorLiveness.State#ENDING} is left running: a retry must not start beside
-   * a job that may still run.
+   * Attempts that no longer run, settled before any fire so that a dead attempt never counts as the
+   * previous run (R6, R24); each by {@link #ending}: an attempt whose executor is gone is {@link
+   * InstanceStatus#INTERRUPTED} (and resumed, {@link #afterInterruption}); one whose lease is over
+   * while its executor runs is TIMED_OUT (the job hung: the retry policy decides).
    *
    * @param state the task's state
    * @param executors what is known of an executor identity
@@ -305,14 +303,108 @@ final class AttemptLifecycle {
       if (w.status() != InstanceStatus.RUNNING) {
         continue;
       }
-      if (LeaseExpiry.over(w, now)) {
-        events.addAll(timeOut(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
-      } else if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDED) {
-        // checked only after the lease test: a lease that ended counts as a lease expiry
-        events.addAll(timeOut(state, w, "executor " + w.executor() + " is gone (node restarted or left)", now));
+      ExecutorLiveness.State executor = w.executor() == null ? null : executors.apply(w.executor());
+      switch (ending(w, executor, now)) {
+        case INTERRUPTED -> events.addAll(interrupt(state, w, executor.interruptCause(),
+            "executor " + w.executor() + (executor == ExecutorLiveness.State.FENCED
+                ? " was fenced out: its node is no member and its lease ended" : " is gone (its node restarted or left)"),
+            now));
+        case TIMED_OUT -> events.addAll(timeOut(state, w, LeaseExpiry.reason(w.leaseUntil()), now));
+        default -> { }
       }
     }
     return events;
+  }
+
+  /**
+   * How a running attempt ended, as settling finds it; pure.
+   *
+   * <ul>
+   *   <li>Its executor is gone ({@link ExecutorLiveness.State#gone()}: a past life of this node, a node
+   *       that left, an executor fenced out): {@link InstanceStatus#INTERRUPTED}, whether or not its
+   *       lease is also over: its node's life stopped it, not its job.
+   *   <li>Its lease is over while its executor runs (or is not recorded, in older journals): {@link
+   *       InstanceStatus#TIMED_OUT}: the job hung or ran past its lease on a live node.
+   *   <li>Its executor is {@link ExecutorLiveness.State#ENDING} (no member, its lease not yet seen
+   *       ended): RUNNING still, lease over or not: a new attempt must not start beside a job that may
+   *       still run; it is interrupted (FENCED) once that lease is seen ended.
+   *   <li>Otherwise RUNNING.
+   * </ul>
+   *
+   * @param w a RUNNING window
+   * @param executor what is known of its executor, or null when none is recorded
+   * @param now the time
+   * @return INTERRUPTED, TIMED_OUT or RUNNING (nothing to settle)
+   */
+  static InstanceStatus ending(WindowState w, ExecutorLiveness.State executor, Instant now) {
+    if (executor != null && executor.gone()) {
+      return InstanceStatus.INTERRUPTED;
+    }
+    if (executor == ExecutorLiveness.State.ENDING) {
+      return InstanceStatus.RUNNING;
+    }
+    return LeaseExpiry.over(w, now) ? InstanceStatus.TIMED_OUT : InstanceStatus.RUNNING;
+  }
+
+  /**
+   * This node's executor reports that an attempt it ran was interrupted by its node's life (a
+   * shutdown whose grace ended with the job still running): recorded if the attempt still holds the
+   * window (the attempt number fences), nothing otherwise (it ended meanwhile, or was settled).
+   *
+   * @param state the task's state
+   * @param cmd the report
+   * @param now the time
+   * @return the interruption and what follows it, or nothing; acknowledged either way
+   */
+  Decided<Done> interrupted(State state, io.almanac.internal.protocol.TaskProtocol.InterruptAttempt cmd, Instant now) {
+    Optional<WindowState> found = runningAttempt(state, cmd.window(), cmd.attempt());
+    if (found.isEmpty()) {
+      return Decided.reply(Done.getInstance());
+    }
+    return Decided.persist(interrupt(state, found.get(), cmd.cause(), cmd.detail(), now), Done.getInstance());
+  }
+
+  /** The interruption of a running attempt, then what follows it, in one write. */
+  List<Event> interrupt(State state, WindowState w, io.almanac.InterruptCause cause, String detail, Instant now) {
+    Transition.check(w.status(), InstanceStatus.INTERRUPTED, w.key());
+    TaskJournal.AttemptInterrupted interrupted = new TaskJournal.AttemptInterrupted(w.key(), w.attempt(), cause,
+        bounded(detail, settings.maxReasonLength() / 2), now);
+    List<Event> events = new ArrayList<>();
+    events.add(interrupted);
+    events.addAll(afterInterruption(state.spec().interruption(), settings.maxResumes(), w.interruptions() + 1,
+        interrupted, why -> afterFailure(state, w, why, now), w, now));
+    return events;
+  }
+
+  /**
+   * What follows an interrupted attempt; pure. By the task's {@link io.almanac.OnInterruption}: FAIL
+   * puts the window FINAL_FAILED with the cause in its reason (never run again by itself); RESUME (the
+   * default) makes it PENDING again at once with {@link RunKind#RESUME}, no retry spent, unless this
+   * is more than {@code maxResumes} interruptions in a row: then the retry policy decides, with a
+   * reason that says so (a job that kills its own JVM must not loop forever).
+   *
+   * @param policy the task's on-interruption
+   * @param maxResumes {@code almanac.task.max-resumes}
+   * @param inARow the window's interruptions in a row, this one included
+   * @param interrupted the interruption
+   * @param retryPolicy what the retry policy decides, given the last cause
+   * @param w the window (INTERRUPTED)
+   * @param now the time
+   * @return the events
+   */
+  static List<Event> afterInterruption(io.almanac.OnInterruption policy, int maxResumes, int inARow,
+      TaskJournal.AttemptInterrupted interrupted, Function<String, List<Event>> retryPolicy, WindowState w, Instant now) {
+    if (policy == io.almanac.OnInterruption.FAIL) {
+      Transition.check(InstanceStatus.INTERRUPTED, InstanceStatus.FINAL_FAILED, w.key());
+      return List.of(InstanceFinalFailed.after(w.key(),
+          "not resumed: the task's on-interruption is FAIL (its job must not run twice)", interrupted.reason(), now));
+    }
+    if (inARow > maxResumes) {
+      return retryPolicy.apply("interrupted " + inARow + " times in a row, more than almanac.task.max-resumes ("
+          + maxResumes + "): handed to the retry policy; last " + interrupted.reason());
+    }
+    Transition.check(InstanceStatus.INTERRUPTED, InstanceStatus.PENDING, w.key());
+    return List.of(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RESUME, now));
   }
 
   /**
@@ -379,7 +471,13 @@ final class AttemptLifecycle {
     return events;
   }
 
-  /** What follows a failed or timed-out attempt: a retry by the task's retry policy, or FINAL_FAILED. */
+  /** A text cut to at most {@code max} characters (a detail from the executor is bounded like any reason). */
+  private static String bounded(String text, int max) {
+    String t = text == null ? "" : text;
+    return t.length() <= max ? t : t.substring(0, Math.max(0, max - 3)) + "...";
+  }
+
+  /** What follows a failed, timed-out or too often interrupted attempt: a retry by the task's retry policy, or FINAL_FAILED. */
   List<Event> afterFailure(State state, WindowState w, String lastReason, Instant now) {
     RetryPolicy retry = state.spec().retry().toPolicy();
     int cap = retry.maxRetries();

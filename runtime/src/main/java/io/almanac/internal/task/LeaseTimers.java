@@ -51,8 +51,9 @@ final class LeaseTimers {
       Instant armedAt = armed.get(w.key());
       if (w.executor() != null && executors.apply(w.executor()) == ExecutorLiveness.State.ENDING) {
         Instant soon = now.plus(recheck);
-        if (soon.isBefore(due)) {
-          // keep an earlier check that is still to come; else check again soon
+        if (soon.isBefore(due) || !due.isAfter(now)) {
+          // keep an earlier check that is still to come; else check again soon (also past the lease's end:
+          // an attempt of an ending executor stays RUNNING until that executor is seen gone)
           due = armedAt != null && armedAt.isAfter(now) && !armedAt.isAfter(soon) ? armedAt : soon;
         }
       }

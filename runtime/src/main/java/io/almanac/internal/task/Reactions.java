@@ -183,7 +183,7 @@ public final class Reactions {
 
   /**
    * The PENDING windows that may be offered to the executor now, in the order to offer them: fresh
-   * windows (first and manual runs) before retries before backlog (catch-ups, backfills), so a
+   * windows (first and manual runs, and resumes of interrupted attempts) before retries before backlog (catch-ups, backfills), so a
    * backlog never holds up the window due now (R11, R17); oldest first within each. Under a non-ALLOW
    * overlap policy at most one, and none while a window runs; none while the task is paused ({@link
    * PauseScope}).
@@ -206,7 +206,7 @@ public final class Reactions {
       }
     }
     pending.sort(Comparator.comparingInt((WindowState w) -> switch (w.runKind()) {
-      case FIRST, MANUAL -> 0;
+      case FIRST, MANUAL, RESUME -> 0; // a resume was running: it goes on first
       case RETRY -> 1;
       case BACKFILL -> 2;
     }).thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));

@@ -248,6 +248,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
           views.live().report(s, c.window().value(), c.attempt(), c.progress());
           return Effect().noReply();
         })
+        .onCommand(InterruptAttempt.class, (s, c) -> {
+          views.live().ended(c.window().value(), c.attempt());
+          return run(s, null, attempts.interrupted(s, c, now()), c.replyTo());
+        })
         .onCommand(RecordEffect.class, (s, c) -> run(s, null, effects.record(s, c, now()), c.replyTo()))
         .onCommand(RecordStep.class, (s, c) -> run(s, null, steps.record(s, c, now()), c.replyTo()))
         .onCommand(GetTask.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s)))))

@@ -41,6 +41,8 @@ import java.time.Duration;
  *     those beyond it); above {@code maxPendingPublishes}, which alone must never fill it
  * @param upstreamAskTimeout how long a waiting window's check waits for each upstream task's report (R9)
  * @param steps the bounds of durable steps (a step's result, the steps per window, a step's name)
+ * @param maxResumes how many times in a row a window's attempt may be interrupted and resumed (no retry
+ *     spent) before the next interruption is handed to the retry policy instead
  */
 public record TaskSettings(
     int hotWindows,
@@ -67,7 +69,8 @@ public record TaskSettings(
     Duration publishRetryAfter,
     int stashCapacity,
     Duration upstreamAskTimeout,
-    StepBounds steps) {
+    StepBounds steps,
+    int maxResumes) {
 
   private static final String PREFIX = "almanac.task.";
 
@@ -134,6 +137,7 @@ public record TaskSettings(
     if (steps == null) {
       throw InvalidSpecException.missing(PREFIX + "max-step-result-size");
     }
+    atLeast("max-resumes", maxResumes, 0);
   }
 
   /**
@@ -168,7 +172,8 @@ public record TaskSettings(
         durationOf(c, PREFIX + "publish-retry-after"),
         intOf(c, PREFIX + "stash-capacity"),
         durationOf(c, PREFIX + "upstream-ask-timeout"),
-        StepBounds.from(c));
+        StepBounds.from(c),
+        intOf(c, PREFIX + "max-resumes"));
   }
 
   /** An integer, refusing a fraction such as 2.5 (which {@link Config#getInt} truncates). */

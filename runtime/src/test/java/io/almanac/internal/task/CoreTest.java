@@ -172,14 +172,15 @@ class CoreTest {
   }
 
   @Test
-  @DisplayName("R24: an attempt whose executor is gone is settled (timed out, then the retry policy) before fresh fires")
+  @DisplayName("R24: an attempt whose executor is gone is settled (interrupted NODE_LOST, then resumed) before fresh fires")
   void settlesDeadExecutorsAttempt() {
     State s = started(fired(defined(spec().build()), 0), 0, "node-1#old");
     List<Event> settled = attempts.settle(s,
         id -> id.equals("node-1#old") ? ExecutorLiveness.State.ENDED : ExecutorLiveness.State.RUNS, T0.plusSeconds(1));
-    assertInstanceOf(AttemptTimedOut.class, settled.get(0));
-    InstanceFinalFailed ff = assertInstanceOf(InstanceFinalFailed.class, settled.get(1));
-    assertTrue(ff.reason().contains("executor node-1#old is gone"), ff.reason());
+    TaskJournal.AttemptInterrupted i = assertInstanceOf(TaskJournal.AttemptInterrupted.class, settled.get(0));
+    assertEquals(io.almanac.InterruptCause.NODE_LOST, i.cause());
+    assertTrue(i.detail().contains("executor node-1#old is gone"), i.detail());
+    assertEquals(RunKind.RESUME, assertInstanceOf(InstanceScheduled.class, settled.get(1)).kind());
     State after = fold(s, settled);
     Decided<FireOutcome> d = fires.fire(after, fire(1), T0.plusSeconds(1));
     assertEquals(Decision.SCHEDULED, d.reply().apply(after).decision(), "the dead attempt is not the previous run");
@@ -188,14 +189,18 @@ class CoreTest {
 
   @Test
   @DisplayName("R24: an attempt whose executor left the cluster but whose executor lease has not ended yet is not "
-      + "timed out: no retry starts beside a job that may still run; once the lease ended it is")
+      + "settled, not even past its own lease: no new attempt starts beside a job that may still run; once the "
+      + "executor is fenced out it is interrupted FENCED")
   void waitsForAGoneExecutorsLease() {
     State s = started(fired(defined(spec().retry(RetryPolicy.immediate()).build()), 0), 0, "node-1#1");
     assertTrue(attempts.settle(s, id -> ExecutorLiveness.State.ENDING, T0.plusSeconds(1)).isEmpty(),
-        "membership alone (the executor's node left) is not enough to retry");
-    List<Event> settled = attempts.settle(s, id -> ExecutorLiveness.State.ENDED, T0.plusSeconds(2));
-    assertInstanceOf(AttemptTimedOut.class, settled.get(0));
-    assertInstanceOf(RetryScheduled.class, settled.get(1));
+        "membership alone (the executor's node left) is not enough to run again");
+    assertTrue(attempts.settle(s, id -> ExecutorLiveness.State.ENDING, T0.plus(Duration.ofHours(2))).isEmpty(),
+        "past its lease too: the executor may still run it");
+    List<Event> settled = attempts.settle(s, id -> ExecutorLiveness.State.FENCED, T0.plus(Duration.ofHours(2)));
+    assertEquals(io.almanac.InterruptCause.FENCED,
+        assertInstanceOf(TaskJournal.AttemptInterrupted.class, settled.get(0)).cause());
+    assertInstanceOf(InstanceScheduled.class, settled.get(1));
   }
 
   @Test

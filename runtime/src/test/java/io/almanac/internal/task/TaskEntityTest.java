@@ -262,8 +262,8 @@ class TaskEntityTest {
   }
 
   @Test
-  @DisplayName("R24/R6: a fire after a restart settles the attempt whose executor died with the old JVM before it decides: "
-      + "the fresh window is scheduled, not skipped as PREVIOUS_RUNNING")
+  @DisplayName("R24/R6: a fire after a restart settles the attempt whose executor died with the old JVM before it decides "
+      + "(INTERRUPTED NODE_LOST, resumed, no retry spent): the fresh window is scheduled, not skipped as PREVIOUS_RUNNING")
   void fireSettlesDeadExecutorsAttemptFirst() {
     TaskSpec spec = daily(newId()).lease(RUNS_A_DAY).build();
     clock.set(T0);
@@ -277,9 +277,12 @@ class TaskEntityTest {
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
     assertEquals(Decision.SCHEDULED, r.reply().getValue().decision(), r.reply().getValue().reason());
-    TaskJournal.AttemptTimedOut t = ev(r, TaskJournal.AttemptTimedOut.class);
+    TaskJournal.AttemptInterrupted t = ev(r, TaskJournal.AttemptInterrupted.class);
     assertEquals("2026-11-29", t.window());
-    assertEquals(InstanceStatus.FINAL_FAILED, window(kit, "2026-11-29").status());
+    assertEquals(io.almanac.InterruptCause.NODE_LOST, t.cause());
+    assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-29").status(), "interrupted, not failed: resumed at once");
+    assertEquals(RunKind.RESUME, window(kit, "2026-11-29").runKind());
+    assertEquals(0, window(kit, "2026-11-29").retries());
     assertTrue(window(kit, "2026-11-29").reason().contains("executor node-a#1 is gone"), window(kit, "2026-11-29").reason());
     assertEquals(InstanceStatus.PENDING, window(kit, "2026-11-30").status());
   }

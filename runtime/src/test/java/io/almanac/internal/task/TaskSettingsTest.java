@@ -53,7 +53,7 @@ class TaskSettingsTest {
         d.maxEffectsPerWindow(), d.maxEffectKeyLength(), d.maxEffectValueLength(), d.maxBackfillWindows(),
         d.snapshotEvery(), d.recentFireGrace(), d.maxClockSkew(), huge, d.offerTimeout(), d.repeatedSkipAlert(), d.retention(),
         d.deleteEventsBelowSnapshot(), d.eventIdsKept(), d.maxEventFuture(), d.dependencyPoll(), d.maxPendingPublishes(),
-        d.publishRetryAfter(), d.stashCapacity(), d.upstreamAskTimeout(), d.steps()));
+        d.publishRetryAfter(), d.stashCapacity(), d.upstreamAskTimeout(), d.steps(), d.maxResumes()));
     assertTrue(e.getMessage().startsWith("almanac.task.redispatch-after '" + huge + "'"), e.getMessage());
     assertEquals(TaskSettings.MAX_DURATION,
         TaskSettings.from(with("almanac.task.retention = 3660d")).retention());
