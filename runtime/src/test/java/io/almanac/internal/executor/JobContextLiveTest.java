@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.almanac.JobResult;
 import io.almanac.RunKind;
 import io.almanac.WindowView;
 import io.almanac.internal.protocol.TaskProtocol;
@@ -17,8 +16,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -32,53 +29,10 @@ class JobContextLiveTest {
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
 
   /** Records what the context sends; a trailing send is run when the test says. */
-  private static final class RecordingPort implements JobPort {
+  private static final class RecordingPort extends QuietJobPort {
     final List<WindowView.Progress> sent = new ArrayList<>();
     final List<Runnable> later = new ArrayList<>();
     final List<Duration> delays = new ArrayList<>();
-
-    @Override
-    public Duration askTimeout() {
-      return Duration.ofSeconds(1);
-    }
-
-    @Override
-    public boolean leaseValid() {
-      return true;
-    }
-
-    @Override
-    public CompletionStage<Instant> heartbeat(AttemptItem item, int attempt) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
-        boolean intent, Duration wait) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public io.almanac.internal.protocol.StepBounds stepBounds() {
-      return io.almanac.internal.protocol.StepBounds.DEFAULT;
-    }
-
-    @Override
-    public CompletionStage<TaskProtocol.StepReply> recordStep(AttemptItem item, int attempt, String name, String type,
-        String result, io.almanac.journal.UsageRecord usage, Duration took, Duration wait) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public void stepUsed(AttemptItem item, int attempt, io.almanac.journal.UsageRecord usage) {}
-
-    @Override
-    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
-        AttemptLog log) {}
-
-    @Override
-    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
-        AttemptLog log) {}
 
     @Override
     public void live(AttemptItem item, int attempt, WindowView.Progress progress) {

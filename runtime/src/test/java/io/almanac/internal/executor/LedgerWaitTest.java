@@ -216,54 +216,10 @@ class LedgerWaitTest {
   }
 
   /** A port whose asks never answer: only the wait's arithmetic is looked at. */
-  private static final class SilentPort implements JobPort {
+  private static final class SilentPort extends QuietJobPort {
     @Override
     public Duration askTimeout() {
       return ASK;
     }
-
-    @Override
-    public boolean leaseValid() {
-      return true;
-    }
-
-    @Override
-    public CompletionStage<Instant> heartbeat(AttemptItem item, int attempt) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
-        boolean intent, Duration wait) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public io.almanac.internal.protocol.StepBounds stepBounds() {
-      return io.almanac.internal.protocol.StepBounds.DEFAULT;
-    }
-
-    @Override
-    public CompletionStage<TaskProtocol.StepReply> recordStep(AttemptItem item, int attempt, String name, String type,
-        String result, io.almanac.journal.UsageRecord usage, Duration took, Duration wait) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public void stepUsed(AttemptItem item, int attempt, io.almanac.journal.UsageRecord usage) {}
-
-    @Override
-    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
-        io.almanac.journal.AttemptLog log) {}
-
-    @Override
-    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
-        io.almanac.journal.AttemptLog log) {}
-
-    @Override
-    public void live(AttemptItem item, int attempt, io.almanac.WindowView.Progress progress) {}
-
-    @Override
-    public void later(Duration delay, Runnable task) {}
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.almanac.JobResult;
 import io.almanac.LeaseLostException;
 import io.almanac.RefusedException;
 import io.almanac.RunKind;
@@ -37,31 +36,10 @@ class StepContextTest {
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
 
   /** Records the steps asked; answers each as the test says. */
-  private static final class RecordingPort implements JobPort {
+  private static final class RecordingPort extends QuietJobPort {
     final List<String> asked = new CopyOnWriteArrayList<>();
     final List<UsageRecord> used = new CopyOnWriteArrayList<>();
     volatile Throwable refusal;
-
-    @Override
-    public Duration askTimeout() {
-      return Duration.ofSeconds(1);
-    }
-
-    @Override
-    public boolean leaseValid() {
-      return true;
-    }
-
-    @Override
-    public CompletionStage<Instant> heartbeat(AttemptItem item, int attempt) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletionStage<TaskProtocol.EffectReply> recordEffect(AttemptItem item, int attempt, String key, String value,
-        boolean intent, Duration wait) {
-      return new CompletableFuture<>();
-    }
 
     @Override
     public StepBounds stepBounds() {
@@ -80,20 +58,6 @@ class StepContextTest {
     public void stepUsed(AttemptItem item, int attempt, UsageRecord usage) {
       used.add(usage);
     }
-
-    @Override
-    public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
-        io.almanac.journal.AttemptLog log) {}
-
-    @Override
-    public void jobEnded(AttemptItem item, int attempt, JobResult result, Duration took, List<String> replayed,
-        io.almanac.journal.AttemptLog log) {}
-
-    @Override
-    public void live(AttemptItem item, int attempt, io.almanac.WindowView.Progress progress) {}
-
-    @Override
-    public void later(Duration delay, Runnable task) {}
   }
 
   private static JobContextImpl context(RecordingPort port, Map<String, WindowState.RecordedStep> recorded) {
