@@ -127,6 +127,10 @@ public interface JobContext {
    * A context that keeps no journal (a test's own implementation of this interface) runs the body
    * every time.
    *
+   * <p>The body is called on the calling thread. Chained after another step, that may be one of
+   * Almanac's own threads: a body that blocks must start its work on an executor of its own, or the
+   * job awaits each step on its own thread in turn.
+   *
    * @param name the step's name: not blank, at most {@code almanac.task.max-step-name-length} (200)
    *     characters, reached at most once per attempt (use {@code "search-" + i} in a loop)
    * @param type the result's type; Jackson writes it as JSON and reads it back
