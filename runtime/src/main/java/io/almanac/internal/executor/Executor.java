@@ -655,7 +655,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
       releasePools(item.key(), item.taskId(), item.window());
       interrupt(item.taskId(), item.window(), grant.attempt(), "handed back before it ran: executor " + fence.id()
-          + " is stopping");
+          + " is stopping", AttemptLog.EMPTY);
       checkDrained();
       return this;
     }
@@ -770,6 +770,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     log(Level.DEBUG, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} ({}) started, "
         + "lease until {}", item.taskId(), item.window(), grant.attempt(), grant.kind(), grant.leaseUntil());
     JobContextImpl jobContext = new JobContextImpl(port, r, grant, item.zone(), clock, jobLog);
+    r.context = jobContext;
     jobThreads.execute(new JobRun(r, job, jobContext, port, clock, maxReasonLength));
   }
 
@@ -1467,7 +1468,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         admission.release(r.item().taskId());
         releasePools(r.item().key(), r.item().taskId(), r.item().window());
         interrupt(r.item().taskId(), r.item().window(), r.grant().attempt(), "handed back before it ran: executor "
-            + fence.id() + " is stopping");
+            + fence.id() + " is stopping", AttemptLog.EMPTY);
       }
       for (RunningAttempt a : running.inSlotNow()) {
         a.stopping.complete(null);
@@ -1494,7 +1495,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     for (RunningAttempt r : still) {
       r.fenced = true; // its result, should it still come, is not reported: the interruption is its outcome
       interrupt(r.item.taskId(), r.item.window(), r.attempt, "executor " + fence.id() + " stopped: shutdown-grace "
-          + settings.shutdownGrace() + " ended with the job running");
+          + settings.shutdownGrace() + " ended with the job running",
+          r.context == null ? AttemptLog.EMPTY : r.context.end(null)); // its lines so far; no live report after it
       r.cancel();
       cancelledCount++;
       abandon(r, now);
@@ -1504,20 +1506,24 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       startsWaitingForPools.remove(w.getKey());
       admission.release(key[0]);
       releasePools(w.getKey(), key[0], key[1]);
-      interrupt(key[0], key[1], w.getValue(), "handed back before it ran: executor " + fence.id() + " is stopping");
+      interrupt(key[0], key[1], w.getValue(), "handed back before it ran: executor " + fence.id() + " is stopping",
+          AttemptLog.EMPTY);
     }
     gauges();
     checkDrained();
     return this;
   }
 
-  /** Reports to the attempt's entity that it was interrupted by this node's stop; the drain waits for the answer. */
-  private void interrupt(String taskId, String window, int attempt, String detail) {
+  /**
+   * Reports to the attempt's entity that it was interrupted by this node's stop, with what its job
+   * logged so far; the drain waits for the answer.
+   */
+  private void interrupt(String taskId, String window, int attempt, String detail, AttemptLog log) {
     interrupting++;
     CompletionStage<StatusReply<Done>> asked;
     try {
       asked = Asks.<TaskProtocol.Command, StatusReply<Done>>ask(tasks.apply(taskId), replyTo -> new TaskProtocol.InterruptAttempt(
-          WindowKey.of(window), attempt, io.almanac.InterruptCause.NODE_STOPPED, detail, replyTo), settings.askTimeout(),
+          WindowKey.of(window), attempt, io.almanac.InterruptCause.NODE_STOPPED, detail, log, replyTo), settings.askTimeout(),
           ctx.getSystem().scheduler());
     } catch (RuntimeException e) {
       asked = CompletableFuture.failedFuture(e);

@@ -28,6 +28,8 @@ final class RunningAttempt {
   boolean stuck;
   /** How long the job took, set by its thread when its stage completed (its result may still be on its way). */
   volatile Duration took;
+  /** The job's context, set when its job starts (null before): what the job logged so far is read from it. */
+  volatile JobContextImpl context;
   /** The resource pools the attempt holds (its cost is added to their days), or null for none; actor-owned. */
   java.util.List<String> pools;
   private Thread thread;

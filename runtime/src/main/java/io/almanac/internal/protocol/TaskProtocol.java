@@ -328,10 +328,23 @@ public final class TaskProtocol {
    * @param attempt the attempt
    * @param cause why it is interrupted
    * @param detail what the executor saw, for people
+   * @param log what the job logged until then (written with the interruption when not empty)
    * @param replyTo the acknowledgement
    */
   public record InterruptAttempt(WindowKey window, int attempt, io.almanac.InterruptCause cause, String detail,
-      ActorRef<StatusReply<Done>> replyTo) implements ExecutorCommand {}
+      io.almanac.journal.AttemptLog log, ActorRef<StatusReply<Done>> replyTo) implements ExecutorCommand {
+
+    /** No log reads as an empty one (a command sent by a node that predates it). */
+    public InterruptAttempt {
+      log = log == null ? io.almanac.journal.AttemptLog.EMPTY : log;
+    }
+
+    /** An interruption of an attempt that logged nothing. */
+    public InterruptAttempt(WindowKey window, int attempt, io.almanac.InterruptCause cause, String detail,
+        ActorRef<StatusReply<Done>> replyTo) {
+      this(window, attempt, cause, detail, io.almanac.journal.AttemptLog.EMPTY, replyTo);
+    }
+  }
 
   /**
    * The entity's lease timer for an attempt went off (from the entity's own timer, due when {@link

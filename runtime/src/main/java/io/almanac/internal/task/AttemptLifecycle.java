@@ -361,7 +361,13 @@ final class AttemptLifecycle {
     if (found.isEmpty()) {
       return Decided.reply(Done.getInstance());
     }
-    return Decided.persist(interrupt(state, found.get(), cmd.cause(), cmd.detail(), now), Done.getInstance());
+    List<Event> events = interrupt(state, found.get(), cmd.cause(), cmd.detail(), now);
+    if (!cmd.log().isEmpty()) {
+      // what the job logged until its node stopped it, kept with the attempt as an ended attempt's is
+      events = new ArrayList<>(events);
+      events.add(1, TaskJournal.AttemptLogged.of(cmd.window().value(), cmd.attempt(), cmd.log(), now));
+    }
+    return Decided.persist(events, Done.getInstance());
   }
 
   /** The interruption of a running attempt, then what follows it, in one write. */

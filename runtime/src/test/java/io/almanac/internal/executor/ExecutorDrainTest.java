@@ -79,6 +79,7 @@ class ExecutorDrainTest {
     });
     jobs.register("long", ctx -> {
       longCtx.set(ctx);
+      ctx.log().info("page {} of 40 read", 12);
       return new CompletableFuture<>(); // runs past any grace
     });
     TestProbe<TaskProtocol.Command> shortTask = testKit.createTestProbe();
@@ -95,6 +96,7 @@ class ExecutorDrainTest {
       return null;
     });
     assertFalse(shortCtx.get().isStopping());
+    longTask.expectMessageClass(TaskProtocol.ReportProgress.class); // its logged line, live: a view's hint
 
     TestProbe<Done> drained = testKit.createTestProbe();
     executor.tell(new ExecutorProtocol.Drain(drained.getRef()));
@@ -120,6 +122,8 @@ class ExecutorDrainTest {
     assertEquals(1, interrupted.attempt());
     assertEquals(InterruptCause.NODE_STOPPED, interrupted.cause());
     assertTrue(interrupted.detail().contains("shutdown-grace PT10S ended"), interrupted.detail());
+    assertEquals(java.util.List.of("page 12 of 40 read"), interrupted.log().lines().stream()
+        .map(io.almanac.journal.LogLine::text).toList(), "what the job logged so far goes with its interruption");
     longTask.awaitAssert(() -> {
       assertTrue(longCtx.get().isCancelled(), "cancelled as it is reported interrupted");
       return null;

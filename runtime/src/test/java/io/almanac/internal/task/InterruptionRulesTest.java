@@ -195,6 +195,25 @@ class InterruptionRulesTest {
   }
 
   @Test
+  @DisplayName("what the job logged until its node stopped it is written with the interruption, before the resume; "
+      + "an interruption without lines writes no log")
+  void interruptionKeepsTheJobsLog() {
+    State s = running(spec().build());
+    io.almanac.journal.AttemptLog log = new io.almanac.journal.AttemptLog(List.of(new io.almanac.journal.LogLine(
+        T0, io.almanac.JobLog.Level.INFO, "page 12 of 40 read")), 0, null);
+    Decided<org.apache.pekko.Done> d = attempts.interrupted(s, new TaskProtocol.InterruptAttempt(W, 1,
+        InterruptCause.NODE_STOPPED, "shutdown grace PT8S ended", log, null), T0.plusSeconds(1));
+    assertInstanceOf(AttemptInterrupted.class, d.events().get(0));
+    TaskJournal.AttemptLogged logged = assertInstanceOf(TaskJournal.AttemptLogged.class, d.events().get(1));
+    assertEquals(1, logged.attempt());
+    assertEquals("page 12 of 40 read", logged.lines().get(0).text());
+    assertEquals(RunKind.RESUME, window(fold(s, d.events())).runKind(), "resumed after it, in the same write");
+    Decided<org.apache.pekko.Done> none = attempts.interrupted(s, new TaskProtocol.InterruptAttempt(W, 1,
+        InterruptCause.NODE_STOPPED, "shutdown grace PT8S ended", null), T0.plusSeconds(1));
+    assertTrue(none.events().stream().noneMatch(e -> e instanceof TaskJournal.AttemptLogged));
+  }
+
+  @Test
   @DisplayName("on-interruption: null is refused naming the field; a spec without it reads RESUME and is stored in the old shape")
   void onInterruptionSpec() {
     InvalidSpecException e = assertThrows(InvalidSpecException.class, () -> spec().onInterruption(null));
