@@ -28,8 +28,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Long jobs across {@code kill -9} (R24, durable steps): a child JVM runs {@link StepNode}'s jobs of
- * three durable steps and is killed with SIGKILL the moment one of them starts its second step
- * (after the first was recorded), then started again on the same journal, {@code
+ * three durable steps and is killed with SIGKILL the moment a window's first attempt starts its
+ * second step (after the first was recorded; other windows' attempts are cut wherever they are), then started again on the same journal, {@code
  * almanac.crash.step-cycles} times (default 10) on H2 and on PostgreSQL. A final node runs a few
  * seconds and stops normally. Judged from the journal and from the steps file the steps' bodies
  * append to:
@@ -86,7 +86,10 @@ class StepKillTest {
 
   private void cycles(CrashRun run, String database) throws Exception {
     run.log(database + ": " + CYCLES + " kill -9 cycles, each the moment a job starts its second step");
-    Map<String, String> steps = Map.of("tasks", "steps");
+    // The kills are deliberate and land every few seconds: a window running at several of them is interrupted
+    // again and again. The bound on resumes in a row (almanac.task.max-resumes, 5, its own test in
+    // InterruptionRulesTest) is set above the cycles here, so that every interruption of the run is judged.
+    Map<String, String> steps = Map.of("tasks", "steps", "hocon", "almanac.task.max-resumes = " + (CYCLES + 10));
     List<String> kills = new ArrayList<>();
     Instant firstReady = null;
     for (int i = 1; i <= CYCLES; i++) {
@@ -95,7 +98,9 @@ class StepKillTest {
         if (firstReady == null) {
           firstReady = ready;
         }
-        CompletableFuture<String> line = node.nextLine(l -> l.startsWith("STEP-START draft "));
+        // a window's first attempt reaching step 2 (a resumed one, whose gather is replayed, would be first
+        // after every restart under load, and be the one killed each time)
+        CompletableFuture<String> line = node.nextLine(l -> l.startsWith("STEP-START draft ") && l.endsWith(" 1"));
         line.thenRun(node::destroyNow);
         String hit = node.await(line, STEP_WAIT);
         node.kill9();
