@@ -44,7 +44,9 @@ import org.junit.jupiter.api.parallel.Isolated;
  * CrashNode} as members of one cluster, as in {@link ClusterFailoverTest}, whose harness this class
  * reuses), one after another on one cluster ({@link #faultsInSequence}): kill -9 of the trigger's
  * host (a), its SIGSTOP for 30 s (b), a rolling restart (d), a 30 s PostgreSQL outage (f) and the
- * whole cluster stopped node after node and started again (g). The
+ * whole cluster stopped node after node and started again (g). The nodes' shutdown-grace is 5 s:
+ * shorter than a slow job (8 s), which a SIGTERM interrupts (NODE_STOPPED, resumed elsewhere), and
+ * longer than a long-* job (at most 3 s), which ends in the drain. The
  * journal is judged like the kill -9 failover's: the audit verifier (I1-I7), the effects file (no
  * effect twice), no window fired twice, no success turned into a failure, no duplicate-key error in
  * the logs of the nodes that were not frozen (the woken node's stale writes are refused by the
@@ -81,6 +83,16 @@ class ClusterScenariosTest {
    */
   static final Duration GRACE = ClusterFailoverTest.GRACE.plusMillis(CrashNode.SLOW_MILLIS);
 
+  /**
+   * The cluster nodes' {@code almanac.executor.shutdown-grace}: shorter than a slow job ({@link CrashNode#SLOW_MILLIS}), so
+   * a slow job running at a SIGTERM is interrupted (NODE_STOPPED) and resumed, and longer than a long-* job (at most 3 s),
+   * so one running at a SIGTERM ends within it: the two sides of the grace, scaled down from 90 s and 12 s jobs under 25 s.
+   */
+  static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(5);
+
+  /** (d): how long after a slow job's start a SIGTERM waits for a long-* job to start (the slow one keeps 6 s to run). */
+  static final Duration SHORT_JOB_WAIT = Duration.ofMillis(1500);
+
   /** (g): the pause between two SIGTERMs of the full stop (the field report's 2 s). */
   static final Duration FULL_STOP_GAP = Duration.ofSeconds(2);
 
@@ -113,8 +125,13 @@ class ClusterScenariosTest {
    *   <li>(b) {@code SIGSTOP} of the trigger's host for 30 s, then {@code SIGCONT}: the survivors take
    *       over within the limit; the woken node writes no event dated after the freeze, starts no job,
    *       runs no effect and does not start the trigger.
-   *   <li>(d) a rolling restart: each node in turn stopped with SIGTERM and started again. The trigger
-   *       is handed over, not lost: no window due during the rolling restart is MISSED.
+   *   <li>(d) a rolling restart: each node in turn stopped with SIGTERM (right after a slow job of 8 s
+   *       started on it, and a long-* job of 1.5-3 s when one starts within 1.5 s) and started again.
+   *       The trigger is handed over, not lost: no window due during the rolling restart is MISSED.
+   *       The nodes' shutdown-grace is 5 s ({@link #SHUTDOWN_GRACE}), so both sides of it are judged
+   *       from the journal: a job running at a SIGTERM SUCCEEDED within the grace (at least one), a
+   *       slow one was interrupted NODE_STOPPED (at least one) and its window SUCCEEDED exactly once
+   *       afterwards, no window FINAL_FAILED and no retry scheduled after an interruption.
    *   <li>(f) PostgreSQL stopped for 30 s, then started: every task fires on time again (a window
    *       due 20 s after the return started) within {@code almanac.cluster.pg-outage-resume-seconds}.
    *   <li>(g) the whole cluster stopped with SIGTERM, node after node 2 s apart (the trigger's host
@@ -140,7 +157,8 @@ class ClusterScenariosTest {
       Pg pg = server.pg();
       String schema = "almanac_cluster_sequence";
       CrashRun run = CrashRun.create(key + "-pg", dir -> Map.of("db", "pg", "pg-url", pg.url(schema, "almanac-" + key),
-          "pg-user", pg.user(), "pg-password", pg.password(), "pg-schema", schema));
+          "pg-user", pg.user(), "pg-password", pg.password(), "pg-schema", schema,
+          "hocon", "almanac.executor.shutdown-grace = " + SHUTDOWN_GRACE.toSeconds() + "s"));
       int[] ports = ClusterFailoverTest.freePorts(3);
       String seeds = seeds(ports);
       run.log("3-node cluster on a PostgreSQL of its own (" + server.kind() + ", port " + server.port() + "), seeds " + seeds
@@ -248,9 +266,20 @@ class ClusterScenariosTest {
         missedInRolling.addAll(missedBetween(run, c.rollingFrom, c.rollingTo));
         c.handOvers.forEach(h -> handOverTimes.add(Duration.between(h[0], h[1])));
       }
+      RollingDrain drain = rollingDrain(run, cycles, GRACE);
+      run.log("(d) the drain judged from the journal: " + drain);
+      boolean drainOk = drain.nodeStopped() >= 1 && drain.finishedInDrain() >= 1 && drain.finalFailed().isEmpty()
+          && drain.retriesAfterInterruption().isEmpty() && drain.slowNotSucceededOnce().isEmpty();
       publish(key + "-d", "in sequence: (d) rolling restart (SIGTERM), 3 nodes", check, facts, handOverTimes,
-          journalOk && missedInRolling.isEmpty(), cyclesNote + "; trigger hand-overs (SIGTERM of its host to its start on "
-              + "the next node) " + handOverTimes + "; windows MISSED during the rolling restarts: " + missedInRolling.size(), run);
+          journalOk && missedInRolling.isEmpty() && drainOk, cyclesNote + "; trigger hand-overs (SIGTERM of its host to its "
+              + "start on the next node) " + handOverTimes + "; windows MISSED during the rolling restarts: "
+              + missedInRolling.size() + "; shutdown-grace " + SHUTDOWN_GRACE.toSeconds() + " s: jobs running at a SIGTERM "
+              + "that SUCCEEDED in the drain " + drain.finishedInDrain() + " " + drain.finishedByTask() + ", attempts "
+              + "interrupted NODE_STOPPED " + drain.nodeStopped() + " (slow windows " + drain.slowStopped() + ", each "
+              + "SUCCEEDED once after: " + drain.slowNotSucceededOnce().isEmpty() + ", not judged (journal's last grace) "
+              + drain.slowUnjudged() + "), windows FINAL_FAILED " + drain.finalFailed().size() + ", retries scheduled after "
+              + "an interruption " + drain.retriesAfterInterruption().size() + "; SIGTERMs " + cycles.stream()
+                  .flatMap(c -> c.sigterms.stream()).map(Sigterm::toString).toList(), run);
 
       List<Duration> outageTimes = cycles.stream().map(c -> Duration.between(c.backAt, c.resumed)).toList();
       publish(key + "-f", "in sequence: (f) PostgreSQL stopped 30 s, 3 nodes", check, facts, outageTimes, journalOk,
@@ -284,6 +313,15 @@ class ClusterScenariosTest {
       assertTrue(woke.isEmpty(), "(b) the woken node started jobs, ran effects or started the trigger: " + woke);
       assertTrue(missedInRolling.isEmpty(), "(d) windows MISSED during the rolling restart (the trigger's hand-over must fire "
           + "them on time): " + missedInRolling + "; see " + run.dir);
+      assertTrue(drain.nodeStopped() >= 1, "(d) no attempt was interrupted NODE_STOPPED: the rolling restart did not "
+          + "exercise a job longer than the grace (" + drain + "); see " + run.dir);
+      assertTrue(drain.finishedInDrain() >= 1, "(d) no job running at a SIGTERM SUCCEEDED within the grace (" + drain
+          + "); see " + run.dir);
+      assertEquals(List.of(), drain.finalFailed(), "(d) windows FINAL_FAILED in the rolling restart; see " + run.dir);
+      assertEquals(List.of(), drain.retriesAfterInterruption(), "(d) retries scheduled after an interruption (an "
+          + "interruption spends none); see " + run.dir);
+      assertEquals(List.of(), drain.slowNotSucceededOnce(), "(d) slow windows interrupted NODE_STOPPED that did not "
+          + "SUCCEED exactly once afterwards; see " + run.dir);
       assertTrue(nothingJudged.isEmpty(), "(g) no window of a catch-up-none task fell in the downtime of cycles "
           + nothingJudged + "; see " + run.dir);
       assertTrue(firedInDowntime.isEmpty(), "(g) windows of catch-up-none tasks due while the whole cluster was down were "
@@ -311,6 +349,8 @@ class ClusterScenariosTest {
     final List<String> linesAfterWake = new CopyOnWriteArrayList<>();
     Instant rollingFrom;
     Instant rollingTo;
+    /** (d): each SIGTERM of the rolling restart. */
+    final List<Sigterm> sigterms = new ArrayList<>();
     final List<Instant[]> handOvers = new ArrayList<>();
     Instant downAt;
     Instant backAt;
@@ -401,8 +441,14 @@ class ClusterScenariosTest {
       Member m = live.stream().filter(x -> x.port() == port).findFirst().orElseThrow();
       Member h = ClusterFailoverTest.awaitTriggerHost(run, live, Instant.now().plus(RESUME_TIMEOUT));
       Map<Member, Integer> startsBefore = triggerStartCounts(live);
+      // Both sides of the grace: SIGTERM right after a slow job (8 s) started on the node, so it still runs when the
+      // grace (5 s) ends and is interrupted; and, when one starts within SHORT_JOB_WAIT, after a long-* job (1.5-3 s)
+      // started too, which ends within the grace.
+      String slow = awaitJobStart(m, "slow-", Duration.ofSeconds(25));
+      String shortJob = slow == null ? null : awaitJobStart(m, "long-", SHORT_JOB_WAIT);
       Instant stopAt = Instant.now();
       int code = m.jvm().terminate(Duration.ofSeconds(90));
+      c.sigterms.add(new Sigterm(port, stopAt, Instant.now(), slow, shortJob));
       live.remove(m);
       assertTrue(code == 143 || code == 0, m.name() + " did not stop normally on SIGTERM (exit " + code + "); see " + m.log());
       Instant deadline = Instant.now().plus(RESUME_TIMEOUT);
@@ -417,6 +463,128 @@ class ClusterScenariosTest {
       live.add(restart(run, port, seeds, notes));
     }
     c.rollingTo = Instant.now();
+  }
+
+  /** The first {@code JOB-START <prefix>...} line of the node within {@code within} ("task window attempt"), or null. */
+  private static String awaitJobStart(Member m, String prefix, Duration within) {
+    var line = m.jvm().nextLine(l -> l.startsWith("JOB-START " + prefix));
+    try {
+      return m.jvm().await(line, within).substring("JOB-START ".length());
+    } catch (IllegalStateException none) {
+      return null;
+    }
+  }
+
+  /**
+   * (d): one SIGTERM of the rolling restart.
+   *
+   * @param port the node's
+   * @param at when it was sent
+   * @param exited when the node had exited
+   * @param slowStarted the slow job that started right before it ("task window attempt"), or null
+   * @param longStarted the long-* job that started after that one, or null
+   */
+  record Sigterm(int port, Instant at, Instant exited, String slowStarted, String longStarted) {
+    @Override
+    public String toString() {
+      return port + " at " + at + " (exited " + CrashReport.secs(Duration.between(at, exited)) + " later; started before it: "
+          + slowStarted + ", " + longStarted + ")";
+    }
+  }
+
+  /**
+   * (d) judged from the journal, in the rolling restarts' spans.
+   *
+   * @param nodeStopped attempts recorded interrupted NODE_STOPPED
+   * @param finishedInDrain attempts started by a node before its SIGTERM and recorded SUCCEEDED between the SIGTERM
+   *     and its exit (within the grace)
+   * @param finishedByTask those by task kind (the id without its number)
+   * @param finalFailed windows recorded FINAL_FAILED in the span, or at any time after an interruption in it
+   * @param retriesAfterInterruption retries scheduled (at once or later) for a window after its interruption in the span
+   * @param slowStopped slow windows with an attempt interrupted NODE_STOPPED
+   * @param slowNotSucceededOnce those of them (but the unjudged) without exactly one AttemptSucceeded
+   * @param slowUnjudged those interrupted within the journal's last grace
+   */
+  record RollingDrain(long nodeStopped, long finishedInDrain, Map<String, Long> finishedByTask, List<String> finalFailed,
+      List<String> retriesAfterInterruption, long slowStopped, List<String> slowNotSucceededOnce, long slowUnjudged) {}
+
+  private static RollingDrain rollingDrain(CrashRun run, List<Cycle> cycles, Duration grace) {
+    Map<String, List<AuditEvent>> byTask = new java.util.LinkedHashMap<>();
+    Instant end = Instant.MIN;
+    try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
+      for (String id : reader.taskIds()) {
+        List<AuditEvent> events = reader.read(id).events();
+        byTask.put(id, events);
+        for (AuditEvent e : events) {
+          if (e.at() != null && e.at().isAfter(end)) {
+            end = e.at();
+          }
+        }
+      }
+    }
+    Instant judgedUntil = end.minus(grace);
+    long nodeStopped = 0;
+    long finished = 0;
+    Map<String, Long> finishedByTask = new java.util.TreeMap<>();
+    List<String> finalFailed = new ArrayList<>();
+    List<String> retries = new ArrayList<>();
+    long slowStopped = 0;
+    List<String> notOnce = new ArrayList<>();
+    long unjudged = 0;
+    for (Map.Entry<String, List<AuditEvent>> t : byTask.entrySet()) {
+      String id = t.getKey();
+      Map<String, TaskJournal.AttemptStarted> started = new HashMap<>();
+      java.util.Set<String> interrupted = new java.util.HashSet<>();
+      Map<String, Instant> slowWindows = new java.util.LinkedHashMap<>();
+      Map<String, Integer> successes = new HashMap<>();
+      for (AuditEvent e : t.getValue()) {
+        Instant at = e.at();
+        boolean inSpan = at != null && cycles.stream().anyMatch(c -> c.rollingFrom != null && c.rollingTo != null
+            && !at.isBefore(c.rollingFrom) && !at.isAfter(c.rollingTo));
+        Object ev = e.event();
+        if (ev instanceof TaskJournal.AttemptStarted a) {
+          started.put(a.window() + "#" + a.attempt(), a);
+        } else if (ev instanceof TaskJournal.AttemptInterrupted i && inSpan) {
+          interrupted.add(i.window());
+          if (i.cause() == io.almanac.InterruptCause.NODE_STOPPED) {
+            nodeStopped++;
+            if (id.startsWith("slow-")) {
+              slowWindows.putIfAbsent(i.window(), at);
+            }
+          }
+        } else if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() == io.almanac.RunKind.RETRY
+            && interrupted.contains(s.window())) {
+          retries.add(id + " " + s.window() + " at " + at);
+        } else if (ev instanceof TaskJournal.RetryScheduled r && interrupted.contains(r.window())) {
+          retries.add(id + " " + r.window() + " retry " + r.retryNumber() + " at " + at);
+        } else if (ev instanceof TaskJournal.InstanceFinalFailed f && (inSpan || interrupted.contains(f.window()))) {
+          finalFailed.add(id + " " + f.window() + ": " + f.reason());
+        } else if (ev instanceof TaskJournal.AttemptSucceeded s) {
+          successes.merge(s.window(), 1, Integer::sum);
+          TaskJournal.AttemptStarted a = started.get(s.window() + "#" + s.attempt());
+          if (a != null && a.executor() != null && at != null) {
+            for (Cycle c : cycles) {
+              for (Sigterm st : c.sigterms) {
+                if (a.executor().contains("@127.0.0.1:" + st.port() + ",") && a.at().isBefore(st.at())
+                    && !at.isBefore(st.at()) && !at.isAfter(st.exited())) {
+                  finished++;
+                  finishedByTask.merge(id.replaceAll("-[0-9]+$", ""), 1L, Long::sum);
+                }
+              }
+            }
+          }
+        }
+      }
+      for (Map.Entry<String, Instant> w : slowWindows.entrySet()) {
+        slowStopped++;
+        if (w.getValue().isAfter(judgedUntil)) {
+          unjudged++;
+        } else if (successes.getOrDefault(w.getKey(), 0) != 1) {
+          notOnce.add(id + " " + w.getKey() + ": " + successes.getOrDefault(w.getKey(), 0) + " successes");
+        }
+      }
+    }
+    return new RollingDrain(nodeStopped, finished, finishedByTask, finalFailed, retries, slowStopped, notOnce, unjudged);
   }
 
   /**
