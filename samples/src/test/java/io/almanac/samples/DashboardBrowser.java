@@ -170,6 +170,20 @@ final class DashboardBrowser implements AutoCloseable {
   }
 
   /**
+   * Retries {@code check} until it holds, every 25 ms, for at most {@link #DEADLINE}; its last
+   * failure is thrown then.
+   *
+   * @param node the test's node (its probe runs the retries)
+   * @param check the assertion
+   */
+  static void eventually(org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit node, Runnable check) {
+    node.createTestProbe().awaitAssert(DEADLINE, Duration.ofMillis(25), () -> {
+      check.run();
+      return null;
+    });
+  }
+
+  /**
    * A dashboard test's end: its browser closed (if it started), then its node shut down, whatever the
    * browser's close threw.
    *

@@ -13,7 +13,6 @@ import io.almanac.WindowView;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,11 +67,7 @@ class DashboardGuardsTest {
   }
 
   private void eventually(Runnable check) {
-    TestProbe<Object> probe = node.createTestProbe();
-    probe.awaitAssert(DashboardBrowser.DEADLINE, Duration.ofMillis(25), () -> {
-      check.run();
-      return null;
-    });
+    DashboardBrowser.eventually(node, check);
   }
 
   /** Every window of the task is still FINAL_FAILED at its first attempt: nothing was sent for it. */

@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,11 +90,7 @@ class DashboardJobLogTest {
   }
 
   private void eventually(Runnable check) {
-    TestProbe<Object> probe = node.createTestProbe();
-    probe.awaitAssert(DashboardBrowser.DEADLINE, Duration.ofMillis(25), () -> {
-      check.run();
-      return null;
-    });
+    DashboardBrowser.eventually(node, check);
   }
 
   private void windowPage() {

@@ -19,7 +19,6 @@ import java.math.BigDecimal;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +27,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
 import org.apache.pekko.persistence.testkit.PersistenceTestKitSnapshotPlugin;
@@ -100,11 +98,7 @@ class DashboardOpsTest {
   }
 
   private void eventually(Runnable check) {
-    TestProbe<Object> probe = node.createTestProbe();
-    probe.awaitAssert(DashboardBrowser.DEADLINE, Duration.ofMillis(25), () -> {
-      check.run();
-      return null;
-    });
+    DashboardBrowser.eventually(node, check);
   }
 
   private static String enc(String s) {

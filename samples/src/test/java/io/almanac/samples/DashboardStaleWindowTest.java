@@ -16,14 +16,12 @@ import io.almanac.journal.TaskJournal;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.persistence.testkit.javadsl.PersistenceTestKit;
 import org.junit.jupiter.api.AfterAll;
@@ -103,11 +101,7 @@ class DashboardStaleWindowTest {
   }
 
   private void eventually(Runnable check) {
-    TestProbe<Object> probe = node.createTestProbe();
-    probe.awaitAssert(DashboardBrowser.DEADLINE, Duration.ofMillis(25), () -> {
-      check.run();
-      return null;
-    });
+    DashboardBrowser.eventually(node, check);
   }
 
   /** The task's journal rows: an action the node took is at least one more. */

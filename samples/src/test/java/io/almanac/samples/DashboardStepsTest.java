@@ -26,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -97,11 +96,7 @@ class DashboardStepsTest {
   }
 
   private void eventually(Runnable check) {
-    TestProbe<Object> probe = node.createTestProbe();
-    probe.awaitAssert(DashboardBrowser.DEADLINE, Duration.ofMillis(25), () -> {
-      check.run();
-      return null;
-    });
+    DashboardBrowser.eventually(node, check);
   }
 
   @Test
