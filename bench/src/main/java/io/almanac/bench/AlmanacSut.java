@@ -227,6 +227,18 @@ final class AlmanacSut implements Sut {
     long[] writes = meters.journalWriteTimes();
     m.put("journal_writes_ended", writes[0]);
     m.put("journal_write_ns", writes[1]);
+    if (Db.postgres() && probeConn != null) {
+      // the server's own count of commits in this database (every client of it, this probe included;
+      // a backend reports its counts at most once a second): a cross-check of journal_transactions
+      try (var s = probeConn.createStatement();
+          var rs = s.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+        if (rs.next()) {
+          m.put("pg_xact_commit", rs.getLong(1));
+        }
+      } catch (java.sql.SQLException e) {
+        // not counted
+      }
+    }
     m.put("journal_transactions", CountingJournalDao.WRITES.sum());
     m.put("journal_transaction_rows", CountingJournalDao.ROWS.sum());
     m.put("messages_trigger", triggerMessages.sum());
