@@ -77,7 +77,7 @@ final class AlmanacSut implements Sut {
     Map<String, Object> m = new LinkedHashMap<>();
     if (Db.postgres()) {
       m.put("store", "pekko-persistence-jdbc journal on PostgreSQL (almanac-postgres.conf: reWriteBatchedInserts=true,"
-          + " plugin's default journal parallelism 8, bufferSize 20000), tables created by SchemaBootstrap in the run's schema");
+          + " journal parallelism 1, bufferSize 20000), tables created by SchemaBootstrap in the run's schema");
     } else {
       m.put("store", "pekko-persistence-jdbc journal on the H2 file (almanac-h2.conf, WRITE_DELAY=0, async:)");
     }
