@@ -83,7 +83,7 @@ public final class Bench {
         "  pool workload (not part of 'all'): pool = N tasks every second (default 100) for 20 s, in three variants",
         "             (" + String.join(", ", PoolBench.VARIANTS) + "): no pool; a pool declared, no task naming it;",
         "             every task through it (never full): the fire path's counters and the admission's cost per attempt",
-        "  --n N      one burst size instead of 1,000 and 10,000; the cluster workloads' number of tasks",
+        "  --n N      one burst size instead of 1,000 and 10,000; one steady rate instead of 100 and 1,000; the cluster workloads' number of tasks",
         "  --failover-runs R  kill cycles of cluster-failover (default 5; --quick: 2)",
         "  --quick    short sizes for a smoke test (burst 200, steady 20 tasks for 5 s, scale 5,000, restart 3/3/3 s;",
         "             cluster-steady 20 tasks for 10 s, cluster-failover 20 tasks, 2 runs)",
@@ -223,7 +223,7 @@ public final class Bench {
           }
         }
         case "steady" -> {
-          for (String n : quick ? List.of("20") : List.of("100", "1000")) {
+          for (String n : opt.containsKey("n") ? List.of(opt.get("n")) : quick ? List.of("20") : List.of("100", "1000")) {
             for (String s : systems) {
               runs.add(new String[] {s, "steady", n});
             }

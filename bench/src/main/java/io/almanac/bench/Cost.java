@@ -18,9 +18,33 @@ final class Cost {
   static Map<String, Long> snapshot(Sut sut) {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put("cpu_ns", cpuNanos());
+    m.put("java_threads_cpu_ns", javaThreadsCpuNanos());
+    m.put("jit_ms", ManagementFactory.getCompilationMXBean() == null ? -1
+        : ManagementFactory.getCompilationMXBean().getTotalCompilationTime());
+    long gc = 0;
+    for (var b : ManagementFactory.getGarbageCollectorMXBeans()) {
+      gc += Math.max(0, b.getCollectionTime());
+    }
+    m.put("gc_ms", gc);
     m.put("threads_started", ManagementFactory.getThreadMXBean().getTotalStartedThreadCount());
     m.putAll(sut.counters());
     return m;
+  }
+
+  /**
+   * CPU time of the JVM's live Java threads (actors, the database pool, jobs, the harness): the
+   * process's CPU without the JIT compiler's and the GC's threads, which a burst right after start
+   * spends a varying share on (a thread that ended since the last snapshot is not counted).
+   */
+  static long javaThreadsCpuNanos() {
+    if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t && t.isThreadCpuTimeEnabled()) {
+      long sum = 0;
+      for (long ns : t.getThreadCpuTime(t.getAllThreadIds())) {
+        sum += Math.max(0, ns);
+      }
+      return sum;
+    }
+    return -1;
   }
 
   static long cpuNanos() {
@@ -48,6 +72,13 @@ final class Cost {
       // not per fire: the mean time a persist waited for its write in the span
       m.put("journal_write_ms_mean", (after.get("journal_write_ns") - t0) / 1e6 / (after.get("journal_writes_ended") - w0));
     }
+    Long x0 = before.get("journal_transactions");
+    Long r0 = before.get("journal_transaction_rows");
+    if (x0 != null && r0 != null && after.get("journal_transactions") > x0) {
+      // not per fire: the journal's group commit in the span, rows (events) per database transaction
+      m.put("journal_rows_per_transaction", (after.get("journal_transaction_rows") - r0)
+          / (double) (after.get("journal_transactions") - x0));
+    }
     for (Map.Entry<String, Long> e : after.entrySet()) {
       if (e.getKey().equals("journal_writes_ended") || e.getKey().equals("journal_write_ns")) {
         continue;
@@ -59,6 +90,10 @@ final class Cost {
       double d = (e.getValue() - b) / (double) fires;
       if (e.getKey().equals("cpu_ns")) {
         m.put("cpu_ms_per_fire", d / 1e6);
+      } else if (e.getKey().equals("java_threads_cpu_ns")) {
+        m.put("java_threads_cpu_ms_per_fire", d / 1e6);
+      } else if (e.getKey().equals("jit_ms") || e.getKey().equals("gc_ms")) {
+        m.put(e.getKey() + "_in_span", (double) (e.getValue() - b)); // not per fire: JIT compile / GC time in the span
       } else {
         m.put(e.getKey() + "_per_fire", d);
       }

@@ -30,9 +30,15 @@ import java.util.UUID;
  * password only travels in the environment (ALMANAC_BENCH_PG_PASSWORD), never on a command line.
  */
 final class Db {
-  /** Threads that run jobs, in every system. */
+  /**
+   * Threads that run jobs, in the peers (Quartz, db-scheduler) and the cluster workloads' nodes. The
+   * single Almanac node runs on its documented defaults instead (max-concurrent 16), as a user does.
+   */
   static final int WORKERS = 8;
-  /** JDBC connections per system: workers + 2, Quartz's documented minimum for its pool. */
+  /**
+   * JDBC connections of the peers and the cluster workloads' nodes: workers + 2, Quartz's documented
+   * minimum for its pool. The single Almanac node keeps its defaults (H2 4, PostgreSQL 10).
+   */
   static final int POOL = 10;
 
   static final String H2 = "h2";

@@ -36,6 +36,15 @@ interface Sut extends AutoCloseable {
     return Map.of("recorded", "nothing: the system keeps no record of missed fires");
   }
 
+  /**
+   * What a user reads back about the windows of tasks {@code prefix}* due in [from, to): the windows
+   * whose success is recorded, and what was recorded for the others (Almanac: from its journal, as
+   * the audit and the instance table see it). Empty for the peers, which keep no such record.
+   */
+  default Map<String, Object> journalView(String prefix, Instant from, Instant to) throws Exception {
+    return Map.of();
+  }
+
   /** @return rows the system has in its store, per table, for profiling (may be empty) */
   default Map<String, Object> rows() throws Exception {
     return Map.of();

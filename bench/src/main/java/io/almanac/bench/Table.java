@@ -78,11 +78,19 @@ final class Table {
     }
     StringBuilder b = new StringBuilder(" | CPU/fire " + ms3(num(r, "cost.cpu_ms_per_fire")) + ", threads started/fire "
         + f(num(r, "cost.threads_started_per_fire")));
+    if (num(r, "cost.java_threads_cpu_ms_per_fire") != null) {
+      b.append(String.format(" (Java threads %s; JIT %s ms, GC %s ms in the span)", ms3(num(r, "cost.java_threads_cpu_ms_per_fire")),
+          f(num(r, "cost.jit_ms_in_span")), f(num(r, "cost.gc_ms_in_span"))));
+    }
     if (num(r, "cost.journal_persists_per_fire") != null) {
       b.append(String.format(", persists/fire %s, events/fire %s, messages/fire %s (trigger %s, task %s, executor %s)",
           f(num(r, "cost.journal_persists_per_fire")), f(num(r, "cost.journal_events_per_fire")),
           f(num(r, "cost.messages_per_fire")), f(num(r, "cost.messages_trigger_per_fire")),
           f(num(r, "cost.messages_task_per_fire")), f(num(r, "cost.messages_executor_per_fire"))));
+    }
+    if (num(r, "cost.journal_rows_per_transaction") != null) {
+      b.append(String.format(", journal rows/transaction %s (transactions/fire %s)", f(num(r, "cost.journal_rows_per_transaction")),
+          f(num(r, "cost.journal_transactions_per_fire"))));
     }
     return b.toString();
   }
@@ -136,9 +144,10 @@ final class Table {
           ? String.format(" (vs own time p50 %s p99 %s)", ms(num(r, "lag_vs_own_execution_time.p50_ms")),
               ms(num(r, "lag_vs_own_execution_time.p99_ms")))
           : "";
-      return String.format("lag p50 %s p99 %s%s | missed %s of %s | dup %s | misfire-handled %s",
-          ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), own, f(num(r, "missed")), f(num(r, "expected")),
-          f(num(r, "duplicates")), f(num(r, "misfire_handled_fires"))) + cost(r);
+      String journal = num(r, "missed_by_journal") != null ? " (by the journal " + f(num(r, "missed_by_journal")) + ")" : "";
+      return String.format("lag p50 %s p99 %s%s | missed %s of %s%s, by 5 s %s | dup %s | misfire-handled %s",
+          ms(num(r, "lag.p50_ms")), ms(num(r, "lag.p99_ms")), own, f(num(r, "missed")), f(num(r, "expected")), journal,
+          get(r, "missed_by_5s"), f(num(r, "duplicates")), f(num(r, "misfire_handled_fires"))) + cost(r);
     }
     if (w.startsWith("overload")) {
       return String.format("starts/s while it lasts %s (last 10 s: %s) | its windows started %s of %s, lag p50 %s p99 %s"

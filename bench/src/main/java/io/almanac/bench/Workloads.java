@@ -201,6 +201,12 @@ final class Workloads {
       Thread.sleep(to.toEpochMilli() - System.currentTimeMillis() + 5000); // 5 s grace for late fires
       Map<String, Object> rowsAfter = sut.rows();
       out.putAll(analyseSeconds(rec.snapshot(), from, to, m, system.startsWith("quartz") || system.equals("almanac")));
+      Map<String, Object> view = sut.journalView("s", from, to);
+      if (!view.isEmpty()) {
+        // what a user reads back: windows due in the span whose success is recorded (not the job starts seen)
+        out.put("journal_view", view);
+        out.put("missed_by_journal", ((Number) out.get("expected")).longValue() - ((Number) view.get("succeeded")).longValue());
+      }
       if (!rowsAfter.isEmpty()) {
         long journal = ((Number) rowsAfter.get("event_journal")).longValue()
             - ((Number) rowsBefore.get("event_journal")).longValue();
@@ -251,6 +257,19 @@ final class Workloads {
     }
     long expected = (long) tasks * ((t - f) / 1000);
     int fired = lag.size();
+    // distinct windows started per 5 s of due time: the span's start (the JVM still warming up) shows apart
+    int buckets = (int) Math.max(1, ((t - f) / 1000 + 4) / 5);
+    long[] startedBy5s = new long[buckets];
+    for (String k : keys.keySet()) {
+      long sec = Long.parseLong(k.substring(k.lastIndexOf('@') + 1));
+      startedBy5s[(int) Math.min(buckets - 1, (sec - f) / 5000)]++;
+    }
+    List<Long> missedBy5s = new ArrayList<>();
+    for (int b = 0; b < buckets; b++) {
+      long secs = Math.min(5, (t - f) / 1000 - b * 5L);
+      missedBy5s.add(tasks * secs - startedBy5s[b]);
+    }
+    out.put("missed_by_5s", missedBy5s);
     out.put("expected", expected);
     out.put("fired", fired);
     out.put("missed", expected - keys.size());

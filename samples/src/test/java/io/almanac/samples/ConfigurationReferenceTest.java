@@ -81,6 +81,40 @@ class ConfigurationReferenceTest {
         b.append("\n");
       }
     }
+    b.append(journalWrites());
+    return b.toString();
+  }
+
+  /** The journal's write batching: pekko-persistence-jdbc keys that the includable store files set (or leave). */
+  static final List<String> JOURNAL_KEYS = List.of("jdbc-journal.parallelism", "jdbc-journal.batchSize", "jdbc-journal.bufferSize");
+
+  /**
+   * A section on the journal's group commit, from almanac-h2.conf and almanac-postgres.conf (their
+   * values and comments) and, for a key a file leaves, the plugin's own reference.conf.
+   */
+  static String journalWrites() {
+    ClassLoader loader = ConfigurationReferenceTest.class.getClassLoader();
+    Config reference = ConfigFactory.parseResources(loader, "reference.conf");
+    StringBuilder b = new StringBuilder();
+    b.append("## Journal writes (`jdbc-journal.*`, set by `almanac-h2.conf` and `almanac-postgres.conf`)\n\n");
+    b.append("Not `almanac.*` keys: pekko-persistence-jdbc's own, set after the include to change them. Its journal queues\n");
+    b.append("every persist (`bufferSize` rows at most) and writes what is queued in one transaction (`batchSize` rows at most),\n");
+    b.append("with at most `parallelism` transactions at once: with fewer transactions at once, the events of many tasks wait\n");
+    b.append("for the running commit and go in the next one together (group commit; no delay is added). Below: the value\n");
+    b.append("each file sets, or the plugin's default where it sets none, and why.\n\n");
+    b.append("| key | file | value | what |\n| --- | --- | --- | --- |\n");
+    for (String file : List.of("almanac-h2.conf", "almanac-postgres.conf")) {
+      Config c = ConfigFactory.parseResources(loader, file);
+      for (String key : JOURNAL_KEYS) {
+        boolean set = c.hasPath(key);
+        ConfigValue v = set ? c.getValue(key) : reference.getValue(key);
+        String comment = String.join(" ", v.origin().comments()).trim().replaceAll("\\s+", " ");
+        b.append("| `").append(key).append("` | `").append(file).append("` | `")
+            .append(v.render(ConfigRenderOptions.concise())).append("`").append(set ? "" : " (the plugin's default)").append(" | ")
+            .append(comment.replace("|", "\\|")).append(" |\n");
+      }
+    }
+    b.append("\n");
     return b.toString();
   }
 
