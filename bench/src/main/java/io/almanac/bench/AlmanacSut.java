@@ -222,6 +222,14 @@ final class AlmanacSut implements Sut {
     long[] writes = meters.journalWriteTimes();
     m.put("journal_writes_ended", writes[0]);
     m.put("journal_write_ns", writes[1]);
+    long[] phases = meters.executorPhases();
+    m.put("slot_takes", phases[0]);
+    m.put("slot_wait_ns", phases[1]);
+    m.put("slot_wait_max_ns", phases[2]);
+    m.put("slot_releases", phases[3]);
+    m.put("slot_hold_ns", phases[4]);
+    m.put("slot_job_ns", phases[5]);
+    m.put("slot_waiting_max", phases[6]);
     m.put("messages_trigger", triggerMessages.sum());
     m.put("messages_task", taskMessages.sum());
     m.put("messages_executor", executorMessages.sum());

@@ -52,8 +52,15 @@ final class Admission<T> {
     }
   }
 
-  /** An attempt its entity has started, waiting for a job slot (start-ahead). */
-  record Ready(AttemptItem item, TaskProtocol.AttemptGrant grant) {}
+  /**
+   * An attempt its entity has started, waiting for a job slot (prefetch); {@code since} when its
+   * start arrived here (null: not known).
+   */
+  record Ready(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant since) {
+    Ready(AttemptItem item, TaskProtocol.AttemptGrant grant) {
+      this(item, grant, null);
+    }
+  }
 
   /** What became of an offer. */
   enum OfferDecision {

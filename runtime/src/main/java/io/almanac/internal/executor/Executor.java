@@ -672,10 +672,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         return this;
       }
     }
+    Instant now = clock.instant();
     if (running.size() < settings.maxConcurrent()) {
-      run(item, grant, clock.instant());
+      run(item, grant, now, now);
     } else {
-      admission.ready(new Admission.Ready(item, grant)); // also while draining: the attempt is started in its entity
+      admission.ready(new Admission.Ready(item, grant, now)); // also while draining: the attempt is started in its entity
+      meters.startedWaiting(admission.readyCount());
     }
     gauges();
     return this;
@@ -722,7 +724,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     Admission.Ready r;
     while (running.size() < settings.maxConcurrent() && (r = admission.pollReady()) != null) {
-      run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
+      run(r.item(), r.grant(), now, r.since()); // also while draining: the attempt is started in its entity
     }
     if (!draining) {
       for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
@@ -756,11 +758,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   // ---- running jobs
 
-  private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now) {
+  /** Runs a started attempt in a free slot; {@code since}: when its start arrived here (null: not known). */
+  private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now, Instant since) {
     if (Admission.leaseEnded(grant.leaseUntil(), now)) {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
     }
+    meters.slotTaken(since == null ? 0 : Math.max(0, Duration.between(since, now).toNanos()));
     RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
     r.pools = pools.poolsOf(item.key()); // null for a task without pools
     running.add(r);
@@ -850,6 +854,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     addPoolUsage(r, result);
     releasePools(r.item.key(), r.item.taskId(), r.item.window());
     finished++;
+    Duration held = Duration.between(r.startedAt, clock.instant());
+    meters.slotReleased(held.toNanos(), took == null ? 0 : took.toNanos());
     admission.jobEnded(took);
     if (result.succeeded()) {
       log(Level.DEBUG, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} succeeded in {} ms",
@@ -1352,10 +1358,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return this;
     }
     startsWaitingForPools.remove(key);
+    Instant now = clock.instant();
     if (running.size() < settings.maxConcurrent()) {
-      run(item, m.grant(), clock.instant());
+      run(item, m.grant(), now, now);
     } else {
-      admission.ready(new Admission.Ready(item, m.grant()));
+      admission.ready(new Admission.Ready(item, m.grant(), now));
+      meters.startedWaiting(admission.readyCount());
     }
     gauges();
     return this;
