@@ -156,7 +156,7 @@ final class Admission<T> {
    * slot until the entity answers. Reserved, waiting and running attempts together never exceed
    * max-concurrent plus the prefetch, so never more than the prefetch are started without a slot.
    *
-   * @param running how long each attempt in a slot has held it so far
+   * @param running how long each job holding a slot has run so far (or took, if it ended)
    * @param now the time now
    * @return the windows admitted, in order: each entity is to be told
    */
@@ -181,8 +181,8 @@ final class Admission<T> {
 
   /** The prefetch now: started attempts that may wait for a slot ({@link JobPace#ahead}). */
   int ahead(List<Duration> running, Instant now) {
-    return JobPace.ahead(settings.maxConcurrent(), settings.prefetchPerSlot(), settings.prefetchMaxWait(), pace.recent(),
-        running, pace.trips(), pace.takes(), now);
+    return JobPace.ahead(settings.maxConcurrent(), settings.prefetchPerSlot(), settings.prefetchMaxJob(), pace.jobs(),
+        running, pace.holds(), pace.trips(), pace.takes(), now);
   }
 
   /** The prefetch's bound: never more started attempts wait for a slot (max-concurrent x prefetch-per-slot). */
@@ -264,9 +264,12 @@ final class Admission<T> {
     admittedPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
   }
 
-  /** A job gave its slot back after holding it {@code held} (the job and its result's write: the prefetch's pace). */
-  void jobEnded(Duration held) {
-    pace.ended(held);
+  /**
+   * A job that took {@code took} gave its slot back after holding it {@code held} (the job and its
+   * result's write): the prefetch's pace.
+   */
+  void jobEnded(Duration took, Duration held) {
+    pace.ended(took, held);
   }
 
   /** A slot took a started attempt at {@code now} (the prefetch's pace). */

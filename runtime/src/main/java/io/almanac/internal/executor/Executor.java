@@ -406,9 +406,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
       acquireFence();
     }
-    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), at most {} started ahead of a slot while slots are held < {}, "
+    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), at most {} started ahead of a slot while jobs take < {}, "
         + "backlog {} starts/s (burst {}), {} per task; {}", fence.id(), settings.maxConcurrent(),
-        settings.maxConcurrentPerTask(), settings.prefetchPerSlot() * settings.maxConcurrent(), settings.prefetchMaxWait(),
+        settings.maxConcurrentPerTask(), settings.prefetchPerSlot() * settings.maxConcurrent(), settings.prefetchMaxJob(),
         settings.backlogRate(),
         settings.backlogBurst(), settings.backlogRatePerTask(),
         fence.configured() ? "jobs run only while it holds its lease " + ExecutorFence.leaseName(fence.systemName(), fence.id())
@@ -860,7 +860,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     finished++;
     Duration held = Duration.between(r.startedAt, clock.instant());
     meters.slotReleased(held.toNanos(), took == null ? 0 : took.toNanos());
-    admission.jobEnded(held); // the slot's hold, not the job's time: a millisecond job holds it for its result's write too
+    admission.jobEnded(took == null ? held : took, held); // a millisecond job holds its slot for its result's write too
     if (result.succeeded()) {
       log(Level.DEBUG, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} succeeded in {} ms",
           r.item.taskId(), r.item.window(), r.attempt, took.toMillis());

@@ -13,8 +13,7 @@ import java.time.Duration;
  * @param maxConcurrentPerTask jobs of one task running at once on this node
  * @param prefetchPerSlot started attempts that may wait for a job slot, per slot at most (0: none);
  *     fewer at the slots' observed pace (see {@code JobPace.ahead})
- * @param prefetchMaxWait about how long a started attempt may wait for its slot: no prefetch while a
- *     slot hold (a job and its result's write) reaches it
+ * @param prefetchMaxJob no prefetch while a recent or a running job took this long (its own time)
  * @param backlogRate retries and backfills started per second on this node, all tasks together
  * @param backlogBurst backlog starts allowed at once after a quiet period
  * @param backlogRatePerTask retries and backfills of one task started per second
@@ -34,7 +33,7 @@ public record ExecutorSettings(
     int maxConcurrent,
     int maxConcurrentPerTask,
     int prefetchPerSlot,
-    Duration prefetchMaxWait,
+    Duration prefetchMaxJob,
     double backlogRate,
     int backlogBurst,
     double backlogRatePerTask,
@@ -59,7 +58,7 @@ public record ExecutorSettings(
       throw new InvalidSpecException(P + "prefetch-per-slot", prefetchPerSlot, "must be at most 1024 (a small multiple "
           + "of max-concurrent: a started attempt beyond the slots is RUNNING without running)");
     }
-    Settings.positive(P + "prefetch-max-wait", prefetchMaxWait);
+    Settings.positive(P + "prefetch-max-job", prefetchMaxJob);
     Settings.positive(P + "backlog-rate", backlogRate);
     Settings.atLeast(P + "backlog-burst", backlogBurst, 1);
     Settings.positive(P + "backlog-rate-per-task", backlogRatePerTask);
@@ -131,8 +130,8 @@ public record ExecutorSettings(
     }
     if (config.hasPath(P + "start-ahead-max-job")) {
       throw new InvalidSpecException(P + "start-ahead-max-job", config.getValue(P + "start-ahead-max-job").unwrapped(),
-          "was replaced by " + P + "prefetch-max-wait (default 1s): about how long a started attempt may wait for its "
-              + "slot, measured on slot holds (a job and its result's write), not on the jobs alone; rename the key");
+          "was replaced by " + P + "prefetch-max-job (default 1s, the same meaning): no prefetch while a recent or a "
+              + "running job took that long; rename the key");
     }
   }
 
@@ -156,7 +155,7 @@ public record ExecutorSettings(
         Settings.intOf(config, P + "max-concurrent"),
         Settings.intOf(config, P + "max-concurrent-per-task"),
         Settings.intOf(config, P + "prefetch-per-slot"),
-        Settings.durationOf(config, P + "prefetch-max-wait"),
+        Settings.durationOf(config, P + "prefetch-max-job"),
         Settings.doubleOf(config, P + "backlog-rate"),
         Settings.intOf(config, P + "backlog-burst"),
         Settings.doubleOf(config, P + "backlog-rate-per-task"),

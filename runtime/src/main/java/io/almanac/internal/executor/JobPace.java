@@ -7,12 +7,14 @@ import java.util.List;
 
 /**
  * The pace of the node's job slots, as observed, and the prefetch rule it feeds (docs/start-ahead.md):
- * rings of the latest slot holds (a slot's take to its release: the job and, on the common path, the
- * write of its result), of the latest start round trips (an admission to its entity's answer that the
- * attempt is started: the journal write of the start) and of the instants slots took attempts. Not
- * thread-safe: owned by the executor actor. INTERNAL API.
+ * rings of the latest jobs' own times, of the latest slot holds (a slot's take to its release: the
+ * job and, on the common path, the write of its result), of the latest start round trips (an
+ * admission to its entity's answer that the attempt is started: the journal write of the start) and
+ * of the instants slots took attempts. Not thread-safe: owned by the executor actor. INTERNAL API.
  */
 final class JobPace {
+  private final Duration[] jobs = new Duration[16];
+  private int nextJob;
   private final Duration[] holds = new Duration[16];
   private int nextHold;
   private final Duration[] trips = new Duration[16];
@@ -20,10 +22,17 @@ final class JobPace {
   private final Instant[] takes = new Instant[32];
   private int nextTake;
 
-  /** A job gave its slot back after holding it {@code held} (the job and its result's write). */
-  void ended(Duration held) {
+  /** A job that took {@code took} gave its slot back after holding it {@code held} (the job and its result's write). */
+  void ended(Duration took, Duration held) {
+    jobs[nextJob] = took;
+    nextJob = (nextJob + 1) % jobs.length;
     holds[nextHold] = held;
     nextHold = (nextHold + 1) % holds.length;
+  }
+
+  /** The ring of the jobs' own times, in storage order; a null where it is not full yet. */
+  List<Duration> jobs() {
+    return Arrays.asList(jobs);
   }
 
   /** An admitted attempt was answered started {@code took} after its admission. */
@@ -39,7 +48,7 @@ final class JobPace {
   }
 
   /** The ring of slot holds, in storage order; a null where it is not full yet. */
-  List<Duration> recent() {
+  List<Duration> holds() {
     return Arrays.asList(holds);
   }
 
@@ -59,41 +68,41 @@ final class JobPace {
    * max-concurrent x prefetch-per-slot.
    *
    * <ul>
-   *   <li>None while a ring is not full yet (a new node), or while a recent or a running slot hold
-   *       reached {@code maxWait}: with long jobs (or result writes that take that long) a started
-   *       attempt would wait that long, RUNNING without running.
-   *   <li>Otherwise the slots' observed pace, starts taken into slots per second (the ring of takes
-   *       up to {@code now}, so an idle node's pace decays), times one job time: the longer of the
-   *       mean slot hold and the mean start round trip (the prefetch is there to cover that trip),
-   *       at most {@code maxWait}. A prefetched attempt then waits about that long for its slot.
+   *   <li>None while a ring is not full yet (a new node), or while a recent or a running job (its
+   *       own time) reached {@code maxJob}: behind long jobs a started attempt would wait that long,
+   *       RUNNING without running.
+   *   <li>Otherwise the slots' observed pace, attempts taken into slots per second (the ring of
+   *       takes up to {@code now}, so an idle node's pace decays), times one job time: the longer
+   *       of the mean slot hold (the job and the write of its result) and the mean start round trip
+   *       (the write of the start: the prefetch is there to cover it). A prefetched attempt then
+   *       waits about one job time for its slot; with the slots busy, the slots take about
+   *       max-concurrent x (start round trip / slot hold) in that time.
    * </ul>
    *
    * @param maxConcurrent job slots
    * @param perSlot prefetch-per-slot (0: off)
-   * @param maxWait prefetch-max-wait
+   * @param maxJob prefetch-max-job
+   * @param jobs the last jobs' own times (a null: the ring is not full yet)
+   * @param running how long each job in a slot has run (its own time once it ended)
    * @param holds the last slot holds (a null: the ring is not full yet)
-   * @param running how long each attempt in a slot has held it so far
    * @param trips the last start round trips (nulls where none was seen)
    * @param takes the instants of the last slot takes (a null: the ring is not full yet)
    * @param now the time now
    * @return started attempts that may wait for a slot
    */
-  static int ahead(int maxConcurrent, int perSlot, Duration maxWait, List<Duration> holds, List<Duration> running,
-      List<Duration> trips, List<Instant> takes, Instant now) {
+  static int ahead(int maxConcurrent, int perSlot, Duration maxJob, List<Duration> jobs, List<Duration> running,
+      List<Duration> holds, List<Duration> trips, List<Instant> takes, Instant now) {
     if (perSlot == 0) {
       return 0;
     }
-    long holdSum = 0;
-    int n = 0;
-    for (List<Duration> jobs : List.of(holds, running)) {
-      for (Duration d : jobs) {
-        if (d == null || d.compareTo(maxWait) >= 0) {
+    for (List<Duration> times : List.of(jobs, running)) {
+      for (Duration d : times) {
+        if (d == null || d.compareTo(maxJob) >= 0) {
           return 0;
         }
-        holdSum += d.toNanos();
-        n++;
       }
     }
+    long hold = mean(holds);
     Instant oldest = null;
     for (Instant t : takes) {
       if (t == null) {
@@ -103,20 +112,29 @@ final class JobPace {
         oldest = t;
       }
     }
-    long tripSum = 0;
-    int m = 0;
-    for (Duration d : trips) {
-      if (d != null) {
-        tripSum += d.toNanos();
-        m++;
-      }
+    if (hold < 0) {
+      return 0;
     }
-    long hold = n == 0 ? 0 : holdSum / n;
-    long trip = m == 0 ? 0 : tripSum / m;
-    long jobTime = Math.min(Math.max(hold, trip), maxWait.toNanos());
+    long jobTime = Math.max(hold, Math.max(0, mean(trips)));
     long span = Math.max(1, Duration.between(oldest, now).toNanos());
     double takesPerNano = (double) takes.size() / span;
     long paced = Math.round(takesPerNano * jobTime);
     return (int) Math.min((long) maxConcurrent * perSlot, Math.max(0, paced));
+  }
+
+  /** The mean of the ring's times in nanoseconds, skipping nulls; -1 when a null is there and none is not. */
+  private static long mean(List<Duration> ring) {
+    long sum = 0;
+    int n = 0;
+    boolean gap = false;
+    for (Duration d : ring) {
+      if (d == null) {
+        gap = true;
+      } else {
+        sum += d.toNanos();
+        n++;
+      }
+    }
+    return n == 0 ? (gap ? -1 : 0) : sum / n;
   }
 }

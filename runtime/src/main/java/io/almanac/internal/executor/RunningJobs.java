@@ -106,12 +106,12 @@ final class RunningJobs {
     return stuck;
   }
 
-  /** How long each attempt has held its slot so far (a job that ended holds it until its result is recorded). */
+  /** How long each attempt holding a slot has run (or took, when its job ended and its result is on its way). */
   List<Duration> times(Instant now) {
     List<Duration> times = new ArrayList<>(inSlot.size());
     for (RunningAttempt r : inSlot.values()) {
-      // a job that ended holds its slot until its result is recorded: that write counts (the slot's pace)
-      times.add(Duration.between(r.startedAt, now));
+      Duration took = r.took; // a job that ended holds its slot until its result is recorded: its own time counts
+      times.add(took != null ? took : Duration.between(r.startedAt, now));
     }
     return times;
   }

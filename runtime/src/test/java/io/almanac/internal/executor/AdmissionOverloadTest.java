@@ -197,7 +197,7 @@ class AdmissionOverloadTest {
   private void resultRecorded(Slot s) {
     slots.remove(s);
     ran++;
-    admission.jobEnded(Duration.between(s.takenAt(), at(now)));
+    admission.jobEnded(Duration.ofMillis(JOB_MS), Duration.between(s.takenAt(), at(now)));
     admission.release(s.taskId());
     Task t = tasks.get(s.taskId());
     t.running = null;

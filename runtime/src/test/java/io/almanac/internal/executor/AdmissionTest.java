@@ -225,10 +225,13 @@ class AdmissionTest {
     assertEquals(List.of(), windows(a.admit(NONE_RUNNING, T0)));
   }
 
-  /** A node that has seen 32 slot takes, one every {@code gap} up to {@code now}, and 16 slot holds of {@code hold}. */
+  /**
+   * A node that has seen 32 slot takes, one every {@code gap} up to {@code now}, and 16 slot holds of
+   * {@code hold} by jobs of 1 ms (the rest of the hold: their results' writes).
+   */
   private static void paced(Admission<String> a, Duration hold, Duration gap, Instant now) {
     for (int i = 0; i < 16; i++) {
-      a.jobEnded(hold);
+      a.jobEnded(Duration.ofMillis(1), hold);
     }
     for (int i = 32; i > 0; i--) {
       a.slotTaken(now.minus(gap.multipliedBy(i - 1)));
@@ -263,7 +266,7 @@ class AdmissionTest {
   void admitsNothingAheadBeforeAFullRingOfSlotHolds() {
     Admission<String> a = admission(settings(2, 100, 3, 1000, 1000, 1000, 1000));
     for (int i = 0; i < 15; i++) {
-      a.jobEnded(Duration.ofMillis(10));
+      a.jobEnded(Duration.ofMillis(10), Duration.ofMillis(10));
     }
     for (int i = 0; i < 32; i++) {
       a.slotTaken(T0);
@@ -275,7 +278,7 @@ class AdmissionTest {
   }
 
   @Test
-  void admitsNothingAheadWhileASlotIsHeldLong() {
+  void admitsNothingAheadWhileAJobRunsLong() {
     Admission<String> a = admission(settings(2, 100, 3, 1000, 1000, 1000, 1000));
     paced(a, Duration.ofMillis(10), Duration.ofMillis(1), T0);
     for (int i = 0; i < 10; i++) {
@@ -302,6 +305,15 @@ class AdmissionTest {
   }
 
   @Test
+  void aSlowResultWriteDoesNotTurnThePrefetchOff() {
+    // 1 ms jobs whose results take 2 s to be written (a journal under load): the slots are held 2 s
+    // each, they take 4 a second, and a start comes back after 2 s too: 8 in one job time
+    Admission<String> a = admission(settings(8, 100, 4, 1000, 1000, 1000, 1000));
+    paced(a, Duration.ofSeconds(2), Duration.ofMillis(250), T0);
+    assertEquals(8, a.ahead(List.of(Duration.ofMillis(1)), T0), "32 takes in 7.75 s x 2 s");
+  }
+
+  @Test
   void theSlotsPaceDecaysWhenNothingIsTaken() {
     Admission<String> a = admission(settings(8, 100, 4, 1000, 1000, 1000, 1000));
     paced(a, Duration.ofMillis(10), Duration.ofMillis(1), T0);
@@ -318,17 +330,17 @@ class AdmissionTest {
     }
     List<Duration> noTrips = Collections.nCopies(16, null);
     Duration second = Duration.ofSeconds(1);
-    assertEquals(10, JobPace.ahead(8, 4, second, ms10, List.of(), noTrips, everyMs, T0),
+    assertEquals(10, JobPace.ahead(8, 4, second, ms10, List.of(), ms10, noTrips, everyMs, T0),
         "32 takes in 31 ms x 10 ms");
-    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(second), noTrips, everyMs, T0),
-        "a slot held 1 s (prefetch-max-wait): none");
+    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(second), ms10, noTrips, everyMs, T0),
+        "a job running 1 s (prefetch-max-job): none");
     List<Instant> notFull = new ArrayList<>(everyMs);
     notFull.set(3, null);
-    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(), noTrips, notFull, T0), "before 32 takes: none");
-    assertEquals(32, JobPace.ahead(8, 4, second, Collections.nCopies(16, Duration.ofMillis(900)), List.of(), noTrips,
+    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(), ms10, noTrips, notFull, T0), "before 32 takes: none");
+    assertEquals(32, JobPace.ahead(8, 4, second, ms10, List.of(), Collections.nCopies(16, Duration.ofMillis(900)), noTrips,
         everyMs, T0), "long holds at a fast pace: the bound, max-concurrent x prefetch-per-slot");
-    assertEquals(0, JobPace.ahead(8, 0, second, ms10, List.of(), noTrips, everyMs, T0), "prefetch-per-slot 0: off");
-    assertEquals(8, JobPace.ahead(8, 1, second, ms10, List.of(), noTrips, everyMs, T0), "at most max-concurrent x 1");
+    assertEquals(0, JobPace.ahead(8, 0, second, ms10, List.of(), ms10, noTrips, everyMs, T0), "prefetch-per-slot 0: off");
+    assertEquals(8, JobPace.ahead(8, 1, second, ms10, List.of(), ms10, noTrips, everyMs, T0), "at most max-concurrent x 1");
   }
 
   @Test

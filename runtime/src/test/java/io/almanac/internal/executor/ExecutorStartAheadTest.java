@@ -45,7 +45,7 @@ class ExecutorStartAheadTest {
   private static final Config CONFIG = ConfigFactory.parseString(String.join("\n",
       "almanac.executor.max-concurrent = 2",
       "almanac.executor.prefetch-per-slot = 1",
-      "almanac.executor.prefetch-max-wait = 1s",
+      "almanac.executor.prefetch-max-job = 1s",
       "almanac.executor.backlog-rate = 1000",
       "almanac.executor.backlog-burst = 1000",
       "almanac.executor.check-interval = 50ms")).withFallback(ConfigFactory.load());
@@ -271,7 +271,7 @@ class ExecutorStartAheadTest {
   }
 
   @Test
-  @DisplayName("R23: nothing is admitted ahead while a slot has been held longer than prefetch-max-wait")
+  @DisplayName("R23: nothing is admitted ahead while a job has run longer than prefetch-max-job")
   void noStartAheadWithALongJob() {
     Node n = node();
     warmUp(n);
@@ -283,7 +283,7 @@ class ExecutorStartAheadTest {
       assertEquals(2, n.jobs().held.size());
       return null;
     });
-    n.clock().set(T0.plusSeconds(2)); // both jobs have now held their slots for over 1 s (prefetch-max-wait)
+    n.clock().set(T0.plusSeconds(2)); // both jobs have now run for over 1 s (prefetch-max-job)
     for (int i = 3; i <= 4; i++) {
       run(n, "long-" + i);
     }
@@ -326,7 +326,7 @@ class ExecutorStartAheadTest {
   }
 
   @Test
-  @DisplayName("R21, R23: how many start ahead: none until full rings of slot holds and takes, then what the slots take in "
+  @DisplayName("R21, R23: how many start ahead: none until full rings of jobs and takes or while a job runs long, then what the slots take in "
       + "about one job time (the longer of a slot hold and a start's round trip) at their observed pace, at most "
       + "max-concurrent x prefetch-per-slot")
   void aheadFollowsThePace() {
@@ -339,26 +339,28 @@ class ExecutorStartAheadTest {
     for (int i = 1; i <= 32; i++) {
       thousandPerSecond.add(T0.minusMillis(i));
     }
-    assertEquals(10, JobPace.ahead(16, 4, second, ms10, none, noTrips, thousandPerSecond, T0),
+    assertEquals(10, JobPace.ahead(16, 4, second, ms10, none, ms10, noTrips, thousandPerSecond, T0),
         "1,000 takes a second x 10 ms holds");
-    assertEquals(64, JobPace.ahead(16, 4, second, java.util.Collections.nCopies(16, Duration.ofMillis(500)), none, noTrips,
-        thousandPerSecond, T0), "1,000 takes a second x 500 ms = 500, at most 16 x 4");
+    assertEquals(64, JobPace.ahead(16, 4, second, ms10, none, java.util.Collections.nCopies(16, Duration.ofMillis(500)), noTrips,
+        thousandPerSecond, T0), "1,000 takes a second x 500 ms holds = 500, at most 16 x 4");
     List<Duration> ms1 = java.util.Collections.nCopies(16, Duration.ofMillis(1));
-    assertEquals(1, JobPace.ahead(8, 4, second, ms1, none, noTrips, thousandPerSecond, T0),
+    assertEquals(1, JobPace.ahead(8, 4, second, ms1, none, ms1, noTrips, thousandPerSecond, T0),
         "millisecond jobs whose starts come back at once: one");
     List<Duration> trips30 = java.util.Collections.nCopies(16, Duration.ofMillis(30));
-    assertEquals(30, JobPace.ahead(8, 4, second, ms1, none, trips30, thousandPerSecond, T0),
+    assertEquals(30, JobPace.ahead(8, 4, second, ms1, none, ms1, trips30, thousandPerSecond, T0),
         "a start's round trip of 30 ms is the job time: the slots take 30 meanwhile");
-    assertEquals(32, JobPace.ahead(8, 4, second, ms1, none, java.util.Collections.nCopies(16, Duration.ofMillis(300)),
+    assertEquals(32, JobPace.ahead(8, 4, second, ms1, none, ms1, java.util.Collections.nCopies(16, Duration.ofMillis(300)),
         thousandPerSecond, T0), "never more than 8 x 4, however slow the journal");
-    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(second), noTrips, thousandPerSecond, T0),
-        "a slot held 1 s: none ahead");
+    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(second), ms10, noTrips, thousandPerSecond, T0),
+        "a job running 1 s: none ahead");
+    assertEquals(32, JobPace.ahead(8, 4, second, ms1, none, java.util.Collections.nCopies(16, Duration.ofSeconds(2)),
+        noTrips, thousandPerSecond, T0), "1 ms jobs whose results take 2 s to be written: the prefetch stays (the bound)");
     List<Duration> notFull = new java.util.ArrayList<>(ms10);
     notFull.set(15, null);
-    assertEquals(0, JobPace.ahead(8, 4, second, notFull, none, noTrips, thousandPerSecond, T0),
-        "before a full ring of slot holds: none ahead");
-    assertEquals(0, JobPace.ahead(8, 0, second, ms10, none, noTrips, thousandPerSecond, T0), "prefetch-per-slot 0: off");
-    assertEquals(1, JobPace.ahead(8, 4, second, ms10, none, noTrips, thousandPerSecond, T0.plusMillis(300)),
+    assertEquals(0, JobPace.ahead(8, 4, second, notFull, none, notFull, noTrips, thousandPerSecond, T0),
+        "before a full ring of jobs: none ahead");
+    assertEquals(0, JobPace.ahead(8, 0, second, ms10, none, ms10, noTrips, thousandPerSecond, T0), "prefetch-per-slot 0: off");
+    assertEquals(1, JobPace.ahead(8, 4, second, ms10, none, ms10, noTrips, thousandPerSecond, T0.plusMillis(300)),
         "no take for 300 ms: the pace decays (32 takes in 332 ms x 10 ms)");
   }
 }
