@@ -187,7 +187,7 @@ final class Admission<T> {
 
   /** The prefetch's bound: never more started attempts wait for a slot (max-concurrent x prefetch-per-slot). */
   int prefetchBound() {
-    return settings.maxConcurrent() * settings.prefetchPerSlot();
+    return (int) Math.min(Integer.MAX_VALUE, (long) settings.maxConcurrent() * settings.prefetchPerSlot());
   }
 
   /**

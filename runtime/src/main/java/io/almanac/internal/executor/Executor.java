@@ -406,9 +406,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
       acquireFence();
     }
-    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), at most {} started ahead of a slot while jobs take < {}, "
+    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), at most {} started ahead of a slot while "
+        + "jobs take < {}, "
         + "backlog {} starts/s (burst {}), {} per task; {}", fence.id(), settings.maxConcurrent(),
-        settings.maxConcurrentPerTask(), settings.prefetchPerSlot() * settings.maxConcurrent(), settings.prefetchMaxJob(),
+        settings.maxConcurrentPerTask(), (long) settings.prefetchPerSlot() * settings.maxConcurrent(), settings.prefetchMaxJob(),
         settings.backlogRate(),
         settings.backlogBurst(), settings.backlogRatePerTask(),
         fence.configured() ? "jobs run only while it holds its lease " + ExecutorFence.leaseName(fence.systemName(), fence.id())
