@@ -338,7 +338,7 @@ class FireCostTest {
       + "schedule, its start once admitted, its result)")
   void queuedFireBudget() throws Exception {
     Journal journal = startKit("fire-cost-queued", String.join("\n",
-        "almanac.executor.max-concurrent = 1", "almanac.executor.start-ahead = 0"));
+        "almanac.executor.max-concurrent = 1", "almanac.executor.prefetch-per-slot = 0"));
     CompletableFuture<JobResult> release = new CompletableFuture<>();
     java.util.concurrent.CountDownLatch blocking = new java.util.concurrent.CountDownLatch(1);
     Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })

@@ -175,7 +175,7 @@ class NodeMetersTest {
   @DisplayName("the backlog gauge counts windows waiting for the executor's only slot; running jobs are a gauge too")
   void backlogGauge() {
     testKit = ActorTestKit.create("meters-backlog-test", AlmanacNodeTest.config(
-        "almanac.executor { max-concurrent = 1, start-ahead = 0 }"));
+        "almanac.executor { max-concurrent = 1, prefetch-per-slot = 0 }"));
     CompletableFuture<JobResult> release = new CompletableFuture<>();
     AtomicInteger runs = new AtomicInteger();
     AgentJob held = ctx -> {
@@ -222,7 +222,7 @@ class NodeMetersTest {
       + "tasks are gauges; task tags stop at the cap")
   void windowsByStatusDependencySkipsLastSuccessAndTaskCap() {
     testKit = ActorTestKit.create("meters-windows-test", AlmanacNodeTest.config(
-        "almanac.executor { max-concurrent = 1, start-ahead = 0, backlog-burst-per-task = 10 }\nalmanac.metrics.max-task-tags = 3"));
+        "almanac.executor { max-concurrent = 1, prefetch-per-slot = 0, backlog-burst-per-task = 10 }\nalmanac.metrics.max-task-tags = 3"));
     CompletableFuture<JobResult> exportDone = new CompletableFuture<>();
     CompletableFuture<JobResult> hold = new CompletableFuture<>();
     AgentJob export = ctx -> ctx.window().value().equals("2026-11-29") ? exportDone

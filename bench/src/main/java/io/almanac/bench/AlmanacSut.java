@@ -241,6 +241,14 @@ final class AlmanacSut implements Sut {
     }
     m.put("journal_transactions", CountingJournalDao.WRITES.sum());
     m.put("journal_transaction_rows", CountingJournalDao.ROWS.sum());
+    long[] phases = meters.executorPhases();
+    m.put("slot_takes", phases[0]);
+    m.put("slot_wait_ns", phases[1]);
+    m.put("slot_wait_max_ns", phases[2]);
+    m.put("slot_releases", phases[3]);
+    m.put("slot_hold_ns", phases[4]);
+    m.put("slot_job_ns", phases[5]);
+    m.put("slot_waiting_max", phases[6]);
     m.put("messages_trigger", triggerMessages.sum());
     m.put("messages_task", taskMessages.sum());
     m.put("messages_executor", executorMessages.sum());

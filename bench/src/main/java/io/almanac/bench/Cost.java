@@ -79,8 +79,26 @@ final class Cost {
       m.put("journal_rows_per_transaction", (after.get("journal_transaction_rows") - r0)
           / (double) (after.get("journal_transactions") - x0));
     }
+    Long k0 = before.get("slot_takes");
+    if (k0 != null && after.get("slot_takes") > k0) {
+      // not per fire: where a started attempt spent its time on the executor in the span (means), and
+      // the longest wait and the most waiting at once since the node started (registration included)
+      m.put("slot_wait_ms_mean", (after.get("slot_wait_ns") - before.get("slot_wait_ns")) / 1e6
+          / (after.get("slot_takes") - k0));
+      m.put("slot_wait_ms_max", after.get("slot_wait_max_ns") / 1e6);
+      m.put("slot_waiting_max", after.get("slot_waiting_max"));
+    }
+    Long h0 = before.get("slot_releases");
+    if (h0 != null && after.get("slot_releases") > h0) {
+      long n = after.get("slot_releases") - h0;
+      double hold = (after.get("slot_hold_ns") - before.get("slot_hold_ns")) / 1e6 / n;
+      double job = (after.get("slot_job_ns") - before.get("slot_job_ns")) / 1e6 / n;
+      m.put("slot_hold_ms_mean", hold);
+      m.put("slot_job_ms_mean", job);
+      m.put("slot_result_ms_mean", hold - job); // the slot held after the job ended: its result's write
+    }
     for (Map.Entry<String, Long> e : after.entrySet()) {
-      if (e.getKey().equals("journal_writes_ended") || e.getKey().equals("journal_write_ns")) {
+      if (e.getKey().equals("journal_writes_ended") || e.getKey().equals("journal_write_ns") || e.getKey().startsWith("slot_")) {
         continue;
       }
       Long b = before.get(e.getKey());

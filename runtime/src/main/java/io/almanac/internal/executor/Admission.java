@@ -16,7 +16,7 @@ import java.util.function.Predicate;
 /**
  * The executor's admission decisions (see {@link Executor} for the protocol): which offered window
  * is queued, admitted into a slot or ignored, the reservations until the entity answers, the
- * started attempts that wait for a slot (start-ahead at the jobs' pace), the per-task limit and the
+ * started attempts that wait for a slot (the prefetch, at the slots' pace), the per-task limit and the
  * backlog's token buckets. Pure: no actors, time passed in; not thread-safe, owned by the executor
  * actor. {@code T} is how an entity is answered (an actor ref in the executor, anything in tests).
  * INTERNAL API.
@@ -52,8 +52,15 @@ final class Admission<T> {
     }
   }
 
-  /** An attempt its entity has started, waiting for a job slot (start-ahead). */
-  record Ready(AttemptItem item, TaskProtocol.AttemptGrant grant) {}
+  /**
+   * An attempt its entity has started, waiting for a job slot (prefetch); {@code since} when its
+   * start arrived here (null: not known).
+   */
+  record Ready(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant since) {
+    Ready(AttemptItem item, TaskProtocol.AttemptGrant grant) {
+      this(item, grant, null);
+    }
+  }
 
   /** What became of an offer. */
   enum OfferDecision {
@@ -74,8 +81,10 @@ final class Admission<T> {
   private final Map<String, Offered<T>> queued = new HashMap<>();
   /** Admitted windows whose entity has not answered yet: their slots are reserved. */
   private final Map<String, Offered<T>> reserved = new HashMap<>();
+  /** When each reservation was made (the start's round trip, the prefetch's pace). */
+  private final Map<String, Instant> reservedSince = new HashMap<>();
   private final ArrayDeque<Ready> ready = new ArrayDeque<>();
-  /** The windows in {@link #ready}, counted (a lookup per offer, not a walk of start-ahead's thousands). */
+  /** The windows in {@link #ready}, counted (a lookup per offer). */
   private final Map<String, Integer> readyKeys = new HashMap<>();
   /** Per task: reserved, ready and running attempts (the per-task limit). */
   private final Map<String, Integer> admittedPerTask = new HashMap<>();
@@ -142,16 +151,17 @@ final class Admission<T> {
   }
 
   /**
-   * Admits queued windows while there is room (the slots, plus start-ahead at the jobs' pace): fresh
-   * ones first, then the backlog at its rate. Each admission reserves a slot until the entity
-   * answers.
+   * Admits queued windows while there is room (the slots, plus the prefetch at the slots' pace, see
+   * {@link JobPace#ahead}): fresh ones first, then the backlog at its rate. Each admission reserves a
+   * slot until the entity answers. Reserved, waiting and running attempts together never exceed
+   * max-concurrent plus the prefetch, so never more than the prefetch are started without a slot.
    *
    * @param running how long each job holding a slot has run so far (or took, if it ended)
    * @param now the time now
    * @return the windows admitted, in order: each entity is to be told
    */
   List<Offered<T>> admit(List<Duration> running, Instant now) {
-    int room = settings.maxConcurrent() + ahead(running);
+    int room = settings.maxConcurrent() + ahead(running, now);
     List<Offered<T>> admitted = new ArrayList<>();
     while (running.size() + ready.size() + reserved.size() < room) {
       Offered<T> next = take(fresh, false, now);
@@ -162,15 +172,22 @@ final class Admission<T> {
         break;
       }
       reserved.put(next.key(), next);
+      reservedSince.put(next.key(), now);
       admittedPerTask.merge(next.taskId(), 1, Integer::sum);
       admitted.add(next);
     }
     return admitted;
   }
 
-  private int ahead(List<Duration> running) {
-    return JobPace.ahead(settings.maxConcurrent(), settings.startAhead(), settings.startAheadMaxJob(), pace.recent(),
-        running);
+  /** The prefetch now: started attempts that may wait for a slot ({@link JobPace#ahead}). */
+  int ahead(List<Duration> running, Instant now) {
+    return JobPace.ahead(settings.maxConcurrent(), settings.prefetchPerSlot(), settings.prefetchMaxJob(), pace.jobs(),
+        running, pace.holds(), pace.trips(), pace.takes(), now);
+  }
+
+  /** The prefetch's bound: never more started attempts wait for a slot (max-concurrent x prefetch-per-slot). */
+  int prefetchBound() {
+    return (int) Math.min(Integer.MAX_VALUE, (long) settings.maxConcurrent() * settings.prefetchPerSlot());
   }
 
   /**
@@ -212,6 +229,18 @@ final class Admission<T> {
    * @return whether it was reserved (false: freed meanwhile, its entity restarted)
    */
   boolean endReservation(String key) {
+    return endReservation(key, null);
+  }
+
+  /**
+   * As {@link #endReservation(String)}; {@code startedAt}: when the entity's answer that it started
+   * the attempt arrived (its round trip is the prefetch's pace), null for a decline.
+   */
+  boolean endReservation(String key, Instant startedAt) {
+    Instant since = reservedSince.remove(key);
+    if (since != null && startedAt != null) {
+      pace.startTook(Duration.between(since, startedAt));
+    }
     Offered<T> was = reserved.remove(key);
     if (was != null) {
       unhold(was.task());
@@ -235,9 +264,17 @@ final class Admission<T> {
     admittedPerTask.computeIfPresent(taskId, (k, v) -> v <= 1 ? null : v - 1);
   }
 
-  /** A job that held its slot ended after {@code took} (the pace of start-ahead). */
-  void jobEnded(Duration took) {
-    pace.ended(took);
+  /**
+   * A job that took {@code took} gave its slot back after holding it {@code held} (the job and its
+   * result's write): the prefetch's pace.
+   */
+  void jobEnded(Duration took, Duration held) {
+    pace.ended(took, held);
+  }
+
+  /** A slot took a started attempt at {@code now} (the prefetch's pace). */
+  void slotTaken(Instant now) {
+    pace.taken(now);
   }
 
   /**
@@ -276,6 +313,7 @@ final class Admission<T> {
       Offered<T> o = it.next();
       if (which.test(o)) {
         it.remove();
+        reservedSince.remove(o.key());
         unhold(o.task());
         release(o.taskId());
       }
@@ -305,6 +343,7 @@ final class Admission<T> {
       release(o.taskId());
     }
     reserved.clear();
+    reservedSince.clear();
     return dropped;
   }
 
@@ -397,6 +436,7 @@ final class Admission<T> {
    */
   boolean requeue(String key, String pool, Instant until, io.almanac.PoolWaitReason reason) {
     Offered<T> o = reserved.remove(key);
+    reservedSince.remove(key);
     block(pool, until, reason);
     if (o == null) {
       return false;

@@ -89,9 +89,11 @@ import org.slf4j.event.Level;
  *       under a new identity once it holds a new lease. A gap between two checks longer than the
  *       lease's safety margin (a frozen JVM) makes the lease suspect until renewed: nothing starts
  *       and the ledger refuses meanwhile.
- *   <li>While jobs run short, up to {@code start-ahead} attempts are admitted before a job slot is
- *       free, so the slots do not idle during the start's round trip to the entity (a burst of
- *       short jobs); a started attempt waits for a slot and is not run if its lease ends first.
+ *   <li>While slots are held briefly, a bounded prefetch of attempts is admitted before a job slot is
+ *       free, so the slots do not idle during the start's round trip to the entity: as many as the
+ *       slots take in about one job time (the longer of a slot hold and a start's round trip) at
+ *       their observed pace, at most max-concurrent x {@code prefetch-per-slot} (see {@link
+ *       JobPace#ahead}). A started attempt waits for a slot and is not run if its lease ends first.
  *       With long jobs nothing is admitted ahead.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
  *   <li>The node's drain ({@link Drain}, on coordinated shutdown): nothing more is admitted, started
@@ -102,7 +104,7 @@ import org.slf4j.event.Level;
  * </ul>
  *
  * The decisions are pure classes this actor owns: {@link Admission} (queues, reservations,
- * start-ahead, limits and rates), {@link FenceHold} (the node lease) and {@link ResultReports} (a
+ * the prefetch, limits and rates), {@link FenceHold} (the node lease) and {@link ResultReports} (a
  * refused or undelivered report). A job's thread sees its {@link JobContextImpl} and {@link JobRun},
  * which hold the attempt's data and a {@link JobPort}, never an actor.
  *
@@ -404,9 +406,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
       acquireFence();
     }
-    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), {} admitted ahead while jobs take < {}, "
+    ctx.getLog().info("executor {} started: {} concurrent jobs ({} per task), at most {} started ahead of a slot while "
+        + "jobs take < {}, "
         + "backlog {} starts/s (burst {}), {} per task; {}", fence.id(), settings.maxConcurrent(),
-        settings.maxConcurrentPerTask(), settings.startAhead(), settings.startAheadMaxJob(), settings.backlogRate(),
+        settings.maxConcurrentPerTask(), (long) settings.prefetchPerSlot() * settings.maxConcurrent(), settings.prefetchMaxJob(),
+        settings.backlogRate(),
         settings.backlogBurst(), settings.backlogRatePerTask(),
         fence.configured() ? "jobs run only while it holds its lease " + ExecutorFence.leaseName(fence.systemName(), fence.id())
             : "no node lease (almanac.executor.fence-lease is empty)");
@@ -633,7 +637,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private Behavior<Command> onStarted(Started m) {
     TaskProtocol.AttemptGrant grant = m.grant();
     AttemptItem item = new AttemptItem(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
-    boolean reservedHere = admission.endReservation(item.key());
+    boolean reservedHere = admission.endReservation(item.key(), clock.instant());
     fenceBroken();
     if (!mayRun() || (grant.executor() != null && !grant.executor().equals(fence.id()))) {
       // Started under an identity that lost its lease since (or while it has none): never run. Its
@@ -672,10 +676,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         return this;
       }
     }
+    Instant now = clock.instant();
     if (running.size() < settings.maxConcurrent()) {
-      run(item, grant, clock.instant());
+      run(item, grant, now, now);
     } else {
-      admission.ready(new Admission.Ready(item, grant)); // also while draining: the attempt is started in its entity
+      admission.ready(new Admission.Ready(item, grant, now)); // also while draining: the attempt is started in its entity
+      meters.startedWaiting(admission.readyCount());
     }
     gauges();
     return this;
@@ -722,7 +728,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     Admission.Ready r;
     while (running.size() < settings.maxConcurrent() && (r = admission.pollReady()) != null) {
-      run(r.item(), r.grant(), now); // also while draining: the attempt is started in its entity
+      run(r.item(), r.grant(), now, r.since()); // also while draining: the attempt is started in its entity
     }
     if (!draining) {
       for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
@@ -756,11 +762,14 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   // ---- running jobs
 
-  private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now) {
+  /** Runs a started attempt in a free slot; {@code since}: when its start arrived here (null: not known). */
+  private void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now, Instant since) {
     if (Admission.leaseEnded(grant.leaseUntil(), now)) {
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
     }
+    meters.slotTaken(since == null ? 0 : Math.max(0, Duration.between(since, now).toNanos()));
+    admission.slotTaken(now);
     RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
     r.pools = pools.poolsOf(item.key()); // null for a task without pools
     running.add(r);
@@ -841,7 +850,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
-  /** A job that held its slot ended: its task's count released, counted, its duration remembered (start-ahead), logged. */
+  /** A job that held its slot ended: its task's count released, counted, its slot hold remembered (the prefetch's pace), logged. */
   private void ended(RunningAttempt r, JobResult result, Duration took) {
     admission.release(r.item.taskId());
     if (result.throttled()) {
@@ -850,7 +859,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     addPoolUsage(r, result);
     releasePools(r.item.key(), r.item.taskId(), r.item.window());
     finished++;
-    admission.jobEnded(took);
+    Duration held = Duration.between(r.startedAt, clock.instant());
+    meters.slotReleased(held.toNanos(), took == null ? 0 : took.toNanos());
+    admission.jobEnded(took == null ? held : took, held); // a millisecond job holds its slot for its result's write too
     if (result.succeeded()) {
       log(Level.DEBUG, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} succeeded in {} ms",
           r.item.taskId(), r.item.window(), r.attempt, took.toMillis());
@@ -1352,10 +1363,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return this;
     }
     startsWaitingForPools.remove(key);
+    Instant now = clock.instant();
     if (running.size() < settings.maxConcurrent()) {
-      run(item, m.grant(), clock.instant());
+      run(item, m.grant(), now, now);
     } else {
-      admission.ready(new Admission.Ready(item, m.grant()));
+      admission.ready(new Admission.Ready(item, m.grant(), now));
+      meters.startedWaiting(admission.readyCount());
     }
     gauges();
     return this;

@@ -11,9 +11,9 @@ import java.time.Duration;
  *
  * @param maxConcurrent jobs running at once on this node
  * @param maxConcurrentPerTask jobs of one task running at once on this node
- * @param startAhead attempts started ahead of a free job slot while the jobs run short, at most (0:
- *     none); fewer as the jobs take longer (see {@code JobPace.ahead})
- * @param startAheadMaxJob how short "short" is: every recent job and every running one took less
+ * @param prefetchPerSlot started attempts that may wait for a job slot, per slot at most (0: none);
+ *     fewer at the slots' observed pace (see {@code JobPace.ahead})
+ * @param prefetchMaxJob no prefetch while a recent or a running job took this long (its own time)
  * @param backlogRate retries and backfills started per second on this node, all tasks together
  * @param backlogBurst backlog starts allowed at once after a quiet period
  * @param backlogRatePerTask retries and backfills of one task started per second
@@ -32,8 +32,8 @@ import java.time.Duration;
 public record ExecutorSettings(
     int maxConcurrent,
     int maxConcurrentPerTask,
-    int startAhead,
-    Duration startAheadMaxJob,
+    int prefetchPerSlot,
+    Duration prefetchMaxJob,
     double backlogRate,
     int backlogBurst,
     double backlogRatePerTask,
@@ -53,8 +53,12 @@ public record ExecutorSettings(
   public ExecutorSettings {
     Settings.atLeast(P + "max-concurrent", maxConcurrent, 1);
     Settings.atLeast(P + "max-concurrent-per-task", maxConcurrentPerTask, 1);
-    Settings.atLeast(P + "start-ahead", startAhead, 0);
-    Settings.positive(P + "start-ahead-max-job", startAheadMaxJob);
+    Settings.atLeast(P + "prefetch-per-slot", prefetchPerSlot, 0);
+    if (prefetchPerSlot > 1024) {
+      throw new InvalidSpecException(P + "prefetch-per-slot", prefetchPerSlot, "must be at most 1024 (a small multiple "
+          + "of max-concurrent: a started attempt beyond the slots is RUNNING without running)");
+    }
+    Settings.positive(P + "prefetch-max-job", prefetchMaxJob);
     Settings.positive(P + "backlog-rate", backlogRate);
     Settings.atLeast(P + "backlog-burst", backlogBurst, 1);
     Settings.positive(P + "backlog-rate-per-task", backlogRatePerTask);
@@ -113,6 +117,24 @@ public record ExecutorSettings(
     }
   }
 
+  /**
+   * The keys the prefetch replaced, refused naming the new ones: {@code start-ahead} (an absolute
+   * count, 4096 by default, that recorded thousands of attempts RUNNING long before a slot took them)
+   * and {@code start-ahead-max-job}.
+   */
+  private static void refuseStartAhead(Config config) {
+    if (config.hasPath(P + "start-ahead")) {
+      throw new InvalidSpecException(P + "start-ahead", config.getValue(P + "start-ahead").unwrapped(),
+          "was replaced by " + P + "prefetch-per-slot (default 4): started attempts that may wait for a job slot, per "
+              + "slot, fewer at the slots' observed pace (docs/start-ahead.md); 0 still turns it off; rename the key");
+    }
+    if (config.hasPath(P + "start-ahead-max-job")) {
+      throw new InvalidSpecException(P + "start-ahead-max-job", config.getValue(P + "start-ahead-max-job").unwrapped(),
+          "was replaced by " + P + "prefetch-max-job (default 1s, the same meaning): no prefetch while a recent or a "
+              + "running job took that long; rename the key");
+    }
+  }
+
   /** The fence lease's path: empty, or a configuration block with a lease-class. */
   private static String fenceLease(Config config) {
     String path = Settings.stringOf(config, P + "fence-lease").trim();
@@ -128,11 +150,12 @@ public record ExecutorSettings(
    * @return the validated settings
    */
   public static ExecutorSettings from(Config config) {
+    refuseStartAhead(config);
     return new ExecutorSettings(
         Settings.intOf(config, P + "max-concurrent"),
         Settings.intOf(config, P + "max-concurrent-per-task"),
-        Settings.intOf(config, P + "start-ahead"),
-        Settings.durationOf(config, P + "start-ahead-max-job"),
+        Settings.intOf(config, P + "prefetch-per-slot"),
+        Settings.durationOf(config, P + "prefetch-max-job"),
         Settings.doubleOf(config, P + "backlog-rate"),
         Settings.intOf(config, P + "backlog-burst"),
         Settings.doubleOf(config, P + "backlog-rate-per-task"),

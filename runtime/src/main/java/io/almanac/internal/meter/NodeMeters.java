@@ -155,6 +155,16 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   private final LongAdder journalEvents = new LongAdder();
   private final LongAdder journalWrites = new LongAdder();
   private final LongAdder journalWriteNanos = new LongAdder();
+  /** Where a started attempt spends its time on the executor (see {@link #executorPhases()}). */
+  private final LongAdder slotWaits = new LongAdder();
+  private final LongAdder slotWaitNanos = new LongAdder();
+  private final java.util.concurrent.atomic.LongAccumulator slotWaitMaxNanos =
+      new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+  private final LongAdder slotHolds = new LongAdder();
+  private final LongAdder slotHoldNanos = new LongAdder();
+  private final LongAdder slotJobNanos = new LongAdder();
+  private final java.util.concurrent.atomic.LongAccumulator waitingMax =
+      new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
   /** What the gauges say of each task hosted here, as its last write left it. */
   private final Map<String, Hosted> hosted = new ConcurrentHashMap<>();
   /** The tasks whose own series of the last-success gauge are registered. */
@@ -741,6 +751,46 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     backlog.set(backlogWaiting);
     running.set(runningNow);
     stuck.set(stuckNow);
+  }
+
+  /**
+   * A started attempt took a job slot (from the executor's actor).
+   *
+   * @param waitedNanos how long it had been started (recorded RUNNING) without a slot: 0 when a slot
+   *     took it as its start arrived
+   */
+  public void slotTaken(long waitedNanos) {
+    slotWaits.increment();
+    slotWaitNanos.add(waitedNanos);
+    slotWaitMaxNanos.accumulate(waitedNanos);
+  }
+
+  /**
+   * A job gave its slot back (from the executor's actor).
+   *
+   * @param heldNanos from the slot's take to its release: the job and, on the common path, the
+   *     write of its result (the slot is held until the result is recorded)
+   * @param jobNanos the job's own time
+   */
+  public void slotReleased(long heldNanos, long jobNanos) {
+    slotHolds.increment();
+    slotHoldNanos.add(heldNanos);
+    slotJobNanos.add(jobNanos);
+  }
+
+  /** Started attempts waiting for a slot now (from the executor's actor): the highest is kept. */
+  public void startedWaiting(int waiting) {
+    waitingMax.accumulate(waiting);
+  }
+
+  /**
+   * @return kept also when no registry records meters: slot takes, their summed wait since the
+   *     attempt was started (ns), the longest such wait (ns), slot releases, their summed hold (ns),
+   *     the jobs' summed own time (ns), and the most started attempts that waited for a slot at once
+   */
+  public long[] executorPhases() {
+    return new long[] {slotWaits.sum(), slotWaitNanos.sum(), slotWaitMaxNanos.get(), slotHolds.sum(),
+        slotHoldNanos.sum(), slotJobNanos.sum(), waitingMax.get()};
   }
 
   // ---------------------------------------------------------------------------------------------

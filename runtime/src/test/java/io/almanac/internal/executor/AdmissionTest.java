@@ -23,9 +23,9 @@ class AdmissionTest {
 
   private final List<String> watchLog = new ArrayList<>();
 
-  private static ExecutorSettings settings(int maxConcurrent, int perTask, int startAhead, double backlogRate,
+  private static ExecutorSettings settings(int maxConcurrent, int perTask, int prefetchPerSlot, double backlogRate,
       int backlogBurst, double perTaskRate, int perTaskBurst) {
-    return new ExecutorSettings(maxConcurrent, perTask, startAhead, Duration.ofSeconds(1), backlogRate, backlogBurst,
+    return new ExecutorSettings(maxConcurrent, perTask, prefetchPerSlot, Duration.ofSeconds(1), backlogRate, backlogBurst,
         perTaskRate, perTaskBurst, Duration.ofMillis(50), Duration.ofSeconds(5), 3, Duration.ofMillis(100),
         Duration.ofSeconds(10), Duration.ofSeconds(30), 10, "");
   }
@@ -225,23 +225,51 @@ class AdmissionTest {
     assertEquals(List.of(), windows(a.admit(NONE_RUNNING, T0)));
   }
 
-  @Test
-  void admitsAheadOfTheSlotsWhileJobsRunShort() {
-    Admission<String> a = admission(settings(2, 100, 3, 1000, 1000, 1000, 1000));
+  /**
+   * A node that has seen 32 slot takes, one every {@code gap} up to {@code now}, and 16 slot holds of
+   * {@code hold} by jobs of 1 ms (the rest of the hold: their results' writes).
+   */
+  private static void paced(Admission<String> a, Duration hold, Duration gap, Instant now) {
     for (int i = 0; i < 16; i++) {
-      a.jobEnded(Duration.ofMillis(10));
+      a.jobEnded(Duration.ofMillis(1), hold);
     }
-    for (int i = 0; i < 10; i++) {
-      a.offer("t", "w" + i, RunKind.FIRST, "e", false);
+    for (int i = 32; i > 0; i--) {
+      a.slotTaken(now.minus(gap.multipliedBy(i - 1)));
     }
-    assertEquals(2 + 3, a.admit(NONE_RUNNING, T0).size(), "the slots and start-ahead's cap");
   }
 
   @Test
-  void admitsNothingAheadBeforeAFullRingOfShortJobs() {
+  void admitsAheadOfTheSlotsWhileSlotsAreHeldBriefly() {
+    // 2 slots, prefetch-per-slot 3: at most 6 ahead; the slots take one attempt a millisecond and a
+    // slot is held 10 ms, so they take 10 in one job time: the bound (6) decides
+    Admission<String> a = admission(settings(2, 100, 3, 1000, 1000, 1000, 1000));
+    paced(a, Duration.ofMillis(10), Duration.ofMillis(1), T0);
+    for (int i = 0; i < 20; i++) {
+      a.offer("t", "w" + i, RunKind.FIRST, "e", false);
+    }
+    assertEquals(2 + 6, a.admit(NONE_RUNNING, T0).size(), "the slots and the prefetch's bound, max-concurrent x 3");
+    assertEquals(6, a.prefetchBound());
+  }
+
+  @Test
+  void admitsAheadOnlyWhatTheSlotsTakeInOneJobTime() {
+    // the slots take one attempt every 5 ms and a slot is held 10 ms: 2 are taken in one job time
+    Admission<String> a = admission(settings(2, 100, 3, 1000, 1000, 1000, 1000));
+    paced(a, Duration.ofMillis(10), Duration.ofMillis(5), T0);
+    for (int i = 0; i < 20; i++) {
+      a.offer("t", "w" + i, RunKind.FIRST, "e", false);
+    }
+    assertEquals(2 + 2, a.admit(NONE_RUNNING, T0).size(), "the slots and what they take in one job time");
+  }
+
+  @Test
+  void admitsNothingAheadBeforeAFullRingOfSlotHolds() {
     Admission<String> a = admission(settings(2, 100, 3, 1000, 1000, 1000, 1000));
     for (int i = 0; i < 15; i++) {
-      a.jobEnded(Duration.ofMillis(10));
+      a.jobEnded(Duration.ofMillis(10), Duration.ofMillis(10));
+    }
+    for (int i = 0; i < 32; i++) {
+      a.slotTaken(T0);
     }
     for (int i = 0; i < 10; i++) {
       a.offer("t", "w" + i, RunKind.FIRST, "e", false);
@@ -252,9 +280,7 @@ class AdmissionTest {
   @Test
   void admitsNothingAheadWhileAJobRunsLong() {
     Admission<String> a = admission(settings(2, 100, 3, 1000, 1000, 1000, 1000));
-    for (int i = 0; i < 16; i++) {
-      a.jobEnded(Duration.ofMillis(10));
-    }
+    paced(a, Duration.ofMillis(10), Duration.ofMillis(1), T0);
     for (int i = 0; i < 10; i++) {
       a.offer("t", "w" + i, RunKind.FIRST, "e", false);
     }
@@ -262,10 +288,59 @@ class AdmissionTest {
   }
 
   @Test
-  void theStartAheadRoomFollowsTheJobsMeanPace() {
+  void theStartsRoundTripIsOneJobTimeWhenItIsTheLonger() {
+    // millisecond slot holds, but a start takes 20 ms to come back from its entity: the slots, about
+    // one take a millisecond, take about 20 in that time; the bound is 8 x 4 = 32
+    Admission<String> a = admission(settings(8, 100, 4, 1000, 1000, 1000, 1000));
+    paced(a, Duration.ofMillis(1), Duration.ofMillis(1), T0);
+    assertEquals(1, a.ahead(NONE_RUNNING, T0), "one take in one 1 ms hold");
+    for (int i = 0; i < 16; i++) {
+      a.offer("t" + i, "w", RunKind.FIRST, "e", false);
+    }
+    List<Admission.Offered<String>> admitted = a.admit(NONE_RUNNING, T0);
+    for (Admission.Offered<String> o : admitted) {
+      a.endReservation(o.key(), T0.plusMillis(20));
+    }
+    assertEquals(21, a.ahead(NONE_RUNNING, T0), "32 takes in 31 ms x 20 ms");
+  }
+
+  @Test
+  void aSlowResultWriteDoesNotTurnThePrefetchOff() {
+    // 1 ms jobs whose results take 2 s to be written (a journal under load): the slots are held 2 s
+    // each, they take 4 a second, and a start comes back after 2 s too: 8 in one job time
+    Admission<String> a = admission(settings(8, 100, 4, 1000, 1000, 1000, 1000));
+    paced(a, Duration.ofSeconds(2), Duration.ofMillis(250), T0);
+    assertEquals(8, a.ahead(List.of(Duration.ofMillis(1)), T0), "32 takes in 7.75 s x 2 s");
+  }
+
+  @Test
+  void theSlotsPaceDecaysWhenNothingIsTaken() {
+    Admission<String> a = admission(settings(8, 100, 4, 1000, 1000, 1000, 1000));
+    paced(a, Duration.ofMillis(10), Duration.ofMillis(1), T0);
+    assertEquals(10, a.ahead(NONE_RUNNING, T0));
+    assertEquals(1, a.ahead(NONE_RUNNING, T0.plusMillis(500)), "32 takes in 531 ms: under one take per 10 ms");
+  }
+
+  @Test
+  void thePrefetchRuleIsPure() {
     List<Duration> ms10 = Collections.nCopies(16, Duration.ofMillis(10));
-    assertEquals(800, JobPace.ahead(8, 1024, Duration.ofSeconds(1), ms10, List.of()));
-    assertEquals(0, JobPace.ahead(8, 0, Duration.ofSeconds(1), ms10, List.of()), "start-ahead 0: off");
+    List<Instant> everyMs = new ArrayList<>();
+    for (int i = 0; i < 32; i++) {
+      everyMs.add(T0.minusMillis(i));
+    }
+    List<Duration> noTrips = Collections.nCopies(16, null);
+    Duration second = Duration.ofSeconds(1);
+    assertEquals(10, JobPace.ahead(8, 4, second, ms10, List.of(), ms10, noTrips, everyMs, T0),
+        "32 takes in 31 ms x 10 ms");
+    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(second), ms10, noTrips, everyMs, T0),
+        "a job running 1 s (prefetch-max-job): none");
+    List<Instant> notFull = new ArrayList<>(everyMs);
+    notFull.set(3, null);
+    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(), ms10, noTrips, notFull, T0), "before 32 takes: none");
+    assertEquals(32, JobPace.ahead(8, 4, second, ms10, List.of(), Collections.nCopies(16, Duration.ofMillis(900)), noTrips,
+        everyMs, T0), "long holds at a fast pace: the bound, max-concurrent x prefetch-per-slot");
+    assertEquals(0, JobPace.ahead(8, 0, second, ms10, List.of(), ms10, noTrips, everyMs, T0), "prefetch-per-slot 0: off");
+    assertEquals(8, JobPace.ahead(8, 1, second, ms10, List.of(), ms10, noTrips, everyMs, T0), "at most max-concurrent x 1");
   }
 
   @Test

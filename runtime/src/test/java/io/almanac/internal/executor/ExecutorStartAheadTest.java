@@ -34,9 +34,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The executor as the one admission authority: it admits offered windows only into free slots
  * (reserving each until its entity answers), frees a reservation on a decline, a recovered entity or
- * a stopped one; while jobs run short it admits up to {@code start-ahead} attempts before a slot is
- * free, never runs more than {@code max-concurrent} jobs, admits nothing ahead while a long job
- * runs, and lets a started attempt whose lease ends before it got a slot go without running it
+ * a stopped one; while slots are held briefly it admits a bounded prefetch of attempts before a slot
+ * is free (at most max-concurrent x {@code prefetch-per-slot}, fewer at the slots' observed pace),
+ * never runs more than {@code max-concurrent} jobs, admits nothing ahead while a slot is held long, and lets a started attempt whose lease ends before it got a slot go without running it
  * (its entity's lease timer times it out) (R17, R21, R23). The test plays the task entities with a
  * probe.
  */
@@ -44,8 +44,8 @@ import org.junit.jupiter.api.TestInstance;
 class ExecutorStartAheadTest {
   private static final Config CONFIG = ConfigFactory.parseString(String.join("\n",
       "almanac.executor.max-concurrent = 2",
-      "almanac.executor.start-ahead = 2",
-      "almanac.executor.start-ahead-max-job = 1s",
+      "almanac.executor.prefetch-per-slot = 1",
+      "almanac.executor.prefetch-max-job = 1s",
       "almanac.executor.backlog-rate = 1000",
       "almanac.executor.backlog-burst = 1000",
       "almanac.executor.check-interval = 50ms")).withFallback(ConfigFactory.load());
@@ -64,10 +64,14 @@ class ExecutorStartAheadTest {
     final Map<String, CompletableFuture<JobResult>> held = new ConcurrentHashMap<>();
     final AtomicInteger running = new AtomicInteger();
     final AtomicInteger maxRunning = new AtomicInteger();
+    /** Attempts the test answered started (RUNNING in their entity), and jobs a slot ran. */
+    final AtomicInteger started = new AtomicInteger();
+    final AtomicInteger invoked = new AtomicInteger();
 
     JobRegistry registry() {
       JobRegistry jobs = new JobRegistry();
       jobs.register("j", ctx -> {
+        invoked.incrementAndGet();
         if (ctx.taskId().startsWith("quick-")) {
           return CompletableFuture.completedFuture(JobResult.success("done"));
         }
@@ -103,8 +107,12 @@ class ExecutorStartAheadTest {
 
   /** Answers the next message the executor sends a task: starts an admitted window, acknowledges a result. */
   private static TaskProtocol.Command answer(Node n) {
-    TaskProtocol.Command m = n.tasks().receiveMessage();
+    return answer(n, n.tasks().receiveMessage());
+  }
+
+  private static TaskProtocol.Command answer(Node n, TaskProtocol.Command m) {
     if (m instanceof TaskProtocol.Admitted a) {
+      n.jobs().started.incrementAndGet();
       a.replyTo().tell(new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(), 1,
           RunKind.FIRST, n.clock().instant().plus(LEASE), T0, T0, T0, Map.of(), List.of(), "test-executor")));
     } else if (m instanceof TaskProtocol.FinishAttempt f) {
@@ -183,17 +191,28 @@ class ExecutorStartAheadTest {
     admitted(n, "g");
   }
 
-  /** Runs 16 quick jobs to the end, so the executor has seen a full ring of short jobs. */
+  /**
+   * Runs 32 quick jobs to the end, two at a time, each holding its slot 10 ms (the clock moves on
+   * before their results are acknowledged): the executor has seen full rings of short slot holds and
+   * of slot takes, both slots busy (2 taken per 10 ms, 2 taken in one job time).
+   */
   private static void warmUp(Node n) {
-    for (int i = 0; i < 16; i++) {
-      run(n, "quick-" + i);
-    }
-    int finished = 0;
-    while (finished < 16) {
-      if (answer(n) instanceof TaskProtocol.FinishAttempt) {
-        finished++;
+    for (int pair = 0; pair < 16; pair++) {
+      run(n, "quick-" + (2 * pair));
+      run(n, "quick-" + (2 * pair + 1));
+      List<TaskProtocol.FinishAttempt> results = new java.util.ArrayList<>();
+      while (results.size() < 2) {
+        TaskProtocol.Command m = n.tasks().receiveMessage();
+        if (m instanceof TaskProtocol.Admitted) {
+          answer(n, m);
+        } else if (m instanceof TaskProtocol.FinishAttempt f) {
+          results.add(f);
+        }
       }
+      n.clock().set(n.clock().instant().plusMillis(10));
+      results.forEach(f -> f.replyTo().tell(StatusReply.ack()));
     }
+    n.tasks().expectNoMessage(Duration.ofMillis(100));
   }
 
   private static int startsFor(Node n, int expected) {
@@ -207,20 +226,24 @@ class ExecutorStartAheadTest {
   }
 
   @Test
-  @DisplayName("R21: while jobs run short, start-ahead attempts are admitted before a slot is free; never more than max-concurrent jobs run")
+  @DisplayName("R21: while slots are held briefly, a prefetch is admitted before a slot is free; never more than max-concurrent "
+      + "jobs run, never more than the prefetch's bound started without a slot")
   void startsAheadWhileJobsRunShort() {
     Node n = node();
     warmUp(n);
     for (int i = 1; i <= 6; i++) {
       run(n, "held-" + i);
     }
-    // max-concurrent 2 + start-ahead 2: four admissions go out, two jobs run, two attempts wait.
+    // max-concurrent 2 + prefetch 2 (2 x prefetch-per-slot 1, and 2 taken in one job time): four
+    // admissions go out, two jobs run, two attempts wait; the other two windows are not admitted
+    // (they stay PENDING in their entities, not RUNNING).
     assertEquals(4, startsFor(n, 4));
     n.tasks().awaitAssert(() -> {
       assertEquals(Set.of("held-1", "held-2"), n.jobs().held.keySet());
       return null;
     });
     n.tasks().expectNoMessage(Duration.ofMillis(300));
+    assertStartedWithoutASlotAtMost(n, 2);
     // One job ends: its result is reported, a waiting attempt runs at once, and one more is admitted.
     n.jobs().held.get("held-1").complete(JobResult.success("ok"));
     boolean finished = false;
@@ -236,10 +259,19 @@ class ExecutorStartAheadTest {
       return null;
     });
     assertEquals(2, n.jobs().maxRunning.get(), "jobs running at once");
+    assertStartedWithoutASlotAtMost(n, 2);
+  }
+
+  /** Attempts answered started (RUNNING in their entity) that no slot has taken yet: at most {@code bound}. */
+  private static void assertStartedWithoutASlotAtMost(Node n, int bound) {
+    int started = n.jobs().started.get();
+    int inSlotOrRan = n.jobs().invoked.get();
+    assertTrue(started - inSlotOrRan <= bound, started + " started, " + inSlotOrRan + " in a slot or ran: more than "
+        + bound + " wait for a slot");
   }
 
   @Test
-  @DisplayName("R23: nothing is admitted ahead while a job has run longer than start-ahead-max-job")
+  @DisplayName("R23: nothing is admitted ahead while a job has run longer than prefetch-max-job")
   void noStartAheadWithALongJob() {
     Node n = node();
     warmUp(n);
@@ -251,7 +283,7 @@ class ExecutorStartAheadTest {
       assertEquals(2, n.jobs().held.size());
       return null;
     });
-    n.clock().set(T0.plusSeconds(2)); // both jobs have now run for 2 s > start-ahead-max-job
+    n.clock().set(T0.plusSeconds(2)); // both jobs have now run for over 1 s (prefetch-max-job)
     for (int i = 3; i <= 4; i++) {
       run(n, "long-" + i);
     }
@@ -294,27 +326,41 @@ class ExecutorStartAheadTest {
   }
 
   @Test
-  @DisplayName("R21, R23: how many start ahead: none until a full ring of recent jobs ran short, then what the slots work off in "
-      + "about start-ahead-max-job at the recent jobs' mean pace, at most start-ahead")
+  @DisplayName("R21, R23: how many start ahead: none until full rings of jobs and takes or while a job runs long, then what the slots take in "
+      + "about one job time (the longer of a slot hold and a start's round trip) at their observed pace, at most "
+      + "max-concurrent x prefetch-per-slot")
   void aheadFollowsThePace() {
     Duration second = Duration.ofSeconds(1);
-    java.util.List<Duration> ms10 = java.util.Collections.nCopies(16, Duration.ofMillis(10));
-    java.util.List<Duration> none = java.util.List.of();
-    assertEquals(1024, JobPace.ahead(16, 1024, second, ms10, none), "16 slots x 1 s / 10 ms = 1,600, capped");
-    assertEquals(800, JobPace.ahead(8, 1024, second, ms10, none), "8 slots x 1 s / 10 ms");
-    java.util.List<Duration> ms500 = java.util.Collections.nCopies(16, Duration.ofMillis(500));
-    assertEquals(16, JobPace.ahead(8, 1024, second, ms500, none), "8 slots x 1 s / 500 ms");
-    java.util.List<Duration> mixed = new java.util.ArrayList<>(ms10);
-    mixed.set(3, Duration.ofMillis(330)); // mean (15 x 10 + 330) / 16 = 30 ms: one slow job does not stop the rest
-    assertEquals(266, JobPace.ahead(8, 1024, second, mixed, none), "the mean of the recent jobs sets the pace");
-    assertEquals(16, JobPace.ahead(8, 1024, second, ms500, java.util.List.of(Duration.ofMillis(500))),
-        "a running job counts with its time so far");
-    assertEquals(0, JobPace.ahead(8, 1024, second, ms10, java.util.List.of(second)), "a job running 1 s: none ahead");
-    java.util.List<Duration> notFull = new java.util.ArrayList<>(ms10);
+    List<Duration> ms10 = java.util.Collections.nCopies(16, Duration.ofMillis(10));
+    List<Duration> none = List.of();
+    List<Duration> noTrips = java.util.Collections.nCopies(16, null);
+    // 1,000 takes a second: 32 in the last 32 ms
+    List<Instant> thousandPerSecond = new java.util.ArrayList<>();
+    for (int i = 1; i <= 32; i++) {
+      thousandPerSecond.add(T0.minusMillis(i));
+    }
+    assertEquals(10, JobPace.ahead(16, 4, second, ms10, none, ms10, noTrips, thousandPerSecond, T0),
+        "1,000 takes a second x 10 ms holds");
+    assertEquals(64, JobPace.ahead(16, 4, second, ms10, none, java.util.Collections.nCopies(16, Duration.ofMillis(500)), noTrips,
+        thousandPerSecond, T0), "1,000 takes a second x 500 ms holds = 500, at most 16 x 4");
+    List<Duration> ms1 = java.util.Collections.nCopies(16, Duration.ofMillis(1));
+    assertEquals(1, JobPace.ahead(8, 4, second, ms1, none, ms1, noTrips, thousandPerSecond, T0),
+        "millisecond jobs whose starts come back at once: one");
+    List<Duration> trips30 = java.util.Collections.nCopies(16, Duration.ofMillis(30));
+    assertEquals(30, JobPace.ahead(8, 4, second, ms1, none, ms1, trips30, thousandPerSecond, T0),
+        "a start's round trip of 30 ms is the job time: the slots take 30 meanwhile");
+    assertEquals(32, JobPace.ahead(8, 4, second, ms1, none, ms1, java.util.Collections.nCopies(16, Duration.ofMillis(300)),
+        thousandPerSecond, T0), "never more than 8 x 4, however slow the journal");
+    assertEquals(0, JobPace.ahead(8, 4, second, ms10, List.of(second), ms10, noTrips, thousandPerSecond, T0),
+        "a job running 1 s: none ahead");
+    assertEquals(32, JobPace.ahead(8, 4, second, ms1, none, java.util.Collections.nCopies(16, Duration.ofSeconds(2)),
+        noTrips, thousandPerSecond, T0), "1 ms jobs whose results take 2 s to be written: the prefetch stays (the bound)");
+    List<Duration> notFull = new java.util.ArrayList<>(ms10);
     notFull.set(15, null);
-    assertEquals(0, JobPace.ahead(8, 1024, second, notFull, none), "before a full ring of jobs: none ahead");
-    assertEquals(8000, JobPace.ahead(8, 100_000, second, java.util.Collections.nCopies(16, Duration.ZERO), none),
-        "a job counts as 1 ms at least");
-    assertEquals(0, JobPace.ahead(8, 0, second, ms10, none), "start-ahead 0: off");
+    assertEquals(0, JobPace.ahead(8, 4, second, notFull, none, notFull, noTrips, thousandPerSecond, T0),
+        "before a full ring of jobs: none ahead");
+    assertEquals(0, JobPace.ahead(8, 0, second, ms10, none, ms10, noTrips, thousandPerSecond, T0), "prefetch-per-slot 0: off");
+    assertEquals(1, JobPace.ahead(8, 4, second, ms10, none, ms10, noTrips, thousandPerSecond, T0.plusMillis(300)),
+        "no take for 300 ms: the pace decays (32 takes in 332 ms x 10 ms)");
   }
 }

@@ -57,7 +57,7 @@ class ExecutorFenceTest {
   private static final Config CONFIG = ConfigFactory.parseString(String.join("\n",
       "almanac.executor.max-concurrent = 4",
       "almanac.executor.max-concurrent-per-task = 1",
-      "almanac.executor.start-ahead = 0",
+      "almanac.executor.prefetch-per-slot = 0",
       "almanac.executor.stuck-after = 10s",
       "almanac.executor.check-interval = 50ms")).withFallback(ConfigFactory.load());
   private static final Instant T0 = Instant.parse("2026-11-29T00:00:00Z");
