@@ -30,7 +30,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * Almanac as a user embeds it, following the README's usage: almanac-embedded.conf +
  * almanac-h2.conf (or almanac-postgres.conf with the run's schema), every runtime and persistence
- * default kept (executor.max-concurrent 16, h2.pool-size 4, postgres.pool-size 10), and
+ * default kept (h2.pool-size 4, postgres.pool-size 10) except the job slots: executor.max-concurrent
+ * 8, the peers' worker threads (the outside testers' setting, "8 workers each"), and
  * {@code almanac.ready()} awaited before tasks are registered.
  */
 final class AlmanacSut implements Sut {
@@ -81,9 +82,9 @@ final class AlmanacSut implements Sut {
     } else {
       m.put("store", "pekko-persistence-jdbc journal on the H2 file (almanac-h2.conf, WRITE_DELAY=0, async:)");
     }
-    // the documented defaults, as a user who follows the README runs (until 2026-12-05 the bench set
-    // max-concurrent 8 and pool-size 10, the peers' worker threads and connections)
-    m.put("executor.max-concurrent", "default (16)");
+    // the documented defaults, as a user who follows the README runs, but for the job slots: as many
+    // as the peers' worker threads (until 2026-12-05 the bench also set pool-size 10, the peers' connections)
+    m.put("executor.max-concurrent", Db.WORKERS);
     m.put(Db.postgres() ? "postgres.pool-size" : "h2.pool-size", Db.postgres() ? "default (10)" : "default (4)");
     m.put("start", "waits for almanac.ready() after start and after registering, as the README's usage says");
     m.put("journal_dao", "pekko-persistence-jdbc's DefaultJournalDao, its batched writes counted (CountingJournalDao)");
@@ -125,6 +126,7 @@ final class AlmanacSut implements Sut {
         extraHocon,
         // the plugin's own DAO, its batched writes (one transaction each) counted: see CountingJournalDao
         "jdbc-journal.dao = \"io.almanac.bench.CountingJournalDao\"",
+        "almanac.executor.max-concurrent = " + Db.WORKERS,
         "pekko.loglevel = WARNING",
         "pekko.log-dead-letters = off",
         "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off",
