@@ -293,6 +293,44 @@ public final class Evolve {
     }
 
     @Override
+    public State skipRangeOpened(TaskJournal.SkipRangeOpened x) {
+      State s = x.skipReason() == null ? this.s : budgetSkip(this.s, x.skipReason(), x.at());
+      State first = rangeFirst(s, x, x.start(), x.end(), x.dueAt(), x.outcome(), x.skipReason(), x.missReason(), x.detail());
+      return first.withOpenRange(x.range()); // open even when its first window is already gone (it covers what follows)
+    }
+
+    @Override
+    public State skipRangeClosed(TaskJournal.SkipRangeClosed x) {
+      SkipRange open = s.openRange();
+      if (open == null || !open.firstWindow().equals(x.window())) {
+        return s; // no such open range (only a corrupted journal has one): nothing to close
+      }
+      return s.withClosedRange(open.closed(x.lastWindow(), x.lastStart(), x.lastDue(), x.count(), x.at()), true);
+    }
+
+    @Override
+    public State windowsSkipped(TaskJournal.WindowsSkipped x) {
+      State s = x.skipReason() == null ? this.s : budgetSkip(this.s, x.skipReason(), x.at());
+      State first = rangeFirst(s, x, x.start(), x.end(), x.dueAt(), x.outcome(), x.skipReason(), x.missReason(), x.detail());
+      return first.withClosedRange(x.range(), false);
+    }
+
+    /** A range's first window, created SKIPPED or MISSED as a {@link FireSkipped} or {@link WindowMissed} would. */
+    private State rangeFirst(State s, WindowEvent x, java.time.Instant start, java.time.Instant end, java.time.Instant dueAt,
+        InstanceStatus outcome, io.almanac.SkipReason skip, io.almanac.MissReason miss, String detail) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      if (w != null) {
+        return s; // recorded for an existing window: status unchanged
+      }
+      String reason = (skip != null ? skip.name() : String.valueOf(miss)) + ": " + detail;
+      return s.withWindow(WindowState.created(x.window(), start, end, dueAt, to, skip != null ? RunKind.FIRST : RunKind.BACKFILL,
+          reason, skip, x.at()), hot);
+    }
+
+    @Override
     public State windowWaiting(WindowWaiting x) {
       State stop = enter(s, x);
       if (stop != null) {

@@ -223,6 +223,9 @@ public final class Reactions {
    * @return whether the fired window may start at once
    */
   static boolean startsAtOnce(State state, List<Event> decided) {
+    if (decided.size() == 2 && decided.get(0) instanceof io.almanac.journal.TaskJournal.SkipRangeClosed) {
+      decided = decided.subList(1, 2); // the close of a skip range before it changes nothing here
+    }
     if (decided.size() != 1 || !(decided.get(0) instanceof InstanceScheduled scheduled)
         || scheduled.kind() != RunKind.FIRST || state.running("").isPresent()) {
       return false;

@@ -107,6 +107,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     this.log = ctx.getLog();
     this.hot = new HotState(settings.hotWindows(), settings.retention(), settings.eventIdsKept());
     this.fires = new FireDecider(settings);
+    this.fires.onCovered((range, kind) -> env.covered(taskId, range, kind == FireKind.CATCH_UP)); // skip ranges: no write
     this.attempts = new AttemptLifecycle(taskId, settings);
     this.effects = new EffectRules(settings);
     this.steps = new StepRules(settings.steps());

@@ -97,6 +97,15 @@ public record TaskEnv(
     }
   }
 
+  /**
+   * A window an open skip range covered: no event was written for it (docs/skip-ranges.md), the
+   * meters and the skip tally count it all the same.
+   */
+  void covered(String taskId, io.almanac.journal.SkipRange range, boolean catchUp) {
+    meters.covered(taskId, range, catchUp);
+    skips.covered(taskId, range);
+  }
+
   /** No trigger, no executor, alerts dropped, every executor alive: for unit tests of the entity. */
   public static final TaskEnv NONE = new TaskEnv(null, null, a -> { }, id -> true, 0);
 }
