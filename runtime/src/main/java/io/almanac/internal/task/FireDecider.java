@@ -84,7 +84,7 @@ final class FireDecider {
     SkipRange open = state.openRange();
     boolean inOpen = open != null && !cmd.dueAt().isBefore(open.firstDue());
     if (skip != null && inOpen && skip.sameAs(open)) {
-      covered(state, cmd.window().value(), cmd.start(), cmd.dueAt(), cmd.kind());
+      covered(state, cmd.window().value(), cmd.start(), cmd.dueAt(), cmd.kind(), now);
       return Decided.reply(new FireOutcome(cmd.window().value(), skip.decision(), skip.text() + " (covered by the skip range from "
           + open.firstWindow() + ")"));
     }
@@ -207,7 +207,7 @@ final class FireDecider {
       Skip skip = Skip.of(d);
       boolean inOpen = open != null && !due.dueAt().isBefore(open.firstDue());
       if (skip != null && inOpen && skip.sameAs(open)) {
-        covered(state, due.window().value(), due.start(), due.dueAt(), FireKind.CATCH_UP); // the open range goes on
+        covered(state, due.window().value(), due.start(), due.dueAt(), FireKind.CATCH_UP, now); // the open range goes on
         outcomes.add(outcome);
         continue;
       }
@@ -294,12 +294,15 @@ final class FireDecider {
     /**
      * @param range the open range that covers it
      * @param kind on time or a catch-up
+     * @param windows the range's windows so far, this one included, or 0 when not known (a recovery since it opened)
+     * @param window the window covered
+     * @param at when
      */
-    void covered(SkipRange range, FireKind kind);
+    void covered(SkipRange range, FireKind kind, long windows, String window, Instant at);
   }
 
   private Streak streak;
-  private CoverListener onCovered = (r, k) -> { };
+  private CoverListener onCovered = (r, k, n, w, t) -> { };
 
   /** @param listener told of each window an open skip range covers (no event is written for it) */
   void onCovered(CoverListener listener) {
@@ -319,7 +322,7 @@ final class FireDecider {
   }
 
   /** A window the open range covers: no event; the streak remembers it when it is the latest. */
-  private void covered(State state, String window, Instant start, Instant dueAt, FireKind kind) {
+  private void covered(State state, String window, Instant start, Instant dueAt, FireKind kind, Instant now) {
     SkipRange open = state.openRange();
     Streak k = streakOf(state);
     if (k == null) {
@@ -328,7 +331,7 @@ final class FireDecider {
     if (k.lastDue() == null || dueAt.isAfter(k.lastDue())) {
       streak = new Streak(k.first(), window, start, dueAt, k.count() + 1, k.whole());
     }
-    onCovered.covered(open, kind);
+    onCovered.covered(open, kind, streak.whole() ? streak.count() : 0, window, now);
   }
 
   /**

@@ -83,7 +83,10 @@ public final class Reactions {
    */
   private static Alert budgetAlert(State state, Event e, int skipsInWrite) {
     String window = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
-    String detail = e instanceof FireSkipped fs ? fs.detail() : ((io.almanac.journal.TaskJournal.WaitEnded) e).detail();
+    String detail = e instanceof FireSkipped fs ? fs.detail()
+        : e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r ? r.detail()
+        : e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r ? r.detail()
+        : ((io.almanac.journal.TaskJournal.WaitEnded) e).detail();
     java.time.LocalDate day = io.almanac.journal.BudgetDay.dayOf(state.spec(), e.at());
     if (state.budgetOn(day).exhaustedSkips() != skipsInWrite) {
       return null; // the day's alert was raised by an earlier write
@@ -95,6 +98,8 @@ public final class Reactions {
 
   private static boolean budgetSkip(Event e) {
     return e instanceof FireSkipped fs && fs.reason() == SkipReason.BUDGET_EXHAUSTED
+        || e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r && r.skipReason() == SkipReason.BUDGET_EXHAUSTED
+        || e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r && r.skipReason() == SkipReason.BUDGET_EXHAUSTED
         || e instanceof io.almanac.journal.TaskJournal.WaitEnded we && we.reason() == SkipReason.BUDGET_EXHAUSTED
         && we.pool() == null; // a pool's budget: its alert is the executor's, once per pool per day
   }
