@@ -66,6 +66,12 @@ public final class Reactions {
         if (a != null) {
           alerts.add(a);
         }
+      } else if (e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r && repeatedSkipAlert == 1
+          && r.skipReason() != null && r.skipReason() != SkipReason.WINDOW_EXISTS) {
+        // a range's first window is its first skip; its later ones are covered, and the task entity raises the alert
+        // when the range reaches repeatedSkipAlert windows (TaskEnv.covered)
+        alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, r.window(), "task '" + taskId + "' skipped 1 window in a row,"
+            + " the last '" + r.window() + "': " + r.skipReason() + " (" + r.detail() + ")", r.at()));
       } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0
           && skipStreak(state) == repeatedSkipAlert) {
         alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, fs.window(), "task '" + taskId + "' skipped "
