@@ -328,12 +328,17 @@ public final class Evolve {
       if (open == null || !open.firstWindow().equals(x.window())) {
         return named; // no such open range (a read model's one-window fold): only the window's words change
       }
+      if (open.skipReason() == io.almanac.SkipReason.BUDGET_EXHAUSTED && named.spec() != null) {
+        // the windows it covered were skipped on its day too: counted when it closes (its first was, when it opened)
+        named = named.withBudget(BudgetDay.skipped(named.budget(), BudgetDay.dayOf(named.spec(), open.openedAt()), x.count() - 1));
+      }
       return named.withClosedRange(open.closed(x.lastWindow(), x.lastStart(), x.lastDue(), x.count(), x.at()), true);
     }
 
     @Override
     public State windowsSkipped(TaskJournal.WindowsSkipped x) {
-      State s = x.skipReason() == null ? this.s : budgetSkip(this.s, x.skipReason(), x.at());
+      State s = x.skipReason() != io.almanac.SkipReason.BUDGET_EXHAUSTED || this.s.spec() == null ? this.s
+          : this.s.withBudget(BudgetDay.skipped(this.s.budget(), BudgetDay.dayOf(this.s.spec(), x.at()), x.count()));
       State first = rangeFirst(s, x, x.start(), x.end(), x.dueAt(), x.outcome(), x.skipReason(), x.missReason(), x.detail(),
           rangeText(x.count(), x.window(), x.lastWindow()));
       return first.withClosedRange(x.range(), false);

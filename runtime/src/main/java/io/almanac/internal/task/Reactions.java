@@ -113,7 +113,8 @@ public final class Reactions {
   private static int budgetSkips(List<Event> events) {
     int n = 0;
     for (Event e : events) {
-      n += budgetSkip(e) ? 1 : 0;
+      n += !budgetSkip(e) ? 0 : e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r ? (int) Math.min(r.count(), 1_000_000)
+          : 1; // a range written closed counts its windows
     }
     return n;
   }
