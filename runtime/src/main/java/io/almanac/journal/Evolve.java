@@ -84,10 +84,11 @@ public final class Evolve {
    * @param count a closed skip range's windows
    * @param first its first window
    * @param last its last window
-   * @return the end of its first window's reason, naming the range: {@code [skip range: 12 windows from A to B]}
+   * @return the end of its first window's reason, naming the range: {@code [skip range: 12 windows from A to B]};
+   *     empty for a range of one window (its reason is any skipped window's)
    */
   public static String rangeText(long count, String first, String last) {
-    return count == 1 ? " [skip range: 1 window]" : " [skip range: " + count + " windows from " + first + " to " + last + "]";
+    return count <= 1 ? "" : " [skip range: " + count + " windows from " + first + " to " + last + "]";
   }
 
   /**

@@ -895,6 +895,11 @@ public final class WindowExplanation {
 
       @Override
       public Void skipRangeClosed(TaskJournal.SkipRangeClosed e) {
+        if (e.count() <= 1) {
+          rangeText = null; // a range of its one window: a window skipped as any other
+          step(at, "The skip range it opened was closed: it holds this window only.");
+          return null;
+        }
         rangeText = "the first of " + e.count() + (e.count() == 1 ? " window" : " windows from " + e.window() + " to "
             + e.lastWindow()) + ", recorded as one skip range";
         step(at, "The skip range it opened was closed: " + e.count() + (e.count() == 1 ? " window" : " windows, from "
@@ -1328,18 +1333,26 @@ public final class WindowExplanation {
           continue;
         }
         boolean missed = r.outcome() == InstanceStatus.MISSED;
-        String why = missed ? missed(new WindowMissed(window, null, null, d, r.missReason(), r.detail(), r.openedAt()))
-            : skipped(r.skipReason(), r.detail(), null);
         String of = r.open() ? "one of the windows from " + r.firstWindow() + " on, recorded as one skip range that is still"
             + " open (no event of its own)"
             : "one of " + r.count() + " windows from " + r.firstWindow() + " to " + r.lastWindow()
                 + ", recorded as one skip range (no event of its own)";
-        step(a.at(), "Window " + r.firstWindow() + " (due " + time(r.firstDue()) + " " + zone.getId() + ") was "
-            + (missed ? "missed" : "skipped") + ": " + why + "; it opened a skip range that accounts for this window too.");
+        // told as its range's first window is: the same decision, for the same reason
+        Explanation first = new Explainer(taskId, events, r.firstWindow(), digest).run();
+        String base = first.verdict();
+        int cut = base == null ? -1 : base.indexOf("; the first ");
+        if (cut > 0) {
+          base = base.substring(0, cut);
+        }
+        if (base == null || !first.known()) {
+          String why = missed ? missed(new WindowMissed(window, null, null, d, r.missReason(), r.detail(), r.openedAt()))
+              : skipped(r.skipReason(), r.detail(), null);
+          base = (missed ? "missed" : "skipped") + ": " + why;
+        }
+        steps.addAll(first.steps());
         step(d, "Due " + time(d) + " " + zone.getId() + ", this window was " + (missed ? "missed" : "skipped") + " for the same"
-            + " reason: " + of + ".");
-        String verdict = (missed ? "missed" : "skipped") + " (" + r.reason() + "): " + of;
-        return new Explanation(taskId, window, r.outcome().name(), shorten(verdict), steps);
+            + " reason (" + r.reason() + "): " + of + ".");
+        return new Explanation(taskId, window, r.outcome().name(), shorten(base + "; " + of), steps);
       }
       return null;
     }

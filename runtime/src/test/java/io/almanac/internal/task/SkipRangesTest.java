@@ -229,6 +229,23 @@ class SkipRangesTest {
   }
 
   @Test
+  @DisplayName("R30: a closed range leaves the hot state with its first window; its other windows are counted archived")
+  void rangeLeavesWithItsFirstWindow() {
+    HotState small = new HotState(10, Duration.ofDays(3650));
+    State s = Evolve.apply(defined(), new TaskJournal.WindowsSkipped(key(1), T0.plusSeconds(1), T0.plusSeconds(2),
+        T0.plusSeconds(1), key(100), T0.plusSeconds(100), T0.plusSeconds(100), 100, InstanceStatus.MISSED, null,
+        MissReason.BACKFILL_NOT_ALLOWED, "catch-up mode NONE", T0.plusSeconds(101)), small, Evolve.Violations.IGNORE);
+    assertEquals(1, s.ranges().size());
+    for (int i = 101; i <= 120; i++) {
+      s = Evolve.apply(s, new TaskJournal.FireSkipped(key(i), T0.plusSeconds(i), T0.plusSeconds(i + 1), T0.plusSeconds(i),
+          SkipReason.PAUSED, "p", T0.plusSeconds(i)), small, Evolve.Violations.IGNORE);
+    }
+    assertEquals(List.of(), s.ranges(), "the range left with its first window");
+    assertEquals(11 + 99, s.archivedCount(), "11 windows left, the range's first among them, and its 99 others");
+    assertTrue(s.archived(T0.plusSeconds(100)), "its last window counts as archived: a fire of it is a duplicate");
+  }
+
+  @Test
   @DisplayName("old journals still fold: consecutive FireSkipped events each make a window, as before")
   void oldEventsStillFold() {
     State s = defined();
