@@ -206,6 +206,8 @@ public final class WindowExplanation {
     private AuditEvent last;
     private AuditEvent previous;
     private AuditEvent previousAtFirst;
+    /** The event before each skip range's first event (the windows its first window stands for, for why). */
+    private final Map<String, AuditEvent> previousAtRange = new HashMap<>();
     private boolean windowSeen;
     private ZoneId guessZone;
     private Optional<Instant> guess = Optional.empty();
@@ -245,8 +247,12 @@ public final class WindowExplanation {
         windowSeen = true;
         previousAtFirst = previous;
       }
+      if (!about && (raw instanceof TaskJournal.SkipRangeOpened || raw instanceof TaskJournal.WindowsSkipped)) {
+        // a range's first window: a window inside the range is told as it is (docs/skip-ranges.md)
+        previousAtRange.putIfAbsent(((TaskJournal.WindowEvent) raw).window(), previous);
+      }
       if (raw instanceof TaskJournal.Event e) {
-        if (about && e instanceof TaskJournal.WindowEvent we) {
+        if ((about || isRangeEvent(e)) && e instanceof TaskJournal.WindowEvent we) {
           WindowState o = previousRunning(task, we);
           if (o != null) {
             runningAtSkip.put(a.sequenceNr(), o);
@@ -487,7 +493,8 @@ public final class WindowExplanation {
       WindowState before = own.windows().get(window);
       if (!seen) {
         seen = true;
-        downtime = gap(digest == null ? previous : digest.previousAtFirst, a, we);
+        downtime = gap(digest == null ? previous
+            : window.equals(digest.window) ? digest.previousAtFirst : digest.previousAtRange.get(window), a, we);
       }
       WindowState other = digest == null ? previousRunning(task, we) : digest.runningAtSkip.get(a.sequenceNr());
       InstanceStatus from = before == null ? null : before.status();
@@ -1540,7 +1547,9 @@ public final class WindowExplanation {
 
   /** @return null when the event is no PREVIOUS_RUNNING skip, else whether it ends a released window's wait */
   private static Boolean previousRunningSkip(TaskJournal.WindowEvent e) {
-    if (e instanceof FireSkipped f && f.reason() == SkipReason.PREVIOUS_RUNNING) {
+    if (e instanceof FireSkipped f && f.reason() == SkipReason.PREVIOUS_RUNNING
+        || e instanceof TaskJournal.SkipRangeOpened r && r.skipReason() == SkipReason.PREVIOUS_RUNNING
+        || e instanceof TaskJournal.WindowsSkipped r2 && r2.skipReason() == SkipReason.PREVIOUS_RUNNING) {
       return false;
     }
     return e instanceof WaitEnded w && w.reason() == SkipReason.PREVIOUS_RUNNING ? true : null;
