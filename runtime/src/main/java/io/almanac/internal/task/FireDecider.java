@@ -39,6 +39,15 @@ import java.util.Set;
  * task's {@link CatchUpPolicy} (missed, or run as a backfill), or decided by the overlap policy.
  * Catch-ups decide each window alike, in one write. What follows a failed attempt is not decided
  * here: that is {@link AttemptLifecycle} and the task's retry policy (R11). INTERNAL API.
+ *
+ * <p>Skip ranges (docs/skip-ranges.md): windows of a task not run for the same reason in a row are
+ * one record. An on-time streak's first window opens a range ({@link TaskJournal.SkipRangeOpened});
+ * each further fire decided alike is covered (no event, acked at once); the first fire decided
+ * otherwise closes it ({@link TaskJournal.SkipRangeClosed}) in its own write. A catch-up's windows
+ * decided alike are one closed range ({@link TaskJournal.WindowsSkipped}). The count of a closed
+ * range: the windows covered as this decider saw them since it opened the range (a repeated or
+ * out-of-order fire is not counted twice); after a recovery (this decider's memory lost), the
+ * schedule's windows due from the first window up to the one before the closing fire.
  */
 final class FireDecider {
 
