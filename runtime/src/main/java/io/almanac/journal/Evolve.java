@@ -318,11 +318,11 @@ public final class Evolve {
     public State skipRangeClosed(TaskJournal.SkipRangeClosed x) {
       State named = s;
       WindowState first = s.windows().get(x.window());
-      if (first != null && first.reason() != null && first.reason().endsWith(OPEN_RANGE)) {
+      if (first != null && x.reason() != null
+          && (first.status() == InstanceStatus.SKIPPED || first.status() == InstanceStatus.MISSED)) {
         // the first window's row names its range (read models and views show the range as this one window)
         WindowState.Copy c = first.copy();
-        c.reason = first.reason().substring(0, first.reason().length() - OPEN_RANGE.length())
-            + rangeText(x.count(), x.window(), x.lastWindow());
+        c.reason = x.reason() + rangeText(x.count(), x.window(), x.lastWindow());
         named = s.withWindow(c.at(x.at()), hot);
       }
       SkipRange open = named.openRange();

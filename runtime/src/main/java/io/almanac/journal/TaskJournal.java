@@ -389,9 +389,18 @@ public final class TaskJournal {
    * @param lastDue when that window was due
    * @param count how many windows the range accounts for, its first and last included
    * @param at when
+   * @param reason the words of the range's first window's reason ({@code PREVIOUS_RUNNING: window A is RUNNING}),
+   *     which a read model's row of that window shows with the range's windows; null when not known (not written)
    */
-  public record SkipRangeClosed(String window, String lastWindow, Instant lastStart, Instant lastDue, long count, Instant at)
+  public record SkipRangeClosed(String window, String lastWindow, Instant lastStart, Instant lastDue, long count, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String reason)
       implements WindowEvent {
+
+    /** A close without its first window's words. */
+    public SkipRangeClosed(String window, String lastWindow, Instant lastStart, Instant lastDue, long count, Instant at) {
+      this(window, lastWindow, lastStart, lastDue, count, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return null;

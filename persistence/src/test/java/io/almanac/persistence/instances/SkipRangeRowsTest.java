@@ -32,7 +32,7 @@ class SkipRangeRowsTest {
     assertTrue(row.failReason().startsWith("PAUSED: task is paused"), row.failReason());
     assertTrue(row.failReason().endsWith(Evolve.OPEN_RANGE), row.failReason());
     var closed = new TaskJournal.SkipRangeClosed("2026-11-29", "2026-12-03", T0.plus(Duration.ofDays(4)),
-        T0.plus(Duration.ofDays(4)), 5, T0.plus(Duration.ofDays(5)));
+        T0.plus(Duration.ofDays(4)), 5, T0.plus(Duration.ofDays(5)), "PAUSED: task is paused");
     InstanceRow after = RowMapping.apply(row, "t", 0, 7, closed, Evolve.Violations.IGNORE).orElseThrow();
     assertEquals(InstanceStatus.SKIPPED, after.status());
     assertEquals("PAUSED: task is paused [skip range: 5 windows from 2026-11-29 to 2026-12-03]", after.failReason());

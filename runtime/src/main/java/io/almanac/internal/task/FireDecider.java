@@ -354,7 +354,8 @@ final class FireDecider {
     Streak k = streakOf(state);
     streak = null;
     if (k != null && k.whole()) {
-      return new TaskJournal.SkipRangeClosed(open.firstWindow(), k.lastWindow(), k.lastStart(), k.lastDue(), k.count(), now);
+      return new TaskJournal.SkipRangeClosed(open.firstWindow(), k.lastWindow(), k.lastStart(), k.lastDue(), k.count(), now,
+          words(open));
     }
     // not seen whole: the schedule says which windows were due between the first and this one
     String last = open.firstWindow();
@@ -382,10 +383,15 @@ final class FireDecider {
       // a schedule that cannot be computed (an event-only task): the range is its first window and what was seen
       if (k != null && k.lastDue() != null) {
         return new TaskJournal.SkipRangeClosed(open.firstWindow(), k.lastWindow(), k.lastStart(), k.lastDue(), k.count() + 1,
-            now);
+            now, words(open));
       }
     }
-    return new TaskJournal.SkipRangeClosed(open.firstWindow(), last, lastStart, lastDue, count, now);
+    return new TaskJournal.SkipRangeClosed(open.firstWindow(), last, lastStart, lastDue, count, now, words(open));
+  }
+
+  /** The words of a range's first window's reason, as {@link io.almanac.journal.Evolve} gave it: {@code REASON: detail}. */
+  private static String words(SkipRange r) {
+    return r.reason() + ": " + r.detail();
   }
 
   /** Writes the batch's range: its one window's own event, or one closed range. */

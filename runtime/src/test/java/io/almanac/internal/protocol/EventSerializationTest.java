@@ -85,7 +85,7 @@ class EventSerializationTest {
         new TaskJournal.SkipRangeOpened(W, start, end, AT, InstanceStatus.SKIPPED, SkipReason.PREVIOUS_RUNNING, null,
             "window 2026-11-28 is RUNNING", AT),
         new TaskJournal.SkipRangeClosed(W, "2026-12-02", start.plus(Duration.ofDays(3)), AT.plus(Duration.ofDays(3)), 4,
-            AT.plus(Duration.ofDays(4))),
+            AT.plus(Duration.ofDays(4)), "PREVIOUS_RUNNING: window 2026-11-28 is RUNNING"),
         new TaskJournal.WindowsSkipped(W, start, end, AT, "2026-12-02", start.plus(Duration.ofDays(3)),
             AT.plus(Duration.ofDays(3)), 4, InstanceStatus.MISSED, null, MissReason.BACKFILL_NOT_ALLOWED,
             "catch-up mode NONE", AT.plus(Duration.ofDays(4))),

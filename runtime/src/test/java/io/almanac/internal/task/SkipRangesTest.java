@@ -117,7 +117,7 @@ class SkipRangesTest {
     assertEquals(Decision.SCHEDULED, next.reply().apply(s).decision());
     TaskJournal.SkipRangeClosed closed = assertInstanceOf(TaskJournal.SkipRangeClosed.class, next.events().get(0));
     assertEquals(new TaskJournal.SkipRangeClosed(key(1), key(100), T0.plusSeconds(100), T0.plusSeconds(100), 100,
-        T0.plusSeconds(101)), closed);
+        T0.plusSeconds(101), "PREVIOUS_RUNNING: window " + key(0) + " is RUNNING"), closed);
     assertInstanceOf(TaskJournal.InstanceScheduled.class, next.events().get(1));
     s = fold(s, next.events());
     assertNull(s.openRange());
