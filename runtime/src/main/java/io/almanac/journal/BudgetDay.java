@@ -107,11 +107,17 @@ public record BudgetDay(LocalDate day, long tokensIn, long tokensOut, long costM
 
   /** The state's day after a window of {@code day} was skipped because the budget was spent. */
   static BudgetDay skipped(BudgetDay current, LocalDate day) {
+    return skipped(current, day, 1);
+  }
+
+  /** {@code n} windows skipped because the day's budget was spent (a skip range's windows, docs/skip-ranges.md). */
+  static BudgetDay skipped(BudgetDay current, LocalDate day, long n) {
     BudgetDay d = on(current, day);
-    if (d == null) {
+    if (d == null || n <= 0) {
       return current;
     }
-    return new BudgetDay(d.day, d.tokensIn, d.tokensOut, d.costMicros, d.attempts, d.raisedMicros, d.exhaustedSkips + 1);
+    return new BudgetDay(d.day, d.tokensIn, d.tokensOut, d.costMicros, d.attempts, d.raisedMicros,
+        (int) Math.min(Integer.MAX_VALUE, d.exhaustedSkips + n));
   }
 
   /**

@@ -77,6 +77,20 @@ public final class Evolve {
 
   private Evolve() {}
 
+  /** The end of the reason of an open skip range's first window (docs/skip-ranges.md). */
+  public static final String OPEN_RANGE = " [skip range: this window and the ones due after it, still open]";
+
+  /**
+   * @param count a closed skip range's windows
+   * @param first its first window
+   * @param last its last window
+   * @return the end of its first window's reason, naming the range: {@code [skip range: 12 windows from A to B]};
+   *     empty for a range of one window (its reason is any skipped window's)
+   */
+  public static String rangeText(long count, String first, String last) {
+    return count <= 1 ? "" : " [skip range: " + count + " windows from " + first + " to " + last + "]";
+  }
+
   /**
    * The status an event asks its window to take, or empty when the event changes no status: what
    * the event itself states ({@link WindowEvent#statusAfter}); task-level events change no window.
@@ -290,6 +304,63 @@ public final class Evolve {
       }
       return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), to, RunKind.BACKFILL,
           x.reason() + ": " + x.detail(), null, x.at()), hot);
+    }
+
+    @Override
+    public State skipRangeOpened(TaskJournal.SkipRangeOpened x) {
+      State s = x.skipReason() == null ? this.s : budgetSkip(this.s, x.skipReason(), x.at());
+      State first = rangeFirst(s, x, x.start(), x.end(), x.dueAt(), x.outcome(), x.skipReason(), x.missReason(), x.detail(),
+          OPEN_RANGE);
+      return first.withOpenRange(x.range()); // open even when its first window is already gone (it covers what follows)
+    }
+
+    @Override
+    public State skipRangeClosed(TaskJournal.SkipRangeClosed x) {
+      State named = s;
+      WindowState first = s.windows().get(x.window());
+      if (first != null && x.reason() != null
+          && (first.status() == InstanceStatus.SKIPPED || first.status() == InstanceStatus.MISSED)) {
+        // the first window's row names its range (read models and views show the range as this one window)
+        WindowState.Copy c = first.copy();
+        c.reason = x.reason() + rangeText(x.count(), x.window(), x.lastWindow());
+        named = s.withWindow(c.at(x.at()), hot);
+      }
+      SkipRange open = named.openRange();
+      if (open == null || !open.firstWindow().equals(x.window())) {
+        return named; // no such open range (a read model's one-window fold): only the window's words change
+      }
+      if (open.skipReason() == io.almanac.SkipReason.BUDGET_EXHAUSTED && named.spec() != null) {
+        // the windows it covered were skipped on its day too: counted when it closes (its first was, when it opened)
+        named = named.withBudget(BudgetDay.skipped(named.budget(), BudgetDay.dayOf(named.spec(), open.openedAt()), x.count() - 1));
+      }
+      return named.withClosedRange(open.closed(x.lastWindow(), x.lastStart(), x.lastDue(), x.count(), x.at()), true);
+    }
+
+    @Override
+    public State windowsSkipped(TaskJournal.WindowsSkipped x) {
+      State s = x.skipReason() != io.almanac.SkipReason.BUDGET_EXHAUSTED || this.s.spec() == null ? this.s
+          : this.s.withBudget(BudgetDay.skipped(this.s.budget(), BudgetDay.dayOf(this.s.spec(), x.at()), x.count()));
+      State first = rangeFirst(s, x, x.start(), x.end(), x.dueAt(), x.outcome(), x.skipReason(), x.missReason(), x.detail(),
+          rangeText(x.count(), x.window(), x.lastWindow()));
+      return first.withClosedRange(x.range(), false);
+    }
+
+    /**
+     * A range's first window, created SKIPPED or MISSED as a {@link FireSkipped} or {@link WindowMissed} would; its
+     * reason names its range ({@link #OPEN_RANGE} while open, then its count, first and last window).
+     */
+    private State rangeFirst(State s, WindowEvent x, java.time.Instant start, java.time.Instant end, java.time.Instant dueAt,
+        InstanceStatus outcome, io.almanac.SkipReason skip, io.almanac.MissReason miss, String detail, String range) {
+      State stop = enter(s, x);
+      if (stop != null) {
+        return stop;
+      }
+      if (w != null) {
+        return s; // recorded for an existing window: status unchanged
+      }
+      String reason = (skip != null ? skip.name() : String.valueOf(miss)) + ": " + detail + range;
+      return s.withWindow(WindowState.created(x.window(), start, end, dueAt, to, skip != null ? RunKind.FIRST : RunKind.BACKFILL,
+          reason, skip, x.at()), hot);
     }
 
     @Override

@@ -68,7 +68,7 @@ public final class TaskJournal {
    * before they emit, and the audit and the read models fold the journal through {@link Evolve}.
    */
   public sealed interface WindowEvent extends Event
-      permits InstanceScheduled, FireSkipped, WindowMissed, AttemptStarted, WindowStarted, LeaseExtended,
+      permits InstanceScheduled, FireSkipped, WindowMissed, SkipRangeOpened, SkipRangeClosed, WindowsSkipped, AttemptStarted, WindowStarted, LeaseExtended,
           AttemptSucceeded, AttemptFailed, AttemptTimedOut, AttemptInterrupted, LateResultRecorded, RetryScheduled,
           InstanceFinalFailed, InstanceResolved, InstanceCancelled, EffectIntended, EffectRecorded, StepRecorded, StepsReplayed,
           EventReceived, EventDuplicated, WindowWaiting, WaitSatisfied, WaitEnded, ConditionCheckFailed,
@@ -115,6 +115,12 @@ public final class TaskJournal {
     R fireSkipped(FireSkipped e);
 
     R windowMissed(WindowMissed e);
+
+    R skipRangeOpened(SkipRangeOpened e);
+
+    R skipRangeClosed(SkipRangeClosed e);
+
+    R windowsSkipped(WindowsSkipped e);
 
     R attemptStarted(AttemptStarted e);
 
@@ -332,6 +338,120 @@ public final class TaskJournal {
     @Override
     public <R> R accept(Visitor<R> v) {
       return v.windowMissed(this);
+    }
+  }
+
+  /**
+   * The first window of a streak did not run (R7), and the streak is recorded as one open {@link
+   * SkipRange} (docs/skip-ranges.md): each further fire decided the same way (same outcome and
+   * reason) is covered by it, with no event of its own, until a fire decided otherwise closes it
+   * ({@link SkipRangeClosed}, in that fire's write). The window itself is created SKIPPED or MISSED,
+   * as by {@link FireSkipped} or {@link WindowMissed}.
+   *
+   * @param window the first window's key
+   * @param start its start
+   * @param end its end
+   * @param dueAt when it was due
+   * @param outcome {@link InstanceStatus#SKIPPED} or {@link InstanceStatus#MISSED}
+   * @param skipReason why, when skipped (not written when null)
+   * @param missReason why, when missed (not written when null)
+   * @param detail details for people
+   * @param at when
+   */
+  public record SkipRangeOpened(String window, Instant start, Instant end, Instant dueAt, InstanceStatus outcome,
+      @JsonInclude(JsonInclude.Include.NON_NULL) SkipReason skipReason,
+      @JsonInclude(JsonInclude.Include.NON_NULL) MissReason missReason, String detail, Instant at)
+      implements WindowEvent {
+
+    /** @return the open range it records */
+    public SkipRange range() {
+      return new SkipRange(window, start, dueAt, null, null, null, 0, outcome, skipReason, missReason, detail, at, null);
+    }
+
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return current == null ? outcome : null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.skipRangeOpened(this);
+    }
+  }
+
+  /**
+   * The open {@link SkipRange} that starts at {@code window} was closed: by the write of the first
+   * fire decided otherwise (its events follow in the same write). Changes no status.
+   *
+   * @param window the range's first window
+   * @param lastWindow the last window it covered
+   * @param lastStart that window's start
+   * @param lastDue when that window was due
+   * @param count how many windows the range accounts for, its first and last included
+   * @param at when
+   * @param reason the words of the range's first window's reason ({@code PREVIOUS_RUNNING: window A is RUNNING}),
+   *     which a read model's row of that window shows with the range's windows; null when not known (not written)
+   */
+  public record SkipRangeClosed(String window, String lastWindow, Instant lastStart, Instant lastDue, long count, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String reason)
+      implements WindowEvent {
+
+    /** A close without its first window's words. */
+    public SkipRangeClosed(String window, String lastWindow, Instant lastStart, Instant lastDue, long count, Instant at) {
+      this(window, lastWindow, lastStart, lastDue, count, at, null);
+    }
+
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.skipRangeClosed(this);
+    }
+  }
+
+  /**
+   * Consecutive windows that did not run for the same reason, recorded closed in one event: what a
+   * catch-up writes for the windows of its batch decided alike (R12, R14). Its first window is created
+   * SKIPPED or MISSED, as by {@link FireSkipped} or {@link WindowMissed}; the others are accounted for
+   * by the range ({@link SkipRange}).
+   *
+   * @param window the first window's key
+   * @param start its start
+   * @param end its end
+   * @param dueAt when it was due
+   * @param lastWindow the last window's key
+   * @param lastStart its start
+   * @param lastDue when it was due
+   * @param count how many windows, the first and the last included
+   * @param outcome {@link InstanceStatus#SKIPPED} or {@link InstanceStatus#MISSED}
+   * @param skipReason why, when skipped (not written when null)
+   * @param missReason why, when missed (not written when null)
+   * @param detail details for people, as of the first window
+   * @param at when
+   */
+  public record WindowsSkipped(String window, Instant start, Instant end, Instant dueAt, String lastWindow,
+      Instant lastStart, Instant lastDue, long count, InstanceStatus outcome,
+      @JsonInclude(JsonInclude.Include.NON_NULL) SkipReason skipReason,
+      @JsonInclude(JsonInclude.Include.NON_NULL) MissReason missReason, String detail, Instant at)
+      implements WindowEvent {
+
+    /** @return the closed range it records */
+    public SkipRange range() {
+      return new SkipRange(window, start, dueAt, lastWindow, lastStart, lastDue, count, outcome, skipReason, missReason,
+          detail, at, at);
+    }
+
+    @Override
+    public InstanceStatus statusAfter(InstanceStatus current) {
+      return current == null ? outcome : null;
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> v) {
+      return v.windowsSkipped(this);
     }
   }
 
@@ -1195,6 +1315,11 @@ public final class TaskJournal {
    *     resume (pause on failure), or null for none (and in snapshots taken before it existed)
    * @param budget the task's usage of its current day ({@link BudgetDay}), or null before any usage,
    *     raise or budget skip (and in snapshots taken before this component existed)
+   * @param openRange the task's open skip range ({@link SkipRange}, docs/skip-ranges.md), or null
+   *     (not written when null)
+   * @param ranges the recent closed skip ranges, oldest first: a range leaves with its first window
+   *     when that leaves the hot state (R30), its other windows counted into {@code archivedCount}
+   *     and {@code archivedThrough}; not written when empty
    */
   public record State(
       SpecRecord spec,
@@ -1208,7 +1333,9 @@ public final class TaskJournal {
       Map<String, String> eventIds,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
       FailureStreak failures,
-      @JsonInclude(JsonInclude.Include.NON_NULL) BudgetDay budget)
+      @JsonInclude(JsonInclude.Include.NON_NULL) BudgetDay budget,
+      @JsonInclude(JsonInclude.Include.NON_NULL) SkipRange openRange,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<SkipRange> ranges)
       implements JournalSerializable {
 
     /**
@@ -1219,6 +1346,15 @@ public final class TaskJournal {
     public State {
       windows = WindowTable.of(windows);
       eventIds = OrderedMap.from(eventIds);
+      ranges = ranges == null ? List.of() : List.copyOf(ranges);
+    }
+
+    /** A state as snapshots held it before skip ranges were kept (docs/skip-ranges.md). */
+    public State(SpecRecord spec, boolean paused, Map<String, WindowState> windows, Instant archivedThrough,
+        long archivedCount, DurationSamples samples, Instant removedAt, Map<String, String> eventIds,
+        FailureStreak failures, BudgetDay budget) {
+      this(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget, null,
+          List.of());
     }
 
     /** @return the hot windows as the table they are kept in (with its indexes) */
@@ -1239,7 +1375,8 @@ public final class TaskJournal {
     }
 
     public static State empty(int sampleCapacity) {
-      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null, Map.of(), null, null);
+      return new State(null, false, Map.of(), null, 0, DurationSamples.empty(sampleCapacity), null, Map.of(), null, null,
+          null, List.of());
     }
 
     /**
@@ -1258,7 +1395,7 @@ public final class TaskJournal {
       while (next.size() > Math.max(1, keep)) {
         next = next.minus(next.firstKey()); // the oldest id leaves
       }
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next, failures, budget);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, next, failures, budget, openRange, ranges);
     }
 
     /** See the record. */
@@ -1319,23 +1456,23 @@ public final class TaskJournal {
     }
 
     State withFailures(FailureStreak f) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, f, budget);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, f, budget, openRange, ranges);
     }
 
     State withSpec(SpecRecord s) {
-      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget);
+      return new State(s, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget, openRange, ranges);
     }
 
     State withPaused(boolean p) {
-      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget);
+      return new State(spec, p, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget, openRange, ranges);
     }
 
     State withRemovedAt(Instant at) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds, failures, budget);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, at, eventIds, failures, budget, openRange, ranges);
     }
 
     State withSample(Duration d) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds, failures, budget);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples.add(d), removedAt, eventIds, failures, budget, openRange, ranges);
     }
 
     /**
@@ -1371,13 +1508,70 @@ public final class TaskJournal {
         count++;
         through = later(through, x.start());
       }
-      return new State(spec, paused, next, through, count, samples, removedAt, eventIds, failures, budget);
+      List<SkipRange> kept = ranges;
+      if (count != archivedCount && !ranges.isEmpty()) {
+        // a closed range leaves with its first window; its other windows are counted as archived with it
+        List<SkipRange> stay = new ArrayList<>(ranges.size());
+        for (SkipRange r : ranges) {
+          if (next.containsKey(r.firstWindow())) {
+            stay.add(r);
+          } else {
+            count += Math.max(0, r.count() - 1);
+            through = later(through, r.lastStart());
+          }
+        }
+        kept = stay.size() == ranges.size() ? ranges : stay;
+      }
+      return new State(spec, paused, next, through, count, samples, removedAt, eventIds, failures, budget, openRange, kept);
+    }
+
+    // Skip ranges (docs/skip-ranges.md)
+
+    /**
+     * @param dueAt a window's due time
+     * @return the skip range (open, or a recent closed one) that accounts for a window due then, if any
+     */
+    public Optional<SkipRange> rangeOf(Instant dueAt) {
+      if (openRange != null && openRange.covers(dueAt)) {
+        return Optional.of(openRange);
+      }
+      for (SkipRange r : ranges) {
+        if (r.covers(dueAt)) {
+          return Optional.of(r);
+        }
+      }
+      return Optional.empty();
+    }
+
+    /** @return the state with this range open (any open one is replaced: the decider closes it first) */
+    State withOpenRange(SkipRange r) {
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget, r,
+          ranges);
+    }
+
+    /**
+     * @param r a closed range
+     * @param wasOpen whether it is the state's open range, now closed
+     * @return the state with it among the recent closed ranges; one whose first window already left
+     *     the hot state leaves at once, its windows but the first (counted when it left) counted as archived
+     */
+    State withClosedRange(SkipRange r, boolean wasOpen) {
+      SkipRange open = wasOpen ? null : openRange;
+      if (!windows.containsKey(r.firstWindow())) {
+        return new State(spec, paused, windows, later(archivedThrough, r.lastStart()),
+            archivedCount + Math.max(0, r.count() - 1), samples, removedAt, eventIds, failures, budget, open,
+            ranges);
+      }
+      List<SkipRange> next = new ArrayList<>(ranges);
+      next.add(r);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, budget, open,
+          next);
     }
 
     // Budgets: the current day's usage (see BudgetDay)
 
     State withBudget(BudgetDay b) {
-      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, b);
+      return new State(spec, paused, windows, archivedThrough, archivedCount, samples, removedAt, eventIds, failures, b, openRange, ranges);
     }
 
     /**

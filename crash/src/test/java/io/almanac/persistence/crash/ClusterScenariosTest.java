@@ -692,6 +692,15 @@ class ClusterScenariosTest {
             decided.putIfAbsent(id + " " + e.window(), e.type()
                 + (e.event() instanceof TaskJournal.InstanceScheduled i ? " " + i.kind() : ""));
           }
+          if (e.event() instanceof TaskJournal.WindowsSkipped r) {
+            // a skip range (docs/skip-ranges.md): each of its windows (one per second, keyed by its instant) as its first's
+            String type = r.outcome() == io.almanac.InstanceStatus.MISSED ? "WindowMissed" : "FireSkipped";
+            for (Instant t = r.dueAt(); !t.isAfter(r.lastDue()); t = t.plusSeconds(1)) {
+              if (t.isAfter(from) && !t.isAfter(to)) {
+                decided.putIfAbsent(id + " " + t, type);
+              }
+            }
+          }
         }
       }
       if (decided.size() >= due * tasks.size()) {
@@ -815,6 +824,11 @@ class ClusterScenariosTest {
         for (AuditEvent e : reader.read(id).events()) {
           if (e.event() instanceof TaskJournal.WindowMissed w && !w.dueAt().isBefore(from) && !w.dueAt().isAfter(to)) {
             missed.add(id + " " + w.window() + " " + w.reason() + ": " + w.detail());
+          }
+          if (e.event() instanceof TaskJournal.WindowsSkipped r && r.outcome() == io.almanac.InstanceStatus.MISSED
+              && !r.dueAt().isAfter(to) && !r.lastDue().isBefore(from)) {
+            missed.add(id + " " + r.window() + ".." + r.lastWindow() + " (" + r.count() + " windows) " + r.missReason() + ": "
+                + r.detail());
           }
         }
       }

@@ -282,6 +282,7 @@ class PoolKillNineTest {
         long micros = 0;
         long results = 0;
         List<Instant> skips = new ArrayList<>();
+        String budgetRange = null;
         for (io.almanac.persistence.audit.AuditEvent e : reader.read(id).events()) {
           Object ev = e.event();
           io.almanac.journal.UsageRecord u = null;
@@ -298,6 +299,18 @@ class PoolKillNineTest {
           } else if (ev instanceof io.almanac.journal.TaskJournal.FireSkipped x
               && x.reason() == io.almanac.SkipReason.BUDGET_EXHAUSTED) {
             skips.add(x.at());
+          } else if (ev instanceof io.almanac.journal.TaskJournal.SkipRangeOpened x
+              && x.skipReason() == io.almanac.SkipReason.BUDGET_EXHAUSTED) {
+            skips.add(x.at()); // a skip range (docs/skip-ranges.md): its first window, its others covered until its close
+            budgetRange = x.window();
+          } else if (ev instanceof io.almanac.journal.TaskJournal.WindowsSkipped x
+              && x.skipReason() == io.almanac.SkipReason.BUDGET_EXHAUSTED) {
+            skips.add(x.at());
+          } else if (ev instanceof io.almanac.journal.TaskJournal.SkipRangeClosed x && x.window().equals(budgetRange)) {
+            if (x.count() > 1) {
+              skips.add(x.at()); // its covered windows were skipped until then
+            }
+            budgetRange = null;
           }
           if (u != null && at.atZone(java.time.ZoneOffset.UTC).toLocalDate().equals(day)) {
             micros += u.costMicros();

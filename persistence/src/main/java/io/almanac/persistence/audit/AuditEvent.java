@@ -188,6 +188,24 @@ public record AuditEvent(
     }
 
     @Override
+    public Told skipRangeOpened(TaskJournal.SkipRangeOpened e) {
+      return new Told(e.range().reason() + ": " + e.detail() + " (due " + e.dueAt() + "); opens a skip range: each window"
+          + " due after it and decided alike is one of its windows, without an event of its own", 0);
+    }
+
+    @Override
+    public Told skipRangeClosed(TaskJournal.SkipRangeClosed e) {
+      return new Told("skip range closed: " + e.count() + (e.count() == 1 ? " window, " : " windows from ") + e.window()
+          + (e.count() == 1 ? "" : " to " + e.lastWindow()) + " (last due " + e.lastDue() + ")", 0);
+    }
+
+    @Override
+    public Told windowsSkipped(TaskJournal.WindowsSkipped e) {
+      return new Told(e.outcome() + " " + e.range().reason() + ": " + e.detail() + "; " + e.count() + " windows from " + e.window()
+          + " to " + e.lastWindow() + " (due " + e.dueAt() + " to " + e.lastDue() + ")", 0);
+    }
+
+    @Override
     public Told attemptStarted(TaskJournal.AttemptStarted e) {
       return new Told(e.kind() + ", lease until " + e.leaseUntil() + (e.executor() == null ? "" : ", executor " + e.executor()), e.attempt());
     }

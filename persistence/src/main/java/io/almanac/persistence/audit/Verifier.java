@@ -485,6 +485,16 @@ public final class Verifier {
 
   private record Segment(SpecRecord spec, Instant at) {}
 
+  /**
+   * A skip range of the journal (docs/skip-ranges.md): its first window, and the windows due from its
+   * first's due time through its last's ({@code lastDue}; null while open: every one due after it).
+   */
+  private record Range(String first, Instant firstDue, Instant lastDue, EventRef ref) {
+    boolean covers(Instant dueAt) {
+      return !dueAt.isBefore(firstDue) && (lastDue == null || !dueAt.isAfter(lastDue));
+    }
+  }
+
   private static final class Win {
     final String key;
     final Instant firstAt;
@@ -566,6 +576,8 @@ public final class Verifier {
     private final String task;
     private final Instant end;
     private final Map<String, Win> windows = new LinkedHashMap<>();
+    /** The journal's skip ranges, in journal order (I2: each accounts for the windows it covers). */
+    private final List<Range> ranges = new ArrayList<>();
     private final List<Segment> specs = new ArrayList<>();
     private final List<Instant> removals = new ArrayList<>();
     private final List<Attempt> all = new ArrayList<>();
@@ -718,6 +730,32 @@ public final class Verifier {
       @Override
       public Void windowMissed(TaskJournal.WindowMissed e) {
         accounted(w, ref, e.dueAt());
+        return null;
+      }
+
+      @Override
+      public Void skipRangeOpened(TaskJournal.SkipRangeOpened e) {
+        accounted(w, ref, e.dueAt());
+        ranges.add(new Range(e.window(), e.dueAt(), null, ref)); // open: it covers every window due from its first on
+        return null;
+      }
+
+      @Override
+      public Void skipRangeClosed(TaskJournal.SkipRangeClosed e) {
+        for (int i = ranges.size() - 1; i >= 0; i--) {
+          Range r = ranges.get(i);
+          if (r.first().equals(e.window()) && r.lastDue() == null) {
+            ranges.set(i, new Range(r.first(), r.firstDue(), e.lastDue(), r.ref()));
+            break;
+          }
+        }
+        return null;
+      }
+
+      @Override
+      public Void windowsSkipped(TaskJournal.WindowsSkipped e) {
+        accounted(w, ref, e.dueAt());
+        ranges.add(new Range(e.window(), e.dueAt(), e.lastDue(), ref));
         return null;
       }
 
@@ -1061,7 +1099,8 @@ public final class Verifier {
       windowsChecked += found.size() + lost.size();
       long events = 0;
       for (String key : found) {
-        events += windows.get(key).events.size();
+        Win w = windows.get(key);
+        events += w == null ? 0 : w.events.size(); // a window a skip range accounts for has no events of its own
       }
       for (String key : lost) {
         Win w = windows.get(key);
@@ -1136,8 +1175,8 @@ public final class Verifier {
               continue;
             }
             Win w = windows.get(key);
-            if (w != null && w.accountedBy != null) {
-              found.add(key);
+            if (w != null && w.accountedBy != null || inSkipRange(d.dueAt())) {
+              found.add(key); // a window a skip range accounts for is its range's
               continue;
             }
             lost.add(key);
@@ -1157,6 +1196,16 @@ public final class Verifier {
         until = lastRemoval.minus(grace).minusNanos(1); // a task that stays removed was checked until its removal
       }
       return latestDue == null ? null : until;
+    }
+
+    /** Whether a skip range of the journal accounts for a window due then (I2). */
+    private boolean inSkipRange(Instant dueAt) {
+      for (Range r : ranges) {
+        if (r.covers(dueAt)) {
+          return true;
+        }
+      }
+      return false;
     }
 
     /**

@@ -137,6 +137,12 @@ public final class WindowExplanation {
 
   private WindowExplanation() {}
 
+  /** Whether an event records a skip range (docs/skip-ranges.md), which accounts for windows besides its own. */
+  static boolean isRangeEvent(Object e) {
+    return e instanceof TaskJournal.SkipRangeOpened || e instanceof TaskJournal.SkipRangeClosed
+        || e instanceof TaskJournal.WindowsSkipped;
+  }
+
   /**
    * The audit's view of raw journal events, numbered 1, 2, ... with each event's zone (from the
    * latest {@link SpecDefined} at or before it), as {@link AuditReader} would read them.
@@ -200,6 +206,8 @@ public final class WindowExplanation {
     private AuditEvent last;
     private AuditEvent previous;
     private AuditEvent previousAtFirst;
+    /** The event before each skip range's first event (the windows its first window stands for, for why). */
+    private final Map<String, AuditEvent> previousAtRange = new HashMap<>();
     private boolean windowSeen;
     private ZoneId guessZone;
     private Optional<Instant> guess = Optional.empty();
@@ -239,8 +247,12 @@ public final class WindowExplanation {
         windowSeen = true;
         previousAtFirst = previous;
       }
+      if (!about && (raw instanceof TaskJournal.SkipRangeOpened || raw instanceof TaskJournal.WindowsSkipped)) {
+        // a range's first window: a window inside the range is told as it is (docs/skip-ranges.md)
+        previousAtRange.putIfAbsent(((TaskJournal.WindowEvent) raw).window(), previous);
+      }
       if (raw instanceof TaskJournal.Event e) {
-        if (about && e instanceof TaskJournal.WindowEvent we) {
+        if ((about || isRangeEvent(e)) && e instanceof TaskJournal.WindowEvent we) {
           WindowState o = previousRunning(task, we);
           if (o != null) {
             runningAtSkip.put(a.sequenceNr(), o);
@@ -254,7 +266,7 @@ public final class WindowExplanation {
           near(a.window(), p.start(), a.zone());
         }
       }
-      if (about || !(raw instanceof TaskJournal.WindowEvent)) {
+      if (about || !(raw instanceof TaskJournal.WindowEvent) || isRangeEvent(raw)) { // ranges: the windows they account for
         if (kept.size() >= maxKept) {
           throw new HistoryTooLargeException("the history of window " + window + " holds more than " + maxKept
               + " events (its own and the task's), more than is read at once");
@@ -364,6 +376,10 @@ public final class WindowExplanation {
     private String lastError;
     private String skipText;
     private String missText;
+    /** What the window is in its skip range (docs/skip-ranges.md), or null for a window of its own. */
+    private String rangeText;
+    /** The task's skip range events, for a window with no event of its own that a range accounts for. */
+    private final List<AuditEvent> rangeEvents = new ArrayList<>();
     private String cancelText;
     private String resolveNote;
     private String finalReason;
@@ -428,6 +444,9 @@ public final class WindowExplanation {
         if (a.event() instanceof TaskJournal.Event e) {
           boolean about = a.isAbout(window) && e instanceof TaskJournal.WindowEvent;
           boolean adopting = false;
+          if (!about && isRangeEvent(e)) {
+            rangeEvents.add(a);
+          }
           if (about) {
             adopting = about(a, (TaskJournal.WindowEvent) e, previous);
           } else if (!(e instanceof TaskJournal.WindowEvent)) {
@@ -447,7 +466,8 @@ public final class WindowExplanation {
         last = a;
       }
       if (!seen) {
-        return unknown();
+        Explanation ranged = inSkipRange();
+        return ranged != null ? ranged : unknown();
       }
       WindowState w = own.windows().get(window);
       if (w != null && adopted) {
@@ -473,7 +493,8 @@ public final class WindowExplanation {
       WindowState before = own.windows().get(window);
       if (!seen) {
         seen = true;
-        downtime = gap(digest == null ? previous : digest.previousAtFirst, a, we);
+        downtime = gap(digest == null ? previous
+            : window.equals(digest.window) ? digest.previousAtFirst : digest.previousAtRange.get(window), a, we);
       }
       WindowState other = digest == null ? previousRunning(task, we) : digest.runningAtSkip.get(a.sequenceNr());
       InstanceStatus from = before == null ? null : before.status();
@@ -866,6 +887,48 @@ public final class WindowExplanation {
       }
 
       @Override
+      public Void skipRangeOpened(TaskJournal.SkipRangeOpened e) {
+        if (e.skipReason() != null) {
+          fireSkipped(new FireSkipped(e.window(), e.start(), e.end(), e.dueAt(), e.skipReason(), e.detail(), e.at()));
+        } else {
+          windowMissed(new WindowMissed(e.window(), e.start(), e.end(), e.dueAt(), e.missReason(), e.detail(), e.at()));
+        }
+        rangeText = "the first window of a skip range: the windows due after it and decided alike are recorded with it, "
+            + "as one record";
+        step(at, "It opened a skip range: each window due after it and decided the same way (" + e.range().reason()
+            + ") is one of its windows, with no event of its own, until a window is decided otherwise.");
+        return null;
+      }
+
+      @Override
+      public Void skipRangeClosed(TaskJournal.SkipRangeClosed e) {
+        if (e.count() <= 1) {
+          rangeText = null; // a range of its one window: a window skipped as any other
+          step(at, "The skip range it opened was closed: it holds this window only.");
+          return null;
+        }
+        rangeText = "the first of " + e.count() + (e.count() == 1 ? " window" : " windows from " + e.window() + " to "
+            + e.lastWindow()) + ", recorded as one skip range";
+        step(at, "The skip range it opened was closed: " + e.count() + (e.count() == 1 ? " window" : " windows, from "
+            + e.window() + " to " + e.lastWindow() + " (last due " + time(e.lastDue()) + ")") + ".");
+        return null;
+      }
+
+      @Override
+      public Void windowsSkipped(TaskJournal.WindowsSkipped e) {
+        if (e.skipReason() != null) {
+          fireSkipped(new FireSkipped(e.window(), e.start(), e.end(), e.dueAt(), e.skipReason(), e.detail(), e.at()));
+        } else {
+          windowMissed(new WindowMissed(e.window(), e.start(), e.end(), e.dueAt(), e.missReason(), e.detail(), e.at()));
+        }
+        rangeText = "the first of " + e.count() + " windows from " + e.window() + " to " + e.lastWindow()
+            + ", recorded as one skip range";
+        step(at, "It was recorded with the " + (e.count() - 1) + " windows after it, to " + e.lastWindow() + " (due "
+            + time(e.lastDue()) + "), decided alike, as one skip range.");
+        return null;
+      }
+
+      @Override
       public Void windowWaiting(WindowWaiting e) {
         if (dueAt == null) {
           dueAt = e.dueAt();
@@ -1153,7 +1216,7 @@ public final class WindowExplanation {
 
     private String verdict(WindowState w) {
       long all = eventsReceived + eventsDuplicated;
-      String base = statusVerdict(w);
+      String base = rangeText == null ? statusVerdict(w) : statusVerdict(w) + "; " + rangeText;
       return all > 1 ? base + "; it coalesced " + eventsText() : base;
     }
 
@@ -1236,6 +1299,69 @@ public final class WindowExplanation {
               : "the trigger fired it late";
       return "ran late: " + due + ", attempt 1 started " + time(started) + ", " + human(late) + " after due, because "
           + because + "; " + done;
+    }
+
+    /**
+     * The explanation of a window with no event of its own that a skip range accounts for
+     * (docs/skip-ranges.md): one of its windows, skipped or missed for the range's reason; null when
+     * no range does (or its due time cannot be computed).
+     */
+    private Explanation inSkipRange() {
+      if (rangeEvents.isEmpty() || spec == null) {
+        return null;
+      }
+      Optional<Instant> due;
+      try {
+        TaskSchedule schedule = Schedules.of(spec.toSpec());
+        Optional<Instant> guess = guessStart(window, zone);
+        due = guess.isEmpty() ? Optional.empty() : dueOf(schedule, guess.get()).map(DueWindow::dueAt);
+      } catch (RuntimeException e) {
+        return null;
+      }
+      if (due.isEmpty()) {
+        return null;
+      }
+      Instant d = due.get();
+      for (int i = 0; i < rangeEvents.size(); i++) {
+        AuditEvent a = rangeEvents.get(i);
+        io.almanac.journal.SkipRange r = null;
+        if (a.event() instanceof TaskJournal.WindowsSkipped x) {
+          r = x.range();
+        } else if (a.event() instanceof TaskJournal.SkipRangeOpened x) {
+          r = x.range();
+          for (int j = i + 1; j < rangeEvents.size(); j++) {
+            if (rangeEvents.get(j).event() instanceof TaskJournal.SkipRangeClosed c && c.window().equals(x.window())) {
+              r = r.closed(c.lastWindow(), c.lastStart(), c.lastDue(), c.count(), c.at());
+              break;
+            }
+          }
+        }
+        if (r == null || !r.covers(d)) {
+          continue;
+        }
+        boolean missed = r.outcome() == InstanceStatus.MISSED;
+        String of = r.open() ? "one of the windows from " + r.firstWindow() + " on, recorded as one skip range that is still"
+            + " open (no event of its own)"
+            : "one of " + r.count() + " windows from " + r.firstWindow() + " to " + r.lastWindow()
+                + ", recorded as one skip range (no event of its own)";
+        // told as its range's first window is: the same decision, for the same reason
+        Explanation first = new Explainer(taskId, events, r.firstWindow(), digest).run();
+        String base = first.verdict();
+        int cut = base == null ? -1 : base.indexOf("; the first ");
+        if (cut > 0) {
+          base = base.substring(0, cut);
+        }
+        if (base == null || !first.known()) {
+          String why = missed ? missed(new WindowMissed(window, null, null, d, r.missReason(), r.detail(), r.openedAt()))
+              : skipped(r.skipReason(), r.detail(), null);
+          base = (missed ? "missed" : "skipped") + ": " + why;
+        }
+        steps.addAll(first.steps());
+        step(d, "Due " + time(d) + " " + zone.getId() + ", this window was " + (missed ? "missed" : "skipped") + " for the same"
+            + " reason (" + r.reason() + "): " + of + ".");
+        return new Explanation(taskId, window, r.outcome().name(), shorten(base + "; " + of), steps);
+      }
+      return null;
     }
 
     /** The explanation of a window the journal has no record of. */
@@ -1421,7 +1547,9 @@ public final class WindowExplanation {
 
   /** @return null when the event is no PREVIOUS_RUNNING skip, else whether it ends a released window's wait */
   private static Boolean previousRunningSkip(TaskJournal.WindowEvent e) {
-    if (e instanceof FireSkipped f && f.reason() == SkipReason.PREVIOUS_RUNNING) {
+    if (e instanceof FireSkipped f && f.reason() == SkipReason.PREVIOUS_RUNNING
+        || e instanceof TaskJournal.SkipRangeOpened r && r.skipReason() == SkipReason.PREVIOUS_RUNNING
+        || e instanceof TaskJournal.WindowsSkipped r2 && r2.skipReason() == SkipReason.PREVIOUS_RUNNING) {
       return false;
     }
     return e instanceof WaitEnded w && w.reason() == SkipReason.PREVIOUS_RUNNING ? true : null;
@@ -1469,6 +1597,21 @@ public final class WindowExplanation {
 
     @Override
     public Placed windowMissed(WindowMissed e) {
+      return new Placed(e.start(), e.dueAt());
+    }
+
+    @Override
+    public Placed skipRangeOpened(TaskJournal.SkipRangeOpened e) {
+      return new Placed(e.start(), e.dueAt());
+    }
+
+    @Override
+    public Placed skipRangeClosed(TaskJournal.SkipRangeClosed e) {
+      return null;
+    }
+
+    @Override
+    public Placed windowsSkipped(TaskJournal.WindowsSkipped e) {
       return new Placed(e.start(), e.dueAt());
     }
 

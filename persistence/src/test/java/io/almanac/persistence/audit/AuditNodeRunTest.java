@@ -134,25 +134,25 @@ class AuditNodeRunTest {
     String out = r.out();
     assertTrue(out.contains("OK: I1-I7 hold"), r.toString());
     assertTrue(out.contains("windows seen                      5 (FINAL_FAILED 1, SKIPPED 1, SUCCEEDED 3)"), r.toString());
-    assertTrue(out.contains("I2 every due window accounted for checked 5 due windows until 2026-12-03T00:03:00Z (22 events): 0 lost"),
+    assertTrue(out.contains("I2 every due window accounted for checked 5 due windows until 2026-12-03T00:03:00Z (23 events): 0 lost"),
         r.toString());
     assertTrue(out.contains("attempts                          6: 3 succeeded, 2 retries, 0 late results"), r.toString());
-    assertTrue(out.contains("I1 no window succeeds twice       checked 5 windows (22 events): 0 double successes"), r.toString());
+    assertTrue(out.contains("I1 no window succeeds twice       checked 5 windows (23 events): 0 double successes"), r.toString());
     assertTrue(out.contains("I3 no attempt RUNNING past lease  checked 6 attempts of 4 windows (12 events)"), r.toString());
     assertTrue(out.contains("I4 no overlap unless allowed      checked 6 attempts of 4 windows (12 events): 0 overlaps"), r.toString());
     assertTrue(out.contains("open at the end                   none"), r.toString());
     // I5 on a real node's journal: every event in the range names its writer, the node's one incarnation
-    assertTrue(out.contains("I5 one writer at a time           checked 1 journal (24 events with a known writer): 0 interleavings"),
+    assertTrue(out.contains("I5 one writer at a time           checked 1 journal (25 events with a known writer): 0 interleavings"),
         r.toString());
     // I6 on a real node's journal: 6 PENDING spells (4 first runs, 2 retries) of 4 windows, each started when due
     assertTrue(out.contains("I6 none stuck PENDING or WAITING  checked 4 windows (12 events): longest past its bound PT0S"),
         r.toString());
-    assertTrue(out.contains("OK: I1-I7 hold (checked 5 due windows, 5 windows with events, 6 attempts, 24 events of 1 journal"
+    assertTrue(out.contains("OK: I1-I7 hold (checked 5 due windows, 5 windows with events, 6 attempts, 25 events of 1 journal"
         + " with a known writer)"), r.toString());
     assertTrue(!out.contains("had no writer"), r.toString());
     // the table: every event with its time in UTC and in Shanghai
     assertTrue(out.contains("task 'digest' (zone Asia/Shanghai): "), r.toString());
-    assertTrue(out.matches("(?s).*2026-12-02T00:00:00Z  2026-12-02T08:00:00\\+08:00  FireSkipped +2026-12-02 +PAUSED: task is paused.*"),
+    assertTrue(out.matches("(?s).*2026-12-02T00:00:00Z  2026-12-02T08:00:00\\+08:00  SkipRangeOpened +2026-12-02 +PAUSED: task is paused.*"),
         r.toString());
     assertTrue(out.contains("InstanceFinalFailed"), r.toString());
     assertTrue(r.err().contains("events of 1 task (5 windows)"), r.toString());
@@ -233,7 +233,9 @@ class AuditNodeRunTest {
     assertEquals("2026-11-28T23:59:00Z", spec.get(5));
     assertEquals("2026-11-29T07:59:00+08:00", spec.get(6));
     assertTrue(spec.get(8).startsWith("cron '0 0 8 * * ?' in Asia/Shanghai, window daily"), spec.get(8));
-    assertTrue(events.stream().anyMatch(row -> row.get(2).equals("FireSkipped") && row.get(8).startsWith("PAUSED: task is paused")));
+    // the paused window opens a skip range (docs/skip-ranges.md)
+    assertTrue(events.stream().anyMatch(row -> row.get(2).equals("SkipRangeOpened") && row.get(8).startsWith("PAUSED: ")),
+        events.toString());
     assertEquals(r.out().chars().filter(c -> c == '\n').count(), rows.size(), "no field spans lines");
   }
 

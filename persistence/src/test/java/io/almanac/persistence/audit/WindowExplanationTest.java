@@ -1034,6 +1034,14 @@ class WindowExplanationTest {
             started(2, RunKind.RETRY, t("00:00:05"), N1),
             new TaskJournal.StepsReplayed(DAY, 2, List.of("gather"), t("00:00:09")),
             new AttemptSucceeded(DAY, 2, Duration.ofSeconds(4), "ok", null, t("00:00:09"))),
+        // skip ranges (docs/skip-ranges.md): one opened and closed, one written closed by a catch-up
+        journal(new TaskJournal.SkipRangeOpened(DAY, START, END, DUE, io.almanac.InstanceStatus.SKIPPED,
+                SkipReason.PREVIOUS_RUNNING, null, "window 2026-11-28 is RUNNING", DUE),
+            new TaskJournal.SkipRangeClosed(DAY, "2026-12-01", START.plus(Duration.ofDays(2)), DUE.plus(Duration.ofDays(2)), 3,
+                DUE.plus(Duration.ofDays(3)))),
+        journal(new TaskJournal.WindowsSkipped(DAY, START, END, DUE, "2026-12-01", START.plus(Duration.ofDays(2)),
+            DUE.plus(Duration.ofDays(2)), 3, io.almanac.InstanceStatus.MISSED, null, io.almanac.MissReason.BACKFILL_NOT_ALLOWED,
+            "catch-up mode NONE", DUE.plus(Duration.ofDays(3)))),
         // a failed attempt's log and stack trace, written with its end (docs/long-jobs/logs.md)
         journal(scheduled(RunKind.FIRST, DUE), started(1, RunKind.FIRST, DUE, N1),
             new AttemptFailed(DAY, 1, Duration.ofSeconds(3), "IllegalStateException: boom", t("00:00:03")),

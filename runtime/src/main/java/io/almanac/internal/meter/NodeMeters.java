@@ -353,6 +353,24 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     }
 
     @Override
+    public Boolean skipRangeOpened(TaskJournal.SkipRangeOpened r) {
+      decision(tag, kind(origin, null), r.outcome() == io.almanac.InstanceStatus.MISSED ? "missed" : "skipped", reasonOf(r.range()));
+      return false;
+    }
+
+    @Override
+    public Boolean skipRangeClosed(TaskJournal.SkipRangeClosed r) {
+      return false; // its windows were counted as it covered them
+    }
+
+    @Override
+    public Boolean windowsSkipped(TaskJournal.WindowsSkipped r) {
+      decision(tag, kind(origin, null), r.outcome() == io.almanac.InstanceStatus.MISSED ? "missed" : "skipped", reasonOf(r.range()),
+          r.count());
+      return false;
+    }
+
+    @Override
     public Boolean attemptStarted(AttemptStarted s) {
       count("almanac.attempts.started", tag, "kind", name(s.kind()));
       if (s.kind() == RunKind.FIRST && released.remove(taskId + "|" + s.window()) == null && !wasWaiting(s.window())) {
@@ -673,10 +691,31 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   }
 
   private void decision(String task, String kind, String decision, String reason) {
+    decision(task, kind, decision, reason, 1);
+  }
+
+  private static String reasonOf(io.almanac.journal.SkipRange r) {
+    return r.skipReason() != null ? name(r.skipReason()) : name(r.missReason());
+  }
+
+  /**
+   * A window an open skip range covered (docs/skip-ranges.md): decided like the range's first, with
+   * no event written; counted as a decision all the same.
+   *
+   * @param taskId the task
+   * @param range the open range that covered it
+   * @param catchUp whether a catch-up fired it
+   */
+  public void covered(String taskId, io.almanac.journal.SkipRange range, boolean catchUp) {
+    decision(taskTags.tag(taskId), kind(catchUp ? Origin.CATCH_UP : Origin.ON_TIME, null),
+        range.outcome() == io.almanac.InstanceStatus.MISSED ? "missed" : "skipped", reasonOf(range));
+  }
+
+  private void decision(String task, String kind, String decision, String reason, long n) {
     String key = "almanac.decisions|" + task + "|" + kind + "|" + decision + "|" + reason;
     counters.computeIfAbsent(key, k -> Counter.builder("almanac.decisions").tag("task", task).tag("kind", kind)
         .tag("decision", decision).tag("reason", reason).description("decisions on windows, as written to the journal")
-        .register(registry)).increment();
+        .register(registry)).increment(n);
   }
 
   /** A counter of a task's (its tag: {@link TaskTags}) with one more tag. */

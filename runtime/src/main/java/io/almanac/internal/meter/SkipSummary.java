@@ -49,6 +49,10 @@ public final class SkipSummary {
         count(taskId, fs.reason().name(), fs.reason() == SkipReason.PREVIOUS_RUNNING || fs.reason() == SkipReason.BUFFER_FULL);
       } else if (e instanceof WindowMissed m) {
         count(taskId, m.reason().name(), false);
+      } else if (e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r) {
+        count(taskId, r.range(), 1);
+      } else if (e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r) {
+        count(taskId, r.range(), r.count());
       }
     }
   }
@@ -64,10 +68,29 @@ public final class SkipSummary {
     }
   }
 
+  /**
+   * Counts a window an open skip range covered (no event is written for it: docs/skip-ranges.md).
+   *
+   * @param taskId the task
+   * @param range the open range that covered it
+   */
+  public void covered(String taskId, io.almanac.journal.SkipRange range) {
+    count(taskId, range, 1);
+  }
+
+  private void count(String taskId, io.almanac.journal.SkipRange range, long n) {
+    SkipReason skip = range.skipReason();
+    count(taskId, range.reason(), skip == SkipReason.PREVIOUS_RUNNING || skip == SkipReason.BUFFER_FULL, n);
+  }
+
   private void count(String taskId, String reason, boolean overlap) {
+    count(taskId, reason, overlap, 1);
+  }
+
+  private void count(String taskId, String reason, boolean overlap, long n) {
     synchronized (lock) {
-      windows++;
-      reasons.merge(reason, 1L, Long::sum);
+      windows += n;
+      reasons.merge(reason, n, Long::sum);
       if (tasks.add(taskId) && examples.size() < EXAMPLES) {
         examples.add(taskId);
       }

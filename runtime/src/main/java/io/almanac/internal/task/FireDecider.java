@@ -19,6 +19,11 @@ import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal.InstanceScheduled;
 import io.almanac.journal.TaskJournal.State;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.SkipRange;
+import io.almanac.SkipReason;
+import io.almanac.schedule.DueWindow;
+import io.almanac.schedule.Schedules;
+import io.almanac.schedule.TaskSchedule;
 import io.almanac.journal.Transition;
 import io.almanac.journal.WindowState;
 import java.time.Instant;
@@ -34,6 +39,15 @@ import java.util.Set;
  * task's {@link CatchUpPolicy} (missed, or run as a backfill), or decided by the overlap policy.
  * Catch-ups decide each window alike, in one write. What follows a failed attempt is not decided
  * here: that is {@link AttemptLifecycle} and the task's retry policy (R11). INTERNAL API.
+ *
+ * <p>Skip ranges (docs/skip-ranges.md): windows of a task not run for the same reason in a row are
+ * one record. An on-time streak's first window opens a range ({@link TaskJournal.SkipRangeOpened});
+ * each further fire decided alike is covered (no event, acked at once); the first fire decided
+ * otherwise closes it ({@link TaskJournal.SkipRangeClosed}) in its own write. A catch-up's windows
+ * decided alike are one closed range ({@link TaskJournal.WindowsSkipped}). The count of a closed
+ * range: the windows covered as this decider saw them since it opened the range (a repeated or
+ * out-of-order fire is not counted twice); after a recovery (this decider's memory lost), the
+ * schedule's windows due from the first window up to the one before the closing fire.
  */
 final class FireDecider {
 
@@ -71,6 +85,33 @@ final class FireDecider {
    * @return the events and the outcome, or a refusal
    */
   Decided<FireOutcome> fire(State state, Fire cmd, Instant now) {
+    Decided<FireOutcome> d = decide(state, cmd, now);
+    if (d.refused() || d.events().isEmpty()) {
+      return d;
+    }
+    Skip skip = Skip.of(d);
+    SkipRange open = state.openRange();
+    boolean inOpen = open != null && !cmd.dueAt().isBefore(open.firstDue());
+    if (skip != null && inOpen && skip.sameAs(open)) {
+      covered(state, cmd.window().value(), cmd.start(), cmd.dueAt(), cmd.kind(), now);
+      return Decided.reply(new FireOutcome(cmd.window().value(), skip.decision(), skip.text() + " (covered by the skip range from "
+          + open.firstWindow() + ")"));
+    }
+    List<Event> events = new ArrayList<>();
+    if (inOpen) {
+      events.add(close(state, cmd.window().value(), cmd.dueAt(), now));
+    }
+    if (skip != null && (open == null || inOpen)) {
+      events.add(skip.opened(now));
+      streak = new Streak(cmd.window().value(), cmd.window().value(), cmd.start(), cmd.dueAt(), 1, true);
+    } else {
+      events.addAll(d.events());
+    }
+    return new Decided<>(events, d.reply(), null);
+  }
+
+  /** A fire decided window by window, before skip ranges (docs/skip-ranges.md) are applied by {@link #fire}. */
+  private Decided<FireOutcome> decide(State state, Fire cmd, Instant now) {
     Decided<FireOutcome> early = beforeOverlap(state, cmd, now);
     if (early != null) {
       return early;
@@ -156,6 +197,8 @@ final class FireDecider {
     List<Event> events = new ArrayList<>();
     List<FireOutcome> outcomes = new ArrayList<>();
     Set<String> seen = new HashSet<>();
+    SkipRange open = state.openRange();
+    Run run = null; // the batch's windows decided alike so far, written as one range
     for (DueFire due : windows) {
       if (due == null) {
         return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "window", null, "a catch-up names windows"));
@@ -169,10 +212,201 @@ final class FireDecider {
       if (d.refused()) {
         return Decided.refuse(d.refusal());
       }
-      events.addAll(d.events());
-      outcomes.add(d.reply().apply(state));
+      FireOutcome outcome = d.reply().apply(state);
+      Skip skip = Skip.of(d);
+      boolean inOpen = open != null && !due.dueAt().isBefore(open.firstDue());
+      if (skip != null && inOpen && skip.sameAs(open)) {
+        covered(state, due.window().value(), due.start(), due.dueAt(), FireKind.CATCH_UP, now); // the open range goes on
+        outcomes.add(outcome);
+        continue;
+      }
+      if (skip != null && run != null && run.skip.sameAs(skip)) {
+        run = run.plus(due); // one more window of the batch's range
+        outcomes.add(outcome);
+        continue;
+      }
+      if (!d.events().isEmpty()) {
+        run = flush(run, events, now);
+        if (inOpen) {
+          events.add(close(state, due.window().value(), due.dueAt(), now));
+          open = null;
+        }
+      }
+      if (skip != null) {
+        run = new Run(skip, due.window().value(), due.start(), due.dueAt(), 1);
+      } else {
+        events.addAll(d.events());
+      }
+      outcomes.add(outcome);
     }
+    flush(run, events, now);
     return Decided.persist(events, new CatchUpOutcome(List.copyOf(outcomes)));
+  }
+
+  // Skip ranges (docs/skip-ranges.md)
+
+  /**
+   * The open skip range as this decider has seen it since it opened it (in memory only, never
+   * persisted): the latest window it covered and how many windows it covers. Valid only while the
+   * state's open range starts at {@link #first}; after a recovery (or a write that failed) it is
+   * unknown and {@link #close} counts from the schedule.
+   */
+  private record Streak(String first, String lastWindow, Instant lastStart, Instant lastDue, long count, boolean whole) {}
+
+  /** The batch's windows decided alike so far (a catch-up): its first window's event and its last. */
+  private record Run(Skip skip, String lastWindow, Instant lastStart, Instant lastDue, long count) {
+    Run plus(DueFire due) {
+      return new Run(skip, due.window().value(), due.start(), due.dueAt(), count + 1);
+    }
+  }
+
+  /** A decision not to run one window, as {@link #skip} or {@link #miss} wrote it. */
+  private record Skip(Event event, InstanceStatus outcome, SkipReason skipReason, MissReason missReason, String window,
+      Instant start, Instant end, Instant dueAt, String detail, String text) {
+
+    /** @return the single skip or miss of a decision, or null when it decided otherwise */
+    static Skip of(Decided<FireOutcome> d) {
+      if (d.refused() || d.events().size() != 1) {
+        return null;
+      }
+      if (d.events().get(0) instanceof FireSkipped f) {
+        return new Skip(f, InstanceStatus.SKIPPED, f.reason(), null, f.window(), f.start(), f.end(), f.dueAt(), f.detail(),
+            d.reply().apply(null).reason());
+      }
+      if (d.events().get(0) instanceof WindowMissed m) {
+        return new Skip(m, InstanceStatus.MISSED, null, m.reason(), m.window(), m.start(), m.end(), m.dueAt(), m.detail(),
+            d.reply().apply(null).reason());
+      }
+      return null;
+    }
+
+    boolean sameAs(SkipRange r) {
+      return r.sameAs(outcome, skipReason, missReason);
+    }
+
+    boolean sameAs(Skip o) {
+      return outcome == o.outcome && skipReason == o.skipReason && missReason == o.missReason;
+    }
+
+    Decision decision() {
+      return outcome == InstanceStatus.MISSED ? Decision.MISSED : Decision.SKIPPED;
+    }
+
+    TaskJournal.SkipRangeOpened opened(Instant now) {
+      return new TaskJournal.SkipRangeOpened(window, start, end, dueAt, outcome, skipReason, missReason, detail, now);
+    }
+  }
+
+  /** What a window an open skip range covers tells (the meters: no event is written for it). */
+  @FunctionalInterface
+  interface CoverListener {
+    /**
+     * @param range the open range that covers it
+     * @param kind on time or a catch-up
+     * @param windows the range's windows so far, this one included, or 0 when not known (a recovery since it opened)
+     * @param window the window covered
+     * @param at when
+     */
+    void covered(SkipRange range, FireKind kind, long windows, String window, Instant at);
+  }
+
+  private Streak streak;
+  private CoverListener onCovered = (r, k, n, w, t) -> { };
+
+  /** @param listener told of each window an open skip range covers (no event is written for it) */
+  void onCovered(CoverListener listener) {
+    this.onCovered = listener;
+  }
+
+  /** The streak of the state's open range as this decider saw it, or null when it does not know it. */
+  private Streak streakOf(State state) {
+    SkipRange open = state.openRange();
+    return open != null && streak != null && streak.first().equals(open.firstWindow()) ? streak : null;
+  }
+
+  /** Whether a window due then is one the open range already covered (an out-of-order or repeated fire). */
+  private boolean coveredBefore(State state, Instant dueAt) {
+    Streak k = streakOf(state);
+    return k != null && !dueAt.isAfter(k.lastDue());
+  }
+
+  /** A window the open range covers: no event; the streak remembers it when it is the latest. */
+  private void covered(State state, String window, Instant start, Instant dueAt, FireKind kind, Instant now) {
+    SkipRange open = state.openRange();
+    Streak k = streakOf(state);
+    if (k == null) {
+      k = new Streak(open.firstWindow(), null, null, null, 0, false); // not seen whole (a recovery since): the schedule counts at close
+    }
+    if (k.lastDue() == null || dueAt.isAfter(k.lastDue())) {
+      streak = new Streak(k.first(), window, start, dueAt, k.count() + 1, k.whole());
+    }
+    onCovered.covered(open, kind, streak.whole() ? streak.count() : 0, window, now);
+  }
+
+  /**
+   * The event that closes the state's open range just before a window decided otherwise. Its last
+   * window and count are the streak's when this decider saw the range open and every window it
+   * covered; otherwise (a recovery since) the schedule's windows due after the first and before
+   * {@code beforeDue}, the first included.
+   */
+  private TaskJournal.SkipRangeClosed close(State state, String window, Instant beforeDue, Instant now) {
+    SkipRange open = state.openRange();
+    Streak k = streakOf(state);
+    streak = null;
+    if (k != null && k.whole()) {
+      return new TaskJournal.SkipRangeClosed(open.firstWindow(), k.lastWindow(), k.lastStart(), k.lastDue(), k.count(), now,
+          words(open));
+    }
+    // not seen whole: the schedule says which windows were due between the first and this one
+    String last = open.firstWindow();
+    Instant lastStart = open.firstStart();
+    Instant lastDue = open.firstDue();
+    long count = 1;
+    try {
+      TaskSchedule schedule = Schedules.of(state.spec().toSpec());
+      Instant cursor = open.firstDue();
+      Instant to = beforeDue.minusNanos(1);
+      while (cursor.isBefore(to)) {
+        List<DueWindow> due = schedule.dueBetween(cursor, to, 1000);
+        for (DueWindow w : due) {
+          last = w.key().value();
+          lastStart = w.window().start();
+          lastDue = w.dueAt();
+          count++;
+        }
+        if (due.size() < 1000) {
+          break;
+        }
+        cursor = due.get(due.size() - 1).dueAt();
+      }
+    } catch (RuntimeException e) {
+      // a schedule that cannot be computed (an event-only task): the range is its first window and what was seen
+      if (k != null && k.lastDue() != null) {
+        return new TaskJournal.SkipRangeClosed(open.firstWindow(), k.lastWindow(), k.lastStart(), k.lastDue(), k.count() + 1,
+            now, words(open));
+      }
+    }
+    return new TaskJournal.SkipRangeClosed(open.firstWindow(), last, lastStart, lastDue, count, now, words(open));
+  }
+
+  /** The words of a range's first window's reason, as {@link io.almanac.journal.Evolve} gave it: {@code REASON: detail}. */
+  private static String words(SkipRange r) {
+    return r.reason() + ": " + r.detail();
+  }
+
+  /** Writes the batch's range: its one window's own event, or one closed range. */
+  private static Run flush(Run run, List<Event> events, Instant now) {
+    if (run == null) {
+      return null;
+    }
+    Skip s = run.skip();
+    if (run.count() == 1) {
+      events.add(s.event());
+    } else {
+      events.add(new TaskJournal.WindowsSkipped(s.window(), s.start(), s.end(), s.dueAt(), run.lastWindow(), run.lastStart(),
+          run.lastDue(), run.count(), s.outcome(), s.skipReason(), s.missReason(), s.detail(), now));
+    }
+    return null;
   }
 
   /**
@@ -193,6 +427,11 @@ final class FireDecider {
       // A repeated fire is a hint the entity has already acted on (R5): no event, just the ack.
       String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
       return Decided.reply(new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status));
+    }
+    Optional<SkipRange> range = state.rangeOf(cmd.dueAt());
+    if (range.isPresent() && (!range.get().open() || coveredBefore(state, cmd.dueAt()))) {
+      // a window a skip range already accounts for (a repeated or out-of-order fire): no event, just the ack (R5)
+      return Decided.reply(new FireOutcome(key, Decision.DUPLICATE, "window in skip range: " + range.get().describe()));
     }
     if (cmd.dueAt().isAfter(now.plus(settings.maxClockSkew()))) {
       // A fire from the future would run a window early (R1): refuse it; the trigger fires it when due.

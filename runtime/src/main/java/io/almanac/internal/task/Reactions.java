@@ -66,6 +66,12 @@ public final class Reactions {
         if (a != null) {
           alerts.add(a);
         }
+      } else if (e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r && repeatedSkipAlert == 1
+          && r.skipReason() != null && r.skipReason() != SkipReason.WINDOW_EXISTS) {
+        // a range's first window is its first skip; its later ones are covered, and the task entity raises the alert
+        // when the range reaches repeatedSkipAlert windows (TaskEnv.covered)
+        alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, r.window(), "task '" + taskId + "' skipped 1 window in a row,"
+            + " the last '" + r.window() + "': " + r.skipReason() + " (" + r.detail() + ")", r.at()));
       } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0
           && skipStreak(state) == repeatedSkipAlert) {
         alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, fs.window(), "task '" + taskId + "' skipped "
@@ -83,7 +89,10 @@ public final class Reactions {
    */
   private static Alert budgetAlert(State state, Event e, int skipsInWrite) {
     String window = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
-    String detail = e instanceof FireSkipped fs ? fs.detail() : ((io.almanac.journal.TaskJournal.WaitEnded) e).detail();
+    String detail = e instanceof FireSkipped fs ? fs.detail()
+        : e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r ? r.detail()
+        : e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r ? r.detail()
+        : ((io.almanac.journal.TaskJournal.WaitEnded) e).detail();
     java.time.LocalDate day = io.almanac.journal.BudgetDay.dayOf(state.spec(), e.at());
     if (state.budgetOn(day).exhaustedSkips() != skipsInWrite) {
       return null; // the day's alert was raised by an earlier write
@@ -95,6 +104,8 @@ public final class Reactions {
 
   private static boolean budgetSkip(Event e) {
     return e instanceof FireSkipped fs && fs.reason() == SkipReason.BUDGET_EXHAUSTED
+        || e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r && r.skipReason() == SkipReason.BUDGET_EXHAUSTED
+        || e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r && r.skipReason() == SkipReason.BUDGET_EXHAUSTED
         || e instanceof io.almanac.journal.TaskJournal.WaitEnded we && we.reason() == SkipReason.BUDGET_EXHAUSTED
         && we.pool() == null; // a pool's budget: its alert is the executor's, once per pool per day
   }
@@ -102,7 +113,8 @@ public final class Reactions {
   private static int budgetSkips(List<Event> events) {
     int n = 0;
     for (Event e : events) {
-      n += budgetSkip(e) ? 1 : 0;
+      n += !budgetSkip(e) ? 0 : e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r ? (int) Math.min(r.count(), 1_000_000)
+          : 1; // a range written closed counts its windows
     }
     return n;
   }
@@ -223,6 +235,9 @@ public final class Reactions {
    * @return whether the fired window may start at once
    */
   static boolean startsAtOnce(State state, List<Event> decided) {
+    if (decided.size() == 2 && decided.get(0) instanceof io.almanac.journal.TaskJournal.SkipRangeClosed) {
+      decided = decided.subList(1, 2); // the close of a skip range before it changes nothing here
+    }
     if (decided.size() != 1 || !(decided.get(0) instanceof InstanceScheduled scheduled)
         || scheduled.kind() != RunKind.FIRST || state.running("").isPresent()) {
       return false;

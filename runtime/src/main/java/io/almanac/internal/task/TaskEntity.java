@@ -107,6 +107,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     this.log = ctx.getLog();
     this.hot = new HotState(settings.hotWindows(), settings.retention(), settings.eventIdsKept());
     this.fires = new FireDecider(settings);
+    // skip ranges: a covered window writes nothing; meters, tally and alert all the same
+    this.fires.onCovered((range, kind, n, window, at) -> env.covered(taskId, range, kind == FireKind.CATCH_UP, n, window, at, log));
     this.attempts = new AttemptLifecycle(taskId, settings);
     this.effects = new EffectRules(settings);
     this.steps = new StepRules(settings.steps());

@@ -8,6 +8,7 @@ import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.internal.protocol.TaskProtocol;
 import io.almanac.internal.protocol.TriggerProtocol;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -94,6 +95,24 @@ public record TaskEnv(
     }
     if (trigger != null && announce) {
       Reactions.upstreamDone(taskId, after, events).forEach(trigger::tell);
+    }
+  }
+
+  /**
+   * A window an open skip range covered: no event was written for it (docs/skip-ranges.md), the
+   * meters and the skip tally count it all the same, and the range's {@code repeatedSkipAlert}-th
+   * window raises the REPEATED_SKIPS alert ({@code windows}: the range's windows so far, or 0 when
+   * not known since a recovery).
+   */
+  void covered(String taskId, io.almanac.journal.SkipRange range, boolean catchUp, long windows, String window, Instant at,
+      org.slf4j.Logger log) {
+    meters.covered(taskId, range, catchUp);
+    skips.covered(taskId, range);
+    if (repeatedSkipAlert > 0 && windows == repeatedSkipAlert && range.outcome() == io.almanac.InstanceStatus.SKIPPED
+        && range.skipReason() != io.almanac.SkipReason.WINDOW_EXISTS) {
+      raise(new io.almanac.Alert(io.almanac.Alert.Kind.REPEATED_SKIPS, taskId, window, "task '" + taskId + "' skipped "
+          + repeatedSkipAlert + " windows in a row, the last '" + window + "': " + range.skipReason() + " ("
+          + range.detail() + ")", at), log);
     }
   }
 

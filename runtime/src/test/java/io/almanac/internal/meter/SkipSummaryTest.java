@@ -49,6 +49,26 @@ class SkipSummaryTest {
   }
 
   @Test
+  @DisplayName("skip ranges: a range's first window and the 99 windows it covered (no event each) are 100 windows of the "
+      + "line; a catch-up's range counts its windows")
+  void rangesCountEveryWindow() {
+    SkipSummary summary = new SkipSummary();
+    var opened = new io.almanac.journal.TaskJournal.SkipRangeOpened("w1", T, T.plusSeconds(1), T, io.almanac.InstanceStatus.SKIPPED,
+        SkipReason.PREVIOUS_RUNNING, null, "window w0 is RUNNING", T);
+    summary.written("busy", List.of(opened));
+    for (int i = 0; i < 99; i++) {
+      summary.covered("busy", opened.range());
+    }
+    summary.written("down", List.of(new io.almanac.journal.TaskJournal.WindowsSkipped("m1", T, T.plusSeconds(60), T, "m1400",
+        T.plusSeconds(1399 * 60), T.plusSeconds(1399 * 60), 1400, io.almanac.InstanceStatus.MISSED, null,
+        MissReason.BACKFILL_NOT_ALLOWED, "catch-up mode NONE", T)));
+    SkipSummary.Line line = summary.drain(FIVE);
+    assertTrue(line.warn());
+    assertTrue(line.text().startsWith("1500 windows of 2 tasks did not run in the last 5 s (BACKFILL_NOT_ALLOWED 1400, "
+        + "PREVIOUS_RUNNING 100;"), line.text());
+  }
+
+  @Test
   @DisplayName("R12: misses and pauses are summarised at INFO; a fresh fire's events count nothing")
   void policySkipsAreInfo() {
     SkipSummary summary = new SkipSummary();

@@ -82,6 +82,13 @@ class EventSerializationTest {
         new TaskJournal.InstanceScheduled(W, start, end, AT, RunKind.BACKFILL, AT),
         new TaskJournal.FireSkipped(W, start, end, AT, SkipReason.PREVIOUS_RUNNING, "window 2026-11-28 is RUNNING", AT),
         new TaskJournal.WindowMissed(W, start, end, AT, MissReason.OUTSIDE_HORIZON, "older than PT24H", AT),
+        new TaskJournal.SkipRangeOpened(W, start, end, AT, InstanceStatus.SKIPPED, SkipReason.PREVIOUS_RUNNING, null,
+            "window 2026-11-28 is RUNNING", AT),
+        new TaskJournal.SkipRangeClosed(W, "2026-12-02", start.plus(Duration.ofDays(3)), AT.plus(Duration.ofDays(3)), 4,
+            AT.plus(Duration.ofDays(4)), "PREVIOUS_RUNNING: window 2026-11-28 is RUNNING"),
+        new TaskJournal.WindowsSkipped(W, start, end, AT, "2026-12-02", start.plus(Duration.ofDays(3)),
+            AT.plus(Duration.ofDays(3)), 4, InstanceStatus.MISSED, null, MissReason.BACKFILL_NOT_ALLOWED,
+            "catch-up mode NONE", AT.plus(Duration.ofDays(4))),
         new TaskJournal.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90), "pekko://almanac@127.0.0.1:25520#42", AT),
         new TaskJournal.WindowStarted(W, start, end, AT, RunKind.FIRST, 1, AT.plusSeconds(90),
             "pekko://almanac@127.0.0.1:25520#42", AT),
@@ -271,7 +278,8 @@ class EventSerializationTest {
       TaskJournal.PoolWaited.class,
       TaskJournal.DeadlineMissed.class,
       TaskJournal.BudgetRaised.class, TaskJournal.StepRecorded.class, TaskJournal.StepsReplayed.class,
-      TaskJournal.AttemptLogged.class);
+      TaskJournal.AttemptLogged.class, TaskJournal.SkipRangeOpened.class, TaskJournal.SkipRangeClosed.class,
+      TaskJournal.WindowsSkipped.class);
 
   /**
    * The trigger's journals written before its types moved from {@code TriggerActor} to {@code
@@ -341,7 +349,21 @@ class EventSerializationTest {
         "excluded", new TaskJournal.FireSkipped("2027-02-10", AT, AT.plusSeconds(86_400), AT, io.almanac.SkipReason.EXCLUDED,
             "due date 2027-02-10 is in exclusion calendar holidays-cn-2027 (2027-02-10..2027-02-16)", AT)));
     m.put("pool-wait-usage", poolWaitUsageSnapshot());
+    m.put("skip-ranges", skipRangesSnapshot());
     return m;
+  }
+
+  /** The snapshot of a task with an open skip range and a recent closed one (docs/skip-ranges.md). */
+  static TaskJournal.State skipRangesSnapshot() {
+    TaskJournal.State s = snapshot();
+    io.almanac.journal.SkipRange closed = new io.almanac.journal.SkipRange(W, AT.minus(Duration.ofHours(8)), AT, "2026-12-02",
+        AT.plus(Duration.ofDays(3)).minus(Duration.ofHours(8)), AT.plus(Duration.ofDays(3)), 4, InstanceStatus.MISSED, null,
+        MissReason.BACKFILL_NOT_ALLOWED, "catch-up mode NONE", AT.plus(Duration.ofDays(4)), AT.plus(Duration.ofDays(4)));
+    io.almanac.journal.SkipRange open = new io.almanac.journal.SkipRange("2026-12-05", AT.plus(Duration.ofDays(6)),
+        AT.plus(Duration.ofDays(6)), null, null, null, 0, InstanceStatus.SKIPPED, SkipReason.PAUSED, null, "paused by an operator",
+        AT.plus(Duration.ofDays(6)), null);
+    return new TaskJournal.State(s.spec(), true, s.windows(), s.archivedThrough(), s.archivedCount(), s.samples(), null,
+        Map.of(), null, null, open, List.of(closed));
   }
 
   /** A spec with every part of a richer schedule (docs/schedules.md): two crons, bounds, a calendar, jitter. */

@@ -133,8 +133,8 @@ class BudgetDecisionsTest {
     Instant third = T0.plus(Duration.ofHours(2));
     Decided<FireOutcome> d = decide(s, third);
     assertEquals(1, d.events().size(), "the skip is the one write of the fire");
-    FireSkipped skip = assertInstanceOf(FireSkipped.class, d.events().get(0));
-    assertEquals(SkipReason.BUDGET_EXHAUSTED, skip.reason());
+    TaskJournal.SkipRangeOpened skip = assertInstanceOf(TaskJournal.SkipRangeOpened.class, d.events().get(0));
+    assertEquals(SkipReason.BUDGET_EXHAUSTED, skip.skipReason());
     assertEquals("cost 1.00 on 2026-11-29 (Europe/Berlin) reached the budget per day 1.00", skip.detail());
     assertEquals(Decision.SKIPPED, d.reply().apply(s).decision());
     s = fold(s, d.events());
@@ -144,10 +144,11 @@ class BudgetDecisionsTest {
     assertEquals(skip.window(), alerts.get(0).window());
 
     Decided<FireOutcome> again = decide(s, T0.plus(Duration.ofHours(3)));
-    assertEquals(SkipReason.BUDGET_EXHAUSTED, ((FireSkipped) again.events().get(0)).reason());
+    assertEquals(List.of(), again.events(), "covered by the open skip range: no event (docs/skip-ranges.md)");
+    assertEquals(Decision.SKIPPED, again.reply().apply(s).decision());
     s = fold(s, again.events());
     assertEquals(List.of(), Reactions.alerts("t", s, again.events(), 3), "one alert per task per day");
-    assertEquals(2, s.budget().exhaustedSkips());
+    assertEquals(1, s.budget().exhaustedSkips(), "skip records of the day: the range is one");
   }
 
   @Test
@@ -162,8 +163,10 @@ class BudgetDecisionsTest {
       due.add(new TaskProtocol.DueFire(WindowKey.of(at.toString()), at, at.plusSeconds(1), at));
     }
     Decided<TaskProtocol.CatchUpOutcome> d = fires.catchUp(s, due, now);
-    assertEquals(3, d.events().size());
-    d.events().forEach(e -> assertEquals(SkipReason.BUDGET_EXHAUSTED, ((FireSkipped) e).reason()));
+    assertEquals(1, d.events().size(), "the three windows are one skip range");
+    TaskJournal.WindowsSkipped range = (TaskJournal.WindowsSkipped) d.events().get(0);
+    assertEquals(SkipReason.BUDGET_EXHAUSTED, range.skipReason());
+    assertEquals(3, range.count());
     s = fold(s, d.events());
     assertEquals(1, Reactions.alerts("t", s, d.events(), 0).size());
   }
@@ -177,7 +180,7 @@ class BudgetDecisionsTest {
     s = ran(s, earlyLocal, cost("1.00"), true);
     assertEquals(LocalDate.of(2026, 10, 25), s.budget().day());
     Instant lastHour = Instant.parse("2026-10-25T22:59:00Z"); // 2026-10-25 23:59 CET (+01:00): the same local day
-    assertEquals(SkipReason.BUDGET_EXHAUSTED, ((FireSkipped) decide(s, lastHour).events().get(0)).reason(),
+    assertEquals(SkipReason.BUDGET_EXHAUSTED, ((TaskJournal.SkipRangeOpened) decide(s, lastHour).events().get(0)).skipReason(),
         "the 25-hour day is one budget day");
     Instant midnight = Instant.parse("2026-10-25T23:00:00Z"); // 2026-10-26 00:00 CET
     Decided<FireOutcome> next = decide(s, midnight);
@@ -208,7 +211,7 @@ class BudgetDecisionsTest {
     assertEquals(new BigDecimal("0.50"), u.raised());
     assertFalse(u.exhausted());
     s = ran(s, T0.plus(Duration.ofHours(1)), cost("0.50"), true);
-    FireSkipped skip = (FireSkipped) decide(s, T0.plus(Duration.ofHours(2))).events().get(0);
+    TaskJournal.SkipRangeOpened skip = (TaskJournal.SkipRangeOpened) decide(s, T0.plus(Duration.ofHours(2))).events().get(0);
     assertEquals("cost 1.50 on 2026-11-29 (Europe/Berlin) reached the budget per day 1.00 + 0.50 raised", skip.detail());
     Instant tomorrow = Instant.parse("2026-11-30T09:00:00Z");
     assertEquals(new BigDecimal("1.00"), OperatorActions.usage("t", s, tomorrow).limit(), "the raise was for one day");

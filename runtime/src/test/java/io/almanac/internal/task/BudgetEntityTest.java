@@ -138,7 +138,7 @@ class BudgetEntityTest {
     CommandResultWithReply<Command, Event, State, StatusReply<FireOutcome>> skipped = fire(kit);
     assertEquals(Decision.SKIPPED, skipped.reply().getValue().decision());
     assertEquals(1, skipped.events().size(), "the skip is the fire's one write");
-    assertEquals(SkipReason.BUDGET_EXHAUSTED, skipped.eventOfType(TaskJournal.FireSkipped.class).reason());
+    assertEquals(SkipReason.BUDGET_EXHAUSTED, skipped.eventOfType(TaskJournal.SkipRangeOpened.class).skipReason());
     assertEquals(1, budgetAlerts().size());
     assertTrue(budgetAlerts().get(0).message().contains("llm-digest"), budgetAlerts().get(0).message());
     clock.advance(Duration.ofHours(1));

@@ -88,11 +88,13 @@ class CatchUpTest {
     var kit = kit(CatchUpPolicy.none());
     var r = catchUp(kit, hour(8), hour(9), hour(10));
     assertEquals(List.of(Decision.MISSED, Decision.MISSED, Decision.MISSED), decisions(r));
-    assertEquals(3, r.events().size());
-    for (Event e : r.events()) {
-      assertEquals(MissReason.BACKFILL_NOT_ALLOWED, ((TaskJournal.WindowMissed) e).reason());
-    }
-    assertEquals(InstanceStatus.MISSED, r.state().windows().get(hour(9).window().value()).status());
+    assertEquals(1, r.events().size(), "three windows missed alike are one skip range (docs/skip-ranges.md)");
+    TaskJournal.WindowsSkipped range = (TaskJournal.WindowsSkipped) r.events().get(0);
+    assertEquals(MissReason.BACKFILL_NOT_ALLOWED, range.missReason());
+    assertEquals(3, range.count());
+    assertEquals(hour(10).window().value(), range.lastWindow());
+    assertEquals(InstanceStatus.MISSED, r.state().windows().get(hour(8).window().value()).status());
+    assertTrue(r.state().rangeOf(hour(9).dueAt()).isPresent(), "the middle window is the range's");
   }
 
   @Test
@@ -128,7 +130,7 @@ class CatchUpTest {
     assertTrue(kit.<StatusReply<Done>>runCommand(TaskProtocol.Pause::new).reply().isSuccess());
     var r = catchUp(kit, hour(9), hour(10));
     assertEquals(List.of(Decision.SKIPPED, Decision.SKIPPED), decisions(r));
-    assertEquals(SkipReason.PAUSED, ((TaskJournal.FireSkipped) r.events().get(0)).reason());
+    assertEquals(SkipReason.PAUSED, ((TaskJournal.WindowsSkipped) r.events().get(0)).skipReason());
   }
 
   @Test

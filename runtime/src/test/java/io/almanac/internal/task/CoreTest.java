@@ -155,8 +155,8 @@ class CoreTest {
   void skipBoundsTheQueue() {
     State s = fired(fired(defined(spec().build()), 0), 1); // two windows queued, none started
     Decided<FireOutcome> d = fires.fire(s, fire(2), T0.plusSeconds(2));
-    FireSkipped skipped = assertInstanceOf(FireSkipped.class, d.events().get(0));
-    assertEquals(SkipReason.BUFFER_FULL, skipped.reason());
+    TaskJournal.SkipRangeOpened skipped = assertInstanceOf(TaskJournal.SkipRangeOpened.class, d.events().get(0));
+    assertEquals(SkipReason.BUFFER_FULL, skipped.skipReason());
     assertTrue(skipped.detail().contains(fire(0).window().value()) && skipped.detail().contains(fire(1).window().value()),
         skipped.detail());
   }
@@ -166,8 +166,8 @@ class CoreTest {
   void skipWhileRunning() {
     State s = started(fired(defined(spec().build()), 0), 0, "node-1");
     Decided<FireOutcome> d = fires.fire(s, fire(1), T0.plusSeconds(1));
-    FireSkipped skipped = assertInstanceOf(FireSkipped.class, d.events().get(0));
-    assertEquals(SkipReason.PREVIOUS_RUNNING, skipped.reason());
+    TaskJournal.SkipRangeOpened skipped = assertInstanceOf(TaskJournal.SkipRangeOpened.class, d.events().get(0));
+    assertEquals(SkipReason.PREVIOUS_RUNNING, skipped.skipReason());
     assertTrue(skipped.detail().contains(fire(0).window().value()), skipped.detail());
   }
 

@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.journal.TaskJournal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -82,8 +83,8 @@ class ScheduleRulesTest {
     Fire f = fire("2027-02-12", FireKind.ON_TIME);
     Decided<FireOutcome> d = fires.fire(s, f, f.dueAt());
     assertEquals(1, d.events().size());
-    FireSkipped skip = assertInstanceOf(FireSkipped.class, d.events().get(0));
-    assertEquals(SkipReason.EXCLUDED, skip.reason());
+    TaskJournal.SkipRangeOpened skip = assertInstanceOf(TaskJournal.SkipRangeOpened.class, d.events().get(0));
+    assertEquals(SkipReason.EXCLUDED, skip.skipReason());
     assertEquals("due date 2027-02-12 is in exclusion calendar holidays-cn-2027 (2027-02-10..2027-02-16)", skip.detail());
     assertEquals(f.dueAt(), skip.dueAt());
     State after = fold(s, d.events());
@@ -111,10 +112,11 @@ class ScheduleRulesTest {
     List<DueFire> batch = List.of("2027-02-09", "2027-02-10", "2027-02-11").stream().map(k -> fire(k, FireKind.CATCH_UP))
         .map(f -> new DueFire(f.window(), f.start(), f.end(), f.dueAt())).toList();
     Decided<TaskProtocol.CatchUpOutcome> d = fires.catchUp(s, batch, Instant.parse("2027-02-11T02:00:00Z"));
-    assertEquals(3, d.events().size());
+    assertEquals(2, d.events().size());
     assertEquals("WindowMissed", d.events().get(0).getClass().getSimpleName(), "catch-up none: MISSED as before");
-    assertEquals(SkipReason.EXCLUDED, ((FireSkipped) d.events().get(1)).reason());
-    assertEquals(SkipReason.EXCLUDED, ((FireSkipped) d.events().get(2)).reason());
+    TaskJournal.WindowsSkipped holidays = (TaskJournal.WindowsSkipped) d.events().get(1);
+    assertEquals(SkipReason.EXCLUDED, holidays.skipReason());
+    assertEquals(2, holidays.count(), "the two holidays in a row are one skip range");
   }
 
   @Test
@@ -122,12 +124,12 @@ class ScheduleRulesTest {
   void outOfBounds() {
     State s = defined(spec());
     Fire after = fire("2027-04-01", FireKind.ON_TIME);
-    FireSkipped skip = (FireSkipped) fires.fire(s, after, after.dueAt()).events().get(0);
-    assertEquals(SkipReason.OUT_OF_BOUNDS, skip.reason());
+    TaskJournal.SkipRangeOpened skip = (TaskJournal.SkipRangeOpened) fires.fire(s, after, after.dueAt()).events().get(0);
+    assertEquals(SkipReason.OUT_OF_BOUNDS, skip.skipReason());
     assertTrue(skip.detail().contains("until 2027-03-31"), skip.detail());
     Fire before = fire("2026-12-31", FireKind.ON_TIME);
-    FireSkipped early = (FireSkipped) fires.fire(s, before, before.dueAt()).events().get(0);
-    assertEquals(SkipReason.OUT_OF_BOUNDS, early.reason());
+    TaskJournal.SkipRangeOpened early = (TaskJournal.SkipRangeOpened) fires.fire(s, before, before.dueAt()).events().get(0);
+    assertEquals(SkipReason.OUT_OF_BOUNDS, early.skipReason());
     assertTrue(early.detail().contains("from 2027-01-01"), early.detail());
   }
 

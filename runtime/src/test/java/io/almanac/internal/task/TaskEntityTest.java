@@ -255,8 +255,8 @@ class TaskEntityTest {
     clock.set(Instant.parse("2026-11-30T00:00:00Z"));
     var r = kit.<StatusReply<FireOutcome>>runCommand(ref -> fireDaily("2026-11-30", FireKind.ON_TIME, ref));
     assertEquals(Decision.SKIPPED, r.reply().getValue().decision());
-    TaskJournal.FireSkipped e = ev(r, TaskJournal.FireSkipped.class);
-    assertEquals(SkipReason.PREVIOUS_RUNNING, e.reason());
+    TaskJournal.SkipRangeOpened e = ev(r, TaskJournal.SkipRangeOpened.class);
+    assertEquals(SkipReason.PREVIOUS_RUNNING, e.skipReason());
     assertTrue(e.detail().contains("2026-11-29"), e.detail());
     assertEquals(InstanceStatus.SKIPPED, window(kit, "2026-11-30").status());
   }
