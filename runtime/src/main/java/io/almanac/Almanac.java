@@ -885,7 +885,7 @@ public final class Almanac {
    * @return the task's view: spec, paused, P99, lease, next due
    */
   public CompletionStage<TaskView> task(String taskId) {
-    return this.<TaskProtocol.TaskInfo>act(taskId, TaskProtocol.GetTask::new).thenApply(TaskProtocol.TaskInfo::view);
+    return this.<TaskProtocol.TaskInfo>ask(taskId, TaskProtocol.GetTask::new).thenApply(TaskProtocol.TaskInfo::view);
   }
 
   /**
@@ -957,8 +957,8 @@ public final class Almanac {
 
   /**
    * A read of a task's entity. One that was never written (registered, nothing to do yet: registration
-   * writes no entity) answers that it is unknown; then it is given the spec the trigger has registered
-   * ({@code Define}, its first write) and asked again (docs/registration.md).
+   * writes no entity) answers that it is unknown; then it is asked again with the spec the trigger has
+   * registered, and answers on the task that spec defines, nothing written (docs/registration.md).
    */
   private <T> CompletionStage<T> ask(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
     return this.<T>rawAsk(taskId, message).handle((value, error) -> {
@@ -969,7 +969,7 @@ public final class Almanac {
         return CompletableFuture.<T>failedFuture(error);
       }
       return registeredSpec(taskId).thenCompose(spec -> spec == null ? CompletableFuture.<T>failedFuture(error)
-          : this.<Done>rawAsk(taskId, r -> new TaskProtocol.Define(spec, r)).thenCompose(d -> rawAsk(taskId, message)));
+          : this.<T>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, (TaskProtocol.QueryCommand) message.apply(r))));
     }).thenCompose(Function.identity());
   }
 

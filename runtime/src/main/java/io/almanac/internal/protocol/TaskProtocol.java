@@ -55,7 +55,7 @@ public final class TaskProtocol {
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command
-      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport, GetUsage {}
+      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport, GetUsage, ReadWithSpec {}
 
   /** From the entity itself: its lease timers, its unanswered offers, its recovery and its gate checks. */
   public sealed interface SelfCommand extends Command permits LeaseTimer, OfferUnanswered, Recovered, GateChecked,
@@ -546,6 +546,22 @@ public final class TaskProtocol {
    * only queries and a new {@link Define} are accepted (R31). A repeated removal is acknowledged.
    */
   public record Remove(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /**
+   * A read of a task whose entity answered that it is unknown, with the spec the trigger has
+   * registered for it (registration writes no entity): answered on the task as that spec defines it,
+   * with nothing written. An entity that has a spec answers the read as it is.
+   *
+   * @param spec the registered spec
+   * @param query the read ({@link GetTask}, {@link GetWindows}, {@link GetWindow}, {@link
+   *     GetInterventionQueue} or {@link GetUsage})
+   */
+  public record ReadWithSpec(SpecRecord spec, QueryCommand query) implements QueryCommand {
+    @Override
+    public ActorRef<?> replyTo() {
+      return query.replyTo();
+    }
+  }
 
   /** Ask for the task's view. */
   public record GetTask(ActorRef<StatusReply<TaskInfo>> replyTo) implements QueryCommand {}

@@ -175,6 +175,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Define.class, (s, c) -> run(s, null, operator.define(s, c.spec(), now()), c.replyTo()))
         // the trigger (or a publish) brings the spec the task was registered with: recorded with what it asks
         .onCommand(TaskEntity::carriesSpec, this::withSpec)
+        .onCommand(ReadWithSpec.class, this::readWithSpec)
         .onCommand(GateChecked.class, this::dropGateCheck)
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
         .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
@@ -266,7 +267,46 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(
             views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED))))
         .onCommand(GetUsage.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new UsageInfo(
-            OperatorActions.usage(taskId, s, now())))));
+            OperatorActions.usage(taskId, s, now())))))
+        .onCommand(ReadWithSpec.class, (s, c) -> query(s, c.query()));
+  }
+
+  /**
+   * A read of a task never written, with its registered spec: answered on the state that spec
+   * defines, nothing written (a read creates no entity; its first fire, wake-up, event or operator
+   * command records the spec).
+   */
+  private ReplyEffect<Event, State> readWithSpec(State state, ReadWithSpec c) {
+    Specced sp = specced(state, c.spec());
+    if (sp.refusal() != null) {
+      return refuse(c, sp.refusal());
+    }
+    return query(sp.state(), c.query());
+  }
+
+  @SuppressWarnings("unchecked")
+  private ReplyEffect<Event, State> query(State s, QueryCommand q) {
+    if (!s.defined()) {
+      return refuse(q, notDefined(s).refusal());
+    }
+    if (q instanceof GetTask c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s))));
+    }
+    if (q instanceof GetWindows c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true)));
+    }
+    if (q instanceof GetInterventionQueue c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED)));
+    }
+    if (q instanceof GetUsage c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(new UsageInfo(OperatorActions.usage(taskId, s, now()))));
+    }
+    if (q instanceof GetWindow c) {
+      Decided<WindowList> d = views.window(s, c.window(), attempts::unknownWindow);
+      return d.refused() ? Effect().reply(c.replyTo(), StatusReply.error(d.refusal()))
+          : Effect().reply(c.replyTo(), StatusReply.success(d.reply().apply(s)));
+    }
+    return refuse(q, new RefusedException(Reason.INVALID_ARGUMENT, "not a read answered with a spec: " + q));
   }
 
   /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
