@@ -744,8 +744,7 @@ public final class Almanac {
         () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
             r -> new TriggerProtocol.Remove(taskId, r), askTimeout, system.scheduler())))
         .thenCompose(d -> spec == null ? rawAsk(taskId, TaskProtocol.Remove::new)
-            : this.<Done>rawAsk(taskId, r -> new TaskProtocol.Define(spec, r))
-                .thenCompose(x -> rawAsk(taskId, TaskProtocol.Remove::new))));
+            : rawAsk(taskId, r -> new TaskProtocol.WithSpec(spec, new TaskProtocol.Remove(r)))));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -885,7 +884,12 @@ public final class Almanac {
    * @return the task's view: spec, paused, P99, lease, next due
    */
   public CompletionStage<TaskView> task(String taskId) {
-    return this.<TaskProtocol.TaskInfo>ask(taskId, TaskProtocol.GetTask::new).thenApply(TaskProtocol.TaskInfo::view);
+    // with the registered spec, so the view is the task's as registered (a spec changed or registered
+    // anew after a removal shows before its next fire records it); nothing is written
+    return registeredSpec(taskId).thenCompose(spec -> spec == null
+        ? this.<TaskProtocol.TaskInfo>rawAsk(taskId, TaskProtocol.GetTask::new)
+        : this.<TaskProtocol.TaskInfo>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, new TaskProtocol.GetTask(r))))
+        .thenApply(TaskProtocol.TaskInfo::view);
   }
 
   /**
@@ -974,17 +978,17 @@ public final class Almanac {
   }
 
   /**
-   * An operator's command (or a read of the task's view) on a task's entity, given first the spec the
-   * trigger has registered: nothing is written when the entity has recorded it; one never written, or
-   * whose spec changed since its last message from the trigger, records it first (so the command is
-   * decided on the spec registered). No ask inside the entity: the facade asks the trigger.
+   * An operator's command on a task's entity, with the spec the trigger has registered: an entity that
+   * has recorded it carries the command out as it is; one never written, or whose spec changed since
+   * its last message from the trigger, decides the command on that spec and records it in the same
+   * write (not at all when the command is refused). No ask inside the entity: the facade asks the trigger.
    */
   private <T> CompletionStage<T> act(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
     if (taskId == null || taskId.isBlank()) {
       return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
     }
     return registeredSpec(taskId).thenCompose(spec -> spec == null ? rawAsk(taskId, message)
-        : this.<Done>rawAsk(taskId, r -> new TaskProtocol.Define(spec, r)).thenCompose(d -> rawAsk(taskId, message)));
+        : rawAsk(taskId, r -> new TaskProtocol.WithSpec(spec, (TaskProtocol.OperatorCommand) message.apply(r))));
   }
 
   /** The spec the trigger has registered for a task, or null when it is not registered (never, or removed). */

@@ -51,7 +51,7 @@ public final class TaskProtocol {
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
       permits Define, Pause, Resume, RunNow, PauseBy, ResumeBy, RunNowBy, Backfill, Retry, Resolve, Cancel, CancelAll,
-      Remove, RaiseBudget {}
+      Remove, RaiseBudget, WithSpec {}
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command
@@ -560,6 +560,22 @@ public final class TaskProtocol {
     @Override
     public ActorRef<?> replyTo() {
       return query.replyTo();
+    }
+  }
+
+  /**
+   * An operator's command with the spec the trigger has registered for the task (registration writes
+   * no entity): an entity that has not recorded that spec records it ({@code SpecDefined}) in the same
+   * write as the command's events, and not at all when the command is refused; one that has it
+   * carries the command out as it is.
+   *
+   * @param spec the registered spec
+   * @param command the command
+   */
+  public record WithSpec(SpecRecord spec, OperatorCommand command) implements OperatorCommand {
+    @Override
+    public ActorRef<?> replyTo() {
+      return command.replyTo();
     }
   }
 

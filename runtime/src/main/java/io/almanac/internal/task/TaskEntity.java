@@ -75,6 +75,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final LeaseTimers leases;
   private final DeadlineTimers deadlines;
   private HeldFire held;
+  /** The command handler as built (a command with the registered spec is handed to it on the state that spec defines). */
+  private CommandHandlerWithReply<Command, Event, State> built;
+  /** While a command that came with a spec not recorded yet is decided: the spec's events, and the state before them. */
+  private Specced specFirst;
+  private State specFirstOn;
   /** Whether some task depends on this one, as the last fire said: only then are successes announced. */
   private boolean announce = true;
 
@@ -171,11 +176,14 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   public CommandHandlerWithReply<Command, Event, State> commandHandler() {
     CommandHandlerWithReplyBuilder<Command, Event, State> b = newCommandHandlerWithReplyBuilder();
     b.forState(s -> held != null).onAnyCommand(this::whileHeld);
+    // the facade's commands and reads with the registered spec, in every state (docs/registration.md)
+    b.forState(s -> true)
+        .onCommand(WithSpec.class, this::withSpecCommand)
+        .onCommand(ReadWithSpec.class, this::readWithSpec);
     b.forState(s -> !s.defined())
         .onCommand(Define.class, (s, c) -> run(s, null, operator.define(s, c.spec(), now()), c.replyTo()))
         // the trigger (or a publish) brings the spec the task was registered with: recorded with what it asks
         .onCommand(TaskEntity::carriesSpec, this::withSpec)
-        .onCommand(ReadWithSpec.class, this::readWithSpec)
         .onCommand(GateChecked.class, this::dropGateCheck)
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
         .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
@@ -236,7 +244,31 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             c.actor(), now()).dryRun(c.dryRun()), c.replyTo()))
         // budgets
         .onCommand(RaiseBudget.class, (s, c) -> run(s, null, operator.raiseBudget(s, c.amount(), c.note(), c.actor(), now()), c.replyTo()));
-    return b.build();
+    built = b.build();
+    return built;
+  }
+
+  /**
+   * An operator's command with the registered spec: decided on the state that spec defines; its
+   * {@code SpecDefined} goes ahead of the command's events in their write ({@link #run}), and is not
+   * written when the command is refused.
+   */
+  private ReplyEffect<Event, State> withSpecCommand(State state, WithSpec c) {
+    Specced sp = specced(state, c.spec());
+    if (sp.refusal() != null) {
+      return refuse(c, sp.refusal());
+    }
+    if (sp.events().isEmpty()) {
+      return built.apply(state, c.command());
+    }
+    specFirst = sp;
+    specFirstOn = state;
+    try {
+      return built.apply(sp.state(), c.command());
+    } finally {
+      specFirst = null;
+      specFirstOn = null;
+    }
   }
 
   /** What a defined and a removed task handle alike: the spec, a removal, the attempts' reports, the queries. */
@@ -267,8 +299,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(GetInterventionQueue.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(
             views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED))))
         .onCommand(GetUsage.class, (s, c) -> Effect().reply(c.replyTo(), StatusReply.success(new UsageInfo(
-            OperatorActions.usage(taskId, s, now())))))
-        .onCommand(ReadWithSpec.class, (s, c) -> query(s, c.query()));
+            OperatorActions.usage(taskId, s, now())))));
   }
 
   /**
@@ -318,14 +349,24 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   }
 
   /** Carries out a decision: the refusal, or the events (if any) and then the reply; origin: what brought it about (meters). */
-  private <R> ReplyEffect<Event, State> run(State state, Origin origin, Decided<R> d, ActorRef<StatusReply<R>> replyTo) {
+  private <R> ReplyEffect<Event, State> run(State decidedOn, Origin origin, Decided<R> decided, ActorRef<StatusReply<R>> replyTo) {
+    State state = decidedOn;
+    Decided<R> d = decided;
+    // the registered spec the command came with, recorded first; not for a refusal nor for a decision
+    // that writes nothing (a dry run, a read): answered on the state that spec defines
+    if (specFirst != null && !d.refused() && !d.events().isEmpty()) {
+      d = specFirst.then(d);
+      state = specFirstOn;
+      specFirst = null;
+    }
     if (d.refused()) {
       return Effect().reply(replyTo, StatusReply.error(d.refusal()));
     }
     if (d.events().isEmpty()) {
       return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state)));
     }
-    return persist(state, origin, d.events()).thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s)));
+    Decided<R> done = d;
+    return persist(state, origin, d.events()).thenReply(replyTo, s -> StatusReply.success(done.reply().apply(s)));
   }
 
   /** The state with dead attempts settled, so one whose executor died never counts as the previous run (R6, R24). */
