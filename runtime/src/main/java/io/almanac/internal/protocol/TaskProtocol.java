@@ -556,7 +556,16 @@ public final class TaskProtocol {
    * @param query the read ({@link GetTask}, {@link GetWindows}, {@link GetWindow}, {@link
    *     GetInterventionQueue} or {@link GetUsage})
    */
-  public record ReadWithSpec(SpecRecord spec, QueryCommand query) implements QueryCommand {
+  public record ReadWithSpec(
+      SpecRecord spec,
+      @com.fasterxml.jackson.annotation.JsonTypeInfo(use = com.fasterxml.jackson.annotation.JsonTypeInfo.Id.NAME)
+      @com.fasterxml.jackson.annotation.JsonSubTypes({
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetTask.class, name = "GetTask"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetWindows.class, name = "GetWindows"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetWindow.class, name = "GetWindow"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetInterventionQueue.class, name = "GetInterventionQueue"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetUsage.class, name = "GetUsage")})
+      QueryCommand query) implements QueryCommand {
     @Override
     public ActorRef<?> replyTo() {
       return query.replyTo();
@@ -572,7 +581,25 @@ public final class TaskProtocol {
    * @param spec the registered spec
    * @param command the command
    */
-  public record WithSpec(SpecRecord spec, OperatorCommand command) implements OperatorCommand {
+  public record WithSpec(
+      SpecRecord spec,
+      @com.fasterxml.jackson.annotation.JsonTypeInfo(use = com.fasterxml.jackson.annotation.JsonTypeInfo.Id.NAME)
+      @com.fasterxml.jackson.annotation.JsonSubTypes({
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Define.class, name = "Define"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Pause.class, name = "Pause"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Resume.class, name = "Resume"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = RunNow.class, name = "RunNow"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = PauseBy.class, name = "PauseBy"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = ResumeBy.class, name = "ResumeBy"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = RunNowBy.class, name = "RunNowBy"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Backfill.class, name = "Backfill"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Retry.class, name = "Retry"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Resolve.class, name = "Resolve"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Cancel.class, name = "Cancel"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = CancelAll.class, name = "CancelAll"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Remove.class, name = "Remove"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = RaiseBudget.class, name = "RaiseBudget")})
+      OperatorCommand command) implements OperatorCommand {
     @Override
     public ActorRef<?> replyTo() {
       return command.replyTo();
