@@ -353,20 +353,34 @@ public final class AuditReader implements AutoCloseable {
    * @throws JournalReadException if the journal cannot be read
    */
   public Map<String, List<Verifier.Registration>> registrations() {
+    return await("persistence id " + TriggerJournal.PERSISTENCE_ID, registrationsOf(null));
+  }
+
+  /**
+   * The registrations of one task, or of all, as {@link #registrations()} reads them, without blocking.
+   *
+   * @param taskId the task, or null for every task
+   * @return each task's registrations in journal order
+   */
+  public CompletionStage<Map<String, List<Verifier.Registration>>> registrationsOf(String taskId) {
     String pid = TriggerJournal.PERSISTENCE_ID;
-    List<EventEnvelope> envs = await("persistence id " + pid, Source.lazyCompletionStageSource(
+    return Source.lazyCompletionStageSource(
             () -> journal.currentLastSequenceNumberByPersistenceId(pid).thenApply(highest -> pages(pid, highest.orElse(0L))))
         .filter(env -> env.event() instanceof TriggerJournal.TasksRegistered)
-        .runWith(Sink.seq(), system));
-    Map<String, List<Verifier.Registration>> out = new java.util.TreeMap<>();
-    for (EventEnvelope env : envs) {
-      TriggerJournal.TasksRegistered r = (TriggerJournal.TasksRegistered) env.event();
-      Instant at = r.since() != null ? r.since() : r.at() != null ? r.at() : Instant.ofEpochMilli(env.timestamp());
-      for (io.almanac.journal.SpecRecord spec : r.specs()) {
-        out.computeIfAbsent(spec.id(), k -> new ArrayList<>()).add(new Verifier.Registration(spec, at));
-      }
-    }
-    return out;
+        .runWith(Sink.seq(), system)
+        .thenApply(envs -> {
+          Map<String, List<Verifier.Registration>> out = new java.util.TreeMap<>();
+          for (EventEnvelope env : envs) {
+            TriggerJournal.TasksRegistered r = (TriggerJournal.TasksRegistered) env.event();
+            Instant at = r.since() != null ? r.since() : r.at() != null ? r.at() : Instant.ofEpochMilli(env.timestamp());
+            for (io.almanac.journal.SpecRecord spec : r.specs()) {
+              if (taskId == null || taskId.equals(spec.id())) {
+                out.computeIfAbsent(spec.id(), k -> new ArrayList<>()).add(new Verifier.Registration(spec, at));
+              }
+            }
+          }
+          return out;
+        });
   }
 
   /**
