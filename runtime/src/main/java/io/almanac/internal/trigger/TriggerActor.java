@@ -325,6 +325,7 @@ public final class TriggerActor
         SpecRecord previous = before.get(spec.id());
         subscriptions.replace(previous, spec);
         CatchUpPlan late = queue.register(spec, previous, from, now);
+        warmIfDueSoon(spec.id(), previous, now);
         if (late != null) {
           ctx.getLog().info("one-shot task '{}' registered after its instant {}: {}", spec.id(), spec.once(),
               !late.onTime().isEmpty() ? "fired on time (within the on-time grace)"
@@ -335,6 +336,30 @@ public final class TriggerActor
       cmd.replyTo().tell(StatusReply.ack());
       armTimer(now);
     });
+  }
+
+  /**
+   * How far ahead a newly registered task's first firing makes the trigger start its entity at once
+   * (below sharding's default passivation idle timeout of 2 minutes, so the entity is still in memory
+   * when the window fires).
+   */
+  private static final Duration WARM_AHEAD = Duration.ofSeconds(60);
+
+  /**
+   * A task new to the trigger whose first window is due within {@link #WARM_AHEAD}: its entity is
+   * started now, with a wake-up that writes nothing (it carries no spec: an entity never written
+   * refuses it, one removed acknowledges it), so that it has read its journal before the fire. A burst
+   * of tasks registered just before their due time otherwise starts every entity at the fire
+   * (registration writes no entity, docs/registration.md).
+   */
+  private void warmIfDueSoon(String taskId, SpecRecord previous, Instant now) {
+    if (previous != null) {
+      return; // known: its entity records a changed spec with the next message
+    }
+    Instant next = queue.nextFiring(taskId);
+    if (next != null && !next.isAfter(now.plus(WARM_AHEAD))) {
+      tasks.apply(taskId).tell(new TaskProtocol.Wake(ctx.getSystem().ignoreRef()));
+    }
   }
 
   private Effect<Event, State> onRemove(State state, Remove cmd) {
