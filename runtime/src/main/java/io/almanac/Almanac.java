@@ -886,7 +886,7 @@ public final class Almanac {
   public CompletionStage<TaskView> task(String taskId) {
     // with the registered spec, so the view is the task's as registered (a spec changed or registered
     // anew after a removal shows before its next fire records it); nothing is written
-    return registeredSpec(taskId).thenCompose(spec -> spec == null
+    return specOrNone(taskId).thenCompose(spec -> spec == null
         ? this.<TaskProtocol.TaskInfo>rawAsk(taskId, TaskProtocol.GetTask::new)
         : this.<TaskProtocol.TaskInfo>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, new TaskProtocol.GetTask(r))))
         .thenApply(TaskProtocol.TaskInfo::view);
@@ -972,7 +972,7 @@ public final class Almanac {
       if (!unknownTask(error)) {
         return CompletableFuture.<T>failedFuture(error);
       }
-      return registeredSpec(taskId).thenCompose(spec -> spec == null ? CompletableFuture.<T>failedFuture(error)
+      return specOrNone(taskId).thenCompose(spec -> spec == null ? CompletableFuture.<T>failedFuture(error)
           : this.<T>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, (TaskProtocol.QueryCommand) message.apply(r))));
     }).thenCompose(Function.identity());
   }
@@ -987,7 +987,7 @@ public final class Almanac {
     if (taskId == null || taskId.isBlank()) {
       return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
     }
-    return registeredSpec(taskId).thenCompose(spec -> spec == null ? rawAsk(taskId, message)
+    return specOrNone(taskId).thenCompose(spec -> spec == null ? rawAsk(taskId, message)
         : rawAsk(taskId, r -> new TaskProtocol.WithSpec(spec, (TaskProtocol.OperatorCommand) message.apply(r))));
   }
 
@@ -1002,6 +1002,18 @@ public final class Almanac {
           }
           return r.spec();
         });
+  }
+
+  /**
+   * The registered spec, or null when the task is not registered or the trigger does not answer (a
+   * failover): the entity is then asked as it is, and one that has its spec answers as before.
+   */
+  private CompletionStage<SpecRecord> specOrNone(String taskId) {
+    return registeredSpec(taskId).exceptionally(e -> {
+      LOG.debug("task '{}': the trigger did not give its registered spec ({}); asking the task as it is", taskId,
+          e.toString());
+      return null;
+    });
   }
 
   private static boolean unknownTask(Throwable error) {
