@@ -100,6 +100,11 @@ public final class TriggerActor
     INSTANCE
   }
 
+  /** Start the entities of the tasks registered lately that are due soon ({@link #warmIfDueSoon}). */
+  private enum Warm implements TriggerProtocol.Internal {
+    INSTANCE
+  }
+
   /** A fire's (or catch-up's) answer: what the task decided, or the error; both null: send again. */
   private record FireDone(FireKey key, String outcome, Throwable error, TaskWakes wakes, SpecRecord sent)
       implements TriggerProtocol.Internal {
@@ -141,6 +146,8 @@ public final class TriggerActor
    * and one that recorded it already writes nothing.
    */
   private final Map<String, SpecRecord> delivered = new java.util.HashMap<>();
+  /** Tasks registered lately, due soon, whose entities are started once registrations pause ({@link #warmIfDueSoon}). */
+  private final List<String> toWarm = new ArrayList<>();
   private long ticks;
   private Instant lastTick;
   private boolean recovered;
@@ -295,6 +302,7 @@ public final class TriggerActor
         .onCommand(RecordSetAside.class, (s, c) -> Effect().persist(new TaskSetAside(c.taskId(), c.reason(), clock.instant())))
         .onCommand(Tick.class, (s, c) -> onTick(s))
         .onCommand(HeartbeatLog.class, (s, c) -> onHeartbeatLog(s))
+        .onCommand(Warm.class, (s, c) -> onWarm(s))
         .build();
   }
 
@@ -345,12 +353,16 @@ public final class TriggerActor
    */
   private static final Duration WARM_AHEAD = Duration.ofSeconds(60);
 
+  /** How long registrations must pause before the tasks due soon are started (not to compete with their writes). */
+  private static final Duration WARM_AFTER = Duration.ofMillis(500);
+
   /**
    * A task new to the trigger whose first window is due within {@link #WARM_AHEAD}: its entity is
-   * started now, with a wake-up that writes nothing (it carries no spec: an entity never written
-   * refuses it, one removed acknowledges it), so that it has read its journal before the fire. A burst
-   * of tasks registered just before their due time otherwise starts every entity at the fire
-   * (registration writes no entity, docs/registration.md).
+   * started with a wake-up that writes nothing (it carries no spec: an entity never written refuses
+   * it, one removed acknowledges it), so that it has read its journal before the fire; a burst of
+   * tasks registered just before their due time otherwise starts every entity at the fire
+   * (registration writes no entity, docs/registration.md). Started once registrations pause for
+   * {@link #WARM_AFTER}, so the reads do not slow the registration's own writes.
    */
   private void warmIfDueSoon(String taskId, SpecRecord previous, Instant now) {
     if (previous != null) {
@@ -358,8 +370,19 @@ public final class TriggerActor
     }
     Instant next = queue.nextFiring(taskId);
     if (next != null && !next.isAfter(now.plus(WARM_AHEAD))) {
-      tasks.apply(taskId).tell(new TaskProtocol.Wake(ctx.getSystem().ignoreRef()));
+      toWarm.add(taskId);
+      timers.startSingleTimer(Warm.INSTANCE, Warm.INSTANCE, WARM_AFTER); // again at each registration: after the last
     }
+  }
+
+  private Effect<Event, State> onWarm(State state) {
+    for (String id : toWarm) {
+      if (state.tasks().containsKey(id) && !delivered.containsKey(id)) { // still registered, not fired meanwhile
+        tasks.apply(id).tell(new TaskProtocol.Wake(ctx.getSystem().ignoreRef()));
+      }
+    }
+    toWarm.clear();
+    return Effect().none();
   }
 
   private Effect<Event, State> onRemove(State state, Remove cmd) {
