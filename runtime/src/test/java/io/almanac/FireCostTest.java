@@ -394,7 +394,9 @@ class FireCostTest {
     assertEquals(0, journal.taskWrites(), "task entity writes of registering 1,000 tasks");
     // again, unchanged: nothing
     long again = journal.of(trigger)[0];
+    long t1 = System.nanoTime();
     await(almanac.registerAll(specs));
+    System.out.println("registration of the same 1,000 tasks again (unchanged): " + (System.nanoTime() - t1) / 1_000_000 + " ms");
     assertEquals(again, journal.of(trigger)[0], "trigger writes of registering unchanged specs");
     assertEquals(0, journal.taskWrites(), "task entity writes of registering unchanged specs");
     // the first fire records the spec, with its window, in one write
@@ -403,7 +405,9 @@ class FireCostTest {
         .filter(w -> w.window().value().equals("2026-11-29T12:00:00Z")).map(WindowView::status).findFirst().orElse(null)));
     long[] fired = journal.of("task|reg-0007");
     assertEquals(1, fired[3], "the spec recorded once");
-    assertTrue(fired[0] <= 2, "writes of the first fire, its spec included: " + fired[0]);
+    // 2 writes (the spec rides in the first), or 3 when it waited for a job slot among the 1,000 due at once
+    // (its PENDING schedule, its start, its result: queuedFireBudget)
+    assertTrue(fired[0] <= 3, "writes of the first fire, its spec included: " + fired[0]);
     // a changed spec: the trigger writes it; its entity records it with its next fire
     TaskSpec changed = TaskSpec.builder("reg-0007").cron("0 0 12 * * ? UTC").window("per-firing").job("noop")
         .description("changed").build();
