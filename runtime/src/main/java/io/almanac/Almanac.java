@@ -455,23 +455,21 @@ public final class Almanac {
         .thenCompose(ok -> define(valid, since));
   }
 
+  /**
+   * The trigger records the specs, one journal write per batch of up to 1,000 (unchanged specs: none);
+   * no task entity is written: each records its spec when it first has something to do, from the
+   * message that brings it (a fire, a wake-up, an event, an operator's command: docs/registration.md).
+   */
   private CompletionStage<Done> define(List<TaskSpec> valid, Instant since) {
-    List<CompletableFuture<Done>> defined = new ArrayList<>();
-    for (TaskSpec spec : valid) {
-      defined.add(retrying("task '" + spec.id() + "'",
-          () -> this.<Done>ask(spec.id(), r -> new TaskProtocol.Define(SpecRecord.of(spec), r))).toCompletableFuture());
+    List<CompletableFuture<Done>> batches = new ArrayList<>();
+    for (int i = 0; i < valid.size(); i += 1000) {
+      List<SpecRecord> batch = valid.subList(i, Math.min(valid.size(), i + 1000)).stream().map(SpecRecord::of).toList();
+      batches.add(retrying("the trigger's registration of " + batch.size() + " tasks",
+          () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
+              r -> new TriggerProtocol.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())))
+          .toCompletableFuture());
     }
-    return CompletableFuture.allOf(defined.toArray(new CompletableFuture[0])).thenCompose(v -> {
-      List<CompletableFuture<Done>> batches = new ArrayList<>();
-      for (int i = 0; i < valid.size(); i += 1000) {
-        List<SpecRecord> batch = valid.subList(i, Math.min(valid.size(), i + 1000)).stream().map(SpecRecord::of).toList();
-        batches.add(retrying("the trigger's registration of " + batch.size() + " tasks",
-            () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
-                r -> new TriggerProtocol.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())))
-            .toCompletableFuture());
-      }
-      return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
-    });
+    return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -513,40 +511,40 @@ public final class Almanac {
   public static final String DEFAULT_ACTOR = "java-api";
 
   CompletionStage<Done> pause(String taskId, String actor, String note) {
-    return ask(taskId, r -> new TaskProtocol.PauseBy(actor, note, r));
+    return act(taskId, r -> new TaskProtocol.PauseBy(actor, note, r));
   }
 
   CompletionStage<Done> resume(String taskId, String actor, String note) {
-    return ask(taskId, r -> new TaskProtocol.ResumeBy(actor, note, r));
+    return act(taskId, r -> new TaskProtocol.ResumeBy(actor, note, r));
   }
 
   CompletionStage<FireDecision> runNow(String taskId, String actor, String note) {
     return markActive(taskId)
-        .thenCompose(d -> this.<TaskProtocol.FireOutcome>ask(taskId, r -> new TaskProtocol.RunNowBy(actor, note, r)))
+        .thenCompose(d -> this.<TaskProtocol.FireOutcome>act(taskId, r -> new TaskProtocol.RunNowBy(actor, note, r)))
         .thenApply(Almanac::decision);
   }
 
   CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to, String actor, String note) {
     return markActive(taskId)
-        .thenCompose(d -> this.<TaskProtocol.BackfillReport>ask(taskId, r -> new TaskProtocol.Backfill(from, to, false,
+        .thenCompose(d -> this.<TaskProtocol.BackfillReport>act(taskId, r -> new TaskProtocol.Backfill(from, to, false,
             actor, note, r)))
         .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
   }
 
   CompletionStage<Done> retry(String taskId, WindowKey window, String actor, String note, Expecting expecting) {
-    return markActive(taskId).thenCompose(d -> ask(taskId, r -> new TaskProtocol.Retry(window, actor, note, expecting, r)));
+    return markActive(taskId).thenCompose(d -> act(taskId, r -> new TaskProtocol.Retry(window, actor, note, expecting, r)));
   }
 
   CompletionStage<Done> resolve(String taskId, WindowKey window, String note, String actor, Expecting expecting) {
-    return ask(taskId, r -> new TaskProtocol.Resolve(window, note, actor, expecting, r));
+    return act(taskId, r -> new TaskProtocol.Resolve(window, note, actor, expecting, r));
   }
 
   CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, String actor, Expecting expecting) {
-    return ask(taskId, r -> new TaskProtocol.Cancel(window, reason, actor, expecting, r));
+    return act(taskId, r -> new TaskProtocol.Cancel(window, reason, actor, expecting, r));
   }
 
   CompletionStage<DailyUsage> raiseBudget(String taskId, java.math.BigDecimal amount, String note, String actor) {
-    return this.<TaskProtocol.UsageInfo>ask(taskId, r -> new TaskProtocol.RaiseBudget(amount, note, actor, r))
+    return this.<TaskProtocol.UsageInfo>act(taskId, r -> new TaskProtocol.RaiseBudget(amount, note, actor, r))
         .thenApply(TaskProtocol.UsageInfo::usage);
   }
 
@@ -594,7 +592,7 @@ public final class Almanac {
    * @return what the task would decide for each window
    */
   public CompletionStage<List<FireDecision>> planBackfill(String taskId, Instant from, Instant to) {
-    return this.<TaskProtocol.BackfillReport>ask(taskId, r -> new TaskProtocol.Backfill(from, to, true, r))
+    return this.<TaskProtocol.BackfillReport>act(taskId, r -> new TaskProtocol.Backfill(from, to, true, r))
         .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
   }
 
@@ -700,7 +698,7 @@ public final class Almanac {
 
   CompletionStage<List<WindowKey>> cancelAll(String taskId, Instant from, Instant to, RunKind kind, String reason,
       String actor) {
-    return this.<TaskProtocol.CancelReport>ask(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, reason, false, actor,
+    return this.<TaskProtocol.CancelReport>act(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, reason, false, actor,
         r)).thenApply(TaskProtocol.CancelReport::windows);
   }
 
@@ -715,14 +713,14 @@ public final class Almanac {
    * @return the windows it would cancel, oldest first
    */
   public CompletionStage<List<WindowKey>> planCancelAll(String taskId, Instant from, Instant to, RunKind kind) {
-    return this.<TaskProtocol.CancelReport>ask(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, null, true, r))
+    return this.<TaskProtocol.CancelReport>act(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, null, true, r))
         .thenApply(TaskProtocol.CancelReport::windows);
   }
 
   /**
-   * Removes a task (R31). Its PENDING, RUNNING and RETRY_WAIT windows are cancelled with the reason
-   * {@code task removed} (a running job is cancelled), the task records {@code TaskRemoved}, and then
-   * the trigger stops firing it, also after a restart. Its journal is kept: {@link #task}, {@link
+   * Removes a task (R31). The trigger stops firing it (also after a restart), then its PENDING,
+   * RUNNING and RETRY_WAIT windows are cancelled with the reason {@code task removed} (a running job
+   * is cancelled) and the task records {@code TaskRemoved}. Its journal is kept: {@link #task}, {@link
    * #windows} and {@link #interventionQueue(String)} still answer from its history (the task view
    * says when it was removed), and the audit still verifies it. Any other operation on it is
    * refused with {@link RefusedException.Reason#REMOVED}. Registering the same id again defines it
@@ -736,9 +734,17 @@ public final class Almanac {
    *     {@link RefusedException.Reason#UNKNOWN_TASK} for a task never defined
    */
   public CompletionStage<Done> remove(String taskId) {
-    return this.<Done>ask(taskId, TaskProtocol.Remove::new).thenCompose(d -> retrying("the trigger's removal of task '"
-        + taskId + "'", () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
-            r -> new TriggerProtocol.Remove(taskId, r), askTimeout, system.scheduler()))));
+    if (taskId == null || taskId.isBlank()) {
+      return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
+    }
+    // The trigger first: once it has recorded the removal it sends the task nothing more (a message of
+    // it may bring the registered spec, which would define the task again). Then the entity records the
+    // removal, given the spec first if it never recorded one (registration writes no entity).
+    return registeredSpec(taskId).thenCompose(spec -> retrying("the trigger's removal of task '" + taskId + "'",
+        () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
+            r -> new TriggerProtocol.Remove(taskId, r), askTimeout, system.scheduler())))
+        .thenCompose(d -> spec == null ? rawAsk(taskId, TaskProtocol.Remove::new)
+            : rawAsk(taskId, r -> new TaskProtocol.WithSpec(spec, new TaskProtocol.Remove(r)))));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -878,7 +884,12 @@ public final class Almanac {
    * @return the task's view: spec, paused, P99, lease, next due
    */
   public CompletionStage<TaskView> task(String taskId) {
-    return this.<TaskProtocol.TaskInfo>ask(taskId, TaskProtocol.GetTask::new).thenApply(TaskProtocol.TaskInfo::view);
+    // with the registered spec, so the view is the task's as registered (a spec changed or registered
+    // anew after a removal shows before its next fire records it); nothing is written
+    return specOrNone(taskId).thenCompose(spec -> spec == null
+        ? this.<TaskProtocol.TaskInfo>rawAsk(taskId, TaskProtocol.GetTask::new)
+        : this.<TaskProtocol.TaskInfo>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, new TaskProtocol.GetTask(r))))
+        .thenApply(TaskProtocol.TaskInfo::view);
   }
 
   /**
@@ -909,7 +920,14 @@ public final class Almanac {
     return taskIds().thenCompose(ids -> {
       List<CompletableFuture<List<WindowView>>> all = new ArrayList<>();
       for (String id : ids) {
-        all.add(interventionQueue(id).toCompletableFuture());
+        // a task whose entity was never written (registered, nothing to do yet) has none: not written for this
+        all.add(this.<TaskProtocol.WindowList>rawAsk(id, TaskProtocol.GetInterventionQueue::new)
+            .thenApply(TaskProtocol.WindowList::windows).exceptionally(e -> {
+              if (unknownTask(e)) {
+                return List.of();
+              }
+              throw e instanceof CompletionException c ? c : new CompletionException(e);
+            }).toCompletableFuture());
       }
       return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
           .thenApply(v -> all.stream().flatMap(f -> f.join().stream()).toList());
@@ -941,7 +959,69 @@ public final class Almanac {
         r -> new TriggerProtocol.MarkActive(taskId, r), askTimeout, system.scheduler()));
   }
 
+  /**
+   * A read of a task's entity. One that was never written (registered, nothing to do yet: registration
+   * writes no entity) answers that it is unknown; then it is asked again with the spec the trigger has
+   * registered, and answers on the task that spec defines, nothing written (docs/registration.md).
+   */
   private <T> CompletionStage<T> ask(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
+    return this.<T>rawAsk(taskId, message).handle((value, error) -> {
+      if (error == null) {
+        return CompletableFuture.completedFuture(value);
+      }
+      if (!unknownTask(error)) {
+        return CompletableFuture.<T>failedFuture(error);
+      }
+      return specOrNone(taskId).thenCompose(spec -> spec == null ? CompletableFuture.<T>failedFuture(error)
+          : this.<T>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, (TaskProtocol.QueryCommand) message.apply(r))));
+    }).thenCompose(Function.identity());
+  }
+
+  /**
+   * An operator's command on a task's entity, with the spec the trigger has registered: an entity that
+   * has recorded it carries the command out as it is; one never written, or whose spec changed since
+   * its last message from the trigger, decides the command on that spec and records it in the same
+   * write (not at all when the command is refused). No ask inside the entity: the facade asks the trigger.
+   */
+  private <T> CompletionStage<T> act(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
+    if (taskId == null || taskId.isBlank()) {
+      return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
+    }
+    return specOrNone(taskId).thenCompose(spec -> spec == null ? rawAsk(taskId, message)
+        : rawAsk(taskId, r -> new TaskProtocol.WithSpec(spec, (TaskProtocol.OperatorCommand) message.apply(r))));
+  }
+
+  /** The spec the trigger has registered for a task, or null when it is not registered (never, or removed). */
+  private CompletionStage<SpecRecord> registeredSpec(String taskId) {
+    return Asks.<TriggerProtocol.Command, TriggerProtocol.RegisteredSpec>ask(trigger,
+            r -> new TriggerProtocol.GetSpec(taskId, r), askTimeout, system.scheduler())
+        .handle((r, error) -> {
+          if (error != null) {
+            throw new CompletionException(new AlmanacException("no answer from the trigger within the ask timeout "
+                + "(the task's registered spec): " + error.getMessage(), error));
+          }
+          return r.spec();
+        });
+  }
+
+  /**
+   * The registered spec, or null when the task is not registered or the trigger does not answer (a
+   * failover): the entity is then asked as it is, and one that has its spec answers as before.
+   */
+  private CompletionStage<SpecRecord> specOrNone(String taskId) {
+    return registeredSpec(taskId).exceptionally(e -> {
+      LOG.debug("task '{}': the trigger did not give its registered spec ({}); asking the task as it is", taskId,
+          e.toString());
+      return null;
+    });
+  }
+
+  private static boolean unknownTask(Throwable error) {
+    Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return e instanceof RefusedException r && r.reason() == RefusedException.Reason.UNKNOWN_TASK;
+  }
+
+  private <T> CompletionStage<T> rawAsk(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
     if (taskId == null || taskId.isBlank()) {
       return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
     }

@@ -103,18 +103,22 @@ final class Publisher {
       if (full != null) {
         throw new CompletionException(new OverloadedException(full, gate.limit(), retryAfter));
       }
-      return send(event, list.taskIds());
+      return send(event, list);
     });
   }
 
   /** Sends an admitted event to its tasks (one slot taken in each, given back as each answers) and joins their answers. */
-  private CompletableFuture<PublishResult> send(IncomingEvent event, List<String> taskIds) {
+  private CompletableFuture<PublishResult> send(IncomingEvent event, TriggerProtocol.SubscriberList list) {
+    List<String> taskIds = list.taskIds();
     List<CompletableFuture<StatusReply<TaskProtocol.EventOutcome>>> asks = new ArrayList<>();
-    for (String taskId : taskIds) {
+    for (int i = 0; i < taskIds.size(); i++) {
+      String taskId = taskIds.get(i);
+      // the registered spec rides along: a task whose entity was never written records it with the event
+      io.almanac.journal.SpecRecord spec = list.specAt(i);
       CompletableFuture<StatusReply<TaskProtocol.EventOutcome>> ask;
       try {
         ask = Asks.ask(tasks.apply(taskId), r -> new TaskProtocol.PublishEvent(event.type(), event.id(),
-            event.eventTime(), event.summary(), r), askTimeout, scheduler);
+            event.eventTime(), event.summary(), r, spec), askTimeout, scheduler);
       } catch (RuntimeException e) { // never sent: its slot is given back below all the same
         ask = CompletableFuture.failedFuture(e);
       }

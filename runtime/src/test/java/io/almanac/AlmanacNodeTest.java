@@ -309,7 +309,10 @@ class AlmanacNodeTest {
     ScriptedJob job = new ScriptedJob(clock);
     Almanac almanac = start("", Map.of("j", job));
     // The task's own cron fires at minute 30, so the trigger stays out of this window.
-    await(almanac.register(TaskSpec.builder("dup").cron("0 30 * * * ? UTC").window("daily").job("j").build()));
+    TaskSpec dup = TaskSpec.builder("dup").cron("0 30 * * * ? UTC").window("daily").job("j").build();
+    await(almanac.register(dup));
+    // registration writes no entity: each fire brings the registered spec, as the trigger's first fires do
+    io.almanac.journal.SpecRecord spec = io.almanac.journal.SpecRecord.of(dup);
     clock.set(Instant.parse("2026-11-29T00:00:01Z"));
     ClusterSharding sharding = ClusterSharding.get(testKit.system());
     Instant start = Instant.parse("2026-11-28T16:00:00Z");
@@ -317,7 +320,7 @@ class AlmanacNodeTest {
     Function<Integer, CompletableFuture<StatusReply<TaskProtocol.FireOutcome>>> fire = i -> AskPattern
         .<TaskProtocol.Command, StatusReply<TaskProtocol.FireOutcome>>ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, "dup"),
             r -> new TaskProtocol.Fire(key, start, start.plus(Duration.ofDays(1)), Instant.parse("2026-11-29T00:00:00Z"),
-                TaskProtocol.FireKind.ON_TIME, r),
+                TaskProtocol.FireKind.ON_TIME, true, r, spec),
             Duration.ofSeconds(3), testKit.system().scheduler())
         .toCompletableFuture();
     // Several senders at once, each delivering at least once: a fire that is not acknowledged (the

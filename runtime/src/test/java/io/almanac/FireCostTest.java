@@ -43,9 +43,17 @@ class FireCostTest {
    * the tests assert are counts, which no deadline changes.
    */
   private Duration patience = PATIENCE;
+  /** The first fire of task "cost" (its spec recorded with it): writes, rows, spec rows; ms from ready to its result. */
+  private long[] firstFire;
+  private long readyToFirstMs;
   private static final Duration PATIENCE = Duration.ofSeconds(60);
 
-  /** Per persistence id: writes (persist calls), rows (events), bytes (serialized events). */
+  /**
+   * Per persistence id: writes (persist calls), rows (events), bytes (serialized events), and the
+   * spec rows ({@code SpecDefined}) apart: a task records its registered spec with its first fire, in
+   * that fire's first write, so rows and bytes count the fire's own events and the spec is counted on
+   * its own.
+   */
   static final class Journal {
     final Map<String, long[]> byPid = new ConcurrentHashMap<>();
 
@@ -56,25 +64,49 @@ class FireCostTest {
     }
 
     void wrote(String pid, List<Object> events, Serialization serialization) {
-      for (Object e : events) {
+      count(pid, events, serialization);
+      for (Object e : events) { // after the counts: a waiter reads them with the success
         if (e instanceof io.almanac.journal.TaskJournal.AttemptSucceeded ok) {
           awaitSuccess(ok.window()).countDown();
         }
       }
+    }
+
+    private void count(String pid, List<Object> events, Serialization serialization) {
       long bytes = 0;
+      long specs = 0;
       for (Object e : events) {
-        bytes += serialization.serialize(e).get().length;
+        if (e instanceof io.almanac.journal.TaskJournal.SpecDefined) {
+          specs++;
+        } else if (!(e instanceof io.almanac.journal.TriggerJournal.Event)) {
+          bytes += serialization.serialize(e).get().length; // the trigger's (specs by the thousand): counted, not sized
+        }
       }
-      long[] c = byPid.computeIfAbsent(pid, k -> new long[3]);
+      long[] c = byPid.computeIfAbsent(pid, k -> new long[4]);
       synchronized (c) {
         c[0]++;
-        c[1] += events.size();
+        c[1] += events.size() - specs;
         c[2] += bytes;
+        c[3] += specs;
       }
     }
 
     long[] of(String pid) {
-      return byPid.getOrDefault(pid, new long[3]).clone();
+      long[] c = byPid.getOrDefault(pid, new long[4]);
+      synchronized (c) {
+        return c.clone();
+      }
+    }
+
+    /** Writes summed over the task entities' journals ({@code task|...}). */
+    long taskWrites() {
+      long n = 0;
+      for (Map.Entry<String, long[]> e : byPid.entrySet()) {
+        if (e.getKey().startsWith("task|")) {
+          n += of(e.getKey())[0];
+        }
+      }
+      return n;
     }
   }
 
@@ -182,13 +214,24 @@ class FireCostTest {
         .job("noop", ctx -> CompletableFuture.completedFuture(JobResult.success("ok")))
         .messageTap(messages::received).start();
     NodeReady.await(almanac);
+    long ready = System.nanoTime();
     // every minute, one window per firing; missed windows are recorded MISSED (catch-up none)
     // with hot windows: the windows the clock jumps over are caught up as backfills that run and stay hot (missed
     // ones would be one skip range, docs/skip-ranges.md, and no hot windows)
     await(almanac.register(TaskSpec.builder("cost").cron("0 * * * * ? UTC").window("per-firing").job("noop")
         .catchUp(hot > 1 ? CatchUpPolicy.all() : CatchUpPolicy.none()).deadline(deadline).build()));
+    long[] registered = journal.of("task|cost");
+    assertEquals(0, registered[0], "journal writes of the task's registration to its entity");
     Instant first = Instant.parse("2026-11-29T00:00:00Z");
+    java.util.concurrent.CountDownLatch firstDone = journal.awaitSuccess(first.toString());
     clock.set(first);
+    try {
+      assertTrue(firstDone.await(patience.toSeconds(), TimeUnit.SECONDS), "the first fire's result was recorded");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+    readyToFirstMs = (System.nanoTime() - ready) / 1_000_000;
+    firstFire = journal.of("task|cost");
     eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, status(almanac, first)));
     if (hot > 1) {
       // the clock jumps: the windows in between are caught up (run as backfills), and stay hot
@@ -281,6 +324,10 @@ class FireCostTest {
     System.out.println("fire cost, 500 hot windows: " + many.writes() + " writes, " + many.rows() + " rows, " + many.bytes()
         + " bytes, " + many.protocolMessages() + " messages, " + many.copied() + " window entries copied, " + many.visited()
         + " windows visited: " + many.messages());
+    System.out.println("first fire of a task registered and never written (its spec recorded with it): " + firstFire[0]
+        + " writes, " + firstFire[1] + " rows and " + firstFire[3] + " spec row");
+    assertTrue(firstFire[0] <= 2, "journal writes of a first fire, its spec included: " + firstFire[0]);
+    assertEquals(1, firstFire[3], "the spec is recorded once, with the first fire");
     for (Cost c : List.of(one, many)) {
       assertTrue(c.writes() <= 2, "journal writes per fire: " + c.writes());
       assertTrue(c.rows() <= 2, "journal rows per fire: " + c.rows());
@@ -301,7 +348,9 @@ class FireCostTest {
     Cost crowded = fire(1, 100_000);
     System.out.println("fire cost, node of 100,000 tasks: " + crowded.writes() + " writes, " + crowded.rows() + " rows, "
         + crowded.bytes() + " bytes, " + crowded.protocolMessages() + " messages, " + crowded.visited() + " windows visited: "
-        + crowded.messages() + " (" + (System.nanoTime() - t0) / 1_000_000 + " ms from the node's start to the fire's end)");
+        + crowded.messages() + " (" + (System.nanoTime() - t0) / 1_000_000 + " ms from the node's start to the fire's end; "
+        + readyToFirstMs + " ms from ready to the first fire's result)");
+    assertTrue(firstFire[0] <= 2, "journal writes of a first fire on a node of 100,000 tasks: " + firstFire[0]);
     assertEquals(one.writes(), crowded.writes(), "journal writes per fire, 1 task and 100,000");
     assertEquals(one.rows(), crowded.rows(), "journal rows per fire, 1 task and 100,000");
     // the same events: only an instant's text may differ in length (e.g. 00:00:01.5Z and 00:00:01.25Z)
@@ -392,6 +441,54 @@ class FireCostTest {
     assertEquals(without.copied(), with.copied());
   }
 
+  @Test
+  @DisplayName("registering 1,000 tasks costs at most 2 trigger journal writes and no task entity write; registering "
+      + "them again unchanged writes nothing; a changed spec is recorded by its entity with its next fire")
+  void registrationBudget() {
+    Journal journal = startKit("registration-cost", "");
+    Almanac almanac = Almanac.builder(testKit.system()).clock(clock).alertSink(a -> { })
+        .job("noop", ctx -> CompletableFuture.completedFuture(JobResult.success("ok"))).start();
+    NodeReady.await(almanac);
+    String trigger = io.almanac.journal.TriggerJournal.PERSISTENCE_ID;
+    long triggerBefore = journal.of(trigger)[0];
+    List<TaskSpec> specs = new java.util.ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      specs.add(TaskSpec.builder(String.format("reg-%04d", i)).cron("0 0 12 * * ? UTC").window("per-firing").job("noop").build());
+    }
+    long t0 = System.nanoTime();
+    await(almanac.registerAll(specs));
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    long triggerWrites = journal.of(trigger)[0] - triggerBefore;
+    System.out.println("registration of 1,000 tasks: " + triggerWrites + " trigger writes, " + journal.taskWrites()
+        + " task entity writes, " + ms + " ms");
+    assertTrue(triggerWrites <= 2, "trigger writes of registering 1,000 tasks: " + triggerWrites);
+    assertEquals(0, journal.taskWrites(), "task entity writes of registering 1,000 tasks");
+    // again, unchanged: nothing
+    long again = journal.of(trigger)[0];
+    long t1 = System.nanoTime();
+    await(almanac.registerAll(specs));
+    System.out.println("registration of the same 1,000 tasks again (unchanged): " + (System.nanoTime() - t1) / 1_000_000 + " ms");
+    assertEquals(again, journal.of(trigger)[0], "trigger writes of registering unchanged specs");
+    assertEquals(0, journal.taskWrites(), "task entity writes of registering unchanged specs");
+    // the first fire records the spec, with its window, in one write
+    clock.set(Instant.parse("2026-11-29T12:00:00Z"));
+    eventually(() -> assertEquals(InstanceStatus.SUCCEEDED, await(almanac.windows("reg-0007")).stream()
+        .filter(w -> w.window().value().equals("2026-11-29T12:00:00Z")).map(WindowView::status).findFirst().orElse(null)));
+    long[] fired = journal.of("task|reg-0007");
+    assertEquals(1, fired[3], "the spec recorded once");
+    // 2 writes (the spec rides in the first), or 3 when it waited for a job slot among the 1,000 due at once
+    // (its PENDING schedule, its start, its result: queuedFireBudget)
+    assertTrue(fired[0] <= 3, "writes of the first fire, its spec included: " + fired[0]);
+    // a changed spec: the trigger writes it; its entity records it with its next fire
+    TaskSpec changed = TaskSpec.builder("reg-0007").cron("0 0 12 * * ? UTC").window("per-firing").job("noop")
+        .description("changed").build();
+    await(almanac.register(changed));
+    assertEquals(fired[0], journal.of("task|reg-0007")[0], "a changed spec is not written to the entity at registration");
+    clock.set(Instant.parse("2026-11-30T12:00:00Z"));
+    eventually(() -> assertEquals(2, journal.of("task|reg-0007")[3], "the changed spec recorded with the next fire"));
+    eventually(() -> assertEquals("changed", await(almanac.task("reg-0007")).spec().description()));
+  }
+
   /** The messages a fire sends, by receiver and kind (ticks and journal replies left out). */
   private static Map<String, Long> protocol(Cost c) {
     Map<String, Long> m = new TreeMap<>();
@@ -426,7 +523,8 @@ class FireCostTest {
     Instant due = holderDue.plusSeconds(1);
     await(almanac.register(TaskSpec.builder("holder").cron("0 0 0 * * ? UTC").window("per-firing").job("hold").build()));
     await(almanac.register(TaskSpec.builder("cost").cron("1 0 0 * * ? UTC").window("per-firing").job("noop").build()));
-    long[] before = journal.of("task|cost"); // its definition is written once register completes; nothing else until the fire
+    long[] before = journal.of("task|cost"); // nothing: registration writes no entity (its spec comes with its first fire)
+    assertEquals(0, before[0], "entity writes of a registration");
     java.util.concurrent.CountDownLatch recorded = journal.awaitSuccess(due.toString());
     clock.set(holderDue);
     assertTrue(blocking.await(patience.toSeconds(), TimeUnit.SECONDS), "the holder's job took the only slot");
@@ -440,7 +538,8 @@ class FireCostTest {
     long[] after = journal.of("task|cost");
     long writes = after[0] - before[0];
     long rows = after[1] - before[1];
-    System.out.println("fire cost, waiting for a slot: " + writes + " writes, " + rows + " rows, " + (after[2] - before[2]) + " bytes");
+    System.out.println("fire cost, waiting for a slot: " + writes + " writes, " + rows + " rows, " + (after[2] - before[2])
+        + " bytes, and " + (after[3] - before[3]) + " spec row in its first write");
     assertTrue(writes <= 3, "journal writes of a fire that waited for a slot: " + writes);
     assertTrue(rows <= 3, "journal rows of a fire that waited for a slot: " + rows);
     assertTrue(after[2] - before[2] <= 700, "bytes of a fire that waited for a slot: " + (after[2] - before[2]));

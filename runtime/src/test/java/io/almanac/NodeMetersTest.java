@@ -237,7 +237,13 @@ class NodeMetersTest {
         .dependsOn(DependencyTrigger.on("export").waitAtMost(Duration.ofHours(2))).build()));
     await(almanac.register(TaskSpec.builder("third").cron("0 0 12 * * ? UTC").job("ok").build()));
     await(almanac.register(TaskSpec.builder("fourth").cron("0 0 12 * * ? UTC").job("ok").build()));
-    assertEquals(4.0, gauge("almanac.tasks"));
+    // registration writes no entity: a task is hosted (and metered) from its first write. Third's first
+    // write comes here, before fourth's (both are first written when their 12:00 window passes), so
+    // that third has the third tag
+    assertEquals(0.0, gauge("almanac.tasks"), "registered, nothing written yet");
+    await(almanac.pause("third"));
+    await(almanac.resume("third"));
+    assertEquals(1.0, gauge("almanac.tasks"));
 
     // day 1: the report waits for the export (WAITING), which ends late: the report runs when let go
     clock.set(Instant.parse("2026-11-29T00:00:01Z"));
@@ -257,6 +263,7 @@ class NodeMetersTest {
     // day 2: the export fails for good; the report's wait ends as a DEPENDENCY_NOT_MET skip, counted by reason
     clock.set(Instant.parse("2026-11-30T00:00:01Z"));
     eventually(() -> assertEquals(1.0, gauge("almanac.windows", "status", "final_failed")));
+    eventually(() -> assertEquals(4.0, gauge("almanac.tasks"), "each has written by now"));
     clock.set(Instant.parse("2026-11-30T00:05:01Z"));
     eventually(() -> assertEquals(1.0, gauge("almanac.windows", "status", "waiting")));
     clock.set(Instant.parse("2026-11-30T02:05:01Z"));

@@ -276,13 +276,25 @@ public final class Audit {
   }
 
   private static int audit(AuditReader reader, Parsed p, PrintStream out, PrintStream err) {
-    List<String> ids = p.task() != null ? List.of(p.task()) : reader.taskIds();
     Timeline timeline = p.timeline() ? Timeline.create(p.format(), out) : null;
     Verifier verifier = p.verify() ? Verifier.create().range(p.from(), p.to()).window(p.window()).grace(p.grace()) : null;
     // The trigger's events, read first: the journal's heartbeat (I6: when no node was writing), and I5 of its journal.
     List<Verifier.Written> trigger = verifier == null ? List.of() : reader.triggerWriters();
+    // Its registrations: a task's spec from its registration on (its entity records it with its first
+    // fire), and the tasks registered and never written (no journal of their own: their due windows are lost)
+    java.util.Map<String, List<Verifier.Registration>> registered = verifier == null ? java.util.Map.of()
+        : reader.registrations();
     if (verifier != null) {
       verifier.heartbeat(trigger);
+      verifier.registrations(registered);
+    }
+    List<String> ids;
+    if (p.task() != null) {
+      ids = List.of(p.task());
+    } else {
+      java.util.TreeSet<String> all = new java.util.TreeSet<>(reader.taskIds());
+      all.addAll(registered.keySet());
+      ids = List.copyOf(all);
     }
     long windows = 0;
     int tasks = 0;
@@ -294,6 +306,12 @@ public final class Audit {
     for (String id : ids) {
       TaskHistory history = reader.read(id);
       read = reader.progress();
+      if (history.isEmpty() && verifier != null && registered.containsKey(id)) {
+        // registered, never written: judged by its registration up to the trigger's last event
+        verifier.check(new TaskHistory(id, List.of(), reader.triggerLastEventAt().orElse(null)));
+        tasks++;
+        continue;
+      }
       if (history.isEmpty()) {
         if (p.task() != null) {
           err.println("audit: task '" + id + "' is unknown: no events under persistence id " + AuditReader.TASK_PREFIX + id);

@@ -11,6 +11,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -340,6 +341,46 @@ public final class AuditReader implements AutoCloseable {
               at != null ? at : Instant.ofEpochMilli(env.timestamp()), writerOf(env));
         })
         .runWith(Sink.seq(), system));
+  }
+
+  /**
+   * The registrations the trigger's journal still holds ({@code TasksRegistered}; retention deletes
+   * the trigger's older events), per task in journal order: registering writes no task entity, so a
+   * task registered and never fired has no journal of its own, and one fired records its spec after
+   * its registration (see {@link Verifier#registrations}). Not counted for progress.
+   *
+   * @return each task's registrations, each with the instant its windows became the trigger's
+   * @throws JournalReadException if the journal cannot be read
+   */
+  public Map<String, List<Verifier.Registration>> registrations() {
+    return await("persistence id " + TriggerJournal.PERSISTENCE_ID, registrationsOf(null));
+  }
+
+  /**
+   * The registrations of one task, or of all, as {@link #registrations()} reads them, without blocking.
+   *
+   * @param taskId the task, or null for every task
+   * @return each task's registrations in journal order
+   */
+  public CompletionStage<Map<String, List<Verifier.Registration>>> registrationsOf(String taskId) {
+    String pid = TriggerJournal.PERSISTENCE_ID;
+    return Source.lazyCompletionStageSource(
+            () -> journal.currentLastSequenceNumberByPersistenceId(pid).thenApply(highest -> pages(pid, highest.orElse(0L))))
+        .filter(env -> env.event() instanceof TriggerJournal.TasksRegistered)
+        .runWith(Sink.seq(), system)
+        .thenApply(envs -> {
+          Map<String, List<Verifier.Registration>> out = new java.util.TreeMap<>();
+          for (EventEnvelope env : envs) {
+            TriggerJournal.TasksRegistered r = (TriggerJournal.TasksRegistered) env.event();
+            Instant at = r.since() != null ? r.since() : r.at() != null ? r.at() : Instant.ofEpochMilli(env.timestamp());
+            for (io.almanac.journal.SpecRecord spec : r.specs()) {
+              if (taskId == null || taskId.equals(spec.id())) {
+                out.computeIfAbsent(spec.id(), k -> new ArrayList<>()).add(new Verifier.Registration(spec, at));
+              }
+            }
+          }
+          return out;
+        });
   }
 
   /**

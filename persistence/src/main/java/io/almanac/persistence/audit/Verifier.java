@@ -277,6 +277,41 @@ public final class Verifier {
   }
 
   /**
+   * A task's registration as the trigger's journal records it ({@code TasksRegistered}): registering
+   * writes no task entity, which records the spec ({@code SpecDefined}) with its first fire, wake-up,
+   * event or operator command. Where a task's own journal has no {@code SpecDefined} yet (or records
+   * the spec later than it was registered), I2 takes the schedule from here.
+   *
+   * @param spec the spec registered
+   * @param at from when its windows are the trigger's (the registration's {@code since})
+   */
+  public record Registration(SpecRecord spec, Instant at) {
+    /** Never null. */
+    public Registration {
+      Objects.requireNonNull(spec, "spec");
+      Objects.requireNonNull(at, "at");
+    }
+  }
+
+  /** The registrations per task, from the trigger's journal (empty: the tasks' own journals alone). */
+  private Map<String, List<Registration>> registrations = Map.of();
+
+  /**
+   * The tasks' registrations as the trigger's journal holds them (e.g. {@link
+   * AuditReader#registrations()}): call it before {@link #check}. I2 of a task then expects its
+   * windows from its registration on, also when its own journal records the spec later (with its first
+   * fire) or not at all (a task registered and never fired: every window due since its registration is
+   * lost). Only the trigger's events still in its journal count (retention deletes older ones).
+   *
+   * @param byTask the registrations of each task, in journal order
+   * @return this verifier
+   */
+  public Verifier registrations(Map<String, List<Registration>> byTask) {
+    this.registrations = Map.copyOf(Objects.requireNonNull(byTask, "byTask"));
+    return this;
+  }
+
+  /**
    * Checks one task and adds what it found to the report.
    *
    * @param history the task's events and the journal's end
@@ -610,6 +645,7 @@ public final class Verifier {
         journalEnd = end;
       }
       replay();
+      withRegistrations();
       judgeWaits();
       checkWindows();
       checkDue();
@@ -617,6 +653,37 @@ public final class Verifier {
       checkOverlaps();
       checkStuck();
       checkWriters();
+    }
+
+    /**
+     * The specs in effect, from the task's own {@code SpecDefined}s and the trigger's registrations
+     * merged by time: a {@code SpecDefined} that records the spec last registered (its entity records
+     * it with its first message, after the registration) adds nothing; the registration is when that
+     * spec took effect. A removal in between keeps both (the task was registered anew).
+     */
+    private void withRegistrations() {
+      List<Registration> regs = registrations.get(task);
+      if (regs == null || regs.isEmpty()) {
+        return;
+      }
+      List<Segment> all = new ArrayList<>();
+      regs.forEach(r -> all.add(new Segment(r.spec(), r.at())));
+      boolean own = !specs.isEmpty();
+      all.addAll(specs);
+      all.sort(java.util.Comparator.comparing(Segment::at)); // stable: a registration before a SpecDefined at the same instant
+      List<Segment> merged = new ArrayList<>();
+      for (Segment seg : all) {
+        Segment last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+        if (last != null && last.spec().equals(seg.spec()) && removedAfter(last.at(), seg.at()) == null) {
+          continue;
+        }
+        merged.add(seg);
+      }
+      if (!own) {
+        notes.add("task '" + task + "': no SpecDefined in its journal: its schedule is taken from the trigger's registration");
+      }
+      specs.clear();
+      specs.addAll(merged);
     }
 
     /** I5 over the task's events in the range (and of the window, when one is selected). */

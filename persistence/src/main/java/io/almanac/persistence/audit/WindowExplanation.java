@@ -316,7 +316,35 @@ public final class WindowExplanation {
 
     /** @return whether the journal had any event of the task */
     public boolean isEmpty() {
-      return read == 0;
+      return read == 0 && registered == null;
+    }
+
+    /** The task's registration in the trigger's journal, or null: see {@link #registered}. */
+    private Verifier.Registration registered;
+    private SpecRecord registeredSpec;
+
+    /**
+     * The task's registrations as the trigger's journal holds them ({@code TasksRegistered}):
+     * registering writes no task entity, which records its spec with its first fire, and a task
+     * never fired has no journal. The explanation then takes the spec (the latest registered) and the
+     * registration's time (the first) from here where the task's journal has none, or has it later.
+     *
+     * @param registrations the task's registrations in journal order (none: nothing changes)
+     */
+    public void registered(List<Verifier.Registration> registrations) {
+      if (registrations == null || registrations.isEmpty()) {
+        return;
+      }
+      registered = registrations.get(0);
+      registeredSpec = registrations.get(registrations.size() - 1).spec();
+      if (read == 0) {
+        try {
+          zone = ZoneId.of(registeredSpec.zone());
+        } catch (RuntimeException e) {
+          // an unknown zone: the explanation says what the schedule cannot compute
+        }
+        lastAt = lastAt == null ? registered.at() : lastAt;
+      }
     }
 
     /** @return the window's own events in journal order, timeouts with their recorded cause */
@@ -422,13 +450,17 @@ public final class WindowExplanation {
       this.window = Objects.requireNonNull(window, "window");
       this.digest = digest;
       if (digest != null) {
-        this.zone = digest.read == 0 ? ZoneOffset.UTC : digest.zone;
+        this.zone = digest.read == 0 && digest.registered == null ? ZoneOffset.UTC : digest.zone;
         this.firstSeq = digest.read == 0 ? 1 : digest.firstSeq;
       } else {
         this.zone = this.events.isEmpty() ? ZoneOffset.UTC : this.events.get(this.events.size() - 1).zone();
         this.firstSeq = this.events.isEmpty() ? 1 : this.events.get(0).sequenceNr();
       }
       this.truncated = firstSeq > 1;
+      if (digest != null && digest.registered != null) { // the trigger's registration: ahead of any SpecDefined of the task's own
+        this.spec = digest.registeredSpec;
+        this.registeredAt = digest.registered.at();
+      }
       this.foldTask = digest == null && this.events.stream().anyMatch(a -> a.isAbout(window)
           && a.event() instanceof TaskJournal.WindowEvent we && previousRunningSkip(we) != null);
     }

@@ -37,14 +37,22 @@ public final class WindowHistory {
 
   private final ActorSystem<?> system;
   private final Function<String, Source<AuditEvent, NotUsed>> source;
+  /** A task's registrations in the trigger's journal (registration writes no task entity). */
+  private final Function<String, CompletionStage<List<Verifier.Registration>>> registrations;
   private final long maxEvents;
   private final Duration timeout;
 
   /** @param source a task's events as a stream (the reader's; a test's) */
   WindowHistory(ActorSystem<?> system, Function<String, Source<AuditEvent, NotUsed>> source, long maxEvents,
       Duration timeout) {
+    this(system, source, id -> java.util.concurrent.CompletableFuture.completedFuture(List.of()), maxEvents, timeout);
+  }
+
+  WindowHistory(ActorSystem<?> system, Function<String, Source<AuditEvent, NotUsed>> source,
+      Function<String, CompletionStage<List<Verifier.Registration>>> registrations, long maxEvents, Duration timeout) {
     this.system = system;
     this.source = source;
+    this.registrations = registrations;
     this.maxEvents = maxEvents;
     this.timeout = timeout;
   }
@@ -81,7 +89,8 @@ public final class WindowHistory {
     }
     // A live reader: progress is not reported (a log line every 50,000 events would be noise).
     AuditReader reader = AuditReader.builder(system).progressEvery(Long.MAX_VALUE).onProgress(p -> { }).start();
-    return new WindowHistory(system, reader::events, maxEvents, timeout);
+    return new WindowHistory(system, reader::events,
+        id -> reader.registrationsOf(id).thenApply(byTask -> byTask.getOrDefault(id, List.of())), maxEvents, timeout);
   }
 
   /**
@@ -97,6 +106,13 @@ public final class WindowHistory {
     return source.apply(taskId)
         .completionTimeout(timeout)
         .runForeach(digest::add, system)
+        // then the task's registrations (a task never fired has no journal of its own)
+        .thenCompose(done -> registrations.apply(taskId).toCompletableFuture()
+            .orTimeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+            .thenApply(regs -> {
+              digest.registered(regs);
+              return done;
+            }))
         .handle((done, error) -> {
           if (error == null) {
             return digest;

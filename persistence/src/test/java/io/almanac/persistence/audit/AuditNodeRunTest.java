@@ -141,7 +141,8 @@ class AuditNodeRunTest {
     assertTrue(out.contains("I3 no attempt RUNNING past lease  checked 6 attempts of 4 windows (12 events)"), r.toString());
     assertTrue(out.contains("I4 no overlap unless allowed      checked 6 attempts of 4 windows (12 events): 0 overlaps"), r.toString());
     assertTrue(out.contains("open at the end                   none"), r.toString());
-    // I5 on a real node's journal: every event in the range names its writer, the node's one incarnation
+    // I5 on a real node's journal: every event in the range names its writer, the node's one incarnation (the
+    // spec included: registration writes no entity, the task records its spec with its first fire, in the range)
     assertTrue(out.contains("I5 one writer at a time           checked 1 journal (25 events with a known writer): 0 interleavings"),
         r.toString());
     // I6 on a real node's journal: 6 PENDING spells (4 first runs, 2 retries) of 4 windows, each started when due
@@ -230,8 +231,9 @@ class AuditNodeRunTest {
     }
     List<String> spec = events.get(0);
     assertEquals("SpecDefined", spec.get(2));
-    assertEquals("2026-11-28T23:59:00Z", spec.get(5));
-    assertEquals("2026-11-29T07:59:00+08:00", spec.get(6));
+    // recorded with the first fire (registration writes no entity), not at the registration a minute before
+    assertEquals("2026-11-29T00:00:00Z", spec.get(5));
+    assertEquals("2026-11-29T08:00:00+08:00", spec.get(6));
     assertTrue(spec.get(8).startsWith("cron '0 0 8 * * ?' in Asia/Shanghai, window daily"), spec.get(8));
     // the paused window opens a skip range (docs/skip-ranges.md)
     assertTrue(events.stream().anyMatch(row -> row.get(2).equals("SkipRangeOpened") && row.get(8).startsWith("PAUSED: ")),

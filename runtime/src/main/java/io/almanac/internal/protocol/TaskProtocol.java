@@ -51,11 +51,11 @@ public final class TaskProtocol {
   /** From operators, through the facade: the spec and the operator actions (R31). */
   public sealed interface OperatorCommand extends Command
       permits Define, Pause, Resume, RunNow, PauseBy, ResumeBy, RunNowBy, Backfill, Retry, Resolve, Cancel, CancelAll,
-      Remove, RaiseBudget {}
+      Remove, RaiseBudget, WithSpec {}
 
   /** Reads: they never change anything. */
   public sealed interface QueryCommand extends Command
-      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport, GetUsage {}
+      permits GetTask, GetWindows, GetWindow, GetInterventionQueue, GetUpstreamReport, GetUsage, ReadWithSpec {}
 
   /** From the entity itself: its lease timers, its unanswered offers, its recovery and its gate checks. */
   public sealed interface SelfCommand extends Command permits LeaseTimer, OfferUnanswered, Recovered, GateChecked,
@@ -72,9 +72,18 @@ public final class TaskProtocol {
    * @param eventTime its own time, or null
    * @param summary its summary, or null
    * @param replyTo what the task did with it
+   * @param spec the task's spec as the trigger has it registered (a task whose entity has not recorded
+   *     it yet records it in the same write as the event), or null
    */
   public record PublishEvent(String type, String eventId, Instant eventTime, String summary,
-      ActorRef<StatusReply<EventOutcome>> replyTo) implements InputCommand {}
+      ActorRef<StatusReply<EventOutcome>> replyTo, SpecRecord spec) implements InputCommand {
+
+    /** An event without the spec (the entity has it). */
+    public PublishEvent(String type, String eventId, Instant eventTime, String summary,
+        ActorRef<StatusReply<EventOutcome>> replyTo) {
+      this(type, eventId, eventTime, summary, replyTo, null);
+    }
+  }
 
   /**
    * What a task did with an event.
@@ -157,12 +166,31 @@ public final class TaskProtocol {
   /**
    * A window is due (from the trigger; a hint: duplicates are acknowledged and ignored, R5).
    * {@code announce}: whether some registered task depends on this one, so that its successes are
-   * told to the trigger (otherwise that message is saved).
+   * told to the trigger (otherwise that message is saved). {@code spec}: the task's spec as the trigger
+   * has it registered, sent until the entity acknowledged a message carrying it; an entity that has
+   * not recorded that spec records it ({@code SpecDefined}) in the same write as the fire's events:
+   * registering a task writes nothing to its entity (docs/registration.md).
    */
   public record Fire(
       WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, boolean announce,
-      ActorRef<StatusReply<FireOutcome>> replyTo)
+      ActorRef<StatusReply<FireOutcome>> replyTo, SpecRecord spec)
       implements TriggerCommand {
+
+    /**
+     * A fire without the spec (the trigger knows the entity recorded the spec it has registered).
+     *
+     * @param window the window
+     * @param start its start
+     * @param end its end
+     * @param dueAt when it was due
+     * @param kind on time or catch-up
+     * @param announce whether some registered task depends on this one
+     * @param replyTo where the outcome goes
+     */
+    public Fire(WindowKey window, Instant start, Instant end, Instant dueAt, FireKind kind, boolean announce,
+        ActorRef<StatusReply<FireOutcome>> replyTo) {
+      this(window, start, end, dueAt, kind, announce, replyTo, null);
+    }
 
     /**
      * A fire whose task may have dependents (it announces its successes).
@@ -187,8 +215,17 @@ public final class TaskProtocol {
    *
    * @param windows the windows, each as a catch-up fire would carry it
    * @param replyTo one outcome per window, in order
+   * @param spec the task's spec as the trigger has it registered, when the trigger does not know the
+   *     entity recorded it (recorded in the same write as the windows), or null
    */
-  public record CatchUp(List<DueFire> windows, ActorRef<StatusReply<CatchUpOutcome>> replyTo) implements TriggerCommand {}
+  public record CatchUp(List<DueFire> windows, ActorRef<StatusReply<CatchUpOutcome>> replyTo, SpecRecord spec)
+      implements TriggerCommand {
+
+    /** A catch-up without the spec (the entity has it). */
+    public CatchUp(List<DueFire> windows, ActorRef<StatusReply<CatchUpOutcome>> replyTo) {
+      this(windows, replyTo, null);
+    }
+  }
 
   /**
    * A window due while the trigger was down (see {@link CatchUp}).
@@ -265,9 +302,16 @@ public final class TaskProtocol {
   /**
    * Something may be due (from the trigger at a retry's due time or a lease's end, and so waking a
    * passivated entity): release due retries, arm the lease timers, offer PENDING windows, and report
-   * the next wake-up.
+   * the next wake-up. {@code spec}: the task's spec as the trigger has it registered, when the trigger
+   * does not know the entity recorded it (then recorded with whatever the wake-up writes), or null.
    */
-  public record Wake(ActorRef<StatusReply<Done>> replyTo) implements TriggerCommand {}
+  public record Wake(ActorRef<StatusReply<Done>> replyTo, SpecRecord spec) implements TriggerCommand {
+
+    /** A wake-up without the spec (the entity has it). */
+    public Wake(ActorRef<StatusReply<Done>> replyTo) {
+      this(replyTo, null);
+    }
+  }
 
   /** The running attempt is alive: extend its lease (R23). */
   public record Heartbeat(WindowKey window, int attempt, ActorRef<StatusReply<LeaseGranted>> replyTo) implements ExecutorCommand {}
@@ -502,6 +546,65 @@ public final class TaskProtocol {
    * only queries and a new {@link Define} are accepted (R31). A repeated removal is acknowledged.
    */
   public record Remove(ActorRef<StatusReply<Done>> replyTo) implements OperatorCommand {}
+
+  /**
+   * A read of a task whose entity answered that it is unknown, with the spec the trigger has
+   * registered for it (registration writes no entity): answered on the task as that spec defines it,
+   * with nothing written. An entity that has a spec answers the read as it is.
+   *
+   * @param spec the registered spec
+   * @param query the read ({@link GetTask}, {@link GetWindows}, {@link GetWindow}, {@link
+   *     GetInterventionQueue} or {@link GetUsage})
+   */
+  public record ReadWithSpec(
+      SpecRecord spec,
+      @com.fasterxml.jackson.annotation.JsonTypeInfo(use = com.fasterxml.jackson.annotation.JsonTypeInfo.Id.NAME)
+      @com.fasterxml.jackson.annotation.JsonSubTypes({
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetTask.class, name = "GetTask"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetWindows.class, name = "GetWindows"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetWindow.class, name = "GetWindow"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetInterventionQueue.class, name = "GetInterventionQueue"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = GetUsage.class, name = "GetUsage")})
+      QueryCommand query) implements QueryCommand {
+    @Override
+    public ActorRef<?> replyTo() {
+      return query.replyTo();
+    }
+  }
+
+  /**
+   * An operator's command with the spec the trigger has registered for the task (registration writes
+   * no entity): an entity that has not recorded that spec records it ({@code SpecDefined}) in the same
+   * write as the command's events, and not at all when the command is refused; one that has it
+   * carries the command out as it is.
+   *
+   * @param spec the registered spec
+   * @param command the command
+   */
+  public record WithSpec(
+      SpecRecord spec,
+      @com.fasterxml.jackson.annotation.JsonTypeInfo(use = com.fasterxml.jackson.annotation.JsonTypeInfo.Id.NAME)
+      @com.fasterxml.jackson.annotation.JsonSubTypes({
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Define.class, name = "Define"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Pause.class, name = "Pause"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Resume.class, name = "Resume"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = RunNow.class, name = "RunNow"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = PauseBy.class, name = "PauseBy"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = ResumeBy.class, name = "ResumeBy"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = RunNowBy.class, name = "RunNowBy"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Backfill.class, name = "Backfill"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Retry.class, name = "Retry"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Resolve.class, name = "Resolve"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Cancel.class, name = "Cancel"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = CancelAll.class, name = "CancelAll"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = Remove.class, name = "Remove"),
+          @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = RaiseBudget.class, name = "RaiseBudget")})
+      OperatorCommand command) implements OperatorCommand {
+    @Override
+    public ActorRef<?> replyTo() {
+      return command.replyTo();
+    }
+  }
 
   /** Ask for the task's view. */
   public record GetTask(ActorRef<StatusReply<TaskInfo>> replyTo) implements QueryCommand {}

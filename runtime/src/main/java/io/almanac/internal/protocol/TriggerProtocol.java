@@ -19,7 +19,8 @@ public final class TriggerProtocol {
 
   /** What the trigger is told. */
   public sealed interface Command extends AlmanacSerializable
-      permits Register, TaskWakes, Remove, MarkActive, Quiesce, GetStatus, Subscribers, CheckDependencies, UpstreamDone, Internal {}
+      permits Register, TaskWakes, Remove, MarkActive, Quiesce, GetStatus, Subscribers, CheckDependencies, UpstreamDone, GetSpec,
+      Internal {}
 
   /**
    * The trigger's messages to itself (its ticks, the answers to its own asks): declared by the actor,
@@ -105,8 +106,46 @@ public final class TriggerProtocol {
    *
    * @param taskIds the tasks, sorted
    * @param byEventTime those of them that map events by their event time (they need one)
+   * @param specs the tasks' specs as registered, in the order of {@code taskIds} (an entity that has
+   *     not recorded its spec yet records it with the event); empty from a trigger that sends none
    */
-  public record SubscriberList(List<String> taskIds, List<String> byEventTime) implements AlmanacSerializable {}
+  public record SubscriberList(List<String> taskIds, List<String> byEventTime, List<io.almanac.journal.SpecRecord> specs)
+      implements AlmanacSerializable {
+
+    /** Never null. */
+    public SubscriberList {
+      specs = specs == null ? List.of() : specs;
+    }
+
+    /** A list without the specs. */
+    public SubscriberList(List<String> taskIds, List<String> byEventTime) {
+      this(taskIds, byEventTime, List.of());
+    }
+
+    /**
+     * @param i the index of a task in {@link #taskIds}
+     * @return its registered spec, or null when the trigger sent none
+     */
+    public io.almanac.journal.SpecRecord specAt(int i) {
+      return i < specs.size() ? specs.get(i) : null;
+    }
+  }
+
+  /**
+   * The spec the trigger has registered for a task (the facade gives it to a task's entity that has
+   * not recorded it yet, before an operator's command or a read: registration writes no entity).
+   *
+   * @param taskId the task
+   * @param replyTo its spec, or none when the task is not registered (never, or removed)
+   */
+  public record GetSpec(String taskId, ActorRef<RegisteredSpec> replyTo) implements Command {}
+
+  /**
+   * The answer to {@link GetSpec}.
+   *
+   * @param spec the registered spec, or null when the task is not registered
+   */
+  public record RegisteredSpec(io.almanac.journal.SpecRecord spec) implements AlmanacSerializable {}
 
   /**
    * Check a registration's dependencies against the registered tasks before anything is stored

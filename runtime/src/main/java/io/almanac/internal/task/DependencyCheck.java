@@ -125,7 +125,8 @@ final class DependencyCheck {
   private static Verdict one(DependencyTrigger.Mapping mapping, WindowState window, UpstreamReport r) {
     String u = r.taskId();
     if (!r.defined()) {
-      return new Verdict(false, "upstream " + u + " is not registered");
+      // registration writes no entity: an upstream never fired yet has recorded nothing either
+      return new Verdict(false, "upstream " + u + " has recorded nothing (not fired yet, or not registered)");
     }
     switch (mapping) {
       case SAME_WINDOW:

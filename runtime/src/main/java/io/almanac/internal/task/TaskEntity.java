@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.AlmanacException;
 import io.almanac.InstanceStatus;
 import io.almanac.RefusedException;
 import io.almanac.RefusedException.Reason;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
@@ -73,6 +75,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   private final LeaseTimers leases;
   private final DeadlineTimers deadlines;
   private HeldFire held;
+  /** The command handler as built (a command with the registered spec is handed to it on the state that spec defines). */
+  private CommandHandlerWithReply<Command, Event, State> built;
+  /** While a command that came with a spec not recorded yet is decided: the spec's events, and the state before them. */
+  private Specced specFirst;
+  private State specFirstOn;
   /** Whether some task depends on this one, as the last fire said: only then are successes announced. */
   private boolean announce = true;
 
@@ -171,8 +178,14 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   public CommandHandlerWithReply<Command, Event, State> commandHandler() {
     CommandHandlerWithReplyBuilder<Command, Event, State> b = newCommandHandlerWithReplyBuilder();
     b.forState(s -> held != null).onAnyCommand(this::whileHeld);
+    // the facade's commands and reads with the registered spec, in every state (docs/registration.md)
+    b.forState(s -> true)
+        .onCommand(WithSpec.class, this::withSpecCommand)
+        .onCommand(ReadWithSpec.class, this::readWithSpec);
     b.forState(s -> !s.defined())
         .onCommand(Define.class, (s, c) -> run(s, null, operator.define(s, c.spec(), now()), c.replyTo()))
+        // the trigger (or a publish) brings the spec the task was registered with: recorded with what it asks
+        .onCommand(TaskEntity::carriesSpec, this::withSpec)
         .onCommand(GateChecked.class, this::dropGateCheck)
         .onCommand(SelfCommand.class, (s, c) -> Effect().noReply())
         .onCommand(GetUpstreamReport.class, this::onUpstreamReport)
@@ -182,6 +195,8 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     // Removed: the history answers queries; a new Define brings the task back. Results of attempts the
     // removal cancelled are still recorded (as late results, for audit); everything else is refused.
     shared(b.forState(State::removed))
+        // registered anew since the removal (the trigger fires only registered tasks): defined again with it
+        .onCommand(TaskEntity::carriesSpec, this::withSpec)
         .onCommand(Admitted.class, (s, c) -> decline(c, Reason.REMOVED, operator.refuseRemoved(s).refusal().getMessage()))
         .onCommand(Queued.class, (s, c) -> Effect().noReply())
         .onCommand(UpstreamSucceeded.class, (s, c) -> Effect().noReply())
@@ -192,11 +207,10 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     shared(b.forState(State::defined))
         // trigger
         .onCommand(Fire.class, this::onFire)
-        .onCommand(CatchUp.class, (s, c) -> decideSettled(s, Origin.CATCH_UP, c.replyTo(), x -> fires.catchUp(x, c.windows(), now())))
+        .onCommand(CatchUp.class, this::onCatchUp)
         .onCommand(Wake.class, this::onWake)
         // events and dependencies (R9)
-        .onCommand(PublishEvent.class, (s, c) -> decideSettled(s, Origin.ON_TIME, c.replyTo(),
-            x -> events.publishScheduled(taskId, x, c, () -> views.schedule(x), now())))
+        .onCommand(PublishEvent.class, this::onPublish)
         .onCommand(UpstreamSucceeded.class, this::onUpstreamSucceeded)
         .onCommand(GateChecked.class, this::onGateChecked)
         // executor
@@ -232,7 +246,31 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             c.actor(), now()).dryRun(c.dryRun()), c.replyTo()))
         // budgets
         .onCommand(RaiseBudget.class, (s, c) -> run(s, null, operator.raiseBudget(s, c.amount(), c.note(), c.actor(), now()), c.replyTo()));
-    return b.build();
+    built = b.build();
+    return built;
+  }
+
+  /**
+   * An operator's command with the registered spec: decided on the state that spec defines; its
+   * {@code SpecDefined} goes ahead of the command's events in their write ({@link #run}), and is not
+   * written when the command is refused.
+   */
+  private ReplyEffect<Event, State> withSpecCommand(State state, WithSpec c) {
+    Specced sp = specced(state, c.spec());
+    if (sp.refusal() != null) {
+      return refuse(c, sp.refusal());
+    }
+    if (sp.events().isEmpty()) {
+      return built.apply(state, c.command());
+    }
+    specFirst = sp;
+    specFirstOn = state;
+    try {
+      return built.apply(sp.state(), c.command());
+    } finally {
+      specFirst = null;
+      specFirstOn = null;
+    }
   }
 
   /** What a defined and a removed task handle alike: the spec, a removal, the attempts' reports, the queries. */
@@ -266,6 +304,44 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
             OperatorActions.usage(taskId, s, now())))));
   }
 
+  /**
+   * A read of a task never written, with its registered spec: answered on the state that spec
+   * defines, nothing written (a read creates no entity; its first fire, wake-up, event or operator
+   * command records the spec).
+   */
+  private ReplyEffect<Event, State> readWithSpec(State state, ReadWithSpec c) {
+    Specced sp = specced(state, c.spec());
+    if (sp.refusal() != null) {
+      return refuse(c, sp.refusal());
+    }
+    return query(sp.state(), c.query());
+  }
+
+  @SuppressWarnings("unchecked")
+  private ReplyEffect<Event, State> query(State s, QueryCommand q) {
+    if (!s.defined()) {
+      return refuse(q, notDefined(s).refusal());
+    }
+    if (q instanceof GetTask c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(new TaskInfo(views.view(s))));
+    }
+    if (q instanceof GetWindows c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> true)));
+    }
+    if (q instanceof GetInterventionQueue c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(views.windows(s, w -> w.status() == InstanceStatus.FINAL_FAILED)));
+    }
+    if (q instanceof GetUsage c) {
+      return Effect().reply(c.replyTo(), StatusReply.success(new UsageInfo(OperatorActions.usage(taskId, s, now()))));
+    }
+    if (q instanceof GetWindow c) {
+      Decided<WindowList> d = views.window(s, c.window(), attempts::unknownWindow);
+      return d.refused() ? Effect().reply(c.replyTo(), StatusReply.error(d.refusal()))
+          : Effect().reply(c.replyTo(), StatusReply.success(d.reply().apply(s)));
+    }
+    return refuse(q, new RefusedException(Reason.INVALID_ARGUMENT, "not a read answered with a spec: " + q));
+  }
+
   /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
   @SafeVarargs
   private EffectBuilder<Event, State> persist(State before, Origin origin, List<Event>... parts) {
@@ -275,14 +351,24 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   }
 
   /** Carries out a decision: the refusal, or the events (if any) and then the reply; origin: what brought it about (meters). */
-  private <R> ReplyEffect<Event, State> run(State state, Origin origin, Decided<R> d, ActorRef<StatusReply<R>> replyTo) {
+  private <R> ReplyEffect<Event, State> run(State decidedOn, Origin origin, Decided<R> decided, ActorRef<StatusReply<R>> replyTo) {
+    State state = decidedOn;
+    Decided<R> d = decided;
+    // the registered spec the command came with, recorded first; not for a refusal nor for a decision
+    // that writes nothing (a dry run, a read): answered on the state that spec defines
+    if (specFirst != null && !d.refused() && !d.events().isEmpty()) {
+      d = specFirst.then(d);
+      state = specFirstOn;
+      specFirst = null;
+    }
     if (d.refused()) {
       return Effect().reply(replyTo, StatusReply.error(d.refusal()));
     }
     if (d.events().isEmpty()) {
       return Effect().reply(replyTo, StatusReply.success(d.reply().apply(state)));
     }
-    return persist(state, origin, d.events()).thenReply(replyTo, s -> StatusReply.success(d.reply().apply(s)));
+    Decided<R> done = d;
+    return persist(state, origin, d.events()).thenReply(replyTo, s -> StatusReply.success(done.reply().apply(s)));
   }
 
   /** The state with dead attempts settled, so one whose executor died never counts as the previous run (R6, R24). */
@@ -297,12 +383,85 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     return run(state, origin, x.then(decide.apply(x.state())), replyTo);
   }
 
+  /**
+   * The spec a message brings (the trigger's registration of the task), recorded ahead of what the
+   * message decides, in the same write: registering a task writes nothing to its entity, which
+   * records its spec when it first has something to do (docs/registration.md).
+   *
+   * @param events the definition ({@code SpecDefined}), none when this spec is recorded already
+   * @param state the state after it
+   * @param refusal why the spec is refused (it is the trigger's, validated at registration: not expected)
+   */
+  private record Specced(List<Event> events, State state, AlmanacException refusal) {
+    <R> Decided<R> then(Decided<R> decided) {
+      return events.isEmpty() ? decided : decided.after(events);
+    }
+  }
+
+  private Specced specced(State state, io.almanac.journal.SpecRecord sent) {
+    if (sent == null || (state.defined() && !state.removed() && sent.equals(state.spec()))) {
+      return new Specced(List.of(), state, null);
+    }
+    Decided<Done> d = operator.define(state, sent, now());
+    if (d.refused()) {
+      log.warn("task '{}': the spec sent with a message is refused: {}", taskId, d.refusal().getMessage());
+      return new Specced(List.of(), state, d.refusal());
+    }
+    if (!d.events().isEmpty()) {
+      log.debug("task '{}': records its registered spec with the message that brought it", taskId);
+    }
+    return new Specced(d.events(), Evolve.fold(state, d.events(), hot), null);
+  }
+
+  /** Whether a message brings the task's registered spec (a fire, a catch-up, a wake-up, an event). */
+  private static boolean carriesSpec(Command c) {
+    return c instanceof Fire f ? f.spec() != null : c instanceof CatchUp u ? u.spec() != null
+        : c instanceof Wake w ? w.spec() != null : c instanceof PublishEvent p && p.spec() != null;
+  }
+
+  private ReplyEffect<Event, State> withSpec(State state, Command c) {
+    return c instanceof Fire f ? onFire(state, f) : c instanceof CatchUp u ? onCatchUp(state, u)
+        : c instanceof Wake w ? onWake(state, w) : onPublish(state, (PublishEvent) c);
+  }
+
+  /** The refusal of a message to a task still undefined or removed after its spec (if any) was taken. */
+  private <R> Decided<R> notDefined(State state) {
+    return state.defined() ? operator.refuseRemoved(state) : Decided.refuse(Reason.UNKNOWN_TASK,
+        "task '" + taskId + "' is unknown: define it first");
+  }
+
+  private ReplyEffect<Event, State> onCatchUp(State state, CatchUp c) {
+    Specced sp = specced(state, c.spec());
+    if (sp.refusal() != null || !sp.state().defined() || sp.state().removed()) {
+      return Effect().reply(c.replyTo(), StatusReply.error(sp.refusal() != null ? sp.refusal() : notDefined(sp.state()).refusal()));
+    }
+    Settled x = settled(sp.state());
+    return run(state, Origin.CATCH_UP, sp.then(x.then(fires.catchUp(x.state(), c.windows(), now()))), c.replyTo());
+  }
+
+  private ReplyEffect<Event, State> onPublish(State state, PublishEvent c) {
+    Specced sp = specced(state, c.spec());
+    if (sp.refusal() != null || !sp.state().defined() || sp.state().removed()) {
+      return Effect().reply(c.replyTo(), StatusReply.error(sp.refusal() != null ? sp.refusal() : notDefined(sp.state()).refusal()));
+    }
+    State s = sp.state();
+    Settled x = settled(s);
+    return run(state, Origin.ON_TIME, sp.then(x.then(events.publishScheduled(taskId, x.state(), c,
+        () -> views.schedule(x.state()), now()))), c.replyTo());
+  }
+
   /** A fire, on the settled state: a fresh window that may start at once is first offered ({@link HeldFire}). */
-  private ReplyEffect<Event, State> onFire(State state, Fire cmd) {
+  private ReplyEffect<Event, State> onFire(State original, Fire cmd) {
+    Specced sp = specced(original, cmd.spec());
+    if (sp.refusal() != null || !sp.state().defined() || sp.state().removed()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(sp.refusal() != null ? sp.refusal()
+          : notDefined(sp.state()).refusal()));
+    }
+    State state = original;
     announce = cmd.announce();
-    Settled x = settled(state);
+    Settled x = settled(sp.state());
     Decided<FireOutcome> own = fires.fire(x.state(), cmd, now());
-    Decided<FireOutcome> d = x.then(own);
+    Decided<FireOutcome> d = sp.then(x.then(own));
     if (HeldFire.applies(d, own.events(), x.state(), dispatch.hasExecutor())) {
       held = new HeldFire(cmd, d, x.state());
       timers.startSingleTimer(OFFER_TIMER, new OfferUnanswered(held.window()), io.almanac.spi.Saturating.timerDelay(settings.offerTimeout()));
@@ -362,11 +521,19 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   }
 
   private ReplyEffect<Event, State> onWake(State state, Wake cmd) {
+    Specced sp = specced(state, cmd.spec());
+    if (sp.refusal() != null || !sp.state().defined()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.error(sp.refusal() != null ? sp.refusal() : notDefined(sp.state()).refusal()));
+    }
+    if (sp.state().removed()) {
+      return Effect().reply(cmd.replyTo(), StatusReply.ack()); // nothing is due any more
+    }
+    State s = sp.state();
     dispatch.forgetOffers(); // whatever was offered before is offered again (the executor ignores what it holds)
     leases.forgetAll(); // and every lease timer re-armed by the clock now (it may have stepped)
     deadlines.forget();
-    return persist(state, null, attempts.dueRetries(state, now()), Deadlines.missed(state, now()))
-        .thenReply(cmd.replyTo(), s -> StatusReply.ack());
+    return persist(state, null, sp.events(), attempts.dueRetries(s, now()), Deadlines.missed(s, now()))
+        .thenReply(cmd.replyTo(), x -> StatusReply.ack());
   }
 
   /** The deadline timer went off: record the windows whose deadline passed; re-armed after the write (empty when early). */

@@ -210,6 +210,15 @@ final class DueQueue {
   }
 
   /**
+   * @param taskId the task
+   * @return when its schedule fires next (its queued firing), or null when none is queued
+   */
+  Instant nextFiring(String taskId) {
+    Slot slot = slots.get(taskId);
+    return slot == null || slot.cron == null ? null : slot.cron.at();
+  }
+
+  /**
    * Forgets a task: its firing, its wake-up and the recovery's fires not yet taken go.
    *
    * @param taskId the task

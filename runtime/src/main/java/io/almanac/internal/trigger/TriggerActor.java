@@ -100,14 +100,21 @@ public final class TriggerActor
     INSTANCE
   }
 
+  /** Start the entities of the tasks registered lately that are due soon ({@link #warmIfDueSoon}). */
+  private enum Warm implements TriggerProtocol.Internal {
+    INSTANCE
+  }
+
   /** A fire's (or catch-up's) answer: what the task decided, or the error; both null: send again. */
-  private record FireDone(FireKey key, String outcome, Throwable error, TaskWakes wakes) implements TriggerProtocol.Internal {
+  private record FireDone(FireKey key, String outcome, Throwable error, TaskWakes wakes, SpecRecord sent)
+      implements TriggerProtocol.Internal {
     FireDone(FireKey key, String outcome, Throwable error) {
-      this(key, outcome, error, null);
+      this(key, outcome, error, null, null);
     }
   }
 
-  private record WakeDone(String taskId, Throwable error) implements TriggerProtocol.Internal {}
+  /** A wake-up's answer; {@code sent}: the spec the wake-up carried, or null. */
+  private record WakeDone(String taskId, Throwable error, SpecRecord sent) implements TriggerProtocol.Internal {}
 
   /** Record that a task was set aside (sent to itself, from wherever its schedule failed). */
   private record RecordSetAside(String taskId, String reason) implements TriggerProtocol.Internal {}
@@ -130,6 +137,17 @@ public final class TriggerActor
   /** The registered tasks' ids, sorted, and the map they were taken from (sorted again when it changes). */
   private List<String> sortedIds = List.of();
   private Map<String, SpecRecord> sortedIdsOf;
+  /** The registered specs (the state's, as of the last change): what a fire or wake-up carries to an entity. */
+  private Map<String, SpecRecord> specs = Map.of();
+  /**
+   * Per task, the spec its entity acknowledged a message carrying: a message to it carries its spec
+   * until then (registration writes no entity; the entity records the spec with what the message
+   * asks, docs/registration.md). In memory: after a restart each entity is sent its spec once more,
+   * and one that recorded it already writes nothing.
+   */
+  private final Map<String, SpecRecord> delivered = new java.util.HashMap<>();
+  /** Tasks registered lately, due soon, whose entities are started once registrations pause ({@link #warmIfDueSoon}). */
+  private final List<String> toWarm = new ArrayList<>();
   private long ticks;
   private Instant lastTick;
   private boolean recovered;
@@ -224,6 +242,8 @@ public final class TriggerActor
     // than that, nobody took over: the cluster stopped, node after node, and this is its restart.
     boolean handOver = CatchUpPlan.handOverApplies(state.handedOverAt(), now, settings.handOverTimeout());
     state.tasks().values().forEach(spec -> subscriptions.replace(null, spec));
+    specs = state.tasks();
+    delivered.clear();
     DueQueue.Recovered r = queue.recover(state.tasks().values(), state.active(),
         state.watermark() == null ? now : state.watermark(), now, handOver);
     recovered = true;
@@ -265,9 +285,16 @@ public final class TriggerActor
         .onCommand(TaskWakes.class, this::onTaskWakes)
         .onCommand(MarkActive.class, this::onMarkActive)
         .onCommand(GetStatus.class, this::onGetStatus)
-        .onCommand(Subscribers.class, (s, c) -> reply(c.replyTo(),
-            new SubscriberList(subscriptions.listeners(c.type()), subscriptions.byEventTime(c.type()))))
+        .onCommand(Subscribers.class, (s, c) -> {
+          List<String> ids = subscriptions.listeners(c.type());
+          List<SpecRecord> listening = new ArrayList<>(ids.size());
+          ids.forEach(id -> listening.add(s.tasks().get(id))); // each event brings its task's spec (an entity not written yet records it)
+          return reply(c.replyTo(), new SubscriberList(ids, subscriptions.byEventTime(c.type()),
+              listening.contains(null) ? List.of() : listening));
+        })
         .onCommand(CheckDependencies.class, this::onCheckDependencies)
+        .onCommand(TriggerProtocol.GetSpec.class, (s, c) -> reply(c.replyTo(), new TriggerProtocol.RegisteredSpec(
+            s.tasks().get(c.taskId()))))
         .onCommand(UpstreamDone.class, this::onUpstreamDone)
         .onCommand(Quiesce.class, this::onQuiesce)
         .onCommand(FireDone.class, this::onFireDone)
@@ -275,6 +302,7 @@ public final class TriggerActor
         .onCommand(RecordSetAside.class, (s, c) -> Effect().persist(new TaskSetAside(c.taskId(), c.reason(), clock.instant())))
         .onCommand(Tick.class, (s, c) -> onTick(s))
         .onCommand(HeartbeatLog.class, (s, c) -> onHeartbeatLog(s))
+        .onCommand(Warm.class, (s, c) -> onWarm(s))
         .build();
   }
 
@@ -296,12 +324,16 @@ public final class TriggerActor
     Instant now = clock.instant();
     Instant from = cmd.since() == null || cmd.since().isAfter(now) ? now : cmd.since();
     Map<String, SpecRecord> before = state.tasks();
+    // One write for the whole batch, and none to the tasks' entities: each records its spec when it
+    // first has something to do, from the message that brings it (docs/registration.md).
     return Effect().persist(new TasksRegistered(List.copyOf(changed), now, from)).thenRun(s -> {
+      specs = s.tasks();
       watermark.reset(s.watermark()); // back to `from` if it had moved past it (TriggerEvolve.registered)
       for (SpecRecord spec : changed) {
         SpecRecord previous = before.get(spec.id());
         subscriptions.replace(previous, spec);
         CatchUpPlan late = queue.register(spec, previous, from, now);
+        warmIfDueSoon(spec.id(), previous, now);
         if (late != null) {
           ctx.getLog().info("one-shot task '{}' registered after its instant {}: {}", spec.id(), spec.once(),
               !late.onTime().isEmpty() ? "fired on time (within the on-time grace)"
@@ -314,6 +346,45 @@ public final class TriggerActor
     });
   }
 
+  /**
+   * How far ahead a newly registered task's first firing makes the trigger start its entity at once
+   * (below sharding's default passivation idle timeout of 2 minutes, so the entity is still in memory
+   * when the window fires).
+   */
+  private static final Duration WARM_AHEAD = Duration.ofSeconds(60);
+
+  /** How long registrations must pause before the tasks due soon are started (not to compete with their writes). */
+  private static final Duration WARM_AFTER = Duration.ofMillis(500);
+
+  /**
+   * A task new to the trigger whose first window is due within {@link #WARM_AHEAD}: its entity is
+   * started with a wake-up that writes nothing (it carries no spec: an entity never written refuses
+   * it, one removed acknowledges it), so that it has read its journal before the fire; a burst of
+   * tasks registered just before their due time otherwise starts every entity at the fire
+   * (registration writes no entity, docs/registration.md). Started once registrations pause for
+   * {@link #WARM_AFTER}, so the reads do not slow the registration's own writes.
+   */
+  private void warmIfDueSoon(String taskId, SpecRecord previous, Instant now) {
+    if (previous != null) {
+      return; // known: its entity records a changed spec with the next message
+    }
+    Instant next = queue.nextFiring(taskId);
+    if (next != null && !next.isAfter(now.plus(WARM_AHEAD))) {
+      toWarm.add(taskId);
+      timers.startSingleTimer(Warm.INSTANCE, Warm.INSTANCE, WARM_AFTER); // again at each registration: after the last
+    }
+  }
+
+  private Effect<Event, State> onWarm(State state) {
+    for (String id : toWarm) {
+      if (state.tasks().containsKey(id) && !delivered.containsKey(id)) { // still registered, not fired meanwhile
+        tasks.apply(id).tell(new TaskProtocol.Wake(ctx.getSystem().ignoreRef()));
+      }
+    }
+    toWarm.clear();
+    return Effect().none();
+  }
+
   private Effect<Event, State> onRemove(State state, Remove cmd) {
     String id = cmd.taskId();
     if (!state.tasks().containsKey(id) && !state.active().contains(id)) {
@@ -321,6 +392,8 @@ public final class TriggerActor
     }
     SpecRecord spec = state.tasks().get(id);
     return Effect().persist(new TaskRemoved(id, clock.instant())).thenRun(s -> {
+      specs = s.tasks();
+      delivered.remove(id);
       queue.remove(id);
       subscriptions.replace(spec, null);
       watermark.forget(id);
@@ -458,18 +531,20 @@ public final class TriggerActor
 
   private void send(FireKey key) {
     inFlight.sent();
+    SpecRecord spec = undelivered(key.taskId());
     if (key.batch() != null) {
       List<TaskProtocol.DueFire> windows = key.dueFires();
       CompletionStage<StatusReply<TaskProtocol.CatchUpOutcome>> ask = Asks.ask(tasks.apply(key.taskId()),
-          replyTo -> new TaskProtocol.CatchUp(windows, replyTo), settings.askTimeout(), ctx.getSystem().scheduler());
+          replyTo -> new TaskProtocol.CatchUp(windows, replyTo, spec), settings.askTimeout(), ctx.getSystem().scheduler());
       ctx.pipeToSelf(ask, (reply, error) -> error != null ? new FireDone(key, null, error)
-          : reply.isSuccess() ? new FireDone(key, summary(reply.getValue()), null) : new FireDone(key, null, reply.getError()));
+          : reply.isSuccess() ? new FireDone(key, summary(reply.getValue()), null, null, spec)
+          : new FireDone(key, null, reply.getError()));
       return;
     }
     DueWindow d = key.due();
     CompletionStage<StatusReply<TaskProtocol.FireOutcome>> ask = Asks.ask(tasks.apply(key.taskId()),
         replyTo -> new TaskProtocol.Fire(d.key(), d.window().start(), d.window().end(), d.dueAt(), key.kind(),
-            subscriptions.hasDependents(key.taskId()), replyTo),
+            subscriptions.hasDependents(key.taskId()), replyTo, spec),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> {
       if (error != null) {
@@ -479,8 +554,25 @@ public final class TriggerActor
         return new FireDone(key, null, reply.getError());
       }
       TaskProtocol.FireOutcome o = reply.getValue();
-      return new FireDone(key, o.decision() + " (" + o.reason() + ")", null, o.wakes()); // its wake-up rides along
+      return new FireDone(key, o.decision() + " (" + o.reason() + ")", null, o.wakes(), spec); // its wake-up rides along
     });
+  }
+
+  /** The task's registered spec when its entity has not acknowledged a message carrying it, else null. */
+  private SpecRecord undelivered(String taskId) {
+    SpecRecord spec = specs.get(taskId);
+    if (spec == null) {
+      return null; // not registered (removed): the entity refuses, or has its spec
+    }
+    SpecRecord acknowledged = delivered.get(taskId);
+    return acknowledged == spec || spec.equals(acknowledged) ? null : spec;
+  }
+
+  /** The entity answered a message that carried its spec: it has recorded it (or had it). */
+  private void acknowledged(String taskId, SpecRecord sent) {
+    if (sent != null && sent == specs.get(taskId)) {
+      delivered.put(taskId, sent);
+    }
   }
 
   /** A catch-up's outcomes counted by decision, e.g. "{MISSED=14}". */
@@ -492,6 +584,7 @@ public final class TriggerActor
 
   private Effect<Event, State> onFireDone(State state, FireDone m) {
     FireKey key = m.key();
+    acknowledged(key.taskId(), m.sent());
     if (m.wakes() != null) {
       onTaskWakes(state, m.wakes()); // changes nothing persisted: its effect is none
     }
@@ -530,13 +623,17 @@ public final class TriggerActor
   }
 
   private void wake(String taskId) {
-    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId), TaskProtocol.Wake::new,
+    SpecRecord spec = undelivered(taskId);
+    CompletionStage<StatusReply<Done>> ask = Asks.ask(tasks.apply(taskId), r -> new TaskProtocol.Wake(r, spec),
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> new WakeDone(taskId, error != null ? error
-        : reply.isError() ? new IllegalStateException(reply.getError().getMessage()) : null));
+        : reply.isError() ? new IllegalStateException(reply.getError().getMessage()) : null, spec));
   }
 
   private Effect<Event, State> onWakeDone(State state, WakeDone m) {
+    if (m.error() == null) {
+      acknowledged(m.taskId(), m.sent());
+    }
     if (m.error() != null && queue.contains(m.taskId())) {
       ctx.getLog().debug("wake of task '{}' not acknowledged ({}); retrying", m.taskId(), m.error().toString());
       queue.retryWake(m.taskId(), clock.instant().plus(settings.retryDelay()));
