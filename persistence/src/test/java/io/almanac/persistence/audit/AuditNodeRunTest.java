@@ -143,12 +143,12 @@ class AuditNodeRunTest {
     assertTrue(out.contains("open at the end                   none"), r.toString());
     // I5 on a real node's journal: every event in the range names its writer, the node's one incarnation (the
     // spec included: registration writes no entity, the task records its spec with its first fire, in the range)
-    assertTrue(out.contains("I5 one writer at a time           checked 1 journal (25 events with a known writer): 0 interleavings"),
+    assertTrue(out.contains("I5 one writer at a time           checked 1 journal (26 events with a known writer): 0 interleavings"),
         r.toString());
     // I6 on a real node's journal: 6 PENDING spells (4 first runs, 2 retries) of 4 windows, each started when due
     assertTrue(out.contains("I6 none stuck PENDING or WAITING  checked 4 windows (12 events): longest past its bound PT0S"),
         r.toString());
-    assertTrue(out.contains("OK: I1-I7 hold (checked 5 due windows, 5 windows with events, 6 attempts, 25 events of 1 journal"
+    assertTrue(out.contains("OK: I1-I7 hold (checked 5 due windows, 5 windows with events, 6 attempts, 26 events of 1 journal"
         + " with a known writer)"), r.toString());
     assertTrue(!out.contains("had no writer"), r.toString());
     // the table: every event with its time in UTC and in Shanghai
