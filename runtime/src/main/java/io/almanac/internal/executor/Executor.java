@@ -95,6 +95,10 @@ import org.slf4j.event.Level;
  *       their observed pace, at most max-concurrent x {@code prefetch-per-slot} (see {@link
  *       JobPace#ahead}). A started attempt waits for a slot and is not run if its lease ends first.
  *       With long jobs nothing is admitted ahead.
+ *   <li>A job's slot (and its task's count, and its pool holds) is given back when the job ends, not
+ *       when its entity has recorded the result ({@link JobReturned}); the attempt is tracked until
+ *       the entity answers the report. Results not acknowledged are bounded by {@code
+ *       max-pending-results}: at the bound nothing is admitted or taken into a slot.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
  *   <li>The node's drain ({@link Drain}, on coordinated shutdown): nothing more is admitted, started
  *       attempts without a slot are handed back, running jobs are told ({@code JobContext.stopping()});
@@ -150,8 +154,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /**
    * A report's answer: {@code failure} is null when it got through. {@code direct}: the job's own
-   * thread reported its result as it ended (the attempt still held its slot), so this is also the
-   * news that the job ended.
+   * thread reported its result as it ended (it told the executor first, {@link JobReturned}, which
+   * freed the slot), so this is also the news that the result is acknowledged or not.
    */
   record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log, int tries,
       ResultReports.Carries carries, ResultReports.Failure failure, boolean direct, List<String> replayedSteps)
