@@ -167,13 +167,17 @@ final class Admission<T> {
   /**
    * As {@link #admit(List, Instant)}, with {@code pendingResults} results of jobs that ended here
    * reported and not acknowledged yet: at max-pending-results nothing is admitted (see {@link
-   * #resultsFull}).
+   * #resultsFull}); below it, the slots counted are those the results pending leave usable ({@link
+   * #slotFree}), so the started attempts that wait for a slot stay within the prefetch.
    */
   List<Offered<T>> admit(List<Duration> running, int pendingResults, Instant now) {
     if (resultsFull(pendingResults)) {
       return List.of(); // back-pressure: the journal writes results slower than the jobs end
     }
-    int room = settings.maxConcurrent() + ahead(running, now);
+    // the slots that may run a job now: max-concurrent, fewer when the results pending leave less
+    // room (a job in a slot is a result to come); the prefetch waits beyond these only
+    long usable = Math.max(0, Math.min(settings.maxConcurrent(), (long) settings.maxPendingResults() - pendingResults));
+    int room = (int) Math.min(Integer.MAX_VALUE, usable + ahead(running, now));
     List<Offered<T>> admitted = new ArrayList<>();
     while (running.size() + ready.size() + reserved.size() < room) {
       Offered<T> next = take(fresh, false, now);

@@ -178,6 +178,8 @@ class AdmissionOverloadTest {
       assertTrue(pending.size() <= settings.maxPendingResults(), "at " + now + " ms: " + pending.size()
           + " results pending, more than max-pending-results " + settings.maxPendingResults());
       maxPending = Math.max(maxPending, pending.size());
+      assertTrue(admission.readyCount() <= bound, "at " + now + " ms: " + admission.readyCount()
+          + " started attempts wait for a slot, more than " + bound);
       maxStartedWithoutSlot = (int) Math.max(maxStartedWithoutSlot, withoutSlot);
       if (now >= 1000) {
         busySlotMs += slots.size();

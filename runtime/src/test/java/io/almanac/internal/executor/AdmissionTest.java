@@ -80,7 +80,9 @@ class AdmissionTest {
     }
     assertEquals(List.of(), windows(a.admit(NONE_RUNNING, 3, T0)), "3 results pending: the bound");
     assertTrue(a.resultsFull(3));
-    assertEquals(List.of("w1", "w2"), windows(a.admit(NONE_RUNNING, 2, T0)), "below it: the slots' room");
+    assertEquals(List.of("w1"), windows(a.admit(NONE_RUNNING, 2, T0)),
+        "below it: the slots the results leave usable (2 pending + 1 to come = the bound)");
+    assertEquals(List.of("w2"), windows(a.admit(NONE_RUNNING, 0, T0)), "none pending: both slots");
     assertTrue(a.slotFree(0, 2));
     assertFalse(a.slotFree(1, 2), "a job in its slot is a result to come: 1 + 2 reaches the bound");
     assertFalse(a.slotFree(2, 0), "max-concurrent");
