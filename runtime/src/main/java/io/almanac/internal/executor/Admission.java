@@ -161,7 +161,23 @@ final class Admission<T> {
    * @return the windows admitted, in order: each entity is to be told
    */
   List<Offered<T>> admit(List<Duration> running, Instant now) {
-    int room = settings.maxConcurrent() + ahead(running, now);
+    return admit(running, 0, now);
+  }
+
+  /**
+   * As {@link #admit(List, Instant)}, with {@code pendingResults} results of jobs that ended here
+   * reported and not acknowledged yet: at max-pending-results nothing is admitted (see {@link
+   * #resultsFull}); below it, the slots counted are those the results pending leave usable ({@link
+   * #slotFree}), so the started attempts that wait for a slot stay within the prefetch.
+   */
+  List<Offered<T>> admit(List<Duration> running, int pendingResults, Instant now) {
+    if (resultsFull(pendingResults)) {
+      return List.of(); // back-pressure: the journal writes results slower than the jobs end
+    }
+    // the slots that may run a job now: max-concurrent, fewer when the results pending leave less
+    // room (a job in a slot is a result to come); the prefetch waits beyond these only
+    long usable = Math.max(0, Math.min(settings.maxConcurrent(), (long) settings.maxPendingResults() - pendingResults));
+    int room = (int) Math.min(Integer.MAX_VALUE, usable + ahead(running, now));
     List<Offered<T>> admitted = new ArrayList<>();
     while (running.size() + ready.size() + reserved.size() < room) {
       Offered<T> next = take(fresh, false, now);
@@ -177,6 +193,20 @@ final class Admission<T> {
       admitted.add(next);
     }
     return admitted;
+  }
+
+  /** Whether results not acknowledged yet reach max-pending-results: no attempt is admitted then. */
+  boolean resultsFull(int pendingResults) {
+    return pendingResults >= settings.maxPendingResults();
+  }
+
+  /**
+   * Whether a started attempt may take a free slot now: a slot is free and the jobs in slots, each a
+   * result to come, stay below max-pending-results with the results not acknowledged yet (so those
+   * never exceed it).
+   */
+  boolean slotFree(int inSlots, int pendingResults) {
+    return inSlots < settings.maxConcurrent() && (long) inSlots + pendingResults < settings.maxPendingResults();
   }
 
   /** The prefetch now: started attempts that may wait for a slot ({@link JobPace#ahead}). */
@@ -265,8 +295,9 @@ final class Admission<T> {
   }
 
   /**
-   * A job that took {@code took} gave its slot back after holding it {@code held} (the job and its
-   * result's write): the prefetch's pace.
+   * A job that took {@code took} gave its slot back after holding it {@code held} (the job, and the
+   * message that tells the executor it ended; its result's write is not waited for): the prefetch's
+   * pace.
    */
   void jobEnded(Duration took, Duration held) {
     pace.ended(took, held);

@@ -95,6 +95,10 @@ import org.slf4j.event.Level;
  *       their observed pace, at most max-concurrent x {@code prefetch-per-slot} (see {@link
  *       JobPace#ahead}). A started attempt waits for a slot and is not run if its lease ends first.
  *       With long jobs nothing is admitted ahead.
+ *   <li>A job's slot (and its task's count, and its pool holds) is given back when the job ends, not
+ *       when its entity has recorded the result ({@link JobReturned}); the attempt is tracked until
+ *       the entity answers the report. Results not acknowledged are bounded by {@code
+ *       max-pending-results}: at the bound nothing is admitted or taken into a slot.
  *   <li>Results are reported until acknowledged; the entity ignores a repeated report.
  *   <li>The node's drain ({@link Drain}, on coordinated shutdown): nothing more is admitted, started
  *       attempts without a slot are handed back, running jobs are told ({@code JobContext.stopping()});
@@ -133,13 +137,25 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
+  /**
+   * The job of attempt {@code attempt} ended in its slot and its thread is reporting the result to
+   * its task: the slot is given back now; the attempt is tracked until the report's answer ({@link
+   * ReportDone}, direct).
+   */
+  record JobReturned(String taskId, String window, int attempt, JobResult result, Duration took)
+      implements ExecutorProtocol.Internal {
+    String key() {
+      return taskId + "|" + window;
+    }
+  }
+
   /** A durable step of attempt {@code attempt} was recorded with usage: its cost goes to the attempt's pools. */
   record StepUsed(String key, int attempt, io.almanac.journal.UsageRecord usage) implements ExecutorProtocol.Internal {}
 
   /**
    * A report's answer: {@code failure} is null when it got through. {@code direct}: the job's own
-   * thread reported its result as it ended (the attempt still held its slot), so this is also the
-   * news that the job ended.
+   * thread reported its result as it ended (it told the executor first, {@link JobReturned}, which
+   * freed the slot), so this is also the news that the result is acknowledged or not.
    */
   record ReportDone(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log, int tries,
       ResultReports.Carries carries, ResultReports.Failure failure, boolean direct, List<String> replayedSteps)
@@ -426,6 +442,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(TaskStopped.class, m -> forget(o -> o.task().equals(m.task())))
         .onMessage(CancelAttempt.class, this::onCancel)
         .onMessage(JobDone.class, this::onJobDone)
+        .onMessage(JobReturned.class, this::onJobReturned)
         .onMessage(StepUsed.class, this::onStepUsed)
         .onMessage(ReportDone.class, this::onReportDone)
         .onMessage(RetryReport.class, this::onRetryReport)
@@ -677,7 +694,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     }
     Instant now = clock.instant();
-    if (running.size() < settings.maxConcurrent()) {
+    if (slotFree()) {
       run(item, grant, now, now);
     } else {
       admission.ready(new Admission.Ready(item, grant, now)); // also while draining: the attempt is started in its entity
@@ -727,11 +744,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return;
     }
     Admission.Ready r;
-    while (running.size() < settings.maxConcurrent() && (r = admission.pollReady()) != null) {
+    while (slotFree() && (r = admission.pollReady()) != null) {
       run(r.item(), r.grant(), now, r.since()); // also while draining: the attempt is started in its entity
     }
     if (!draining) {
-      for (Admission.Offered<ActorRef<TaskProtocol.Command>> next : admission.admit(running.times(now), now)) {
+      for (Admission.Offered<ActorRef<TaskProtocol.Command>> next
+          : admission.admit(running.times(now), pendingResults(), now)) {
         if (next.pooled() && running.threadRuns(next.key())) {
           // an abandoned attempt of the window still runs, in the window's holds: asked once its thread returned
           admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
@@ -753,6 +771,19 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     }
     gauges();
+  }
+
+  /** Whether a started attempt may take a slot now (a slot is free, results pending stay in their bound). */
+  private boolean slotFree() {
+    return admission.slotFree(running.size(), pendingResults());
+  }
+
+  /**
+   * Results of jobs that ended in their slot not acknowledged by their task yet: reported by the
+   * job's thread, or by the executor (its retries, those held back while the lease was suspect).
+   */
+  private int pendingResults() {
+    return running.pendingResults() + reporting + heldBack.size();
   }
 
   /** The node's gauges of the queues and running jobs, after a change. */
@@ -793,6 +824,20 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     log(Level.WARN, item.taskId(), item.window(), attempt, "task '{}' window '{}' attempt {} waited for a job slot past "
         + "its lease ({}): not run", item.taskId(), item.window(), attempt, leaseUntil);
     checkDrained();
+  }
+
+  /**
+   * A job ended in its slot and its thread reports its result: the slot (and its task's count, and
+   * its pool holds) are given back now, not when the task has recorded the result. The attempt stays
+   * tracked until the report's answer (see {@link #onReportDone}).
+   */
+  private Behavior<Command> onJobReturned(JobReturned m) {
+    RunningAttempt r = running.jobReturned(m.key(), m.attempt());
+    if (r != null) {
+      ended(r, m.result(), m.took());
+      admit();
+    } // else cancelled as it ended (its slot freed then): the report's answer finds it abandoned
+    return this;
   }
 
   private Behavior<Command> onJobDone(JobDone m) {
@@ -850,7 +895,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
-  /** A job that held its slot ended: its task's count released, counted, its slot hold remembered (the prefetch's pace), logged. */
+  /**
+   * A job that held its slot ended: its slot and its task's count released, its pool holds given back
+   * (a pool's max-concurrent counts jobs that run), counted, its slot hold remembered (the prefetch's
+   * pace), logged. Its result may still be on its way to its task.
+   */
   private void ended(RunningAttempt r, JobResult result, Duration took) {
     admission.release(r.item.taskId());
     if (result.throttled()) {
@@ -861,7 +910,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     finished++;
     Duration held = Duration.between(r.startedAt, clock.instant());
     meters.slotReleased(held.toNanos(), took == null ? 0 : took.toNanos());
-    admission.jobEnded(took == null ? held : took, held); // a millisecond job holds its slot for its result's write too
+    admission.jobEnded(took == null ? held : took, held); // the job and the message of its end, not its result's write
     if (result.succeeded()) {
       log(Level.DEBUG, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} succeeded in {} ms",
           r.item.taskId(), r.item.window(), r.attempt, took.toMillis());
@@ -911,6 +960,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private Behavior<Command> onStepUsed(StepUsed m) {
     RunningAttempt r = running.get(m.key());
     if (r == null || r.attempt != m.attempt()) {
+      r = running.pending(m.key(), m.attempt()); // its job ended, its result is on its way
+    }
+    if (r == null) {
       r = running.abandoned().stream().filter(a -> a.item.key().equals(m.key()) && a.attempt == m.attempt()).findFirst()
           .orElse(null); // cancelled while its step's record was on its way: the task counted it, so do its pools
     }
@@ -931,9 +983,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private Behavior<Command> onReportDone(ReportDone m) {
     if (m.direct()) {
-      RunningAttempt r = running.leave(m.key(), m.attempt());
-      if (r != null) {
-        ended(r, m.result(), m.took());
+      reporting++; // counted as a report from here on, as report() counts its first try (before admit: still pending)
+      RunningAttempt acked = running.acknowledged(m.key(), m.attempt());
+      RunningAttempt r = acked != null ? null : running.leave(m.key(), m.attempt()); // its JobReturned not seen
+      if (acked != null || r != null) {
+        if (r != null) {
+          ended(r, m.result(), m.took());
+        }
         reoffer(m.key());
         admit();
       } else {
@@ -945,10 +1001,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
           gauges();
         }
       }
-      reporting++; // counted as a report from here on, as report() counts its first try
     }
     if (m.failure() == null) {
       reportEnded();
+      admit(); // a result acknowledged: admissions held back by max-pending-results may go on
       return this;
     }
     ResultReports.Next next = ResultReports.next(m.carries(), m.failure(), m.tries(), settings.reportRetries(),
@@ -965,6 +1021,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
               m.replayedSteps()));
     } else {
       reportEnded();
+      admit();
       ctx.getLog().error("gave up reporting the result of '{}' attempt {} after {} tries: {}; the lease will expire "
           + "and the retry policy decides", m.key(), m.attempt(), m.tries(), m.failure().message());
     }
@@ -1557,7 +1614,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   }
 
   private void checkDrained() {
-    if (draining && running.isEmpty() && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
+    if (draining && running.isEmpty() && running.pendingResults() == 0 && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
         && startsWaitingForPools.isEmpty() && interrupting == 0 && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();

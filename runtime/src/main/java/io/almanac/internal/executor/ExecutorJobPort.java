@@ -112,6 +112,8 @@ final class ExecutorJobPort implements JobPort {
   @Override
   public void reportResult(AttemptItem item, int attempt, JobResult result, Duration took,
       java.util.List<String> replayedSteps, AttemptLog log) {
+    // the slot is given back now, as the job ended; the attempt is tracked until the task answers
+    executor.tell(new Executor.JobReturned(item.taskId(), item.window(), attempt, result, took));
     CompletionStage<StatusReply<Done>> ask;
     try {
       ask = Asks.ask(tasks.apply(item.taskId()),

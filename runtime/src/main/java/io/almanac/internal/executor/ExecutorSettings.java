@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param prefetchPerSlot started attempts that may wait for a job slot, per slot at most (0: none);
  *     fewer at the slots' observed pace (see {@code JobPace.ahead})
  * @param prefetchMaxJob no prefetch while a recent or a running job took this long (its own time)
+ * @param maxPendingResults results of jobs that ended, reported and not acknowledged by their task yet,
+ *     at most: at the bound no attempt is admitted or taken into a slot (at least max-concurrent)
  * @param backlogRate retries and backfills started per second on this node, all tasks together
  * @param backlogBurst backlog starts allowed at once after a quiet period
  * @param backlogRatePerTask retries and backfills of one task started per second
@@ -34,6 +36,7 @@ public record ExecutorSettings(
     int maxConcurrentPerTask,
     int prefetchPerSlot,
     Duration prefetchMaxJob,
+    int maxPendingResults,
     double backlogRate,
     int backlogBurst,
     double backlogRatePerTask,
@@ -49,6 +52,25 @@ public record ExecutorSettings(
 
   private static final String P = "almanac.executor.";
 
+  /** max-pending-results when it is 0: this many times max-concurrent. */
+  static final int PENDING_RESULTS_PER_SLOT = 4;
+
+  /** Settings with max-pending-results at its default (4 x max-concurrent). */
+  public ExecutorSettings(int maxConcurrent, int maxConcurrentPerTask, int prefetchPerSlot, Duration prefetchMaxJob,
+      double backlogRate, int backlogBurst, double backlogRatePerTask, int backlogBurstPerTask, Duration checkInterval,
+      Duration askTimeout, int reportRetries, Duration reportRetryDelay, Duration shutdownGrace, Duration stuckAfter,
+      int maxStuckJobs, String fenceLease) {
+    this(maxConcurrent, maxConcurrentPerTask, prefetchPerSlot, prefetchMaxJob, pendingResults(0, maxConcurrent),
+        backlogRate, backlogBurst, backlogRatePerTask, backlogBurstPerTask, checkInterval, askTimeout, reportRetries,
+        reportRetryDelay, shutdownGrace, stuckAfter, maxStuckJobs, fenceLease);
+  }
+
+  /** max-pending-results as configured: 0 is 4 x max-concurrent (capped at Integer.MAX_VALUE). */
+  static int pendingResults(int configured, int maxConcurrent) {
+    return configured != 0 ? configured
+        : (int) Math.min(Integer.MAX_VALUE, (long) PENDING_RESULTS_PER_SLOT * Math.max(1, maxConcurrent));
+  }
+
   /** Canonical constructor: validates. */
   public ExecutorSettings {
     Settings.atLeast(P + "max-concurrent", maxConcurrent, 1);
@@ -59,6 +81,11 @@ public record ExecutorSettings(
           + "of max-concurrent: a started attempt beyond the slots is RUNNING without running)");
     }
     Settings.positive(P + "prefetch-max-job", prefetchMaxJob);
+    if (maxPendingResults < maxConcurrent) {
+      throw new InvalidSpecException(P + "max-pending-results", maxPendingResults, "must be at least max-concurrent ("
+          + maxConcurrent + "), or 0 for 4 x max-concurrent: a job's result is pending from its end to its task's "
+          + "answer, and each slot's job must be able to end");
+    }
     Settings.positive(P + "backlog-rate", backlogRate);
     Settings.atLeast(P + "backlog-burst", backlogBurst, 1);
     Settings.positive(P + "backlog-rate-per-task", backlogRatePerTask);
@@ -156,6 +183,7 @@ public record ExecutorSettings(
         Settings.intOf(config, P + "max-concurrent-per-task"),
         Settings.intOf(config, P + "prefetch-per-slot"),
         Settings.durationOf(config, P + "prefetch-max-job"),
+        pendingResults(Settings.intOf(config, P + "max-pending-results"), Settings.intOf(config, P + "max-concurrent")),
         Settings.doubleOf(config, P + "backlog-rate"),
         Settings.intOf(config, P + "backlog-burst"),
         Settings.doubleOf(config, P + "backlog-rate-per-task"),

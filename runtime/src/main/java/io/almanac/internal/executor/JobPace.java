@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The pace of the node's job slots, as observed, and the prefetch rule it feeds (docs/start-ahead.md):
  * rings of the latest jobs' own times, of the latest slot holds (a slot's take to its release: the
- * job and, on the common path, the write of its result), of the latest start round trips (an
+ * job and the message that tells the executor it ended; the slot does not wait for its result's
+ * write), of the latest start round trips (an
  * admission to its entity's answer that the attempt is started: the journal write of the start) and
  * of the instants slots took attempts. Not thread-safe: owned by the executor actor. INTERNAL API.
  */
@@ -22,7 +23,7 @@ final class JobPace {
   private final Instant[] takes = new Instant[32];
   private int nextTake;
 
-  /** A job that took {@code took} gave its slot back after holding it {@code held} (the job and its result's write). */
+  /** A job that took {@code took} gave its slot back after holding it {@code held} (the job, not its result's write). */
   void ended(Duration took, Duration held) {
     jobs[nextJob] = took;
     nextJob = (nextJob + 1) % jobs.length;
@@ -73,7 +74,7 @@ final class JobPace {
    *       RUNNING without running.
    *   <li>Otherwise the slots' observed pace, attempts taken into slots per second (the ring of
    *       takes up to {@code now}, so an idle node's pace decays), times one job time: the longer
-   *       of the mean slot hold (the job and the write of its result) and the mean start round trip
+   *       of the mean slot hold (the job; not the write of its result) and the mean start round trip
    *       (the write of the start: the prefetch is there to cover it). A prefetched attempt then
    *       waits about one job time for its slot; with the slots busy, the slots take about
    *       max-concurrent x (start round trip / slot hold) in that time.

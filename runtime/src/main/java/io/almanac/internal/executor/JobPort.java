@@ -39,8 +39,9 @@ interface JobPort {
   void stepUsed(AttemptItem item, int attempt, io.almanac.journal.UsageRecord usage);
 
   /**
-   * The job ended in its slot under a valid lease: asks its task to record the result (with the
-   * steps it replayed and its log); the answer goes to the executor.
+   * The job ended in its slot under a valid lease: tells the executor (which gives the slot back at
+   * once) and asks its task to record the result (with the steps it replayed and its log); the
+   * answer goes to the executor, which tracks the attempt until then.
    */
   void reportResult(AttemptItem item, int attempt, JobResult result, Duration took, java.util.List<String> replayedSteps,
       AttemptLog log);

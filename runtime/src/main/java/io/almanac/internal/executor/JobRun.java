@@ -92,8 +92,8 @@ final class JobRun implements Runnable {
       r.took = took;
       java.util.List<String> replayed = context.replayedSteps();
       if (r.inSlot && !r.fenced && port.leaseValid()) {
-        // The common end: the job's thread reports its result itself, and the answer tells the
-        // executor that the job ended (one message less than telling the executor first).
+        // The common end: the job's thread tells the executor the job ended (its slot is free at
+        // once) and reports its result to its task itself; the answer goes to the executor.
         port.reportResult(item, attempt, outcome, took, replayed, log);
       } else {
         port.jobEnded(item, attempt, outcome, took, replayed, log); // cancelled, fenced or suspect: the actor decides

@@ -9,12 +9,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The attempts that hold a job slot here, by window, and the cancelled ones whose thread has not
- * returned (they hold no slot; stuck once they have not returned stuck-after their cancel). Holds
+ * The attempts that hold a job slot here, by window; those whose job ended in its slot and whose
+ * result's report is on its way (they hold no slot: the slot is given back when the job ends, the
+ * attempt is tracked until its task acknowledges the result); and the cancelled ones whose thread has
+ * not returned (they hold no slot; stuck once they have not returned stuck-after their cancel). Holds
  * no actor; not thread-safe, owned by the executor actor. INTERNAL API.
  */
 final class RunningJobs {
   private final Map<String, RunningAttempt> inSlot = new HashMap<>();
+  /** Jobs that ended in their slot, their result reported and not acknowledged yet, by window. */
+  private final Map<String, RunningAttempt> resultPending = new HashMap<>();
   /** By {@link RunningAttempt#id()}. */
   private final Map<String, RunningAttempt> abandoned = new HashMap<>();
   private int stuck;
@@ -27,9 +31,54 @@ final class RunningJobs {
     return inSlot.isEmpty();
   }
 
-  /** Whether an attempt of this window holds a slot. */
+  /** Whether an attempt of this window holds a slot, or ended in one and its result is not acknowledged yet. */
   boolean holds(String key) {
-    return inSlot.containsKey(key);
+    return inSlot.containsKey(key) || resultPending.containsKey(key);
+  }
+
+  /** Results of jobs that ended in their slot, reported and not acknowledged yet. */
+  int pendingResults() {
+    return resultPending.size();
+  }
+
+  /**
+   * The attempt of this number ended its job in the window's slot: it gives the slot back and waits
+   * for its result's acknowledgement.
+   *
+   * @return it, or null when no attempt of this number holds the slot
+   */
+  RunningAttempt jobReturned(String key, int attempt) {
+    RunningAttempt r = leave(key, attempt);
+    if (r != null) {
+      resultPending.put(key, r);
+    }
+    return r;
+  }
+
+  /**
+   * The task answered the report of this attempt's result (or the report is given to the executor's
+   * retries): it is no longer tracked here.
+   *
+   * @return it, or null when no result of this attempt was pending
+   */
+  RunningAttempt acknowledged(String key, int attempt) {
+    RunningAttempt r = resultPending.get(key);
+    if (r == null || r.attempt != attempt) {
+      return null;
+    }
+    resultPending.remove(key);
+    return r;
+  }
+
+  /** The attempt of this window and number whose result is pending, or null. */
+  RunningAttempt pending(String key, int attempt) {
+    RunningAttempt r = resultPending.get(key);
+    return r != null && r.attempt == attempt ? r : null;
+  }
+
+  /** The attempts whose result is pending (a copy). */
+  List<RunningAttempt> pendingNow() {
+    return new ArrayList<>(resultPending.values());
   }
 
   /** Whether the thread of an abandoned attempt of this window has not returned yet (its job may still run). */
@@ -106,11 +155,11 @@ final class RunningJobs {
     return stuck;
   }
 
-  /** How long each attempt holding a slot has run (or took, when its job ended and its result is on its way). */
+  /** How long each attempt holding a slot has run (or took, when its job ended and the executor has not heard yet). */
   List<Duration> times(Instant now) {
     List<Duration> times = new ArrayList<>(inSlot.size());
     for (RunningAttempt r : inSlot.values()) {
-      Duration took = r.took; // a job that ended holds its slot until its result is recorded: its own time counts
+      Duration took = r.took; // its job ended and the message that frees its slot is on its way
       times.add(took != null ? took : Duration.between(r.startedAt, now));
     }
     return times;

@@ -70,6 +70,27 @@ class AdmissionTest {
   }
 
   @Test
+  void atMaxPendingResultsNothingIsAdmittedOrTakenIntoASlot() {
+    ExecutorSettings s = new ExecutorSettings(2, 10, 0, Duration.ofSeconds(1), 3, 1000, 1000, 1000, 1000,
+        Duration.ofMillis(50), Duration.ofSeconds(5), 3, Duration.ofMillis(100), Duration.ofSeconds(10),
+        Duration.ofSeconds(30), 10, "");
+    Admission<String> a = admission(s);
+    for (String w : List.of("w1", "w2")) {
+      a.offer("t-" + w, w, RunKind.FIRST, "e-" + w, false);
+    }
+    assertEquals(List.of(), windows(a.admit(NONE_RUNNING, 3, T0)), "3 results pending: the bound");
+    assertTrue(a.resultsFull(3));
+    assertEquals(List.of("w1"), windows(a.admit(NONE_RUNNING, 2, T0)),
+        "below it: the slots the results leave usable (2 pending + 1 to come = the bound)");
+    assertEquals(List.of("w2"), windows(a.admit(NONE_RUNNING, 0, T0)), "none pending: both slots");
+    assertTrue(a.slotFree(0, 2));
+    assertFalse(a.slotFree(1, 2), "a job in its slot is a result to come: 1 + 2 reaches the bound");
+    assertFalse(a.slotFree(2, 0), "max-concurrent");
+    assertTrue(a.slotFree(1, 0));
+    assertEquals(8, settings(2, 10, 0, 1000, 1000, 1000, 1000).maxPendingResults(), "default: 4 x max-concurrent");
+  }
+
+  @Test
   void runningJobsHoldTheirSlots() {
     Admission<String> a = twoSlots();
     a.offer("t", "w1", RunKind.FIRST, "e", false);

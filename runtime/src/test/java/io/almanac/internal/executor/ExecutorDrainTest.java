@@ -134,4 +134,31 @@ class ExecutorDrainTest {
     longTask.expectNoMessage(Duration.ofMillis(100)); // no result reported for the interrupted job
     lateTask.expectNoMessage(Duration.ofMillis(10));
   }
+
+  @Test
+  @DisplayName("drain: a job that ended has given its slot back, but the drain waits for its result's acknowledgement; "
+      + "it is not interrupted when the grace ends")
+  void drainWaitsForAPendingResult() {
+    SettableClock clock = new SettableClock(T0);
+    JobRegistry jobs = new JobRegistry();
+    jobs.register("quick", ctx -> CompletableFuture.completedFuture(JobResult.success("done")));
+    TestProbe<TaskProtocol.Command> task = testKit.createTestProbe();
+    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+        TaskSettings.from(CONFIG).maxReasonLength(), jobs, id -> task.getRef(), "test-executor"));
+    start(executor, "quick-task", "quick", task);
+    TaskProtocol.FinishAttempt finished = task.expectMessageClass(TaskProtocol.FinishAttempt.class);
+    TestProbe<ExecutorProtocol.Stats> stats = testKit.createTestProbe();
+    executor.tell(new ExecutorProtocol.GetStats(stats.getRef()));
+    assertEquals(0, stats.receiveMessage().running(), "its slot is free: the job ended");
+
+    TestProbe<Done> drained = testKit.createTestProbe();
+    executor.tell(new ExecutorProtocol.Drain(drained.getRef()));
+    drained.expectNoMessage(Duration.ofMillis(100)); // its result is not acknowledged yet
+    time.timePasses(Duration.ofSeconds(2)); // within the ask's timeout, past nothing else
+    drained.expectNoMessage(Duration.ofMillis(100));
+    finished.replyTo().tell(StatusReply.ack());
+    drained.expectMessage(Done.getInstance());
+    time.timePasses(GRACE);
+    task.expectNoMessage(Duration.ofMillis(100)); // no interruption: its job ended and its result is recorded
+  }
 }

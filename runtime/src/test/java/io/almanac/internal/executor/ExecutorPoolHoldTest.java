@@ -101,4 +101,56 @@ class ExecutorPoolHoldTest {
     done.replyTo().tell(StatusReply.ack());
     eventually(() -> assertEquals(Map.of("p", 0), store.inUse().toCompletableFuture().join()));
   }
+
+  @Test
+  @DisplayName("a pool's holds go back when the job ends, not when its result is acknowledged: a pool of 1 runs the next "
+      + "window while the first one's result is on its way, never two jobs at once")
+  void theHoldGoesBackWhenTheJobEnds() {
+    SettableClock clock = new SettableClock(T0);
+    TestProbe<TaskProtocol.Command> tasks = testKit.createTestProbe();
+    Map<String, CompletableFuture<JobResult>> held = new ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicInteger inPool = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+    JobRegistry jobs = new JobRegistry();
+    jobs.registerPool(PoolSpec.of("p", 1));
+    jobs.register("j", ctx -> {
+      most.accumulateAndGet(inPool.incrementAndGet(), Math::max);
+      return held.computeIfAbsent(ctx.taskId(), k -> new CompletableFuture<>())
+          .whenComplete((r, e) -> inPool.decrementAndGet());
+    });
+    InMemoryPoolStore store = new InMemoryPoolStore(clock);
+    PoolSettings settings = new PoolSettings("", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(5),
+        Duration.ofMillis(50));
+    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
+        TaskSettings.from(CONFIG).maxReasonLength(), jobs, id -> tasks.getRef(), "test-executor", store, settings,
+        io.almanac.internal.meter.NodeMeters.NONE));
+    executor.tell(new ExecutorProtocol.Offer("a", "a", RunKind.FIRST, tasks.getRef(), false, List.of("p")));
+    TaskProtocol.Admitted a = tasks.expectMessageClass(TaskProtocol.Admitted.class);
+    a.replyTo().tell(started(a, clock));
+    eventually(() -> assertTrue(held.containsKey("a")));
+    executor.tell(new ExecutorProtocol.Offer("b", "b", RunKind.FIRST, tasks.getRef(), false, List.of("p")));
+    TaskProtocol.PoolWait wait = tasks.expectMessageClass(TaskProtocol.PoolWait.class); // a holds the pool's one place
+    assertEquals("b", wait.window().value());
+    held.get("a").complete(JobResult.success("ok"));
+    TaskProtocol.FinishAttempt first = null;
+    TaskProtocol.Admitted b = null;
+    while (first == null || b == null) { // a's result (not acknowledged) and b's admission, in either order
+      TaskProtocol.Command m = tasks.receiveMessage(Duration.ofSeconds(5));
+      if (m instanceof TaskProtocol.FinishAttempt f) {
+        first = f;
+      } else if (m instanceof TaskProtocol.Admitted ad) {
+        b = ad;
+      }
+    }
+    assertEquals("a", first.window().value());
+    assertEquals("b", b.window().value(), "b is admitted while a's result is unacknowledged");
+    b.replyTo().tell(started(b, clock));
+    eventually(() -> assertTrue(held.containsKey("b"), "b runs while a's result is unacknowledged"));
+    assertEquals(Map.of("p", 1), store.inUse().toCompletableFuture().join());
+    assertEquals(1, most.get(), "never two jobs of the pool at once");
+    first.replyTo().tell(StatusReply.ack());
+    held.get("b").complete(JobResult.success("ok"));
+    tasks.expectMessageClass(TaskProtocol.FinishAttempt.class).replyTo().tell(StatusReply.ack());
+    eventually(() -> assertEquals(Map.of("p", 0), store.inUse().toCompletableFuture().join()));
+  }
 }

@@ -11,7 +11,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** The prefetch's settings: their defaults, their range, and the keys they replaced refused by name. */
+/**
+ * The prefetch's settings and max-pending-results: their defaults, their range, and the keys they
+ * replaced refused by name.
+ */
 class ExecutorSettingsPrefetchTest {
 
   private static Config config(String lines) {
@@ -48,5 +51,20 @@ class ExecutorSettingsPrefetchTest {
         () -> ExecutorSettings.from(config("almanac.executor.start-ahead-max-job = 1s")));
     assertEquals("almanac.executor.start-ahead-max-job", e.field(), e.getMessage());
     assertTrue(e.getMessage().contains("almanac.executor.prefetch-max-job"), e.getMessage());
+  }
+
+  @Test
+  @DisplayName("max-pending-results: 0 (the default) is 4 x max-concurrent; below max-concurrent it is refused naming the key")
+  void maxPendingResults() {
+    assertEquals(64, ExecutorSettings.from(config("")).maxPendingResults(), "default: 4 x 16");
+    assertEquals(8, ExecutorSettings.from(config("almanac.executor.max-concurrent = 2")).maxPendingResults());
+    assertEquals(5, ExecutorSettings.from(config("almanac.executor { max-concurrent = 2, max-pending-results = 5 }"))
+        .maxPendingResults());
+    for (String bad : new String[] {"max-pending-results = 1", "max-pending-results = -1"}) {
+      InvalidSpecException e = assertThrows(InvalidSpecException.class,
+          () -> ExecutorSettings.from(config("almanac.executor { max-concurrent = 2, " + bad + " }")));
+      assertEquals("almanac.executor.max-pending-results", e.field(), e.getMessage());
+      assertTrue(e.getMessage().contains("max-concurrent"), e.getMessage());
+    }
   }
 }

@@ -192,24 +192,26 @@ class ExecutorStartAheadTest {
   }
 
   /**
-   * Runs 32 quick jobs to the end, two at a time, each holding its slot 10 ms (the clock moves on
-   * before their results are acknowledged): the executor has seen full rings of short slot holds and
-   * of slot takes, both slots busy (2 taken per 10 ms, 2 taken in one job time).
+   * Runs 32 quick jobs to the end, two at a time, each start taking 10 ms to come back (the clock
+   * moves on between the admissions and their answers): the executor has seen full rings of short
+   * slot holds (a slot is given back when its job ends, not when its result is acknowledged), of
+   * start round trips of 10 ms and of slot takes, both slots busy (2 taken per 10 ms, 2 taken in one
+   * job time, the round trip).
    */
   private static void warmUp(Node n) {
     for (int pair = 0; pair < 16; pair++) {
       run(n, "quick-" + (2 * pair));
       run(n, "quick-" + (2 * pair + 1));
-      List<TaskProtocol.FinishAttempt> results = new java.util.ArrayList<>();
-      while (results.size() < 2) {
-        TaskProtocol.Command m = n.tasks().receiveMessage();
-        if (m instanceof TaskProtocol.Admitted) {
-          answer(n, m);
-        } else if (m instanceof TaskProtocol.FinishAttempt f) {
-          results.add(f);
-        }
+      List<TaskProtocol.Admitted> admitted = new java.util.ArrayList<>();
+      while (admitted.size() < 2) {
+        admitted.add((TaskProtocol.Admitted) n.tasks().expectMessageClass(TaskProtocol.Admitted.class));
       }
       n.clock().set(n.clock().instant().plusMillis(10));
+      admitted.forEach(a -> answer(n, a));
+      List<TaskProtocol.FinishAttempt> results = new java.util.ArrayList<>();
+      while (results.size() < 2) {
+        results.add((TaskProtocol.FinishAttempt) n.tasks().expectMessageClass(TaskProtocol.FinishAttempt.class));
+      }
       results.forEach(f -> f.replyTo().tell(StatusReply.ack()));
     }
     n.tasks().expectNoMessage(Duration.ofMillis(100));

@@ -34,6 +34,25 @@ class RunningJobsTest {
   }
 
   @Test
+  void aJobThatEndedGivesUpItsSlotAndIsTrackedUntilItsResultIsAcknowledged() {
+    RunningJobs jobs = new RunningJobs();
+    RunningAttempt r = attempt("w", 2);
+    jobs.add(r);
+    assertNull(jobs.jobReturned("t|w", 1), "an older attempt's end");
+    assertSame(r, jobs.jobReturned("t|w", 2));
+    assertTrue(jobs.isEmpty(), "the slot is free");
+    assertEquals(0, jobs.size());
+    assertEquals(1, jobs.pendingResults());
+    assertTrue(jobs.holds("t|w"), "an offer of the window waits for the result's answer");
+    assertEquals(List.of(), jobs.times(T0), "a pending result is no running job for the pace");
+    assertSame(r, jobs.pending("t|w", 2));
+    assertNull(jobs.acknowledged("t|w", 1));
+    assertSame(r, jobs.acknowledged("t|w", 2));
+    assertEquals(0, jobs.pendingResults());
+    assertFalse(jobs.holds("t|w"));
+  }
+
+  @Test
   void anAbandonedAttemptGivesUpItsSlotAndIsWatchedUntilItReturns() {
     RunningJobs jobs = new RunningJobs();
     RunningAttempt r = attempt("w", 1);
