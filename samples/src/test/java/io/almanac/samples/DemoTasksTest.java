@@ -124,7 +124,11 @@ class DemoTasksTest {
         case 7 -> eventually(() -> assertStatus("flaky-sync", "2026-11-29T00:00:05Z", InstanceStatus.SUCCEEDED));
         case 10 -> eventually(() -> {
           assertStatus("heartbeat-ok", "2026-11-29T00:00:10Z", InstanceStatus.SUCCEEDED);
-          assertStatus("slow-report", "2026-11-29T00:00:10Z", InstanceStatus.SKIPPED);
+          // covered by the skip range the 00:00:05 window opened (docs/skip-ranges.md): no window of its own
+          assertTrue(window("slow-report", "2026-11-29T00:00:05Z").reason().endsWith("still open]"),
+              window("slow-report", "2026-11-29T00:00:05Z").reason());
+          assertTrue(await(almanac.windows("slow-report")).stream()
+              .noneMatch(w -> w.window().equals(WindowKey.of("2026-11-29T00:00:10Z"))), "00:00:10 is covered, not a row");
         });
         case 12 -> eventually(() -> assertStatus("slow-report", "2026-11-29T00:00:00Z", InstanceStatus.SUCCEEDED));
         case 15 -> eventually(() -> assertStatus("always-broken", "2026-11-29T00:00:15Z", InstanceStatus.RETRY_WAIT));
@@ -138,12 +142,13 @@ class DemoTasksTest {
     assertEquals(InstanceStatus.SUCCEEDED, ok.status());
     assertEquals(1, ok.attempt());
 
-    // (b) skipped while the previous run goes on, with the reason
-    for (String skipped : List.of("2026-11-29T00:00:05Z", "2026-11-29T00:00:10Z")) {
-      WindowView w = window("slow-report", skipped);
-      assertEquals(InstanceStatus.SKIPPED, w.status());
-      assertTrue(w.reason().startsWith("PREVIOUS_RUNNING") && w.reason().contains("2026-11-29T00:00:00Z"), w.reason());
-    }
+    // (b) skipped while the previous run goes on, with the reason: 00:00:05 and 00:00:10 are one skip range,
+    // closed by the 00:00:15 window that ran, and listed as its first window
+    WindowView skippedRange = window("slow-report", "2026-11-29T00:00:05Z");
+    assertEquals(InstanceStatus.SKIPPED, skippedRange.status());
+    assertTrue(skippedRange.reason().startsWith("PREVIOUS_RUNNING") && skippedRange.reason().contains("2026-11-29T00:00:00Z")
+        && skippedRange.reason().endsWith("[skip range: 2 windows from 2026-11-29T00:00:05Z to 2026-11-29T00:00:10Z]"),
+        skippedRange.reason());
 
     // (c) a retry after a failure; the retry did not push the message again (effect ledger)
     WindowView retried = window("flaky-sync", "2026-11-29T00:00:05Z");
@@ -208,13 +213,13 @@ class DemoTasksTest {
 
     // Catch-up mode none (the default), due more than a minute before the restart: MISSED, with the reason.
     eventually(() -> {
-      WindowView missed = window("heartbeat-ok", "2026-11-29T00:01:00Z");
+      WindowView missed = rangeHolding("heartbeat-ok", "2026-11-29T00:01:00Z");
       assertEquals(InstanceStatus.MISSED, missed.status());
       assertTrue(missed.reason().startsWith("BACKFILL_NOT_ALLOWED"), missed.reason());
     });
     // Catch-up mode all but older than its 2-minute catch-up horizon: MISSED, with that reason.
     eventually(() -> {
-      WindowView old = window("flaky-sync", "2026-11-29T00:01:05Z");
+      WindowView old = rangeHolding("flaky-sync", "2026-11-29T00:01:05Z");
       assertEquals(InstanceStatus.MISSED, old.status());
       assertTrue(old.reason().startsWith("OUTSIDE_HORIZON"), old.reason());
     });
@@ -230,6 +235,24 @@ class DemoTasksTest {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  private static final java.util.regex.Pattern RANGE =
+      java.util.regex.Pattern.compile("\\[skip range: \\d+ windows from (\\S+) to (\\S+)]$");
+
+  /**
+   * The window itself, or the skip range (docs/skip-ranges.md) that holds it: a range is listed as its first
+   * window, whose reason ends with {@code [skip range: N windows from A to B]} (these tasks' keys are instants).
+   */
+  private WindowView rangeHolding(String task, String key) {
+    Instant at = Instant.parse(key);
+    return await(almanac.windows(task)).stream().filter(w -> {
+      if (w.window().equals(WindowKey.of(key))) {
+        return true;
+      }
+      java.util.regex.Matcher m = RANGE.matcher(w.reason() == null ? "" : w.reason());
+      return m.find() && !at.isBefore(Instant.parse(m.group(1))) && !at.isAfter(Instant.parse(m.group(2)));
+    }).findFirst().orElseThrow(() -> new AssertionError("no window or skip range holding " + key + " of " + task));
+  }
 
   private WindowView window(String task, String key) {
     return await(almanac.windows(task)).stream().filter(w -> w.window().equals(WindowKey.of(key))).findFirst()
