@@ -88,6 +88,8 @@ class AgentDemoTest {
   private Path dataDir;
   private ActorTestKit testKit;
   private Almanac almanac;
+  private final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+      new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 
   @BeforeAll
   void start(@TempDir Path tmp) throws Exception {
@@ -111,7 +113,7 @@ class AgentDemoTest {
     io.almanac.persistence.SchemaBootstrap.ensureSchemaBlocking(testKit.system(), Duration.ofSeconds(20));
     // a registry that keeps the meters, as DemoNode's Prometheus one does (the live table reads the pool's)
     Almanac.Builder builder = Almanac.builder(testKit.system()).clock(clock).alertSink(alerts::add)
-        .meterRegistry(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        .meterRegistry(registry);
     // The demo's timing, with the jobs 300 ms of real time (model-call, token-spender), so that pool attempts overlap.
     DemoTasks.Timing timing = new DemoTasks.Timing(Duration.ofMillis(300), Duration.ofMillis(300), Duration.ofSeconds(12),
         Duration.ofSeconds(8));
@@ -298,8 +300,13 @@ class AgentDemoTest {
   }
 
   private void holidayExcluded() {
+    // the day's windows are one skip range (docs/skip-ranges.md), listed as its first window; every one of them
+    // was decided skipped (the node's decisions)
     List<WindowView> ws = await(almanac.windows(DemoTasks.HOLIDAY_CHECK));
-    assertTrue(ws.size() >= 4, ws.toString());
+    assertFalse(ws.isEmpty(), "no window of " + DemoTasks.HOLIDAY_CHECK);
+    double skipped = registry.find("almanac.decisions").tag("task", DemoTasks.HOLIDAY_CHECK).tag("decision", "skipped")
+        .counters().stream().mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+    assertTrue(skipped >= 4, "windows skipped: " + skipped + "; " + ws);
     for (WindowView w : ws) {
       assertEquals(InstanceStatus.SKIPPED, w.status(), w.toString());
       assertEquals(SkipReason.EXCLUDED, w.skipReason(), w.toString());
@@ -351,12 +358,24 @@ class AgentDemoTest {
    * shorter than they are.
    */
   private void stepTo(Instant t) {
+    java.util.Map<String, Double> before = new java.util.HashMap<>();
+    for (String task : dueAt(t)) {
+      before.put(task, decisions(task));
+    }
     clock.set(t);
     for (String task : dueAt(t)) {
+      // decided: a window of its own, or covered by a skip range (docs/skip-ranges.md), counted as a decision
       eventually(Duration.ofSeconds(10), () -> assertTrue(await(almanac.windows(task)).stream()
-          .anyMatch(w -> w.dueAt().equals(t)), task + " has no window due " + t));
+          .anyMatch(w -> w.dueAt().equals(t)) || decisions(task) > before.get(task), task + " has no window due " + t
+          + " and no decision since"));
     }
     eventually(Duration.ofSeconds(10), this::assertNoPoolJobRunning);
+  }
+
+  /** The decisions on a task's windows so far (the node's {@code almanac.decisions}, every kind and reason). */
+  private double decisions(String task) {
+    return registry.find("almanac.decisions").tag("task", task).counters().stream()
+        .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
   }
 
   private boolean nothingOpenWithin(Duration d) {
