@@ -682,6 +682,7 @@ class ClusterScenariosTest {
     }
     while (true) {
       Map<String, String> decided = new java.util.TreeMap<>();
+      Map<String, TaskJournal.SkipRangeOpened> open = new java.util.HashMap<>();
       for (String id : tasks) {
         for (AuditEvent e : reader.read(id).events()) {
           Instant d = e.event() instanceof TaskJournal.WindowMissed w ? w.dueAt()
@@ -691,6 +692,19 @@ class ClusterScenariosTest {
           if (d != null && d.isAfter(from) && !d.isAfter(to)) {
             decided.putIfAbsent(id + " " + e.window(), e.type()
                 + (e.event() instanceof TaskJournal.InstanceScheduled i ? " " + i.kind() : ""));
+          }
+          if (e.event() instanceof TaskJournal.SkipRangeOpened o) {
+            open.put(id, o); // an on-time skip range: its windows after the first are covered until its close
+          }
+          if (e.event() instanceof TaskJournal.SkipRangeClosed c && open.get(id) != null
+              && open.get(id).window().equals(c.window())) {
+            TaskJournal.SkipRangeOpened o = open.remove(id);
+            String type = o.outcome() == io.almanac.InstanceStatus.MISSED ? "WindowMissed" : "FireSkipped";
+            for (Instant t = o.dueAt().plusSeconds(1); !t.isAfter(c.lastDue()); t = t.plusSeconds(1)) {
+              if (t.isAfter(from) && !t.isAfter(to)) {
+                decided.putIfAbsent(id + " " + t, type);
+              }
+            }
           }
           if (e.event() instanceof TaskJournal.WindowsSkipped r) {
             // a skip range (docs/skip-ranges.md): each of its windows (one per second, keyed by its instant) as its first's
