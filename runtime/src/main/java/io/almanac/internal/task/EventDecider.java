@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.AlmanacException;
 import io.almanac.EventTrigger;
 import io.almanac.PublishResult.Outcome;
 import io.almanac.RefusedException;
@@ -9,7 +10,11 @@ import io.almanac.internal.protocol.TaskProtocol.EventOutcome;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.internal.protocol.TaskProtocol.BatchedEvent;
+import io.almanac.internal.protocol.TaskProtocol.EventOutcomes;
 import io.almanac.internal.protocol.TaskProtocol.PublishEvent;
+import io.almanac.journal.Evolve;
+import io.almanac.journal.HotState;
 import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
@@ -51,6 +56,46 @@ final class EventDecider {
     } catch (io.almanac.AlmanacException e) {
       return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "' cannot map the event to a window: " + e.getMessage());
     }
+  }
+
+  /**
+   * Several events, decided one by one in their order exactly as {@link #publish} decides each, every
+   * one on the state the earlier ones leave (so an id repeated inside the batch is a duplicate, and a
+   * window the batch creates coalesces the later events): their events are recorded in one write. A
+   * refusal of any event refuses the batch, naming the event; nothing is stored.
+   *
+   * @param taskId the task
+   * @param state the task's state (its dead attempts already settled)
+   * @param batch the events, in order
+   * @param schedule makes the task's schedule (may throw; made once)
+   * @param now the time the events arrived
+   * @param hot how the state keeps its windows (to fold each event's decision before the next)
+   * @return the events to record and one outcome per event, in order; or the refusal
+   */
+  Decided<EventOutcomes> publishAll(String taskId, State state, List<BatchedEvent> batch, Supplier<TaskSchedule> schedule,
+      Instant now, HotState hot) {
+    TaskSchedule made;
+    try {
+      made = schedule.get();
+    } catch (io.almanac.AlmanacException e) {
+      return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "' cannot map the events to windows: " + e.getMessage());
+    }
+    List<Event> events = new ArrayList<>();
+    List<EventOutcome> outcomes = new ArrayList<>(batch.size());
+    State s = state;
+    for (int i = 0; i < batch.size(); i++) {
+      Decided<EventOutcome> d = publish(s, batch.get(i).asPublish(), made, now);
+      if (d.refused()) {
+        AlmanacException r = d.refusal();
+        String which = " (event " + i + " of the batch of " + batch.size() + ", id '" + batch.get(i).eventId()
+            + "'; nothing of the batch was stored)";
+        return Decided.refuse(r instanceof RefusedException re ? re.withMore(which) : new AlmanacException(r.getMessage() + which, r));
+      }
+      outcomes.add(d.reply().apply(s));
+      events.addAll(d.events());
+      s = Evolve.fold(s, d.events(), hot);
+    }
+    return Decided.persist(events, new EventOutcomes(outcomes));
   }
 
   /**
