@@ -124,28 +124,19 @@ final class Publisher {
         return CompletableFuture.failedFuture(new OverloadedException(busy, gate.limit(), retryAfter));
       }
     }
-    List<CompletableFuture<TriggerProtocol.SubscriberList>> lookups = new ArrayList<>();
-    for (String type : types) {
-      CompletableFuture<TriggerProtocol.SubscriberList> lookup;
-      try {
-        lookup = Asks.ask(trigger, r -> new TriggerProtocol.Subscribers(type, r), askTimeout, scheduler);
-      } catch (RuntimeException e) {
-        lookup = CompletableFuture.failedFuture(e);
-      }
-      lookups.add(lookup);
+    CompletableFuture<TriggerProtocol.SubscriberLists> lookup; // one question for all the batch's types
+    try {
+      lookup = Asks.ask(trigger, r -> new TriggerProtocol.SubscribersOfTypes(types, r), askTimeout, scheduler);
+    } catch (RuntimeException e) {
+      lookup = CompletableFuture.failedFuture(e);
     }
-    return CompletableFuture.allOf(lookups.toArray(new CompletableFuture[0])).handle((all, error) -> {
-      java.util.Map<String, TriggerProtocol.SubscriberList> byType = new java.util.HashMap<>();
-      for (int i = 0; i < types.size(); i++) {
-        try {
-          byType.put(types.get(i), lookups.get(i).join());
-        } catch (CompletionException | CancellationException e) {
-          throw new CompletionException(new OverloadedException("no answer from the trigger within " + askTimeout
-              + " saying which tasks listen to type '" + InvalidSpecException.echo(types.get(i)) + "' (" + unwrap(e)
-              + "): the batch was sent to no task, nothing was stored; publish again after " + retryAfter, retryAfter));
-        }
+    return lookup.handle((lists, error) -> {
+      if (error != null) {
+        throw new CompletionException(new OverloadedException("no answer from the trigger within " + askTimeout
+            + " saying which tasks listen to the batch's types (" + unwrap(error) + "): the batch was sent to no task,"
+            + " nothing was stored; publish again after " + retryAfter, retryAfter));
       }
-      return byType;
+      return lists.byType();
     }).thenCompose(byType -> sendAll(events, byType));
   }
 
