@@ -82,18 +82,34 @@ final class EventDecider {
     }
     List<Event> events = new ArrayList<>();
     List<EventOutcome> outcomes = new ArrayList<>(batch.size());
+    // The state is folded only when an event makes a window (what the next decisions read: the windows and
+    // their statuses); an id counted or coalesced is remembered here, so a later copy of it is a duplicate.
+    java.util.Map<String, String> received = new java.util.HashMap<>(); // id -> window, for the ids of this batch
     State s = state;
     for (int i = 0; i < batch.size(); i++) {
-      Decided<EventOutcome> d = publish(s, batch.get(i).asPublish(), made, now);
+      BatchedEvent e = batch.get(i);
+      String seen = e.eventId() == null ? null : received.get(e.eventId());
+      if (seen != null && s.spec().event() != null && s.spec().event().type().equals(e.type())) {
+        events.add(new TaskJournal.EventDuplicated(seen, e.eventId(), now));
+        outcomes.add(new EventOutcome(seen, Outcome.DUPLICATE, "event id " + e.eventId() + " arrived before (window " + seen + ")"));
+        continue;
+      }
+      Decided<EventOutcome> d = publish(s, e.asPublish(), made, now);
       if (d.refused()) {
         AlmanacException r = d.refusal();
-        String which = " (event " + i + " of the batch of " + batch.size() + ", id '" + batch.get(i).eventId()
+        String which = " (event " + i + " of the batch of " + batch.size() + ", id '" + e.eventId()
             + "'; nothing of the batch was stored)";
         return Decided.refuse(r instanceof RefusedException re ? re.withMore(which) : new AlmanacException(r.getMessage() + which, r));
       }
-      outcomes.add(d.reply().apply(s));
+      EventOutcome o = d.reply().apply(s);
+      outcomes.add(o);
       events.addAll(d.events());
-      s = Evolve.fold(s, d.events(), hot);
+      if (o.outcome() != Outcome.DUPLICATE) {
+        received.put(e.eventId(), o.window());
+      }
+      if (d.events().stream().anyMatch(x -> !(x instanceof TaskJournal.EventReceived) && !(x instanceof TaskJournal.EventDuplicated))) {
+        s = Evolve.fold(s, d.events(), hot);
+      }
     }
     return Decided.persist(events, new EventOutcomes(outcomes));
   }
