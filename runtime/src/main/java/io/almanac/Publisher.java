@@ -107,6 +107,135 @@ final class Publisher {
     });
   }
 
+  /**
+   * Publishes validated events in one go: the trigger is asked once per distinct type, and each
+   * listening task gets all its events in one message (one slot of its queue, one journal write).
+   * Fails as a whole, as {@link #publish} fails for one event: a refusal before sending (no listener
+   * for a type, a missing event time, a full queue) stores nothing anywhere.
+   *
+   * @param events the events (already validated), in order
+   * @return one result per event, in order
+   */
+  CompletableFuture<List<PublishResult>> publishAll(List<IncomingEvent> events) {
+    List<String> types = events.stream().map(IncomingEvent::type).distinct().toList();
+    for (String type : types) {
+      String busy = gate.full(type);
+      if (busy != null) {
+        return CompletableFuture.failedFuture(new OverloadedException(busy, gate.limit(), retryAfter));
+      }
+    }
+    CompletableFuture<TriggerProtocol.SubscriberLists> lookup; // one question for all the batch's types
+    try {
+      lookup = Asks.ask(trigger, r -> new TriggerProtocol.SubscribersOfTypes(types, r), askTimeout, scheduler);
+    } catch (RuntimeException e) {
+      lookup = CompletableFuture.failedFuture(e);
+    }
+    return lookup.handle((lists, error) -> {
+      if (error != null) {
+        throw new CompletionException(new OverloadedException("no answer from the trigger within " + askTimeout
+            + " saying which tasks listen to the batch's types (" + unwrap(error) + "): the batch was sent to no task,"
+            + " nothing was stored; publish again after " + retryAfter, retryAfter));
+      }
+      return lists.byType();
+    }).thenCompose(byType -> sendAll(events, byType));
+  }
+
+  /** Checks a batch against its listeners, takes one slot per task and sends each task its events. */
+  private CompletableFuture<List<PublishResult>> sendAll(List<IncomingEvent> events,
+      java.util.Map<String, TriggerProtocol.SubscriberList> byType) {
+    java.util.Map<String, List<Integer>> indexes = new java.util.LinkedHashMap<>(); // task -> its events' positions
+    java.util.Map<String, io.almanac.journal.SpecRecord> specs = new java.util.HashMap<>();
+    for (int i = 0; i < events.size(); i++) {
+      IncomingEvent event = events.get(i);
+      TriggerProtocol.SubscriberList list = byType.get(event.type());
+      if (list.taskIds().isEmpty()) {
+        throw new CompletionException(RefusedException.invalid(RefusedException.Reason.UNKNOWN_EVENT_TYPE, "events[" + i
+            + "].type", InvalidSpecException.echo(event.type()), "no registered task listens to this event type; nothing of"
+            + " the batch was stored"));
+      }
+      if (event.eventTime() == null && !list.byEventTime().isEmpty()) {
+        throw new CompletionException(new InvalidSpecException("events[" + i + "].eventTime", null, "task(s) "
+            + String.join(", ", list.byEventTime()) + " map events of type '" + event.type()
+            + "' to windows by their event time; nothing of the batch was stored"));
+      }
+      for (int t = 0; t < list.taskIds().size(); t++) {
+        String taskId = list.taskIds().get(t);
+        indexes.computeIfAbsent(taskId, k -> new ArrayList<>()).add(i);
+        io.almanac.journal.SpecRecord spec = list.specAt(t);
+        if (spec != null) {
+          specs.putIfAbsent(taskId, spec);
+        }
+      }
+    }
+    List<String> taskIds = List.copyOf(indexes.keySet());
+    String full = gate.admit(taskIds);
+    if (full != null) {
+      throw new CompletionException(new OverloadedException(full, gate.limit(), retryAfter));
+    }
+    List<CompletableFuture<StatusReply<TaskProtocol.EventOutcomes>>> asks = new ArrayList<>();
+    for (String taskId : taskIds) {
+      List<TaskProtocol.BatchedEvent> mine = new ArrayList<>();
+      for (int i : indexes.get(taskId)) {
+        IncomingEvent e = events.get(i);
+        mine.add(new TaskProtocol.BatchedEvent(e.type(), e.id(), e.eventTime(), e.summary()));
+      }
+      io.almanac.journal.SpecRecord spec = specs.get(taskId);
+      CompletableFuture<StatusReply<TaskProtocol.EventOutcomes>> ask;
+      try {
+        ask = Asks.ask(tasks.apply(taskId), r -> new TaskProtocol.PublishEvents(mine, r, spec), askTimeout, scheduler);
+      } catch (RuntimeException e) {
+        ask = CompletableFuture.failedFuture(e);
+      }
+      asks.add(ask.whenComplete((r, e) -> gate.release(taskId)));
+    }
+    return CompletableFuture.allOf(asks.toArray(new CompletableFuture[0])).handle((all, ignored) -> {
+      java.util.Map<String, List<TaskProtocol.EventOutcome>> answers = new java.util.HashMap<>();
+      List<PublishResult.TaskOutcome> recorded = new ArrayList<>();
+      List<String> unanswered = new ArrayList<>();
+      Throwable noAnswer = null;
+      Throwable refusal = null;
+      for (int k = 0; k < taskIds.size(); k++) {
+        String taskId = taskIds.get(k);
+        StatusReply<TaskProtocol.EventOutcomes> reply;
+        try {
+          reply = asks.get(k).join();
+        } catch (CompletionException | CancellationException e) {
+          unanswered.add(taskId);
+          noAnswer = noAnswer != null ? noAnswer : unwrap(e);
+          continue;
+        }
+        if (reply.isError()) {
+          refusal = refusal != null ? refusal : reply.getError();
+        } else {
+          List<TaskProtocol.EventOutcome> outs = reply.getValue().outcomes();
+          answers.put(taskId, outs);
+          TaskProtocol.EventOutcome o = outs.get(0);
+          recorded.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
+        }
+      }
+      if (!unanswered.isEmpty()) {
+        IncomingEvent first = events.get(0);
+        throw new CompletionException(new PublishOutcomeUnknownException(first.type(), first.id() + " (and the "
+            + (events.size() - 1) + " other event(s) of its batch)", unanswered, recorded, noAnswer));
+      }
+      if (refusal != null) {
+        throw new CompletionException(refusedByOne(refusal, recorded));
+      }
+      java.util.Map<String, Integer> next = new java.util.HashMap<>(); // each task's answers are in its events' order
+      List<PublishResult> results = new ArrayList<>(events.size());
+      for (IncomingEvent event : events) {
+        List<PublishResult.TaskOutcome> outcomes = new ArrayList<>();
+        for (String taskId : byType.get(event.type()).taskIds()) {
+          int at = next.merge(taskId, 1, Integer::sum) - 1;
+          TaskProtocol.EventOutcome o = answers.get(taskId).get(at);
+          outcomes.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
+        }
+        results.add(new PublishResult(event.type(), event.id(), outcomes));
+      }
+      return results;
+    });
+  }
+
   /** Sends an admitted event to its tasks (one slot taken in each, given back as each answers) and joins their answers. */
   private CompletableFuture<PublishResult> send(IncomingEvent event, TriggerProtocol.SubscriberList list) {
     List<String> taskIds = list.taskIds();

@@ -75,6 +75,12 @@ class JsonRoundTripTest {
     values.addAll(List.of(RetryPolicy.Backoff.values()));
     values.addAll(List.of(CatchUpPolicy.Mode.values()));
     values.addAll(List.of(Transition.values()));
+    // a batch publish's parts that travel between nodes (the command itself carries an actor ref)
+    values.add(new io.almanac.internal.protocol.TaskProtocol.BatchedEvent("order.paid", "evt-1",
+        java.time.Instant.parse("2026-11-29T02:15:00Z"), "order 1 paid"));
+    values.add(new io.almanac.internal.protocol.TaskProtocol.BatchedEvent("order.paid", "evt-2", null, null));
+    values.add(new io.almanac.internal.protocol.TaskProtocol.EventOutcomes(List.of(new io.almanac.internal.protocol.TaskProtocol
+        .EventOutcome("2026-11-29-02", PublishResult.Outcome.DUPLICATE, "event id evt-1 arrived before"))));
     return mappers()
         .flatMap(m -> values.stream().map(v -> Arguments.of(m.get()[0], m.get()[1], v)));
   }

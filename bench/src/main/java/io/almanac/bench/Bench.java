@@ -112,6 +112,9 @@ public final class Bench {
         System.exit(2);
       }
     }
+    if (opt.containsKey("batch")) { // event-ingest: events per publish call (1: publish, more: publishAll)
+      System.setProperty("almanac.bench.batch", String.valueOf(Math.max(1, Integer.parseInt(opt.get("batch")))));
+    }
     if (opt.containsKey("child")) {
       child(opt);
       return;
@@ -313,6 +316,9 @@ public final class Bench {
       String pgPrefix, String failoverRuns) throws Exception {
     List<String> cmd = javaCommand("2g");
     cmd.add(1, "-Dalmanac.bench.pg.prefix=" + pgPrefix);
+    if (System.getProperty("almanac.bench.batch") != null) {
+      cmd.add(1, "-Dalmanac.bench.batch=" + System.getProperty("almanac.bench.batch"));
+    }
     if (System.getProperty("almanac.bench.overrides") != null) {
       cmd.add(1, "-Dalmanac.bench.overrides=" + System.getProperty("almanac.bench.overrides"));
     }
@@ -374,7 +380,7 @@ public final class Bench {
         case "cluster-failover" -> Cluster.failover(system, n, Integer.parseInt(opt.getOrDefault("failover-runs", "5")), dir);
         case "instance-query" -> InstanceBench.instanceQuery(n, quick ? 50 : 200, dir);
         case "projection-lag" -> InstanceBench.projectionLag(n, quick ? 10 : 30, dir);
-        case "event-ingest" -> TriggerBench.eventIngest(n, 16, quick ? 5 : 20, 0.2, dir);
+        case "event-ingest" -> TriggerBench.eventIngest(n, 16, quick ? 5 : 20, 0.2, Integer.getInteger("almanac.bench.batch", 1), dir);
         case "dependency-latency" -> TriggerBench.dependencyLatency(n, quick ? 10 : 30, dir);
         case "condition-cpu" -> TriggerBench.conditionCpu(n, quick ? 20 : 60, quick ? 10 : 20, dir);
         case "pool" -> PoolBench.run(system, n, quick ? 5 : 20, dir);

@@ -171,9 +171,9 @@ final class Table {
           ms(num(r, "probe_due_after_start_ms")), ms(num(r, "registration_ms")));
     }
     if (w.equals("event-ingest")) {
-      return String.format("accepted (new ids) %s/s, calls %s/s by %s publishers | duplicates recognised %s of %s | latency p50 %s p99 %s"
+      return String.format("accepted (new ids) %s/s, calls %s/s of %s event(s) by %s publishers | duplicates recognised %s of %s | latency p50 %s p99 %s"
               + " | instances = distinct windows: %s | failed calls %s",
-          f(num(r, "accepted_per_s")), f(num(r, "publish_calls_per_s")), f(num(r, "publishers")),
+          f(num(r, "accepted_per_s")), f(num(r, "publish_calls_per_s")), r.getOrDefault("batch", 1), f(num(r, "publishers")),
           f(num(r, "duplicates_recognised")), f(num(r, "duplicates_sent")), ms(num(r, "latency_all.p50_ms")),
           ms(num(r, "latency_all.p99_ms")), get(r, "instances_equal_distinct_windows"), f(num(r, "failed_calls")));
     }

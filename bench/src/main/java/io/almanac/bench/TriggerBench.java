@@ -5,6 +5,7 @@ import io.almanac.Almanac;
 import io.almanac.ConditionTrigger;
 import io.almanac.DependencyTrigger;
 import io.almanac.EventTrigger;
+import io.almanac.IncomingEvent;
 import io.almanac.JobResult;
 import io.almanac.PublishResult;
 import io.almanac.TaskSpec;
@@ -120,8 +121,10 @@ final class TriggerBench {
 
   // ---------------------------------------------------------------- event-ingest
 
-  static Map<String, Object> eventIngest(int tasks, int publishers, int seconds, double dupShare, Path dir) throws Exception {
+  static Map<String, Object> eventIngest(int tasks, int publishers, int seconds, double dupShare, int batch, Path dir)
+      throws Exception {
     Map<String, Object> out = Workloads.head("almanac", "event-ingest", new AlmanacSut());
+    out.put("batch", batch);
     out.put("tasks", tasks);
     out.put("publishers", publishers);
     out.put("seconds", seconds);
@@ -146,7 +149,8 @@ final class TriggerBench {
         windowsSent.computeIfAbsent(Plan.id("e", i), k -> ConcurrentHashMap.newKeySet()).add(t.truncatedTo(ChronoUnit.HOURS).toString());
       }
       Bench.progress("  event-ingest: %d tasks registered and warmed up; %d publishers for %d s", tasks, publishers, seconds);
-      AtomicLong calls = new AtomicLong();
+      AtomicLong calls = new AtomicLong(); // events published (accepted calls x their events)
+      AtomicLong callsMade = new AtomicLong(); // publish or publishAll calls answered
       AtomicLong sentDup = new AtomicLong();
       Map<PublishResult.Outcome, AtomicLong> outcomes = new ConcurrentHashMap<>();
       AtomicLong failures = new AtomicLong();
@@ -166,32 +170,51 @@ final class TriggerBench {
           List<Object[]> sent = new ArrayList<>(); // {task index, id, time}
           long seq = 0;
           while (System.nanoTime() < end) {
-            Object[] ev;
-            boolean dup = !sent.isEmpty() && rnd.nextDouble() < dupShare;
-            if (dup) {
-              ev = sent.get(rnd.nextInt(sent.size()));
-            } else {
-              int task = rnd.nextInt(tasks);
-              ev = new Object[] {task, "p" + pid + "-" + (seq++), base.plusMillis((long) (rnd.nextDouble() * spanMs))};
+            List<Object[]> evs = new ArrayList<>(batch);
+            List<Boolean> dups = new ArrayList<>(batch);
+            for (int b = 0; b < batch; b++) {
+              boolean dup = !sent.isEmpty() && rnd.nextDouble() < dupShare;
+              if (dup) {
+                evs.add(sent.get(rnd.nextInt(sent.size())));
+              } else {
+                int task = rnd.nextInt(tasks);
+                evs.add(new Object[] {task, "p" + pid + "-" + (seq++), base.plusMillis((long) (rnd.nextDouble() * spanMs))});
+              }
+              dups.add(dup);
             }
             long s = System.nanoTime();
             try {
-              PublishResult r = node.almanac.publish("bench.e" + ev[0], (String) ev[1], (Instant) ev[2], null)
-                  .toCompletableFuture().get(60, TimeUnit.SECONDS);
+              List<PublishResult> rs;
+              if (batch == 1) {
+                Object[] ev = evs.get(0);
+                rs = List.of(node.almanac.publish("bench.e" + ev[0], (String) ev[1], (Instant) ev[2], null)
+                    .toCompletableFuture().get(60, TimeUnit.SECONDS));
+              } else {
+                List<IncomingEvent> list = new ArrayList<>(batch);
+                for (Object[] ev : evs) {
+                  list.add(IncomingEvent.of("bench.e" + ev[0], (String) ev[1]).withEventTime((Instant) ev[2]));
+                }
+                rs = node.almanac.publishAll(list).toCompletableFuture().get(60, TimeUnit.SECONDS);
+              }
               double ms = (System.nanoTime() - s) / 1e6;
-              (dup ? mineDup : mine).add(ms);
-              calls.incrementAndGet();
-              if (dup) {
-                sentDup.incrementAndGet();
+              boolean anyNew = dups.contains(Boolean.FALSE);
+              (anyNew ? mine : mineDup).add(ms);
+              calls.addAndGet(batch);
+              for (int b = 0; b < batch; b++) {
+                Object[] ev = evs.get(b);
+                if (dups.get(b)) {
+                  sentDup.incrementAndGet();
+                }
+                for (PublishResult.TaskOutcome o : rs.get(b).tasks()) {
+                  outcomes.computeIfAbsent(o.outcome(), k -> new AtomicLong()).incrementAndGet();
+                }
+                if (!dups.get(b)) {
+                  sent.add(ev);
+                  windowsSent.computeIfAbsent(Plan.id("e", (Integer) ev[0]), k -> ConcurrentHashMap.newKeySet())
+                      .add(((Instant) ev[2]).truncatedTo(ChronoUnit.HOURS).toString());
+                }
               }
-              for (PublishResult.TaskOutcome o : r.tasks()) {
-                outcomes.computeIfAbsent(o.outcome(), k -> new AtomicLong()).incrementAndGet();
-              }
-              if (!dup) {
-                sent.add(ev);
-                windowsSent.computeIfAbsent(Plan.id("e", (Integer) ev[0]), k -> ConcurrentHashMap.newKeySet())
-                    .add(((Instant) ev[2]).truncatedTo(ChronoUnit.HOURS).toString());
-              }
+              callsMade.incrementAndGet();
             } catch (Exception e) {
               failures.incrementAndGet();
             }
@@ -214,8 +237,10 @@ final class TriggerBench {
       Map<String, Long> oc = new TreeMap<>();
       outcomes.forEach((k, v) -> oc.put(k.name(), v.get()));
       out.put("elapsed_s", elapsed);
-      out.put("publish_calls", calls.get());
-      out.put("publish_calls_per_s", calls.get() / elapsed);
+      out.put("publish_calls", callsMade.get());
+      out.put("publish_calls_per_s", callsMade.get() / elapsed);
+      out.put("events_published", calls.get());
+      out.put("events_per_s", calls.get() / elapsed);
       out.put("accepted_new_ids", accepted);
       out.put("accepted_per_s", accepted / elapsed);
       out.put("duplicates_sent", sentDup.get());
@@ -244,9 +269,13 @@ final class TriggerBench {
       out.put("tasks_with_instance_count_mismatch", mismatchedTasks);
       out.put("journal_events_by_type", node.eventsByType());
       out.put("load_average_after", load());
+      Bench.progress("  event-ingest (batch %d): %.0f accepted/s (new ids), %d of %d duplicates recognised, load %s -> %s", batch,
+          accepted / elapsed, oc.getOrDefault("DUPLICATE", 0L), sentDup.get(), out.get("load_average_before"),
+          out.get("load_average_after"));
       out.put("note", "each task listens to its own type bench.e<i>; hourly windows (UTC) by event time over the last 20 hours; "
-          + "each publisher thread calls publish(...).get() in a loop, choosing a random task, and re-sends one of its own "
-          + "earlier ids with the share above; accepted = calls with a new id; latency = the call's round trip in ms; "
+          + "each publisher thread calls publish(...).get() (batch 1) or publishAll(batch events).get() in a loop, choosing a "
+          + "random task for each event, and re-sends one of its own earlier ids with the share above; accepted = events with "
+          + "a new id; latency = the call's round trip in ms (latency_duplicate: calls of duplicates only); "
           + "warm-up of one event per task before the clock starts (in the window check, not in the rates). The windows' "
           + "jobs (8 at a time) run during the measurement.");
       return out;

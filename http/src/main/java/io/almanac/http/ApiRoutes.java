@@ -59,6 +59,8 @@ public final class ApiRoutes extends AllDirectives {
   private final WindowSource windows;
   private final Tokens tokens;
   private final int maxBackfillWindows;
+  /** The most events one {@code POST /api/events/batch} takes ({@code almanac.http.max-batch-events}). */
+  private final int maxBatchEvents;
   private final Function<String, CompletionStage<Boolean>> journalHas;
 
   /**
@@ -89,6 +91,19 @@ public final class ApiRoutes extends AllDirectives {
   /** The routes with the named tokens of {@code almanac.http.token} and {@code almanac.http.tokens}. */
   ApiRoutes(Almanac almanac, WindowSource windows, Tokens tokens, int maxBackfillWindows,
       Function<String, CompletionStage<Boolean>> journalHas) {
+    this(almanac, windows, tokens, maxBackfillWindows, DEFAULT_MAX_BATCH_EVENTS, journalHas);
+  }
+
+  /** The default of {@code almanac.http.max-batch-events}. */
+  static final int DEFAULT_MAX_BATCH_EVENTS = 1000;
+
+  /** The routes with the most events one batch publish takes ({@code almanac.http.max-batch-events}). */
+  ApiRoutes(Almanac almanac, WindowSource windows, Tokens tokens, int maxBackfillWindows, int maxBatchEvents,
+      Function<String, CompletionStage<Boolean>> journalHas) {
+    if (maxBatchEvents < 1) {
+      throw new InvalidSpecException("almanac.http.max-batch-events", maxBatchEvents, "must be >= 1");
+    }
+    this.maxBatchEvents = maxBatchEvents;
     this.journalHas = journalHas;
     this.almanac = almanac;
     this.windows = windows;
@@ -130,7 +145,16 @@ public final class ApiRoutes extends AllDirectives {
       throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be an integer");
     }
     AlmanacHttp.Settings.from(config); // every setting checked
-    return new ApiRoutes(almanac, windows, Tokens.from(config), max, journalHas);
+    String batchKey = "almanac.http.max-batch-events";
+    int maxBatch;
+    try {
+      maxBatch = config.getInt(batchKey);
+    } catch (ConfigException.Missing e) {
+      throw InvalidSpecException.missing(batchKey, "this module's reference.conf sets it: is it on the class path?");
+    } catch (ConfigException e) {
+      throw new InvalidSpecException(batchKey, config.getValue(batchKey).unwrapped(), "must be an integer");
+    }
+    return new ApiRoutes(almanac, windows, Tokens.from(config), max, maxBatch, journalHas);
   }
 
   /** @return the routes under {@code /api} */
@@ -148,7 +172,7 @@ public final class ApiRoutes extends AllDirectives {
               String note = b.optionalText("note");
               return answer(() -> raisePoolBudget(pool, amount, note), null, null, u -> ok(poolJson(u)));
             })))))),
-        new EventRoutes(almanac, this).route(),
+        new EventRoutes(almanac, this, maxBatchEvents).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
   }
 
@@ -597,6 +621,33 @@ public final class ApiRoutes extends AllDirectives {
    */
   private Route noteBody(Function<String, Route> inner) {
     return body(NOTE, b -> inner.apply(b.optionalText("note")), true);
+  }
+
+  /**
+   * A body of up to {@code maxBytes} bytes, as text (a batch's: larger than {@link #MAX_BODY_BYTES});
+   * a larger one is 413 naming {@code body}, one of another content type 415.
+   */
+  Route rawBody(long maxBytes, Function<String, Route> inner) {
+    return extractRequestEntity(request -> {
+      java.util.OptionalLong length = request.getContentLengthOption();
+      if (length.isPresent() && length.getAsLong() > maxBytes) {
+        return Problems.complete(new Problem(413, "payload-too-large", "Payload too large", "body: " + length.getAsLong()
+            + " bytes is larger than the " + maxBytes + " bytes this call takes", "body", null));
+      }
+      return extractStrictEntity(Duration.ofSeconds(10), maxBytes, entity -> {
+        String text = entity.getData().utf8String();
+        if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+          return Problems.complete(new Problem(415, "unsupported-media-type", "Unsupported media type",
+              "Content-Type: " + entity.getContentType() + " is not supported: send application/json", "Content-Type",
+              entity.getContentType().toString()));
+        }
+        try {
+          return inner.apply(text);
+        } catch (Problem.Raised e) {
+          return Problems.complete(e.problem());
+        }
+      });
+    });
   }
 
   /** A body over {@value #MAX_BODY_BYTES} bytes: 413 naming {@code body}. */

@@ -6,7 +6,10 @@ import io.almanac.Almanac;
 import io.almanac.IncomingEvent;
 import io.almanac.PublishResult;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 
@@ -28,21 +31,51 @@ final class EventRoutes extends AllDirectives {
   /** The fields of the body. */
   static final Set<String> FIELDS = Set.of("type", "id", "eventTime", "summary");
 
+  /** The most bytes one event of a batch may take in the body (its id, type and summary at their longest, and more). */
+  static final long BYTES_PER_BATCHED_EVENT = 1024;
+
   private final Almanac almanac;
   private final ApiRoutes api;
+  private final int maxBatchEvents;
 
   /**
    * @param almanac the node
    * @param api the API's plumbing: the token check, the body's parsing and the answers
+   * @param maxBatchEvents the most events one {@code POST /api/events/batch} takes
    */
-  EventRoutes(Almanac almanac, ApiRoutes api) {
+  EventRoutes(Almanac almanac, ApiRoutes api, int maxBatchEvents) {
     this.almanac = almanac;
     this.api = api;
+    this.maxBatchEvents = maxBatchEvents;
   }
 
-  /** @return {@code events}, under the API's {@code /api} prefix */
+  /** @return {@code events} and {@code events/batch}, under the API's {@code /api} prefix */
   Route route() {
-    return path("events", () -> post(() -> api.authorized(() -> api.body(FIELDS, this::publish))));
+    return concat(
+        path("events", () -> post(() -> api.authorized(() -> api.body(FIELDS, this::publish)))),
+        path(PathMatchers.segment("events").slash("batch"), () -> post(() -> api.authorized(() -> api.rawBody(
+            ApiRoutes.MAX_BODY_BYTES + maxBatchEvents * BYTES_PER_BATCHED_EVENT, this::publishAll)))));
+  }
+
+  /** {@code POST /api/events/batch}: a JSON array of events, published in one call ({@link Almanac#publishAll}). */
+  private Route publishAll(String text) {
+    List<JsonBody> bodies = JsonBody.parseArray(text, FIELDS, "events", maxBatchEvents);
+    List<IncomingEvent> events = new ArrayList<>(bodies.size());
+    for (int i = 0; i < bodies.size(); i++) {
+      try {
+        events.add(event(bodies.get(i)));
+      } catch (Problem.Raised e) {
+        throw new Problem.Raised(JsonBody.prefixed(e.problem(), "events[" + i + "]"));
+      }
+    }
+    return api.answer(() -> almanac.publishAll(events), null, null, results -> {
+      ObjectNode root = ApiJson.JSON.createObjectNode();
+      ArrayNode list = root.putArray("results");
+      for (PublishResult r : results) {
+        list.add(json(r));
+      }
+      return api.ok(root);
+    });
   }
 
   private Route publish(JsonBody body) {

@@ -92,6 +92,61 @@ final class JsonBody {
   }
 
   /**
+   * A body that is a JSON array of objects, each checked as {@link #parse} checks a body; a refusal
+   * names the element ({@code events[3].id}).
+   *
+   * @param text the body
+   * @param fields the fields each element takes
+   * @param name what the elements are called in a refusal ({@code events})
+   * @param max the most elements taken
+   * @return the elements, in order
+   * @throws Problem.Raised when the body is missing, not JSON, not an array, has more than {@code max}
+   *     elements, or an element is refused
+   */
+  static java.util.List<JsonBody> parseArray(String text, Set<String> fields, String name, int max) {
+    if (text == null || text.isBlank()) {
+      throw new Problem.Raised(Problem.invalid("body", text == null ? "" : text, "is required: a JSON array of objects "
+          + "with " + String.join(", ", new java.util.TreeSet<>(fields))));
+    }
+    JsonNode parsed;
+    try {
+      parsed = READER.readTree(text);
+    } catch (JsonProcessingException e) {
+      String why = e.getOriginalMessage();
+      throw new Problem.Raised(Problem.invalid("body", text, "is not valid JSON: " + (why == null ? "" : why.lines()
+          .findFirst().orElse(""))));
+    }
+    if (!(parsed instanceof com.fasterxml.jackson.databind.node.ArrayNode array)) {
+      throw new Problem.Raised(Problem.invalid("body", text, "must be a JSON array of events"));
+    }
+    if (array.size() > max) {
+      throw new Problem.Raised(Problem.invalid(name, array.size() + " elements", "are more than the " + max
+          + " one call takes (almanac.http.max-batch-events): send them in parts"));
+    }
+    java.util.List<JsonBody> out = new java.util.ArrayList<>(array.size());
+    for (int i = 0; i < array.size(); i++) {
+      try {
+        out.add(parse(array.get(i).toString(), fields));
+      } catch (Problem.Raised e) {
+        throw new Problem.Raised(prefixed(e.problem(), name + "[" + i + "]"));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * @param p a refusal of an element's field
+   * @param element the element ({@code events[3]})
+   * @return the refusal naming {@code events[3].field} ({@code events[3]} for the element itself)
+   */
+  static Problem prefixed(Problem p, String element) {
+    String field = p.field() == null || p.field().equals("body") ? element : element + "." + p.field();
+    String detail = p.field() != null && p.detail() != null && p.detail().startsWith(p.field() + ":")
+        ? field + p.detail().substring(p.field().length()) : element + ": " + p.detail();
+    return new Problem(p.status(), p.kind(), p.title(), detail, field, p.value(), p.retryAfter());
+  }
+
+  /**
    * @param e a parse failure
    * @return the field a body gave twice, when that is the failure (the strict duplicate check's), else null
    */

@@ -185,7 +185,8 @@ public final class Problems {
 
   /** An event type no task listens to: 404 naming {@code type}, with the value the refusal carries. */
   private static Problem unknownEventType(RefusedException refused) {
-    return Problem.notFound(refused.getMessage(), "type", refused.value());
+    // a batch's refusal names the event (events[i].type)
+    return Problem.notFound(refused.getMessage(), refused.field() != null ? refused.field() : "type", refused.value());
   }
 
   private static Throwable unwrap(Throwable error) {

@@ -45,7 +45,8 @@ class EventRoutesTest {
 
   @BeforeEach
   void start() throws Exception {
-    testKit = ActorTestKit.create("event-routes-test", AlmanacHttpTest.config("almanac.http.token = \"" + TOKEN + "\""));
+    testKit = ActorTestKit.create("event-routes-test", AlmanacHttpTest.config("almanac.http.token = \"" + TOKEN + "\"\n"
+        + "almanac.http.max-batch-events = 5"));
     journal = PersistenceTestKit.create(testKit.system());
     almanac = Almanac.builder(testKit.system()).clock(new SettableClock(NOW))
         .job("block", ctx -> new CompletableFuture<>())
@@ -65,6 +66,12 @@ class EventRoutesTest {
 
   private HttpResponse<String> publish(String body) throws Exception {
     return publish(body, "Bearer " + TOKEN);
+  }
+
+  private HttpResponse<String> publishBatch(String body) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create(base + "/api/events/batch"))
+        .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")
+        .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> publish(String body, String authorization) throws Exception {
@@ -167,6 +174,45 @@ class EventRoutesTest {
 
     assertEquals(events, events(), "nothing stored");
     assertEquals(windows, windows(), "no window changed");
+  }
+
+  @Test
+  @DisplayName("POST /api/events/batch: a JSON array of events is answered with one result per event in order, "
+      + "duplicates inside the batch and against history recognised")
+  void publishesABatch() throws Exception {
+    outcome(ok(publish(event("evt-0", "2026-11-30T00:05:00Z"))), "evt-0");
+    int before = events();
+    JsonNode answer = ok(publishBatch("[" + event("evt-1", "2026-11-30T00:10:00Z") + "," + event("evt-0", "2026-11-30T00:05:00Z")
+        + "," + event("evt-2", "2026-11-30T00:20:00Z") + "," + event("evt-1", "2026-11-30T00:10:00Z") + "]"));
+    JsonNode results = answer.get("results");
+    assertEquals(4, results.size(), answer.toString());
+    assertEquals("COALESCED", outcome(results.get(0), "evt-1").get("outcome").asText());
+    assertEquals("DUPLICATE", outcome(results.get(1), "evt-0").get("outcome").asText());
+    assertEquals("COALESCED", outcome(results.get(2), "evt-2").get("outcome").asText());
+    assertEquals("DUPLICATE", outcome(results.get(3), "evt-1").get("outcome").asText());
+    assertEquals(before + 4, events(), "two received, two duplicates counted");
+    assertEquals(1, windows().size());
+    assertEquals(0, ok(publishBatch("[]")).get("results").size());
+  }
+
+  @Test
+  @DisplayName("POST /api/events/batch: a bad event is a 400 naming it (events[i].field), an unknown type a 404, more "
+      + "than almanac.http.max-batch-events a 400 naming events; nothing of the batch is stored")
+  void badBatch() throws Exception {
+    int events = events();
+    String good = event("evt-1", "2026-11-30T00:10:00Z");
+    problem(publishBatch("[" + good + ",{\"type\":\"order.paid\",\"eventTime\":\"2026-11-30T00:10:00Z\"}]"), 400,
+        "events[1].id", null);
+    problem(publishBatch("[" + good + ",{\"type\":\"order.paid\",\"id\":\"e\",\"eventTime\":\"yesterday\"}]"), 400,
+        "events[1].eventTime", "yesterday");
+    problem(publishBatch("[" + good + "," + event("e", "2026-11-30T02:00:00Z") + "]"), 400, "events[1].eventTime", null);
+    problem(publishBatch("[" + good + ",{\"type\":\"order.refunded\",\"id\":\"e\",\"eventTime\":\"2026-11-30T00:10:00Z\"}]"),
+        404, "events[1].type", "order.refunded");
+    problem(publishBatch("[" + good + ",7]"), 400, "events[1]", null);
+    problem(publishBatch(good), 400, "body", null);
+    problem(publishBatch("[" + String.join(",", java.util.Collections.nCopies(6, good)) + "]"), 400, "events", null);
+    assertEquals(events, events(), "nothing stored");
+    assertEquals(List.of(), windows());
   }
 
   @Test

@@ -62,7 +62,7 @@ public final class TaskProtocol {
       DeadlineTimer {}
 
   /** From outside the schedule (R9): published events, and upstream successes forwarded by the trigger. */
-  public sealed interface InputCommand extends Command permits PublishEvent, UpstreamSucceeded {}
+  public sealed interface InputCommand extends Command permits PublishEvent, PublishEvents, UpstreamSucceeded {}
 
   /**
    * An event of a type the task listens to (R9).
@@ -82,6 +82,54 @@ public final class TaskProtocol {
     public PublishEvent(String type, String eventId, Instant eventTime, String summary,
         ActorRef<StatusReply<EventOutcome>> replyTo) {
       this(type, eventId, eventTime, summary, replyTo, null);
+    }
+  }
+
+  /**
+   * One event of a batch (R9): what {@link PublishEvent} carries, without the reply address.
+   *
+   * @param type the event type
+   * @param eventId its id
+   * @param eventTime its own time, or null
+   * @param summary its summary, or null
+   */
+  public record BatchedEvent(String type, String eventId, Instant eventTime, String summary)
+      implements AlmanacSerializable {
+
+    /** @return this event as a single publish (no reply address, no spec), for the deciders */
+    public PublishEvent asPublish() {
+      return new PublishEvent(type, eventId, eventTime, summary, null, null);
+    }
+  }
+
+  /**
+   * Several events of types the task listens to, decided one by one in their order as {@link
+   * PublishEvent}s are and recorded in one write (R9). A refusal of any of them refuses them all:
+   * nothing is stored.
+   *
+   * @param events the events, in order (not empty)
+   * @param replyTo what the task did with each, in the same order
+   * @param spec the task's spec as the trigger has it registered, or null (see {@link PublishEvent})
+   */
+  public record PublishEvents(List<BatchedEvent> events, ActorRef<StatusReply<EventOutcomes>> replyTo, SpecRecord spec)
+      implements InputCommand {
+
+    /** Canonical constructor: the list is copied. */
+    public PublishEvents {
+      events = List.copyOf(events);
+    }
+  }
+
+  /**
+   * What a task did with each event of a {@link PublishEvents}.
+   *
+   * @param outcomes one per event, in the order sent
+   */
+  public record EventOutcomes(List<EventOutcome> outcomes) implements AlmanacSerializable {
+
+    /** Canonical constructor: the list is copied. */
+    public EventOutcomes {
+      outcomes = List.copyOf(outcomes);
     }
   }
 

@@ -4,6 +4,7 @@ import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TriggerJournal;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.pattern.StatusReply;
@@ -19,7 +20,7 @@ public final class TriggerProtocol {
 
   /** What the trigger is told. */
   public sealed interface Command extends AlmanacSerializable
-      permits Register, TaskWakes, Remove, MarkActive, Quiesce, GetStatus, Subscribers, CheckDependencies, UpstreamDone, GetSpec,
+      permits Register, TaskWakes, Remove, MarkActive, Quiesce, GetStatus, Subscribers, SubscribersOfTypes, CheckDependencies, UpstreamDone, GetSpec,
       Internal {}
 
   /**
@@ -100,6 +101,21 @@ public final class TriggerProtocol {
    * @param replyTo the task ids, sorted (empty: none listens)
    */
   public record Subscribers(String type, ActorRef<SubscriberList> replyTo) implements Command {}
+
+  /**
+   * Which registered tasks listen to each of these event types (R9): a batch's one question.
+   *
+   * @param types the event types
+   * @param replyTo each type's {@link SubscriberList}
+   */
+  public record SubscribersOfTypes(List<String> types, ActorRef<SubscriberLists> replyTo) implements Command {}
+
+  /**
+   * The answer to {@link SubscribersOfTypes}.
+   *
+   * @param byType each type asked for, with its listeners
+   */
+  public record SubscriberLists(Map<String, SubscriberList> byType) implements AlmanacSerializable {}
 
   /**
    * The answer to {@link Subscribers}.

@@ -1,5 +1,6 @@
 package io.almanac.internal.task;
 
+import io.almanac.AlmanacException;
 import io.almanac.EventTrigger;
 import io.almanac.PublishResult.Outcome;
 import io.almanac.RefusedException;
@@ -9,7 +10,11 @@ import io.almanac.internal.protocol.TaskProtocol.EventOutcome;
 import io.almanac.internal.protocol.TaskProtocol.Fire;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.internal.protocol.TaskProtocol.FireOutcome;
+import io.almanac.internal.protocol.TaskProtocol.BatchedEvent;
+import io.almanac.internal.protocol.TaskProtocol.EventOutcomes;
 import io.almanac.internal.protocol.TaskProtocol.PublishEvent;
+import io.almanac.journal.Evolve;
+import io.almanac.journal.HotState;
 import io.almanac.journal.SpecRecord;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
@@ -51,6 +56,62 @@ final class EventDecider {
     } catch (io.almanac.AlmanacException e) {
       return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "' cannot map the event to a window: " + e.getMessage());
     }
+  }
+
+  /**
+   * Several events, decided one by one in their order exactly as {@link #publish} decides each, every
+   * one on the state the earlier ones leave (so an id repeated inside the batch is a duplicate, and a
+   * window the batch creates coalesces the later events): their events are recorded in one write. A
+   * refusal of any event refuses the batch, naming the event; nothing is stored.
+   *
+   * @param taskId the task
+   * @param state the task's state (its dead attempts already settled)
+   * @param batch the events, in order
+   * @param schedule makes the task's schedule (may throw; made once)
+   * @param now the time the events arrived
+   * @param hot how the state keeps its windows (to fold each event's decision before the next)
+   * @return the events to record and one outcome per event, in order; or the refusal
+   */
+  Decided<EventOutcomes> publishAll(String taskId, State state, List<BatchedEvent> batch, Supplier<TaskSchedule> schedule,
+      Instant now, HotState hot) {
+    TaskSchedule made;
+    try {
+      made = schedule.get();
+    } catch (io.almanac.AlmanacException e) {
+      return Decided.refuse(Reason.SCHEDULE_FAILED, "task '" + taskId + "' cannot map the events to windows: " + e.getMessage());
+    }
+    List<Event> events = new ArrayList<>();
+    List<EventOutcome> outcomes = new ArrayList<>(batch.size());
+    // The state is folded only when an event makes a window (what the next decisions read: the windows and
+    // their statuses); an id counted or coalesced is remembered here, so a later copy of it is a duplicate.
+    java.util.Map<String, String> received = new java.util.HashMap<>(); // id -> window, for the ids of this batch
+    State s = state;
+    for (int i = 0; i < batch.size(); i++) {
+      BatchedEvent e = batch.get(i);
+      String seen = e.eventId() == null ? null : received.get(e.eventId());
+      if (seen != null && s.spec().event() != null && s.spec().event().type().equals(e.type())) {
+        events.add(new TaskJournal.EventDuplicated(seen, e.eventId(), now));
+        outcomes.add(new EventOutcome(seen, Outcome.DUPLICATE, "event id " + e.eventId() + " arrived before (window " + seen + ")"));
+        continue;
+      }
+      Decided<EventOutcome> d = publish(s, e.asPublish(), made, now);
+      if (d.refused()) {
+        AlmanacException r = d.refusal();
+        String which = " (event " + i + " of the batch of " + batch.size() + ", id '" + e.eventId()
+            + "'; nothing of the batch was stored)";
+        return Decided.refuse(r instanceof RefusedException re ? re.withMore(which) : new AlmanacException(r.getMessage() + which, r));
+      }
+      EventOutcome o = d.reply().apply(s);
+      outcomes.add(o);
+      events.addAll(d.events());
+      if (o.outcome() != Outcome.DUPLICATE) {
+        received.put(e.eventId(), o.window());
+      }
+      if (d.events().stream().anyMatch(x -> !(x instanceof TaskJournal.EventReceived) && !(x instanceof TaskJournal.EventDuplicated))) {
+        s = Evolve.fold(s, d.events(), hot);
+      }
+    }
+    return Decided.persist(events, new EventOutcomes(outcomes));
   }
 
   /**

@@ -211,6 +211,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
         .onCommand(Wake.class, this::onWake)
         // events and dependencies (R9)
         .onCommand(PublishEvent.class, this::onPublish)
+        .onCommand(PublishEvents.class, this::onPublishAll)
         .onCommand(UpstreamSucceeded.class, this::onUpstreamSucceeded)
         .onCommand(GateChecked.class, this::onGateChecked)
         // executor
@@ -416,12 +417,14 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   /** Whether a message brings the task's registered spec (a fire, a catch-up, a wake-up, an event). */
   private static boolean carriesSpec(Command c) {
     return c instanceof Fire f ? f.spec() != null : c instanceof CatchUp u ? u.spec() != null
-        : c instanceof Wake w ? w.spec() != null : c instanceof PublishEvent p && p.spec() != null;
+        : c instanceof Wake w ? w.spec() != null : c instanceof PublishEvent p ? p.spec() != null
+        : c instanceof PublishEvents b && b.spec() != null;
   }
 
   private ReplyEffect<Event, State> withSpec(State state, Command c) {
     return c instanceof Fire f ? onFire(state, f) : c instanceof CatchUp u ? onCatchUp(state, u)
-        : c instanceof Wake w ? onWake(state, w) : onPublish(state, (PublishEvent) c);
+        : c instanceof Wake w ? onWake(state, w) : c instanceof PublishEvent p ? onPublish(state, p)
+        : onPublishAll(state, (PublishEvents) c);
   }
 
   /** The refusal of a message to a task still undefined or removed after its spec (if any) was taken. */
@@ -448,6 +451,17 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     Settled x = settled(s);
     return run(state, Origin.ON_TIME, sp.then(x.then(events.publishScheduled(taskId, x.state(), c,
         () -> views.schedule(x.state()), now()))), c.replyTo());
+  }
+
+  /** Several events, decided in order, recorded in one write (with the spec they brought and the settling, if any). */
+  private ReplyEffect<Event, State> onPublishAll(State state, PublishEvents c) {
+    Specced sp = specced(state, c.spec());
+    if (sp.refusal() != null || !sp.state().defined() || sp.state().removed()) {
+      return Effect().reply(c.replyTo(), StatusReply.error(sp.refusal() != null ? sp.refusal() : notDefined(sp.state()).refusal()));
+    }
+    Settled x = settled(sp.state());
+    return run(state, Origin.ON_TIME, sp.then(x.then(events.publishAll(taskId, x.state(), c.events(),
+        () -> views.schedule(x.state()), now(), hot))), c.replyTo());
   }
 
   /** A fire, on the settled state: a fresh window that may start at once is first offered ({@link HeldFire}). */

@@ -276,6 +276,14 @@ public final class TriggerActor
   // ---------------------------------------------------------------------------------------------
   // Commands
 
+  /** Who listens to a type; each event brings its task's spec (an entity not written yet records it). */
+  private SubscriberList subscriberList(State s, String type) {
+    List<String> ids = subscriptions.listeners(type);
+    List<SpecRecord> listening = new ArrayList<>(ids.size());
+    ids.forEach(id -> listening.add(s.tasks().get(id)));
+    return new SubscriberList(ids, subscriptions.byEventTime(type), listening.contains(null) ? List.of() : listening);
+  }
+
   @Override
   public CommandHandler<Command, Event, State> commandHandler() {
     return newCommandHandlerBuilder()
@@ -285,12 +293,11 @@ public final class TriggerActor
         .onCommand(TaskWakes.class, this::onTaskWakes)
         .onCommand(MarkActive.class, this::onMarkActive)
         .onCommand(GetStatus.class, this::onGetStatus)
-        .onCommand(Subscribers.class, (s, c) -> {
-          List<String> ids = subscriptions.listeners(c.type());
-          List<SpecRecord> listening = new ArrayList<>(ids.size());
-          ids.forEach(id -> listening.add(s.tasks().get(id))); // each event brings its task's spec (an entity not written yet records it)
-          return reply(c.replyTo(), new SubscriberList(ids, subscriptions.byEventTime(c.type()),
-              listening.contains(null) ? List.of() : listening));
+        .onCommand(Subscribers.class, (s, c) -> reply(c.replyTo(), subscriberList(s, c.type())))
+        .onCommand(TriggerProtocol.SubscribersOfTypes.class, (s, c) -> {
+          java.util.Map<String, SubscriberList> byType = new java.util.HashMap<>();
+          c.types().forEach(type -> byType.put(type, subscriberList(s, type)));
+          return reply(c.replyTo(), new TriggerProtocol.SubscriberLists(byType));
         })
         .onCommand(CheckDependencies.class, this::onCheckDependencies)
         .onCommand(TriggerProtocol.GetSpec.class, (s, c) -> reply(c.replyTo(), new TriggerProtocol.RegisteredSpec(

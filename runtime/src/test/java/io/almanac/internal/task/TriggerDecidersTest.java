@@ -85,6 +85,67 @@ class TriggerDecidersTest {
   }
 
   @Test
+  @DisplayName("R9: a batch is decided event by event in order, exactly as single publishes: duplicates against history and "
+      + "inside the batch recognised, later events of a window coalesced, all in one list of events")
+  void batchDecidedInOrder() {
+    TaskSpec spec = TaskSpec.builder("sync").onEvent(EventTrigger.of("t")).zone("UTC").window("hourly").job("j").build();
+    var schedule = Schedules.of(spec);
+    State s = defined(spec);
+    for (String id : List.of("h1", "h2")) { // history: window 00 has an instance
+      s = Evolve.fold(s, events.publish(s, new PublishEvent("t", id, T0.plusSeconds(60), null, null), schedule, T0).events(), HOT);
+    }
+    Instant now = T0.plusSeconds(7200);
+    List<TaskProtocol.BatchedEvent> batch = List.of(
+        new TaskProtocol.BatchedEvent("t", "h1", T0.plusSeconds(120), null),          // duplicate of history
+        new TaskProtocol.BatchedEvent("t", "x1", T0.plusSeconds(180), "first x1"),    // window 00: coalesced
+        new TaskProtocol.BatchedEvent("t", "x2", T0.plusSeconds(3660), null),         // window 01: new
+        new TaskProtocol.BatchedEvent("t", "x1", T0.plusSeconds(3700), "again"),      // duplicate inside the batch
+        new TaskProtocol.BatchedEvent("t", "x3", T0.plusSeconds(3720), null),         // window 01, made by x2: coalesced
+        new TaskProtocol.BatchedEvent("t", "h2", T0.plusSeconds(3720), null));        // duplicate of history
+    Decided<TaskProtocol.EventOutcomes> d = events.publishAll("sync", s, batch, () -> schedule, now, HOT);
+    assertTrue(!d.refused(), () -> String.valueOf(d.refusal()));
+    List<Outcome> outcomes = d.reply().apply(s).outcomes().stream().map(EventOutcome::outcome).toList();
+    assertEquals(Outcome.DUPLICATE, outcomes.get(0));
+    assertEquals(Outcome.COALESCED, outcomes.get(1));
+    assertNotEquals(Outcome.DUPLICATE, outcomes.get(2));
+    assertNotEquals(Outcome.COALESCED, outcomes.get(2));
+    assertEquals(Outcome.DUPLICATE, outcomes.get(3));
+    assertEquals(Outcome.COALESCED, outcomes.get(4));
+    assertEquals(Outcome.DUPLICATE, outcomes.get(5));
+    assertEquals("2026-11-29-00", d.reply().apply(s).outcomes().get(3).window(), "x1 arrived before in window 00");
+    // the same as six single publishes, one after the other
+    State one = s;
+    List<Event> singly = new ArrayList<>();
+    List<Outcome> singleOutcomes = new ArrayList<>();
+    for (TaskProtocol.BatchedEvent e : batch) {
+      Decided<EventOutcome> o = events.publish(one, e.asPublish(), schedule, now);
+      singly.addAll(o.events());
+      singleOutcomes.add(o.reply().apply(one).outcome());
+      one = Evolve.fold(one, o.events(), HOT);
+    }
+    assertEquals(singly, d.events());
+    assertEquals(singleOutcomes, outcomes);
+    State after = Evolve.fold(s, d.events(), HOT);
+    assertEquals(new WindowState.EventTally(3, 3, "h1", "x1"), after.window("2026-11-29-00").orElseThrow().events());
+    assertEquals(2, after.window("2026-11-29-01").orElseThrow().events().received());
+    assertEquals(5, after.eventIds().size());
+  }
+
+  @Test
+  @DisplayName("R9: an event of a batch refused by the task refuses the batch, naming the event; nothing is recorded")
+  void batchRefusedAsAWhole() {
+    TaskSpec spec = TaskSpec.builder("sync").onEvent(EventTrigger.of("t")).zone("UTC").window("hourly").job("j").build();
+    State s = defined(spec);
+    Decided<TaskProtocol.EventOutcomes> d = events.publishAll("sync", s, List.of(
+        new TaskProtocol.BatchedEvent("t", "a", T0, null), new TaskProtocol.BatchedEvent("t", "b", null, null)),
+        () -> Schedules.of(spec), T0, HOT);
+    assertTrue(d.refused());
+    assertEquals(List.of(), d.events());
+    assertTrue(d.refusal().getMessage().contains("event 1 of the batch of 2, id 'b'"), d.refusal().getMessage());
+    assertTrue(d.refusal().getMessage().contains("eventTime"), d.refusal().getMessage());
+  }
+
+  @Test
   @DisplayName("R9: event ids are remembered up to the configured number, oldest forgotten first")
   void eventIdsBounded() {
     HotState small = new HotState(1_000, Duration.ofDays(3650), 3);
