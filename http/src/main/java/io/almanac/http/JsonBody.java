@@ -141,9 +141,8 @@ final class JsonBody {
    */
   static Problem prefixed(Problem p, String element) {
     String field = p.field() == null || p.field().equals("body") ? element : element + "." + p.field();
-    String detail = p.field() != null && p.detail() != null && p.detail().startsWith(p.field() + ":")
-        ? field + p.detail().substring(p.field().length()) : element + ": " + p.detail();
-    return new Problem(p.status(), p.kind(), p.title(), detail, field, p.value(), p.retryAfter());
+    // the element named ahead of the refusal's own words (its field is the typed one above)
+    return new Problem(p.status(), p.kind(), p.title(), element + ": " + p.detail(), field, p.value(), p.retryAfter());
   }
 
   /**
