@@ -209,6 +209,13 @@ class EventRoutesTest {
     problem(publishBatch("[" + good + ",{\"type\":\"order.refunded\",\"id\":\"e\",\"eventTime\":\"2026-11-30T00:10:00Z\"}]"),
         404, "events[1].type", "order.refunded");
     problem(publishBatch("[" + good + ",7]"), 400, "events[1]", null);
+    // a null in any field of an element, and a field no event has (what NullBodyFieldTest checks of object bodies)
+    for (String field : List.of("type", "id", "eventTime", "summary")) {
+      problem(publishBatch("[" + good + "," + event("e2", "2026-11-30T00:10:00Z").replaceFirst("\"" + field + "\":(\"[^\"]*\")?",
+          "\"" + field + "\":null") + "]"), 400, "events[1]." + field, null);
+    }
+    problem(publishBatch("[{\"notAFieldOfAnyCall\":1}]"), 400, "events[0].notAFieldOfAnyCall", null);
+    problem(publishBatch("null"), 400, "body", null);
     problem(publishBatch(good), 400, "body", null);
     problem(publishBatch("[" + String.join(",", java.util.Collections.nCopies(6, good)) + "]"), 400, "events", null);
     assertEquals(events, events(), "nothing stored");

@@ -117,7 +117,9 @@ class NullBodyFieldTest {
     // the actions, from the documentation; each one's fields, from the node's own refusal of another field
     Map<String, Set<String>> fieldsOf = new TreeMap<>();
     for (String endpoint : DocumentedEndpointsTest.documented()) {
-      if (endpoint.startsWith("POST ")) {
+      // the batch of events takes an array of /api/events bodies, not an object: its elements' fields, nulls
+      // included, are checked by EventRoutesTest.badBatch (events[i].field)
+      if (endpoint.startsWith("POST ") && !endpoint.endsWith("/api/events/batch")) {
         String template = endpoint.substring(5);
         HttpResponse<String> r = post(path(template, window), "{\"notAFieldOfAnyCall\":1}");
         JsonNode p = ApiRoutesTest.problem(r, 400, "notAFieldOfAnyCall", null);
