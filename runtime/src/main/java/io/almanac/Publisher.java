@@ -189,37 +189,20 @@ final class Publisher {
       asks.add(ask.whenComplete((r, e) -> gate.release(taskId)));
     }
     return CompletableFuture.allOf(asks.toArray(new CompletableFuture[0])).handle((all, ignored) -> {
+      Joined<TaskProtocol.EventOutcomes> joined = Joined.of(taskIds, asks);
       java.util.Map<String, List<TaskProtocol.EventOutcome>> answers = new java.util.HashMap<>();
       List<PublishResult.TaskOutcome> recorded = new ArrayList<>();
-      List<String> unanswered = new ArrayList<>();
-      Throwable noAnswer = null;
-      Throwable refusal = null;
-      for (int k = 0; k < taskIds.size(); k++) {
-        String taskId = taskIds.get(k);
-        StatusReply<TaskProtocol.EventOutcomes> reply;
-        try {
-          reply = asks.get(k).join();
-        } catch (CompletionException | CancellationException e) {
-          unanswered.add(taskId);
-          noAnswer = noAnswer != null ? noAnswer : unwrap(e);
-          continue;
-        }
-        if (reply.isError()) {
-          refusal = refusal != null ? refusal : reply.getError();
-        } else {
-          List<TaskProtocol.EventOutcome> outs = reply.getValue().outcomes();
-          answers.put(taskId, outs);
-          TaskProtocol.EventOutcome o = outs.get(0);
-          recorded.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
-        }
-      }
-      if (!unanswered.isEmpty()) {
+      joined.answers().forEach((taskId, outcomes) -> {
+        answers.put(taskId, outcomes.outcomes());
+        recorded.add(outcome(taskId, outcomes.outcomes().get(0)));
+      });
+      if (!joined.unanswered().isEmpty()) {
         IncomingEvent first = events.get(0);
         throw new CompletionException(new PublishOutcomeUnknownException(first.type(), first.id() + " (and the "
-            + (events.size() - 1) + " other event(s) of its batch)", unanswered, recorded, noAnswer));
+            + (events.size() - 1) + " other event(s) of its batch)", joined.unanswered(), recorded, joined.noAnswer()));
       }
-      if (refusal != null) {
-        throw new CompletionException(refusedByOne(refusal, recorded));
+      if (joined.refusal() != null) {
+        throw new CompletionException(refusedByOne(joined.refusal(), recorded));
       }
       java.util.Map<String, Integer> next = new java.util.HashMap<>(); // each task's answers are in its events' order
       List<PublishResult> results = new ArrayList<>(events.size());
@@ -227,8 +210,7 @@ final class Publisher {
         List<PublishResult.TaskOutcome> outcomes = new ArrayList<>();
         for (String taskId : byType.get(event.type()).taskIds()) {
           int at = next.merge(taskId, 1, Integer::sum) - 1;
-          TaskProtocol.EventOutcome o = answers.get(taskId).get(at);
-          outcomes.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
+          outcomes.add(outcome(taskId, answers.get(taskId).get(at)));
         }
         results.add(new PublishResult(event.type(), event.id(), outcomes));
       }
@@ -254,13 +236,37 @@ final class Publisher {
       asks.add(ask.whenComplete((r, e) -> gate.release(taskId)));
     }
     return CompletableFuture.allOf(asks.toArray(new CompletableFuture[0])).handle((all, ignored) -> {
+      Joined<TaskProtocol.EventOutcome> joined = Joined.of(taskIds, asks);
       List<PublishResult.TaskOutcome> answered = new ArrayList<>();
+      joined.answers().forEach((taskId, o) -> answered.add(outcome(taskId, o)));
+      if (!joined.unanswered().isEmpty()) {
+        throw new CompletionException(new PublishOutcomeUnknownException(event.type(), event.id(), joined.unanswered(),
+            answered, joined.noAnswer()));
+      }
+      if (joined.refusal() != null) {
+        throw new CompletionException(refusedByOne(joined.refusal(), answered));
+      }
+      return new PublishResult(event.type(), event.id(), answered);
+    });
+  }
+
+  /**
+   * The listening tasks' answers to one publish call, once every ask ended.
+   *
+   * @param answers each answering task's answer, in the tasks' order
+   * @param unanswered the tasks that did not answer (a timeout, a lost message)
+   * @param noAnswer the first of their failures, or null
+   * @param refusal the first task's refusal, or null
+   */
+  private record Joined<T>(java.util.Map<String, T> answers, List<String> unanswered, Throwable noAnswer, Throwable refusal) {
+    static <T> Joined<T> of(List<String> taskIds, List<CompletableFuture<StatusReply<T>>> asks) {
+      java.util.Map<String, T> answers = new java.util.LinkedHashMap<>();
       List<String> unanswered = new ArrayList<>();
       Throwable noAnswer = null;
       Throwable refusal = null;
       for (int i = 0; i < taskIds.size(); i++) {
         String taskId = taskIds.get(i);
-        StatusReply<TaskProtocol.EventOutcome> reply;
+        StatusReply<T> reply;
         try {
           reply = asks.get(i).join();
         } catch (CompletionException | CancellationException e) {
@@ -271,19 +277,15 @@ final class Publisher {
         if (reply.isError()) {
           refusal = refusal != null ? refusal : reply.getError();
         } else {
-          TaskProtocol.EventOutcome o = reply.getValue();
-          answered.add(new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail()));
+          answers.put(taskId, reply.getValue());
         }
       }
-      if (!unanswered.isEmpty()) {
-        throw new CompletionException(new PublishOutcomeUnknownException(event.type(), event.id(), unanswered, answered,
-            noAnswer));
-      }
-      if (refusal != null) {
-        throw new CompletionException(refusedByOne(refusal, answered));
-      }
-      return new PublishResult(event.type(), event.id(), answered);
-    });
+      return new Joined<>(answers, unanswered, noAnswer, refusal);
+    }
+  }
+
+  private static PublishResult.TaskOutcome outcome(String taskId, TaskProtocol.EventOutcome o) {
+    return new PublishResult.TaskOutcome(taskId, WindowKey.of(o.window()), o.outcome(), o.detail());
   }
 
   /** A task's refusal as the publish's failure; when other tasks recorded the event, the message says which. */

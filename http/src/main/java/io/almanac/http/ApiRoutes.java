@@ -135,26 +135,21 @@ public final class ApiRoutes extends AllDirectives {
    */
   static ApiRoutes of(Almanac almanac, WindowSource windows, Config config,
       Function<String, CompletionStage<Boolean>> journalHas) {
-    String key = "almanac.http.max-backfill-windows";
-    int max;
+    int max = intSetting(config, "almanac.http.max-backfill-windows");
+    AlmanacHttp.Settings.from(config); // every setting checked
+    int maxBatch = intSetting(config, "almanac.http.max-batch-events");
+    return new ApiRoutes(almanac, windows, Tokens.from(config), max, maxBatch, journalHas);
+  }
+
+  /** An integer setting of this module, refused naming the key and the value when missing or not an integer. */
+  private static int intSetting(Config config, String key) {
     try {
-      max = config.getInt(key);
+      return config.getInt(key);
     } catch (ConfigException.Missing e) {
       throw InvalidSpecException.missing(key, "this module's reference.conf sets it: is it on the class path?");
     } catch (ConfigException e) {
       throw new InvalidSpecException(key, config.getValue(key).unwrapped(), "must be an integer");
     }
-    AlmanacHttp.Settings.from(config); // every setting checked
-    String batchKey = "almanac.http.max-batch-events";
-    int maxBatch;
-    try {
-      maxBatch = config.getInt(batchKey);
-    } catch (ConfigException.Missing e) {
-      throw InvalidSpecException.missing(batchKey, "this module's reference.conf sets it: is it on the class path?");
-    } catch (ConfigException e) {
-      throw new InvalidSpecException(batchKey, config.getValue(batchKey).unwrapped(), "must be an integer");
-    }
-    return new ApiRoutes(almanac, windows, Tokens.from(config), max, maxBatch, journalHas);
   }
 
   /** @return the routes under {@code /api} */
