@@ -278,7 +278,8 @@ class ClusterScenariosTest {
               + "interrupted NODE_STOPPED " + drain.nodeStopped() + " (slow windows " + drain.slowStopped() + ", each "
               + "SUCCEEDED once after: " + drain.slowNotSucceededOnce().isEmpty() + ", not judged (journal's last grace) "
               + drain.slowUnjudged() + "), windows FINAL_FAILED " + drain.finalFailed().size() + ", retries scheduled after "
-              + "an interruption " + drain.retriesAfterInterruption().size() + "; SIGTERMs " + cycles.stream()
+              + "an interruption " + drain.retriesAfterInterruption().size() + " (by a later attempt's own end "
+              + drain.otherRetries() + "); SIGTERMs " + cycles.stream()
                   .flatMap(c -> c.sigterms.stream()).map(Sigterm::toString).toList(), run);
 
       List<Duration> outageTimes = cycles.stream().map(c -> Duration.between(c.backAt, c.resumed)).toList();
@@ -500,13 +501,16 @@ class ClusterScenariosTest {
    *     and its exit (within the grace)
    * @param finishedByTask those by task kind (the id without its number)
    * @param finalFailed windows recorded FINAL_FAILED in the span, or at any time after an interruption in it
-   * @param retriesAfterInterruption retries scheduled (at once or later) for a window after its interruption in the span
+   * @param retriesAfterInterruption retries an interruption in the span caused (the interruption itself, or the stop
+   *     seen by the job as a cancel), each with its cause
+   * @param otherRetries retries of windows interrupted in the span that a later attempt's own end caused (its job
+   *     failed, its lease ran out), each with its cause: reported, not failed
    * @param slowStopped slow windows with an attempt interrupted NODE_STOPPED
    * @param slowNotSucceededOnce those of them (but the unjudged) without exactly one AttemptSucceeded
    * @param slowUnjudged those interrupted within the journal's last grace
    */
   record RollingDrain(long nodeStopped, long finishedInDrain, Map<String, Long> finishedByTask, List<String> finalFailed,
-      List<String> retriesAfterInterruption, long slowStopped, List<String> slowNotSucceededOnce, long slowUnjudged) {}
+      List<String> retriesAfterInterruption, List<String> otherRetries, long slowStopped, List<String> slowNotSucceededOnce, long slowUnjudged) {}
 
   private static RollingDrain rollingDrain(CrashRun run, List<Cycle> cycles, Duration grace) {
     Map<String, List<AuditEvent>> byTask = new java.util.LinkedHashMap<>();
@@ -528,6 +532,7 @@ class ClusterScenariosTest {
     Map<String, Long> finishedByTask = new java.util.TreeMap<>();
     List<String> finalFailed = new ArrayList<>();
     List<String> retries = new ArrayList<>();
+    List<String> otherRetries = new ArrayList<>();
     long slowStopped = 0;
     List<String> notOnce = new ArrayList<>();
     long unjudged = 0;
@@ -537,11 +542,16 @@ class ClusterScenariosTest {
       java.util.Set<String> interrupted = new java.util.HashSet<>();
       Map<String, Instant> slowWindows = new java.util.LinkedHashMap<>();
       Map<String, Integer> successes = new HashMap<>();
+      Map<String, End> lastEnd = new HashMap<>(); // per window: how its last attempt ended, for a retry's cause
       for (AuditEvent e : t.getValue()) {
         Instant at = e.at();
         boolean inSpan = at != null && cycles.stream().anyMatch(c -> c.rollingFrom != null && c.rollingTo != null
             && !at.isBefore(c.rollingFrom) && !at.isAfter(c.rollingTo));
         Object ev = e.event();
+        End ended = End.of(ev, started);
+        if (ended != null) {
+          lastEnd.put(((TaskJournal.WindowEvent) ev).window(), ended);
+        }
         if (ev instanceof TaskJournal.AttemptStarted a) {
           started.put(a.window() + "#" + a.attempt(), a);
         } else if (ev instanceof TaskJournal.AttemptInterrupted i && inSpan) {
@@ -552,11 +562,14 @@ class ClusterScenariosTest {
               slowWindows.putIfAbsent(i.window(), at);
             }
           }
-        } else if (ev instanceof TaskJournal.InstanceScheduled s && s.kind() == io.almanac.RunKind.RETRY
-            && interrupted.contains(s.window())) {
-          retries.add(id + " " + s.window() + " at " + at);
         } else if (ev instanceof TaskJournal.RetryScheduled r && interrupted.contains(r.window())) {
-          retries.add(id + " " + r.window() + " retry " + r.retryNumber() + " at " + at);
+          // A retry after an interruption is a defect when the interruption (or the stop, seen as a
+          // cancel) caused it; a later attempt's own failure (its job failed, its lease ran out while
+          // it ran on a live node) spends a retry as it would without the restart, and is listed apart.
+          End cause = lastEnd.get(r.window());
+          String line = id + " " + r.window() + " retry " + r.retryNumber() + " at " + at + " after "
+              + (cause == null ? "no attempt end" : cause.text());
+          (cause == null || cause.byStop(cycles) ? retries : otherRetries).add(line);
         } else if (ev instanceof TaskJournal.InstanceFinalFailed f && (inSpan || interrupted.contains(f.window()))) {
           finalFailed.add(id + " " + f.window() + ": " + f.reason());
         } else if (ev instanceof TaskJournal.AttemptSucceeded s) {
@@ -584,7 +597,53 @@ class ClusterScenariosTest {
         }
       }
     }
-    return new RollingDrain(nodeStopped, finished, finishedByTask, finalFailed, retries, slowStopped, notOnce, unjudged);
+    return new RollingDrain(nodeStopped, finished, finishedByTask, finalFailed, retries, otherRetries, slowStopped, notOnce,
+        unjudged);
+  }
+
+  /**
+   * How an attempt ended, as a retry's cause is named ({@code interrupted NODE_STOPPED attempt 1},
+   * {@code failed attempt 2: <reason>}, {@code timed out attempt 2 on <executor>}).
+   *
+   * @param text the cause as named
+   * @param kind the end's event
+   * @param started the attempt's start, or null when not read
+   */
+  record End(String text, Object kind, TaskJournal.AttemptStarted started) {
+    /** The end an event records, or null for an event that ends no attempt. */
+    static End of(Object ev, Map<String, TaskJournal.AttemptStarted> started) {
+      if (ev instanceof TaskJournal.AttemptInterrupted i) {
+        return new End("interrupted " + i.cause() + " attempt " + i.attempt(), ev, started.get(i.window() + "#" + i.attempt()));
+      } else if (ev instanceof TaskJournal.AttemptFailed f) {
+        return new End("failed attempt " + f.attempt() + ": " + f.reason(), ev, started.get(f.window() + "#" + f.attempt()));
+      } else if (ev instanceof TaskJournal.AttemptTimedOut o) {
+        TaskJournal.AttemptStarted a = started.get(o.window() + "#" + o.attempt());
+        return new End("timed out attempt " + o.attempt() + " on " + (a == null ? "?" : a.executor()), ev, a);
+      }
+      return null;
+    }
+
+    /**
+     * Whether the stop spent the retry: the interruption itself, the stop seen by the job (its cancel,
+     * its thread interrupted), or an attempt that started on a node before its SIGTERM and was timed out
+     * (its drain must have recorded it interrupted, or its end found it NODE_LOST).
+     */
+    boolean byStop(List<Cycle> cycles) {
+      if (kind instanceof TaskJournal.AttemptInterrupted) {
+        return true;
+      }
+      if (kind instanceof TaskJournal.AttemptFailed f && (f.reason().equals("interrupted") || f.reason().equals("cancelled"))) {
+        return true;
+      }
+      // timed out, or its job found its lease lost, after its node's SIGTERM: the stop took the lease
+      boolean leaseEnd = kind instanceof TaskJournal.AttemptTimedOut
+          || kind instanceof TaskJournal.AttemptFailed f && f.reason().contains("lease was lost");
+      Instant endedAt = kind instanceof TaskJournal.AttemptTimedOut o ? o.at()
+          : kind instanceof TaskJournal.AttemptFailed f ? f.at() : null;
+      return leaseEnd && started != null && started.executor() != null && cycles.stream().flatMap(c -> c.sigterms.stream())
+          .anyMatch(st -> started.executor().contains("@127.0.0.1:" + st.port() + ",") && started.at().isBefore(st.at())
+              && !endedAt.isBefore(st.at()));
+    }
   }
 
   /**
