@@ -159,7 +159,7 @@ final class EventDecider {
           + " the task's archived windows (through " + state.archivedThrough() + "): the event is recorded, nothing runs"));
     }
     Instant dueAt = basis.isAfter(now) ? now : basis;
-    Decided<FireOutcome> fired = fires.fire(state, new Fire(window.key(), window.start(), window.end(), dueAt,
+    Decided<FireOutcome> fired = fires.fireAlone(state, new Fire(window.key(), window.start(), window.end(), dueAt,
         FireKind.ON_TIME, null), now);
     if (fired.refused()) {
       return Decided.refuse(fired.refusal());

@@ -110,9 +110,30 @@ final class FireDecider {
     return new Decided<>(events, d.reply(), null);
   }
 
+  /**
+   * A window an event made (R9): decided alone, never opening, covered by or closing a skip range.
+   * Event windows are not a schedule's sequence: they come in any order of their event time, and a
+   * window between two skipped ones may never have had an event, so a range "from A to B" would
+   * claim windows that were never due and swallow a later event for one of them. Each skipped event
+   * window is its own instance, with its events counted on it.
+   *
+   * @param state the task's state, with its dead attempts already settled
+   * @param cmd the event window's fire (ON_TIME)
+   * @param now the time
+   * @return the events and the outcome, or a refusal
+   */
+  Decided<FireOutcome> fireAlone(State state, Fire cmd, Instant now) {
+    return decide(state, cmd, now, false);
+  }
+
   /** A fire decided window by window, before skip ranges (docs/skip-ranges.md) are applied by {@link #fire}. */
   private Decided<FireOutcome> decide(State state, Fire cmd, Instant now) {
-    Decided<FireOutcome> early = beforeOverlap(state, cmd, now);
+    return decide(state, cmd, now, true);
+  }
+
+  /** A fire decided window by window; {@code ranged}: a schedule's window, which a skip range may account for. */
+  private Decided<FireOutcome> decide(State state, Fire cmd, Instant now, boolean ranged) {
+    Decided<FireOutcome> early = beforeOverlap(state, cmd, now, ranged);
     if (early != null) {
       return early;
     }
@@ -208,7 +229,7 @@ final class FireDecider {
         continue;
       }
       Decided<FireOutcome> d = beforeOverlap(state,
-          new Fire(due.window(), due.start(), due.end(), due.dueAt(), FireKind.CATCH_UP, null), now);
+          new Fire(due.window(), due.start(), due.end(), due.dueAt(), FireKind.CATCH_UP, null), now, true);
       if (d.refused()) {
         return Decided.refuse(d.refusal());
       }
@@ -415,7 +436,7 @@ final class FireDecider {
    * fire entirely by the catch-up policy: missed, or scheduled as a backfill (R12). Null: an on-time fire, for the overlap
    * policy to decide.
    */
-  private Decided<FireOutcome> beforeOverlap(State state, Fire cmd, Instant now) {
+  private Decided<FireOutcome> beforeOverlap(State state, Fire cmd, Instant now, boolean ranged) {
     if (cmd.window() == null || cmd.start() == null || cmd.end() == null || cmd.dueAt() == null || cmd.kind() == null
         || cmd.end().isBefore(cmd.start())) {
       return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "fire", cmd.window(), "window, start <= end,"
@@ -428,7 +449,7 @@ final class FireDecider {
       String status = existing.map(w -> w.status().name()).orElse("ARCHIVED");
       return Decided.reply(new FireOutcome(key, Decision.DUPLICATE, "window exists: " + status));
     }
-    Optional<SkipRange> range = state.rangeOf(cmd.dueAt());
+    Optional<SkipRange> range = ranged ? state.rangeOf(cmd.dueAt()) : Optional.empty();
     if (range.isPresent() && (!range.get().open() || coveredBefore(state, cmd.dueAt()))) {
       // a window a skip range already accounts for (a repeated or out-of-order fire): no event, just the ack (R5)
       return Decided.reply(new FireOutcome(key, Decision.DUPLICATE, "window in skip range: " + range.get().describe()));

@@ -191,6 +191,35 @@ class TriggerDecidersTest {
     assertEquals(1, after.window("2026-11-29-01").orElseThrow().events().received());
   }
 
+  @Test
+  @DisplayName("R9/R5: windows made by events are never a skip range: each skipped one is its own instance with its event, "
+      + "and a later event for a window between two skipped ones runs it")
+  void eventWindowsAreNoRange() {
+    TaskSpec spec = TaskSpec.builder("sync").onEvent(EventTrigger.of("t")).zone("UTC").window("hourly").job("j").build();
+    State s = defined(spec);
+    s = Evolve.fold(s, events.publish(s, new PublishEvent("t", "a", T0, null, null), Schedules.of(spec), T0).events(), HOT);
+    s = Evolve.fold(s, List.of(new TaskJournal.AttemptStarted("2026-11-29-00", 1, RunKind.FIRST, T0.plusSeconds(7200), "x", T0)),
+        HOT);
+    Instant now = T0.plusSeconds(4 * 3600);
+    for (String[] e : new String[][] {{"b", "1"}, {"c", "3"}}) { // hours 1 and 3 while hour 0 runs: skipped
+      Decided<EventOutcome> d = events.publish(s, new PublishEvent("t", e[0], T0.plusSeconds(Long.parseLong(e[1]) * 3600 + 60),
+          null, null), Schedules.of(spec), now);
+      assertEquals(Outcome.SKIPPED, d.reply().apply(s).outcome(), "event " + e[0]);
+      s = Evolve.fold(s, d.events(), HOT);
+    }
+    for (String w : List.of("2026-11-29-01", "2026-11-29-03")) {
+      WindowState skipped = s.window(w).orElseThrow(() -> new AssertionError("no instance of skipped window " + w));
+      assertEquals(InstanceStatus.SKIPPED, skipped.status(), w);
+      assertEquals(1, skipped.events().received(), w);
+    }
+    assertEquals(null, s.openRange(), "no skip range of event windows");
+    s = Evolve.fold(s, List.of(new TaskJournal.AttemptSucceeded("2026-11-29-00", 1, Duration.ofSeconds(1), "ok", null, now, null)),
+        HOT);
+    Decided<EventOutcome> late = events.publish(s, new PublishEvent("t", "d", T0.plusSeconds(2 * 3600 + 60), null, null),
+        Schedules.of(spec), now);
+    assertEquals(Outcome.SCHEDULED, late.reply().apply(s).outcome(), "hour 2 had no event before: it runs");
+  }
+
   private static TaskSpec dependent(DependencyTrigger dep) {
     return TaskSpec.builder("report").cron("0 30 0 * * ? UTC").window("daily").job("j").dependsOn(dep).build();
   }
