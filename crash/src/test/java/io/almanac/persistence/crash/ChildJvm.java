@@ -286,8 +286,23 @@ final class ChildJvm implements AutoCloseable {
    * @return the exit status
    */
   int stop(Duration timeout) {
+    requestStop();
+    return awaitStopped(timeout);
+  }
+
+  /** The line {@code STOP} on its stdin, without waiting: several nodes stop at once, then {@link #awaitStopped}. */
+  void requestStop() {
     stdin.println("STOP");
     stdin.flush();
+  }
+
+  /**
+   * Waits for the exit a {@link #requestStop} asked for.
+   *
+   * @param timeout how long to wait for the exit
+   * @return the exit status
+   */
+  int awaitStopped(Duration timeout) {
     try {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);

@@ -174,9 +174,10 @@ class ClusterFailoverTest {
         seed = again;
       }
       Thread.sleep(AFTER_RESUME.toMillis());
+      live.forEach(m -> m.jvm().requestStop()); // all at once, each awaited
       for (Member m : live) {
         try {
-          run.log(m.name() + ": stop, exit code " + m.jvm().stop(Duration.ofSeconds(60)));
+          run.log(m.name() + ": stop, exit code " + m.jvm().awaitStopped(Duration.ofSeconds(60)));
         } catch (IllegalStateException e) {
           run.log(m.name() + ": " + e.getMessage());
         }
@@ -312,8 +313,9 @@ class ClusterFailoverTest {
         }
       }
       Thread.sleep(AFTER_RESUME.toMillis());
+      live.forEach(m -> m.jvm().requestStop()); // all at once, each awaited
       for (Member m : live) {
-        int exit = m.jvm().stop(Duration.ofSeconds(90));
+        int exit = m.jvm().awaitStopped(Duration.ofSeconds(90));
         run.log(m.name() + ": normal stop, exit code " + exit);
         assertEquals(0, exit, m.name() + " did not stop normally; see " + m.jvm().output());
       }

@@ -194,8 +194,10 @@ class ClusterScenariosTest {
               + CrashReport.secs(Duration.between(c.backAt, c.resumed)) + " after the return");
           phaseFullStop(run, live, seeds, ports, c, notes);
         }
+        // the three stop at once (a stop node after node is phase (g)); each must exit normally
+        live.forEach(m -> m.jvm().requestStop());
         for (Member m : live) {
-          int code = m.jvm().stop(Duration.ofSeconds(90));
+          int code = m.jvm().awaitStopped(Duration.ofSeconds(90));
           run.log(m.name() + ": normal stop, exit code " + code);
           assertEquals(0, code, m.name() + " did not stop normally; see " + m.jvm().output());
         }

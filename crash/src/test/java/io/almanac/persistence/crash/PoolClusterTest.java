@@ -105,8 +105,9 @@ class PoolClusterTest {
         first.await(a, Duration.ofMillis(Math.max(1, Duration.between(Instant.now(), deadline).toMillis())));
       }
       run.log("every window SUCCEEDED, " + Duration.between(firstDue, Instant.now()).toSeconds() + " s after the first due time");
+      nodes.forEach(ChildJvm::requestStop); // all at once, each awaited
       for (ChildJvm n : nodes) {
-        int code = n.stop(Duration.ofSeconds(90));
+        int code = n.awaitStopped(Duration.ofSeconds(90));
         run.log(n.output().getFileName() + ": normal stop, exit code " + code);
         assertEquals(0, code, "a node did not stop normally; see " + n.output());
       }
