@@ -42,7 +42,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 @Execution(ExecutionMode.CONCURRENT)
-@Tag("crash") // the crash module's: three classes at a time (crash/pom.xml)
+@Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
 class H2CompactionCrashTest {
 
   /** 6 by default, 40 with the stress profile (almanac.crash.cycles = 20). */

@@ -60,7 +60,7 @@ import org.junit.jupiter.api.Timeout;
 // beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
 // the cluster tests (@Isolated) run alone
 @Execution(ExecutionMode.CONCURRENT)
-@Tag("crash") // the crash module's: three classes at a time (crash/pom.xml)
+@Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
 class TriggerCrashTest {
 
   static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 2);
