@@ -601,13 +601,7 @@ public final class ApiRoutes extends AllDirectives {
   }
 
   private Route body(Set<String> fields, Function<JsonBody, Route> inner, boolean optional) {
-    return extractRequestEntity(request -> {
-      java.util.OptionalLong length = request.getContentLengthOption();
-      if (length.isPresent() && length.getAsLong() > MAX_BODY_BYTES) {
-        return Problems.complete(tooLarge(length.getAsLong()));
-      }
-      return strictBody(fields, inner, optional);
-    });
+    return text(MAX_BODY_BYTES, text -> inner.apply(JsonBody.parse(optional && text.isBlank() ? "{}" : text, fields)));
   }
 
   /**
@@ -623,11 +617,25 @@ public final class ApiRoutes extends AllDirectives {
    * a larger one is 413 naming {@code body}, one of another content type 415.
    */
   Route rawBody(long maxBytes, Function<String, Route> inner) {
+    return text(maxBytes, inner);
+  }
+
+  /** A body over {@code maxBytes} bytes: 413 naming {@code body}. */
+  static Problem tooLarge(long size, long maxBytes) {
+    return new Problem(413, "payload-too-large", "Payload too large", "body: " + size + " bytes is larger than the "
+        + maxBytes + " bytes" + (maxBytes == MAX_BODY_BYTES ? " (64 KiB)" : "") + " this call takes", "body", null);
+  }
+
+  /**
+   * The call's body as text, of up to {@code maxBytes} bytes (413 naming {@code body} past it, by its
+   * Content-Length or as read), empty or JSON (415 for another content type); a {@link Problem.Raised}
+   * from the route is its answer.
+   */
+  private Route text(long maxBytes, Function<String, Route> inner) {
     return extractRequestEntity(request -> {
       java.util.OptionalLong length = request.getContentLengthOption();
       if (length.isPresent() && length.getAsLong() > maxBytes) {
-        return Problems.complete(new Problem(413, "payload-too-large", "Payload too large", "body: " + length.getAsLong()
-            + " bytes is larger than the " + maxBytes + " bytes this call takes", "body", null));
+        return Problems.complete(tooLarge(length.getAsLong(), maxBytes));
       }
       return extractStrictEntity(Duration.ofSeconds(10), maxBytes, entity -> {
         String text = entity.getData().utf8String();
@@ -642,28 +650,6 @@ public final class ApiRoutes extends AllDirectives {
           return Problems.complete(e.problem());
         }
       });
-    });
-  }
-
-  /** A body over {@value #MAX_BODY_BYTES} bytes: 413 naming {@code body}. */
-  static Problem tooLarge(long size) {
-    return new Problem(413, "payload-too-large", "Payload too large", "body: " + size + " bytes is larger than the "
-        + MAX_BODY_BYTES + " bytes (64 KiB) a call takes", "body", null);
-  }
-
-  private Route strictBody(Set<String> fields, Function<JsonBody, Route> inner, boolean optional) {
-    return extractStrictEntity(Duration.ofSeconds(10), MAX_BODY_BYTES, entity -> {
-      String text = entity.getData().utf8String();
-      if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
-        return Problems.complete(new Problem(415, "unsupported-media-type", "Unsupported media type",
-            "Content-Type: " + entity.getContentType() + " is not supported: send application/json", "Content-Type",
-            entity.getContentType().toString()));
-      }
-      try {
-        return inner.apply(JsonBody.parse(optional && text.isBlank() ? "{}" : text, fields));
-      } catch (Problem.Raised e) {
-        return Problems.complete(e.problem());
-      }
     });
   }
 
