@@ -62,11 +62,16 @@ final class RunningJobs {
    * @return it, or null when no result of this attempt was pending
    */
   RunningAttempt acknowledged(String key, int attempt) {
-    RunningAttempt r = resultPending.get(key);
+    return take(resultPending, key, attempt);
+  }
+
+  /** Removes and returns the window's attempt of this number from {@code map}; null (nothing removed) for another. */
+  private static RunningAttempt take(Map<String, RunningAttempt> map, String key, int attempt) {
+    RunningAttempt r = map.get(key);
     if (r == null || r.attempt != attempt) {
       return null;
     }
-    resultPending.remove(key);
+    map.remove(key);
     return r;
   }
 
@@ -111,12 +116,7 @@ final class RunningJobs {
    * @return it, or null when no attempt of this number holds the slot
    */
   RunningAttempt leave(String key, int attempt) {
-    RunningAttempt r = inSlot.get(key);
-    if (r == null || r.attempt != attempt) {
-      return null;
-    }
-    inSlot.remove(key);
-    return r;
+    return take(inSlot, key, attempt);
   }
 
   /**

@@ -54,6 +54,15 @@ class ExecutorPoolHoldTest {
     });
   }
 
+  /** An executor of {@code jobs} on the pool store {@code store}, its entities all {@code tasks}. */
+  private ActorRef<ExecutorProtocol.Command> spawn(SettableClock clock, JobRegistry jobs, TestProbe<TaskProtocol.Command> tasks,
+      InMemoryPoolStore store) {
+    PoolSettings settings = new PoolSettings("", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(5),
+        Duration.ofMillis(50));
+    return testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG), TaskSettings.from(CONFIG).maxReasonLength(),
+        jobs, id -> tasks.getRef(), "test-executor", store, settings, io.almanac.internal.meter.NodeMeters.NONE));
+  }
+
   private static ExecutorProtocol.Started started(TaskProtocol.Admitted a, SettableClock clock) {
     return new ExecutorProtocol.Started("j", "UTC", new TaskProtocol.AttemptGrant(a.window().value(), a.window().value(), 1,
         RunKind.FIRST, clock.instant().plus(Duration.ofMinutes(5)), T0, T0, T0, Map.of(), List.of(), "test-executor"));
@@ -70,11 +79,7 @@ class ExecutorPoolHoldTest {
     jobs.registerPool(PoolSpec.of("p", 1));
     jobs.register("j", ctx -> held.computeIfAbsent(ctx.taskId(), k -> new CompletableFuture<>()));
     InMemoryPoolStore store = new InMemoryPoolStore(clock);
-    PoolSettings settings = new PoolSettings("", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(5),
-        Duration.ofMillis(50));
-    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
-        TaskSettings.from(CONFIG).maxReasonLength(), jobs, id -> tasks.getRef(), "test-executor", store, settings,
-        io.almanac.internal.meter.NodeMeters.NONE));
+    ActorRef<ExecutorProtocol.Command> executor = spawn(clock, jobs, tasks, store);
     executor.tell(new ExecutorProtocol.Offer("a", "a", RunKind.FIRST, tasks.getRef(), false, List.of("p")));
     TaskProtocol.Admitted a = tasks.expectMessageClass(TaskProtocol.Admitted.class);
     assertEquals(Map.of("p", 1), store.inUse().toCompletableFuture().join());
@@ -119,11 +124,7 @@ class ExecutorPoolHoldTest {
           .whenComplete((r, e) -> inPool.decrementAndGet());
     });
     InMemoryPoolStore store = new InMemoryPoolStore(clock);
-    PoolSettings settings = new PoolSettings("", Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(5),
-        Duration.ofMillis(50));
-    ActorRef<ExecutorProtocol.Command> executor = testKit.spawn(Executor.create(clock, ExecutorSettings.from(CONFIG),
-        TaskSettings.from(CONFIG).maxReasonLength(), jobs, id -> tasks.getRef(), "test-executor", store, settings,
-        io.almanac.internal.meter.NodeMeters.NONE));
+    ActorRef<ExecutorProtocol.Command> executor = spawn(clock, jobs, tasks, store);
     executor.tell(new ExecutorProtocol.Offer("a", "a", RunKind.FIRST, tasks.getRef(), false, List.of("p")));
     TaskProtocol.Admitted a = tasks.expectMessageClass(TaskProtocol.Admitted.class);
     a.replyTo().tell(started(a, clock));
