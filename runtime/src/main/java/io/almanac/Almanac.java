@@ -834,9 +834,10 @@ public final class Almanac {
   /**
    * Raises a resource pool's budget for today, in the pool's zone, by an amount: the windows of the
    * tasks naming it start again while the day's cost (summed over the cluster) stays below the
-   * raised limit; the next day starts afresh at the pool's budget. Kept in the pool store with the
-   * day's cost (so it holds on every node sharing it) and logged with its note; raises of one day
-   * add up.
+   * raised limit; the next day starts afresh at the pool's budget. Recorded in the pool's journal
+   * with who raised it and the note (shown by the audit; it holds on every node of the cluster);
+   * raises of one day add up. Recorded as by {@value #DEFAULT_ACTOR}; {@link Operator#raisePoolBudget}
+   * names the operator.
    *
    * @param pool the pool, declared on this node with a budget per day
    * @param amount how much to raise today's limit by: more than 0, at most 6 decimal places
@@ -846,6 +847,10 @@ public final class Almanac {
    *     a budget) and the value, and nothing is stored
    */
   public CompletionStage<PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note) {
+    return raisePoolBudget(pool, amount, note, DEFAULT_ACTOR);
+  }
+
+  CompletionStage<PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note, String actor) {
     PoolSpec spec = pool == null ? null : jobs.pools().get(pool);
     RefusedException refused = null;
     long micros = 0;
@@ -881,9 +886,9 @@ public final class Almanac {
     }
     java.time.LocalDate today = java.time.LocalDate.ofInstant(clock.instant(), spec.zone());
     long by = micros;
-    return node.poolStore().raiseBudget(pool, today, by).thenCompose(day -> {
-      org.slf4j.LoggerFactory.getLogger(Almanac.class).info("pool '{}': budget for {} ({}) raised by {} to {}{}", pool,
-          today, spec.zone(), Usage.fromMicros(by).toPlainString(),
+    return node.poolStore().raiseBudget(pool, today, by, actor, note).thenCompose(day -> {
+      org.slf4j.LoggerFactory.getLogger(Almanac.class).info("pool '{}': budget for {} ({}) raised by {} by {} to {}{}",
+          pool, today, spec.zone(), actor, Usage.fromMicros(by).toPlainString(),
           Usage.fromMicros(day.limitMicros(spec.budgetPerDayMicros())).toPlainString(), note == null ? "" : ": " + note);
       return inUse().thenApply(held -> poolUsage(spec, day, held));
     });

@@ -198,6 +198,23 @@ public interface PoolStore extends AutoCloseable {
   }
 
   /**
+   * Raises the pool's budget for one day, recording who did it and why where the store keeps a
+   * history (the runtime's journaled pools do; the default forgets both and calls {@link
+   * #raiseBudget(String, java.time.LocalDate, long)}).
+   *
+   * @param pool the pool
+   * @param day the day
+   * @param amountMicros the amount, in millionths, above 0
+   * @param actor who raised it
+   * @param note why, or null
+   * @return the day after the raise
+   */
+  default CompletionStage<PoolDay> raiseBudget(String pool, java.time.LocalDate day, long amountMicros, String actor,
+      String note) {
+    return raiseBudget(pool, day, amountMicros);
+  }
+
+  /**
    * Gives up this node's holds of the window (its attempt ended, was cancelled or never ran).
    * Idempotent.
    *
