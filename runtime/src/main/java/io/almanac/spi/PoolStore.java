@@ -8,10 +8,10 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Where a node's executor keeps the counts of the resource pools ({@code io.almanac.PoolSpec}), so
- * that a pool's limits hold across every node that shares the store. The runtime has an in-memory
- * store (one JVM: the limits hold per node); the persistence module's {@code
- * io.almanac.persistence.pools.JdbcPoolStore} keeps them in the journal's database, for a cluster.
- * A node uses the class named by {@code almanac.pool-store.class} (see the runtime's reference.conf).
+ * that a pool's limits hold across every node that shares the store. By default each pool is a
+ * sharded persistent entity with its own journal (the limits hold across the cluster and the audit
+ * rebuilds the pool's day); a node uses another store when {@code almanac.pool-store.class} names
+ * one (see the runtime's reference.conf), e.g. to keep the counts in a service of its own.
  *
  * <p>A hold is one admitted attempt's place in a pool, keyed by task and window, owned by the node
  * that admitted it. A pool may have a budget per day: the store sums the cost its attempts report per

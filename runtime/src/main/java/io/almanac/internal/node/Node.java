@@ -629,10 +629,11 @@ public final class Node {
           + "holds, starts, usage and raises in its own journal now (docs/pools.md); delete this key (the tables "
           + "almanac_pool, almanac_pool_start, almanac_pool_hold and almanac_pool_usage are no longer used)");
     }
+    // the pools' entities run on every node with a pool, whatever store it uses (a store class may wrap them)
+    sharding.init(Entity.of(PoolEntity.TYPE_KEY, ctx -> MessageTap.wrap(tap, "pool",
+        LeaseGuard.shardEntity(PoolEntity.create(ctx.getEntityId(), clock), PoolProtocol.Command.class)))
+        .withSettings(TaskShardingSettings.of(system)));
     if (settings.storeClass().isEmpty()) {
-      sharding.init(Entity.of(PoolEntity.TYPE_KEY, ctx -> MessageTap.wrap(tap, "pool",
-          LeaseGuard.shardEntity(PoolEntity.create(ctx.getEntityId(), clock), PoolProtocol.Command.class)))
-          .withSettings(TaskShardingSettings.of(system)));
       return new JournalPoolStore(system, sharding, Cluster.get(system).selfMember().address().toString(),
           settings.holdTtl(), settings.renewInterval(), settings.operationTimeout());
     }

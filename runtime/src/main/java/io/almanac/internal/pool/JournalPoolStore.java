@@ -63,6 +63,20 @@ public final class JournalPoolStore implements PoolStore {
         system.executionContext());
   }
 
+  /**
+   * The store as {@code almanac.pool-store.class} names it (e.g. to wrap it): the node's sharding
+   * (where the node initialised the pools' entities), its address, the block's timings.
+   *
+   * @param system the node's actor system
+   * @param config the {@code almanac.pool-store} block
+   * @return the store
+   */
+  public static JournalPoolStore create(ActorSystem<?> system, com.typesafe.config.Config config) {
+    return new JournalPoolStore(system, ClusterSharding.get(system),
+        org.apache.pekko.cluster.typed.Cluster.get(system).selfMember().address().toString(),
+        config.getDuration("hold-ttl"), config.getDuration("renew-interval"), config.getDuration("operation-timeout"));
+  }
+
   /** @return this store's incarnation (a random UUID per instance) */
   public String incarnation() {
     return incarnation;
