@@ -857,25 +857,12 @@ public final class Almanac {
     if (spec == null) {
       refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "pool", pool,
           "no pool is declared under this name; declared: " + new java.util.TreeSet<>(jobs.pools().keySet()));
-    } else if (amount == null || amount.signum() <= 0) {
-      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount",
-          amount == null ? null : amount.toPlainString(), "must be more than 0");
     } else {
       try {
-        micros = Usage.toMicros("amount", amount);
-        if (micros > TaskSpec.MAX_BUDGET_MICROS) {
-          refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
-              "at most " + Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString());
-        }
-      } catch (InvalidSpecException e) {
-        refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
-            e.reason());
+        micros = io.almanac.rules.BudgetRules.checkRaise(amount, note, node.taskSettings().maxReasonLength());
+      } catch (RefusedException e) {
+        refused = e;
       }
-    }
-    int maxNote = node.taskSettings().maxReasonLength();
-    if (refused == null && note != null && note.length() > maxNote) {
-      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "note",
-          note.substring(0, Math.min(note.length(), 80)) + "...", note.length() + " characters, at most " + maxNote);
     }
     if (refused == null && spec.budgetPerDay() == null) {
       refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "budgetPerDay", null, "pool '" + pool
@@ -887,9 +874,10 @@ public final class Almanac {
     java.time.LocalDate today = java.time.LocalDate.ofInstant(clock.instant(), spec.zone());
     long by = micros;
     return node.poolStore().raiseBudget(pool, today, by, actor, note).thenCompose(day -> {
-      org.slf4j.LoggerFactory.getLogger(Almanac.class).info("pool '{}': budget for {} ({}) raised by {} by {} to {}{}",
-          pool, today, spec.zone(), actor, Usage.fromMicros(by).toPlainString(),
-          Usage.fromMicros(day.limitMicros(spec.budgetPerDayMicros())).toPlainString(), note == null ? "" : ": " + note);
+      org.slf4j.LoggerFactory.getLogger(Almanac.class).info("pool '{}': budget for {} ({}) raised by {} to {} ({}){}",
+          pool, today, spec.zone(), Usage.fromMicros(by).toPlainString(),
+          Usage.fromMicros(day.limitMicros(spec.budgetPerDayMicros())).toPlainString(), actor,
+          note == null ? "" : ": " + note);
       return inUse().thenApply(held -> poolUsage(spec, day, held));
     });
   }
@@ -934,7 +922,7 @@ public final class Almanac {
     return new PoolUsage(p.name(), p.maxConcurrent(), p.rateText(), held == null ? null : held.getOrDefault(p.name(), 0),
         day.day(), p.zone().getId(), Usage.fromMicros(day.costMicros()), day.attempts(), budget == null ? null : Usage.fromMicros(budget),
         Usage.fromMicros(day.raisedMicros()), budget == null ? null : Usage.fromMicros(day.limitMicros(budget)),
-        budget != null && day.costMicros() >= day.limitMicros(budget));
+        budget != null && io.almanac.rules.BudgetRules.spent(day.costMicros(), budget, day.raisedMicros()));
   }
 
   // ---------------------------------------------------------------------------------------------

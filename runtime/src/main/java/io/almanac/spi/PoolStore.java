@@ -111,8 +111,7 @@ public interface PoolStore extends AutoCloseable {
      * @return the day's limit: the budget plus the day's raises (saturating)
      */
     public long limitMicros(long budgetMicros) {
-      long sum = budgetMicros + raisedMicros;
-      return sum < 0 ? Long.MAX_VALUE : sum;
+      return io.almanac.rules.BudgetRules.limit(budgetMicros, raisedMicros);
     }
   }
 
