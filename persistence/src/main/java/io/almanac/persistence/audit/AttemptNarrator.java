@@ -5,10 +5,12 @@ import static io.almanac.persistence.audit.WindowExplanation.human;
 import static io.almanac.persistence.audit.WindowExplanation.late;
 import static io.almanac.persistence.audit.WindowExplanation.node;
 
+import io.almanac.OverlapPolicy;
 import io.almanac.RunKind;
 import io.almanac.journal.Rules;
 import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.AuditKinds.Told;
+import io.almanac.persistence.audit.TaskCheck.Attempt;
 import io.almanac.persistence.audit.WindowExplanation.Step;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,51 +29,96 @@ final class AttemptNarrator {
   static void kinds(AuditKinds.Table t) {
     t.kind(TaskJournal.AttemptStarted.class)
         .told(e -> new Told(e.kind() + ", lease until " + e.leaseUntil() + (e.executor() == null ? "" : ", executor " + e.executor()), e.attempt()))
-        .narrated(AttemptNarrator::attemptStarted);
+        .narrated(AttemptNarrator::attemptStarted)
+        .noted((c, e) -> {
+          OverlapPolicy policy = c.specInEffect == null ? OverlapPolicy.DEFAULT : c.specInEffect.overlap();
+          Attempt a = new Attempt(c.win.key, e.attempt(), c.ref, e.leaseUntil(), policy);
+          c.win.attempts.add(a);
+          c.all.add(a);
+          c.startedOne = true;
+        });
     t.kind(TaskJournal.WindowStarted.class)
         .told(e -> {
           return new Told(String.valueOf(e), 0); // the audit reads it as its schedule and its start (TaskJournal.expand)
         })
-        .narrated(AttemptNarrator::windowStarted);
+        .narrated(AttemptNarrator::windowStarted)
+        .noted((c, e) -> {
+          AuditKinds.note(c, e.scheduled()); // the audit reads a WindowStarted as its two events; kept for a caller that does not
+          AuditKinds.note(c, e.started());
+        });
     t.kind(TaskJournal.LeaseExtended.class)
         .told(e -> new Told("lease until " + e.leaseUntil(), e.attempt()))
-        .narrated(AttemptNarrator::leaseExtended);
+        .narrated(AttemptNarrator::leaseExtended)
+        .noted((c, e) -> {
+          Attempt a = c.attempt(c.win, e.attempt());
+          if (a != null) {
+            a.extensions.add(c.ref);
+            if (e.leaseUntil() != null && (a.leaseUntil == null || e.leaseUntil().isAfter(a.leaseUntil))) {
+              a.leaseUntil = e.leaseUntil();
+            }
+          }
+        });
     t.kind(TaskJournal.AttemptSucceeded.class)
         .told(e -> new Told("took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")")
             + AuditEvent.used(e.usage()), e.attempt()))
-        .narrated(AttemptNarrator::attemptSucceeded);
+        .narrated(AttemptNarrator::attemptSucceeded)
+        .noted((c, e) -> {
+          c.win.successes.add(c.ref);
+          c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref);
+        });
     t.kind(TaskJournal.AttemptFailed.class)
         .told(e -> new Told("took " + e.duration() + ": " + e.reason() + AuditEvent.used(e.usage()), e.attempt()))
-        .narrated(AttemptNarrator::attemptFailed);
+        .narrated(AttemptNarrator::attemptFailed)
+        .noted((c, e) -> {
+          c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref);
+        });
     t.kind(TaskJournal.AttemptTimedOut.class)
         .told(e -> new Told(AuditEvent.timedOut(e, null), e.attempt()))
-        .narrated(AttemptNarrator::attemptTimedOut);
+        .narrated(AttemptNarrator::attemptTimedOut)
+        .noted((c, e) -> {
+          c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref);
+        });
     t.kind(TaskJournal.AttemptInterrupted.class)
         .told(e -> new Told(e.reason() + " (not a failure: no retry spent)", e.attempt()))
-        .narrated(AttemptNarrator::attemptInterrupted);
+        .narrated(AttemptNarrator::attemptInterrupted)
+        .noted((c, e) -> {
+          c.win.interruptions++;
+          c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref);
+        });
     t.kind(TaskJournal.LateResultRecorded.class)
         .told(e -> new Told(e.outcome() + " arrived late (not counted): " + e.detail() + AuditEvent.used(e.usage()), e.attempt()))
-        .narrated(AttemptNarrator::lateResultRecorded);
+        .narrated(AttemptNarrator::lateResultRecorded)
+        .noted((c, e) -> {
+          c.win.late++;
+        });
     t.kind(TaskJournal.RetryScheduled.class)
         .told(e -> new Told("retry " + e.retryNumber() + " due " + e.dueAt(), 0))
-        .narrated(AttemptNarrator::retryScheduled);
+        .narrated(AttemptNarrator::retryScheduled)
+        .noted((c, e) -> {
+          c.win.retries++;
+        });
     t.kind(TaskJournal.InstanceFinalFailed.class)
         .told(e -> new Told(e.reason(), 0))
-        .narrated(AttemptNarrator::instanceFinalFailed);
+        .narrated(AttemptNarrator::instanceFinalFailed)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.EffectIntended.class)
         .told(e -> new Told("effect '" + e.key() + "' about to run", e.attempt()))
-        .narrated(AttemptNarrator::effectIntended);
+        .narrated(AttemptNarrator::effectIntended)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.EffectRecorded.class)
         .told(e -> new Told("effect '" + e.key() + "' = " + e.value(), e.attempt()))
-        .narrated(AttemptNarrator::effectRecorded);
+        .narrated(AttemptNarrator::effectRecorded)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.StepRecorded.class)
         .told(e -> new Told("step '" + e.name() + "' recorded (" + (e.result() == null ? 0 : e.result().length())
             + " characters of result, took " + WindowExplanation.human(e.duration()) + WindowSteps.cost(e.usage()) + ")",
             e.attempt()))
-        .narrated(AttemptNarrator::stepRecorded);
+        .narrated(AttemptNarrator::stepRecorded)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.StepsReplayed.class)
         .told(e -> new Told("steps replayed without running: " + String.join(", ", e.names()), e.attempt()))
-        .narrated(AttemptNarrator::stepsReplayed);
+        .narrated(AttemptNarrator::stepsReplayed)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.AttemptLogged.class)
         .told(e -> {
           String first = e.log().firstStackLine();
@@ -79,7 +126,8 @@ final class AttemptNarrator {
               + (e.droppedLines() > 0 ? " (" + e.droppedLines() + " dropped)" : "")
               + (first == null ? "" : ", stack trace: " + first), e.attempt());
         })
-        .narrated(AttemptNarrator::attemptLogged);
+        .narrated(AttemptNarrator::attemptLogged)
+        .noted((c, e) -> { });
   }
 
   static void attemptStarted(Explainer x, TaskJournal.AttemptStarted e) {

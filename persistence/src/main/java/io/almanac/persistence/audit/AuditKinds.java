@@ -1,6 +1,7 @@
 package io.almanac.persistence.audit;
 
 import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TriggerJournal;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -13,7 +14,8 @@ import java.util.function.Function;
  * The audit's one table of journal event kinds: for each concrete {@link TaskJournal.Event} class,
  * the feature that owns it ({@link ScheduleNarrator}, {@link AttemptNarrator}, {@link GateNarrator},
  * {@link OperatorNarrator}) says in one place how {@link AuditEvent} words it ({@link Told}), whether
- * it places its window ({@link Placed}), what step the window's explanation tells of it. A new kind of event is one entry in one narrator; {@code
+ * it places its window ({@link Placed}), what step the window's explanation tells of it, and what
+ * the verifier notes of it in its records of windows and attempts. A new kind of event is one entry in one narrator; {@code
  * AuditEditPlacesTest} fails until every kind of the sealed hierarchy has exactly one.
  */
 final class AuditKinds {
@@ -39,6 +41,7 @@ final class AuditKinds {
     private Function<? super E, Told> told;
     private Function<? super E, Placed> placed = e -> null;
     private BiConsumer<Explainer, ? super E> narrated;
+    private BiConsumer<TaskCheck, ? super E> noted;
 
     private Kind(Class<E> type, String feature) {
       this.type = type;
@@ -63,9 +66,15 @@ final class AuditKinds {
       return this;
     }
 
+    /** @return this kind, noted by {@code f} in the verifier's records of its window and attempts */
+    Kind<E> noted(BiConsumer<TaskCheck, ? super E> f) {
+      this.noted = Objects.requireNonNull(f);
+      return this;
+    }
+
     /** @return whether every reader handles it */
     boolean complete() {
-      return told != null && narrated != null;
+      return told != null && narrated != null && noted != null;
     }
   }
 
@@ -74,7 +83,7 @@ final class AuditKinds {
     private final Map<Class<?>, Kind<?>> kinds = new LinkedHashMap<>();
     private final String feature;
 
-    private Table(Map<Class<?>, Kind<?>> kinds, String feature) {
+    Table(Map<Class<?>, Kind<?>> kinds, String feature) {
       this.feature = feature;
       this.kinds.putAll(kinds);
     }
@@ -112,7 +121,25 @@ final class AuditKinds {
     KINDS = Collections.unmodifiableMap(new LinkedHashMap<>(t.kinds));
   }
 
+  /**
+   * The trigger's events, which the audit reads only for their writers (I5), its heartbeat (I6) and
+   * the journal's end: what instant each kind records. A kind read as null is placed at its write
+   * time (the journal's timestamp) instead.
+   */
+  static final Map<Class<?>, Function<TriggerJournal.Event, Instant>> TRIGGER = Map.of(
+      TriggerJournal.Progressed.class, e -> ((TriggerJournal.Progressed) e).at(),
+      TriggerJournal.TasksRegistered.class, e -> ((TriggerJournal.TasksRegistered) e).at(),
+      TriggerJournal.TaskRemoved.class, e -> ((TriggerJournal.TaskRemoved) e).at(),
+      TriggerJournal.TaskSetAside.class, e -> null,
+      TriggerJournal.HandedOver.class, e -> null);
+
   private AuditKinds() {}
+
+  /** @return the instant a trigger's event records, as {@link #TRIGGER} reads it, or null */
+  static Instant triggerAt(TriggerJournal.Event e) {
+    Function<TriggerJournal.Event, Instant> at = TRIGGER.get(e.getClass());
+    return at == null ? null : at.apply(e);
+  }
 
   @SuppressWarnings("unchecked")
   private static <E extends TaskJournal.Event> Kind<E> kind(E e) {
@@ -136,6 +163,14 @@ final class AuditKinds {
     Kind<TaskJournal.Event> k = kind(e);
     if (k != null && k.narrated != null) {
       k.narrated.accept(x, e);
+    }
+  }
+
+  /** Notes the event in the verifier's records (its context set by the task's check, {@link TaskCheck#win}). */
+  static void note(TaskCheck c, TaskJournal.Event e) {
+    Kind<TaskJournal.Event> k = kind(e);
+    if (k != null && k.noted != null) {
+      k.noted.accept(c, e);
     }
   }
 }

@@ -4,6 +4,7 @@ import static io.almanac.persistence.audit.OperatorNarrator.noted;
 import static io.almanac.persistence.audit.WindowExplanation.human;
 import static io.almanac.persistence.audit.WindowExplanation.node;
 
+import io.almanac.InstanceStatus;
 import io.almanac.SkipReason;
 import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.AuditKinds.Placed;
@@ -26,28 +27,44 @@ final class GateNarrator {
         .told(e -> new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + "), waiting for "
             + e.waitingFor() + " until " + e.waitUntil(), 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
-        .narrated(GateNarrator::windowWaiting);
+        .narrated(GateNarrator::windowWaiting)
+        .noted((c, e) -> {
+          c.accounted(c.win, c.ref, e.dueAt()); // due and waiting for its dependency or condition: accounted for
+          c.win.waitUntil = e.waitUntil();
+        });
     t.kind(TaskJournal.WaitSatisfied.class)
         .told(e -> new Told("released: " + e.detail(), 0))
-        .narrated(GateNarrator::waitSatisfied);
+        .narrated(GateNarrator::waitSatisfied)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.WaitEnded.class)
         .told(e -> new Told(e.reason() + ": " + e.detail(), 0))
-        .narrated(GateNarrator::waitEnded);
+        .narrated(GateNarrator::waitEnded)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.ConditionCheckFailed.class)
         .told(e -> new Told("condition '" + e.condition() + "' check failed: " + e.error(), 0))
-        .narrated(GateNarrator::conditionCheckFailed);
+        .narrated(GateNarrator::conditionCheckFailed)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.PoolWaited.class)
         .told(e -> new Told("waits for pool " + e.pool() + ": " + e.reason()
             + (e.until() == null ? "" : " until " + e.until()), 0))
-        .narrated(GateNarrator::poolWaited);
+        .narrated(GateNarrator::poolWaited)
+        .noted((c, e) -> {
+          if (c.win.status == InstanceStatus.PENDING) {
+            c.win.poolWait = c.ref; // a recorded reason for the rest of this PENDING spell
+            c.win.poolWaitDetail = "waiting for pool '" + e.pool() + "': " + e.reason() + " since " + c.ref.at()
+                + (e.until() == null ? "" : ", until " + e.until() + " at the latest");
+          }
+        });
     t.kind(TaskJournal.DeadlineMissed.class)
         .told(e -> new Told("deadline " + e.deadline() + " missed (due " + e.dueAt() + "): still " + e.status()
             + (e.attempt() > 0 ? " at attempt " + e.attempt() : ""), e.attempt()))
-        .narrated(GateNarrator::deadlineMissed);
+        .narrated(GateNarrator::deadlineMissed)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.UpstreamRerunRecorded.class)
         .told(e -> new Told("upstream " + e.upstream() + " window " + e.upstreamWindow() + " succeeded again: " + e.decision()
             + (e.detail() == null ? "" : " (" + e.detail() + ")"), 0))
-        .narrated(GateNarrator::upstreamRerunRecorded);
+        .narrated(GateNarrator::upstreamRerunRecorded)
+        .noted((c, e) -> { });
   }
 
   static void windowWaiting(Explainer x, TaskJournal.WindowWaiting e) {

@@ -3,8 +3,8 @@ package io.almanac.persistence.audit;
 import static io.almanac.persistence.audit.WindowExplanation.failures;
 
 import io.almanac.InstanceStatus;
-import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.InstanceCancelled;
+import io.almanac.journal.TaskJournal;
 import io.almanac.persistence.audit.AuditKinds.Told;
 
 /**
@@ -27,22 +27,39 @@ final class OperatorNarrator {
           }
           return new Told("task paused" + AuditEvent.by(e.actor(), e.note()), 0);
         })
-        .narrated(OperatorNarrator::taskPaused);
+        .narrated(OperatorNarrator::taskPaused)
+        .noted((c, e) -> {
+          c.paused = true;
+        });
     t.kind(TaskJournal.TaskResumed.class)
         .told(e -> new Told("task resumed" + AuditEvent.by(e.actor(), e.note()), 0))
-        .narrated(OperatorNarrator::taskResumed);
+        .narrated(OperatorNarrator::taskResumed)
+        .noted((c, e) -> {
+          if (c.paused) { // a resume of a task that was not paused changes nothing
+            c.paused = false;
+            c.pauseEnded = e.at();
+          }
+        });
     t.kind(TaskJournal.TaskRemoved.class)
         .told(e -> new Told("task removed: not fired from here on; its history stays", 0))
-        .narrated(OperatorNarrator::taskRemoved);
+        .narrated(OperatorNarrator::taskRemoved)
+        .noted((c, e) -> {
+          c.removals.add(c.at);
+        });
     t.kind(TaskJournal.BudgetRaised.class)
         .told(e -> new Told(AuditEvent.budgetRaisedText(e), 0))
-        .narrated(OperatorNarrator::budgetRaised);
+        .narrated(OperatorNarrator::budgetRaised)
+        .noted((c, e) -> { } /* an operator's raise of a day's budget: about no window */);
     t.kind(TaskJournal.InstanceResolved.class)
         .told(e -> new Told(e.note() + AuditEvent.by(e.actor(), null), 0))
-        .narrated(OperatorNarrator::instanceResolved);
+        .narrated(OperatorNarrator::instanceResolved)
+        .noted((c, e) -> { });
     t.kind(TaskJournal.InstanceCancelled.class)
         .told(e -> new Told(e.reason() + AuditEvent.by(e.actor(), null), e.attempt()))
-        .narrated(OperatorNarrator::instanceCancelled);
+        .narrated(OperatorNarrator::instanceCancelled)
+        .noted((c, e) -> {
+          c.ended(c.win, c.win.openAttempt(), c.ref); // only one attempt of a window runs at a time
+        });
   }
 
   static void taskPaused(Explainer x, TaskJournal.TaskPaused p) {

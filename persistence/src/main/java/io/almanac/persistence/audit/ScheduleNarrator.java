@@ -14,12 +14,14 @@ import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.journal.Rules;
 import io.almanac.journal.SpecRecord;
-import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.FireSkipped;
 import io.almanac.journal.TaskJournal.WindowMissed;
+import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 import io.almanac.persistence.audit.AuditKinds.Placed;
 import io.almanac.persistence.audit.AuditKinds.Told;
+import io.almanac.persistence.audit.TaskCheck.Range;
+import io.almanac.persistence.audit.TaskCheck.Segment;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -38,41 +40,78 @@ final class ScheduleNarrator {
   static void kinds(AuditKinds.Table t) {
     t.kind(TaskJournal.SpecDefined.class)
         .told(e -> new Told(AuditEvent.describe(e.spec()), 0))
-        .narrated(ScheduleNarrator::specDefined);
+        .narrated(ScheduleNarrator::specDefined)
+        .noted((c, e) -> {
+          c.specs.add(new Segment(e.spec(), c.at));
+          c.specInEffect = e.spec();
+        });
     t.kind(TaskJournal.InstanceScheduled.class)
         .told(e -> new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")"
             + AuditEvent.by(e.actor(), e.note()), 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
-        .narrated(ScheduleNarrator::instanceScheduled);
+        .narrated(ScheduleNarrator::instanceScheduled)
+        .noted((c, e) -> {
+          c.accounted(c.win, c.ref, e.dueAt());
+        });
     t.kind(TaskJournal.FireSkipped.class)
         .told(e -> new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
-        .narrated(ScheduleNarrator::fireSkipped);
+        .narrated(ScheduleNarrator::fireSkipped)
+        .noted((c, e) -> {
+          c.accounted(c.win, c.ref, e.dueAt());
+        });
     t.kind(TaskJournal.WindowMissed.class)
         .told(e -> new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
-        .narrated(ScheduleNarrator::windowMissed);
+        .narrated(ScheduleNarrator::windowMissed)
+        .noted((c, e) -> {
+          c.accounted(c.win, c.ref, e.dueAt());
+        });
     t.kind(TaskJournal.SkipRangeOpened.class)
         .told(e -> new Told(e.range().reason() + ": " + e.detail() + " (due " + e.dueAt() + "); opens a skip range: each window"
             + " due after it and decided alike is one of its windows, without an event of its own", 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
-        .narrated(ScheduleNarrator::skipRangeOpened);
+        .narrated(ScheduleNarrator::skipRangeOpened)
+        .noted((c, e) -> {
+          c.accounted(c.win, c.ref, e.dueAt());
+          c.ranges.add(new Range(e.window(), e.dueAt(), null, c.ref)); // open: it covers every window due from its first on
+        });
     t.kind(TaskJournal.SkipRangeClosed.class)
         .told(e -> new Told("skip range closed: " + e.count() + (e.count() == 1 ? " window, " : " windows from ") + e.window()
             + (e.count() == 1 ? "" : " to " + e.lastWindow()) + " (last due " + e.lastDue() + ")", 0))
-        .narrated(ScheduleNarrator::skipRangeClosed);
+        .narrated(ScheduleNarrator::skipRangeClosed)
+        .noted((c, e) -> {
+          for (int i = c.ranges.size() - 1; i >= 0; i--) {
+            Range r = c.ranges.get(i);
+            if (r.first().equals(e.window()) && r.lastDue() == null) {
+              c.ranges.set(i, new Range(r.first(), r.firstDue(), e.lastDue(), r.ref()));
+              break;
+            }
+          }
+        });
     t.kind(TaskJournal.WindowsSkipped.class)
         .told(e -> new Told(e.outcome() + " " + e.range().reason() + ": " + e.detail() + "; " + e.count() + " windows from " + e.window()
             + " to " + e.lastWindow() + " (due " + e.dueAt() + " to " + e.lastDue() + ")", 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
-        .narrated(ScheduleNarrator::windowsSkipped);
+        .narrated(ScheduleNarrator::windowsSkipped)
+        .noted((c, e) -> {
+          c.accounted(c.win, c.ref, e.dueAt());
+          c.ranges.add(new Range(e.window(), e.dueAt(), e.lastDue(), c.ref));
+        });
     t.kind(TaskJournal.EventReceived.class)
         .told(e -> new Told("event " + e.type() + " id " + e.eventId() + (e.eventTime() == null ? "" : ", event time " + e.eventTime())
             + (e.summary() == null ? "" : ": " + e.summary()), 0))
-        .narrated(ScheduleNarrator::eventReceived);
+        .narrated(ScheduleNarrator::eventReceived)
+        .noted((c, e) -> {
+          if (c.win.reachedBy == null) {
+            c.win.reachedBy = c.ref; // its decision, if it made one, came first in the same write
+            c.win.reachedAfterAnEnd = c.windowEnded || c.gaps;
+          }
+        });
     t.kind(TaskJournal.EventDuplicated.class)
         .told(e -> new Told("event id " + e.eventId() + " delivered again (duplicate, counted)", 0))
-        .narrated(ScheduleNarrator::eventDuplicated);
+        .narrated(ScheduleNarrator::eventDuplicated)
+        .noted((c, e) -> { });
   }
 
   static void specDefined(Explainer x, TaskJournal.SpecDefined d) {
