@@ -14,7 +14,8 @@ import java.util.Set;
 /**
  * The attempts' invariants (see {@link Verifier}): I3, every attempt ends or the journal ends before
  * its lease (plus the grace) does, and I4, no two attempts overlap unless the overlap policy is
- * ALLOW. Pure over a {@link TaskCheck}'s records.
+ * ALLOW.
+ * Stateless: judges a {@link TaskCheck}'s records into its verifier's report.
  */
 final class AttemptInvariants {
 

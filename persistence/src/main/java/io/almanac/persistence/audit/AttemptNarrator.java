@@ -19,7 +19,9 @@ import java.time.Instant;
  * An attempt's events, told and noted: its start, heartbeats (lease), results, time-out,
  * interruption, late results, retries, the final failure, and what it ran (effects, steps, logs).
  * Owns their wording ({@link AuditEvent#detail()}) and their steps in a window's explanation
- * ({@link WindowExplanation}). Pure.
+ * ({@link WindowExplanation}), and what the verifier notes of them ({@link TaskCheck}); their invariants
+ * are {@link AttemptInvariants}.
+ * Stateless: what they learn goes to the {@link Explainer} and the {@link TaskCheck}.
  */
 final class AttemptNarrator {
 

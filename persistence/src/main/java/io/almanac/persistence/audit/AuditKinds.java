@@ -14,9 +14,12 @@ import java.util.function.Function;
  * The audit's one table of journal event kinds: for each concrete {@link TaskJournal.Event} class,
  * the feature that owns it ({@link ScheduleNarrator}, {@link AttemptNarrator}, {@link GateNarrator},
  * {@link OperatorNarrator}) says in one place how {@link AuditEvent} words it ({@link Told}), whether
- * it places its window ({@link Placed}), what step the window's explanation tells of it, and what
- * the verifier notes of it in its records of windows and attempts. A new kind of event is one entry in one narrator; {@code
- * AuditEditPlacesTest} fails until every kind of the sealed hierarchy has exactly one.
+ * it places its window ({@link Placed}), what step the window's explanation ({@link Explainer})
+ * tells of it, and what the verifier ({@link TaskCheck}) notes of it in its records of windows and
+ * attempts. A new kind of event is one entry in one narrator (and, if it changes a status, the
+ * runtime's {@code Evolve}); {@code AuditEditPlacesTest} fails until every kind of the sealed
+ * hierarchy has exactly one, handled by every reader. The trigger's kinds, read only for their
+ * instants, are in {@link #TRIGGER}.
  */
 final class AuditKinds {
 

@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * The gates' invariant, I6 (see {@link Verifier}): no window stays PENDING or WAITING past its bound
  * (the lease ceiling, its wait deadline) without a recorded reason (a running attempt, a pause, a
- * resource pool). Pure over a {@link TaskCheck}'s records.
+ * resource pool).
+ * Stateless: judges a {@link TaskCheck}'s records into its verifier's report.
  */
 final class GateInvariants {
 

@@ -15,7 +15,9 @@ import java.util.Objects;
 /**
  * What holds a window back or watches it, told and noted: waits for a dependency or condition (and
  * their release or end), resource pools, deadlines and upstream reruns. Owns their wording ({@link
- * AuditEvent#detail()}) and their steps in a window's explanation ({@link WindowExplanation}). Pure.
+ * AuditEvent#detail()}), their steps in a window's explanation ({@link WindowExplanation}) and what the
+ * verifier notes of them ({@link TaskCheck}); their invariant is {@link GateInvariants}.
+ * Stateless: what they learn goes to the {@link Explainer} and the {@link TaskCheck}.
  */
 final class GateNarrator {
 

@@ -3,15 +3,17 @@ package io.almanac.persistence.audit;
 import static io.almanac.persistence.audit.WindowExplanation.failures;
 
 import io.almanac.InstanceStatus;
-import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.journal.TaskJournal;
+import io.almanac.journal.TaskJournal.InstanceCancelled;
 import io.almanac.persistence.audit.AuditKinds.Told;
 
 /**
  * What operators (and the task's own pause on failures) did, told and noted: pause, resume,
  * removal, a raise of the day's budget, resolving and cancelling a window, and who did it. Owns
  * their wording ({@link AuditEvent#detail()}) and their steps in a window's explanation ({@link
- * WindowExplanation}). Pure.
+ * WindowExplanation}), and what the verifier notes of them ({@link TaskCheck}: a pause holds a
+ * window back, judged by {@link GateInvariants}).
+ * Stateless: what they learn goes to the {@link Explainer} and the {@link TaskCheck}.
  */
 final class OperatorNarrator {
 

@@ -16,7 +16,8 @@ import java.util.Set;
 /**
  * The schedule's invariant, I2 (see {@link Verifier}): every window due in the range by the task's
  * schedule, and every window an event reached, has a scheduling, wait, skip or miss event (a skip
- * range accounts for the windows it covers). Pure over a {@link TaskCheck}'s records.
+ * range accounts for the windows it covers).
+ * Stateless: judges a {@link TaskCheck}'s records into its verifier's report.
  */
 final class ScheduleInvariants {
 

@@ -14,9 +14,9 @@ import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.journal.Rules;
 import io.almanac.journal.SpecRecord;
+import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.FireSkipped;
 import io.almanac.journal.TaskJournal.WindowMissed;
-import io.almanac.journal.TaskJournal;
 import io.almanac.journal.WindowState;
 import io.almanac.persistence.audit.AuditKinds.Placed;
 import io.almanac.persistence.audit.AuditKinds.Told;
@@ -30,7 +30,9 @@ import java.util.Objects;
  * The schedule's events, told and noted: the spec, fires, skips and misses, skip ranges
  * (docs/skip-ranges.md), catch-up and backfill, and the events that reach an event-triggered window
  * (coalesced). Owns their wording ({@link AuditEvent#detail()}), their steps in a window's
- * explanation ({@link WindowExplanation}) and why a window was skipped or missed. Pure.
+ * explanation ({@link WindowExplanation}) and why a window was skipped or missed, and what the verifier
+ * notes of them ({@link TaskCheck}); their invariant is {@link ScheduleInvariants}.
+ * Stateless: what they learn goes to the {@link Explainer} and the {@link TaskCheck}.
  */
 final class ScheduleNarrator {
 

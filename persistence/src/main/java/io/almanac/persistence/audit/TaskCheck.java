@@ -24,10 +24,10 @@ import java.util.Objects;
 /**
  * One task's check by a {@link Verifier} (R28): replays its journal once, folding each window's
  * status with the runtime's {@link Evolve} and having each event noted by the narrator of its
- * feature ({@link AuditKinds}) into the records below, then judges the invariants: I1 (and the
- * windows left open) here, I2 in {@link ScheduleInvariants}, I3 and I4 in {@link
- * AttemptInvariants}, I6 in {@link GateInvariants}, I5 and I7 with the verifier's help. What it
- * finds goes to the verifier's report. Not thread-safe.
+ * feature ({@link AuditKinds}) into the records below, then judges the invariants: I1 and I7 (and
+ * the windows left open) here, I2 in {@link ScheduleInvariants}, I3 and I4 in {@link
+ * AttemptInvariants}, I6 in {@link GateInvariants}, I5 by the verifier ({@link
+ * Verifier#interleavings}). What it finds goes to the verifier's report. Not thread-safe.
  */
 final class TaskCheck {
 
@@ -47,6 +47,7 @@ final class TaskCheck {
     }
   }
 
+  /** What the check knows of one window: its events, attempts and, for I6, its PENDING or WAITING spells. */
   static final class Win {
     final String key;
     final Instant firstAt;
@@ -100,6 +101,7 @@ final class TaskCheck {
    */
   record Bound(Instant deadline, String why) {}
 
+  /** One attempt: from its start to its outcome event (null while it has none), under the overlap policy then. */
   static final class Attempt {
     final String window;
     final int number;
