@@ -1,6 +1,5 @@
 package io.almanac.persistence.audit;
 
-import static io.almanac.persistence.audit.OperatorNarrator.noted;
 import static io.almanac.persistence.audit.WindowExplanation.human;
 import static io.almanac.persistence.audit.WindowExplanation.late;
 import static io.almanac.persistence.audit.WindowExplanation.node;
@@ -40,9 +39,7 @@ final class AttemptNarrator {
           c.startedOne = true;
         });
     t.kind(TaskJournal.WindowStarted.class)
-        .told(e -> {
-          return new Told(String.valueOf(e), 0); // the audit reads it as its schedule and its start (TaskJournal.expand)
-        })
+        .told(e -> new Told(String.valueOf(e), 0)) // the audit reads it as its schedule and its start (TaskJournal.expand)
         .narrated(AttemptNarrator::windowStarted)
         .noted((c, e) -> {
           AuditKinds.note(c, e.scheduled()); // the audit reads a WindowStarted as its two events; kept for a caller that does not
@@ -71,15 +68,11 @@ final class AttemptNarrator {
     t.kind(TaskJournal.AttemptFailed.class)
         .told(e -> new Told("took " + e.duration() + ": " + e.reason() + AuditEvent.used(e.usage()), e.attempt()))
         .narrated(AttemptNarrator::attemptFailed)
-        .noted((c, e) -> {
-          c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref);
-        });
+        .noted((c, e) -> c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref));
     t.kind(TaskJournal.AttemptTimedOut.class)
         .told(e -> new Told(AuditEvent.timedOut(e, null), e.attempt()))
         .narrated(AttemptNarrator::attemptTimedOut)
-        .noted((c, e) -> {
-          c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref);
-        });
+        .noted((c, e) -> c.ended(c.win, c.attempt(c.win, e.attempt()), c.ref));
     t.kind(TaskJournal.AttemptInterrupted.class)
         .told(e -> new Told(e.reason() + " (not a failure: no retry spent)", e.attempt()))
         .narrated(AttemptNarrator::attemptInterrupted)
@@ -90,15 +83,11 @@ final class AttemptNarrator {
     t.kind(TaskJournal.LateResultRecorded.class)
         .told(e -> new Told(e.outcome() + " arrived late (not counted): " + e.detail() + AuditEvent.used(e.usage()), e.attempt()))
         .narrated(AttemptNarrator::lateResultRecorded)
-        .noted((c, e) -> {
-          c.win.late++;
-        });
+        .noted((c, e) -> c.win.late++);
     t.kind(TaskJournal.RetryScheduled.class)
         .told(e -> new Told("retry " + e.retryNumber() + " due " + e.dueAt(), 0))
         .narrated(AttemptNarrator::retryScheduled)
-        .noted((c, e) -> {
-          c.win.retries++;
-        });
+        .noted((c, e) -> c.win.retries++);
     t.kind(TaskJournal.InstanceFinalFailed.class)
         .told(e -> new Told(e.reason(), 0))
         .narrated(AttemptNarrator::instanceFinalFailed)

@@ -125,7 +125,6 @@ final class Explainer {
   /** The journal's summary when {@link #events} are only what a {@link Digest} kept; null for the whole journal. */
   final Digest digest;
 
-
   // the event being told, as its narrator reads it (set by at)
   /** The event being told. */
   AuditEvent event;

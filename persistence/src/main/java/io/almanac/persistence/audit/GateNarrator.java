@@ -1,6 +1,5 @@
 package io.almanac.persistence.audit;
 
-import static io.almanac.persistence.audit.OperatorNarrator.noted;
 import static io.almanac.persistence.audit.WindowExplanation.human;
 import static io.almanac.persistence.audit.WindowExplanation.node;
 

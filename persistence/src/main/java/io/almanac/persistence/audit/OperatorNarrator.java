@@ -30,9 +30,7 @@ final class OperatorNarrator {
           return new Told("task paused" + AuditEvent.by(e.actor(), e.note()), 0);
         })
         .narrated(OperatorNarrator::taskPaused)
-        .noted((c, e) -> {
-          c.paused = true;
-        });
+        .noted((c, e) -> c.paused = true);
     t.kind(TaskJournal.TaskResumed.class)
         .told(e -> new Told("task resumed" + AuditEvent.by(e.actor(), e.note()), 0))
         .narrated(OperatorNarrator::taskResumed)
@@ -45,13 +43,11 @@ final class OperatorNarrator {
     t.kind(TaskJournal.TaskRemoved.class)
         .told(e -> new Told("task removed: not fired from here on; its history stays", 0))
         .narrated(OperatorNarrator::taskRemoved)
-        .noted((c, e) -> {
-          c.removals.add(c.at);
-        });
+        .noted((c, e) -> c.removals.add(c.at));
     t.kind(TaskJournal.BudgetRaised.class)
         .told(e -> new Told(AuditEvent.budgetRaisedText(e), 0))
         .narrated(OperatorNarrator::budgetRaised)
-        .noted((c, e) -> { } /* an operator's raise of a day's budget: about no window */);
+        .noted((c, e) -> { }); // an operator's raise of a day's budget: about no window
     t.kind(TaskJournal.InstanceResolved.class)
         .told(e -> new Told(e.note() + AuditEvent.by(e.actor(), null), 0))
         .narrated(OperatorNarrator::instanceResolved)
@@ -59,9 +55,7 @@ final class OperatorNarrator {
     t.kind(TaskJournal.InstanceCancelled.class)
         .told(e -> new Told(e.reason() + AuditEvent.by(e.actor(), null), e.attempt()))
         .narrated(OperatorNarrator::instanceCancelled)
-        .noted((c, e) -> {
-          c.ended(c.win, c.win.openAttempt(), c.ref); // only one attempt of a window runs at a time
-        });
+        .noted((c, e) -> c.ended(c.win, c.win.openAttempt(), c.ref)); // only one attempt of a window runs at a time
   }
 
   static void taskPaused(Explainer x, TaskJournal.TaskPaused p) {
@@ -73,14 +67,14 @@ final class OperatorNarrator {
     } else if (x.seen && x.open(x.own)) {
       x.step(x.event.at(), p.actor() == null
           ? "The task was paused (an operator's pause): windows due from here on are skipped until it is resumed."
-          : p.actor() + " paused the task" + noted(p.note()) + ": windows due from here on are skipped until it is "
+          : p.actor() + " paused the task" + withNote(p.note()) + ": windows due from here on are skipped until it is "
               + "resumed.");
     }
   }
 
   static void taskResumed(Explainer x, TaskJournal.TaskResumed r) {
     if (x.seen && x.open(x.own)) {
-      x.step(x.event.at(), (r.actor() == null ? "The task was resumed" : r.actor() + " resumed the task" + noted(r.note()))
+      x.step(x.event.at(), (r.actor() == null ? "The task was resumed" : r.actor() + " resumed the task" + withNote(r.note()))
           + (x.pausedAt == null ? "." : " after a pause since " + x.time(x.pausedAt) + "."));
     }
     x.pausedAt = null;
@@ -124,7 +118,7 @@ final class OperatorNarrator {
   }
 
   /** @return {@code  (note: "...")}, or empty without a note */
-  static String noted(String note) {
+  static String withNote(String note) {
     return note == null || note.isBlank() ? "" : " (note: \"" + note + "\")";
   }
 

@@ -1,7 +1,7 @@
 package io.almanac.persistence.audit;
 
-import static io.almanac.persistence.audit.OperatorNarrator.noted;
 import static io.almanac.persistence.audit.OperatorNarrator.who;
+import static io.almanac.persistence.audit.OperatorNarrator.withNote;
 import static io.almanac.persistence.audit.WindowExplanation.ON_TIME;
 import static io.almanac.persistence.audit.WindowExplanation.failures;
 import static io.almanac.persistence.audit.WindowExplanation.human;
@@ -52,23 +52,17 @@ final class ScheduleNarrator {
             + AuditEvent.by(e.actor(), e.note()), 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
         .narrated(ScheduleNarrator::instanceScheduled)
-        .noted((c, e) -> {
-          c.accounted(c.win, c.ref, e.dueAt());
-        });
+        .noted((c, e) -> c.accounted(c.win, c.ref, e.dueAt()));
     t.kind(TaskJournal.FireSkipped.class)
         .told(e -> new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
         .narrated(ScheduleNarrator::fireSkipped)
-        .noted((c, e) -> {
-          c.accounted(c.win, c.ref, e.dueAt());
-        });
+        .noted((c, e) -> c.accounted(c.win, c.ref, e.dueAt()));
     t.kind(TaskJournal.WindowMissed.class)
         .told(e -> new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0))
         .placed(e -> new Placed(e.start(), e.dueAt()))
         .narrated(ScheduleNarrator::windowMissed)
-        .noted((c, e) -> {
-          c.accounted(c.win, c.ref, e.dueAt());
-        });
+        .noted((c, e) -> c.accounted(c.win, c.ref, e.dueAt()));
     t.kind(TaskJournal.SkipRangeOpened.class)
         .told(e -> new Told(e.range().reason() + ": " + e.detail() + " (due " + e.dueAt() + "); opens a skip range: each window"
             + " due after it and decided alike is one of its windows, without an event of its own", 0))
@@ -170,22 +164,22 @@ final class ScheduleNarrator {
           x.step(x.at, "Due " + x.time(e.dueAt()) + " " + x.zone.getId() + " but not fired on time"
               + (x.downtime == null ? "" : " (" + x.downtime + ")") + ", it was scheduled at " + x.time(e.at()) + ", "
               + human(late) + " after due, as a BACKFILL " + (e.actor() == null ? "(the catch-up policy runs missed "
-              + "windows, or an operator's backfill)." : "by " + e.actor() + "'s backfill" + noted(e.note()) + "."));
+              + "windows, or an operator's backfill)." : "by " + e.actor() + "'s backfill" + withNote(e.note()) + "."));
         } else {
-          x.step(x.at, (e.actor() == null ? "An operator's backfill" : e.actor() + "'s backfill" + noted(e.note()))
+          x.step(x.at, (e.actor() == null ? "An operator's backfill" : e.actor() + "'s backfill" + withNote(e.note()))
               + " reopened the window (it was " + x.from + ") and scheduled it to run as a BACKFILL.");
         }
       }
       case MANUAL -> {
         if (x.from == InstanceStatus.FINAL_FAILED) {
           x.manualRetry = true;
-          x.step(x.at, who(e.actor()) + " retried the window" + noted(e.note()) + " (it was FINAL_FAILED): it was "
+          x.step(x.at, who(e.actor()) + " retried the window" + withNote(e.note()) + " (it was FINAL_FAILED): it was "
               + "scheduled to run again as MANUAL.");
         } else if (x.from == null) {
-          x.step(x.at, who(e.actor()) + " ran the task now" + noted(e.note()) + ": window " + x.window + " was scheduled "
+          x.step(x.at, who(e.actor()) + " ran the task now" + withNote(e.note()) + ": window " + x.window + " was scheduled "
               + "to run as MANUAL.");
         } else {
-          x.step(x.at, who(e.actor()) + " ran the window" + noted(e.note()) + " (it was " + x.from + "): it was scheduled "
+          x.step(x.at, who(e.actor()) + " ran the window" + withNote(e.note()) + " (it was " + x.from + "): it was scheduled "
               + "to run again as MANUAL.");
         }
       }

@@ -50,7 +50,10 @@ import java.util.regex.Pattern;
  */
 public final class WindowExplanation {
 
-  /** How late a first run may start and still be called on time: the runtime's default on-time grace. */
+  /**
+   * How late a first run may start and still be called on time: the runtime's default on-time grace
+   * ({@link Rules#DEFAULT_ON_TIME_GRACE}, {@code almanac.task.recent-fire-grace}), compared by {@link Rules#onTime}.
+   */
   public static final Duration ON_TIME = Rules.DEFAULT_ON_TIME_GRACE;
 
   /** How late a first event must be for a change of writer (a restart, a failover) to be told as its cause. */
