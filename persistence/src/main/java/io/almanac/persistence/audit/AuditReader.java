@@ -471,18 +471,9 @@ public final class AuditReader implements AutoCloseable {
     return env.getEventMetaData().orElse(null) instanceof WriterStamp w ? w : null;
   }
 
+  /** The instant the trigger's event records, as {@link AuditKinds#TRIGGER} reads it; null: its write time stands for it. */
   private static Instant triggerEventAt(EventEnvelope env) {
-    Object e = env.event();
-    if (e instanceof TriggerJournal.Progressed p) {
-      return p.at();
-    }
-    if (e instanceof TriggerJournal.TasksRegistered r) {
-      return r.at();
-    }
-    if (e instanceof TriggerJournal.TaskRemoved r) {
-      return r.at();
-    }
-    return null;
+    return env.event() instanceof TriggerJournal.Event e ? AuditKinds.triggerAt(e) : null;
   }
 
   private static Instant latest(Instant a, Instant b) {
