@@ -38,4 +38,11 @@ class RulesTest {
     assertFalse(Rules.leaseEnded(new TaskJournal.AttemptTimedOut("w", 1, DUE, null, DUE.minusSeconds(2))));
     assertFalse(Rules.leaseEnded(new TaskJournal.AttemptTimedOut("w", 1, null, null, DUE)));
   }
+
+  @Test
+  @org.junit.jupiter.api.DisplayName("the published default on-time grace is the runtime's recent-fire-grace default")
+  void defaultGraceIsTheRuntimes() {
+    org.junit.jupiter.api.Assertions.assertEquals(com.typesafe.config.ConfigFactory.defaultReference()
+        .getDuration("almanac.task.recent-fire-grace"), Rules.DEFAULT_ON_TIME_GRACE);
+  }
 }
