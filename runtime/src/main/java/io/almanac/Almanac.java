@@ -859,7 +859,7 @@ public final class Almanac {
           "no pool is declared under this name; declared: " + new java.util.TreeSet<>(jobs.pools().keySet()));
     } else {
       try {
-        micros = io.almanac.rules.BudgetRules.checkRaise(amount, note, node.taskSettings().maxReasonLength());
+        micros = io.almanac.journal.BudgetRules.checkRaise(amount, note, node.taskSettings().maxReasonLength());
       } catch (RefusedException e) {
         refused = e;
       }
@@ -922,7 +922,7 @@ public final class Almanac {
     return new PoolUsage(p.name(), p.maxConcurrent(), p.rateText(), held == null ? null : held.getOrDefault(p.name(), 0),
         day.day(), p.zone().getId(), Usage.fromMicros(day.costMicros()), day.attempts(), budget == null ? null : Usage.fromMicros(budget),
         Usage.fromMicros(day.raisedMicros()), budget == null ? null : Usage.fromMicros(day.limitMicros(budget)),
-        budget != null && io.almanac.rules.BudgetRules.spent(day.costMicros(), budget, day.raisedMicros()));
+        budget != null && io.almanac.journal.BudgetRules.spent(day.costMicros(), budget, day.raisedMicros()));
   }
 
   // ---------------------------------------------------------------------------------------------

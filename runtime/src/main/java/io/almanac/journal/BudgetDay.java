@@ -1,6 +1,5 @@
 package io.almanac.journal;
 
-import io.almanac.rules.BudgetRules;
 
 import java.time.DateTimeException;
 import java.time.Instant;

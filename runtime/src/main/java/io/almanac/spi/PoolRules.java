@@ -76,7 +76,7 @@ public final class PoolRules {
    * @return the refusal when the day's cost reached the budget plus its raises, or null
    */
   public static Answer checkBudget(PoolStore.PoolDay day, PoolStore.Budget budget) {
-    if (budget == null || !io.almanac.rules.BudgetRules.spent(day.costMicros(), budget.budgetMicros(), day.raisedMicros())) {
+    if (budget == null || !io.almanac.journal.BudgetRules.spent(day.costMicros(), budget.budgetMicros(), day.raisedMicros())) {
       return null;
     }
     return Answer.budgetSpent(day);
@@ -88,6 +88,6 @@ public final class PoolRules {
    * @return their sum, at most {@link Long#MAX_VALUE}
    */
   public static long plus(long a, long b) {
-    return io.almanac.rules.BudgetRules.plus(a, b);
+    return io.almanac.journal.BudgetRules.plus(a, b);
   }
 }

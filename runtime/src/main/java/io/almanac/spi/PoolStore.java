@@ -111,7 +111,7 @@ public interface PoolStore extends AutoCloseable {
      * @return the day's limit: the budget plus the day's raises (saturating)
      */
     public long limitMicros(long budgetMicros) {
-      return io.almanac.rules.BudgetRules.limit(budgetMicros, raisedMicros);
+      return io.almanac.journal.BudgetRules.limit(budgetMicros, raisedMicros);
     }
   }
 

@@ -90,6 +90,6 @@ public final class LeaseExpiry {
    * @return whether it was a lease that ended (rather than an executor found gone before it)
    */
   public static boolean leaseEnded(AttemptTimedOut t) {
-    return over(t.leaseUntil(), t.at());
+    return io.almanac.journal.Rules.leaseEnded(t);
   }
 }

@@ -513,7 +513,7 @@ final class OperatorActions {
       String note, String actor, Instant now) {
     long micros;
     try {
-      micros = io.almanac.rules.BudgetRules.checkRaise(amount, note, settings.maxReasonLength());
+      micros = io.almanac.journal.BudgetRules.checkRaise(amount, note, settings.maxReasonLength());
     } catch (RefusedException e) {
       return Decided.refuse(e);
     }
@@ -523,7 +523,7 @@ final class OperatorActions {
           + "' has no budget per day to raise (set budget-per-day in its spec)"));
     }
     java.time.LocalDate today = io.almanac.journal.BudgetDay.dayOf(state.spec(), now);
-    long limit = io.almanac.rules.BudgetRules.plus(state.budgetOn(today).limitMicros(budget), micros);
+    long limit = io.almanac.journal.BudgetRules.plus(state.budgetOn(today).limitMicros(budget), micros);
     return Decided.persistThen(List.of(new TaskJournal.BudgetRaised(today, micros, limit, note, now, actor)),
         s -> new io.almanac.internal.protocol.TaskProtocol.UsageInfo(usage(taskId, s, now)));
   }

@@ -1,4 +1,4 @@
-package io.almanac.rules;
+package io.almanac.journal;
 
 import io.almanac.InvalidSpecException;
 import io.almanac.RefusedException;
@@ -10,8 +10,8 @@ import java.math.BigDecimal;
  * The budget rules a task's and a pool's day share, in one place: amounts in millionths add up
  * saturating (never wrapping to a negative limit), a day's limit is its budget plus its raises, the
  * day is spent once its cost reaches that limit, and a raise is checked the same way whoever asks
- * (the task's entity, the facade for a pool). Used by the runtime, the audit and the projection.
- * Pure.
+ * (the task's entity, the facade for a pool). Used by the runtime, the audit and the projection;
+ * beside {@link Rules} (on time, lease end) and {@link Transition} (status changes). Pure.
  */
 public final class BudgetRules {
 

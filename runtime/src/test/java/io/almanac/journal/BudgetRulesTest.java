@@ -1,4 +1,4 @@
-package io.almanac.rules;
+package io.almanac.journal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
