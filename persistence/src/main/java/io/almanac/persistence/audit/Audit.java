@@ -303,6 +303,11 @@ public final class Audit {
     if (timeline != null) {
       timeline.begin();
     }
+    if (verifier != null && p.task() == null && p.window() == null) {
+      for (String pool : reader.poolNames()) { // I8: each pool's journal, one writer across the cluster
+        verifier.checkPool(pool, reader.readPool(pool));
+      }
+    }
     for (String id : ids) {
       TaskHistory history = reader.read(id);
       read = reader.progress();

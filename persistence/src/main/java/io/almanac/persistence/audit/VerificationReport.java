@@ -103,7 +103,14 @@ public record VerificationReport(
      * AttemptInterrupted} (its node stopped past its grace, died or was fenced out) is followed in the
      * same write by a resume (PENDING, run kind RESUME), a retry, or a final failure with its reason.
      */
-    I7("no interrupted window left without a resume or a decision");
+    I7("no interrupted window left without a resume or a decision"),
+    /**
+     * A resource pool's journal ({@code pool|<name>}, one writer across the cluster) never shows more
+     * live holds than its max-concurrent at an admission, nor more starts than its rate's N in any
+     * span of one period ({@link PoolAudit}). Judged over each pool's whole journal, when the audit
+     * is not about one task or window.
+     */
+    I8("no pool over its max-concurrent or its rate");
 
     private final String description;
 
@@ -142,8 +149,8 @@ public record VerificationReport(
    * A violated invariant.
    *
    * @param taskId the task (for an I5 violation of the trigger's journal, its persistence id {@code
-   *     almanac-trigger})
-   * @param window the window's key (null for I5: it is about a whole journal)
+   *     almanac-trigger}; for I8, the pool's, {@code pool|<name>})
+   * @param window the window's key (null for I5 and I8: they are about a whole journal)
    * @param invariant which invariant
    * @param message what is wrong, with the times involved
    * @param events the events involved (empty for a lost window: it has none)
@@ -333,8 +340,16 @@ public record VerificationReport(
         + (s.longestPastBoundOf() == null ? "" : " (" + s.longestPastBoundOf() + ")"));
     line(b, "I7 interruptions decided", "checked " + n(c7.attempts(), "interruption") + " of "
         + n(c7.windows(), "window") + ": " + String.format(Locale.ROOT, "%,d", count(Invariant.I7)) + " left undecided");
+    Checked c8 = s.checked(Invariant.I8);
+    boolean pools = c8.journals() > 0;
+    if (pools) {
+      line(b, "I8 pools within their limits", "checked " + n(c8.journals(), "pool journal") + " (" + n(c8.attempts(),
+          "admission") + ", " + n(c8.events(), "event") + "): " + String.format(Locale.ROOT, "%,d", count(Invariant.I8))
+          + " over a limit");
+    }
     switch (result()) {
-      case OK -> b.append(c5.events() > 0 ? "OK: I1-I7 hold (checked " : "OK: I1-I4, I6 and I7 hold (checked ")
+      case OK -> b.append(c5.events() > 0 ? (pools ? "OK: I1-I8 hold (checked " : "OK: I1-I7 hold (checked ")
+              : pools ? "OK: I1-I4 and I6-I8 hold (checked " : "OK: I1-I4, I6 and I7 hold (checked ")
           .append(n(c2.windows(), "due window")).append(", ")
           .append(n(c1.windows(), "window")).append(" with events, ").append(n(Math.max(c3.attempts(), c4.attempts()), "attempt"))
           .append(c5.events() > 0 ? ", " + n(c5.events(), "event") + " of " + n(c5.journals(), "journal") + " with a known writer)"

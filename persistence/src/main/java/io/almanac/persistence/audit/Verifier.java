@@ -308,6 +308,33 @@ public final class Verifier {
   }
 
   /**
+   * Checks a resource pool's journal for I8 ({@link PoolAudit}) and adds what it found to the report:
+   * its violations, and its budget raises (with who raised them) as notes. With a window set
+   * ({@link #window(String)}) it is not checked (it is not about windows); its whole journal is
+   * judged, whatever the range.
+   *
+   * @param pool the pool
+   * @param events its events in journal order ({@link AuditReader#readPool})
+   * @return this verifier
+   */
+  public Verifier checkPool(String pool, List<io.almanac.journal.PoolJournal.Event> events) {
+    if (window != null) {
+      return this;
+    }
+    PoolAudit.Report r = PoolAudit.verify(pool, events);
+    for (String v : r.violations()) {
+      violations.add(new VerificationReport.Violation(io.almanac.journal.PoolJournal.persistenceId(pool), null,
+          VerificationReport.Invariant.I8, v, List.of()));
+    }
+    for (String raise : r.raises()) {
+      notes.add("pool " + pool + ": " + raise);
+    }
+    checked.merge(VerificationReport.Invariant.I8, new VerificationReport.Checked(0, r.admissions(), r.events(), 1),
+        VerificationReport.Checked::plus);
+    return this;
+  }
+
+  /**
    * Checks the trigger's journal for I5 (one writer at a time) and adds what it found to the
    * report. Its events in the range count; with a window set ({@link #window(String)}) it is not
    * checked (it is not about windows).

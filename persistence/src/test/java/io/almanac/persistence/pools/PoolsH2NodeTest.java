@@ -91,6 +91,8 @@ class PoolsH2NodeTest {
         "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
         "almanac.executor { check-interval = 20ms }",
         "almanac.pool-store.poll-interval = 50ms",
+        // about 1 s on a quiet machine; more than the testkit's 10 s on a 2-core machine under a load of 12
+        "pekko.actor.testkit.typed.system-shutdown-default = 60s",
         "almanac.pools.llm { max-concurrent = 2, rate = \"1000/1s\" }")));
     assertEquals("", config.getString("almanac.pool-store.class"), "the journaled pools are the default");
     node = ActorTestKit.create("pools-h2", config);
@@ -141,6 +143,8 @@ class PoolsH2NodeTest {
         "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }",
         "almanac.executor { check-interval = 20ms }",
         "almanac.pool-store.poll-interval = 50ms",
+        // about 1 s on a quiet machine; more than the testkit's 10 s on a 2-core machine under a load of 12
+        "pekko.actor.testkit.typed.system-shutdown-default = 60s",
         "almanac.pools.llm { max-concurrent = 2, budget-per-day = 1.00 }")));
     node = ActorTestKit.create("pool-budget-h2", config);
     SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
