@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * this node's clock, {@code almanac.task.max-event-future}) before the {@link Publisher} takes it to
  * its tasks, each counted in {@code almanac.publishes} with its outcome; and the event sources
  * attached to the node, closed when it stops. Package-private: no part of the API.
+ *
+ * <p>INTERNAL API.
  */
 final class EventIntake {
   private static final Logger LOG = LoggerFactory.getLogger(Almanac.class);

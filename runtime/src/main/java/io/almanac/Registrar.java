@@ -19,6 +19,8 @@ import org.apache.pekko.Done;
  * (valid, its job, pools and condition known here), the dependencies checked by the trigger, then
  * the specs recorded by the trigger in batches (docs/registration.md). Package-private: no part of
  * the API.
+ *
+ * <p>INTERNAL API.
  */
 final class Registrar {
   private final TaskAsks asks;

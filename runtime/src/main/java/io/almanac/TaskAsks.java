@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
  * tasks, built on them, which write nothing. A refusal fails the stage
  * with its typed {@link AlmanacException}; no answer within the ask timeout fails it with an {@code
  * AlmanacException} that says so. Package-private: no part of the API.
+ *
+ * <p>INTERNAL API.
  */
 final class TaskAsks {
   private static final Logger LOG = LoggerFactory.getLogger(Almanac.class);

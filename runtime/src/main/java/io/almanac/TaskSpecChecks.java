@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
  * The checks of a {@link TaskSpec} ({@link TaskSpec#validate()}, {@link TaskSpec.Builder#build()}):
  * each refusal names the field and the value (R33). Reads the spec through its accessors only.
  * Package-private: no part of the API.
+ *
+ * <p>INTERNAL API.
  */
 final class TaskSpecChecks {
 

@@ -11,6 +11,8 @@ import java.util.List;
  * defaults are filled in and before they are checked ({@link TaskSpec.Builder#buildUnvalidated()}).
  * A spec read from JSON ({@link TaskSpecJson}) sets some parts here directly, past the builder's
  * refusals. Package-private: no part of the API.
+ *
+ * <p>INTERNAL API.
  */
 final class TaskSpecDraft {
   final String id;

@@ -9,6 +9,8 @@ import java.util.List;
  * A {@link TaskSpec} as JSON holds it, inside a task's view ({@link TaskView#spec()}) that another
  * node sends ({@code TaskProtocol.TaskInfo}): its parts under the names and in the order it had as a
  * record. Read by {@code TaskSpec}'s delegating creator. Package-private: no part of the API.
+ *
+ * <p>INTERNAL API.
  */
 record TaskSpecJson(
     String id,

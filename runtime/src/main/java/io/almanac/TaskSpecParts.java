@@ -12,6 +12,8 @@ import java.util.function.Supplier;
  * fills in, the forms it keeps its parts in (a budget without trailing zeros, an extra cron without
  * its zone) and the builder's refusals, which name the task first (R33). Package-private: no part of
  * the API.
+ *
+ * <p>INTERNAL API.
  */
 final class TaskSpecParts {
 

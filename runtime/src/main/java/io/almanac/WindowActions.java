@@ -15,6 +15,8 @@ import org.apache.pekko.Done;
  * take them: each is a command to the task's entity with the spec the trigger has registered
  * ({@link TaskAsks#act}), recorded with the actor who acts and the operator's note. Package-private:
  * no part of the API.
+ *
+ * <p>INTERNAL API.
  */
 final class WindowActions {
   private final TaskAsks asks;
