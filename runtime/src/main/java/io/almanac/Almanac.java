@@ -40,7 +40,7 @@ public final class Almanac {
   private final TaskAsks asks;
   private final EventIntake intake;
   private final Registrar registrar;
-  private final WindowActions actions;
+  final WindowActions actions; // an Operator's too
 
   private Almanac(Node node) {
     this.node = node;
@@ -418,7 +418,7 @@ public final class Almanac {
    * @throws InvalidSpecException naming {@code actor} and the value when it is not such a name
    */
   public Operator as(String actor) {
-    return new Operator(actions, Operator.checkedActor(actor));
+    return new Operator(this, Operator.checkedActor(actor));
   }
 
   /** The actor the plain operator methods of this class record: {@value}. */

@@ -18,11 +18,11 @@ public final class Operator {
   /** The longest actor name taken. */
   public static final int MAX_ACTOR_LENGTH = 64;
 
-  private final WindowActions actions;
+  private final Almanac almanac;
   private final String actor;
 
-  Operator(WindowActions actions, String actor) {
-    this.actions = actions;
+  Operator(Almanac almanac, String actor) {
+    this.almanac = almanac;
     this.actor = actor;
   }
 
@@ -58,7 +58,7 @@ public final class Operator {
    * @return completes when the pause is recorded
    */
   public CompletionStage<Done> pause(String taskId, String note) {
-    return actions.pause(taskId, actor, note);
+    return almanac.actions.pause(taskId, actor, note);
   }
 
   /**
@@ -69,7 +69,7 @@ public final class Operator {
    * @return completes when the resume is recorded
    */
   public CompletionStage<Done> resume(String taskId, String note) {
-    return actions.resume(taskId, actor, note);
+    return almanac.actions.resume(taskId, actor, note);
   }
 
   /**
@@ -80,7 +80,7 @@ public final class Operator {
    * @return what the task decided
    */
   public CompletionStage<FireDecision> runNow(String taskId, String note) {
-    return actions.runNow(taskId, actor, note);
+    return almanac.actions.runNow(taskId, actor, note);
   }
 
   /**
@@ -93,7 +93,7 @@ public final class Operator {
    * @return what the task decided for each window
    */
   public CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to, String note) {
-    return actions.backfill(taskId, from, to, actor, note);
+    return almanac.actions.backfill(taskId, from, to, actor, note);
   }
 
   /**
@@ -105,7 +105,7 @@ public final class Operator {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window, String note) {
-    return actions.retry(taskId, window, actor, note, null);
+    return almanac.actions.retry(taskId, window, actor, note, null);
   }
 
   /**
@@ -118,7 +118,7 @@ public final class Operator {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window, String note, Expecting expecting) {
-    return actions.retry(taskId, window, actor, note, expecting);
+    return almanac.actions.retry(taskId, window, actor, note, expecting);
   }
 
   /**
@@ -130,7 +130,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
-    return actions.resolve(taskId, window, note, actor, null);
+    return almanac.actions.resolve(taskId, window, note, actor, null);
   }
 
   /**
@@ -143,7 +143,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note, Expecting expecting) {
-    return actions.resolve(taskId, window, note, actor, expecting);
+    return almanac.actions.resolve(taskId, window, note, actor, expecting);
   }
 
   /**
@@ -155,7 +155,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
-    return actions.cancel(taskId, window, reason, actor, null);
+    return almanac.actions.cancel(taskId, window, reason, actor, null);
   }
 
   /**
@@ -168,7 +168,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, Expecting expecting) {
-    return actions.cancel(taskId, window, reason, actor, expecting);
+    return almanac.actions.cancel(taskId, window, reason, actor, expecting);
   }
 
   /**
@@ -183,7 +183,7 @@ public final class Operator {
    */
   public CompletionStage<java.util.List<WindowKey>> cancelAll(String taskId, java.time.Instant from, java.time.Instant to,
       RunKind kind, String reason) {
-    return actions.cancelAll(taskId, from, to, kind, reason, actor);
+    return almanac.actions.cancelAll(taskId, from, to, kind, reason, actor);
   }
 
   /**
@@ -195,7 +195,7 @@ public final class Operator {
    * @return the day's usage and budget after the raise
    */
   public CompletionStage<DailyUsage> raiseBudget(String taskId, BigDecimal amount, String note) {
-    return actions.raiseBudget(taskId, amount, note, actor);
+    return almanac.raiseBudget(taskId, amount, note, actor);
   }
 
   @Override
