@@ -2,35 +2,22 @@ package io.almanac;
 
 import io.almanac.internal.executor.JobRegistry;
 import io.almanac.internal.meter.MessageTap;
-import io.almanac.internal.meter.NodeMeters;
 import io.almanac.internal.node.Node;
-import io.almanac.internal.node.PublishGate;
-import io.almanac.internal.protocol.Asks;
 import io.almanac.internal.protocol.TaskProtocol;
-import io.almanac.internal.protocol.TriggerProtocol;
-import io.almanac.internal.task.TaskEntity;
-import io.almanac.internal.trigger.TriggerActor;
-import io.almanac.journal.SpecRecord;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.pattern.StatusReply;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Almanac's entry point: start it on an ActorSystem, register tasks and their jobs, and operate
@@ -47,35 +34,22 @@ import org.slf4j.LoggerFactory;
  * names the field and the value (R33).
  */
 public final class Almanac {
-  private static final Logger LOG = LoggerFactory.getLogger(Almanac.class);
-
   private final Node node;
-  private final ActorSystem<?> system;
   private final Clock clock;
   private final JobRegistry jobs;
-  private final ClusterSharding sharding;
-  private final ActorRef<TriggerProtocol.Command> trigger;
-  private final Duration askTimeout;
-  private final CompositeMeterRegistry meterRegistry;
-  private final Duration maxEventFuture;
-  private final Publisher publisher;
-  private final NodeMeters meters;
-  private final List<EventSource> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final TaskAsks asks;
+  private final EventIntake intake;
+  private final Registrar registrar;
+  final WindowActions actions; // an Operator's too
 
   private Almanac(Node node) {
     this.node = node;
-    this.system = node.system();
     this.clock = node.clock();
     this.jobs = node.jobs();
-    this.sharding = node.sharding();
-    this.trigger = node.trigger();
-    this.askTimeout = node.askTimeout();
-    this.meterRegistry = node.registry();
-    this.meters = node.meters();
-    this.maxEventFuture = node.taskSettings().maxEventFuture();
-    this.publisher = new Publisher(new PublishGate(node.taskSettings().maxPendingPublishes()),
-        node.taskSettings().publishRetryAfter(), trigger, id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id),
-        askTimeout, system.scheduler());
+    this.asks = new TaskAsks(node);
+    this.intake = new EventIntake(node);
+    this.registrar = new Registrar(asks, node);
+    this.actions = new WindowActions(asks, node);
   }
 
   /**
@@ -225,7 +199,7 @@ public final class Almanac {
      */
     public Almanac start() {
       Almanac almanac = new Almanac(Node.start(system, clock, alerts, meterRegistry, tap, jobs));
-      almanac.node.begin(almanac::registerAll, almanac::closeSources);
+      almanac.node.begin(almanac::registerAll, almanac.intake::closeSources);
       return almanac;
     }
   }
@@ -324,19 +298,7 @@ public final class Almanac {
    * @return what each listening task did; fails as listed above
    */
   public CompletionStage<PublishResult> publish(IncomingEvent event) {
-    try {
-      java.util.Objects.requireNonNull(event, "event");
-      event.validate();
-      Instant now = clock.instant();
-      if (event.eventTime() != null && event.eventTime().isAfter(now.plus(maxEventFuture))) {
-        throw new InvalidSpecException("eventTime", event.eventTime(), "lies more than " + maxEventFuture
-            + " ahead of this node's clock (" + now + "; almanac.task.max-event-future)");
-      }
-    } catch (InvalidSpecException | NullPointerException e) {
-      meters.published("refused");
-      return CompletableFuture.failedFuture(e);
-    }
-    return publisher.publish(event).whenComplete((r, error) -> meters.published(publishOutcome(error)));
+    return intake.publish(event);
   }
 
   /**
@@ -359,55 +321,7 @@ public final class Almanac {
    * @return one result per event, in the list's order; fails as listed above
    */
   public CompletionStage<List<PublishResult>> publishAll(List<IncomingEvent> events) {
-    try {
-      if (events == null) {
-        throw new InvalidSpecException("events", null, "a batch needs a list of events (it may be empty)");
-      }
-      Instant now = clock.instant();
-      for (int i = 0; i < events.size(); i++) {
-        IncomingEvent event = events.get(i);
-        if (event == null) {
-          throw new InvalidSpecException("events[" + i + "]", null, "an event of a batch is never null");
-        }
-        try {
-          event.validate();
-        } catch (InvalidSpecException e) {
-          throw new InvalidSpecException("events[" + i + "]." + e.field(), e.value(), e.reason());
-        }
-        if (event.eventTime() != null && event.eventTime().isAfter(now.plus(maxEventFuture))) {
-          throw new InvalidSpecException("events[" + i + "].eventTime", event.eventTime(), "lies more than " + maxEventFuture
-              + " ahead of this node's clock (" + now + "; almanac.task.max-event-future)");
-        }
-      }
-    } catch (InvalidSpecException e) {
-      meters.published("refused");
-      return CompletableFuture.failedFuture(e);
-    }
-    if (events.isEmpty()) {
-      return CompletableFuture.completedFuture(List.of());
-    }
-    List<IncomingEvent> copy = List.copyOf(events);
-    return publisher.publishAll(copy).whenComplete((r, error) -> {
-      String outcome = publishOutcome(error);
-      for (int i = 0; i < copy.size(); i++) {
-        meters.published(outcome);
-      }
-    });
-  }
-
-  /** The {@code outcome} tag of {@code almanac.publishes} for a publish's failure (null: recorded). */
-  private static String publishOutcome(Throwable error) {
-    Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    if (e == null) {
-      return "recorded";
-    }
-    if (e instanceof OverloadedException) {
-      return "overloaded";
-    }
-    if (e instanceof PublishOutcomeUnknownException) {
-      return "unknown";
-    }
-    return e instanceof InvalidSpecException || e instanceof RefusedException ? "refused" : "failed";
+    return intake.publishAll(events);
   }
 
   /**
@@ -432,24 +346,8 @@ public final class Almanac {
    * @throws AlmanacException if the source fails to start
    */
   public Almanac attach(EventSource source) {
-    try {
-      source.start(this::publish);
-    } catch (Exception e) {
-      throw new AlmanacException("event source " + source + " failed to start: " + e, e);
-    }
-    sources.add(source);
+    intake.attach(source, this::publish);
     return this;
-  }
-
-  private void closeSources() {
-    for (EventSource s : sources) {
-      try {
-        s.close();
-      } catch (RuntimeException e) {
-        LOG.warn("event source {} failed to close: {}", s, e.toString());
-      }
-    }
-    sources.clear();
   }
 
   /**
@@ -485,47 +383,7 @@ public final class Almanac {
    * @return completes when all are stored and the trigger knows them
    */
   public CompletionStage<Done> registerAll(Collection<TaskSpec> specs) {
-    List<TaskSpec> valid = new ArrayList<>();
-    for (TaskSpec spec : specs) {
-      spec.validate();
-      try {
-        jobs.resolve(spec.job(), spec.id());
-      } catch (InvalidSpecException e) {
-        throw new InvalidSpecException(spec.id(), e);
-      }
-      io.almanac.internal.node.ConfigPools.requireKnown(spec, jobs.pools(), "pools");
-      if (spec.condition() != null && jobs.condition(spec.condition().name()) == null) {
-        throw new InvalidSpecException(spec.id(), new InvalidSpecException("condition.name", spec.condition().name(),
-            "no condition is registered under this name on this node: register it first"));
-      }
-      valid.add(spec);
-    }
-    // Windows due from the call on are the trigger's, even those due before it hears of the tasks: the
-    // registration's own time (the dependency check, the definitions, retries while the trigger is away)
-    // never drops a window due meanwhile.
-    Instant since = clock.instant();
-    // Cycles and missing upstream tasks are refused before anything is stored (R9, R33).
-    List<SpecRecord> records = valid.stream().map(SpecRecord::of).toList();
-    return retrying("the trigger's dependency check", () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(
-            trigger, r -> new TriggerProtocol.CheckDependencies(records, r), askTimeout, system.scheduler())))
-        .thenCompose(ok -> define(valid, since));
-  }
-
-  /**
-   * The trigger records the specs, one journal write per batch of up to 1,000 (unchanged specs: none);
-   * no task entity is written: each records its spec when it first has something to do, from the
-   * message that brings it (a fire, a wake-up, an event, an operator's command: docs/registration.md).
-   */
-  private CompletionStage<Done> define(List<TaskSpec> valid, Instant since) {
-    List<CompletableFuture<Done>> batches = new ArrayList<>();
-    for (int i = 0; i < valid.size(); i += 1000) {
-      List<SpecRecord> batch = valid.subList(i, Math.min(valid.size(), i + 1000)).stream().map(SpecRecord::of).toList();
-      batches.add(retrying("the trigger's registration of " + batch.size() + " tasks",
-          () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
-              r -> new TriggerProtocol.Register(batch, since, r), askTimeout.multipliedBy(3), system.scheduler())))
-          .toCompletableFuture());
-    }
-    return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());
+    return registrar.registerAll(specs);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -542,7 +400,7 @@ public final class Almanac {
    * @return completes when the pause is recorded
    */
   public CompletionStage<Done> pause(String taskId) {
-    return pause(taskId, DEFAULT_ACTOR, null);
+    return actions.pause(taskId, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -566,42 +424,8 @@ public final class Almanac {
   /** The actor the plain operator methods of this class record: {@value}. */
   public static final String DEFAULT_ACTOR = "java-api";
 
-  CompletionStage<Done> pause(String taskId, String actor, String note) {
-    return act(taskId, r -> new TaskProtocol.PauseBy(actor, note, r));
-  }
-
-  CompletionStage<Done> resume(String taskId, String actor, String note) {
-    return act(taskId, r -> new TaskProtocol.ResumeBy(actor, note, r));
-  }
-
-  CompletionStage<FireDecision> runNow(String taskId, String actor, String note) {
-    return markActive(taskId)
-        .thenCompose(d -> this.<TaskProtocol.FireOutcome>act(taskId, r -> new TaskProtocol.RunNowBy(actor, note, r)))
-        .thenApply(Almanac::decision);
-  }
-
-  CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to, String actor, String note) {
-    return markActive(taskId)
-        .thenCompose(d -> this.<TaskProtocol.BackfillReport>act(taskId, r -> new TaskProtocol.Backfill(from, to, false,
-            actor, note, r)))
-        .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
-  }
-
-  CompletionStage<Done> retry(String taskId, WindowKey window, String actor, String note, Expecting expecting) {
-    return markActive(taskId).thenCompose(d -> act(taskId, r -> new TaskProtocol.Retry(window, actor, note, expecting, r)));
-  }
-
-  CompletionStage<Done> resolve(String taskId, WindowKey window, String note, String actor, Expecting expecting) {
-    return act(taskId, r -> new TaskProtocol.Resolve(window, note, actor, expecting, r));
-  }
-
-  CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, String actor, Expecting expecting) {
-    return act(taskId, r -> new TaskProtocol.Cancel(window, reason, actor, expecting, r));
-  }
-
   CompletionStage<DailyUsage> raiseBudget(String taskId, java.math.BigDecimal amount, String note, String actor) {
-    return this.<TaskProtocol.UsageInfo>act(taskId, r -> new TaskProtocol.RaiseBudget(amount, note, actor, r))
-        .thenApply(TaskProtocol.UsageInfo::usage);
+    return actions.raiseBudget(taskId, amount, note, actor);
   }
 
   /**
@@ -612,7 +436,7 @@ public final class Almanac {
    * @return completes when the resume is recorded
    */
   public CompletionStage<Done> resume(String taskId) {
-    return resume(taskId, DEFAULT_ACTOR, null);
+    return actions.resume(taskId, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -622,7 +446,7 @@ public final class Almanac {
    * @return what the task decided
    */
   public CompletionStage<FireDecision> runNow(String taskId) {
-    return runNow(taskId, DEFAULT_ACTOR, null);
+    return actions.runNow(taskId, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -635,7 +459,7 @@ public final class Almanac {
    * @return what the task decided for each window
    */
   public CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to) {
-    return backfill(taskId, from, to, DEFAULT_ACTOR, null);
+    return actions.backfill(taskId, from, to, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -648,8 +472,7 @@ public final class Almanac {
    * @return what the task would decide for each window
    */
   public CompletionStage<List<FireDecision>> planBackfill(String taskId, Instant from, Instant to) {
-    return this.<TaskProtocol.BackfillReport>act(taskId, r -> new TaskProtocol.Backfill(from, to, true, r))
-        .thenApply(report -> report.outcomes().stream().map(Almanac::decision).toList());
+    return actions.planBackfill(taskId, from, to);
   }
 
   /**
@@ -660,7 +483,7 @@ public final class Almanac {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window) {
-    return retry(taskId, window, DEFAULT_ACTOR, null, null);
+    return actions.retry(taskId, window, DEFAULT_ACTOR, null, null);
   }
 
   /**
@@ -675,7 +498,7 @@ public final class Almanac {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window, Expecting expecting) {
-    return retry(taskId, window, DEFAULT_ACTOR, null, expecting);
+    return actions.retry(taskId, window, DEFAULT_ACTOR, null, expecting);
   }
 
   /**
@@ -687,7 +510,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
-    return resolve(taskId, window, note, DEFAULT_ACTOR, null);
+    return actions.resolve(taskId, window, note, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -701,7 +524,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note, Expecting expecting) {
-    return resolve(taskId, window, note, DEFAULT_ACTOR, expecting);
+    return actions.resolve(taskId, window, note, DEFAULT_ACTOR, expecting);
   }
 
   /**
@@ -713,7 +536,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
-    return cancel(taskId, window, reason, DEFAULT_ACTOR, null);
+    return actions.cancel(taskId, window, reason, DEFAULT_ACTOR, null);
   }
 
   /**
@@ -727,7 +550,7 @@ public final class Almanac {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, Expecting expecting) {
-    return cancel(taskId, window, reason, DEFAULT_ACTOR, expecting);
+    return actions.cancel(taskId, window, reason, DEFAULT_ACTOR, expecting);
   }
 
   /**
@@ -749,13 +572,7 @@ public final class Almanac {
    *     to}, {@code reason} too long), and then nothing is stored
    */
   public CompletionStage<List<WindowKey>> cancelAll(String taskId, Instant from, Instant to, RunKind kind, String reason) {
-    return cancelAll(taskId, from, to, kind, reason, DEFAULT_ACTOR);
-  }
-
-  CompletionStage<List<WindowKey>> cancelAll(String taskId, Instant from, Instant to, RunKind kind, String reason,
-      String actor) {
-    return this.<TaskProtocol.CancelReport>act(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, reason, false, actor,
-        r)).thenApply(TaskProtocol.CancelReport::windows);
+    return actions.cancelAll(taskId, from, to, kind, reason, DEFAULT_ACTOR);
   }
 
   /**
@@ -769,8 +586,7 @@ public final class Almanac {
    * @return the windows it would cancel, oldest first
    */
   public CompletionStage<List<WindowKey>> planCancelAll(String taskId, Instant from, Instant to, RunKind kind) {
-    return this.<TaskProtocol.CancelReport>act(taskId, r -> new TaskProtocol.CancelAll(from, to, kind, null, true, r))
-        .thenApply(TaskProtocol.CancelReport::windows);
+    return actions.planCancelAll(taskId, from, to, kind);
   }
 
   /**
@@ -790,17 +606,7 @@ public final class Almanac {
    *     {@link RefusedException.Reason#UNKNOWN_TASK} for a task never defined
    */
   public CompletionStage<Done> remove(String taskId) {
-    if (taskId == null || taskId.isBlank()) {
-      return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
-    }
-    // The trigger first: once it has recorded the removal it sends the task nothing more (a message of
-    // it may bring the registered spec, which would define the task again). Then the entity records the
-    // removal, given the spec first if it never recorded one (registration writes no entity).
-    return registeredSpec(taskId).thenCompose(spec -> retrying("the trigger's removal of task '" + taskId + "'",
-        () -> unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
-            r -> new TriggerProtocol.Remove(taskId, r), askTimeout, system.scheduler())))
-        .thenCompose(d -> spec == null ? rawAsk(taskId, TaskProtocol.Remove::new)
-            : rawAsk(taskId, r -> new TaskProtocol.WithSpec(spec, new TaskProtocol.Remove(r)))));
+    return actions.remove(taskId);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -933,12 +739,7 @@ public final class Almanac {
    * @return the task's view: spec, paused, P99, lease, next due
    */
   public CompletionStage<TaskView> task(String taskId) {
-    // with the registered spec, so the view is the task's as registered (a spec changed or registered
-    // anew after a removal shows before its next fire records it); nothing is written
-    return specOrNone(taskId).thenCompose(spec -> spec == null
-        ? this.<TaskProtocol.TaskInfo>rawAsk(taskId, TaskProtocol.GetTask::new)
-        : this.<TaskProtocol.TaskInfo>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, new TaskProtocol.GetTask(r))))
-        .thenApply(TaskProtocol.TaskInfo::view);
+    return asks.task(taskId);
   }
 
   /**
@@ -946,7 +747,7 @@ public final class Almanac {
    * @return its hot windows, oldest first (R29)
    */
   public CompletionStage<List<WindowView>> windows(String taskId) {
-    return this.<TaskProtocol.WindowList>ask(taskId, TaskProtocol.GetWindows::new).thenApply(TaskProtocol.WindowList::windows);
+    return asks.windows(taskId);
   }
 
   /**
@@ -954,33 +755,17 @@ public final class Almanac {
    * @return its FINAL_FAILED windows, waiting for an operator
    */
   public CompletionStage<List<WindowView>> interventionQueue(String taskId) {
-    return this.<TaskProtocol.WindowList>ask(taskId, TaskProtocol.GetInterventionQueue::new)
-        .thenApply(TaskProtocol.WindowList::windows);
+    return asks.interventionQueue(taskId);
   }
 
   /** @return the ids of the registered tasks, sorted */
   public CompletionStage<List<String>> taskIds() {
-    return Asks.<TriggerProtocol.Command, TriggerProtocol.TriggerStatus>ask(trigger, TriggerProtocol.GetStatus::withTaskIds,
-        askTimeout, system.scheduler()).thenApply(TriggerProtocol.TriggerStatus::taskIds);
+    return asks.taskIds();
   }
 
   /** @return the FINAL_FAILED windows of every task (R31) */
   public CompletionStage<List<WindowView>> interventionQueue() {
-    return taskIds().thenCompose(ids -> {
-      List<CompletableFuture<List<WindowView>>> all = new ArrayList<>();
-      for (String id : ids) {
-        // a task whose entity was never written (registered, nothing to do yet) has none: not written for this
-        all.add(this.<TaskProtocol.WindowList>rawAsk(id, TaskProtocol.GetInterventionQueue::new)
-            .thenApply(TaskProtocol.WindowList::windows).exceptionally(e -> {
-              if (unknownTask(e)) {
-                return List.of();
-              }
-              throw e instanceof CompletionException c ? c : new CompletionException(e);
-            }).toCompletableFuture());
-      }
-      return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]))
-          .thenApply(v -> all.stream().flatMap(f -> f.join().stream()).toList());
-    });
+    return asks.interventionQueue();
   }
 
   /**
@@ -993,7 +778,7 @@ public final class Almanac {
    * @return the node's registry
    */
   public CompositeMeterRegistry meterRegistry() {
-    return meterRegistry;
+    return node.registry();
   }
 
   /** @return the clock Almanac reads time from */
@@ -1001,98 +786,7 @@ public final class Almanac {
     return clock;
   }
 
-  // ---------------------------------------------------------------------------------------------
-
-  private CompletionStage<Done> markActive(String taskId) {
-    return unwrap(Asks.<TriggerProtocol.Command, StatusReply<Done>>ask(trigger,
-        r -> new TriggerProtocol.MarkActive(taskId, r), askTimeout, system.scheduler()));
-  }
-
-  /**
-   * A read of a task's entity. One that was never written (registered, nothing to do yet: registration
-   * writes no entity) answers that it is unknown; then it is asked again with the spec the trigger has
-   * registered, and answers on the task that spec defines, nothing written (docs/registration.md).
-   */
   private <T> CompletionStage<T> ask(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
-    return this.<T>rawAsk(taskId, message).handle((value, error) -> {
-      if (error == null) {
-        return CompletableFuture.completedFuture(value);
-      }
-      if (!unknownTask(error)) {
-        return CompletableFuture.<T>failedFuture(error);
-      }
-      return specOrNone(taskId).thenCompose(spec -> spec == null ? CompletableFuture.<T>failedFuture(error)
-          : this.<T>rawAsk(taskId, r -> new TaskProtocol.ReadWithSpec(spec, (TaskProtocol.QueryCommand) message.apply(r))));
-    }).thenCompose(Function.identity());
-  }
-
-  /**
-   * An operator's command on a task's entity, with the spec the trigger has registered: an entity that
-   * has recorded it carries the command out as it is; one never written, or whose spec changed since
-   * its last message from the trigger, decides the command on that spec and records it in the same
-   * write (not at all when the command is refused). No ask inside the entity: the facade asks the trigger.
-   */
-  private <T> CompletionStage<T> act(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
-    if (taskId == null || taskId.isBlank()) {
-      return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
-    }
-    return specOrNone(taskId).thenCompose(spec -> spec == null ? rawAsk(taskId, message)
-        : rawAsk(taskId, r -> new TaskProtocol.WithSpec(spec, (TaskProtocol.OperatorCommand) message.apply(r))));
-  }
-
-  /** The spec the trigger has registered for a task, or null when it is not registered (never, or removed). */
-  private CompletionStage<SpecRecord> registeredSpec(String taskId) {
-    return Asks.<TriggerProtocol.Command, TriggerProtocol.RegisteredSpec>ask(trigger,
-            r -> new TriggerProtocol.GetSpec(taskId, r), askTimeout, system.scheduler())
-        .handle((r, error) -> {
-          if (error != null) {
-            throw new CompletionException(new AlmanacException("no answer from the trigger within the ask timeout "
-                + "(the task's registered spec): " + error.getMessage(), error));
-          }
-          return r.spec();
-        });
-  }
-
-  /**
-   * The registered spec, or null when the task is not registered or the trigger does not answer (a
-   * failover): the entity is then asked as it is, and one that has its spec answers as before.
-   */
-  private CompletionStage<SpecRecord> specOrNone(String taskId) {
-    return registeredSpec(taskId).exceptionally(e -> {
-      LOG.debug("task '{}': the trigger did not give its registered spec ({}); asking the task as it is", taskId,
-          e.toString());
-      return null;
-    });
-  }
-
-  private static boolean unknownTask(Throwable error) {
-    Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    return e instanceof RefusedException r && r.reason() == RefusedException.Reason.UNKNOWN_TASK;
-  }
-
-  private <T> CompletionStage<T> rawAsk(String taskId, Function<ActorRef<StatusReply<T>>, TaskProtocol.Command> message) {
-    if (taskId == null || taskId.isBlank()) {
-      return CompletableFuture.failedFuture(new InvalidSpecException("taskId", taskId, "must not be empty"));
-    }
-    return unwrap(Asks.ask(sharding.entityRefFor(TaskEntity.TYPE_KEY, taskId), message::apply, askTimeout,
-        system.scheduler()));
-  }
-
-  private static <T> CompletionStage<T> unwrap(CompletionStage<StatusReply<T>> reply) {
-    return reply.handle((r, error) -> {
-      if (error != null) {
-        throw new CompletionException(new AlmanacException("no answer within the ask timeout: " + error.getMessage(), error));
-      }
-      if (r.isError()) {
-        // typed refusals (RefusedException, InvalidSpecException, IllegalTransitionException) as they are
-        Throwable refusal = r.getError();
-        throw new CompletionException(refusal instanceof AlmanacException a ? a : new AlmanacException(refusal.getMessage()));
-      }
-      return r.getValue();
-    });
-  }
-
-  private static FireDecision decision(TaskProtocol.FireOutcome o) {
-    return new FireDecision(WindowKey.of(o.window()), o.decision(), o.reason());
+    return asks.ask(taskId, message);
   }
 }

@@ -58,7 +58,7 @@ public final class Operator {
    * @return completes when the pause is recorded
    */
   public CompletionStage<Done> pause(String taskId, String note) {
-    return almanac.pause(taskId, actor, note);
+    return almanac.actions.pause(taskId, actor, note);
   }
 
   /**
@@ -69,7 +69,7 @@ public final class Operator {
    * @return completes when the resume is recorded
    */
   public CompletionStage<Done> resume(String taskId, String note) {
-    return almanac.resume(taskId, actor, note);
+    return almanac.actions.resume(taskId, actor, note);
   }
 
   /**
@@ -80,7 +80,7 @@ public final class Operator {
    * @return what the task decided
    */
   public CompletionStage<FireDecision> runNow(String taskId, String note) {
-    return almanac.runNow(taskId, actor, note);
+    return almanac.actions.runNow(taskId, actor, note);
   }
 
   /**
@@ -93,7 +93,7 @@ public final class Operator {
    * @return what the task decided for each window
    */
   public CompletionStage<List<FireDecision>> backfill(String taskId, Instant from, Instant to, String note) {
-    return almanac.backfill(taskId, from, to, actor, note);
+    return almanac.actions.backfill(taskId, from, to, actor, note);
   }
 
   /**
@@ -105,7 +105,7 @@ public final class Operator {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window, String note) {
-    return almanac.retry(taskId, window, actor, note, null);
+    return almanac.actions.retry(taskId, window, actor, note, null);
   }
 
   /**
@@ -118,7 +118,7 @@ public final class Operator {
    * @return completes when the window is PENDING again
    */
   public CompletionStage<Done> retry(String taskId, WindowKey window, String note, Expecting expecting) {
-    return almanac.retry(taskId, window, actor, note, expecting);
+    return almanac.actions.retry(taskId, window, actor, note, expecting);
   }
 
   /**
@@ -130,7 +130,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note) {
-    return almanac.resolve(taskId, window, note, actor, null);
+    return almanac.actions.resolve(taskId, window, note, actor, null);
   }
 
   /**
@@ -143,7 +143,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> resolve(String taskId, WindowKey window, String note, Expecting expecting) {
-    return almanac.resolve(taskId, window, note, actor, expecting);
+    return almanac.actions.resolve(taskId, window, note, actor, expecting);
   }
 
   /**
@@ -155,7 +155,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason) {
-    return almanac.cancel(taskId, window, reason, actor, null);
+    return almanac.actions.cancel(taskId, window, reason, actor, null);
   }
 
   /**
@@ -168,7 +168,7 @@ public final class Operator {
    * @return completes when recorded
    */
   public CompletionStage<Done> cancel(String taskId, WindowKey window, String reason, Expecting expecting) {
-    return almanac.cancel(taskId, window, reason, actor, expecting);
+    return almanac.actions.cancel(taskId, window, reason, actor, expecting);
   }
 
   /**
@@ -183,7 +183,7 @@ public final class Operator {
    */
   public CompletionStage<java.util.List<WindowKey>> cancelAll(String taskId, java.time.Instant from, java.time.Instant to,
       RunKind kind, String reason) {
-    return almanac.cancelAll(taskId, from, to, kind, reason, actor);
+    return almanac.actions.cancelAll(taskId, from, to, kind, reason, actor);
   }
 
   /**

@@ -1,22 +1,18 @@
 package io.almanac;
 
+import static com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL;
+
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.lang.invoke.MethodHandles;
 import java.math.BigDecimal;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.util.ArrayList;
-import java.util.List;
-import java.time.ZoneId;
-import java.util.Optional;
 import java.time.Instant;
-import java.util.Objects;
-import java.util.regex.Pattern;
+import java.time.ZoneId;
+import java.util.List;
 
 /**
  * What a task is: its id, its time trigger (a Quartz cron with seconds in an explicit zone, R2, or
@@ -37,10 +33,9 @@ import java.util.regex.Pattern;
     "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay",
     "alsoCrons", "from", "until", "calendars", "jitter", "onInterruption"})
 public final class TaskSpec extends Value {
-  private static final Parts PARTS = Parts.of(MethodHandles.lookup(),
-      "id", "cron", "zone", "window", "dst", "overlap", "retry", "catchUp", "lease", "job", "description", "once",
-      "event", "dependency", "condition", "pools", "deadline", "pauseAfterFailures", "budgetPerDay",
-      "alsoCrons", "from", "until", "calendars", "jitter", "onInterruption");
+  // the parts in the order of @JsonPropertyOrder, so they are named once
+  private static final Parts PARTS =
+      Parts.of(MethodHandles.lookup(), TaskSpec.class.getAnnotation(JsonPropertyOrder.class).value());
 
   @Override
   Parts parts() {
@@ -59,8 +54,6 @@ public final class TaskSpec extends Value {
   /** One-shot instants must be before this: the end of the last year a cron can name (2099). */
   public static final Instant LATEST_ONCE = Instant.parse("2100-01-01T00:00:00Z");
 
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]+");
-
   private final String id;
   private final String cron;
   private final String zone;
@@ -73,65 +66,49 @@ public final class TaskSpec extends Value {
   private final String job;
   private final String description;
   private final Instant once;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final EventTrigger event;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final DependencyTrigger dependency;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final ConditionTrigger condition;
+  @JsonInclude(NON_NULL) private final EventTrigger event;
+  @JsonInclude(NON_NULL) private final DependencyTrigger dependency;
+  @JsonInclude(NON_NULL) private final ConditionTrigger condition;
   /** The resource pools the task's job uses (empty: none); see {@link PoolSpec}. */
-  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-  private final java.util.List<String> pools; // null when none, so a spec without pools reads and prints as before
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final java.time.Duration deadline;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final Integer pauseAfterFailures;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final BigDecimal budgetPerDay;
+  // null when none, so a spec without pools reads and prints as before
+  @JsonInclude(NON_NULL) private final java.util.List<String> pools;
+  @JsonInclude(NON_NULL) private final java.time.Duration deadline;
+  @JsonInclude(NON_NULL) private final Integer pauseAfterFailures;
+  @JsonInclude(NON_NULL) private final BigDecimal budgetPerDay;
   // Richer schedules (docs/schedules.md): each null when unused.
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final List<String> alsoCrons;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final String from;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final String until;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final List<ExclusionCalendar> calendars;
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final Duration jitter;
+  @JsonInclude(NON_NULL) private final List<String> alsoCrons;
+  @JsonInclude(NON_NULL) private final String from;
+  @JsonInclude(NON_NULL) private final String until;
+  @JsonInclude(NON_NULL) private final List<ExclusionCalendar> calendars;
+  @JsonInclude(NON_NULL) private final Duration jitter;
   /** Null for the default, RESUME: a spec that does not set it reads and prints as before. */
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  private final OnInterruption onInterruption;
+  @JsonInclude(NON_NULL) private final OnInterruption onInterruption;
 
   /**
    * Fills unset policies with their defaults (a one-shot task's window with {@code per-firing} and
    * its zone with {@code UTC}) and an unset job with the id; it does not validate.
    */
-  private TaskSpec(Builder b, String window) {
+  private TaskSpec(TaskSpecDraft b, String window) {
     this.id = b.id;
     this.cron = b.cron;
     this.once = b.once;
     this.event = b.event;
-    this.window = window == null ? (once != null ? WindowSpec.PER_FIRING.name() : WindowSpec.DAILY.name()) : window;
-    this.zone = b.zone == null && (once != null || (cron == null && event != null)) ? "UTC" : b.zone;
+    this.window = TaskSpecParts.window(window, once);
+    this.zone = TaskSpecParts.zone(b.zone, once, cron, event);
     this.dst = b.dst == null ? DstPolicy.DEFAULT : b.dst;
     this.overlap = b.overlap == null ? OverlapPolicy.DEFAULT : b.overlap;
-    RetryPolicy retries = b.retry == null ? RetryPolicy.DEFAULT : b.retry;
-    this.retry = b.maxRetries == null ? retries : retries.withMaxRetries(b.maxRetries);
+    this.retry = TaskSpecParts.retry(b.retry, b.maxRetries);
     this.catchUp = b.catchUp == null ? CatchUpPolicy.DEFAULT : b.catchUp;
     this.lease = b.lease == null ? LeasePolicy.DEFAULT : b.lease;
     this.job = b.jobSet ? b.job : b.id;
     this.description = b.description;
     this.dependency = b.dependency;
     this.condition = b.condition;
-    // not List.copyOf: a null name is refused by validate(), naming pools, not by a NullPointerException here
-    this.pools = b.pools == null || b.pools.isEmpty() ? null
-        : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(b.pools));
+    this.pools = TaskSpecParts.pools(b.pools);
     this.deadline = b.deadline;
     this.pauseAfterFailures = b.pauseAfterFailures;
-    this.budgetPerDay = b.budgetPerDay == null ? null : plain(b.budgetPerDay);
-    this.alsoCrons = b.alsoCrons.isEmpty() ? null
-        : b.alsoCrons.stream().map(c -> withoutZone(c, this.zone)).toList();
+    this.budgetPerDay = b.budgetPerDay == null ? null : TaskSpecParts.plain(b.budgetPerDay);
+    this.alsoCrons = TaskSpecParts.withoutZone(b.alsoCrons, this.zone);
     this.from = b.from;
     this.until = b.until;
     this.calendars = b.calendars.isEmpty() ? null : List.copyOf(b.calendars);
@@ -139,59 +116,13 @@ public final class TaskSpec extends Value {
     this.onInterruption = b.onInterruption == OnInterruption.RESUME ? null : b.onInterruption;
   }
 
-  /** An amount without trailing zeros (5.00 is 5), so equal budgets are equal specs. */
-  private static BigDecimal plain(BigDecimal amount) {
-    BigDecimal d = amount.stripTrailingZeros();
-    return d.scale() < 0 ? d.setScale(0) : d;
-  }
-
   /**
    * A spec as another node sends it in a view ({@code TaskProtocol.TaskInfo}): its parts as they
    * were, defaults for those missing; not validated.
    */
-  @JsonCreator
-  private static TaskSpec fromJson(
-      @JsonProperty("id") String id,
-      @JsonProperty("cron") String cron,
-      @JsonProperty("zone") String zone,
-      @JsonProperty("window") String window,
-      @JsonProperty("dst") DstPolicy dst,
-      @JsonProperty("overlap") OverlapPolicy overlap,
-      @JsonProperty("retry") RetryPolicy retry,
-      @JsonProperty("catchUp") CatchUpPolicy catchUp,
-      @JsonProperty("lease") LeasePolicy lease,
-      @JsonProperty("job") String job,
-      @JsonProperty("description") String description,
-      @JsonProperty("once") Instant once,
-      @JsonProperty("event") EventTrigger event,
-      @JsonProperty("dependency") DependencyTrigger dependency,
-      @JsonProperty("condition") ConditionTrigger condition,
-      @JsonProperty("pools") java.util.List<String> pools,
-      @JsonProperty("deadline") java.time.Duration deadline,
-      @JsonProperty("pauseAfterFailures") Integer pauseAfterFailures,
-      @JsonProperty("budgetPerDay") BigDecimal budgetPerDay,
-      @JsonProperty("alsoCrons") List<String> alsoCrons,
-      @JsonProperty("from") String from,
-      @JsonProperty("until") String until,
-      @JsonProperty("calendars") List<ExclusionCalendar> calendars,
-      @JsonProperty("jitter") Duration jitter,
-      @JsonProperty("onInterruption") OnInterruption onInterruption) {
-    Builder b = builder(id).cron(cron, zone).window(window).dst(dst).overlap(overlap).retry(retry).catchUp(catchUp)
-        .lease(lease).job(job).description(description).onEvent(event).dependsOn(dependency).when(condition)
-        .from(from).until(until).jitter(jitter);
-    if (alsoCrons != null) {
-      alsoCrons.forEach(b::alsoCron);
-    }
-    if (calendars != null) {
-      calendars.forEach(b::exclude);
-    }
-    b.once = once;
-    b.pools = pools;
-    b.deadline = deadline;
-    b.pauseAfterFailures = pauseAfterFailures;
-    b.budgetPerDay = budgetPerDay;
-    b.onInterruption = onInterruption;
-    return b.buildUnvalidated();
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  private static TaskSpec fromJson(TaskSpecJson json) {
+    return json.toSpec();
   }
 
   /** @return the task's unique id: 1-100 characters of letters, digits, {@code . _ -} */
@@ -289,13 +220,7 @@ public final class TaskSpec extends Value {
   /** @return every cron of the schedule: {@link #cron()} first, then {@link #alsoCrons()}; empty for a
    *     task without a cron */
   public List<String> crons() {
-    if (cron == null) {
-      return List.of();
-    }
-    List<String> all = new ArrayList<>(1 + alsoCrons().size());
-    all.add(cron);
-    all.addAll(alsoCrons());
-    return List.copyOf(all);
+    return TaskSpecParts.crons(cron, alsoCrons());
   }
 
   /** @return the schedule's start bound as given ({@link Builder#from(String)}): an ISO date, the start of
@@ -376,68 +301,7 @@ public final class TaskSpec extends Value {
    * @throws InvalidSpecException naming the task, the field and the value of the first problem
    */
   public TaskSpec validate() {
-    String where = id == null || id.isBlank() ? "?" : id;
-    try {
-      validateId(id);
-      if (once != null) {
-        validateOnce();
-      } else if (cron != null || event == null) {
-        if (cron == null) {
-          throw new InvalidSpecException("cron", null, "a cron expression, a one-shot instant or an event trigger is"
-              + " required: it says when a window comes due");
-        }
-        CronSchedule.parse(cron, zone);
-      } else {
-        validateZone();
-      }
-      if (event != null) {
-        event.validate();
-      }
-      if (dependency != null) {
-        dependency.validate(id);
-      }
-      if (condition != null) {
-        condition.validate();
-      }
-      checkDeadline(deadline);
-      checkPauseAfterFailures(pauseAfterFailures);
-      validateBudget();
-      WindowSpec.byName(window);
-      validatePools();
-      if (richSchedule()) {
-        validateRichSchedule();
-      }
-      if (job == null || job.isBlank()) {
-        throw new InvalidSpecException("job", job, "a task names the job it runs: a registered job name or an"
-            + " AgentJob class name (by default the task's id)");
-      }
-      if (description != null && description.length() > MAX_DESCRIPTION_LENGTH) {
-        throw new InvalidSpecException(
-            "description",
-            description.substring(0, 40) + "...",
-            "is " + description.length() + " characters; at most " + MAX_DESCRIPTION_LENGTH);
-      }
-      return this;
-    } catch (InvalidSpecException e) {
-      throw new InvalidSpecException(where, e);
-    }
-  }
-
-  private void validatePools() {
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    for (String pool : pools()) {
-      if (pool == null) {
-        throw new InvalidSpecException("pools", pools(), "a pool name must not be null (" + pools().size() + " names given)");
-      }
-      try {
-        PoolSpec.validateName(pool);
-      } catch (InvalidSpecException e) {
-        throw new InvalidSpecException("pools", pool, e.reason());
-      }
-      if (!seen.add(pool)) {
-        throw new InvalidSpecException("pools", pool, "is named twice");
-      }
-    }
+    return TaskSpecChecks.validate(this);
   }
 
   /**
@@ -459,53 +323,13 @@ public final class TaskSpec extends Value {
   /** The largest {@link Builder#pauseAfterFailures pauseAfterFailures}: 10,000 windows in a row. */
   public static final int MAX_PAUSE_AFTER_FAILURES = 10_000;
 
-  private static void checkDeadline(java.time.Duration d) {
-    if (d != null && (d.isZero() || d.isNegative())) {
-      throw new InvalidSpecException("deadline", d, "must be positive: how long after its due time a window must have"
-          + " succeeded");
-    }
-    if (d != null && d.compareTo(MAX_DEADLINE) > 0) {
-      throw new InvalidSpecException("deadline", d, "must be at most " + MAX_DEADLINE + " (366 days)");
-    }
-  }
-
-  private static void checkPauseAfterFailures(Integer n) {
-    if (n != null && n < 1) {
-      throw new InvalidSpecException("pauseAfterFailures", n, "must be at least 1: the number of windows in a row"
-          + " that end FINAL_FAILED before the task pauses itself");
-    }
-    if (n != null && n > MAX_PAUSE_AFTER_FAILURES) {
-      throw new InvalidSpecException("pauseAfterFailures", n, "must be at most " + MAX_PAUSE_AFTER_FAILURES);
-    }
-  }
-
-  // Budgets
-
   /** @return the task's budget per day (in its zone), in the operator's cost unit, or null for none */
   public BigDecimal budgetPerDay() {
     return budgetPerDay;
   }
 
-  private void validateBudget() {
-    if (budgetPerDay != null) {
-      long micros = Usage.toMicros("budgetPerDay", budgetPerDay); // refuses a negative, too fine or too large one
-      if (micros > MAX_BUDGET_MICROS) {
-        throw new InvalidSpecException("budgetPerDay", budgetPerDay.toPlainString(), "at most "
-            + Usage.fromMicros(MAX_BUDGET_MICROS).toPlainString());
-      }
-    }
-  }
-
   /** Largest budget per day accepted, in millionths (a thousand times one attempt's largest cost). */
   public static final long MAX_BUDGET_MICROS = 1_000L * Usage.MAX_COST_MICROS;
-
-  private void validateZone() {
-    try {
-      ZoneId.of(zone);
-    } catch (DateTimeException | NullPointerException e) {
-      throw new InvalidSpecException("zone", zone, "unknown time zone");
-    }
-  }
 
   /**
    * Whether the task has a time trigger: a cron or a one-shot instant. A task without one is
@@ -526,227 +350,12 @@ public final class TaskSpec extends Value {
     return dependency != null || condition != null;
   }
 
-  /** A one-shot task: no cron, an instant a cron could name, a known zone, its instant as its window. */
-  private void validateOnce() {
-    if (cron != null) {
-      throw new InvalidSpecException("once", once, "a task fires either by its cron ('" + InvalidSpecException.echo(cron)
-          + "') or once at an instant, not both");
-    }
-    if (once.isBefore(EARLIEST_ONCE) || !once.isBefore(LATEST_ONCE)) {
-      throw new InvalidSpecException("once", once, "must be from " + EARLIEST_ONCE + " and before " + LATEST_ONCE
-          + " (the years a cron can name)");
-    }
-    try {
-      ZoneId.of(zone);
-    } catch (DateTimeException | NullPointerException e) {
-      throw new InvalidSpecException("zone", zone, "unknown time zone");
-    }
-    if (!WindowSpec.PER_FIRING.name().equals(window)) {
-      throw new InvalidSpecException("window", window, "a one-shot task has one window, its instant: "
-          + WindowSpec.PER_FIRING.name());
-    }
-  }
-
-  /**
-   * The default window is daily: a cron that fires more than once a day would silently run once a
-   * day and record every other firing as a duplicate of its window. With the window left at its
-   * default, such a cron is refused (R4, R33); choose {@code per-firing} (one instance per firing),
-   * {@code hourly}, or {@code daily} explicitly to run once a day on purpose.
-   *
-   * <p>A union of crons is refused too when any day holds firings of two of its crons at different
-   * instants (two crons firing at the same instant make one window). One cron fires at the same
-   * times of day on every day it fires, so its first firings tell whether it fires twice a day. For
-   * a pair, the days of the sparser cron are walked over {@value #UNION_CYCLE_YEARS} years from
-   * their first firings (the Gregorian calendar's dates, weekdays and leap days repeat every 28
-   * years between 1901 and 2099), asking the other cron whether it fires on that day, and at most
-   * {@value #UNION_MAX_DAYS} of its days (four years or more: a leap cycle, even for a daily cron),
-   * which bounds the cost of a build.
-   */
-  private void refuseSeveralFiringsPerDefaultWindow() {
-    List<String> all = crons();
-    java.util.List<io.almanac.schedule.TaskSchedule> each = new ArrayList<>(all.size());
-    ZoneId zoneId = CronSchedule.parse(cron, zone).zone();
-    for (int i = 0; i < all.size(); i++) {
-      CronSchedule c = i == 0 ? CronSchedule.parse(cron, zone) : CronSchedule.parse(all.get(i), zoneId);
-      each.add(new io.almanac.schedule.TaskSchedule(c, dst(), WindowSpec.DAILY));
-    }
-    for (int i = 0; i < each.size(); i++) {
-      refuseTwiceADay(each.get(i), all.get(i));
-    }
-    for (int i = 0; i < each.size(); i++) {
-      for (int j = i + 1; j < each.size(); j++) {
-        refuseSharedDay(each.get(i), all.get(i), each.get(j), all.get(j));
-      }
-    }
-  }
-
-  /** Years of a union's days walked per pair of crons: the Gregorian calendar's 28-year cycle (1901-2099). */
-  private static final int UNION_CYCLE_YEARS = 28;
-
-  /** Days of the sparser cron of a pair walked at most. */
-  private static final int UNION_MAX_DAYS = 1_500;
-
-  /** Any fixed instant: the checks do not depend on today. */
-  private static final Instant CHECKED_FROM = Instant.parse("2027-01-04T00:00:00Z");
-
-  /** One cron that fires twice in one daily window. */
-  private void refuseTwiceADay(io.almanac.schedule.TaskSchedule schedule, String expression) {
-    Instant t = CHECKED_FROM;
-    String previous = null;
-    Instant previousAt = null;
-    for (int i = 0; i < 8; i++) {
-      Optional<io.almanac.schedule.DueWindow> next = schedule.nextAfter(t);
-      if (next.isEmpty()) {
-        return;
-      }
-      Firing f = next.get().firing();
-      String key = next.get().key().value();
-      if (key.equals(previous)) {
-        throw new InvalidSpecException(id, new InvalidSpecException("window", "daily (the default)", "cron '"
-            + InvalidSpecException.echo(expression) + "' fires more than once a day (" + previousAt + " and " + f.at()
-            + " are both in window " + key + "), so all but one firing a day would be recorded as duplicates; set "
-            + "window to per-firing (one instance per firing) or hourly, or to daily explicitly to run once a day"));
-      }
-      previous = key;
-      previousAt = f.at();
-      t = f.at();
-    }
-  }
-
-  /** Two crons, each at most once a day, that fire on one day at different instants. */
-  private void refuseSharedDay(io.almanac.schedule.TaskSchedule a, String aExpr, io.almanac.schedule.TaskSchedule b,
-      String bExpr) {
-    Optional<io.almanac.schedule.DueWindow> firstA = a.nextAfter(CHECKED_FROM);
-    Optional<io.almanac.schedule.DueWindow> firstB = b.nextAfter(CHECKED_FROM);
-    if (firstA.isEmpty() || firstB.isEmpty()) {
-      return;
-    }
-    Instant from = (firstA.get().dueAt().isAfter(firstB.get().dueAt()) ? firstA : firstB).get().dueAt()
-        .minus(Duration.ofDays(2));
-    Instant until = from.plus(Duration.ofDays(366L * UNION_CYCLE_YEARS));
-    // walk the sparser one's days (fewer firings in the first year)
-    boolean aSparser = a.dueBetween(from, from.plus(Duration.ofDays(92)), 93).size()
-        <= b.dueBetween(from, from.plus(Duration.ofDays(92)), 93).size();
-    io.almanac.schedule.TaskSchedule walked = aSparser ? a : b;
-    io.almanac.schedule.TaskSchedule asked = aSparser ? b : a;
-    Instant t = from;
-    for (int days = 0; days < UNION_MAX_DAYS; days++) {
-      Optional<io.almanac.schedule.DueWindow> d = walked.nextAfter(t);
-      if (d.isEmpty() || d.get().dueAt().isAfter(until)) {
-        return;
-      }
-      io.almanac.schedule.DueWindow w = d.get();
-      Optional<io.almanac.schedule.DueWindow> other = asked.nextAfter(w.window().start().minusNanos(1));
-      if (other.isPresent() && other.get().key().equals(w.key()) && !other.get().dueAt().equals(w.dueAt())) {
-        Instant x = w.dueAt().isBefore(other.get().dueAt()) ? w.dueAt() : other.get().dueAt();
-        Instant y = w.dueAt().isBefore(other.get().dueAt()) ? other.get().dueAt() : w.dueAt();
-        throw new InvalidSpecException(id, new InvalidSpecException("crons", "'" + InvalidSpecException.echo(aExpr)
-            + "' + '" + InvalidSpecException.echo(bExpr) + "'", "crons '" + InvalidSpecException.echo(aExpr) + "' and '"
-            + InvalidSpecException.echo(bExpr) + "' both fire on " + w.key().value() + " (" + x + " and " + y
-            + " are both in window " + w.key().value() + "), so with the default daily window one firing would be"
-            + " recorded as a duplicate; set window to per-firing (one instance per firing) or hourly, or to daily"
-            + " explicitly to run once a day"));
-      }
-      t = w.dueAt();
-    }
-  }
-
   /**
    * @return the zone as a {@link ZoneId}
    * @throws InvalidSpecException if the zone is unknown
    */
   public ZoneId zoneId() {
-    if (once != null || cron == null) {
-      try {
-        return ZoneId.of(zone);
-      } catch (DateTimeException e) {
-        throw new InvalidSpecException("zone", zone, "unknown time zone");
-      }
-    }
-    return CronSchedule.parse(cron, zone).zone();
-  }
-
-  /**
-   * Checks the parts of a richer schedule (docs/schedules.md): each extra cron in the task's zone,
-   * the bounds (the end after the start), the calendars (no name twice) and the jitter (not negative,
-   * not above the shortest interval of the crons' union).
-   */
-  private void validateRichSchedule() {
-    if (cron == null) {
-      String field = alsoCrons != null ? "crons" : from != null ? "from" : until != null ? "until"
-          : calendars != null ? "calendars" : "jitter";
-      Object value = switch (field) {
-        case "crons" -> alsoCrons;
-        case "from" -> from;
-        case "until" -> until;
-        case "calendars" -> calendars().stream().map(ExclusionCalendar::name).toList();
-        default -> jitter;
-      };
-      throw new InvalidSpecException(field, value, "applies to a task with a cron: " + (once != null
-          ? "a one-shot task fires at its one instant" : "a task triggered by events only has no cron windows"));
-    }
-    java.time.ZoneId zoneId = zoneId();
-    for (String extra : alsoCrons()) {
-      String[] tokens = extra.strip().split("\\s+");
-      java.time.ZoneId other = tokens.length > 1 ? zoneOrNull(tokens[tokens.length - 1]) : null;
-      if (other != null) {
-        throw new InvalidSpecException("crons", extra, "is in zone " + other + "; every cron of a task is in the task's"
-            + " zone " + zoneId + " (give it without a zone)");
-      }
-      try {
-        CronSchedule.parse(extra, zoneId);
-      } catch (InvalidSpecException e) {
-        throw new InvalidSpecException("crons", extra, e.reason());
-      }
-    }
-    io.almanac.schedule.Bounds.checkYears("from", from);
-    io.almanac.schedule.Bounds.checkYears("until", until);
-    Instant start = io.almanac.schedule.Bounds.start(from, zoneId);
-    Instant end = io.almanac.schedule.Bounds.end(until, zoneId);
-    if (start != null && end != null && !end.isAfter(start)) {
-      throw new InvalidSpecException("until", until, "ends before the schedule starts (from '" + from + "')");
-    }
-    if (start != null && end != null && end.equals(start.plusNanos(1))) { // until (included) is from itself
-      throw new InvalidSpecException("until", until, "is the instant the schedule starts (from '" + from
-          + "'): a schedule spans some time; give the last day, or an instant after from");
-    }
-    java.util.Set<String> names = new java.util.HashSet<>();
-    for (ExclusionCalendar c : calendars()) {
-      if (!names.add(c.name())) {
-        throw new InvalidSpecException("calendars", c.name(), "named twice");
-      }
-    }
-    if (jitter != null) {
-      if (jitter.isNegative()) {
-        throw new InvalidSpecException("jitter", jitter, "must not be negative");
-      }
-      Duration interval = io.almanac.schedule.Schedules.unboundedMinInterval(this);
-      if (jitter.compareTo(interval) > 0) {
-        throw new InvalidSpecException("jitter", jitter, "is larger than the schedule's shortest interval " + interval
-            + " between due windows: a window could fire after the next one is due");
-      }
-    }
-  }
-
-  /** A cron whose last token is {@code zone} without it; any other as it is (validation refuses another zone). */
-  private static String withoutZone(String cron, String zone) {
-    String stripped = cron.strip();
-    int space = stripped.lastIndexOf(' ');
-    if (space > 0 && zone != null && stripped.substring(space + 1).equals(zone)) {
-      return stripped.substring(0, space).strip();
-    }
-    return stripped;
-  }
-
-  private static java.time.ZoneId zoneOrNull(String token) {
-    if (!token.contains("/") && !token.equals("UTC") && !token.equals("Z")) {
-      return null; // a year or a cron field, not a zone
-    }
-    try {
-      return java.time.ZoneId.of(token);
-    } catch (DateTimeException e) {
-      return null;
-    }
+    return TaskSpecChecks.zoneId(once, cron, zone);
   }
 
   /**
@@ -757,51 +366,20 @@ public final class TaskSpec extends Value {
    * @throws InvalidSpecException ({@code id}) if it is empty, too long or has another character
    */
   public static void validateId(String id) {
-    if (id == null || id.isBlank()) {
-      throw new InvalidSpecException("id", id, "a task id must not be empty");
-    }
-    if (id.length() > MAX_ID_LENGTH) {
-      throw new InvalidSpecException("id", id, "is " + id.length() + " characters; at most " + MAX_ID_LENGTH);
-    }
-    if (!ID.matcher(id).matches()) {
-      throw new InvalidSpecException("id", id, "only letters, digits, '.', '_' and '-' are allowed");
-    }
+    TaskSpecChecks.validateId(id);
   }
 
   /** Fluent builder for {@link TaskSpec}; {@link #build()} validates. */
   public static final class Builder {
-    private final String id;
-    private String cron;
-    private String zone;
-    private String window = WindowSpec.DAILY.name();
-    private boolean windowChosen;
-    private DstPolicy dst = DstPolicy.DEFAULT;
-    private OverlapPolicy overlap = OverlapPolicy.DEFAULT;
-    private RetryPolicy retry = RetryPolicy.DEFAULT;
-    private Integer maxRetries;
-    private CatchUpPolicy catchUp = CatchUpPolicy.DEFAULT;
-    private LeasePolicy lease = LeasePolicy.DEFAULT;
-    private String job;
-    private boolean jobSet;
-    private String description;
-    private Instant once;
-    private EventTrigger event;
-    private DependencyTrigger dependency;
-    private ConditionTrigger condition;
-    private java.util.List<String> pools;
-    private java.time.Duration deadline;
-    private Integer pauseAfterFailures;
-    private BigDecimal budgetPerDay;
-    // Richer schedules (docs/schedules.md)
-    private final List<String> alsoCrons = new ArrayList<>();
-    private String from;
-    private String until;
-    private final List<ExclusionCalendar> calendars = new ArrayList<>();
-    private Duration jitter;
-    private OnInterruption onInterruption;
+    private final TaskSpecDraft draft;
 
     private Builder(String id) {
-      this.id = id;
+      this.draft = new TaskSpecDraft(id);
+    }
+
+    /** @return what this builder was given so far, for a spec read from JSON ({@link TaskSpecJson}) */
+    TaskSpecDraft draft() {
+      return draft;
     }
 
     /**
@@ -810,14 +388,10 @@ public final class TaskSpec extends Value {
      * @throws InvalidSpecException if the cron or the zone is invalid
      */
     public Builder cron(String cronWithZone) {
-      try {
-        CronSchedule parsed = CronSchedule.parse(cronWithZone);
-        this.cron = parsed.expression();
-        this.zone = parsed.zone().getId();
-        return this;
-      } catch (InvalidSpecException e) {
-        throw new InvalidSpecException(id == null ? "?" : id, e);
-      }
+      CronSchedule parsed = TaskSpecParts.inTask(draft.id, () -> CronSchedule.parse(cronWithZone));
+      draft.cron = parsed.expression();
+      draft.zone = parsed.zone().getId();
+      return this;
     }
 
     /**
@@ -826,8 +400,8 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder cron(String expression, String zoneId) {
-      this.cron = expression;
-      this.zone = zoneId;
+      draft.cron = expression;
+      draft.zone = zoneId;
       return this;
     }
 
@@ -843,13 +417,10 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder once(Instant at) {
-      if (at == null) {
-        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("once", null,
-            "a one-shot task fires at an instant, e.g. 2027-01-01T09:00:00Z"));
-      }
-      this.once = at;
-      if (this.zone == null) {
-        this.zone = "UTC";
+      draft.once = TaskSpecParts.required(draft.id, "once", at,
+          "a one-shot task fires at an instant, e.g. 2027-01-01T09:00:00Z");
+      if (draft.zone == null) {
+        draft.zone = "UTC";
       }
       return this;
     }
@@ -859,12 +430,8 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder window(WindowSpec spec) {
-      if (spec == null) {
-        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("window", null,
-            "a window spec, e.g. WindowSpec.DAILY"));
-      }
-      this.window = spec.name();
-      this.windowChosen = true;
+      draft.window = TaskSpecParts.required(draft.id, "window", spec, "a window spec, e.g. WindowSpec.DAILY").name();
+      draft.windowChosen = true;
       return this;
     }
 
@@ -873,8 +440,8 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder window(String name) {
-      this.window = name;
-      this.windowChosen = name != null;
+      draft.window = name;
+      draft.windowChosen = name != null;
       return this;
     }
 
@@ -883,7 +450,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder dst(DstPolicy policy) {
-      this.dst = policy;
+      draft.dst = policy;
       return this;
     }
 
@@ -892,7 +459,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder overlap(OverlapPolicy policy) {
-      this.overlap = policy;
+      draft.overlap = policy;
       return this;
     }
 
@@ -902,7 +469,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder retry(RetryPolicy policy) {
-      this.retry = policy;
+      draft.retry = policy;
       return this;
     }
 
@@ -917,13 +484,10 @@ public final class TaskSpec extends Value {
      * @throws InvalidSpecException ({@code retry.maxRetries}) if negative or too large
      */
     public Builder maxRetries(int cap) {
-      try {
-        RetryPolicy.DEFAULT.withMaxRetries(cap); // validates now, so the refusal points here
-        this.maxRetries = cap;
-        return this;
-      } catch (InvalidSpecException e) {
-        throw new InvalidSpecException(id == null ? "?" : id, e);
-      }
+      // validates now, so the refusal points here
+      TaskSpecParts.inTask(draft.id, () -> RetryPolicy.DEFAULT.withMaxRetries(cap));
+      draft.maxRetries = cap;
+      return this;
     }
 
     /**
@@ -932,7 +496,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder catchUp(CatchUpPolicy policy) {
-      this.catchUp = policy;
+      draft.catchUp = policy;
       return this;
     }
 
@@ -941,7 +505,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder lease(LeasePolicy policy) {
-      this.lease = policy;
+      draft.lease = policy;
       return this;
     }
 
@@ -954,8 +518,8 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder job(String jobName) {
-      this.job = jobName;
-      this.jobSet = true;
+      draft.job = jobName;
+      draft.jobSet = true;
       return this;
     }
 
@@ -966,7 +530,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder zone(String zoneId) {
-      this.zone = zoneId;
+      draft.zone = zoneId;
       return this;
     }
 
@@ -977,7 +541,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder onEvent(EventTrigger trigger) {
-      this.event = trigger;
+      draft.event = trigger;
       return this;
     }
 
@@ -988,7 +552,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder dependsOn(DependencyTrigger trigger) {
-      this.dependency = trigger;
+      draft.dependency = trigger;
       return this;
     }
 
@@ -999,7 +563,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder when(ConditionTrigger trigger) {
-      this.condition = trigger;
+      draft.condition = trigger;
       return this;
     }
 
@@ -1008,7 +572,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder description(String text) {
-      this.description = text;
+      draft.description = text;
       return this;
     }
 
@@ -1023,7 +587,7 @@ public final class TaskSpec extends Value {
      * @return this builder (the amount is checked by {@link #build()}: {@code budgetPerDay})
      */
     public Builder budgetPerDay(BigDecimal amount) {
-      this.budgetPerDay = amount;
+      draft.budgetPerDay = amount;
       return this;
     }
 
@@ -1036,7 +600,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder pools(String... names) {
-      this.pools = names == null ? null : java.util.Arrays.asList(names.clone());
+      draft.pools = names == null ? null : java.util.Arrays.asList(names.clone());
       return this;
     }
 
@@ -1052,12 +616,8 @@ public final class TaskSpec extends Value {
      * @throws InvalidSpecException ({@code deadline}) if zero, negative or above {@link #MAX_DEADLINE}
      */
     public Builder deadline(java.time.Duration d) {
-      try {
-        checkDeadline(d);
-      } catch (InvalidSpecException e) {
-        throw new InvalidSpecException(id == null ? "?" : id, e);
-      }
-      this.deadline = d;
+      TaskSpecParts.checked(draft.id, () -> TaskSpecChecks.checkDeadline(d));
+      draft.deadline = d;
       return this;
     }
 
@@ -1074,7 +634,7 @@ public final class TaskSpec extends Value {
      */
     public Builder alsoCron(String expression) {
       if (expression != null) {
-        alsoCrons.add(expression);
+        draft.alsoCrons.add(expression);
       }
       return this;
     }
@@ -1085,7 +645,7 @@ public final class TaskSpec extends Value {
      * @see #pools(String...)
      */
     public Builder pools(java.util.List<String> names) {
-      this.pools = names == null ? null : new java.util.ArrayList<>(names);
+      draft.pools = names == null ? null : new java.util.ArrayList<>(names);
       return this;
     }
 
@@ -1102,11 +662,7 @@ public final class TaskSpec extends Value {
      * @throws InvalidSpecException ({@code onInterruption}) if null
      */
     public Builder onInterruption(OnInterruption policy) {
-      if (policy == null) {
-        throw new InvalidSpecException(id == null ? "?" : id, new InvalidSpecException("onInterruption", null,
-            "must be RESUME or FAIL"));
-      }
-      this.onInterruption = policy;
+      draft.onInterruption = TaskSpecParts.required(draft.id, "onInterruption", policy, "must be RESUME or FAIL");
       return this;
     }
 
@@ -1122,12 +678,8 @@ public final class TaskSpec extends Value {
      *     #MAX_PAUSE_AFTER_FAILURES}
      */
     public Builder pauseAfterFailures(int n) {
-      try {
-        checkPauseAfterFailures(n);
-      } catch (InvalidSpecException e) {
-        throw new InvalidSpecException(id == null ? "?" : id, e);
-      }
-      this.pauseAfterFailures = n;
+      TaskSpecParts.checked(draft.id, () -> TaskSpecChecks.checkPauseAfterFailures(n));
+      draft.pauseAfterFailures = n;
       return this;
     }
 
@@ -1139,7 +691,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder from(String isoDateOrInstant) {
-      this.from = isoDateOrInstant == null ? null : isoDateOrInstant.strip();
+      draft.from = TaskSpecParts.bound(isoDateOrInstant);
       return this;
     }
 
@@ -1168,7 +720,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder until(String isoDateOrInstant) {
-      this.until = isoDateOrInstant == null ? null : isoDateOrInstant.strip();
+      draft.until = TaskSpecParts.bound(isoDateOrInstant);
       return this;
     }
 
@@ -1198,11 +750,8 @@ public final class TaskSpec extends Value {
      * @throws InvalidSpecException ({@code calendars}) if it is null
      */
     public Builder exclude(ExclusionCalendar calendar) {
-      if (calendar == null) {
-        throw new InvalidSpecException(id == null ? "?" : id,
-            new InvalidSpecException("calendars", null, "a calendar to exclude, e.g. ExclusionCalendar.of(\"holidays\", \"2027-01-01\")"));
-      }
-      this.calendars.add(calendar);
+      draft.calendars.add(TaskSpecParts.required(draft.id, "calendars", calendar,
+          "a calendar to exclude, e.g. ExclusionCalendar.of(\"holidays\", \"2027-01-01\")"));
       return this;
     }
 
@@ -1215,7 +764,7 @@ public final class TaskSpec extends Value {
      * @return this builder
      */
     public Builder jitter(Duration j) {
-      this.jitter = j;
+      draft.jitter = j;
       return this;
     }
 
@@ -1224,14 +773,10 @@ public final class TaskSpec extends Value {
      * @throws InvalidSpecException naming the task, the field and the value of the first problem
      */
     public TaskSpec build() {
-      if (cron == null && once == null && event == null) {
-        throw new InvalidSpecException(id == null || id.isBlank() ? "?" : id,
-            new InvalidSpecException("cron", null, "a cron expression, a one-shot instant (once(...)) or an event"
-                + " trigger (onEvent(...)) is required: it says when a window comes due"));
-      }
+      TaskSpecChecks.requireTrigger(draft);
       TaskSpec spec = buildUnvalidated().validate();
-      if (!windowChosen && once == null && cron != null) {
-        spec.refuseSeveralFiringsPerDefaultWindow();
+      if (!draft.windowChosen && draft.once == null && draft.cron != null) {
+        TaskSpecChecks.refuseSeveralFiringsPerDefaultWindow(spec);
       }
       return spec;
     }
@@ -1246,7 +791,7 @@ public final class TaskSpec extends Value {
      *     retry policy
      */
     public TaskSpec buildUnvalidated() {
-      return new TaskSpec(this, once != null && !windowChosen ? WindowSpec.PER_FIRING.name() : window);
+      return new TaskSpec(draft, draft.once != null && !draft.windowChosen ? WindowSpec.PER_FIRING.name() : draft.window);
     }
   }
 }
