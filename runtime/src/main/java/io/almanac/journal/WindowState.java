@@ -253,15 +253,19 @@ public record WindowState(
    * @return the public view of this window
    */
   public WindowView view(String taskId, int maxRetries) {
-    return new WindowView(taskId, WindowKey.of(key), start, end, dueAt, status, runKind, attempt, retries, maxRetries,
-        leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt,
-        status == InstanceStatus.WAITING ? waitUntil : null,
-        events == null ? null : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()),
-        deadlineMissedAt, poolWait == null ? null : new WindowView.PoolWait(poolWait.pool(), poolWait.reason(),
-            poolWait.until(), poolWait.since()),
-        usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
-            io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()),
-        status == InstanceStatus.SKIPPED ? skipReason : null, version);
+    return WindowView.builder().taskId(taskId).window(WindowKey.of(key)).start(start).end(end).dueAt(dueAt)
+        .status(status).runKind(runKind).attempt(attempt).retries(retries).maxRetries(maxRetries)
+        .leaseUntil(leaseUntil).retryDueAt(retryDueAt).summary(summary).artifactUri(artifactUri).reason(reason)
+        .effects(effects).createdAt(createdAt).updatedAt(updatedAt).startedAt(startedAt)
+        .waitUntil(status == InstanceStatus.WAITING ? waitUntil : null)
+        .events(events == null ? null
+            : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()))
+        .deadlineMissedAt(deadlineMissedAt)
+        .poolWait(poolWait == null ? null
+            : new WindowView.PoolWait(poolWait.pool(), poolWait.reason(), poolWait.until(), poolWait.since()))
+        .usage(usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
+            io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()))
+        .skipReason(status == InstanceStatus.SKIPPED ? skipReason : null).version(version).build();
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
