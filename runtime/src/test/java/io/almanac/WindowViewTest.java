@@ -25,10 +25,13 @@ class WindowViewTest {
   }
 
   @Test
-  @DisplayName("a user cannot construct a view: the class is final and has no public constructor")
+  @DisplayName("a user cannot construct a view (a window's, a task's, a day's usage): each class is final and has no "
+      + "public constructor")
   void noPublicConstructor() {
-    assertTrue(Modifier.isFinal(WindowView.class.getModifiers()));
-    assertEquals(List.of(), Arrays.stream(WindowView.class.getConstructors()).toList());
+    for (Class<?> view : List.of(WindowView.class, TaskView.class, DailyUsage.class)) {
+      assertTrue(Modifier.isFinal(view.getModifiers()), view.getName());
+      assertEquals(List.of(), Arrays.stream(view.getConstructors()).toList(), view.getName());
+    }
   }
 
   @Test

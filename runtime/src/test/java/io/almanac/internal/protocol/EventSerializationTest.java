@@ -759,8 +759,10 @@ class EventSerializationTest {
   @DisplayName("a task's view (the answer of task()) round-trips with archivedThrough; one from a node that did not send "
       + "it reads with null")
   void taskInfoRoundTrips() {
-    io.almanac.TaskView view = new io.almanac.TaskView(fullSpec(), true, 3, 7, 1, 5, Duration.ofSeconds(2),
-        Duration.ofMinutes(2), Duration.ofHours(1), false, AT.plusSeconds(3600), null, AT.minusSeconds(86_400));
+    io.almanac.TaskView view = io.almanac.TaskView.builder().spec(fullSpec()).paused(true).hotWindows(3).archivedWindows(7)
+        .interventionQueue(1).durationSamples(5).p99(Duration.ofSeconds(2)).lease(Duration.ofMinutes(2))
+        .minInterval(Duration.ofHours(1)).intervalShorterThanP99(true).nextDue(AT.plusSeconds(3600))
+        .removedAt(AT.plusSeconds(7200)).archivedThrough(AT.minusSeconds(86_400)).build();
     TaskProtocol.TaskInfo info = new TaskProtocol.TaskInfo(view);
     assertEquals(info, roundTrip(info));
     Serializer serializer = serialization.findSerializerFor(info);
@@ -772,5 +774,16 @@ class EventSerializationTest {
         older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
     assertEquals(null, read.view().archivedThrough(), older);
     assertEquals(view.spec(), read.view().spec());
+  }
+
+  @Test
+  @DisplayName("a day's usage (the answer of usage()) round-trips with every part set, read through its builder")
+  void usageInfoRoundTrips() {
+    io.almanac.DailyUsage usage = io.almanac.DailyUsage.builder().taskId("t").day(java.time.LocalDate.of(2026, 11, 29))
+        .zone("Europe/Berlin").tokensIn(2_000).tokensOut(500).cost(new java.math.BigDecimal("1.05")).attempts(2)
+        .budgetPerDay(new java.math.BigDecimal("1.00")).raised(new java.math.BigDecimal("0.50"))
+        .limit(new java.math.BigDecimal("1.50")).exhausted(true).windowsSkipped(3).build();
+    TaskProtocol.UsageInfo info = new TaskProtocol.UsageInfo(usage);
+    assertEquals(info, roundTrip(info));
   }
 }
