@@ -44,6 +44,7 @@ public final class WindowView {
   private final SkipReason skipReason;
   private final long version;
   private final Progress progress;
+  private final MissReason missReason;
 
   private WindowView(Builder b) {
     this.taskId = b.taskId;
@@ -73,6 +74,7 @@ public final class WindowView {
     this.skipReason = b.skipReason;
     this.version = b.version;
     this.progress = b.progress;
+    this.missReason = b.missReason;
   }
 
   /**
@@ -243,6 +245,25 @@ public final class WindowView {
   }
 
   /**
+   * @return why a {@link InstanceStatus#MISSED} window was missed ({@link MissReason#OUTSIDE_HORIZON}, {@link
+   *     MissReason#BACKFILL_NOT_ALLOWED}), so that code need not read it out of {@code reason}; null in any other
+   *     status, and where the source keeps no typed reason
+   */
+  public MissReason missReason() {
+    return missReason;
+  }
+
+  /**
+   * The typed cause of a window that did not run: its {@link #skipReason()} when SKIPPED, its {@link #missReason()}
+   * when MISSED (the HTTP API's {@code reasonCode}).
+   *
+   * @return the cause, or null: in any other status, and where the source keeps none
+   */
+  public ReasonCode reasonCode() {
+    return skipReason != null ? skipReason : missReason;
+  }
+
+  /**
    * Whether an operator may run this window again: a retry, a run now or a backfill reopens it
    * (FINAL_FAILED, CANCELLED, SKIPPED or MISSED); the task decides by the same rule.
    *
@@ -290,13 +311,13 @@ public final class WindowView {
       "taskId", "window", "start", "end", "dueAt", "status", "runKind", "attempt", "retries", "maxRetries",
       "leaseUntil", "retryDueAt", "summary", "artifactUri", "reason", "effects", "createdAt", "updatedAt",
       "startedAt", "waitUntil", "events", "deadlineMissedAt", "poolWait", "usage", "skipReason", "version",
-      "progress"};
+      "progress", "missReason"};
 
   private Object[] parts() {
     return new Object[] {
         taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt,
         summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt,
-        poolWait, usage, skipReason, version, progress};
+        poolWait, usage, skipReason, version, progress, missReason};
   }
 
   /**
@@ -390,6 +411,7 @@ public final class WindowView {
     private SkipReason skipReason;
     private long version;
     private Progress progress;
+    private MissReason missReason;
 
     private Builder() {}
 
@@ -422,6 +444,7 @@ public final class WindowView {
       b.skipReason = v.skipReason;
       b.version = v.version;
       b.progress = v.progress;
+      b.missReason = v.missReason;
       return b;
     }
 
@@ -665,6 +688,15 @@ public final class WindowView {
      */
     public Builder progress(Progress v) {
       progress = v;
+      return this;
+    }
+
+    /**
+     * @param v missReason, see {@link WindowView#missReason()}
+     * @return this builder
+     */
+    public Builder missReason(MissReason v) {
+      missReason = v;
       return this;
     }
 

@@ -1,6 +1,7 @@
 package io.almanac.journal;
 
 import io.almanac.InstanceStatus;
+import io.almanac.MissReason;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.WindowKey;
@@ -58,6 +59,9 @@ import java.util.Map;
  * @param interruptions the window's attempts interrupted in a row ({@link TaskJournal.AttemptInterrupted}),
  *     0 after any other outcome or a schedule that is not a resume (and in snapshots taken before
  *     interruptions were recorded; not written when 0)
+ * @param missReason why the window was missed, when it is MISSED (null otherwise, and in snapshots
+ *     taken before this component existed; not written when null): with {@code skipReason}, the typed
+ *     cause ({@link io.almanac.ReasonCode}) of a window that did not run
  */
 public record WindowState(
     String key,
@@ -89,7 +93,9 @@ public record WindowState(
     long version,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
     Map<String, RecordedStep> steps,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT) int interruptions) {
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT) int interruptions,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    MissReason missReason) {
 
   /**
    * A durable step's recorded result (see {@link TaskJournal.StepRecorded}).
@@ -104,6 +110,18 @@ public record WindowState(
   public record RecordedStep(int attempt, String type, String result,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
       UsageRecord usage, java.time.Duration duration, Instant at) {}
+
+  /** A window as snapshots held it before miss reasons were kept (none). */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version,
+      Map<String, RecordedStep> steps, int interruptions) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, steps, interruptions, null);
+  }
 
   /** A window as snapshots held it before steps and interruptions were recorded (none). */
   public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
@@ -239,8 +257,15 @@ public record WindowState(
 
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
+    return created(key, start, end, dueAt, status, kind, reason, skipReason, null, waitUntil, at);
+  }
+
+  /** A window created with its typed cause: the skip reason of a SKIPPED one, the miss reason of a MISSED one. */
+  static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
+      String reason, SkipReason skipReason, MissReason missReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1, 0);
+        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1, Map.of(), 0,
+        status == InstanceStatus.MISSED ? missReason : null);
   }
 
   Copy copy() {
@@ -265,7 +290,8 @@ public record WindowState(
             : new WindowView.PoolWait(poolWait.pool(), poolWait.reason(), poolWait.until(), poolWait.since()))
         .usage(usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
             io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()))
-        .skipReason(status == InstanceStatus.SKIPPED ? skipReason : null).version(version).build();
+        .skipReason(status == InstanceStatus.SKIPPED ? skipReason : null)
+        .missReason(status == InstanceStatus.MISSED ? missReason : null).version(version).build();
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
@@ -327,7 +353,7 @@ public record WindowState(
           deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
           status != from.status || attempt != from.attempt ? from.version + 1 : from.version,
           status.isTerminal() ? Map.of() : steps, // a done window keeps no steps: they are in the journal
-          interruptions);
+          interruptions, status == InstanceStatus.MISSED ? from.missReason : null);
     }
   }
 }

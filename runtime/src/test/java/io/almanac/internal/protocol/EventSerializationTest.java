@@ -708,13 +708,15 @@ class EventSerializationTest {
         .poolWait(new io.almanac.WindowView.PoolWait("p", io.almanac.PoolWaitReason.RATE, AT.plusSeconds(5), AT))
         .usage(new io.almanac.WindowView.Usage(10, 20, new java.math.BigDecimal("0.05"), "m"))
         .skipReason(io.almanac.SkipReason.BUDGET_EXHAUSTED).version(9)
-        .progress(new io.almanac.WindowView.Progress(1, 0.5, "half", AT, List.of())).build();
+        .progress(new io.almanac.WindowView.Progress(1, 0.5, "half", AT, List.of()))
+        .missReason(io.almanac.MissReason.OUTSIDE_HORIZON).build();
     TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
     assertEquals(list, roundTrip(list));
     String json = new String(serialization.serialize(list).get(), java.nio.charset.StandardCharsets.UTF_8);
     for (String part : List.of("taskId", "window", "start", "end", "dueAt", "status", "runKind", "attempt", "retries",
         "maxRetries", "leaseUntil", "retryDueAt", "summary", "artifactUri", "reason", "effects", "createdAt", "updatedAt",
-        "startedAt", "waitUntil", "events", "deadlineMissedAt", "poolWait", "usage", "skipReason", "version", "progress")) {
+        "startedAt", "waitUntil", "events", "deadlineMissedAt", "poolWait", "usage", "skipReason", "version", "progress",
+        "missReason")) {
       assertTrue(json.contains("\"" + part + "\":"), part + " in " + json);
     }
   }
