@@ -60,7 +60,8 @@ public final class InstanceWindowSource implements WindowSource {
 
   /**
    * A row as the API's window (the table keeps no lease, retry time, artifact or effects, nor when a
-   * pool wait was recorded: its {@code since} is null).
+   * pool wait was recorded: its {@code since} is null); its {@code reason_code} is the window's typed
+   * skip or miss reason.
    */
   static WindowView view(InstanceRow r) {
     return WindowView.builder().taskId(r.taskId()).window(WindowKey.of(r.windowKey())).start(r.windowStart())
@@ -75,6 +76,8 @@ public final class InstanceWindowSource implements WindowSource {
             : new WindowView.PoolWait(r.poolWaitPool(), r.poolWaitReason(), r.poolWaitUntil(), null))
         .usage(r.cost() == null && r.tokensIn() == 0 && r.tokensOut() == 0 && r.model() == null ? null
             : new WindowView.Usage(r.tokensIn(), r.tokensOut(), amount(r.cost()), r.model()))
+        .skipReason(r.reasonCode() instanceof io.almanac.SkipReason s ? s : null)
+        .missReason(r.reasonCode() instanceof io.almanac.MissReason m ? m : null)
         .build();
   }
 

@@ -137,6 +137,44 @@ class WindowJsonTest {
         InstanceWindowSource.view(tokensOnly).usage());
   }
 
+  @Test
+  @DisplayName("a SKIPPED or MISSED window's typed cause is its JSON's reasonCode (and skipReason for a skip), from a "
+      + "task's view and from an instance-table row alike; null for other windows and for rows without the column; the "
+      + "dashboard reads reasonCode, not the reason's text")
+  void reasonCodeInJsonAndDashboard() throws Exception {
+    JsonNode skipped = ApiJson.window(view("digest", T, InstanceStatus.SKIPPED).reason("PREVIOUS_RUNNING: still running")
+        .skipReason(io.almanac.SkipReason.PREVIOUS_RUNNING).build());
+    assertEquals("PREVIOUS_RUNNING", skipped.get("reasonCode").asText());
+    assertEquals("PREVIOUS_RUNNING", skipped.get("skipReason").asText());
+    JsonNode missed = ApiJson.window(view("digest", T, InstanceStatus.MISSED).reason("OUTSIDE_HORIZON: too old")
+        .missReason(io.almanac.MissReason.OUTSIDE_HORIZON).build());
+    assertEquals("OUTSIDE_HORIZON", missed.get("reasonCode").asText());
+    assertTrue(missed.get("skipReason").isNull(), missed.toString());
+    assertTrue(ApiJson.window(view("digest", T, InstanceStatus.SUCCEEDED).build()).get("reasonCode").isNull());
+
+    InstanceRow skippedRow = row(InstanceStatus.SKIPPED, "PAUSED: task is paused", io.almanac.SkipReason.PAUSED);
+    WindowView fromRow = InstanceWindowSource.view(skippedRow);
+    assertEquals(io.almanac.SkipReason.PAUSED, fromRow.skipReason(), "the table's skip reason is passed through");
+    JsonNode r = ApiJson.window(fromRow);
+    assertEquals("PAUSED", r.get("reasonCode").asText());
+    assertEquals("PAUSED", r.get("skipReason").asText());
+    InstanceRow missedRow = row(InstanceStatus.MISSED, "BACKFILL_NOT_ALLOWED: catch-up NONE",
+        io.almanac.MissReason.BACKFILL_NOT_ALLOWED);
+    assertEquals("BACKFILL_NOT_ALLOWED", ApiJson.window(InstanceWindowSource.view(missedRow)).get("reasonCode").asText());
+    InstanceRow older = row(InstanceStatus.SKIPPED, "PAUSED: task is paused", null);
+    assertTrue(ApiJson.window(InstanceWindowSource.view(older)).get("reasonCode").isNull(), "no code is made from text");
+
+    String js = resource("app.js");
+    String head = js.substring(js.indexOf("function reasonHead(w)"), js.indexOf("}", js.indexOf("function reasonHead(w)")));
+    assertTrue(head.contains("w.reasonCode"), head);
+    assertTrue(!head.contains("w.reason ") && !head.contains("indexOf(':')"), "the text is not cut: " + head);
+  }
+
+  private static InstanceRow row(InstanceStatus status, String reason, io.almanac.ReasonCode code) {
+    return new InstanceRow("digest", "2026-11-29", T, T.plusSeconds(86_400), status, 0, 0, 0, RunKind.FIRST, null, reason,
+        T, null, T, T, T, 3, null, null, 0, 0, null, null, 0, 0, null, null, null, null, null, null, code);
+  }
+
   /** A view of window 2026-11-29 starting and due at T, first run, created and updated at T. */
   private static WindowView.Builder view(String task, Instant end, InstanceStatus status) {
     return WindowView.builder().taskId(task).window(WindowKey.of("2026-11-29")).start(T).end(end).dueAt(T).status(status)
