@@ -199,10 +199,7 @@ function eventsText(w) {
     + (e.firstId ? ', first id ' + e.firstId + ', last id ' + e.lastId : '');
 }
 
-/**
- * The typed cause of a SKIPPED or MISSED window (its reasonCode: PREVIOUS_RUNNING, OUTSIDE_HORIZON, ...), never
- * read out of its reason's text; a WAITING one's deadline.
- */
+/** A SKIPPED or MISSED window's typed cause (its reasonCode), not cut from its text; a WAITING one's deadline. */
 function reasonHead(w) {
   if (w.status === 'WAITING') return w.waitUntil ? 'until ' + shown(w.waitUntil) : 'waiting';
   return w.reasonCode || '';
