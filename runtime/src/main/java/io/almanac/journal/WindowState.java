@@ -273,6 +273,15 @@ public record WindowState(
   }
 
   /**
+   * @return the typed cause of a window that did not run ({@link io.almanac.ReasonCode}): its skip reason when
+   *     SKIPPED, its miss reason when MISSED; null in any other status and where the state keeps none
+   */
+  @com.fasterxml.jackson.annotation.JsonIgnore // derived from the persisted parts, never written
+  public io.almanac.ReasonCode reasonCode() {
+    return status == InstanceStatus.SKIPPED ? skipReason : status == InstanceStatus.MISSED ? missReason : null;
+  }
+
+  /**
    * @param taskId the task's id
    * @param maxRetries the task's retry cap
    * @return the public view of this window

@@ -100,6 +100,9 @@ class WindowTypedFieldsTest {
     assertEquals(io.almanac.MissReason.OUTSIDE_HORIZON, missed.reasonCode());
     assertNull(missed.skipReason());
     assertEquals("OUTSIDE_HORIZON: older than 7 days", missed.reason());
+    assertEquals(io.almanac.MissReason.OUTSIDE_HORIZON, Evolve.fold(TaskJournal.State.empty(10), List.of(
+        new TaskJournal.WindowMissed(W, T, T.plusSeconds(86_400), T, io.almanac.MissReason.OUTSIDE_HORIZON, "old", T)), ALL)
+        .windows().get(W).reasonCode(), "the state's one typed cause");
 
     WindowView rangeFirst = view(List.of(new TaskJournal.SkipRangeOpened(W, T, T.plusSeconds(86_400), T,
         InstanceStatus.MISSED, null, io.almanac.MissReason.BACKFILL_NOT_ALLOWED, "catch-up NONE", T)));

@@ -75,7 +75,7 @@ final class RowMapping {
         current == null ? null : current.cost(), current == null ? null : current.model(), next.deadlineMissedAt(),
         next.poolWait() == null ? null : next.poolWait().pool(), next.poolWait() == null ? null : next.poolWait().reason(),
         next.poolWait() == null ? null : next.poolWait().until(),
-        next.skipReason() != null ? next.skipReason() : next.missReason()).withUsage(usageOf(event)));
+        next.reasonCode()).withUsage(usageOf(event)));
   }
 
   /** What an event that ends an attempt reports the attempt used, or null. */
