@@ -1,7 +1,7 @@
 package io.almanac;
 
 /** Why a past window (missed during downtime or a pause) is not caught up (R12, R14). */
-public enum MissReason {
+public enum MissReason implements ReasonCode {
   /** Older than the task's catch-up horizon (R14). */
   OUTSIDE_HORIZON,
   /**

@@ -1,7 +1,7 @@
 package io.almanac;
 
 /** Why a window that was due did not run (R7). Persisted by name: never rename a constant. */
-public enum SkipReason {
+public enum SkipReason implements ReasonCode {
   /** The window already has an instance (R5); a run-now or backfill found it done. */
   WINDOW_EXISTS,
   /** The task's previous instance was still running or waiting to retry (R6, overlap SKIP). */

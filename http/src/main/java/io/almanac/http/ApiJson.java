@@ -110,15 +110,17 @@ final class ApiJson {
   /**
    * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
    * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt","waitUntil","events",
-   * "deadlineMissedAt","poolWait","usage","skipReason"}}:
+   * "deadlineMissedAt","poolWait","usage","skipReason","reasonCode"}}:
    * {@code startedAt} is when the current or last attempt started; {@code finishedAt} is the last
    * change of a window that is done or waits for an operator, else null; {@code waitUntil} is the
    * deadline of a WAITING window (for its dependency or condition), else null; {@code events} is
    * {@code {"received","duplicates","firstId","lastId"}}, the events of an event-triggered task
    * coalesced into the window, or null when none; {@code deadlineMissedAt} is when the window was
    * recorded as having missed its task's deadline (docs/deadlines.md), else null; {@code skipReason}
-   * is a SKIPPED window's typed reason ({@code SkipReason}'s name) where the source keeps one (the
-   * in-memory views; null from the instance table); {@code poolWait} is
+   * is a SKIPPED window's typed reason ({@code SkipReason}'s name); {@code reasonCode} the typed cause
+   * of a window that did not run ({@code ReasonCode}'s name: the SkipReason of a SKIPPED one, the
+   * MissReason of a MISSED one), else null, and null where the source keeps none (instance-table rows
+   * projected before it had the column); {@code poolWait} is
    * {@code {"pool","reason","until","since"}}, the resource pool a PENDING window waits for (reason
    * FULL, RATE or PAUSED; until and since may be null), else null; {@code usage} is {@code
    * {"tokensIn","tokensOut","cost","model"}}, what the window's attempts reported using, summed (cost
@@ -141,6 +143,7 @@ final class ApiJson {
     n.put("summary", w.summary());
     n.put("reason", w.reason());
     n.put("skipReason", w.skipReason() == null ? null : w.skipReason().name());
+    n.put("reasonCode", w.reasonCode() == null ? null : w.reasonCode().name());
     n.put("dueAt", text(w.dueAt()));
     n.put("startedAt", text(w.startedAt()));
     boolean finished = w.status() != null && (w.status().isTerminal() || w.status() == InstanceStatus.FINAL_FAILED);

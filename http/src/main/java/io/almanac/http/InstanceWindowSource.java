@@ -60,19 +60,25 @@ public final class InstanceWindowSource implements WindowSource {
 
   /**
    * A row as the API's window (the table keeps no lease, retry time, artifact or effects, nor when a
-   * pool wait was recorded: its {@code since} is null).
+   * pool wait was recorded: its {@code since} is null); its {@code reason_code} is the window's typed
+   * skip or miss reason.
    */
   static WindowView view(InstanceRow r) {
-    return new WindowView(r.taskId(), WindowKey.of(r.windowKey()), r.windowStart(), r.windowEnd(), r.scheduledAt(),
-        r.status(), r.runKind(), r.attempt(), r.retryCount(), r.maxRetry(), null, null, r.resultSummary(), null,
-        r.failReason(), Map.of(), r.createdAt(), r.updatedAt(), r.startedAt(), r.waitUntil(),
-        r.eventCount() == 0 && r.eventDuplicates() == 0 && r.firstEventId() == null ? null
-            : new WindowView.Events(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()),
-        r.deadlineMissedAt(),
-        r.poolWaitPool() == null || r.status() != io.almanac.InstanceStatus.PENDING ? null
-            : new WindowView.PoolWait(r.poolWaitPool(), r.poolWaitReason(), r.poolWaitUntil(), null),
-        r.cost() == null && r.tokensIn() == 0 && r.tokensOut() == 0 && r.model() == null ? null
-            : new WindowView.Usage(r.tokensIn(), r.tokensOut(), amount(r.cost()), r.model()));
+    return WindowView.builder().taskId(r.taskId()).window(WindowKey.of(r.windowKey())).start(r.windowStart())
+        .end(r.windowEnd()).dueAt(r.scheduledAt()).status(r.status()).runKind(r.runKind()).attempt(r.attempt())
+        .retries(r.retryCount()).maxRetries(r.maxRetry()).summary(r.resultSummary()).reason(r.failReason())
+        .effects(Map.of()).createdAt(r.createdAt()).updatedAt(r.updatedAt()).startedAt(r.startedAt())
+        .waitUntil(r.waitUntil())
+        .events(r.eventCount() == 0 && r.eventDuplicates() == 0 && r.firstEventId() == null ? null
+            : new WindowView.Events(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()))
+        .deadlineMissedAt(r.deadlineMissedAt())
+        .poolWait(r.poolWaitPool() == null || r.status() != io.almanac.InstanceStatus.PENDING ? null
+            : new WindowView.PoolWait(r.poolWaitPool(), r.poolWaitReason(), r.poolWaitUntil(), null))
+        .usage(r.cost() == null && r.tokensIn() == 0 && r.tokensOut() == 0 && r.model() == null ? null
+            : new WindowView.Usage(r.tokensIn(), r.tokensOut(), amount(r.cost()), r.model()))
+        .skipReason(r.reasonCode() instanceof io.almanac.SkipReason s ? s : null)
+        .missReason(r.reasonCode() instanceof io.almanac.MissReason m ? m : null)
+        .build();
   }
 
   /** A summed cost as the runtime shows one: trailing zeros stripped to at least 2 decimals (0.00 for none). */

@@ -33,8 +33,8 @@ class WindowFilterTest {
 
   static WindowView w(String task, String key, String start, InstanceStatus status) {
     Instant s = Instant.parse(start);
-    return new WindowView(task, WindowKey.of(key), s, s.plusSeconds(3600), s, status, RunKind.FIRST, 0, 0, 0, null, null,
-        null, null, null, Map.of(), s, s, null, null, null);
+    return WindowView.builder().taskId(task).window(WindowKey.of(key)).start(s).end(s.plusSeconds(3600)).dueAt(s)
+        .status(status).runKind(RunKind.FIRST).effects(Map.of()).createdAt(s).updatedAt(s).build();
   }
 
   @Test

@@ -28,9 +28,9 @@ class WindowJsonTest {
   @Test
   @DisplayName("waitUntil and events in a window's JSON, null when the window has none")
   void waitUntilAndEvents() {
-    WindowView waiting = new WindowView("report", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
-        InstanceStatus.WAITING, RunKind.FIRST, 0, 0, 0, null, null, null, null, "waiting for upstream order-export "
-        + "(SAME_WINDOW)", Map.of(), T, T, null, T.plusSeconds(21_600), new WindowView.Events(2000, 8000, "e0", "e9999"));
+    WindowView waiting = view("report", T.plusSeconds(86_400), InstanceStatus.WAITING)
+        .reason("waiting for upstream order-export (SAME_WINDOW)").waitUntil(T.plusSeconds(21_600))
+        .events(new WindowView.Events(2000, 8000, "e0", "e9999")).build();
     JsonNode n = ApiJson.window(waiting);
     assertEquals("WAITING", n.get("status").asText());
     assertEquals("2026-11-29T06:00:00Z", n.get("waitUntil").asText());
@@ -41,8 +41,7 @@ class WindowJsonTest {
     assertEquals("e9999", n.get("events").get("lastId").asText());
     assertTrue(n.get("finishedAt").isNull(), "a WAITING window is not finished");
 
-    WindowView plain = new WindowView("digest", WindowKey.of("2026-11-29"), T, T, T, InstanceStatus.SUCCEEDED,
-        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T, null, null, null);
+    WindowView plain = view("digest", T, InstanceStatus.SUCCEEDED).attempt(1).summary("ok").build();
     JsonNode p = ApiJson.window(plain);
     assertTrue(p.get("waitUntil").isNull(), p.toString());
     assertTrue(p.get("events").isNull(), p.toString());
@@ -78,12 +77,10 @@ class WindowJsonTest {
   @DisplayName("a window that missed its deadline: deadlineMissedAt in its JSON (null otherwise), and the dashboard marks "
       + "its cell LATE and shows the time in the detail panel")
   void deadlineMissedInJsonAndDashboard() throws Exception {
-    WindowView late = new WindowView("digest", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
-        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, T.plusSeconds(7200), null, null, null, null, Map.of(), T, T, T, null,
-        null, T.plusSeconds(3600));
+    WindowView late = view("digest", T.plusSeconds(86_400), InstanceStatus.RUNNING).attempt(1)
+        .leaseUntil(T.plusSeconds(7200)).startedAt(T).deadlineMissedAt(T.plusSeconds(3600)).build();
     assertEquals("2026-11-29T01:00:00Z", ApiJson.window(late).get("deadlineMissedAt").asText());
-    WindowView onTime = new WindowView("digest", WindowKey.of("2026-11-29"), T, T, T, InstanceStatus.SUCCEEDED,
-        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T, null, null, null);
+    WindowView onTime = view("digest", T, InstanceStatus.SUCCEEDED).attempt(1).summary("ok").build();
     assertTrue(ApiJson.window(onTime).get("deadlineMissedAt").isNull());
     String js = resource("app.js");
     String css = resource("app.css");
@@ -97,11 +94,11 @@ class WindowJsonTest {
   @DisplayName("a pool wait and usage in a window's JSON (null otherwise), from a task's view and from an instance-table "
       + "row alike; the row's missed deadline too")
   void poolWaitAndUsageInJson() {
-    WindowView waiting = new WindowView("digest", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
-        InstanceStatus.PENDING, RunKind.RETRY, 1, 1, 2, null, null, null, null,
-        "waiting for pool openai: PAUSED until 2026-11-29T00:05:00Z", Map.of(), T, T, T, null, null, T.plusSeconds(3600),
-        new WindowView.PoolWait("openai", io.almanac.PoolWaitReason.PAUSED, T.plusSeconds(300), T.plusSeconds(1)),
-        new WindowView.Usage(1200, 340, new java.math.BigDecimal("0.0215"), "gpt-4o"));
+    WindowView waiting = view("digest", T.plusSeconds(86_400), InstanceStatus.PENDING).runKind(RunKind.RETRY)
+        .attempt(1).retries(1).maxRetries(2).reason("waiting for pool openai: PAUSED until 2026-11-29T00:05:00Z")
+        .startedAt(T).deadlineMissedAt(T.plusSeconds(3600))
+        .poolWait(new WindowView.PoolWait("openai", io.almanac.PoolWaitReason.PAUSED, T.plusSeconds(300), T.plusSeconds(1)))
+        .usage(new WindowView.Usage(1200, 340, new java.math.BigDecimal("0.0215"), "gpt-4o")).build();
     JsonNode n = ApiJson.window(waiting);
     assertEquals("openai", n.get("poolWait").get("pool").asText());
     assertEquals("PAUSED", n.get("poolWait").get("reason").asText());
@@ -112,8 +109,7 @@ class WindowJsonTest {
     assertEquals("0.0215", n.get("usage").get("cost").asText());
     assertEquals("gpt-4o", n.get("usage").get("model").asText());
 
-    JsonNode none = ApiJson.window(new WindowView("digest", WindowKey.of("2026-11-29"), T, T, T, InstanceStatus.SUCCEEDED,
-        RunKind.FIRST, 1, 0, 0, null, null, "ok", null, null, Map.of(), T, T, null, null, null));
+    JsonNode none = ApiJson.window(view("digest", T, InstanceStatus.SUCCEEDED).attempt(1).summary("ok").build());
     assertTrue(none.get("poolWait").isNull(), none.toString());
     assertTrue(none.get("usage").isNull(), none.toString());
 
@@ -141,6 +137,50 @@ class WindowJsonTest {
         InstanceWindowSource.view(tokensOnly).usage());
   }
 
+  @Test
+  @DisplayName("a SKIPPED or MISSED window's typed cause is its JSON's reasonCode (and skipReason for a skip), from a "
+      + "task's view and from an instance-table row alike; null for other windows and for rows without the column; the "
+      + "dashboard reads reasonCode, not the reason's text")
+  void reasonCodeInJsonAndDashboard() throws Exception {
+    JsonNode skipped = ApiJson.window(view("digest", T, InstanceStatus.SKIPPED).reason("PREVIOUS_RUNNING: still running")
+        .skipReason(io.almanac.SkipReason.PREVIOUS_RUNNING).build());
+    assertEquals("PREVIOUS_RUNNING", skipped.get("reasonCode").asText());
+    assertEquals("PREVIOUS_RUNNING", skipped.get("skipReason").asText());
+    JsonNode missed = ApiJson.window(view("digest", T, InstanceStatus.MISSED).reason("OUTSIDE_HORIZON: too old")
+        .missReason(io.almanac.MissReason.OUTSIDE_HORIZON).build());
+    assertEquals("OUTSIDE_HORIZON", missed.get("reasonCode").asText());
+    assertTrue(missed.get("skipReason").isNull(), missed.toString());
+    assertTrue(ApiJson.window(view("digest", T, InstanceStatus.SUCCEEDED).build()).get("reasonCode").isNull());
+
+    InstanceRow skippedRow = row(InstanceStatus.SKIPPED, "PAUSED: task is paused", io.almanac.SkipReason.PAUSED);
+    WindowView fromRow = InstanceWindowSource.view(skippedRow);
+    assertEquals(io.almanac.SkipReason.PAUSED, fromRow.skipReason(), "the table's skip reason is passed through");
+    JsonNode r = ApiJson.window(fromRow);
+    assertEquals("PAUSED", r.get("reasonCode").asText());
+    assertEquals("PAUSED", r.get("skipReason").asText());
+    InstanceRow missedRow = row(InstanceStatus.MISSED, "BACKFILL_NOT_ALLOWED: catch-up NONE",
+        io.almanac.MissReason.BACKFILL_NOT_ALLOWED);
+    assertEquals("BACKFILL_NOT_ALLOWED", ApiJson.window(InstanceWindowSource.view(missedRow)).get("reasonCode").asText());
+    InstanceRow older = row(InstanceStatus.SKIPPED, "PAUSED: task is paused", null);
+    assertTrue(ApiJson.window(InstanceWindowSource.view(older)).get("reasonCode").isNull(), "no code is made from text");
+
+    String js = resource("app.js");
+    String head = js.substring(js.indexOf("function reasonHead(w)"), js.indexOf("}", js.indexOf("function reasonHead(w)")));
+    assertTrue(head.contains("w.reasonCode"), head);
+    assertTrue(!head.contains("w.reason ") && !head.contains("indexOf(':')"), "the text is not cut: " + head);
+  }
+
+  private static InstanceRow row(InstanceStatus status, String reason, io.almanac.ReasonCode code) {
+    return new InstanceRow("digest", "2026-11-29", T, T.plusSeconds(86_400), status, 0, 0, 0, RunKind.FIRST, null, reason,
+        T, null, T, T, T, 3, null, null, 0, 0, null, null, 0, 0, null, null, null, null, null, null, code);
+  }
+
+  /** A view of window 2026-11-29 starting and due at T, first run, created and updated at T. */
+  private static WindowView.Builder view(String task, Instant end, InstanceStatus status) {
+    return WindowView.builder().taskId(task).window(WindowKey.of("2026-11-29")).start(T).end(end).dueAt(T).status(status)
+        .runKind(RunKind.FIRST).effects(Map.of()).createdAt(T).updatedAt(T);
+  }
+
   private static String resource(String name) throws Exception {
     try (InputStream in = WindowJsonTest.class.getResourceAsStream("/io/almanac/http/dashboard/" + name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -151,9 +191,8 @@ class WindowJsonTest {
   @DisplayName("a running attempt's progress in a window's JSON: attempt, fraction (null when it only logged), text, at "
       + "and its latest lines; null without one")
   void progressInJson() {
-    WindowView running = new WindowView("brief", WindowKey.of("2026-11-29"), T, T.plusSeconds(86_400), T,
-        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, T.plusSeconds(600), null, null, null, null, Map.of(), T, T, T, null,
-        null);
+    WindowView running = view("brief", T.plusSeconds(86_400), InstanceStatus.RUNNING).attempt(1)
+        .leaseUntil(T.plusSeconds(600)).startedAt(T).build();
     assertTrue(ApiJson.window(running).get("progress").isNull());
     JsonNode n = ApiJson.window(running.withProgress(new WindowView.Progress(1, 0.25, "drafting", T.plusSeconds(5),
         java.util.List.of(new io.almanac.journal.LogLine(T.plusSeconds(4), io.almanac.JobLog.Level.WARN, "429")))));

@@ -489,7 +489,9 @@ public final class SchemaBootstrap {
       new String[] {"deadline_missed_at", "TIMESTAMP(9) WITH TIME ZONE", "TIMESTAMPTZ"},
       new String[] {"pool_wait_pool", "VARCHAR(255)", "VARCHAR(255)"},
       new String[] {"pool_wait_reason", "VARCHAR(32)", "VARCHAR(32)"},
-      new String[] {"pool_wait_until", "TIMESTAMP(9) WITH TIME ZONE", "TIMESTAMPTZ"});
+      new String[] {"pool_wait_until", "TIMESTAMP(9) WITH TIME ZONE", "TIMESTAMPTZ"},
+      // the typed cause of a SKIPPED or MISSED window (a SkipReason's or MissReason's name, io.almanac.ReasonCode)
+      new String[] {"reason_code", "VARCHAR(64)", "VARCHAR(64)"});
 
   /**
    * Adds the {@link #INSTANCE_COLUMNS_ADDED} an existing instance table or history lacks ({@code

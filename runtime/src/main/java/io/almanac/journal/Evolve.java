@@ -303,7 +303,7 @@ public final class Evolve {
         return s; // recorded for an existing window: status unchanged
       }
       return s.withWindow(WindowState.created(x.window(), x.start(), x.end(), x.dueAt(), to, RunKind.BACKFILL,
-          x.reason() + ": " + x.detail(), null, x.at()), hot);
+          x.reason() + ": " + x.detail(), null, x.reason(), null, x.at()), hot);
     }
 
     @Override
@@ -360,7 +360,7 @@ public final class Evolve {
       }
       String reason = (skip != null ? skip.name() : String.valueOf(miss)) + ": " + detail + range;
       return s.withWindow(WindowState.created(x.window(), start, end, dueAt, to, skip != null ? RunKind.FIRST : RunKind.BACKFILL,
-          reason, skip, x.at()), hot);
+          reason, skip, miss, null, x.at()), hot);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.almanac.journal;
 
 import io.almanac.InstanceStatus;
+import io.almanac.MissReason;
 import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.WindowKey;
@@ -58,6 +59,9 @@ import java.util.Map;
  * @param interruptions the window's attempts interrupted in a row ({@link TaskJournal.AttemptInterrupted}),
  *     0 after any other outcome or a schedule that is not a resume (and in snapshots taken before
  *     interruptions were recorded; not written when 0)
+ * @param missReason why the window was missed, when it is MISSED (null otherwise, and in snapshots
+ *     taken before this component existed; not written when null): with {@code skipReason}, the typed
+ *     cause ({@link io.almanac.ReasonCode}) of a window that did not run
  */
 public record WindowState(
     String key,
@@ -89,7 +93,9 @@ public record WindowState(
     long version,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
     Map<String, RecordedStep> steps,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT) int interruptions) {
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT) int interruptions,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    MissReason missReason) {
 
   /**
    * A durable step's recorded result (see {@link TaskJournal.StepRecorded}).
@@ -104,6 +110,18 @@ public record WindowState(
   public record RecordedStep(int attempt, String type, String result,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
       UsageRecord usage, java.time.Duration duration, Instant at) {}
+
+  /** A window as snapshots held it before miss reasons were kept (none). */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version,
+      Map<String, RecordedStep> steps, int interruptions) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, steps, interruptions, null);
+  }
 
   /** A window as snapshots held it before steps and interruptions were recorded (none). */
   public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
@@ -239,12 +257,28 @@ public record WindowState(
 
   static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
       String reason, SkipReason skipReason, Instant waitUntil, Instant at) {
+    return created(key, start, end, dueAt, status, kind, reason, skipReason, null, waitUntil, at);
+  }
+
+  /** A window created with its typed cause: the skip reason of a SKIPPED one, the miss reason of a MISSED one. */
+  static WindowState created(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind kind,
+      String reason, SkipReason skipReason, MissReason missReason, Instant waitUntil, Instant at) {
     return new WindowState(key, start, end, dueAt, status, kind, 0, 0, 0, null, null, null, null, null, null, reason, Map.of(),
-        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1, 0);
+        List.of(), at, at, skipReason, waitUntil, null, null, null, null, 1, Map.of(), 0,
+        status == InstanceStatus.MISSED ? missReason : null);
   }
 
   Copy copy() {
     return new Copy(this);
+  }
+
+  /**
+   * @return the typed cause of a window that did not run ({@link io.almanac.ReasonCode}): its skip reason when
+   *     SKIPPED, its miss reason when MISSED; null in any other status and where the state keeps none
+   */
+  @com.fasterxml.jackson.annotation.JsonIgnore // derived from the persisted parts, never written
+  public io.almanac.ReasonCode reasonCode() {
+    return status == InstanceStatus.SKIPPED ? skipReason : status == InstanceStatus.MISSED ? missReason : null;
   }
 
   /**
@@ -253,15 +287,20 @@ public record WindowState(
    * @return the public view of this window
    */
   public WindowView view(String taskId, int maxRetries) {
-    return new WindowView(taskId, WindowKey.of(key), start, end, dueAt, status, runKind, attempt, retries, maxRetries,
-        leaseUntil, retryDueAt, summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt,
-        status == InstanceStatus.WAITING ? waitUntil : null,
-        events == null ? null : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()),
-        deadlineMissedAt, poolWait == null ? null : new WindowView.PoolWait(poolWait.pool(), poolWait.reason(),
-            poolWait.until(), poolWait.since()),
-        usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
-            io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()),
-        status == InstanceStatus.SKIPPED ? skipReason : null, version);
+    return WindowView.builder().taskId(taskId).window(WindowKey.of(key)).start(start).end(end).dueAt(dueAt)
+        .status(status).runKind(runKind).attempt(attempt).retries(retries).maxRetries(maxRetries)
+        .leaseUntil(leaseUntil).retryDueAt(retryDueAt).summary(summary).artifactUri(artifactUri).reason(reason)
+        .effects(effects).createdAt(createdAt).updatedAt(updatedAt).startedAt(startedAt)
+        .waitUntil(status == InstanceStatus.WAITING ? waitUntil : null)
+        .events(events == null ? null
+            : new WindowView.Events(events.received(), events.duplicates(), events.firstId(), events.lastId()))
+        .deadlineMissedAt(deadlineMissedAt)
+        .poolWait(poolWait == null ? null
+            : new WindowView.PoolWait(poolWait.pool(), poolWait.reason(), poolWait.until(), poolWait.since()))
+        .usage(usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
+            io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()))
+        .skipReason(status == InstanceStatus.SKIPPED ? skipReason : null)
+        .missReason(status == InstanceStatus.MISSED ? missReason : null).version(version).build();
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
@@ -323,7 +362,7 @@ public record WindowState(
           deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
           status != from.status || attempt != from.attempt ? from.version + 1 : from.version,
           status.isTerminal() ? Map.of() : steps, // a done window keeps no steps: they are in the journal
-          interruptions);
+          interruptions, status == InstanceStatus.MISSED ? from.missReason : null);
     }
   }
 }

@@ -88,4 +88,32 @@ class WindowTypedFieldsTest {
         new TaskJournal.AttemptSucceeded(W, 1, Duration.ofSeconds(1), "ok", null, missedAt.plusSeconds(2), null)));
     assertEquals(missedAt, v.deadlineMissedAt());
   }
+
+  @Test
+  @DisplayName("a MISSED window (alone or first of a range) has its MissReason as its typed cause; a SKIPPED one its "
+      + "SkipReason; the text stays as it was")
+  void missedAndSkippedCarryTheirTypedCause() {
+    WindowView missed = view(List.of(new TaskJournal.WindowMissed(W, T, T.plusSeconds(86_400), T,
+        io.almanac.MissReason.OUTSIDE_HORIZON, "older than 7 days", T)));
+    assertEquals(InstanceStatus.MISSED, missed.status());
+    assertEquals(io.almanac.MissReason.OUTSIDE_HORIZON, missed.missReason());
+    assertEquals(io.almanac.MissReason.OUTSIDE_HORIZON, missed.reasonCode());
+    assertNull(missed.skipReason());
+    assertEquals("OUTSIDE_HORIZON: older than 7 days", missed.reason());
+    assertEquals(io.almanac.MissReason.OUTSIDE_HORIZON, Evolve.fold(TaskJournal.State.empty(10), List.of(
+        new TaskJournal.WindowMissed(W, T, T.plusSeconds(86_400), T, io.almanac.MissReason.OUTSIDE_HORIZON, "old", T)), ALL)
+        .windows().get(W).reasonCode(), "the state's one typed cause");
+
+    WindowView rangeFirst = view(List.of(new TaskJournal.SkipRangeOpened(W, T, T.plusSeconds(86_400), T,
+        InstanceStatus.MISSED, null, io.almanac.MissReason.BACKFILL_NOT_ALLOWED, "catch-up NONE", T)));
+    assertEquals(io.almanac.MissReason.BACKFILL_NOT_ALLOWED, rangeFirst.reasonCode());
+
+    WindowView skipped = view(List.of(new TaskJournal.FireSkipped(W, T, T.plusSeconds(86_400), T,
+        io.almanac.SkipReason.PREVIOUS_RUNNING, "still running", T)));
+    assertEquals(io.almanac.SkipReason.PREVIOUS_RUNNING, skipped.reasonCode());
+    assertNull(skipped.missReason());
+
+    WindowView running = view(List.of(scheduled()));
+    assertNull(running.reasonCode(), "a window that runs has no such cause");
+  }
 }

@@ -34,10 +34,11 @@ class WindowViewSkipReasonTest {
   }
 
   @Test
-  @DisplayName("the view's shape before the skip reason (22 components) still builds, with none")
-  void olderShapeHasNone() {
-    WindowView v = new WindowView("t", WindowKey.of("2026-11-29"), T0, T0, T0, InstanceStatus.SKIPPED, RunKind.FIRST, 0, 0, 0,
-        null, null, null, null, "PAUSED: task is paused", Map.of(), T0, T0, null, null, null, null);
+  @DisplayName("a view built without a skip reason has none")
+  void builtWithoutOneHasNone() {
+    WindowView v = WindowView.builder().taskId("t").window(WindowKey.of("2026-11-29")).start(T0).end(T0).dueAt(T0)
+        .status(InstanceStatus.SKIPPED).runKind(RunKind.FIRST).reason("PAUSED: task is paused").effects(Map.of())
+        .createdAt(T0).updatedAt(T0).build();
     assertNull(v.skipReason());
     assertNull(v.deadlineMissedAt());
   }

@@ -199,12 +199,10 @@ function eventsText(w) {
     + (e.firstId ? ', first id ' + e.firstId + ', last id ' + e.lastId : '');
 }
 
-/** The leading code of a SKIPPED or MISSED window's reason (PREVIOUS_RUNNING, ...); a WAITING one's deadline. */
+/** A SKIPPED or MISSED window's typed cause (its reasonCode), not cut from its text; a WAITING one's deadline. */
 function reasonHead(w) {
   if (w.status === 'WAITING') return w.waitUntil ? 'until ' + shown(w.waitUntil) : 'waiting';
-  const r = w.reason || '';
-  const colon = r.indexOf(':');
-  return colon > 0 ? r.substring(0, colon) : r;
+  return w.reasonCode || '';
 }
 
 // ---- routing ---------------------------------------------------------------------------------

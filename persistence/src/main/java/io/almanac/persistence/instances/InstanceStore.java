@@ -34,9 +34,10 @@ final class InstanceStore {
   static final String COLUMNS = "task_id, window_key, window_start, window_end, status, attempt, retry_count, max_retry, "
       + "run_kind, result_summary, fail_reason, scheduled_at, started_at, finished_at, created_at, updated_at, last_seq, "
       + "wait_until, event_count, event_duplicates, first_event_id, last_event_id, "
-      + "tokens_in, tokens_out, cost, model, deadline_missed_at, pool_wait_pool, pool_wait_reason, pool_wait_until";
+      + "tokens_in, tokens_out, cost, model, deadline_missed_at, pool_wait_pool, pool_wait_reason, pool_wait_until, "
+      + "reason_code";
 
-  private static final int NCOLS = 30;
+  private static final int NCOLS = 31;
 
   /** A journal row: its ordering, persistence id, sequence number, write time and serialized event. */
   record JournalRow(long ordering, String persistenceId, long seq, long writeMillis, byte[] payload, int serId,
@@ -98,10 +99,28 @@ final class InstanceStore {
         instant(rs, 27),
         rs.getString(28),
         rs.getString(29) == null ? null : io.almanac.PoolWaitReason.valueOf(rs.getString(29)),
-        instant(rs, 30));
+        instant(rs, 30),
+        reasonCode(InstanceStatus.valueOf(rs.getString(5)), rs.getString(31)));
   }
 
-  /** Binds the row's columns at 1..30 in {@link #COLUMNS} order. */
+  /**
+   * The typed cause a {@code reason_code} column names, by the row's status (a SkipReason of a SKIPPED
+   * row, a MissReason of a MISSED one); null for none, for any other status, and for a name this build
+   * does not know (the row still reads).
+   */
+  static io.almanac.ReasonCode reasonCode(InstanceStatus status, String name) {
+    if (name == null) {
+      return null;
+    }
+    try {
+      return status == InstanceStatus.SKIPPED ? io.almanac.SkipReason.valueOf(name)
+          : status == InstanceStatus.MISSED ? io.almanac.MissReason.valueOf(name) : null;
+    } catch (IllegalArgumentException unknown) {
+      return null;
+    }
+  }
+
+  /** Binds the row's columns at 1..31 in {@link #COLUMNS} order. */
   static void bind(PreparedStatement p, InstanceRow r) throws SQLException {
     p.setString(1, r.taskId());
     p.setString(2, r.windowKey());
@@ -133,6 +152,7 @@ final class InstanceStore {
     p.setString(28, r.poolWaitPool());
     p.setString(29, r.poolWaitReason() == null ? null : r.poolWaitReason().name());
     time(p, 30, r.poolWaitUntil());
+    p.setString(31, r.reasonCode() == null ? null : r.reasonCode().name());
   }
 
   static void time(PreparedStatement p, int i, Instant t) throws SQLException {
@@ -216,8 +236,8 @@ final class InstanceStore {
         + "attempt = ?, retry_count = ?, max_retry = ?, run_kind = ?, result_summary = ?, fail_reason = ?, scheduled_at = ?, "
         + "started_at = ?, finished_at = ?, created_at = ?, updated_at = ?, last_seq = ?, wait_until = ?, event_count = ?, "
         + "event_duplicates = ?, first_event_id = ?, last_event_id = ?, tokens_in = ?, tokens_out = ?, cost = ?, model = ?, "
-        + "deadline_missed_at = ?, pool_wait_pool = ?, pool_wait_reason = ?, pool_wait_until = ? "
-        + "WHERE task_id = ? AND window_key = ?")) {
+        + "deadline_missed_at = ?, pool_wait_pool = ?, pool_wait_reason = ?, pool_wait_until = ?, "
+        + "reason_code = ? WHERE task_id = ? AND window_key = ?")) {
       for (InstanceRow r : rows) {
         time(p, 1, r.windowStart());
         time(p, 2, r.windowEnd());
@@ -247,8 +267,9 @@ final class InstanceStore {
         p.setString(26, r.poolWaitPool());
         p.setString(27, r.poolWaitReason() == null ? null : r.poolWaitReason().name());
         time(p, 28, r.poolWaitUntil());
-        p.setString(29, r.taskId());
-        p.setString(30, r.windowKey());
+        p.setString(29, r.reasonCode() == null ? null : r.reasonCode().name());
+        p.setString(30, r.taskId());
+        p.setString(31, r.windowKey());
         p.addBatch();
       }
       p.executeBatch();

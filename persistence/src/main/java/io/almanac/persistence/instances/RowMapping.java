@@ -74,7 +74,8 @@ final class RowMapping {
         current == null ? 0 : current.tokensIn(), current == null ? 0 : current.tokensOut(),
         current == null ? null : current.cost(), current == null ? null : current.model(), next.deadlineMissedAt(),
         next.poolWait() == null ? null : next.poolWait().pool(), next.poolWait() == null ? null : next.poolWait().reason(),
-        next.poolWait() == null ? null : next.poolWait().until()).withUsage(usageOf(event)));
+        next.poolWait() == null ? null : next.poolWait().until(),
+        next.reasonCode()).withUsage(usageOf(event)));
   }
 
   /** What an event that ends an attempt reports the attempt used, or null. */
@@ -111,11 +112,13 @@ final class RowMapping {
     boolean counted = r.eventCount() != 0 || r.eventDuplicates() != 0 || r.firstEventId() != null || r.lastEventId() != null;
     return new WindowState(r.windowKey(), r.windowStart(), r.windowEnd(), r.scheduledAt(), r.status(), r.runKind(),
         r.attempt(), r.retryCount(), 0, r.startedAt(), null, null, null, r.resultSummary(), null, r.failReason(), Map.of(),
-        List.of(), r.createdAt(), r.updatedAt(), null, r.status() == InstanceStatus.WAITING ? r.waitUntil() : null,
+        List.of(), r.createdAt(), r.updatedAt(), r.reasonCode() instanceof io.almanac.SkipReason s ? s : null,
+        r.status() == InstanceStatus.WAITING ? r.waitUntil() : null,
         counted ? new WindowState.EventTally(r.eventCount(), r.eventDuplicates(), r.firstEventId(), r.lastEventId()) : null,
         r.deadlineMissedAt(), r.status() == InstanceStatus.PENDING && r.poolWaitPool() != null
             ? new WindowState.PoolWait(r.poolWaitPool(), r.poolWaitReason(), r.poolWaitUntil(), null) : null,
-        null); // the row sums its usage itself (InstanceRow.withUsage)
+        null, // the row sums its usage itself (InstanceRow.withUsage)
+        0, Map.of(), 0, r.reasonCode() instanceof io.almanac.MissReason m ? m : null); // version 0: the row keeps none
   }
 
   /** @return the run kind's name, or null */

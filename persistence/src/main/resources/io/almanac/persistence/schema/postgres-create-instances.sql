@@ -4,7 +4,7 @@
 -- memory and its offset. SchemaBootstrap runs it when one of the tables is missing, in its
 -- transaction under its advisory lock; every statement is IF NOT EXISTS. Columns added since the
 -- first release (wait_until, event_count, event_duplicates, first_event_id, last_event_id, tokens_in,
--- tokens_out, cost, model, deadline_missed_at, pool_wait_pool, pool_wait_reason, pool_wait_until) are added
+-- tokens_out, cost, model, deadline_missed_at, pool_wait_pool, pool_wait_reason, pool_wait_until, reason_code) are added
 -- to existing tables by SchemaBootstrap (ALTER TABLE ... ADD COLUMN IF NOT EXISTS).
 CREATE TABLE IF NOT EXISTS almanac_instance (
     task_id VARCHAR(255) NOT NULL,
@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS almanac_instance (
     pool_wait_pool VARCHAR(255),
     pool_wait_reason VARCHAR(32),
     pool_wait_until TIMESTAMPTZ,
+    reason_code VARCHAR(64),
     PRIMARY KEY(task_id, window_key)
 );
 
@@ -85,6 +86,7 @@ CREATE TABLE IF NOT EXISTS almanac_instance_history (
     pool_wait_pool VARCHAR(255),
     pool_wait_reason VARCHAR(32),
     pool_wait_until TIMESTAMPTZ,
+    reason_code VARCHAR(64),
     moved_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY(task_id, window_key)
 );

@@ -56,8 +56,9 @@ public final class DeadlinePoolRowsScenarios {
 
   static final Instant T0 = Instant.parse("2026-11-29T08:00:00Z");
 
-  /** The columns added for deadlines and pool waits. */
-  static final List<String> ADDED = List.of("deadline_missed_at", "pool_wait_pool", "pool_wait_reason", "pool_wait_until");
+  /** The columns added for deadlines and pool waits, and the typed reason code (added after them, dropped with them). */
+  static final List<String> ADDED = List.of("deadline_missed_at", "pool_wait_pool", "pool_wait_reason", "pool_wait_until",
+      "reason_code");
 
   static Map<String, List<TaskJournal.Event>> journals() {
     Map<String, List<TaskJournal.Event>> out = new java.util.LinkedHashMap<>();

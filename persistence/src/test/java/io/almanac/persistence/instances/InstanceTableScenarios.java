@@ -195,6 +195,7 @@ public final class InstanceTableScenarios {
       assertEquals(v.maxRetries(), r.maxRetry(), what);
       assertEquals(v.summary(), r.resultSummary(), what);
       assertEquals(v.reason(), r.failReason(), what);
+      assertEquals(v.reasonCode(), r.reasonCode(), what);
       assertEquals(v.createdAt(), r.createdAt(), what);
       assertEquals(v.updatedAt(), r.updatedAt(), what);
       assertEquals(v.waitUntil(), r.waitUntil(), what);

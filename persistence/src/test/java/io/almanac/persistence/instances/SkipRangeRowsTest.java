@@ -31,11 +31,13 @@ class SkipRangeRowsTest {
     assertEquals(InstanceStatus.SKIPPED, row.status());
     assertTrue(row.failReason().startsWith("PAUSED: task is paused"), row.failReason());
     assertTrue(row.failReason().endsWith(Evolve.OPEN_RANGE), row.failReason());
+    assertEquals(SkipReason.PAUSED, row.reasonCode(), "the typed cause, beside the text");
     var closed = new TaskJournal.SkipRangeClosed("2026-11-29", "2026-12-03", T0.plus(Duration.ofDays(4)),
         T0.plus(Duration.ofDays(4)), 5, T0.plus(Duration.ofDays(5)), "PAUSED: task is paused");
     InstanceRow after = RowMapping.apply(row, "t", 0, 7, closed, Evolve.Violations.IGNORE).orElseThrow();
     assertEquals(InstanceStatus.SKIPPED, after.status());
     assertEquals("PAUSED: task is paused [skip range: 5 windows from 2026-11-29 to 2026-12-03]", after.failReason());
+    assertEquals(SkipReason.PAUSED, after.reasonCode(), "kept through the row's next event");
   }
 
   @Test
@@ -48,5 +50,6 @@ class SkipRangeRowsTest {
     assertEquals(InstanceStatus.MISSED, row.status());
     assertEquals("BACKFILL_NOT_ALLOWED: catch-up mode NONE [skip range: 1400 windows from w-0001 to w-1400]",
         row.failReason());
+    assertEquals(MissReason.BACKFILL_NOT_ALLOWED, row.reasonCode());
   }
 }

@@ -539,10 +539,11 @@ final class OperatorActions {
     java.time.LocalDate today = java.time.LocalDate.ofInstant(now, zone);
     io.almanac.journal.BudgetDay d = state.budgetOn(today);
     Long budget = state.spec() == null ? null : state.spec().budgetPerDayMicros();
-    return new io.almanac.DailyUsage(taskId, today, zone.getId(), d.tokensIn(), d.tokensOut(),
-        io.almanac.Usage.fromMicros(d.costMicros()), d.attempts(),
-        budget == null ? null : io.almanac.Usage.fromMicros(budget), io.almanac.Usage.fromMicros(d.raisedMicros()),
-        budget == null ? null : io.almanac.Usage.fromMicros(d.limitMicros(budget)), budget != null && d.exhausted(budget),
-        d.exhaustedSkips());
+    return io.almanac.DailyUsage.builder().taskId(taskId).day(today).zone(zone.getId()).tokensIn(d.tokensIn())
+        .tokensOut(d.tokensOut()).cost(io.almanac.Usage.fromMicros(d.costMicros())).attempts(d.attempts())
+        .budgetPerDay(budget == null ? null : io.almanac.Usage.fromMicros(budget))
+        .raised(io.almanac.Usage.fromMicros(d.raisedMicros()))
+        .limit(budget == null ? null : io.almanac.Usage.fromMicros(d.limitMicros(budget)))
+        .exhausted(budget != null && d.exhausted(budget)).windowsSkipped(d.exhaustedSkips()).build();
   }
 }

@@ -99,9 +99,12 @@ final class TaskViews {
     Optional<Duration> p99 = state.samples().p99();
     int queue = state.table().finalFailedCount();
     // leniently: a task whose stored spec today's rules refuse (an older build's) can still be viewed
-    return new TaskView(state.spec().toSpecLeniently(), state.paused(), state.windows().size(), state.archivedCount(), queue,
-        state.samples().count(), p99.orElse(null), AttemptLifecycle.currentLease(state), minInterval(state),
-        intervalWarning(state), state.removed() ? null : nextDue(state), state.removedAt(), state.archivedThrough());
+    return TaskView.builder().spec(state.spec().toSpecLeniently()).paused(state.paused())
+        .hotWindows(state.windows().size()).archivedWindows(state.archivedCount()).interventionQueue(queue)
+        .durationSamples(state.samples().count()).p99(p99.orElse(null)).lease(AttemptLifecycle.currentLease(state))
+        .minInterval(minInterval(state)).intervalShorterThanP99(intervalWarning(state))
+        .nextDue(state.removed() ? null : nextDue(state)).removedAt(state.removedAt())
+        .archivedThrough(state.archivedThrough()).build();
   }
 
   /**

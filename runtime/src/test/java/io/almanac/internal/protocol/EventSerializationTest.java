@@ -663,9 +663,7 @@ class EventSerializationTest {
   @DisplayName("a window list (the answer of windows()) round-trips with the attempt's start; one from a node that "
       + "did not send it reads with startedAt null")
   void windowListRoundTrips() {
-    io.almanac.WindowView view = new io.almanac.WindowView("t", io.almanac.WindowKey.of(W), AT, AT.plusSeconds(60), AT,
-        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of("k", "v"), AT, AT,
-        AT.plusSeconds(1), null, null);
+    io.almanac.WindowView view = runningView().effects(Map.of("k", "v")).build();
     TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
     assertEquals(list, roundTrip(list));
     Serializer serializer = serialization.findSerializerFor(list);
@@ -683,9 +681,7 @@ class EventSerializationTest {
   @DisplayName("a window list round-trips with a running attempt's live progress; one from a node that did not send it "
       + "reads with progress null")
   void windowListWithProgressRoundTrips() {
-    io.almanac.WindowView view = new io.almanac.WindowView("t", io.almanac.WindowKey.of(W), AT, AT.plusSeconds(60), AT,
-        InstanceStatus.RUNNING, RunKind.FIRST, 1, 0, 0, AT.plusSeconds(30), null, null, null, null, Map.of(), AT, AT,
-        AT.plusSeconds(1), null, null).withProgress(new io.almanac.WindowView.Progress(1, 0.25, "drafting", AT,
+    io.almanac.WindowView view = runningView().build().withProgress(new io.almanac.WindowView.Progress(1, 0.25, "drafting", AT,
         List.of(new io.almanac.journal.LogLine(AT, io.almanac.JobLog.Level.INFO, "gathered 12 items"))));
     TaskProtocol.ReportProgress report = new TaskProtocol.ReportProgress(io.almanac.WindowKey.of(W), 1, view.progress());
     assertEquals(report, roundTrip(report), "the executor's report to a task on another node");
@@ -699,6 +695,37 @@ class EventSerializationTest {
     TaskProtocol.WindowList read = (TaskProtocol.WindowList) serialization.deserialize(
         older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
     assertEquals(null, read.windows().get(0).progress(), older);
+  }
+
+  @Test
+  @DisplayName("a window list round-trips with every part of a view set (the view is read through its builder), under "
+      + "the names its parts had as a record")
+  void windowListWithEveryPartRoundTrips() {
+    io.almanac.WindowView view = runningView().status(InstanceStatus.SKIPPED).retries(2).maxRetries(3)
+        .retryDueAt(AT.plusSeconds(2)).summary("ok").artifactUri("s3://a").reason("skipped").effects(Map.of("k", "v"))
+        .waitUntil(AT.plusSeconds(3)).events(new io.almanac.WindowView.Events(4, 5, "e0", "e3"))
+        .deadlineMissedAt(AT.plusSeconds(4))
+        .poolWait(new io.almanac.WindowView.PoolWait("p", io.almanac.PoolWaitReason.RATE, AT.plusSeconds(5), AT))
+        .usage(new io.almanac.WindowView.Usage(10, 20, new java.math.BigDecimal("0.05"), "m"))
+        .skipReason(io.almanac.SkipReason.BUDGET_EXHAUSTED).version(9)
+        .progress(new io.almanac.WindowView.Progress(1, 0.5, "half", AT, List.of()))
+        .missReason(io.almanac.MissReason.OUTSIDE_HORIZON).build();
+    TaskProtocol.WindowList list = new TaskProtocol.WindowList(List.of(view));
+    assertEquals(list, roundTrip(list));
+    String json = new String(serialization.serialize(list).get(), java.nio.charset.StandardCharsets.UTF_8);
+    for (String part : List.of("taskId", "window", "start", "end", "dueAt", "status", "runKind", "attempt", "retries",
+        "maxRetries", "leaseUntil", "retryDueAt", "summary", "artifactUri", "reason", "effects", "createdAt", "updatedAt",
+        "startedAt", "waitUntil", "events", "deadlineMissedAt", "poolWait", "usage", "skipReason", "version", "progress",
+        "missReason")) {
+      assertTrue(json.contains("\"" + part + "\":"), part + " in " + json);
+    }
+  }
+
+  /** A RUNNING view of window W, its attempt 1 started at AT plus 1 s. */
+  private static io.almanac.WindowView.Builder runningView() {
+    return io.almanac.WindowView.builder().taskId("t").window(io.almanac.WindowKey.of(W)).start(AT).end(AT.plusSeconds(60))
+        .dueAt(AT).status(InstanceStatus.RUNNING).runKind(RunKind.FIRST).attempt(1).leaseUntil(AT.plusSeconds(30))
+        .effects(Map.of()).createdAt(AT).updatedAt(AT).startedAt(AT.plusSeconds(1));
   }
 
   @Test
@@ -734,8 +761,10 @@ class EventSerializationTest {
   @DisplayName("a task's view (the answer of task()) round-trips with archivedThrough; one from a node that did not send "
       + "it reads with null")
   void taskInfoRoundTrips() {
-    io.almanac.TaskView view = new io.almanac.TaskView(fullSpec(), true, 3, 7, 1, 5, Duration.ofSeconds(2),
-        Duration.ofMinutes(2), Duration.ofHours(1), false, AT.plusSeconds(3600), null, AT.minusSeconds(86_400));
+    io.almanac.TaskView view = io.almanac.TaskView.builder().spec(fullSpec()).paused(true).hotWindows(3).archivedWindows(7)
+        .interventionQueue(1).durationSamples(5).p99(Duration.ofSeconds(2)).lease(Duration.ofMinutes(2))
+        .minInterval(Duration.ofHours(1)).intervalShorterThanP99(true).nextDue(AT.plusSeconds(3600))
+        .removedAt(AT.plusSeconds(7200)).archivedThrough(AT.minusSeconds(86_400)).build();
     TaskProtocol.TaskInfo info = new TaskProtocol.TaskInfo(view);
     assertEquals(info, roundTrip(info));
     Serializer serializer = serialization.findSerializerFor(info);
@@ -747,5 +776,16 @@ class EventSerializationTest {
         older.getBytes(java.nio.charset.StandardCharsets.UTF_8), serializer.identifier(), manifest).get();
     assertEquals(null, read.view().archivedThrough(), older);
     assertEquals(view.spec(), read.view().spec());
+  }
+
+  @Test
+  @DisplayName("a day's usage (the answer of usage()) round-trips with every part set, read through its builder")
+  void usageInfoRoundTrips() {
+    io.almanac.DailyUsage usage = io.almanac.DailyUsage.builder().taskId("t").day(java.time.LocalDate.of(2026, 11, 29))
+        .zone("Europe/Berlin").tokensIn(2_000).tokensOut(500).cost(new java.math.BigDecimal("1.05")).attempts(2)
+        .budgetPerDay(new java.math.BigDecimal("1.00")).raised(new java.math.BigDecimal("0.50"))
+        .limit(new java.math.BigDecimal("1.50")).exhausted(true).windowsSkipped(3).build();
+    TaskProtocol.UsageInfo info = new TaskProtocol.UsageInfo(usage);
+    assertEquals(info, roundTrip(info));
   }
 }

@@ -132,8 +132,9 @@ class BudgetEntityTest {
     run(kit, "0.60");
     run(kit, "0.45");
     DailyUsage u = usage(kit);
-    assertEquals(new DailyUsage("llm-digest", LocalDate.of(2026, 11, 29), "Europe/Berlin", 2_000, 500,
-        new BigDecimal("1.05"), 2, new BigDecimal("1.00"), new BigDecimal("0.00"), new BigDecimal("1.00"), true, 0), u);
+    assertEquals(DailyUsage.builder().taskId("llm-digest").day(LocalDate.of(2026, 11, 29)).zone("Europe/Berlin")
+        .tokensIn(2_000).tokensOut(500).cost(new BigDecimal("1.05")).attempts(2).budgetPerDay(new BigDecimal("1.00"))
+        .raised(new BigDecimal("0.00")).limit(new BigDecimal("1.00")).exhausted(true).windowsSkipped(0).build(), u);
 
     CommandResultWithReply<Command, Event, State, StatusReply<FireOutcome>> skipped = fire(kit);
     assertEquals(Decision.SKIPPED, skipped.reply().getValue().decision());
