@@ -725,10 +725,13 @@ public final class Almanac {
 
   private static PoolUsage poolUsage(PoolSpec p, io.almanac.spi.PoolStore.PoolDay day, java.util.Map<String, Integer> held) {
     Long budget = p.budgetPerDayMicros();
-    return new PoolUsage(p.name(), p.maxConcurrent(), p.rateText(), held == null ? null : held.getOrDefault(p.name(), 0),
-        day.day(), p.zone().getId(), Usage.fromMicros(day.costMicros()), day.attempts(), budget == null ? null : Usage.fromMicros(budget),
-        Usage.fromMicros(day.raisedMicros()), budget == null ? null : Usage.fromMicros(day.limitMicros(budget)),
-        budget != null && io.almanac.journal.BudgetRules.spent(day.costMicros(), budget, day.raisedMicros()));
+    return PoolUsage.builder().pool(p.name()).maxConcurrent(p.maxConcurrent()).rate(p.rateText())
+        .inUse(held == null ? null : held.getOrDefault(p.name(), 0)).day(day.day()).zone(p.zone().getId())
+        .cost(Usage.fromMicros(day.costMicros())).attempts(day.attempts())
+        .budgetPerDay(budget == null ? null : Usage.fromMicros(budget)).raised(Usage.fromMicros(day.raisedMicros()))
+        .limit(budget == null ? null : Usage.fromMicros(day.limitMicros(budget)))
+        .exhausted(budget != null && io.almanac.journal.BudgetRules.spent(day.costMicros(), budget, day.raisedMicros()))
+        .build();
   }
 
   // ---------------------------------------------------------------------------------------------
