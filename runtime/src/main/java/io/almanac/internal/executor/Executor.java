@@ -182,41 +182,6 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private record RetryReport(String taskId, String window, int attempt, JobResult result, Duration took, AttemptLog log,
       int tries, ResultReports.Carries carries, List<String> replayedSteps) implements ExecutorProtocol.Internal {}
 
-  /** The pools' store answered an acquire for an admitted window of a pooled task. */
-  private record PoolAnswered(Admission.Offered<ActorRef<TaskProtocol.Command>> offered, io.almanac.spi.PoolStore.Answer answer,
-      Throwable error, long nanos) implements ExecutorProtocol.Internal {}
-
-  /** The pools' store answered the declaration of this node's pools. */
-  private record PoolsDeclared(Throwable error) implements ExecutorProtocol.Internal {}
-
-  /**
-   * The store gave a window's holds back: a pool of these that this node saw full may have room now,
-   * so its windows are asked again (not before: an ask that overtook the release would be refused
-   * FULL, and wait a poll interval).
-   */
-  private record PoolReleased(List<String> pools) implements ExecutorProtocol.Internal {}
-
-  /** A release of a window's holds failed: tried again at the next check. */
-  private record PoolReleaseFailed(String key, String taskId, String window, Throwable error)
-      implements ExecutorProtocol.Internal {}
-
-  /** The store answered the acquire of a started attempt whose holds had been given back before its Started came. */
-  private record PoolStartAnswered(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> pools,
-      io.almanac.spi.PoolStore.Answer answer, Throwable error) implements ExecutorProtocol.Internal {}
-
-  /** A started attempt waiting for its pool holds asks the store again. */
-  private record PoolStartRetry(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> pools)
-      implements ExecutorProtocol.Internal {}
-
-  /** The store admitted a window after the executor had given up on the acquire (it timed out here). */
-  private record PoolLateAdmitted(String key, String taskId, String window) implements ExecutorProtocol.Internal {}
-
-  /** The store's count of the pools' holds, for the gauges. */
-  private record PoolsInUse(Map<String, Integer> inUse) implements ExecutorProtocol.Internal {}
-
-  /** A pool's block ended (its pause, its next rate token, the poll interval): queued windows may go. */
-  private enum PoolWake implements ExecutorProtocol.Internal { INSTANCE }
-
   /** The drain's shutdown-grace ended: what still runs is recorded interrupted (NODE_STOPPED) and cancelled. */
   private enum GraceEnded implements ExecutorProtocol.Internal { INSTANCE }
 
@@ -224,13 +189,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private record InterruptAnswered(String taskId, String window, int attempt, Throwable error)
       implements ExecutorProtocol.Internal {}
 
-  private enum Check implements ExecutorProtocol.Internal {
+  enum Check implements ExecutorProtocol.Internal {
     INSTANCE,
     /** A membership event of another member, or of this one that changes nothing here. */
     IGNORED
   }
 
-  private static final org.slf4j.Logger POOL_LOG = org.slf4j.LoggerFactory.getLogger(Executor.class);
 
   private final ActorContext<Command> ctx;
   private final Clock clock;
@@ -245,13 +209,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private final ThreadPoolExecutor jobThreads;
   private final JobPort port;
   /** The resource pools: only offers of tasks that name pools go through it. */
-  private final PoolGate pools;
+  private final PoolWaits pools;
   private final Admission<ActorRef<TaskProtocol.Command>> admission;
   private final RunningJobs running = new RunningJobs();
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
-  /** Started attempts whose pool holds were given back before their Started came, by window: their attempt (waiting for them). */
-  private final Map<String, Integer> startsWaitingForPools = new HashMap<>();
   private final FenceHold hold;
   /** Results that came while the lease was suspect (a renewal on its way): reported if it is renewed, dropped if lost. */
   private final List<JobDone> heldBack = new ArrayList<>();
@@ -381,10 +343,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       NodeMeters meters,
       AlertSink alerts,
       LongSupplier nanoTime,
-      PoolGate pools) {
+      PoolGate poolGate) {
     super(ctx);
     this.timers = timers;
-    this.pools = pools;
     this.meters = meters;
     this.ctx = ctx;
     this.clock = clock;
@@ -411,8 +372,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     });
     this.hold = new FenceHold(fence.configured(), nanoTime.getAsLong());
+    this.pools = new PoolWaits(ctx, clock, nanoTime, settings, meters, alerts, poolGate, admission, running, new Pools());
     timers.startTimerWithFixedDelay(Check.INSTANCE, io.almanac.spi.Saturating.timerDelay(settings.checkInterval()));
-    declarePools();
+    pools.declarePools();
     if (fence.configured()) {
       try {
         SelfDowning.subscribe(ctx, NodeDown::new, Check.IGNORED); // a downed (or removed) node runs nothing on
@@ -443,7 +405,10 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(CancelAttempt.class, this::onCancel)
         .onMessage(JobDone.class, this::onJobDone)
         .onMessage(JobReturned.class, this::onJobReturned)
-        .onMessage(StepUsed.class, this::onStepUsed)
+        .onMessage(StepUsed.class, m -> {
+          pools.costs().onStepUsed(m);
+          return this;
+        })
         .onMessage(ReportDone.class, this::onReportDone)
         .onMessage(RetryReport.class, this::onRetryReport)
         .onMessage(Extended.class, this::onExtended)
@@ -454,48 +419,91 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(FenceAnswer.class, this::onFenceAnswer)
         .onMessage(FenceLost.class, this::onFenceLost)
         .onMessage(NodeDown.class, this::onNodeDown)
-        .onMessage(PoolAnswered.class, this::onPoolAnswered)
-        .onMessage(PoolsDeclared.class, this::onPoolsDeclared)
-        .onMessage(PoolReleaseFailed.class, this::onPoolReleaseFailed)
-        .onMessage(PoolReleased.class, m -> {
-          admission.unblockFull(m.pools());
-          admit();
-          return this;
-        })
-        .onMessage(PoolLateAdmitted.class, this::onPoolLateAdmitted)
-        .onMessage(PoolStartAnswered.class, this::onPoolStartAnswered)
-        .onMessage(PoolStartRetry.class, m -> {
-          if (Integer.valueOf(m.grant().attempt()).equals(startsWaitingForPools.get(m.item().key()))) {
-            askPoolsForStart(m.item(), m.grant(), m.pools());
-          }
-          return this;
-        })
-        .onMessage(PoolsInUse.class, m -> {
-          meters.pools(m.inUse(), admission.waitingPerPool(), pools.names());
-          return this;
-        })
-        .onMessageEquals(PoolWake.INSTANCE, () -> {
+        .onMessage(PoolWaits.PoolAnswered.class, m -> then(() -> pools.onPoolAnswered(m)))
+        .onMessage(PoolWaits.PoolsDeclared.class, m -> then(() -> pools.onPoolsDeclared(m)))
+        .onMessage(PoolWaits.PoolReleaseFailed.class, m -> then(() -> pools.onPoolReleaseFailed(m)))
+        .onMessage(PoolWaits.PoolReleased.class, m -> then(() -> pools.onReleased(m)))
+        .onMessage(PoolWaits.PoolLateAdmitted.class, m -> then(() -> pools.onPoolLateAdmitted(m)))
+        .onMessage(PoolWaits.PoolStartAnswered.class, m -> then(() -> pools.onPoolStartAnswered(m)))
+        .onMessage(PoolWaits.PoolStartRetry.class, m -> then(() -> pools.onStartRetry(m)))
+        .onMessage(PoolWaits.PoolsInUse.class, m -> then(() -> pools.onInUse(m)))
+        .onMessageEquals(PoolWaits.PoolWake.INSTANCE, () -> {
           // one instant for both: a block that had not ended for this admission is woken for again, however
           // the clock moved meanwhile (also a block longer than a timer's delay, a day)
           Instant now = clock.instant();
           admit(now);
-          wakeForPools(now);
+          pools.wakeForPools(now);
           return this;
         })
         .onMessageEquals(Check.INSTANCE, this::onCheck)
         .onMessageEquals(Check.IGNORED, () -> this)
         .onSignal(PostStop.class, signal -> {
           jobThreads.shutdown(); // running jobs go on until they end; no new thread is made
-          closePools();
+          pools.closePools();
           return this;
         })
         .build();
   }
 
+  /** Runs a handler that leaves the behavior as it is. */
+  private Behavior<Command> then(Runnable handler) {
+    handler.run();
+    return this;
+  }
+
   /** Logs a line about one attempt, with the attempt's MDC. */
   private void log(Level level, String taskId, String window, int attempt, String format, Object... args) {
+    log(ctx, level, taskId, window, attempt, format, args);
+  }
+
+  /** Logs a line about one attempt on the executor's log, with the attempt's MDC (on the actor's thread). */
+  static void log(ActorContext<Command> ctx, Level level, String taskId, String window, int attempt, String format,
+      Object... args) {
     try (AttemptMdc mdc = AttemptMdc.of(taskId, window, attempt)) {
       ctx.getLog().atLevel(level).log(format, args);
+    }
+  }
+
+  /** What the pools need of this executor. */
+  private final class Pools implements PoolWaits.Host {
+    @Override
+    public void admit() {
+      Executor.this.admit();
+    }
+
+    @Override
+    public void checkDrained() {
+      Executor.this.checkDrained();
+    }
+
+    @Override
+    public void gauges() {
+      Executor.this.gauges();
+    }
+
+    @Override
+    public boolean mayRun() {
+      return Executor.this.mayRun();
+    }
+
+    @Override
+    public boolean draining() {
+      return draining;
+    }
+
+    @Override
+    public void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now, Instant since) {
+      Executor.this.run(item, grant, now, since);
+    }
+
+    @Override
+    public void dropExpired(AttemptItem item, int attempt, Instant leaseUntil) {
+      Executor.this.dropExpired(item, attempt, leaseUntil);
+    }
+
+    @Override
+    public String executorId() {
+      return fence.id();
     }
   }
 
@@ -591,7 +599,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     new ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
     int notRun = admission.dropAdmitted();
-    releaseOrphanedPools();
+    pools.releaseOrphanedPools();
     for (RunningAttempt r : running.abandoned()) {
       r.fenced = true; // a result that comes now would be reported by a node without its lease
     }
@@ -662,7 +670,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       if (reservedHere) {
         admission.release(item.taskId());
       }
-      releasePools(item.key(), item.taskId(), item.window());
+      pools.releasePools(item.key(), item.taskId(), item.window());
       log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
           + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
           grant.executor());
@@ -674,7 +682,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       if (reservedHere) {
         admission.release(item.taskId());
       }
-      releasePools(item.key(), item.taskId(), item.window());
+      pools.releasePools(item.key(), item.taskId(), item.window());
       interrupt(item.taskId(), item.window(), grant.attempt(), "handed back before it ran: executor " + fence.id()
           + " is stopping", AttemptLog.EMPTY);
       checkDrained();
@@ -684,11 +692,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       // Its reservation was freed (its entity restarted in between): the attempt is started in the
       // journal all the same, so it runs (or waits) like any other.
       admission.countUnreserved(item.taskId());
-      List<String> gaveBack = pools.takeUnheld(item.key());
-      if (gaveBack != null && pools.poolsOf(item.key()) == null) {
+      if (pools.waitForHolds(item, grant)) {
         // its pool holds were given back meanwhile: it runs only once it holds them again
-        startsWaitingForPools.put(item.key(), grant.attempt());
-        askPoolsForStart(item, grant, gaveBack);
         gauges();
         return this;
       }
@@ -707,7 +712,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private Behavior<Command> onDeclined(Declined m) {
     if (admission.endReservation(m.taskId() + "|" + m.window())) {
       admission.release(m.taskId());
-      releasePools(m.taskId() + "|" + m.window(), m.taskId(), m.window());
+      pools.releasePools(m.taskId() + "|" + m.window(), m.taskId(), m.window());
       ctx.getLog().debug("window '{}' of task '{}' not started: {}", m.window(), m.taskId(), m.detail());
     }
     checkDrained();
@@ -717,16 +722,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
   private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
-    List<String> admittedWithHolds = pools.heldKeys().stream().filter(k -> admission.admitted(k) && !running.holds(k))
-        .toList();
-    admission.forget(which);
-    Instant now = clock.instant();
-    for (String key : admittedWithHolds) {
-      if (!admission.admitted(key)) { // told Admitted, its holds given back now: a Started still on its way takes them again
-        pools.unheld(key, pools.poolsOf(key), now);
-      }
-    }
-    releaseOrphanedPools();
+    pools.forget(which);
     checkDrained();
     admit();
     return this;
@@ -750,25 +746,13 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     if (!draining) {
       for (Admission.Offered<ActorRef<TaskProtocol.Command>> next
           : admission.admit(running.times(now), pendingResults(), now)) {
-        if (next.pooled() && running.threadRuns(next.key())) {
-          // an abandoned attempt of the window still runs, in the window's holds: asked once its thread returned
-          admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
-          wakeForPools(now);
-        } else if (next.pooled()) {
-          askPools(next, now); // its slot is reserved meanwhile; admitted once the store says every pool has room
+        if (next.pooled()) {
+          pools.admitted(next, now); // its slot is reserved meanwhile; admitted once the store says every pool has room
         } else {
           next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
         }
       }
-      if (pools.any()) {
-        for (Admission.Skipped<ActorRef<TaskProtocol.Command>> k : admission.takeSkipped()) {
-          io.almanac.PoolWaitReason why = k.block().reason();
-          if (why == null) {
-            continue; // passed over while the store could not be asked: not a wait for the pool
-          }
-          toldWait(k.offered(), k.pool(), why, why == io.almanac.PoolWaitReason.FULL ? null : k.block().until());
-        }
-      }
+      pools.tellSkipped();
     }
     gauges();
   }
@@ -820,7 +804,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
    */
   private void dropExpired(AttemptItem item, int attempt, Instant leaseUntil) {
     admission.release(item.taskId());
-    releasePools(item.key(), item.taskId(), item.window());
+    pools.releasePools(item.key(), item.taskId(), item.window());
     log(Level.WARN, item.taskId(), item.window(), attempt, "task '{}' window '{}' attempt {} waited for a job slot past "
         + "its lease ({}): not run", item.taskId(), item.window(), attempt, leaseUntil);
     checkDrained();
@@ -855,7 +839,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       deliver(m); // not known here (cannot happen): its entity decides
       return this;
     }
-    threadReturned(gone);
+    pools.threadReturned(gone);
     if (gone.stuck) {
       gauges();
     }
@@ -868,7 +852,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       log(Level.INFO, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} returned {} ms after it was "
           + "cancelled{}: reported as a late result", m.taskId(), m.window(), m.attempt(), after,
           gone.stuck ? " (it was stuck)" : "");
-      addPoolUsage(gone, m.result()); // a late result's cost counts too
+      pools.costs().addPoolUsage(gone, m.result()); // a late result's cost counts too
       deliver(m);
     }
     checkDrained();
@@ -902,11 +886,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
    */
   private void ended(RunningAttempt r, JobResult result, Duration took) {
     admission.release(r.item.taskId());
-    if (result.throttled()) {
-      pausePools(r.item.key(), result);
-    }
-    addPoolUsage(r, result);
-    releasePools(r.item.key(), r.item.taskId(), r.item.window());
+    pools.jobEnded(r, result);
     finished++;
     Duration held = Duration.between(r.startedAt, clock.instant());
     meters.slotReleased(held.toNanos(), took == null ? 0 : took.toNanos());
@@ -922,19 +902,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /**
    * A cancelled job gives up its slot at once, whatever its thread does (see RunningJobs); its pool
-   * holds stay until its thread returns (the job may still use the pool: see {@link #threadReturned}).
+   * holds stay until its thread returns (the job may still use the pool: see {@link PoolWaits#threadReturned}).
    */
   private void abandon(RunningAttempt r, Instant now) {
     running.abandon(r, now);
     admission.release(r.item.taskId());
-  }
-
-  /** The thread of an abandoned attempt returned: its pool holds go back now. */
-  private void threadReturned(RunningAttempt gone) {
-    String key = gone.item.key();
-    if (!running.threadRuns(key) && !running.holds(key) && !admission.admitted(key)) {
-      releasePools(key, gone.item.taskId(), gone.item.window());
-    }
   }
 
   // ---- reporting results (see ResultReports)
@@ -954,22 +926,6 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         settings.askTimeout(), ctx.getSystem().scheduler());
     ctx.pipeToSelf(ask, (reply, error) -> new ReportDone(taskId, window, attempt, result, took, log, tries, carries,
         ResultReports.failureOf(reply, error), false, replayedSteps));
-  }
-
-  /** A step's cost counts toward the pools the attempt holds, once, when the step is recorded (a replay adds none). */
-  private Behavior<Command> onStepUsed(StepUsed m) {
-    RunningAttempt r = running.get(m.key());
-    if (r == null || r.attempt != m.attempt()) {
-      r = running.pending(m.key(), m.attempt()); // its job ended, its result is on its way
-    }
-    if (r == null) {
-      r = running.abandoned().stream().filter(a -> a.item.key().equals(m.key()) && a.attempt == m.attempt()).findFirst()
-          .orElse(null); // cancelled while its step's record was on its way: the task counted it, so do its pools
-    }
-    if (r != null) {
-      addPoolUsage(r, m.usage() == null ? null : m.usage().costMicros());
-    }
-    return this;
   }
 
   private Behavior<Command> onRetryReport(RetryReport m) {
@@ -995,7 +951,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       } else {
         RunningAttempt gone = running.returned(m.key(), m.attempt()); // given up while its report was on its way
         if (gone != null) {
-          threadReturned(gone);
+          pools.threadReturned(gone);
         }
         if (gone != null && gone.stuck) {
           gauges();
@@ -1037,10 +993,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private Behavior<Command> onCancel(CancelAttempt m) {
     String key = m.taskId() + "|" + m.window();
-    if (Integer.valueOf(m.attempt()).equals(startsWaitingForPools.get(key))) {
-      startsWaitingForPools.remove(key); // waited for its pools: never ran (holds taken meanwhile go back when answered)
-      admission.release(m.taskId());
-      releasePools(key, m.taskId(), m.window());
+    if (pools.cancelWaitingStart(key, m.taskId(), m.window(), m.attempt())) {
+      // waited for its pools: never ran (holds taken meanwhile go back when answered)
       cancelledCount++;
       log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
           m.taskId(), m.window(), m.attempt(), m.reason());
@@ -1050,7 +1004,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
     if (admission.cancelReady(m.taskId(), m.window(), m.attempt())) {
       cancelledCount++;
-      releasePools(key, m.taskId(), m.window());
+      pools.releasePools(key, m.taskId(), m.window());
       log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
           m.taskId(), m.window(), m.attempt(), m.reason());
       checkDrained();
@@ -1104,7 +1058,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       }
     }
     watchAbandoned(now);
-    checkPools();
+    pools.checkPools();
     checkDrained();
     admit();
     return this;
@@ -1127,398 +1081,6 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     gauges();
   }
 
-  // ---- resource pools (only windows of tasks that name pools; see PoolGate, PoolStore)
-
-  /** Makes the store know this node's pools (and drop this node's holds of an earlier life); again at each check until it did. */
-  private void declarePools() {
-    if (!pools.any() || !pools.startDeclare()) {
-      return;
-    }
-    CompletionStage<Void> declared;
-    try {
-      declared = pools.timed(pools.store().declare(pools.limits()));
-    } catch (RuntimeException e) {
-      declared = CompletableFuture.failedFuture(e);
-    }
-    ctx.pipeToSelf(declared, (ok, error) -> new PoolsDeclared(error));
-  }
-
-  private Behavior<Command> onPoolsDeclared(PoolsDeclared m) {
-    pools.declared(m.error() == null);
-    if (m.error() != null) {
-      ctx.getLog().warn("executor: the pools' store could not declare the pools {} ({}); windows of pooled tasks stay "
-          + "queued; asking again at the next check", pools.names(), pools.failure(m.error()));
-    } else {
-      ctx.getLog().info("executor: pools {} declared in the pools' store ({})", pools.limits(),
-          pools.store().getClass().getSimpleName());
-      admission.unblockUnknown(); // what waited for the declaration is asked now
-      admit();
-    }
-    return this;
-  }
-
-  /** Asks the store for a hold in every pool the admitted window names; its slot stays reserved until the answer. */
-  private void askPools(Admission.Offered<ActorRef<TaskProtocol.Command>> next, Instant now) {
-    if (!pools.ready()) {
-      // the store does not know the pools yet: asked again after the poll interval, no wait recorded (reason null)
-      admission.requeue(next.key(), next.pools().get(0), now.plus(pools.settings().pollInterval()), null);
-      wakeForPools(now);
-      return;
-    }
-    long start = nanoTime.getAsLong();
-    CompletionStage<io.almanac.spi.PoolStore.Answer> asked;
-    // a pool's budget stops what would start on schedule (first runs, catch-ups and backfills), not a retry or a manual run
-    Map<String, io.almanac.spi.PoolStore.Budget> budgets = next.kind() == io.almanac.RunKind.FIRST
-        || next.kind() == io.almanac.RunKind.BACKFILL ? pools.budgets(next.pools(), now) : Map.of();
-    ActorRef<Command> self = ctx.getSelf();
-    String key = next.key();
-    java.util.function.Consumer<io.almanac.spi.PoolStore.Answer> late = answer -> {
-      if (answer != null && answer.admitted()) { // on the store's thread: only a message to the actor
-        self.tell(new PoolLateAdmitted(key, next.taskId(), next.window()));
-      }
-    };
-    pools.asking(key);
-    try {
-      asked = pools.timed(budgets.isEmpty() ? pools.store().acquire(next.pools(), next.taskId(), next.window())
-          : pools.store().acquire(next.pools(), next.taskId(), next.window(), budgets), late);
-    } catch (RuntimeException e) {
-      asked = CompletableFuture.failedFuture(e);
-    }
-    ctx.pipeToSelf(asked, (answer, error) -> new PoolAnswered(next, answer, error, nanoTime.getAsLong() - start));
-  }
-
-  private Behavior<Command> onPoolAnswered(PoolAnswered m) {
-    Instant now = clock.instant();
-    Admission.Offered<ActorRef<TaskProtocol.Command>> o = m.offered();
-    String key = o.key();
-    pools.answered(key);
-    if (m.error() != null) {
-      meters.poolAdmission(o.pools(), "error", m.nanos());
-      // The store may have taken the holds all the same (its answer was lost, or comes after the
-      // timeout): given back, idempotently; an admission that still comes later is given back then.
-      releaseInStore(key, o.taskId(), o.window());
-      // A failed store keeps the window queued (never failed): asked again after the poll interval.
-      ctx.getLog().warn("executor: the pools' store failed for task '{}' window '{}' ({}): it stays queued, asked again "
-          + "in {}", o.taskId(), o.window(), pools.failure(m.error()), pools.settings().pollInterval());
-      admission.requeue(key, o.pools().get(0), now.plus(pools.settings().pollInterval()), null); // no wait recorded: the store failed
-      wakeForPools(now);
-      admit();
-      return this;
-    }
-    io.almanac.spi.PoolStore.Answer a = m.answer();
-    meters.poolAdmission(a.admitted() ? o.pools() : List.of(a.pool()),
-        a.admitted() ? "admitted" : a.reason().name().toLowerCase(java.util.Locale.ROOT), m.nanos());
-    if (a.admitted()) {
-      pools.held(key, o.pools());
-      if (!admission.admitted(key) || !mayRun() || draining) {
-        // freed meanwhile (its entity restarted or stopped, the lease was lost): give the holds back
-        if (admission.endReservation(key)) {
-          admission.release(o.taskId());
-        }
-        releasePools(key, o.taskId(), o.window());
-        checkDrained();
-        admit();
-        return this;
-      }
-      o.task().tell(new TaskProtocol.Admitted(WindowKey.of(o.window()), fence.id(), ctx.getSelf().narrow()));
-      return this;
-    }
-    if (a.reason() == io.almanac.PoolWaitReason.BUDGET) {
-      budgetSpent(o, a, now);
-      return this;
-    }
-    boolean full = a.reason() == io.almanac.PoolWaitReason.FULL;
-    Instant until = full || a.retryAfter() == null ? now.plus(pools.settings().pollInterval())
-        : io.almanac.spi.Saturating.plus(now, a.retryAfter()); // a pause another node stored may lie centuries ahead
-    if (admission.requeue(key, a.pool(), until, a.reason())) {
-      toldWait(o, a.pool(), a.reason(), full ? null : until);
-    }
-    wakeForPools(now);
-    admit();
-    return this;
-  }
-
-  /**
-   * Tells the window's entity that it waits for the pool: at most once per pool and reason in the
-   * window's attempt (see {@link PoolGate#tellWait}), never at every try or flip of the reason.
-   */
-  private void toldWait(Admission.Offered<ActorRef<TaskProtocol.Command>> o, String pool, io.almanac.PoolWaitReason reason,
-      Instant until) {
-    if (pools.tellWait(o.key(), pool, reason)) {
-      log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
-          pool, reason);
-      o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), pool, reason, until));
-    }
-  }
-
-  /**
-   * The store refused the window because a pool's budget for the day is spent: its reservation ends,
-   * it leaves this executor, and its entity is told to record it SKIPPED (BUDGET_EXHAUSTED). The
-   * pool's BUDGET_EXHAUSTED alert is raised once per pool per day on this node.
-   */
-  private void budgetSpent(Admission.Offered<ActorRef<TaskProtocol.Command>> o, io.almanac.spi.PoolStore.Answer a,
-      Instant now) {
-    String key = o.key();
-    if (admission.endReservation(key)) {
-      admission.release(o.taskId());
-    }
-    pools.waitEnded(key);
-    io.almanac.spi.PoolStore.PoolDay day = a.day() != null ? a.day()
-        : io.almanac.spi.PoolStore.PoolDay.empty(a.pool(), pools.dayOf(a.pool(), now));
-    io.almanac.PoolSpec spec = pools.spec(a.pool());
-    long budget = spec == null || spec.budgetPerDayMicros() == null ? 0 : spec.budgetPerDayMicros();
-    java.time.ZoneId zone = spec == null ? java.time.ZoneId.of("UTC") : spec.zone();
-    String detail = "pool " + a.pool() + "'s budget for " + day.day() + " (" + zone + ") was spent: cost "
-        + io.almanac.Usage.fromMicros(day.costMicros()).toPlainString() + " reached the budget per day "
-        + io.almanac.Usage.fromMicros(budget).toPlainString()
-        + (day.raisedMicros() > 0 ? " + " + io.almanac.Usage.fromMicros(day.raisedMicros()).toPlainString() + " raised" : "");
-    log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' not started: {}", o.taskId(), o.window(), detail);
-    o.task().tell(new TaskProtocol.PoolBudgetSpent(WindowKey.of(o.window()), a.pool(), detail));
-    if (pools.alertBudget(a.pool(), day.day())) {
-      ctx.getLog().warn("executor: {}; windows of its tasks that would start are skipped until the day ends or an operator "
-          + "raises the budget", detail);
-      alerts.alert(new Alert(Alert.Kind.BUDGET_EXHAUSTED, o.taskId(), o.window(), detail + "; windows of the tasks naming "
-          + "it that would start are skipped (BUDGET_EXHAUSTED) until the day ends; an operator may raise it for the day",
-          now));
-    }
-    checkDrained();
-    admit();
-  }
-
-  /** An attempt of a pooled task ended with usage: its cost is added to each of its pools' day (the day it ended on). */
-  private void addPoolUsage(RunningAttempt r, JobResult result) {
-    addPoolUsage(r, result.usage() == null ? null : result.usage().costMicros());
-  }
-
-  /** A cost (in micros, or null for none) of an attempt of a pooled task is added to each of its pools' day. */
-  private void addPoolUsage(RunningAttempt r, Long costOrNull) {
-    if (r.pools == null || r.pools.isEmpty() || costOrNull == null) {
-      return;
-    }
-    Instant now = clock.instant();
-    long cost = costOrNull;
-    for (String pool : r.pools) {
-      meters.poolCost(pool, cost);
-      try {
-        pools.timed(pools.store().addUsage(pool, pools.dayOf(pool, now), cost)).whenComplete((ok, error) -> {
-          if (error != null) { // on the store's thread: logged, never the actor touched
-            POOL_LOG.warn("executor: adding cost {} to pool '{}' in the pools' store failed ({}); the pool's day misses it",
-                io.almanac.Usage.fromMicros(cost).toPlainString(), pool, pools.failure(error));
-          }
-        });
-      } catch (RuntimeException e) {
-        ctx.getLog().warn("executor: adding cost to pool '{}' failed ({}); the pool's day misses it", pool, e.toString());
-      }
-    }
-  }
-
-  /**
-   * Wakes the executor when the first pool's block still ahead of {@code now} ends (the timer armed
-   * before is replaced: it was for that block or a later one). A block that ended by {@code now} is
-   * not woken for: the admission that follows, or the next one once there is room, asks for its
-   * windows (see {@link Admission#nextUnblock}).
-   */
-  private void wakeForPools(Instant now) {
-    Instant next = admission.nextUnblock(now);
-    if (next != null) {
-      Duration in = io.almanac.spi.Saturating.timerDelay(now, next); // at most a day: a far wake is armed again
-      pools.timers.startSingleTimer(PoolWake.INSTANCE, PoolWake.INSTANCE, in.isZero() ? Duration.ofMillis(1) : in);
-    }
-  }
-
-  /** The window's attempt left (ended, cancelled, not run): its holds go back, and a pool it filled may admit here. */
-  private void releasePools(String key, String taskId, String window) {
-    List<String> held = pools.takeHold(key);
-    if (held == null) {
-      return;
-    }
-    releaseInStore(key, taskId, window, held); // once given back, a pool seen full is asked again
-  }
-
-  /** Gives the window's holds back in the store (idempotent); a failure is tried again at the next check. */
-  private void releaseInStore(String key, String taskId, String window) {
-    releaseInStore(key, taskId, window, List.of());
-  }
-
-  /**
-   * Gives the window's holds back in the store (idempotent); a failure is tried again at the next
-   * check. Once they are back, the pools {@code freed} (those this window held here) are no longer
-   * taken as full: their windows are asked again.
-   */
-  private void releaseInStore(String key, String taskId, String window, List<String> freed) {
-    CompletionStage<Void> released;
-    try {
-      released = pools.timed(pools.store().release(taskId, window));
-    } catch (RuntimeException e) {
-      released = CompletableFuture.failedFuture(e);
-    }
-    ctx.pipeToSelf(released, (ok, error) -> error != null ? new PoolReleaseFailed(key, taskId, window, error)
-        : freed.isEmpty() ? Check.IGNORED : new PoolReleased(freed));
-  }
-
-  /** Holds whose window is neither admitted nor running here any more (forgotten, dropped): released. */
-  private void releaseOrphanedPools() {
-    for (String key : pools.orphans(k -> admission.admitted(k) || running.holds(k) || running.threadRuns(k))) {
-      int bar = key.indexOf('|');
-      releasePools(key, key.substring(0, bar), key.substring(bar + 1));
-    }
-  }
-
-  /**
-   * A started attempt whose holds were given back before its Started came asks for them again (no
-   * budget: it is started already); it runs once they are held, or is let go when its lease ends.
-   */
-  private void askPoolsForStart(AttemptItem item, TaskProtocol.AttemptGrant grant, List<String> wanted) {
-    String key = item.key();
-    if (Admission.leaseEnded(grant.leaseUntil(), clock.instant())) {
-      startsWaitingForPools.remove(key);
-      dropExpired(item, grant.attempt(), grant.leaseUntil());
-      return;
-    }
-    ActorRef<Command> self = ctx.getSelf();
-    java.util.function.Consumer<io.almanac.spi.PoolStore.Answer> late = answer -> {
-      if (answer != null && answer.admitted()) {
-        self.tell(new PoolLateAdmitted(key, item.taskId(), item.window()));
-      }
-    };
-    pools.asking(key);
-    CompletionStage<io.almanac.spi.PoolStore.Answer> asked;
-    try {
-      asked = pools.timed(pools.store().acquire(wanted, item.taskId(), item.window()), late);
-    } catch (RuntimeException e) {
-      asked = CompletableFuture.failedFuture(e);
-    }
-    ctx.pipeToSelf(asked, (answer, error) -> new PoolStartAnswered(item, grant, wanted, answer, error));
-  }
-
-  private Behavior<Command> onPoolStartAnswered(PoolStartAnswered m) {
-    AttemptItem item = m.item();
-    String key = item.key();
-    pools.answered(key);
-    boolean waiting = Integer.valueOf(m.grant().attempt()).equals(startsWaitingForPools.get(key));
-    boolean admitted = m.error() == null && m.answer().admitted();
-    if (admitted) {
-      pools.held(key, m.pools());
-    } else if (m.error() != null) {
-      releaseInStore(key, item.taskId(), item.window()); // it may have been taken all the same
-    }
-    if (!waiting) {
-      releasePools(key, item.taskId(), item.window()); // cancelled meanwhile: nothing runs in these holds
-      return this;
-    }
-    if (!mayRun()) {
-      startsWaitingForPools.remove(key);
-      admission.release(item.taskId());
-      releasePools(key, item.taskId(), item.window());
-      log(Level.WARN, item.taskId(), item.window(), m.grant().attempt(), "task '{}' window '{}' attempt {} waited for its "
-          + "pools while its executor lost its lease: not run", item.taskId(), item.window(), m.grant().attempt());
-      checkDrained();
-      return this;
-    }
-    if (!admitted) {
-      ctx.scheduleOnce(io.almanac.spi.Saturating.timerDelay(pools.settings().pollInterval()), ctx.getSelf(), new PoolStartRetry(item, m.grant(), m.pools()));
-      return this;
-    }
-    startsWaitingForPools.remove(key);
-    Instant now = clock.instant();
-    if (running.size() < settings.maxConcurrent()) {
-      run(item, m.grant(), now, now);
-    } else {
-      admission.ready(new Admission.Ready(item, m.grant(), now));
-      meters.startedWaiting(admission.readyCount());
-    }
-    gauges();
-    return this;
-  }
-
-  /**
-   * The store admitted a window after its acquire timed out here: nobody here holds it, so it is
-   * given back (unless the window holds or asks for its holds again: they are the same holds then).
-   */
-  private Behavior<Command> onPoolLateAdmitted(PoolLateAdmitted m) {
-    if (!pools.knows(m.key())) {
-      ctx.getLog().info("executor: the pools' store admitted '{}' after its acquire had timed out here: released",
-          m.key());
-      releaseInStore(m.key(), m.taskId(), m.window());
-    }
-    return this;
-  }
-
-  private Behavior<Command> onPoolReleaseFailed(PoolReleaseFailed m) {
-    ctx.getLog().warn("executor: releasing the pools' holds of '{}' failed ({}); trying again at the next check", m.key(),
-        pools.failure(m.error()));
-    pools.releaseFailed(m.key(), m.taskId(), m.window());
-    return this;
-  }
-
-  /** A throttled job pauses its pools, here at once and in the store (so across the cluster). */
-  private void pausePools(String key, JobResult result) {
-    Instant until = io.almanac.spi.Saturating.plus(clock.instant(), result.retryAfter()); // never overflows, whatever the job said
-    for (String pool : pools.pausedBy(result, key, List.of())) {
-      admission.block(pool, until, io.almanac.PoolWaitReason.PAUSED);
-      try {
-        pools.timed(pools.store().pause(pool, result.retryAfter())).whenComplete((ok, error) -> {
-          if (error != null) { // on the store's thread: logged, never the actor touched; the pause holds here
-            POOL_LOG.warn("executor: pausing pool '{}' in the pools' store failed ({}); it pauses on this node only", pool,
-                pools.failure(error));
-          }
-        });
-      } catch (RuntimeException e) {
-        ctx.getLog().warn("executor: pausing pool '{}' in the store failed ({}); it pauses on this node only", pool, e.toString());
-      }
-      // logged once the store was asked (a synchronous store has paused the pool by then)
-      ctx.getLog().info("executor: pool '{}' paused for {} (a throttled result of '{}')", pool, result.retryAfter(), key);
-    }
-    wakeForPools(clock.instant());
-  }
-
-  /**
-   * The executor stops: the holds of windows with no job running here (admitted, not started) are
-   * released; those of jobs whose thread still runs stay (they still use the pool) and expire with
-   * the hold TTL, as the store stops renewing when closed.
-   */
-  private void closePools() {
-    if (pools.any()) {
-      for (String key : pools.orphans(k -> running.holds(k) || running.threadRuns(k))) {
-        int bar = key.indexOf('|');
-        try {
-          pools.store().release(key.substring(0, bar), key.substring(bar + 1)); // not waited for: the store runs it before it closes
-        } catch (RuntimeException e) {
-          ctx.getLog().warn("executor: releasing the pools' holds of '{}' at stop failed ({}); they expire", key, e.toString());
-        }
-      }
-    }
-    pools.store().close();
-  }
-
-  /** At each check: the pools' declaration (if it failed), failed releases again, the gauges. */
-  private void checkPools() {
-    if (!pools.any()) {
-      return;
-    }
-    declarePools();
-    pools.forgetUnheldBefore(clock.instant().minus(Duration.ofMinutes(1)));
-    releaseOrphanedPools();
-    pools.forgetWaitsUnless(k -> admission.isQueued(k) || admission.admitted(k));
-    pools.takeFailedReleases().forEach((key, tw) -> {
-      if (pools.poolsOf(key) != null) {
-        return; // admitted again since: the store's hold of the window is the new admission's
-      }
-      if (pools.knows(key)) {
-        pools.releaseFailed(key, tw[0], tw[1]); // an acquire is on its way: released after its answer, at a later check
-        return;
-      }
-      releaseInStore(key, tw[0], tw[1]);
-    });
-    CompletionStage<Map<String, Integer>> inUse;
-    try {
-      inUse = pools.timed(pools.store().inUse());
-    } catch (RuntimeException e) {
-      inUse = CompletableFuture.failedFuture(e);
-    }
-    ctx.pipeToSelf(inUse, (m, error) -> new PoolsInUse(error == null ? m : null));
-  }
-
   // ---- draining and stats
 
   /**
@@ -1536,7 +1098,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       Admission.Ready r;
       while ((r = admission.pollReady()) != null) {
         admission.release(r.item().taskId());
-        releasePools(r.item().key(), r.item().taskId(), r.item().window());
+        pools.releasePools(r.item().key(), r.item().taskId(), r.item().window());
         interrupt(r.item().taskId(), r.item().window(), r.grant().attempt(), "handed back before it ran: executor "
             + fence.id() + " is stopping", AttemptLog.EMPTY);
       }
@@ -1571,14 +1133,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       cancelledCount++;
       abandon(r, now);
     }
-    for (Map.Entry<String, Integer> w : new ArrayList<>(startsWaitingForPools.entrySet())) {
-      String[] key = w.getKey().split("\\|", 2);
-      startsWaitingForPools.remove(w.getKey());
-      admission.release(key[0]);
-      releasePools(w.getKey(), key[0], key[1]);
-      interrupt(key[0], key[1], w.getValue(), "handed back before it ran: executor " + fence.id() + " is stopping",
-          AttemptLog.EMPTY);
-    }
+    pools.handBackWaitingStarts((taskId, window, attempt) -> interrupt(taskId, window, attempt,
+        "handed back before it ran: executor " + fence.id() + " is stopping", AttemptLog.EMPTY));
     gauges();
     checkDrained();
     return this;
@@ -1615,7 +1171,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   private void checkDrained() {
     if (draining && running.isEmpty() && running.pendingResults() == 0 && admission.noneAdmitted() && reporting == 0 && heldBack.isEmpty()
-        && startsWaitingForPools.isEmpty() && interrupting == 0 && !drainWaiters.isEmpty()) {
+        && pools.noStartWaiting() && interrupting == 0 && !drainWaiters.isEmpty()) {
       drainWaiters.forEach(w -> w.tell(Done.getInstance()));
       drainWaiters.clear();
       timers.cancel(GraceEnded.INSTANCE);
