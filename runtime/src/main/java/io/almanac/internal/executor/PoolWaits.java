@@ -32,38 +32,11 @@ import org.slf4j.event.Level;
  *
  * <p>Not an actor: the executor's helper, holding the pools' part of its state, called only from
  * the actor's thread. What it needs of the executor besides (admitting, running, the drain's
- * check) it asks of its {@link Host}.
+ * check) it asks of its {@link ExecutorHost}.
  *
  * INTERNAL API.
  */
 final class PoolWaits {
-
-  /** What the pools need of the executor that owns them. */
-  interface Host {
-    /** Runs started attempts while a slot is free, then admits queued windows while there is room. */
-    void admit();
-
-    /** Answers the drain's waiters if the drain is over. */
-    void checkDrained();
-
-    /** Updates the node's gauges of the queues and running jobs. */
-    void gauges();
-
-    /** @return whether the executor holds its lease and may run jobs */
-    boolean mayRun();
-
-    /** @return whether the node is draining (nothing more is admitted) */
-    boolean draining();
-
-    /** Runs a started attempt in a free slot. */
-    void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now, Instant since);
-
-    /** Lets go a started attempt whose lease ended before it got a slot. */
-    void dropExpired(AttemptItem item, int attempt, Instant leaseUntil);
-
-    /** @return the executor's identity now */
-    String executorId();
-  }
 
   /** The pools' store answered an acquire for an admitted window of a pooled task. */
   record PoolAnswered(Admission.Offered<ActorRef<TaskProtocol.Command>> offered, io.almanac.spi.PoolStore.Answer answer,
@@ -108,7 +81,7 @@ final class PoolWaits {
   private final PoolGate pools;
   private final Admission<ActorRef<TaskProtocol.Command>> admission;
   private final RunningJobs running;
-  private final Host host;
+  private final ExecutorHost host;
   /** The pools' spending: costs, budgets, pauses. */
   private final PoolCosts costs;
   /** Started attempts whose pool holds were given back before their Started came, by window: their attempt (waiting for them). */
@@ -116,7 +89,7 @@ final class PoolWaits {
 
   PoolWaits(ActorContext<ExecutorProtocol.Command> ctx, Clock clock, LongSupplier nanoTime, ExecutorSettings settings,
       NodeMeters meters, AlertSink alerts, PoolGate pools, Admission<ActorRef<TaskProtocol.Command>> admission,
-      RunningJobs running, Host host) {
+      RunningJobs running, ExecutorHost host) {
     this.ctx = ctx;
     this.clock = clock;
     this.nanoTime = nanoTime;
