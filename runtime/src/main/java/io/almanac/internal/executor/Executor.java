@@ -327,7 +327,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     this.results = new ResultRouting(ctx, settings, maxReasonLength, tasks, fence, hold, host);
     this.drain = new Draining(ctx, timers, clock, settings, tasks, fence, hold, admission, running, pools, results, host);
     this.slots = new JobSlots(ctx, clock, settings, maxReasonLength, jobs, meters, alerts, jobThreads, port, jobLog,
-        admission, running, pools, results, host);
+        admission, running, pools, results, drain, host);
     drain.slots(slots);
     this.lease = new NodeLease(ctx, settings, fence, hold, nanoTime, admission, running, pools, results, drain, slots, host);
     timers.startTimerWithFixedDelay(Check.INSTANCE, io.almanac.spi.Saturating.timerDelay(settings.checkInterval()));
@@ -347,7 +347,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Offer.class, this::onOffer)
-        .onMessage(Started.class, this::onStarted)
+        .onMessage(Started.class, m -> then(() -> slots.onStarted(m)))
         .onMessage(Declined.class, this::onDeclined)
         .onMessage(TaskRecovered.class, m -> forget(o -> o.taskId().equals(m.taskId())))
         .onMessage(TaskStopped.class, m -> forget(o -> o.task().equals(m.task())))
@@ -491,55 +491,6 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     }
   }
 
-  private Behavior<Command> onStarted(Started m) {
-    TaskProtocol.AttemptGrant grant = m.grant();
-    AttemptItem item = new AttemptItem(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
-    boolean reservedHere = admission.endReservation(item.key(), clock.instant());
-    lease.broken();
-    if (!lease.mayRun() || (grant.executor() != null && !grant.executor().equals(fence.id()))) {
-      // Started under an identity that lost its lease since (or while it has none): never run. Its
-      // entity times the attempt out once that identity's lease has ended.
-      if (reservedHere) {
-        admission.release(item.taskId());
-      }
-      pools.releasePools(item.key(), item.taskId(), item.window());
-      log(ctx, Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
-          + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
-          grant.executor());
-      drain.check();
-      return this;
-    }
-    if (drain.draining()) {
-      // Started in its entity as the node began to stop: handed back (PENDING again, RESUME) instead of run here
-      if (reservedHere) {
-        admission.release(item.taskId());
-      }
-      pools.releasePools(item.key(), item.taskId(), item.window());
-      drain.handBack(item.taskId(), item.window(), grant.attempt());
-      drain.check();
-      return this;
-    }
-    if (!reservedHere) {
-      // Its reservation was freed (its entity restarted in between): the attempt is started in the
-      // journal all the same, so it runs (or waits) like any other.
-      admission.countUnreserved(item.taskId());
-      if (pools.waitForHolds(item, grant)) {
-        // its pool holds were given back meanwhile: it runs only once it holds them again
-        gauges();
-        return this;
-      }
-    }
-    Instant now = clock.instant();
-    if (slotFree()) {
-      slots.run(item, grant, now, now);
-    } else {
-      admission.ready(new Admission.Ready(item, grant, now)); // also while draining: the attempt is started in its entity
-      meters.startedWaiting(admission.readyCount());
-    }
-    gauges();
-    return this;
-  }
-
   private Behavior<Command> onDeclined(Declined m) {
     if (admission.endReservation(m.taskId() + "|" + m.window())) {
       admission.release(m.taskId());
@@ -571,12 +522,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       return;
     }
     Admission.Ready r;
-    while (slotFree() && (r = admission.pollReady()) != null) {
+    while (slots.slotFree() && (r = admission.pollReady()) != null) {
       slots.run(r.item(), r.grant(), now, r.since()); // also while draining: the attempt is started in its entity
     }
     if (!drain.draining()) {
       for (Admission.Offered<ActorRef<TaskProtocol.Command>> next
-          : admission.admit(running.times(now), pendingResults(), now)) {
+          : admission.admit(running.times(now), slots.pendingResults(), now)) {
         if (next.pooled()) {
           pools.admitted(next, now); // its slot is reserved meanwhile; admitted once the store says every pool has room
         } else {
@@ -586,19 +537,6 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       pools.tellSkipped();
     }
     gauges();
-  }
-
-  /** Whether a started attempt may take a slot now (a slot is free, results pending stay in their bound). */
-  private boolean slotFree() {
-    return admission.slotFree(running.size(), pendingResults());
-  }
-
-  /**
-   * Results of jobs that ended in their slot not acknowledged by their task yet: reported by the
-   * job's thread, or by the executor (its retries, those held back while the lease was suspect).
-   */
-  private int pendingResults() {
-    return running.pendingResults() + results.pending();
   }
 
   /** The node's gauges of the queues and running jobs, after a change. */

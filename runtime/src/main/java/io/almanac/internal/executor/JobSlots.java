@@ -23,11 +23,12 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.slf4j.event.Level;
 
 /**
- * The executor's job slots: started attempts run on the executor's own threads ({@link JobRun}),
- * the ends of their jobs (the slot, its task's count and its pool holds given back at once, the
- * result routed to its task, a late result of a cancelled job), cancels, leases that passed, stuck
- * jobs, and the offers of a window that came while an attempt of it ran here. It keeps the counts of
- * jobs started, finished and cancelled.
+ * The executor's job slots: a started attempt ({@link ExecutorProtocol.Started}) takes a free slot
+ * or waits for one (never run without the lease or while the node drains) and runs on the
+ * executor's own threads ({@link JobRun}); the ends of jobs (the slot, its task's count and its pool
+ * holds given back at once, the result routed to its task, a late result of a cancelled job),
+ * cancels, leases that passed, stuck jobs, and the offers of a window that came while an attempt of
+ * it ran here. It keeps the counts of jobs started, finished and cancelled.
  *
  * <p>Not an actor: the executor's helper over its {@link RunningJobs}, called only from the actor's
  * thread; what involves admission again it asks of its {@link ExecutorHost}.
@@ -51,6 +52,7 @@ final class JobSlots {
   private final RunningJobs running;
   private final PoolWaits pools;
   private final ResultRouting results;
+  private final Draining drain;
   private final ExecutorHost host;
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
@@ -61,7 +63,7 @@ final class JobSlots {
   JobSlots(ActorContext<ExecutorProtocol.Command> ctx, Clock clock, ExecutorSettings settings, int maxReasonLength,
       JobRegistry jobs, NodeMeters meters, AlertSink alerts, ThreadPoolExecutor jobThreads, JobPort port,
       JobLogSettings jobLog, Admission<ActorRef<TaskProtocol.Command>> admission, RunningJobs running, PoolWaits pools,
-      ResultRouting results, ExecutorHost host) {
+      ResultRouting results, Draining drain, ExecutorHost host) {
     this.ctx = ctx;
     this.clock = clock;
     this.settings = settings;
@@ -76,6 +78,7 @@ final class JobSlots {
     this.running = running;
     this.pools = pools;
     this.results = results;
+    this.drain = drain;
     this.host = host;
   }
 
@@ -101,6 +104,71 @@ final class JobSlots {
       return true;
     }
     return false;
+  }
+
+  /**
+   * An entity started an attempt here: it runs in a free slot, or waits for one; one started under
+   * an identity that does not hold the lease now, or as the node drains, is not run here.
+   */
+  void onStarted(ExecutorProtocol.Started m) {
+    TaskProtocol.AttemptGrant grant = m.grant();
+    AttemptItem item = new AttemptItem(grant.taskId(), grant.window(), m.job(), grant.kind(), m.zone());
+    boolean reservedHere = admission.endReservation(item.key(), clock.instant());
+    host.fenceBroken();
+    if (!host.mayRun() || (grant.executor() != null && !grant.executor().equals(host.executorId()))) {
+      // Started under an identity that lost its lease since (or while it has none): never run. Its
+      // entity times the attempt out once that identity's lease has ended.
+      if (reservedHere) {
+        admission.release(item.taskId());
+      }
+      pools.releasePools(item.key(), item.taskId(), item.window());
+      log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
+          + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
+          grant.executor());
+      drain.check();
+      return;
+    }
+    if (drain.draining()) {
+      // Started in its entity as the node began to stop: handed back (PENDING again, RESUME) instead of run here
+      if (reservedHere) {
+        admission.release(item.taskId());
+      }
+      pools.releasePools(item.key(), item.taskId(), item.window());
+      drain.handBack(item.taskId(), item.window(), grant.attempt());
+      drain.check();
+      return;
+    }
+    if (!reservedHere) {
+      // Its reservation was freed (its entity restarted in between): the attempt is started in the
+      // journal all the same, so it runs (or waits) like any other.
+      admission.countUnreserved(item.taskId());
+      if (pools.waitForHolds(item, grant)) {
+        // its pool holds were given back meanwhile: it runs only once it holds them again
+        host.gauges();
+        return;
+      }
+    }
+    Instant now = clock.instant();
+    if (slotFree()) {
+      run(item, grant, now, now);
+    } else {
+      admission.ready(new Admission.Ready(item, grant, now)); // also while draining: the attempt is started in its entity
+      meters.startedWaiting(admission.readyCount());
+    }
+    host.gauges();
+  }
+
+  /** Whether a started attempt may take a slot now (a slot is free, results pending stay in their bound). */
+  boolean slotFree() {
+    return admission.slotFree(running.size(), pendingResults());
+  }
+
+  /**
+   * Results of jobs that ended in their slot not acknowledged by their task yet: reported by the
+   * job's thread, or by the executor (its retries, those held back while the lease was suspect).
+   */
+  int pendingResults() {
+    return running.pendingResults() + results.pending();
   }
 
   /** Runs a started attempt in a free slot; {@code since}: when its start arrived here (null: not known). */
@@ -133,7 +201,7 @@ final class JobSlots {
     pools.releasePools(item.key(), item.taskId(), item.window());
     log(Level.WARN, item.taskId(), item.window(), attempt, "task '{}' window '{}' attempt {} waited for a job slot past "
         + "its lease ({}): not run", item.taskId(), item.window(), attempt, leaseUntil);
-    host.checkDrained();
+    drain.check();
   }
 
   /**
@@ -180,7 +248,7 @@ final class JobSlots {
       pools.costs().addPoolUsage(gone, m.result()); // a late result's cost counts too
       results.deliver(m);
     }
-    host.checkDrained();
+    drain.check();
   }
 
   /**
@@ -280,7 +348,7 @@ final class JobSlots {
       cancelled++;
       log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
           m.taskId(), m.window(), m.attempt(), m.reason());
-      host.checkDrained();
+      drain.check();
       host.admit();
       return;
     }
@@ -289,7 +357,7 @@ final class JobSlots {
       pools.releasePools(key, m.taskId(), m.window());
       log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled before it ran: {}",
           m.taskId(), m.window(), m.attempt(), m.reason());
-      host.checkDrained();
+      drain.check();
       host.admit();
       return;
     }
@@ -299,7 +367,7 @@ final class JobSlots {
           m.window(), m.attempt(), m.reason());
       abandon(r, clock.instant()); // its entity recorded the cancel: the slot is free whatever the thread does
       reoffer(key);
-      host.checkDrained();
+      drain.check();
       host.admit();
     }
   }

@@ -1,6 +1,5 @@
 package io.almanac.internal.executor;
 
-import io.almanac.Alert;
 import io.almanac.AlertSink;
 import io.almanac.JobResult;
 import io.almanac.WindowKey;
