@@ -109,7 +109,7 @@ import org.slf4j.event.Level;
 public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
 
   /** An entity that held offers or reservations here stopped. */
-  record TaskStopped(ActorRef<TaskProtocol.Command> task) implements ExecutorProtocol.Internal {}
+  private record TaskStopped(ActorRef<TaskProtocol.Command> task) implements ExecutorProtocol.Internal {}
 
   record JobDone(String taskId, String window, int attempt, JobResult result, Duration took, List<String> replayedSteps,
       AttemptLog log) implements ExecutorProtocol.Internal {

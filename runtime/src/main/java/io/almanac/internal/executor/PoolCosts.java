@@ -46,6 +46,10 @@ final class PoolCosts {
     this.running = running;
   }
 
+  private void log(Level level, String taskId, String window, int attempt, String format, Object... args) {
+    Executor.log(ctx, level, taskId, window, attempt, format, args);
+  }
+
   /** A step's cost counts toward the pools the attempt holds, once, when the step is recorded (a replay adds none). */
   void onStepUsed(Executor.StepUsed m) {
     RunningAttempt r = running.get(m.key());
@@ -109,7 +113,7 @@ final class PoolCosts {
         + io.almanac.Usage.fromMicros(day.costMicros()).toPlainString() + " reached the budget per day "
         + io.almanac.Usage.fromMicros(budget).toPlainString()
         + (day.raisedMicros() > 0 ? " + " + io.almanac.Usage.fromMicros(day.raisedMicros()).toPlainString() + " raised" : "");
-    Executor.log(ctx, Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' not started: {}", o.taskId(), o.window(), detail);
+    log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' not started: {}", o.taskId(), o.window(), detail);
     o.task().tell(new TaskProtocol.PoolBudgetSpent(WindowKey.of(o.window()), a.pool(), detail));
     if (pools.alertBudget(a.pool(), day.day())) {
       ctx.getLog().warn("executor: {}; windows of its tasks that would start are skipped until the day ends or an operator "

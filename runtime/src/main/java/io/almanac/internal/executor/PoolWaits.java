@@ -101,6 +101,10 @@ final class PoolWaits {
     this.costs = new PoolCosts(ctx, clock, meters, alerts, pools, admission, running);
   }
 
+  private void log(Level level, String taskId, String window, int attempt, String format, Object... args) {
+    Executor.log(ctx, level, taskId, window, attempt, format, args);
+  }
+
   /** @return the pools' spending (costs, budgets, pauses) */
   PoolCosts costs() {
     return costs;
@@ -358,7 +362,7 @@ final class PoolWaits {
   void toldWait(Admission.Offered<ActorRef<TaskProtocol.Command>> o, String pool, io.almanac.PoolWaitReason reason,
       Instant until) {
     if (pools.tellWait(o.key(), pool, reason)) {
-      Executor.log(ctx, Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
+      log(Level.DEBUG, o.taskId(), o.window(), 0, "task '{}' window '{}' waits for pool '{}': {}", o.taskId(), o.window(),
           pool, reason);
       o.task().tell(new TaskProtocol.PoolWait(WindowKey.of(o.window()), pool, reason, until));
     }
@@ -462,7 +466,7 @@ final class PoolWaits {
       startsWaitingForPools.remove(key);
       admission.release(item.taskId());
       releasePools(key, item.taskId(), item.window());
-      Executor.log(ctx, Level.WARN, item.taskId(), item.window(), m.grant().attempt(), "task '{}' window '{}' attempt {} waited for its "
+      log(Level.WARN, item.taskId(), item.window(), m.grant().attempt(), "task '{}' window '{}' attempt {} waited for its "
           + "pools while its executor lost its lease: not run", item.taskId(), item.window(), m.grant().attempt());
       host.checkDrained();
       return;
