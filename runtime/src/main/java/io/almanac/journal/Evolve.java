@@ -40,7 +40,9 @@ import java.util.function.Consumer;
  * The one place a window's status changes: {@code evolve(state, event) -> state}. Every status
  * change is looked up in the transition table ({@link Transition}); the task entity's event handler
  * and the audit's replay both fold the journal through this class, so the codebase has one
- * event-to-status mapping.
+ * event-to-status mapping. {@link #applyAll} also tells the status changes it made, typed ({@link
+ * WindowChange}, each with its cause, named here where each kind of event is applied): what follows
+ * a write reads those rather than the event classes.
  *
  * <p>An event whose transition the table does not allow (only a corrupted journal or a second
  * writer can produce one: decisions check the table before they emit) is reported to the {@link
