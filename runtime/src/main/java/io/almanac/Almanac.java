@@ -834,9 +834,10 @@ public final class Almanac {
   /**
    * Raises a resource pool's budget for today, in the pool's zone, by an amount: the windows of the
    * tasks naming it start again while the day's cost (summed over the cluster) stays below the
-   * raised limit; the next day starts afresh at the pool's budget. Kept in the pool store with the
-   * day's cost (so it holds on every node sharing it) and logged with its note; raises of one day
-   * add up.
+   * raised limit; the next day starts afresh at the pool's budget. Recorded in the pool's journal
+   * with who raised it and the note (shown by the audit; it holds on every node of the cluster);
+   * raises of one day add up. Recorded as by {@value #DEFAULT_ACTOR}; {@link Operator#raisePoolBudget}
+   * names the operator.
    *
    * @param pool the pool, declared on this node with a budget per day
    * @param amount how much to raise today's limit by: more than 0, at most 6 decimal places
@@ -846,31 +847,22 @@ public final class Almanac {
    *     a budget) and the value, and nothing is stored
    */
   public CompletionStage<PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note) {
+    return raisePoolBudget(pool, amount, note, DEFAULT_ACTOR);
+  }
+
+  CompletionStage<PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note, String actor) {
     PoolSpec spec = pool == null ? null : jobs.pools().get(pool);
     RefusedException refused = null;
     long micros = 0;
     if (spec == null) {
       refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "pool", pool,
           "no pool is declared under this name; declared: " + new java.util.TreeSet<>(jobs.pools().keySet()));
-    } else if (amount == null || amount.signum() <= 0) {
-      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount",
-          amount == null ? null : amount.toPlainString(), "must be more than 0");
     } else {
       try {
-        micros = Usage.toMicros("amount", amount);
-        if (micros > TaskSpec.MAX_BUDGET_MICROS) {
-          refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
-              "at most " + Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString());
-        }
-      } catch (InvalidSpecException e) {
-        refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
-            e.reason());
+        micros = io.almanac.journal.BudgetRules.checkRaise(amount, note, node.taskSettings().maxReasonLength());
+      } catch (RefusedException e) {
+        refused = e;
       }
-    }
-    int maxNote = node.taskSettings().maxReasonLength();
-    if (refused == null && note != null && note.length() > maxNote) {
-      refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "note",
-          note.substring(0, Math.min(note.length(), 80)) + "...", note.length() + " characters, at most " + maxNote);
     }
     if (refused == null && spec.budgetPerDay() == null) {
       refused = RefusedException.invalid(RefusedException.Reason.INVALID_ARGUMENT, "budgetPerDay", null, "pool '" + pool
@@ -881,10 +873,11 @@ public final class Almanac {
     }
     java.time.LocalDate today = java.time.LocalDate.ofInstant(clock.instant(), spec.zone());
     long by = micros;
-    return node.poolStore().raiseBudget(pool, today, by).thenCompose(day -> {
-      org.slf4j.LoggerFactory.getLogger(Almanac.class).info("pool '{}': budget for {} ({}) raised by {} to {}{}", pool,
-          today, spec.zone(), Usage.fromMicros(by).toPlainString(),
-          Usage.fromMicros(day.limitMicros(spec.budgetPerDayMicros())).toPlainString(), note == null ? "" : ": " + note);
+    return node.poolStore().raiseBudget(pool, today, by, actor, note).thenCompose(day -> {
+      org.slf4j.LoggerFactory.getLogger(Almanac.class).info("pool '{}': budget for {} ({}) raised by {} to {} ({}){}",
+          pool, today, spec.zone(), Usage.fromMicros(by).toPlainString(),
+          Usage.fromMicros(day.limitMicros(spec.budgetPerDayMicros())).toPlainString(), actor,
+          note == null ? "" : ": " + note);
       return inUse().thenApply(held -> poolUsage(spec, day, held));
     });
   }
@@ -929,7 +922,7 @@ public final class Almanac {
     return new PoolUsage(p.name(), p.maxConcurrent(), p.rateText(), held == null ? null : held.getOrDefault(p.name(), 0),
         day.day(), p.zone().getId(), Usage.fromMicros(day.costMicros()), day.attempts(), budget == null ? null : Usage.fromMicros(budget),
         Usage.fromMicros(day.raisedMicros()), budget == null ? null : Usage.fromMicros(day.limitMicros(budget)),
-        budget != null && day.costMicros() >= day.limitMicros(budget));
+        budget != null && io.almanac.journal.BudgetRules.spent(day.costMicros(), budget, day.raisedMicros()));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -198,6 +198,19 @@ public final class Operator {
     return almanac.raiseBudget(taskId, amount, note, actor);
   }
 
+  /**
+   * {@link Almanac#raisePoolBudget(String, BigDecimal, String)} as this actor (recorded in the pool's
+   * journal with the raise).
+   *
+   * @param pool the pool
+   * @param amount how much to raise today's limit by
+   * @param note why, or null
+   * @return the pool after the raise
+   */
+  public CompletionStage<PoolUsage> raisePoolBudget(String pool, BigDecimal amount, String note) {
+    return almanac.raisePoolBudget(pool, amount, note, actor);
+  }
+
   @Override
   public String toString() {
     return "Operator[" + actor + "]";

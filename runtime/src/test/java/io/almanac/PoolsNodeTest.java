@@ -322,7 +322,9 @@ class PoolsNodeTest {
       }
       return CompletableFuture.completedFuture(JobResult.success("ok"));
     };
-    Almanac almanac = start("almanac.pool-store.poll-interval = 50ms", Map.of("j", job), PoolSpec.of("llm", 1));
+    // the test's clock jumps a minute: holds live an hour between renewals, so none expires by the jump
+    Almanac almanac = start("almanac.pool-store.poll-interval = 50ms\nalmanac.pool-store.hold-ttl = 1h",
+        Map.of("j", job), PoolSpec.of("llm", 1));
     await(almanac.register(TaskSpec.builder("a").cron("0 0 0 * * ? UTC").job("j").pools("llm").build()));
     clock.set(Instant.parse("2026-11-29T00:00:01Z"));
     eventually(() -> assertEquals(List.of("a"), ran));

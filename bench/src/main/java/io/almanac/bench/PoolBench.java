@@ -13,7 +13,7 @@ import java.util.Map;
  * <ul>
  *   <li>{@code almanac-no-pools}: no pool declared, the in-memory pool store ({@code
  *       almanac.pool-store.class = ""}): the node as before pools existed;
- *   <li>{@code almanac-pools-unused}: a pool declared and the journal database's pool store (counted
+ *   <li>{@code almanac-pools-unused}: a pool declared and the node's journaled pool store (counted
  *       by {@link CountingPoolStore}), but no task names it: the fire path's counters must equal the
  *       first variant's;
  *   <li>{@code almanac-pool}: every task names the pool, whose limit ({@link #ROOM}) never refuses: each
@@ -33,8 +33,8 @@ final class PoolBench {
   /** The pool's room: more than can ever run at once, so it only admits. */
   static final int ROOM = 100_000;
 
-  /** The journal database's pool store (almanac-persistence), wrapped to be counted. */
-  static final String DELEGATE = "io.almanac.persistence.pools.JdbcPoolStore";
+  /** The node's own pool store (each pool a journaled entity), wrapped to be counted. */
+  static final String DELEGATE = "io.almanac.internal.pool.JournalPoolStore";
 
   static String poolHocon() {
     return String.join("\n",

@@ -162,10 +162,10 @@ public final class ApiRoutes extends AllDirectives {
         path("queue", () -> get(() -> answer(almanac::interventionQueue, null, null, ws -> ok(versionedList(ws))))),
         path("pools", () -> get(() -> answer(almanac::pools, null, null, ps -> ok(poolsJson(ps))))),
         pathPrefix("pools", () -> pathPrefix(PathMatchers.segment(), pool -> path("raise-budget", () -> post(() ->
-            authorized(() -> body(Set.of("amount", "note"), b -> {
+            acting(actor -> body(Set.of("amount", "note"), b -> {
               java.math.BigDecimal amount = b.requiredDecimal("amount");
               String note = b.optionalText("note");
-              return answer(() -> raisePoolBudget(pool, amount, note), null, null, u -> ok(poolJson(u)));
+              return answer(() -> raisePoolBudget(pool, amount, note, actor), null, null, u -> ok(poolJson(u)));
             })))))),
         new EventRoutes(almanac, this, maxBatchEvents).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
@@ -200,8 +200,9 @@ public final class ApiRoutes extends AllDirectives {
   }
 
   /** Raises a pool's budget; an unknown pool is 404 naming {@code pool}. */
-  private CompletionStage<io.almanac.PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note) {
-    return almanac.raisePoolBudget(pool, amount, note).exceptionallyCompose(e -> {
+  private CompletionStage<io.almanac.PoolUsage> raisePoolBudget(String pool, java.math.BigDecimal amount, String note,
+      String actor) {
+    return almanac.as(actor).raisePoolBudget(pool, amount, note).exceptionallyCompose(e -> {
       Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
       if (c instanceof io.almanac.RefusedException r && "pool".equals(r.field())) {
         return CompletableFuture.failedFuture(new Problem.Raised(Problem.notFound(r.getMessage(), "pool", pool)));

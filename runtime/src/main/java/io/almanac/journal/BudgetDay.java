@@ -1,5 +1,6 @@
 package io.almanac.journal;
 
+
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -91,8 +92,8 @@ public record BudgetDay(LocalDate day, long tokensIn, long tokensOut, long costM
     if (d == null || u == null) {
       return current;
     }
-    return new BudgetDay(d.day, sum(d.tokensIn, u.tokensIn()), sum(d.tokensOut, u.tokensOut()),
-        sum(d.costMicros, u.costMicros()), attempt ? d.attempts + 1 : d.attempts, d.raisedMicros, d.exhaustedSkips);
+    return new BudgetDay(d.day, BudgetRules.plus(d.tokensIn, u.tokensIn()), BudgetRules.plus(d.tokensOut, u.tokensOut()),
+        BudgetRules.plus(d.costMicros, u.costMicros()), attempt ? d.attempts + 1 : d.attempts, d.raisedMicros, d.exhaustedSkips);
   }
 
   /** The state's day after an operator raised {@code day}'s budget by {@code micros}. */
@@ -101,7 +102,7 @@ public record BudgetDay(LocalDate day, long tokensIn, long tokensOut, long costM
     if (d == null) {
       return current;
     }
-    return new BudgetDay(d.day, d.tokensIn, d.tokensOut, d.costMicros, d.attempts, sum(d.raisedMicros, micros),
+    return new BudgetDay(d.day, d.tokensIn, d.tokensOut, d.costMicros, d.attempts, BudgetRules.plus(d.raisedMicros, micros),
         d.exhaustedSkips);
   }
 
@@ -137,7 +138,7 @@ public record BudgetDay(LocalDate day, long tokensIn, long tokensOut, long costM
    * @return the day's limit: the budget plus what operators raised it by
    */
   public long limitMicros(long budgetMicros) {
-    return sum(budgetMicros, raisedMicros);
+    return BudgetRules.limit(budgetMicros, raisedMicros);
   }
 
   /**
@@ -145,11 +146,6 @@ public record BudgetDay(LocalDate day, long tokensIn, long tokensOut, long costM
    * @return whether the day's cost reached its limit
    */
   public boolean exhausted(long budgetMicros) {
-    return costMicros >= limitMicros(budgetMicros);
-  }
-
-  private static long sum(long a, long b) {
-    long s = a + b;
-    return ((a ^ s) & (b ^ s)) < 0 ? Long.MAX_VALUE : s; // saturates instead of wrapping
+    return BudgetRules.spent(costMicros, budgetMicros, raisedMicros);
   }
 }

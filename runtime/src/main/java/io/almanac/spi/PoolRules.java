@@ -76,7 +76,7 @@ public final class PoolRules {
    * @return the refusal when the day's cost reached the budget plus its raises, or null
    */
   public static Answer checkBudget(PoolStore.PoolDay day, PoolStore.Budget budget) {
-    if (budget == null || day.costMicros() < day.limitMicros(budget.budgetMicros())) {
+    if (budget == null || !io.almanac.journal.BudgetRules.spent(day.costMicros(), budget.budgetMicros(), day.raisedMicros())) {
       return null;
     }
     return Answer.budgetSpent(day);
@@ -88,7 +88,6 @@ public final class PoolRules {
    * @return their sum, at most {@link Long#MAX_VALUE}
    */
   public static long plus(long a, long b) {
-    long s = a + b;
-    return ((a ^ s) & (b ^ s)) < 0 ? Long.MAX_VALUE : s;
+    return io.almanac.journal.BudgetRules.plus(a, b);
   }
 }

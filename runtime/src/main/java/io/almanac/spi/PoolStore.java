@@ -8,10 +8,10 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Where a node's executor keeps the counts of the resource pools ({@code io.almanac.PoolSpec}), so
- * that a pool's limits hold across every node that shares the store. The runtime has an in-memory
- * store (one JVM: the limits hold per node); the persistence module's {@code
- * io.almanac.persistence.pools.JdbcPoolStore} keeps them in the journal's database, for a cluster.
- * A node uses the class named by {@code almanac.pool-store.class} (see the runtime's reference.conf).
+ * that a pool's limits hold across every node that shares the store. By default each pool is a
+ * sharded persistent entity with its own journal (the limits hold across the cluster and the audit
+ * rebuilds the pool's day); a node uses another store when {@code almanac.pool-store.class} names
+ * one (see the runtime's reference.conf), e.g. to keep the counts in a service of its own.
  *
  * <p>A hold is one admitted attempt's place in a pool, keyed by task and window, owned by the node
  * that admitted it. A pool may have a budget per day: the store sums the cost its attempts report per
@@ -111,8 +111,7 @@ public interface PoolStore extends AutoCloseable {
      * @return the day's limit: the budget plus the day's raises (saturating)
      */
     public long limitMicros(long budgetMicros) {
-      long sum = budgetMicros + raisedMicros;
-      return sum < 0 ? Long.MAX_VALUE : sum;
+      return io.almanac.journal.BudgetRules.limit(budgetMicros, raisedMicros);
     }
   }
 
@@ -195,6 +194,23 @@ public interface PoolStore extends AutoCloseable {
   default CompletionStage<PoolDay> raiseBudget(String pool, java.time.LocalDate day, long amountMicros) {
     return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
         getClass().getName() + " keeps no pool budgets"));
+  }
+
+  /**
+   * Raises the pool's budget for one day, recording who did it and why where the store keeps a
+   * history (the runtime's journaled pools do; the default forgets both and calls {@link
+   * #raiseBudget(String, java.time.LocalDate, long)}).
+   *
+   * @param pool the pool
+   * @param day the day
+   * @param amountMicros the amount, in millionths, above 0
+   * @param actor who raised it
+   * @param note why, or null
+   * @return the day after the raise
+   */
+  default CompletionStage<PoolDay> raiseBudget(String pool, java.time.LocalDate day, long amountMicros, String actor,
+      String note) {
+    return raiseBudget(pool, day, amountMicros);
   }
 
   /**

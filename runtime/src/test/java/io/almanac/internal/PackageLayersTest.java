@@ -33,7 +33,8 @@ class PackageLayersTest {
       "task", Set.of("meter", "lease", "protocol"),
       "trigger", Set.of("meter", "lease", "protocol"),
       "executor", Set.of("meter", "lease", "protocol"),
-      "node", Set.of("task", "trigger", "executor", "meter", "lease", "protocol"));
+      "pool", Set.of("protocol"),
+      "node", Set.of("task", "trigger", "executor", "pool", "meter", "lease", "protocol"));
 
   private static final Pattern USE = Pattern.compile("\\bio\\.almanac\\.internal\\.([a-z]\\w*)\\.[A-Z]");
 

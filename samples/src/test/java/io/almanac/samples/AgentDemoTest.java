@@ -60,11 +60,11 @@ import org.junit.jupiter.api.io.TempDir;
  * day are SKIPPED (EXCLUDED).
  *
  * <p>Time: Almanac runs on a {@link SettableClock} that the test moves one second at a time (each
- * step waits until the trigger has fired the windows due then). The demo's pool store is the JDBC
- * one (almanac-h2.conf), which times the pool's rate and pauses by the database's clock, not by
- * Almanac's: with a settable clock that would mix two clocks. So this test sets {@code
- * almanac.pool-store.class = ""}, the in-memory store, which takes Almanac's clock; the pool's
- * limits (2 at once, 4 per 10 s) are the demo's own, read from application.conf unchanged. The
+ * step waits until the trigger has fired the windows due then). The demo's pools are journaled
+ * entities, which time the pool's rate, pauses and hold expiry by Almanac's clock; the holds are
+ * renewed on real time, so this test lets them live an hour ({@code almanac.pool-store.hold-ttl})
+ * while the clock runs ahead. The pool's limits (2 at once, 4 per 10 s) are the demo's own, read
+ * from application.conf unchanged. The
  * deadline timer is a real-time timer armed for the clock's distance to the deadline, so the test
  * waits (up to its timeout) for the journal's DeadlineMissed before it moves the clock past the
  * job's end.
@@ -100,13 +100,12 @@ class AgentDemoTest {
                 + "almanac.trigger { max-tick-interval = 20ms, persist-interval = 20ms, retry-delay = 100ms }\n"
                 + "almanac.executor { check-interval = 20ms }\n"
                 + "almanac.alerts { watchdog-interval = 100ms }\n"
-                // The in-memory pool store, on Almanac's (settable) clock; see the class comment.
-                + "almanac.pool-store { class = \"\", poll-interval = 50ms }\n"
+                // The pools' entities judge hold expiry by Almanac's (settable) clock; see the class comment.
+                + "almanac.pool-store { poll-interval = 50ms, hold-ttl = 1h }\n"
                 + "pekko.actor.testkit.typed.system-shutdown-default = 30s\n")
         .withFallback(ConfigFactory.parseResources("application.conf")));
-    assertEquals("io.almanac.persistence.pools.JdbcPoolStore",
-        ConfigFactory.load(ConfigFactory.parseResources("application.conf")).getString("almanac.pool-store.class"),
-        "the demo itself keeps the JDBC pool store");
+    assertEquals("", ConfigFactory.load(ConfigFactory.parseResources("application.conf"))
+        .getString("almanac.pool-store.class"), "the demo itself keeps its pools in their journals");
     // As DemoNode does: the start day is a holiday.
     config = DemoTasks.withStartDayHoliday(config, LocalDate.ofInstant(START, DemoTasks.HOLIDAY_ZONE));
     testKit = ActorTestKit.create("almanac", config);

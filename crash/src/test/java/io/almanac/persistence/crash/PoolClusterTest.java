@@ -130,6 +130,9 @@ class PoolClusterTest {
     run.log("pool jobs: " + t.runs().size() + " runs of " + windows.size() + " windows; by node " + t.startsByNode()
         + "; most at once across the cluster " + peak.count() + " (first at " + peak.at() + ": " + peak.runs() + ")");
     JournalCheck check = run.check(ClusterFailoverTest.GRACE, firstReady);
+    // the pool's own journal, written by its one entity across the three nodes: the same limit, by the audit's fold
+    List<io.almanac.persistence.audit.PoolAudit.Report> pools = PoolStoreProbe.audit(run);
+    run.log("the pools' journals: " + pools);
     CrashReport.publish(new CrashReport.Row(run.key, "pool of " + MAX_CONCURRENT + ", 3 nodes", "PostgreSQL", "-",
         check.report().stats().windowsChecked(), check.windowsLost(), check.registrationGap().size(),
         check.report().stats().doubleSuccesses(), check.effectsRepeated(), check.report().stats().longestRunningPastLease(),
@@ -147,6 +150,11 @@ class PoolClusterTest {
     assertTrue(t.startsByNode().size() >= 2, "every job ran on one node, so the limit was not shared: " + t.startsByNode());
     assertEquals(List.of(), notOnce, "windows not run exactly once");
     assertEquals(List.of(), unexpected, "runs of windows that were never due");
+    assertEquals(List.of("shared"), pools.stream().map(io.almanac.persistence.audit.PoolAudit.Report::pool).toList());
+    io.almanac.persistence.audit.PoolAudit.Report shared = pools.get(0);
+    assertEquals(List.of(), shared.violations(), "the pool's journal breaks its invariants");
+    assertEquals(MAX_CONCURRENT, shared.peakHolders(), "most live holds in the pool's journal: " + shared);
+    assertTrue(shared.admissions() >= windows.size(), "every run took a hold in the pool's journal: " + shared);
     if (!check.ok()) {
       fail("the journal does not hold up (kept in " + run.dir + "):\n" + check.describe());
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * ({@link CrashNode} with {@code --tasks pool}, on PostgreSQL) runs one-shot tasks through the pool
  * {@code shared} ({@code max-concurrent = 2}), more than the pool has room for; the moment it runs two
  * jobs at once (both slots held, as its START lines show and the pool store confirms) it gets SIGKILL,
- * then a new node starts on the same journal and pool tables. The dead node's holds
+ * then a new node starts on the same journal (and the pool's, {@code pool|shared}). The dead node's holds
  * expire and nothing takes them over: the two killed windows are recorded interrupted (NODE_LOST) and
  * resumed, without a retry (the tasks have none), once the pool has room again; the new node (another address: its declare does not delete them) starts no job of the
  * pool until they expired ({@code hold-ttl} 10 s, renewed every 2 s), then runs 2 jobs at once again
@@ -177,6 +177,8 @@ class PoolKillNineTest {
         + (firstAfter == null ? "none" : CrashReport.secs(Duration.between(killedAt, firstAfter)) + " after it")
         + "; pool store after the kill " + heldAtKill + ", after the final stop " + heldAfter);
     JournalCheck check = run.check(KillNineTest.GRACE, firstReady);
+    List<io.almanac.persistence.audit.PoolAudit.Report> pools = PoolStoreProbe.audit(run);
+    run.log("the pools' journals: " + pools);
     Map<String, Spent> journal = spent(run, smallEnd.day());
     Map<String, List<String>> killedEvents = eventsOf(run, killedWindows);
     run.log("the killed windows' events: " + killedEvents);
@@ -199,6 +201,8 @@ class PoolKillNineTest {
     assertTrue(firstAfter != null && !firstAfter.isBefore(killedAt.plusSeconds(7)), "a job started " + (firstAfter == null
         ? "never" : Duration.between(killedAt, firstAfter)) + " after the kill, while the dead node's holds were live");
     assertEquals(Map.of(), heldAfter, "holds live in the pool after the final stop (leaked)");
+    assertTrue(pools.stream().allMatch(io.almanac.persistence.audit.PoolAudit.Report::ok),
+        "the pools' journals break their invariants (the dead node's holds counted until they expired): " + pools);
     // budgets: the usage of the acknowledged results (the journal's) is what the task's state says after the
     // crash, neither lost nor counted twice; the task over budget before the kill stays over it. A run across
     // midnight UTC reads a new, empty budget day after the restart (it failed so at 00:02 UTC): the budget part is

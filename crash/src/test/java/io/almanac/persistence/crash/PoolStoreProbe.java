@@ -1,55 +1,55 @@
 package io.almanac.persistence.crash;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
+import io.almanac.journal.PoolJournal;
+import io.almanac.journal.PoolState;
+import io.almanac.persistence.audit.AuditReader;
+import io.almanac.persistence.audit.PoolAudit;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * What the journal database's pool store holds (io.almanac.persistence.pools.JdbcPoolStore's
- * table {@code almanac_pool_hold}), read with plain SQL from the test JVM: per pool, the holds that
- * are live by the database's clock (not expired), as the store counts them when it admits.
+ * What the pools' journals say ({@code pool|<name>}, written by each pool's entity), read with the
+ * audit's reader from the test JVM and folded with the runtime's {@link PoolState#evolve}: per pool,
+ * the holds that count now (not given back, not expired), and the pool's invariants over its whole
+ * journal ({@link PoolAudit}).
  */
 final class PoolStoreProbe {
 
   private PoolStoreProbe() {}
 
-  /** The database's time in epoch milliseconds, as the store reads it. */
-  private static final String NOW_MS = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
-
   /**
-   * @param run a PostgreSQL run (its options name the database, user and schema)
+   * @param run a run (its journal)
    * @return per pool, its live holds now (a pool without live holds is absent)
-   * @throws SQLException if the database cannot be read
+   * @throws Exception if the journal cannot be read
    */
-  static Map<String, Integer> inUse(CrashRun run) throws SQLException {
-    return count(run, "SELECT pool, COUNT(*) FROM almanac_pool_hold WHERE expires_at > " + NOW_MS + " GROUP BY pool");
-  }
-
-  /**
-   * @param run a PostgreSQL run
-   * @return per pool, its rows, live or expired (expired ones are deleted by the next admission)
-   * @throws SQLException if the database cannot be read
-   */
-  static Map<String, Integer> rows(CrashRun run) throws SQLException {
-    return count(run, "SELECT pool, COUNT(*) FROM almanac_pool_hold GROUP BY pool");
-  }
-
-  private static Map<String, Integer> count(CrashRun run, String sql) throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", run.options.get("pg-user"));
-    p.setProperty("password", run.options.getOrDefault("pg-password", ""));
+  static Map<String, Integer> inUse(CrashRun run) throws Exception {
     Map<String, Integer> m = new TreeMap<>();
-    try (Connection c = DriverManager.getConnection(run.options.get("pg-url"), p); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      while (rs.next()) {
-        m.put(rs.getString(1), rs.getInt(2));
+    Instant now = Instant.now();
+    try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
+      for (String pool : reader.poolNames()) {
+        PoolState s = PoolState.empty(pool);
+        for (PoolJournal.Event e : reader.readPool(pool)) {
+          s = s.evolve(e);
+        }
+        int live = s.liveHolds(now);
+        if (live > 0) {
+          m.put(pool, live);
+        }
       }
     }
     return m;
+  }
+
+  /**
+   * @param run a run (its journal)
+   * @return each pool's audit: its invariants over its whole journal
+   * @throws Exception if the journal cannot be read
+   */
+  static List<PoolAudit.Report> audit(CrashRun run) throws Exception {
+    try (AuditReader reader = AuditReader.builder(run.journal()).start()) {
+      return reader.poolNames().stream().map(p -> PoolAudit.verify(p, reader.readPool(p))).toList();
+    }
   }
 }

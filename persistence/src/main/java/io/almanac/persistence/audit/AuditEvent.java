@@ -2,6 +2,7 @@ package io.almanac.persistence.audit;
 
 import io.almanac.journal.TaskJournal;
 
+import io.almanac.journal.Rules;
 import io.almanac.journal.SpecRecord;
 import io.almanac.journal.WriterStamp;
 import java.time.Duration;
@@ -89,7 +90,7 @@ public record AuditEvent(
     if (event instanceof TaskJournal.SpecDefined e) {
       z = zoneOf(e.spec(), z);
     }
-    Told told = event instanceof TaskJournal.Event e ? e.accept(TOLD) : new Told(String.valueOf(event), 0);
+    AuditKinds.Told told = event instanceof TaskJournal.Event e ? AuditKinds.told(e) : new AuditKinds.Told(String.valueOf(event), 0);
     int attempt = told.attempt();
     String detail = told.detail();
     return new AuditEvent(taskId, sequenceNr, type, window, attempt, at, z, detail, event);
@@ -118,7 +119,7 @@ public record AuditEvent(
   }
 
   /** @return {@code  by alice (note: "...")}, or empty when no actor was recorded */
-  private static String by(String actor, String note) {
+  static String by(String actor, String note) {
     if (actor == null) {
       return "";
     }
@@ -132,220 +133,6 @@ public record AuditEvent(
   public String actor() {
     return event instanceof TaskJournal.Acted a ? a.actor() : null;
   }
-
-  /** An event's detail for people and the attempt it is about (0: none). */
-  private record Told(String detail, int attempt) {
-    Told {
-      detail = detail == null ? "" : detail;
-    }
-  }
-
-  /** How the audit words each kind of event. */
-  private static final TaskJournal.Visitor<Told> TOLD = new TaskJournal.Visitor<>() {
-    @Override
-    public Told specDefined(TaskJournal.SpecDefined e) {
-      return new Told(describe(e.spec()), 0);
-    }
-
-    @Override
-    public Told taskPaused(TaskJournal.TaskPaused e) {
-      if (e.onFailures() && e.failures() != null) {
-        return new Told("task paused itself: " + e.failures().count() + " windows in a row ended FINAL_FAILED, from "
-            + e.failures().first() + " to " + e.failures().last(), 0);
-      }
-      return new Told("task paused" + by(e.actor(), e.note()), 0);
-    }
-
-    @Override
-    public Told taskResumed(TaskJournal.TaskResumed e) {
-      return new Told("task resumed" + by(e.actor(), e.note()), 0);
-    }
-
-    @Override
-    public Told budgetRaised(TaskJournal.BudgetRaised e) {
-      return new Told(budgetRaisedText(e), 0);
-    }
-
-    @Override
-    public Told taskRemoved(TaskJournal.TaskRemoved e) {
-      return new Told("task removed: not fired from here on; its history stays", 0);
-    }
-
-    @Override
-    public Told instanceScheduled(TaskJournal.InstanceScheduled e) {
-      return new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + ")"
-          + by(e.actor(), e.note()), 0);
-    }
-
-    @Override
-    public Told fireSkipped(TaskJournal.FireSkipped e) {
-      return new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0);
-    }
-
-    @Override
-    public Told windowMissed(TaskJournal.WindowMissed e) {
-      return new Told(e.reason() + ": " + e.detail() + " (due " + e.dueAt() + ")", 0);
-    }
-
-    @Override
-    public Told skipRangeOpened(TaskJournal.SkipRangeOpened e) {
-      return new Told(e.range().reason() + ": " + e.detail() + " (due " + e.dueAt() + "); opens a skip range: each window"
-          + " due after it and decided alike is one of its windows, without an event of its own", 0);
-    }
-
-    @Override
-    public Told skipRangeClosed(TaskJournal.SkipRangeClosed e) {
-      return new Told("skip range closed: " + e.count() + (e.count() == 1 ? " window, " : " windows from ") + e.window()
-          + (e.count() == 1 ? "" : " to " + e.lastWindow()) + " (last due " + e.lastDue() + ")", 0);
-    }
-
-    @Override
-    public Told windowsSkipped(TaskJournal.WindowsSkipped e) {
-      return new Told(e.outcome() + " " + e.range().reason() + ": " + e.detail() + "; " + e.count() + " windows from " + e.window()
-          + " to " + e.lastWindow() + " (due " + e.dueAt() + " to " + e.lastDue() + ")", 0);
-    }
-
-    @Override
-    public Told attemptStarted(TaskJournal.AttemptStarted e) {
-      return new Told(e.kind() + ", lease until " + e.leaseUntil() + (e.executor() == null ? "" : ", executor " + e.executor()), e.attempt());
-    }
-
-    @Override
-    public Told leaseExtended(TaskJournal.LeaseExtended e) {
-      return new Told("lease until " + e.leaseUntil(), e.attempt());
-    }
-
-    @Override
-    public Told attemptSucceeded(TaskJournal.AttemptSucceeded e) {
-      return new Told("took " + e.duration() + ": " + e.summary() + (e.artifactUri() == null ? "" : " (" + e.artifactUri() + ")")
-          + used(e.usage()), e.attempt());
-    }
-
-    @Override
-    public Told attemptFailed(TaskJournal.AttemptFailed e) {
-      return new Told("took " + e.duration() + ": " + e.reason() + used(e.usage()), e.attempt());
-    }
-
-    @Override
-    public Told attemptTimedOut(TaskJournal.AttemptTimedOut e) {
-      return new Told(timedOut(e, null), e.attempt());
-    }
-
-    @Override
-    public Told attemptInterrupted(TaskJournal.AttemptInterrupted e) {
-      return new Told(e.reason() + " (not a failure: no retry spent)", e.attempt());
-    }
-
-    @Override
-    public Told lateResultRecorded(TaskJournal.LateResultRecorded e) {
-      return new Told(e.outcome() + " arrived late (not counted): " + e.detail() + used(e.usage()), e.attempt());
-    }
-
-    @Override
-    public Told retryScheduled(TaskJournal.RetryScheduled e) {
-      return new Told("retry " + e.retryNumber() + " due " + e.dueAt(), 0);
-    }
-
-    @Override
-    public Told instanceFinalFailed(TaskJournal.InstanceFinalFailed e) {
-      return new Told(e.reason(), 0);
-    }
-
-    @Override
-    public Told instanceResolved(TaskJournal.InstanceResolved e) {
-      return new Told(e.note() + by(e.actor(), null), 0);
-    }
-
-    @Override
-    public Told instanceCancelled(TaskJournal.InstanceCancelled e) {
-      return new Told(e.reason() + by(e.actor(), null), e.attempt());
-    }
-
-    @Override
-    public Told effectIntended(TaskJournal.EffectIntended e) {
-      return new Told("effect '" + e.key() + "' about to run", e.attempt());
-    }
-
-    @Override
-    public Told effectRecorded(TaskJournal.EffectRecorded e) {
-      return new Told("effect '" + e.key() + "' = " + e.value(), e.attempt());
-    }
-
-    @Override
-    public Told stepRecorded(TaskJournal.StepRecorded e) {
-      return new Told("step '" + e.name() + "' recorded (" + (e.result() == null ? 0 : e.result().length())
-          + " characters of result, took " + WindowExplanation.human(e.duration()) + WindowSteps.cost(e.usage()) + ")",
-          e.attempt());
-    }
-
-    @Override
-    public Told stepsReplayed(TaskJournal.StepsReplayed e) {
-      return new Told("steps replayed without running: " + String.join(", ", e.names()), e.attempt());
-    }
-
-    @Override
-    public Told eventReceived(TaskJournal.EventReceived e) {
-      return new Told("event " + e.type() + " id " + e.eventId() + (e.eventTime() == null ? "" : ", event time " + e.eventTime())
-          + (e.summary() == null ? "" : ": " + e.summary()), 0);
-    }
-
-    @Override
-    public Told eventDuplicated(TaskJournal.EventDuplicated e) {
-      return new Told("event id " + e.eventId() + " delivered again (duplicate, counted)", 0);
-    }
-
-    @Override
-    public Told windowWaiting(TaskJournal.WindowWaiting e) {
-      return new Told(e.kind() + ", due " + e.dueAt() + ", window [" + e.start() + ", " + e.end() + "), waiting for "
-          + e.waitingFor() + " until " + e.waitUntil(), 0);
-    }
-
-    @Override
-    public Told waitSatisfied(TaskJournal.WaitSatisfied e) {
-      return new Told("released: " + e.detail(), 0);
-    }
-
-    @Override
-    public Told waitEnded(TaskJournal.WaitEnded e) {
-      return new Told(e.reason() + ": " + e.detail(), 0);
-    }
-
-    @Override
-    public Told conditionCheckFailed(TaskJournal.ConditionCheckFailed e) {
-      return new Told("condition '" + e.condition() + "' check failed: " + e.error(), 0);
-    }
-
-    @Override
-    public Told upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
-      return new Told("upstream " + e.upstream() + " window " + e.upstreamWindow() + " succeeded again: " + e.decision()
-          + (e.detail() == null ? "" : " (" + e.detail() + ")"), 0);
-    }
-
-    @Override
-    public Told poolWaited(TaskJournal.PoolWaited e) {
-      return new Told("waits for pool " + e.pool() + ": " + e.reason()
-          + (e.until() == null ? "" : " until " + e.until()), 0);
-    }
-
-    @Override
-    public Told attemptLogged(TaskJournal.AttemptLogged e) {
-      String first = e.log().firstStackLine();
-      return new Told(e.lines().size() + (e.lines().size() == 1 ? " log line" : " log lines")
-          + (e.droppedLines() > 0 ? " (" + e.droppedLines() + " dropped)" : "")
-          + (first == null ? "" : ", stack trace: " + first), e.attempt());
-    }
-
-    @Override
-    public Told deadlineMissed(TaskJournal.DeadlineMissed e) {
-      return new Told("deadline " + e.deadline() + " missed (due " + e.dueAt() + "): still " + e.status()
-          + (e.attempt() > 0 ? " at attempt " + e.attempt() : ""), e.attempt());
-    }
-
-    @Override
-    public Told windowStarted(TaskJournal.WindowStarted e) {
-      return new Told(String.valueOf(e), 0); // the audit reads it as its schedule and its start (TaskJournal.expand)
-    }
-  };
 
   /**
    * What a timeout can honestly be said to be from its event alone, or with the cause the entity
@@ -363,7 +150,7 @@ public record AuditEvent(
       return "timed out" + (e.leaseUntil() == null ? "" : ", lease was until " + e.leaseUntil())
           + (recordedCause == null ? "" : ": " + recordedCause) + held;
     }
-    if (!e.leaseUntil().isAfter(e.at())) {
+    if (Rules.leaseOver(e.leaseUntil(), e.at())) {
       Duration late = Duration.between(e.leaseUntil(), e.at());
       return "lease expired at " + e.leaseUntil() + (late.isZero() ? "" : ", timed out " + late + " later") + held;
     }
@@ -477,7 +264,7 @@ public record AuditEvent(
   }
 
   /** The spec as persisted: described as written, also when today's rules would refuse it. */
-  private static String describe(SpecRecord s) {
+  static String describe(SpecRecord s) {
     String trigger = s.once() != null ? "once at " + s.once() : "cron '" + s.cron() + "'";
     return trigger + " in " + s.zone() + ", window " + s.window() + ", overlap " + s.overlap()
         + ", " + describe(s.retry()) + ", " + describe(s.catchUp())

@@ -384,6 +384,36 @@ public final class AuditReader implements AutoCloseable {
   }
 
   /**
+   * The names of every resource pool with events in the journal ({@code pool|<name>}), sorted.
+   *
+   * @return the pools
+   * @throws JournalReadException if the journal cannot be read
+   */
+  public List<String> poolNames() {
+    List<String> ids = new ArrayList<>(await("the persistence ids", journal.currentPersistenceIds()
+        .filter(id -> id.startsWith(io.almanac.journal.PoolJournal.PREFIX))
+        .map(id -> id.substring(io.almanac.journal.PoolJournal.PREFIX.length()))
+        .runWith(Sink.seq(), system)));
+    ids.sort(null);
+    return ids;
+  }
+
+  /**
+   * Reads one pool's journal into memory (see {@link PoolAudit}).
+   *
+   * @param pool the pool
+   * @return its events in journal order; empty for an unknown pool
+   * @throws JournalReadException if the journal cannot be read
+   */
+  public List<io.almanac.journal.PoolJournal.Event> readPool(String pool) {
+    String pid = io.almanac.journal.PoolJournal.persistenceId(Objects.requireNonNull(pool, "pool"));
+    return await("persistence id " + pid, Source.lazyCompletionStageSource(
+            () -> journal.currentLastSequenceNumberByPersistenceId(pid).thenApply(h -> pages(pid, h.orElse(0L))))
+        .map(env -> (io.almanac.journal.PoolJournal.Event) env.event())
+        .runWith(Sink.seq(), system));
+  }
+
+  /**
    * Events read so far by this reader, all tasks together.
    *
    * @return the count
@@ -441,18 +471,9 @@ public final class AuditReader implements AutoCloseable {
     return env.getEventMetaData().orElse(null) instanceof WriterStamp w ? w : null;
   }
 
+  /** The instant the trigger's event records, as {@link AuditKinds#TRIGGER} reads it; null: its write time stands for it. */
   private static Instant triggerEventAt(EventEnvelope env) {
-    Object e = env.event();
-    if (e instanceof TriggerJournal.Progressed p) {
-      return p.at();
-    }
-    if (e instanceof TriggerJournal.TasksRegistered r) {
-      return r.at();
-    }
-    if (e instanceof TriggerJournal.TaskRemoved r) {
-      return r.at();
-    }
-    return null;
+    return env.event() instanceof TriggerJournal.Event e ? AuditKinds.triggerAt(e) : null;
   }
 
   private static Instant latest(Instant a, Instant b) {

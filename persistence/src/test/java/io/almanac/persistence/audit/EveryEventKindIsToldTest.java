@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * Every concrete kind of journal event, found by walking the sealed hierarchy, is told by the
  * audit's readers: {@link AuditEvent} words it, the window's explanation has a step for it (a
  * task-level event's step, or what the spec says), and the verifier judges a journal holding it. The
- * readers' visitors have no defaults, so a new kind does not compile until each handles it; this
- * test makes sure each handles it with words.
+ * readers take each kind from one table ({@link AuditKinds}), which {@link AuditEditPlacesTest}
+ * checks holds every kind once; this test makes sure each is told with words.
  */
 class EveryEventKindIsToldTest {
 

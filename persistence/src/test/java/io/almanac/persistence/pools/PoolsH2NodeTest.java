@@ -34,9 +34,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A node on almanac-h2.conf keeps its pools' counts in the journal's database: a pool declared in
- * almanac.pools holds across tasks through JdbcPoolStore, and the holds are in the table while the
- * jobs run, gone once they end.
+ * A node on almanac-h2.conf keeps each pool's day in the pool's own journal ({@code pool|<name>}, in
+ * the H2 file): a pool declared in almanac.pools holds across tasks, its holds are in the journal
+ * while the jobs run and given back once they end, its usage and an operator's raise are journaled
+ * (with who raised it), and the audit's fold of the journal finds the pool's invariants held.
  */
 class PoolsH2NodeTest {
 
@@ -63,14 +64,21 @@ class PoolsH2NodeTest {
     return s.toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
   }
 
-  private int holds(Config config) throws Exception {
-    String db = "pekko-persistence-jdbc.shared-databases.slick.db";
-    try (Connection c = DriverManager.getConnection(config.getString(db + ".url"), config.getString(db + ".user"),
-        config.getString(db + ".password")); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM almanac_pool_hold")) {
-      rs.next();
-      return rs.getInt(1);
+  /** The pool's journal, read back with the audit's reader. */
+  private java.util.List<io.almanac.journal.PoolJournal.Event> journal(String pool) {
+    try (io.almanac.persistence.audit.AuditReader reader = io.almanac.persistence.audit.AuditReader
+        .builder(node.system()).start()) {
+      return reader.readPool(pool);
     }
+  }
+
+  /** The live holds of the pool by its journal, folded as the entity folds it. */
+  private int holds(String pool) {
+    io.almanac.journal.PoolState s = io.almanac.journal.PoolState.empty(pool);
+    for (io.almanac.journal.PoolJournal.Event e : journal(pool)) {
+      s = s.evolve(e);
+    }
+    return s.liveHolds(clock.instant());
   }
 
   @Test
@@ -84,7 +92,7 @@ class PoolsH2NodeTest {
         "almanac.executor { check-interval = 20ms }",
         "almanac.pool-store.poll-interval = 50ms",
         "almanac.pools.llm { max-concurrent = 2, rate = \"1000/1s\" }")));
-    assertEquals("io.almanac.persistence.pools.JdbcPoolStore", config.getString("almanac.pool-store.class"));
+    assertEquals("", config.getString("almanac.pool-store.class"), "the journaled pools are the default");
     node = ActorTestKit.create("pools-h2", config);
     SchemaBootstrap.ensureSchemaBlocking(node.system(), Duration.ofSeconds(30));
     CompletableFuture<Void> release = new CompletableFuture<>();
@@ -105,7 +113,7 @@ class PoolsH2NodeTest {
     }
     clock.set(Instant.parse("2026-11-29T00:00:01Z"));
     eventually(() -> assertEquals(2, started.get()));
-    assertEquals(2, holds(config), "two holds in almanac_pool_hold");
+    assertEquals(2, holds("llm"), "two holds in the pool's journal");
     release.complete(null);
     eventually(() -> {
       for (int i = 0; i < 5; i++) {
@@ -114,13 +122,12 @@ class PoolsH2NodeTest {
       }
     });
     assertTrue(most.get() <= 2, "at most max-concurrent at once: " + most.get());
-    eventually(() -> {
-      try {
-        assertEquals(0, holds(config), "every hold released");
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
+    eventually(() -> assertEquals(0, holds("llm"), "every hold given back in the pool's journal"));
+    io.almanac.persistence.audit.PoolAudit.Report report = io.almanac.persistence.audit.PoolAudit.verify("llm",
+        journal("llm"));
+    assertEquals(java.util.List.of(), report.violations());
+    assertEquals(5, report.admissions());
+    assertEquals(2, report.peakHolders());
   }
 
   @Test
@@ -152,16 +159,12 @@ class PoolsH2NodeTest {
       });
     }
     eventually(() -> assertEquals(new java.math.BigDecimal("1.50"), await(almanac.pools()).get(0).cost()));
-    try (Connection c = DriverManager.getConnection(config.getString("pekko-persistence-jdbc.shared-databases.slick.db.url"),
-        config.getString("pekko-persistence-jdbc.shared-databases.slick.db.user"),
-        config.getString("pekko-persistence-jdbc.shared-databases.slick.db.password")); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pool, usage_day, cost_micros, attempts FROM almanac_pool_usage")) {
-      assertTrue(rs.next());
-      assertEquals("llm", rs.getString(1));
-      assertEquals(java.time.LocalDate.of(2026, 11, 29), rs.getObject(2, java.time.LocalDate.class));
-      assertEquals(1_500_000, rs.getLong(3));
-      assertEquals(2, rs.getLong(4));
-    }
+    java.util.List<io.almanac.journal.PoolJournal.UsageAdded> usage = journal("llm").stream()
+        .filter(e -> e instanceof io.almanac.journal.PoolJournal.UsageAdded)
+        .map(e -> (io.almanac.journal.PoolJournal.UsageAdded) e).toList();
+    assertEquals(2, usage.size(), "one usage event per attempt in the pool's journal: " + usage);
+    assertTrue(usage.stream().allMatch(u -> u.day().equals(java.time.LocalDate.of(2026, 11, 29))
+        && u.costMicros() == 750_000), usage::toString);
     clock.set(Instant.parse("2026-11-29T02:00:01Z"));
     eventually(() -> {
       WindowView w = at.apply("2026-11-29T02:00:00Z");
@@ -169,8 +172,11 @@ class PoolsH2NodeTest {
       assertTrue(w.reason().contains("pool llm's budget for 2026-11-29 (UTC) was spent: cost 1.50 reached the budget per "
           + "day 1.00"), w.reason());
     });
-    assertEquals(new java.math.BigDecimal("2.00"), await(almanac.raisePoolBudget("llm", java.math.BigDecimal.ONE, "more"))
-        .limit());
+    assertEquals(new java.math.BigDecimal("2.00"), await(almanac.as("alice").raisePoolBudget("llm",
+        java.math.BigDecimal.ONE, "more")).limit());
+    assertEquals(java.util.List.of("budget of 2026-11-29 raised by 1.00 by alice: more"), io.almanac.persistence.audit
+        .PoolAudit.verify("llm", journal("llm")).raises().stream().map(r -> r.substring(r.indexOf(' ') + 1)).toList(),
+        "the raise is in the pool's journal with who did it and why");
     clock.set(Instant.parse("2026-11-29T03:00:01Z"));
     eventually(() -> {
       WindowView w = at.apply("2026-11-29T03:00:00Z");

@@ -24,7 +24,7 @@ public final class LeaseExpiry {
    * @return whether the lease is over at {@code now}
    */
   public static boolean over(Instant leaseUntil, Instant now) {
-    return !now.isBefore(leaseUntil);
+    return io.almanac.journal.Rules.leaseOver(leaseUntil, now); // the one rule, published for the audit
   }
 
   /**
@@ -89,6 +89,6 @@ public final class LeaseExpiry {
    * @return whether it was a lease that ended (rather than an executor found gone before it)
    */
   public static boolean leaseEnded(AttemptTimedOut t) {
-    return over(t.leaseUntil(), t.at());
+    return io.almanac.journal.Rules.leaseEnded(t);
   }
 }

@@ -11,6 +11,9 @@ import io.almanac.internal.executor.Executor;
 import io.almanac.internal.executor.ExecutorSettings;
 import io.almanac.internal.executor.InMemoryPoolStore;
 import io.almanac.internal.executor.PoolSettings;
+import io.almanac.internal.pool.JournalPoolStore;
+import io.almanac.internal.pool.PoolEntity;
+import io.almanac.internal.pool.PoolProtocol;
 import io.almanac.internal.executor.JobRegistry;
 import io.almanac.internal.lease.ExecutorFence;
 import io.almanac.internal.lease.ExecutorLiveness;
@@ -284,7 +287,7 @@ public final class Node {
             "liveness-check:" + cluster.selfMember().address().hostPort()),
         System::nanoTime, executorSettings.checkInterval().toNanos(),
         config.getBoolean("almanac.node.join-self") && seedNodes.isEmpty()); // embedded: other identities are past lives
-    io.almanac.spi.PoolStore poolStore = poolStore(system, clock, poolSettings, jobs);
+    io.almanac.spi.PoolStore poolStore = poolStore(system, clock, poolSettings, jobs, sharding, tap);
     ActorRef<ExecutorProtocol.Command> executor = system.systemActorOf(
         MessageTap.wrap(tap, "executor",
             Executor.create(clock, executorSettings, taskSettings.maxReasonLength(), jobs, tasks, fence, meters, alerts, System::nanoTime,
@@ -607,15 +610,32 @@ public final class Node {
   }
 
 
+  /** The class name of the JDBC pool store, removed: its tables' counts are in the pools' journals now. */
+  private static final String REMOVED_JDBC_STORE = "io.almanac.persistence.pools.JdbcPoolStore";
+
   /**
-   * The store of the pools' counts: the class named by almanac.pool-store.class (its static
-   * create(ActorSystem, Config) with the almanac.pool-store block), or this node's memory. Only
-   * used when a pool is declared: without one, nothing is created.
+   * The store of the pools' counts: the pools' own journaled entities ({@link JournalPoolStore},
+   * a sharded {@link PoolEntity} per pool, so the limits hold across the cluster), or the class named
+   * by almanac.pool-store.class (its static create(ActorSystem, Config) with the almanac.pool-store
+   * block). Without a declared pool, an empty store in memory: nothing is created.
    */
   private static io.almanac.spi.PoolStore poolStore(ActorSystem<?> system, Clock clock, PoolSettings settings,
-      JobRegistry jobs) {
-    if (settings.storeClass().isEmpty() || jobs.pools().isEmpty()) {
+      JobRegistry jobs, ClusterSharding sharding, MessageTap tap) {
+    if (jobs.pools().isEmpty()) {
       return new InMemoryPoolStore(clock);
+    }
+    if (settings.storeClass().equals(REMOVED_JDBC_STORE)) {
+      throw new InvalidSpecException("almanac.pool-store.class", settings.storeClass(), "removed: each pool keeps its "
+          + "holds, starts, usage and raises in its own journal now (docs/pools.md); delete this key (the tables "
+          + "almanac_pool, almanac_pool_start, almanac_pool_hold and almanac_pool_usage are no longer used)");
+    }
+    // the pools' entities run on every node with a pool, whatever store it uses (a store class may wrap them)
+    sharding.init(Entity.of(PoolEntity.TYPE_KEY, ctx -> MessageTap.wrap(tap, "pool",
+        LeaseGuard.shardEntity(PoolEntity.create(ctx.getEntityId(), clock), PoolProtocol.Command.class)))
+        .withSettings(TaskShardingSettings.of(system)));
+    if (settings.storeClass().isEmpty()) {
+      return new JournalPoolStore(system, sharding, Cluster.get(system).selfMember().address().toString(),
+          settings.holdTtl(), settings.renewInterval(), settings.operationTimeout());
     }
     String key = "almanac.pool-store.class";
     try {

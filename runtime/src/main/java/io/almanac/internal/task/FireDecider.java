@@ -511,7 +511,7 @@ final class FireDecider {
   private Decided<FireOutcome> waiting(State state, Fire cmd, RunKind kind, Instant now) {
     String key = cmd.window().value();
     // A wait is measured from when it begins: a catch-up window or a late event gets its whole wait too.
-    Instant base = now.isAfter(cmd.dueAt().plus(settings.recentFireGrace())) ? now : cmd.dueAt();
+    Instant base = io.almanac.journal.Rules.onTime(cmd.dueAt(), now, settings.recentFireGrace()) ? cmd.dueAt() : now;
     Instant until = Gates.deadline(state.spec(), cmd.start(), cmd.end(), base);
     String what = Gates.waitingFor(state.spec());
     return Decided.persist(List.of(new TaskJournal.WindowWaiting(key, cmd.start(), cmd.end(), cmd.dueAt(), kind, what, until, now)),

@@ -511,23 +511,11 @@ final class OperatorActions {
   /** Raise the budget, recording who did ({@code actor}, or null). */
   Decided<io.almanac.internal.protocol.TaskProtocol.UsageInfo> raiseBudget(State state, java.math.BigDecimal amount,
       String note, String actor, Instant now) {
-    if (amount == null || amount.signum() <= 0) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount",
-          amount == null ? null : amount.toPlainString(), "must be more than 0"));
-    }
     long micros;
     try {
-      micros = io.almanac.Usage.toMicros("amount", amount);
-    } catch (InvalidSpecException e) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(), e.reason()));
-    }
-    if (micros > TaskSpec.MAX_BUDGET_MICROS) {
-      return Decided.refuse(RefusedException.invalid(Reason.INVALID_ARGUMENT, "amount", amount.toPlainString(),
-          "at most " + io.almanac.Usage.fromMicros(TaskSpec.MAX_BUDGET_MICROS).toPlainString()));
-    }
-    Decided<io.almanac.internal.protocol.TaskProtocol.UsageInfo> tooLong = tooLong("note", note);
-    if (tooLong != null) {
-      return tooLong;
+      micros = io.almanac.journal.BudgetRules.checkRaise(amount, note, settings.maxReasonLength());
+    } catch (RefusedException e) {
+      return Decided.refuse(e);
     }
     Long budget = state.spec().budgetPerDayMicros();
     if (budget == null) {
@@ -535,7 +523,7 @@ final class OperatorActions {
           + "' has no budget per day to raise (set budget-per-day in its spec)"));
     }
     java.time.LocalDate today = io.almanac.journal.BudgetDay.dayOf(state.spec(), now);
-    long limit = state.budgetOn(today).limitMicros(budget) + micros;
+    long limit = io.almanac.journal.BudgetRules.plus(state.budgetOn(today).limitMicros(budget), micros);
     return Decided.persistThen(List.of(new TaskJournal.BudgetRaised(today, micros, limit, note, now, actor)),
         s -> new io.almanac.internal.protocol.TaskProtocol.UsageInfo(usage(taskId, s, now)));
   }

@@ -52,7 +52,7 @@ record CatchUpPlan(List<DueWindow> onTime, List<DueWindow> catchUp) {
       return new CatchUpPlan(List.of(), List.of());
     }
     DueWindow latest = due.get(due.size() - 1);
-    if (fireAt.apply(latest).isBefore(now.minus(grace))) {
+    if (!io.almanac.journal.Rules.onTime(fireAt.apply(latest), now, grace)) {
       return new CatchUpPlan(List.of(), due);
     }
     return new CatchUpPlan(List.of(latest), due.subList(0, due.size() - 1));

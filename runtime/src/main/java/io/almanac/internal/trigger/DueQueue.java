@@ -287,7 +287,7 @@ final class DueQueue {
       switch (due.kind()) {
         case CRON:
           slot.cron = null;
-          if (Duration.between(due.at(), now).compareTo(onTimeGrace) > 0) {
+          if (!io.almanac.journal.Rules.onTime(due.at(), now, onTimeGrace)) {
             return behind(slot, due.window(), now);
           }
           scheduleNext(slot, due.at()); // the window's fire time: its due time, plus its jitter offset if any

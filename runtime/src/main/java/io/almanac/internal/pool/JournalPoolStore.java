@@ -1,0 +1,216 @@
+package io.almanac.internal.pool;
+
+import io.almanac.spi.PoolStore;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pool store of a node: each pool is a sharded {@link PoolEntity} with its own journal, so a
+ * pool's limits hold across every node of the cluster, and its day (holds, starts, pauses, usage,
+ * raises) is in the journal for the audit. An acquire of several pools asks them one after another
+ * in name order and gives back what it took when one refuses (all or none). This node's holds live
+ * {@code hold-ttl} from their last renewal; the store renews them every {@code renew-interval}, one
+ * command per pool where it holds something (nothing is written for a pool where it holds none): a
+ * node killed with kill -9 stops renewing, and its holds stop counting {@code hold-ttl} later. Its
+ * next life frees them when it declares its pools. Thread-safe. INTERNAL API.
+ */
+public final class JournalPoolStore implements PoolStore {
+
+  private static final Logger log = LoggerFactory.getLogger(JournalPoolStore.class);
+
+  private final ClusterSharding sharding;
+  private final String node;
+  private final String incarnation = UUID.randomUUID().toString();
+  private final Duration holdTtl;
+  private final Duration timeout;
+  private final Set<String> declared = new CopyOnWriteArraySet<>();
+  /** The pools of each hold this node took and did not give back, by task and window. */
+  private final Map<String, List<String>> held = new ConcurrentHashMap<>();
+  private final Cancellable renewal;
+
+  /**
+   * @param system the node's actor system (its scheduler runs the renewals)
+   * @param sharding the cluster's sharding, where {@link PoolEntity#TYPE_KEY} is initialised
+   * @param node this node's stable name (its address)
+   * @param holdTtl how long a hold lives without a renewal
+   * @param renewInterval how often this node renews its holds
+   * @param timeout how long one ask of a pool may take
+   */
+  public JournalPoolStore(ActorSystem<?> system, ClusterSharding sharding, String node, Duration holdTtl,
+      Duration renewInterval, Duration timeout) {
+    this.sharding = sharding;
+    this.node = node;
+    this.holdTtl = holdTtl;
+    this.timeout = timeout;
+    this.renewal = system.scheduler().scheduleWithFixedDelay(renewInterval, renewInterval, this::renew,
+        system.executionContext());
+  }
+
+  /**
+   * The store as {@code almanac.pool-store.class} names it (e.g. to wrap it): the node's sharding
+   * (where the node initialised the pools' entities), its address, the block's timings.
+   *
+   * @param system the node's actor system
+   * @param config the {@code almanac.pool-store} block
+   * @return the store
+   */
+  public static JournalPoolStore create(ActorSystem<?> system, com.typesafe.config.Config config) {
+    return new JournalPoolStore(system, ClusterSharding.get(system),
+        org.apache.pekko.cluster.typed.Cluster.get(system).selfMember().address().toString(),
+        config.getDuration("hold-ttl"), config.getDuration("renew-interval"), config.getDuration("operation-timeout"));
+  }
+
+  /** @return this store's incarnation (a random UUID per instance) */
+  public String incarnation() {
+    return incarnation;
+  }
+
+  private EntityRef<PoolProtocol.Command> pool(String name) {
+    return sharding.entityRefFor(PoolEntity.TYPE_KEY, name);
+  }
+
+  @Override
+  public CompletionStage<Void> declare(List<Limit> pools) {
+    CompletableFuture<?>[] all = new CompletableFuture<?>[pools.size()];
+    for (int i = 0; i < pools.size(); i++) {
+      Limit l = pools.get(i);
+      declared.add(l.name());
+      all[i] = pool(l.name()).<org.apache.pekko.Done>ask(r -> new PoolProtocol.Declare(l, node, incarnation, r), timeout)
+          .toCompletableFuture();
+    }
+    return CompletableFuture.allOf(all);
+  }
+
+  @Override
+  public CompletionStage<Answer> acquire(List<String> pools, String taskId, String window) {
+    return acquire(pools, taskId, window, Map.of());
+  }
+
+  @Override
+  public CompletionStage<Answer> acquire(List<String> pools, String taskId, String window, Map<String, Budget> budgets) {
+    List<String> names = new ArrayList<>(new TreeSet<>(pools));
+    return next(names, 0, taskId, window, budgets, new ArrayList<>());
+  }
+
+  /** Asks pool {@code i}, then the next; on a refusal or a failure gives back what was taken. */
+  private CompletionStage<Answer> next(List<String> names, int i, String taskId, String window,
+      Map<String, Budget> budgets, List<String> taken) {
+    if (i == names.size()) {
+      held.put(key(taskId, window), List.copyOf(taken));
+      return CompletableFuture.completedFuture(Answer.ADMITTED);
+    }
+    String name = names.get(i);
+    return pool(name).<PoolProtocol.Answered>ask(r -> new PoolProtocol.Acquire(taskId, window, node, incarnation,
+            budgets.get(name), holdTtl, r), timeout)
+        .handle((a, failure) -> {
+          if (failure == null && a.answer().admitted()) {
+            taken.add(name);
+            return next(names, i + 1, taskId, window, budgets, taken);
+          }
+          List<String> back = new ArrayList<>(taken);
+          if (failure != null) {
+            back.add(name); // it may have admitted after the ask gave up
+          }
+          back.forEach(p -> releaseIn(p, taskId, window));
+          return failure == null ? CompletableFuture.completedFuture(a.answer())
+              : CompletableFuture.<Answer>failedFuture(failure);
+        })
+        .thenCompose(x -> x);
+  }
+
+  @Override
+  public CompletionStage<Void> release(String taskId, String window) {
+    List<String> pools = held.remove(key(taskId, window));
+    // unknown here (an acquire whose answer came late): every declared pool; one without the hold writes nothing
+    List<String> from = pools != null ? pools : List.copyOf(declared);
+    CompletableFuture<?>[] all = from.stream().map(p -> releaseIn(p, taskId, window).toCompletableFuture())
+        .toArray(CompletableFuture<?>[]::new);
+    return CompletableFuture.allOf(all);
+  }
+
+  private CompletionStage<org.apache.pekko.Done> releaseIn(String pool, String taskId, String window) {
+    return pool(pool).ask(r -> new PoolProtocol.Release(taskId, window, node, r), timeout);
+  }
+
+  @Override
+  public CompletionStage<Void> pause(String pool, Duration pause) {
+    return pool(pool).<org.apache.pekko.Done>ask(r -> new PoolProtocol.Pause(pause, r), timeout).thenApply(d -> null);
+  }
+
+  @Override
+  public CompletionStage<Map<String, Integer>> inUse() {
+    Map<String, Integer> out = new ConcurrentHashMap<>();
+    CompletableFuture<?>[] all = declared.stream().map(p -> pool(p)
+            .<PoolProtocol.LiveHolds>ask(PoolProtocol.GetLiveHolds::new, timeout)
+            .thenAccept(n -> out.put(p, n.count())).toCompletableFuture())
+        .toArray(CompletableFuture<?>[]::new);
+    return CompletableFuture.allOf(all).thenApply(x -> new HashMap<>(out));
+  }
+
+  @Override
+  public CompletionStage<Void> addUsage(String pool, LocalDate day, long costMicros) {
+    return pool(pool).<org.apache.pekko.Done>ask(r -> new PoolProtocol.AddUsage(day, costMicros, r), timeout)
+        .thenApply(d -> null);
+  }
+
+  @Override
+  public CompletionStage<PoolDay> dayUsage(String pool, LocalDate day) {
+    return pool(pool).<PoolProtocol.DayIs>ask(r -> new PoolProtocol.GetDay(day, r), timeout).thenApply(PoolProtocol.DayIs::day);
+  }
+
+  @Override
+  public CompletionStage<PoolDay> raiseBudget(String pool, LocalDate day, long amountMicros) {
+    return raiseBudget(pool, day, amountMicros, "unknown", null);
+  }
+
+  @Override
+  public CompletionStage<PoolDay> raiseBudget(String pool, LocalDate day, long amountMicros, String actor, String note) {
+    if (!declared.contains(pool)) {
+      return CompletableFuture.failedFuture(new IllegalStateException("pool '" + pool + "' is not declared in this store"));
+    }
+    return pool(pool).<PoolProtocol.DayIs>ask(r -> new PoolProtocol.RaiseBudget(day, amountMicros, actor, note, r), timeout)
+        .thenApply(PoolProtocol.DayIs::day);
+  }
+
+  /** Renews this node's holds: one command per pool where it holds something. */
+  private void renew() {
+    Set<String> pools = new TreeSet<>();
+    held.values().forEach(pools::addAll);
+    for (String p : pools) {
+      pool(p).<org.apache.pekko.Done>ask(r -> new PoolProtocol.Renew(node, incarnation, holdTtl, r), timeout)
+          .whenComplete((d, e) -> {
+            if (e != null) {
+              log.warn("pool '{}': this node's holds were not renewed ({}); they stop counting {} after the last renewal",
+                  p, e.toString(), holdTtl);
+            }
+          });
+    }
+  }
+
+  private static String key(String taskId, String window) {
+    return taskId + "|" + window;
+  }
+
+  /** Stops the renewals; this node's holds are not given back (their jobs may still run): they expire. */
+  @Override
+  public void close() {
+    renewal.cancel();
+  }
+}
