@@ -505,7 +505,7 @@ public final class Evolve {
 
     @Override
     public State attemptTimedOut(AttemptTimedOut x) {
-      State stop = enter(s, x, new WindowChange.TimedOut(x.leaseUntil(), x.duration()), x.attempt());
+      State stop = enter(s, x, new WindowChange.TimedOut(x.leaseUntil(), x.duration(), Rules.leaseEnded(x)), x.attempt());
       if (stop != null) {
         return stop;
       }

@@ -88,8 +88,10 @@ public record WindowChange(WindowKey key, InstanceStatus from, InstanceStatus to
    *
    * @param leaseUntil the lease it held
    * @param duration the job's reported duration when its result came late, else null
+   * @param leaseEnded whether its lease had ended when it was recorded ({@link Rules#leaseEnded}), rather
+   *     than its executor being found gone before
    */
-  public record TimedOut(Instant leaseUntil, Duration duration) implements Cause {}
+  public record TimedOut(Instant leaseUntil, Duration duration, boolean leaseEnded) implements Cause {}
 
   /**
    * Its node's life stopped the attempt (to INTERRUPTED): not a failure.

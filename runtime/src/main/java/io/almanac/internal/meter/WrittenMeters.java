@@ -4,7 +4,6 @@ import static io.almanac.internal.meter.Counts.name;
 
 import io.almanac.InstanceStatus;
 import io.almanac.RunKind;
-import io.almanac.internal.lease.LeaseExpiry;
 import io.almanac.internal.meter.NodeMeters.Origin;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
@@ -96,8 +95,7 @@ final class WrittenMeters {
       return ok ? c.at() : null;
     } else if (c.cause() instanceof WindowChange.TimedOut x) {
       counts.count("almanac.attempts", tag, "outcome", "timed_out");
-      counts.count("almanac.lease.expiries", "cause", LeaseExpiry.over(x.leaseUntil(), c.at()) ? "lease_expired"
-          : "executor_gone");
+      counts.count("almanac.lease.expiries", "cause", x.leaseEnded() ? "lease_expired" : "executor_gone");
     } else if (c.cause() instanceof WindowChange.Interrupted) {
       counts.count("almanac.attempts", tag, "outcome", "interrupted");
     } else if (c.cause() instanceof WindowChange.RetryPlanned) {
