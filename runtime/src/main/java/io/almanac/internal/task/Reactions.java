@@ -23,7 +23,8 @@ import java.util.List;
  * What follows a persisted write, as pure decisions: the alerts it raises, the attempts whose jobs
  * must be cancelled, the PENDING windows to offer the executor, and when the task next needs a
  * wake-up. The entity carries them out only after the write succeeded, and only from persisted state
- * (principle 1). INTERNAL API.
+ * (principle 1). A status change is read as the write's {@link WindowChange} (its from, to and
+ * cause), never as the class of the event that made it (ReactionsReadChangesTest). INTERNAL API.
  */
 public final class Reactions {
 
