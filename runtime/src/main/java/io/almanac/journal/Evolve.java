@@ -40,7 +40,9 @@ import java.util.function.Consumer;
  * The one place a window's status changes: {@code evolve(state, event) -> state}. Every status
  * change is looked up in the transition table ({@link Transition}); the task entity's event handler
  * and the audit's replay both fold the journal through this class, so the codebase has one
- * event-to-status mapping.
+ * event-to-status mapping. {@link #applyAll} also tells the status changes it made, typed ({@link
+ * WindowChange}, each with its cause, named here where each kind of event is applied): what follows
+ * a write reads those rather than the event classes.
  *
  * <p>An event whose transition the table does not allow (only a corrupted journal or a second
  * writer can produce one: decisions check the table before they emit) is reported to the {@link
@@ -76,6 +78,9 @@ public final class Evolve {
   }
 
   private Evolve() {}
+
+  /** An event that names no attempt: its change is about the window's current one. */
+  private static final int NO_ATTEMPT = -1;
 
   /** The end of the reason of an open skip range's first window (docs/skip-ranges.md). */
   public static final String OPEN_RANGE = " [skip range: this window and the ones due after it, still open]";
@@ -113,7 +118,36 @@ public final class Evolve {
    * @return the state after
    */
   public static State apply(State s, Event e, HotState hot, Violations violations) {
-    return e.accept(new Step(s, hot, violations));
+    return e.accept(new Step(s, hot, violations, null));
+  }
+
+  /**
+   * A state after events, with the window status changes they made, in order.
+   *
+   * @param state the state after the last event
+   * @param changes each window status change, in event order (none for an event that changes no
+   *     status, or one the table refuses)
+   */
+  public record Applied(State state, List<WindowChange> changes) {}
+
+  /**
+   * The state after events, and the typed changes of window status they made ({@link WindowChange}):
+   * what follows a write (alerts, cancellations, meters, pause on failures) reads these rather than
+   * the event classes. The same fold as {@link #apply}, which {@link #fold} and {@link #replay} are.
+   *
+   * @param s the state before
+   * @param events the events, in order
+   * @param hot how much the hot state keeps
+   * @param violations where a transition the table refuses is reported
+   * @return the state after the last event, and the changes
+   */
+  public static Applied applyAll(State s, List<? extends Event> events, HotState hot, Violations violations) {
+    List<WindowChange> changes = new ArrayList<>(events.size() + 1);
+    State after = s;
+    for (Event e : events) {
+      after = e.accept(new Step(after, hot, violations, changes));
+    }
+    return new Applied(after, changes);
   }
 
   /**
@@ -182,13 +216,16 @@ public final class Evolve {
     private final State s;
     private final HotState hot;
     private final Violations violations;
+    /** Where the status changes are told, or null when nobody reads them. */
+    private final List<WindowChange> changes;
     private WindowState w;
     private InstanceStatus to;
 
-    Step(State s, HotState hot, Violations violations) {
+    Step(State s, HotState hot, Violations violations, List<WindowChange> changes) {
       this.s = s;
       this.hot = hot;
       this.violations = violations;
+      this.changes = changes;
     }
 
     @Override
@@ -215,12 +252,18 @@ public final class Evolve {
       return s.withRemovedAt(e.at()).withPaused(false).withFailures(null); // defined again, it starts as a new task would
     }
 
+    /** {@link #enter(State, WindowEvent, WindowChange.Cause, int)} for an event that never changes a status. */
+    private State enter(State state, WindowEvent e) {
+      return enter(state, e, null, NO_ATTEMPT);
+    }
+
     /**
      * Looks the window up and checks the event's transition. Returns the state to answer with when the
      * event stops here (refused, or about no hot instance), or null to go on with {@link #w} and
-     * {@link #to}.
+     * {@link #to}; a status change that goes on is told as a {@link WindowChange} with its cause (the
+     * event's summary) and its attempt (the event's, or {@link #NO_ATTEMPT}: the window's).
      */
-    private State enter(State state, WindowEvent e) {
+    private State enter(State state, WindowEvent e, WindowChange.Cause cause, int attempt) {
       w = state.windows().get(e.window());
       InstanceStatus from = w == null ? null : w.status();
       to = e.statusAfter(from);
@@ -233,6 +276,11 @@ public final class Evolve {
       }
       if (w == null && !e.createsInstance()) {
         return state; // an event about a window that left the hot state (R30), or never had an instance
+      }
+      if (to != null && changes != null) {
+        changes.add(new WindowChange(io.almanac.WindowKey.of(e.window()), from, to,
+            attempt != NO_ATTEMPT ? attempt : w == null ? 0 : w.attempt(), java.util.Objects.requireNonNull(cause,
+                () -> e.getClass().getSimpleName() + " changes a status: Evolve names its cause"), e));
       }
       return null;
     }
@@ -253,7 +301,7 @@ public final class Evolve {
     }
 
     private State scheduled(State state, InstanceScheduled x) {
-      State stop = enter(state, x);
+      State stop = enter(state, x, new WindowChange.Scheduled(x.kind()), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -282,7 +330,7 @@ public final class Evolve {
     @Override
     public State fireSkipped(FireSkipped x) {
       State s = budgetSkip(this.s, x.reason(), x.at());
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.Skipped(x.reason(), null, x.detail(), 1, false, null), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -295,7 +343,7 @@ public final class Evolve {
 
     @Override
     public State windowMissed(WindowMissed x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.Skipped(null, x.reason(), x.detail(), 1, false, null), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -310,7 +358,7 @@ public final class Evolve {
     public State skipRangeOpened(TaskJournal.SkipRangeOpened x) {
       State s = x.skipReason() == null ? this.s : budgetSkip(this.s, x.skipReason(), x.at());
       State first = rangeFirst(s, x, x.start(), x.end(), x.dueAt(), x.outcome(), x.skipReason(), x.missReason(), x.detail(),
-          OPEN_RANGE);
+          OPEN_RANGE, new WindowChange.Skipped(x.skipReason(), x.missReason(), x.detail(), 1, true, null));
       return first.withOpenRange(x.range()); // open even when its first window is already gone (it covers what follows)
     }
 
@@ -341,7 +389,8 @@ public final class Evolve {
       State s = x.skipReason() != io.almanac.SkipReason.BUDGET_EXHAUSTED || this.s.spec() == null ? this.s
           : this.s.withBudget(BudgetDay.skipped(this.s.budget(), BudgetDay.dayOf(this.s.spec(), x.at()), x.count()));
       State first = rangeFirst(s, x, x.start(), x.end(), x.dueAt(), x.outcome(), x.skipReason(), x.missReason(), x.detail(),
-          rangeText(x.count(), x.window(), x.lastWindow()));
+          rangeText(x.count(), x.window(), x.lastWindow()),
+          new WindowChange.Skipped(x.skipReason(), x.missReason(), x.detail(), x.count(), false, null));
       return first.withClosedRange(x.range(), false);
     }
 
@@ -350,8 +399,9 @@ public final class Evolve {
      * reason names its range ({@link #OPEN_RANGE} while open, then its count, first and last window).
      */
     private State rangeFirst(State s, WindowEvent x, java.time.Instant start, java.time.Instant end, java.time.Instant dueAt,
-        InstanceStatus outcome, io.almanac.SkipReason skip, io.almanac.MissReason miss, String detail, String range) {
-      State stop = enter(s, x);
+        InstanceStatus outcome, io.almanac.SkipReason skip, io.almanac.MissReason miss, String detail, String range,
+        WindowChange.Cause cause) {
+      State stop = enter(s, x, cause, NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -365,7 +415,7 @@ public final class Evolve {
 
     @Override
     public State windowWaiting(WindowWaiting x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.Waiting(x.kind(), x.waitingFor()), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -382,7 +432,7 @@ public final class Evolve {
     }
 
     private State started(State state, AttemptStarted x) {
-      State stop = enter(state, x);
+      State stop = enter(state, x, new WindowChange.Started(x.kind(), x.leaseUntil(), x.executor()), x.attempt());
       if (stop != null) {
         return stop;
       }
@@ -420,7 +470,7 @@ public final class Evolve {
     @Override
     public State attemptSucceeded(AttemptSucceeded x) {
       State used = used(s, x.at(), x.usage());
-      State stop = enter(used, x);
+      State stop = enter(used, x, new WindowChange.Ended(x.duration(), x.usage(), null, false), x.attempt());
       if (stop != null) {
         return stop;
       }
@@ -440,7 +490,7 @@ public final class Evolve {
     @Override
     public State attemptFailed(AttemptFailed x) {
       State used = used(s, x.at(), x.usage());
-      State stop = enter(used, x);
+      State stop = enter(used, x, new WindowChange.Ended(x.duration(), x.usage(), x.reason(), x.throttled()), x.attempt());
       if (stop != null) {
         return stop;
       }
@@ -455,7 +505,7 @@ public final class Evolve {
 
     @Override
     public State attemptTimedOut(AttemptTimedOut x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.TimedOut(x.leaseUntil(), x.duration(), Rules.leaseEnded(x)), x.attempt());
       if (stop != null) {
         return stop;
       }
@@ -468,7 +518,7 @@ public final class Evolve {
 
     @Override
     public State attemptInterrupted(TaskJournal.AttemptInterrupted x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.Interrupted(x.cause(), x.detail()), x.attempt());
       if (stop != null) {
         return stop;
       }
@@ -495,7 +545,7 @@ public final class Evolve {
 
     @Override
     public State retryScheduled(RetryScheduled x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.RetryPlanned(x.retryNumber(), x.dueAt()), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -507,7 +557,7 @@ public final class Evolve {
 
     @Override
     public State instanceFinalFailed(InstanceFinalFailed x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.FailedForGood(x.reason()), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -520,7 +570,7 @@ public final class Evolve {
 
     @Override
     public State instanceResolved(InstanceResolved x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.Resolved(x.note()), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }
@@ -529,7 +579,7 @@ public final class Evolve {
 
     @Override
     public State instanceCancelled(InstanceCancelled x) {
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.Cancelled(x.reason()), x.attempt());
       if (stop != null) {
         return stop;
       }
@@ -548,7 +598,7 @@ public final class Evolve {
     @Override
     public State waitEnded(WaitEnded x) {
       State s = x.pool() != null ? this.s : budgetSkip(this.s, x.reason(), x.at()); // a pool's skip is not the task's budget
-      State stop = enter(s, x);
+      State stop = enter(s, x, new WindowChange.Skipped(x.reason(), null, x.detail(), 1, false, x.pool()), NO_ATTEMPT);
       if (stop != null) {
         return stop;
       }

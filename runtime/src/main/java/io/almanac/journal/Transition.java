@@ -22,7 +22,9 @@ import java.util.Optional;
  * The one table of allowed instance transitions (R20). A {@code from} of null means the window has
  * no instance yet ("NEW"). {@link InstanceStatus#SUCCEEDED} and {@link InstanceStatus#RESOLVED}
  * have no way out: no window succeeds twice. Every status change in the runtime goes through {@link
- * #check}.
+ * #check(InstanceStatus, TaskJournal.WindowEvent)}: a decision checks the event it is about to write,
+ * and the target status is the event's own ({@link TaskJournal.WindowEvent#statusAfter}), never named
+ * again by hand.
  */
 public enum Transition {
   /** A trigger or backfill creates the window's instance. */
@@ -139,7 +141,9 @@ public enum Transition {
   }
 
   /**
-   * The transition from {@code from} to {@code to}, or a refusal.
+   * The transition from {@code from} to {@code to}, or a refusal. For the table's own readers (tests,
+   * tools); the runtime's decisions check the event they write instead ({@link #check(InstanceStatus,
+   * TaskJournal.WindowEvent)}), whose target is the event's {@code statusAfter}.
    *
    * @param from the current status, or null when the window has no instance yet
    * @param to the status asked for

@@ -81,8 +81,7 @@ public final class LeaseExpiry {
    * @return the event
    */
   public static AttemptTimedOut timedOut(WindowState w, Duration reported, Instant now) {
-    Transition.check(w.status(), InstanceStatus.TIMED_OUT, w.key());
-    return new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), reported, now);
+    return Transition.check(w.status(), new AttemptTimedOut(w.key(), w.attempt(), w.leaseUntil(), reported, now));
   }
 
   /**

@@ -1,25 +1,9 @@
 package io.almanac.internal.meter;
 
-import io.almanac.InstanceStatus;
-import io.almanac.RunKind;
-import io.almanac.internal.lease.LeaseExpiry;
 import io.almanac.internal.protocol.TaskProtocol.FireKind;
 import io.almanac.journal.TaskJournal;
-import io.almanac.journal.TaskJournal.AttemptFailed;
-import io.almanac.journal.TaskJournal.AttemptStarted;
-import io.almanac.journal.TaskJournal.AttemptSucceeded;
-import io.almanac.journal.TaskJournal.AttemptTimedOut;
 import io.almanac.journal.TaskJournal.Event;
-import io.almanac.journal.TaskJournal.FireSkipped;
-import io.almanac.journal.TaskJournal.InstanceCancelled;
-import io.almanac.journal.TaskJournal.InstanceFinalFailed;
-import io.almanac.journal.TaskJournal.InstanceResolved;
-import io.almanac.journal.TaskJournal.InstanceScheduled;
-import io.almanac.journal.TaskJournal.LateResultRecorded;
-import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.State;
-import io.almanac.journal.TaskJournal.WindowMissed;
-import io.almanac.journal.WindowState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,7 +13,6 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -108,7 +91,7 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.usage.cost}</td><td>counter</td><td>{@code task}</td><td>cost the attempts of a
  *       task reported, in the operator's unit</td></tr>
  *   <tr><td>{@code almanac.usage.model.tokens}</td><td>counter</td><td>{@code model}, {@code
- *       direction}</td><td>tokens by model: at most {@value #MAX_MODEL_TAGS} model names get their own
+ *       direction}</td><td>tokens by model: at most {@value Counts#MAX_MODEL_TAGS} model names get their own
  *       series on a node, later ones count as {@code other}, a usage without a model as {@code
  *       unknown}</td></tr>
  *   <tr><td>{@code almanac.usage.model.cost}</td><td>counter</td><td>{@code model}</td><td>cost by model,
@@ -135,20 +118,13 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   /** Meters that record into a registry with no member: nothing is kept (unit tests, before a node starts). */
   public static final NodeMeters NONE = new NodeMeters(new CompositeMeterRegistry());
 
-  /**
-   * The job-duration histogram's buckets: fixed and few (14 per task), so thousands of tasks stay
-   * thousands of series, not 95 times that; sized for agent jobs that run seconds to hours.
-   */
-  static final Duration[] JOB_BUCKETS = {
-    Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5),
-    Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2),
-    Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofMinutes(30), Duration.ofHours(1),
-    Duration.ofHours(2), Duration.ofHours(4)};
-
   private final MeterRegistry registry;
+  /** The counters by name and tags (shared with {@link Counts}, which makes most of them). */
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-  private final Map<String, Timer> jobDurations = new ConcurrentHashMap<>();
-  private final Timer triggerLag;
+  private final Counts counts;
+  private final HostedGauges hosted;
+  private final WrittenMeters writes;
+  private final TaskTags taskTags;
   private final Timer journalOk;
   private final Timer journalFailed;
   private final LongAdder journalPersists = new LongAdder();
@@ -165,17 +141,6 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   private final LongAdder slotJobNanos = new LongAdder();
   private final java.util.concurrent.atomic.LongAccumulator waitingMax =
       new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
-  /** What the gauges say of each task hosted here, as its last write left it. */
-  private final Map<String, Hosted> hosted = new ConcurrentHashMap<>();
-  /** The tasks whose own series of the last-success gauge are registered. */
-  private final Map<String, Boolean> lastSuccessGauges = new ConcurrentHashMap<>();
-  private final TaskTags taskTags;
-  /**
-   * Windows ("task|window") a gate let go that have not started yet: their first start is not the
-   * trigger's lag. As many as released windows queued (a node that restarts forgets them: their
-   * start is then measured as lag once).
-   */
-  private final Map<String, Boolean> released = new ConcurrentHashMap<>();
   private final AtomicInteger fresh = new AtomicInteger();
   private final AtomicInteger backlog = new AtomicInteger();
   private final AtomicInteger running = new AtomicInteger();
@@ -195,17 +160,10 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    */
   public NodeMeters(MeterRegistry registry, int maxTaskTags) {
     this.registry = Objects.requireNonNull(registry, "registry");
-    this.taskTags = new TaskTags(maxTaskTags);
-    Gauge.builder("almanac.intervention.queue", hosted, h -> sum(h, InstanceStatus.FINAL_FAILED))
-        .description("FINAL_FAILED windows (the intervention queue) of the tasks this node hosts").register(registry);
-    for (InstanceStatus st : Hosted.GAUGED) {
-      Gauge.builder("almanac.windows", hosted, h -> sum(h, st)).tag("status", name(st))
-          .description("windows of the tasks this node hosts that have this status now").register(registry);
-    }
-    Gauge.builder("almanac.tasks.paused", hosted, h -> h.values().stream().filter(Hosted::paused).count())
-        .description("paused tasks among those this node hosts").register(registry);
-    Gauge.builder("almanac.tasks", hosted, Map::size)
-        .description("defined tasks this node hosts").register(registry);
+    TaskTags taskTags = new TaskTags(maxTaskTags);
+    this.taskTags = taskTags;
+    this.counts = new Counts(registry, counters);
+    this.hosted = new HostedGauges(registry, taskTags);
     Gauge.builder("almanac.backlog", fresh, AtomicInteger::get).tag("queue", "fresh")
         .description("windows waiting in this node's executor for a slot").register(registry);
     Gauge.builder("almanac.backlog", backlog, AtomicInteger::get).tag("queue", "backlog")
@@ -214,10 +172,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
         .description("jobs running on this node").register(registry);
     Gauge.builder("almanac.executor.stuck", stuck, AtomicInteger::get)
         .description("cancelled jobs whose thread has not returned (JOB_STUCK)").register(registry);
-    this.triggerLag = Timer.builder("almanac.trigger.lag")
-        .description("start of an on-time window's first attempt minus its due time")
-        .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofHours(1))
-        .register(registry);
+    this.writes = new WrittenMeters(registry, counts, taskTags);
     io.micrometer.core.instrument.FunctionCounter.builder("almanac.journal.persists", journalPersists, LongAdder::sum)
         .description("persist calls (atomic writes) handed to the journal on this node").register(registry);
     io.micrometer.core.instrument.FunctionCounter.builder("almanac.journal.events", journalEvents, LongAdder::sum)
@@ -277,323 +232,22 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   // Task entities: after a journal write
 
   /**
-   * A task entity wrote these events: counts the decisions, attempts and lease expiries they say,
-   * times the jobs that ended and the trigger's lag, and keeps the task's intervention queue.
+   * A task entity wrote these events: counts the decisions, attempts and lease expiries their window
+   * status changes say ({@link WrittenMeters}), times the jobs that ended and the trigger's lag, and
+   * keeps the task's gauges (its intervention queue among them).
    *
    * @param taskId the task
    * @param origin what brought the write about when it decides a fire (on-time or catch-up fire, an
    *     operator's run or backfill), or null
    * @param before the state before the write
    * @param after the state after it
-   * @param events the events written
+   * @param events the events written (what they stand for: {@link TaskJournal#expand})
+   * @param changes the window status changes they made ({@link io.almanac.journal.Evolve#applyAll}), in the same order
    */
-  public void written(String taskId, Origin origin, State before, State after, List<Event> events) {
-    Written metered = new Written(taskId, origin, before, after); // one per write, none per event
-    for (Event e : events) {
-      e.accept(metered);
-    }
-    Hosted was = hosted.get(taskId);
-    hosted(taskId, after, metered.succeededAt != null ? metered.succeededAt : was != null ? was.lastSuccess() : null);
-  }
-
-  /** What one write's events count; each answers whether the task's intervention queue may have changed. */
-  private final class Written implements TaskJournal.Visitor<Boolean> {
-    private final String taskId;
-    private final Origin origin;
-    private final State before;
-    private final State after;
-    private final String tag;
-    /** When a window of this write succeeded, or null. */
-    Instant succeededAt;
-
-    Written(String taskId, Origin origin, State before, State after) {
-      this.taskId = taskId;
-      this.tag = taskTags.tag(taskId);
-      this.origin = origin;
-      this.before = before;
-      this.after = after;
-    }
-
-    @Override
-    public Boolean specDefined(TaskJournal.SpecDefined e) {
-      return true;
-    }
-
-    @Override
-    public Boolean taskPaused(TaskJournal.TaskPaused e) {
-      return false;
-    }
-
-    @Override
-    public Boolean taskResumed(TaskJournal.TaskResumed e) {
-      return false;
-    }
-
-    @Override
-    public Boolean taskRemoved(TaskJournal.TaskRemoved e) {
-      return true;
-    }
-
-    @Override
-    public Boolean instanceScheduled(InstanceScheduled s) {
-      decision(tag, kind(origin, s.kind()), "scheduled", "none");
-      return true; // an operator's retry takes a window out of the queue
-    }
-
-    @Override
-    public Boolean fireSkipped(FireSkipped s) {
-      decision(tag, kind(origin, null), "skipped", name(s.reason()));
-      return false;
-    }
-
-    @Override
-    public Boolean windowMissed(WindowMissed m) {
-      decision(tag, kind(origin, null), "missed", name(m.reason()));
-      return false;
-    }
-
-    @Override
-    public Boolean skipRangeOpened(TaskJournal.SkipRangeOpened r) {
-      decision(tag, kind(origin, null), r.outcome() == io.almanac.InstanceStatus.MISSED ? "missed" : "skipped", reasonOf(r.range()));
-      return false;
-    }
-
-    @Override
-    public Boolean skipRangeClosed(TaskJournal.SkipRangeClosed r) {
-      return false; // its windows were counted as it covered them
-    }
-
-    @Override
-    public Boolean windowsSkipped(TaskJournal.WindowsSkipped r) {
-      decision(tag, kind(origin, null), r.outcome() == io.almanac.InstanceStatus.MISSED ? "missed" : "skipped", reasonOf(r.range()),
-          r.count());
-      return false;
-    }
-
-    @Override
-    public Boolean attemptStarted(AttemptStarted s) {
-      count("almanac.attempts.started", tag, "kind", name(s.kind()));
-      if (s.kind() == RunKind.FIRST && released.remove(taskId + "|" + s.window()) == null && !wasWaiting(s.window())) {
-        // a window a gate held (WAITING) started once it was let go, not when due: not the trigger's lag
-        after.window(s.window()).map(WindowState::dueAt).ifPresent(due -> triggerLag.record(lag(firesAt(after, s.window(), due),
-            s.at())));
-      }
-      return false;
-    }
-
-    @Override
-    public Boolean windowStarted(TaskJournal.WindowStarted w) {
-      // entities meter the events a write stands for (TaskJournal.expand); counted as its two halves all the same
-      return instanceScheduled(w.scheduled()) | attemptStarted(w.started());
-    }
-
-    @Override
-    public Boolean leaseExtended(TaskJournal.LeaseExtended e) {
-      return false;
-    }
-
-    @Override
-    public Boolean attemptSucceeded(AttemptSucceeded s) {
-      count("almanac.attempts", tag, "outcome", "succeeded");
-      succeededAt = s.at();
-      jobDuration(tag, s.duration());
-      usage(tag, s.usage());
-      return false;
-    }
-
-    @Override
-    public Boolean attemptFailed(AttemptFailed f) {
-      count("almanac.attempts", tag, "outcome", f.throttled() ? "throttled" : "failed");
-      jobDuration(tag, f.duration());
-      usage(tag, f.usage());
-      return false;
-    }
-
-    @Override
-    public Boolean attemptTimedOut(AttemptTimedOut t) {
-      count("almanac.attempts", tag, "outcome", "timed_out");
-      count("almanac.lease.expiries", "cause", LeaseExpiry.leaseEnded(t) ? "lease_expired" : "executor_gone");
-      return false;
-    }
-
-    @Override
-    public Boolean attemptInterrupted(TaskJournal.AttemptInterrupted e) {
-      count("almanac.attempts", tag, "outcome", "interrupted");
-      return false;
-    }
-
-    @Override
-    public Boolean lateResultRecorded(LateResultRecorded e) {
-      count("almanac.attempts", tag, "outcome", "late_result");
-      usage(tag, e.usage());
-      return false;
-    }
-
-    @Override
-    public Boolean retryScheduled(RetryScheduled e) {
-      count("almanac.retries.scheduled", null, null);
-      return false;
-    }
-
-    @Override
-    public Boolean instanceFinalFailed(InstanceFinalFailed e) {
-      count("almanac.windows.final.failed", null, null);
-      return true;
-    }
-
-    @Override
-    public Boolean instanceResolved(InstanceResolved e) {
-      return true;
-    }
-
-    @Override
-    public Boolean instanceCancelled(InstanceCancelled c) {
-      released.remove(taskId + "|" + c.window());
-      if (before != null && before.window(c.window()).map(w -> w.status() == InstanceStatus.RUNNING).orElse(false)) {
-        count("almanac.attempts", tag, "outcome", "cancelled");
-      }
-      return true;
-    }
-
-    @Override
-    public Boolean effectIntended(TaskJournal.EffectIntended e) {
-      return false;
-    }
-
-    @Override
-    public Boolean effectRecorded(TaskJournal.EffectRecorded e) {
-      return false;
-    }
-
-    @Override
-    public Boolean stepRecorded(TaskJournal.StepRecorded e) {
-      count("almanac.steps", tag, "kind", "recorded");
-      return false;
-    }
-
-    @Override
-    public Boolean stepsReplayed(TaskJournal.StepsReplayed e) {
-      for (int i = 0; i < e.names().size(); i++) {
-        count("almanac.steps", tag, "kind", "replayed");
-      }
-      return false;
-    }
-
-    @Override
-    public Boolean eventReceived(TaskJournal.EventReceived e) {
-      return false;
-    }
-
-    @Override
-    public Boolean eventDuplicated(TaskJournal.EventDuplicated e) {
-      return false;
-    }
-
-    @Override
-    public Boolean windowWaiting(TaskJournal.WindowWaiting e) {
-      decision(tag, kind(origin, e.kind()), "waiting", "none"); // a gate holds it (dependency, condition)
-      return false;
-    }
-
-    @Override
-    public Boolean waitSatisfied(TaskJournal.WaitSatisfied e) {
-      released.put(taskId + "|" + e.window(), Boolean.TRUE); // its start, in this write or a later one, is not lag
-      return false;
-    }
-
-    @Override
-    public Boolean waitEnded(TaskJournal.WaitEnded e) {
-      // the wait's deadline passed first: a skip with its reason (DEPENDENCY_NOT_MET, CONDITION_NOT_MET)
-      decision(tag, kind(origin, before == null ? null : before.window(e.window()).map(WindowState::runKind).orElse(null)),
-          "skipped", name(e.reason()));
-      return false;
-    }
-
-    /** Whether the window was WAITING before this write (a gate let it go in it). */
-    private boolean wasWaiting(String window) {
-      return before != null && before.window(window).map(w -> w.status() == InstanceStatus.WAITING).orElse(false);
-    }
-
-    @Override
-    public Boolean conditionCheckFailed(TaskJournal.ConditionCheckFailed e) {
-      return false;
-    }
-
-    @Override
-    public Boolean upstreamRerunRecorded(TaskJournal.UpstreamRerunRecorded e) {
-      return false;
-    }
-
-    @Override
-    public Boolean poolWaited(TaskJournal.PoolWaited e) {
-      return false;
-    }
-
-    @Override
-    public Boolean attemptLogged(TaskJournal.AttemptLogged e) {
-      return false;
-    }
-
-    @Override
-    public Boolean deadlineMissed(TaskJournal.DeadlineMissed e) {
-      count("almanac.deadlines.missed", "status", name(e.status()));
-      return false;
-    }
-    public Boolean budgetRaised(TaskJournal.BudgetRaised e) {
-      count("almanac.budget.raises", null, null);
-      return false;
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Usage (what attempts reported with their results)
-
-  /** How many model names get their own series of the by-model usage counters on a node. */
-  static final int MAX_MODEL_TAGS = 32;
-
-  private final Map<String, Boolean> modelTags = new ConcurrentHashMap<>();
-
-  private void usage(String taskId, io.almanac.journal.UsageRecord u) {
-    if (u == null) {
-      return;
-    }
-    add("almanac.usage.tokens|" + taskId + "|in", () -> Counter.builder("almanac.usage.tokens").tag("task", taskId)
-        .tag("direction", "in").description("tokens the attempts of a task reported").register(registry), u.tokensIn());
-    add("almanac.usage.tokens|" + taskId + "|out", () -> Counter.builder("almanac.usage.tokens").tag("task", taskId)
-        .tag("direction", "out").description("tokens the attempts of a task reported").register(registry), u.tokensOut());
-    add("almanac.usage.cost|" + taskId, () -> Counter.builder("almanac.usage.cost").tag("task", taskId)
-        .description("cost the attempts of a task reported").register(registry), u.costMicros() / 1e6);
-    String model = modelTag(u.model());
-    add("almanac.usage.model.tokens|" + model + "|in", () -> Counter.builder("almanac.usage.model.tokens")
-        .tag("model", model).tag("direction", "in").description("tokens reported, by model").register(registry), u.tokensIn());
-    add("almanac.usage.model.tokens|" + model + "|out", () -> Counter.builder("almanac.usage.model.tokens")
-        .tag("model", model).tag("direction", "out").description("tokens reported, by model").register(registry),
-        u.tokensOut());
-    add("almanac.usage.model.cost|" + model, () -> Counter.builder("almanac.usage.model.cost").tag("model", model)
-        .description("cost reported, by model").register(registry), u.costMicros() / 1e6);
-  }
-
-  /** A model's tag: its name while fewer than MAX_MODEL_TAGS names have one, then {@code other}. */
-  private String modelTag(String model) {
-    if (model == null) {
-      return "unknown";
-    }
-    if (modelTags.containsKey(model)) {
-      return model;
-    }
-    synchronized (modelTags) {
-      if (modelTags.size() < MAX_MODEL_TAGS) {
-        modelTags.put(model, Boolean.TRUE);
-        return model;
-      }
-    }
-    return modelTags.containsKey(model) ? model : "other";
-  }
-
-  private void add(String key, Supplier<Counter> make, double amount) {
-    if (amount > 0) {
-      counters.computeIfAbsent(key, k -> make.get()).increment(amount);
-    }
+  public void written(String taskId, Origin origin, State before, State after, List<Event> events,
+      List<io.almanac.journal.WindowChange> changes) {
+    Instant succeededAt = writes.written(taskId, origin, before, after, events, changes);
+    hosted.hosted(taskId, after, succeededAt != null ? succeededAt : hosted.lastSuccess(taskId));
   }
 
   /**
@@ -603,62 +257,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param state its state
    */
   public void interventionQueue(String taskId, State state) {
-    hosted(taskId, state, state.defined() && !state.removed() ? state.table().lastSucceededAt() : null);
-  }
-
-  /**
-   * Keeps what the gauges say of a hosted task: its windows by status (O(1): the table counts them),
-   * whether it is paused, when it last succeeded. A removed or undefined task leaves the gauges.
-   */
-  private void hosted(String taskId, State state, Instant lastSuccess) {
-    if (!state.defined() || state.removed()) {
-      hosted.remove(taskId);
-      return;
-    }
-    var t = state.table();
-    int[] n = new int[Hosted.GAUGED.size()];
-    for (int i = 0; i < n.length; i++) {
-      n[i] = t.count(Hosted.GAUGED.get(i));
-    }
-    Hosted was = hosted.put(taskId, new Hosted(n, state.paused(), lastSuccess));
-    if (lastSuccess != null && (was == null || was.lastSuccess() == null || lastSuccessGauges.get(taskId) == null)) {
-      lastSuccessGauge(taskId);
-    }
-  }
-
-  /** A task's last-success gauge: its own series while the cap allows, else none (its tag is shared). */
-  private void lastSuccessGauge(String taskId) {
-    String tag = taskTags.tag(taskId);
-    if (TaskTags.OTHER.equals(tag) || lastSuccessGauges.putIfAbsent(taskId, Boolean.TRUE) != null) {
-      return;
-    }
-    Gauge.builder("almanac.task.last.success.timestamp", hosted, h -> {
-      Hosted x = h.get(taskId);
-      return x == null || x.lastSuccess() == null ? Double.NaN : x.lastSuccess().toEpochMilli() / 1000.0;
-    }).tag("task", tag).baseUnit("seconds").description("when the task's newest SUCCEEDED window succeeded, in seconds "
-        + "since the epoch (NaN while none has)").register(registry);
-  }
-
-  /**
-   * A hosted task's figures for the gauges.
-   *
-   * @param counts windows by status, in the order of {@link #GAUGED}
-   * @param paused whether the task is paused
-   * @param lastSuccess when its newest SUCCEEDED window succeeded, or null
-   */
-  private record Hosted(int[] counts, boolean paused, Instant lastSuccess) {
-    /** The statuses the {@code almanac.windows} gauge shows. */
-    static final List<InstanceStatus> GAUGED = List.of(InstanceStatus.PENDING, InstanceStatus.WAITING,
-        InstanceStatus.RUNNING, InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED);
-  }
-
-  private static double sum(Map<String, Hosted> hosted, InstanceStatus status) {
-    int i = Hosted.GAUGED.indexOf(status);
-    long n = 0;
-    for (Hosted h : hosted.values()) {
-      n += h.counts()[i];
-    }
-    return n;
+    hosted.hosted(taskId, state, state.defined() && !state.removed() ? state.table().lastSucceededAt() : null);
   }
 
   /** What brought about a task's write that decides fires. */
@@ -670,34 +269,6 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
     }
   }
 
-  /** The decision's kind: a retry is a retry whoever wrote it; else what brought the write about. */
-  private static String kind(Origin origin, RunKind scheduled) {
-    if (scheduled == RunKind.RETRY) {
-      return "retry";
-    }
-    if (origin != null) {
-      return name(origin);
-    }
-    if (scheduled == null) {
-      return "unknown";
-    }
-    return switch (scheduled) {
-      case FIRST -> "on_time";
-      case MANUAL -> "manual";
-      case BACKFILL -> "backfill";
-      case RETRY -> "retry";
-      case RESUME -> "resume";
-    };
-  }
-
-  private void decision(String task, String kind, String decision, String reason) {
-    decision(task, kind, decision, reason, 1);
-  }
-
-  private static String reasonOf(io.almanac.journal.SkipRange r) {
-    return r.skipReason() != null ? name(r.skipReason()) : name(r.missReason());
-  }
-
   /**
    * A window an open skip range covered (docs/skip-ranges.md): decided like the range's first, with
    * no event written; counted as a decision all the same.
@@ -707,41 +278,15 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param catchUp whether a catch-up fired it
    */
   public void covered(String taskId, io.almanac.journal.SkipRange range, boolean catchUp) {
-    decision(taskTags.tag(taskId), kind(catchUp ? Origin.CATCH_UP : Origin.ON_TIME, null),
-        range.outcome() == io.almanac.InstanceStatus.MISSED ? "missed" : "skipped", reasonOf(range));
-  }
-
-  private void decision(String task, String kind, String decision, String reason, long n) {
-    String key = "almanac.decisions|" + task + "|" + kind + "|" + decision + "|" + reason;
-    counters.computeIfAbsent(key, k -> Counter.builder("almanac.decisions").tag("task", task).tag("kind", kind)
-        .tag("decision", decision).tag("reason", reason).description("decisions on windows, as written to the journal")
-        .register(registry)).increment(n);
-  }
-
-  /** A counter of a task's (its tag: {@link TaskTags}) with one more tag. */
-  private void count(String name, String task, String tag, String value) {
-    counters.computeIfAbsent(name + "|" + task + "|" + value, k -> Counter.builder(name).tag("task", task).tag(tag, value)
-        .register(registry)).increment();
+    writes.covered(taskId, range, catchUp);
   }
 
   private void count(String name, String tag, String value) {
-    counters.computeIfAbsent(name + "|" + value, k -> {
-      Counter.Builder b = Counter.builder(name);
-      return (tag == null ? b : b.tag(tag, value)).register(registry);
-    }).increment();
-  }
-
-  private void jobDuration(String taskId, Duration took) {
-    if (took == null) {
-      return;
-    }
-    jobDurations.computeIfAbsent(taskId, id -> Timer.builder("almanac.job.duration").tag("task", id)
-        .description("durations of attempts that succeeded or failed")
-        .serviceLevelObjectives(JOB_BUCKETS).register(registry)).record(took);
+    counts.count(name, tag, value);
   }
 
   private static String name(Enum<?> e) {
-    return e == null ? "unknown" : e.name().toLowerCase(Locale.ROOT);
+    return Counts.name(e);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -904,24 +449,6 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   @Override
   public boolean installed() {
     return true; // NONE is never installed, and StoreMeters answers its own NONE before a start
-  }
-
-  /**
-   * When a window was meant to fire: its due time, plus its jitter offset for a task with jitter
-   * (docs/schedules.md), so that the lag does not count the jitter.
-   */
-  static Instant firesAt(TaskJournal.State state, String window, Instant due) {
-    io.almanac.journal.SpecRecord spec = state.spec();
-    if (spec == null || spec.schedule() == null || spec.schedule().jitter() == null) {
-      return due;
-    }
-    return due.plus(io.almanac.schedule.Jitter.offset(spec.id(), window, spec.schedule().jitter()));
-  }
-
-  /** The trigger's lag: started minus due, never negative (a clock step or skew). */
-  static Duration lag(Instant due, Instant started) {
-    Duration d = Duration.between(due, started);
-    return d.isNegative() ? Duration.ZERO : d;
   }
 
   // ---------------------------------------------------------------------------------------------

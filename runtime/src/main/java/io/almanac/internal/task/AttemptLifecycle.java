@@ -98,8 +98,8 @@ final class AttemptLifecycle {
    * @return the event
    */
   private AttemptStarted startEvent(State state, WindowState w, String executorId, Instant now) {
-    Transition.check(w.status(), InstanceStatus.RUNNING, w.key());
-    return new AttemptStarted(w.key(), w.attempt() + 1, w.runKind(), now.plus(currentLease(state)), executorId, now);
+    return Transition.check(w.status(),
+        new AttemptStarted(w.key(), w.attempt() + 1, w.runKind(), now.plus(currentLease(state)), executorId, now));
   }
 
   /**
@@ -113,8 +113,8 @@ final class AttemptLifecycle {
    * @return the event
    */
   AttemptStarted firstStart(State state, String window, String executorId, Instant now) {
-    Transition.check(InstanceStatus.PENDING, InstanceStatus.RUNNING, window);
-    return new AttemptStarted(window, 1, RunKind.FIRST, now.plus(currentLease(state)), executorId, now);
+    return Transition.check(InstanceStatus.PENDING,
+        new AttemptStarted(window, 1, RunKind.FIRST, now.plus(currentLease(state)), executorId, now));
   }
 
   /**
@@ -197,22 +197,21 @@ final class AttemptLifecycle {
       events.add(late(cmd, "result arrived after the lease expired at " + w.leaseUntil(), now));
       return Decided.persist(logged(events, events.size(), cmd, now), Done.getInstance());
     } else if (r.succeeded()) {
-      Transition.check(w.status(), InstanceStatus.SUCCEEDED, w.key());
+      AttemptSucceeded succeeded = Transition.check(w.status(), new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(),
+          r.summary(), r.artifactUri(), now, UsageRecord.of(r.usage())));
       TaskJournal.DeadlineMissed late = Deadlines.missedAtEnd(state, w, now); // null without a deadline: one check
       if (late != null) {
         events.add(late);
       }
-      events.add(new AttemptSucceeded(w.key(), w.attempt(), cmd.duration(), r.summary(), r.artifactUri(), now,
-          UsageRecord.of(r.usage())));
+      events.add(succeeded);
       return Decided.persist(logged(events, events.size(), cmd, now), Done.getInstance());
     } else if (r.throttled()) {
       int end = events.size() + 1; // after the AttemptFailed, before its RetryScheduled
       events.addAll(throttled(w, cmd.duration(), r, now));
       return Decided.persist(logged(events, end, cmd, now), Done.getInstance());
     } else {
-      Transition.check(w.status(), InstanceStatus.FAILED, w.key());
-      events.add(new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now, null, null,
-          UsageRecord.of(r.usage())));
+      events.add(Transition.check(w.status(), new AttemptFailed(w.key(), w.attempt(), cmd.duration(), r.reason(), now, null,
+          null, UsageRecord.of(r.usage()))));
       int end = events.size();
       events.addAll(afterFailure(state, w, r.reason(), now));
       return Decided.persist(logged(events, end, cmd, now), Done.getInstance());
@@ -239,9 +238,8 @@ final class AttemptLifecycle {
    * without counting a retry: the retry number stays what it was.
    */
   static List<Event> throttled(WindowState w, Duration took, JobResult r, Instant now) {
-    Transition.check(w.status(), InstanceStatus.FAILED, w.key());
-    return List.of(new AttemptFailed(w.key(), w.attempt(), took, r.reason(), now, r.retryAfter(), r.pool(),
-        UsageRecord.of(r.usage())),
+    return List.of(Transition.check(w.status(), new AttemptFailed(w.key(), w.attempt(), took, r.reason(), now, r.retryAfter(),
+        r.pool(), UsageRecord.of(r.usage()))),
         new RetryScheduled(w.key(), w.retries(), io.almanac.spi.Saturating.plus(now, r.retryAfter()), now));
   }
 
@@ -372,9 +370,8 @@ final class AttemptLifecycle {
 
   /** The interruption of a running attempt, then what follows it, in one write. */
   List<Event> interrupt(State state, WindowState w, io.almanac.InterruptCause cause, String detail, Instant now) {
-    Transition.check(w.status(), InstanceStatus.INTERRUPTED, w.key());
-    TaskJournal.AttemptInterrupted interrupted = new TaskJournal.AttemptInterrupted(w.key(), w.attempt(), cause,
-        bounded(detail, settings.maxReasonLength() / 2), now);
+    TaskJournal.AttemptInterrupted interrupted = Transition.check(w.status(), new TaskJournal.AttemptInterrupted(w.key(),
+        w.attempt(), cause, bounded(detail, settings.maxReasonLength() / 2), now));
     List<Event> events = new ArrayList<>();
     events.add(interrupted);
     events.addAll(afterInterruption(state.spec().interruption(), settings.maxResumes(), w.interruptions() + 1,
@@ -401,16 +398,15 @@ final class AttemptLifecycle {
   static List<Event> afterInterruption(io.almanac.OnInterruption policy, int maxResumes, int inARow,
       TaskJournal.AttemptInterrupted interrupted, Function<String, List<Event>> retryPolicy, WindowState w, Instant now) {
     if (policy == io.almanac.OnInterruption.FAIL) {
-      Transition.check(InstanceStatus.INTERRUPTED, InstanceStatus.FINAL_FAILED, w.key());
-      return List.of(InstanceFinalFailed.after(w.key(),
-          "not resumed: the task's on-interruption is FAIL (its job must not run twice)", interrupted.reason(), now));
+      return List.of(Transition.check(InstanceStatus.INTERRUPTED, InstanceFinalFailed.after(w.key(),
+          "not resumed: the task's on-interruption is FAIL (its job must not run twice)", interrupted.reason(), now)));
     }
     if (inARow > maxResumes) {
       return retryPolicy.apply("interrupted " + inARow + " times in a row, more than almanac.task.max-resumes ("
           + maxResumes + "): handed to the retry policy; last " + interrupted.reason());
     }
-    Transition.check(InstanceStatus.INTERRUPTED, InstanceStatus.PENDING, w.key());
-    return List.of(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RESUME, now));
+    return List.of(Transition.check(InstanceStatus.INTERRUPTED,
+        new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RESUME, now)));
   }
 
   /**
@@ -463,8 +459,8 @@ final class AttemptLifecycle {
     List<Event> events = new ArrayList<>();
     for (WindowState w : state.table().live()) {
       if (w.status() == InstanceStatus.RETRY_WAIT && !now.isBefore(w.retryDueAt())) {
-        Transition.check(w.status(), InstanceStatus.PENDING, w.key());
-        events.add(new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY, now));
+        events.add(Transition.check(w.status(), new InstanceScheduled(w.key(), w.start(), w.end(), w.dueAt(), RunKind.RETRY,
+            now)));
       }
     }
     return events;

@@ -134,10 +134,14 @@ final class GateDecider {
       }
       if (depMet && holdsNow) {
         // Through the overlap policy, as a fresh release: if it would skip, the window stays as it was.
-        Transition.check(w.status(), InstanceStatus.PENDING, w.key());
         Decided<TaskProtocol.FireOutcome> d = fires.overlap(state,
             new Fire(WindowKey.of(w.key()), w.start(), w.end(), w.dueAt(), FireKind.ON_TIME, null), now, true);
         if (d.events().stream().anyMatch(e -> e instanceof TaskJournal.InstanceScheduled)) {
+          for (Event e : d.events()) { // the release, checked as the event it writes
+            if (e instanceof TaskJournal.InstanceScheduled x && x.window().equals(w.key())) {
+              Transition.check(w.status(), x);
+            }
+          }
           events.add(new TaskJournal.WaitSatisfied(w.key(), "released late: " + join(dep, conditionDetail), now));
           events.addAll(d.events());
         }

@@ -31,7 +31,7 @@ record HeldFire(Fire fire, Decided<FireOutcome> decided, State decidedOn) {
 
   /**
    * Whether a fire takes this path: a fresh first run alone that may start at once (see {@link
-   * Reactions#startsAtOnce}), on a node with an executor.
+   * #startsAtOnce}), on a node with an executor.
    *
    * @param decided the fire's decision, settlement included
    * @param own the fire's own events (without the settlement)
@@ -41,7 +41,32 @@ record HeldFire(Fire fire, Decided<FireOutcome> decided, State decidedOn) {
   static boolean applies(Decided<FireOutcome> decided, List<Event> own, State decidedOn, boolean hasExecutor) {
     // A task with resource pools is admitted after a round trip to the pools' store: its fire
     // records the window's schedule first (one more write, for pooled tasks only) and offers it.
-    return !decided.refused() && hasExecutor && decidedOn.spec().pools() == null && Reactions.startsAtOnce(decidedOn, own);
+    return !decided.refused() && hasExecutor && decidedOn.spec().pools() == null && startsAtOnce(decidedOn, own);
+  }
+
+  /**
+   * Whether a fire's decision is a fresh first run alone (no cancellation), with nothing running and
+   * nothing queued before it (an older PENDING window starts first): such a window is offered before
+   * its schedule is written, so that an admitted one starts in the same write.
+   *
+   * @param state the state the fire was decided on
+   * @param decided the fire's events
+   * @return whether the fired window may start at once
+   */
+  static boolean startsAtOnce(State state, List<Event> decided) {
+    if (decided.size() == 2 && decided.get(0) instanceof io.almanac.journal.TaskJournal.SkipRangeClosed) {
+      decided = decided.subList(1, 2); // the close of a skip range before it changes nothing here
+    }
+    if (decided.size() != 1 || !(decided.get(0) instanceof io.almanac.journal.TaskJournal.InstanceScheduled scheduled)
+        || scheduled.kind() != io.almanac.RunKind.FIRST || state.running("").isPresent()) {
+      return false;
+    }
+    for (io.almanac.journal.WindowState x : state.table().live()) {
+      if (x.status() == io.almanac.InstanceStatus.PENDING) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** @return the fired window's key */
@@ -66,7 +91,7 @@ record HeldFire(Fire fire, Decided<FireOutcome> decided, State decidedOn) {
 
   /**
    * The write of an admitted window: the fresh window's schedule and start as one event (one row).
-   * {@link Reactions#startsAtOnce}: the fire decided exactly one InstanceScheduled of a first run,
+   * {@link #startsAtOnce}: the fire decided exactly one InstanceScheduled of a first run,
    * the last event (after what settling the task's dead attempts wrote first, {@link Decided#after}).
    *
    * @param attempts the attempt lifecycle

@@ -1,13 +1,14 @@
 package io.almanac.internal.task;
 
+import io.almanac.InstanceStatus;
 import io.almanac.journal.Evolve;
 import io.almanac.journal.HotState;
 import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
 import io.almanac.journal.TaskJournal.FailureStreak;
-import io.almanac.journal.TaskJournal.InstanceFinalFailed;
 import io.almanac.journal.TaskJournal.PauseCause;
 import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowChange;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,8 +20,8 @@ import java.util.List;
  * a {@link TaskJournal.TaskPaused} with cause {@link PauseCause#FAILURES} and that streak is added
  * to the same write. The count is the state's; a SUCCEEDED window ends it (except while paused),
  * a resume resets it, and RESOLVED, SKIPPED, MISSED and CANCELLED windows neither count nor reset
- * it. A write that ends no window FINAL_FAILED, or a task without the setting, costs one pass over
- * the write's events. INTERNAL API.
+ * it. A write ends a window FINAL_FAILED when one of its {@link WindowChange}s says so, whatever
+ * event kind brought it about; a task without the setting costs nothing. INTERNAL API.
  */
 final class PauseOnFailures {
 
@@ -34,10 +35,24 @@ final class PauseOnFailures {
    * @return the events, with the pause added last when they make the streak reach the setting
    */
   static List<Event> withPause(State before, List<Event> events, HotState hot, Instant now) {
-    if (!before.defined() || before.spec().pauseAfterFailures() == null || before.paused() || !endsFailed(events)) {
+    if (!watches(before)) {
       return events;
     }
-    State after = Evolve.fold(before, events, hot);
+    return withPause(before, events, Evolve.applyAll(before, events, hot, Evolve.Violations.IGNORE), now);
+  }
+
+  /**
+   * @param before the state the events apply to
+   * @param events the events about to be written
+   * @param applied the state after them and the window status changes they make ({@link Evolve#applyAll})
+   * @param now the entity's clock
+   * @return the events, with the pause added last when they make the streak reach the setting
+   */
+  static List<Event> withPause(State before, List<Event> events, Evolve.Applied applied, Instant now) {
+    if (!watches(before) || !endsFailed(applied.changes())) {
+      return events;
+    }
+    State after = applied.state();
     FailureStreak f = after.failures();
     if (after.paused() || after.removed() || f == null || f.count() < after.spec().pauseAfterFailures()) {
       return events;
@@ -47,9 +62,15 @@ final class PauseOnFailures {
     return out;
   }
 
-  private static boolean endsFailed(List<Event> events) {
-    for (Event e : events) {
-      if (e instanceof InstanceFinalFailed) {
+  /** Whether a write of the task may pause it: it has the setting and is not paused already. */
+  private static boolean watches(State before) {
+    return before.defined() && before.spec().pauseAfterFailures() != null && !before.paused();
+  }
+
+  /** Whether the write ends a window FINAL_FAILED, whatever event says so. */
+  private static boolean endsFailed(List<WindowChange> changes) {
+    for (WindowChange c : changes) {
+      if (c.to() == InstanceStatus.FINAL_FAILED) {
         return true;
       }
     }

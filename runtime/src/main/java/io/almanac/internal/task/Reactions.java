@@ -3,20 +3,15 @@ package io.almanac.internal.task;
 import io.almanac.Alert;
 import io.almanac.InstanceStatus;
 import io.almanac.OverlapPolicy;
-import io.almanac.RunKind;
 import io.almanac.SkipReason;
 import io.almanac.internal.lease.LeaseExpiry;
 import io.almanac.internal.protocol.ExecutorProtocol;
 import io.almanac.internal.protocol.TriggerProtocol;
-import io.almanac.journal.TaskJournal.AttemptFailed;
-import io.almanac.journal.TaskJournal.AttemptSucceeded;
-import io.almanac.journal.TaskJournal.AttemptTimedOut;
+import io.almanac.journal.Evolve;
+import io.almanac.journal.TaskJournal;
 import io.almanac.journal.TaskJournal.Event;
-import io.almanac.journal.TaskJournal.FireSkipped;
-import io.almanac.journal.TaskJournal.InstanceCancelled;
-import io.almanac.journal.TaskJournal.InstanceFinalFailed;
-import io.almanac.journal.TaskJournal.InstanceScheduled;
 import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowChange;
 import io.almanac.journal.WindowState;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,7 +23,8 @@ import java.util.List;
  * What follows a persisted write, as pure decisions: the alerts it raises, the attempts whose jobs
  * must be cancelled, the PENDING windows to offer the executor, and when the task next needs a
  * wake-up. The entity carries them out only after the write succeeded, and only from persisted state
- * (principle 1). INTERNAL API.
+ * (principle 1). A status change is read as the write's {@link WindowChange} (its from, to and
+ * cause), never as the class of the event that made it (ReactionsReadChangesTest). INTERNAL API.
  */
 public final class Reactions {
 
@@ -37,49 +33,75 @@ public final class Reactions {
   /**
    * @param taskId the task
    * @param state the state after the write
-   * @param events the events written
+   * @param events the events written (what they stand for: {@link TaskJournal#expand})
+   * @param changes the window status changes they made ({@link Evolve#applyAll}), in the same order
    * @param repeatedSkipAlert consecutive skipped windows that raise an alert (0 = never)
    * @return the alerts to raise, in event order
    */
-  static List<Alert> alerts(String taskId, State state, List<Event> events, int repeatedSkipAlert) {
+  static List<Alert> alerts(String taskId, State state, List<Event> events, List<WindowChange> changes,
+      int repeatedSkipAlert) {
     List<Alert> alerts = new ArrayList<>();
-    boolean budgetAlerted = false;
+    boolean budgetAlerted = false; // the write's first budget skip: the day's alert if the day had none before
+    int next = 0; // the changes are in event order: those of an event follow those of the events before it
     for (Event e : events) {
-      if (e instanceof io.almanac.journal.TaskJournal.WaitEnded we
-          && (we.reason() == SkipReason.DEPENDENCY_NOT_MET || we.reason() == SkipReason.CONDITION_NOT_MET)) {
-        alerts.add(new Alert(Alert.Kind.WAIT_EXPIRED, taskId, we.window(), "window '" + we.window() + "' of task '" + taskId
-            + "' did not run: " + we.reason() + " (" + we.detail() + ")", we.at()));
-      } else if (e instanceof InstanceFinalFailed ff) {
-        alerts.add(new Alert(Alert.Kind.FINAL_FAILED, taskId, ff.window(), "window '" + ff.window() + "' of task '"
-            + taskId + "' failed for good and waits in the intervention queue: " + ff.reason(), ff.at()));
-      } else if (e instanceof io.almanac.journal.TaskJournal.DeadlineMissed dm) {
+      if (next < changes.size() && changes.get(next).event().equals(e)) {
+        for (; next < changes.size() && changes.get(next).event().equals(e); next++) {
+          WindowChange c = changes.get(next);
+          Alert a = null;
+          if (c.cause() instanceof WindowChange.Skipped skip) {
+            a = skipAlert(taskId, state, c, skip, changes, !budgetAlerted, repeatedSkipAlert);
+            budgetAlerted |= budgetSkip(skip);
+          } else if (c.cause() instanceof WindowChange.FailedForGood ff) {
+            a = new Alert(Alert.Kind.FINAL_FAILED, taskId, c.key().value(), "window '" + c.key() + "' of task '" + taskId
+                + "' failed for good and waits in the intervention queue: " + ff.reason(), c.at());
+          }
+          if (a != null) {
+            alerts.add(a);
+          }
+        }
+      } else if (e instanceof TaskJournal.DeadlineMissed dm) { // changes no status
         alerts.add(new Alert(Alert.Kind.DEADLINE_MISSED, taskId, dm.window(), "window '" + dm.window() + "' of task '"
             + taskId + "' missed its deadline " + dm.deadline() + " (due " + dm.dueAt() + "): still " + dm.status()
             + (dm.attempt() > 0 ? " at attempt " + dm.attempt() : ""), dm.at()));
-      } else if (e instanceof io.almanac.journal.TaskJournal.TaskPaused p && p.onFailures() && p.failures() != null) {
+      } else if (e instanceof TaskJournal.TaskPaused p && p.onFailures() && p.failures() != null) { // about the task
         alerts.add(new Alert(Alert.Kind.TASK_PAUSED_ON_FAILURES, taskId, p.failures().last(), "task '" + taskId
             + "' paused itself: " + p.failures().count() + " windows in a row ended FINAL_FAILED, from '"
             + p.failures().first() + "' to '" + p.failures().last() + "'; resume it when the cause is fixed", p.at()));
-      } else if (budgetSkip(e) && !budgetAlerted) {
-        budgetAlerted = true; // the write's first budget skip: the day's alert if the day had none before
-        Alert a = budgetAlert(state, e, budgetSkips(events));
-        if (a != null) {
-          alerts.add(a);
-        }
-      } else if (e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r && repeatedSkipAlert == 1
-          && r.skipReason() != null && r.skipReason() != SkipReason.WINDOW_EXISTS) {
-        // a range's first window is its first skip; its later ones are covered, and the task entity raises the alert
-        // when the range reaches repeatedSkipAlert windows (TaskEnv.covered)
-        alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, r.window(), "task '" + taskId + "' skipped 1 window in a row,"
-            + " the last '" + r.window() + "': " + r.skipReason() + " (" + r.detail() + ")", r.at()));
-      } else if (e instanceof FireSkipped fs && fs.reason() != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0
-          && skipStreak(state) == repeatedSkipAlert) {
-        alerts.add(new Alert(Alert.Kind.REPEATED_SKIPS, taskId, fs.window(), "task '" + taskId + "' skipped "
-            + repeatedSkipAlert + " windows in a row, the last '" + fs.window() + "': " + fs.reason() + " ("
-            + fs.detail() + ")", fs.at()));
       }
     }
     return alerts;
+  }
+
+  /**
+   * The alert a window that did not run raises, if any: a wait that ended at its deadline
+   * (WAIT_EXPIRED), the write's first budget skip (BUDGET_EXHAUSTED, once per day), the first window
+   * of a skip range or the {@code repeatedSkipAlert}-th skipped window in a row (REPEATED_SKIPS).
+   */
+  private static Alert skipAlert(String taskId, State state, WindowChange c, WindowChange.Skipped skip,
+      List<WindowChange> changes, boolean firstBudgetSkip, int repeatedSkipAlert) {
+    String window = c.key().value();
+    SkipReason reason = skip.skipReason();
+    if (c.from() != null && (reason == SkipReason.DEPENDENCY_NOT_MET || reason == SkipReason.CONDITION_NOT_MET)) {
+      // a wait ended (a window that was not new): its deadline passed before its dependency or condition was met
+      return new Alert(Alert.Kind.WAIT_EXPIRED, taskId, window, "window '" + window + "' of task '" + taskId
+          + "' did not run: " + reason + " (" + skip.detail() + ")", c.at());
+    }
+    if (budgetSkip(skip) && firstBudgetSkip) {
+      return budgetAlert(state, c, skip, budgetSkips(changes));
+    }
+    if (skip.opensRange() && repeatedSkipAlert == 1 && reason != null && reason != SkipReason.WINDOW_EXISTS) {
+      // a range's first window is its first skip; its later ones are covered, and the task entity raises the alert
+      // when the range reaches repeatedSkipAlert windows (TaskEnv.covered)
+      return new Alert(Alert.Kind.REPEATED_SKIPS, taskId, window, "task '" + taskId + "' skipped 1 window in a row,"
+          + " the last '" + window + "': " + reason + " (" + skip.detail() + ")", c.at());
+    }
+    if (c.from() == null && skip.single() && reason != null && reason != SkipReason.WINDOW_EXISTS && repeatedSkipAlert > 0
+        && skipStreak(state) == repeatedSkipAlert) {
+      return new Alert(Alert.Kind.REPEATED_SKIPS, taskId, window, "task '" + taskId + "' skipped "
+          + repeatedSkipAlert + " windows in a row, the last '" + window + "': " + reason + " ("
+          + skip.detail() + ")", c.at());
+    }
+    return null;
   }
 
   /**
@@ -87,34 +109,28 @@ public final class Reactions {
    * because the budget was spent (the day's skip count, kept in the state, is then what this write
    * added): once per task per day. Null when the day had such a skip before.
    */
-  private static Alert budgetAlert(State state, Event e, int skipsInWrite) {
-    String window = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
-    String detail = e instanceof FireSkipped fs ? fs.detail()
-        : e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r ? r.detail()
-        : e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r ? r.detail()
-        : ((io.almanac.journal.TaskJournal.WaitEnded) e).detail();
-    java.time.LocalDate day = io.almanac.journal.BudgetDay.dayOf(state.spec(), e.at());
+  private static Alert budgetAlert(State state, WindowChange c, WindowChange.Skipped skip, int skipsInWrite) {
+    java.time.LocalDate day = io.almanac.journal.BudgetDay.dayOf(state.spec(), c.at());
     if (state.budgetOn(day).exhaustedSkips() != skipsInWrite) {
       return null; // the day's alert was raised by an earlier write
     }
     String taskId = state.spec().id();
-    return new Alert(Alert.Kind.BUDGET_EXHAUSTED, taskId, window, "task '" + taskId + "' spent its budget for " + day
-        + ": its further windows of the day are skipped (" + detail + "); an operator may raise it for the day", e.at());
+    return new Alert(Alert.Kind.BUDGET_EXHAUSTED, taskId, c.key().value(), "task '" + taskId + "' spent its budget for "
+        + day + ": its further windows of the day are skipped (" + skip.detail() + "); an operator may raise it for the day",
+        c.at());
   }
 
-  private static boolean budgetSkip(Event e) {
-    return e instanceof FireSkipped fs && fs.reason() == SkipReason.BUDGET_EXHAUSTED
-        || e instanceof io.almanac.journal.TaskJournal.SkipRangeOpened r && r.skipReason() == SkipReason.BUDGET_EXHAUSTED
-        || e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r && r.skipReason() == SkipReason.BUDGET_EXHAUSTED
-        || e instanceof io.almanac.journal.TaskJournal.WaitEnded we && we.reason() == SkipReason.BUDGET_EXHAUSTED
-        && we.pool() == null; // a pool's budget: its alert is the executor's, once per pool per day
+  /** A window skipped because the task's budget was spent; a pool's budget: its alert is the executor's, once per pool per day. */
+  private static boolean budgetSkip(WindowChange.Skipped skip) {
+    return skip.skipReason() == SkipReason.BUDGET_EXHAUSTED && skip.pool() == null;
   }
 
-  private static int budgetSkips(List<Event> events) {
+  private static int budgetSkips(List<WindowChange> changes) {
     int n = 0;
-    for (Event e : events) {
-      n += !budgetSkip(e) ? 0 : e instanceof io.almanac.journal.TaskJournal.WindowsSkipped r ? (int) Math.min(r.count(), 1_000_000)
-          : 1; // a range written closed counts its windows
+    for (WindowChange c : changes) {
+      if (c.cause() instanceof WindowChange.Skipped skip && budgetSkip(skip)) {
+        n += (int) Math.min(skip.windows(), 1_000_000); // a range written closed counts its windows
+      }
     }
     return n;
   }
@@ -133,16 +149,16 @@ public final class Reactions {
 
   /**
    * @param taskId the task
-   * @param events the events written
-   * @return the jobs to cancel: attempts timed out or cancelled by these events
+   * @param changes the window status changes of a write
+   * @return the jobs to cancel: attempts timed out or cancelled by it
    */
-  static List<ExecutorProtocol.CancelAttempt> cancels(String taskId, List<Event> events) {
+  static List<ExecutorProtocol.CancelAttempt> cancels(String taskId, List<WindowChange> changes) {
     List<ExecutorProtocol.CancelAttempt> cancels = new ArrayList<>();
-    for (Event e : events) {
-      if (e instanceof AttemptTimedOut t) {
-        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, t.window(), t.attempt(), LeaseExpiry.reason(t.leaseUntil())));
-      } else if (e instanceof InstanceCancelled c) {
-        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, c.window(), c.attempt(), c.reason()));
+    for (WindowChange c : changes) {
+      if (c.cause() instanceof WindowChange.TimedOut t) {
+        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, c.key().value(), c.attempt(), LeaseExpiry.reason(t.leaseUntil())));
+      } else if (c.cause() instanceof WindowChange.Cancelled x) {
+        cancels.add(new ExecutorProtocol.CancelAttempt(taskId, c.key().value(), c.attempt(), x.reason()));
       }
     }
     return cancels;
@@ -151,29 +167,30 @@ public final class Reactions {
   /**
    * @param taskId the task
    * @param state the state after the write
-   * @param events the events written
+   * @param changes the window status changes of the write
    * @return what to tell the trigger, for the tasks that depend on this one (R9): each window that
    *     succeeded or was resolved
    */
-  static List<TriggerProtocol.UpstreamDone> upstreamDone(String taskId, State state, List<Event> events) {
+  static List<TriggerProtocol.UpstreamDone> upstreamDone(String taskId, State state, List<WindowChange> changes) {
     List<TriggerProtocol.UpstreamDone> done = new ArrayList<>();
-    for (Event e : events) {
-      if (e instanceof AttemptSucceeded || e instanceof io.almanac.journal.TaskJournal.InstanceResolved) {
-        String key = ((io.almanac.journal.TaskJournal.WindowEvent) e).window();
-        state.window(key).ifPresent(w -> done.add(new TriggerProtocol.UpstreamDone(taskId, key, w.start(), w.end(), e.at())));
+    for (WindowChange c : changes) {
+      if (c.to() == InstanceStatus.SUCCEEDED || c.to() == InstanceStatus.RESOLVED) {
+        String key = c.key().value();
+        state.window(key).ifPresent(w -> done.add(new TriggerProtocol.UpstreamDone(taskId, key, w.start(), w.end(), c.at())));
       }
     }
     return done;
   }
 
   /**
-   * @param events the events written
-   * @return whether an attempt ended (then a PENDING window held back by it may start)
+   * @param changes the window status changes of a write
+   * @return whether an attempt ended (then a PENDING window held back by it may start): a result, a
+   *     time-out or a cancellation
    */
-  static boolean attemptEnded(List<Event> events) {
-    for (Event e : events) {
-      if (e instanceof AttemptSucceeded || e instanceof AttemptFailed || e instanceof AttemptTimedOut
-          || e instanceof InstanceCancelled) {
+  static boolean attemptEnded(List<WindowChange> changes) {
+    for (WindowChange c : changes) {
+      if (c.to() == InstanceStatus.SUCCEEDED || c.to() == InstanceStatus.FAILED || c.to() == InstanceStatus.TIMED_OUT
+          || c.to() == InstanceStatus.CANCELLED) {
         return true;
       }
     }
@@ -181,12 +198,12 @@ public final class Reactions {
   }
 
   /**
-   * @param events the events written
+   * @param changes the window status changes of a write
    * @return whether an attempt finished with a result (its duration then counts)
    */
-  static boolean attemptFinished(List<Event> events) {
-    for (Event e : events) {
-      if (e instanceof AttemptSucceeded || e instanceof AttemptFailed) {
+  static boolean attemptFinished(List<WindowChange> changes) {
+    for (WindowChange c : changes) {
+      if (c.to() == InstanceStatus.SUCCEEDED || c.to() == InstanceStatus.FAILED) {
         return true;
       }
     }
@@ -223,31 +240,6 @@ public final class Reactions {
       case BACKFILL -> 2;
     }).thenComparing(WindowState::start, Comparator.nullsFirst(Comparator.naturalOrder())));
     return allow || pending.isEmpty() ? pending : List.of(pending.get(0));
-  }
-
-  /**
-   * Whether a fire's decision is a fresh first run alone (no cancellation), with nothing running and
-   * nothing queued before it (an older PENDING window starts first): such a window is offered before
-   * its schedule is written, so that an admitted one starts in the same write.
-   *
-   * @param state the state the fire was decided on
-   * @param decided the fire's events
-   * @return whether the fired window may start at once
-   */
-  static boolean startsAtOnce(State state, List<Event> decided) {
-    if (decided.size() == 2 && decided.get(0) instanceof io.almanac.journal.TaskJournal.SkipRangeClosed) {
-      decided = decided.subList(1, 2); // the close of a skip range before it changes nothing here
-    }
-    if (decided.size() != 1 || !(decided.get(0) instanceof InstanceScheduled scheduled)
-        || scheduled.kind() != RunKind.FIRST || state.running("").isPresent()) {
-      return false;
-    }
-    for (WindowState x : state.table().live()) {
-      if (x.status() == InstanceStatus.PENDING) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

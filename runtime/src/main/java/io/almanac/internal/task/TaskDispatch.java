@@ -55,8 +55,9 @@ final class TaskDispatch {
    * already); after an attempt ended or a resume, also those offered before (one may have been held
    * back by it, or declined while the task was paused).
    */
-  void offerPending(State state, java.util.List<io.almanac.journal.TaskJournal.Event> written) {
-    if (Reactions.attemptEnded(written) || PauseScope.resumes(written)) {
+  void offerPending(State state, java.util.List<io.almanac.journal.TaskJournal.Event> written,
+      java.util.List<io.almanac.journal.WindowChange> changes) {
+    if (Reactions.attemptEnded(changes) || PauseScope.resumes(written)) {
       forgetOffers();
     }
     if (env.executor() == null) {

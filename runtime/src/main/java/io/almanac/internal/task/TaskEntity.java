@@ -346,9 +346,11 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
   /** Persists the events (in one write), then runs the side effects that follow from them (never before). */
   @SafeVarargs
   private EffectBuilder<Event, State> persist(State before, Origin origin, List<Event>... parts) {
-    List<Event> events = PauseOnFailures.withPause(before,
-        parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList(), hot, now());
-    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, TaskJournal.expand(events)));
+    List<Event> asked = parts.length == 1 ? parts[0] : Stream.of(parts).flatMap(List::stream).toList();
+    Evolve.Applied applied = Evolve.applyAll(before, asked, hot, Evolve.Violations.IGNORE); // its window changes
+    List<Event> events = PauseOnFailures.withPause(before, asked, applied, now()); // a pause changes no window
+    return Effect().persist(events).thenRun(s -> afterPersist(before, origin, s, TaskJournal.expand(events),
+        applied.changes()));
   }
 
   /** Carries out a decision: the refusal, or the events (if any) and then the reply; origin: what brought it about (meters). */
@@ -600,14 +602,15 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
 
   // After a persist: only ever from persisted state (principle 1), as Reactions decides.
 
-  private void afterPersist(State before, Origin origin, State state, List<Event> written) {
-    env.written(taskId, origin, before, state, written, announce, log);
-    if (Reactions.attemptFinished(written)) {
+  private void afterPersist(State before, Origin origin, State state, List<Event> written,
+      List<io.almanac.journal.WindowChange> changes) {
+    env.written(taskId, origin, before, state, written, changes, announce, log);
+    if (Reactions.attemptFinished(changes)) {
       views.checkInterval(state);
     }
     leases.arm(state, now(), env.executors(), env.goneRecheck());
     deadlines.arm(state, now());
-    dispatch.offerPending(state, written);
+    dispatch.offerPending(state, written, changes);
     // one instant for the checks started and the wake reported (a clock read twice could skip a poll)
     Instant now = now();
     gateWatch.checkDue(state, settings.dependencyPoll(), now);

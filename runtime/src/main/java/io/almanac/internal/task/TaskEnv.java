@@ -86,15 +86,15 @@ public record TaskEnv(
    */
   void written(String taskId, NodeMeters.Origin origin, io.almanac.journal.TaskJournal.State before,
       io.almanac.journal.TaskJournal.State after, java.util.List<io.almanac.journal.TaskJournal.Event> events,
-      boolean announce, org.slf4j.Logger log) {
-    meters.written(taskId, origin, before, after, events);
+      java.util.List<io.almanac.journal.WindowChange> changes, boolean announce, org.slf4j.Logger log) {
+    meters.written(taskId, origin, before, after, events, changes);
     skips.written(taskId, events);
-    Reactions.alerts(taskId, after, events, repeatedSkipAlert).forEach(a -> raise(a, log));
+    Reactions.alerts(taskId, after, events, changes, repeatedSkipAlert).forEach(a -> raise(a, log));
     if (executor != null) {
-      Reactions.cancels(taskId, events).forEach(executor::tell);
+      Reactions.cancels(taskId, changes).forEach(executor::tell);
     }
     if (trigger != null && announce) {
-      Reactions.upstreamDone(taskId, after, events).forEach(trigger::tell);
+      Reactions.upstreamDone(taskId, after, changes).forEach(trigger::tell);
     }
   }
 

@@ -63,6 +63,10 @@ class BudgetDecisionsTest {
     return TaskSpec.builder("t").cron("0 0 * * * ? Europe/Berlin").window("per-firing").lease(HOUR);
   }
 
+  private static List<io.almanac.journal.WindowChange> changes(State s, List<Event> events) {
+    return Evolve.applyAll(s, events, HOT, Evolve.Violations.IGNORE).changes();
+  }
+
   private static State fold(State s, List<Event> events) {
     List<String> violations = new ArrayList<>();
     for (Event e : events) {
@@ -137,8 +141,9 @@ class BudgetDecisionsTest {
     assertEquals(SkipReason.BUDGET_EXHAUSTED, skip.skipReason());
     assertEquals("cost 1.00 on 2026-11-29 (Europe/Berlin) reached the budget per day 1.00", skip.detail());
     assertEquals(Decision.SKIPPED, d.reply().apply(s).decision());
+    List<io.almanac.journal.WindowChange> changes = changes(s, d.events());
     s = fold(s, d.events());
-    List<Alert> alerts = Reactions.alerts("t", s, d.events(), 3);
+    List<Alert> alerts = Reactions.alerts("t", s, d.events(), changes, 3);
     assertEquals(1, alerts.size());
     assertEquals(Alert.Kind.BUDGET_EXHAUSTED, alerts.get(0).kind());
     assertEquals(skip.window(), alerts.get(0).window());
@@ -146,8 +151,9 @@ class BudgetDecisionsTest {
     Decided<FireOutcome> again = decide(s, T0.plus(Duration.ofHours(3)));
     assertEquals(List.of(), again.events(), "covered by the open skip range: no event (docs/skip-ranges.md)");
     assertEquals(Decision.SKIPPED, again.reply().apply(s).decision());
+    List<io.almanac.journal.WindowChange> none = changes(s, again.events());
     s = fold(s, again.events());
-    assertEquals(List.of(), Reactions.alerts("t", s, again.events(), 3), "one alert per task per day");
+    assertEquals(List.of(), Reactions.alerts("t", s, again.events(), none, 3), "one alert per task per day");
     assertEquals(1, s.budget().exhaustedSkips(), "skip records of the day: the range is one");
   }
 
@@ -167,8 +173,9 @@ class BudgetDecisionsTest {
     TaskJournal.WindowsSkipped range = (TaskJournal.WindowsSkipped) d.events().get(0);
     assertEquals(SkipReason.BUDGET_EXHAUSTED, range.skipReason());
     assertEquals(3, range.count());
+    List<io.almanac.journal.WindowChange> changes = changes(s, d.events());
     s = fold(s, d.events());
-    assertEquals(1, Reactions.alerts("t", s, d.events(), 0).size());
+    assertEquals(1, Reactions.alerts("t", s, d.events(), changes, 0).size());
   }
 
   @Test

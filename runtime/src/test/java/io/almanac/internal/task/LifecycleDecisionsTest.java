@@ -123,7 +123,8 @@ class LifecycleDecisionsTest {
     assertFalse(after.hasActive());
     assertEquals(List.of(), Reactions.offerable(after));
     assertNull(Reactions.nextWake(after, Duration.ofMinutes(1)), "nothing left to wake it for");
-    List<ExecutorProtocol.CancelAttempt> cancels = Reactions.cancels("t", d.events());
+    List<ExecutorProtocol.CancelAttempt> cancels = Reactions.cancels("t",
+        Evolve.applyAll(s, d.events(), new io.almanac.journal.HotState(1_000, Duration.ofDays(3650)), Evolve.Violations.IGNORE).changes());
     assertTrue(cancels.contains(new ExecutorProtocol.CancelAttempt("t", key(2), 1, "task removed")), "the running job is cancelled: " + cancels);
   }
 

@@ -25,6 +25,7 @@ import io.almanac.journal.TaskJournal.InstanceScheduled;
 import io.almanac.journal.TaskJournal.RetryScheduled;
 import io.almanac.journal.TaskJournal.SpecDefined;
 import io.almanac.journal.TaskJournal.State;
+import io.almanac.journal.WindowChange;
 import io.almanac.journal.WindowState;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,12 +77,12 @@ class ReactionsTest {
   @DisplayName("R21: only a fresh first run alone, with nothing running or waiting, may start with its fire")
   void startsAtOnce() {
     State empty = state(OverlapPolicy.SKIP);
-    assertTrue(Reactions.startsAtOnce(empty, List.of(scheduled("a", 0, RunKind.FIRST))));
-    assertFalse(Reactions.startsAtOnce(empty, List.of(scheduled("a", 0, RunKind.BACKFILL))), "catch-up: backlog path");
+    assertTrue(HeldFire.startsAtOnce(empty, List.of(scheduled("a", 0, RunKind.FIRST))));
+    assertFalse(HeldFire.startsAtOnce(empty, List.of(scheduled("a", 0, RunKind.BACKFILL))), "catch-up: backlog path");
     State waiting = state(OverlapPolicy.SKIP, scheduled("a", 0, RunKind.FIRST));
-    assertFalse(Reactions.startsAtOnce(waiting, List.of(scheduled("b", 1, RunKind.FIRST))), "an older PENDING window first");
+    assertFalse(HeldFire.startsAtOnce(waiting, List.of(scheduled("b", 1, RunKind.FIRST))), "an older PENDING window first");
     State running = state(OverlapPolicy.ALLOW, scheduled("a", 0, RunKind.FIRST), started("a", 0));
-    assertFalse(Reactions.startsAtOnce(running, List.of(scheduled("b", 1, RunKind.FIRST))));
+    assertFalse(HeldFire.startsAtOnce(running, List.of(scheduled("b", 1, RunKind.FIRST))));
   }
 
   @Test
@@ -102,18 +103,22 @@ class ReactionsTest {
   void alerts() {
     State s = state(OverlapPolicy.SKIP, scheduled("a", 0, RunKind.FIRST), started("a", 0));
     InstanceFinalFailed ff = new InstanceFinalFailed("x", "retry cap 3 reached", T0);
-    assertEquals(List.of(), Reactions.alerts("t", s, List.of(), 2));
+    assertEquals(List.of(), Reactions.alerts("t", s, List.of(), List.of(), 2));
     for (int i = 1; i <= 3; i++) {
       FireSkipped skip = new FireSkipped("s" + i, T0.plus(Duration.ofMinutes(i)), T0.plus(Duration.ofMinutes(i + 1)),
           T0.plus(Duration.ofMinutes(i)), SkipReason.PREVIOUS_RUNNING, "window 'a' is RUNNING", T0.plus(Duration.ofMinutes(i)));
-      s = Evolve.fold(s, List.of(skip), HOT);
-      List<Alert> alerts = Reactions.alerts("t", s, List.of(skip), 2);
+      Evolve.Applied applied = Evolve.applyAll(s, List.of(skip), HOT, Evolve.Violations.IGNORE);
+      s = applied.state();
+      List<Alert> alerts = Reactions.alerts("t", s, List.of(skip), applied.changes(), 2);
       assertEquals(i == 2 ? 1 : 0, alerts.size(), "streak " + i);
       if (i == 2) {
         assertEquals(Alert.Kind.REPEATED_SKIPS, alerts.get(0).kind());
       }
     }
-    List<Alert> failed = Reactions.alerts("t", s, List.of(ff), 0);
+    State failing = Evolve.fold(s, List.of(scheduled("x", 9, RunKind.FIRST), new AttemptStarted("x", 1, RunKind.FIRST, T0, "n", T0),
+        new io.almanac.journal.TaskJournal.AttemptFailed("x", 1, Duration.ofSeconds(1), "boom", T0, null, null, null)), HOT);
+    Evolve.Applied applied = Evolve.applyAll(failing, List.of(ff), HOT, Evolve.Violations.IGNORE);
+    List<Alert> failed = Reactions.alerts("t", applied.state(), List.of(ff), applied.changes(), 0);
     assertEquals(Alert.Kind.FINAL_FAILED, failed.get(0).kind());
     assertTrue(failed.get(0).message().contains("retry cap 3 reached"), failed.get(0).message());
   }
@@ -121,12 +126,15 @@ class ReactionsTest {
   @Test
   @DisplayName("R23/R31: timed-out and cancelled attempts have their jobs cancelled; a success cancels nothing")
   void cancels() {
+    State s = state(OverlapPolicy.ALLOW, scheduled("a", 0, RunKind.FIRST), started("a", 0), scheduled("b", 1, RunKind.FIRST),
+        started("b", 1), scheduled("c", 2, RunKind.FIRST), started("c", 2));
     List<Event> events = List.of(new AttemptTimedOut("a", 2, T0, null, T0), new InstanceCancelled("b", 1, "operator", T0),
         new AttemptSucceeded("c", 1, Duration.ofSeconds(1), "ok", null, T0));
+    List<WindowChange> changes = Evolve.applyAll(s, events, HOT, Evolve.Violations.IGNORE).changes();
     assertEquals(List.of(new ExecutorProtocol.CancelAttempt("t", "a", 2, "lease expired at " + T0),
-        new ExecutorProtocol.CancelAttempt("t", "b", 1, "operator")), Reactions.cancels("t", events));
-    assertTrue(Reactions.attemptEnded(events));
-    assertTrue(Reactions.attemptFinished(events));
-    assertFalse(Reactions.attemptFinished(List.of(events.get(0))));
+        new ExecutorProtocol.CancelAttempt("t", "b", 1, "operator")), Reactions.cancels("t", changes));
+    assertTrue(Reactions.attemptEnded(changes));
+    assertTrue(Reactions.attemptFinished(changes));
+    assertFalse(Reactions.attemptFinished(changes.subList(0, 1)));
   }
 }
