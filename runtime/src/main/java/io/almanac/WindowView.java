@@ -45,6 +45,7 @@ public final class WindowView {
   private final long version;
   private final Progress progress;
   private final MissReason missReason;
+  private final EndCause endCause;
 
   private WindowView(Builder b) {
     this.taskId = b.taskId;
@@ -75,6 +76,7 @@ public final class WindowView {
     this.version = b.version;
     this.progress = b.progress;
     this.missReason = b.missReason;
+    this.endCause = b.endCause;
   }
 
   /**
@@ -254,13 +256,23 @@ public final class WindowView {
   }
 
   /**
-   * The typed cause of a window that did not run: its {@link #skipReason()} when SKIPPED, its {@link #missReason()}
-   * when MISSED (the HTTP API's {@code reasonCode}).
+   * @return why its last attempt, or the window, ended without a success ({@link EndCause}), while it is FAILED,
+   *     TIMED_OUT, INTERRUPTED, RETRY_WAIT, FINAL_FAILED or CANCELLED; null in any other status, and where the source
+   *     keeps no typed cause
+   */
+  public EndCause endCause() {
+    return endCause;
+  }
+
+  /**
+   * The typed cause of a window that did not run or did not succeed: its {@link #skipReason()} when SKIPPED, its
+   * {@link #missReason()} when MISSED, its {@link #endCause()} when it ended otherwise (the HTTP API's {@code
+   * reasonCode}).
    *
    * @return the cause, or null: in any other status, and where the source keeps none
    */
   public ReasonCode reasonCode() {
-    return skipReason != null ? skipReason : missReason;
+    return skipReason != null ? skipReason : missReason != null ? missReason : endCause;
   }
 
   /**
@@ -311,13 +323,13 @@ public final class WindowView {
       "taskId", "window", "start", "end", "dueAt", "status", "runKind", "attempt", "retries", "maxRetries",
       "leaseUntil", "retryDueAt", "summary", "artifactUri", "reason", "effects", "createdAt", "updatedAt",
       "startedAt", "waitUntil", "events", "deadlineMissedAt", "poolWait", "usage", "skipReason", "version",
-      "progress", "missReason"};
+      "progress", "missReason", "endCause"};
 
   private Object[] parts() {
     return new Object[] {
         taskId, window, start, end, dueAt, status, runKind, attempt, retries, maxRetries, leaseUntil, retryDueAt,
         summary, artifactUri, reason, effects, createdAt, updatedAt, startedAt, waitUntil, events, deadlineMissedAt,
-        poolWait, usage, skipReason, version, progress, missReason};
+        poolWait, usage, skipReason, version, progress, missReason, endCause};
   }
 
   /**
@@ -412,6 +424,7 @@ public final class WindowView {
     private long version;
     private Progress progress;
     private MissReason missReason;
+    private EndCause endCause;
 
     private Builder() {}
 
@@ -445,6 +458,7 @@ public final class WindowView {
       b.version = v.version;
       b.progress = v.progress;
       b.missReason = v.missReason;
+      b.endCause = v.endCause;
       return b;
     }
 
@@ -697,6 +711,15 @@ public final class WindowView {
      */
     public Builder missReason(MissReason v) {
       missReason = v;
+      return this;
+    }
+
+    /**
+     * @param v endCause, see {@link WindowView#endCause()}
+     * @return this builder
+     */
+    public Builder endCause(EndCause v) {
+      endCause = v;
       return this;
     }
 

@@ -52,7 +52,7 @@ class WindowViewTest {
     String s = failed().build().toString();
     assertTrue(s.startsWith("WindowView[taskId=digest, window=" + WindowKey.of("2026-11-29") + ", start="), s);
     assertTrue(s.contains(", status=FINAL_FAILED, runKind=RETRY, attempt=3, retries=2, maxRetries=2, "), s);
-    assertTrue(s.endsWith(", skipReason=null, version=7, progress=null, missReason=null]"), s);
+    assertTrue(s.endsWith(", skipReason=null, version=7, progress=null, missReason=null, endCause=null]"), s);
   }
 
   @Test

@@ -118,8 +118,9 @@ final class ApiJson {
    * coalesced into the window, or null when none; {@code deadlineMissedAt} is when the window was
    * recorded as having missed its task's deadline (docs/deadlines.md), else null; {@code skipReason}
    * is a SKIPPED window's typed reason ({@code SkipReason}'s name); {@code reasonCode} the typed cause
-   * of a window that did not run ({@code ReasonCode}'s name: the SkipReason of a SKIPPED one, the
-   * MissReason of a MISSED one), else null, and null where the source keeps none (instance-table rows
+   * of a window that did not run or did not succeed ({@code ReasonCode}'s name: the SkipReason of a
+   * SKIPPED one, the MissReason of a MISSED one, the EndCause of one that failed, timed out, was
+   * interrupted or cancelled, or waits for a retry), else null, and null where the source keeps none (instance-table rows
    * projected before it had the column); {@code poolWait} is
    * {@code {"pool","reason","until","since"}}, the resource pool a PENDING window waits for (reason
    * FULL, RATE or PAUSED; until and since may be null), else null; {@code usage} is {@code

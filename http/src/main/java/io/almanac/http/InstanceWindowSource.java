@@ -78,6 +78,7 @@ public final class InstanceWindowSource implements WindowSource {
             : new WindowView.Usage(r.tokensIn(), r.tokensOut(), amount(r.cost()), r.model()))
         .skipReason(r.reasonCode() instanceof io.almanac.SkipReason s ? s : null)
         .missReason(r.reasonCode() instanceof io.almanac.MissReason m ? m : null)
+        .endCause(r.reasonCode() instanceof io.almanac.EndCause c ? c : null)
         .build();
   }
 

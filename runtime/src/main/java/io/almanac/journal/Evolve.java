@@ -497,6 +497,7 @@ public final class Evolve {
       return update(used.withSample(x.duration()), x, c -> {
         c.resultAttempt = x.attempt();
         c.reason = x.reason();
+        c.endCause = x.throttled() ? io.almanac.EndCause.THROTTLED : io.almanac.EndCause.JOB_FAILED;
         c.leaseUntil = null;
         c.interruptions = 0;
         c.usage = WindowState.plus(c.usage, x.usage());
@@ -511,6 +512,7 @@ public final class Evolve {
       }
       return update(x.duration() == null ? s : s.withSample(x.duration()), x, c -> {
         c.reason = "lease expired at " + x.leaseUntil();
+        c.endCause = io.almanac.EndCause.TIMED_OUT;
         c.leaseUntil = null;
         c.interruptions = 0;
       });
@@ -525,6 +527,7 @@ public final class Evolve {
       // no duration sample: an interruption says nothing of how long the job takes
       return update(s, x, c -> {
         c.reason = x.reason();
+        c.endCause = x.cause() == null ? null : io.almanac.EndCause.of(x.cause());
         c.leaseUntil = null;
         c.interruptions = c.interruptions + 1;
       });
@@ -585,6 +588,8 @@ public final class Evolve {
       }
       return update(s, x, c -> {
         c.reason = x.reason();
+        c.endCause = x.cause() == TaskJournal.CancelCause.TASK_REMOVED ? io.almanac.EndCause.TASK_REMOVED
+            : x.cause() == TaskJournal.CancelCause.SUPERSEDED ? io.almanac.EndCause.SUPERSEDED : io.almanac.EndCause.CANCELLED;
         c.leaseUntil = null;
         c.retryDueAt = null;
       });

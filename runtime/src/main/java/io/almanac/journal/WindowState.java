@@ -62,6 +62,9 @@ import java.util.Map;
  * @param missReason why the window was missed, when it is MISSED (null otherwise, and in snapshots
  *     taken before this component existed; not written when null): with {@code skipReason}, the typed
  *     cause ({@link io.almanac.ReasonCode}) of a window that did not run
+ * @param endCause why its last attempt, or the window, ended without a success, while it is FAILED,
+ *     TIMED_OUT, INTERRUPTED, RETRY_WAIT, FINAL_FAILED or CANCELLED (null otherwise, and in snapshots
+ *     taken before this component existed; not written when null)
  */
 public record WindowState(
     String key,
@@ -95,7 +98,9 @@ public record WindowState(
     Map<String, RecordedStep> steps,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT) int interruptions,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-    MissReason missReason) {
+    MissReason missReason,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    io.almanac.EndCause endCause) {
 
   /**
    * A durable step's recorded result (see {@link TaskJournal.StepRecorded}).
@@ -111,6 +116,18 @@ public record WindowState(
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
       UsageRecord usage, java.time.Duration duration, Instant at) {}
 
+  /** A window as snapshots held it before end causes were kept (none). */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version,
+      Map<String, RecordedStep> steps, int interruptions, MissReason missReason) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, steps, interruptions, missReason, null);
+  }
+
   /** A window as snapshots held it before miss reasons were kept (none). */
   public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
       int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
@@ -120,7 +137,7 @@ public record WindowState(
       Map<String, RecordedStep> steps, int interruptions) {
     this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
         retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
-        deadlineMissedAt, poolWait, usage, version, steps, interruptions, null);
+        deadlineMissedAt, poolWait, usage, version, steps, interruptions, (MissReason) null);
   }
 
   /** A window as snapshots held it before steps and interruptions were recorded (none). */
@@ -278,7 +295,20 @@ public record WindowState(
    */
   @com.fasterxml.jackson.annotation.JsonIgnore // derived from the persisted parts, never written
   public io.almanac.ReasonCode reasonCode() {
-    return status == InstanceStatus.SKIPPED ? skipReason : status == InstanceStatus.MISSED ? missReason : null;
+    return status == InstanceStatus.SKIPPED ? skipReason : status == InstanceStatus.MISSED ? missReason
+        : keepsEndCause(status) ? endCause : null;
+  }
+
+  /**
+   * @param status a window's status
+   * @return whether a window in it keeps its {@link #endCause()}: it ended without a success, or
+   *     waits for a retry after one that did
+   */
+  public static boolean keepsEndCause(InstanceStatus status) {
+    return switch (status) {
+      case FAILED, TIMED_OUT, INTERRUPTED, RETRY_WAIT, FINAL_FAILED, CANCELLED -> true;
+      default -> false;
+    };
   }
 
   /**
@@ -300,7 +330,8 @@ public record WindowState(
         .usage(usage == null ? null : new WindowView.Usage(usage.tokensIn(), usage.tokensOut(),
             io.almanac.Usage.fromMicros(usage.costMicros()), usage.model()))
         .skipReason(status == InstanceStatus.SKIPPED ? skipReason : null)
-        .missReason(status == InstanceStatus.MISSED ? missReason : null).version(version).build();
+        .missReason(status == InstanceStatus.MISSED ? missReason : null)
+        .endCause(keepsEndCause(status) ? endCause : null).version(version).build();
   }
 
   /** A mutable copy used only inside the event handler to build the next immutable state. */
@@ -327,6 +358,7 @@ public record WindowState(
     UsageRecord usage;
     Map<String, RecordedStep> steps;
     int interruptions;
+    io.almanac.EndCause endCause;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -353,6 +385,7 @@ public record WindowState(
       usage = w.usage;
       steps = w.steps;
       interruptions = w.interruptions;
+      endCause = w.endCause;
     }
 
     WindowState at(Instant updatedAt) {
@@ -362,7 +395,7 @@ public record WindowState(
           deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
           status != from.status || attempt != from.attempt ? from.version + 1 : from.version,
           status.isTerminal() ? Map.of() : steps, // a done window keeps no steps: they are in the journal
-          interruptions, status == InstanceStatus.MISSED ? from.missReason : null);
+          interruptions, status == InstanceStatus.MISSED ? from.missReason : null, keepsEndCause(status) ? endCause : null);
     }
   }
 }

@@ -63,6 +63,8 @@ class PersistedEnumNamesTest {
     PINNED.put(io.almanac.JobLog.Level.class, List.of("INFO", "WARN", "ERROR"));
     PINNED.put(io.almanac.InterruptCause.class, List.of("NODE_STOPPED", "NODE_LOST", "FENCED"));
     PINNED.put(io.almanac.OnInterruption.class, List.of("RESUME", "FAIL"));
+    PINNED.put(io.almanac.EndCause.class, List.of("JOB_FAILED", "THROTTLED", "TIMED_OUT", "NODE_STOPPED", "NODE_LOST",
+        "FENCED", "CANCELLED", "TASK_REMOVED", "SUPERSEDED"));
   }
 
   @Test

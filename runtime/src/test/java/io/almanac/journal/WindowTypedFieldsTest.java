@@ -116,4 +116,43 @@ class WindowTypedFieldsTest {
     WindowView running = view(List.of(scheduled()));
     assertNull(running.reasonCode(), "a window that runs has no such cause");
   }
+
+  @Test
+  @DisplayName("a window that ended without a success carries its EndCause as its typed cause: failed, throttled, timed "
+      + "out, interrupted (by its cause), cancelled (by who); a success or a new attempt clears it")
+  void endedWindowsCarryTheirEndCause() {
+    TaskJournal.AttemptStarted started = new TaskJournal.AttemptStarted(W, 1, RunKind.FIRST, T.plusSeconds(900), "node-1",
+        T.plusSeconds(1));
+    WindowView failed = view(List.of(scheduled(), started,
+        new TaskJournal.AttemptFailed(W, 1, Duration.ofSeconds(2), "boom", T.plusSeconds(3))));
+    assertEquals(InstanceStatus.FAILED, failed.status());
+    assertEquals(io.almanac.EndCause.JOB_FAILED, failed.reasonCode());
+    assertEquals(io.almanac.EndCause.THROTTLED, view(List.of(scheduled(), started,
+        new TaskJournal.AttemptFailed(W, 1, Duration.ofSeconds(2), "429", T.plusSeconds(3), Duration.ofSeconds(8), "llm")))
+        .reasonCode());
+    assertEquals(io.almanac.EndCause.TIMED_OUT, view(List.of(scheduled(), started,
+        new TaskJournal.AttemptTimedOut(W, 1, T.plusSeconds(900), null, T.plusSeconds(900)))).reasonCode());
+    WindowView interrupted = view(List.of(scheduled(), started,
+        new TaskJournal.AttemptInterrupted(W, 1, io.almanac.InterruptCause.NODE_LOST, "kill -9", T.plusSeconds(5))));
+    assertEquals(InstanceStatus.INTERRUPTED, interrupted.status());
+    assertEquals(io.almanac.EndCause.NODE_LOST, interrupted.reasonCode());
+    assertEquals(io.almanac.EndCause.TASK_REMOVED, view(List.of(scheduled(),
+        new TaskJournal.InstanceCancelled(W, 0, "task removed", T.plusSeconds(2), TaskJournal.CancelCause.TASK_REMOVED,
+            null))).reasonCode());
+    assertEquals(io.almanac.EndCause.CANCELLED, view(List.of(scheduled(),
+        new TaskJournal.InstanceCancelled(W, 0, "operator", T.plusSeconds(2), null))).reasonCode());
+    WindowView again = view(List.of(scheduled(), started,
+        new TaskJournal.AttemptFailed(W, 1, Duration.ofSeconds(2), "boom", T.plusSeconds(3)),
+        new TaskJournal.RetryScheduled(W, 1, T.plusSeconds(60), T.plusSeconds(3))));
+    assertEquals(InstanceStatus.RETRY_WAIT, again.status());
+    assertEquals(io.almanac.EndCause.JOB_FAILED, again.reasonCode(), "waiting for its retry: why it failed");
+    again = view(List.of(scheduled(), started,
+        new TaskJournal.AttemptFailed(W, 1, Duration.ofSeconds(2), "boom", T.plusSeconds(3)),
+        new TaskJournal.RetryScheduled(W, 1, T.plusSeconds(60), T.plusSeconds(3)),
+        new TaskJournal.InstanceScheduled(W, T, T.plusSeconds(86_400), T.plusSeconds(60), RunKind.RETRY, T.plusSeconds(60)),
+        new TaskJournal.AttemptStarted(W, 2, RunKind.RETRY, T.plusSeconds(960), "node-1", T.plusSeconds(60))));
+    assertEquals(InstanceStatus.RUNNING, again.status());
+    assertNull(again.reasonCode(), "a running window has no end cause");
+    assertNull(again.endCause());
+  }
 }

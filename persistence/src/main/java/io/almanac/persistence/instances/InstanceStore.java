@@ -105,7 +105,8 @@ final class InstanceStore {
 
   /**
    * The typed cause a {@code reason_code} column names, by the row's status (a SkipReason of a SKIPPED
-   * row, a MissReason of a MISSED one); null for none, for any other status, and for a name this build
+   * row, a MissReason of a MISSED one, an EndCause of a failed, timed out, interrupted, retry-waiting,
+   * final-failed or cancelled one); null for none, for any other status, and for a name this build
    * does not know (the row still reads).
    */
   static io.almanac.ReasonCode reasonCode(InstanceStatus status, String name) {
@@ -114,7 +115,8 @@ final class InstanceStore {
     }
     try {
       return status == InstanceStatus.SKIPPED ? io.almanac.SkipReason.valueOf(name)
-          : status == InstanceStatus.MISSED ? io.almanac.MissReason.valueOf(name) : null;
+          : status == InstanceStatus.MISSED ? io.almanac.MissReason.valueOf(name)
+          : io.almanac.journal.WindowState.keepsEndCause(status) ? io.almanac.EndCause.valueOf(name) : null;
     } catch (IllegalArgumentException unknown) {
       return null;
     }

@@ -118,7 +118,8 @@ final class RowMapping {
         r.deadlineMissedAt(), r.status() == InstanceStatus.PENDING && r.poolWaitPool() != null
             ? new WindowState.PoolWait(r.poolWaitPool(), r.poolWaitReason(), r.poolWaitUntil(), null) : null,
         null, // the row sums its usage itself (InstanceRow.withUsage)
-        0, Map.of(), 0, r.reasonCode() instanceof io.almanac.MissReason m ? m : null); // version 0: the row keeps none
+        0, Map.of(), 0, r.reasonCode() instanceof io.almanac.MissReason m ? m : null, // version 0: the row keeps none
+        r.reasonCode() instanceof io.almanac.EndCause c ? c : null);
   }
 
   /** @return the run kind's name, or null */
