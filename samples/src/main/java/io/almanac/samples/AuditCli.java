@@ -87,7 +87,7 @@ public final class AuditCli implements Callable<Integer> {
   @Option(names = "--to", description = "end of the range: a date (UTC start of day) or an ISO instant")
   String to;
 
-  @Option(names = "--verify", description = "check the invariants I1-I7: exit 1 on a violation, 4 if no due window was judged")
+  @Option(names = "--verify", description = "check the invariants I1-I8: exit 1 on a violation, 4 if no due window was judged")
   boolean verify;
 
   @Option(names = "--format", defaultValue = "table", description = "table, json (one object per line) or csv (default: ${DEFAULT-VALUE})")

@@ -19,7 +19,7 @@ import java.time.Duration;
  *     in UTC) or an ISO-8601 instant ({@code 2026-11-01T08:00:00Z}, an offset such as
  *     {@code +08:00} is accepted too); null for the beginning of the journal
  * @param to the end of the range, inclusive, in the same forms; null for the end of the journal
- * @param verify whether to check the invariants I1-I7 (exit code 1 on a violation, 4 when no due
+ * @param verify whether to check the invariants I1-I8 (exit code 1 on a violation, 4 when no due
  *     window was judged)
  * @param format {@code table} (default), {@code json} or {@code csv}, see {@link Timeline}
  * @param timeline whether to print the timeline (default true; false prints only the report)

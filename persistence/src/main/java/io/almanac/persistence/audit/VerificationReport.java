@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * What {@link Verifier} found: the violations of the invariants I1-I7 (none when {@link #ok()}),
+ * What {@link Verifier} found: the violations of the invariants I1-I8 (none when {@link #ok()}),
  * what each invariant checked, the windows still open at the end of the journal, notes about what
  * could not be checked, and statistics. Its {@link #result()} is {@link Result#OK} only when there
  * is no violation <i>and</i> I2 judged at least one due window (due by the task's schedule, or

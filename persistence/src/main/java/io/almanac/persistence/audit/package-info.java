@@ -8,7 +8,7 @@
  *       {@link io.almanac.persistence.audit.AuditEvent}s, with a progress line on long journals.
  *   <li>{@link io.almanac.persistence.audit.Timeline} prints them as a table, JSON lines or CSV,
  *       with every time in UTC and in the task's zone.
- *   <li>{@link io.almanac.persistence.audit.Verifier} checks the invariants I1-I7 and returns a
+ *   <li>{@link io.almanac.persistence.audit.Verifier} checks the invariants I1-I8 and returns a
  *       {@link io.almanac.persistence.audit.VerificationReport}.
  *   <li>{@link io.almanac.persistence.audit.Audit#run} is the whole command (what the samples CLI
  *       wraps): request in, output and exit code out.
