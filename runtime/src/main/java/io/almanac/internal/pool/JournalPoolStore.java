@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The pool store of a node: each pool is a sharded {@link PoolEntity} with its own journal, so a
  * pool's limits hold across every node of the cluster, and its day (holds, starts, pauses, usage,
  * raises) is in the journal for the audit. An acquire of several pools asks them one after another
- * in name order and gives back what it took when one refuses (all or none). This node's holds live
+ * in name order and gives back what it took when one refuses (all or none). The acquires of one pool
+ * that come while its previous batch is being written go together, in one write (group commit). This node's holds live
  * {@code hold-ttl} from their last renewal; the store renews them every {@code renew-interval}, one
  * command per pool where it holds something (nothing is written for a pool where it holds none): a
  * node killed with kill -9 stops renewing, and its holds stop counting {@code hold-ttl} later. Its
@@ -117,10 +118,9 @@ public final class JournalPoolStore implements PoolStore {
       return CompletableFuture.completedFuture(Answer.ADMITTED);
     }
     String name = names.get(i);
-    return pool(name).<PoolProtocol.Answered>ask(r -> new PoolProtocol.Acquire(taskId, window, node, incarnation,
-            budgets.get(name), holdTtl, r), timeout)
+    return batched(name, new PoolProtocol.Ask(taskId, window, budgets.get(name)))
         .handle((a, failure) -> {
-          if (failure == null && a.answer().admitted()) {
+          if (failure == null && a.admitted()) {
             taken.add(name);
             return next(names, i + 1, taskId, window, budgets, taken);
           }
@@ -129,10 +129,78 @@ public final class JournalPoolStore implements PoolStore {
             back.add(name); // it may have admitted after the ask gave up
           }
           back.forEach(p -> releaseIn(p, taskId, window));
-          return failure == null ? CompletableFuture.completedFuture(a.answer())
+          return failure == null ? CompletableFuture.completedFuture(a)
               : CompletableFuture.<Answer>failedFuture(failure);
         })
         .thenCompose(x -> x);
+  }
+
+  /** The asks of one pool not yet sent, and whether a batch of it is being written. Guarded by itself. */
+  private static final class Batch {
+    final List<Pending> queue = new ArrayList<>();
+    boolean inFlight;
+  }
+
+  private record Pending(PoolProtocol.Ask ask, CompletableFuture<Answer> answer) {}
+
+  /** Most asks in one batch (one journal write). */
+  static final int MAX_BATCH = 100;
+
+  private final Map<String, Batch> batches = new ConcurrentHashMap<>();
+
+  /**
+   * Group commit of a pool's acquires: an ask goes at once when no batch of its pool is being
+   * written, else with the asks that came meanwhile, in one {@link PoolProtocol.AcquireAll} (one
+   * write), when the batch before it is answered. Under load a pool admits many attempts per write.
+   */
+  private CompletionStage<Answer> batched(String pool, PoolProtocol.Ask ask) {
+    CompletableFuture<Answer> answer = new CompletableFuture<>();
+    Batch b = batches.computeIfAbsent(pool, p -> new Batch());
+    List<Pending> send = null;
+    synchronized (b) {
+      b.queue.add(new Pending(ask, answer));
+      if (!b.inFlight) {
+        b.inFlight = true;
+        send = take(b);
+      }
+    }
+    if (send != null) {
+      send(pool, b, send);
+    }
+    return answer;
+  }
+
+  private static List<Pending> take(Batch b) {
+    int n = Math.min(MAX_BATCH, b.queue.size());
+    List<Pending> out = new ArrayList<>(b.queue.subList(0, n));
+    b.queue.subList(0, n).clear();
+    return out;
+  }
+
+  private void send(String pool, Batch b, List<Pending> items) {
+    List<PoolProtocol.Ask> asks = items.stream().map(Pending::ask).toList();
+    pool(pool).<PoolProtocol.AnsweredAll>ask(r -> new PoolProtocol.AcquireAll(asks, node, incarnation, holdTtl, r), timeout)
+        .whenComplete((all, failure) -> {
+          for (int i = 0; i < items.size(); i++) {
+            if (failure == null && all.answers().size() == items.size()) {
+              items.get(i).answer().complete(all.answers().get(i));
+            } else {
+              items.get(i).answer().completeExceptionally(failure != null ? failure
+                  : new IllegalStateException("pool '" + pool + "' answered " + all.answers().size() + " of "
+                      + items.size() + " asks"));
+            }
+          }
+          List<Pending> next;
+          synchronized (b) {
+            next = b.queue.isEmpty() ? null : take(b);
+            if (next == null) {
+              b.inFlight = false;
+            }
+          }
+          if (next != null) {
+            send(pool, b, next);
+          }
+        });
   }
 
   @Override

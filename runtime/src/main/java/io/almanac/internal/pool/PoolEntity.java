@@ -6,6 +6,8 @@ import io.almanac.spi.PoolStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.Behavior;
@@ -76,6 +78,7 @@ public final class PoolEntity extends EventSourcedBehavior<PoolProtocol.Command,
     return newCommandHandlerBuilder().forAnyState()
         .onCommand(PoolProtocol.Declare.class, this::declare)
         .onCommand(PoolProtocol.Acquire.class, this::acquire)
+        .onCommand(PoolProtocol.AcquireAll.class, this::acquireAll)
         .onCommand(PoolProtocol.Release.class, this::release)
         .onCommand(PoolProtocol.Renew.class, this::renew)
         .onCommand(PoolProtocol.Pause.class, this::pause)
@@ -101,22 +104,50 @@ public final class PoolEntity extends EventSourcedBehavior<PoolProtocol.Command,
   }
 
   private Effect<PoolJournal.Event, PoolState> acquire(PoolState s, PoolProtocol.Acquire c) {
+    Admission a = admit(s, c.taskId(), c.window(), c.node(), c.incarnation(), c.budget(), c.ttl(), clock.instant());
+    if (a.event() == null) {
+      return Effect().reply(c.replyTo(), new PoolProtocol.Answered(a.answer()));
+    }
+    return Effect().persist(a.event()).thenReply(c.replyTo(), x -> ADMITTED);
+  }
+
+  private Effect<PoolJournal.Event, PoolState> acquireAll(PoolState s, PoolProtocol.AcquireAll c) {
     Instant now = clock.instant();
-    PoolState.Hold own = s.holds().get(PoolState.key(c.taskId(), c.window()));
-    if (own != null && own.node().equals(c.node()) && own.incarnation().equals(c.incarnation())
-        && own.expiresAt().isAfter(now)) {
-      return Effect().reply(c.replyTo(), ADMITTED); // asked again after a lost answer
+    List<PoolJournal.Event> events = new ArrayList<>();
+    List<PoolStore.Answer> answers = new ArrayList<>(c.asks().size());
+    PoolState t = s;
+    for (PoolProtocol.Ask ask : c.asks()) {
+      Admission a = admit(t, ask.taskId(), ask.window(), c.node(), c.incarnation(), ask.budget(), c.ttl(), now);
+      answers.add(a.answer());
+      if (a.event() != null) {
+        events.add(a.event());
+        t = t.evolve(a.event()); // the next ask is decided on the holds and starts this one took
+      }
+    }
+    PoolProtocol.AnsweredAll reply = new PoolProtocol.AnsweredAll(answers);
+    return events.isEmpty() ? Effect().reply(c.replyTo(), reply)
+        : Effect().persist(events).thenReply(c.replyTo(), x -> reply); // one write for the batch
+  }
+
+  /** An ask's answer, and the hold to write when it admits. */
+  private record Admission(PoolStore.Answer answer, PoolJournal.HoldAcquired event) {}
+
+  /** The one rule of an ask: admitted again after a lost answer, refused by the state, or a new hold. */
+  private Admission admit(PoolState s, String taskId, String window, String node, String incarnation,
+      PoolStore.Budget budget, Duration ttl, Instant now) {
+    PoolState.Hold own = s.holds().get(PoolState.key(taskId, window));
+    if (own != null && own.node().equals(node) && own.incarnation().equals(incarnation) && own.expiresAt().isAfter(now)) {
+      return new Admission(PoolStore.Answer.ADMITTED, null); // asked again after a lost answer: nothing written
     }
     if (!s.declared()) {
-      return Effect().reply(c.replyTo(), new PoolProtocol.Answered(PoolStore.Answer.refused(pool, io.almanac.PoolWaitReason.FULL, null)));
+      return new Admission(PoolStore.Answer.refused(pool, io.almanac.PoolWaitReason.FULL, null), null);
     }
-    PoolStore.Answer refusal = s.refusal(c.budget(), now);
+    PoolStore.Answer refusal = s.refusal(budget, now);
     if (refusal != null) {
-      return Effect().reply(c.replyTo(), new PoolProtocol.Answered(refusal));
+      return new Admission(refusal, null);
     }
-    return Effect().persist(new PoolJournal.HoldAcquired(pool, c.taskId(), c.window(), c.node(), c.incarnation(), now,
-            io.almanac.spi.Saturating.plus(now, c.ttl())))
-        .thenReply(c.replyTo(), x -> ADMITTED);
+    return new Admission(PoolStore.Answer.ADMITTED, new PoolJournal.HoldAcquired(pool, taskId, window, node, incarnation,
+        now, io.almanac.spi.Saturating.plus(now, ttl)));
   }
 
   private Effect<PoolJournal.Event, PoolState> release(PoolState s, PoolProtocol.Release c) {

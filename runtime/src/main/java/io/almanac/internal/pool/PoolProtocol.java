@@ -45,6 +45,28 @@ public final class PoolProtocol {
       Duration ttl, ActorRef<Answered> replyTo) implements Command {}
 
   /**
+   * One attempt's ask in an {@link AcquireAll}.
+   *
+   * @param taskId the task
+   * @param window the window's key
+   * @param budget the budget to check, or null
+   */
+  public record Ask(String taskId, String window, PoolStore.Budget budget) {}
+
+  /**
+   * Several {@link Acquire}s of one node at once (those that came while the previous batch was being
+   * written), decided in order on the state each admission leaves, and written in one write.
+   *
+   * @param asks the attempts' asks, in order
+   * @param node the node
+   * @param incarnation its incarnation
+   * @param ttl how long a hold lives without a renewal
+   * @param replyTo the answers, in the asks' order
+   */
+  public record AcquireAll(java.util.List<Ask> asks, String node, String incarnation, Duration ttl,
+      ActorRef<AnsweredAll> replyTo) implements Command {}
+
+  /**
    * Gives back the node's hold of the window (idempotent).
    *
    * @param taskId the task
@@ -101,6 +123,9 @@ public final class PoolProtocol {
 
   /** @param replyTo how many holds count now */
   public record GetLiveHolds(ActorRef<LiveHolds> replyTo) implements Command {}
+
+  /** @param answers an {@link AcquireAll}'s answers, in its asks' order (a reply that crosses nodes) */
+  public record AnsweredAll(java.util.List<PoolStore.Answer> answers) implements AlmanacSerializable {}
 
   /** @param answer an acquire's answer (a reply that crosses nodes) */
   public record Answered(PoolStore.Answer answer) implements AlmanacSerializable {}

@@ -150,4 +150,22 @@ class PoolEntityTest {
     assertEquals(before, kit.getState());
     assertEquals(PoolWaitReason.PAUSED, acquire("b", "n1", "i1").reply().answer().reason());
   }
+
+  @Test
+  @DisplayName("a batch of asks is decided in order on what each admission leaves, and written in one write")
+  void batchInOneWrite() {
+    declare(2, 2, Duration.ofMinutes(1), "n1", "i1");
+    var r = kit.<PoolProtocol.AnsweredAll>runCommand(ref -> new PoolProtocol.AcquireAll(java.util.List.of(
+        new PoolProtocol.Ask("a", "w1", null), new PoolProtocol.Ask("b", "w1", null), new PoolProtocol.Ask("c", "w1", null)),
+        "n1", "i1", TTL, ref));
+    assertEquals(java.util.List.of(true, true, false),
+        r.reply().answers().stream().map(PoolStore.Answer::admitted).toList());
+    assertEquals(PoolWaitReason.FULL, r.reply().answers().get(2).reason());
+    assertEquals(2, r.events().size(), "the two admissions, written together");
+    assertEquals(2, kit.getState().liveHolds(T0));
+    var none = kit.<PoolProtocol.AnsweredAll>runCommand(ref -> new PoolProtocol.AcquireAll(java.util.List.of(
+        new PoolProtocol.Ask("a", "w1", null), new PoolProtocol.Ask("d", "w1", null)), "n1", "i1", TTL, ref));
+    assertEquals(java.util.List.of(true, false), none.reply().answers().stream().map(PoolStore.Answer::admitted).toList());
+    assertTrue(none.hasNoEvents(), "a repeated ask and a refusal write nothing");
+  }
 }
