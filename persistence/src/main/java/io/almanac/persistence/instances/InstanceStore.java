@@ -320,22 +320,49 @@ final class InstanceStore {
    * @return the stored offset
    */
   long lockOffset(Connection c, String name, Instant now) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement("SELECT current_offset FROM " + OFFSETS
-        + " WHERE projection_name = ? FOR UPDATE")) {
-      p.setString(1, name);
-      try (ResultSet rs = p.executeQuery()) {
-        if (rs.next()) {
-          return rs.getLong(1);
-        }
-      }
+    Long stored = selectOffsetForUpdate(c, name);
+    if (stored != null) {
+      return stored;
     }
+    // No row yet: a FOR UPDATE of a missing row locks nothing, so two workers (the live projection and a
+    // rebuild) may both insert it. The loser's insert is undone to a savepoint (PostgreSQL would abort the
+    // whole transaction on the error) and it locks the winner's row instead.
+    java.sql.Savepoint before = c.getAutoCommit() ? null : c.setSavepoint();
     try (PreparedStatement p = c.prepareStatement("INSERT INTO " + OFFSETS
         + " (projection_name, current_offset, updated_at) VALUES (?, 0, ?)")) {
       p.setString(1, name);
       time(p, 2, now);
       p.executeUpdate();
+    } catch (SQLException e) {
+      if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+        throw e;
+      }
+      if (before != null) {
+        c.rollback(before);
+      }
+      Long theirs = selectOffsetForUpdate(c, name);
+      if (theirs == null) {
+        throw e;
+      }
+      return theirs;
+    }
+    if (before != null) {
+      c.releaseSavepoint(before);
     }
     return 0;
+  }
+
+  /** SQLState of a unique key violation, on H2 and PostgreSQL. */
+  private static final String UNIQUE_VIOLATION = "23505";
+
+  private static Long selectOffsetForUpdate(Connection c, String name) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT current_offset FROM " + OFFSETS
+        + " WHERE projection_name = ? FOR UPDATE")) {
+      p.setString(1, name);
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : null;
+      }
+    }
   }
 
   void saveOffset(Connection c, String name, long offset, Instant now) throws SQLException {
