@@ -65,7 +65,7 @@ final class MessageFlow {
   private final Set<String> taintedParams = new HashSet<>(); // owner.name+desc#parameter
   private final Set<String> taintedReturns = new HashSet<>(); // owner.name+desc
   private final Set<String> known = new HashSet<>(); // the imported classes and their supertypes
-  private final Map<String, Boolean> throwables = new HashMap<>();
+  private static final Map<String, Boolean> THROWABLES = new java.util.concurrent.ConcurrentHashMap<>();
   private final Set<Finding> findings = new LinkedHashSet<>();
   private boolean changed;
 
@@ -164,10 +164,11 @@ final class MessageFlow {
         && (TEXT_ACCESSORS.contains(call.name) || TEXT_NAME.matcher(call.name).matches());
   }
 
-  private boolean isThrowable(String owner) {
-    return throwables.computeIfAbsent(owner, o -> {
+  /** Whether the class of this name (binary or internal) is a Throwable, asked of the class loader. */
+  static boolean isThrowable(String name) {
+    return THROWABLES.computeIfAbsent(name.replace('/', '.'), o -> {
       try {
-        return Throwable.class.isAssignableFrom(Class.forName(o.replace('/', '.'), false, MessageFlow.class.getClassLoader()));
+        return Throwable.class.isAssignableFrom(Class.forName(o, false, MessageFlow.class.getClassLoader()));
       } catch (ClassNotFoundException | LinkageError e) {
         return false;
       }
