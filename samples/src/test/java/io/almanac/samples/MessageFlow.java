@@ -75,7 +75,7 @@ final class MessageFlow {
       if (uri == null) {
         continue;
       }
-      try (InputStream in = new java.net.URL(uri).openStream()) {
+      try (InputStream in = java.net.URI.create(uri).toURL().openStream()) {
         ClassNode node = new ClassNode();
         new ClassReader(in).accept(node, 0);
         String name = node.name;
@@ -120,7 +120,7 @@ final class MessageFlow {
 
   /** Whether the class file names its locals (javac -g): the names this flow reads them by. */
   static boolean namesLocals(JavaClass c) {
-    try (InputStream in = new java.net.URL(c.getSource().orElseThrow().getUri().toString()).openStream()) {
+    try (InputStream in = c.getSource().orElseThrow().getUri().toURL().openStream()) {
       ClassNode node = new ClassNode();
       new ClassReader(in).accept(node, 0);
       return node.methods.stream().anyMatch(m -> m.localVariables != null && !m.localVariables.isEmpty());
@@ -327,8 +327,9 @@ final class MessageFlow {
       if (insn instanceof InvokeDynamicInsnNode indy) {
         if (indy.bsmArgs.length > 1 && indy.bsmArgs[1] instanceof Handle h && nodes.containsKey(h.getOwner())) {
           for (int i = 0; i < values.size(); i++) { // captured values are the implementation's first parameters
-            if (values.get(i).text()) {
-              taintParam(h.getOwner(), h.getName(), h.getDesc(), h.getTag() == Opcodes.H_INVOKESTATIC ? i : i - 1);
+            int param = h.getTag() == Opcodes.H_INVOKESTATIC ? i : i - 1; // else the first is the receiver
+            if (values.get(i).text() && param >= 0) {
+              taintParam(h.getOwner(), h.getName(), h.getDesc(), param);
             }
           }
         }
