@@ -11,7 +11,7 @@ import io.almanac.journal.TaskJournal;
  *
  * <p>The texts read are the ones the entity wrote: a final failure's reason {@code <decision>; last:
  * <lastCause>}, a removal's cancel {@code task removed}, a CANCEL_PREVIOUS cancel {@code superseded
- * by window <key>}. NoMessageParsingTest allows these lines by name, and no others.
+ * by window <key>}. NoMessageParsingRulesTest (samples) allows these methods by name, and no others.
  */
 final class LegacyReasons {
 

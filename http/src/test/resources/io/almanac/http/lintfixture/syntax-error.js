@@ -1,0 +1,4 @@
+// fixture: a syntax error (an unclosed parameter list)
+export function f(a, {
+  return a;
+}

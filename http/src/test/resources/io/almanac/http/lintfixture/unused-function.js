@@ -1,0 +1,5 @@
+// fixture: a function declared and never used
+function forgotten() {
+  return 1;
+}
+export const x = 2;
