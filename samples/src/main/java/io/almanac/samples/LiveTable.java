@@ -332,23 +332,19 @@ final class LiveTable {
     }
   }
 
-  /** The reason of a window in short: its leading word (MISSED / SKIPPED reasons) or its run kind. */
+  /** The reason of a window in short: its typed cause (SKIPPED / MISSED) or its run kind. */
   private static String why(WindowView w) {
     if (w.skipReason() != null) {
       return w.skipReason() + " " + skipped(w.skipReason());
     }
-    if (w.status() == InstanceStatus.MISSED || w.status() == InstanceStatus.SKIPPED) {
-      String r = w.reason() == null ? "" : w.reason();
-      int colon = r.indexOf(':');
-      String head = colon < 0 ? r : r.substring(0, colon);
-      return head + switch (head) {
-        case "BACKFILL_NOT_ALLOWED" -> " (the task does not catch up missed windows)";
-        case "OUTSIDE_HORIZON" -> " (older than the catch-up horizon)";
-        case "PREVIOUS_RUNNING" -> " (an earlier window was still running)";
-        case "DEPENDENCY_NOT_MET" -> " (its upstream tasks had not succeeded by its deadline)";
-        case "CONDITION_NOT_MET" -> " (its condition did not hold by its deadline)";
-        default -> "";
+    if (w.missReason() != null) {
+      return w.missReason() + switch (w.missReason()) {
+        case BACKFILL_NOT_ALLOWED -> " (the task does not catch up missed windows)";
+        case OUTSIDE_HORIZON -> " (older than the catch-up horizon)";
       };
+    }
+    if (w.status() == InstanceStatus.MISSED || w.status() == InstanceStatus.SKIPPED) {
+      return w.status().name(); // a source that keeps no typed cause (rows projected before it was kept)
     }
     return "ran as " + w.runKind() + (w.attempt() > 1 ? ", " + w.attempt() + " attempts" : "");
   }

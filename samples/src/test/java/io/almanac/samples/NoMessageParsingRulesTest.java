@@ -78,8 +78,6 @@ class NoMessageParsingRulesTest {
       new Allowed(AUDIT + "LegacyReasons", "decision", false, true, "legacy final failures: the decision is only in the reason"),
       new Allowed(AUDIT + "LegacyReasons", "lastCause", false, true, "legacy final failures: the last cause is only in the reason"),
       new Allowed(AUDIT + "LegacyReasons", "cancelCause", false, true, "legacy cancels: the cause is only in the reason"),
-      // NOT DONE: LiveTable.why switches on the leading word of a MISSED window's reason; WindowView.missReason() has it typed
-      new Allowed("io.almanac.samples.LiveTable", "why", true, true, "NOT DONE: read w.missReason() instead of the reason"),
       // display only: the text is cut or quoted, no fact is read out of it
       new Allowed("io.almanac.StepTypeMismatchException", "firstLine", true, true, "shows a cause's message to its first line"),
       new Allowed(AUDIT + "Timeline", "csvField", false, true, "quotes a CSV field (an event's detail among others)"),
