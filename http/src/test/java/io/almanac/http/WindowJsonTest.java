@@ -65,7 +65,7 @@ class WindowJsonTest {
   @Test
   @DisplayName("the dashboard has a WAITING colour, lists it in the legend and shows the deadline and events")
   void dashboardKnowsWaiting() throws Exception {
-    String js = resource("app.js");
+    String js = scripts();
     String css = resource("app.css");
     assertTrue(css.contains(".st-WAITING { background: var(--waiting); }"), "a colour of its own");
     assertTrue(js.contains("'WAITING'"), "in the legend");
@@ -82,7 +82,7 @@ class WindowJsonTest {
     assertEquals("2026-11-29T01:00:00Z", ApiJson.window(late).get("deadlineMissedAt").asText());
     WindowView onTime = view("digest", T, InstanceStatus.SUCCEEDED).attempt(1).summary("ok").build();
     assertTrue(ApiJson.window(onTime).get("deadlineMissedAt").isNull());
-    String js = resource("app.js");
+    String js = scripts();
     String css = resource("app.css");
     assertTrue(js.contains("(w.deadlineMissedAt ? ' late' : '')") && js.contains("className: 'late-mark', text: 'LATE'"),
         "the cell is marked");
@@ -164,7 +164,7 @@ class WindowJsonTest {
     InstanceRow older = row(InstanceStatus.SKIPPED, "PAUSED: task is paused", null);
     assertTrue(ApiJson.window(InstanceWindowSource.view(older)).get("reasonCode").isNull(), "no code is made from text");
 
-    String js = resource("app.js");
+    String js = scripts();
     String head = js.substring(js.indexOf("function reasonHead(w)"), js.indexOf("}", js.indexOf("function reasonHead(w)")));
     assertTrue(head.contains("w.reasonCode"), head);
     assertTrue(!head.contains("w.reason ") && !head.contains("indexOf(':')"), "the text is not cut: " + head);
@@ -179,6 +179,11 @@ class WindowJsonTest {
   private static WindowView.Builder view(String task, Instant end, InstanceStatus status) {
     return WindowView.builder().taskId(task).window(WindowKey.of("2026-11-29")).start(T).end(end).dueAt(T).status(status)
         .runKind(RunKind.FIRST).effects(Map.of()).createdAt(T).updatedAt(T);
+  }
+
+  /** The dashboard's scripts together (its modules: app.js, window.js, common.js). */
+  private static String scripts() throws Exception {
+    return resource("app.js") + resource("window.js") + resource("common.js");
   }
 
   private static String resource(String name) throws Exception {
