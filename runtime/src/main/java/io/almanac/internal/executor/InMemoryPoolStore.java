@@ -19,7 +19,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * The pools' counts in this JVM's memory: the limits hold for the nodes that share this instance (one
  * node, or the nodes of one test), not across a cluster; nothing outlives the JVM. The store of a
- * node without {@code almanac.pool-store.class}. Thread-safe (one lock). INTERNAL API.
+ * node that declares no pool (nothing to count), and of the executor's tests; a node with pools
+ * keeps them in their journals ({@code io.almanac.internal.pool.JournalPoolStore}). Thread-safe (one
+ * lock). INTERNAL API.
  */
 public final class InMemoryPoolStore implements PoolStore {
 
