@@ -1,14 +1,10 @@
 package io.almanac.journal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.almanac.PoolWaitReason;
 import io.almanac.spi.PoolStore;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -21,9 +17,6 @@ import java.util.TreeSet;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializationExtension;
-import org.apache.pekko.serialization.Serializer;
-import org.apache.pekko.serialization.SerializerWithStringManifest;
-import org.apache.pekko.serialization.jackson.JacksonJsonSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -44,7 +37,6 @@ class PoolSerializationTest {
 
   private static final Instant AT = Instant.parse("2026-12-06T10:00:00Z");
   private static final LocalDate DAY = LocalDate.of(2026, 12, 6);
-  private static final Path DIR = Path.of("src/test/resources/serialization");
 
   @AfterAll
   void shutdown() {
@@ -83,33 +75,10 @@ class PoolSerializationTest {
         new PoolJournal.PoolBudgetRaised("llm", DAY, 1_000_000, "alice", null, AT));
   }
 
-  private Object roundTrip(Object value) {
-    Serializer serializer = serialization.findSerializerFor(value);
-    assertTrue(serializer instanceof JacksonJsonSerializer, value.getClass() + " must be bound to Jackson JSON");
-    String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
-    return serialization.deserialize(serializer.toBinary(value), serializer.identifier(), manifest).get();
-  }
-
   @Test
   @DisplayName("every pool event and the pool's snapshot round-trip, and their committed fixtures still read")
   void shapesRoundTripAndFixturesRead() throws Exception {
-    boolean write = Boolean.getBoolean("almanac.writeFixtures");
-    for (Map.Entry<String, Object> shape : shapes().entrySet()) {
-      Object value = shape.getValue();
-      assertEquals(value, roundTrip(value), shape.getKey());
-      Serializer serializer = serialization.findSerializerFor(value);
-      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
-      Path file = DIR.resolve(shape.getKey() + ".json");
-      if (write) {
-        Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value), StandardCharsets.UTF_8) + "\n");
-        continue;
-      }
-      assertTrue(Files.exists(file), "missing fixture " + file + ": regenerate with -Dalmanac.writeFixtures=true");
-      List<String> lines = Files.readAllLines(file);
-      assertEquals(manifest, lines.get(0), file.toString());
-      assertEquals(value, serialization.deserialize(lines.get(1).getBytes(StandardCharsets.UTF_8), serializer.identifier(),
-          lines.get(0)).get(), file + " no longer reads as the same value: a changed component needs a migration");
-    }
+    JournalFixtures.check(serialization, shapes());
   }
 
   @Test

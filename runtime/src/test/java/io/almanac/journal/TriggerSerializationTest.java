@@ -2,7 +2,6 @@ package io.almanac.journal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.almanac.ConditionTrigger;
@@ -23,8 +22,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializationExtension;
 import org.apache.pekko.serialization.Serializer;
-import org.apache.pekko.serialization.SerializerWithStringManifest;
-import org.apache.pekko.serialization.jackson.JacksonJsonSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -91,34 +88,11 @@ class TriggerSerializationTest {
     return out;
   }
 
-  private Object roundTrip(Object value) {
-    Serializer serializer = serialization.findSerializerFor(value);
-    assertTrue(serializer instanceof JacksonJsonSerializer, value.getClass() + " must be bound to Jackson JSON");
-    String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
-    return serialization.deserialize(serializer.toBinary(value), serializer.identifier(), manifest).get();
-  }
-
   @Test
   @DisplayName("specs with event, dependency and condition triggers and a snapshot with a WAITING window, an event tally "
       + "and event ids round-trip, and their committed fixtures still read")
   void shapesRoundTripAndFixturesRead() throws Exception {
-    boolean write = Boolean.getBoolean("almanac.writeFixtures");
-    for (Map.Entry<String, Object> shape : shapes().entrySet()) {
-      Object value = shape.getValue();
-      assertEquals(value, roundTrip(value), shape.getKey());
-      Serializer serializer = serialization.findSerializerFor(value);
-      String manifest = ((SerializerWithStringManifest) serializer).manifest(value);
-      Path file = DIR.resolve(shape.getKey() + ".json");
-      if (write) {
-        Files.writeString(file, manifest + "\n" + new String(serializer.toBinary(value), StandardCharsets.UTF_8) + "\n");
-        continue;
-      }
-      assertTrue(Files.exists(file), "missing fixture " + file + ": regenerate with -Dalmanac.writeFixtures=true");
-      List<String> lines = Files.readAllLines(file);
-      assertEquals(manifest, lines.get(0), file.toString());
-      assertEquals(value, serialization.deserialize(lines.get(1).getBytes(StandardCharsets.UTF_8), serializer.identifier(),
-          lines.get(0)).get(), file + " no longer reads as the same value: a changed component needs a migration");
-    }
+    JournalFixtures.check(serialization, shapes());
   }
 
   @Test
