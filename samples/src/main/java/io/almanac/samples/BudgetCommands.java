@@ -73,7 +73,7 @@ final class BudgetCommands {
     @Parameters(index = "0", paramLabel = "POOL", description = "the pool") String pool;
     @Option(names = "--amount", required = true, paramLabel = "AMOUNT", description = "how much to raise today's limit by, "
         + "e.g. 2.50") String amount;
-    @Option(names = "--note", description = "why, logged by the node") String note;
+    @Option(names = "--note", description = "why, kept in the pool's journal with who raised it") String note;
 
     @Override
     public Integer call() {
