@@ -62,7 +62,19 @@ public final class JournalPoolStore implements PoolStore {
     this.timeout = timeout;
     this.renewal = system.scheduler().scheduleWithFixedDelay(renewInterval, renewInterval, this::renew,
         system.executionContext());
+    // After the drain (service-requests-done: the executor's releases are written), nothing more goes to the pools:
+    // a message sent to the pools' shard region while it hands off is buffered, and the region then waits its whole
+    // hand-off timeout before it stops, which held a node's stop past 10 s.
+    org.apache.pekko.actor.CoordinatedShutdown.get(system).addTask(
+        org.apache.pekko.actor.CoordinatedShutdown.PhaseBeforeClusterShutdown(), "almanac-pools-quiet", () -> {
+          quiet = true;
+          renewal.cancel();
+          return CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+        });
   }
+
+  /** Set once the node's shutdown is past its drain: no pool is asked any more. */
+  private volatile boolean quiet;
 
   /**
    * The store as {@code almanac.pool-store.class} names it (e.g. to wrap it): the node's sharding
@@ -83,8 +95,17 @@ public final class JournalPoolStore implements PoolStore {
     return incarnation;
   }
 
-  private EntityRef<PoolProtocol.Command> pool(String name) {
-    return sharding.entityRefFor(PoolEntity.TYPE_KEY, name);
+  /**
+   * Asks a pool's entity, bounded by the operation timeout; once the node's shutdown has passed its
+   * drain, fails at once instead (see the constructor).
+   */
+  private <R> CompletionStage<R> ask(String pool, java.util.function.Function<org.apache.pekko.actor.typed.ActorRef<R>,
+      PoolProtocol.Command> message) {
+    if (quiet) {
+      return CompletableFuture.failedFuture(new IllegalStateException("pool '" + pool + "' not asked: the node is stopping"));
+    }
+    EntityRef<PoolProtocol.Command> ref = sharding.entityRefFor(PoolEntity.TYPE_KEY, pool);
+    return ref.ask(message::apply, timeout);
   }
 
   @Override
@@ -93,7 +114,7 @@ public final class JournalPoolStore implements PoolStore {
     for (int i = 0; i < pools.size(); i++) {
       Limit l = pools.get(i);
       declared.add(l.name());
-      all[i] = pool(l.name()).<org.apache.pekko.Done>ask(r -> new PoolProtocol.Declare(l, node, incarnation, r), timeout)
+      all[i] = this.<org.apache.pekko.Done>ask(l.name(), r -> new PoolProtocol.Declare(l, node, incarnation, r))
           .toCompletableFuture();
     }
     return CompletableFuture.allOf(all);
@@ -179,7 +200,7 @@ public final class JournalPoolStore implements PoolStore {
 
   private void send(String pool, Batch b, List<Pending> items) {
     List<PoolProtocol.Ask> asks = items.stream().map(Pending::ask).toList();
-    pool(pool).<PoolProtocol.AnsweredAll>ask(r -> new PoolProtocol.AcquireAll(asks, node, incarnation, holdTtl, r), timeout)
+    this.<PoolProtocol.AnsweredAll>ask(pool, r -> new PoolProtocol.AcquireAll(asks, node, incarnation, holdTtl, r))
         .whenComplete((all, failure) -> {
           for (int i = 0; i < items.size(); i++) {
             if (failure == null && all.answers().size() == items.size()) {
@@ -214,19 +235,18 @@ public final class JournalPoolStore implements PoolStore {
   }
 
   private CompletionStage<org.apache.pekko.Done> releaseIn(String pool, String taskId, String window) {
-    return pool(pool).ask(r -> new PoolProtocol.Release(taskId, window, node, r), timeout);
+    return ask(pool, r -> new PoolProtocol.Release(taskId, window, node, r));
   }
 
   @Override
   public CompletionStage<Void> pause(String pool, Duration pause) {
-    return pool(pool).<org.apache.pekko.Done>ask(r -> new PoolProtocol.Pause(pause, r), timeout).thenApply(d -> null);
+    return this.<org.apache.pekko.Done>ask(pool, r -> new PoolProtocol.Pause(pause, r)).thenApply(d -> null);
   }
 
   @Override
   public CompletionStage<Map<String, Integer>> inUse() {
     Map<String, Integer> out = new ConcurrentHashMap<>();
-    CompletableFuture<?>[] all = declared.stream().map(p -> pool(p)
-            .<PoolProtocol.LiveHolds>ask(PoolProtocol.GetLiveHolds::new, timeout)
+    CompletableFuture<?>[] all = declared.stream().map(p -> this.<PoolProtocol.LiveHolds>ask(p, PoolProtocol.GetLiveHolds::new)
             .thenAccept(n -> out.put(p, n.count())).toCompletableFuture())
         .toArray(CompletableFuture<?>[]::new);
     return CompletableFuture.allOf(all).thenApply(x -> new HashMap<>(out));
@@ -234,13 +254,13 @@ public final class JournalPoolStore implements PoolStore {
 
   @Override
   public CompletionStage<Void> addUsage(String pool, LocalDate day, long costMicros) {
-    return pool(pool).<org.apache.pekko.Done>ask(r -> new PoolProtocol.AddUsage(day, costMicros, r), timeout)
+    return this.<org.apache.pekko.Done>ask(pool, r -> new PoolProtocol.AddUsage(day, costMicros, r))
         .thenApply(d -> null);
   }
 
   @Override
   public CompletionStage<PoolDay> dayUsage(String pool, LocalDate day) {
-    return pool(pool).<PoolProtocol.DayIs>ask(r -> new PoolProtocol.GetDay(day, r), timeout).thenApply(PoolProtocol.DayIs::day);
+    return this.<PoolProtocol.DayIs>ask(pool, r -> new PoolProtocol.GetDay(day, r)).thenApply(PoolProtocol.DayIs::day);
   }
 
   @Override
@@ -253,7 +273,7 @@ public final class JournalPoolStore implements PoolStore {
     if (!declared.contains(pool)) {
       return CompletableFuture.failedFuture(new IllegalStateException("pool '" + pool + "' is not declared in this store"));
     }
-    return pool(pool).<PoolProtocol.DayIs>ask(r -> new PoolProtocol.RaiseBudget(day, amountMicros, actor, note, r), timeout)
+    return this.<PoolProtocol.DayIs>ask(pool, r -> new PoolProtocol.RaiseBudget(day, amountMicros, actor, note, r))
         .thenApply(PoolProtocol.DayIs::day);
   }
 
@@ -262,7 +282,7 @@ public final class JournalPoolStore implements PoolStore {
     Set<String> pools = new TreeSet<>();
     held.values().forEach(pools::addAll);
     for (String p : pools) {
-      pool(p).<org.apache.pekko.Done>ask(r -> new PoolProtocol.Renew(node, incarnation, holdTtl, r), timeout)
+      this.<org.apache.pekko.Done>ask(p, r -> new PoolProtocol.Renew(node, incarnation, holdTtl, r))
           .whenComplete((d, e) -> {
             if (e != null) {
               log.warn("pool '{}': this node's holds were not renewed ({}); they stop counting {} after the last renewal",
