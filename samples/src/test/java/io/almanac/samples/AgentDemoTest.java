@@ -259,7 +259,13 @@ class AgentDemoTest {
     List<WindowView> ws = await(almanac.windows(DemoTasks.TOKEN_SPENDER)).stream()
         .sorted(Comparator.comparing(WindowView::dueAt)).toList();
     List<WindowView> succeeded = ws.stream().filter(w -> w.status() == InstanceStatus.SUCCEEDED).toList();
-    assertEquals(3, succeeded.size(), "0.03 a day at 0.01 a run: " + ws);
+    assertTrue(succeeded.size() >= 3, "0.03 a day at 0.01 a run: " + ws);
+    // The budget is checked when a window fires (docs/budgets.md): a window that fired before the third run's cost was
+    // recorded, and waited for the pool (paused by a throttle) meanwhile, still runs. Any run beyond the third is one.
+    Instant thirdRecorded = journal(DemoTasks.TOKEN_SPENDER).stream().filter(e -> e instanceof TaskJournal.AttemptSucceeded)
+        .map(e -> ((TaskJournal.AttemptSucceeded) e).at()).sorted().skip(2).findFirst().orElseThrow();
+    assertTrue(succeeded.stream().skip(3).allMatch(w -> w.createdAt().isBefore(thirdRecorded)),
+        "a run beyond the third fired after the budget was spent at " + thirdRecorded + ": " + ws);
     List<WindowView> exhausted = ws.stream().filter(w -> w.skipReason() == SkipReason.BUDGET_EXHAUSTED).toList();
     assertFalse(exhausted.isEmpty(), "no BUDGET_EXHAUSTED window: " + ws);
     Instant third = succeeded.get(2).dueAt();
@@ -275,7 +281,8 @@ class AgentDemoTest {
         || e instanceof TaskJournal.WindowsSkipped r2 && r2.skipReason() == SkipReason.BUDGET_EXHAUSTED), "the journal records the budget skips");
     DailyUsage usage = await(almanac.usage(DemoTasks.TOKEN_SPENDER));
     assertEquals(LocalDate.of(2026, 11, 29), usage.day());
-    assertEquals(0, new BigDecimal("0.03").compareTo(usage.cost()), usage.toString());
+    assertEquals(0, new BigDecimal("0.01").multiply(BigDecimal.valueOf(succeeded.size())).compareTo(usage.cost()),
+        usage.toString());
     assertTrue(usage.exhausted(), usage.toString());
     assertEquals(exhausted.size(), usage.windowsSkipped(), usage.toString());
     assertEquals(1, alerts.stream().filter(a -> a.kind() == Alert.Kind.BUDGET_EXHAUSTED
