@@ -1,0 +1,95 @@
+package io.almanac.spring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.almanac.AgentJob;
+import io.almanac.InvalidSpecException;
+import io.almanac.JobResult;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.support.GenericApplicationContext;
+
+/** The starter's start: a refused property is said with its Spring property and value; jobs by bean name or @AlmanacJob. */
+class AlmanacStartTest {
+
+  @Test
+  void aBadValueIsRefusedNamingTheSpringPropertyAndTheValue(@TempDir Path dir) {
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AlmanacAutoConfiguration.class))
+        .withPropertyValues("almanac.executor.max-concurrent=lots", "almanac.persistence.h2.path=" + dir.resolve("db"),
+            "almanac.spring.http.enabled=false")
+        .run(context -> {
+          Throwable failure = context.getStartupFailure();
+          assertNotNull(failure, "the context did not start");
+          AlmanacPropertyException e = find(failure);
+          assertEquals("almanac.executor.max-concurrent", e.key());
+          assertTrue(e.getMessage().startsWith("Spring property 'almanac.executor.max-concurrent'"), e.getMessage());
+          assertTrue(e.getMessage().contains("'lots'"), e.getMessage());
+          assertTrue(e.getMessage().contains("must be an integer"), e.getMessage());
+          assertInstanceOf(InvalidSpecException.class, e.getCause());
+        });
+  }
+
+  private static AlmanacPropertyException find(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof AlmanacPropertyException e) {
+        return e;
+      }
+    }
+    throw new AssertionError("no AlmanacPropertyException in", failure);
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class Jobs {
+    @Bean
+    AgentJob digest() {
+      return ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    }
+
+    @Bean
+    @AlmanacJob("research")
+    AgentJob researchAgent() {
+      return ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class TwoNamedAlike {
+    @Bean
+    @AlmanacJob("digest")
+    AgentJob other() {
+      return ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    }
+  }
+
+  @Test
+  void aJobBeanIsRegisteredUnderItsBeanNameOrItsAlmanacJobName() {
+    try (GenericApplicationContext context = new GenericApplicationContext()) {
+      context.registerBean(Jobs.class);
+      org.springframework.context.annotation.AnnotationConfigUtils.registerAnnotationConfigProcessors(context);
+      context.refresh();
+      assertEquals(java.util.Set.of("digest", "research"), AlmanacNode.jobs(context.getBeanFactory()).keySet());
+    }
+  }
+
+  @Test
+  void twoJobsOfOneNameAreRefusedNamingBoth() {
+    try (GenericApplicationContext context = new GenericApplicationContext()) {
+      context.registerBean(Jobs.class);
+      context.registerBean(TwoNamedAlike.class);
+      org.springframework.context.annotation.AnnotationConfigUtils.registerAnnotationConfigProcessors(context);
+      context.refresh();
+      InvalidSpecException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidSpecException.class,
+          () -> AlmanacNode.jobs(context.getBeanFactory()));
+      assertTrue(e.getMessage().contains("'digest'") && e.getMessage().contains("other"), e.getMessage());
+    }
+  }
+}
