@@ -259,14 +259,7 @@ final class SpringConfig {
   @SuppressWarnings("unchecked")
   private static void put(Map<String, Object> node, List<String> path, int at, ConfigValue value) {
     String key = path.get(at);
-    Object next = null;
-    if (at + 1 < path.size()) {
-      next = path.get(at + 1).startsWith("[") ? new TreeMap<Integer, Object>() : new LinkedHashMap<String, Object>();
-    }
-    if (key.startsWith("[")) {
-      throw new IllegalStateException("an index at the top of " + path); // lists are handled below
-    }
-    if (next == null) {
+    if (at + 1 == path.size()) {
       node.putIfAbsent(key, value);
       return;
     }

@@ -35,6 +35,11 @@ class AlmanacStartTest {
           assertTrue(e.getMessage().contains("'lots'"), e.getMessage());
           assertTrue(e.getMessage().contains("must be an integer"), e.getMessage());
           assertInstanceOf(InvalidSpecException.class, e.getCause());
+          // as Spring Boot prints it at start
+          org.springframework.boot.diagnostics.FailureAnalysis said = new AlmanacFailureAnalyzer().analyze(failure);
+          assertNotNull(said, "the failure analyzer takes it");
+          assertTrue(said.getDescription().contains("almanac.executor.max-concurrent 'lots'"), said.getDescription());
+          assertTrue(said.getAction().startsWith("Correct almanac.executor.max-concurrent where it is set"), said.getAction());
         });
   }
 

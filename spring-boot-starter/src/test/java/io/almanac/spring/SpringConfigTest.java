@@ -107,4 +107,15 @@ class SpringConfigTest {
     SpringConfig.Mapped m = SpringConfig.from(env("almanac.executor.maxConcurrent", "lots"));
     assertEquals("Spring property 'almanac.executor.maxConcurrent' (mockProperties)", m.origin("almanac.executor.max-concurrent"));
   }
+
+  @Test
+  void anOriginFromApplicationYmlSaysTheFileLineAndColumn() throws Exception {
+    MockEnvironment env = env();
+    new org.springframework.boot.env.YamlPropertySourceLoader().load("application.yml",
+        new org.springframework.core.io.ClassPathResource("origin-test.yml")).forEach(env.getPropertySources()::addFirst);
+    SpringConfig.Mapped m = SpringConfig.from(env);
+    assertEquals(3, m.config().getInt("almanac.executor.max-concurrent-per-task"));
+    assertEquals("Spring property 'almanac.executor.max-concurrent-per-task' (class path resource [origin-test.yml] - 3:30)",
+        m.origin("almanac.executor.max-concurrent-per-task"));
+  }
 }
