@@ -146,10 +146,14 @@ public final class AlmanacNode implements SmartLifecycle, DisposableBean {
     return jobs;
   }
 
-  /** An error of the node's start, naming the Spring property when the refused key came from one. */
+  /**
+   * An error of the node's start: a refused configuration key as an {@link AlmanacPropertyException}
+   * naming the Spring property it came from (when it came from one); anything else as it is.
+   */
   private static RuntimeException refusal(SpringConfig.Mapped mapped, RuntimeException e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof InvalidSpecException invalid && invalid.field() != null) {
+      if (t instanceof InvalidSpecException invalid && invalid.field() != null
+          && SpringConfig.ROOTS.stream().anyMatch(r -> invalid.field().startsWith(r + "."))) {
         return new AlmanacPropertyException(invalid.field(), origin(mapped, invalid.field()), invalid.getMessage(), e);
       }
       if (t instanceof com.typesafe.config.ConfigException config) {

@@ -3,6 +3,7 @@ package io.almanac.spring;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.almanac.AgentJob;
@@ -19,7 +20,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.support.GenericApplicationContext;
 
 /** The starter's start: a refused property is said with its Spring property and value; jobs by bean name or @AlmanacJob. */
-class AlmanacStartTest {
+class AlmanacAutoConfigurationTest {
 
   @Test
   void aBadValueIsRefusedNamingTheSpringPropertyAndTheValue(@TempDir Path dir) {
@@ -40,6 +41,17 @@ class AlmanacStartTest {
           assertNotNull(said, "the failure analyzer takes it");
           assertTrue(said.getDescription().contains("almanac.executor.max-concurrent 'lots'"), said.getDescription());
           assertTrue(said.getAction().startsWith("Correct almanac.executor.max-concurrent where it is set"), said.getAction());
+        });
+  }
+
+  @Test
+  void offWithAlmanacSpringEnabledFalse() {
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AlmanacAutoConfiguration.class))
+        .withPropertyValues("almanac.spring.enabled=false")
+        .run(context -> {
+          assertNull(context.getStartupFailure());
+          assertEquals(0, context.getBeanNamesForType(AlmanacNode.class).length, "no node");
+          assertEquals(0, context.getBeanNamesForType(io.almanac.Almanac.class).length, "no Almanac");
         });
   }
 
