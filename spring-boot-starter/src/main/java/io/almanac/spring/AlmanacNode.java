@@ -97,6 +97,11 @@ public final class AlmanacNode implements SmartLifecycle, DisposableBean {
    * terminated before the error is thrown.
    */
   static AlmanacNode start(SpringConfig.Mapped mapped, ListableBeanFactory beans, Parts parts) {
+    // the application's beans first: one that fails to be created fails the start before any thread is started
+    Map<String, AgentJob> jobs = jobs(beans);
+    Map<String, Condition> conditions = beans.getBeansOfType(Condition.class);
+    java.util.Collection<PoolSpec> pools = beans.getBeansOfType(PoolSpec.class).values();
+    java.util.Collection<ExclusionCalendar> calendars = beans.getBeansOfType(ExclusionCalendar.class).values();
     ActorSystem<Void> system;
     try {
       system = ActorSystem.create(Behaviors.empty(), parts.systemName(), mapped.config());
@@ -109,10 +114,10 @@ public final class AlmanacNode implements SmartLifecycle, DisposableBean {
       Almanac.Builder builder = Almanac.builder(system).clock(clock);
       parts.alerts().ifPresent(builder::alertSink);
       parts.meters().ifPresent(builder::meterRegistry);
-      jobs(beans).forEach(builder::job);
-      beans.getBeansOfType(Condition.class).forEach(builder::condition);
-      beans.getBeansOfType(PoolSpec.class).values().forEach(builder::pool);
-      beans.getBeansOfType(ExclusionCalendar.class).values().forEach(builder::calendar);
+      jobs.forEach(builder::job);
+      conditions.forEach(builder::condition);
+      pools.forEach(builder::pool);
+      calendars.forEach(builder::calendar);
       Almanac almanac = builder.start();
       InstanceProjection.start(system, clock);
       if (parts.http()) {
