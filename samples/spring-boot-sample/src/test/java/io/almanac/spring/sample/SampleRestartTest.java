@@ -85,7 +85,7 @@ class SampleRestartTest {
       almanac.runNow("report").toCompletableFuture().get(10, TimeUnit.SECONDS);
       Eventually.eventually(Duration.ofSeconds(15), () -> {
         assertTrue(succeeded(almanac, "heartbeat").size() >= 3, "heartbeat ran every second");
-        assertEquals(1, succeeded(almanac, "report").size(), "report ran");
+        assertFalse(succeeded(almanac, "report").isEmpty(), "report ran");
       });
       almanac.runNow("long").toCompletableFuture().get(10, TimeUnit.SECONDS);
       Eventually.eventually(Duration.ofSeconds(10), () -> assertNotNull(SEEN.get("started"), "the long job runs"));
