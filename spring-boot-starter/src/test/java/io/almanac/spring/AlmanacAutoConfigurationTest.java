@@ -22,9 +22,12 @@ import org.springframework.context.support.GenericApplicationContext;
 /** The starter's start: a refused property is said with its Spring property and value; jobs by bean name or @AlmanacJob. */
 class AlmanacAutoConfigurationTest {
 
+  /** Without Actuator on the class path (the starter's optional dependency), so that its absence is tried too. */
   @Test
   void aBadValueIsRefusedNamingTheSpringPropertyAndTheValue(@TempDir Path dir) {
     new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AlmanacAutoConfiguration.class))
+        .withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(
+            org.springframework.boot.actuate.health.HealthIndicator.class))
         .withPropertyValues("almanac.executor.max-concurrent=lots", "almanac.persistence.h2.path=" + dir.resolve("db"),
             "almanac.spring.http.enabled=false")
         .run(context -> {
