@@ -141,8 +141,10 @@ class DistributionIT {
     ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/almanac-node").toString())
         .directory(nodeDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
     environment(pb.environment(), Map.of("ALMANAC_DATA", data.toString(),
-        // a short drain, so that the SIGTERM at the end does not wait 25 s for the demo's slow jobs
-        "JAVA_OPTS", "-Dalmanac.http.port=" + port + " -Dalmanac.executor.shutdown-grace=1s -Xmx512m"));
+        // a short drain, so that the SIGTERM at the end does not wait 25 s for the demo's slow jobs; the
+        // JIT's first tier and the serial GC: the node starts in 10 s rather than 27 s on 2 busy cores
+        "JAVA_OPTS", "-Dalmanac.http.port=" + port + " -Dalmanac.executor.shutdown-grace=1s -Xmx512m"
+            + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"));
     Process node = pb.start();
     try {
       String base = "http://127.0.0.1:" + port;
