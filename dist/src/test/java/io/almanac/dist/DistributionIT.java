@@ -86,6 +86,16 @@ class DistributionIT {
       assertFalse(text.contains("\r"), script + " has Unix line ends");
       run(List.of("sh", "-n", file.toString()), tmp, Map.of(), Duration.ofSeconds(10)).assertExit(0);
     }
+    // bin/almanac tells the node (demo, or the demo's own options first) from a quick HTTP command by
+    // the CLI's list of the demo's options
+    String cli = Files.readString(Path.of("..", "samples", "src", "main", "java", "io", "almanac", "samples", "AlmanacCli.java"));
+    Matcher demoOptions = Pattern.compile("DEMO_OPTIONS = Set\\.of\\(([^)]*)\\)").matcher(cli);
+    assertTrue(demoOptions.find(), "AlmanacCli.DEMO_OPTIONS");
+    String script = Files.readString(home.resolve("bin/almanac"));
+    for (String option : demoOptions.group(1).replaceAll("[\"\\s]", "").split(",")) {
+      assertTrue(Pattern.compile("(\\| |^\\s+)" + Pattern.quote(option) + " ?[|)]", Pattern.MULTILINE).matcher(script).find(),
+          "bin/almanac runs " + option + " (the demo node) with the JVM's defaults");
+    }
     for (String file : List.of("conf/application.conf", "conf/logback.xml", "docs/configuration.md",
         "docs/deployment.md", "docs/cli.md")) {
       assertTrue(Files.isRegularFile(home.resolve(file)), file);
