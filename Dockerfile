@@ -1,10 +1,21 @@
-# The Almanac demo node as a container image, built from the Maven-packaged jar:
+# The Almanac demo node as a container image, built from the distribution (almanac-<version>.tar.gz):
 #
-#   mvn -B -q -pl samples -am package -DskipTests && docker build -t almanac:dev .
+#   mvn -B -q -pl dist -am package -DskipTests && docker build -t almanac:dev .
 #
 # docs/deployment.md describes the image, its ports and its configuration. DeploymentManifestsTest
 # (samples) checks the ports, the health check and the configuration file below against the node's
-# configuration and the Kubernetes manifests under deploy/k8s.
+# configuration and the Kubernetes manifests under deploy/k8s; dist's DistributionIT checks that the
+# version and the entrypoint below are the tarball's.
+
+# The project's version (the pom's): names the tarball dist/target/almanac-<version>.tar.gz.
+ARG ALMANAC_VERSION=0.1.0-SNAPSHOT
+
+# ADD unpacks the tarball (into almanac-<version>/); the image keeps only the unpacked tree.
+FROM eclipse-temurin:17-jre AS dist
+ARG ALMANAC_VERSION
+ADD dist/target/almanac-${ALMANAC_VERSION}.tar.gz /opt/
+RUN mv /opt/almanac-${ALMANAC_VERSION} /opt/almanac
+
 FROM eclipse-temurin:17-jre
 
 # curl for the HEALTHCHECK (the node answers its probes over HTTP)
@@ -19,14 +30,18 @@ RUN groupadd --system --gid 10001 almanac \
     && mkdir -p /var/lib/almanac/data \
     && chown -R almanac:almanac /var/lib/almanac
 
-COPY samples/target/almanac-demo.jar /opt/almanac/almanac-demo.jar
+# The distribution: bin/almanac and bin/almanac-node, lib/ (every jar), conf/, docs/; the image's
+# own configuration files beside conf/application.conf.
+COPY --from=dist /opt/almanac /opt/almanac
 COPY deploy/conf/ /opt/almanac/conf/
 
 # The node's configuration file (-Dconfig.file): node.conf runs the embedded demo, or a cluster
 # member with "demo --cluster ..."; the Kubernetes manifests set kubernetes.conf. JAVA_OPTS: more
 # JVM options (heap: a share of the container's memory limit).
+# bin on the PATH: "docker exec <container> almanac tasks" asks the node from inside.
 ENV ALMANAC_CONFIG=/opt/almanac/conf/node.conf \
-    JAVA_OPTS="-XX:MaxRAMPercentage=75"
+    JAVA_OPTS="-XX:MaxRAMPercentage=75" \
+    PATH="/opt/almanac/bin:${PATH}"
 
 USER 10001:10001
 WORKDIR /var/lib/almanac
@@ -40,8 +55,9 @@ EXPOSE 8558 2552
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
     CMD curl -fsS -o /dev/null http://127.0.0.1:8558/health/ready || exit 1
 
-# The jar's command line (almanac --help): "demo" (the default) runs the node; any other command
-# (tasks, queue, why, audit ...) runs the CLI. SIGTERM reaches the JVM (exec), whose coordinated
-# shutdown leaves the cluster and hands the node's tasks over.
-ENTRYPOINT ["/bin/sh", "-c", "exec java $JAVA_OPTS -Dconfig.file=\"$ALMANAC_CONFIG\" -jar /opt/almanac/almanac-demo.jar \"$@\"", "almanac"]
+# The distribution's command line (almanac help), which reads JAVA_OPTS and ALMANAC_CONFIG: "demo"
+# (the default) runs the node; any other command (tasks, queue, why, audit ...) runs the CLI.
+# SIGTERM reaches the JVM (the script execs java), whose coordinated shutdown leaves the cluster and
+# hands the node's tasks over.
+ENTRYPOINT ["/opt/almanac/bin/almanac"]
 CMD ["demo"]

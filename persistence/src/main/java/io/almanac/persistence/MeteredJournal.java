@@ -17,7 +17,7 @@ import scala.util.Try;
  * meters as {@code almanac.journal.write}, tagged {@code outcome} {@code ok}, or {@code failed} when
  * the write or one of its atomic writes failed, and counts the persist calls and events it is handed
  * ({@code almanac.journal.persists}, {@code almanac.journal.events}). The node's meters are found through the ActorSystem
- * ({@link NodeMeters#of}): before {@code Almanac.start} gave them, and without Almanac, nothing is
+ * ({@link StoreMeters#of}): before {@code Almanac.start} gave them, and without Almanac, nothing is
  * recorded. Nothing else changes: events and rows are the plugin's own.
  *
  * <p>{@code almanac-h2.conf} configures it as {@code jdbc-journal.class}; {@link

@@ -153,6 +153,9 @@ class DeploymentManifestsTest {
   /** The file of this repository that the image holds at {@code imagePath} (by the Dockerfile's COPY lines). */
   static Path inRepository(List<Instruction> file, String imagePath) {
     for (String copy : instructions(file, "COPY")) {
+      if (copy.startsWith("--from=")) {
+        continue; // from a build stage (the unpacked distribution), not from the repository
+      }
       String[] parts = copy.split("\\s+");
       assertEquals(2, parts.length, "COPY " + copy + " has one source and one destination");
       String src = parts[0];
@@ -393,7 +396,7 @@ class DeploymentManifestsTest {
     for (Map.Entry<String, String> var : node.env().entrySet()) {
       String name = var.getKey();
       boolean inArgs = rawArgs.contains("$(" + name + ")");
-      boolean inEntrypoint = entrypoint.get(0).contains("$" + name);
+      boolean inEntrypoint = readsVariable(entrypoint.get(0), name);
       Map<String, String> without = new LinkedHashMap<>(node.env());
       without.remove(name);
       Set<String> changed = inArgs || name.equals("ALMANAC_CONFIG") ? Set.of() : changedKeys(load(without, node.cluster()),
@@ -407,7 +410,7 @@ class DeploymentManifestsTest {
     // the variables the image's entrypoint reads have defaults in the image
     Map<String, String> defaults = dockerEnv(docker);
     for (String name : List.of("ALMANAC_CONFIG", "JAVA_OPTS")) {
-      assertTrue(entrypoint.get(0).contains("$" + name), "the entrypoint reads " + name);
+      assertTrue(readsVariable(entrypoint.get(0), name), "the entrypoint reads " + name);
       assertTrue(defaults.containsKey(name), "the image sets a default " + name);
     }
     assertEquals(node.env().get("ALMANAC_DB_URL"), node.config().getString("pekko-persistence-jdbc.shared-databases.slick.db.url"));
@@ -426,6 +429,34 @@ class DeploymentManifestsTest {
     assertTrue(pg.find(), node.env().get("ALMANAC_DB_URL"));
     Map<String, Object> postgres = one(manifests(), "Service", pg.group(1));
     assertEquals(Integer.parseInt(pg.group(2)), ((Number) servicePort(postgres, "postgres").get("port")).intValue());
+  }
+
+  /** Where the image's distribution comes from: /opt/almanac is the unpacked tarball of the dist module. */
+  static final String IMAGE_HOME = "/opt/almanac/";
+
+  /**
+   * Whether the entrypoint reads the variable: in its own text, or in a script of the distribution it
+   * runs ({@code /opt/almanac/bin/x} is the dist module's {@code src/bin/x}).
+   */
+  static boolean readsVariable(String entrypoint, String name) {
+    if (entrypoint.contains("$" + name)) {
+      return true;
+    }
+    Matcher script = Pattern.compile(Pattern.quote(IMAGE_HOME) + "bin/([A-Za-z0-9_.-]+)").matcher(entrypoint);
+    while (script.find()) {
+      Path source = ROOT.resolve("dist").resolve("src").resolve("bin").resolve(script.group(1));
+      assertTrue(Files.isRegularFile(source), "the entrypoint's script is dist/src/bin/" + script.group(1));
+      String text;
+      try {
+        text = Files.readString(source);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      if (Pattern.compile("\\$\\{?" + name + "\\b").matcher(text).find()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The keys (other than the variables themselves) whose values differ between two configurations. */
@@ -455,7 +486,7 @@ class DeploymentManifestsTest {
   }
 
   @Test
-  @DisplayName("the Dockerfile exposes the configured ports, runs as the pods' non-root user and copies the packaged jar")
+  @DisplayName("the Dockerfile exposes the configured ports, runs as the pods' non-root user and holds the packaged distribution")
   void dockerfileAgreesWithTheConfiguration() throws IOException {
     Node node = node();
     List<Instruction> docker = dockerfile();
@@ -471,14 +502,19 @@ class DeploymentManifestsTest {
     assertEquals(true, security.get("runAsNonRoot"));
     assertEquals(uid, ((Number) security.get("runAsUser")).intValue(), "the pods run as the image's user");
 
-    // the jar the image copies is the one samples packages (maven-shade-plugin's finalName)
-    String pom = Files.readString(ROOT.resolve("samples").resolve("pom.xml"));
+    // the image holds the distribution the dist module packages (maven-assembly-plugin's finalName),
+    // unpacked under /opt/almanac, and its entrypoint is the distribution's command line
+    String pom = Files.readString(ROOT.resolve("dist").resolve("pom.xml"));
     Matcher finalName = Pattern.compile("<finalName>([^<]+)</finalName>").matcher(pom);
     assertTrue(finalName.find());
-    assertTrue(instructions(docker, "COPY").stream().anyMatch(c -> c.startsWith("samples/target/" + finalName.group(1) + ".jar ")),
-        "the image copies samples/target/" + finalName.group(1) + ".jar");
-    assertTrue(Files.readString(ROOT.resolve(".dockerignore")).contains("!samples/target/" + finalName.group(1) + ".jar"),
-        ".dockerignore lets the jar into the build context");
+    String tarball = "dist/target/" + finalName.group(1).replace("${project.version}", "${ALMANAC_VERSION}") + ".tar.gz";
+    assertTrue(instructions(docker, "ADD").stream().anyMatch(a -> a.startsWith(tarball + " ")), "the image unpacks " + tarball);
+    assertTrue(instructions(docker, "COPY").contains("--from=dist " + IMAGE_HOME.replaceAll("/$", "") + " "
+        + IMAGE_HOME.replaceAll("/$", "")), "the image keeps the unpacked distribution at " + IMAGE_HOME);
+    assertTrue(Files.readString(ROOT.resolve(".dockerignore")).contains("!dist/target/almanac-*.tar.gz"),
+        ".dockerignore lets the tarball into the build context");
+    assertTrue(instructions(docker, "ENTRYPOINT").get(0).contains(IMAGE_HOME + "bin/almanac"),
+        "the entrypoint is the distribution's bin/almanac");
 
     // the image's default configuration is a valid embedded node reachable from outside the container
     Config embedded = imageDefaultConfig(docker);
