@@ -168,6 +168,7 @@ public final class ApiRoutes extends AllDirectives {
               return answer(() -> raisePoolBudget(pool, amount, note, actor), null, null, u -> ok(poolJson(u)));
             })))))),
         new EventRoutes(almanac, this, maxBatchEvents).route(),
+        new BulkRoutes(almanac, this).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
   }
 
@@ -434,7 +435,7 @@ public final class ApiRoutes extends AllDirectives {
   }
 
   /** The task, known and not removed: checked before a call that marks it active in the trigger. */
-  private CompletionStage<TaskView> active(String task) {
+  CompletionStage<TaskView> active(String task) {
     return taskView(task).thenApply(v -> {
       if (v.removed()) {
         throw new RefusedException(RefusedException.Reason.REMOVED, "task '" + task + "' was removed at "
@@ -624,7 +625,18 @@ public final class ApiRoutes extends AllDirectives {
   /** A body over {@code maxBytes} bytes: 413 naming {@code body}. */
   static Problem tooLarge(long size, long maxBytes) {
     return new Problem(413, "payload-too-large", "Payload too large", "body: " + size + " bytes is larger than the "
-        + maxBytes + " bytes" + (maxBytes == MAX_BODY_BYTES ? " (64 KiB)" : "") + " this call takes", "body", null);
+        + limitText(maxBytes) + " this call takes", "body", null);
+  }
+
+  /** A chunked body read past {@code maxBytes} bytes (its size is not known): 413 naming {@code body}. */
+  static Problem tooLarge(long maxBytes) {
+    return new Problem(413, "payload-too-large", "Payload too large", "body: the body is larger than the "
+        + limitText(maxBytes) + " this call takes", "body", null);
+  }
+
+  /** A body limit in words: "65536 bytes (64 KiB)", "1089536 bytes (1064 KiB)". */
+  static String limitText(long maxBytes) {
+    return maxBytes + " bytes" + (maxBytes % 1024 == 0 ? " (" + maxBytes / 1024 + " KiB)" : "");
   }
 
   /**
@@ -638,7 +650,14 @@ public final class ApiRoutes extends AllDirectives {
       if (length.isPresent() && length.getAsLong() > maxBytes) {
         return Problems.complete(tooLarge(length.getAsLong(), maxBytes));
       }
-      return extractStrictEntity(Duration.ofSeconds(10), maxBytes, entity -> {
+      // a chunked body read past the limit fails the read: answered here, where the call's own limit is known
+      return handleExceptions(org.apache.pekko.http.javadsl.server.ExceptionHandler.newBuilder()
+          .match(org.apache.pekko.http.scaladsl.model.IllegalRequestException.class,
+              bad -> "Request too large".equals(bad.info().summary()),
+              bad -> Problems.complete(tooLarge(maxBytes)))
+          .match(org.apache.pekko.http.scaladsl.model.EntityStreamSizeException.class,
+              big -> Problems.complete(tooLarge(maxBytes)))
+          .build(), () -> extractStrictEntity(Duration.ofSeconds(10), maxBytes, entity -> {
         String text = entity.getData().utf8String();
         if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
           return Problems.complete(new Problem(415, "unsupported-media-type", "Unsupported media type",
@@ -650,7 +669,7 @@ public final class ApiRoutes extends AllDirectives {
         } catch (Problem.Raised e) {
           return Problems.complete(e.problem());
         }
-      });
+      }));
     });
   }
 
