@@ -146,17 +146,33 @@ final class ReadCommands {
   }
 
   /** {@code queue}: the intervention queue. */
-  @Command(name = "queue", description = "The intervention queue: FINAL_FAILED windows of every task, waiting for retry or resolve.")
+  @Command(name = "queue", description = {"The intervention queue: FINAL_FAILED windows of every task (or of --task T), waiting for",
+      "retry or resolve; act on all of them with retry --all [--task T] --yes or resolve --all ... --note N --yes."})
   static final class Queue extends ApiCommand {
+    @Option(names = "--task", paramLabel = "T",
+        description = "only this task's windows (the queue is read whole and filtered here)")
+    String task;
+
     @Override
     public Integer call() {
       ApiClient.Answer a = api().get("/api/queue");
-      if (printedJson(a)) {
+      JsonNode ws = a.json().path("windows");
+      if (task != null) {
+        com.fasterxml.jackson.databind.node.ArrayNode mine = ApiClient.JSON.createArrayNode();
+        ws.forEach(w -> {
+          if (task.equals(text(w, "task"))) {
+            mine.add(w);
+          }
+        });
+        ws = mine;
+      }
+      if (json()) {
+        out().println(task == null ? a.body() : ApiClient.JSON.createObjectNode().set("windows", ws).toString());
+        out().flush();
         return EXIT_OK;
       }
-      JsonNode ws = a.json().path("windows");
       if (ws.isEmpty()) {
-        out().println("intervention queue: empty");
+        out().println("intervention queue" + (task == null ? "" : " of task " + task) + ": empty");
         out().flush();
       } else {
         printWindows(out(), ws);
