@@ -103,6 +103,7 @@ export function durationChart(title, cls, points, lease, yTitle, left) {
   const scale = durationScale(values, lease);
   const root = frame(title, cls, yTitle + (scale.log ? ' (log scale)' : ''), 'window, oldest → newest');
   root.setAttribute('data-scale', scale.log ? 'log' : 'linear');
+  root.setAttribute('data-points', String(points.length));
   if (!points.length) {
     root.append(svg('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'empty-text', text: 'no window to show' }));
     return figure(title, root, left);
@@ -132,7 +133,6 @@ export function durationChart(title, cls, points, lease, yTitle, left) {
   root.setAttribute('data-p50', String(p50));
   root.setAttribute('data-p99', String(p99));
   if (lease) root.setAttribute('data-lease', String(lease));
-  root.setAttribute('data-points', String(points.length));
   root.append(svg('text', { x: PAD.left, y: H - PAD.bottom + 12, class: 'tick', text: points[0].label }));
   root.append(svg('text', { x: W - PAD.right, y: H - PAD.bottom + 12, 'text-anchor': 'end', class: 'tick',
     text: points[points.length - 1].label }));
