@@ -137,8 +137,9 @@ final class ApiJson {
       InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED));
 
   /**
-   * How long the window's last attempt ran, from its start (after any pool or queue wait: an attempt
-   * starts when the executor admits it) to its outcome; null when the window's last change was not its
+   * How long the window's last attempt ran, from its recorded start (after its pool waits and the
+   * executor's admission; only a prefetched attempt of short jobs may wait about one job's time for a
+   * slot after it) to its outcome; null when the window's last change was not its
    * attempt's outcome (running, pending, resolved or cancelled later: the view does not keep when the
    * attempt itself ended) or it never ran.
    */

@@ -39,7 +39,10 @@ final class BulkRoutes extends AllDirectives {
   /** The most windows one bulk action acts on. */
   static final int MAX_BULK_WINDOWS = 1000;
 
-  /** The statuses an operator may retry ({@link WindowView#reopenable()}). */
+  /**
+   * The statuses an operator may retry, to check a {@code status} parameter against: the windows are
+   * chosen by {@link WindowView#reopenable()}, the rule's one home (BulkRoutesTest checks the two agree).
+   */
   static final Set<InstanceStatus> RETRYABLE = Set.copyOf(EnumSet.of(InstanceStatus.FINAL_FAILED,
       InstanceStatus.CANCELLED, InstanceStatus.SKIPPED, InstanceStatus.MISSED));
 
@@ -128,7 +131,7 @@ final class BulkRoutes extends AllDirectives {
     String note = body.optionalText("note");
     Integer expect = body.optionalCount("expect");
     CompletionStage<ObjectNode> result = api.active(task).thenCompose(v -> almanac.windows(task)).thenCompose(all -> {
-      List<WindowView> set = all.stream().filter(w -> statuses.contains(w.status()) && inRange(w, from, to))
+      List<WindowView> set = all.stream().filter(w -> w.reopenable() && statuses.contains(w.status()) && inRange(w, from, to))
           .sorted(Comparator.comparing(BulkRoutes::due).thenComparing(w -> w.window().value())).toList();
       if (set.size() > MAX_BULK_WINDOWS) {
         throw new Problem.Raised(Problem.invalid("to", to, "the range holds " + set.size() + " windows to retry, more "

@@ -189,4 +189,14 @@ class BulkRoutesTest {
     assertEquals(1, done.get("done").asInt(), done.toString());
     assertFalse(done.get("windows").get(0).get("window").asText().equals(first.window().value()));
   }
+
+  @Test
+  @Order(6)
+  @DisplayName("the statuses a range retry takes are those WindowView.reopenable() says an operator may retry")
+  void retryableStatusesAgreeWithTheRuntime() {
+    for (InstanceStatus s : InstanceStatus.values()) {
+      assertEquals(WindowFilterTest.w("t", "k", "2026-11-29T00:00:00Z", s).reopenable(), BulkRoutes.RETRYABLE.contains(s),
+          s.name());
+    }
+  }
 }

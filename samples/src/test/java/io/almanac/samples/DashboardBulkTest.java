@@ -195,7 +195,7 @@ class DashboardBulkTest {
     b.type("#range-to", "2026-11-28T14:00:00Z");
     select("range-status", "FINAL_FAILED");
     b.click("#range-preview");
-    String question = b.until("#range-confirm-text", "Retry 3 windows FINAL_FAILED of task reports due in "
+    String question = b.until("#range-confirm-text", "Retry 3 FINAL_FAILED windows of task reports due in "
         + "(2026-11-28T11:30:00Z, 2026-11-28T14:00:00Z]?");
     assertTrue(question.contains("new attempt"), question);
     assertEquals("3", b.read("#range-confirm", "data-count"));

@@ -245,14 +245,16 @@ async function rangePreview(e) {
     return;
   }
   const n = action === 'retry' ? r.answer.matched : r.answer.cancelled;
-  const what = filter ? (action === 'retry' ? ' ' + filter : ' not started, next run ' + filter) : (action === 'retry'
-    ? ' retryable' : ' not started');
+  // "3 FINAL_FAILED windows", "2 not started windows (next run backfill)"
+  const what = (action === 'retry' ? ' ' + (filter || 'retryable') : ' not started') + (n === 1 ? ' window' : ' windows')
+    + (action === 'cancel' && filter ? ' (next run ' + filter + ')' : '');
   if (n === 0) {
-    say('No' + what + ' window of task ' + task + ' is due in ' + r.answer.range + ': nothing to ' + action + '.', 'error');
+    say('No' + what.replace(/ windows?/, ' window') + ' of task ' + task + ' is due in ' + r.answer.range + ': nothing to '
+      + action + '.', 'error');
     return;
   }
   state.pendingRange = { task, action, from, to, filter, count: n };
-  $('#range-confirm-text').textContent = (action === 'retry' ? 'Retry ' : 'Cancel ') + windowsText(n) + what + ' of task '
+  $('#range-confirm-text').textContent = (action === 'retry' ? 'Retry ' : 'Cancel ') + n + what + ' of task '
     + task + ' due in ' + r.answer.range + '?' + (action === 'retry' ? ' Each runs again as a new attempt.'
     : ' Each is marked CANCELLED with the reason typed here; running attempts go on.');
   const text = $('#range-text');

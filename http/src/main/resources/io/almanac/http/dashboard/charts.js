@@ -3,7 +3,7 @@
 const NS = 'http://www.w3.org/2000/svg';
 const W = 480;
 const H = 200;
-const PAD = { left: 74, right: 12, top: 12, bottom: 34 };
+const PAD = { left: 74, right: 34, top: 12, bottom: 34 };
 
 function svg(tag, attrs, ...children) {
   const e = document.createElementNS(NS, tag);
@@ -124,8 +124,7 @@ export function durationChart(title, cls, points, lease, yTitle, left) {
   });
   const line = (v, name, c) => {
     root.append(svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y(v).toFixed(1), y2: y(v).toFixed(1), class: 'ref ' + c }));
-    root.append(svg('text', { x: W - PAD.right - 2, y: (y(v) - 2).toFixed(1), 'text-anchor': 'end', class: 'ref-label ' + c,
-      text: name }));
+    root.append(svg('text', { x: W - PAD.right + 3, y: (y(v) + 4).toFixed(1), class: 'ref-label ' + c, text: name }));
   };
   line(p50, 'p50', 'p50');
   line(p99, 'p99', 'p99');
