@@ -200,7 +200,7 @@ final class BulkRoutes extends AllDirectives {
    * The answer: the set's size; on a dry run the set, else each window acted on in turn (one at a
    * time: its task is its single writer), with those done and those refused and why.
    */
-  private CompletionStage<ObjectNode> finish(ObjectNode root, List<WindowView> set, boolean dryRun, String actor,
+  static CompletionStage<ObjectNode> finish(ObjectNode root, List<WindowView> set, boolean dryRun, String actor,
       java.util.function.Function<WindowView, CompletionStage<?>> act) {
     root.put("dryRun", dryRun);
     if (!dryRun) {

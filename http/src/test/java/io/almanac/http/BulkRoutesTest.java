@@ -199,4 +199,25 @@ class BulkRoutesTest {
           s.name());
     }
   }
+  @Test
+  @Order(7)
+  @DisplayName("a window the node refuses is listed with its problem and why; the others are done")
+  void refusalsAreListedWithWhy() throws Exception {
+    List<WindowView> set = List.of(WindowFilterTest.w("t", "a", "2026-11-29T00:00:00Z", InstanceStatus.FINAL_FAILED),
+        WindowFilterTest.w("t", "b", "2026-11-29T01:00:00Z", InstanceStatus.FINAL_FAILED),
+        WindowFilterTest.w("t", "c", "2026-11-29T02:00:00Z", InstanceStatus.FINAL_FAILED));
+    JsonNode r = BulkRoutes.finish(ApiJson.JSON.createObjectNode(), set, false, "alice", w -> w.window().value().equals("b")
+        ? CompletableFuture.failedFuture(new io.almanac.RefusedException(io.almanac.RefusedException.Reason.STALE_WINDOW,
+            "window 'b' is at version 5 (PENDING), not the version 3 this action was decided on"))
+        : CompletableFuture.completedFuture(null)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertEquals(3, r.get("matched").asInt(), r.toString());
+    assertEquals(2, r.get("done").asInt(), r.toString());
+    assertEquals(List.of("a", "c"), List.of(r.get("windows").get(0).get("window").asText(),
+        r.get("windows").get(1).get("window").asText()));
+    JsonNode refused = r.get("refused").get(0);
+    assertEquals("b", refused.get("window").asText());
+    assertEquals(412, refused.get("status").asInt());
+    assertEquals("precondition-failed", refused.get("problem").asText());
+    assertTrue(refused.get("detail").asText().contains("version 5 (PENDING)"), refused.toString());
+  }
 }
