@@ -42,7 +42,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer <token>} of
  * a token of role {@code operate} ({@link Tokens}; a {@code read} token is 403), {@code POST} pause,
  * resume, run, backfill (with {@code dryRun}), a bulk cancel of a task's windows that have not
- * started (with {@code dryRun}), retry, resolve and cancel, each done as the token's
+ * started (with {@code dryRun}), the bulk actions on a set named by a filter ({@link BulkRoutes}: the
+ * whole queue, or a task's range), retry, resolve and cancel, each done as the token's
  * name ({@link Almanac#as(String)}) with the call's note. Every error is a {@link Problem} (see {@link Problems}); a refused call
  * changes nothing: the calls that would mark a task active in the trigger (run, backfill, retry)
  * first make sure the task is known and not removed (and a retried window known and retryable), and
