@@ -15,7 +15,7 @@ function build() {
     el('input', { id: 'search-task', placeholder: 'task (any)', 'aria-label': 'task' }),
     el('select', { id: 'search-status', 'aria-label': 'status' }, el('option', { value: '', text: 'any status' }),
       ...STATUSES.concat(['FAILED', 'TIMED_OUT', 'INTERRUPTED']).map((s) => el('option', { value: s, text: s }))),
-    el('select', { id: 'search-by', 'aria-label': 'time of' },
+    el('select', { id: 'search-by', 'aria-label': 'time of', onchange: byChanged },
       el('option', { value: '', text: 'by window start' }), el('option', { value: 'updated', text: 'by last change' })),
     el('input', { id: 'search-from', placeholder: 'from, e.g. 2026-11-28T00:00:00Z', 'aria-label': 'from (inclusive)' }),
     el('input', { id: 'search-to', placeholder: 'to, e.g. 2026-11-29T00:00:00Z', 'aria-label': 'to (exclusive)' }),
@@ -37,6 +37,15 @@ function build() {
   $('main').append(view);
   const link = el('a', { id: 'search-link', href: '#/search', className: 'nav-link', text: 'Search windows' });
   $('#updated').after(link);
+}
+
+/** By last change needs both bounds (at most 31 days apart): empty ones become the last 24 hours, by this browser's clock. */
+function byChanged() {
+  if ($('#search-by').value !== 'updated') return;
+  const now = Date.now();
+  const iso = (t) => new Date(t).toISOString().replace(/\.\d+Z$/, 'Z');
+  if (!$('#search-from').value.trim()) $('#search-from').value = iso(now - 24 * 3600 * 1000);
+  if (!$('#search-to').value.trim()) $('#search-to').value = iso(now + 60 * 1000);
 }
 
 /** The search's query from the address (#/search?...), only the parameters it takes. */
