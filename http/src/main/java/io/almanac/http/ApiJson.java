@@ -110,7 +110,8 @@ final class ApiJson {
   /**
    * {@code {"task","window","start","end","status","runKind","attempt","retries","maxRetries",
    * "summary","reason","dueAt","startedAt","finishedAt","createdAt","updatedAt","waitUntil","events",
-   * "deadlineMissedAt","poolWait","usage","skipReason","reasonCode"}}:
+   * "deadlineMissedAt","poolWait","usage","skipReason","reasonCode","runMillis","lagMillis"}}
+   * ({@link #runMillis}, {@link #lagMillis}):
    * {@code startedAt} is when the current or last attempt started; {@code finishedAt} is the last
    * change of a window that is done or waits for an operator, else null; {@code waitUntil} is the
    * deadline of a WAITING window (for its dependency or condition), else null; {@code events} is
@@ -130,6 +131,38 @@ final class ApiJson {
    * progress and latest log lines (fraction 0..1 or null, text may be null), held in the task's memory
    * while it runs, else null (and always null from the instance table).
    */
+  /** The statuses an attempt's outcome records, in the same write: their last change is when the attempt ended. */
+  private static final java.util.Set<InstanceStatus> ENDED_BY_ATTEMPT = java.util.Set.copyOf(java.util.EnumSet.of(
+      InstanceStatus.SUCCEEDED, InstanceStatus.FAILED, InstanceStatus.TIMED_OUT, InstanceStatus.INTERRUPTED,
+      InstanceStatus.RETRY_WAIT, InstanceStatus.FINAL_FAILED));
+
+  /**
+   * How long the window's last attempt ran, from its recorded start (after its pool waits and the
+   * executor's admission; only a prefetched attempt of short jobs may wait about one job's time for a
+   * slot after it) to its outcome; null when the window's last change was not its
+   * attempt's outcome (running, pending, resolved or cancelled later: the view does not keep when the
+   * attempt itself ended) or it never ran.
+   */
+  static Long runMillis(WindowView w) {
+    if (w.status() == null || !ENDED_BY_ATTEMPT.contains(w.status()) || w.startedAt() == null || w.updatedAt() == null
+        || w.attempt() < 1 || w.updatedAt().isBefore(w.startedAt())) {
+      return null;
+    }
+    return java.time.Duration.between(w.startedAt(), w.updatedAt()).toMillis();
+  }
+
+  /**
+   * How late a fresh fire's first attempt started after the window fell due (pool waits included);
+   * null for a backfill, catch-up, retry or manual run (their start is late by design, not by load),
+   * and before it started.
+   */
+  static Long lagMillis(WindowView w) {
+    if (w.runKind() != io.almanac.RunKind.FIRST || w.attempt() != 1 || w.dueAt() == null || w.startedAt() == null) {
+      return null;
+    }
+    return Math.max(0, java.time.Duration.between(w.dueAt(), w.startedAt()).toMillis());
+  }
+
   static ObjectNode window(WindowView w) {
     ObjectNode n = JSON.createObjectNode();
     n.put("task", w.taskId());
@@ -149,6 +182,8 @@ final class ApiJson {
     n.put("startedAt", text(w.startedAt()));
     boolean finished = w.status() != null && (w.status().isTerminal() || w.status() == InstanceStatus.FINAL_FAILED);
     n.put("finishedAt", finished ? text(w.updatedAt()) : null);
+    n.put("runMillis", runMillis(w));
+    n.put("lagMillis", lagMillis(w));
     n.put("createdAt", text(w.createdAt()));
     n.put("updatedAt", text(w.updatedAt()));
     n.put("waitUntil", text(w.waitUntil()));

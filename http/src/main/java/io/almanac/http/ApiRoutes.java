@@ -42,7 +42,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  * {@code /api/tasks/{task}/windows/{window}}; and, with {@code Authorization: Bearer <token>} of
  * a token of role {@code operate} ({@link Tokens}; a {@code read} token is 403), {@code POST} pause,
  * resume, run, backfill (with {@code dryRun}), a bulk cancel of a task's windows that have not
- * started (with {@code dryRun}), retry, resolve and cancel, each done as the token's
+ * started (with {@code dryRun}), the bulk actions on a set named by a filter ({@link BulkRoutes}: the
+ * whole queue, or a task's range), retry, resolve and cancel, each done as the token's
  * name ({@link Almanac#as(String)}) with the call's note. Every error is a {@link Problem} (see {@link Problems}); a refused call
  * changes nothing: the calls that would mark a task active in the trigger (run, backfill, retry)
  * first make sure the task is known and not removed (and a retried window known and retryable), and
@@ -168,6 +169,7 @@ public final class ApiRoutes extends AllDirectives {
               return answer(() -> raisePoolBudget(pool, amount, note, actor), null, null, u -> ok(poolJson(u)));
             })))))),
         new EventRoutes(almanac, this, maxBatchEvents).route(),
+        new BulkRoutes(almanac, this).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
   }
 
@@ -434,7 +436,7 @@ public final class ApiRoutes extends AllDirectives {
   }
 
   /** The task, known and not removed: checked before a call that marks it active in the trigger. */
-  private CompletionStage<TaskView> active(String task) {
+  CompletionStage<TaskView> active(String task) {
     return taskView(task).thenApply(v -> {
       if (v.removed()) {
         throw new RefusedException(RefusedException.Reason.REMOVED, "task '" + task + "' was removed at "
@@ -624,7 +626,18 @@ public final class ApiRoutes extends AllDirectives {
   /** A body over {@code maxBytes} bytes: 413 naming {@code body}. */
   static Problem tooLarge(long size, long maxBytes) {
     return new Problem(413, "payload-too-large", "Payload too large", "body: " + size + " bytes is larger than the "
-        + maxBytes + " bytes" + (maxBytes == MAX_BODY_BYTES ? " (64 KiB)" : "") + " this call takes", "body", null);
+        + limitText(maxBytes) + " this call takes", "body", null);
+  }
+
+  /** A chunked body read past {@code maxBytes} bytes (its size is not known): 413 naming {@code body}. */
+  static Problem tooLarge(long maxBytes) {
+    return new Problem(413, "payload-too-large", "Payload too large", "body: the body is larger than the "
+        + limitText(maxBytes) + " this call takes", "body", null);
+  }
+
+  /** A body limit in words: "65536 bytes (64 KiB)", "1089536 bytes (1064 KiB)". */
+  static String limitText(long maxBytes) {
+    return maxBytes + " bytes" + (maxBytes % 1024 == 0 ? " (" + maxBytes / 1024 + " KiB)" : "");
   }
 
   /**
@@ -638,7 +651,14 @@ public final class ApiRoutes extends AllDirectives {
       if (length.isPresent() && length.getAsLong() > maxBytes) {
         return Problems.complete(tooLarge(length.getAsLong(), maxBytes));
       }
-      return extractStrictEntity(Duration.ofSeconds(10), maxBytes, entity -> {
+      // a chunked body read past the limit fails the read: answered here, where the call's own limit is known
+      return handleExceptions(org.apache.pekko.http.javadsl.server.ExceptionHandler.newBuilder()
+          .match(org.apache.pekko.http.scaladsl.model.IllegalRequestException.class,
+              bad -> "Request too large".equals(bad.info().summary()),
+              bad -> Problems.complete(tooLarge(maxBytes)))
+          .match(org.apache.pekko.http.scaladsl.model.EntityStreamSizeException.class,
+              big -> Problems.complete(tooLarge(maxBytes)))
+          .build(), () -> extractStrictEntity(Duration.ofSeconds(10), maxBytes, entity -> {
         String text = entity.getData().utf8String();
         if (!text.isEmpty() && !entity.getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
           return Problems.complete(new Problem(415, "unsupported-media-type", "Unsupported media type",
@@ -650,7 +670,7 @@ public final class ApiRoutes extends AllDirectives {
         } catch (Problem.Raised e) {
           return Problems.complete(e.problem());
         }
-      });
+      }));
     });
   }
 

@@ -32,14 +32,15 @@ public final class InstanceWindowSource implements WindowSource {
     return queries.findAsync(toInstanceFilter(filter)).thenApply(page -> {
       List<WindowView> views = page.rows().stream().map(InstanceWindowSource::view).toList();
       String next = page.next() == null || views.isEmpty() ? null
-          : WindowFilter.Cursor.of(views.get(views.size() - 1)).encode();
+          : WindowFilter.Cursor.of(views.get(views.size() - 1), filter.byUpdated()).encode();
       return new WindowPage(views, next);
     });
   }
 
   /** The API's filter (already checked) as the table's: the same bounds, order (and direction) and page size. */
   static InstanceFilter toInstanceFilter(WindowFilter filter) {
-    InstanceFilter.Builder b = InstanceFilter.builder().limit(filter.limit()).descending(filter.descending());
+    InstanceFilter.Builder b = InstanceFilter.builder().limit(filter.limit()).descending(filter.descending())
+        .byUpdated(filter.byUpdated());
     if (filter.task() != null) {
       b.task(filter.task());
     }

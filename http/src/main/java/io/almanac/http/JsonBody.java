@@ -224,4 +224,16 @@ final class JsonBody {
     }
     return v.asBoolean();
   }
+
+  /** An optional whole number of at least 0, null when absent. */
+  Integer optionalCount(String field) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < 0) {
+      throw new Problem.Raised(Problem.invalid(field, v.toString(), "must be a whole number, 0 or more"));
+    }
+    return v.intValue();
+  }
 }

@@ -142,8 +142,10 @@ public final class Problems {
     if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad
         && "Request too large".equals(bad.info().summary())) {
       // a chunked body read to its limit (extractStrictEntity): pekko says 400, the contract 413
-      return new Problem(413, "payload-too-large", "Payload too large", "body: the body is larger than the "
-          + ApiRoutes.MAX_BODY_BYTES + " bytes (64 KiB) a call takes", "body", null);
+      // (a body read by ApiRoutes is answered there, naming its call's own limit; this is any other's)
+      return new Problem(413, "payload-too-large", "Payload too large", "body: the body is larger than the call "
+          + "takes (" + ApiRoutes.limitText(ApiRoutes.MAX_BODY_BYTES) + " for an action; a batch of events takes more, "
+          + "see almanac.http.max-batch-events)", "body", null);
     }
     if (e instanceof org.apache.pekko.http.scaladsl.model.IllegalRequestException bad) {
       int status = bad.status().intValue();

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The checked query of {@code GET /api/windows?task=&status=&from=&to=&limit=&after=&order=}: pure, no
+ * The checked query of {@code GET /api/windows?task=&status=&from=&to=&by=&limit=&after=&order=}: pure, no
  * actors. {@link #parse} refuses a bad parameter with a 400 {@link Problem} naming it and its value.
  *
  * @param task only this task's windows, or null for every task
@@ -26,9 +26,35 @@ import java.util.Set;
  * @param limit most windows in a page, 1..{@value #MAX_LIMIT}
  * @param after the cursor: only windows after it in the page order ({@link #order()}), or null for the first page
  * @param descending whether pages run newest first ({@code order=desc}): {@link #ORDER} reversed
+ * @param byUpdated whether {@code from} and {@code to} bound the window's last change ({@code updatedAt})
+ *     and pages run by it ({@link #BY_UPDATED}), {@code by=updated}; such a query needs both bounds, at most
+ *     {@link #MAX_UPDATED_RANGE} apart
  */
 public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant from, Instant to, int limit, Cursor after,
-    boolean descending) {
+    boolean descending, boolean byUpdated) {
+
+  /** The order of pages by last change: by last change, then task, then window key. */
+  public static final Comparator<WindowView> BY_UPDATED = Comparator.comparing(WindowView::updatedAt)
+      .thenComparing(WindowView::taskId).thenComparing(w -> w.window().value());
+
+  /** The longest range (to - from) a query by last change ({@code by=updated}) may span: 31 days. */
+  public static final java.time.Duration MAX_UPDATED_RANGE = io.almanac.persistence.instances.InstanceFilter.MAX_UPDATED_RANGE;
+
+  /**
+   * A query by window start.
+   *
+   * @param task the task, or null
+   * @param statuses the statuses, empty for all
+   * @param from the earliest start, or null
+   * @param to the start bound, or null
+   * @param limit the page size
+   * @param after the cursor, or null
+   * @param descending whether newest first
+   */
+  public WindowFilter(String task, Set<InstanceStatus> statuses, Instant from, Instant to, int limit, Cursor after,
+      boolean descending) {
+    this(task, statuses, from, to, limit, after, descending, false);
+  }
 
   /** The page size when none is asked for. */
   public static final int DEFAULT_LIMIT = 100;
@@ -46,11 +72,12 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
   /** The first instant the API no longer takes: year 10000. */
   static final Instant MAX_INSTANT = Instant.parse("+10000-01-01T00:00:00Z");
 
-  private static final Set<String> PARAMETERS = Set.of("task", "status", "from", "to", "limit", "after", "order");
+  private static final Set<String> PARAMETERS = Set.of("task", "status", "from", "to", "by", "limit", "after", "order");
 
   /** @return the order of this filter's pages: {@link #ORDER}, or its reverse when descending */
   public Comparator<WindowView> order() {
-    return descending ? ORDER.reversed() : ORDER;
+    Comparator<WindowView> order = byUpdated ? BY_UPDATED : ORDER;
+    return descending ? order.reversed() : order;
   }
 
   /** Copies the statuses. */
@@ -65,8 +92,13 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
   public boolean matches(WindowView w) {
     return (task == null || task.equals(w.taskId()))
         && (statuses.isEmpty() || statuses.contains(w.status()))
-        && (from == null || !w.start().isBefore(from))
-        && (to == null || w.start().isBefore(to));
+        && (from == null || !at(w).isBefore(from))
+        && (to == null || at(w).isBefore(to));
+  }
+
+  /** The instant the range bounds: the window's start, or its last change by {@code by=updated}. */
+  private Instant at(WindowView w) {
+    return byUpdated ? w.updatedAt() : w.start();
   }
 
   /**
@@ -80,7 +112,7 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
     for (String name : params.keySet()) {
       if (!PARAMETERS.contains(name)) {
         throw new Problem.Raised(Problem.unknownParameter(name,
-            "is not a parameter of /api/windows (task, status, from, to, limit, after, order)"));
+            "is not a parameter of /api/windows (task, status, from, to, by, limit, after, order)"));
       }
     }
     String task = single(params, "task");
@@ -108,6 +140,26 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
     if (from != null && to != null && !from.isBefore(to)) {
       throw new Problem.Raised(Problem.invalid("from", from, "must be before to (" + to + ")"));
     }
+    String by = single(params, "by");
+    if (by != null && !by.equals("start") && !by.equals("updated")) {
+      throw new Problem.Raised(Problem.invalid("by", by, "must be start (the window's start, the default) or updated "
+          + "(its last change)"));
+    }
+    boolean byUpdated = "updated".equals(by);
+    if (byUpdated) {
+      if (from == null) {
+        throw new Problem.Raised(Problem.invalid("from", null, "is required with by=updated (the range of last changes "
+            + "to search, at most " + MAX_UPDATED_RANGE.toDays() + " days)"));
+      }
+      if (to == null) {
+        throw new Problem.Raised(Problem.invalid("to", null, "is required with by=updated (the range of last changes "
+            + "to search, at most " + MAX_UPDATED_RANGE.toDays() + " days)"));
+      }
+      if (java.time.Duration.between(from, to).compareTo(MAX_UPDATED_RANGE) > 0) {
+        throw new Problem.Raised(Problem.invalid("to", to, "is more than " + MAX_UPDATED_RANGE.toDays() + " days after "
+            + "from (" + from + "): a search by last change spans at most " + MAX_UPDATED_RANGE.toDays() + " days"));
+      }
+    }
     String limitText = single(params, "limit");
     int limit = DEFAULT_LIMIT;
     if (limitText != null) {
@@ -122,12 +174,16 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
     }
     String afterText = single(params, "after");
     Cursor after = afterText == null ? null : Cursor.decode(afterText);
+    if (after != null && after.byUpdated() != byUpdated) {
+      throw new Problem.Raised(Problem.invalid("after", afterText, "is a cursor of pages by " + (byUpdated ? "window start"
+          : "last change") + ": pass the 'next' of a previous page of this same query"));
+    }
     String order = single(params, "order");
     if (order != null && !order.equals("asc") && !order.equals("desc")) {
       throw new Problem.Raised(Problem.invalid("order", order, "must be asc (oldest first, the default) or desc "
           + "(newest first)"));
     }
-    return new WindowFilter(task, statuses, from, to, limit, after, "desc".equals(order));
+    return new WindowFilter(task, statuses, from, to, limit, after, "desc".equals(order), byUpdated);
   }
 
   private static String single(Map<String, List<String>> params, String name) {
@@ -173,13 +229,26 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
   }
 
   /**
-   * A keyset cursor: the last window of a page, by (start, task, window key).
+   * A keyset cursor: the last window of a page, by (start, task, window key), or by (last change,
+   * task, window key) for pages by last change.
    *
-   * @param start the window's start
+   * @param start the window's start (its last change, for a cursor {@code byUpdated})
    * @param task its task
    * @param window its key
+   * @param byUpdated whether pages run by last change
    */
-  public record Cursor(Instant start, String task, String window) {
+  public record Cursor(Instant start, String task, String window, boolean byUpdated) {
+
+    /**
+     * A cursor of pages by start.
+     *
+     * @param start the window's start
+     * @param task its task
+     * @param window its key
+     */
+    public Cursor(Instant start, String task, String window) {
+      this(start, task, window, false);
+    }
 
     /**
      * @param w a window
@@ -187,6 +256,15 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
      */
     public static Cursor of(WindowView w) {
       return new Cursor(w.start(), w.taskId(), w.window().value());
+    }
+
+    /**
+     * @param w a window
+     * @param byUpdated whether pages run by last change
+     * @return its cursor
+     */
+    public static Cursor of(WindowView w, boolean byUpdated) {
+      return byUpdated ? new Cursor(w.updatedAt(), w.taskId(), w.window().value(), true) : of(w);
     }
 
     /**
@@ -212,7 +290,7 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
     }
 
     private int compare(WindowView w) {
-      int c = w.start().compareTo(start);
+      int c = (byUpdated ? w.updatedAt() : w.start()).compareTo(start);
       if (c == 0) {
         c = w.taskId().compareTo(task);
       }
@@ -224,7 +302,7 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
 
     /** @return the cursor as opaque URL-safe text */
     public String encode() {
-      String text = start + "\n" + task + "\n" + window;
+      String text = (byUpdated ? "U" : "") + start + "\n" + task + "\n" + window;
       return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -239,12 +317,13 @@ public record WindowFilter(String task, Set<InstanceStatus> statuses, Instant fr
         if (parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
           throw new IllegalArgumentException("three parts expected");
         }
-        Instant start = Instant.parse(parts[0]);
+        boolean updated = parts[0].startsWith("U");
+        Instant start = Instant.parse(updated ? parts[0].substring(1) : parts[0]);
         if (!inRange(start)) {
           throw new Problem.Raised(Problem.invalid("after", text, "is not a cursor: its instant " + start
               + " is outside the years 0001..9999"));
         }
-        return new Cursor(start, parts[1], parts[2]);
+        return new Cursor(start, parts[1], parts[2], updated);
       } catch (IllegalArgumentException | DateTimeParseException e) {
         throw new Problem.Raised(Problem.invalid("after", text, "is not a cursor: pass the 'next' of the previous page"));
       }

@@ -32,6 +32,6 @@ public record WindowPage(List<WindowView> windows, String next) {
       return new WindowPage(after, null);
     }
     List<WindowView> page = after.subList(0, filter.limit());
-    return new WindowPage(page, WindowFilter.Cursor.of(page.get(page.size() - 1)).encode());
+    return new WindowPage(page, WindowFilter.Cursor.of(page.get(page.size() - 1), filter.byUpdated()).encode());
   }
 }

@@ -179,6 +179,44 @@ class InstanceWindowsTest {
   }
 
   @Test
+  @DisplayName("by=updated: windows whose last change is in [from, to), by last change, page by page both ways; a "
+      + "cursor of pages by start is refused (400 naming after)")
+  void byLastChange() throws Exception {
+    eventually(() -> {
+      try {
+        assertEquals(MINUTES, get("/api/windows?task=minutely&status=SUCCEEDED&limit=500").get("windows").size());
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    // each window succeeded one second after its due time: its last change
+    String q = "/api/windows?by=updated&status=SUCCEEDED&from=2026-11-29T00:03:00Z&to=2026-11-29T00:06:00Z&limit=2";
+    for (String order : List.of("asc", "desc")) {
+      List<String> seen = new ArrayList<>();
+      String next = null;
+      int pages = 0;
+      do {
+        JsonNode page = get(q + "&order=" + order + (next == null ? "" : "&after=" + next));
+        page.get("windows").forEach(w -> seen.add(w.get("window").asText() + " " + w.get("updatedAt").asText()));
+        next = page.get("next").isNull() ? null : page.get("next").asText();
+        pages++;
+      } while (next != null && pages < 5);
+      List<String> expected = new ArrayList<>(List.of("2026-11-29T00:03:00Z 2026-11-29T00:03:01Z",
+          "2026-11-29T00:04:00Z 2026-11-29T00:04:01Z", "2026-11-29T00:05:00Z 2026-11-29T00:05:01Z"));
+      if (order.equals("desc")) {
+        java.util.Collections.reverse(expected);
+      }
+      assertEquals(expected, seen, order + ", across " + pages + " pages");
+      assertEquals(2, pages);
+    }
+    String startCursor = get("/api/windows?task=minutely&limit=1").get("next").asText();
+    HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + q + "&after=" + startCursor)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, r.statusCode(), r.body());
+    assertEquals("after", json.readTree(r.body()).get("field").asText());
+  }
+
+  @Test
   @DisplayName("an id that is not a task is 404 naming 'task' without starting its entity; /api/windows?task= of it is "
       + "empty; a removed task stays readable")
   void unknownTasksStartNoEntity() throws Exception {

@@ -145,7 +145,26 @@ class ProblemContractTest {
       r.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
     }
     r.append("2\r\n\"}\r\n0\r\n\r\n");
-    problem(send(r.toString()), 413, "payload-too-large", "body");
+    JsonNode p = problem(send(r.toString()), 413, "payload-too-large", "body");
+    assertTrue(p.get("detail").asText().contains("larger than the 65536 bytes (64 KiB) this call takes"), p.toString());
+  }
+
+  @Test
+  @DisplayName("a chunked batch of events over its own limit (64 KiB plus 1 KiB per event of max-batch-events) is 413 "
+      + "naming that limit, not an action's 64 KiB")
+  void chunkedBatchTooLargeNamesItsLimit() throws Exception {
+    StringBuilder r = new StringBuilder("POST /api/events/batch HTTP/1.1\r\nHost: 127.0.0.1:"
+        + port + "\r\nConnection: close\r\nAuthorization: Bearer " + TOKEN + "\r\nContent-Type: application/json\r\n"
+        + "Transfer-Encoding: chunked\r\n\r\n");
+    String chunk = " ".repeat(64 * 1024);
+    for (int i = 0; i < 17; i++) { // 1088 KiB: more than the 1064 KiB a batch of at most 1000 events takes
+      r.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
+    }
+    r.append("0\r\n\r\n");
+    JsonNode p = problem(send(r.toString()), 413, "payload-too-large", "body");
+    long limit = ApiRoutes.MAX_BODY_BYTES + 1000L * 1024;
+    assertTrue(p.get("detail").asText().contains("larger than the " + limit + " bytes (1064 KiB) this call takes"),
+        p.toString());
   }
 
   @Test

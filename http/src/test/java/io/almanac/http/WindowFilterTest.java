@@ -1,6 +1,8 @@
 package io.almanac.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -52,6 +54,38 @@ class WindowFilterTest {
     assert !f.matches(w("digest", "b", "2026-11-30T00:00:00Z", InstanceStatus.RUNNING));
     assert !f.matches(w("other", "c", "2026-11-29T01:00:00Z", InstanceStatus.RUNNING));
     assert !f.matches(w("digest", "d", "2026-11-29T01:00:00Z", InstanceStatus.SUCCEEDED));
+  }
+
+  static WindowView changed(String key, String start, String updated) {
+    Instant s = Instant.parse(start);
+    return WindowView.builder().taskId("digest").window(WindowKey.of(key)).start(s).end(s.plusSeconds(3600)).dueAt(s)
+        .status(InstanceStatus.FAILED).runKind(RunKind.FIRST).effects(Map.of()).createdAt(s)
+        .updatedAt(Instant.parse(updated)).build();
+  }
+
+  @Test
+  @DisplayName("by=updated bounds the last change, needs from and to at most 31 days apart, and takes only its own cursors")
+  void byLastChange() {
+    WindowFilter f = parse("by", "updated", "from", "2026-11-29T00:00:00Z", "to", "2026-11-30T00:00:00Z");
+    assertTrue(f.byUpdated());
+    WindowView early = changed("a", "2026-11-01T00:00:00Z", "2026-11-29T10:00:00Z");
+    assertTrue(f.matches(early), "started long before, changed in the range");
+    assertFalse(f.matches(changed("b", "2026-11-29T10:00:00Z", "2026-11-30T00:00:00Z")), "to is exclusive");
+    assertEquals("by", refused("by", "end").field());
+    assertEquals("end", refused("by", "end").value());
+    assertEquals("from", refused("by", "updated", "to", "2026-11-30T00:00:00Z").field());
+    assertEquals("to", refused("by", "updated", "from", "2026-11-29T00:00:00Z").field());
+    Problem wide = refused("by", "updated", "from", "2026-10-01T00:00:00Z", "to", "2026-11-02T00:00:00Z");
+    assertEquals("to", wide.field());
+    assertEquals("2026-11-02T00:00:00Z", wide.value());
+    assertTrue(wide.detail().contains("at most 31 days"), wide.detail());
+    String startCursor = WindowFilter.Cursor.of(early).encode();
+    assertEquals("after", refused("by", "updated", "from", "2026-11-29T00:00:00Z", "to", "2026-11-30T00:00:00Z", "after",
+        startCursor).field());
+    String updatedCursor = WindowFilter.Cursor.of(early, true).encode();
+    assertEquals("after", refused("after", updatedCursor).field());
+    assertTrue(parse("by", "updated", "from", "2026-11-29T00:00:00Z", "to", "2026-11-30T00:00:00Z", "after", updatedCursor)
+        .after().byUpdated());
   }
 
   @Test

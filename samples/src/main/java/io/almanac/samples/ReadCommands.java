@@ -105,8 +105,12 @@ final class ReadCommands {
     @Option(names = "--task", description = "only this task") String task;
     @Option(names = "--status", split = ",", description = "only these statuses (repeat or comma-separate), e.g. FINAL_FAILED,MISSED")
     List<String> status;
-    @Option(names = "--from", description = "window start at or after (ISO instant)") String from;
-    @Option(names = "--to", description = "window start before (ISO instant)") String to;
+    @Option(names = "--from", description = "window start (or last change, --by-last-change) at or after (ISO instant)")
+    String from;
+    @Option(names = "--to", description = "window start (or last change, --by-last-change) before (ISO instant)") String to;
+    @Option(names = "--by-last-change", description = "--from and --to bound the window's last change, and pages run by it "
+        + "(by=updated: both needed, at most 31 days apart); pass it with --after too")
+    boolean byLastChange;
     @Option(names = "--limit", description = "1..500 (the node's default: 100)") Integer limit;
     @Option(names = "--after", description = "the cursor printed as 'next' by the previous page") String after;
     @Option(names = "--newest-first", description = "the newest windows first (order=desc); pass it with --after too")
@@ -121,6 +125,7 @@ final class ReadCommands {
       }
       param(q, "from", from);
       param(q, "to", to);
+      param(q, "by", byLastChange ? "updated" : null);
       param(q, "limit", limit == null ? null : limit.toString());
       param(q, "after", after);
       param(q, "order", newestFirst ? "desc" : null);
@@ -132,7 +137,8 @@ final class ReadCommands {
       printWindows(out(), body.path("windows"));
       String next = text(body, "next");
       if (next != null) {
-        out().println("more: almanac windows ... " + (newestFirst ? "--newest-first " : "") + "--after " + next);
+        out().println("more: almanac windows ... " + (newestFirst ? "--newest-first " : "")
+            + (byLastChange ? "--by-last-change " : "") + "--after " + next);
       }
       out().flush();
       return EXIT_OK;
@@ -146,17 +152,33 @@ final class ReadCommands {
   }
 
   /** {@code queue}: the intervention queue. */
-  @Command(name = "queue", description = "The intervention queue: FINAL_FAILED windows of every task, waiting for retry or resolve.")
+  @Command(name = "queue", description = {"The intervention queue: FINAL_FAILED windows of every task (or of --task T), waiting for",
+      "retry or resolve; act on all of them with retry --all [--task T] --yes or resolve --all ... --note N --yes."})
   static final class Queue extends ApiCommand {
+    @Option(names = "--task", paramLabel = "T",
+        description = "only this task's windows (the queue is read whole and filtered here)")
+    String task;
+
     @Override
     public Integer call() {
       ApiClient.Answer a = api().get("/api/queue");
-      if (printedJson(a)) {
+      JsonNode ws = a.json().path("windows");
+      if (task != null) {
+        com.fasterxml.jackson.databind.node.ArrayNode mine = ApiClient.JSON.createArrayNode();
+        ws.forEach(w -> {
+          if (task.equals(text(w, "task"))) {
+            mine.add(w);
+          }
+        });
+        ws = mine;
+      }
+      if (json()) {
+        out().println(task == null ? a.body() : ApiClient.JSON.createObjectNode().set("windows", ws).toString());
+        out().flush();
         return EXIT_OK;
       }
-      JsonNode ws = a.json().path("windows");
       if (ws.isEmpty()) {
-        out().println("intervention queue: empty");
+        out().println("intervention queue" + (task == null ? "" : " of task " + task) + ": empty");
         out().flush();
       } else {
         printWindows(out(), ws);

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.almanac.samples.AlmanacCli.ApiCommand;
 import io.almanac.samples.AlmanacCli.TaskCommand;
-import io.almanac.samples.AlmanacCli.WindowCommand;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -58,40 +57,111 @@ final class WindowActionCommands {
     return "\"" + w.path("version").asLong() + "\"";
   }
 
-  /** An action on one window that answers its new status. */
-  abstract static class WindowAction extends WindowCommand {
-    @Option(names = "--expect", paramLabel = "VERSION|STATUS", description = EXPECT) String expect;
+  /** The options of a bulk retry or resolve (docs/cli.md): the whole queue or a task's part (--all), or a task's range. */
+  abstract static class BulkOrOne extends ApiCommand {
+    @Parameters(index = "0", arity = "0..1", paramLabel = "TASK", description = "the task id") String task;
+    @Parameters(index = "1", arity = "0..1", paramLabel = "WINDOW",
+        description = "the window's key, e.g. 2026-11-29 or 2026-11-29T00:00:00Z") String window;
+    @Option(names = "--expect", paramLabel = "VERSION|STATUS", description = "one window: " + EXPECT) String expect;
+    @Option(names = "--all", description = "bulk: every window of the intervention queue (of --task T only, with it)")
+    boolean all;
+    @Option(names = "--task", paramLabel = "T", description = "bulk, with --all: the queue of this task only")
+    String queueTask;
+    @Option(names = "--dry-run", description = "bulk: only count and list the windows (the default without --yes)")
+    boolean dryRun;
+    @Option(names = "--yes", description = "bulk: act (without it a bulk action is a dry run)") boolean yes;
+    @Option(names = "--expect-count", paramLabel = "N",
+        description = "bulk: act only if the set still holds N windows (the count a dry run printed); else refused")
+    Integer expectCount;
 
-    int post(String action, String body) {
+    /** The action on the one window named. */
+    int one(String action, String body) {
       ApiClient.Answer a = api().post(window(task, window) + "/" + action, body, ifMatch(this, task, window, expect));
       if (!printedJson(a)) {
-        JsonNode r = a.json();
-        out().println(task + " " + window + ": " + action + " accepted, now " + text(r, "status"));
+        out().println(task + " " + window + ": " + action + " accepted, now " + text(a.json(), "status"));
         out().flush();
       }
       return EXIT_OK;
     }
-  }
 
-  /** {@code retry}. */
-  @Command(name = "retry", description = "Starts a new attempt of a FINAL_FAILED window (needs the token).")
-  static final class Retry extends WindowAction {
-    @Option(names = "--note", description = "why, kept in the journal with the token's name") String note;
+    /** Refuses a bulk option on a one-window action, naming it. */
+    void oneWindowOnly() {
+      if (all || queueTask != null || dryRun || yes || expectCount != null) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: --all, --task, --dry-run, --yes and --expect-count are for a "
+            + "bulk action: leave out WINDOW (" + window + ")");
+      }
+    }
 
-    @Override
-    public Integer call() {
-      return post("retry", noteBody(note));
+    /** The queue action of {@code --all}, after checking its options. */
+    int queueAction(String action, String note) {
+      if (task != null) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: --all takes the task as --task T, not TASK (" + task + ")");
+      }
+      if (expect != null) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: --expect is for one window: use --expect-count N with --all");
+      }
+      return BulkCommands.queue(this, action, queueTask, new BulkCommands.Bulk(note, dryRun, yes, expectCount));
     }
   }
 
-  /** {@code resolve}. */
-  @Command(name = "resolve", description = "Marks a FINAL_FAILED window resolved by hand, with a note (needs the token).")
-  static final class Resolve extends WindowAction {
-    @Option(names = "--note", required = true, description = "what was done, kept in the journal") String note;
+  /** {@code retry}: one window, a task's range, or the whole queue ({@code --all}). */
+  @Command(name = "retry", description = {
+      "Starts a new attempt of a FINAL_FAILED, CANCELLED, SKIPPED or MISSED window (needs the token).",
+      "TASK without WINDOW: every such window of TASK due in (FROM, TO] (of --status S), in one call.",
+      "--all [--task T]: every window of the intervention queue (of task T). Bulk: a dry run without --yes."})
+  static final class Retry extends BulkOrOne {
+    @Option(names = "--note", description = "why, kept in the journal with the token's name") String note;
+    @Option(names = "--from", description = "range: start by due time, excluded (ISO instant)") String from;
+    @Option(names = "--to", description = "range: end by due time, included (ISO instant)") String to;
+    @Option(names = "--status", description = "range: only these statuses (comma-separated: FINAL_FAILED, CANCELLED, "
+        + "SKIPPED, MISSED)") String status;
 
     @Override
     public Integer call() {
-      return post("resolve", ApiClient.JSON.createObjectNode().put("note", required("--note", note)).toString());
+      boolean range = from != null || to != null || status != null;
+      if (all) {
+        if (range) {
+          throw new CliException(EXIT_BAD_INPUT, "almanac: --from, --to and --status are for a task's range: name TASK "
+              + "instead of --all");
+        }
+        return queueAction("retry", note);
+      }
+      if (task == null) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: name TASK WINDOW, TASK with --from/--to/--status, or --all");
+      }
+      if (window == null) {
+        if (expect != null || queueTask != null) {
+          throw new CliException(EXIT_BAD_INPUT, "almanac: --expect is for one window and --task for --all: a range "
+              + "takes --expect-count N");
+        }
+        return BulkCommands.range(this, task, from, to, status, new BulkCommands.Bulk(note, dryRun, yes, expectCount));
+      }
+      oneWindowOnly();
+      if (range) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: --from, --to and --status are for a range: leave out WINDOW ("
+            + window + ")");
+      }
+      return one("retry", noteBody(note));
+    }
+  }
+
+  /** {@code resolve}: one window, or the whole queue ({@code --all}). */
+  @Command(name = "resolve", description = {
+      "Marks a FINAL_FAILED window resolved by hand, with a note (needs the token).",
+      "--all [--task T]: every window of the intervention queue (of task T). Bulk: a dry run without --yes."})
+  static final class Resolve extends BulkOrOne {
+    @Option(names = "--note", description = "what was done, kept in the journal (needed but for a dry run)") String note;
+
+    @Override
+    public Integer call() {
+      if (all) {
+        return queueAction("resolve", note);
+      }
+      if (task == null || window == null) {
+        throw new CliException(EXIT_BAD_INPUT, "almanac: name TASK WINDOW, or --all [--task T]");
+      }
+      oneWindowOnly();
+      return one("resolve", ApiClient.JSON.createObjectNode().put("note", required("--note", note)).toString());
     }
   }
 

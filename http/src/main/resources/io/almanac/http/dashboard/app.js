@@ -1,6 +1,7 @@
 // Almanac's dashboard: reads and acts through the node's HTTP API only (docs/http-api.md).
 // No framework and no build step (an ES module); every value from the API is put into the page as text.
-// Routes (hash): #/ the task list, #/tasks/{id} a task, #/tasks/{id}/windows/{key} a window of it.
+// Routes (hash): #/ the task list, #/tasks/{id} a task, #/tasks/{id}/windows/{key} a window of it,
+// #/search?... the window search (search.js).
 
 import { durationChart, millisText, outcomesChart, usageChart } from './charts.js';
 import {
@@ -8,11 +9,14 @@ import {
   poolWaitText, reasonHead, say, send, shown, state, taskHref, token, unsay, usageText, windowHref, windowPath
 } from './common.js';
 import { act, actOnWindow, refreshRunningWindow, showWindow } from './window.js';
+import { initBulk, queueFiltered, renderQueueBulk, resetRange } from './bulk.js';
+import { initSearch, refreshSearch, showSearch } from './search.js';
 
 // ---- routing ---------------------------------------------------------------------------------
 
 function parseRoute() {
   const h = location.hash.replace(/^#/, '');
+  if (h === '/search' || h.startsWith('/search?')) return { view: 'search', query: h.substring('/search?'.length) };
   const parts = h.split('/').filter((p) => p !== '');
   try {
     if (parts[0] === 'tasks' && parts.length >= 2) {
@@ -32,6 +36,8 @@ async function route() {
   const r = state.route;
   $('#view-list').hidden = r.view !== 'list';
   $('#view-task').hidden = r.view !== 'task';
+  $('#view-search').hidden = r.view !== 'search';
+  if (r.view === 'search' && (before.view !== 'search' || before.query !== r.query)) showSearch(r.query);
   if (before.view !== r.view || before.task !== r.task || before.window !== r.window) {
     // another address: what was said and typed on the one before stays there
     unsay();
@@ -50,6 +56,7 @@ async function route() {
     state.plan = null;
     $('#backfill-plan').replaceChildren();
     $('#backfill-confirm').hidden = true;
+    resetRange();
     $('#bulk-progress').textContent = '';
     $('#task-title').textContent = r.task;
     $('#task-id').textContent = r.task;
@@ -59,7 +66,7 @@ async function route() {
     $('#usage-today').textContent = '';
     $('#detail').hidden = true;
   }
-  document.title = r.view === 'task' ? r.task + (r.window ? ' ' + r.window : '') + ' · Almanac' : 'Almanac';
+  if (r.view !== 'search') document.title = r.view === 'task' ? r.task + (r.window ? ' ' + r.window : '') + ' · Almanac' : 'Almanac';
   await refresh();
   if (r.view === 'task') {
     if (r.window && state.missing !== r.task) await showWindow(r.task, r.window);
@@ -152,7 +159,9 @@ function renderTasks() {
   }
 }
 
-function renderQueue(windows) {
+function renderQueue(all) {
+  renderQueueBulk(all);
+  const windows = queueFiltered(all); // the task the queue's filter names (bulk.js), or every task
   $('#queue-empty').hidden = windows.length > 0;
   $('#queue').hidden = windows.length === 0;
   $('#queue tbody').replaceChildren(...windows.map((w) => {
@@ -227,7 +236,9 @@ function catchUpText(c) {
 
 /** The task page's sections (its state and actions, backfill, charts, windows), shown or not. */
 function showTaskSections(shown) {
-  for (const id of ['#task-section', '#backfill-section', '#charts-section', '#windows-section']) $(id).hidden = !shown;
+  for (const id of ['#task-section', '#backfill-section', '#range-section', '#charts-section', '#windows-section']) {
+    $(id).hidden = !shown;
+  }
 }
 
 /** A task the node does not have (404), or an id that is not one (400): said so, with no action. */
@@ -293,10 +304,14 @@ function renderUsageToday(u) {
 
 function renderCharts(t, windows) {
   const asc = [...windows].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  const durations = asc.filter((w) => w.startedAt && w.finishedAt)
-    .map((w) => ({ label: shown(w.window), value: ms(w.startedAt, w.finishedAt), status: w.status }));
-  const lags = asc.filter((w) => w.dueAt && w.startedAt)
-    .map((w) => ({ label: shown(w.window), value: Math.max(0, ms(w.dueAt, w.startedAt)), status: w.status }));
+  // the run time of the last attempt only (runMillis: not its pool or queue wait, not a later resolve or cancel)
+  const durations = asc.filter((w) => w.runMillis !== null && w.runMillis !== undefined)
+    .map((w) => ({ label: shown(w.window), value: w.runMillis, status: w.status }));
+  // the lag of fresh fires only (lagMillis: a backfill, catch-up, retry or manual run is late by design)
+  const lags = asc.filter((w) => w.lagMillis !== null && w.lagMillis !== undefined)
+    .map((w) => ({ label: shown(w.window), value: w.lagMillis, status: w.status }));
+  const ran = asc.filter((w) => w.startedAt).length;
+  const notFresh = asc.filter((w) => w.startedAt && w.runKind && w.runKind !== 'FIRST').length;
   const byDay = new Map();
   const usage = new Map();
   for (const w of asc) {
@@ -314,8 +329,10 @@ function renderCharts(t, windows) {
   }
   const days = [...byDay.entries()].map(([day, counts]) => ({ day, counts }));
   const charts = [
-    durationChart('Duration (started → finished)', 'duration', durations, t.leaseMillis),
-    durationChart('Lag (due → started)', 'lag', lags, null),
+    durationChart('Run time (attempt started → its outcome)', 'duration', durations, t.leaseMillis, 'run time',
+      ran > durations.length ? (ran - durations.length) + ' running, resolved or cancelled left out' : null),
+    durationChart('Lag of fresh fires (due → started)', 'lag', lags, null, 'lag',
+      notFresh ? notFresh + ' backfills, catch-ups, retries and manual runs left out' : null),
     outcomesChart('Outcomes per day', days, STATUSES),
   ];
   if (usage.size) {
@@ -349,7 +366,7 @@ function renderWindows() {
         w.poolWait ? el('span', { className: 'pool-mark', text: 'POOL ' + w.poolWait.pool, title: poolWaitText(w.poolWait) }) : null),
       el('td', { text: w.attempt }),
       el('td', { className: 'time', text: shown(w.dueAt) }),
-      el('td', { className: 'time', text: millisText(ms(w.startedAt, w.finishedAt)) }),
+      el('td', { className: 'time', text: millisText(w.runMillis) }),
       el('td', { className: 'time', text: millisText(w.dueAt && w.startedAt ? Math.max(0, ms(w.dueAt, w.startedAt)) : null) }),
       el('td', { className: 'reason', text: w.reason || w.summary || '' }));
   }));
@@ -583,6 +600,7 @@ export async function refresh() {
   try {
     const health = fetch('/health/ready', { cache: 'no-store' }).then((r) => r.json()).catch(() => null);
     if (state.route.view === 'task') await refreshTask(state.route.task);
+    else if (state.route.view === 'search') await refreshSearch();
     else await refreshList();
     const h = await health;
     if (h) renderHealth(h);
@@ -636,6 +654,8 @@ function start() {
   $('#window-cancel').addEventListener('click', () => openConfirm('window', 'cancel', currentTask(), [state.route.window]));
   $('#window-confirm').addEventListener('submit', windowGo);
   $('#window-back').addEventListener('click', () => closeConfirm('window'));
+  initBulk();
+  initSearch();
   window.addEventListener('hashchange', route);
   route();
   state.timer = setInterval(() => { if (!state.busy) { refresh(); refreshRunningWindow(); } }, REFRESH_MS);

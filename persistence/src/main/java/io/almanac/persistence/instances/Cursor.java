@@ -7,27 +7,38 @@ import java.time.Instant;
 import java.util.Base64;
 
 /**
- * A keyset cursor: the (window start, task id, window key) of the last row of a page, as an opaque
- * URL-safe string. Its layout is version byte 1, the start's epoch second (8 bytes) and nano (4),
+ * A keyset cursor: the (window start, task id, window key) of the last row of a page, or its (last
+ * change, task id, window key) for pages by last change, as an opaque URL-safe string. Its layout is
+ * version byte 1 (by start) or 2 (by last change), the instant's epoch second (8 bytes) and nano (4),
  * then the task id and window key, each as a 2-byte length and UTF-8 bytes. INTERNAL.
  *
- * @param windowStart the last row's window start
+ * @param windowStart the last row's window start (its last change, for a cursor {@code byUpdated})
  * @param taskId its task
  * @param windowKey its window key
+ * @param byUpdated whether pages run by last change ({@code updated_at}) rather than by window start
  */
-record Cursor(Instant windowStart, String taskId, String windowKey) {
+record Cursor(Instant windowStart, String taskId, String windowKey, boolean byUpdated) {
 
   private static final byte VERSION = 1;
+  private static final byte VERSION_UPDATED = 2;
+
+  Cursor(Instant windowStart, String taskId, String windowKey) {
+    this(windowStart, taskId, windowKey, false);
+  }
 
   static Cursor of(InstanceRow r) {
     return new Cursor(r.windowStart(), r.taskId(), r.windowKey());
+  }
+
+  static Cursor of(InstanceRow r, boolean byUpdated) {
+    return byUpdated ? new Cursor(r.updatedAt(), r.taskId(), r.windowKey(), true) : of(r);
   }
 
   String encode() {
     byte[] t = taskId.getBytes(StandardCharsets.UTF_8);
     byte[] w = windowKey.getBytes(StandardCharsets.UTF_8);
     ByteBuffer b = ByteBuffer.allocate(1 + 8 + 4 + 2 + t.length + 2 + w.length);
-    b.put(VERSION).putLong(windowStart.getEpochSecond()).putInt(windowStart.getNano());
+    b.put(byUpdated ? VERSION_UPDATED : VERSION).putLong(windowStart.getEpochSecond()).putInt(windowStart.getNano());
     b.putShort((short) t.length).put(t).putShort((short) w.length).put(w);
     return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
   }
@@ -43,7 +54,8 @@ record Cursor(Instant windowStart, String taskId, String windowKey) {
         throw new IllegalArgumentException("too long");
       }
       ByteBuffer b = ByteBuffer.wrap(Base64.getUrlDecoder().decode(text));
-      if (b.get() != VERSION) {
+      byte version = b.get();
+      if (version != VERSION && version != VERSION_UPDATED) {
         throw new IllegalArgumentException("unknown version");
       }
       Instant start = Instant.ofEpochSecond(b.getLong(), b.getInt());
@@ -55,7 +67,7 @@ record Cursor(Instant windowStart, String taskId, String windowKey) {
       if (b.hasRemaining() || task.isEmpty() || window.isEmpty()) {
         throw new IllegalArgumentException("bad layout");
       }
-      return new Cursor(start, task, window);
+      return new Cursor(start, task, window, version == VERSION_UPDATED);
     } catch (RuntimeException e) {
       throw new InvalidSpecException("after", text, "is not a cursor from a previous page's next"
           + (e instanceof StartOutOfRange ? " (its instant is outside the years 0001..9999)" : ""));

@@ -29,6 +29,10 @@ import java.util.Set;
  * @param after the previous page's {@link InstancePage#next()}, or null for the first page
  * @param history whether to read the history table (rows moved by retention) instead of the live one
  * @param descending whether rows come newest first (the order reversed)
+ * @param byUpdated whether {@code from} and {@code to} bound the row's last change ({@code updated_at})
+ *     and rows come in the order (last change, task id, window key), rather than by window start; such
+ *     a filter needs both bounds, at most {@link #MAX_UPDATED_RANGE} apart (the rows changed in the
+ *     range are what it reads), and reads the live table only
  */
 public record InstanceFilter(
     String taskId,
@@ -38,7 +42,28 @@ public record InstanceFilter(
     int limit,
     String after,
     boolean history,
-    boolean descending) {
+    boolean descending,
+    boolean byUpdated) {
+
+  /** The longest range (to - from) a filter by last change may span. */
+  public static final java.time.Duration MAX_UPDATED_RANGE = java.time.Duration.ofDays(31);
+
+  /**
+   * A filter by window start ({@code byUpdated} false), as before filters by last change were.
+   *
+   * @param taskId the task, or null
+   * @param statuses the statuses wanted
+   * @param from the earliest window start, or null
+   * @param to the window start bound, or null
+   * @param limit rows per page
+   * @param after the previous page's next, or null
+   * @param history whether to read the history table
+   * @param descending whether rows come newest first
+   */
+  public InstanceFilter(String taskId, Set<InstanceStatus> statuses, Instant from, Instant to, int limit, String after,
+      boolean history, boolean descending) {
+    this(taskId, statuses, from, to, limit, after, history, descending, false);
+  }
 
   /** The earliest instant a filter or a cursor may name: 0001-01-01T00:00:00Z. */
   public static final Instant MIN_INSTANT = Instant.parse("0001-01-01T00:00:00Z");
@@ -66,8 +91,24 @@ public record InstanceFilter(
     if (from != null && to != null && !from.isBefore(to)) {
       throw new InvalidSpecException("from", from, "must be before to (" + to + ")");
     }
-    if (after != null) {
-      Cursor.decode(after); // refuses a malformed cursor
+    if (byUpdated) {
+      if (history) {
+        throw new InvalidSpecException("by", "updated", "is not available on the history table");
+      }
+      if (from == null) {
+        throw new InvalidSpecException("from", null, "is required by last change (by=updated)");
+      }
+      if (to == null) {
+        throw new InvalidSpecException("to", null, "is required by last change (by=updated)");
+      }
+      if (java.time.Duration.between(from, to).compareTo(MAX_UPDATED_RANGE) > 0) {
+        throw new InvalidSpecException("to", to, "is more than " + MAX_UPDATED_RANGE.toDays() + " days after from ("
+            + from + "): a search by last change spans at most " + MAX_UPDATED_RANGE.toDays() + " days");
+      }
+    }
+    if (after != null && Cursor.decode(after).byUpdated() != byUpdated) { // refuses a malformed cursor too
+      throw new InvalidSpecException("after", after, "is a cursor of pages by " + (byUpdated ? "window start" : "last change")
+          + ": pass the 'next' of a previous page of this same query");
     }
   }
 
@@ -133,6 +174,12 @@ public record InstanceFilter(
       }
       b.history(v.equals("true"));
     });
+    first(params, "by").ifPresent(v -> {
+      if (!v.equals("start") && !v.equals("updated")) {
+        throw new InvalidSpecException("by", v, "must be start (the window's start, the default) or updated (its last change)");
+      }
+      b.byUpdated(v.equals("updated"));
+    });
     first(params, "order").ifPresent(v -> {
       if (!v.equals("asc") && !v.equals("desc")) {
         throw new InvalidSpecException("order", v, "must be asc or desc");
@@ -181,8 +228,20 @@ public record InstanceFilter(
     private String after;
     private boolean history;
     private boolean descending;
+    private boolean byUpdated;
+    private Cursor afterKey;
 
     private Builder() {}
+
+    /**
+     * @param byUpdated whether from and to bound the last change and rows come by last change (see
+     *     {@link InstanceFilter#byUpdated()})
+     * @return this
+     */
+    public Builder byUpdated(boolean byUpdated) {
+      this.byUpdated = byUpdated;
+      return this;
+    }
 
     /** @param taskId one task's rows only (null: every task) @return this */
     public Builder task(String taskId) {
@@ -233,6 +292,7 @@ public record InstanceFilter(
     /** @param cursor the previous page's {@link InstancePage#next()} @return this */
     public Builder after(String cursor) {
       this.after = cursor;
+      this.afterKey = null;
       return this;
     }
 
@@ -246,7 +306,8 @@ public record InstanceFilter(
      * @return this
      */
     public Builder after(java.time.Instant windowStart, String taskId, String windowKey) {
-      this.after = new Cursor(windowStart, taskId, windowKey).encode();
+      this.afterKey = new Cursor(windowStart, taskId, windowKey);
+      this.after = null;
       return this;
     }
 
@@ -271,7 +332,10 @@ public record InstanceFilter(
      * @throws InvalidSpecException naming the field and value that is wrong
      */
     public InstanceFilter build() {
-      return new InstanceFilter(taskId, statuses, from, to, limit, after, history, descending);
+      // a row's key (windowStart is its last change by last change) takes the kind of the pages built here
+      String cursor = afterKey == null ? after
+          : new Cursor(afterKey.windowStart(), afterKey.taskId(), afterKey.windowKey(), byUpdated).encode();
+      return new InstanceFilter(taskId, statuses, from, to, limit, cursor, history, descending, byUpdated);
     }
   }
 }

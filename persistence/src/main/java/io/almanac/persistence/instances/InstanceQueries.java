@@ -168,7 +168,7 @@ public final class InstanceQueries implements AutoCloseable {
         first = false;
       }
       String dir = f.descending() ? " DESC" : "";
-      u.append(") u ORDER BY window_start").append(dir).append(", task_id").append(dir).append(", window_key").append(dir)
+      u.append(") u ORDER BY ").append(f.byUpdated() ? "updated_at" : "window_start").append(dir).append(", task_id").append(dir).append(", window_key").append(dir)
           .append(" LIMIT ").append(fetch);
       sql = u.toString();
     }
@@ -190,7 +190,7 @@ public final class InstanceQueries implements AutoCloseable {
     }
     if (rows.size() > f.limit()) {
       List<InstanceRow> page = rows.subList(0, f.limit());
-      return new InstancePage(page, Cursor.of(page.get(page.size() - 1)).encode());
+      return new InstancePage(page, Cursor.of(page.get(page.size() - 1), f.byUpdated()).encode());
     }
     return new InstancePage(rows, null);
   }
@@ -205,24 +205,32 @@ public final class InstanceQueries implements AutoCloseable {
       sql.append(" AND status = ?");
       args.add(status.name());
     }
+    String at = f.byUpdated() ? "updated_at" : "window_start";
     if (f.from() != null) {
-      sql.append(" AND window_start >= ?");
+      sql.append(" AND ").append(at).append(" >= ?");
       args.add(f.from());
     }
     if (f.to() != null) {
-      sql.append(" AND window_start < ?");
+      sql.append(" AND ").append(at).append(" < ?");
       args.add(f.to());
     }
     Optional<Cursor> after = f.cursor();
     if (after.isPresent()) {
       // The first condition is implied by the second; it gives the index scan its start (its end,
       // scanning backwards for a descending page).
-      sql.append(f.descending() ? " AND window_start <= ? AND (window_start, task_id, window_key) < (?, ?, ?)"
-          : " AND window_start >= ? AND (window_start, task_id, window_key) > (?, ?, ?)");
+      sql.append(f.descending() ? " AND " + at + " <= ? AND (" + at + ", task_id, window_key) < (?, ?, ?)"
+          : " AND " + at + " >= ? AND (" + at + ", task_id, window_key) > (?, ?, ?)");
       args.add(after.get().windowStart());
       args.add(after.get().windowStart());
       args.add(after.get().taskId());
       args.add(after.get().windowKey());
+    }
+    if (f.byUpdated()) {
+      // almanac_instance_updated_key_idx, read over the range [from, to) only (both bounds are required and
+      // at most InstanceFilter.MAX_UPDATED_RANGE apart): a task or status is a filter on the rows it reads
+      String dir = f.descending() ? " DESC" : "";
+      return sql.append(" ORDER BY updated_at").append(dir).append(", task_id").append(dir).append(", window_key")
+          .append(dir).toString();
     }
     return sql.append(" ORDER BY ").append(order(f.taskId() != null, status != null, f.descending())).toString();
   }

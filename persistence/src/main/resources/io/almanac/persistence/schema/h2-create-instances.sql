@@ -54,6 +54,9 @@ CREATE INDEX IF NOT EXISTS almanac_instance_start_idx ON almanac_instance(window
 
 CREATE INDEX IF NOT EXISTS almanac_instance_updated_idx ON almanac_instance(updated_at);
 
+-- The search by last change (GET /api/windows?by=updated), in its keyset order over a bounded range.
+CREATE INDEX IF NOT EXISTS almanac_instance_updated_key_idx ON almanac_instance(updated_at, task_id, window_key);
+
 -- Rows of terminal windows moved out of almanac_instance by retention; moved_at is when.
 CREATE TABLE IF NOT EXISTS almanac_instance_history (
     task_id VARCHAR(255) NOT NULL,

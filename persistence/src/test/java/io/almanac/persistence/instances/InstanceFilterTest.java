@@ -130,4 +130,26 @@ class InstanceFilterTest {
         .to(Instant.parse("9999-12-31T23:59:59.999999999Z")).build();
     assertEquals(Instant.parse("0001-01-01T00:00:00Z"), edge.from());
   }
+
+  @org.junit.jupiter.api.Test
+  @org.junit.jupiter.api.DisplayName("by last change needs from and to, at most 31 days apart, the live table, and its own cursors")
+  void byUpdatedIsBounded() {
+    java.time.Instant from = java.time.Instant.parse("2026-11-01T00:00:00Z");
+    InstanceFilter.Builder b = InstanceFilter.builder().byUpdated(true);
+    org.junit.jupiter.api.Assertions.assertEquals("from", org.junit.jupiter.api.Assertions.assertThrows(
+        io.almanac.InvalidSpecException.class, () -> InstanceFilter.builder().byUpdated(true).to(from).build()).field());
+    org.junit.jupiter.api.Assertions.assertEquals("to", org.junit.jupiter.api.Assertions.assertThrows(
+        io.almanac.InvalidSpecException.class, () -> InstanceFilter.builder().byUpdated(true).from(from).build()).field());
+    org.junit.jupiter.api.Assertions.assertEquals("to", org.junit.jupiter.api.Assertions.assertThrows(
+        io.almanac.InvalidSpecException.class, () -> b.from(from).to(from.plus(java.time.Duration.ofDays(32))).build())
+        .field());
+    org.junit.jupiter.api.Assertions.assertEquals("by", org.junit.jupiter.api.Assertions.assertThrows(
+        io.almanac.InvalidSpecException.class, () -> InstanceFilter.builder().byUpdated(true).history(true).from(from)
+            .to(from.plusSeconds(60)).build()).field());
+    InstanceFilter ok = InstanceFilter.builder().byUpdated(true).from(from).to(from.plus(java.time.Duration.ofDays(31)))
+        .after(from, "t", "w").build();
+    org.junit.jupiter.api.Assertions.assertTrue(ok.cursor().orElseThrow().byUpdated());
+    org.junit.jupiter.api.Assertions.assertEquals("after", org.junit.jupiter.api.Assertions.assertThrows(
+        io.almanac.InvalidSpecException.class, () -> InstanceFilter.builder().after(ok.after()).build()).field());
+  }
 }

@@ -68,10 +68,18 @@ public final class InstanceQueriesScenarios {
     return out;
   }
 
+  private static final Comparator<InstanceRow> BY_UPDATED = Comparator.comparing(InstanceRow::updatedAt)
+      .thenComparing(InstanceRow::taskId).thenComparing(InstanceRow::windowKey);
+
   private static void check(Connection c, List<InstanceRow> all, String what, InstanceFilter.Builder f, Predicate<InstanceRow> p)
       throws Exception {
-    List<InstanceRow> expected = all.stream().filter(p).sorted(ORDER).toList();
-    List<InstanceRow> newestFirst = all.stream().filter(p).sorted(ORDER.reversed()).toList();
+    check(c, all, what, f, p, ORDER);
+  }
+
+  private static void check(Connection c, List<InstanceRow> all, String what, InstanceFilter.Builder f, Predicate<InstanceRow> p,
+      Comparator<InstanceRow> order) throws Exception {
+    List<InstanceRow> expected = all.stream().filter(p).sorted(order).toList();
+    List<InstanceRow> newestFirst = all.stream().filter(p).sorted(order.reversed()).toList();
     for (int limit : new int[] {1, 7, 500}) {
       assertEquals(expected, pages(c, f, limit), what + ", limit " + limit);
       // descending: the same rows newest first, page after page across the cursor
@@ -106,6 +114,17 @@ public final class InstanceQueriesScenarios {
       check(c, all, "statuses and range", InstanceFilter.builder().statuses(some).from(from).to(to),
           r -> some.contains(r.status()) && !r.windowStart().isBefore(from) && r.windowStart().isBefore(to));
       check(c, all, "an unknown task", InstanceFilter.builder().task("nobody"), r -> false);
+      // by last change: t1 and t3 changed 10 minutes after their start, t2 30 (ties broken by task, then window)
+      Instant uFrom = from.plus(Duration.ofMinutes(20));
+      Instant uTo = to.plus(Duration.ofMinutes(20));
+      check(c, all, "by last change", InstanceFilter.builder().byUpdated(true).from(uFrom).to(uTo),
+          r -> !r.updatedAt().isBefore(uFrom) && r.updatedAt().isBefore(uTo), BY_UPDATED);
+      check(c, all, "by last change, statuses and task", InstanceFilter.builder().byUpdated(true).from(uFrom).to(uTo)
+          .statuses(some).task("t2"), r -> r.taskId().equals("t2") && some.contains(r.status())
+          && !r.updatedAt().isBefore(uFrom) && r.updatedAt().isBefore(uTo), BY_UPDATED);
+      check(c, all, "by last change, one status", InstanceFilter.builder().byUpdated(true).from(uFrom).to(uTo)
+          .status(InstanceStatus.SUCCEEDED), r -> r.status() == InstanceStatus.SUCCEEDED
+          && !r.updatedAt().isBefore(uFrom) && r.updatedAt().isBefore(uTo), BY_UPDATED);
       assertEquals(all.get(5), store.row(c, all.get(5).taskId(), all.get(5).windowKey(), false).orElseThrow());
 
       // Retention, in batches of 7, by a settable clock.
