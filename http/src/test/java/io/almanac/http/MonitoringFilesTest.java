@@ -105,7 +105,6 @@ class MonitoringFilesTest {
       assertTrue(r.body().contains("# TYPE http_server_requests_seconds"), "no HTTP meter yet");
       body[0] = r.body();
     });
-    Files.writeString(Path.of("target", "monitoring-scrape.txt"), body[0]);
     scrape = Scrape.parse(body[0]);
     binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
@@ -131,7 +130,7 @@ class MonitoringFilesTest {
     while (d.find()) {
       documented.add(d.group(1));
     }
-    assertTrue(documented.size() >= 40, "metrics in docs/metrics.md's table: " + documented);
+    assertTrue(documented.size() >= 35, "metrics in docs/metrics.md's table: " + documented);
     List<String> undocumented = new ArrayList<>();
     for (String name : used) {
       if (name.startsWith("almanac_") && !documented.contains(scrape.family(name))) {

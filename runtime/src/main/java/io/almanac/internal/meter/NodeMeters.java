@@ -67,7 +67,9 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.tasks}, {@code almanac.tasks.paused}</td><td>gauges</td><td></td><td>defined
  *       and paused tasks this node hosts</td></tr>
  *   <tr><td>{@code almanac.task.last.success.timestamp}</td><td>gauge</td><td>{@code task}</td><td>when
- *       the task's newest SUCCEEDED window succeeded (epoch seconds)</td></tr>
+ *       the task's newest SUCCEEDED window succeeded (epoch seconds; NaN until a success is known here)</td></tr>
+ *   <tr><td>{@code almanac.task.never.succeeded}</td><td>gauge</td><td>{@code task}</td><td>1 while the task
+ *       is known never to have succeeded, 0 once it has, NaN when this node does not know</td></tr>
  *   <tr><td>{@code almanac.backlog}</td><td>gauge</td><td>{@code queue} (fresh: first and manual runs;
  *       backlog: retries, backfills and catch-ups)</td><td>windows this node's executor holds waiting
  *       for a slot (or, for the backlog, a token of its rate)</td></tr>
@@ -99,7 +101,7 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.budget.raises}</td><td>counter</td><td></td><td>operators' raises of a task's
  *       budget for the day</td></tr>
  *   <tr><td>{@code almanac.alerts.webhook.sent}</td><td>counter</td><td></td><td>alerts the webhook sink
- *       delivered (a 2xx answer)</td></tr>
+ *       delivered (a 2xx answer); the webhook's counters exist on nodes that configure one</td></tr>
  *   <tr><td>{@code almanac.alerts.webhook.failed.attempts}</td><td>counter</td><td>{@code cause} (status,
  *       timeout, connect, error)</td><td>attempts to POST an alert that failed (each retry counts)</td></tr>
  *   <tr><td>{@code almanac.alerts.webhook.dropped}</td><td>counter</td><td>{@code reason} (queue_full,
@@ -109,6 +111,12 @@ import org.apache.pekko.actor.Extension;
  *
  * Meters tagged {@code task} (fires, decisions, attempts, attempts.started, job.duration, usage,
  * last success) take the tag from {@link TaskTags}: capped by {@code almanac.metrics.max-task-tags}.
+ *
+ * Every counter exists at zero before its first count, so that Prometheus's {@code increase()} sees
+ * it: the node's own at construction, a task's when it is registered ({@link #tasksRegistered}: the
+ * closed sets {@link Counts#taskSeries} lists), the webhook's and the pools' when configured
+ * ({@link #webhookConfigured}, {@link #poolsDeclared}). Every meter has a description (the {@code
+ * # HELP} line).
  *
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
  * (the journal) records into the node's registry. INTERNAL API.
