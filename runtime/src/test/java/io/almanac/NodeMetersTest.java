@@ -87,10 +87,14 @@ class NodeMetersTest {
         TaskSpec.builder("flaky").cron("0 0 8 * * ? Asia/Shanghai").job("bad").retry(RetryPolicy.immediate()).maxRetries(1)
             .build())));
     assertEquals(0.0, gauge("almanac.intervention.queue"));
-    // registered, nothing fired: the tasks' counters are there at 0, and none has succeeded
-    assertEquals(0.0, counter("almanac.attempts", "task", "failing", "outcome", "failed"));
-    assertEquals(0.0, counter("almanac.decisions", "task", "ok-task", "decision", "skipped", "reason", "paused"));
-    assertEquals(1.0, gauge("almanac.task.never.succeeded", "task", "ok-task"));
+    // registered, nothing fired: the tasks' counters are there at 0 (made on the dispatcher, moments after the
+    // registration), and none has succeeded
+    eventually(() -> {
+      assertEquals(0.0, registry.get("almanac.attempts").tags("task", "failing", "outcome", "failed").counter().count());
+      assertEquals(0.0, registry.get("almanac.decisions").tags("task", "ok-task", "decision", "skipped", "reason", "paused")
+          .counter().count());
+      assertEquals(1.0, gauge("almanac.task.never.succeeded", "task", "ok-task"));
+    });
 
     clock.set(DAY1);
     eventually(() -> {

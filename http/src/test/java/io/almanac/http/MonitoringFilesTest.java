@@ -103,6 +103,8 @@ class MonitoringFilesTest {
       assertTrue(r.body().contains("# TYPE almanac_projection_lag_seconds"), "no projection lag yet");
       assertTrue(r.body().contains("# TYPE jvm_gc_pause_seconds"), "no GC meter yet");
       assertTrue(r.body().contains("# TYPE http_server_requests_seconds"), "no HTTP meter yet");
+      // a task's series are made on the dispatcher, moments after its registration
+      assertTrue(r.body().contains("almanac_task_never_succeeded{task=\"digest\"}"), "the task's series not made yet");
       body[0] = r.body();
     });
     scrape = Scrape.parse(body[0]);

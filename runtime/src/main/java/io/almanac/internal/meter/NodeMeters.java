@@ -315,7 +315,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param taskIds the tasks
    */
   public void tasksRegistered(java.util.Collection<String> taskIds) {
-    if (taskIds.isEmpty()) {
+    if (taskIds.isEmpty() || this == NONE) { // NONE keeps nothing: no need to make what nobody reads
       return;
     }
     List<String> ids = List.copyOf(taskIds);
