@@ -72,8 +72,13 @@ final class Registrar {
     List<CompletableFuture<Done>> batches = new ArrayList<>();
     for (int i = 0; i < valid.size(); i += 1000) {
       List<SpecRecord> batch = valid.subList(i, Math.min(valid.size(), i + 1000)).stream().map(SpecRecord::of).toList();
+      List<String> ids = batch.stream().map(SpecRecord::id).toList();
       batches.add(node.retrying("the trigger's registration of " + batch.size() + " tasks",
           () -> asks.<Done>trigger(r -> new TriggerProtocol.Register(batch, since, r), node.askTimeout().multipliedBy(3)))
+          .thenApply(done -> {
+            node.meters().tasksRegistered(ids); // their series at zero on this node too (docs/metrics.md)
+            return done;
+          })
           .toCompletableFuture());
     }
     return CompletableFuture.allOf(batches.toArray(new CompletableFuture[0])).thenApply(x -> Done.getInstance());

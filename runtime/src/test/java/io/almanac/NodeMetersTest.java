@@ -87,6 +87,14 @@ class NodeMetersTest {
         TaskSpec.builder("flaky").cron("0 0 8 * * ? Asia/Shanghai").job("bad").retry(RetryPolicy.immediate()).maxRetries(1)
             .build())));
     assertEquals(0.0, gauge("almanac.intervention.queue"));
+    // registered, nothing fired: the tasks' counters are there at 0 (made on the dispatcher, moments after the
+    // registration), and none has succeeded
+    eventually(() -> {
+      assertEquals(0.0, registry.get("almanac.attempts").tags("task", "failing", "outcome", "failed").counter().count());
+      assertEquals(0.0, registry.get("almanac.decisions").tags("task", "ok-task", "decision", "skipped", "reason", "paused")
+          .counter().count());
+      assertEquals(1.0, gauge("almanac.task.never.succeeded", "task", "ok-task"));
+    });
 
     clock.set(DAY1);
     eventually(() -> {
@@ -106,6 +114,8 @@ class NodeMetersTest {
     assertEquals(2, timerCount("almanac.job.duration", "task", "flaky"));
     assertEquals(3, timerCount("almanac.trigger.lag"), "one per on-time first attempt, none for the retry");
     assertEquals(0.0, counter("almanac.lease.expiries", "cause", "lease_expired"));
+    assertEquals(0.0, gauge("almanac.task.never.succeeded", "task", "ok-task"), "its entity says it succeeded");
+    assertEquals(1.0, gauge("almanac.task.never.succeeded", "task", "failing"), "its entity says none of its windows did");
     eventually(() -> { // set by the executor as it reports, which may be a moment after the entity records the result
       assertEquals(0.0, gauge("almanac.backlog", "queue", "fresh"));
       assertEquals(0.0, gauge("almanac.executor.running"));
@@ -237,9 +247,8 @@ class NodeMetersTest {
         .dependsOn(DependencyTrigger.on("export").waitAtMost(Duration.ofHours(2))).build()));
     await(almanac.register(TaskSpec.builder("third").cron("0 0 12 * * ? UTC").job("ok").build()));
     await(almanac.register(TaskSpec.builder("fourth").cron("0 0 12 * * ? UTC").job("ok").build()));
-    // registration writes no entity: a task is hosted (and metered) from its first write. Third's first
-    // write comes here, before fourth's (both are first written when their 12:00 window passes), so
-    // that third has the third tag
+    // registration writes no entity: a task is hosted from its first write (its series are made at its
+    // registration: the registration order gives the tags)
     assertEquals(0.0, gauge("almanac.tasks"), "registered, nothing written yet");
     await(almanac.pause("third"));
     await(almanac.resume("third"));

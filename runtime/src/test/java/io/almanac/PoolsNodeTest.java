@@ -166,7 +166,7 @@ class PoolsNodeTest {
         .map(e -> (TaskJournal.AttemptFailed) e).findFirst().orElseThrow();
     assertTrue(throttled.throttled());
     assertEquals(Duration.ofMinutes(5), throttled.throttledFor());
-    assertEquals(1.0, registry.get("almanac.attempts").tag("outcome", "throttled").counter().count());
+    assertEquals(1.0, registry.get("almanac.attempts").tag("task", "a").tag("outcome", "throttled").counter().count());
     assertTrue(registry.get("almanac.pool.admissions").tag("pool", "llm").tag("outcome", "admitted").counter().count() >= 3);
     assertTrue(registry.get("almanac.pool.admission.latency").tag("pool", "llm").timer().count() >= 3);
   }

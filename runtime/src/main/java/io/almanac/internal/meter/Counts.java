@@ -4,10 +4,10 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 /**
  * The node's counters and job-duration timers, made on first use and kept by name and tags: what
@@ -44,26 +44,113 @@ final class Counts {
     this.counters = counters;
   }
 
+  /**
+   * The {@code # HELP} text of each counter made here (Prometheus prints no HELP line for a meter
+   * without a description): one place, so that a counter made at its first count and the same
+   * counter made at zero by {@link #taskSeries} or at the node's start read the same.
+   */
+  static final Map<String, String> HELP = Map.ofEntries(
+      Map.entry("almanac.fires", "fires the trigger sent, by their answer"),
+      Map.entry("almanac.decisions", "decisions on windows, as written to the journal"),
+      Map.entry("almanac.attempts.started", "attempts started (PENDING to RUNNING), by run kind"),
+      Map.entry("almanac.attempts", "attempts ended, by outcome"),
+      Map.entry("almanac.steps", "durable steps recorded, and steps an attempt got from their record"),
+      Map.entry("almanac.retries.scheduled", "retries planned by a retry policy"),
+      Map.entry("almanac.windows.final.failed", "windows that entered the intervention queue (FINAL_FAILED)"),
+      Map.entry("almanac.lease.expiries", "running attempts timed out: their lease ended or their executor left"),
+      Map.entry("almanac.deadlines.missed", "windows recorded DEADLINE_MISSED, by their status then"),
+      Map.entry("almanac.budget.raises", "operators' raises of a task's budget for the day"),
+      Map.entry("almanac.publishes", "publishes this node answered, by outcome"),
+      Map.entry("almanac.alerts.webhook.sent", "alerts the webhook delivered (a 2xx answer)"),
+      Map.entry("almanac.alerts.webhook.failed.attempts", "attempts to POST an alert to the webhook that failed"),
+      Map.entry("almanac.alerts.webhook.dropped", "alerts the webhook did not deliver, by reason"));
+
+  /** The attempts' outcomes ({@code almanac.attempts}): a closed set, each made at zero per task. */
+  static final List<String> OUTCOMES = List.of("succeeded", "failed", "throttled", "timed_out", "interrupted", "cancelled",
+      "late_result");
+
   /** A decision on windows, as written to the journal ({@code almanac.decisions}), counted {@code n} times. */
   void decision(String task, String kind, String decision, String reason, long n) {
+    decisionCounter(task, kind, decision, reason).increment(n);
+  }
+
+  private Counter decisionCounter(String task, String kind, String decision, String reason) {
     String key = "almanac.decisions|" + task + "|" + kind + "|" + decision + "|" + reason;
-    counters.computeIfAbsent(key, k -> Counter.builder("almanac.decisions").tag("task", task).tag("kind", kind)
-        .tag("decision", decision).tag("reason", reason).description("decisions on windows, as written to the journal")
-        .register(registry)).increment(n);
+    return counters.computeIfAbsent(key, k -> Counter.builder("almanac.decisions").tag("task", task).tag("kind", kind)
+        .tag("decision", decision).tag("reason", reason).description(HELP.get("almanac.decisions"))
+        .register(registry));
+  }
+
+  /** A fire's answer ({@code almanac.fires}). */
+  void fire(String task, String kind, String result) {
+    fireCounter(task, kind, result).increment();
+  }
+
+  private Counter fireCounter(String task, String kind, String result) {
+    return counters.computeIfAbsent("almanac.fires|" + task + "|" + kind + "|" + result, x -> Counter.builder("almanac.fires")
+        .tag("task", task).tag("kind", kind).tag("result", result).description(HELP.get("almanac.fires"))
+        .register(registry));
   }
 
   /** A counter of a task's (its tag: {@link TaskTags}) with one more tag. */
   void count(String name, String task, String tag, String value) {
-    counters.computeIfAbsent(name + "|" + task + "|" + value, k -> Counter.builder(name).tag("task", task).tag(tag, value)
-        .register(registry)).increment();
+    counter(name, task, tag, value).increment();
+  }
+
+  private Counter counter(String name, String task, String tag, String value) {
+    return counters.computeIfAbsent(name + "|" + task + "|" + value, k -> Counter.builder(name).tag("task", task)
+        .tag(tag, value).description(HELP.get(name)).register(registry));
   }
 
   /** A counter with one tag, or none when {@code tag} is null. */
   void count(String name, String tag, String value) {
-    counters.computeIfAbsent(name + "|" + value, k -> {
-      Counter.Builder b = Counter.builder(name);
+    counter(name, tag, value).increment();
+  }
+
+  /** The counter {@link #count(String, String, String)} counts into, made at zero if it is not yet. */
+  Counter counter(String name, String tag, String value) {
+    return counters.computeIfAbsent(name + "|" + value, k -> {
+      Counter.Builder b = Counter.builder(name).description(HELP.get(name));
       return (tag == null ? b : b.tag(tag, value)).register(registry);
-    }).increment();
+    });
+  }
+
+  /**
+   * Makes a task's series at zero, so that the first fire, decision, attempt or report of the task
+   * is an increase Prometheus sees ({@code increase()} of a series that appears at 1 is 0). Made
+   * once per task tag, at its registration or its entity's start, never per fire: the closed sets
+   * of each counter's tags on the common path, not every combination ({@code almanac.fires}: kind
+   * on_time, each result; {@code almanac.decisions}: kind on_time with scheduled, each skip reason
+   * and each miss reason; {@code almanac.attempts.started}: each run kind; {@code almanac.attempts}:
+   * each outcome; {@code almanac.steps}: both kinds; {@code almanac.usage.tokens} both directions and
+   * {@code almanac.usage.cost}; the {@code almanac.job.duration} histogram). Other combinations
+   * (catch-up fires, decisions of other kinds) appear at their first count.
+   *
+   * @param task the task's tag ({@link TaskTags})
+   */
+  void taskSeries(String task) {
+    for (String result : List.of("acknowledged", "refused", "unanswered")) {
+      fireCounter(task, "on_time", result);
+    }
+    decisionCounter(task, "on_time", "scheduled", "none");
+    for (io.almanac.SkipReason r : io.almanac.SkipReason.values()) {
+      decisionCounter(task, "on_time", "skipped", name(r));
+    }
+    for (io.almanac.MissReason r : io.almanac.MissReason.values()) {
+      decisionCounter(task, "on_time", "missed", name(r));
+    }
+    for (io.almanac.RunKind k : io.almanac.RunKind.values()) {
+      counter("almanac.attempts.started", task, "kind", name(k));
+    }
+    for (String outcome : OUTCOMES) {
+      counter("almanac.attempts", task, "outcome", outcome);
+    }
+    counter("almanac.steps", task, "kind", "recorded");
+    counter("almanac.steps", task, "kind", "replayed");
+    tokens(task, "in");
+    tokens(task, "out");
+    cost(task);
+    jobTimer(task);
   }
 
   /** A job's duration, in its task's histogram ({@code almanac.job.duration}); nothing when not reported. */
@@ -71,9 +158,24 @@ final class Counts {
     if (took == null) {
       return;
     }
-    jobDurations.computeIfAbsent(taskId, id -> Timer.builder("almanac.job.duration").tag("task", id)
+    jobTimer(taskId).record(took);
+  }
+
+  private Timer jobTimer(String task) {
+    return jobDurations.computeIfAbsent(task, id -> Timer.builder("almanac.job.duration").tag("task", id)
         .description("durations of attempts that succeeded or failed")
-        .serviceLevelObjectives(JOB_BUCKETS).register(registry)).record(took);
+        .serviceLevelObjectives(JOB_BUCKETS).register(registry));
+  }
+
+  private Counter tokens(String task, String direction) {
+    return counters.computeIfAbsent("almanac.usage.tokens|" + task + "|" + direction, k -> Counter.builder(
+        "almanac.usage.tokens").tag("task", task).tag("direction", direction)
+        .description("tokens the attempts of a task reported").register(registry));
+  }
+
+  private Counter cost(String task) {
+    return counters.computeIfAbsent("almanac.usage.cost|" + task, k -> Counter.builder("almanac.usage.cost").tag("task", task)
+        .description("cost the attempts of a task reported").register(registry));
   }
 
   /** What an attempt reported using, by task and by model ({@code almanac.usage.*}). */
@@ -81,20 +183,46 @@ final class Counts {
     if (u == null) {
       return;
     }
-    add("almanac.usage.tokens|" + taskId + "|in", () -> Counter.builder("almanac.usage.tokens").tag("task", taskId)
-        .tag("direction", "in").description("tokens the attempts of a task reported").register(registry), u.tokensIn());
-    add("almanac.usage.tokens|" + taskId + "|out", () -> Counter.builder("almanac.usage.tokens").tag("task", taskId)
-        .tag("direction", "out").description("tokens the attempts of a task reported").register(registry), u.tokensOut());
-    add("almanac.usage.cost|" + taskId, () -> Counter.builder("almanac.usage.cost").tag("task", taskId)
-        .description("cost the attempts of a task reported").register(registry), u.costMicros() / 1e6);
+    if (u.tokensIn() > 0) {
+      tokens(taskId, "in").increment(u.tokensIn());
+    }
+    if (u.tokensOut() > 0) {
+      tokens(taskId, "out").increment(u.tokensOut());
+    }
+    if (u.costMicros() > 0) {
+      cost(taskId).increment(u.costMicros() / 1e6);
+    }
     String model = modelTag(u.model());
-    add("almanac.usage.model.tokens|" + model + "|in", () -> Counter.builder("almanac.usage.model.tokens")
-        .tag("model", model).tag("direction", "in").description("tokens reported, by model").register(registry), u.tokensIn());
-    add("almanac.usage.model.tokens|" + model + "|out", () -> Counter.builder("almanac.usage.model.tokens")
-        .tag("model", model).tag("direction", "out").description("tokens reported, by model").register(registry),
-        u.tokensOut());
-    add("almanac.usage.model.cost|" + model, () -> Counter.builder("almanac.usage.model.cost").tag("model", model)
-        .description("cost reported, by model").register(registry), u.costMicros() / 1e6);
+    if (u.tokensIn() > 0) {
+      modelTokens(model, "in").increment(u.tokensIn());
+    }
+    if (u.tokensOut() > 0) {
+      modelTokens(model, "out").increment(u.tokensOut());
+    }
+    if (u.costMicros() > 0) {
+      modelCost(model).increment(u.costMicros() / 1e6);
+    }
+  }
+
+  /**
+   * Makes the by-model usage series of reports that name no model ({@code model="unknown"}) at zero:
+   * the only model tag known before the first report (the node's start).
+   */
+  void unknownModelSeries() {
+    modelTokens("unknown", "in");
+    modelTokens("unknown", "out");
+    modelCost("unknown");
+  }
+
+  private Counter modelTokens(String model, String direction) {
+    return counters.computeIfAbsent("almanac.usage.model.tokens|" + model + "|" + direction, k -> Counter.builder(
+        "almanac.usage.model.tokens").tag("model", model).tag("direction", direction)
+        .description("tokens reported, by model").register(registry));
+  }
+
+  private Counter modelCost(String model) {
+    return counters.computeIfAbsent("almanac.usage.model.cost|" + model, k -> Counter.builder("almanac.usage.model.cost")
+        .tag("model", model).description("cost reported, by model").register(registry));
   }
 
   /** A model's tag: its name while fewer than MAX_MODEL_TAGS names have one, then {@code other}. */
@@ -112,12 +240,6 @@ final class Counts {
       }
     }
     return modelTags.containsKey(model) ? model : "other";
-  }
-
-  private void add(String key, Supplier<Counter> make, double amount) {
-    if (amount > 0) {
-      counters.computeIfAbsent(key, k -> make.get()).increment(amount);
-    }
   }
 
   /** An enum's tag value: its name in lower case, {@code unknown} for null. */

@@ -67,7 +67,9 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.tasks}, {@code almanac.tasks.paused}</td><td>gauges</td><td></td><td>defined
  *       and paused tasks this node hosts</td></tr>
  *   <tr><td>{@code almanac.task.last.success.timestamp}</td><td>gauge</td><td>{@code task}</td><td>when
- *       the task's newest SUCCEEDED window succeeded (epoch seconds)</td></tr>
+ *       the task's newest SUCCEEDED window succeeded (epoch seconds; NaN until a success is known here)</td></tr>
+ *   <tr><td>{@code almanac.task.never.succeeded}</td><td>gauge</td><td>{@code task}</td><td>1 while the task
+ *       is known never to have succeeded, 0 once it has, NaN when this node does not know</td></tr>
  *   <tr><td>{@code almanac.backlog}</td><td>gauge</td><td>{@code queue} (fresh: first and manual runs;
  *       backlog: retries, backfills and catch-ups)</td><td>windows this node's executor holds waiting
  *       for a slot (or, for the backlog, a token of its rate)</td></tr>
@@ -99,7 +101,7 @@ import org.apache.pekko.actor.Extension;
  *   <tr><td>{@code almanac.budget.raises}</td><td>counter</td><td></td><td>operators' raises of a task's
  *       budget for the day</td></tr>
  *   <tr><td>{@code almanac.alerts.webhook.sent}</td><td>counter</td><td></td><td>alerts the webhook sink
- *       delivered (a 2xx answer)</td></tr>
+ *       delivered (a 2xx answer); the webhook's counters exist on nodes that configure one</td></tr>
  *   <tr><td>{@code almanac.alerts.webhook.failed.attempts}</td><td>counter</td><td>{@code cause} (status,
  *       timeout, connect, error)</td><td>attempts to POST an alert that failed (each retry counts)</td></tr>
  *   <tr><td>{@code almanac.alerts.webhook.dropped}</td><td>counter</td><td>{@code reason} (queue_full,
@@ -109,6 +111,12 @@ import org.apache.pekko.actor.Extension;
  *
  * Meters tagged {@code task} (fires, decisions, attempts, attempts.started, job.duration, usage,
  * last success) take the tag from {@link TaskTags}: capped by {@code almanac.metrics.max-task-tags}.
+ *
+ * Every counter exists at zero before its first count, so that Prometheus's {@code increase()} sees
+ * it: the node's own at construction, a task's when it is registered ({@link #tasksRegistered}: the
+ * closed sets {@link Counts#taskSeries} lists), the webhook's and the pools' when configured
+ * ({@link #webhookConfigured}, {@link #poolsDeclared}). Every meter has a description (the {@code
+ * # HELP} line).
  *
  * The node's meters are found from its ActorSystem ({@link #of}), so a plugin that Pekko creates
  * (the journal) records into the node's registry. INTERNAL API.
@@ -179,6 +187,30 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
         .description("events (journal rows) handed to the journal on this node").register(registry);
     this.journalOk = journalTimer("ok");
     this.journalFailed = journalTimer("failed");
+    nodeCountersAtZero();
+  }
+
+  /**
+   * The node's counters without a task tag, made at zero at its start with every value of their
+   * closed tag sets, so that Prometheus's {@code increase()} sees their first count. (Counters by
+   * task: {@link #tasksRegistered}; the webhook's: {@link #webhookConfigured}; the pools':
+   * {@link #poolsDeclared}. The by-model usage counters appear at a model's first report: their tag
+   * values are not known before.)
+   */
+  private void nodeCountersAtZero() {
+    counts.counter("almanac.retries.scheduled", null, null);
+    counts.counter("almanac.windows.final.failed", null, null);
+    counts.counter("almanac.budget.raises", null, null);
+    for (String cause : List.of("lease_expired", "executor_gone")) {
+      counts.counter("almanac.lease.expiries", "cause", cause);
+    }
+    for (String status : List.of("pending", "running", "retry_wait", "waiting")) { // the statuses a deadline watches
+      counts.counter("almanac.deadlines.missed", "status", status);
+    }
+    for (String outcome : List.of("recorded", "overloaded", "unknown", "refused", "failed")) {
+      counts.counter("almanac.publishes", "outcome", outcome);
+    }
+    counts.unknownModelSeries();
   }
 
   private Timer journalTimer(String outcome) {
@@ -247,7 +279,9 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   public void written(String taskId, Origin origin, State before, State after, List<Event> events,
       List<io.almanac.journal.WindowChange> changes) {
     Instant succeededAt = writes.written(taskId, origin, before, after, events, changes);
-    hosted.hosted(taskId, after, succeededAt != null ? succeededAt : hosted.lastSuccess(taskId));
+    if (hosted.hosted(taskId, after, succeededAt != null ? succeededAt : hosted.lastSuccess(taskId))) {
+      tasksRegistered(List.of(taskId)); // its first write on this node (a cluster's task registered on another node)
+    }
   }
 
   /**
@@ -257,7 +291,78 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param state its state
    */
   public void interventionQueue(String taskId, State state) {
-    hosted.hosted(taskId, state, state.defined() && !state.removed() ? state.table().lastSucceededAt() : null);
+    if (hosted.hosted(taskId, state, state.defined() && !state.removed() ? state.table().lastSucceededAt() : null)) {
+      tasksRegistered(List.of(taskId));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Registration: every series of a task at zero before its first count
+
+  /** The task tags whose series are made ({@link #taskSeries}). */
+  private final java.util.Set<String> seriesMade = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Tasks were registered (on the node that registered them, and on the node of the trigger that
+   * recorded them or recovered them): makes their series at zero, once per task, so that the first
+   * fire, decision or attempt of each is an increase that Prometheus's {@code increase()} and {@code
+   * rate()} see. Which series: {@link Counts#taskSeries}, and the task's gauges {@code
+   * almanac.task.last.success.timestamp} (NaN until a success is known here) and {@code
+   * almanac.task.never.succeeded}. A task whose entity starts on a node that did neither gets them
+   * there at its entity's first write or recovery. Costs a lookup per task for tasks past the cap of
+   * {@code almanac.metrics.max-task-tags} (they share one set of series); never called per fire.
+   *
+   * @param taskIds the tasks
+   */
+  public void tasksRegistered(java.util.Collection<String> taskIds) {
+    if (taskIds.isEmpty() || this == NONE) { // NONE keeps nothing: no need to make what nobody reads
+      return;
+    }
+    List<String> ids = List.copyOf(taskIds);
+    seriesMaker.execute(() -> ids.forEach(this::taskSeries));
+  }
+
+  /**
+   * Where the series of registered tasks are made ({@link #tasksRegistered}): at once on the calling
+   * thread until the node sets its dispatcher here. Registering a meter costs tens of microseconds
+   * (about 35 per task): 1,000 tasks would hold the trigger's actor, or a registration's answer, for
+   * a second or two.
+   */
+  private volatile java.util.concurrent.Executor seriesMaker = Runnable::run;
+
+  /**
+   * Makes the series of registered tasks on this executor from now on, off the trigger's actor and
+   * off the registration's answer (the node's start).
+   *
+   * @param executor where to make them, e.g. the ActorSystem's dispatcher
+   */
+  public void makeSeriesOn(java.util.concurrent.Executor executor) {
+    this.seriesMaker = Objects.requireNonNull(executor, "executor");
+  }
+
+  /**
+   * Tasks the trigger recorded that it did not have before (a first registration): as {@link
+   * #tasksRegistered}, and until the trigger has an answer to a fire of one ({@link #fired}), this
+   * node's {@code almanac.task.never.succeeded} says 1 for it (it cannot have succeeded), unless its
+   * entity runs here and says more.
+   *
+   * @param taskIds the tasks new to the trigger
+   */
+  public void tasksFirstRegistered(java.util.Collection<String> taskIds) {
+    for (String id : taskIds) {
+      if (!TaskTags.OTHER.equals(taskTags.tag(id))) { // a task under ~other has no gauge of its own
+        hosted.firstRegistered(id);
+      }
+    }
+    tasksRegistered(taskIds);
+  }
+
+  private void taskSeries(String taskId) {
+    String tag = taskTags.tag(taskId);
+    if (seriesMade.add(tag)) {
+      counts.taskSeries(tag);
+      hosted.taskGauges(taskId, tag);
+    }
   }
 
   /** What brought about a task's write that decides fires. */
@@ -312,11 +417,8 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param result acknowledged (whatever the task decided), refused, or unanswered (it is sent again)
    */
   public void fired(String taskId, FireKind kind, String result) {
-    String k = name(kind);
-    String task = taskTags.tag(taskId);
-    counters.computeIfAbsent("almanac.fires|" + task + "|" + k + "|" + result, x -> Counter.builder("almanac.fires")
-        .tag("task", task).tag("kind", k).tag("result", result).description("fires the trigger sent, by their answer")
-        .register(registry)).increment();
+    counts.fire(taskTags.tag(taskId), name(kind), result);
+    hosted.fired(taskId);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -454,6 +556,20 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
   // ---------------------------------------------------------------------------------------------
   // Webhook alerts (almanac.alerts.webhook)
 
+  /**
+   * A webhook is configured ({@code almanac.alerts.webhook}): its counters are made at zero, with
+   * every cause and reason. A node without a webhook has none of them.
+   */
+  public void webhookConfigured() {
+    counts.counter("almanac.alerts.webhook.sent", null, "");
+    for (String cause : List.of("status", "timeout", "connect", "error")) {
+      counts.counter("almanac.alerts.webhook.failed.attempts", "cause", cause);
+    }
+    for (String reason : List.of("queue_full", "gave_up", "refused", "closed")) {
+      counts.counter("almanac.alerts.webhook.dropped", "reason", reason);
+    }
+  }
+
   /** The webhook delivered an alert (a 2xx answer). */
   public void webhookSent() {
     count("almanac.alerts.webhook.sent", null, "");
@@ -487,14 +603,50 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    */
   public void poolAdmission(java.util.List<String> pools, String outcome, long nanos) {
     for (String pool : pools) {
-      counters.computeIfAbsent("almanac.pool.admissions|" + pool + "|" + outcome, k -> Counter.builder("almanac.pool.admissions")
-          .tag("pool", pool).tag("outcome", outcome).description("asks of the pools' store for a window, by answer")
-          .register(registry)).increment();
-      poolLatency.computeIfAbsent(pool, k -> Timer.builder("almanac.pool.admission.latency").tag("pool", pool)
-          .description("round trip of one admission through the pools' store")
-          .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
-          .maximumExpectedValue(Duration.ofSeconds(10)).register(registry)).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+      admissions(pool, outcome).increment();
+      admissionLatency(pool).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
+  }
+
+  /** The pools' admission outcomes: admitted, and each refusal of the store ({@link io.almanac.PoolWaitReason}), and error. */
+  private static final List<String> ADMISSION_OUTCOMES = List.of("admitted", "full", "rate", "paused", "budget", "error");
+
+  /**
+   * The node's pools are declared (its start): each pool's meters are made at zero ({@code
+   * almanac.pool.admissions} with every outcome, {@code almanac.pool.admission.latency}, {@code
+   * almanac.pool.cost}, {@code almanac.pool.in-use} and {@code almanac.pool.waiting}). A node without
+   * pools has none of them.
+   *
+   * @param pools the declared pools' names
+   */
+  public void poolsDeclared(java.util.Collection<String> pools) {
+    for (String pool : pools) {
+      for (String outcome : ADMISSION_OUTCOMES) {
+        admissions(pool, outcome);
+      }
+      admissionLatency(pool);
+      poolCostCounter(pool);
+      poolGauge(poolInUse, "almanac.pool.in-use", "attempts holding a place in the pool across the cluster", pool);
+      poolGauge(poolWaiting, "almanac.pool.waiting", "windows queued on this node that wait for the pool", pool);
+    }
+  }
+
+  private Counter admissions(String pool, String outcome) {
+    return counters.computeIfAbsent("almanac.pool.admissions|" + pool + "|" + outcome, k -> Counter.builder(
+        "almanac.pool.admissions").tag("pool", pool).tag("outcome", outcome)
+        .description("asks of the pools' store for a window, by answer").register(registry));
+  }
+
+  private Timer admissionLatency(String pool) {
+    return poolLatency.computeIfAbsent(pool, k -> Timer.builder("almanac.pool.admission.latency").tag("pool", pool)
+        .description("round trip of one admission through the pools' store")
+        .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(10_000))
+        .maximumExpectedValue(Duration.ofSeconds(10)).register(registry));
+  }
+
+  private Counter poolCostCounter(String pool) {
+    return counters.computeIfAbsent("almanac.pool.cost|" + pool, k -> Counter.builder("almanac.pool.cost").tag("pool", pool)
+        .description("cost reported by the attempts of the pool's tasks on this node").register(registry));
   }
 
   /**
@@ -505,9 +657,7 @@ public final class NodeMeters implements io.almanac.spi.StoreMeters {
    * @param costMicros one attempt's cost, in millionths
    */
   public void poolCost(String pool, long costMicros) {
-    counters.computeIfAbsent("almanac.pool.cost|" + pool, k -> Counter.builder("almanac.pool.cost").tag("pool", pool)
-        .description("cost reported by the attempts of the pool's tasks on this node").register(registry))
-        .increment(costMicros / 1_000_000.0);
+    poolCostCounter(pool).increment(costMicros / 1_000_000.0);
   }
 
   /**

@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The value of the {@code task} tag of a node's meters, bounded: the first {@code max} task ids a node
- * meters get their own series, every later one shares {@value #OTHER} (a task id never contains
+ * registers or meters get their own series, every later one shares {@value #OTHER} (a task id never contains
  * {@code ~}, so it cannot be a task's). A node of ten thousand tasks thus keeps at most {@code max}
  * series per meter and tag set, whatever its tasks are named. Set by {@code almanac.metrics.max-task-tags}.
  * Thread-safe. INTERNAL API.

@@ -256,7 +256,10 @@ public final class Node {
     }
     NodeMeters meters = new NodeMeters(registry, maxTaskTags);
     NodeMeters.install(system, meters); // the journal finds them through the ActorSystem
+    meters.makeSeriesOn(system.executionContext()); // registered tasks' series: off the trigger's actor
+    meters.poolsDeclared(jobs.pools().keySet()); // their meters at zero from the start (docs/metrics.md)
     if (webhook != null) {
+      meters.webhookConfigured();
       // Every alert also goes to the webhook (almanac.alerts.webhook), on a thread of its own.
       WebhookSink sink = WebhookSink.start(webhook, cluster.selfMember().address().toString(), meters, summaryInterval);
       CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "almanac-close-webhook",

@@ -243,6 +243,7 @@ public final class TriggerActor
     boolean handOver = CatchUpPlan.handOverApplies(state.handedOverAt(), now, settings.handOverTimeout());
     state.tasks().values().forEach(spec -> subscriptions.replace(null, spec));
     specs = state.tasks();
+    meters.tasksRegistered(state.tasks().keySet()); // their series at zero on this node (once per task per node)
     delivered.clear();
     DueQueue.Recovered r = queue.recover(state.tasks().values(), state.active(),
         state.watermark() == null ? now : state.watermark(), now, handOver);
@@ -336,6 +337,13 @@ public final class TriggerActor
     return Effect().persist(new TasksRegistered(List.copyOf(changed), now, from)).thenRun(s -> {
       specs = s.tasks();
       watermark.reset(s.watermark()); // back to `from` if it had moved past it (TriggerEvolve.registered)
+      List<String> first = new ArrayList<>();
+      List<String> again = new ArrayList<>();
+      for (SpecRecord spec : changed) {
+        (before.containsKey(spec.id()) ? again : first).add(spec.id());
+      }
+      meters.tasksFirstRegistered(first); // their series at zero (docs/metrics.md); a new task has never succeeded
+      meters.tasksRegistered(again);
       for (SpecRecord spec : changed) {
         SpecRecord previous = before.get(spec.id());
         subscriptions.replace(previous, spec);
