@@ -168,6 +168,8 @@ public final class ApiRoutes extends AllDirectives {
               return answer(() -> raisePoolBudget(pool, amount, note, actor), null, null, u -> ok(poolJson(u)));
             })))))),
         new EventRoutes(almanac, this, maxBatchEvents).route(),
+        new NodeRoutes(almanac, this).route(),
+        new AlertRoutes(almanac, this).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
   }
 
