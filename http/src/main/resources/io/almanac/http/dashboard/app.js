@@ -8,12 +8,19 @@ import {
   poolWaitText, reasonHead, say, send, shown, state, taskHref, token, unsay, usageText, windowHref, windowPath
 } from './common.js';
 import { act, actOnWindow, refreshRunningWindow, showWindow } from './window.js';
+import { alertsPage } from './alerts.js';
+import { nodesPage } from './nodes.js';
+
+/** The pages of their own modules, each shown at #/{view} in its #view-{view}: {view, title, refresh}. */
+const PAGES = [nodesPage, alertsPage];
 
 // ---- routing ---------------------------------------------------------------------------------
 
 function parseRoute() {
   const h = location.hash.replace(/^#/, '');
   const parts = h.split('/').filter((p) => p !== '');
+  const page = PAGES.find((p) => p.view === parts[0]);
+  if (page) return { view: page.view };
   try {
     if (parts[0] === 'tasks' && parts.length >= 2) {
       const task = decodeURIComponent(parts[1]);
@@ -32,6 +39,7 @@ async function route() {
   const r = state.route;
   $('#view-list').hidden = r.view !== 'list';
   $('#view-task').hidden = r.view !== 'task';
+  for (const p of PAGES) $('#view-' + p.view).hidden = r.view !== p.view;
   if (before.view !== r.view || before.task !== r.task || before.window !== r.window) {
     // another address: what was said and typed on the one before stays there
     unsay();
@@ -60,6 +68,8 @@ async function route() {
     $('#detail').hidden = true;
   }
   document.title = r.view === 'task' ? r.task + (r.window ? ' ' + r.window : '') + ' · Almanac' : 'Almanac';
+  const page = PAGES.find((p) => p.view === r.view);
+  if (page) document.title = page.title + ' · Almanac';
   await refresh();
   if (r.view === 'task') {
     if (r.window && state.missing !== r.task) await showWindow(r.task, r.window);
@@ -582,7 +592,9 @@ async function windowGo(e) {
 export async function refresh() {
   try {
     const health = fetch('/health/ready', { cache: 'no-store' }).then((r) => r.json()).catch(() => null);
+    const page = PAGES.find((p) => p.view === state.route.view);
     if (state.route.view === 'task') await refreshTask(state.route.task);
+    else if (page) await page.refresh();
     else await refreshList();
     const h = await health;
     if (h) renderHealth(h);
