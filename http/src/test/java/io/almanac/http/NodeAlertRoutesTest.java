@@ -39,6 +39,7 @@ import org.junit.jupiter.api.TestInstance;
  * webhook receiver that refused the first attempt (503) and took the second.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class NodeAlertRoutesTest {
 
   private ActorTestKit testKit;
@@ -60,7 +61,7 @@ class NodeAlertRoutesTest {
     receiver.start();
     testKit = ActorTestKit.create("node-alert-routes", AlmanacHttpTest.config(String.join("\n",
         "almanac.http.token = \"" + ApiRoutesTest.TOKEN + "\"",
-        "almanac.executor.check-interval = 20ms",
+        "almanac.executor { check-interval = 20ms, ask-timeout = 2s }",
         "almanac.alerts.webhook { url = \"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook\", "
             + "backoff = 50ms, max-backoff = 50ms, kinds = [FINAL_FAILED] }")));
     PersistenceTestKit.create(testKit.system());
@@ -117,6 +118,7 @@ class NodeAlertRoutesTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Order(1)
   @DisplayName("GET /api/nodes: this node Up, hosting the trigger, its executor holding its lease with one slot in use, "
       + "and the pool's holder (task, window, node, since)")
   void nodesShowTheMemberItsSlotsAndThePoolsHolder() throws Exception {
@@ -148,6 +150,7 @@ class NodeAlertRoutesTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Order(2)
   @DisplayName("GET /api/alerts: the FINAL_FAILED alert with its task, window and node, delivered to the log and, on the "
       + "second attempt, to the webhook; filtered by task and since, paged with next; bad parameters are named")
   void alertsShowWhatFiredAndWhereItWent() throws Exception {
@@ -181,5 +184,41 @@ class NodeAlertRoutesTest {
     ApiRoutesTest.problem(get("/api/alerts?since=yesterday"), 400, "since", "yesterday");
     ApiRoutesTest.problem(get("/api/alerts?before=x"), 400, "before", "x");
     ApiRoutesTest.problem(get("/api/alerts?colour=red"), 400, "colour", null);
+  }
+
+  @Test
+  @org.junit.jupiter.api.Order(3)
+  @DisplayName("GET /api/nodes with a second member whose executor never answers: listed with why, within about the ask "
+      + "timeout (2 s), the other member as before")
+  void aMemberThatDoesNotAnswerIsShownSoWithoutHoldingThePage() throws Exception {
+    ActorTestKit other = ActorTestKit.create("node-alert-routes", AlmanacHttpTest.config(""));
+    try {
+      org.apache.pekko.actor.typed.ActorRef<io.almanac.internal.protocol.ExecutorProtocol.Command> silent =
+          other.system().systemActorOf(org.apache.pekko.actor.typed.javadsl.Behaviors.ignore(), "silent-executor",
+              org.apache.pekko.actor.typed.Props.empty());
+      other.system().receptionist().tell(org.apache.pekko.actor.typed.receptionist.Receptionist.register(
+          io.almanac.internal.protocol.ExecutorProtocol.SERVICE, silent));
+      org.apache.pekko.cluster.typed.Cluster.get(other.system()).manager().tell(org.apache.pekko.cluster.typed.Join.create(
+          org.apache.pekko.cluster.typed.Cluster.get(testKit.system()).selfMember().address()));
+      String otherAddress = org.apache.pekko.cluster.typed.Cluster.get(other.system()).selfMember().address().toString();
+      eventually(() -> {
+        long t0 = System.nanoTime();
+        JsonNode v = json("/api/nodes");
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(2, v.get("members").size(), v.toString());
+        JsonNode second = v.get("members").get(1);
+        assertEquals(otherAddress, second.get("address").asText(), "the younger member second");
+        assertTrue(second.get("executor").isNull(), second.toString());
+        assertEquals("its executor did not answer within 2000 ms", second.get("problem").asText());
+        assertTrue(millis < 6_000, "answered in " + millis + " ms");
+        JsonNode first = v.get("members").get(0);
+        assertEquals(1, first.get("executor").get("running").asInt(), first.toString());
+        assertTrue(first.get("trigger").asBoolean(), "the trigger stays on the oldest member");
+      });
+    } finally {
+      org.apache.pekko.cluster.typed.Cluster.get(other.system()).manager().tell(org.apache.pekko.cluster.typed.Leave.create(
+          org.apache.pekko.cluster.typed.Cluster.get(other.system()).selfMember().address()));
+      other.shutdownTestKit();
+    }
   }
 }
