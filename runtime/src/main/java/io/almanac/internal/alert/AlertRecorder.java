@@ -35,7 +35,7 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
   static final Duration WRITE_TIMEOUT = Duration.ofSeconds(5);
 
   /** What the recorder is told. */
-  public sealed interface Command permits Record, Close, Written {}
+  public sealed interface Command permits Record, Close, Written, Retry {}
 
   /** @param event a raise or a delivery, to record */
   public record Record(AlertLog.Event event) implements Command {}
@@ -44,6 +44,9 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
   public enum Close implements Command { INSTANCE }
 
   private record Written(boolean ok, int count) implements Command {}
+
+  /** A failed write's wait ended: the same batch is sent again. */
+  private enum Retry implements Command { INSTANCE }
 
   private final ActorContext<Command> ctx;
   private final RecipientRef<AlertLogProtocol.Command> log;
@@ -71,6 +74,11 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
     return newReceiveBuilder()
         .onMessage(Record.class, this::onRecord)
         .onMessage(Written.class, this::onWritten)
+        .onMessageEquals(Retry.INSTANCE, () -> {
+          inFlight = false;
+          send();
+          return this;
+        })
         .onMessageEquals(Close.INSTANCE, () -> {
           closed = true;
           queue.clear();
@@ -120,10 +128,9 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
       }
       send();
     } else if (!closed) {
-      // the same batch again later (a record written twice adds nothing new: a raise is found by id, a delivery replaces)
+      // the same batch again later (a batch written twice adds nothing: a raise is found by id, a delivery replaces)
       inFlight = true;
-      ctx.getSystem().scheduler().scheduleOnce(RETRY_AFTER, () -> ctx.getSelf().tell(new Written(true, 0)),
-          ctx.getExecutionContext());
+      ctx.scheduleOnce(RETRY_AFTER, ctx.getSelf(), Retry.INSTANCE);
     }
     return this;
   }
