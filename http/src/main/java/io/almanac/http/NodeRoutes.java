@@ -24,9 +24,59 @@ final class NodeRoutes extends AllDirectives {
     this.api = api;
   }
 
+  /** The most the read of the lease table may take. */
+  static final java.time.Duration LEASES_TIMEOUT = java.time.Duration.ofSeconds(3);
+
   /** @return {@code nodes}, under the API's {@code /api} prefix */
   Route route() {
-    return path("nodes", () -> get(() -> api.answer(almanac::nodes, null, null, v -> api.ok(json(v)))));
+    return path("nodes", () -> get(() -> extractActorSystem(system -> api.answer(
+        () -> almanac.nodes().thenCombine(leases(system.settings().config()), Both::new), null, null,
+        both -> api.ok(json(both.view(), both.leases()))))));
+  }
+
+  /** The view, and the lease table's rows or why they are not shown. */
+  private record Both(ClusterView view, Leases leases) {}
+
+  /** The lease table's held rows, or null with why. */
+  record Leases(java.util.List<io.almanac.persistence.lease.LeaseRows.Row> rows, String problem) {}
+
+  /** The lease table's rows when the node's journal is the JDBC database it is in; a failed read is said, never a failure. */
+  private static java.util.concurrent.CompletionStage<Leases> leases(com.typesafe.config.Config config) {
+    if (!io.almanac.persistence.lease.LeaseRows.available(config)) {
+      return java.util.concurrent.CompletableFuture.completedFuture(new Leases(null, "no JDBC journal: the leases are "
+          + "kept in the lease table of a JDBC journal's database (almanac_lease)"));
+    }
+    return io.almanac.persistence.lease.LeaseRows.read(config, LEASES_TIMEOUT)
+        .handle((rows, error) -> error == null ? new Leases(rows, null)
+            : new Leases(null, "the lease table could not be read within " + LEASES_TIMEOUT.toMillis() + " ms ("
+                + (error.getCause() != null ? error.getCause() : error).getClass().getSimpleName() + ")"));
+  }
+
+  static ObjectNode json(ClusterView v, Leases leases) {
+    ObjectNode root = json(v);
+    java.util.Map<String, io.almanac.persistence.lease.LeaseRows.Row> byName = new java.util.HashMap<>();
+    if (leases.rows() == null) {
+      root.putNull("leases");
+      root.put("leasesProblem", leases.problem());
+    } else {
+      ArrayNode ls = root.putArray("leases");
+      for (io.almanac.persistence.lease.LeaseRows.Row r : leases.rows()) {
+        byName.put(r.name(), r);
+        ls.addObject().put("name", r.name()).put("owner", r.owner()).put("heartbeatAt", text(r.heartbeatAt()))
+            .put("expiresAt", text(r.expiresAt())).put("expired", r.expired());
+      }
+    }
+    // each executor's own lease row, by its name (ExecutorFence.leaseName): when it expires unless renewed
+    String system = v.self().substring(v.self().indexOf("://") + 3, v.self().contains("@") ? v.self().indexOf('@')
+        : v.self().length());
+    for (com.fasterxml.jackson.databind.JsonNode m : root.get("members")) {
+      com.fasterxml.jackson.databind.JsonNode ex = m.get("executor");
+      if (ex != null && ex.isObject()) {
+        io.almanac.persistence.lease.LeaseRows.Row row = byName.get(system + "-executor-" + ex.get("identity").asText());
+        ((ObjectNode) ex).put("leaseExpiresAt", row == null ? null : text(row.expiresAt()));
+      }
+    }
+    return root;
   }
 
   static ObjectNode json(ClusterView v) {

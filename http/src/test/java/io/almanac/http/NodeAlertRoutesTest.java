@@ -145,6 +145,9 @@ class NodeAlertRoutesTest {
       assertEquals(m.get("address").asText(), h.get("node").asText());
       assertEquals(ApiRoutesTest.NOW.toString(), h.get("since").asText(), "taken at the node's clock");
       assertTrue(h.get("expiresAt").asText().compareTo(h.get("since").asText()) > 0, h.toString());
+      assertTrue(v.get("leases").isNull(), "an in-memory journal has no lease table");
+      assertTrue(v.get("leasesProblem").asText().startsWith("no JDBC journal"), v.toString());
+      assertTrue(ex.get("leaseExpiresAt").isNull(), ex.toString());
     });
     ApiRoutesTest.problem(get("/api/nodes?verbose=1"), 400, "verbose", null);
   }

@@ -161,6 +161,7 @@ class DashboardNodesAlertsTest {
     assertEquals("2/2", b.read("#pool-holders tbody tr[data-task='research-agent'] td.held", null));
     b.until("#pool-holders tbody tr[data-task='research-agent'] td.waiting", "1");
     b.until(row + " td.queued", "1 for llm");
+    b.until("#leases-problem", "no JDBC journal"); // an in-memory journal: no lease table to show
     assertEquals("Nodes · Almanac", b.driver.getTitle());
     b.screenshot("nodes");
   }

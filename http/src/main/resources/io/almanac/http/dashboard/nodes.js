@@ -30,7 +30,8 @@ function memberRow(m, view) {
     name, status, roles,
     el('td', { className: 'time up-since', text: utc(ex.upSince) }),
     el('td', { className: 'lease ' + (ex.holdsLease ? 'ok' : 'bad'), title: ex.identity,
-      text: ex.holdsLease ? 'held' : 'NOT HELD: no job runs here' }),
+      text: (ex.holdsLease ? 'held' : 'NOT HELD: no job runs here')
+        + (ex.leaseExpiresAt ? ', row expires ' + utc(ex.leaseExpiresAt).substring(11) : '') }),
     slotsCell(ex),
     el('td', { className: 'queued', title: ex.queuedFresh + ' fresh, ' + ex.queuedBacklog + ' retries, backfills and catch-ups',
       text: queued + (waiting ? ' (' + waiting + ')' : '') }),
@@ -54,6 +55,13 @@ function poolRows(p) {
     el('td', { className: 'time expires', text: utc(h.expiresAt) })));
 }
 
+function leaseRow(l) {
+  return el('tr', { dataset: { lease: l.name, expired: String(l.expired) } },
+    el('td', { className: 'lease-name', text: l.name }), el('td', { className: 'lease-owner', text: l.owner }),
+    el('td', { className: 'time', text: utc(l.heartbeatAt) }),
+    el('td', { className: 'time lease-expires' + (l.expired ? ' bad' : ''), text: utc(l.expiresAt) + (l.expired ? ' (expired)' : '') }));
+}
+
 /** Builds the page's sections once, in its view. */
 function build() {
   const view = $('#view-nodes');
@@ -71,6 +79,13 @@ function build() {
       el('div', { className: 'table-wrap' }, el('table', { id: 'pool-holders' },
         el('thead', {}, el('tr', {}, ...['Pool', 'Held', 'Waiting', 'Task', 'Window', 'Node', 'Since (UTC)',
           'Expires (UTC)'].map((h) => el('th', { text: h })))),
+        el('tbody')))),
+    el('section', { id: 'leases-section' },
+      el('h2', {}, 'Leases ', el('span', { className: 'muted', text: 'the lease table: the trigger\'s, the shards\' and each '
+        + 'executor\'s, with when each expires unless its holder renews it (the database\'s clock)' })),
+      el('p', { id: 'leases-problem', className: 'muted', hidden: true }),
+      el('div', { className: 'table-wrap' }, el('table', { id: 'leases' },
+        el('thead', {}, el('tr', {}, ...['Lease', 'Owner', 'Last renewed (UTC)', 'Expires (UTC)'].map((h) => el('th', { text: h })))),
         el('tbody')))));
 }
 
@@ -84,6 +99,10 @@ async function refresh() {
   $('#pools-empty').hidden = v.pools.length > 0;
   $('#pool-holders').hidden = v.pools.length === 0;
   $('#pool-holders tbody').replaceChildren(...v.pools.flatMap(poolRows));
+  $('#leases-problem').hidden = v.leases !== null;
+  $('#leases-problem').textContent = v.leases === null ? 'Not shown: ' + v.leasesProblem : '';
+  $('#leases').hidden = v.leases === null;
+  $('#leases tbody').replaceChildren(...(v.leases || []).map(leaseRow));
   $('#view-nodes').dataset.members = String(v.members.length);
 }
 
