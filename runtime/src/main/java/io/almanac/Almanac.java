@@ -735,6 +735,56 @@ public final class Almanac {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Operators' pages: the cluster's nodes, the alert history
+
+  /** The most alerts one page of {@link #alerts} holds. */
+  public static final int MAX_ALERTS_PAGE = 500;
+
+  /**
+   * The cluster as an operator sees it: its members, each member's executor (its lease, slots in use
+   * and queued), where the trigger runs, and each pool declared on this node with its holders and
+   * waiters. Every member is asked over the cluster with the ask timeout ({@code
+   * almanac.executor.ask-timeout}); one that does not answer in time is shown without its executor,
+   * with the reason.
+   *
+   * @return the view, completed within about the ask timeout
+   */
+  public CompletionStage<ClusterView> nodes() {
+    java.util.SortedMap<String, Integer> pools = new java.util.TreeMap<>();
+    jobs.pools().values().forEach(p -> pools.put(p.name(), p.maxConcurrent()));
+    return node.nodes(pools, node.askTimeout());
+  }
+
+  /**
+   * A page of the cluster's alert history, newest first: each alert with where it was delivered (the
+   * node's sink, the webhook: delivered, retrying or failed, with the attempts). The history keeps the
+   * latest {@value AlertRecord#KEPT} alerts of the cluster (docs/alerts.md).
+   *
+   * @param taskId only this task's alerts, or null for all
+   * @param since only alerts at or after this instant, or null
+   * @param before only alerts older than this one (a page's {@link AlertPage#next()}), or null for the newest
+   * @param limit the most alerts on the page, 1..{@value #MAX_ALERTS_PAGE}
+   * @return the page; fails with a {@link RefusedException} naming {@code limit} or {@code before} when out of range
+   */
+  public CompletionStage<AlertPage> alerts(String taskId, Instant since, Long before, int limit) {
+    if (limit < 1 || limit > MAX_ALERTS_PAGE) {
+      return java.util.concurrent.CompletableFuture.failedFuture(RefusedException.invalid(
+          RefusedException.Reason.INVALID_ARGUMENT, "limit", limit, "must be between 1 and " + MAX_ALERTS_PAGE));
+    }
+    if (before != null && before < 1) {
+      return java.util.concurrent.CompletableFuture.failedFuture(RefusedException.invalid(
+          RefusedException.Reason.INVALID_ARGUMENT, "before", before, "must be a positive alert seq (a page's next)"));
+    }
+    return io.almanac.internal.protocol.Asks.<io.almanac.internal.alert.AlertLogProtocol.Command,
+            io.almanac.internal.alert.AlertLogProtocol.Page>ask(
+            node.sharding().entityRefFor(io.almanac.internal.alert.AlertLogEntity.TYPE_KEY,
+                io.almanac.internal.alert.AlertLogEntity.ENTITY_ID),
+            r -> new io.almanac.internal.alert.AlertLogProtocol.Query(taskId, since, before, limit, r), node.askTimeout(),
+            node.system().scheduler())
+        .thenApply(io.almanac.internal.alert.AlertLogProtocol.Page::page);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Views
 
   /**

@@ -258,7 +258,8 @@ public final class AlmanacHttp extends AllDirectives {
       String path = uri.path();
       boolean endpoint = path.startsWith("/api/") || path.startsWith("/health/") || path.equals("/metrics");
       // GET /api/windows checks its own (WindowFilter), GET /api/tasks its latest (ApiRoutes)
-      if (!endpoint || path.equals("/api/windows") || path.equals("/api/tasks")) {
+      if (!endpoint || path.equals("/api/windows") || path.equals("/api/tasks")
+          || path.equals("/api/alerts")) { // GET /api/alerts checks its own (AlertRoutes)
         return inner;
       }
       java.util.List<org.apache.pekko.japi.Pair<String, String>> given = uri.query().toList();

@@ -170,6 +170,8 @@ public final class ApiRoutes extends AllDirectives {
             })))))),
         new EventRoutes(almanac, this, maxBatchEvents).route(),
         new BulkRoutes(almanac, this).route(),
+        new NodeRoutes(almanac, this).route(),
+        new AlertRoutes(almanac, this).route(),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), this::taskRoutes))));
   }
 

@@ -43,8 +43,14 @@ public record PoolState(String pool, int maxConcurrent, int ratePermits, Duratio
    * @param node the node that admitted it
    * @param incarnation that node's incarnation
    * @param expiresAt when it stops counting unless renewed
+   * @param since when it was taken (null in a snapshot written before this part was kept)
    */
-  public record Hold(String taskId, String window, String node, String incarnation, Instant expiresAt) {}
+  public record Hold(String taskId, String window, String node, String incarnation, Instant expiresAt, Instant since) {
+    /** A hold without its start (tests, and holds of snapshots written before it was kept). */
+    public Hold(String taskId, String window, String node, String incarnation, Instant expiresAt) {
+      this(taskId, window, node, incarnation, expiresAt, null);
+    }
+  }
 
   /** Copies the collections (immutable) and fills nulls. */
   public PoolState {
@@ -79,6 +85,20 @@ public record PoolState(String pool, int maxConcurrent, int ratePermits, Duratio
   /** @return whether a node declared the pool */
   public boolean declared() {
     return maxConcurrent > 0;
+  }
+
+  /**
+   * @param now a time
+   * @return the holds that count at {@code now} (not expired), in the order taken
+   */
+  public List<Hold> liveHoldList(Instant now) {
+    List<Hold> out = new ArrayList<>();
+    for (Hold h : holds.values()) {
+      if (h.expiresAt().isAfter(now)) {
+        out.add(h);
+      }
+    }
+    return out;
   }
 
   /**
@@ -152,7 +172,7 @@ public record PoolState(String pool, int maxConcurrent, int ratePermits, Duratio
     }
     if (e instanceof PoolJournal.HoldAcquired a) {
       Map<String, Hold> held = new LinkedHashMap<>(s.holds);
-      held.put(key(a.taskId(), a.window()), new Hold(a.taskId(), a.window(), a.node(), a.incarnation(), a.expiresAt()));
+      held.put(key(a.taskId(), a.window()), new Hold(a.taskId(), a.window(), a.node(), a.incarnation(), a.expiresAt(), a.at()));
       List<Instant> st = s.starts;
       if (ratePermits > 0 && ratePer != null) {
         st = new ArrayList<>(s.starts);
@@ -169,7 +189,7 @@ public record PoolState(String pool, int maxConcurrent, int ratePermits, Duratio
     if (e instanceof PoolJournal.HoldsRenewed r) {
       Map<String, Hold> held = new LinkedHashMap<>();
       holds.forEach((k, h) -> held.put(k, h.node().equals(r.node()) && h.incarnation().equals(r.incarnation())
-          && r.until().isAfter(h.expiresAt()) ? new Hold(h.taskId(), h.window(), h.node(), h.incarnation(), r.until()) : h));
+          && r.until().isAfter(h.expiresAt()) ? new Hold(h.taskId(), h.window(), h.node(), h.incarnation(), r.until(), h.since()) : h));
       return new PoolState(pool, maxConcurrent, ratePermits, ratePer, held, starts, pausedUntil, days);
     }
     if (e instanceof PoolJournal.PoolPaused p) {

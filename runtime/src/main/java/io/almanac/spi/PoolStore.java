@@ -238,6 +238,17 @@ public interface PoolStore extends AutoCloseable {
   CompletionStage<Map<String, Integer>> inUse();
 
   /**
+   * The holds of a pool that count now, each with its task, window, node and since when (the
+   * operators' nodes page). A store that cannot list them answers null (the default).
+   *
+   * @param pool a declared pool
+   * @return its live holds, in the order taken, or null when this store cannot list them
+   */
+  default CompletionStage<List<io.almanac.journal.PoolState.Hold>> holds(String pool) {
+    return java.util.concurrent.CompletableFuture.completedFuture(null);
+  }
+
+  /**
    * Stops the store's own threads and connections (after the operations already asked for); this
    * node's holds are not deleted (their jobs may still run): they expire with their TTL.
    */

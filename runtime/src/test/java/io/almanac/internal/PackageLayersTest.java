@@ -34,7 +34,8 @@ class PackageLayersTest {
       "trigger", Set.of("meter", "lease", "protocol"),
       "executor", Set.of("meter", "lease", "protocol"),
       "pool", Set.of("protocol"),
-      "node", Set.of("task", "trigger", "executor", "pool", "meter", "lease", "protocol"));
+      "alert", Set.of("protocol"),
+      "node", Set.of("task", "trigger", "executor", "pool", "alert", "meter", "lease", "protocol"));
 
   private static final Pattern USE = Pattern.compile("\\bio\\.almanac\\.internal\\.([a-z]\\w*)\\.[A-Z]");
 

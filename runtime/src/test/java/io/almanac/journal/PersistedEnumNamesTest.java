@@ -65,6 +65,10 @@ class PersistedEnumNamesTest {
     PINNED.put(io.almanac.OnInterruption.class, List.of("RESUME", "FAIL"));
     PINNED.put(io.almanac.EndCause.class, List.of("JOB_FAILED", "THROTTLED", "TIMED_OUT", "NODE_STOPPED", "NODE_LOST",
         "FENCED", "CANCELLED", "TASK_REMOVED", "SUPERSEDED"));
+    // the alert history's journal
+    PINNED.put(io.almanac.Alert.Kind.class, List.of("FINAL_FAILED", "REPEATED_SKIPS", "TRIGGER_STALLED", "TRIGGER_RECOVERED",
+        "TASK_SET_ASIDE", "WAIT_EXPIRED", "JOB_STUCK", "DEADLINE_MISSED", "TASK_PAUSED_ON_FAILURES", "BUDGET_EXHAUSTED"));
+    PINNED.put(io.almanac.AlertRecord.DeliveryStatus.class, List.of("DELIVERED", "RETRYING", "FAILED"));
   }
 
   @Test
@@ -80,7 +84,8 @@ class PersistedEnumNamesTest {
   @Test
   @DisplayName("the pinned enums are exactly those the journal's events and snapshots hold")
   void everyPersistedEnumIsPinned() {
-    assertEquals(PINNED.keySet(), enumsHeldBy(TaskJournal.class, TriggerJournal.class));
+    assertEquals(PINNED.keySet(), enumsHeldBy(TaskJournal.class, TriggerJournal.class,
+        io.almanac.internal.alert.AlertLog.class));
   }
 
   /** The enum types reachable through the components of the records the given classes declare. */

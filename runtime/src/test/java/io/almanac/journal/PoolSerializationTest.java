@@ -100,4 +100,16 @@ class PoolSerializationTest {
     assertEquals(PoolWaitReason.PAUSED, s.refusal(null, AT).reason());
     assertEquals(new PoolStore.PoolDay("llm", DAY, 750_000, 1, 1_000_000), s.day(DAY));
   }
+
+  @Test
+  @DisplayName("a snapshot written before holds kept their start still reads: its holds' since is null")
+  void snapshotBeforeSinceReads() throws Exception {
+    String old = "{\"pool\":\"llm\",\"maxConcurrent\":2,\"ratePermits\":0,\"holds\":{\"report|2026-12-06\":{\"taskId\":"
+        + "\"report\",\"window\":\"2026-12-06\",\"node\":\"n1\",\"incarnation\":\"i1\",\"expiresAt\":\"2026-12-06T10:00:30Z\"}}}";
+    PoolState s = PoolState.empty("llm");
+    var serializer = (org.apache.pekko.serialization.SerializerWithStringManifest) serialization.findSerializerFor(s);
+    PoolState read = (PoolState) serialization.deserialize(old.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        serializer.identifier(), serializer.manifest(s)).get();
+    assertEquals(new PoolState.Hold("report", "2026-12-06", "n1", "i1", AT.plusSeconds(30)), read.holds().get("report|2026-12-06"));
+  }
 }

@@ -57,6 +57,7 @@ import picocli.CommandLine.Spec;
       WindowActionCommands.Retry.class, WindowActionCommands.Resolve.class, WindowActionCommands.Cancel.class,
       EventCommands.Publish.class, LocalCommands.Audit.class, LocalCommands.RebuildInstances.class,
       BudgetCommands.RaiseBudget.class, BudgetCommands.Pools.class, BudgetCommands.RaisePoolBudget.class,
+      OperatorPageCommands.Nodes.class, OperatorPageCommands.Alerts.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "Exit codes:%n",

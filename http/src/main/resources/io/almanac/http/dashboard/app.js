@@ -11,6 +11,11 @@ import {
 import { act, actOnWindow, refreshRunningWindow, showWindow } from './window.js';
 import { initBulk, queueFiltered, renderQueueBulk, resetRange } from './bulk.js';
 import { initSearch, refreshSearch, showSearch } from './search.js';
+import { alertsPage } from './alerts.js';
+import { nodesPage } from './nodes.js';
+
+/** The pages of their own modules, each shown at #/{view} in its #view-{view}: {view, title, refresh}. */
+const PAGES = [nodesPage, alertsPage];
 
 // ---- routing ---------------------------------------------------------------------------------
 
@@ -18,6 +23,8 @@ function parseRoute() {
   const h = location.hash.replace(/^#/, '');
   if (h === '/search' || h.startsWith('/search?')) return { view: 'search', query: h.substring('/search?'.length) };
   const parts = h.split('/').filter((p) => p !== '');
+  const page = PAGES.find((p) => p.view === parts[0]);
+  if (page) return { view: page.view };
   try {
     if (parts[0] === 'tasks' && parts.length >= 2) {
       const task = decodeURIComponent(parts[1]);
@@ -38,6 +45,7 @@ async function route() {
   $('#view-task').hidden = r.view !== 'task';
   $('#view-search').hidden = r.view !== 'search';
   if (r.view === 'search' && (before.view !== 'search' || before.query !== r.query)) showSearch(r.query);
+  for (const p of PAGES) $('#view-' + p.view).hidden = r.view !== p.view;
   if (before.view !== r.view || before.task !== r.task || before.window !== r.window) {
     // another address: what was said and typed on the one before stays there
     unsay();
@@ -67,6 +75,8 @@ async function route() {
     $('#detail').hidden = true;
   }
   if (r.view !== 'search') document.title = r.view === 'task' ? r.task + (r.window ? ' ' + r.window : '') + ' · Almanac' : 'Almanac';
+  const page = PAGES.find((p) => p.view === r.view);
+  if (page) document.title = page.title + ' · Almanac';
   await refresh();
   if (r.view === 'task') {
     if (r.window && state.missing !== r.task) await showWindow(r.task, r.window);
@@ -599,8 +609,10 @@ async function windowGo(e) {
 export async function refresh() {
   try {
     const health = fetch('/health/ready', { cache: 'no-store' }).then((r) => r.json()).catch(() => null);
+    const page = PAGES.find((p) => p.view === state.route.view);
     if (state.route.view === 'task') await refreshTask(state.route.task);
     else if (state.route.view === 'search') await refreshSearch();
+    else if (page) await page.refresh();
     else await refreshList();
     const h = await health;
     if (h) renderHealth(h);

@@ -35,8 +35,8 @@ function build() {
           'Run time', 'Reason / summary'].map((h) => el('th', { text: h })))),
         el('tbody')))));
   $('main').append(view);
-  const link = el('a', { id: 'search-link', href: '#/search', className: 'nav-link', text: 'Search windows' });
-  $('#updated').after(link);
+  const link = el('a', { id: 'search-link', href: '#/search', text: 'Search windows' });
+  $('header nav.pages').append(' ', link);
 }
 
 /** By last change needs both bounds (at most 31 days apart): empty ones become the last 24 hours, by this browser's clock. */

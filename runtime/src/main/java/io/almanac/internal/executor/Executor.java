@@ -185,6 +185,9 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   private final Draining drain;
   private final JobSlots slots;
   private final NodeLease lease;
+  /** When this executor started (the nodes page's "up since"). */
+  private final java.time.Instant startedAt;
+  private final ExecutorSettings executorSettings;
 
   /**
    * An executor without a fence, alerts or meters (unit tests).
@@ -305,6 +308,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     this.meters = meters;
     this.ctx = ctx;
     this.clock = clock;
+    this.startedAt = clock.instant();
+    this.executorSettings = settings;
     this.fence = fence;
     this.jobThreads = JobRun.threads("almanac-job-" + ctx.getSystem().name() + "-");
     JobPort port = new ExecutorJobPort(tasks, settings.askTimeout(), ctx.getSystem().scheduler(), ctx.getSelf(), fence,
@@ -359,6 +364,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         .onMessage(ResultRouting.RetryReport.class, m -> then(() -> results.onRetryReport(m)))
         .onMessage(Extended.class, m -> then(() -> slots.onExtended(m)))
         .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(ExecutorProtocol.GetSlots.class, this::onGetSlots)
         .onMessage(Drain.class, m -> then(() -> drain.onDrain(m)))
         .onMessageEquals(Draining.GraceEnded.INSTANCE, () -> then(drain::onGraceEnded))
         .onMessage(Draining.InterruptAnswered.class, m -> then(() -> drain.onInterruptAnswered(m)))
@@ -566,6 +572,12 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     pools.checkPools();
     drain.check();
     admit();
+    return this;
+  }
+
+  private Behavior<Command> onGetSlots(ExecutorProtocol.GetSlots m) {
+    m.replyTo().tell(new ExecutorProtocol.Slots(fence.id(), lease.mayRun(), startedAt, executorSettings.maxConcurrent(),
+        running.size(), admission.queuedFresh(), admission.queuedBacklog(), running.stuck(), admission.waitingPerPool()));
     return this;
   }
 

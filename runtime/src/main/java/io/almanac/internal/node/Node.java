@@ -258,6 +258,7 @@ public final class Node {
     NodeMeters.install(system, meters); // the journal finds them through the ActorSystem
     meters.makeSeriesOn(system.executionContext()); // registered tasks' series: off the trigger's actor
     meters.poolsDeclared(jobs.pools().keySet()); // their meters at zero from the start (docs/metrics.md)
+    WebhookSink webhookSink = null;
     if (webhook != null) {
       meters.webhookConfigured();
       // Every alert also goes to the webhook (almanac.alerts.webhook), on a thread of its own.
@@ -267,13 +268,14 @@ public final class Node {
             sink.close(webhook.timeout().compareTo(Duration.ofSeconds(3)) < 0 ? webhook.timeout() : Duration.ofSeconds(3));
             return CompletableFuture.completedFuture(Done.getInstance());
           });
-      alerts = WebhookSink.both(alerts, sink);
+      webhookSink = sink;
       LOG.info("alerts are also POSTed to the webhook at {}", webhook.target());
     }
     SkipSummary skips = new SkipSummary();
     system.scheduler().scheduleAtFixedRate(summaryInterval, summaryInterval, () -> skips.log(summaryInterval),
         system.executionContext());
     ClusterSharding sharding = ClusterSharding.get(system);
+    alerts = alertHistory(system, sharding, clock, alerts, alertSink != null ? "sink" : "log", webhookSink, tap);
     Function<String, RecipientRef<TaskProtocol.Command>> tasks = id -> sharding.entityRefFor(TaskEntity.TYPE_KEY, id);
     // Not Pekko's singleton proxy: it does not find the trigger again after its manager stopped it
     // on a lost lease and started it anew on the same node (see SingletonLocator).
@@ -296,6 +298,9 @@ public final class Node {
             Executor.create(clock, executorSettings, taskSettings.maxReasonLength(), jobs, tasks, fence, meters, alerts, System::nanoTime,
                 poolStore, poolSettings)),
         "almanac-executor", Props.empty());
+    // found by the nodes page of any member (docs/http-api.md, GET /api/nodes)
+    system.receptionist().tell(org.apache.pekko.actor.typed.receptionist.Receptionist.register(ExecutorProtocol.SERVICE,
+        executor));
     TaskEnv env = new TaskEnv(trigger, executor, alerts, liveness::of, executorSettings.checkInterval(),
         taskSettings.repeatedSkipAlert(), meters, jobs::condition, tasks, skips);
     sharding.init(Entity.of(TaskEntity.TYPE_KEY, ctx -> MessageTap.wrap(tap, "task",
@@ -546,6 +551,95 @@ public final class Node {
         });
   }
 
+  /**
+   * The cluster as the operators' nodes page shows it: the members (as this node sees them), each
+   * member's executor asked over the cluster (found through the receptionist), where the trigger
+   * runs and whether it answers, and each declared pool's live holds and queued windows. Every ask
+   * has {@code timeout}: a member that does not answer is shown so, never waited for longer.
+   *
+   * @param pools the pools declared on this node, by name, with their max-concurrent
+   * @param timeout the most any ask waits
+   * @return the view, completed within about {@code timeout}
+   */
+  public CompletionStage<io.almanac.ClusterView> nodes(java.util.SortedMap<String, Integer> pools, Duration timeout) {
+    Instant now = clock.instant();
+    Cluster cluster = Cluster.get(system);
+    org.apache.pekko.cluster.ClusterEvent.CurrentClusterState state = cluster.state();
+    List<org.apache.pekko.cluster.Member> members = new java.util.ArrayList<>();
+    state.getMembers().forEach(members::add);
+    members.sort((a, b) -> a.isOlderThan(b) ? -1 : b.isOlderThan(a) ? 1 : 0);
+    String selfAddress = cluster.selfMember().address().toString();
+    String triggerNode = members.stream().filter(m -> m.status() == MemberStatus.up()).findFirst()
+        .map(m -> m.address().toString()).orElse(null);
+    java.util.Set<org.apache.pekko.cluster.Member> unreachable = state.getUnreachable();
+    CompletableFuture<java.util.Set<ActorRef<ExecutorProtocol.Command>>> found = Asks.<org.apache.pekko.actor.typed.receptionist.Receptionist.Command,
+            org.apache.pekko.actor.typed.receptionist.Receptionist.Listing>ask(system.receptionist(),
+            r -> org.apache.pekko.actor.typed.receptionist.Receptionist.find(ExecutorProtocol.SERVICE, r), timeout,
+            system.scheduler())
+        .thenApply(l -> l.getServiceInstances(ExecutorProtocol.SERVICE))
+        .exceptionally(e -> java.util.Set.of());
+    CompletableFuture<java.util.Map<String, Object>> slots = found.thenCompose(refs -> {
+      java.util.Map<String, CompletableFuture<Object>> asked = new java.util.LinkedHashMap<>();
+      for (ActorRef<ExecutorProtocol.Command> ref : refs) {
+        org.apache.pekko.actor.Address a = ref.path().address();
+        String at = a.hasLocalScope() ? selfAddress : a.toString();
+        asked.put(at, Asks.<ExecutorProtocol.Command, ExecutorProtocol.Slots>ask(ref, ExecutorProtocol.GetSlots::new,
+                timeout, system.scheduler())
+            .<Object>thenApply(x -> x)
+            .exceptionally(e -> "its executor did not answer within " + timeout.toMillis() + " ms"));
+      }
+      return CompletableFuture.allOf(asked.values().toArray(new CompletableFuture[0])).thenApply(x -> {
+        java.util.Map<String, Object> out = new java.util.HashMap<>();
+        asked.forEach((k, v) -> out.put(k, v.join()));
+        return out;
+      });
+    });
+    CompletableFuture<Boolean> triggerAnswers = Asks.<TriggerProtocol.Command, TriggerProtocol.TriggerStatus>ask(trigger,
+            TriggerProtocol.GetStatus::new, timeout, system.scheduler())
+        .handle((st, e) -> e == null);
+    io.almanac.spi.PoolStore store = poolStore;
+    java.util.Map<String, CompletableFuture<List<io.almanac.journal.PoolState.Hold>>> holds = new java.util.LinkedHashMap<>();
+    for (String pool : pools.keySet()) {
+      CompletableFuture<List<io.almanac.journal.PoolState.Hold>> h;
+      try {
+        h = store == null ? CompletableFuture.completedFuture(null) : store.holds(pool).toCompletableFuture();
+      } catch (RuntimeException e) {
+        h = CompletableFuture.completedFuture(null);
+      }
+      holds.put(pool, h.completeOnTimeout(null, timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .exceptionally(e -> null));
+    }
+    CompletableFuture<Void> poolsRead = CompletableFuture.allOf(holds.values().toArray(new CompletableFuture[0]));
+    return slots.thenCombine(triggerAnswers, (bySlot, answers) -> {
+      poolsRead.join(); // each completes within the timeout
+      List<io.almanac.ClusterView.Member> ms = new java.util.ArrayList<>();
+      java.util.Map<String, Integer> waiting = new java.util.HashMap<>();
+      for (org.apache.pekko.cluster.Member m : members) {
+        String address = m.address().toString();
+        Object s = bySlot.get(address);
+        io.almanac.ClusterView.Executor ex = null;
+        String problem = null;
+        if (s instanceof ExecutorProtocol.Slots sl) {
+          ex = new io.almanac.ClusterView.Executor(sl.identity(), sl.holdsLease(), sl.startedAt(), sl.capacity(), sl.running(),
+              sl.queuedFresh(), sl.queuedBacklog(), sl.stuck(), sl.poolWaiting());
+          sl.poolWaiting().forEach((p, n) -> waiting.merge(p, n, Integer::sum));
+        } else {
+          problem = s instanceof String why ? why : "no executor of it is registered (it has not started Almanac, or it left)";
+        }
+        ms.add(new io.almanac.ClusterView.Member(address, List.copyOf(m.getRoles()), m.status().toString(),
+            !unreachable.contains(m), address.equals(selfAddress), ex, problem));
+      }
+      List<io.almanac.ClusterView.Pool> ps = new java.util.ArrayList<>();
+      pools.forEach((pool, max) -> {
+        List<io.almanac.journal.PoolState.Hold> hs = holds.get(pool).join();
+        List<io.almanac.ClusterView.Holder> holders = hs == null ? null : hs.stream()
+            .map(h -> new io.almanac.ClusterView.Holder(h.taskId(), h.window(), h.node(), h.since(), h.expiresAt())).toList();
+        ps.add(new io.almanac.ClusterView.Pool(pool, max, holders, waiting.getOrDefault(pool, 0)));
+      });
+      return new io.almanac.ClusterView(now, selfAddress, triggerNode, answers, ms, ps);
+    });
+  }
+
   /** The executor's check: it holds its lease (or has none to hold) and has no more stuck jobs than allowed. */
   public static NodeHealth.Check executorCheck(ExecutorProtocol.Stats st, int maxStuckJobs) {
     boolean ok = st.holdsLease() && st.stuck() <= maxStuckJobs;
@@ -612,6 +706,37 @@ public final class Node {
     });
   }
 
+
+  /**
+   * The alert history (docs/alerts.md): the cluster's one entity of it, this node's recorder, and the
+   * node's sinks wrapped so that each alert is recorded raised, and each sink's outcome as its
+   * delivery. The recorder stops sending at the drain (before the shards stop).
+   */
+  private static AlertSink alertHistory(ActorSystem<?> system, ClusterSharding sharding, Clock clock, AlertSink sink,
+      String sinkName, WebhookSink webhook, MessageTap tap) {
+    sharding.init(Entity.of(io.almanac.internal.alert.AlertLogEntity.TYPE_KEY, ctx -> MessageTap.wrap(tap, "alerts",
+            LeaseGuard.shardEntity(io.almanac.internal.alert.AlertLogEntity.create(),
+                io.almanac.internal.alert.AlertLogProtocol.Command.class)))
+        .withSettings(TaskShardingSettings.of(system)));
+    ActorRef<io.almanac.internal.alert.AlertRecorder.Command> recorder = system.systemActorOf(
+        io.almanac.internal.alert.AlertRecorder.create(sharding.entityRefFor(io.almanac.internal.alert.AlertLogEntity.TYPE_KEY,
+            io.almanac.internal.alert.AlertLogEntity.ENTITY_ID)), "almanac-alert-recorder", Props.empty());
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseBeforeClusterShutdown(), "almanac-close-alert-history",
+        () -> {
+          recorder.tell(io.almanac.internal.alert.AlertRecorder.Close.INSTANCE);
+          return CompletableFuture.completedFuture(Done.getInstance());
+        });
+    String self = Cluster.get(system).selfMember().address().toString();
+    AlertSink recorded = io.almanac.internal.alert.AlertRecorder.recording(recorder, sink, sinkName, self, clock);
+    if (webhook == null) {
+      return recorded;
+    }
+    String name = webhook.name();
+    webhook.onDelivery((alert, status, attempts, detail) -> recorder.tell(new io.almanac.internal.alert.AlertRecorder.Record(
+        new io.almanac.internal.alert.AlertLog.AlertDeliveryRecorded(io.almanac.internal.alert.AlertRecorder.alertId(alert, self),
+            name, status, attempts, io.almanac.internal.alert.AlertRecorder.cut(detail), clock.instant()))));
+    return WebhookSink.both(recorded, webhook);
+  }
 
   /** The class name of the JDBC pool store, removed: its tables' counts are in the pools' journals now. */
   private static final String REMOVED_JDBC_STORE = "io.almanac.persistence.pools.JdbcPoolStore";

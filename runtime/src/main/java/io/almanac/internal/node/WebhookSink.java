@@ -54,6 +54,23 @@ final class WebhookSink implements AlertSink {
     void close();
   }
 
+  /** Told where each alert stands at the webhook (the alert history); called on the sink's thread or the raiser's. */
+  interface DeliveryListener {
+    void delivery(Alert alert, io.almanac.AlertRecord.DeliveryStatus status, int attempts, String detail);
+  }
+
+  private volatile DeliveryListener listener = (a, st, n, detail) -> { };
+
+  /** @param l told where each alert stands at the webhook from now on */
+  void onDelivery(DeliveryListener l) {
+    listener = Objects.requireNonNull(l, "listener");
+  }
+
+  /** @return the webhook's name in the alert history: {@code webhook} and its scheme, host and port */
+  String name() {
+    return "webhook " + settings.target();
+  }
+
   private final WebhookSettings settings;
   private final String node;
   private final NodeMeters meters;
@@ -135,6 +152,7 @@ final class WebhookSink implements AlertSink {
     }
     if (refused) {
       meters.webhookDropped("closed");
+      listener.delivery(alert, io.almanac.AlertRecord.DeliveryStatus.FAILED, 0, "not sent: the node is stopping");
       dropLog.log(n -> "webhook alerts: the node is stopping, a " + alert.kind() + " alert is not sent to "
           + settings.target() + more(n));
       return;
@@ -142,6 +160,7 @@ final class WebhookSink implements AlertSink {
     if (dropped != null) {
       Alert d = dropped;
       meters.webhookDropped("queue_full");
+      listener.delivery(d, io.almanac.AlertRecord.DeliveryStatus.FAILED, 0, "dropped: the webhook's queue was full");
       dropLog.log(n -> "webhook alerts: the queue to " + settings.target() + " is full (" + size + " alerts waiting): dropped the "
           + "oldest, a " + d.kind() + " alert" + about(d) + more(n));
     }
@@ -205,6 +224,7 @@ final class WebhookSink implements AlertSink {
     Attempt result = post(current);
     if (result.sent()) {
       meters.webhookSent();
+      listener.delivery(current, io.almanac.AlertRecord.DeliveryStatus.DELIVERED, attempts, null);
       next();
       return;
     }
@@ -213,21 +233,25 @@ final class WebhookSink implements AlertSink {
     int n = attempts;
     if (result.retry() && closingNow()) {
       meters.webhookDropped("closed");
+      listener.delivery(a, io.almanac.AlertRecord.DeliveryStatus.FAILED, n, result.detail() + "; not sent again: the node is stopping");
       failLog.log(k -> "webhook alerts: the node is stopping: a " + a.kind() + " alert" + about(a) + " is not sent again to "
           + settings.target() + " after " + result.detail() + more(k));
       next();
     } else if (!result.retry()) {
       meters.webhookDropped("refused");
+      listener.delivery(a, io.almanac.AlertRecord.DeliveryStatus.FAILED, n, "refused: " + result.detail());
       failLog.log(k -> "webhook alerts: " + settings.target() + " refused a " + a.kind() + " alert" + about(a) + ": "
           + result.detail() + "; not sent again" + more(k));
       next();
     } else if (n >= settings.maxAttempts()) {
       meters.webhookDropped("gave_up");
+      listener.delivery(a, io.almanac.AlertRecord.DeliveryStatus.FAILED, n, "gave up: " + result.detail());
       failLog.log(k -> "webhook alerts: gave up on a " + a.kind() + " alert" + about(a) + " after " + n + " attempts to "
           + settings.target() + ", the last: " + result.detail() + more(k));
       next();
     } else {
       Duration wait = settings.backoffAfter(n);
+      listener.delivery(a, io.almanac.AlertRecord.DeliveryStatus.RETRYING, n, result.detail());
       failLog.log(k -> "webhook alerts: attempt " + n + " of " + settings.maxAttempts() + " to send a " + a.kind()
           + " alert to " + settings.target() + " failed (" + result.detail() + "); trying again in " + wait + more(k));
       if (!closedNow()) {

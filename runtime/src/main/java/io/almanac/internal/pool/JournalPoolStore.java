@@ -253,6 +253,11 @@ public final class JournalPoolStore implements PoolStore {
   }
 
   @Override
+  public CompletionStage<java.util.List<io.almanac.journal.PoolState.Hold>> holds(String pool) {
+    return this.<PoolProtocol.Holds>ask(pool, PoolProtocol.GetHolds::new).thenApply(PoolProtocol.Holds::holds);
+  }
+
+  @Override
   public CompletionStage<Void> addUsage(String pool, LocalDate day, long costMicros) {
     return this.<org.apache.pekko.Done>ask(pool, r -> new PoolProtocol.AddUsage(day, costMicros, r))
         .thenApply(d -> null);

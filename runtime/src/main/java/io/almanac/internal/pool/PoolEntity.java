@@ -85,6 +85,7 @@ public final class PoolEntity extends EventSourcedBehavior<PoolProtocol.Command,
         .onCommand(PoolProtocol.AddUsage.class, this::addUsage)
         .onCommand(PoolProtocol.RaiseBudget.class, this::raise)
         .onCommand(PoolProtocol.GetDay.class, (s, c) -> Effect().reply(c.replyTo(), new PoolProtocol.DayIs(s.day(c.day()))))
+        .onCommand(PoolProtocol.GetHolds.class, (s, c) -> Effect().reply(c.replyTo(), new PoolProtocol.Holds(s.liveHoldList(clock.instant()))))
         .onCommand(PoolProtocol.GetLiveHolds.class, (s, c) -> Effect().reply(c.replyTo(), new PoolProtocol.LiveHolds(s.liveHolds(clock.instant()))))
         .build();
   }

@@ -124,6 +124,12 @@ public final class PoolProtocol {
   /** @param replyTo how many holds count now */
   public record GetLiveHolds(ActorRef<LiveHolds> replyTo) implements Command {}
 
+  /** @param replyTo the holds that count now, each with its node, window and since when (the nodes page) */
+  public record GetHolds(ActorRef<Holds> replyTo) implements Command {}
+
+  /** @param holds a pool's live holds (a reply that crosses nodes) */
+  public record Holds(java.util.List<io.almanac.journal.PoolState.Hold> holds) implements AlmanacSerializable {}
+
   /** @param answers an {@link AcquireAll}'s answers, in its asks' order (a reply that crosses nodes) */
   public record AnsweredAll(java.util.List<PoolStore.Answer> answers) implements AlmanacSerializable {}
 

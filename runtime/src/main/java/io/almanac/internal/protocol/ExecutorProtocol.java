@@ -15,7 +15,7 @@ public final class ExecutorProtocol {
   private ExecutorProtocol() {}
 
   /** What the executor is told. */
-  public sealed interface Command permits Offer, AdmissionAnswer, TaskRecovered, CancelAttempt, Drain, GetStats, NodeDown, Internal {}
+  public sealed interface Command permits Offer, AdmissionAnswer, TaskRecovered, CancelAttempt, Drain, GetStats, GetSlots, NodeDown, Internal {}
 
   /**
    * The executor's messages to itself and from its job threads (checks, the answers to its own asks,
@@ -105,6 +105,40 @@ public final class ExecutorProtocol {
    */
   public record Stats(int running, int queuedFresh, int queuedBacklog, long started, long finished, long cancelled,
       int stuck, boolean holdsLease, String identity) implements AlmanacSerializable {}
+
+  /**
+   * Ask for the executor's slots (the operators' nodes page): sent from any node of the cluster, found
+   * through the receptionist under {@link #SERVICE}.
+   *
+   * @param replyTo the answer
+   */
+  public record GetSlots(ActorRef<Slots> replyTo) implements Command, AlmanacSerializable {}
+
+  /** The key under which every node's executor is registered with the receptionist. */
+  public static final org.apache.pekko.actor.typed.receptionist.ServiceKey<Command> SERVICE =
+      org.apache.pekko.actor.typed.receptionist.ServiceKey.create(Command.class, "almanac-executor");
+
+  /**
+   * One node's executor as the nodes page shows it (a reply that crosses nodes).
+   *
+   * @param identity the executor's identity now (its lease's owner)
+   * @param holdsLease whether it holds its node lease now (always true without a fence)
+   * @param startedAt when the executor started, by the node's clock
+   * @param capacity its slots ({@code almanac.executor.max-concurrent})
+   * @param running jobs holding a slot
+   * @param queuedFresh first and manual runs waiting for a slot
+   * @param queuedBacklog retries, backfills and catch-ups waiting
+   * @param stuck cancelled jobs whose thread has not returned
+   * @param poolWaiting per resource pool, the queued windows that name it
+   */
+  public record Slots(String identity, boolean holdsLease, java.time.Instant startedAt, int capacity, int running,
+      int queuedFresh, int queuedBacklog, int stuck, java.util.Map<String, Integer> poolWaiting)
+      implements AlmanacSerializable {
+    /** Never null, never shared mutable. */
+    public Slots {
+      poolWaiting = poolWaiting == null ? java.util.Map.of() : java.util.Map.copyOf(poolWaiting);
+    }
+  }
 
   /**
    * This node was downed (or removed without leaving): cancel every job, report nothing, and never

@@ -353,4 +353,26 @@ class WebhookSinkTest {
     assertEquals(3, count("almanac.alerts.webhook.dropped", "reason", "closed"), "a and b (not tried again while stopping), d (raised after)");
     assertEquals(List.of("b", "c"), server.pending().stream().map(r -> r.json().get("task").asText()).toList());
   }
+
+  @Test
+  @DisplayName("webhook: each alert's state is told to the alert history: RETRYING after a 503, DELIVERED with its attempts; "
+      + "FAILED when refused (400) or dropped from a full queue")
+  void deliveriesAreToldToTheHistory() {
+    AlertReceiver server = receiver().answer(503, 200, 400);
+    WebhookSink sink = sink(settings(server.url(), "queue-size = 2"));
+    List<String> told = new ArrayList<>();
+    sink.onDelivery((alert, status, attempts, detail) -> told.add(alert.taskId() + " " + status + " " + attempts
+        + (detail == null ? "" : " " + detail)));
+    sink.alert(failed("a"));
+    sink.alert(failed("b"));
+    sink.alert(failed("c")); // the queue holds 2: a is dropped before any attempt
+    hand.runNow(); // b: 503
+    hand.letDelayPass(); // b: 200, then c: 400
+    server.next(WITHIN);
+    server.next(WITHIN);
+    server.next(WITHIN);
+    assertEquals(List.of("a FAILED 0 dropped: the webhook's queue was full", "b RETRYING 1 HTTP 503 ok",
+        "b DELIVERED 2", "c FAILED 1 refused: HTTP 400 ok"), told);
+    assertTrue(sink.name().startsWith("webhook http://127.0.0.1:") && sink.name().endsWith("/…"), sink.name());
+  }
 }

@@ -168,4 +168,19 @@ class PoolEntityTest {
     assertEquals(java.util.List.of(true, false), none.reply().answers().stream().map(PoolStore.Answer::admitted).toList());
     assertTrue(none.hasNoEvents(), "a repeated ask and a refusal write nothing");
   }
+
+  @Test
+  @DisplayName("the holds that count are listed with their node and since when (the nodes page); an expired one is not, "
+      + "and a read writes nothing")
+  void holdsAreListedWithSince() {
+    declare(2, 0, null, "n1", "i1");
+    acquire("a", "n1", "i1");
+    clock.set(T0.plusSeconds(5));
+    acquire("b", "n2", "j1");
+    clock.set(T0.plusSeconds(31)); // a's hold (taken at T0, ttl 30 s) stopped counting
+    var listed = kit.<PoolProtocol.Holds>runCommand(PoolProtocol.GetHolds::new);
+    assertTrue(listed.hasNoEvents());
+    assertEquals(java.util.List.of(new PoolState.Hold("b", "w1", "n2", "j1", T0.plusSeconds(35), T0.plusSeconds(5))),
+        listed.reply().holds());
+  }
 }

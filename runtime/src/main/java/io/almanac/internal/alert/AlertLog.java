@@ -1,0 +1,164 @@
+package io.almanac.internal.alert;
+
+import io.almanac.Alert;
+import io.almanac.AlertPage;
+import io.almanac.AlertRecord;
+import io.almanac.journal.JournalSerializable;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.pcollections.PVector;
+import org.pcollections.TreePVector;
+
+/**
+ * The alert history's journal: its events (past tense) and its state, folded by {@link #evolve}.
+ * Bounded: the state keeps the latest {@link AlertRecord#KEPT} alerts in a persistent vector, so an
+ * event costs O(log n) whatever the history's length; the entity deletes events below its snapshots.
+ * Persisted: a component is never renamed without a migration. INTERNAL API.
+ */
+public final class AlertLog {
+
+  private AlertLog() {}
+
+  /** The persistence id of the cluster's alert history. */
+  public static final String PERSISTENCE_ID = "alerts|log";
+
+  /** An event of the alert history. */
+  public sealed interface Event extends JournalSerializable permits AlertRaised, AlertDeliveryRecorded {}
+
+  /**
+   * An alert was raised.
+   *
+   * @param id its id (as the webhook's body carries it)
+   * @param kind what happened
+   * @param taskId the task, or null
+   * @param window the window, or null
+   * @param message the sentence
+   * @param at when it happened
+   * @param node the node that raised it
+   */
+  public record AlertRaised(String id, Alert.Kind kind, String taskId, String window, String message, Instant at,
+      String node) implements Event {}
+
+  /**
+   * A sink reported where an alert stands there.
+   *
+   * @param id the alert's id
+   * @param sink the sink's name
+   * @param status where it stands
+   * @param attempts attempts so far
+   * @param detail why it failed or is retried, or null
+   * @param at when reported
+   */
+  public record AlertDeliveryRecorded(String id, String sink, AlertRecord.DeliveryStatus status, int attempts, String detail,
+      Instant at) implements Event {}
+
+  /**
+   * The history's state: the latest alerts, oldest first, and the next alert's seq.
+   *
+   * @param nextSeq the seq the next alert gets
+   * @param alerts the latest {@link AlertRecord#KEPT} alerts, oldest first (seqs consecutive)
+   */
+  public record State(long nextSeq, List<AlertRecord> alerts) implements JournalSerializable {
+
+    /** A persistent vector (an update shares the rest). */
+    public State {
+      alerts = alerts == null ? TreePVector.empty()
+          : alerts instanceof PVector<AlertRecord> v ? v : TreePVector.from(alerts);
+    }
+
+    /** @return the history before any alert */
+    public static State empty() {
+      return new State(1, TreePVector.empty());
+    }
+
+    private PVector<AlertRecord> vector() {
+      return (PVector<AlertRecord>) alerts;
+    }
+
+    /**
+     * The one fold of the history's journal.
+     *
+     * @param e an event
+     * @return the state after it
+     */
+    public State evolve(Event e) {
+      if (e instanceof AlertRaised r) {
+        if (recent(r.id()) >= 0) {
+          return this; // a batch written again after a lost answer
+        }
+        PVector<AlertRecord> v = vector().plus(new AlertRecord(nextSeq, r.id(), r.kind(), r.taskId(), r.window(),
+            r.message(), r.at(), r.node(), List.of()));
+        if (v.size() > AlertRecord.KEPT) {
+          v = v.minus(0);
+        }
+        return new State(nextSeq + 1, v);
+      }
+      AlertDeliveryRecorded d = (AlertDeliveryRecorded) e;
+      PVector<AlertRecord> v = vector();
+      int i = recent(d.id());
+      if (i >= 0) {
+        AlertRecord a = v.get(i);
+        {
+          List<AlertRecord.Delivery> ds = new ArrayList<>();
+          for (AlertRecord.Delivery x : a.deliveries()) {
+            if (!x.sink().equals(d.sink())) {
+              ds.add(x);
+            }
+          }
+          ds.add(new AlertRecord.Delivery(d.sink(), d.status(), d.attempts(), d.detail(), d.at()));
+          return new State(nextSeq, v.with(i, new AlertRecord(a.seq(), a.id(), a.kind(), a.taskId(), a.window(),
+              a.message(), a.at(), a.node(), ds)));
+        }
+      }
+      return this; // an alert no longer kept, or too old to follow
+    }
+
+    /** How far back from the newest an alert is looked for by id: its deliveries come soon after it. */
+    static final int LOOK_BACK = 512;
+
+    /** @return the index of the alert with this id among the latest {@link #LOOK_BACK}, or -1 */
+    private int recent(String id) {
+      PVector<AlertRecord> v = vector();
+      for (int i = v.size() - 1; i >= 0 && i >= v.size() - LOOK_BACK; i--) {
+        if (v.get(i).id().equals(id)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    /**
+     * A page of the history, newest first.
+     *
+     * @param taskId only this task's alerts, or null
+     * @param since only alerts at or after this time, or null
+     * @param before only alerts with a smaller seq (the previous page's {@code next}), or null
+     * @param limit the most alerts on the page
+     * @return the page
+     */
+    public AlertPage page(String taskId, Instant since, Long before, int limit) {
+      List<AlertRecord> out = new ArrayList<>();
+      PVector<AlertRecord> v = vector();
+      int i = v.size() - 1;
+      if (before != null && !v.isEmpty()) {
+        long first = v.get(0).seq();
+        i = (int) Math.min(i, Math.max(-1, before - first - 1)); // seqs are consecutive
+      }
+      for (; i >= 0; i--) {
+        AlertRecord a = v.get(i);
+        if (since != null && a.at().isBefore(since)) {
+          continue;
+        }
+        if (taskId != null && !taskId.equals(a.taskId())) {
+          continue;
+        }
+        if (out.size() == limit) {
+          return new AlertPage(out, out.get(out.size() - 1).seq());
+        }
+        out.add(a);
+      }
+      return new AlertPage(out, null);
+    }
+  }
+}
