@@ -100,9 +100,7 @@ public final class AttemptTrace {
       span.setAttribute(AttemptTracing.END_CAUSE, EndCause.JOB_FAILED.name());
       span.setStatus(StatusCode.ERROR, result.reason());
     }
-    if (result != null) {
-      usage(span, result.usage());
-    }
+    usage(span, result.usage());
     span.end();
   }
 
