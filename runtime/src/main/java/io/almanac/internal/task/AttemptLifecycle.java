@@ -70,8 +70,8 @@ final class AttemptLifecycle {
 
   /**
    * As {@link #start(State, WindowKey, String, Instant)}, recording the trace context of the
-   * attempt's span with its start; the grant carries the previous attempt's, and since when the
-   * window waited for its pools.
+   * attempt's span with its start; when it is not null, the grant carries the previous attempt's,
+   * and since when the window waited for its pools (an untraced start's grant carries neither).
    *
    * @param state the task's state
    * @param window the window
@@ -100,8 +100,10 @@ final class AttemptLifecycle {
       }
     }
     AttemptStarted started = startEvent(state, w, executorId, traceparent, now);
-    String previous = w.traceparent();
-    Instant poolWaitSince = w.poolWait() == null ? null : w.poolWait().since();
+    // trace data only for an executor that traces (its admission carried a trace context): an
+    // untraced node's grant is what it was, byte for byte
+    String previous = traceparent == null ? null : w.traceparent();
+    Instant poolWaitSince = traceparent == null || w.poolWait() == null ? null : w.poolWait().since();
     return Decided.persistThen(List.of(started), s -> grant(s, started, previous, poolWaitSince));
   }
 

@@ -89,7 +89,10 @@ class TraceLinkRulesTest {
     State s = pending();
     s = fold(s, attempts.start(s, W, "node-1#old", FIRST, T0).events());
     s = fold(s, attempts.settle(s, id -> ExecutorLiveness.State.ENDED, T0.plusSeconds(5)));
-    s = fold(s, attempts.start(s, W, "node-2#new", null, T0.plusSeconds(6)).events()); // an untraced node
+    Decided<TaskProtocol.AttemptGrant> untraced = attempts.start(s, W, "node-2#new", null, T0.plusSeconds(6)); // an untraced node
+    assertNull(untraced.reply().apply(fold(s, untraced.events())).previousTraceparent(),
+        "an untraced node's grant carries no trace data");
+    s = fold(s, untraced.events());
     assertNull(s.windows().get(W.value()).traceparent());
     s = fold(s, attempts.settle(s, id -> ExecutorLiveness.State.ENDED, T0.plusSeconds(10)));
     Decided<TaskProtocol.AttemptGrant> third = attempts.start(s, W, "node-3#new", SECOND, T0.plusSeconds(11));
