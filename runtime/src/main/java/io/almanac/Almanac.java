@@ -79,6 +79,7 @@ public final class Almanac {
     private AlertSink alerts; // null: AlertSinks.logging(almanac.alerts.summary-interval)
     private MeterRegistry meterRegistry;
     private MessageTap tap;
+    private io.opentelemetry.api.OpenTelemetry openTelemetry;
     private final JobRegistry jobs = new JobRegistry();
 
     private Builder(ActorSystem<?> system) {
@@ -120,6 +121,20 @@ public final class Almanac {
      */
     public Builder meterRegistry(MeterRegistry registry) {
       this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
+      return this;
+    }
+
+    /**
+     * Where the node's spans of attempts and their steps go (docs/tracing.md). Default: {@code
+     * GlobalOpenTelemetry.get()} as the node starts, which is the OpenTelemetry Java agent's, or the
+     * SDK's autoconfigured one, or the no-op. With the no-op nothing is traced and an attempt costs
+     * nothing more.
+     *
+     * @param openTelemetry the OpenTelemetry of the application ({@code OpenTelemetry.noop()} to trace nothing)
+     * @return this builder
+     */
+    public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
       return this;
     }
 
@@ -198,6 +213,7 @@ public final class Almanac {
      * @throws InvalidSpecException if a setting or a declared task is invalid
      */
     public Almanac start() {
+      jobs.openTelemetry(openTelemetry != null ? openTelemetry : io.opentelemetry.api.GlobalOpenTelemetry.get());
       Almanac almanac = new Almanac(Node.start(system, clock, alerts, meterRegistry, tap, jobs));
       almanac.node.begin(almanac::registerAll, almanac.intake::closeSources);
       return almanac;

@@ -190,4 +190,18 @@ public interface JobContext {
    *     the field and the value)
    */
   void progress(double fraction, String text);
+
+  /**
+   * The attempt's OpenTelemetry context: it holds the attempt's span when the node traces attempts
+   * (docs/tracing.md). While the job's {@link AgentJob#run} and each {@link #step} body are called,
+   * the attempt's (or the step's) context is already current on the calling thread, so a model
+   * client's own spans nest under it; use this for work the job hands to threads of its own, e.g.
+   * {@code executor.execute(ctx.traceContext().wrap(task))}.
+   *
+   * @return the attempt's context; {@code Context.root()} when the node does not trace (and in a
+   *     context that keeps no trace, such as a test's own implementation of this interface)
+   */
+  default io.opentelemetry.context.Context traceContext() {
+    return io.opentelemetry.context.Context.root();
+  }
 }

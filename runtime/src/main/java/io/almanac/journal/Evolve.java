@@ -442,6 +442,7 @@ public final class Evolve {
         c.leaseUntil = x.leaseUntil();
         c.executor = x.executor();
         c.startedAt = x.at();
+        c.traceparent = x.traceparent(); // null: this attempt's span is not known, so none to link to
         c.retryDueAt = null;
         if (c.poolWait != null) {
           // started: it waits for no pool now. The pool wait set the reason last (another reason, e.g. the last

@@ -457,10 +457,18 @@ public final class TaskJournal {
 
   /**
    * PENDING to RUNNING: attempt {@code attempt}, run by {@code executor}, holds the lease until
-   * {@code leaseUntil}.
+   * {@code leaseUntil}. {@code traceparent}: the W3C trace context of the attempt's span when the
+   * node traces attempts (docs/tracing.md), so that the window's next attempt links to it; null
+   * (and not written) without tracing and in events written before it existed.
    */
-  public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at)
+  public record AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String traceparent)
       implements WindowEvent {
+    /** A start without a trace context. */
+    public AttemptStarted(String window, int attempt, RunKind kind, Instant leaseUntil, String executor, Instant at) {
+      this(window, attempt, kind, leaseUntil, executor, at, null);
+    }
+
     @Override
     public InstanceStatus statusAfter(InstanceStatus current) {
       return InstanceStatus.RUNNING;
@@ -487,9 +495,17 @@ public final class TaskJournal {
    * @param leaseUntil the attempt's lease
    * @param executor the executor identity that runs it
    * @param at when
+   * @param traceparent the attempt's trace context, or null (see {@link AttemptStarted})
    */
   public record WindowStarted(String window, Instant start, Instant end, Instant dueAt, RunKind kind, int attempt,
-      Instant leaseUntil, String executor, Instant at) implements WindowEvent {
+      Instant leaseUntil, String executor, Instant at, @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String traceparent)
+      implements WindowEvent {
+
+    /** A window's start without a trace context. */
+    public WindowStarted(String window, Instant start, Instant end, Instant dueAt, RunKind kind, int attempt,
+        Instant leaseUntil, String executor, Instant at) {
+      this(window, start, end, dueAt, kind, attempt, leaseUntil, executor, at, null);
+    }
 
     /**
      * @param scheduled the window's schedule
@@ -498,7 +514,7 @@ public final class TaskJournal {
      */
     public static WindowStarted of(InstanceScheduled scheduled, AttemptStarted started) {
       return new WindowStarted(scheduled.window(), scheduled.start(), scheduled.end(), scheduled.dueAt(), scheduled.kind(),
-          started.attempt(), started.leaseUntil(), started.executor(), started.at());
+          started.attempt(), started.leaseUntil(), started.executor(), started.at(), started.traceparent());
     }
 
     /** @return the schedule it records */
@@ -508,7 +524,7 @@ public final class TaskJournal {
 
     /** @return the start it records */
     public AttemptStarted started() {
-      return new AttemptStarted(window, attempt, kind, leaseUntil, executor, at);
+      return new AttemptStarted(window, attempt, kind, leaseUntil, executor, at, traceparent);
     }
 
     /** Its schedule, then its start: RUNNING (by way of PENDING, each step checked by {@link Evolve}). */

@@ -65,6 +65,9 @@ import java.util.Map;
  * @param endCause why its last attempt, or the window, ended without a success, while it is FAILED,
  *     TIMED_OUT, INTERRUPTED, RETRY_WAIT, FINAL_FAILED or CANCELLED (null otherwise, and in snapshots
  *     taken before this component existed; not written when null)
+ * @param traceparent the W3C trace context of the span of its last started attempt, when the node
+ *     that started it traced attempts (docs/tracing.md): the next attempt's span links to it (null
+ *     otherwise, and in snapshots taken before this component existed; not written when null)
  */
 public record WindowState(
     String key,
@@ -100,7 +103,21 @@ public record WindowState(
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
     MissReason missReason,
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-    io.almanac.EndCause endCause) {
+    io.almanac.EndCause endCause,
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    String traceparent) {
+
+  /** A window as snapshots held it before trace contexts were kept (none). */
+  public WindowState(String key, Instant start, Instant end, Instant dueAt, InstanceStatus status, RunKind runKind,
+      int attempt, int retries, int resultAttempt, Instant startedAt, Instant leaseUntil, String executor,
+      Instant retryDueAt, String summary, String artifactUri, String reason, Map<String, String> effects,
+      List<String> pendingEffects, Instant createdAt, Instant updatedAt, SkipReason skipReason, Instant waitUntil,
+      EventTally events, Instant deadlineMissedAt, PoolWait poolWait, UsageRecord usage, long version,
+      Map<String, RecordedStep> steps, int interruptions, MissReason missReason, io.almanac.EndCause endCause) {
+    this(key, start, end, dueAt, status, runKind, attempt, retries, resultAttempt, startedAt, leaseUntil, executor,
+        retryDueAt, summary, artifactUri, reason, effects, pendingEffects, createdAt, updatedAt, skipReason, waitUntil, events,
+        deadlineMissedAt, poolWait, usage, version, steps, interruptions, missReason, endCause, null);
+  }
 
   /**
    * A durable step's recorded result (see {@link TaskJournal.StepRecorded}).
@@ -359,6 +376,7 @@ public record WindowState(
     Map<String, RecordedStep> steps;
     int interruptions;
     io.almanac.EndCause endCause;
+    String traceparent;
     private final WindowState from;
 
     private Copy(WindowState w) {
@@ -386,6 +404,7 @@ public record WindowState(
       steps = w.steps;
       interruptions = w.interruptions;
       endCause = w.endCause;
+      traceparent = w.traceparent;
     }
 
     WindowState at(Instant updatedAt) {
@@ -395,7 +414,8 @@ public record WindowState(
           deadlineMissedAt, status == InstanceStatus.PENDING ? poolWait : null, usage,
           status != from.status || attempt != from.attempt ? from.version + 1 : from.version,
           status.isTerminal() ? Map.of() : steps, // a done window keeps no steps: they are in the journal
-          interruptions, status == InstanceStatus.MISSED ? from.missReason : null, keepsEndCause(status) ? endCause : null);
+          interruptions, status == InstanceStatus.MISSED ? from.missReason : null, keepsEndCause(status) ? endCause : null,
+          traceparent);
     }
   }
 }

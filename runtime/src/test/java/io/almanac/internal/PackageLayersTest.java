@@ -32,7 +32,8 @@ class PackageLayersTest {
       "meter", Set.of("lease", "protocol"),
       "task", Set.of("meter", "lease", "protocol"),
       "trigger", Set.of("meter", "lease", "protocol"),
-      "executor", Set.of("meter", "lease", "protocol"),
+      "executor", Set.of("meter", "lease", "protocol", "trace"),
+      "trace", Set.of(),
       "pool", Set.of("protocol"),
       "alert", Set.of("protocol"),
       "node", Set.of("task", "trigger", "executor", "pool", "alert", "meter", "lease", "protocol"));

@@ -132,6 +132,7 @@ final class Draining {
           + settings.shutdownGrace() + " ended with the job running",
           r.context == null ? AttemptLog.EMPTY : r.context.end(null)); // its lines so far; no live report after it
       r.cancel();
+      JobSlots.abandoned(r, io.almanac.EndCause.NODE_STOPPED, null);
       slots.abandon(r, now);
     }
     pools.handBackWaitingStarts(this::handBack);

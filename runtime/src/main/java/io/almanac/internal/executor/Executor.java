@@ -188,6 +188,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** When this executor started (the nodes page's "up since"). */
   private final java.time.Instant startedAt;
   private final ExecutorSettings executorSettings;
+  /** The spans of attempts admitted and not run yet (empty when the node does not trace). */
+  private final AttemptTraces traces;
 
   /**
    * An executor without a fence, alerts or meters (unit tests).
@@ -305,6 +307,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
       LongSupplier nanoTime,
       PoolGate poolGate) {
     super(ctx);
+    this.traces = new AttemptTraces(io.almanac.internal.trace.AttemptTracing.of(jobs.openTelemetry()));
     this.meters = meters;
     this.ctx = ctx;
     this.clock = clock;
@@ -332,7 +335,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     this.results = new ResultRouting(ctx, settings, maxReasonLength, tasks, fence, hold, host);
     this.drain = new Draining(ctx, timers, clock, settings, tasks, fence, hold, admission, running, pools, results, host);
     this.slots = new JobSlots(ctx, clock, settings, maxReasonLength, jobs, meters, alerts, jobThreads, port, jobLog,
-        admission, running, pools, results, drain, host);
+        admission, running, pools, results, drain, host, traces);
     drain.slots(slots);
     this.lease = new NodeLease(ctx, settings, fence, hold, nanoTime, admission, running, pools, results, drain, slots, host);
     timers.startTimerWithFixedDelay(Check.INSTANCE, io.almanac.spi.Saturating.timerDelay(settings.checkInterval()));
@@ -462,6 +465,11 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     public boolean fenceBroken() {
       return lease.broken();
     }
+
+    @Override
+    public String traceAdmitted(String taskId, String window) {
+      return traces.admit(taskId, window);
+    }
   }
 
   // ---- admission (see Admission)
@@ -498,6 +506,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   }
 
   private Behavior<Command> onDeclined(Declined m) {
+    traces.drop(m.taskId() + "|" + m.window());
     if (admission.endReservation(m.taskId() + "|" + m.window())) {
       admission.release(m.taskId());
       pools.releasePools(m.taskId() + "|" + m.window(), m.taskId(), m.window());
@@ -511,6 +520,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
   /** Frees the reservations and drops the queued offers that match: their entity will not answer. */
   private Behavior<Command> forget(Predicate<Admission.Offered<ActorRef<TaskProtocol.Command>>> which) {
     pools.forget(which);
+    traces.prune(admission::admitted);
     drain.check();
     admit();
     return this;
@@ -537,7 +547,8 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
         if (next.pooled()) {
           pools.admitted(next, now); // its slot is reserved meanwhile; admitted once the store says every pool has room
         } else {
-          next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow()));
+          next.task().tell(new TaskProtocol.Admitted(WindowKey.of(next.window()), fence.id(), ctx.getSelf().narrow(),
+              traces.admit(next.taskId(), next.window())));
         }
       }
       pools.tellSkipped();
@@ -569,6 +580,7 @@ public final class Executor extends AbstractBehavior<ExecutorProtocol.Command> {
     Instant now = clock.instant();
     lease.check();
     slots.check(now);
+    traces.prune(admission::admitted);
     pools.checkPools();
     drain.check();
     admit();

@@ -39,6 +39,13 @@ interface ExecutorHost {
   /** Looks at an offer again (one that waited for an attempt of its window to leave its slot). */
   void offer(ExecutorProtocol.Offer offer);
 
+  /**
+   * A window is admitted here: its attempt's span begins (when the node traces attempts).
+   *
+   * @return the span's trace context for the {@code Admitted} message, or null
+   */
+  String traceAdmitted(String taskId, String window);
+
   /** @return whether the lease is no longer valid although it was held (then lost: every job is cancelled) */
   boolean fenceBroken();
 }

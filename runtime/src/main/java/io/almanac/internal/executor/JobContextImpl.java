@@ -257,6 +257,12 @@ final class JobContextImpl implements JobContext, EffectLedger {
   }
 
   @Override
+  public io.opentelemetry.context.Context traceContext() {
+    io.almanac.internal.trace.AttemptTrace trace = running.trace;
+    return trace == null ? io.opentelemetry.context.Context.root() : trace.context();
+  }
+
+  @Override
   public void progress(double fraction, String text) {
     if (Double.isNaN(fraction) || fraction < 0 || fraction > 1) {
       throw new IllegalArgumentException("fraction '" + fraction + "' is invalid: must be a number from 0 to 1 (task '"
@@ -475,11 +481,32 @@ final class JobContextImpl implements JobContext, EffectLedger {
             done.attempt(), done.type(), type.getName(), e));
       }
       replayed.add(name);
+      io.almanac.internal.trace.AttemptTrace trace = running.trace;
+      if (trace != null) {
+        io.almanac.internal.trace.AttemptTrace.endStep(trace.step(name, true, done.attempt()), null);
+      }
       return CompletableFuture.completedFuture(value);
     }
     if (!holdsLease()) {
       return CompletableFuture.failedFuture(leaseLost());
     }
+    io.almanac.internal.trace.AttemptTrace trace = running.trace;
+    if (trace == null) {
+      return runStep(name, type, body, usage, bounds, null);
+    }
+    // traced: the step's span is current while its body is called (a model client's spans nest under it)
+    io.opentelemetry.api.trace.Span span = trace.step(name, false, running.attempt);
+    CompletionStage<T> out;
+    try (io.opentelemetry.context.Scope scope = span.makeCurrent()) {
+      out = runStep(name, type, body, usage, bounds, span);
+    }
+    return out.whenComplete((value, error) -> io.almanac.internal.trace.AttemptTrace.endStep(span,
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error));
+  }
+
+  /** Runs a step's body and records its result. */
+  private <T> CompletionStage<T> runStep(String name, Class<T> type, Supplier<? extends CompletionStage<T>> body,
+      Function<? super T, Usage> usage, StepBounds bounds, io.opentelemetry.api.trace.Span span) {
     Instant began = clock.instant();
     CompletionStage<T> stage;
     try {
@@ -492,17 +519,20 @@ final class JobContextImpl implements JobContext, EffectLedger {
           + "': its body returned null instead of a CompletionStage"));
     }
     return stage.thenCompose(value -> recordStep(name, type, value, usage, Duration.between(began, clock.instant()),
-        bounds));
+        bounds, span));
   }
 
   /** Records a step's result (its bound checked here first, before anything is sent), then hands the result on. */
   private <T> CompletionStage<T> recordStep(String name, Class<T> type, T value, Function<? super T, Usage> usageOf,
-      Duration took, StepBounds bounds) {
+      Duration took, StepBounds bounds, io.opentelemetry.api.trace.Span span) {
     String json;
     UsageRecord usage;
     try {
       json = STEP_JSON.writeValueAsString(value);
       usage = usageOf == null ? null : UsageRecord.of(usageOf.apply(value));
+      if (span != null) {
+        io.almanac.internal.trace.AttemptTrace.usage(span, usage);
+      }
     } catch (JsonProcessingException e) {
       return CompletableFuture.failedFuture(new AlmanacException("task '" + grant.taskId() + "' window '" + grant.window()
           + "': step '" + name + "': its result of type " + type.getName() + " cannot be written as JSON ("

@@ -13,6 +13,20 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class JobRegistry {
   private final Map<String, AgentJob> jobs = new ConcurrentHashMap<>();
+  /** Where the node's attempt spans go (docs/tracing.md); null: none (no tracing). */
+  private volatile io.opentelemetry.api.OpenTelemetry openTelemetry;
+
+  /**
+   * @param openTelemetry where the node's attempt and step spans go; the no-op (or null) traces nothing
+   */
+  public void openTelemetry(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+    this.openTelemetry = openTelemetry;
+  }
+
+  /** @return where the node's attempt and step spans go, or null for none */
+  public io.opentelemetry.api.OpenTelemetry openTelemetry() {
+    return openTelemetry;
+  }
   private final Map<String, io.almanac.Condition> conditions = new ConcurrentHashMap<>();
   /** Exclusion calendars declared in code, by name: held here with the node's other code-declared parts. */
   private final Map<String, io.almanac.ExclusionCalendar> calendars = new ConcurrentHashMap<>();

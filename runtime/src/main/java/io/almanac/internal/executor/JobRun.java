@@ -63,8 +63,11 @@ final class JobRun implements Runnable {
     int attempt = r.attempt;
     CompletionStage<JobResult> stage;
     r.enter();
-    // the job's own log lines, on the thread that runs it, carry the task, window and attempt
-    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt)) {
+    io.almanac.internal.trace.AttemptTrace trace = r.trace;
+    // the job's own log lines, on the thread that runs it, carry the task, window and attempt; its
+    // code sees the attempt's span as the current context (null without tracing: nothing is made current)
+    try (AttemptMdc mdc = AttemptMdc.of(item.taskId(), item.window(), attempt);
+        io.opentelemetry.context.Scope scope = trace == null ? null : trace.context().makeCurrent()) {
       stage = job == null
           ? CompletableFuture.completedFuture(JobResult.failure(
               "no job named '" + item.job() + "' is registered on this node for task '" + item.taskId() + "'"))
@@ -91,6 +94,9 @@ final class JobRun implements Runnable {
       Duration took = Duration.between(r.startedAt, clock.instant());
       r.took = took;
       java.util.List<String> replayed = context.replayedSteps();
+      if (trace != null) {
+        trace.end(outcome, cancelled); // nothing when its executor ended it first (a cancel, with its cause)
+      }
       if (r.inSlot && !r.fenced && port.leaseValid()) {
         // The common end: the job's thread tells the executor the job ended (its slot is free at
         // once) and reports its result to its task itself; the answer goes to the executor.

@@ -54,6 +54,8 @@ final class JobSlots {
   private final ResultRouting results;
   private final Draining drain;
   private final ExecutorHost host;
+  /** The spans of attempts admitted here (empty when the node does not trace). */
+  private final AttemptTraces traces;
   /** Offers of a window that came while an attempt of it ran here, by window: looked at once it left. */
   private final Map<String, Offer> afterRunning = new HashMap<>();
   private long started;
@@ -63,7 +65,8 @@ final class JobSlots {
   JobSlots(ActorContext<ExecutorProtocol.Command> ctx, Clock clock, ExecutorSettings settings, int maxReasonLength,
       JobRegistry jobs, NodeMeters meters, AlertSink alerts, ThreadPoolExecutor jobThreads, JobPort port,
       JobLogSettings jobLog, Admission<ActorRef<TaskProtocol.Command>> admission, RunningJobs running, PoolWaits pools,
-      ResultRouting results, Draining drain, ExecutorHost host) {
+      ResultRouting results, Draining drain, ExecutorHost host, AttemptTraces traces) {
+    this.traces = traces;
     this.ctx = ctx;
     this.clock = clock;
     this.settings = settings;
@@ -122,6 +125,7 @@ final class JobSlots {
         admission.release(item.taskId());
       }
       pools.releasePools(item.key(), item.taskId(), item.window());
+      traces.notRun(item.key(), grant, io.almanac.EndCause.FENCED);
       log(Level.WARN, item.taskId(), item.window(), grant.attempt(), "task '{}' window '{}' attempt {} was started under "
           + "executor {}, which does not hold its lease now: not run", item.taskId(), item.window(), grant.attempt(),
           grant.executor());
@@ -134,6 +138,7 @@ final class JobSlots {
         admission.release(item.taskId());
       }
       pools.releasePools(item.key(), item.taskId(), item.window());
+      traces.notRun(item.key(), grant, io.almanac.EndCause.NODE_STOPPED);
       drain.handBack(item.taskId(), item.window(), grant.attempt());
       drain.check();
       return;
@@ -174,6 +179,7 @@ final class JobSlots {
   /** Runs a started attempt in a free slot; {@code since}: when its start arrived here (null: not known). */
   void run(AttemptItem item, TaskProtocol.AttemptGrant grant, Instant now, Instant since) {
     if (Admission.leaseEnded(grant.leaseUntil(), now)) {
+      traces.notRun(item.key(), grant, io.almanac.EndCause.TIMED_OUT);
       dropExpired(item, grant.attempt(), grant.leaseUntil());
       return;
     }
@@ -181,6 +187,7 @@ final class JobSlots {
     admission.slotTaken(now);
     RunningAttempt r = new RunningAttempt(item, grant.attempt(), now, grant.leaseUntil());
     r.pools = pools.poolsOf(item.key()); // null for a task without pools
+    r.trace = traces.run(item, grant, now); // null when the node does not trace
     running.add(r);
     started++;
     AgentJob job = jobs.find(item.job(), item.taskId());
@@ -328,6 +335,7 @@ final class JobSlots {
     for (RunningAttempt r : running.inSlotNow()) {
       r.fenced = true;
       r.cancel();
+      abandoned(r, io.almanac.EndCause.FENCED, null);
       abandon(r, now);
     }
     new ArrayList<>(afterRunning.keySet()).forEach(this::reoffer); // queued for the next identity
@@ -363,12 +371,21 @@ final class JobSlots {
     }
     RunningAttempt r = running.get(key);
     if (r != null && r.attempt == m.attempt() && r.cancel()) {
+      abandoned(r, null, m.reason());
       log(Level.WARN, m.taskId(), m.window(), m.attempt(), "task '{}' window '{}' attempt {} cancelled: {}", m.taskId(),
           m.window(), m.attempt(), m.reason());
       abandon(r, clock.instant()); // its entity recorded the cancel: the slot is free whatever the thread does
       reoffer(key);
       drain.check();
       host.admit();
+    }
+  }
+
+  /** The span of a job given up (its end cause, when known here), ended now whatever its thread does. */
+  static void abandoned(RunningAttempt r, io.almanac.EndCause cause, String reason) {
+    io.almanac.internal.trace.AttemptTrace t = r.trace;
+    if (t != null) {
+      t.abandoned(cause, reason);
     }
   }
 
@@ -389,6 +406,7 @@ final class JobSlots {
     }
     for (RunningAttempt r : running.inSlotNow()) {
       if (LeaseExpiry.over(r.deadline, now) && r.cancel()) {
+        abandoned(r, io.almanac.EndCause.TIMED_OUT, null);
         log(Level.WARN, r.item.taskId(), r.item.window(), r.attempt, "task '{}' window '{}' attempt {} passed its lease "
             + "({}): cancelled, its slot freed", r.item.taskId(), r.item.window(), r.attempt, r.deadline);
         abandon(r, now);

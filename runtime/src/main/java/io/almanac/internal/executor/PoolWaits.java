@@ -336,7 +336,8 @@ final class PoolWaits {
         host.admit();
         return;
       }
-      o.task().tell(new TaskProtocol.Admitted(WindowKey.of(o.window()), host.executorId(), ctx.getSelf().narrow()));
+      o.task().tell(new TaskProtocol.Admitted(WindowKey.of(o.window()), host.executorId(), ctx.getSelf().narrow(),
+          host.traceAdmitted(o.taskId(), o.window())));
       return;
     }
     if (a.reason() == io.almanac.PoolWaitReason.BUDGET) {

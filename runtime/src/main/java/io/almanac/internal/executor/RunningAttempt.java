@@ -32,6 +32,8 @@ final class RunningAttempt {
   volatile JobContextImpl context;
   /** The resource pools the attempt holds (its cost is added to their days), or null for none; actor-owned. */
   java.util.List<String> pools;
+  /** The attempt's span, or null when the node does not trace (set before its job runs). */
+  volatile io.almanac.internal.trace.AttemptTrace trace;
   private Thread thread;
   private CompletableFuture<JobResult> stage;
 

@@ -311,9 +311,17 @@ public final class TaskProtocol {
    * @param executorId the executor's identity (node address and incarnation), recorded with the
    *     attempt: an attempt whose executor is gone is timed out without waiting for its lease
    * @param replyTo the executor
+   * @param traceparent the W3C trace context of the attempt's span, which the executor began as it
+   *     admitted the window, recorded with the start; null when the node does not trace (docs/tracing.md)
    */
-  public record Admitted(WindowKey window, String executorId, ActorRef<ExecutorProtocol.AdmissionAnswer> replyTo)
-      implements ExecutorCommand {}
+  public record Admitted(WindowKey window, String executorId, ActorRef<ExecutorProtocol.AdmissionAnswer> replyTo,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String traceparent)
+      implements ExecutorCommand {
+    /** An admission without a trace context. */
+    public Admitted(WindowKey window, String executorId, ActorRef<ExecutorProtocol.AdmissionAnswer> replyTo) {
+      this(window, executorId, replyTo, null);
+    }
+  }
 
   /**
    * The node's executor has no slot now for this window; it is queued there and an {@link Admitted}
@@ -708,12 +716,26 @@ public final class TaskProtocol {
       List<String> pendingEffects,
       String executor,
       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
-      Map<String, io.almanac.journal.WindowState.RecordedStep> steps)
+      Map<String, io.almanac.journal.WindowState.RecordedStep> steps,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) String previousTraceparent,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) Instant poolWaitSince)
       implements AlmanacSerializable {
 
     /** Canonical constructor: the recorded steps are never null. */
     public AttemptGrant {
       steps = steps == null ? Map.of() : steps;
+    }
+
+    /**
+     * A grant without trace data: no earlier attempt's trace context ({@code previousTraceparent}:
+     * the span of the window's previous attempt, which this attempt's span links to) and no pool wait
+     * ({@code poolWaitSince}: since when the window waited for its resource pools before this start).
+     */
+    public AttemptGrant(String taskId, String window, int attempt, RunKind kind, Instant leaseUntil, Instant windowStart,
+        Instant windowEnd, Instant dueAt, Map<String, String> effects, List<String> pendingEffects, String executor,
+        Map<String, io.almanac.journal.WindowState.RecordedStep> steps) {
+      this(taskId, window, attempt, kind, leaseUntil, windowStart, windowEnd, dueAt, effects, pendingEffects, executor,
+          steps, null, null);
     }
 
     /** A grant for a window with no recorded step. */

@@ -65,6 +65,22 @@ final class AttemptLifecycle {
    * @return the start and the grant, or a refusal
    */
   Decided<AttemptGrant> start(State state, WindowKey window, String executorId, Instant now) {
+    return start(state, window, executorId, null, now);
+  }
+
+  /**
+   * As {@link #start(State, WindowKey, String, Instant)}, recording the trace context of the
+   * attempt's span with its start; when it is not null, the grant carries the previous attempt's,
+   * and since when the window waited for its pools (an untraced start's grant carries neither).
+   *
+   * @param state the task's state
+   * @param window the window
+   * @param executorId the executor's identity, or null
+   * @param traceparent the attempt's trace context, or null
+   * @param now the time
+   * @return the start and the grant, or a refusal
+   */
+  Decided<AttemptGrant> start(State state, WindowKey window, String executorId, String traceparent, Instant now) {
     WindowState w = state.windows().get(window.value());
     if (w == null) {
       return unknownWindow(window);
@@ -83,8 +99,12 @@ final class AttemptLifecycle {
             + "' is still RUNNING and the overlap policy is " + state.spec().overlap());
       }
     }
-    AttemptStarted started = startEvent(state, w, executorId, now);
-    return Decided.persistThen(List.of(started), s -> grant(s, started));
+    AttemptStarted started = startEvent(state, w, executorId, traceparent, now);
+    // trace data only for an executor that traces (its admission carried a trace context): an
+    // untraced node's grant is what it was, byte for byte
+    String previous = traceparent == null ? null : w.traceparent();
+    Instant poolWaitSince = traceparent == null || w.poolWait() == null ? null : w.poolWait().since();
+    return Decided.persistThen(List.of(started), s -> grant(s, started, previous, poolWaitSince));
   }
 
   /**
@@ -97,9 +117,9 @@ final class AttemptLifecycle {
    * @param now the time
    * @return the event
    */
-  private AttemptStarted startEvent(State state, WindowState w, String executorId, Instant now) {
-    return Transition.check(w.status(),
-        new AttemptStarted(w.key(), w.attempt() + 1, w.runKind(), now.plus(currentLease(state)), executorId, now));
+  private AttemptStarted startEvent(State state, WindowState w, String executorId, String traceparent, Instant now) {
+    return Transition.check(w.status(), new AttemptStarted(w.key(), w.attempt() + 1, w.runKind(),
+        now.plus(currentLease(state)), executorId, now, traceparent));
   }
 
   /**
@@ -113,8 +133,13 @@ final class AttemptLifecycle {
    * @return the event
    */
   AttemptStarted firstStart(State state, String window, String executorId, Instant now) {
+    return firstStart(state, window, executorId, null, now);
+  }
+
+  /** As {@link #firstStart(State, String, String, Instant)}, with the trace context of the attempt's span (or null). */
+  AttemptStarted firstStart(State state, String window, String executorId, String traceparent, Instant now) {
     return Transition.check(InstanceStatus.PENDING,
-        new AttemptStarted(window, 1, RunKind.FIRST, now.plus(currentLease(state)), executorId, now));
+        new AttemptStarted(window, 1, RunKind.FIRST, now.plus(currentLease(state)), executorId, now, traceparent));
   }
 
   /**
@@ -123,9 +148,21 @@ final class AttemptLifecycle {
    * @return the grant the executor runs the attempt under
    */
   AttemptGrant grant(State s, AttemptStarted started) {
+    return grant(s, started, null, null);
+  }
+
+  /**
+   * @param s the state after the start
+   * @param started the start
+   * @param previousTraceparent the trace context of the window's previous attempt, or null
+   * @param poolWaitSince since when the window waited for its pools before the start, or null
+   * @return the grant the executor runs the attempt under
+   */
+  AttemptGrant grant(State s, AttemptStarted started, String previousTraceparent, Instant poolWaitSince) {
     WindowState w = s.windows().get(started.window());
     return new AttemptGrant(taskId, started.window(), started.attempt(), started.kind(), started.leaseUntil(), w.start(),
-        w.end(), w.dueAt(), w.effects(), w.pendingEffects(), started.executor(), w.steps());
+        w.end(), w.dueAt(), w.effects(), w.pendingEffects(), started.executor(), w.steps(), previousTraceparent,
+        poolWaitSince);
   }
 
   /**

@@ -100,7 +100,12 @@ record HeldFire(Fire fire, Decided<FireOutcome> decided, State decidedOn) {
    * @return the events and the start among them
    */
   Start admitted(AttemptLifecycle attempts, String executorId, Instant now) {
-    AttemptStarted started = attempts.firstStart(decidedOn, window(), executorId, now);
+    return admitted(attempts, executorId, null, now);
+  }
+
+  /** As {@link #admitted(AttemptLifecycle, String, Instant)}, with the trace context of the attempt's span (or null). */
+  Start admitted(AttemptLifecycle attempts, String executorId, String traceparent, Instant now) {
+    AttemptStarted started = attempts.firstStart(decidedOn, window(), executorId, traceparent, now);
     List<Event> events = new ArrayList<>(decided.events());
     int last = events.size() - 1;
     events.set(last, TaskJournal.WindowStarted.of((TaskJournal.InstanceScheduled) events.get(last), started));

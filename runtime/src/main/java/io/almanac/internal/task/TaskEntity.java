@@ -515,7 +515,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
     }
     ActorRef<StatusReply<FireOutcome>> trigger = h.fire().replyTo();
     dispatch.answersFire();
-    HeldFire.Start start = h.admitted(attempts, a.executorId(), now());
+    HeldFire.Start start = h.admitted(attempts, a.executorId(), a.traceparent(), now());
     return persist(state, h.origin(), start.events())
         .thenRun(s -> trigger.tell(StatusReply.success(h.outcome(s, dispatch.takeReplyWakes()))))
         .thenReply(a.replyTo(), s -> new ExecutorProtocol.Started(s.spec().job(), s.spec().zone(), attempts.grant(s, start.started())))
@@ -524,7 +524,7 @@ public final class TaskEntity extends EventSourcedBehaviorWithEnforcedReplies<Co
 
   /** The executor reserved a slot for a PENDING window: start it, or decline so the slot is freed. */
   private ReplyEffect<Event, State> onAdmitted(State state, Admitted cmd) {
-    Decided<AttemptGrant> d = attempts.start(state, cmd.window(), cmd.executorId(), now());
+    Decided<AttemptGrant> d = attempts.start(state, cmd.window(), cmd.executorId(), cmd.traceparent(), now());
     if (d.refused()) {
       return decline(cmd, ((RefusedException) d.refusal()).reason(), d.refusal().getMessage());
     }

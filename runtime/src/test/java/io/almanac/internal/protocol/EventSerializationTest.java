@@ -1,6 +1,7 @@
 package io.almanac.internal.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
@@ -350,7 +351,47 @@ class EventSerializationTest {
             "due date 2027-02-10 is in exclusion calendar holidays-cn-2027 (2027-02-10..2027-02-16)", AT)));
     m.put("pool-wait-usage", poolWaitUsageSnapshot());
     m.put("skip-ranges", skipRangesSnapshot());
+    // a traced node's start (docs/tracing.md): the attempt span's trace context, kept by the window for the next attempt
+    m.put("traced", new TaskJournal.AttemptStarted(W, 2, RunKind.RETRY, AT.plusSeconds(90),
+        "pekko://almanac@127.0.0.1:25520#42", AT, TRACEPARENT));
+    m.put("traced-start", new TaskJournal.WindowStarted(W, AT.minus(Duration.ofHours(8)), AT.plus(Duration.ofHours(16)), AT,
+        RunKind.FIRST, 1, AT.plusSeconds(90), "pekko://almanac@127.0.0.1:25520#42", AT, TRACEPARENT));
+    m.put("traced-window", tracedSnapshot());
     return m;
+  }
+
+  /** A W3C trace context as a traced node records it with an attempt's start. */
+  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+  /** The snapshot of a task whose window keeps its last attempt's trace context. */
+  static TaskJournal.State tracedSnapshot() {
+    TaskJournal.State s = snapshot();
+    WindowState w = s.windows().get(W);
+    WindowState traced = new WindowState(w.key(), w.start(), w.end(), w.dueAt(), w.status(), w.runKind(), w.attempt(),
+        w.retries(), w.resultAttempt(), w.startedAt(), w.leaseUntil(), w.executor(), w.retryDueAt(), w.summary(),
+        w.artifactUri(), w.reason(), w.effects(), w.pendingEffects(), w.createdAt(), w.updatedAt(), w.skipReason(),
+        w.waitUntil(), w.events(), w.deadlineMissedAt(), w.poolWait(), w.usage(), w.version(), w.steps(), w.interruptions(),
+        w.missReason(), io.almanac.EndCause.JOB_FAILED, TRACEPARENT);
+    return new TaskJournal.State(s.spec(), true, Map.of(W, traced), s.archivedThrough(), s.archivedCount(), s.samples(),
+        null);
+  }
+
+  @Test
+  @DisplayName("an attempt's start written before trace contexts were recorded reads with none, and a start without "
+      + "one writes no traceparent (an untraced node's events are as before)")
+  void traceparentIsOptional() throws Exception {
+    TaskJournal.AttemptStarted untraced = (TaskJournal.AttemptStarted) fixtures().stream()
+        .filter(e -> e instanceof TaskJournal.AttemptStarted).findFirst().orElseThrow();
+    assertEquals(null, untraced.traceparent());
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/serialization");
+    List<String> committed = java.nio.file.Files.readAllLines(dir.resolve("TaskJournal.AttemptStarted.json"));
+    Serializer serializer = serialization.findSerializerFor(untraced);
+    Object read = serialization.deserialize(committed.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        serializer.identifier(), committed.get(0)).get();
+    assertEquals(untraced, read, "the committed start (no traceparent) reads as a start without one");
+    assertFalse(new String(serializer.toBinary(untraced), java.nio.charset.StandardCharsets.UTF_8).contains("traceparent"));
+    assertFalse(new String(serializer.toBinary(snapshot()), java.nio.charset.StandardCharsets.UTF_8).contains("traceparent"));
+    assertEquals(TRACEPARENT, ((TaskJournal.AttemptStarted) shapes().get("traced")).traceparent());
   }
 
   /** The snapshot of a task with an open skip range and a recent closed one (docs/skip-ranges.md). */
