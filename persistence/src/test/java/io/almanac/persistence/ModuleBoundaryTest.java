@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The modules built on the runtime (persistence, http, samples) use its published packages only:
+ * The modules built on the runtime (persistence, http, samples, the Spring Boot starter and its sample) use its published packages only:
  * the API ({@code io.almanac}), the journal's format ({@code io.almanac.journal}), configuration
  * reading ({@code io.almanac.config}), schedules ({@code io.almanac.schedule}) and the store plugins'
  * interface ({@code io.almanac.spi}); never {@code io.almanac.internal}, whose classes may change
@@ -25,7 +25,7 @@ class ModuleBoundaryTest {
     Path root = Path.of(System.getProperty("user.dir")).getParent();
     List<String> offenders = new ArrayList<>();
     int files = 0;
-    for (String module : List.of("persistence", "http", "samples")) {
+    for (String module : List.of("persistence", "http", "samples", "spring-boot-starter", "samples/spring-boot-sample")) {
       Path src = root.resolve(module).resolve("src/main/java");
       assertTrue(Files.isDirectory(src), src + " exists");
       try (Stream<Path> all = Files.walk(src)) {

@@ -35,7 +35,8 @@ class SampleActuatorTest {
 
   @DynamicPropertySource
   static void dataDir(DynamicPropertyRegistry registry) throws IOException {
-    Path dir = Files.createTempDirectory("almanac-spring-actuator");
+    // under target/ (the context, cached by Spring's test framework, holds the H2 file open until the JVM ends)
+    Path dir = Files.createDirectories(Path.of("target", "actuator-" + System.nanoTime()));
     registry.add("sample.data-dir", dir::toString);
   }
 
