@@ -125,10 +125,11 @@ public final class Almanac {
     }
 
     /**
-     * Where the node's spans of attempts and their steps go (docs/tracing.md). Default: {@code
-     * GlobalOpenTelemetry.get()} as the node starts, which is the OpenTelemetry Java agent's, or the
-     * SDK's autoconfigured one, or the no-op. With the no-op nothing is traced and an attempt costs
-     * nothing more.
+     * Where the node's spans of attempts and their steps go (docs/tracing.md). Default, as the node
+     * starts: the global OpenTelemetry when it is set (the OpenTelemetry Java agent's) or when the
+     * SDK's autoconfigure is asked for ({@code OTEL_JAVA_GLOBAL_AUTOCONFIGURE_ENABLED=true}), else the
+     * no-op, which the node does not make the global. With the no-op nothing is traced and an attempt
+     * costs nothing more.
      *
      * @param openTelemetry the OpenTelemetry of the application ({@code OpenTelemetry.noop()} to trace nothing)
      * @return this builder
@@ -213,7 +214,7 @@ public final class Almanac {
      * @throws InvalidSpecException if a setting or a declared task is invalid
      */
     public Almanac start() {
-      jobs.openTelemetry(openTelemetry != null ? openTelemetry : io.opentelemetry.api.GlobalOpenTelemetry.get());
+      jobs.openTelemetry(openTelemetry != null ? openTelemetry : io.almanac.internal.trace.AttemptTracing.nodeDefault());
       Almanac almanac = new Almanac(Node.start(system, clock, alerts, meterRegistry, tap, jobs));
       almanac.node.begin(almanac::registerAll, almanac.intake::closeSources);
       return almanac;

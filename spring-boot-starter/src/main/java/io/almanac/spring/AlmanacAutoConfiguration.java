@@ -43,18 +43,21 @@ public class AlmanacAutoConfiguration {
    * @param meters the application's meter registry, if it has one
    * @param clock the application's clock, if it has one
    * @param alerts the application's alert sink, if it has one
+   * @param openTelemetry the application's OpenTelemetry, if it has one (else the node's default:
+   *     the global one when it is set, docs/tracing.md)
    * @return the node
    */
   @Bean
   @ConditionalOnMissingBean
   public AlmanacNode almanacNode(ConfigurableEnvironment env, ConfigurableListableBeanFactory beans,
-      ObjectProvider<MeterRegistry> meters, ObjectProvider<Clock> clock, ObjectProvider<AlertSink> alerts) {
+      ObjectProvider<MeterRegistry> meters, ObjectProvider<Clock> clock, ObjectProvider<AlertSink> alerts,
+      ObjectProvider<io.opentelemetry.api.OpenTelemetry> openTelemetry) {
     SpringConfig.Mapped mapped = SpringConfig.from(env);
     AlmanacNode.Parts parts = new AlmanacNode.Parts(
         env.getProperty(SpringConfig.STARTER + ".system-name", "almanac"),
         env.getProperty(SpringConfig.STARTER + ".http.enabled", Boolean.class, true),
         Optional.ofNullable(clock.getIfUnique()), Optional.ofNullable(alerts.getIfUnique()),
-        Optional.ofNullable(meters.getIfUnique()));
+        Optional.ofNullable(meters.getIfUnique()), Optional.ofNullable(openTelemetry.getIfUnique()));
     return AlmanacNode.start(mapped, beans, parts);
   }
 

@@ -90,7 +90,7 @@ public final class AlmanacNode implements SmartLifecycle, DisposableBean {
 
   /** What the node is started with, from the context. */
   record Parts(String systemName, boolean http, Optional<Clock> clock, Optional<AlertSink> alerts,
-      Optional<MeterRegistry> meters) {}
+      Optional<MeterRegistry> meters, Optional<io.opentelemetry.api.OpenTelemetry> openTelemetry) {}
 
   /**
    * Creates the ActorSystem, opens the journal and starts Almanac; on any failure the ActorSystem is
@@ -114,6 +114,7 @@ public final class AlmanacNode implements SmartLifecycle, DisposableBean {
       Almanac.Builder builder = Almanac.builder(system).clock(clock);
       parts.alerts().ifPresent(builder::alertSink);
       parts.meters().ifPresent(builder::meterRegistry);
+      parts.openTelemetry().ifPresent(builder::openTelemetry); // the application's: its spans and the node's in one trace
       jobs.forEach(builder::job);
       conditions.forEach(builder::condition);
       pools.forEach(builder::pool);

@@ -112,4 +112,55 @@ class AlmanacAutoConfigurationTest {
       assertTrue(e.getMessage().contains("'digest'") && e.getMessage().contains("other"), e.getMessage());
     }
   }
+
+  @Configuration(proxyBeanMethods = false)
+  static class Traced {
+    static final io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter SPANS =
+        io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
+
+    @Bean
+    io.opentelemetry.api.OpenTelemetry openTelemetry() {
+      return io.opentelemetry.sdk.OpenTelemetrySdk.builder()
+          .setTracerProvider(io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
+              .addSpanProcessor(io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(SPANS)).build())
+          .build();
+    }
+
+    @Bean
+    AgentJob traced() {
+      return ctx -> CompletableFuture.completedFuture(JobResult.success("ok"));
+    }
+
+    @Bean
+    io.almanac.TaskSpec tracedTask() {
+      return io.almanac.TaskSpec.builder("traced").cron("* * * * * ? UTC").window(io.almanac.WindowSpec.PER_FIRING)
+          .job("traced").build();
+    }
+  }
+
+  /** The application's OpenTelemetry bean is the node's: an attempt's span is exported through it (not the global). */
+  @Test
+  void theApplicationsOpenTelemetryBeanTracesTheAttempts(@TempDir Path dir) {
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AlmanacAutoConfiguration.class))
+        .withUserConfiguration(Traced.class)
+        .withPropertyValues("almanac.persistence.h2.path=" + dir.resolve("db"), "almanac.spring.http.enabled=false")
+        .run(context -> {
+          assertNull(context.getStartupFailure());
+          assertTrue(!io.opentelemetry.api.GlobalOpenTelemetry.isSet(), "the node did not make a global of its own");
+          long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+          java.util.List<io.opentelemetry.sdk.trace.data.SpanData> attempts = java.util.List.of();
+          while (attempts.isEmpty() && System.nanoTime() < deadline) {
+            attempts = Traced.SPANS.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals("almanac.attempt traced")).toList();
+            if (attempts.isEmpty()) {
+              Thread.onSpinWait();
+              java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L); // polls the exporter, with a deadline
+            }
+          }
+          assertTrue(!attempts.isEmpty(), "an attempt of 'traced' was exported through the application's bean: "
+              + Traced.SPANS.getFinishedSpanItems());
+          assertEquals("traced", attempts.get(0).getAttributes().get(
+              io.opentelemetry.api.common.AttributeKey.stringKey("almanac.task")));
+        });
+  }
 }

@@ -64,9 +64,12 @@ public final class LeaseRows {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    // Closed from another thread: the read completes on the store's own thread, and close() waits for
+    // that thread to end (from the store's thread it would wait out its 5 s and drop the connection's
+    // close, leaking a connection on each read).
     return store.run(timeout, LeaseRows::rows)
         .orTimeout(timeout.toMillis() + 1000, java.util.concurrent.TimeUnit.MILLISECONDS)
-        .whenComplete((rows, error) -> store.close());
+        .whenCompleteAsync((rows, error) -> store.close(), java.util.concurrent.ForkJoinPool.commonPool());
   }
 
   private static List<Row> rows(Connection c) throws SQLException {

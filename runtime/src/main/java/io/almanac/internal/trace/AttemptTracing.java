@@ -66,6 +66,34 @@ public final class AttemptTracing {
   }
 
   /**
+   * The OpenTelemetry a node takes when its embedder passed none: the global one when something set
+   * it (the Java agent does, before {@code main}), or when the SDK's autoconfigure was asked for
+   * ({@code otel.java.global-autoconfigure.enabled} / {@code OTEL_JAVA_GLOBAL_AUTOCONFIGURE_ENABLED});
+   * otherwise the no-op, without making it the global ({@code GlobalOpenTelemetry.get()} would, for
+   * good, and an application setting its own global after the node started would then fail).
+   *
+   * @param property the system property {@code otel.java.global-autoconfigure.enabled}, or null
+   * @param env the environment variable {@code OTEL_JAVA_GLOBAL_AUTOCONFIGURE_ENABLED}, or null
+   * @return the node's OpenTelemetry
+   */
+  public static OpenTelemetry nodeDefault(String property, String env) {
+    if (io.opentelemetry.api.GlobalOpenTelemetry.isSet()) {
+      return io.opentelemetry.api.GlobalOpenTelemetry.get();
+    }
+    String asked = property != null ? property : env;
+    if (asked != null && Boolean.parseBoolean(asked.trim())) {
+      return io.opentelemetry.api.GlobalOpenTelemetry.get(); // configures itself from the OTEL_* settings
+    }
+    return OpenTelemetry.noop();
+  }
+
+  /** @return {@link #nodeDefault(String, String)} of this JVM's property and environment */
+  public static OpenTelemetry nodeDefault() {
+    return nodeDefault(System.getProperty("otel.java.global-autoconfigure.enabled"),
+        System.getenv("OTEL_JAVA_GLOBAL_AUTOCONFIGURE_ENABLED"));
+  }
+
+  /**
    * @param openTelemetry the node's OpenTelemetry, or null
    * @return its tracing, or {@link #OFF} for null or the no-op (an SDK-less {@code GlobalOpenTelemetry})
    */

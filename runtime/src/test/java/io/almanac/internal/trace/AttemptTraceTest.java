@@ -112,4 +112,22 @@ class AttemptTraceTest {
     assertNull(AttemptTracing.OFF.begin("t", "w"));
     t.span().end();
   }
+
+  @Test
+  @DisplayName("with no global set and no autoconfigure asked for, a node traces nothing and leaves the global unset; "
+      + "a global set before the start is the node's; autoconfigure asked for reads the global")
+  void theNodesDefaultOpenTelemetry() {
+    io.opentelemetry.api.GlobalOpenTelemetry.resetForTest();
+    try {
+      assertSame(AttemptTracing.OFF, AttemptTracing.of(AttemptTracing.nodeDefault(null, null)));
+      assertSame(AttemptTracing.OFF, AttemptTracing.of(AttemptTracing.nodeDefault("false", "true")), "the property wins");
+      org.junit.jupiter.api.Assertions.assertFalse(io.opentelemetry.api.GlobalOpenTelemetry.isSet(),
+          "the no-op was not made the global: an application may still set its own");
+      io.opentelemetry.api.GlobalOpenTelemetry.set(sdk);
+      org.junit.jupiter.api.Assertions.assertTrue(AttemptTracing.of(AttemptTracing.nodeDefault(null, null)).on(),
+          "the global set before the start traces");
+    } finally {
+      io.opentelemetry.api.GlobalOpenTelemetry.resetForTest();
+    }
+  }
 }
