@@ -1,7 +1,6 @@
 package io.almanac.internal.alert;
 
 import io.almanac.Alert;
-import io.almanac.AlertPage;
 import io.almanac.AlertRecord;
 import io.almanac.journal.JournalSerializable;
 import java.time.Instant;
@@ -14,7 +13,9 @@ import org.pcollections.TreePVector;
  * The alert history's journal: its events (past tense) and its state, folded by {@link #evolve}.
  * Bounded: the state keeps the latest {@link AlertRecord#KEPT} alerts in a persistent vector, so an
  * event costs O(log n) whatever the history's length; the entity deletes events below its snapshots.
- * Persisted: a component is never renamed without a migration. INTERNAL API.
+ * Persisted: a component is never renamed without a migration. The state keeps its own records ({@link
+ * Entry}, {@link DeliveryEntry}), never the public view, so that the view can grow without changing the
+ * snapshot. INTERNAL API.
  */
 public final class AlertLog {
 
@@ -54,17 +55,63 @@ public final class AlertLog {
       Instant at) implements Event {}
 
   /**
+   * An alert as the history's state keeps it (the snapshot's shape, so persisted like the events);
+   * the public {@link AlertRecord} is made from it when read ({@link #view()}).
+   *
+   * @param seq its place in the history, counting from 1
+   * @param id its id
+   * @param kind what happened
+   * @param taskId the task, or null
+   * @param window the window, or null
+   * @param message the sentence
+   * @param at when it happened
+   * @param node the node that raised it
+   * @param deliveries its latest state per sink (the latest reported last)
+   */
+  public record Entry(long seq, String id, Alert.Kind kind, String taskId, String window, String message, Instant at,
+      String node, List<DeliveryEntry> deliveries) {
+
+    /** Never null, never shared mutable. */
+    public Entry {
+      deliveries = deliveries == null ? List.of() : List.copyOf(deliveries);
+    }
+
+    /** @return the alert as callers read it */
+    public AlertRecord view() {
+      return AlertRecord.builder().seq(seq).id(id).kind(kind).taskId(taskId).window(window).message(message).at(at)
+          .node(node).deliveries(deliveries.stream().map(DeliveryEntry::view).toList()).build();
+    }
+  }
+
+  /**
+   * An alert's latest state at one sink, as the history's state keeps it.
+   *
+   * @param sink the sink's name
+   * @param status where it stands
+   * @param attempts attempts so far
+   * @param detail why it failed or is retried, or null
+   * @param at when reported
+   */
+  public record DeliveryEntry(String sink, AlertRecord.DeliveryStatus status, int attempts, String detail, Instant at) {
+
+    /** @return the delivery as callers read it */
+    public AlertRecord.Delivery view() {
+      return AlertRecord.Delivery.builder().sink(sink).status(status).attempts(attempts).detail(detail).at(at).build();
+    }
+  }
+
+  /**
    * The history's state: the latest alerts, oldest first, and the next alert's seq.
    *
    * @param nextSeq the seq the next alert gets
    * @param alerts the latest {@link AlertRecord#KEPT} alerts, oldest first (seqs consecutive)
    */
-  public record State(long nextSeq, List<AlertRecord> alerts) implements JournalSerializable {
+  public record State(long nextSeq, List<Entry> alerts) implements JournalSerializable {
 
     /** A persistent vector (an update shares the rest). */
     public State {
       alerts = alerts == null ? TreePVector.empty()
-          : alerts instanceof PVector<AlertRecord> v ? v : TreePVector.from(alerts);
+          : alerts instanceof PVector<Entry> v ? v : TreePVector.from(alerts);
     }
 
     /** @return the history before any alert */
@@ -72,8 +119,8 @@ public final class AlertLog {
       return new State(1, TreePVector.empty());
     }
 
-    private PVector<AlertRecord> vector() {
-      return (PVector<AlertRecord>) alerts;
+    private PVector<Entry> vector() {
+      return (PVector<Entry>) alerts;
     }
 
     /**
@@ -87,7 +134,7 @@ public final class AlertLog {
         if (recent(r.id()) >= 0) {
           return this; // a batch written again after a lost answer
         }
-        PVector<AlertRecord> v = vector().plus(new AlertRecord(nextSeq, r.id(), r.kind(), r.taskId(), r.window(),
+        PVector<Entry> v = vector().plus(new Entry(nextSeq, r.id(), r.kind(), r.taskId(), r.window(),
             r.message(), r.at(), r.node(), List.of()));
         if (v.size() > AlertRecord.KEPT) {
           v = v.minus(0);
@@ -95,21 +142,19 @@ public final class AlertLog {
         return new State(nextSeq + 1, v);
       }
       AlertDeliveryRecorded d = (AlertDeliveryRecorded) e;
-      PVector<AlertRecord> v = vector();
+      PVector<Entry> v = vector();
       int i = recent(d.id());
       if (i >= 0) {
-        AlertRecord a = v.get(i);
-        {
-          List<AlertRecord.Delivery> ds = new ArrayList<>();
-          for (AlertRecord.Delivery x : a.deliveries()) {
-            if (!x.sink().equals(d.sink())) {
-              ds.add(x);
-            }
+        Entry a = v.get(i);
+        List<DeliveryEntry> ds = new ArrayList<>();
+        for (DeliveryEntry x : a.deliveries()) {
+          if (!x.sink().equals(d.sink())) {
+            ds.add(x);
           }
-          ds.add(new AlertRecord.Delivery(d.sink(), d.status(), d.attempts(), d.detail(), d.at()));
-          return new State(nextSeq, v.with(i, new AlertRecord(a.seq(), a.id(), a.kind(), a.taskId(), a.window(),
-              a.message(), a.at(), a.node(), ds)));
         }
+        ds.add(new DeliveryEntry(d.sink(), d.status(), d.attempts(), d.detail(), d.at()));
+        return new State(nextSeq, v.with(i, new Entry(a.seq(), a.id(), a.kind(), a.taskId(), a.window(),
+            a.message(), a.at(), a.node(), ds)));
       }
       return this; // an alert no longer kept, or too old to follow
     }
@@ -119,7 +164,7 @@ public final class AlertLog {
 
     /** @return the index of the alert with this id among the latest {@link #LOOK_BACK}, or -1 */
     private int recent(String id) {
-      PVector<AlertRecord> v = vector();
+      PVector<Entry> v = vector();
       for (int i = v.size() - 1; i >= 0 && i >= v.size() - LOOK_BACK; i--) {
         if (v.get(i).id().equals(id)) {
           return i;
@@ -135,18 +180,18 @@ public final class AlertLog {
      * @param since only alerts at or after this time, or null
      * @param before only alerts with a smaller seq (the previous page's {@code next}), or null
      * @param limit the most alerts on the page
-     * @return the page
+     * @return the page (the entity's reply)
      */
-    public AlertPage page(String taskId, Instant since, Long before, int limit) {
-      List<AlertRecord> out = new ArrayList<>();
-      PVector<AlertRecord> v = vector();
+    public AlertLogProtocol.Page page(String taskId, Instant since, Long before, int limit) {
+      List<Entry> out = new ArrayList<>();
+      PVector<Entry> v = vector();
       int i = v.size() - 1;
       if (before != null && !v.isEmpty()) {
         long first = v.get(0).seq();
         i = (int) Math.min(i, Math.max(-1, before - first - 1)); // seqs are consecutive
       }
       for (; i >= 0; i--) {
-        AlertRecord a = v.get(i);
+        Entry a = v.get(i);
         if (since != null && a.at().isBefore(since)) {
           continue;
         }
@@ -154,11 +199,11 @@ public final class AlertLog {
           continue;
         }
         if (out.size() == limit) {
-          return new AlertPage(out, out.get(out.size() - 1).seq());
+          return new AlertLogProtocol.Page(out, out.get(out.size() - 1).seq());
         }
         out.add(a);
       }
-      return new AlertPage(out, null);
+      return new AlertLogProtocol.Page(out, null);
     }
   }
 }

@@ -62,7 +62,7 @@ public final class AlertLogEntity
     return newCommandHandlerBuilder().forAnyState()
         .onCommand(AlertLogProtocol.Append.class, this::append)
         .onCommand(AlertLogProtocol.Query.class, (s, c) -> Effect().reply(c.replyTo(),
-            new AlertLogProtocol.Page(s.page(c.taskId(), c.since(), c.before(), c.limit()))))
+            s.page(c.taskId(), c.since(), c.before(), c.limit())))
         .build();
   }
 

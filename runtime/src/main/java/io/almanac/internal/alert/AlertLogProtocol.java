@@ -40,6 +40,24 @@ public final class AlertLogProtocol {
    */
   public record Query(String taskId, Instant since, Long before, int limit, ActorRef<Page> replyTo) implements Command {}
 
-  /** @param page a page of the history (a reply that crosses nodes) */
-  public record Page(AlertPage page) implements AlmanacSerializable {}
+  /**
+   * A page of the history (a reply that crosses nodes, so it carries the history's own records; the
+   * caller makes the public {@link AlertPage} with {@link #page()}).
+   *
+   * @param alerts the alerts of the page, newest first
+   * @param next the {@code before} of the next (older) page, or null when this is the last
+   */
+  public record Page(List<AlertLog.Entry> alerts, Long next) implements AlmanacSerializable {
+
+    /** Never null, never shared mutable. */
+    public Page {
+      alerts = alerts == null ? List.of() : List.copyOf(alerts);
+    }
+
+    /** @return the page as callers read it */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public AlertPage page() {
+      return AlertPage.builder().alerts(alerts.stream().map(AlertLog.Entry::view).toList()).next(next).build();
+    }
+  }
 }

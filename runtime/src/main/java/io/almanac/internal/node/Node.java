@@ -620,23 +620,29 @@ public final class Node {
         io.almanac.ClusterView.Executor ex = null;
         String problem = null;
         if (s instanceof ExecutorProtocol.Slots sl) {
-          ex = new io.almanac.ClusterView.Executor(sl.identity(), sl.holdsLease(), sl.startedAt(), sl.capacity(), sl.running(),
-              sl.queuedFresh(), sl.queuedBacklog(), sl.stuck(), sl.poolWaiting());
+          ex = io.almanac.ClusterView.Executor.builder().identity(sl.identity()).holdsLease(sl.holdsLease())
+              .upSince(sl.startedAt()).slots(sl.capacity()).running(sl.running()).queuedFresh(sl.queuedFresh())
+              .queuedBacklog(sl.queuedBacklog()).stuck(sl.stuck()).poolWaiting(sl.poolWaiting()).build();
           sl.poolWaiting().forEach((p, n) -> waiting.merge(p, n, Integer::sum));
         } else {
           problem = s instanceof String why ? why : "no executor of it is registered (it has not started Almanac, or it left)";
         }
-        ms.add(new io.almanac.ClusterView.Member(address, List.copyOf(m.getRoles()), m.status().toString(),
-            !unreachable.contains(m), address.equals(selfAddress), ex, problem));
+        ms.add(io.almanac.ClusterView.Member.builder().address(address).roles(List.copyOf(m.getRoles()))
+            .status(m.status().toString()).reachable(!unreachable.contains(m)).self(address.equals(selfAddress))
+            .executor(ex).problem(problem).build());
       }
       List<io.almanac.ClusterView.Pool> ps = new java.util.ArrayList<>();
       pools.forEach((pool, max) -> {
         List<io.almanac.journal.PoolState.Hold> hs = holds.get(pool).join();
         List<io.almanac.ClusterView.Holder> holders = hs == null ? null : hs.stream()
-            .map(h -> new io.almanac.ClusterView.Holder(h.taskId(), h.window(), h.node(), h.since(), h.expiresAt())).toList();
-        ps.add(new io.almanac.ClusterView.Pool(pool, max, holders, waiting.getOrDefault(pool, 0)));
+            .map(h -> io.almanac.ClusterView.Holder.builder().taskId(h.taskId()).window(h.window()).node(h.node())
+                .since(h.since()).expiresAt(h.expiresAt()).build())
+            .toList();
+        ps.add(io.almanac.ClusterView.Pool.builder().pool(pool).maxConcurrent(max).holders(holders)
+            .waiting(waiting.getOrDefault(pool, 0)).build());
       });
-      return new io.almanac.ClusterView(now, selfAddress, triggerNode, answers, ms, ps);
+      return io.almanac.ClusterView.builder().at(now).self(selfAddress).triggerNode(triggerNode).triggerAnswers(answers)
+          .members(ms).pools(ps).build();
     });
   }
 
