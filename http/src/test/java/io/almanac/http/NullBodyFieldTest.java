@@ -70,7 +70,12 @@ class NullBodyFieldTest {
       Map.entry("/api/tasks/{task}/raise-budget", "{\"amount\":\"1.50\",\"note\":\"n\"}"),
       Map.entry("/api/tasks/{task}/windows/{window}/retry", "{\"note\":\"n\"}"),
       Map.entry("/api/tasks/{task}/windows/{window}/resolve", "{\"note\":\"n\"}"),
-      Map.entry("/api/tasks/{task}/windows/{window}/cancel", "{\"reason\":\"r\"}"));
+      Map.entry("/api/tasks/{task}/windows/{window}/cancel", "{\"reason\":\"r\"}"),
+      // the bulk actions, on sets that are empty whatever ran before (expect 0 holds in any order)
+      Map.entry("/api/queue/retry", "{\"task\":\"sync\",\"note\":\"n\",\"dryRun\":false,\"expect\":0}"),
+      Map.entry("/api/queue/resolve", "{\"task\":\"sync\",\"note\":\"n\",\"dryRun\":false,\"expect\":0}"),
+      Map.entry("/api/tasks/{task}/retry", "{\"from\":\"2020-01-01T00:00:00Z\",\"to\":\"2020-01-02T00:00:00Z\","
+          + "\"status\":\"FINAL_FAILED\",\"note\":\"n\",\"dryRun\":false,\"expect\":0}"));
 
   private ActorTestKit testKit;
   private PersistenceTestKit journal;
