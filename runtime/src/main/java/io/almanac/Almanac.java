@@ -754,8 +754,11 @@ public final class Almanac {
   // ---------------------------------------------------------------------------------------------
   // Operators' pages: the cluster's nodes, the alert history
 
-  /** The most alerts one page of {@link #alerts} holds. */
-  public static final int MAX_ALERTS_PAGE = 500;
+  /**
+   * The most alerts one page of {@link #alerts} holds: a page crosses the cluster in one message
+   * when the history is on another node, and stays well under remoting's frame (256 KiB by default).
+   */
+  public static final int MAX_ALERTS_PAGE = 100;
 
   /**
    * The cluster as an operator sees it: its members, each member's executor (its lease, slots in use

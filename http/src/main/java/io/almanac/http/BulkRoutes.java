@@ -40,6 +40,13 @@ final class BulkRoutes extends AllDirectives {
   static final int MAX_BULK_WINDOWS = 1000;
 
   /**
+   * How long one bulk call may take: its windows are acted on one after another (each with the
+   * node's ask timeout), longer than pekko-http's default request timeout (20 s) for a full set on a
+   * busy database; the answer, with what was done and refused, must reach the operator.
+   */
+  static final java.time.Duration REQUEST_TIMEOUT = java.time.Duration.ofMinutes(5);
+
+  /**
    * The statuses an operator may retry, to check a {@code status} parameter against: the windows are
    * chosen by {@link WindowView#reopenable()}, the rule's one home (BulkRoutesTest checks the two agree).
    */
@@ -69,13 +76,13 @@ final class BulkRoutes extends AllDirectives {
   Route route() {
     return concat(
         pathPrefix("queue", () -> concat(
-            path("retry", () -> post(() -> api.acting(actor -> api.body(Set.of("task", "note", "dryRun", "expect"),
-                b -> queue(Action.RETRY, b, actor))))),
-            path("resolve", () -> post(() -> api.acting(actor -> api.body(Set.of("task", "note", "dryRun", "expect"),
-                b -> queue(Action.RESOLVE, b, actor))))))),
+            path("retry", () -> post(() -> withRequestTimeout(REQUEST_TIMEOUT, () -> api.acting(actor -> api.body(
+                Set.of("task", "note", "dryRun", "expect"), b -> queue(Action.RETRY, b, actor)))))),
+            path("resolve", () -> post(() -> withRequestTimeout(REQUEST_TIMEOUT, () -> api.acting(actor -> api.body(
+                Set.of("task", "note", "dryRun", "expect"), b -> queue(Action.RESOLVE, b, actor)))))))),
         pathPrefix("tasks", () -> pathPrefix(PathMatchers.segment(), task -> path("retry", () -> post(() ->
-            api.acting(actor -> api.body(Set.of("from", "to", "status", "note", "dryRun", "expect"),
-                b -> range(task, b, actor))))))));
+            withRequestTimeout(REQUEST_TIMEOUT, () -> api.acting(actor -> api.body(
+                Set.of("from", "to", "status", "note", "dryRun", "expect"), b -> range(task, b, actor)))))))));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -183,7 +183,7 @@ class NodeAlertRoutesTest {
     assertEquals(1, first.get("alerts").size());
     assertTrue(first.get("next").isNull(), "one alert: no older page");
     ApiRoutesTest.problem(get("/api/alerts?limit=0"), 400, "limit", "0");
-    ApiRoutesTest.problem(get("/api/alerts?limit=501"), 400, "limit", "501");
+    ApiRoutesTest.problem(get("/api/alerts?limit=101"), 400, "limit", "101");
     ApiRoutesTest.problem(get("/api/alerts?since=yesterday"), 400, "since", "yesterday");
     ApiRoutesTest.problem(get("/api/alerts?before=x"), 400, "before", "x");
     ApiRoutesTest.problem(get("/api/alerts?colour=red"), 400, "colour", null);

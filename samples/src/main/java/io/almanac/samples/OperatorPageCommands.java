@@ -78,7 +78,7 @@ final class OperatorPageCommands {
   static final class Alerts extends ApiCommand {
     @Option(names = "--task", description = "only this task's alerts") String task;
     @Option(names = "--since", description = "only alerts raised at or after (ISO instant)") String since;
-    @Option(names = "--limit", description = "1..500 (the node's default: 50)") Integer limit;
+    @Option(names = "--limit", description = "1..100 (the node's default: 50)") Integer limit;
     @Option(names = "--before", description = "the cursor printed as 'more' by the previous page") String before;
 
     @Override

@@ -52,6 +52,8 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
   private final RecipientRef<AlertLogProtocol.Command> log;
   private final ArrayDeque<AlertLog.Event> queue = new ArrayDeque<>();
   private boolean inFlight;
+  /** How many records at the queue's head the batch being written holds (fewer if an overflow dropped some). */
+  private int inFlightCount;
   private boolean closed;
   private long dropped;
 
@@ -93,6 +95,9 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
     }
     if (queue.size() >= MAX_QUEUED) {
       queue.pollFirst();
+      if (inFlightCount > 0) {
+        inFlightCount--; // the dropped one was in the batch being written: it is not removed again when that is done
+      }
       if (dropped++ % 1000 == 0) {
         ctx.getLog().warn("alert history: {} records waiting to be written, the oldest dropped ({} so far)", MAX_QUEUED,
             dropped);
@@ -116,6 +121,7 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
     }
     inFlight = true;
     int n = batch.size();
+    inFlightCount = n;
     ctx.pipeToSelf(AskPattern.<AlertLogProtocol.Command, Done>ask(log, r -> new AlertLogProtocol.Append(batch, r),
         WRITE_TIMEOUT, ctx.getSystem().scheduler()), (done, error) -> new Written(error == null, n));
   }
@@ -123,9 +129,11 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
   private Behavior<Command> onWritten(Written m) {
     inFlight = false;
     if (m.ok()) {
-      for (int i = 0; i < m.count() && !queue.isEmpty(); i++) {
+      // the batch's records still queued (an overflow may have dropped some of them meanwhile), not newer ones
+      for (int i = 0; i < inFlightCount && !queue.isEmpty(); i++) {
         queue.pollFirst();
       }
+      inFlightCount = 0;
       send();
     } else if (!closed) {
       // the same batch again later (a batch written twice adds nothing: a raise is found by id, a delivery replaces)

@@ -569,7 +569,10 @@ public final class Node {
     state.getMembers().forEach(members::add);
     members.sort((a, b) -> a.isOlderThan(b) ? -1 : b.isOlderThan(a) ? 1 : 0);
     String selfAddress = cluster.selfMember().address().toString();
-    String triggerNode = members.stream().filter(m -> m.status() == MemberStatus.up()).findFirst()
+    // the singleton runs on the oldest Up member with the singletons' role, if one is configured (as SingletonLocator)
+    String role = system.settings().config().getString("pekko.cluster.singleton.role");
+    String triggerNode = members.stream().filter(m -> m.status() == MemberStatus.up())
+        .filter(m -> role.isEmpty() || m.hasRole(role)).findFirst()
         .map(m -> m.address().toString()).orElse(null);
     java.util.Set<org.apache.pekko.cluster.Member> unreachable = state.getUnreachable();
     CompletableFuture<java.util.Set<ActorRef<ExecutorProtocol.Command>>> found = Asks.<org.apache.pekko.actor.typed.receptionist.Receptionist.Command,
@@ -610,8 +613,10 @@ public final class Node {
           .exceptionally(e -> null));
     }
     CompletableFuture<Void> poolsRead = CompletableFuture.allOf(holds.values().toArray(new CompletableFuture[0]));
-    return slots.thenCombine(triggerAnswers, (bySlot, answers) -> {
-      poolsRead.join(); // each completes within the timeout
+    // Combined once all are done: nothing here waits (the last answer may come on an actor's thread)
+    return CompletableFuture.allOf(slots, triggerAnswers, poolsRead).thenApply(done -> {
+      java.util.Map<String, Object> bySlot = slots.join();
+      boolean answers = triggerAnswers.join();
       List<io.almanac.ClusterView.Member> ms = new java.util.ArrayList<>();
       java.util.Map<String, Integer> waiting = new java.util.HashMap<>();
       for (org.apache.pekko.cluster.Member m : members) {

@@ -62,4 +62,26 @@ class AlertRecorderTest {
     sink.alert(new Alert(Alert.Kind.FINAL_FAILED, "report", "2026-12-07", "failed for good", AT));
     log.expectNoMessage(Duration.ofMillis(200));
   }
+
+  @Test
+  @DisplayName("an overflow while a batch is written drops the oldest record, and the batch's answer then removes "
+      + "only what the batch still holds: no newer record is lost with it")
+  void anOverflowDuringAWriteLosesOnlyTheDroppedRecord() {
+    TestProbe<AlertLogProtocol.Command> log = testKit.createTestProbe();
+    ActorRef<AlertRecorder.Command> recorder = testKit.spawn(AlertRecorder.create(log.ref()));
+    java.util.function.IntFunction<AlertLog.Event> raised = i ->
+        new AlertLog.AlertRaised("a" + i, Alert.Kind.FINAL_FAILED, "report", "w" + i, "m", AT, NODE);
+    recorder.tell(new AlertRecorder.Record(raised.apply(0)));
+    AlertLogProtocol.Append first = log.expectMessageClass(AlertLogProtocol.Append.class);
+    assertEquals(List.of(raised.apply(0)), first.events());
+    for (int i = 1; i <= AlertRecorder.MAX_QUEUED; i++) { // the last one overflows: a0, in the batch, is dropped
+      recorder.tell(new AlertRecorder.Record(raised.apply(i)));
+    }
+    first.replyTo().tell(Done.getInstance());
+    AlertLogProtocol.Append second = log.expectMessageClass(AlertLogProtocol.Append.class);
+    assertEquals(raised.apply(1), second.events().get(0), "a1, the oldest record not yet written, is the next batch's first");
+    assertEquals(AlertRecorder.MAX_BATCH, second.events().size());
+    second.replyTo().tell(Done.getInstance());
+    testKit.stop(recorder);
+  }
 }
