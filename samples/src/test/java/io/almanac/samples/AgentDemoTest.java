@@ -261,10 +261,11 @@ class AgentDemoTest {
     List<WindowView> succeeded = ws.stream().filter(w -> w.status() == InstanceStatus.SUCCEEDED).toList();
     assertTrue(succeeded.size() >= 3, "0.03 a day at 0.01 a run: " + ws);
     // The budget is checked when a window fires (docs/budgets.md): a window that fired before the third run's cost was
-    // recorded, and waited for the pool (paused by a throttle) meanwhile, still runs. Any run beyond the third is one.
+    // recorded, and waited for the pool (paused by a throttle) meanwhile, still runs; none that fired after it does.
+    // (Windows may end out of their due order, so no window is singled out by its place in that order.)
     Instant thirdRecorded = journal(DemoTasks.TOKEN_SPENDER).stream().filter(e -> e instanceof TaskJournal.AttemptSucceeded)
         .map(e -> ((TaskJournal.AttemptSucceeded) e).at()).sorted().skip(2).findFirst().orElseThrow();
-    assertTrue(succeeded.stream().skip(3).allMatch(w -> w.createdAt().isBefore(thirdRecorded)),
+    assertTrue(succeeded.stream().noneMatch(w -> w.createdAt().isAfter(thirdRecorded)),
         "a run beyond the third fired after the budget was spent at " + thirdRecorded + ": " + ws);
     List<WindowView> exhausted = ws.stream().filter(w -> w.skipReason() == SkipReason.BUDGET_EXHAUSTED).toList();
     assertFalse(exhausted.isEmpty(), "no BUDGET_EXHAUSTED window: " + ws);
