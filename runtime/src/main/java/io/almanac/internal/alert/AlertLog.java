@@ -1,5 +1,7 @@
 package io.almanac.internal.alert;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.almanac.Alert;
 import io.almanac.AlertRecord;
 import io.almanac.journal.JournalSerializable;
@@ -11,8 +13,10 @@ import org.pcollections.TreePVector;
 
 /**
  * The alert history's journal: its events (past tense) and its state, folded by {@link #evolve}.
- * Bounded: the state keeps the latest {@link AlertRecord#KEPT} alerts in a persistent vector, so an
- * event costs O(log n) whatever the history's length; the entity deletes events below its snapshots.
+ * One event per write: a node's batch is one {@link AlertsRecorded} (one journal row), whose members
+ * are the changes ({@link AlertRaised}, {@link AlertDeliveryRecorded}). Bounded: the state keeps the
+ * latest {@link AlertRecord#KEPT} alerts in a persistent vector, so a change costs O(log n) whatever
+ * the history's length; the entity deletes events below its snapshots.
  * Persisted: a component is never renamed without a migration. The state keeps its own records ({@link
  * Entry}, {@link DeliveryEntry}), never the public view, so that the view can grow without changing the
  * snapshot. INTERNAL API.
@@ -24,8 +28,33 @@ public final class AlertLog {
   /** The persistence id of the cluster's alert history. */
   public static final String PERSISTENCE_ID = "alerts|log";
 
-  /** An event of the alert history. */
-  public sealed interface Event extends JournalSerializable permits AlertRaised, AlertDeliveryRecorded {}
+  /**
+   * An event of the alert history. The entity writes one {@link AlertsRecorded} per batch (one journal
+   * row); the single {@link Change}s are its members, and {@link State#evolve} still reads one alone.
+   */
+  public sealed interface Event extends JournalSerializable permits Change, AlertsRecorded {}
+
+  /** One change of the history, as a node reports it: an alert raised or a delivery recorded. */
+  public sealed interface Change extends Event permits AlertRaised, AlertDeliveryRecorded {}
+
+  /**
+   * A node's batch of changes was recorded, in one write: the history's one event per write, folded
+   * member by member in order.
+   *
+   * @param records the changes, in the order they happened on the node
+   */
+  public record AlertsRecorded(
+      @JsonTypeInfo(use = JsonTypeInfo.Id.NAME)
+      @JsonSubTypes({
+          @JsonSubTypes.Type(value = AlertRaised.class, name = "AlertRaised"),
+          @JsonSubTypes.Type(value = AlertDeliveryRecorded.class, name = "AlertDeliveryRecorded")})
+      List<Change> records) implements Event {
+
+    /** Never null, never shared mutable. */
+    public AlertsRecorded {
+      records = records == null ? List.of() : List.copyOf(records);
+    }
+  }
 
   /**
    * An alert was raised.
@@ -39,7 +68,7 @@ public final class AlertLog {
    * @param node the node that raised it
    */
   public record AlertRaised(String id, Alert.Kind kind, String taskId, String window, String message, Instant at,
-      String node) implements Event {}
+      String node) implements Change {}
 
   /**
    * A sink reported where an alert stands there.
@@ -52,7 +81,7 @@ public final class AlertLog {
    * @param at when reported
    */
   public record AlertDeliveryRecorded(String id, String sink, AlertRecord.DeliveryStatus status, int attempts, String detail,
-      Instant at) implements Event {}
+      Instant at) implements Change {}
 
   /**
    * An alert as the history's state keeps it (the snapshot's shape, so persisted like the events);
@@ -124,12 +153,20 @@ public final class AlertLog {
     }
 
     /**
-     * The one fold of the history's journal.
+     * The one fold of the history's journal: a batch is its members in order (a batch written again
+     * after a lost answer adds nothing: a raise is found by id, a delivery replaces that sink's).
      *
      * @param e an event
      * @return the state after it
      */
     public State evolve(Event e) {
+      if (e instanceof AlertsRecorded b) {
+        State s = this;
+        for (Change c : b.records()) {
+          s = s.evolve(c);
+        }
+        return s;
+      }
       if (e instanceof AlertRaised r) {
         if (recent(r.id()) >= 0) {
           return this; // a batch written again after a lost answer

@@ -15,9 +15,10 @@ import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 /**
  * The cluster's alert history as one sharded persistent entity ({@value AlertLog#PERSISTENCE_ID}):
  * the one writer of what alerts fired and where they were delivered. Each node's {@link
- * AlertRecorder} sends it batches ({@link AlertLogProtocol.Append}, one write each); reads write
- * nothing. Its state keeps the latest alerts only, and events below a snapshot are deleted, so neither
- * recovery nor the journal grows with the cluster's history. INTERNAL API.
+ * AlertRecorder} sends it batches ({@link AlertLogProtocol.Append}), each written as one event
+ * ({@link AlertLog.AlertsRecorded}, one journal row); reads write nothing. Its state keeps the latest
+ * alerts only, and events below a snapshot are deleted, so neither recovery nor the journal grows
+ * with the cluster's history. INTERNAL API.
  */
 public final class AlertLogEntity
     extends EventSourcedBehavior<AlertLogProtocol.Command, AlertLog.Event, AlertLog.State> {
@@ -29,7 +30,7 @@ public final class AlertLogEntity
   /** The one entity's id. */
   public static final String ENTITY_ID = "log";
 
-  /** Events between snapshots; events below the older of the two kept snapshots are deleted. */
+  /** Events (batches) between snapshots; events below the older of the two kept snapshots are deleted. */
   static final int SNAPSHOT_EVERY = 500;
 
   /** @return the entity's behavior */
@@ -70,6 +71,6 @@ public final class AlertLogEntity
     if (c.events().isEmpty()) {
       return Effect().reply(c.replyTo(), Done.getInstance());
     }
-    return Effect().persist(c.events()).thenReply(c.replyTo(), x -> Done.getInstance());
+    return Effect().persist(new AlertLog.AlertsRecorded(c.events())).thenReply(c.replyTo(), x -> Done.getInstance());
   }
 }

@@ -16,9 +16,10 @@ public final class AlertLogProtocol {
   public sealed interface Command extends AlmanacSerializable permits Append, Query {}
 
   /**
-   * Records a node's batch of raised alerts and delivery reports, in one write.
+   * Records a node's batch of raised alerts and delivery reports, in one write (one {@link
+   * AlertLog.AlertsRecorded}).
    *
-   * @param events the events, in the order they happened on the node
+   * @param events the changes, in the order they happened on the node
    * @param replyTo answered when written
    */
   public record Append(
@@ -27,7 +28,7 @@ public final class AlertLogProtocol {
           @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = AlertLog.AlertRaised.class, name = "AlertRaised"),
           @com.fasterxml.jackson.annotation.JsonSubTypes.Type(value = AlertLog.AlertDeliveryRecorded.class,
               name = "AlertDeliveryRecorded")})
-      List<AlertLog.Event> events, ActorRef<Done> replyTo) implements Command {}
+      List<AlertLog.Change> events, ActorRef<Done> replyTo) implements Command {}
 
   /**
    * Reads a page of the history, newest first.

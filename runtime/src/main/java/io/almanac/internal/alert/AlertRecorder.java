@@ -21,11 +21,11 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 /**
  * A node's recorder of its alerts into the cluster's history ({@link AlertLogEntity}): what its sinks
  * report (a raise, each sink's delivery) is queued here and sent in batches, one batch in flight, each
- * one write. Off the alert's path: a sink only tells this actor. Bounded: at most {@link #MAX_QUEUED}
- * records wait (the oldest are dropped beyond, and counted in the log), at most {@link #MAX_BATCH} per
- * write; a failed write is tried again after {@link #RETRY_AFTER}. Stops sending at the node's drain
- * ({@link Close}), so a message buffered by a stopping shard region never holds the node's stop.
- * INTERNAL API.
+ * one write (one journal event, {@link AlertLog.AlertsRecorded}). Off the alert's path: a sink only
+ * tells this actor. Bounded: at most {@link #MAX_QUEUED} records wait (the oldest are dropped beyond,
+ * and counted in the log), at most {@link #MAX_BATCH} per write; a failed write is tried again after
+ * {@link #RETRY_AFTER}. Stops sending at the node's drain ({@link Close}), so a message buffered by a
+ * stopping shard region never holds the node's stop. INTERNAL API.
  */
 public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command> {
 
@@ -38,7 +38,7 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
   public sealed interface Command permits Record, Close, Written, Retry {}
 
   /** @param event a raise or a delivery, to record */
-  public record Record(AlertLog.Event event) implements Command {}
+  public record Record(AlertLog.Change event) implements Command {}
 
   /** The node drains: nothing more is sent. */
   public enum Close implements Command { INSTANCE }
@@ -50,7 +50,7 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
 
   private final ActorContext<Command> ctx;
   private final RecipientRef<AlertLogProtocol.Command> log;
-  private final ArrayDeque<AlertLog.Event> queue = new ArrayDeque<>();
+  private final ArrayDeque<AlertLog.Change> queue = new ArrayDeque<>();
   private boolean inFlight;
   /** How many records at the queue's head the batch being written holds (fewer if an overflow dropped some). */
   private int inFlightCount;
@@ -112,8 +112,8 @@ public final class AlertRecorder extends AbstractBehavior<AlertRecorder.Command>
     if (inFlight || closed || queue.isEmpty()) {
       return;
     }
-    List<AlertLog.Event> batch = new ArrayList<>();
-    for (AlertLog.Event e : queue) {
+    List<AlertLog.Change> batch = new ArrayList<>();
+    for (AlertLog.Change e : queue) {
       if (batch.size() == MAX_BATCH) {
         break;
       }

@@ -46,7 +46,7 @@ class AlertRecorderTest {
     String id = AlertRecorder.alertId(a, NODE);
     assertEquals(new AlertLog.AlertRaised(id, Alert.Kind.FINAL_FAILED, "report", "2026-12-06", "failed for good", AT, NODE),
         first.events().get(0));
-    List<AlertLog.Event> rest = new java.util.ArrayList<>(first.events().subList(1, first.events().size()));
+    List<AlertLog.Change> rest = new java.util.ArrayList<>(first.events().subList(1, first.events().size()));
     if (rest.isEmpty()) { // the delivery came after the first batch left: it waits for its answer
       log.expectNoMessage(Duration.ofMillis(100));
       first.replyTo().tell(Done.getInstance());
@@ -69,7 +69,7 @@ class AlertRecorderTest {
   void anOverflowDuringAWriteLosesOnlyTheDroppedRecord() {
     TestProbe<AlertLogProtocol.Command> log = testKit.createTestProbe();
     ActorRef<AlertRecorder.Command> recorder = testKit.spawn(AlertRecorder.create(log.ref()));
-    java.util.function.IntFunction<AlertLog.Event> raised = i ->
+    java.util.function.IntFunction<AlertLog.Change> raised = i ->
         new AlertLog.AlertRaised("a" + i, Alert.Kind.FINAL_FAILED, "report", "w" + i, "m", AT, NODE);
     recorder.tell(new AlertRecorder.Record(raised.apply(0)));
     AlertLogProtocol.Append first = log.expectMessageClass(AlertLogProtocol.Append.class);
