@@ -37,7 +37,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The faults of a 3-node cluster on PostgreSQL, with real processes (child JVMs running {@link
@@ -58,8 +60,12 @@ import org.junit.jupiter.api.parallel.Isolated;
  * -am test -Dtest=ClusterScenariosTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Timeout(value = 150, unit = TimeUnit.MINUTES)
-@Isolated // three JVMs whose failover times are judged: nothing else runs beside them
-@Tag("crash") // the crash module's: alone within it (crash/pom.xml)
+// three JVMs: beside at most one single-node class of this module, never beside another cluster (the lock). What
+// it judges in time is set by timers (heartbeat timeout, leases, the 5 s shutdown-grace against jobs of at most 3 s),
+// with margins that held with the machine loaded 5 times over its two cores
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ClusterFailoverTest.CLUSTER_JVMS)
+@Tag("crash") // the crash module's (crash/pom.xml)
 class ClusterScenariosTest {
 
   /** How long the trigger's host stays frozen ({@code almanac.cluster.freeze-seconds}). */

@@ -53,8 +53,8 @@ import org.junit.jupiter.api.Timeout;
  * </ul>
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
-// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
-// the cluster tests (@Isolated) run alone
+// beside one other class of this module: a single-node crash test (one or two node JVMs each, their own H2 files,
+// schemas or PostgreSQL) or one cluster (two or three JVMs, crash/pom.xml)
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
 class DatabaseOutageTest {

@@ -42,8 +42,8 @@ import org.junit.jupiter.api.Timeout;
  * and {@code run.log}; the table of results goes to stdout and {@code target/crash-report.txt}.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
-// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
-// the cluster tests (@Isolated) run alone
+// beside one other class of this module: a single-node crash test (one or two node JVMs each, their own H2 files,
+// schemas or PostgreSQL) or one cluster (two or three JVMs, crash/pom.xml)
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
 class KillNineTest {

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A named pool's limit holds across a 3-node cluster on PostgreSQL, judged from the jobs' own lines:
@@ -36,7 +38,10 @@ import org.junit.jupiter.api.parallel.Isolated;
  * the number of tasks ({@code stress} profile: 120).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
-@Isolated // three JVMs: nothing else of this module runs beside them
+// three JVMs: beside at most one other class of this module, never beside another cluster (the lock); it judges
+// counts and the journal, no time
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(ClusterFailoverTest.CLUSTER_JVMS)
 @Tag("crash")
 class PoolClusterTest {
 
