@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  *       ({@code MAX_COMPACT_TIME=0}).
  *   <li>Before the node opens the file, {@link SchemaBootstrap} has H2 compact a closed file that is
  *       over the same bounds offline (a fresh copy renamed over it): the online steps cannot shrink
- *       a file past a chunk near its end whose pages are all live, e.g. a file grown before.
+ *       a file past a chunk near its end whose pages are all live, e.g. a file grown before. A file
+ *       that was not closed cleanly (the node was killed) is not copied but settled, compaction on or
+ *       off: without it, H2 recovering it and closing it soon after could lose acknowledged commits
+ *       at the next open ({@code H2FileStore.settleRecovered}).
  * </ul>
  *
  * The mechanism, and why it is safe against {@code kill -9} at any moment, is described at {@code
@@ -232,9 +235,11 @@ public final class H2Compaction implements Extension {
 
   /**
    * Before the node opens its H2 file (by {@link SchemaBootstrap}, before the journal's pool
-   * exists): when the closed file is over the bounds, H2 copies its live data to a fresh file that
-   * replaces it. Does nothing when compaction is off, the URL is not an embedded H2 file, or the file
-   * is open already.
+   * exists): a file that was not closed cleanly (the node was killed) is settled (recovered, its
+   * dead chunks dropped, closed cleanly; a matter of durability, so with compaction off too: see
+   * {@code H2FileStore.settleRecovered}); a file closed cleanly and over the bounds, with compaction
+   * on, is copied by H2 to a fresh file that replaces it. Does nothing when the URL is not an
+   * embedded H2 file or the file is open already.
    *
    * @param url the journal's JDBC URL
    * @param settings the validated settings
@@ -242,13 +247,14 @@ public final class H2Compaction implements Extension {
   static void beforeOpen(String url, PersistenceSettings settings) {
     PersistenceSettings.Compaction c = settings.h2().compaction();
     Optional<String> file = H2FileStore.fileOf(url);
-    if (!c.enabled() || file.isEmpty()) {
+    if (file.isEmpty()) {
       return;
     }
     try {
-      H2FileStore.compactClosed(file.get(), size -> over(c, size), System::nanoTime).ifPresent(done ->
-          log.info("H2 file compacted before the node opened it: from {} to {} in {} ms ({})", done.before(),
-              done.after(), done.nanos() / 1_000_000, file.get()));
+      H2FileStore.compactClosed(file.get(), size -> c.enabled() && over(c, size), System::nanoTime).ifPresent(done ->
+          log.info("H2 file {} before the node opened it: from {} to {} in {} ms ({})",
+              done.closedCleanly() ? "compacted" : "not closed cleanly, settled",
+              done.before(), done.after(), done.nanos() / 1_000_000, file.get()));
     } catch (RuntimeException e) {
       // the node runs on the file as it is; the looks compact what they can
       log.warn("H2 file {}: compaction before opening it failed: {}", file.get(), e.toString());

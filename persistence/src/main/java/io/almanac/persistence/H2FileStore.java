@@ -55,7 +55,9 @@ import org.h2.store.fs.FileUtils;
  * chunks). <b>Offline</b> ({@link #compactClosed}), before the node opens the file: H2's {@link
  * MVStoreTool#compact(String, boolean)} (what {@code SHUTDOWN COMPACT} runs) copies the live data to
  * a new file and renames it over the old one atomically; a kill during the copy leaves the old file
- * and a temporary one that H2 deletes when it next opens the database.
+ * and a temporary one that H2 deletes when it next opens the database. A file that was not closed
+ * cleanly is not copied but settled ({@link #settleRecovered}): H2 recovering it and closing it soon
+ * after could leave a file whose next open returns an older commit.
  */
 final class H2FileStore {
 
@@ -72,10 +74,11 @@ final class H2FileStore {
   static final int DENSE_FILL_RATE = 90;
 
   /**
-   * The store header's "clean" flag (FileStore.HDR_CLEAN): RandomAccessStore.shouldWriteStoreHeader
-   * removes it and rewrites the header, naming the chunk just written, with the next chunk.
+   * The store header's "clean" flag (FileStore.HDR_CLEAN). H2 writes it into the header when it closes
+   * the file. In memory, RandomAccessStore.shouldWriteStoreHeader removes it and rewrites the header,
+   * naming the chunk just written, with the next chunk.
    */
-  private static final String HEADER_REWRITE = "clean";
+  private static final String HEADER_CLEAN = "clean";
 
   private final MVStore store;
 
@@ -126,11 +129,12 @@ final class H2FileStore {
    *
    * @param before the sizes before
    * @param after the sizes after
+   * @param closedCleanly offline: whether the file had been closed cleanly (true online)
    * @param steps steps run (0 offline)
    * @param rewritten steps that rewrote pages (0 offline)
    * @param nanos how long it took
    */
-  record Compacted(FileSize before, FileSize after, int steps, int rewritten, long nanos) {}
+  record Compacted(FileSize before, FileSize after, boolean closedCleanly, int steps, int rewritten, long nanos) {}
 
   /**
    * Compacts the open file in steps until nothing is left to rewrite, {@value #DENSE_FILL_RATE}% of
@@ -151,7 +155,7 @@ final class H2FileStore {
       steps++;
       // the next chunk written (this step's commit, or one of the journal's) also rewrites the file's
       // header to name it, as H2 does on every clean close: the chunks before it become freeable
-      store.executeFilestoreOperation(() -> fs.getStoreHeader().put(HEADER_REWRITE, 1));
+      store.executeFilestoreOperation(() -> fs.getStoreHeader().put(HEADER_CLEAN, 1));
       // 101: every chunk with a dead page may be picked, not only while the average fill rate is low
       boolean rewrote = withHeaderSafeRetention(() -> store.compact(101, STEP_BYTES));
       if (rewrote) {
@@ -171,7 +175,7 @@ final class H2FileStore {
         break;
       }
     }
-    return new Compacted(before, size(), steps, rewritten, nanoTime.getAsLong() - t0);
+    return new Compacted(before, size(), true, steps, rewritten, nanoTime.getAsLong() - t0);
   }
 
   /**
@@ -262,13 +266,22 @@ final class H2FileStore {
   }
 
   /**
-   * Compacts a closed file (a fresh copy, renamed over it) when {@code over} says it is too large.
+   * Before the node opens a closed file: settles it when it was not closed cleanly ({@link
+   * #settleRecovered}), else compacts it (a fresh copy, renamed over it) when {@code over} says it is
+   * too large.
+   *
+   * <p>A file that was not closed cleanly (a {@code kill -9} or a power loss left it) is never copied
+   * by H2's {@link MVStoreTool#compact(String, boolean)}: in a test that froze a writing, compacting
+   * node at 800 random moments and copied its file each time, that copy of the killed file could not
+   * be opened afterwards in 20 of them ("General error: Unable to read the page ...
+   * NullPointerException ... MVMap.getKeyType()"), and the copy replaces the original. The node's
+   * online compaction keeps such a file in bounds, and the next start after a clean stop compacts it.
    *
    * @param file the {@code .mv.db} file
    * @param over whether the file at its sizes should be compacted
    * @param nanoTime the clock of the reported duration
    * @return what was done, or empty when the file does not exist, is open (in this JVM or another),
-   *     or is not too large
+   *     or was closed cleanly and is not too large
    */
   static Optional<Compacted> compactClosed(String file, java.util.function.Predicate<FileSize> over, LongSupplier nanoTime) {
     if (!FileUtils.exists(file)) {
@@ -276,10 +289,21 @@ final class H2FileStore {
     }
     long t0 = nanoTime.getAsLong();
     FileSize before;
+    boolean clean;
     try (MVStore closed = new MVStore.Builder().fileName(file).readOnly().open()) {
       before = sizeOf(closed.getFileStore());
+      clean = closedCleanly(closed.getFileStore());
     } catch (MVStoreException lockedOrUnreadable) {
       return Optional.empty(); // open already: the online compaction takes care of it; unreadable: the open says why
+    }
+    if (!clean) {
+      FileSize after;
+      try (MVStore recovered = new MVStore.Builder().fileName(file).autoCommitDisabled().open()) {
+        recovered.setVersionsToKeep(0); // as H2's database sets it: only the retention time keeps dead chunks
+        new H2FileStore(recovered).settleRecovered();
+        after = sizeOf(recovered.getFileStore());
+      }
+      return Optional.of(new Compacted(before, after, false, 0, 0, nanoTime.getAsLong() - t0));
     }
     if (!over.test(before)) {
       return Optional.empty();
@@ -289,6 +313,57 @@ final class H2FileStore {
     try (MVStore fresh = new MVStore.Builder().fileName(file).readOnly().open()) {
       after = sizeOf(fresh.getFileStore());
     }
-    return Optional.of(new Compacted(before, after, 0, 0, nanoTime.getAsLong() - t0));
+    return Optional.of(new Compacted(before, after, true, 0, 0, nanoTime.getAsLong() - t0));
+  }
+
+  /**
+   * Settles a file that H2 has just recovered after a kill, so that closing it cleanly leaves a file
+   * whose next open finds the same last commit. Its caller closes the store.
+   *
+   * <p>Why (H2 2.3.232; 2.4.240 and H2's later source read a file the same way): H2 opening a file
+   * that was not closed cleanly finds the last commit among the chunks it can reach and takes the
+   * newest whose referenced chunks are all valid. A chunk that this commit's layout still lists as
+   * dead, but whose space a later write (not reachable after the kill) had already reused, is only
+   * marked as gone in memory, to be dropped later. But the first commit after an open drops no dead
+   * chunk (H2's oldest version to keep starts at 0), and H2 keeps dead chunks for its retention time
+   * (45 s from when they were written). So a process that opens the recovered file and closes it
+   * cleanly soon after writes a clean header whose layout still lists that chunk at a place that
+   * now holds another. The next open trusts the clean header, checks the 20 newest chunks of the
+   * layout, finds that one invalid, and then takes the last commit only among the chunks it had
+   * checked before it: older ones. Seen in H2CompactionCrashTest: first open head 90 (the last
+   * acknowledged commit), clean close, second open head 87. Any reuse of a dead chunk's space can
+   * leave this (H2's own commits free chunks older than its retention time); the node's compaction
+   * frees them sooner and so left it often.
+   *
+   * <p>The settling: one commit (of a setting H2's database does not read, MVStore's store version,
+   * rewritten with its own value) that also rewrites the header, so that the oldest version to keep
+   * moves past the recovered commit and the header names the newest chunk; then every dead chunk is
+   * dropped ({@link #headerSafeRetention} is 0 now), and a second commit stores the layout without
+   * them. A kill in between leaves the recovered commit, which the next start settles again.
+   */
+  void settleRecovered() {
+    FileStore<?> fs = store.getFileStore();
+    store.executeFilestoreOperation(() -> fs.getStoreHeader().put(HEADER_CLEAN, 1));
+    store.setStoreVersion(store.getStoreVersion());
+    store.commit();
+    store.sync();
+    withHeaderSafeRetention(() -> {
+      fs.dropUnusedChunks();
+      return true;
+    });
+    store.setStoreVersion(store.getStoreVersion());
+    store.commit();
+    store.sync();
+  }
+
+  /**
+   * Whether the file's header, as read by a read-only open (which writes nothing), is the one H2
+   * writes when it closes the file: the "clean" flag. The first chunk written after an open rewrites
+   * the header without it, so a process killed after it wrote anything leaves it unset.
+   */
+  private static boolean closedCleanly(FileStore<?> fs) {
+    // as read from the file: hexadecimal text ("1")
+    Object clean = fs.getStoreHeader().get(HEADER_CLEAN);
+    return clean != null && !"0".equals(String.valueOf(clean));
   }
 }
