@@ -111,8 +111,8 @@ class H2CompactionCrashTest {
   }
 
   /**
-   * The first open after the kill, as a node makes it: SchemaBootstrap (which copies a file that was
-   * not closed cleanly from its last commit before the pool opens it; see H2FileStore#compactClosed),
+   * The first open after the kill, as a node makes it: SchemaBootstrap (which settles a file that was
+   * not closed cleanly before the pool opens it; see H2FileStore#compactClosed),
    * the acknowledged commits checked while the node runs, then the node stopped (its pool closes the
    * file cleanly). Returns the head.
    */
