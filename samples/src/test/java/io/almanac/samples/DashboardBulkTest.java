@@ -33,6 +33,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
 
 /**
@@ -138,8 +139,15 @@ class DashboardBulkTest {
   }
 
   private void select(String id, String value) {
-    b.wait.until(d -> !d.findElements(By.cssSelector("#" + id + " option[value='" + value + "']")).isEmpty());
-    new Select(b.driver.findElement(By.id(id))).selectByValue(value);
+    b.wait.until(d -> {
+      try {
+        WebElement s = d.findElement(By.id(id));
+        new Select(s).selectByValue(value);
+        return value.equals(s.getAttribute("value"));
+      } catch (org.openqa.selenium.NoSuchElementException | org.openqa.selenium.StaleElementReferenceException e) {
+        return false; // not there yet, or re-rendered by a refresh meanwhile: again
+      }
+    });
   }
 
   @Test

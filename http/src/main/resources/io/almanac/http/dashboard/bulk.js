@@ -82,9 +82,15 @@ export function renderQueueBulk(windows) {
   const chosen = select.value;
   const tasks = [...counts.keys()].sort();
   if (chosen && !counts.has(chosen)) tasks.push(chosen); // kept while chosen, with 0
-  select.replaceChildren(el('option', { value: '', text: 'every task (' + windows.length + ')' }),
-    ...tasks.map((t) => el('option', { value: t, text: t + ' (' + (counts.get(t) || 0) + ')' })));
-  select.value = chosen;
+  const options = [['', 'every task (' + windows.length + ')']].concat(tasks.map((t) => [t, t + ' (' + (counts.get(t) || 0) + ')']));
+  // rebuilt only when they changed: a refresh must not close the list a person has open, nor swap the option
+  // being picked
+  const same = select.options.length === options.length
+    && options.every(([v, text], i) => select.options[i].value === v && select.options[i].text === text);
+  if (!same) {
+    select.replaceChildren(...options.map(([v, text]) => el('option', { value: v, text })));
+    select.value = chosen;
+  }
   $('#queue-bulk').hidden = windows.length === 0 && !chosen;
   renderQueueBulkState();
 }
