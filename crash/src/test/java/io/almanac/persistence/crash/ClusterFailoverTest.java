@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -71,6 +72,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @Execution(ExecutionMode.CONCURRENT)
 @ResourceLock(ClusterFailoverTest.CLUSTER_JVMS)
 @Tag("crash") // the crash module's (crash/pom.xml)
+@Order(2) // crash/pom.xml: the order of the classes
 class ClusterFailoverTest {
 
   /** The lock of the classes that start a cluster of their own: one such cluster at a time. */
