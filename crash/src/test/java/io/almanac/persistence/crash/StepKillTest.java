@@ -31,7 +31,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * Long jobs across {@code kill -9} (R24, durable steps): a child JVM runs {@link StepNode}'s jobs of
  * three durable steps and is killed with SIGKILL the moment a window's first attempt starts its
  * second step (after the first was recorded; other windows' attempts are cut wherever they are), then started again on the same journal, {@code
- * almanac.crash.step-cycles} times (default 5, 20 in the {@code stress} profile) on H2 and on PostgreSQL. A final node runs a few
+ * almanac.crash.step-cycles} times (default 3, 20 in the {@code stress} profile) on H2 and on PostgreSQL. A final node runs a few
  * seconds and stops normally. Judged from the journal and from the steps file the steps' bodies
  * append to:
  *
@@ -54,7 +54,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 @Order(98) // crash/pom.xml: the order of the classes
 class StepKillTest {
 
-  static final int CYCLES = Integer.getInteger("almanac.crash.step-cycles", 5);
+  static final int CYCLES = Integer.getInteger("almanac.crash.step-cycles", 3);
 
   /** Windows due, and leases ending, in the last seconds of the journal are not judged. */
   static final Duration GRACE = Duration.ofSeconds(5);
