@@ -17,7 +17,6 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * timing: it runs beside the single-node crash tests (crash/pom.xml).
  */
 @Execution(ExecutionMode.CONCURRENT)
-@Order(92) // crash/pom.xml: the order of the classes
 class JoinRefusedExitTest {
 
   private static final long DEADLINE_SECONDS = 90;

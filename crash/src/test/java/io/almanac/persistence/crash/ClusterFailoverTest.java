@@ -29,13 +29,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -66,17 +63,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * machine too loaded to measure; the report table shows the real figure either way).
  */
 @Timeout(value = 90, unit = TimeUnit.MINUTES)
-// two or three JVMs: beside at most one other class of this module (one or two node JVMs), never beside another
-// cluster (the lock). The failover it judges is set by timers (the heartbeat timeout and the lease), not by CPU:
-// 10.2-10.4 s on a quiet machine and on one loaded 5 times over its two cores, against the 15 s limit
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ClusterFailoverTest.CLUSTER_JVMS)
-@Tag("crash") // the crash module's (crash/pom.xml)
-@Order(2) // crash/pom.xml: the order of the classes
+@Isolated // three JVMs whose failover times are judged: nothing else runs beside them
+@Tag("crash") // the crash module's: alone within it (crash/pom.xml)
 class ClusterFailoverTest {
-
-  /** The lock of the classes that start a cluster of their own: one such cluster at a time. */
-  static final String CLUSTER_JVMS = "almanac.crash.cluster-jvms";
 
   static final int CYCLES = Integer.getInteger("almanac.cluster.cycles", 1);
 

@@ -58,11 +58,8 @@ import org.junit.jupiter.api.parallel.Isolated;
  * -am test -Dtest=ClusterScenariosTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Timeout(value = 150, unit = TimeUnit.MINUTES)
-// three JVMs whose failover and drain times are judged: nothing else of this module runs beside them. Beside a
-// single-node crash test on a loaded CI machine, a job that started on a restarted node during the rolling restart
-// ended FINAL_FAILED ("lease expired" 5 s after its start) once
-@Isolated
-@Tag("crash") // the crash module's (crash/pom.xml)
+@Isolated // three JVMs whose failover times are judged: nothing else runs beside them
+@Tag("crash") // the crash module's: alone within it (crash/pom.xml)
 class ClusterScenariosTest {
 
   /** How long the trigger's host stays frozen ({@code almanac.cluster.freeze-seconds}). */

@@ -25,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -54,12 +53,10 @@ import org.junit.jupiter.api.Timeout;
  * </ul>
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
-// beside one other class of this module: a single-node crash test (one or two node JVMs each, their own H2 files,
-// schemas or PostgreSQL) or one cluster of ClusterFailoverTest or PoolClusterTest; ClusterScenariosTest runs alone
-// (crash/pom.xml)
+// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
+// the cluster tests (@Isolated) run alone
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
-@Order(96) // crash/pom.xml: the order of the classes
 class DatabaseOutageTest {
 
   /**

@@ -23,7 +23,6 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.h2.mvstore.MVStore;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,7 +52,6 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
-@Order(94) // crash/pom.xml: the order of the classes
 class H2CompactionCrashTest {
 
   /** 6 by default, 40 with the stress profile (almanac.crash.cycles = 20). */

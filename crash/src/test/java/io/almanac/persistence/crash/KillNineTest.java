@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -43,12 +42,10 @@ import org.junit.jupiter.api.Timeout;
  * and {@code run.log}; the table of results goes to stdout and {@code target/crash-report.txt}.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
-// beside one other class of this module: a single-node crash test (one or two node JVMs each, their own H2 files,
-// schemas or PostgreSQL) or one cluster of ClusterFailoverTest or PoolClusterTest; ClusterScenariosTest runs alone
-// (crash/pom.xml)
+// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
+// the cluster tests (@Isolated) run alone
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
-@Order(99) // crash/pom.xml: the order of the classes
 class KillNineTest {
 
   static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 3);

@@ -15,13 +15,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A named pool's limit holds across a 3-node cluster on PostgreSQL, judged from the jobs' own lines:
@@ -39,12 +36,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * the number of tasks ({@code stress} profile: 120).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
-// three JVMs: beside at most one other class of this module, never beside another cluster (the lock); it judges
-// counts and the journal, no time
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(ClusterFailoverTest.CLUSTER_JVMS)
+@Isolated // three JVMs: nothing else of this module runs beside them
 @Tag("crash")
-@Order(3) // crash/pom.xml: the order of the classes
 class PoolClusterTest {
 
   /** The pool's limit. */

@@ -15,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +43,6 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash")
-@Order(95) // crash/pom.xml: the order of the classes
 class PoolKillNineTest {
 
   static final int MAX_CONCURRENT = 2;

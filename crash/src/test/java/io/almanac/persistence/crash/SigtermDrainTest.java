@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,7 +31,6 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash")
-@Order(93) // crash/pom.xml: the order of the classes
 class SigtermDrainTest {
 
   static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(8);

@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,7 +50,6 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash")
-@Order(98) // crash/pom.xml: the order of the classes
 class StepKillTest {
 
   static final int CYCLES = Integer.getInteger("almanac.crash.step-cycles", 3);

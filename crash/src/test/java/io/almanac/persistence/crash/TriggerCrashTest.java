@@ -27,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -58,12 +57,10 @@ import org.junit.jupiter.api.Timeout;
  * with a deadline; the run folder {@code target/crash/<key>-<time>/} keeps logs, stdout and run.log.
  */
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
-// beside one other class of this module: a single-node crash test (one or two node JVMs each, their own H2 files,
-// schemas or PostgreSQL) or one cluster of ClusterFailoverTest or PoolClusterTest; ClusterScenariosTest runs alone
-// (crash/pom.xml)
+// beside the other non-isolated crash tests (one or two node JVMs each, their own H2 files, schemas or PostgreSQL);
+// the cluster tests (@Isolated) run alone
 @Execution(ExecutionMode.CONCURRENT)
 @Tag("crash") // the crash module's: two classes at a time (crash/pom.xml)
-@Order(97) // crash/pom.xml: the order of the classes
 class TriggerCrashTest {
 
   static final int CYCLES = Integer.getInteger("almanac.crash.cycles", 2);
